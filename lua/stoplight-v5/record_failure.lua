@@ -1,0 +1,27 @@
+-- stoplight-v5/record_failure.lua: record one failure as one sorted-set member.
+--
+-- KEYS[1]  metadata hash      stoplight:v5:metadata:<name>
+-- KEYS[2]  hour sorted set    stoplight:v5:metrics:<name>:failure:<hour_start>
+-- ARGV[1]  member id          24 hex characters, unique per event
+-- ARGV[2]  event time         seconds, fractional allowed; '' = Redis TIME
+-- ARGV[3]  error JSON         stored as last_error_json when this failure is the newest
+--
+-- Returns: the integer second the event was scored with.
+--include lib/now.lua
+--include stoplight-v5/_metadata.lua
+
+local metadata_key = KEYS[1]
+local events_key = KEYS[2]
+local member_id = ARGV[1]
+local second = math.floor(swc_now(ARGV[2]))
+local error_json = ARGV[3]
+
+local EVENTS_TTL_SECONDS = 86400
+
+redis.call('ZADD', events_key, second, member_id)
+redis.call('EXPIRE', events_key, EVENTS_TTL_SECONDS)
+if swc_v5_touch_metadata(metadata_key, 'last_error_at', second, 'consecutive_successes', 'consecutive_errors') then
+  redis.call('HSET', metadata_key, 'last_error_json', error_json)
+end
+
+return second

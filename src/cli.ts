@@ -1,0 +1,37 @@
+import { Command } from 'commander';
+import { doctorCommand } from './commands/doctor.js';
+import { installSignalHandlers } from './commands/lifecycle.js';
+import { SWC_VERSION } from './version.js';
+
+/** Builds the `swc` program; each subcommand lives in src/commands/<verb>.ts. */
+export function buildProgram(): Command {
+  const program = new Command('swc')
+    .description('Benchmark and inspect sliding-window counters in Redis (Stoplight 5.x vs 6.0 layouts)')
+    .version(SWC_VERSION, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
+    .exitOverride();
+  program.addCommand(doctorCommand());
+  for (const command of program.commands) command.exitOverride().showHelpAfterError(false);
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  installSignalHandlers();
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    const code = (err as { code?: string; exitCode?: number }).code ?? '';
+    if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') {
+      process.exitCode = 0;
+    } else if (code.startsWith('commander.')) {
+      // commander already printed the one-line message.
+      process.exitCode = 2;
+    } else {
+      throw err;
+    }
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,42 @@
+import { Command } from 'commander';
+import { ExitCode } from '../errors.js';
+import { diagnose } from '../redis/diagnose.js';
+import { renderDiagnosis } from '../report/doctor.js';
+import { SWC_VERSION } from '../version.js';
+import { action, } from './lifecycle.js';
+import { addJsonOption, addRedisOptions, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
+
+interface DoctorFlags extends RedisFlags {
+  json?: boolean;
+}
+
+/** `swc doctor`: can this Redis run swc, and will its figures be comparable? */
+export function doctorCommand(): Command {
+  const command = new Command('doctor')
+    .description('check a Redis (or the private one): version, allocator, listpack limits, and that every script loads')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 ready, 1 a check failed, 2 bad usage, 3 Redis unreachable.\n\nExamples:\n  swc doctor\n  swc doctor --redis-url redis://127.0.0.1:6379 --json',
+    );
+  addRedisOptions(command, { privateServer: true });
+  addJsonOption(command);
+  return command.action(
+    action(async (flags: DoctorFlags) => {
+      const session = await sessionFromFlags(flags);
+      const diagnosis = await diagnose(session.redis);
+      const where = session.server ? `private redis-server on port ${session.server.port}` : redactUrl(session.url);
+      if (flags.json) {
+        printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, redis: { url: where, private: Boolean(session.server), ...diagnosis.server }, scripts: diagnosis.scripts, checks: diagnosis.checks, ok: diagnosis.ok });
+      } else {
+        process.stdout.write(renderDiagnosis(diagnosis, where, useColor()));
+      }
+      return diagnosis.ok ? ExitCode.ok : ExitCode.finding;
+    }),
+  );
+}
+
+function redactUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}

@@ -1,0 +1,17 @@
+/**
+ * swc as a library: layouts, the reference model, and Redis helpers. Nothing
+ * here prints or exits; errors are typed (see ./errors.ts).
+ */
+export * from './errors.js';
+export { SWC_VERSION } from './version.js';
+export * from './layouts/types.js';
+export { layouts, layoutNames, isLayoutName, createLayout, namespacedLayout, type LayoutName, type LayoutOptions } from './layouts/index.js';
+export { StoplightV5, hourStart, HOUR_SECONDS, V5_MAX_WINDOW_SECONDS } from './layouts/stoplight-v5.js';
+export { StoplightV6, shortId } from './layouts/stoplight-v6.js';
+export { LayoutClient } from './layouts/client.js';
+export { SlidingWindowModel, type WindowCounts } from './model/sliding-window.js';
+export { createRng, type Rng } from './traffic/random.js';
+export { readScript, installScripts, runScript, execPipeline, type PipelineReply, type LuaScript, type ScriptCall } from './redis/scripts.js';
+export { connect, openSession, parseRedisUrl, type Session, type SessionOptions, type ConnectOptions } from './redis/connect.js';
+export { startPrivateServer, freePort, type PrivateServer, type PrivateServerOptions } from './redis/server.js';
+export { serverInfo, parseInfo, compareVersions, ENCODING_SETTINGS, type ServerInfo } from './redis/info.js';

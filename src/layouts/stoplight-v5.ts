@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { readScript, type ScriptCall } from '../redis/scripts.js';
+import { escapeGlob, pairsToRecord, timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
+import type { CallOptions, FailureOptions, Layout, Light, LightKey, RecordOptions, Snapshot } from './types.js';
+
+/** Events are grouped into one sorted set per clock hour. */
+export const HOUR_SECONDS = 3600;
+/** The read never looks further back than the hour keys live. */
+export const V5_MAX_WINDOW_SECONDS = 86_400;
+
+/** Options for {@link StoplightV5}. */
+export interface StoplightV5Options {
+  /** Key prefix; default `stoplight:v5`. */
+  readonly prefix?: string;
+}
+
+/** The start of the clock hour that holds second `t`. */
+export function hourStart(t: number): number {
+  return Math.floor(t / HOUR_SECONDS) * HOUR_SECONDS;
+}
+
+/**
+ * Stoplight 5.x: one sorted-set member per event, in hour keys, so memory
+ * grows with the request rate. Keys carry the raw light name and no hash tag.
+ */
+export class StoplightV5 implements Layout {
+  readonly name = 'stoplight-v5';
+  readonly summary = 'Stoplight 5.x: one sorted-set member per event in hourly keys (memory grows with traffic)';
+  readonly windowSemantics = 'closed' as const;
+  readonly readWrites = false;
+  readonly prefix: string;
+  readonly scripts = [
+    readScript('stoplight-v5/record_success'),
+    readScript('stoplight-v5/record_failure'),
+    readScript('stoplight-v5/get_metrics'),
+  ] as const;
+
+  constructor(options: StoplightV5Options = {}) {
+    this.prefix = options.prefix ?? 'stoplight:v5';
+  }
+
+  metadataKey(light: Light): string {
+    return `${this.prefix}:metadata:${light.name}`;
+  }
+
+  eventsKey(light: Light, outcome: 'success' | 'failure', hour: number): string {
+    return `${this.prefix}:metrics:${light.name}:${outcome}:${hour}`;
+  }
+
+  recordSuccess(light: Light, options: RecordOptions): ScriptCall {
+    return this.record(light, 'success', options, []);
+  }
+
+  recordFailure(light: Light, options: FailureOptions): ScriptCall {
+    return this.record(light, 'failure', options, [options.errorJson]);
+  }
+
+  private record(light: Light, outcome: 'success' | 'failure', options: RecordOptions, extra: string[]): ScriptCall {
+    const [success, failure] = this.scripts;
+    // Without an injected time the script scores with Redis TIME; the hour key
+    // comes from our clock, as the 5.x client did. Reads count by score across
+    // every overlapping hour key, so a boundary disagreement loses nothing.
+    const when = options.at ?? Date.now() / 1000;
+    return {
+      script: outcome === 'success' ? success : failure,
+      keys: [this.metadataKey(light), this.eventsKey(light, outcome, hourStart(when))],
+      args: [options.eventId ?? randomBytes(12).toString('hex'), timeArg(options.at), ...extra],
+    };
+  }
+
+  getMetrics(light: Light, options: CallOptions): ScriptCall {
+    const window = Math.min(options.windowSeconds, V5_MAX_WINDOW_SECONDS);
+    // With the server's clock, allow a minute of skew either side.
+    const skew = options.at === undefined ? 60 : 0;
+    const now = Math.floor(options.at ?? Date.now() / 1000);
+    const hours: number[] = [];
+    for (let h = hourStart(now - window - skew); h <= now + skew; h += HOUR_SECONDS) hours.push(h);
+    return {
+      script: this.scripts[2],
+      keys: [
+        this.metadataKey(light),
+        ...hours.map((h) => this.eventsKey(light, 'success', h)),
+        ...hours.map((h) => this.eventsKey(light, 'failure', h)),
+      ],
+      args: [window, hours.length, timeArg(options.at)],
+    };
+  }
+
+  parseMetrics(reply: unknown): Snapshot {
+    const [successes, failures, metadata] = Array.isArray(reply) ? reply : [];
+    const meta = pairsToRecord(metadata);
+    return {
+      successes: toInt(successes),
+      failures: toInt(failures),
+      consecutiveSuccesses: toInt(meta.consecutive_successes),
+      consecutiveErrors: toInt(meta.consecutive_errors),
+      lastSuccessAt: toIntOrNull(meta.last_success_at),
+      lastErrorAt: toIntOrNull(meta.last_error_at),
+      lastErrorJson: toStringOrNull(meta.last_error_json),
+    };
+  }
+
+  parseFailure(): Snapshot | null {
+    return null;
+  }
+
+  keysOf(light: Light, fromSecond: number, toSecond: number): LightKey[] {
+    const keys: LightKey[] = [{ key: this.metadataKey(light), role: 'metadata' }];
+    for (let h = hourStart(fromSecond); h <= toSecond; h += HOUR_SECONDS) {
+      keys.push({ key: this.eventsKey(light, 'success', h), role: 'success events' });
+      keys.push({ key: this.eventsKey(light, 'failure', h), role: 'failure events' });
+    }
+    return keys;
+  }
+
+  keyPatterns(light: Light): string[] {
+    const prefix = escapeGlob(this.prefix);
+    const name = escapeGlob(light.name);
+    return [`${prefix}:metadata:${name}`, `${prefix}:metrics:${name}:*`];
+  }
+}

@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import { readScript, type ScriptCall } from '../redis/scripts.js';
+import { escapeGlob, timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
+import {
+  DEFAULT_SYSTEM,
+  type CallOptions,
+  type FailureOptions,
+  type Layout,
+  type Light,
+  type LightKey,
+  type RecordOptions,
+  type Snapshot,
+} from './types.js';
+
+/** Options for {@link StoplightV6}. */
+export interface StoplightV6Options {
+  /** Key prefix; default `stoplight:v6`. */
+  readonly prefix?: string;
+}
+
+/** The first 12 hex characters of SHA-256, as 6.0 names systems and lights in keys. */
+export function shortId(name: string): string {
+  return createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 12);
+}
+
+/**
+ * Stoplight 6.0: per-second success and failure counters in one hash with
+ * running totals, and a sorted set that indexes only the bucket names, so
+ * memory depends on the window and not on the request rate. Both keys share
+ * the `{<light>}` hash tag, so they live in one cluster slot.
+ */
+export class StoplightV6 implements Layout {
+  readonly name = 'stoplight-v6';
+  readonly summary = 'Stoplight 6.0: per-second counters in a hash plus a bucket index (memory grows with the window)';
+  readonly windowSemantics = 'half-open' as const;
+  readonly readWrites = true;
+  readonly prefix: string;
+  readonly scripts = [
+    readScript('stoplight-v6/record_success'),
+    readScript('stoplight-v6/record_failure'),
+    readScript('stoplight-v6/get_metrics'),
+  ] as const;
+
+  constructor(options: StoplightV6Options = {}) {
+    this.prefix = options.prefix ?? 'stoplight:v6';
+  }
+
+  /** `stoplight:v6:<sys>:{<light>}` for a light given by name. */
+  base(light: Light): string {
+    return `${this.prefix}:${shortId(light.system ?? DEFAULT_SYSTEM)}:{${shortId(light.name)}}`;
+  }
+
+  metricsKey(light: Light): string {
+    return `${this.base(light)}:window_metrics`;
+  }
+
+  indexKey(light: Light): string {
+    return `${this.base(light)}:window_metrics:ts_idx`;
+  }
+
+  private keys(light: Light): string[] {
+    return [this.metricsKey(light), this.indexKey(light)];
+  }
+
+  recordSuccess(light: Light, options: RecordOptions): ScriptCall {
+    return { script: this.scripts[0], keys: this.keys(light), args: [options.windowSeconds, timeArg(options.at)] };
+  }
+
+  recordFailure(light: Light, options: FailureOptions): ScriptCall {
+    return {
+      script: this.scripts[1],
+      keys: this.keys(light),
+      args: [options.windowSeconds, timeArg(options.at), options.errorJson],
+    };
+  }
+
+  getMetrics(light: Light, options: CallOptions): ScriptCall {
+    return { script: this.scripts[2], keys: this.keys(light), args: [options.windowSeconds, timeArg(options.at)] };
+  }
+
+  parseMetrics(reply: unknown): Snapshot {
+    const [successes, failures, lastSuccessAt, lastErrorAt, lastErrorJson, consecutiveErrors, consecutiveSuccesses] =
+      Array.isArray(reply) ? (reply as unknown[]) : [];
+    return {
+      successes: toInt(successes),
+      failures: toInt(failures),
+      consecutiveSuccesses: toInt(consecutiveSuccesses),
+      consecutiveErrors: toInt(consecutiveErrors),
+      lastSuccessAt: toIntOrNull(lastSuccessAt),
+      lastErrorAt: toIntOrNull(lastErrorAt),
+      lastErrorJson: toStringOrNull(lastErrorJson),
+    };
+  }
+
+  parseFailure(reply: unknown): Snapshot {
+    return this.parseMetrics(reply);
+  }
+
+  keysOf(light: Light): LightKey[] {
+    return [
+      { key: this.metricsKey(light), role: 'buckets, totals and metadata' },
+      { key: this.indexKey(light), role: 'bucket index' },
+    ];
+  }
+
+  keyPatterns(light: Light): string[] {
+    return [`${escapeGlob(this.base(light))}:window_metrics*`];
+  }
+}

@@ -1,0 +1,91 @@
+import type { WindowSemantics } from '../layouts/types.js';
+
+/** Counts in a window. */
+export interface WindowCounts {
+  successes: number;
+  failures: number;
+}
+
+/**
+ * The reference sliding-window counter the Redis layouts are tested against:
+ * per-second buckets in time order, running totals, and eviction from the
+ * front. Time must not go backwards between calls.
+ */
+export class SlidingWindowModel {
+  private readonly seconds: number[] = [];
+  private readonly buckets = new Map<number, WindowCounts>();
+  private head = 0;
+  private totals: WindowCounts = { successes: 0, failures: 0 };
+  consecutiveSuccesses = 0;
+  consecutiveErrors = 0;
+
+  /**
+   * @param windowSeconds window size W
+   * @param semantics `closed` counts seconds in `[now - W, now]`, `half-open` in `(now - W, now]`
+   * @param maxWindowSeconds a cap on W (5.x reads at most one day back)
+   */
+  constructor(
+    readonly windowSeconds: number,
+    readonly semantics: WindowSemantics,
+    readonly maxWindowSeconds = Number.POSITIVE_INFINITY,
+  ) {}
+
+  /** Records one event at time `at` (seconds, fractional allowed). */
+  record(at: number, outcome: 'success' | 'failure'): void {
+    const second = Math.floor(at);
+    this.evict(second);
+    let bucket = this.buckets.get(second);
+    if (!bucket) {
+      bucket = { successes: 0, failures: 0 };
+      this.buckets.set(second, bucket);
+      this.insertSecond(second);
+    }
+    if (outcome === 'success') {
+      bucket.successes += 1;
+      this.totals.successes += 1;
+      this.consecutiveSuccesses += 1;
+      this.consecutiveErrors = 0;
+    } else {
+      bucket.failures += 1;
+      this.totals.failures += 1;
+      this.consecutiveErrors += 1;
+      this.consecutiveSuccesses = 0;
+    }
+  }
+
+  /** Successes and failures in the window ending at `at`. */
+  count(at: number): WindowCounts {
+    this.evict(Math.floor(at));
+    return { ...this.totals };
+  }
+
+  /** The oldest second still counted at `now`. */
+  private firstCounted(now: number): number {
+    const window = Math.min(this.windowSeconds, this.maxWindowSeconds);
+    return this.semantics === 'closed' ? now - window : now - window + 1;
+  }
+
+  private evict(now: number): void {
+    const first = this.firstCounted(now);
+    while (this.head < this.seconds.length) {
+      const second = this.seconds[this.head] as number;
+      if (second >= first) break;
+      const bucket = this.buckets.get(second) as WindowCounts;
+      this.totals.successes -= bucket.successes;
+      this.totals.failures -= bucket.failures;
+      this.buckets.delete(second);
+      this.head += 1;
+    }
+    if (this.head > 1024 && this.head * 2 > this.seconds.length) {
+      this.seconds.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  private insertSecond(second: number): void {
+    // Events arrive in time order, so this is almost always an append.
+    let i = this.seconds.length;
+    while (i > this.head && (this.seconds[i - 1] as number) > second) i -= 1;
+    this.seconds.splice(i, 0, second);
+  }
+}

@@ -1,0 +1,181 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import { RedisUnavailableError, UsageError } from '../errors.js';
+import { startPrivateServer, type PrivateServer } from './server.js';
+
+/** Options for {@link connect}. */
+export interface ConnectOptions {
+  /** Give up on the first connection after this long; default 5000 ms. */
+  readonly timeoutMs?: number;
+  /** Fail a command that gets no reply for this long; default 30000 ms. */
+  readonly commandTimeoutMs?: number;
+  /** The flag the URL came from, for error messages; default `--redis-url`. */
+  readonly flag?: string;
+}
+
+/** Checks a Redis URL without connecting; throws a UsageError naming the flag. */
+export function parseRedisUrl(url: string, flag = '--redis-url'): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`${flag}: not a URL: "${url}" (expected redis://[user:password@]host:port[/db] or rediss://…)`);
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    throw new UsageError(`${flag}: unsupported scheme "${parsed.protocol}" (expected redis:// or rediss://)`);
+  }
+  if (!parsed.hostname) throw new UsageError(`${flag}: no host in "${url}"`);
+  if (parsed.port && (Number(parsed.port) < 1 || Number(parsed.port) > 65535)) {
+    throw new UsageError(`${flag}: port must be 1..65535, got ${parsed.port}`);
+  }
+  const db = parsed.pathname.replace(/^\//, '');
+  if (db !== '' && !/^\d+$/.test(db)) {
+    throw new UsageError(`${flag}: database must be a whole number (…/0 to …/15 by default), got "/${db}"`);
+  }
+  return parsed;
+}
+
+/** Credentials out of a URL, for messages. */
+function redact(url: URL): string {
+  const copy = new URL(url.toString());
+  if (copy.password) copy.password = '***';
+  return copy.toString();
+}
+
+/** Turns a connection failure into one line that says what to check. */
+function explain(url: URL, err: unknown, timeoutMs: number): RedisUnavailableError {
+  const where = redact(url);
+  const message = err instanceof Error ? err.message : String(err);
+  const code = (err as NodeJS.ErrnoException | undefined)?.code ?? '';
+  let hint: string;
+  if (code === 'ECONNREFUSED' || /ECONNREFUSED/.test(message)) {
+    hint = 'connection refused: nothing listens there (is redis-server running? is the port right?)';
+  } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || /ENOTFOUND|EAI_AGAIN/.test(message)) {
+    hint = `host "${url.hostname}" not found (check the host name)`;
+  } else if (/WRONGPASS|NOAUTH|invalid password|AUTH/i.test(message)) {
+    hint = 'authentication failed (check the user name and password in the URL)';
+  } else if (/DB index is out of range|invalid DB index/i.test(message)) {
+    hint = `database ${url.pathname.replace(/^\//, '')} does not exist (check the /<db> part of the URL)`;
+  } else if (/wrong version number|EPROTO|SSL|TLS|certificate/i.test(message + code)) {
+    hint =
+      url.protocol === 'rediss:'
+        ? `TLS handshake failed (${message}); if the server does not use TLS, use redis:// instead of rediss://`
+        : `the server answered with TLS or garbage (${message}); if it uses TLS, use rediss://`;
+  } else if (/timed? ?out|ETIMEDOUT/i.test(message + code)) {
+    hint =
+      `no answer within ${Math.round(timeoutMs / 1000)} s (check host, port and firewall; ` +
+      `a TLS server needs rediss://, a plain one redis://)`;
+  } else if (/Connection is closed|ECONNRESET|socket closed/i.test(message + code)) {
+    hint =
+      'the server closed the connection during the handshake (a TLS server needs rediss://; ' +
+      'also check protected-mode and ACLs)';
+  } else {
+    hint = message;
+  }
+  return new RedisUnavailableError(`cannot use Redis at ${where}: ${hint}`, { cause: err });
+}
+
+/**
+ * Connects to `url` and fails fast (within `timeoutMs`) with a message that
+ * says what to check. Once connected, the client reconnects for a few seconds
+ * after a drop and then fails pending commands, so a dead server ends a run
+ * instead of hanging it.
+ */
+export async function connect(url: string, options: ConnectOptions = {}): Promise<Redis> {
+  const parsed = parseRedisUrl(url, options.flag);
+  const timeoutMs = options.timeoutMs ?? 5000;
+  let established = false;
+  const redisOptions: RedisOptions = {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    commandTimeout: options.commandTimeoutMs ?? 30_000,
+    maxRetriesPerRequest: 2,
+    enableAutoPipelining: false,
+    // Before the first success: no retries. After: about 3 s of retries.
+    retryStrategy: (times) => (!established || times > 12 ? null : Math.min(50 * times, 400)),
+    reconnectOnError: () => false,
+  };
+  if (parsed.protocol === 'rediss:') redisOptions.tls = {};
+  const redis = new Redis(url, redisOptions);
+  let lastError: unknown;
+  redis.on('error', (err: unknown) => {
+    lastError = err;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      redis.connect(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+    await redis.ping();
+    established = true;
+    return redis;
+  } catch (err) {
+    redis.disconnect();
+    const reason =
+      err instanceof Error && /Connection is closed|timed out/.test(err.message) && lastError ? lastError : err;
+    throw explain(parsed, reason, timeoutMs);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A connection plus, when swc started one, the private server behind it. */
+export interface Session {
+  readonly redis: Redis;
+  /** The URL connected to (credentials included). */
+  readonly url: string;
+  /** Set when swc started the server itself and will stop it in {@link close}. */
+  readonly server?: PrivateServer;
+  /** Opens another connection to the same server (for concurrent clients). */
+  connectAnother(): Promise<Redis>;
+  /** Disconnects every connection and stops the private server, if any. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Options for {@link openSession}. */
+export interface SessionOptions extends ConnectOptions {
+  /** A server to use; when absent, a private redis-server is started. */
+  readonly redisUrl?: string;
+  /** Settings for the private server (`name=value`); rejected with a URL. */
+  readonly serverSettings?: readonly string[];
+}
+
+/** Connects to `redisUrl`, or starts a private redis-server when none is given. */
+export async function openSession(options: SessionOptions = {}): Promise<Session> {
+  const settings = options.serverSettings ?? [];
+  if (options.redisUrl !== undefined) parseRedisUrl(options.redisUrl, options.flag);
+  if (options.redisUrl !== undefined && settings.length > 0) {
+    throw new UsageError('--redis-server-arg: only applies to the private server; drop it or drop --redis-url');
+  }
+  const server = options.redisUrl === undefined ? await startPrivateServer({ settings }) : undefined;
+  const url = options.redisUrl ?? (server as PrivateServer).url;
+  const connections: Redis[] = [];
+  const open = async (): Promise<Redis> => {
+    const redis = await connect(url, options);
+    connections.push(redis);
+    return redis;
+  };
+  let redis: Redis;
+  try {
+    redis = await open();
+  } catch (err) {
+    await server?.stop();
+    throw err;
+  }
+  let closed: Promise<void> | undefined;
+  return {
+    redis,
+    url,
+    ...(server ? { server } : {}),
+    connectAnother: open,
+    close: () => {
+      closed ??= (async () => {
+        for (const connection of connections) connection.disconnect();
+        await server?.stop();
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import type { Redis } from 'ioredis';
+import { layoutNames, createLayout } from '../layouts/index.js';
+import { compareVersions, parseInfo, serverInfo, type ServerInfo } from './info.js';
+import { installScripts } from './scripts.js';
+
+/** One finding of {@link diagnose}. */
+export interface Check {
+  readonly name: string;
+  readonly status: 'ok' | 'warn' | 'fail';
+  readonly detail: string;
+}
+
+/** What {@link diagnose} found. */
+export interface Diagnosis {
+  readonly server: ServerInfo;
+  readonly scripts: readonly { file: string; sha1: string; loaded: boolean }[];
+  readonly checks: readonly Check[];
+  /** No check failed (warnings allowed). */
+  readonly ok: boolean;
+}
+
+/** The compiled defaults the published figures were taken with. */
+const DEFAULT_LIMITS = {
+  'hash-max-listpack-entries': 512,
+  'hash-max-listpack-value': 64,
+  'zset-max-listpack-entries': 128,
+  'zset-max-listpack-value': 64,
+} as const;
+
+/**
+ * Checks that a server can run every layout and that its figures will be
+ * comparable: version, scripts, MEMORY USAGE, encoding limits, eviction policy.
+ */
+export async function diagnose(redis: Redis): Promise<Diagnosis> {
+  const server = await serverInfo(redis);
+  const checks: Check[] = [];
+  const add = (name: string, status: Check['status'], detail: string): void => {
+    checks.push({ name, status, detail });
+  };
+
+  add(
+    'version',
+    compareVersions(server.version, '6.2.0') >= 0 ? 'ok' : 'fail',
+    compareVersions(server.version, '6.2.0') >= 0
+      ? `Redis ${server.version} (${server.memAllocator})`
+      : `Redis ${server.version}: 6.2 or newer is needed (ZRANGE … BYSCORE LIMIT)`,
+  );
+
+  const scripts: { file: string; sha1: string; loaded: boolean }[] = [];
+  for (const name of layoutNames) {
+    const layout = createLayout(name);
+    try {
+      await installScripts(redis, layout.scripts);
+      for (const s of layout.scripts) scripts.push({ file: s.file, sha1: s.sha1, loaded: true });
+      add(`scripts ${name}`, 'ok', `${layout.scripts.length} scripts loaded`);
+    } catch (err) {
+      for (const s of layout.scripts) scripts.push({ file: s.file, sha1: s.sha1, loaded: false });
+      add(`scripts ${name}`, 'fail', err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  try {
+    await redis.call('MEMORY', 'USAGE', 'swc:doctor:no-such-key', 'SAMPLES', '0');
+    add('memory usage', 'ok', 'MEMORY USAGE … SAMPLES 0 is available (exact byte counts)');
+  } catch (err) {
+    add('memory usage', 'fail', `MEMORY USAGE is not available: ${(err as Error).message}`);
+  }
+
+  if (!server.configReadable) {
+    add('encoding limits', 'warn', 'CONFIG GET is not allowed: encodings cannot be predicted, bytes may differ');
+  } else {
+    const differing = Object.entries(DEFAULT_LIMITS).filter(
+      ([name, value]) => server.config[name as keyof typeof DEFAULT_LIMITS] !== value,
+    );
+    add(
+      'encoding limits',
+      differing.length === 0 ? 'ok' : 'warn',
+      differing.length === 0
+        ? 'listpack limits are the compiled defaults (hash 512/64, zset 128/64)'
+        : `differs from the compiled defaults: ${differing
+            .map(([name, value]) => `${name}=${String(server.config[name as keyof typeof DEFAULT_LIMITS])} (default ${value})`)
+            .join(', ')}; figures will not match the published table`,
+    );
+  }
+
+  add(
+    'script clock',
+    'ok',
+    compareVersions(server.version, '7.2.0') >= 0
+      ? 'TIME is frozen within one script run (7.2+); swc injects time in benchmarks anyway'
+      : 'TIME may advance within one script run (before 7.2); swc injects time in benchmarks anyway',
+  );
+
+  if (server.mode === 'cluster') {
+    add('cluster', 'warn', 'cluster mode: stoplight-v5 keys have no hash tag and can fail with CROSSSLOT');
+  }
+
+  const memory = parseInfo(await redis.info('memory'));
+  const policy = memory.maxmemory_policy ?? 'unknown';
+  const maxmemory = Number(memory.maxmemory ?? 0);
+  if (maxmemory > 0 && policy !== 'noeviction') {
+    add('eviction policy', 'warn', `maxmemory ${maxmemory} with ${policy}: Redis may evict keys during a benchmark`);
+  } else {
+    add('eviction policy', 'ok', maxmemory > 0 ? `maxmemory ${maxmemory}, ${policy}` : 'no maxmemory limit');
+  }
+
+  return { server, scripts, checks, ok: checks.every((c) => c.status !== 'fail') };
+}

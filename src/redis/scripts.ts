@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ChainableCommander, Redis } from 'ioredis';
+import { ScriptError } from '../errors.js';
+
+/** The `lua/` folder at the package root (same relative place from src/ and dist/). */
+export const LUA_DIR = fileURLToPath(new URL('../../lua/', import.meta.url));
+
+const INCLUDE_LINE = /^--include\s+(\S+)\s*$/;
+
+/** One Lua script, includes resolved, ready for SCRIPT LOAD / EVALSHA. */
+export interface LuaScript {
+  /** `<layout>/<operation>`, e.g. `stoplight-v6/record_failure`. */
+  readonly id: string;
+  /** Path relative to the package root, for error messages (`lua/…`). */
+  readonly file: string;
+  readonly source: string;
+  readonly sha1: string;
+  /** The ioredis custom command name this script is defined under. */
+  readonly command: string;
+  /** For each line of `source`, the file and line it came from. */
+  readonly lineMap: readonly { file: string; line: number }[];
+}
+
+/** A script invocation: which script, its KEYS and its ARGV. */
+export interface ScriptCall {
+  readonly script: LuaScript;
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
+}
+
+const cache = new Map<string, LuaScript>();
+
+/**
+ * Reads `lua/<id>.lua`, replacing each `--include <path>` line with that file
+ * (each file at most once), so shared Lua lives in one place.
+ */
+export function readScript(id: string): LuaScript {
+  const cached = cache.get(id);
+  if (cached) return cached;
+  const lines: string[] = [];
+  const lineMap: { file: string; line: number }[] = [];
+  const seen = new Set<string>();
+  const append = (relative: string, chain: readonly string[]): void => {
+    if (chain.includes(relative)) {
+      throw new ScriptError(`lua/${relative}: include cycle (${[...chain, relative].join(' -> ')})`);
+    }
+    if (seen.has(relative)) return;
+    seen.add(relative);
+    let text: string;
+    try {
+      text = readFileSync(path.join(LUA_DIR, relative), 'utf8');
+    } catch (cause) {
+      const from = chain.at(-1);
+      throw new ScriptError(`lua/${relative}: cannot read${from ? ` (included from lua/${from})` : ''}`, { cause });
+    }
+    text.split('\n').forEach((line, index) => {
+      const include = INCLUDE_LINE.exec(line);
+      if (include?.[1]) {
+        append(include[1], [...chain, relative]);
+        return;
+      }
+      lines.push(line);
+      lineMap.push({ file: `lua/${relative}`, line: index + 1 });
+    });
+  };
+  append(`${id}.lua`, []);
+  const source = lines.join('\n');
+  const script: LuaScript = {
+    id,
+    file: `lua/${id}.lua`,
+    source,
+    sha1: createHash('sha1').update(source).digest('hex'),
+    command: `swc_${id.replace(/[^A-Za-z0-9]/g, '_')}`,
+    lineMap,
+  };
+  cache.set(id, script);
+  return script;
+}
+
+/** Rewrites `user_script:N` in a Redis error into the file and line it came from. */
+function locate(script: LuaScript, message: string): string {
+  return message.replace(/user_script:(\d+)/g, (whole, n: string) => {
+    const origin = script.lineMap[Number(n) - 1];
+    return origin ? `${origin.file}:${origin.line}` : whole;
+  });
+}
+
+/**
+ * Defines each script as an ioredis command (which handles EVALSHA, the EVAL
+ * fallback and NOSCRIPT) and loads it with SCRIPT LOAD up front, so a Lua
+ * error names its file before any traffic is sent.
+ */
+export async function installScripts(redis: Redis, scripts: readonly LuaScript[]): Promise<void> {
+  for (const script of scripts) {
+    if (!(script.command in redis)) {
+      redis.defineCommand(script.command, { lua: script.source });
+    }
+    try {
+      await redis.script('LOAD', script.source);
+    } catch (cause) {
+      const message = cause instanceof Error ? cause.message : String(cause);
+      throw new ScriptError(`${script.file}: failed to load: ${locate(script, message)}`, { cause });
+    }
+  }
+}
+
+type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
+
+function commandOf(target: Redis | ChainableCommander, call: ScriptCall): ScriptCommand {
+  const fn = (target as unknown as Record<string, ScriptCommand | undefined>)[call.script.command];
+  if (typeof fn !== 'function') {
+    throw new ScriptError(`${call.script.file}: not installed on this connection (call installScripts first)`);
+  }
+  return fn.bind(target);
+}
+
+/** If `err` came from one of our scripts, a ScriptError naming its file and line. */
+export function explainScriptError(call: ScriptCall, err: unknown): unknown {
+  if (!(err instanceof Error) || err instanceof ScriptError) return err;
+  if (!/user_script|f_[0-9a-f]{40}|script:/i.test(err.message)) return err;
+  return new ScriptError(`${call.script.file}: ${locate(call.script, err.message)}`, { cause: err });
+}
+
+/** Runs one script call on a connection and returns its raw reply. */
+export async function runScript(redis: Redis, call: ScriptCall): Promise<unknown> {
+  try {
+    return await commandOf(redis, call)(call.keys.length, ...call.keys, ...call.args);
+  } catch (err) {
+    throw explainScriptError(call, err);
+  }
+}
+
+const isNoScript = (err: unknown): boolean => err instanceof Error && err.message.startsWith('NOSCRIPT');
+
+/** One pipelined reply: an error (already explained) or the script's reply. */
+export type PipelineReply = [error: Error | null, reply: unknown];
+
+/**
+ * Runs script calls in one pipeline, in order, and returns one reply each.
+ *
+ * ioredis re-sends a pipelined script that hit NOSCRIPT on its own, outside
+ * the pipeline, so after a SCRIPT FLUSH the re-sent calls can run after the
+ * ones queued behind them: a read would see a write that had not happened
+ * yet. So pipelines send plain EVALSHA, and when the script cache was flushed
+ * part-way (every call from some point on answered NOSCRIPT, and none of
+ * those ran), the scripts are loaded again and exactly that tail is re-run.
+ * Any other pattern means another client reloaded the cache mid-pipeline;
+ * re-running would reorder calls, so it fails instead of returning numbers
+ * that could be wrong.
+ */
+export async function execPipeline(redis: Redis, calls: readonly ScriptCall[]): Promise<PipelineReply[]> {
+  const replies: PipelineReply[] = [];
+  let pending = calls;
+  for (let attempt = 0; pending.length > 0; attempt += 1) {
+    const pipeline = redis.pipeline();
+    for (const call of pending) pipeline.evalsha(call.script.sha1, call.keys.length, ...call.keys, ...call.args);
+    const results = (await pipeline.exec()) ?? [];
+    if (results.length !== pending.length) {
+      throw new ScriptError(`pipeline of ${pending.length} calls returned ${results.length} replies`);
+    }
+    const firstMissing = results.findIndex(([err]) => isNoScript(err));
+    const done = firstMissing === -1 ? results.length : firstMissing;
+    for (let i = 0; i < done; i += 1) {
+      const [err, reply] = results[i] as [Error | null, unknown];
+      replies.push([err ? (explainScriptError(pending[i] as ScriptCall, err) as Error) : null, reply]);
+    }
+    if (firstMissing === -1) break;
+    if (results.slice(firstMissing).some(([err]) => !isNoScript(err)) || attempt >= 3) {
+      throw new ScriptError(
+        'the script cache was flushed and reloaded by another client during a pipeline; stopping rather than reorder calls',
+      );
+    }
+    pending = pending.slice(firstMissing);
+    await installScripts(redis, [...new Set(pending.map((call) => call.script))]);
+  }
+  return replies;
+}

@@ -1,0 +1,61 @@
+import type { Redis } from 'ioredis';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { LayoutClient } from '../../src/layouts/client.js';
+import { createLayout, layoutNames } from '../../src/layouts/index.js';
+import { ScriptError } from '../../src/errors.js';
+import { execPipeline, readScript, runScript } from '../../src/redis/scripts.js';
+import { HOUR_START, testRedis, uniqueName } from '../helpers.js';
+
+let redis: Redis;
+beforeAll(async () => {
+  redis = await testRedis();
+});
+
+describe('scripts', () => {
+  it('every script starts with a header naming each KEYS and ARGV slot it uses', () => {
+    for (const name of layoutNames) {
+      for (const script of createLayout(name).scripts) {
+        const used = new Set(script.source.match(/(KEYS|ARGV)\[\d+\]/g) ?? []);
+        const header = script.source.split('\n').filter((l) => l.startsWith('--')).join('\n');
+        for (const slot of used) expect(header, `${script.file} documents ${slot}`).toContain(slot.replace(/\[|\]/g, (c) => c));
+      }
+    }
+  });
+
+  it.each(layoutNames)('%s: a script flushed from the server cache is reloaded transparently', async (name) => {
+    const layout = createLayout(name);
+    const client = await LayoutClient.open(redis, layout);
+    const light = { name: uniqueName('flush') };
+    await client.recordSuccess(light, { at: HOUR_START + 1, windowSeconds: 60 });
+    await redis.script('FLUSH');
+    await client.recordSuccess(light, { at: HOUR_START + 2, windowSeconds: 60 });
+    await redis.script('FLUSH');
+    // In a pipeline, order matters: the read must see the write queued before it.
+    const replies = await execPipeline(redis, [
+      layout.recordSuccess(light, { at: HOUR_START + 3, windowSeconds: 60 }),
+      layout.recordSuccess(light, { at: HOUR_START + 4, windowSeconds: 60 }),
+      layout.getMetrics(light, { at: HOUR_START + 4, windowSeconds: 60 }),
+    ]);
+    expect(replies.map(([err]) => err)).toEqual([null, null, null]);
+    expect(layout.parseMetrics(replies[2]?.[1]).successes).toBe(4);
+  });
+
+  it('names the file and line of a Lua runtime error', async () => {
+    const layout = createLayout('stoplight-v6');
+    await LayoutClient.open(redis, layout);
+    const call = layout.getMetrics({ name: uniqueName('bad') }, { at: HOUR_START, windowSeconds: 60 });
+    const bad = { ...call, args: ['not-a-number', 'also-not-a-time'] };
+    const error = await runScript(redis, bad).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ScriptError);
+    expect((error as Error).message).toMatch(/^lua\/stoplight-v6\/get_metrics\.lua: .*lua\/lib\/now\.lua:\d+/);
+  });
+
+  it('resolves includes once each and keeps a line map', () => {
+    const script = readScript('stoplight-v6/record_failure');
+    expect(script.source.match(/local function swc_now/g)).toHaveLength(1);
+    expect(script.source.match(/local function swc_v6_evict/g)).toHaveLength(1);
+    expect(script.source).not.toMatch(/^--include/m);
+    expect(script.lineMap).toHaveLength(script.source.split('\n').length);
+    expect(script.lineMap.some((l) => l.file === 'lua/stoplight-v6/_window.lua')).toBe(true);
+  });
+});
