@@ -1,0 +1,91 @@
+/**
+ * Result shapes of `swc bench`. Units are in the field names. These are the
+ * JSON contract other tools read: add fields freely, never rename.
+ */
+
+/** One key of a light as measured. */
+export interface KeyMemory {
+  /** What the key holds (`metadata`, `success events`, `buckets, totals and metadata`, …). */
+  readonly role: string;
+  readonly key: string;
+  /** `hash`, `zset`, … */
+  readonly type: string;
+  /** `listpack`, `hashtable`, `skiplist`, … */
+  readonly encoding: string;
+  /** HLEN / ZCARD. */
+  readonly elements: number;
+  /** `MEMORY USAGE <key> SAMPLES 0`. */
+  readonly bytes: number;
+}
+
+/** Memory of one cell, per light. */
+export interface MemoryResult {
+  /** Sum over the light's keys of `MEMORY USAGE … SAMPLES 0`, averaged over the cell's lights. */
+  readonly bytesPerLight: number;
+  /** `INFO memory` used_memory after minus before the cell's traffic, divided by the lights. */
+  readonly usedMemoryDeltaPerLight: number;
+  /** The keys of the cell's first light. */
+  readonly keys: readonly KeyMemory[];
+  readonly lights: number;
+}
+
+/** Throughput and latency of one kind of operation. */
+export interface LatencyStats {
+  readonly opsPerSec: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly p999Ms: number;
+  readonly meanMs: number;
+  /** Operations measured. */
+  readonly ops: number;
+  readonly seconds: number;
+  /** Server time per call from `INFO commandstats` (EVALSHA usec / calls, as deltas); null when unreadable. */
+  readonly serverUsecPerCall: number | null;
+}
+
+/** Steady-state throughput of one layout in one cell. */
+export interface ThroughputResult {
+  /** A success or failure recorded. */
+  readonly write: LatencyStats;
+  /** A metrics snapshot. */
+  readonly read: LatencyStats;
+  /** What Stoplight does per request: a read, then a write. */
+  readonly request: LatencyStats;
+  readonly connections: number;
+  readonly pipeline: number;
+}
+
+/** One layout at one window and rate. */
+export interface CellResult {
+  readonly layout: string;
+  readonly windowSeconds: number;
+  /** Requests per second per light. */
+  readonly rate: number;
+  /** Simulated traffic time. */
+  readonly durationSeconds: number;
+  /** rate × window: what the window holds at steady state. */
+  readonly eventsInWindow: number;
+  /** Events actually written per light. */
+  readonly events: number;
+  readonly memory: MemoryResult;
+  readonly throughput?: ThroughputResult;
+  /** With `--preset blog`: the published figure and the difference. */
+  readonly published?: { readonly kb: number; readonly bytes: number; readonly diff: number };
+}
+
+/** The whole `swc bench --json` document. */
+export interface BenchReport {
+  readonly schemaVersion: 1;
+  readonly swcVersion: string;
+  readonly redis: {
+    readonly version: string;
+    readonly memAllocator: string;
+    readonly mode: string;
+    readonly private: boolean;
+    readonly config: Record<string, number | null>;
+  };
+  readonly options: Record<string, unknown>;
+  readonly results: readonly CellResult[];
+  readonly startedAt: string;
+  readonly elapsedSeconds: number;
+}
