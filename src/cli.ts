@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { benchCommand } from './commands/bench.js';
 import { doctorCommand } from './commands/doctor.js';
 import { installSignalHandlers } from './commands/lifecycle.js';
 import { SWC_VERSION } from './version.js';
@@ -11,6 +12,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
     .exitOverride();
+  program.addCommand(benchCommand());
   program.addCommand(doctorCommand());
   for (const command of program.commands) command.exitOverride().showHelpAfterError(false);
   return program;

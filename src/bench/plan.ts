@@ -1,0 +1,53 @@
+import type { LayoutName } from '../layouts/index.js';
+import type { Preset } from './presets.js';
+
+/** Settings of the throughput phase. */
+export interface ThroughputPlan {
+  readonly connections: number;
+  readonly pipeline: number;
+  /** Operations per phase; when absent, `seconds` applies. */
+  readonly ops?: number;
+  /** Seconds per phase. */
+  readonly seconds: number;
+}
+
+/** Everything one `swc bench` run does, decided before Redis is touched. */
+export interface BenchPlan {
+  readonly layouts: readonly LayoutName[];
+  readonly windows: readonly number[];
+  readonly rates: readonly number[];
+  readonly failureRate: number;
+  readonly lights: number;
+  /** Simulated traffic time; absent = one window per cell. */
+  readonly durationSeconds?: number;
+  readonly seed: number;
+  /** Absent = memory only. */
+  readonly throughput?: ThroughputPlan;
+  readonly preset?: Preset;
+}
+
+/** One layout at one window and rate. */
+export interface Cell {
+  readonly layout: LayoutName;
+  readonly windowSeconds: number;
+  readonly rate: number;
+  readonly durationSeconds: number;
+}
+
+/** The cells of a plan, window-major, then rate, then layout (so layouts of a cell run side by side). */
+export function cellsOf(plan: BenchPlan): Cell[] {
+  const cells: Cell[] = [];
+  for (const windowSeconds of plan.windows) {
+    for (const rate of plan.rates) {
+      for (const layout of plan.layouts) {
+        cells.push({ layout, windowSeconds, rate, durationSeconds: plan.durationSeconds ?? windowSeconds });
+      }
+    }
+  }
+  return cells;
+}
+
+/** Events the plan writes in all (memory phase), for progress and sanity limits. */
+export function plannedEvents(plan: BenchPlan): number {
+  return cellsOf(plan).reduce((sum, c) => sum + Math.round(c.rate * c.durationSeconds) * plan.lights, 0);
+}

@@ -1,0 +1,179 @@
+import type { Redis } from 'ioredis';
+import { namespacedLayout } from '../layouts/index.js';
+import type { Layout, Light } from '../layouts/types.js';
+import { measureKeys, usedMemory } from '../measure/memory.js';
+import type { BenchReport, CellResult, MemoryResult } from '../measure/types.js';
+import type { Session } from '../redis/connect.js';
+import { serverInfo } from '../redis/info.js';
+import { execPipeline, installScripts, type ScriptCall } from '../redis/scripts.js';
+import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, type TrafficSpec } from '../traffic/events.js';
+import { SWC_VERSION } from '../version.js';
+import { deleteKeys, type Namespace } from './namespace.js';
+import { cellsOf, plannedEvents, type BenchPlan, type Cell } from './plan.js';
+import { publishedKb } from './presets.js';
+
+/** Calls per pipeline while filling a window: large enough to amortize round trips. */
+const FILL_BATCH = 1000;
+
+/** Progress of a run, as events (the caller decides how to show them). */
+export interface BenchProgress {
+  /** A cell started. */
+  onCellStart?(cell: Cell, index: number, total: number): void;
+  /** Events written so far in the whole run. */
+  onEvents?(written: number, total: number): void;
+  /** A cell finished. */
+  onCellDone?(result: CellResult, index: number, total: number): void;
+}
+
+/** Inputs of {@link runBench}. */
+export interface BenchRun {
+  readonly session: Session;
+  readonly plan: BenchPlan;
+  /** Every key of the run goes under this prefix. */
+  readonly namespace: Namespace;
+  readonly progress?: BenchProgress;
+  /** Extra options echoed into the report. */
+  readonly options?: Record<string, unknown>;
+}
+
+function lightsOf(cell: Cell, count: number): Light[] {
+  return Array.from({ length: count }, (_, i) => ({ name: `w${cell.windowSeconds}-r${cell.rate}-l${i}` }));
+}
+
+function trafficOf(plan: BenchPlan, cell: Cell, lightIndex: number): TrafficSpec {
+  return {
+    rate: cell.rate,
+    durationSeconds: cell.durationSeconds,
+    failureRate: plan.failureRate,
+    // Each light its own stream; the same for every layout, so layouts see identical traffic.
+    seed: (plan.seed + lightIndex * 7919) >>> 0,
+    startAt: BENCH_EPOCH,
+  };
+}
+
+/** Writes one light's traffic through a layout in pipelined batches. */
+async function fill(
+  redis: Redis,
+  layout: Layout,
+  light: Light,
+  spec: TrafficSpec,
+  windowSeconds: number,
+  written: (n: number) => void,
+): Promise<void> {
+  let batch: ScriptCall[] = [];
+  let failures = 0;
+  const flush = async (): Promise<void> => {
+    const replies = await execPipeline(redis, batch);
+    const failed = replies.find(([err]) => err);
+    if (failed?.[0]) throw failed[0];
+    written(batch.length);
+    batch = [];
+  };
+  for (const event of evenTraffic(spec)) {
+    const options = { at: event.at, windowSeconds, eventId: event.eventId };
+    batch.push(
+      event.outcome === 'success'
+        ? layout.recordSuccess(light, options)
+        : layout.recordFailure(light, { ...options, errorJson: errorJsonFor(event.at, failures++) }),
+    );
+    if (batch.length >= FILL_BATCH) await flush();
+  }
+  if (batch.length > 0) await flush();
+}
+
+/** Fills a cell's lights, measures their memory, and removes their keys. */
+async function runMemory(
+  redis: Redis,
+  plan: BenchPlan,
+  cell: Cell,
+  layout: Layout,
+  written: (n: number) => void,
+): Promise<{ memory: MemoryResult; events: number; lights: Light[]; endAt: number }> {
+  const lights = lightsOf(cell, plan.lights);
+  const before = await usedMemory(redis);
+  for (const [i, light] of lights.entries()) {
+    await fill(redis, layout, light, trafficOf(plan, cell, i), cell.windowSeconds, written);
+  }
+  const after = await usedMemory(redis);
+  const endAt = BENCH_EPOCH + cell.durationSeconds;
+  let total = 0;
+  let firstKeys: MemoryResult['keys'] = [];
+  for (const [i, light] of lights.entries()) {
+    const keys = await measureKeys(redis, layout.keysOf(light, BENCH_EPOCH, endAt));
+    if (i === 0) firstKeys = keys;
+    total += keys.reduce((sum, k) => sum + k.bytes, 0);
+  }
+  return {
+    memory: {
+      bytesPerLight: total / lights.length,
+      usedMemoryDeltaPerLight: (after - before) / lights.length,
+      keys: firstKeys,
+      lights: lights.length,
+    },
+    events: eventCount(trafficOf(plan, cell, 0)),
+    lights,
+    endAt,
+  };
+}
+
+/**
+ * Runs a plan: for each cell, drives one window (or the plan's duration) of
+ * evenly spaced traffic through the layout with an injected clock, measures
+ * memory per light, then removes the cell's keys. Writes only under
+ * `namespace`; the caller removes the namespace on every way out.
+ */
+export async function runBench(run: BenchRun): Promise<BenchReport> {
+  const { session, plan, namespace, progress } = run;
+  const { redis } = session;
+  const started = Date.now();
+  const info = await serverInfo(redis);
+  const cells = cellsOf(plan);
+  // Load every script before the first measurement, so compiling Lua does not
+  // land in the first cell's used_memory delta.
+  for (const name of new Set(cells.map((c) => c.layout))) {
+    await installScripts(redis, namespacedLayout(name, namespace.prefix).scripts);
+  }
+  const totalEvents = plannedEvents(plan);
+  let written = 0;
+  const results: CellResult[] = [];
+  for (const [index, cell] of cells.entries()) {
+    progress?.onCellStart?.(cell, index, cells.length);
+    const layout = namespacedLayout(cell.layout, namespace.prefix);
+    const { memory, events, lights, endAt } = await runMemory(redis, plan, cell, layout, (n) => {
+      written += n;
+      progress?.onEvents?.(written, totalEvents);
+    });
+    const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
+    const result: CellResult = {
+      layout: cell.layout,
+      windowSeconds: cell.windowSeconds,
+      rate: cell.rate,
+      durationSeconds: cell.durationSeconds,
+      eventsInWindow: Math.round(cell.rate * cell.windowSeconds),
+      events,
+      memory,
+      ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
+    };
+    await deleteKeys(
+      redis,
+      lights.flatMap((light) => layout.keysOf(light, BENCH_EPOCH, endAt).map((k) => k.key)),
+    );
+    results.push(result);
+    progress?.onCellDone?.(result, index, cells.length);
+  }
+  return {
+    schemaVersion: 1,
+    swcVersion: SWC_VERSION,
+    redis: {
+      version: info.version,
+      memAllocator: info.memAllocator,
+      mode: info.mode,
+      private: Boolean(session.server),
+      config: info.config,
+    },
+    options: run.options ?? {},
+    results,
+    startedAt: new Date(started).toISOString(),
+    elapsedSeconds: (Date.now() - started) / 1000,
+  };
+}

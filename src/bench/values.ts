@@ -1,0 +1,74 @@
+import { UsageError } from '../errors.js';
+
+/**
+ * Parsers for flag and scenario values. Each throws a UsageError that names
+ * the flag and what it accepts, so every caller reports bad input the same way.
+ */
+
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
+const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** A number in [min, max]; `integer` rejects fractions. */
+export function parseNumber(
+  flag: string,
+  value: string,
+  { min, max, integer = false, minExclusive = false }: { min: number; max: number; integer?: boolean; minExclusive?: boolean },
+): number {
+  const text = value.trim();
+  const range = `${minExclusive ? `more than ${min}` : min} to ${max}`;
+  const what = integer ? 'a whole number' : 'a number';
+  const n = text === '' ? Number.NaN : Number(text);
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`${flag}: expected ${what} from ${range}, got "${value}"`);
+  }
+  if (n > max || n < min || (minExclusive && n === min)) {
+    throw new UsageError(`${flag}: must be ${range}, got ${value}`);
+  }
+  return n;
+}
+
+/** `90`, `90s`, `1.5m`, `1h`, `500ms` as seconds, in [min, max]. */
+export function parseDuration(flag: string, value: string, { min, max }: { min: number; max: number }): number {
+  const match = DURATION.exec(value.trim().toLowerCase());
+  if (!match?.[1]) {
+    throw new UsageError(`${flag}: expected a duration such as 90, 90s, 5m or 1h, got "${value}"`);
+  }
+  const seconds = Number(match[1]) * (UNIT_SECONDS[match[2] ?? 's'] as number);
+  if (seconds < min || seconds > max) {
+    throw new UsageError(`${flag}: must be from ${min} s to ${max} s, got ${value} (${seconds} s)`);
+  }
+  return seconds;
+}
+
+/** A comma-separated list of at least one item, each parsed by `item`; duplicates dropped. */
+export function parseList<T>(flag: string, value: string, item: (part: string) => T): T[] {
+  const parts = value.split(',').map((p) => p.trim());
+  if (value.trim() === '' || parts.some((p) => p === '')) {
+    throw new UsageError(`${flag}: expected a comma-separated list such as 10,100, got "${value}"`);
+  }
+  return [...new Set(parts.map(item))];
+}
+
+/** One of `choices`. */
+export function parseChoice<T extends string>(flag: string, value: string, choices: readonly T[]): T {
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new UsageError(`${flag}: expected one of ${choices.join(', ')}, got "${value}"`);
+  }
+  return value as T;
+}
+
+/** Limits shared by flags and scenario files. */
+export const LIMITS = {
+  rate: { min: 0, max: 100_000, minExclusive: true },
+  window: { min: 1, max: 86_400 },
+  duration: { min: 1, max: 7 * 86_400 },
+  failureRate: { min: 0, max: 1 },
+  lights: { min: 1, max: 10_000, integer: true },
+  seed: { min: 0, max: 4_294_967_295, integer: true },
+  connections: { min: 1, max: 1_000, integer: true },
+  pipeline: { min: 1, max: 10_000, integer: true },
+  ops: { min: 1, max: 100_000_000, integer: true },
+  time: { min: 0.1, max: 3_600 },
+  /** Events one cell may write per layout: beyond this a run takes minutes and gigabytes. */
+  eventsPerCell: 50_000_000,
+} as const;

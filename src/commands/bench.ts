@@ -1,0 +1,156 @@
+import { Command, Option } from 'commander';
+import cliProgress from 'cli-progress';
+import { deleteNamespace, createNamespace } from '../bench/namespace.js';
+import { plannedEvents, type BenchPlan } from '../bench/plan.js';
+import { presets, type Preset } from '../bench/presets.js';
+import { runBench } from '../bench/run.js';
+import { LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../bench/values.js';
+import { UsageError } from '../errors.js';
+import { isLayoutName, layoutNames, type LayoutName } from '../layouts/index.js';
+import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
+import { kb } from '../report/style.js';
+import { action, onShutdown } from './lifecycle.js';
+import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
+
+interface BenchFlags extends RedisFlags {
+  rate?: number[];
+  window?: number[];
+  layout?: LayoutName[];
+  failureRate: number;
+  lights: number;
+  duration?: number;
+  preset?: string;
+  seed: number;
+  format: BenchFormat;
+  json?: boolean;
+  progress: boolean;
+}
+
+const DEFAULT_RATES = [100];
+const DEFAULT_WINDOWS = [300];
+
+const rateList = parser((v) => parseList('--rate', v, (p) => parseNumber('--rate', p, LIMITS.rate)));
+const windowList = parser((v) => parseList('--window', v, (p) => parseDuration('--window', p, LIMITS.window)));
+const layoutList = parser((v) =>
+  parseList('--layout', v, (p) => {
+    if (!isLayoutName(p)) throw new UsageError(`--layout: expected one or more of ${layoutNames.join(', ')}, got "${p}"`);
+    return p;
+  }),
+);
+
+/** Turns validated flags into a plan; flags given on the command line override the preset. */
+export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): BenchPlan {
+  const plan: BenchPlan = {
+    layouts: flags.layout ?? layoutNames,
+    windows: flags.window ?? preset?.windows ?? DEFAULT_WINDOWS,
+    rates: flags.rate ?? preset?.rates ?? DEFAULT_RATES,
+    failureRate: flags.failureRate,
+    lights: flags.lights,
+    ...(flags.duration !== undefined ? { durationSeconds: flags.duration } : {}),
+    seed: flags.seed,
+    ...(preset ? { preset } : {}),
+  };
+  for (const w of plan.windows) {
+    for (const r of plan.rates) {
+      const events = r * (plan.durationSeconds ?? w) * plan.lights;
+      if (events > LIMITS.eventsPerCell) {
+        throw new UsageError(
+          `--rate/--duration/--lights: ${Math.round(events).toLocaleString('en-US')} events in one cell (rate ${r} × ${plan.durationSeconds ?? w} s × ${plan.lights} lights); at most ${LIMITS.eventsPerCell.toLocaleString('en-US')}`,
+        );
+      }
+    }
+  }
+  return plan;
+}
+
+/** Progress on stderr: a bar on a TTY, one line per cell otherwise. */
+function progressReporter(enabled: boolean, total: number) {
+  if (!enabled) return {};
+  if (process.stderr.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      { format: 'swc bench [{bar}] {percentage}% | {value}/{total} events | {cell}', hideCursor: true, stream: process.stderr, clearOnComplete: true },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(total, 0, { cell: '' });
+    onShutdown(async () => bar.stop());
+    return {
+      onCellStart: (cell: { layout: string; windowSeconds: number; rate: number }) =>
+        bar.update({ cell: `${cell.layout} ${formatWindow(cell.windowSeconds)} @ ${cell.rate}/s` }),
+      onEvents: (written: number) => bar.update(written),
+    };
+  }
+  return {
+    onCellDone: (r: { layout: string; windowSeconds: number; rate: number; memory: { bytesPerLight: number } }, i: number, n: number) =>
+      process.stderr.write(
+        `swc bench: [${i + 1}/${n}] ${r.layout} window ${formatWindow(r.windowSeconds)} at ${r.rate}/s: ${kb(r.memory.bytesPerLight)} KB per light\n`,
+      ),
+  };
+}
+
+/** `swc bench`: drive synthetic traffic through each layout, measure memory per light. */
+export function benchCommand(): Command {
+  const command = new Command('bench')
+    .description('drive synthetic traffic through each layout with an injected clock and measure memory per light')
+    .option('--rate <list>', `requests per second per light, comma-separated (default ${DEFAULT_RATES.join(',')})`, rateList)
+    .option('--window <list>', `window sizes, comma-separated: 300, 90s, 5m, 1h (default ${DEFAULT_WINDOWS.join(',')} s)`, windowList)
+    .addOption(
+      new Option('--layout <list>', `layouts, comma-separated: ${layoutNames.join(', ')} (default all)`).argParser(layoutList),
+    )
+    .option('--failure-rate <0..1>', 'share of failures (seeded Bernoulli per event)', parser((v) => parseNumber('--failure-rate', v, LIMITS.failureRate)), 0.5)
+    .option('--lights <n>', 'lights per cell; memory is reported per light', parser((v) => parseNumber('--lights', v, LIMITS.lights)), 1)
+    .option('--duration <time>', 'simulated traffic time per cell (default: one window)', parser((v) => parseDuration('--duration', v, LIMITS.duration)))
+    .option('--preset <name>', `a named matrix: ${Object.keys(presets).join(', ')} (with published figures)`, parser((v) => parseChoice('--preset', v, Object.keys(presets))))
+    .option('--seed <n>', 'seed for outcomes and event ids (same seed, same bytes)', parser((v) => parseNumber('--seed', v, LIMITS.seed)), 1)
+    .addOption(new Option('--format <format>', 'output format').choices(benchFormats).default('table'))
+    .option('--no-progress', 'no progress on stderr');
+  addJsonOption(command);
+  addRedisOptions(command, { privateServer: true });
+  command.addHelpText(
+    'after',
+    `
+Time is injected: a 10-minute window fills in well under a second. Memory is
+MEMORY USAGE <key> SAMPLES 0 summed over each light's keys. On a server swc did
+not start, every key goes under swc-bench:<run id>: and is deleted at the end,
+also on Ctrl-C.
+
+Examples:
+  swc bench --rate 100 --window 300
+  swc bench --preset blog
+  swc bench --rate 10,100 --window 1m,10m --format markdown
+  swc bench --redis-url redis://127.0.0.1:6379 --json > result.json`,
+  );
+  return command.action(
+    action(async (flags: BenchFlags) => {
+      const preset = flags.preset ? presets[flags.preset]?.() : undefined;
+      const plan = planFromFlags(flags, preset);
+      const format: BenchFormat = flags.json ? 'json' : flags.format;
+      const session = await sessionFromFlags(flags);
+      const namespace = createNamespace();
+      onShutdown(async () => {
+        const removed = await deleteNamespace(session.redis, namespace);
+        if (!session.server && removed > 0) process.stderr.write(`swc bench: removed ${removed} leftover key(s) under ${namespace.pattern}\n`);
+      });
+      if (!session.server && flags.progress) {
+        process.stderr.write(`swc bench: writing only under ${namespace.pattern} on this server; removed at the end\n`);
+      }
+      const report = await runBench({
+        session,
+        plan,
+        namespace,
+        progress: progressReporter(flags.progress, plannedEvents(plan)),
+        options: {
+          layouts: plan.layouts,
+          windows: plan.windows,
+          rates: plan.rates,
+          failureRate: plan.failureRate,
+          lights: plan.lights,
+          durationSeconds: plan.durationSeconds ?? null,
+          seed: plan.seed,
+          preset: preset?.name ?? null,
+        },
+      });
+      if (format === 'json') printJson(report);
+      else process.stdout.write(renderBench(report, format, useColor()));
+    }),
+  );
+}

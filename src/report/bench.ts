@@ -1,0 +1,186 @@
+import type { BenchReport, CellResult, LatencyStats } from '../measure/types.js';
+import { palette, kb, percent, times } from './style.js';
+import { renderBox, renderCsv, renderMarkdown, type Grid } from './table.js';
+
+/** Output formats of `swc bench`; `--format` choices come from here. */
+export const benchFormats = ['table', 'json', 'markdown', 'csv'] as const;
+export type BenchFormat = (typeof benchFormats)[number];
+
+/** `60` → `1 min`, `90` → `90 s`, `3600` → `1 h`. */
+export function formatWindow(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
+
+const count = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+/** The cells of a report grouped by window and rate, layouts side by side, in run order. */
+function groups(report: BenchReport): { windowSeconds: number; rate: number; byLayout: Map<string, CellResult> }[] {
+  const out: { windowSeconds: number; rate: number; byLayout: Map<string, CellResult> }[] = [];
+  for (const result of report.results) {
+    let group = out.find((g) => g.windowSeconds === result.windowSeconds && g.rate === result.rate);
+    if (!group) {
+      group = { windowSeconds: result.windowSeconds, rate: result.rate, byLayout: new Map() };
+      out.push(group);
+    }
+    group.byLayout.set(result.layout, result);
+  }
+  return out;
+}
+
+function layoutsOf(report: BenchReport): string[] {
+  return [...new Set(report.results.map((r) => r.layout))];
+}
+
+/** Memory per light: one row per window and rate, one KB column per layout. */
+export function memoryGrid(report: BenchReport): Grid {
+  const layouts = layoutsOf(report);
+  const hasPublished = report.results.some((r) => r.published);
+  const hasDuration = report.results.some((r) => r.durationSeconds !== r.windowSeconds);
+  const [first, last] = [layouts[0], layouts.at(-1)];
+  const ratio = layouts.length > 1 && first && last ? [`${first} / ${last}`] : [];
+  const head = [
+    'window',
+    'req/s',
+    ...(hasDuration ? ['traffic'] : []),
+    'events in window',
+    ...layouts.flatMap((l) => [`${l} KB`, ...(hasPublished ? [`published`, `diff`] : [])]),
+    ...ratio,
+    'encodings',
+  ];
+  const rows = groups(report).map((g) => {
+    const cells = layouts.map((l) => g.byLayout.get(l));
+    const a = first ? g.byLayout.get(first) : undefined;
+    const b = last ? g.byLayout.get(last) : undefined;
+    const any = cells.find(Boolean);
+    return [
+      formatWindow(g.windowSeconds),
+      String(g.rate),
+      ...(hasDuration ? [any ? formatWindow(any.durationSeconds) : ''] : []),
+      count(g.rate * g.windowSeconds),
+      ...cells.flatMap((c) => [
+        c ? kb(c.memory.bytesPerLight) : '',
+        ...(hasPublished ? [c?.published ? c.published.kb.toFixed(1) : '', c?.published ? percent(c.published.diff) : ''] : []),
+      ]),
+      ...(ratio.length ? [a && b ? times(a.memory.bytesPerLight / b.memory.bytesPerLight) : ''] : []),
+      cells
+        .filter((c): c is CellResult => Boolean(c))
+        .map((c) => [...new Set(c.memory.keys.map((k) => k.encoding))].join('+'))
+        .join(' | '),
+    ];
+  });
+  const numeric = head.map((h) => h !== 'window' && h !== 'encodings' && h !== 'traffic');
+  return { head, rows, numeric };
+}
+
+const ms = (n: number): string => (n >= 10 ? n.toFixed(1) : n.toFixed(3));
+
+/** Throughput and latency: one row per cell and operation. */
+export function throughputGrid(report: BenchReport): Grid | undefined {
+  const measured = report.results.filter((r) => r.throughput);
+  if (measured.length === 0) return undefined;
+  const head = ['window', 'req/s', 'layout', 'op', 'ops/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'server µs/call'];
+  const rows: string[][] = [];
+  for (const r of measured) {
+    const t = r.throughput;
+    if (!t) continue;
+    for (const [op, stats] of [['write', t.write], ['read', t.read], ['request', t.request]] as [string, LatencyStats][]) {
+      rows.push([
+        formatWindow(r.windowSeconds),
+        String(r.rate),
+        r.layout,
+        op,
+        count(stats.opsPerSec),
+        ms(stats.p50Ms),
+        ms(stats.p99Ms),
+        ms(stats.p999Ms),
+        stats.serverUsecPerCall === null ? '–' : stats.serverUsecPerCall.toFixed(1),
+      ]);
+    }
+  }
+  return { head, rows, numeric: head.map((_, i) => i === 1 || i >= 4) };
+}
+
+/** Throughput ratios between the last and first layout of each cell (the post claims 1.0). */
+export function throughputRatioGrid(report: BenchReport): Grid | undefined {
+  const layouts = layoutsOf(report);
+  const [first, last] = [layouts[0], layouts.at(-1)];
+  if (!first || !last || first === last) return undefined;
+  const rows: string[][] = [];
+  for (const g of groups(report)) {
+    const a = g.byLayout.get(first)?.throughput;
+    const b = g.byLayout.get(last)?.throughput;
+    if (!a || !b) continue;
+    rows.push([
+      formatWindow(g.windowSeconds),
+      String(g.rate),
+      times(b.write.opsPerSec / a.write.opsPerSec),
+      times(b.read.opsPerSec / a.read.opsPerSec),
+      times(b.request.opsPerSec / a.request.opsPerSec),
+      a.request.serverUsecPerCall && b.request.serverUsecPerCall
+        ? times(b.request.serverUsecPerCall / a.request.serverUsecPerCall)
+        : '–',
+    ]);
+  }
+  if (rows.length === 0) return undefined;
+  const head = ['window', 'req/s', 'write ops/s', 'read ops/s', 'request ops/s', 'server µs/request'].map((h, i) =>
+    i < 2 ? h : `${h} ${last}/${first}`,
+  );
+  return { head, rows, numeric: head.map((_, i) => i > 0) };
+}
+
+/** One flat row per result, for spreadsheets. */
+export function csvGrid(report: BenchReport): Grid {
+  const stat = (s: LatencyStats | undefined): string[] =>
+    s ? [s.opsPerSec, s.p50Ms, s.p99Ms, s.p999Ms, s.serverUsecPerCall ?? ''].map(String) : ['', '', '', '', ''];
+  const head = [
+    'layout', 'windowSeconds', 'rate', 'durationSeconds', 'eventsInWindow', 'events', 'bytesPerLight',
+    'usedMemoryDeltaPerLight', 'encodings', 'publishedKb', 'publishedDiff',
+    ...['write', 'read', 'request'].flatMap((op) => ['OpsPerSec', 'P50Ms', 'P99Ms', 'P999Ms', 'ServerUsecPerCall'].map((f) => `${op}${f}`)),
+  ];
+  const rows = report.results.map((r) => [
+    r.layout,
+    String(r.windowSeconds),
+    String(r.rate),
+    String(r.durationSeconds),
+    String(r.eventsInWindow),
+    String(r.events),
+    String(r.memory.bytesPerLight),
+    String(r.memory.usedMemoryDeltaPerLight),
+    r.memory.keys.map((k) => `${k.type}:${k.encoding}`).join('+'),
+    r.published ? String(r.published.kb) : '',
+    r.published ? r.published.diff.toFixed(4) : '',
+    ...stat(r.throughput?.write),
+    ...stat(r.throughput?.read),
+    ...stat(r.throughput?.request),
+  ]);
+  return { head, rows };
+}
+
+/** The human-readable report: memory table, throughput tables, and the server it ran on. */
+export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'json'>, color: boolean): string {
+  if (format === 'csv') return `${renderCsv(csvGrid(report))}\n`;
+  const c = palette(color);
+  const grids: [string, Grid | undefined][] = [
+    ['Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light\'s keys)', memoryGrid(report)],
+    ['Throughput and latency (steady state, injected clock)', throughputGrid(report)],
+    ['Throughput ratios', throughputRatioGrid(report)],
+  ];
+  const t = report.results.find((r) => r.throughput)?.throughput;
+  const footer =
+    `Redis ${report.redis.version}, ${report.redis.memAllocator}` +
+    `${report.redis.private ? ' (private server)' : ''}; ` +
+    Object.entries(report.redis.config)
+      .map(([k, v]) => `${k}=${v ?? '?'}`)
+      .join(' ') +
+    (t ? `; ${t.connections} connection(s), pipeline ${t.pipeline}` : '');
+  const parts: string[] = [];
+  for (const [title, grid] of grids) {
+    if (!grid) continue;
+    if (format === 'markdown') parts.push(`**${title}**\n\n${renderMarkdown(grid)}`);
+    else parts.push(`${c.bold(title)}\n${renderBox(grid, color)}`);
+  }
+  parts.push(format === 'markdown' ? `_${footer}_` : c.dim(footer));
+  return `${parts.join('\n\n')}\n`;
+}
