@@ -81,18 +81,50 @@ async function fill(
   if (batch.length > 0) await flush();
 }
 
+/** Runs a small cell through `layout` and deletes its keys. */
+async function warmUp(session: Session, plan: BenchPlan, layout: Layout): Promise<void> {
+  const cell: Cell = { layout: layout.name as Cell['layout'], windowSeconds: 60, rate: 50, durationSeconds: 60 };
+  const { lights, endAt } = await runMemory(session, { ...plan, lights: 1 }, cell, layout, () => undefined);
+  await deleteLights(session.redis, layout, lights, endAt);
+}
+
+/** Deletes every key the layout says the lights have for traffic up to `endAt`. */
+async function deleteLights(redis: Redis, layout: Layout, lights: readonly Light[], endAt: number): Promise<void> {
+  await deleteKeys(redis, lights.flatMap((light) => layout.keysOf(light, BENCH_EPOCH, endAt).map((k) => k.key)));
+}
+
+/** Closes a connection and waits until the server has freed it (at most about a second). */
+async function closeAndWait(observer: Redis, connection: Redis): Promise<void> {
+  const id = await connection.client('ID');
+  await connection.quit();
+  for (let i = 0; i < 100; i += 1) {
+    const list = String(await observer.client('LIST', 'ID', String(id)));
+    if (list.trim() === '') return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /** Fills a cell's lights, measures their memory, and removes their keys. */
 async function runMemory(
-  redis: Redis,
+  session: Session,
   plan: BenchPlan,
   cell: Cell,
   layout: Layout,
   written: (n: number) => void,
 ): Promise<{ memory: MemoryResult; events: number; lights: Light[]; endAt: number }> {
+  const { redis } = session;
   const lights = lightsOf(cell, plan.lights);
   const before = await usedMemory(redis);
-  for (const [i, light] of lights.entries()) {
-    await fill(redis, layout, light, trafficOf(plan, cell, i), cell.windowSeconds, written);
+  // A pipelined writer leaves a large query buffer behind on its connection;
+  // writing on a connection of its own and closing it keeps that buffer out
+  // of the used_memory delta.
+  const writer = await session.connectAnother();
+  try {
+    for (const [i, light] of lights.entries()) {
+      await fill(writer, layout, light, trafficOf(plan, cell, i), cell.windowSeconds, written);
+    }
+  } finally {
+    await closeAndWait(redis, writer);
   }
   const after = await usedMemory(redis);
   const endAt = BENCH_EPOCH + cell.durationSeconds;
@@ -128,10 +160,13 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
   const started = Date.now();
   const info = await serverInfo(redis);
   const cells = cellsOf(plan);
-  // Load every script before the first measurement, so compiling Lua does not
-  // land in the first cell's used_memory delta.
+  // Load every script and run each layout once on a throw-away light before
+  // the first measurement: compiling Lua and the server's first allocations
+  // would otherwise land in the first cell's used_memory delta.
   for (const name of new Set(cells.map((c) => c.layout))) {
-    await installScripts(redis, namespacedLayout(name, namespace.prefix).scripts);
+    const layout = namespacedLayout(name, namespace.prefix);
+    await installScripts(redis, layout.scripts);
+    await warmUp(session, plan, layout);
   }
   const totalEvents = plannedEvents(plan);
   let written = 0;
@@ -139,7 +174,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
   for (const [index, cell] of cells.entries()) {
     progress?.onCellStart?.(cell, index, cells.length);
     const layout = namespacedLayout(cell.layout, namespace.prefix);
-    const { memory, events, lights, endAt } = await runMemory(redis, plan, cell, layout, (n) => {
+    const { memory, events, lights, endAt } = await runMemory(session, plan, cell, layout, (n) => {
       written += n;
       progress?.onEvents?.(written, totalEvents);
     });
@@ -154,10 +189,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       memory,
       ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
     };
-    await deleteKeys(
-      redis,
-      lights.flatMap((light) => layout.keysOf(light, BENCH_EPOCH, endAt).map((k) => k.key)),
-    );
+    await deleteLights(redis, layout, lights, endAt);
     results.push(result);
     progress?.onCellDone?.(result, index, cells.length);
   }

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Memory targets of `swc bench --preset blog`, printed (not asserted by tests):
+//   every cell within 15% of the published figure; 5.x grows about tenfold
+//   from 10 to 100 req/s while 6.0 changes by under 5%; the whole preset,
+//   memory only, in under 15 seconds. Runs the real CLI on a private server.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const bin = fileURLToPath(new URL('../bin/swc.js', import.meta.url));
+const started = process.hrtime.bigint();
+const run = spawnSync(process.execPath, [bin, 'bench', '--preset', 'blog', '--json', '--no-progress'], {
+  encoding: 'utf8',
+  maxBuffer: 64 * 1024 * 1024,
+});
+const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+if (run.status !== 0) {
+  process.stderr.write(run.stderr);
+  process.exit(run.status ?? 3);
+}
+const report = JSON.parse(run.stdout);
+const results = report.results;
+const cell = (layout, w, r) => results.find((x) => x.layout === layout && x.windowSeconds === w && x.rate === r);
+
+const rows = [];
+let worst = 0;
+for (const r of results) {
+  worst = Math.max(worst, Math.abs(r.published.diff));
+  rows.push(
+    `${r.layout.padEnd(13)} ${String(r.windowSeconds).padStart(4)} s ${String(r.rate).padStart(4)}/s ` +
+      `${(r.memory.bytesPerLight / 1024).toFixed(1).padStart(8)} KB  published ${r.published.kb.toFixed(1).padStart(7)}  ` +
+      `${(r.published.diff * 100).toFixed(1).padStart(6)}%`,
+  );
+}
+console.log(`Redis ${report.redis.version} ${report.redis.memAllocator}, swc ${report.swcVersion}\n`);
+console.log(rows.join('\n'));
+console.log('');
+const windows = [...new Set(results.map((r) => r.windowSeconds))];
+const growth = (layout) => windows.map((w) => cell(layout, w, 100).memory.bytesPerLight / cell(layout, w, 10).memory.bytesPerLight);
+const v5 = growth('stoplight-v5');
+const v6 = growth('stoplight-v6');
+const fmt = (xs) => xs.map((x) => `${x.toFixed(2)}×`).join(' ');
+const checks = [
+  [`every cell within 15% of the published figure (worst ${(worst * 100).toFixed(1)}%)`, worst <= 0.15],
+  [`5.x grows about tenfold from 10 to 100 req/s (${fmt(v5)})`, v5.every((g) => g >= 7 && g <= 13)],
+  [`6.0 changes by under 5% from 10 to 100 req/s (${fmt(v6)})`, v6.every((g) => Math.abs(g - 1) < 0.05)],
+  [`whole preset, memory only, under 15 s (${seconds.toFixed(1)} s including server start)`, seconds < 15],
+];
+for (const [text, ok] of checks) console.log(`${ok ? 'PASS' : 'MISS'}  ${text}`);
+process.exitCode = checks.every(([, ok]) => ok) ? 0 : 1;

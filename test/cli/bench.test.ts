@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { redisUrl } from '../helpers.js';
+import { runCli } from './run-cli.js';
+
+describe('swc bench (CLI)', () => {
+  it('prints the JSON contract on stdout and progress on stderr', async () => {
+    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '5,50', '--window', '1m', '--json']);
+    expect(result.stderr).not.toMatch(/Error|at .*\.js/);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as {
+      schemaVersion: number;
+      swcVersion: string;
+      redis: { version: string; memAllocator: string; config: Record<string, number> };
+      options: { rates: number[] };
+      results: { layout: string; windowSeconds: number; rate: number; eventsInWindow: number; memory: { bytesPerLight: number; usedMemoryDeltaPerLight: number; keys: { type: string; encoding: string; elements: number; bytes: number }[] } }[];
+    };
+    expect(report.schemaVersion).toBe(1);
+    expect(report.redis.config['hash-max-listpack-entries']).toBeGreaterThan(0);
+    expect(report.results).toHaveLength(4);
+    expect(report.results[0]).toMatchObject({ layout: 'stoplight-v5', windowSeconds: 60, rate: 5, eventsInWindow: 300 });
+    expect(report.results[0]!.memory.keys[0]).toEqual({
+      role: expect.any(String),
+      key: expect.any(String),
+      type: 'hash',
+      encoding: expect.any(String),
+      elements: expect.any(Number),
+      bytes: expect.any(Number),
+    });
+    expect(result.stderr).toMatch(/writing only under swc-bench:[0-9a-f]{8}:\*/);
+  });
+
+  it('renders markdown and csv', async () => {
+    const md = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--format', 'markdown', '--no-progress']);
+    expect(md.code).toBe(0);
+    expect(md.stdout).toMatch(/^\*\*Memory per light/);
+    expect(md.stdout).toMatch(/\| 1 min \| 10 \| 600 \|/);
+    const csv = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--format', 'csv', '--no-progress']);
+    expect(csv.code).toBe(0);
+    const lines = csv.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^layout,windowSeconds,rate,/);
+    expect(lines.slice(1).map((l) => l.split(',').slice(0, 3).join(','))).toEqual(['stoplight-v5,60,10', 'stoplight-v6,60,10']);
+  });
+
+  it('compares with the published figures under --preset blog, limited to one cell by flags', async () => {
+    const result = await runCli(['bench', '--redis-url', redisUrl(), '--preset', 'blog', '--rate', '10', '--window', '1m', '--json']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as { results: { layout: string; published?: { kb: number; diff: number } }[] };
+    expect(report.results.map((r) => [r.layout, r.published?.kb])).toEqual([
+      ['stoplight-v5', 74.9],
+      ['stoplight-v6', 11.6],
+    ]);
+  });
+});
