@@ -12,6 +12,8 @@ export const ExitCode = {
   usage: 2,
   /** A runtime failure: Redis unreachable, a script error, a dead server. */
   runtime: 3,
+  /** Stopped by SIGINT or SIGTERM (128 + SIGINT). */
+  interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -57,5 +59,12 @@ export class ServerStartError extends SwcError {
 export class NotFoundError extends SwcError {
   constructor(message: string) {
     super(message, ExitCode.finding);
+  }
+}
+
+/** The run was stopped on request (Ctrl-C, SIGTERM). */
+export class InterruptedError extends SwcError {
+  constructor() {
+    super('interrupted', ExitCode.interrupted);
   }
 }

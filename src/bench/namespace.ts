@@ -37,3 +37,18 @@ export async function deleteNamespace(redis: Redis, namespace: Namespace): Promi
   } while (cursor !== '0');
   return removed;
 }
+
+/**
+ * Deletes the namespace until a pass finds nothing, so a write that was still
+ * in flight when the run stopped cannot leave a key behind. Returns the keys removed.
+ */
+export async function purgeNamespace(redis: Redis, namespace: Namespace, passes = 5): Promise<number> {
+  let total = 0;
+  for (let pass = 0; pass < passes; pass += 1) {
+    const removed = await deleteNamespace(redis, namespace);
+    total += removed;
+    if (removed === 0 && pass > 0) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return total;
+}

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { InterruptedError, RedisUnavailableError, SwcError } from '../errors.js';
 import { namespacedLayout } from '../layouts/index.js';
 import type { Layout, Light } from '../layouts/types.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
@@ -34,6 +35,8 @@ export interface BenchRun {
   readonly progress?: BenchProgress;
   /** Extra options echoed into the report. */
   readonly options?: Record<string, unknown>;
+  /** Aborting stops the run before its next pipeline; the run then rejects with an InterruptedError. */
+  readonly signal?: AbortSignal;
 }
 
 function lightsOf(cell: Cell, count: number): Light[] {
@@ -59,10 +62,12 @@ async function fill(
   spec: TrafficSpec,
   windowSeconds: number,
   written: (n: number) => void,
+  signal: AbortSignal | undefined,
 ): Promise<void> {
   let batch: ScriptCall[] = [];
   let failures = 0;
   const flush = async (): Promise<void> => {
+    if (signal?.aborted) throw new InterruptedError();
     const replies = await execPipeline(redis, batch);
     const failed = replies.find(([err]) => err);
     if (failed?.[0]) throw failed[0];
@@ -93,6 +98,22 @@ async function deleteLights(redis: Redis, layout: Layout, lights: readonly Light
   await deleteKeys(redis, lights.flatMap((light) => layout.keysOf(light, BENCH_EPOCH, endAt).map((k) => k.key)));
 }
 
+/** Says where a run stopped, keeping the error's type (and so its exit code). */
+function withContext(err: unknown, where: string): unknown {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/OOM command not allowed/.test(message)) {
+    return new RedisUnavailableError(`Redis is out of memory (maxmemory reached) ${where}: ${message}`, { cause: err });
+  }
+  if (err instanceof InterruptedError) return err;
+  if (err instanceof SwcError) {
+    return new SwcError(`${err.message} (${where})`, err.exitCode, { cause: err });
+  }
+  const reason = /max retries|Connection is closed|ECONNRESET|ECONNREFUSED|isn't writeable|EPIPE|connection close/i.test(message)
+    ? 'the connection dropped and did not come back (server stopped, restarted too slowly, or unreachable)'
+    : message;
+  return new RedisUnavailableError(`lost Redis ${where}: ${reason}`, { cause: err });
+}
+
 /** Closes a connection and waits until the server has freed it (at most about a second). */
 async function closeAndWait(observer: Redis, connection: Redis): Promise<void> {
   const id = await connection.client('ID');
@@ -111,6 +132,7 @@ async function runMemory(
   cell: Cell,
   layout: Layout,
   written: (n: number) => void,
+  signal?: AbortSignal,
 ): Promise<{ memory: MemoryResult; events: number; lights: Light[]; endAt: number }> {
   const { redis } = session;
   const lights = lightsOf(cell, plan.lights);
@@ -121,11 +143,13 @@ async function runMemory(
   const writer = await session.connectAnother();
   try {
     for (const [i, light] of lights.entries()) {
-      await fill(writer, layout, light, trafficOf(plan, cell, i), cell.windowSeconds, written);
+      await fill(writer, layout, light, trafficOf(plan, cell, i), cell.windowSeconds, written, signal);
     }
-  } finally {
-    await closeAndWait(redis, writer);
+  } catch (err) {
+    writer.disconnect();
+    throw err;
   }
+  await closeAndWait(redis, writer);
   const after = await usedMemory(redis);
   const endAt = BENCH_EPOCH + cell.durationSeconds;
   let total = 0;
@@ -174,9 +198,21 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
   for (const [index, cell] of cells.entries()) {
     progress?.onCellStart?.(cell, index, cells.length);
     const layout = namespacedLayout(cell.layout, namespace.prefix);
-    const { memory, events, lights, endAt } = await runMemory(session, plan, cell, layout, (n) => {
-      written += n;
-      progress?.onEvents?.(written, totalEvents);
+    const where = (): string =>
+      `in cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s) ` +
+      `after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
+    const { memory, events, lights, endAt } = await runMemory(
+      session,
+      plan,
+      cell,
+      layout,
+      (n) => {
+        written += n;
+        progress?.onEvents?.(written, totalEvents);
+      },
+      run.signal,
+    ).catch((err: unknown) => {
+      throw withContext(err, where());
     });
     const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
     const result: CellResult = {

@@ -1,11 +1,12 @@
 import { Command, Option } from 'commander';
 import cliProgress from 'cli-progress';
-import { deleteNamespace, createNamespace } from '../bench/namespace.js';
+import { createNamespace, purgeNamespace } from '../bench/namespace.js';
 import { plannedEvents, type BenchPlan } from '../bench/plan.js';
 import { presets, type Preset } from '../bench/presets.js';
 import { runBench } from '../bench/run.js';
 import { LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../bench/values.js';
 import { UsageError } from '../errors.js';
+import type { BenchReport } from '../measure/types.js';
 import { isLayoutName, layoutNames, type LayoutName } from '../layouts/index.js';
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
@@ -126,14 +127,29 @@ Examples:
       const format: BenchFormat = flags.json ? 'json' : flags.format;
       const session = await sessionFromFlags(flags);
       const namespace = createNamespace();
+      const stop = new AbortController();
+      let running: Promise<BenchReport> | undefined;
+      // On every way out, Ctrl-C included: stop writing first, then delete the
+      // run's keys (only under its namespace), then the session closes.
       onShutdown(async () => {
-        const removed = await deleteNamespace(session.redis, namespace);
-        if (!session.server && removed > 0) process.stderr.write(`swc bench: removed ${removed} leftover key(s) under ${namespace.pattern}\n`);
+        stop.abort();
+        await running?.catch(() => undefined);
+        if (session.server) return;
+        try {
+          const removed = await purgeNamespace(session.redis, namespace);
+          if (removed > 0) process.stderr.write(`swc bench: removed ${removed} key(s) of this run under ${namespace.pattern}\n`);
+        } catch {
+          process.stderr.write(
+            `swc bench: could not remove this run's keys (Redis unreachable); when it is back: ` +
+              `redis-cli --scan --pattern '${namespace.pattern}' | xargs -r redis-cli unlink\n`,
+          );
+        }
       });
       if (!session.server && flags.progress) {
         process.stderr.write(`swc bench: writing only under ${namespace.pattern} on this server; removed at the end\n`);
       }
-      const report = await runBench({
+      running = runBench({
+        signal: stop.signal,
         session,
         plan,
         namespace,
@@ -149,6 +165,7 @@ Examples:
           preset: preset?.name ?? null,
         },
       });
+      const report = await running;
       if (format === 'json') printJson(report);
       else process.stdout.write(renderBench(report, format, useColor()));
     }),

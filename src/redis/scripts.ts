@@ -135,6 +135,21 @@ export async function runScript(redis: Redis, call: ScriptCall): Promise<unknown
 
 const isNoScript = (err: unknown): boolean => err instanceof Error && err.message.startsWith('NOSCRIPT');
 
+/**
+ * Loads scripts in one MULTI, so a flush cannot fall between two of them:
+ * with only some of them back, the re-run tail would run out of order.
+ */
+async function reloadAtomically(redis: Redis, scripts: readonly LuaScript[]): Promise<void> {
+  const transaction = redis.multi();
+  for (const script of scripts) transaction.script('LOAD', script.source);
+  const results = (await transaction.exec()) ?? [];
+  const failed = results.findIndex(([err]) => err);
+  if (failed !== -1) {
+    const script = scripts[failed] as LuaScript;
+    throw new ScriptError(`${script.file}: failed to reload: ${String(results[failed]?.[0])}`);
+  }
+}
+
 /** One pipelined reply: an error (already explained) or the script's reply. */
 export type PipelineReply = [error: Error | null, reply: unknown];
 
@@ -154,7 +169,8 @@ export type PipelineReply = [error: Error | null, reply: unknown];
 export async function execPipeline(redis: Redis, calls: readonly ScriptCall[]): Promise<PipelineReply[]> {
   const replies: PipelineReply[] = [];
   let pending = calls;
-  for (let attempt = 0; pending.length > 0; attempt += 1) {
+  let stalls = 0;
+  while (pending.length > 0) {
     const pipeline = redis.pipeline();
     for (const call of pending) pipeline.evalsha(call.script.sha1, call.keys.length, ...call.keys, ...call.args);
     const results = (await pipeline.exec()) ?? [];
@@ -168,13 +184,18 @@ export async function execPipeline(redis: Redis, calls: readonly ScriptCall[]): 
       replies.push([err ? (explainScriptError(pending[i] as ScriptCall, err) as Error) : null, reply]);
     }
     if (firstMissing === -1) break;
-    if (results.slice(firstMissing).some(([err]) => !isNoScript(err)) || attempt >= 3) {
+    if (results.slice(firstMissing).some(([err]) => !isNoScript(err))) {
       throw new ScriptError(
         'the script cache was flushed and reloaded by another client during a pipeline; stopping rather than reorder calls',
       );
     }
+    // Give up only when flushes keep coming faster than a single call gets through.
+    stalls = firstMissing === 0 ? stalls + 1 : 0;
+    if (stalls >= 5) {
+      throw new ScriptError('the server keeps dropping swc\'s scripts from its cache (SCRIPT FLUSH in a loop?); stopping');
+    }
     pending = pending.slice(firstMissing);
-    await installScripts(redis, [...new Set(pending.map((call) => call.script))]);
+    await reloadAtomically(redis, [...new Set(pending.map((call) => call.script))]);
   }
   return replies;
 }
