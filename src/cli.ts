@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { doctorCommand } from './commands/doctor.js';
+import { inspectCommand } from './commands/inspect.js';
+import { lightsCommand } from './commands/lights.js';
 import { installSignalHandlers } from './commands/lifecycle.js';
 import { SWC_VERSION } from './version.js';
 
@@ -12,6 +14,8 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
     .exitOverride();
   program.addCommand(doctorCommand());
+  program.addCommand(inspectCommand());
+  program.addCommand(lightsCommand());
   for (const command of program.commands) command.exitOverride().showHelpAfterError(false);
   return program;
 }
