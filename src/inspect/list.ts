@@ -34,6 +34,7 @@ function groupOf(key: string): Omit<Group, 'keys'> | null {
 
 interface KeyFacts {
   bytes: number;
+  exact: boolean;
   first: number | null;
   last: number | null;
 }
@@ -56,9 +57,9 @@ async function keyFacts(redis: Redis, keys: readonly string[]): Promise<Map<stri
     // A key of an unexpected type makes HLEN fail; it still counts, with sampled bytes.
     const replies = ((await sizes.exec()) ?? []).map(([err, value]) => (err ? null : value));
     const memory = redis.pipeline();
+    const exact = batch.map((_, j) => Number(replies[3 * j] ?? Infinity) <= EXACT_MEMORY_MAX_ELEMENTS);
     batch.forEach((key, j) => {
-      const elements = Number(replies[3 * j] ?? Infinity);
-      if (elements <= EXACT_MEMORY_MAX_ELEMENTS) memory.call('MEMORY', 'USAGE', key, 'SAMPLES', '0');
+      if (exact[j]) memory.call('MEMORY', 'USAGE', key, 'SAMPLES', '0');
       else memory.call('MEMORY', 'USAGE', key);
     });
     const bytes = await exec(memory);
@@ -67,6 +68,7 @@ async function keyFacts(redis: Redis, keys: readonly string[]): Promise<Map<stri
       const last = replies[3 * j + 2];
       facts.set(key, {
         bytes: Number(bytes[j] ?? 0),
+        exact: exact[j] ?? false,
         first: Array.isArray(first) && first.length === 2 ? Math.floor(Number(first[1])) : null,
         last: Array.isArray(last) && last.length === 2 ? Math.floor(Number(last[1])) : null,
       });
@@ -107,6 +109,7 @@ export async function listLights(redis: Redis): Promise<LightListing[]> {
       systemId: group.systemId,
       keys: group.keys.length,
       bytes: of.reduce((sum, f) => sum + f.bytes, 0),
+      bytesExact: of.every((f) => f.exact),
       firstSecond,
       lastSecond,
       spanSeconds: firstSecond === null || lastSecond === null ? 0 : lastSecond - firstSecond + 1,

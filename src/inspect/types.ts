@@ -189,6 +189,8 @@ export interface LightListing {
   readonly systemId: string | null;
   readonly keys: number;
   readonly bytes: number;
+  /** False when a key was too large for an exact MEMORY USAGE and Redis sampled it. */
+  readonly bytesExact: boolean;
   /** Oldest and newest second with events; null when none. */
   readonly firstSecond: number | null;
   readonly lastSecond: number | null;

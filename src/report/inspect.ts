@@ -57,7 +57,12 @@ export function sparkline(points: ReadonlyArray<{ second: number; events: number
 
 function bytesText(bytes: number | null, exact = true): string {
   if (bytes === null) return '?';
-  const text = bytes >= 10_240 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} B`;
+  const text =
+    bytes >= 10 * 1024 * 1024
+      ? `${(bytes / 1024 / 1024).toFixed(1)} MB`
+      : bytes >= 10_240
+        ? `${(bytes / 1024).toFixed(1)} KB`
+        : `${bytes} B`;
   return exact ? text : `~${text}`;
 }
 
@@ -128,8 +133,10 @@ function percentText(rate: number | null): string {
 function summaryLine(inspection: Inspection, c: ChalkInstance): string {
   const { summary } = inspection;
   const perSecond =
-    summary.bytesPerWindowSecond === null ? 'no window' : `${summary.bytesPerWindowSecond.toFixed(1)} B per second of window`;
-  return `${c.bold('summary')}  error rate ${percentText(summary.errorRate)} in the window · ${bytesText(summary.bytes)} · ${perSecond}`;
+    summary.bytesPerWindowSecond === null
+      ? 'no window'
+      : `${bytesText(Math.round(summary.bytesPerWindowSecond))} per second of window`;
+  return `${c.bold('summary')}  error rate ${percentText(summary.errorRate)} in the window · ${bytesText(summary.bytes, inspection.keys.every((k) => k.bytesExact))} · ${perSecond}`;
 }
 
 function pictureLine(inspection: Inspection, points: { second: number; events: number }[]): string | null {
@@ -266,7 +273,7 @@ export function renderListing(listings: readonly LightListing[], color: boolean)
       l.light,
       l.systemId ?? '–',
       l.keys,
-      bytesText(l.bytes),
+      bytesText(l.bytes, l.bytesExact),
       l.spanSeconds === 0 ? '–' : `${l.spanSeconds} s`,
       l.firstSecond === null ? '–' : isoSecond(l.firstSecond),
       l.lastSecond === null ? '–' : isoSecond(l.lastSecond),
