@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { benchCommand } from './commands/bench.js';
 import { doctorCommand } from './commands/doctor.js';
+import { inspectCommand } from './commands/inspect.js';
+import { lightsCommand } from './commands/lights.js';
 import { installSignalHandlers } from './commands/lifecycle.js';
 import { SWC_VERSION } from './version.js';
 
@@ -14,6 +16,8 @@ export function buildProgram(): Command {
     .exitOverride();
   program.addCommand(benchCommand());
   program.addCommand(doctorCommand());
+  program.addCommand(inspectCommand());
+  program.addCommand(lightsCommand());
   for (const command of program.commands) command.exitOverride().showHelpAfterError(false);
   return program;
 }

@@ -15,3 +15,8 @@ export { readScript, installScripts, runScript, execPipeline, type PipelineReply
 export { connect, openSession, parseRedisUrl, type Session, type SessionOptions, type ConnectOptions } from './redis/connect.js';
 export { startPrivateServer, freePort, type PrivateServer, type PrivateServerOptions } from './redis/server.js';
 export { serverInfo, parseInfo, compareVersions, ENCODING_SETTINGS, type ServerInfo } from './redis/info.js';
+export { inspectLight, resolveTargets, type InspectRequest } from './inspect/inspect.js';
+export { listLights } from './inspect/list.js';
+export { inspectV5, type V5Target } from './inspect/read-v5.js';
+export { inspectV6, type V6Target } from './inspect/read-v6.js';
+export type * from './inspect/types.js';

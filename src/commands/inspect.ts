@@ -1,0 +1,117 @@
+import { Command, Option } from 'commander';
+import { ExitCode, UsageError } from '../errors.js';
+import { inspectLight } from '../inspect/inspect.js';
+import { listLights } from '../inspect/list.js';
+import type { InspectedLayout, Inspection } from '../inspect/types.js';
+import { layoutNames } from '../layouts/index.js';
+import { DEFAULT_SYSTEM } from '../layouts/types.js';
+import { renderInspections, renderListing } from '../report/inspect.js';
+import { SWC_VERSION } from '../version.js';
+import { action } from './lifecycle.js';
+import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
+
+/** Inspect reads what an application's Redis holds, so it defaults to the usual local one. */
+const DEFAULT_URL = 'redis://127.0.0.1:6379';
+/** Keys live 7 days at most in either layout. */
+const MAX_WINDOW_SECONDS = 604_800;
+/** 2100-01-01: later times are typos (milliseconds, most likely). */
+const MAX_AT = 4_102_444_800;
+
+interface InspectFlags extends RedisFlags {
+  json?: boolean;
+  list?: boolean;
+  layout: InspectedLayout | 'auto';
+  system: string;
+  window?: number;
+  at?: number;
+  limit: number;
+}
+
+function wholeNumber(flag: string, min: number, max: number): (value: string) => number {
+  return parser((value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new UsageError(`${flag}: expected a whole number ${min}..${max}, got "${value}"`);
+    }
+    return n;
+  });
+}
+
+const unixSeconds = parser((value) => {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > MAX_AT) {
+    throw new UsageError(`--at: expected Unix seconds 0..${MAX_AT} (fractions allowed), got "${value}"`);
+  }
+  return n;
+});
+
+/** `--list` and `swc lights`: every light on the server. */
+export async function runList(flags: RedisFlags & { json?: boolean }): Promise<number> {
+  const session = await sessionFromFlags(flags, DEFAULT_URL);
+  const listings = await listLights(session.redis);
+  if (flags.json) printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, lights: listings });
+  else process.stdout.write(renderListing(listings, useColor()));
+  return ExitCode.ok;
+}
+
+function warn(inspections: readonly Inspection[]): boolean {
+  let problem = false;
+  for (const inspection of inspections) {
+    for (const text of inspection.problems) {
+      process.stderr.write(`swc: warning: ${text}\n`);
+      problem = true;
+    }
+    if (!inspection.consistent) {
+      process.stderr.write(
+        `swc: warning: ${inspection.layout} keys of ${inspection.light} changed while being read (writes in progress); figures may mix two moments\n`,
+      );
+    }
+  }
+  return problem;
+}
+
+/** `swc inspect <light>`: a read-only look inside one light. */
+export function inspectCommand(): Command {
+  const command = new Command('inspect')
+    .description('look inside one light (read-only): keys, encodings, buckets or events, drift, metadata')
+    .argument('[light]', 'a light name, a 12-hex 6.0 light id, or a full key')
+    .option('--list', 'list every light on the server instead (same as swc lights)')
+    .addOption(
+      new Option('--layout <name>', 'which layout to read').choices([...layoutNames, 'auto']).default('auto'),
+    )
+    .option('--system <name>', '6.0 system name the light id is hashed with', DEFAULT_SYSTEM)
+    .option('--window <s>', 'window in seconds to judge buckets against (default: 5.x 86400, 6.0 none)', wholeNumber('--window', 1, MAX_WINDOW_SECONDS))
+    .option('--at <time>', 'judge the window at this Unix time in seconds (default: the server clock)', unixSeconds)
+    .option('--limit <n>', 'most recent buckets or seconds to print (JSON has all)', wholeNumber('--limit', 0, 1_000_000), 30)
+    .addHelpText(
+      'after',
+      '\nRead-only: runs no Stoplight script (a 6.0 read would evict), only SCAN, HSCAN, ZRANGE pages, TYPE, MEMORY USAGE, TTL.' +
+        '\nExit codes: 0 ok, 1 light not found or a key of the wrong type, 2 bad usage, 3 Redis unreachable.' +
+        '\n\nExamples:\n  swc inspect checkout --window 60\n  swc inspect 5f3a0c1b2d4e --layout stoplight-v6 --json\n  swc inspect --list',
+    );
+  addRedisOptions(command, { privateServer: false });
+  addJsonOption(command);
+  return command.action(
+    action(async (light: string | undefined, flags: InspectFlags) => {
+      if (flags.list) {
+        if (light !== undefined) throw new UsageError('--list: takes no light; drop one of them');
+        return runList(flags);
+      }
+      if (light === undefined || light === '') throw new UsageError('inspect: give a light name, id or key (or --list)');
+      const session = await sessionFromFlags(flags, DEFAULT_URL);
+      const inspections = await inspectLight(session.redis, {
+        light,
+        layout: flags.layout,
+        system: flags.system,
+        ...(flags.window !== undefined ? { windowSeconds: flags.window } : {}),
+        ...(flags.at !== undefined ? { at: flags.at } : {}),
+      });
+      if (flags.json) printJson(inspections.length === 1 ? inspections[0] : inspections);
+      else {
+        const color = useColor();
+        process.stdout.write(renderInspections(inspections, { color, limit: flags.limit, picture: Boolean(process.stdout.isTTY) }));
+      }
+      return warn(inspections) ? ExitCode.finding : ExitCode.ok;
+    }),
+  );
+}

@@ -1,0 +1,14 @@
+import { Command } from 'commander';
+import { runList } from './inspect.js';
+import { action } from './lifecycle.js';
+import { addJsonOption, addRedisOptions, type RedisFlags } from './options.js';
+
+/** `swc lights`: the short name of `swc inspect --list`. */
+export function lightsCommand(): Command {
+  const command = new Command('lights').description(
+    'list every Stoplight light on a Redis (SCAN, read-only): layout, keys, bytes, window span; largest first',
+  );
+  addRedisOptions(command, { privateServer: false });
+  addJsonOption(command);
+  return command.action(action(async (flags: RedisFlags & { json?: boolean }) => runList(flags)));
+}

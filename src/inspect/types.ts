@@ -1,0 +1,208 @@
+import type { EncodingSetting } from '../redis/info.js';
+
+/** The layouts `inspect` can read. */
+export type InspectedLayout = 'stoplight-v5' | 'stoplight-v6';
+
+/** How close one key is to the limits that keep it a compact listpack. */
+export interface KeyLimits {
+  /** `hash-max-listpack-entries` or `zset-max-listpack-entries`. */
+  readonly entriesSetting: EncodingSetting;
+  /** The server's value; null when CONFIG GET is refused. */
+  readonly entriesLimit: number | null;
+  /** `hash-max-listpack-value` or `zset-max-listpack-value`. */
+  readonly valueSetting: EncodingSetting;
+  readonly valueLimit: number | null;
+  /** Bytes of the longest hash field or value, or sorted-set member. */
+  readonly longestBytes: number;
+  /** What the longest one is, e.g. `last_error_json` (a hash value) or a member. */
+  readonly longest: string | null;
+}
+
+/** One key of a light, as the server holds it. */
+export interface KeyInspection {
+  readonly key: string;
+  /** What the key is for, e.g. `metrics`, `index`, `metadata`, `success events`. */
+  readonly role: string;
+  /** The type the layout expects under this name. */
+  readonly expectedType: 'hash' | 'zset';
+  /** The type found (`TYPE`). */
+  readonly type: string;
+  readonly wrongType: boolean;
+  /** `OBJECT ENCODING`; null for a key of the wrong type. */
+  readonly encoding: string | null;
+  /** HLEN or ZCARD; null for a key of the wrong type. */
+  readonly elements: number | null;
+  /** `MEMORY USAGE`; exact (`SAMPLES 0`) unless {@link bytesExact} is false. */
+  readonly bytes: number | null;
+  /** False when the key was too large to walk in one call and Redis sampled it. */
+  readonly bytesExact: boolean;
+  /** Seconds to live; null when the key never expires. */
+  readonly ttlSeconds: number | null;
+  /** Redis Cluster slot (of the hash tag when the key has one). */
+  readonly slot: number;
+  /** Null for a key of the wrong type. */
+  readonly limits: KeyLimits | null;
+}
+
+/** Success and failure counts. */
+export interface Counts {
+  readonly successes: number;
+  readonly failures: number;
+}
+
+/** The window a light is judged against. */
+export interface WindowView {
+  /** Window size in seconds; null (6.0 without `--window`) = everything, nothing stale. */
+  readonly seconds: number | null;
+  /** The second the window ends at (floored). */
+  readonly at: number;
+  /** Where {@link at} came from. */
+  readonly clock: 'server' | 'given';
+  /** First second inside the window; null when there is no window. */
+  readonly fromSecond: number | null;
+}
+
+/** The summary line. */
+export interface InspectionSummary {
+  /** failures / (successes + failures) in the window; null without events. */
+  readonly errorRate: number | null;
+  /** Every key of the light together (MEMORY USAGE). */
+  readonly bytes: number;
+  /** bytes / window seconds; null without a window. */
+  readonly bytesPerWindowSecond: number | null;
+}
+
+/** Metadata fields as stored, plus `last_error_json` decoded. */
+export interface LightMetadata {
+  readonly fields: Readonly<Record<string, string>>;
+  /** `last_error_json` parsed; null when absent or not valid JSON. */
+  readonly lastError: unknown;
+  /** Set when `last_error_json` is present but not valid JSON. */
+  readonly lastErrorInvalid: boolean;
+}
+
+/** What every inspection carries. */
+interface InspectionBase {
+  /** The light as asked for (a name, an id or a key). */
+  readonly light: string;
+  readonly keys: KeyInspection[];
+  readonly window: WindowView;
+  readonly summary: InspectionSummary;
+  /**
+   * False when the keys kept changing while they were read (a server under
+   * write load), so the figures may mix two moments.
+   */
+  readonly consistent: boolean;
+  /** Things a user should know about: keys of the wrong type, missing keys. */
+  readonly problems: string[];
+}
+
+/** One 6.0 bucket: one second that saw traffic. */
+export interface V6Bucket {
+  readonly second: number;
+  /** Seconds before the window's end (negative: in the future). */
+  readonly ageSeconds: number;
+  readonly successes: number;
+  readonly failures: number;
+  /** Outside the window but not evicted yet (no read or write since). */
+  readonly stale: boolean;
+}
+
+/** Whether a 6.0 light's hash and index agree with each other. */
+export interface V6Drift {
+  readonly ok: boolean;
+  /** The running totals equal the sum of every bucket. */
+  readonly totalsOk: boolean;
+  /** The sum of every bucket in the hash. */
+  readonly bucketSum: Counts;
+  /** Seconds in the index with no counter in the hash. */
+  readonly indexWithoutBucket: number[];
+  /** Seconds with a counter in the hash but no index member. */
+  readonly bucketWithoutIndex: number[];
+  /** Index members whose score is not their second, or that are not `bucket:<second>`. */
+  readonly badIndexMembers: string[];
+  /** Hash fields that are neither buckets, totals nor known metadata. */
+  readonly unknownFields: string[];
+}
+
+/** A Stoplight 6.0 light. */
+export interface V6Inspection extends InspectionBase {
+  readonly layout: 'stoplight-v6';
+  /** The 12-hex id of the system and of the light, as they appear in the keys. */
+  readonly systemId: string;
+  readonly lightId: string;
+  /** The running totals as stored (they include stale buckets). */
+  readonly totals: Counts;
+  /** The buckets inside the window. */
+  readonly windowTotals: Counts;
+  /** In time order. */
+  readonly buckets: V6Bucket[];
+  readonly drift: V6Drift;
+  readonly metadata: LightMetadata;
+}
+
+/** One second of a 5.x light. */
+export interface V5Second {
+  readonly second: number;
+  readonly ageSeconds: number;
+  readonly successes: number;
+  readonly failures: number;
+  /** Outside the window, still held until its hour key expires. */
+  readonly stale: boolean;
+}
+
+/** One 5.x hour key. */
+export interface V5HourKey {
+  readonly key: string;
+  /** `success`, `failure`, `recovery_probe_success` or `recovery_probe_failure`. */
+  readonly outcome: string;
+  readonly hour: number;
+  readonly events: number;
+  /** Lowest and highest score; null for an empty key. */
+  readonly firstSecond: number | null;
+  readonly lastSecond: number | null;
+}
+
+/** A Stoplight 5.x light. */
+export interface V5Inspection extends InspectionBase {
+  readonly layout: 'stoplight-v5';
+  /** Events in the window (success and failure keys; recovery probes are not counted). */
+  readonly totals: Counts;
+  /** Seconds that saw events, in time order. */
+  readonly seconds: V5Second[];
+  /** In hour order, then by outcome. */
+  readonly hours: V5HourKey[];
+  readonly metadata: LightMetadata;
+  /** `recovered_at` from the metadata when it moved the window's start. */
+  readonly recoveredAt: number | null;
+}
+
+/** One light, in either layout. */
+export type Inspection = V5Inspection | V6Inspection;
+
+/** One light found by `inspect --list`. */
+export interface LightListing {
+  readonly layout: InspectedLayout;
+  /** 5.x: the raw name; 6.0: the 12-hex light id. */
+  readonly light: string;
+  /** 6.0: the 12-hex system id; null for 5.x. */
+  readonly systemId: string | null;
+  readonly keys: number;
+  readonly bytes: number;
+  /** False when a key was too large for an exact MEMORY USAGE and Redis sampled it. */
+  readonly bytesExact: boolean;
+  /** Oldest and newest second with events; null when none. */
+  readonly firstSecond: number | null;
+  readonly lastSecond: number | null;
+  /** lastSecond - firstSecond + 1, or 0. */
+  readonly spanSeconds: number;
+}
+
+/** How to judge a light, decided once per run. */
+export interface JudgeOptions {
+  /** Window size in seconds; null = no window (everything counts, nothing is stale). */
+  readonly windowSeconds: number | null;
+  /** The second the window ends at. */
+  readonly at: number;
+  readonly clock: 'server' | 'given';
+}

@@ -1,0 +1,283 @@
+import Table from 'cli-table3';
+import type { ChalkInstance } from 'chalk';
+import type {
+  Inspection,
+  KeyInspection,
+  LightListing,
+  LightMetadata,
+  V5Inspection,
+  V6Inspection,
+} from '../inspect/types.js';
+import { palette } from './style.js';
+
+/** How to render an inspection. */
+export interface InspectRenderOptions {
+  readonly color: boolean;
+  /** Most recent buckets (6.0) or seconds (5.x) to list. */
+  readonly limit: number;
+  /** Draw the traffic sparkline (a terminal that shows block characters). */
+  readonly picture: boolean;
+}
+
+const SPARKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+/** Columns of the sparkline at most; wider windows are summed into columns. */
+const SPARK_WIDTH = 60;
+
+/** A Unix second as `2025-11-29T21:00:00Z`. */
+export function isoSecond(second: number): string {
+  return new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+function table(head: string[], c: ChalkInstance, color: boolean): Table.Table {
+  return new Table({
+    head: head.map((h) => c.bold(h)),
+    style: { head: [], border: color ? ['grey'] : [], compact: true },
+  });
+}
+
+/**
+ * Events per second from `from` to `to` as a line of block characters, each
+ * column the sum of `ceil(seconds / 60)` seconds; a blank column saw nothing.
+ */
+export function sparkline(points: ReadonlyArray<{ second: number; events: number }>, from: number, to: number): string {
+  const seconds = to - from + 1;
+  if (seconds <= 0) return '';
+  const per = Math.ceil(seconds / SPARK_WIDTH);
+  const columns = new Array<number>(Math.ceil(seconds / per)).fill(0);
+  for (const point of points) {
+    if (point.second < from || point.second > to) continue;
+    const column = Math.floor((point.second - from) / per);
+    columns[column] = (columns[column] ?? 0) + point.events;
+  }
+  const max = Math.max(...columns);
+  return columns
+    .map((v) => (v === 0 ? ' ' : (SPARKS[Math.min(SPARKS.length - 1, Math.floor((v / max) * SPARKS.length))] as string)))
+    .join('');
+}
+
+function bytesText(bytes: number | null, exact = true): string {
+  if (bytes === null) return '?';
+  const text =
+    bytes >= 10 * 1024 * 1024
+      ? `${(bytes / 1024 / 1024).toFixed(1)} MB`
+      : bytes >= 10_240
+        ? `${(bytes / 1024).toFixed(1)} KB`
+        : `${bytes} B`;
+  return exact ? text : `~${text}`;
+}
+
+function limitText(value: number, limit: number | null, c: ChalkInstance, unit = ''): string {
+  const text = `${value}${unit}/${limit ?? '?'}${unit}`;
+  if (limit === null) return text;
+  if (value > limit) return c.red(text);
+  return value >= 0.8 * limit ? c.yellow(text) : text;
+}
+
+function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: boolean): string {
+  const t = table(['key', 'type', 'encoding', 'elements', 'bytes', 'ttl', 'slot', 'entries/limit', 'longest/limit'], c, color);
+  for (const key of keys) {
+    const type = key.wrongType ? c.red(`${key.type} (expected ${key.expectedType})`) : key.type;
+    const limits = key.limits;
+    t.push([
+      key.key,
+      type,
+      key.encoding ?? '–',
+      key.elements ?? '–',
+      bytesText(key.bytes, key.bytesExact),
+      key.ttlSeconds === null ? 'none' : `${key.ttlSeconds} s`,
+      key.slot,
+      limits ? limitText(key.elements ?? 0, limits.entriesLimit, c) : '–',
+      limits ? limitText(limits.longestBytes, limits.valueLimit, c, ' B') + (limits.longest ? ` ${limits.longest}` : '') : '–',
+    ]);
+  }
+  return t.toString();
+}
+
+function metadataLines(metadata: LightMetadata, c: ChalkInstance): string[] {
+  const entries = Object.entries(metadata.fields);
+  if (entries.length === 0) return [`${c.bold('metadata')}  none`];
+  const width = Math.max(...entries.map(([name]) => name.length));
+  const lines = [c.bold('metadata')];
+  for (const [name, value] of entries) {
+    const when = /_at$/.test(name) && /^\d+(\.\d+)?$/.test(value) ? `  (${isoSecond(Math.floor(Number(value)))})` : '';
+    lines.push(`  ${name.padEnd(width)}  ${value}${when}`);
+  }
+  if (metadata.lastErrorInvalid) lines.push(`  ${c.yellow('last_error_json is not valid JSON')}`);
+  else if (metadata.lastError !== null) lines.push(`  ${'last error'.padEnd(width)}  ${describeError(metadata.lastError)}`);
+  return lines;
+}
+
+/** Stoplight stores `{"error":{"class":…,"message":…},"time":…}`; anything else is shown as JSON. */
+function describeError(error: unknown): string {
+  const inner = (error as { error?: { class?: unknown; message?: unknown } } | null)?.error;
+  if (inner && typeof inner.class === 'string') {
+    return typeof inner.message === 'string' ? `${inner.class}: ${inner.message}` : inner.class;
+  }
+  return JSON.stringify(error);
+}
+
+function windowLine(inspection: Inspection): string {
+  const { window } = inspection;
+  const clock = window.clock === 'server' ? 'server clock' : '--at';
+  if (window.seconds === null) {
+    return `no window (give --window): every bucket counts, none is stale; now ${isoSecond(window.at)} (${clock})`;
+  }
+  const from = window.fromSecond ?? window.at;
+  return `window ${window.seconds} s: ${isoSecond(from)} .. ${isoSecond(window.at)} (${clock})`;
+}
+
+function percentText(rate: number | null): string {
+  return rate === null ? 'n/a (no events)' : `${(rate * 100).toFixed(1)}%`;
+}
+
+function summaryLine(inspection: Inspection, c: ChalkInstance): string {
+  const { summary } = inspection;
+  const perSecond =
+    summary.bytesPerWindowSecond === null
+      ? 'no window'
+      : `${bytesText(Math.round(summary.bytesPerWindowSecond))} per second of window`;
+  return `${c.bold('summary')}  error rate ${percentText(summary.errorRate)} in the window · ${bytesText(summary.bytes, inspection.keys.every((k) => k.bytesExact))} · ${perSecond}`;
+}
+
+function pictureLine(inspection: Inspection, points: { second: number; events: number }[]): string | null {
+  const { window } = inspection;
+  const from = window.fromSecond ?? points[0]?.second;
+  const to = window.fromSecond === null ? points[points.length - 1]?.second : window.at;
+  if (from === undefined || to === undefined) return null;
+  return `traffic  │${sparkline(points, from, to)}│  events per second, ${isoSecond(from)} .. ${isoSecond(to)}`;
+}
+
+function renderV6(inspection: V6Inspection, options: InspectRenderOptions, c: ChalkInstance): string[] {
+  const { buckets, drift, totals } = inspection;
+  const lines: string[] = [
+    `${c.bold('stoplight-v6')}  ${inspection.light}  (system id ${inspection.systemId}, light id ${inspection.lightId})`,
+    windowLine(inspection),
+    keysTable(inspection.keys, c, options.color),
+  ];
+  if (options.picture) {
+    const line = pictureLine(
+      inspection,
+      buckets.map((b) => ({ second: b.second, events: b.successes + b.failures })),
+    );
+    if (line) lines.push(line);
+  }
+  const shown = buckets.slice(Math.max(0, buckets.length - options.limit));
+  const stale = buckets.filter((b) => b.stale).length;
+  lines.push(
+    `${c.bold('buckets')}  ${buckets.length}${stale > 0 ? ` (${stale} stale: outside the window, not evicted yet)` : ''}` +
+      (shown.length < buckets.length ? `, the last ${shown.length} shown (--limit)` : ''),
+  );
+  if (shown.length > 0) {
+    const t = table(['time', 'age', 'successes', 'failures', ''], c, options.color);
+    for (const b of shown) t.push([isoSecond(b.second), `${b.ageSeconds} s`, b.successes, b.failures, b.stale ? c.yellow('stale') : '']);
+    lines.push(t.toString());
+  }
+  lines.push(
+    `${c.bold('totals')}   successes ${totals.successes}  failures ${totals.failures}` +
+      `  (in the window: ${inspection.windowTotals.successes} / ${inspection.windowTotals.failures})`,
+  );
+  lines.push(...driftLines(inspection, c));
+  lines.push(...metadataLines(inspection.metadata, c));
+  lines.push(summaryLine(inspection, c));
+  return lines;
+}
+
+function listSeconds(seconds: readonly number[]): string {
+  const shown = seconds.slice(0, 10).map(isoSecond).join(', ');
+  return seconds.length > 10 ? `${shown}, … (${seconds.length} in all)` : shown;
+}
+
+function driftLines(inspection: V6Inspection, c: ChalkInstance): string[] {
+  const { drift, totals } = inspection;
+  if (drift.ok) {
+    return [`${c.bold('drift')}    ${c.green('ok')}: totals equal the sum of the buckets, index and buckets agree`];
+  }
+  const lines = [`${c.bold('drift')}    ${c.red('found')}`];
+  if (!drift.totalsOk) {
+    lines.push(
+      `  totals ${totals.successes} / ${totals.failures} but the buckets sum to ${drift.bucketSum.successes} / ${drift.bucketSum.failures}` +
+        ` (successes ${signed(totals.successes - drift.bucketSum.successes)}, failures ${signed(totals.failures - drift.bucketSum.failures)})`,
+    );
+  }
+  if (drift.indexWithoutBucket.length > 0) lines.push(`  indexed, no counters: ${listSeconds(drift.indexWithoutBucket)}`);
+  if (drift.bucketWithoutIndex.length > 0) lines.push(`  counters, not indexed: ${listSeconds(drift.bucketWithoutIndex)}`);
+  if (drift.badIndexMembers.length > 0) lines.push(`  malformed index members: ${drift.badIndexMembers.slice(0, 10).join(', ')}`);
+  if (drift.unknownFields.length > 0) lines.push(`  unknown hash fields: ${drift.unknownFields.slice(0, 10).join(', ')}`);
+  return lines;
+}
+
+function signed(n: number): string {
+  return n > 0 ? `+${n}` : String(n);
+}
+
+function renderV5(inspection: V5Inspection, options: InspectRenderOptions, c: ChalkInstance): string[] {
+  const lines: string[] = [
+    `${c.bold('stoplight-v5')}  ${inspection.light}`,
+    windowLine(inspection) + (inspection.recoveredAt === null ? '' : ` (starts at recovered_at ${isoSecond(inspection.recoveredAt)})`),
+    keysTable(inspection.keys, c, options.color),
+  ];
+  if (inspection.hours.length > 0) {
+    const t = table(['hour', 'outcome', 'events', 'first', 'last'], c, options.color);
+    for (const h of inspection.hours) {
+      t.push([
+        isoSecond(h.hour),
+        h.outcome,
+        h.events,
+        h.firstSecond === null ? '–' : isoSecond(h.firstSecond),
+        h.lastSecond === null ? '–' : isoSecond(h.lastSecond),
+      ]);
+    }
+    lines.push(c.bold('hour keys'), t.toString());
+  }
+  if (options.picture) {
+    const line = pictureLine(
+      inspection,
+      inspection.seconds.map((s) => ({ second: s.second, events: s.successes + s.failures })),
+    );
+    if (line) lines.push(line);
+  }
+  const live = inspection.seconds.filter((s) => !s.stale);
+  const shown = live.slice(Math.max(0, live.length - options.limit));
+  lines.push(
+    `${c.bold('seconds')}  ${live.length} with events in the window, ${inspection.seconds.length - live.length} outside it (still held)` +
+      (shown.length < live.length ? `, the last ${shown.length} shown (--limit)` : ''),
+  );
+  if (shown.length > 0) {
+    const t = table(['time', 'age', 'successes', 'failures'], c, options.color);
+    for (const s of shown) t.push([isoSecond(s.second), `${s.ageSeconds} s`, s.successes, s.failures]);
+    lines.push(t.toString());
+  }
+  lines.push(`${c.bold('totals')}   successes ${inspection.totals.successes}  failures ${inspection.totals.failures}  (events in the window)`);
+  lines.push(...metadataLines(inspection.metadata, c));
+  lines.push(summaryLine(inspection, c));
+  return lines;
+}
+
+/** Renders the inspections of one light (one per layout found) for a terminal. */
+export function renderInspections(inspections: readonly Inspection[], options: InspectRenderOptions): string {
+  const c = palette(options.color);
+  const blocks = inspections.map((inspection) =>
+    (inspection.layout === 'stoplight-v6' ? renderV6(inspection, options, c) : renderV5(inspection, options, c)).join('\n'),
+  );
+  return `${blocks.join('\n\n')}\n`;
+}
+
+/** Renders `inspect --list`. */
+export function renderListing(listings: readonly LightListing[], color: boolean): string {
+  const c = palette(color);
+  if (listings.length === 0) return 'no Stoplight light on this server (no key stoplight:v5:* or stoplight:v6:*)\n';
+  const t = table(['layout', 'light', 'system id', 'keys', 'bytes', 'window span', 'first', 'last'], c, color);
+  for (const l of listings) {
+    t.push([
+      l.layout,
+      l.light,
+      l.systemId ?? '–',
+      l.keys,
+      bytesText(l.bytes, l.bytesExact),
+      l.spanSeconds === 0 ? '–' : `${l.spanSeconds} s`,
+      l.firstSecond === null ? '–' : isoSecond(l.firstSecond),
+      l.lastSecond === null ? '–' : isoSecond(l.lastSecond),
+    ]);
+  }
+  return `${t.toString()}\n${listings.length} light${listings.length === 1 ? '' : 's'}\n`;
+}

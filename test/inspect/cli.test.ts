@@ -1,0 +1,115 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import type { Redis } from 'ioredis';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { LayoutClient } from '../../src/layouts/client.js';
+import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
+import { shortId, StoplightV6 } from '../../src/layouts/stoplight-v6.js';
+import { HOUR_START, redisUrl, testRedis, uniqueName } from '../helpers.js';
+
+const ERROR_JSON = '{"error":{"class":"Timeout::Error","message":"execution expired"},"time":1764450000}';
+
+let redis: Redis;
+beforeAll(async () => {
+  redis = await testRedis();
+  // The CLI runs from dist/, as users run it.
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+}, 120_000);
+
+function swc(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  delete env.REDIS_URL;
+  const run = spawnSync('node', ['bin/swc.js', ...args], { encoding: 'utf8', env });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+describe('swc inspect', () => {
+  it('prints the whole JSON contract for both layouts', async () => {
+    const name = uniqueName('cli');
+    for (const layout of [new StoplightV5(), new StoplightV6()]) {
+      const client = await LayoutClient.open(redis, layout);
+      await client.recordSuccess({ name }, { at: HOUR_START, windowSeconds: 60 });
+      await client.recordFailure({ name }, { at: HOUR_START + 1, windowSeconds: 60, errorJson: ERROR_JSON });
+    }
+    const run = swc('inspect', name, '--redis-url', redisUrl(), '--json', '--at', String(HOUR_START + 1), '--window', '60');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const [v5, v6] = JSON.parse(run.stdout) as Record<string, unknown>[];
+    for (const doc of [v5, v6]) {
+      expect(doc).toMatchObject({ light: name, totals: { successes: 1, failures: 1 } });
+      expect(Object.keys((doc?.keys as object[])[0] ?? {})).toEqual(
+        expect.arrayContaining(['key', 'type', 'encoding', 'elements', 'bytes', 'ttlSeconds']),
+      );
+    }
+    expect(v5).toMatchObject({ layout: 'stoplight-v5', seconds: [{ second: HOUR_START, successes: 1, failures: 0, stale: false }, expect.anything()] });
+    expect(v6).toMatchObject({
+      layout: 'stoplight-v6',
+      buckets: [{ second: HOUR_START, successes: 1, failures: 0, stale: false }, { second: HOUR_START + 1, successes: 0, failures: 1, stale: false }],
+      drift: { ok: true },
+    });
+  });
+
+  it('renders text with drift, metadata and summary, and one object for one layout', async () => {
+    const name = uniqueName('cli');
+    const client = await LayoutClient.open(redis, new StoplightV6());
+    await client.recordFailure({ name }, { at: HOUR_START, windowSeconds: 60, errorJson: ERROR_JSON });
+    const text = swc('inspect', name, '--redis-url', redisUrl(), '--at', String(HOUR_START));
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`light id ${shortId(name)}`);
+    expect(text.stdout).toContain('drift    ok');
+    expect(text.stdout).toContain('last error             Timeout::Error: execution expired');
+    expect(text.stdout).toMatch(/summary {2}error rate 100\.0% in the window/);
+    const json = JSON.parse(swc('inspect', shortId(name), '--redis-url', redisUrl(), '--json').stdout) as { layout: string };
+    expect(json.layout).toBe('stoplight-v6');
+  });
+
+  it('a missing light exits 1 with a clear message', () => {
+    const name = uniqueName('nope');
+    const run = swc('inspect', name, '--redis-url', redisUrl());
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(new RegExp(`^swc: light "${name}" not found: no key stoplight:v5:metadata:${name}`));
+  });
+
+  it('a key of the wrong type prints what it can, warns, and exits 1', async () => {
+    const name = uniqueName('cli-wrong');
+    await redis.set(`stoplight:v5:metadata:${name}`, 'x');
+    const run = swc('inspect', name, '--redis-url', redisUrl(), '--json');
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ layout: 'stoplight-v5', keys: [{ type: 'string', wrongType: true }] });
+    expect(run.stderr).toContain('is a string, expected a hash');
+  });
+
+  it.each([
+    [['--window', '0'], '--window: expected a whole number 1..604800'],
+    [['--window', '1.5'], '--window: expected a whole number 1..604800'],
+    [['--limit', '-1'], '--limit: expected a whole number 0..1000000'],
+    [['--at', '1764450000000'], '--at: expected Unix seconds 0..4102444800'],
+    [['--layout', 'v7'], "Allowed choices are stoplight-v5, stoplight-v6, auto"],
+  ])('rejects %j with one line and exit 2, before connecting', (flags, message) => {
+    // Port 1 would refuse: exit 2 (not 3) shows Redis was never contacted.
+    const run = swc('inspect', 'x', '--redis-url', 'redis://127.0.0.1:1', ...flags);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('needs a light or --list, not both', () => {
+    expect(swc('inspect', '--redis-url', 'redis://127.0.0.1:1').code).toBe(2);
+    expect(swc('inspect', 'x', '--list', '--redis-url', 'redis://127.0.0.1:1').code).toBe(2);
+  });
+});
+
+describe('swc lights / inspect --list', () => {
+  it('lists the light by name (5.x) and both forms agree', async () => {
+    const name = uniqueName('cli-list');
+    const client = await LayoutClient.open(redis, new StoplightV5());
+    await client.recordSuccess({ name }, { at: HOUR_START, windowSeconds: 60 });
+    const lights = swc('lights', '--redis-url', redisUrl());
+    expect(lights.code).toBe(0);
+    expect(lights.stdout).toMatch(new RegExp(`stoplight-v5 +│ ${name} `));
+    const json = JSON.parse(swc('inspect', '--list', '--redis-url', redisUrl(), '--json').stdout) as {
+      lights: { light: string; keys: number }[];
+    };
+    expect(json.lights.find((l) => l.light === name)).toMatchObject({ keys: 2 });
+  });
+});
