@@ -1,24 +1,24 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../src/layouts/client.js';
 import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
 import { shortId, StoplightV6 } from '../../src/layouts/stoplight-v6.js';
 import { HOUR_START, redisUrl, testRedis, uniqueName } from '../helpers.js';
+import { SWC_BIN } from '../cli/run-cli.js';
 
 const ERROR_JSON = '{"error":{"class":"Timeout::Error","message":"execution expired"},"time":1764450000}';
 
 let redis: Redis;
 beforeAll(async () => {
   redis = await testRedis();
-  // The CLI runs from dist/, as users run it.
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-}, 120_000);
+});
 
+/** The built CLI (npm test builds first), run synchronously. */
 function swc(...args: string[]): { code: number | null; stdout: string; stderr: string } {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   delete env.REDIS_URL;
-  const run = spawnSync('node', ['bin/swc.js', ...args], { encoding: 'utf8', env });
+  const run = spawnSync(process.execPath, [SWC_BIN, ...args], { encoding: 'utf8', env });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
