@@ -11,7 +11,6 @@ export function buildProgram(): Command {
   const program = new Command('swc')
     .description('Benchmark and inspect sliding-window counters in Redis (Stoplight 5.x vs 6.0 layouts)')
     .version(SWC_VERSION, '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
     .exitOverride();
   program.addCommand(benchCommand());
@@ -41,3 +40,8 @@ async function main(argv: string[]): Promise<void> {
 }
 
 await main(process.argv);
+// A failed connection can leave a client timer behind that would hold the
+// process open for seconds after the answer is printed; exit once stdout and
+// stderr have flushed.
+await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', resolve))));
+process.exit(process.exitCode ?? 0);

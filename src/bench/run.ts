@@ -5,7 +5,7 @@ import type { Layout, Light } from '../layouts/types.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
 import type { BenchReport, CellResult, MemoryResult } from '../measure/types.js';
 import type { Session } from '../redis/connect.js';
-import { serverInfo } from '../redis/info.js';
+import { serverInfo, serverRunId } from '../redis/info.js';
 import { execPipeline, installScripts, type ScriptCall } from '../redis/scripts.js';
 import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, type TrafficSpec } from '../traffic/events.js';
 import { SWC_VERSION } from '../version.js';
@@ -214,6 +214,11 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     ).catch((err: unknown) => {
       throw withContext(err, where());
     });
+    // A server that restarted mid-cell lost what was written before: its
+    // figures would be wrong, so stop instead.
+    if ((await serverRunId(redis)) !== info.runId) {
+      throw new RedisUnavailableError(`the server restarted ${where()}; its data was lost, so this run's figures would be wrong`);
+    }
     const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
     const result: CellResult = {
       layout: cell.layout,

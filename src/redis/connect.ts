@@ -4,7 +4,7 @@ import { startPrivateServer, type PrivateServer } from './server.js';
 
 /** Options for {@link connect}. */
 export interface ConnectOptions {
-  /** Give up on the first connection after this long; default 5000 ms. */
+  /** Give up on the first connection after this long; default 4000 ms (a user waits at most about 5 s). */
   readonly timeoutMs?: number;
   /** Fail a command that gets no reply for this long; default 30000 ms. */
   readonly commandTimeoutMs?: number;
@@ -82,7 +82,7 @@ function explain(url: URL, err: unknown, timeoutMs: number): RedisUnavailableErr
  */
 export async function connect(url: string, options: ConnectOptions = {}): Promise<Redis> {
   const parsed = parseRedisUrl(url, options.flag);
-  const timeoutMs = options.timeoutMs ?? 5000;
+  const timeoutMs = options.timeoutMs ?? 4000;
   let established = false;
   const redisOptions: RedisOptions = {
     lazyConnect: true,
@@ -109,6 +109,10 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
       }),
     ]);
     await redis.ping();
+    // ioredis reports a failed SELECT only as an event and carries on in db 0;
+    // select explicitly so a wrong index fails instead of writing elsewhere.
+    const db = parsed.pathname.replace(/^\//, '');
+    if (db !== '') await redis.select(Number(db));
     established = true;
     return redis;
   } catch (err) {

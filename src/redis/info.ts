@@ -18,6 +18,8 @@ export interface ServerInfo {
   /** Encoding limits; null where CONFIG GET is not allowed (managed services). */
   readonly config: Record<EncodingSetting, number | null>;
   readonly configReadable: boolean;
+  /** Changes whenever the server restarts (and so loses a benchmark's keys). */
+  readonly runId: string;
 }
 
 /** Parses `INFO` text into a flat record. */
@@ -63,5 +65,11 @@ export async function serverInfo(redis: Redis): Promise<ServerInfo> {
     os: info.os ?? 'unknown',
     config,
     configReadable,
+    runId: info.run_id ?? '',
   };
+}
+
+/** The server's run_id: a restart between two readings means its data is gone. */
+export async function serverRunId(redis: Redis): Promise<string> {
+  return parseInfo(await redis.info('server')).run_id ?? '';
 }

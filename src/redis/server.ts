@@ -68,13 +68,21 @@ async function waitForPing(port: number, child: ChildProcess, deadline: number, 
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new ServerStartError(`redis-server exited during start-up: ${log() || `exit code ${child.exitCode}`}`);
     }
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    const probe = new Redis({
+      port,
+      host: '127.0.0.1',
+      lazyConnect: true,
+      enableReadyCheck: false,
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 0,
+    });
     probe.on('error', () => undefined);
     try {
       await probe.connect();
       if ((await probe.ping()) === 'PONG') return;
-    } catch {
-      // not listening yet
+    } catch (err) {
+      // A password-protected server answers, which is all this waits for.
+      if (err instanceof Error && /NOAUTH|WRONGPASS/.test(err.message)) return;
     } finally {
       probe.disconnect();
     }
@@ -166,7 +174,9 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
       });
       return stopped;
     };
-    return { url: `redis://127.0.0.1:${port}`, port, pid: child.pid ?? -1, stop };
+    const password = (options.settings ?? []).find((s) => s.startsWith('requirepass='))?.slice('requirepass='.length);
+    const auth = password ? `:${encodeURIComponent(password)}@` : '';
+    return { url: `redis://${auth}127.0.0.1:${port}`, port, pid: child.pid ?? -1, stop };
   }
   throw lastError instanceof Error ? lastError : new ServerStartError('could not start redis-server');
 }
