@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { benchCommand } from './commands/bench.js';
+import { compareCommand } from './commands/compare.js';
 import { doctorCommand } from './commands/doctor.js';
 import { installSignalHandlers } from './commands/lifecycle.js';
 import { SWC_VERSION } from './version.js';
@@ -13,6 +14,7 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
     .exitOverride();
   program.addCommand(benchCommand());
+  program.addCommand(compareCommand());
   program.addCommand(doctorCommand());
   for (const command of program.commands) command.exitOverride().showHelpAfterError(false);
   return program;

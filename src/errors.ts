@@ -59,3 +59,14 @@ export class NotFoundError extends SwcError {
     super(message, ExitCode.finding);
   }
 }
+
+/** An input file (scenario, bench result) that cannot be used; the message names the file and what is wrong. */
+export class InputFileError extends UsageError {
+  readonly file: string;
+  readonly problem: string;
+  constructor(file: string, problem: string) {
+    super(`${file}: ${problem}`);
+    this.file = file;
+    this.problem = problem;
+  }
+}
