@@ -15,3 +15,19 @@ export { readScript, installScripts, runScript, execPipeline, type PipelineReply
 export { connect, openSession, parseRedisUrl, type Session, type SessionOptions, type ConnectOptions } from './redis/connect.js';
 export { startPrivateServer, freePort, type PrivateServer, type PrivateServerOptions } from './redis/server.js';
 export { serverInfo, parseInfo, compareVersions, ENCODING_SETTINGS, type ServerInfo } from './redis/info.js';
+export { loadScenario, parseScenario, type Scenario, type ScenarioThroughput } from './bench/scenario.js';
+export { loadReport, parseReport, RESULT_SCHEMA_VERSION } from './compare/load.js';
+export {
+  compareReports,
+  cellName,
+  DEFAULT_COMPARE_OPTIONS,
+  OPERATIONS,
+  type CompareOptions,
+  type CompareRow,
+  type Figure,
+  type Mismatch,
+  type Operation,
+  type RowStatus,
+  type Verdict,
+} from './compare/diff.js';
+export type { BenchReport, CellResult, MemoryResult, KeyMemory, LatencyStats, ThroughputResult } from './measure/types.js';
