@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { benchCommand } from './commands/bench.js';
+import { compareCommand } from './commands/compare.js';
 import { doctorCommand } from './commands/doctor.js';
 import { inspectCommand } from './commands/inspect.js';
 import { lightsCommand } from './commands/lights.js';
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
     .exitOverride();
   program.addCommand(benchCommand());
+  program.addCommand(compareCommand());
   program.addCommand(doctorCommand());
   program.addCommand(inspectCommand());
   program.addCommand(lightsCommand());

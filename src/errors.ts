@@ -68,3 +68,14 @@ export class InterruptedError extends SwcError {
     super('interrupted', ExitCode.interrupted);
   }
 }
+
+/** An input file (scenario, bench result) that cannot be used; the message names the file and what is wrong. */
+export class InputFileError extends UsageError {
+  readonly file: string;
+  readonly problem: string;
+  constructor(file: string, problem: string) {
+    super(`${file}: ${problem}`);
+    this.file = file;
+    this.problem = problem;
+  }
+}

@@ -20,3 +20,19 @@ export { listLights } from './inspect/list.js';
 export { inspectV5, type V5Target } from './inspect/read-v5.js';
 export { inspectV6, type V6Target } from './inspect/read-v6.js';
 export type * from './inspect/types.js';
+export { loadScenario, parseScenario, type Scenario, type ScenarioThroughput } from './bench/scenario.js';
+export { loadReport, parseReport, RESULT_SCHEMA_VERSION } from './compare/load.js';
+export {
+  compareReports,
+  cellName,
+  DEFAULT_COMPARE_OPTIONS,
+  OPERATIONS,
+  type CompareOptions,
+  type CompareRow,
+  type Figure,
+  type Mismatch,
+  type Operation,
+  type RowStatus,
+  type Verdict,
+} from './compare/diff.js';
+export type { BenchReport, CellResult, MemoryResult, KeyMemory, LatencyStats, ThroughputResult } from './measure/types.js';

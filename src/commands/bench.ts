@@ -4,16 +4,20 @@ import { createNamespace, purgeNamespace } from '../bench/namespace.js';
 import { plannedEvents, type BenchPlan } from '../bench/plan.js';
 import { presets, type Preset } from '../bench/presets.js';
 import { runBench } from '../bench/run.js';
+import { loadScenario, type Scenario } from '../bench/scenario.js';
+import { compareReports } from '../compare/diff.js';
+import { loadReport } from '../compare/load.js';
 import { LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../bench/values.js';
 import { UsageError } from '../errors.js';
 import type { BenchReport } from '../measure/types.js';
 import { isLayoutName, layoutNames, type LayoutName } from '../layouts/index.js';
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
+import { addCompareOptions, compareOptionsFrom, printVerdict, type CompareFlags } from './compare.js';
 import { action, onShutdown } from './lifecycle.js';
 import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
 
-interface BenchFlags extends RedisFlags {
+interface BenchFlags extends RedisFlags, CompareFlags {
   rate?: number[];
   window?: number[];
   layout?: LayoutName[];
@@ -25,6 +29,8 @@ interface BenchFlags extends RedisFlags {
   format: BenchFormat;
   json?: boolean;
   progress: boolean;
+  scenario?: string;
+  baseline?: string;
 }
 
 const DEFAULT_RATES = [100];
@@ -62,6 +68,26 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
     }
   }
   return plan;
+}
+
+/**
+ * Fills every flag not given on the command line (absent, or holding
+ * commander's default) from the scenario, so flags override the file.
+ */
+export function withScenario(flags: BenchFlags, scenario: Scenario, given: (flag: keyof BenchFlags) => boolean): BenchFlags {
+  const pick = <K extends keyof BenchFlags>(flag: K, value: BenchFlags[K] | undefined): BenchFlags[K] =>
+    given(flag) || value === undefined ? flags[flag] : value;
+  return {
+    ...flags,
+    layout: pick('layout', scenario.layouts && [...scenario.layouts]),
+    window: pick('window', scenario.windows && [...scenario.windows]),
+    rate: pick('rate', scenario.rates && [...scenario.rates]),
+    failureRate: pick('failureRate', scenario.failureRate),
+    lights: pick('lights', scenario.lights),
+    duration: pick('duration', scenario.duration),
+    seed: pick('seed', scenario.seed),
+    preset: pick('preset', scenario.preset),
+  };
 }
 
 /** Progress on stderr: a bar on a TTY, one line per cell otherwise. */
@@ -103,7 +129,10 @@ export function benchCommand(): Command {
     .option('--preset <name>', `a named matrix: ${Object.keys(presets).join(', ')} (with published figures)`, parser((v) => parseChoice('--preset', v, Object.keys(presets))))
     .option('--seed <n>', 'seed for outcomes and event ids (same seed, same bytes)', parser((v) => parseNumber('--seed', v, LIMITS.seed)), 1)
     .addOption(new Option('--format <format>', 'output format').choices(benchFormats).default('table'))
-    .option('--no-progress', 'no progress on stderr');
+    .option('--no-progress', 'no progress on stderr')
+    .option('--scenario <file>', 'run a scenario file (JSON; see README "Scenario files"); flags given here override its fields')
+    .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does');
+  addCompareOptions(command);
   addJsonOption(command);
   addRedisOptions(command, { privateServer: true });
   command.addHelpText(
@@ -118,13 +147,19 @@ Examples:
   swc bench --rate 100 --window 300
   swc bench --preset blog
   swc bench --rate 10,100 --window 1m,10m --format markdown
-  swc bench --redis-url redis://127.0.0.1:6379 --json > result.json`,
+  swc bench --redis-url redis://127.0.0.1:6379 --json > result.json
+  swc bench --scenario fixtures/scenarios/small.json --baseline fixtures/baselines/small.json`,
   );
   return command.action(
-    action(async (flags: BenchFlags) => {
+    action(async (given: BenchFlags, cmd: Command) => {
+      const scenario = given.scenario !== undefined ? loadScenario(given.scenario) : undefined;
+      const flags = scenario ? withScenario(given, scenario, (f) => cmd.getOptionValueSource(f) === 'cli') : given;
       const preset = flags.preset ? presets[flags.preset]?.() : undefined;
       const plan = planFromFlags(flags, preset);
       const format: BenchFormat = flags.json ? 'json' : flags.format;
+      if (flags.baseline !== undefined && format === 'csv') throw new UsageError('--baseline: prints the comparison as table, markdown or --json, not csv');
+      // Read the baseline before Redis is touched, so a bad file costs no run.
+      const baseline = flags.baseline !== undefined ? { label: flags.baseline, report: loadReport(flags.baseline) } : undefined;
       const session = await sessionFromFlags(flags);
       const namespace = createNamespace();
       const stop = new AbortController();
@@ -163,9 +198,14 @@ Examples:
           durationSeconds: plan.durationSeconds ?? null,
           seed: plan.seed,
           preset: preset?.name ?? null,
+          ...(scenario ? { scenario: scenario.file } : {}),
         },
       });
       const report = await running;
+      if (baseline) {
+        const verdict = compareReports(baseline.report, report, compareOptionsFrom(flags));
+        return printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: format === 'markdown' ? 'markdown' : 'table' });
+      }
       if (format === 'json') printJson(report);
       else process.stdout.write(renderBench(report, format, useColor()));
     }),

@@ -3,7 +3,10 @@ import { ExitCode, SwcError } from '../errors.js';
 type Cleanup = () => Promise<void>;
 
 const cleanups = new Set<Cleanup>();
-let shuttingDown = false;
+/** Set once a signal arrives: the exit code the process must end with. */
+let signalExitCode: number | undefined;
+/** Cleanups run one batch after another, so every caller can wait for all of them. */
+let cleaning: Promise<void> = Promise.resolve();
 
 /**
  * Registers work that must run before the process ends, also on Ctrl-C or
@@ -15,7 +18,13 @@ export function onShutdown(cleanup: Cleanup): () => void {
   return () => cleanups.delete(cleanup);
 }
 
-async function runCleanups(): Promise<void> {
+/** Runs every registered cleanup (newest first) after any batch already running. */
+function runCleanups(): Promise<void> {
+  cleaning = cleaning.then(runPending);
+  return cleaning;
+}
+
+async function runPending(): Promise<void> {
   const pending = [...cleanups].reverse();
   cleanups.clear();
   for (const cleanup of pending) {
@@ -30,8 +39,8 @@ async function runCleanups(): Promise<void> {
 /** Installs SIGINT/SIGTERM handlers that clean up, then exit 130/143. */
 export function installSignalHandlers(): void {
   const handle = (signal: NodeJS.Signals, code: number) => () => {
-    if (shuttingDown) return;
-    shuttingDown = true;
+    if (signalExitCode !== undefined) return;
+    signalExitCode = code;
     process.stderr.write(`\nswc: ${signal}: cleaning up…\n`);
     const force = setTimeout(() => process.exit(code), 8000);
     force.unref();
@@ -66,6 +75,6 @@ export function action<A extends unknown[]>(run: (...args: A) => Promise<number 
       code = reportError(err);
     }
     await runCleanups();
-    process.exitCode = code;
+    process.exitCode = signalExitCode ?? code;
   };
 }

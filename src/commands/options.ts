@@ -72,11 +72,13 @@ export function addRedisOptions(command: Command, { privateServer }: { privateSe
  * private server stops on every way out, Ctrl-C included.
  */
 export async function sessionFromFlags(flags: Partial<RedisFlags>, defaultUrl?: string): Promise<Session> {
-  const redisUrl = flags.redisUrl ?? process.env.REDIS_URL ?? defaultUrl;
+  // An empty REDIS_URL counts as unset, as the preAction check treats it.
+  const env = process.env.REDIS_URL || undefined;
+  const redisUrl = flags.redisUrl ?? env ?? defaultUrl;
   const session = await openSession({
     ...(redisUrl !== undefined ? { redisUrl } : {}),
     serverSettings: flags.redisServerArg ?? [],
-    ...(flags.redisUrl === undefined && process.env.REDIS_URL ? { flag: 'REDIS_URL' } : {}),
+    ...(flags.redisUrl === undefined && env ? { flag: 'REDIS_URL' } : {}),
   });
   onShutdown(() => session.close());
   return session;

@@ -1,0 +1,107 @@
+import { Command, Option } from 'commander';
+import { compareReports, DEFAULT_COMPARE_OPTIONS, type CompareOptions, type Verdict } from '../compare/diff.js';
+import { loadReport } from '../compare/load.js';
+import { parseNumber } from '../bench/values.js';
+import { ExitCode } from '../errors.js';
+import { compareFormats, renderCompare, type CompareFormat, type CompareSide } from '../report/compare.js';
+import { SWC_VERSION } from '../version.js';
+import { action } from './lifecycle.js';
+import { parser, printJson, useColor } from './options.js';
+
+/** Flags shared by `swc compare` and `swc bench --baseline`. */
+export interface CompareFlags {
+  memoryTolerance: number;
+  throughputTolerance: number;
+  absolute?: boolean;
+}
+
+/** `1`, `1%` and `0.5%` are percentages; returned as a fraction. */
+function percentage(flag: string, max: number) {
+  return parser((value: string) => parseNumber(flag, value.trim().replace(/%$/, ''), { min: 0, max }) / 100);
+}
+
+const pct = (fraction: number): string => `${+(fraction * 100).toFixed(4)}%`;
+
+/** Adds the tolerance flags and `--absolute`. */
+export function addCompareOptions(command: Command): Command {
+  return command
+    .option(
+      '--memory-tolerance <percent>',
+      `fail when bytes per light grow by more than this many percent; 1 and 1% both mean one percent (default ${pct(DEFAULT_COMPARE_OPTIONS.memoryTolerance)})`,
+      percentage('--memory-tolerance', 1000),
+      DEFAULT_COMPARE_OPTIONS.memoryTolerance,
+    )
+    .option(
+      '--throughput-tolerance <percent>',
+      `fail when a layout's ops/s ratio to the reference layout falls by more than this many percent (default ${pct(DEFAULT_COMPARE_OPTIONS.throughputTolerance)})`,
+      percentage('--throughput-tolerance', 100),
+      DEFAULT_COMPARE_OPTIONS.throughputTolerance,
+    )
+    .option('--absolute', 'also fail when absolute ops/s fall by more than the throughput tolerance (noisy across machines)');
+}
+
+/** The tolerances the flags ask for. */
+export function compareOptionsFrom(flags: CompareFlags): CompareOptions {
+  return { memoryTolerance: flags.memoryTolerance, throughputTolerance: flags.throughputTolerance, absolute: Boolean(flags.absolute) };
+}
+
+const sideJson = (s: CompareSide) => ({
+  label: s.label,
+  swcVersion: s.report.swcVersion,
+  redis: { version: s.report.redis.version, memAllocator: s.report.redis.memAllocator },
+});
+
+/**
+ * Prints a verdict (warnings for incomparable runs on stderr, the comparison
+ * on stdout) and returns the exit code: 0 ok, 1 regression.
+ */
+export function printVerdict(verdict: Verdict, baseline: CompareSide, current: CompareSide, output: { json: boolean; format: CompareFormat }): number {
+  for (const m of verdict.mismatches) {
+    process.stderr.write(`swc compare: warning: ${m.field} differs (baseline ${m.baseline}, current ${m.current}): bytes are not comparable; regenerate the baseline on this build\n`);
+  }
+  if (output.json) printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, baseline: sideJson(baseline), current: sideJson(current), comparable: verdict.mismatches.length === 0, ...verdict });
+  else process.stdout.write(renderCompare(verdict, baseline, current, output.format, useColor()));
+  return verdict.ok ? ExitCode.ok : ExitCode.finding;
+}
+
+interface CompareCommandFlags extends CompareFlags {
+  json?: boolean;
+  format: CompareFormat;
+}
+
+/** `swc compare`: a baseline result against a current one, for CI. */
+export function compareCommand(): Command {
+  const command = new Command('compare')
+    .description('compare two `swc bench --json` results cell by cell; exit 1 on a regression')
+    .argument('<baseline>', 'the reference result (JSON of swc bench --json)')
+    .argument('<current>', 'the result to check')
+    .addOption(new Option('--format <format>', 'output format').choices(compareFormats).default('table'))
+    .option('--json', 'print the verdict as JSON on stdout');
+  addCompareOptions(command);
+  command.addHelpText(
+    'after',
+    `
+Cells are matched by layout, window and rate. Memory: bytes per light (MEMORY
+USAGE) gates; the used_memory delta is shown only. Throughput: each layout's
+ops/s divided by the cell's first layout's, measured in the same run, per
+operation; absolute ops/s gate only with --absolute.
+
+Fails (exit 1) on: a figure beyond its tolerance; a cell or figure of the
+baseline missing from the current run; a different Redis version, allocator,
+encoding setting, seed, failure rate, lights or duration (the bytes are not
+comparable: regenerate the baseline). Cells only in the current run are listed.
+Exit codes: 0 ok, 1 regression, 2 unreadable or invalid file or flag.
+
+Examples:
+  swc compare fixtures/baselines/small.json current.json
+  swc compare base.json current.json --memory-tolerance 0.5% --json`,
+  );
+  return command.action(
+    action(async (baselineFile: string, currentFile: string, flags: CompareCommandFlags) => {
+      const baseline: CompareSide = { label: baselineFile, report: loadReport(baselineFile) };
+      const current: CompareSide = { label: currentFile, report: loadReport(currentFile) };
+      const verdict = compareReports(baseline.report, current.report, compareOptionsFrom(flags));
+      return printVerdict(verdict, baseline, current, { json: Boolean(flags.json), format: flags.format });
+    }),
+  );
+}

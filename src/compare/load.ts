@@ -1,0 +1,76 @@
+import { InputFileError } from '../errors.js';
+import { readJsonFile } from '../json-file.js';
+import type { BenchReport } from '../measure/types.js';
+
+/** The result schema this swc reads. */
+export const RESULT_SCHEMA_VERSION = 1;
+
+type Fields = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Fields => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Checks the fields `swc compare` reads. Everything else in a result is
+ * carried along unchecked, so results that gained fields still load.
+ */
+function check(file: string, report: Fields): void {
+  const fail = (field: string, expected: string): never => {
+    throw new InputFileError(file, `${field}: expected ${expected}`);
+  };
+  const num = (v: unknown, field: string): void => {
+    if (typeof v !== 'number' || !Number.isFinite(v)) fail(field, 'a number');
+  };
+  if (!isObject(report.redis)) fail('redis', 'an object with version and memAllocator');
+  const redis = report.redis as Fields;
+  if (typeof redis.version !== 'string') fail('redis.version', 'a string');
+  if (typeof redis.memAllocator !== 'string') fail('redis.memAllocator', 'a string');
+  if (redis.config !== undefined && !isObject(redis.config)) fail('redis.config', 'an object');
+  if (report.options !== undefined && !isObject(report.options)) fail('options', 'an object');
+  if (!Array.isArray(report.results)) fail('results', 'an array');
+  const seen = new Set<string>();
+  (report.results as unknown[]).forEach((r, i) => {
+    const at = `results[${i}]`;
+    if (!isObject(r)) return fail(at, 'an object');
+    if (typeof r.layout !== 'string') fail(`${at}.layout`, 'a string');
+    num(r.windowSeconds, `${at}.windowSeconds`);
+    num(r.rate, `${at}.rate`);
+    if (!isObject(r.memory)) return fail(`${at}.memory`, 'an object');
+    num(r.memory.bytesPerLight, `${at}.memory.bytesPerLight`);
+    num(r.memory.usedMemoryDeltaPerLight, `${at}.memory.usedMemoryDeltaPerLight`);
+    if (r.throughput !== undefined) {
+      if (!isObject(r.throughput)) return fail(`${at}.throughput`, 'an object');
+      for (const op of ['write', 'read', 'request']) {
+        const stats = r.throughput[op];
+        if (!isObject(stats)) return fail(`${at}.throughput.${op}`, 'an object');
+        num(stats.opsPerSec, `${at}.throughput.${op}.opsPerSec`);
+      }
+    }
+    const cell = `${String(r.layout)} window ${String(r.windowSeconds)} s rate ${String(r.rate)}`;
+    if (seen.has(cell)) throw new InputFileError(file, `${at}: a second result for ${cell}`);
+    seen.add(cell);
+  });
+}
+
+/**
+ * Validates parsed JSON as a `swc bench --json` result. Throws an
+ * {@link InputFileError} naming the file: not a swc result, a schemaVersion
+ * this swc does not read, or a field it needs missing or mistyped.
+ */
+export function parseReport(file: string, json: unknown): BenchReport {
+  if (!isObject(json) || !('schemaVersion' in json) || !('results' in json)) {
+    throw new InputFileError(file, 'not a swc bench result (expected the JSON of `swc bench --json`, with schemaVersion and results)');
+  }
+  if (json.schemaVersion !== RESULT_SCHEMA_VERSION) {
+    throw new InputFileError(
+      file,
+      `schemaVersion ${JSON.stringify(json.schemaVersion)} is not supported: this swc reads schemaVersion ${RESULT_SCHEMA_VERSION}`,
+    );
+  }
+  check(file, json);
+  return json as unknown as BenchReport;
+}
+
+/** Reads and validates a result file (see {@link parseReport}). */
+export function loadReport(file: string): BenchReport {
+  return parseReport(file, readJsonFile(file));
+}

@@ -1,0 +1,89 @@
+import type { CompareRow, Figure, Verdict } from '../compare/diff.js';
+import type { BenchReport } from '../measure/types.js';
+import { palette, percent } from './style.js';
+import { renderBox, renderMarkdown, type Grid } from './table.js';
+
+/** Output formats of `swc compare` besides `--json`; `--format` choices come from here. */
+export const compareFormats = ['table', 'markdown'] as const;
+export type CompareFormat = (typeof compareFormats)[number];
+
+/** One side of a comparison as the header shows it. */
+export interface CompareSide {
+  /** A file name, or a description such as "this run". */
+  readonly label: string;
+  readonly report: BenchReport;
+}
+
+const FIGURE_LABELS: Record<Figure, string> = {
+  bytesPerLight: 'bytes per light',
+  usedMemoryDeltaPerLight: 'used_memory Δ per light',
+  writeRatio: 'write ops/s ratio',
+  readRatio: 'read ops/s ratio',
+  requestRatio: 'request ops/s ratio',
+  writeOpsPerSec: 'write ops/s',
+  readOpsPerSec: 'read ops/s',
+  requestOpsPerSec: 'request ops/s',
+};
+
+function figureLabel(r: CompareRow): string {
+  const label = FIGURE_LABELS[r.figure];
+  return r.reference !== undefined ? `${label} (÷ ${r.reference})` : label;
+}
+
+function value(r: CompareRow, v: number | null): string {
+  if (v === null) return '–';
+  if (r.reference !== undefined) return v.toFixed(3);
+  return Math.round(v).toLocaleString('en-US');
+}
+
+function tolerance(r: CompareRow, verdict: Verdict): string {
+  return r.figure === 'bytesPerLight' ? percent(verdict.options.memoryTolerance) : percent(-verdict.options.throughputTolerance);
+}
+
+/** The comparison as a grid: one row per cell and figure. */
+export function compareGrid(verdict: Verdict): Grid {
+  const head = ['cell', 'figure', 'baseline', 'current', 'change', 'status'];
+  const rows = verdict.rows.map((r) => [
+    r.cell,
+    figureLabel(r),
+    value(r, r.baseline),
+    value(r, r.current),
+    r.change === null ? '–' : percent(r.change),
+    r.status,
+  ]);
+  return { head, rows, numeric: [false, false, true, true, true, false] };
+}
+
+/** One line per failure, naming the cell, the figure and the change against the tolerance. */
+export function failureLines(verdict: Verdict): string[] {
+  const lines = verdict.mismatches.map(
+    (m) => `${m.field} differs (baseline ${m.baseline}, current ${m.current}): the runs' figures are not comparable`,
+  );
+  for (const r of verdict.failures) {
+    if (r.status === 'missing') lines.push(`${r.cell}: ${figureLabel(r)} missing from the current run`);
+    else lines.push(`${r.cell}: ${figureLabel(r)} ${percent(r.change ?? Number.NaN)} (tolerance ${tolerance(r, verdict)})`);
+  }
+  return lines;
+}
+
+/** The human-readable comparison: which builds, the table, then the verdict with each failure named. */
+export function renderCompare(verdict: Verdict, baseline: CompareSide, current: CompareSide, format: CompareFormat, color: boolean): string {
+  const c = palette(color);
+  const build = (s: CompareSide): string =>
+    `${s.label}: swc ${s.report.swcVersion}, Redis ${s.report.redis.version}, ${s.report.redis.memAllocator}`;
+  const grid = compareGrid(verdict);
+  const paint = (status: string): string =>
+    status === 'regressed' || status === 'missing' ? c.red(status) : status === 'improved' ? c.green(status) : status === 'extra' ? c.yellow(status) : status;
+  const table =
+    format === 'markdown'
+      ? renderMarkdown(grid)
+      : renderBox({ ...grid, rows: grid.rows.map((row) => [...row.slice(0, -1), paint(row.at(-1) ?? '')]) }, color);
+  const tolerances = `memory tolerance ${percent(verdict.options.memoryTolerance)} growth of bytes per light; throughput tolerance ${percent(-verdict.options.throughputTolerance)} of each ratio${verdict.options.absolute ? ' and of absolute ops/s' : ''}`;
+  const failures = failureLines(verdict);
+  const summary = verdict.ok
+    ? c.green(`ok: no regression in ${new Set(verdict.rows.map((r) => r.cell)).size} cell(s)`)
+    : c.red(`FAIL: ${failures.length} problem(s)`);
+  const extra = verdict.extraCells.length > 0 ? [`new in the current run (no baseline): ${verdict.extraCells.join(', ')}`] : [];
+  const lines = [build(baseline), build(current), tolerances, '', table, '', summary, ...failures.map((l) => `  ${l}`), ...extra];
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,104 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { BenchReport } from '../../src/measure/types.js';
+import { redisUrl } from '../helpers.js';
+import { runCli } from './run-cli.js';
+
+const SMALL = fileURLToPath(new URL('../../fixtures/scenarios/small.json', import.meta.url));
+const BLOG = fileURLToPath(new URL('../../fixtures/scenarios/blog.json', import.meta.url));
+const BASELINE = fileURLToPath(new URL('../../fixtures/baselines/small.json', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'swc-scenario-'));
+
+function write(name: string, content: unknown): string {
+  const file = join(dir, name);
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+describe('swc bench --scenario (CLI)', () => {
+  it('runs a scenario, and a flag on the command line overrides its field', async () => {
+    const result = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', SMALL, '--rate', '5', '--window', '30', '--json', '--no-progress']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as BenchReport;
+    expect(report.options).toMatchObject({ rates: [5], windows: [30], lights: 8, seed: 1, failureRate: 0.5, scenario: SMALL });
+    expect(report.results.map((r) => [r.layout, r.windowSeconds, r.rate])).toEqual([
+      ['stoplight-v5', 30, 5],
+      ['stoplight-v6', 30, 5],
+    ]);
+  });
+
+  it.each([
+    ['a rate out of range', { rates: [1, -5] }, /rates\[1\]: must be more than 0 to 100000, got -5/],
+    ['a bad window', { windows: ['5x'] }, /windows\[0\]: expected a duration such as 90, 90s, 5m or 1h, got "5x"/],
+    ['a string where a number belongs', { lights: '8' }, /lights: expected a number, got "8"/],
+    ['fractional lights', { lights: 1.5 }, /lights: expected a whole number from 1 to 10000, got "1.5"/],
+    ['an unknown layout', { layouts: ['stoplight-v7'] }, /layouts\[0\]: expected one of stoplight-v5, stoplight-v6, got "stoplight-v7"/],
+    ['an unknown field', { rate: [1] }, /rate: unknown field \(known: description, layouts, windows/],
+    ['bad throughput settings', { throughput: { connections: 0, pipeline: 1 } }, /throughput\.connections: must be 1 to 1000, got 0/],
+    ['an unknown preset', { preset: 'vlog' }, /preset: expected one of blog, got "vlog"/],
+    ['an array instead of an object', [1], /expected a scenario object/],
+    ['malformed JSON', '{"rates": [1,]}', /not valid JSON/],
+  ])('exits 2 naming the file and the field for %s', async (_, content, message) => {
+    const file = write('scenario.json', content);
+    const result = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', file]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(`swc: ${file}: `);
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('accepts the committed scenarios', async () => {
+    // --rate/--window keep the blog matrix to one cell: this checks the file, not the figures.
+    const blog = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', BLOG, '--rate', '10', '--window', '1m', '--json']);
+    expect(blog.code).toBe(0);
+    const report = JSON.parse(blog.stdout) as BenchReport;
+    expect(report.results.map((r) => r.published?.kb)).toEqual([74.9, 11.6]);
+  });
+});
+
+describe('swc bench --baseline (CLI)', () => {
+  it('gives the committed baseline byte for byte on fresh private servers, run after run', async () => {
+    // Each run starts its own redis-server, so each has its own hash seed: the
+    // figures must not depend on it. Same seed, scenario and Redis build as the
+    // baseline, so every bytesPerLight is identical to it.
+    const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
+    for (let run = 0; run < 2; run += 1) {
+      const result = await runCli(['bench', '--scenario', SMALL, '--json', '--no-progress']);
+      expect(result.code).toBe(0);
+      const report = JSON.parse(result.stdout) as BenchReport;
+      for (const r of report.results) expect(r.memory.keys.filter((k) => k.type === 'zset').map((k) => k.encoding)).not.toContain('skiplist');
+      expect(report.results.map((r) => r.memory.bytesPerLight)).toEqual(baseline.results.map((r) => r.memory.bytesPerLight));
+    }
+  });
+
+  it('runs and compares in one step: 0 against the committed baseline, 1 naming the cell when the baseline was 2% smaller', async () => {
+    const same = await runCli(['bench', '--scenario', SMALL, '--baseline', BASELINE, '--no-progress']);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toMatch(/ok: no regression in 8 cell\(s\)/);
+    const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
+    const smaller = write('smaller.json', {
+      ...baseline,
+      results: baseline.results.map((r) =>
+        r.layout === 'stoplight-v5' && r.windowSeconds === 60 && r.rate === 1 ? { ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight / 1.02 } } : r,
+      ),
+    });
+    const grew = await runCli(['bench', '--scenario', SMALL, '--baseline', smaller, '--json', '--no-progress']);
+    expect(grew.code).toBe(1);
+    const verdict = JSON.parse(grew.stdout) as { ok: boolean; failures: { cell: string; figure: string }[]; current: { label: string } };
+    expect(verdict.ok).toBe(false);
+    expect(verdict.current.label).toBe('this run');
+    expect(verdict.failures.map((f) => [f.cell, f.figure])).toEqual([['stoplight-v5 60 s @ 1/s', 'bytesPerLight']]);
+  });
+
+  it('rejects a bad baseline before running anything', async () => {
+    const result = await runCli(['bench', '--scenario', SMALL, '--baseline', write('bad-baseline.json', '{"results": ')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/bad-baseline\.json: truncated JSON/);
+    expect(result.stderr).not.toMatch(/swc bench: \[/);
+  });
+});
