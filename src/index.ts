@@ -15,3 +15,15 @@ export { readScript, installScripts, runScript, execPipeline, type PipelineReply
 export { connect, openSession, parseRedisUrl, type Session, type SessionOptions, type ConnectOptions } from './redis/connect.js';
 export { startPrivateServer, freePort, type PrivateServer, type PrivateServerOptions } from './redis/server.js';
 export { serverInfo, parseInfo, compareVersions, ENCODING_SETTINGS, type ServerInfo } from './redis/info.js';
+export type { LatencyStats, ThroughputResult } from './measure/types.js';
+export { runLoad, type LoadOptions, type LoadResult, type LoadProgress, type LoadStop } from './measure/load.js';
+export {
+  readScriptCommandStats,
+  parseScriptCommandStats,
+  scriptCommandDelta,
+  type ScriptCommandStats,
+  type ScriptCommandDelta,
+} from './measure/commandstats.js';
+export { measureThroughput, type ThroughputOptions, type ThroughputPhase, type ThroughputProgress } from './measure/throughput.js';
+export { defaultErrorJson, type ErrorJson } from './measure/workload.js';
+export { EventClock, type ClockTick } from './traffic/event-clock.js';
