@@ -66,12 +66,15 @@ function checkOptions(options: LoadOptions): void {
   if ('seconds' in stop && !(stop.seconds > 0)) throw new UsageError(`load: seconds must be > 0, got ${stop.seconds}`);
 }
 
-/** A reply error is a fact about the workload, so it ends the run instead of being counted. */
-function replyFailure(err: Error, call: ScriptCall, done: number): SwcError {
-  if (err instanceof ScriptError) {
-    return new ScriptError(`load stopped after ${done} operations: ${err.message}`, { cause: err });
-  }
-  return new ScriptError(`load stopped after ${done} operations: ${call.script.file}: ${err.message}`, { cause: err });
+/**
+ * An error reply is a fact about the workload, so it ends the run instead of
+ * being counted; any other failure of a call means the connection went.
+ */
+function callFailure(err: Error, call: ScriptCall, done: number): SwcError {
+  const stopped = `load stopped after ${done} operations`;
+  if (err instanceof ScriptError) return new ScriptError(`${stopped}: ${err.message}`, { cause: err });
+  if (err.name === 'ReplyError') return new ScriptError(`${stopped}: ${call.script.file}: ${err.message}`, { cause: err });
+  return new RedisUnavailableError(`${stopped}: ${err.message}`, { cause: err });
 }
 
 /**
@@ -136,7 +139,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       for (let i = 0; i < replies.length; i += 1) {
         const err = (replies[i] as [Error | null, unknown])[0];
         if (err) {
-          failure ??= replyFailure(err, batch[i] as ScriptCall, done);
+          failure ??= callFailure(err, batch[i] as ScriptCall, done);
           return;
         }
       }
