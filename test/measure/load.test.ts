@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScriptError, UsageError } from '../../src/errors.js';
+import { RedisUnavailableError, ScriptError, UsageError } from '../../src/errors.js';
 import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
 import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
 import { runLoad, type LoadProgress } from '../../src/measure/load.js';
@@ -127,6 +127,24 @@ describe('runLoad', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(calls).toBe(atRejection);
     expect(calls).toBeLessThan(1000);
+  });
+
+  it('stops with a RedisUnavailableError when a connection goes away', async () => {
+    const doomed = await connect(redisUrl());
+    await installScripts(doomed, v5.scripts);
+    const successes = v5Successes({ name: uniqueName('dropped') });
+    let calls = 0;
+    const run = runLoad({
+      connections: [doomed],
+      pipeline: 4,
+      stop: { ops: 100_000 },
+      nextCall: () => {
+        calls += 1;
+        if (calls === 40) setImmediate(() => doomed.disconnect());
+        return successes();
+      },
+    });
+    await expect(run).rejects.toThrow(RedisUnavailableError);
   });
 
   it('rejects impossible settings before sending anything', async () => {
