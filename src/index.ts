@@ -36,3 +36,14 @@ export {
   type Verdict,
 } from './compare/diff.js';
 export type { BenchReport, CellResult, MemoryResult, KeyMemory, LatencyStats, ThroughputResult } from './measure/types.js';
+export { runLoad, type LoadOptions, type LoadResult, type LoadProgress, type LoadStop } from './measure/load.js';
+export {
+  readScriptCommandStats,
+  parseScriptCommandStats,
+  scriptCommandDelta,
+  type ScriptCommandStats,
+  type ScriptCommandDelta,
+} from './measure/commandstats.js';
+export { measureThroughput, type ThroughputOptions, type ThroughputPhase, type ThroughputProgress } from './measure/throughput.js';
+export { defaultErrorJson, type ErrorJson } from './measure/workload.js';
+export { EventClock, type ClockTick } from './traffic/event-clock.js';

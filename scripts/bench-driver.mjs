@@ -1,0 +1,112 @@
+// Measures how close swc's load engine gets to redis-benchmark on the same
+// call: EVALSHA of the 6.0 record_success script with identical keys and
+// arguments, at identical connections (-c) and pipeline depth (-P), against a
+// private redis-server. A ratio well under 1 means the engine, not Redis, is
+// what `swc bench` would be measuring.
+//
+// Usage: npm run bench:driver [-- --rounds 3 --scale 1]
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { StoplightV6, connect, installScripts, runLoad, startPrivateServer } from '../dist/index.js';
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    scale: { type: 'string', default: '1' },
+  },
+});
+const rounds = Number(values.rounds);
+const scale = Number(values.scale);
+
+/** Each setting runs long enough (about a second or more) to swamp start-up costs. */
+const SETTINGS = [
+  { connections: 1, pipeline: 1, ops: 40_000 },
+  { connections: 4, pipeline: 1, ops: 100_000 },
+  { connections: 8, pipeline: 1, ops: 100_000 },
+  { connections: 1, pipeline: 16, ops: 200_000 },
+  { connections: 8, pipeline: 16, ops: 400_000 },
+];
+const WINDOW_SECONDS = 600;
+/** A fixed event time: every call hits one bucket, as a benchmark of one call should. */
+const FIXED_AT = 1_764_450_000;
+
+const median = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** Runs redis-benchmark and returns its requests per second (from --csv). */
+function redisBenchmark(port, { connections, pipeline, ops }, command) {
+  const args = ['-h', '127.0.0.1', '-p', String(port), '-c', String(connections), '-P', String(pipeline), '-n', String(ops), '--csv', ...command];
+  return new Promise((resolve, reject) => {
+    const child = spawn('redis-benchmark', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      // The data row: "EVALSHA …","<rps>","<avg ms>",…
+      const row = out.split('\n').find((line) => line.startsWith('"EVALSHA'));
+      const rps = row ? Number(row.split('","')[1]) : NaN;
+      if (code !== 0 || !Number.isFinite(rps)) reject(new Error(`redis-benchmark failed (exit ${code}): ${err || out}`));
+      else resolve(rps);
+    });
+  });
+}
+
+const server = await startPrivateServer();
+const pool = [];
+try {
+  const maxConnections = Math.max(...SETTINGS.map((s) => s.connections));
+  const layout = new StoplightV6({ prefix: 'swc-driver:stoplight:v6' });
+  for (let i = 0; i < maxConnections; i += 1) {
+    const redis = await connect(server.url);
+    await installScripts(redis, layout.scripts);
+    pool.push(redis);
+  }
+  const call = layout.recordSuccess({ name: 'driver' }, { windowSeconds: WINDOW_SECONDS, at: FIXED_AT });
+  const command = ['EVALSHA', call.script.sha1, String(call.keys.length), ...call.keys, ...call.args.map(String)];
+  const nextCall = () => call;
+
+  // Warm the JIT and ioredis' buffers before anything is timed.
+  await runLoad({ connections: pool, pipeline: 16, stop: { ops: 50_000 }, nextCall });
+
+  const rows = [];
+  for (const setting of SETTINGS) {
+    const ops = Math.max(1, Math.round(setting.ops * scale));
+    const swc = [];
+    const reference = [];
+    // Alternate the two so drift on a noisy machine hits both alike.
+    for (let round = 0; round < rounds; round += 1) {
+      reference.push(await redisBenchmark(server.port, { ...setting, ops }, command));
+      const result = await runLoad({
+        connections: pool.slice(0, setting.connections),
+        pipeline: setting.pipeline,
+        stop: { ops },
+        nextCall,
+      });
+      swc.push(result.opsPerSec);
+    }
+    rows.push({ ...setting, ops, swc: median(swc), reference: median(reference) });
+  }
+
+  const header = ['c', 'P', 'ops', 'redis-benchmark ops/s', 'swc ops/s', 'swc / redis-benchmark'];
+  const lines = rows.map((r) => [
+    String(r.connections),
+    String(r.pipeline),
+    String(r.ops),
+    Math.round(r.reference).toLocaleString('en-US'),
+    Math.round(r.swc).toLocaleString('en-US'),
+    (r.swc / r.reference).toFixed(2),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const format = (cells) => cells.map((cell, i) => cell.padStart(widths[i])).join('  ');
+  console.log(`EVALSHA ${call.script.id} ${call.keys.length} <keys> ${call.args.join(' ')}; median of ${rounds} rounds each`);
+  console.log(format(header));
+  for (const line of lines) console.log(format(line));
+} finally {
+  for (const redis of pool) redis.disconnect();
+  await server.stop();
+}

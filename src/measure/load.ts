@@ -1,0 +1,174 @@
+import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
+import type { Redis } from 'ioredis';
+import { RedisUnavailableError, ScriptError, SwcError, UsageError } from '../errors.js';
+import { execPipeline, type ScriptCall } from '../redis/scripts.js';
+
+/** When a load run ends: after exactly `ops` operations, or after `seconds` of wall time. */
+export type LoadStop = { readonly ops: number } | { readonly seconds: number };
+
+/** Where a load run is, reported while it runs. */
+export interface LoadProgress {
+  /** Operations completed so far. */
+  readonly done: number;
+  /** The operations asked for, or null when the run is timed. */
+  readonly total: number | null;
+  readonly elapsedSeconds: number;
+  /** 0..1, by operations or by time, whichever the stop condition counts. */
+  readonly fraction: number;
+}
+
+/** Options of {@link runLoad}. */
+export interface LoadOptions {
+  /** One closed loop per connection; scripts must already be installed on each. */
+  readonly connections: readonly Redis[];
+  /** Operations per pipelined batch (at least 1). */
+  readonly pipeline: number;
+  readonly stop: LoadStop;
+  /**
+   * Produces the next call. Called `callsPerOp` times in a row for each
+   * operation, in the order the calls go to Redis; returning the same object
+   * every time is fine (and cheapest).
+   */
+  readonly nextCall: () => ScriptCall;
+  /** Calls that make one operation (a Stoplight request is a read and a write: 2); default 1. */
+  readonly callsPerOp?: number;
+  /** Called at most every `progressIntervalMs` and once at the end. */
+  readonly onProgress?: (progress: LoadProgress) => void;
+  /** Default 250 ms. */
+  readonly progressIntervalMs?: number;
+}
+
+/** Throughput and round-trip latency of a load run (client side only). */
+export interface LoadResult {
+  readonly ops: number;
+  /** Script calls sent (`ops × callsPerOp`). */
+  readonly calls: number;
+  /** Wall time from the first batch sent to the last reply. */
+  readonly seconds: number;
+  readonly opsPerSec: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly p999Ms: number;
+  readonly meanMs: number;
+}
+
+const NS_PER_MS = 1e6;
+
+function checkOptions(options: LoadOptions): void {
+  const { connections, pipeline, stop } = options;
+  const callsPerOp = options.callsPerOp ?? 1;
+  if (connections.length === 0) throw new UsageError('load: at least one connection is needed');
+  if (!Number.isInteger(pipeline) || pipeline < 1) throw new UsageError(`load: pipeline must be a whole number >= 1, got ${pipeline}`);
+  if (!Number.isInteger(callsPerOp) || callsPerOp < 1) throw new UsageError(`load: callsPerOp must be a whole number >= 1, got ${callsPerOp}`);
+  if ('ops' in stop && (!Number.isInteger(stop.ops) || stop.ops < 1)) {
+    throw new UsageError(`load: ops must be a whole number >= 1, got ${stop.ops}`);
+  }
+  if ('seconds' in stop && !(stop.seconds > 0)) throw new UsageError(`load: seconds must be > 0, got ${stop.seconds}`);
+}
+
+/**
+ * An error reply is a fact about the workload, so it ends the run instead of
+ * being counted; any other failure of a call means the connection went.
+ */
+function callFailure(err: Error, call: ScriptCall, done: number): SwcError {
+  const stopped = `load stopped after ${done} operations`;
+  if (err instanceof ScriptError) return new ScriptError(`${stopped}: ${err.message}`, { cause: err });
+  if (err.name === 'ReplyError') return new ScriptError(`${stopped}: ${call.script.file}: ${err.message}`, { cause: err });
+  return new RedisUnavailableError(`${stopped}: ${err.message}`, { cause: err });
+}
+
+/**
+ * Runs a closed-loop load: each connection repeatedly builds a batch of
+ * `pipeline` operations, sends it as one pipeline and waits for every reply
+ * before the next batch, so the number of operations in flight is
+ * `connections × pipeline`. Each operation of a batch is recorded with the
+ * batch's round-trip time, which is the latency a caller pipelining that
+ * deep would see.
+ *
+ * The first error reply stops every connection (after its in-flight batch)
+ * and the run throws a ScriptError, or a RedisUnavailableError when a
+ * connection was lost: failed calls are never counted as throughput.
+ */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  checkOptions(options);
+  const { connections, pipeline, stop, nextCall, onProgress } = options;
+  const callsPerOp = options.callsPerOp ?? 1;
+  const progressIntervalMs = options.progressIntervalMs ?? 250;
+  const opsLimit = 'ops' in stop ? stop.ops : Infinity;
+  const deadlineMs = 'seconds' in stop ? stop.seconds * 1000 : Infinity;
+  const histogram: RecordableHistogram = createHistogram();
+
+  let claimed = 0;
+  let done = 0;
+  let failure: unknown;
+  const started = performance.now();
+  let lastProgressMs = started;
+
+  const report = (now: number): void => {
+    if (!onProgress) return;
+    lastProgressMs = now;
+    const elapsedMs = now - started;
+    const total = opsLimit === Infinity ? null : opsLimit;
+    const fraction = total === null ? Math.min(1, elapsedMs / deadlineMs) : done / total;
+    onProgress({ done, total, elapsedSeconds: elapsedMs / 1000, fraction });
+  };
+
+  const worker = async (redis: Redis): Promise<void> => {
+    // One batch array per connection, reused: no per-batch allocation of our own.
+    const batch: ScriptCall[] = [];
+    while (failure === undefined) {
+      if (performance.now() - started >= deadlineMs) return;
+      const ops = Math.min(pipeline, opsLimit - claimed);
+      if (ops <= 0) return;
+      claimed += ops;
+      batch.length = ops * callsPerOp;
+      for (let i = 0; i < batch.length; i += 1) batch[i] = nextCall();
+      // Building calls is the caller's cost, not the round trip's.
+      const sentAt = performance.now();
+      let replies;
+      try {
+        replies = await execPipeline(redis, batch);
+      } catch (err) {
+        failure ??=
+          err instanceof SwcError
+            ? err
+            : new RedisUnavailableError(`load stopped after ${done} operations: ${err instanceof Error ? err.message : String(err)}`, {
+                cause: err,
+              });
+        return;
+      }
+      const receivedAt = performance.now();
+      for (let i = 0; i < replies.length; i += 1) {
+        const err = (replies[i] as [Error | null, unknown])[0];
+        if (err) {
+          failure ??= callFailure(err, batch[i] as ScriptCall, done);
+          return;
+        }
+      }
+      // HDR histograms take integers >= 1; nanoseconds keep sub-microsecond detail.
+      const latencyNs = Math.max(1, Math.round((receivedAt - sentAt) * NS_PER_MS));
+      for (let i = 0; i < ops; i += 1) histogram.record(latencyNs);
+      done += ops;
+      if (onProgress && receivedAt - lastProgressMs >= progressIntervalMs) report(receivedAt);
+    }
+  };
+
+  const settled = await Promise.allSettled(connections.map(worker));
+  const ended = performance.now();
+  if (failure !== undefined) throw failure;
+  for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+  report(ended);
+
+  const seconds = (ended - started) / 1000;
+  const ms = (ns: number): number => (done === 0 ? 0 : ns / NS_PER_MS);
+  return {
+    ops: done,
+    calls: done * callsPerOp,
+    seconds,
+    opsPerSec: seconds > 0 ? done / seconds : 0,
+    p50Ms: ms(histogram.percentile(50)),
+    p99Ms: ms(histogram.percentile(99)),
+    p999Ms: ms(histogram.percentile(99.9)),
+    meanMs: ms(histogram.mean),
+  };
+}
