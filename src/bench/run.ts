@@ -3,7 +3,8 @@ import { InterruptedError, RedisUnavailableError, SwcError } from '../errors.js'
 import { namespacedLayout } from '../layouts/index.js';
 import type { Layout, Light } from '../layouts/types.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
-import type { BenchReport, CellResult, MemoryResult } from '../measure/types.js';
+import type { BenchReport, CellResult, MemoryResult, ThroughputResult } from '../measure/types.js';
+import { measureThroughput, type ThroughputPhase } from '../measure/throughput.js';
 import type { Session } from '../redis/connect.js';
 import { serverInfo, serverRunId } from '../redis/info.js';
 import { execPipeline, installScripts, type ScriptCall } from '../redis/scripts.js';
@@ -22,6 +23,8 @@ export interface BenchProgress {
   onCellStart?(cell: Cell, index: number, total: number): void;
   /** Events written so far in the whole run. */
   onEvents?(written: number, total: number): void;
+  /** A throughput phase of a cell started. */
+  onPhase?(cell: Cell, phase: ThroughputPhase): void;
   /** A cell finished. */
   onCellDone?(result: CellResult, index: number, total: number): void;
 }
@@ -219,6 +222,34 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     if ((await serverRunId(redis)) !== info.runId) {
       throw new RedisUnavailableError(`the server restarted ${where()}; its data was lost, so this run's figures would be wrong`);
     }
+    let clockEnd = endAt;
+    let throughput: ThroughputResult | undefined;
+    if (plan.throughput) {
+      let failures = 0;
+      let phase: ThroughputPhase | undefined;
+      throughput = await measureThroughput({
+        redis: session,
+        layout,
+        lights,
+        windowSeconds: cell.windowSeconds,
+        rate: cell.rate,
+        startAt: endAt,
+        failureRate: plan.failureRate,
+        seed: plan.seed,
+        connections: plan.throughput.connections,
+        pipeline: plan.throughput.pipeline,
+        ...(plan.throughput.ops !== undefined ? { ops: plan.throughput.ops } : { seconds: plan.throughput.seconds }),
+        errorJson: (at) => errorJsonFor(at, failures++),
+        ...(run.signal ? { signal: run.signal } : {}),
+        onProgress: (p) => {
+          if (p.phase !== phase) progress?.onPhase?.(cell, (phase = p.phase));
+        },
+      }).catch((err: unknown) => {
+        throw withContext(err, `${where()}, throughput phase ${phase ?? 'write'}`);
+      });
+      // Where the injected clock stopped, so every hour key it wrote is deleted below.
+      clockEnd = endAt + Math.ceil((throughput.write.ops + throughput.request.ops) / lights.length) / cell.rate + 1;
+    }
     const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
     const result: CellResult = {
       layout: cell.layout,
@@ -228,9 +259,10 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       eventsInWindow: Math.round(cell.rate * cell.windowSeconds),
       events,
       memory,
+      ...(throughput ? { throughput } : {}),
       ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
     };
-    await deleteLights(redis, layout, lights, endAt);
+    await deleteLights(redis, layout, lights, clockEnd);
     results.push(result);
     progress?.onCellDone?.(result, index, cells.length);
   }

@@ -27,8 +27,12 @@ export function parseNumber(
   return n;
 }
 
-/** `90`, `90s`, `1.5m`, `1h`, `500ms` as seconds, in [min, max]. */
-export function parseDuration(flag: string, value: string, { min, max }: { min: number; max: number }): number {
+/** `90`, `90s`, `1.5m`, `1h`, `500ms` as seconds, in [min, max]; `integer` rejects fractions of a second. */
+export function parseDuration(
+  flag: string,
+  value: string,
+  { min, max, integer = false }: { min: number; max: number; integer?: boolean },
+): number {
   const match = DURATION.exec(value.trim().toLowerCase());
   if (!match?.[1]) {
     throw new UsageError(`${flag}: expected a duration such as 90, 90s, 5m or 1h, got "${value}"`);
@@ -36,6 +40,9 @@ export function parseDuration(flag: string, value: string, { min, max }: { min: 
   const seconds = Number(match[1]) * (UNIT_SECONDS[match[2] ?? 's'] as number);
   if (seconds < min || seconds > max) {
     throw new UsageError(`${flag}: must be from ${min} s to ${max} s, got ${value} (${seconds} s)`);
+  }
+  if (integer && !Number.isInteger(seconds)) {
+    throw new UsageError(`${flag}: must be a whole number of seconds from ${min} to ${max}, got ${value} (${seconds} s)`);
   }
   return seconds;
 }
@@ -60,7 +67,7 @@ export function parseChoice<T extends string>(flag: string, value: string, choic
 /** Limits shared by flags and scenario files. */
 export const LIMITS = {
   rate: { min: 0, max: 100_000, minExclusive: true },
-  window: { min: 1, max: 86_400 },
+  window: { min: 1, max: 86_400, integer: true },
   duration: { min: 1, max: 7 * 86_400 },
   failureRate: { min: 0, max: 1 },
   lights: { min: 1, max: 10_000, integer: true },

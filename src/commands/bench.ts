@@ -9,7 +9,7 @@ import { compareReports } from '../compare/diff.js';
 import { loadReport } from '../compare/load.js';
 import { LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../bench/values.js';
 import { UsageError } from '../errors.js';
-import type { BenchReport } from '../measure/types.js';
+import type { BenchReport, CellResult } from '../measure/types.js';
 import { isLayoutName, layoutNames, type LayoutName } from '../layouts/index.js';
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
@@ -26,6 +26,11 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   duration?: number;
   preset?: string;
   seed: number;
+  throughput: boolean;
+  connections: number;
+  pipeline: number;
+  ops?: number;
+  time?: number;
   format: BenchFormat;
   json?: boolean;
   progress: boolean;
@@ -34,6 +39,8 @@ interface BenchFlags extends RedisFlags, CompareFlags {
 }
 
 const DEFAULT_RATES = [100];
+/** Seconds per throughput phase when neither --ops nor --time is given. */
+const DEFAULT_PHASE_SECONDS = 1;
 const DEFAULT_WINDOWS = [300];
 
 const rateList = parser((v) => parseList('--rate', v, (p) => parseNumber('--rate', p, LIMITS.rate)));
@@ -56,7 +63,20 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
     ...(flags.duration !== undefined ? { durationSeconds: flags.duration } : {}),
     seed: flags.seed,
     ...(preset ? { preset } : {}),
+    ...(flags.throughput
+      ? {
+          throughput: {
+            connections: flags.connections,
+            pipeline: flags.pipeline,
+            seconds: flags.time ?? DEFAULT_PHASE_SECONDS,
+            ...(flags.ops !== undefined ? { ops: flags.ops } : {}),
+          },
+        }
+      : {}),
   };
+  if (flags.ops !== undefined && flags.time !== undefined) {
+    throw new UsageError('--ops/--time: give one of them, not both (ops per phase, or seconds per phase)');
+  }
   for (const w of plan.windows) {
     for (const r of plan.rates) {
       const events = r * (plan.durationSeconds ?? w) * plan.lights;
@@ -87,6 +107,15 @@ export function withScenario(flags: BenchFlags, scenario: Scenario, given: (flag
     duration: pick('duration', scenario.duration),
     seed: pick('seed', scenario.seed),
     preset: pick('preset', scenario.preset),
+    throughput: pick('throughput', scenario.throughput === undefined ? undefined : scenario.throughput !== false),
+    ...(scenario.throughput
+      ? {
+          connections: pick('connections', scenario.throughput.connections),
+          pipeline: pick('pipeline', scenario.throughput.pipeline),
+          ops: pick('ops', scenario.throughput.ops),
+          time: pick('time', scenario.throughput.seconds),
+        }
+      : {}),
   };
 }
 
@@ -104,12 +133,17 @@ function progressReporter(enabled: boolean, total: number) {
       onCellStart: (cell: { layout: string; windowSeconds: number; rate: number }) =>
         bar.update({ cell: `${cell.layout} ${formatWindow(cell.windowSeconds)} @ ${cell.rate}/s` }),
       onEvents: (written: number) => bar.update(written),
+      onPhase: (cell: { layout: string; windowSeconds: number; rate: number }, phase: string) =>
+        bar.update({ cell: `${cell.layout} ${formatWindow(cell.windowSeconds)} @ ${cell.rate}/s: ${phase} throughput` }),
     };
   }
   return {
-    onCellDone: (r: { layout: string; windowSeconds: number; rate: number; memory: { bytesPerLight: number } }, i: number, n: number) =>
+    onCellDone: (r: CellResult, i: number, n: number) =>
       process.stderr.write(
-        `swc bench: [${i + 1}/${n}] ${r.layout} window ${formatWindow(r.windowSeconds)} at ${r.rate}/s: ${kb(r.memory.bytesPerLight)} KB per light\n`,
+        `swc bench: [${i + 1}/${n}] ${r.layout} window ${formatWindow(r.windowSeconds)} at ${r.rate}/s: ` +
+          `${kb(r.memory.bytesPerLight)} KB per light` +
+          (r.throughput ? `, request ${Math.round(r.throughput.request.opsPerSec).toLocaleString('en-US')} ops/s` : '') +
+          '\n',
       ),
   };
 }
@@ -117,7 +151,7 @@ function progressReporter(enabled: boolean, total: number) {
 /** `swc bench`: drive synthetic traffic through each layout, measure memory per light. */
 export function benchCommand(): Command {
   const command = new Command('bench')
-    .description('drive synthetic traffic through each layout with an injected clock and measure memory per light')
+    .description('drive synthetic traffic through each layout with an injected clock; measure memory per light, throughput and latency')
     .option('--rate <list>', `requests per second per light, comma-separated (default ${DEFAULT_RATES.join(',')})`, rateList)
     .option('--window <list>', `window sizes, comma-separated: 300, 90s, 5m, 1h (default ${DEFAULT_WINDOWS.join(',')} s)`, windowList)
     .addOption(
@@ -128,6 +162,11 @@ export function benchCommand(): Command {
     .option('--duration <time>', 'simulated traffic time per cell (default: one window)', parser((v) => parseDuration('--duration', v, LIMITS.duration)))
     .option('--preset <name>', `a named matrix: ${Object.keys(presets).join(', ')} (with published figures)`, parser((v) => parseChoice('--preset', v, Object.keys(presets))))
     .option('--seed <n>', 'seed for outcomes and event ids (same seed, same bytes)', parser((v) => parseNumber('--seed', v, LIMITS.seed)), 1)
+    .option('--no-throughput', 'memory only: skip the throughput and latency phases')
+    .option('--connections <n>', 'throughput: concurrent connections', parser((v) => parseNumber('--connections', v, LIMITS.connections)), 4)
+    .option('--pipeline <n>', 'throughput: operations per pipelined batch on each connection', parser((v) => parseNumber('--pipeline', v, LIMITS.pipeline)), 1)
+    .option('--ops <n>', 'throughput: operations per phase (instead of --time)', parser((v) => parseNumber('--ops', v, LIMITS.ops)))
+    .option('--time <seconds>', `throughput: seconds per phase (default ${DEFAULT_PHASE_SECONDS})`, parser((v) => parseDuration('--time', v, LIMITS.time)))
     .addOption(new Option('--format <format>', 'output format').choices(benchFormats).default('table'))
     .option('--no-progress', 'no progress on stderr')
     .option('--scenario <file>', 'run a scenario file (JSON; see README "Scenario files"); flags given here override its fields')
@@ -198,6 +237,7 @@ Examples:
           durationSeconds: plan.durationSeconds ?? null,
           seed: plan.seed,
           preset: preset?.name ?? null,
+          throughput: plan.throughput ?? false,
           ...(scenario ? { scenario: scenario.file } : {}),
         },
       });

@@ -45,9 +45,20 @@ export class StoplightV6 implements Layout {
     this.prefix = options.prefix ?? 'stoplight:v6';
   }
 
+  /** Key bases by system and name: two SHA-256 per call would otherwise cost more client time than the call. */
+  private readonly bases = new Map<string, string>();
+
   /** `stoplight:v6:<sys>:{<light>}` for a light given by name. */
   base(light: Light): string {
-    return `${this.prefix}:${shortId(light.system ?? DEFAULT_SYSTEM)}:{${shortId(light.name)}}`;
+    const system = light.system ?? DEFAULT_SYSTEM;
+    const cacheKey = `${system}\u0000${light.name}`;
+    let base = this.bases.get(cacheKey);
+    if (base === undefined) {
+      base = `${this.prefix}:${shortId(system)}:{${shortId(light.name)}}`;
+      if (this.bases.size >= 10_000) this.bases.clear();
+      this.bases.set(cacheKey, base);
+    }
+    return base;
   }
 
   metricsKey(light: Light): string {

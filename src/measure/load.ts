@@ -1,6 +1,6 @@
 import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
-import { RedisUnavailableError, ScriptError, SwcError, UsageError } from '../errors.js';
+import { RedisUnavailableError, ScriptError, SwcError, UsageError, InterruptedError } from '../errors.js';
 import { execPipeline, type ScriptCall } from '../redis/scripts.js';
 
 /** When a load run ends: after exactly `ops` operations, or after `seconds` of wall time. */
@@ -34,6 +34,8 @@ export interface LoadOptions {
   readonly callsPerOp?: number;
   /** Called at most every `progressIntervalMs` and once at the end. */
   readonly onProgress?: (progress: LoadProgress) => void;
+  /** Aborting stops every connection before its next batch; the run rejects with an InterruptedError. */
+  readonly signal?: AbortSignal;
   /** Default 250 ms. */
   readonly progressIntervalMs?: number;
 }
@@ -117,6 +119,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     // One batch array per connection, reused: no per-batch allocation of our own.
     const batch: ScriptCall[] = [];
     while (failure === undefined) {
+      if (options.signal?.aborted) {
+        failure ??= new InterruptedError();
+        return;
+      }
       if (performance.now() - started >= deadlineMs) return;
       const ops = Math.min(pipeline, opsLimit - claimed);
       if (ops <= 0) return;

@@ -56,6 +56,8 @@ export interface ThroughputOptions {
   /** The error a failure stores; default a `Timeout::Error` stamped with the event's second. */
   readonly errorJson?: ErrorJson;
   readonly onProgress?: (progress: ThroughputProgress) => void;
+  /** Aborting stops the current phase before its next batch (InterruptedError). */
+  readonly signal?: AbortSignal;
 }
 
 function checkOptions(options: ThroughputOptions): void {
@@ -135,6 +137,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
         stop,
         nextCall,
         callsPerOp,
+        ...(options.signal ? { signal: options.signal } : {}),
         ...(onProgress ? { onProgress: (progress: LoadProgress) => onProgress({ ...progress, phase: name }) } : {}),
       });
       const delta = scriptCommandDelta(before, await readScriptCommandStats(observer));

@@ -124,10 +124,8 @@ export function throughputRatioGrid(report: BenchReport): Grid | undefined {
     ]);
   }
   if (rows.length === 0) return undefined;
-  const head = ['window', 'req/s', 'write ops/s', 'read ops/s', 'request ops/s', 'server µs/request'].map((h, i) =>
-    i < 2 ? h : `${h} ${last}/${first}`,
-  );
-  return { head, rows, numeric: head.map((_, i) => i > 0) };
+  const head = ['window', 'req/s', 'write ops/s', 'read ops/s', 'request ops/s', 'server µs/request'];
+  return { head, rows, numeric: head.map((_, i) => i > 0), caption: `${last} / ${first}` };
 }
 
 /** One flat row per result, for spreadsheets. */
@@ -176,8 +174,9 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
       .join(' ') +
     (t ? `; ${t.connections} connection(s), pipeline ${t.pipeline}` : '');
   const parts: string[] = [];
-  for (const [title, grid] of grids) {
+  for (const [heading, grid] of grids) {
     if (!grid) continue;
+    const title = grid.caption ? `${heading}: ${grid.caption}` : heading;
     if (format === 'markdown') parts.push(`**${title}**\n\n${renderMarkdown(grid)}`);
     else parts.push(`${c.bold(title)}\n${renderBox(grid, color)}`);
   }

@@ -6,13 +6,15 @@ export interface Grid {
   readonly rows: readonly (readonly string[])[];
   /** Columns aligned right (numbers). */
   readonly numeric?: readonly boolean[];
+  /** A note for the title, e.g. what a ratio divides. */
+  readonly caption?: string;
 }
 
 /** A boxed table for a terminal. */
 export function renderBox(grid: Grid, color: boolean): string {
   const table = new Table({
     head: [...grid.head],
-    style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [] },
+    style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [], compact: true },
     colAligns: grid.head.map((_, i) => (grid.numeric?.[i] ? 'right' : 'left')),
   });
   for (const row of grid.rows) table.push([...row]);

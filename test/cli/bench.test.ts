@@ -4,7 +4,7 @@ import { runCli } from './run-cli.js';
 
 describe('swc bench (CLI)', () => {
   it('prints the JSON contract on stdout and progress on stderr', async () => {
-    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '5,50', '--window', '1m', '--json']);
+    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '5,50', '--window', '1m', '--json', '--ops', '200', '--connections', '2', '--pipeline', '4']);
     expect(result.stderr).not.toMatch(/Error|at .*\.js/);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as {
@@ -12,7 +12,7 @@ describe('swc bench (CLI)', () => {
       swcVersion: string;
       redis: { version: string; memAllocator: string; config: Record<string, number> };
       options: { rates: number[] };
-      results: { layout: string; windowSeconds: number; rate: number; eventsInWindow: number; memory: { bytesPerLight: number; usedMemoryDeltaPerLight: number; keys: { type: string; encoding: string; elements: number; bytes: number }[] } }[];
+      results: { layout: string; windowSeconds: number; rate: number; eventsInWindow: number; throughput: Record<string, unknown> & Record<'write' | 'read' | 'request', Record<string, number | null>>; memory: { bytesPerLight: number; usedMemoryDeltaPerLight: number; keys: { type: string; encoding: string; elements: number; bytes: number }[] } }[];
     };
     expect(report.schemaVersion).toBe(1);
     expect(report.redis.config['hash-max-listpack-entries']).toBeGreaterThan(0);
@@ -27,14 +27,25 @@ describe('swc bench (CLI)', () => {
       bytes: expect.any(Number),
     });
     expect(result.stderr).toMatch(/writing only under swc-bench:[0-9a-f]{8}:\*/);
+    for (const r of report.results) {
+      expect(r.throughput).toMatchObject({ connections: 2, pipeline: 4 });
+      for (const op of ['write', 'read', 'request'] as const) {
+        const stats = r.throughput[op];
+        expect(stats.ops).toBe(200);
+        expect(stats.opsPerSec).toBeGreaterThan(0);
+        expect(stats.p50Ms!).toBeLessThanOrEqual(stats.p99Ms!);
+        expect(stats.p99Ms!).toBeLessThanOrEqual(stats.p999Ms!);
+        expect(stats.serverUsecPerCall).toBeGreaterThan(0);
+      }
+    }
   });
 
   it('renders markdown and csv', async () => {
-    const md = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--format', 'markdown', '--no-progress']);
+    const md = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--format', 'markdown', '--no-progress', '--no-throughput']);
     expect(md.code).toBe(0);
     expect(md.stdout).toMatch(/^\*\*Memory per light/);
     expect(md.stdout).toMatch(/\| 1 min \| 10 \| 600 \|/);
-    const csv = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--format', 'csv', '--no-progress']);
+    const csv = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--format', 'csv', '--no-progress', '--no-throughput']);
     expect(csv.code).toBe(0);
     const lines = csv.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^layout,windowSeconds,rate,/);
@@ -42,7 +53,7 @@ describe('swc bench (CLI)', () => {
   });
 
   it('compares with the published figures under --preset blog, limited to one cell by flags', async () => {
-    const result = await runCli(['bench', '--redis-url', redisUrl(), '--preset', 'blog', '--rate', '10', '--window', '1m', '--json']);
+    const result = await runCli(['bench', '--redis-url', redisUrl(), '--preset', 'blog', '--rate', '10', '--window', '1m', '--json', '--no-throughput']);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as { results: { layout: string; published?: { kb: number; diff: number } }[] };
     expect(report.results.map((r) => [r.layout, r.published?.kb])).toEqual([

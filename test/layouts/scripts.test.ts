@@ -1,14 +1,23 @@
 import type { Redis } from 'ioredis';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../src/layouts/client.js';
 import { createLayout, layoutNames } from '../../src/layouts/index.js';
 import { ScriptError } from '../../src/errors.js';
 import { execPipeline, readScript, runScript } from '../../src/redis/scripts.js';
-import { HOUR_START, testRedis, uniqueName } from '../helpers.js';
+import { connect } from '../../src/redis/connect.js';
+import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
+import { HOUR_START, uniqueName } from '../helpers.js';
 
 let redis: Redis;
+let server: PrivateServer;
+// A server of its own: SCRIPT FLUSH on the shared one would disturb other test files.
 beforeAll(async () => {
-  redis = await testRedis();
+  server = await startPrivateServer();
+  redis = await connect(server.url);
+});
+afterAll(async () => {
+  redis.disconnect();
+  await server.stop();
 });
 
 describe('scripts', () => {

@@ -33,7 +33,7 @@ async function seedUserData(tag: string): Promise<string> {
 
 /** Starts `swc bench` and resolves once it has reported its first finished cell. */
 function startBench(args: string[]) {
-  const child = spawn(process.execPath, [SWC_BIN, 'bench', ...args], {
+  const child = spawn(process.execPath, [SWC_BIN, 'bench', '--no-throughput', ...args], {
     env: { ...process.env, NO_COLOR: '1', REDIS_URL: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -68,10 +68,36 @@ describe('bench leaves other data alone', () => {
     expect(await digest(redis, pattern)).toEqual(before);
   });
 
+  it('after SIGINT in a throughput phase, none of the run\'s keys remain', async () => {
+    const pattern = await seedUserData(uniqueName('user'));
+    const before = await digest(redis, pattern);
+    const child = spawn(process.execPath, [SWC_BIN, 'bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '1m', '--time', '30'], {
+      env: { ...process.env, NO_COLOR: '1', REDIS_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const namespace = await new Promise<string>((resolve) => {
+      child.stderr.on('data', () => {
+        const found = /swc-bench:[0-9a-f]{8}/.exec(stderr)?.[0];
+        if (found) resolve(found);
+      });
+    });
+    // The memory phase of the first cell takes well under a second; the write phase runs 30 s.
+    await new Promise((r) => setTimeout(r, 1500));
+    const startedAt = Date.now();
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(Date.now() - startedAt).toBeLessThan(5000);
+    expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
+    expect(await digest(redis, pattern)).toEqual(before);
+  });
+
   it('after a complete run, other keys are byte-identical and none of the run\'s keys remain', async () => {
     const pattern = await seedUserData(uniqueName('user'));
     const before = await digest(redis, pattern);
-    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '1m,3m']);
+    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '1m,3m', '--ops', '300']);
     expect(result.code).toBe(0);
     const namespace = /swc-bench:[0-9a-f]{8}/.exec(result.stderr)?.[0];
     expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
@@ -99,7 +125,7 @@ describe('bench when the server fails', () => {
     const own = await connect(server.url);
     try {
       await own.set('user:precious', 'x');
-      const result = await runCli(['bench', '--redis-url', server.url, '--rate', '100', '--window', '10m']);
+      const result = await runCli(['bench', '--redis-url', server.url, '--rate', '100', '--window', '10m', '--no-throughput']);
       expect(result.code).toBe(3);
       expect(result.stderr).toMatch(/out of memory \(maxmemory reached\) in cell 1\/2/);
       const namespace = /swc-bench:[0-9a-f]{8}/.exec(result.stderr)?.[0];
@@ -113,10 +139,17 @@ describe('bench when the server fails', () => {
   });
 
   it.each([50, 5])('gives the same numbers, or fails clearly, when SCRIPT FLUSH hits every %i ms', async (everyMs) => {
-    const args = ['bench', '--redis-url', redisUrl(), '--rate', '2', '--window', '1m', '--lights', '20', '--json', '--no-progress'];
+    // A server of its own: flushing the shared one would disturb other test files.
+    const server = await startPrivateServer();
+    const own = await connect(server.url);
+    const args = ['bench', '--redis-url', server.url, '--rate', '2', '--window', '1m', '--lights', '20', '--json', '--no-progress', '--no-throughput'];
     const quiet = await runCli(args);
-    const flusher = setInterval(() => void redis.script('FLUSH').catch(() => undefined), everyMs);
-    const flushed = await runCli(args).finally(() => clearInterval(flusher));
+    const flusher = setInterval(() => void own.script('FLUSH').catch(() => undefined), everyMs);
+    const flushed = await runCli(args).finally(async () => {
+      clearInterval(flusher);
+      own.disconnect();
+      await server.stop();
+    });
     if (everyMs === 5 && flushed.code !== 0) {
       expect(flushed.code).toBe(3);
       expect(flushed.stderr).toMatch(/^swc: .*(script|cache)/m);
