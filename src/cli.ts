@@ -25,6 +25,11 @@ export function buildProgram(): Command {
 
 async function main(argv: string[]): Promise<void> {
   installSignalHandlers();
+  // `swc bench --json | head` closes the pipe early: that is the reader's choice, not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
