@@ -8,7 +8,7 @@
 --
 -- Returns: the integer second the event was scored with.
 --include lib/now.lua
---include stoplight-v5/_metadata.lua
+--include lib/outcome.lua
 
 local metadata_key = KEYS[1]
 local events_key = KEYS[2]
@@ -17,11 +17,13 @@ local second = math.floor(swc_now(ARGV[2]))
 local error_json = ARGV[3]
 
 local EVENTS_TTL_SECONDS = 86400
+local METADATA_TTL_SECONDS = 604800
 
 redis.call('ZADD', events_key, second, member_id)
 redis.call('EXPIRE', events_key, EVENTS_TTL_SECONDS)
-if swc_v5_touch_metadata(metadata_key, 'last_error_at', second, 'consecutive_successes', 'consecutive_errors') then
+if swc_record_outcome(metadata_key, 'last_error_at', second, 'consecutive_successes', 'consecutive_errors') then
   redis.call('HSET', metadata_key, 'last_error_json', error_json)
 end
+redis.call('EXPIRE', metadata_key, METADATA_TTL_SECONDS)
 
 return second

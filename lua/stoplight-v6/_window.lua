@@ -10,11 +10,13 @@
 --               stamp_field, reset_field, bump_field)
 --   Adds one event to the bucket of `second` and to the running total, indexes
 --   the bucket, updates the consecutive counters and the last_* stamp (only if
---   newer; returns true then), and keeps both keys for 7 days.
+--   newer; returns true then, see lib/outcome.lua), and keeps both keys for 7 days.
 -- swc_v6_snapshot(metrics_key)
 --   { total_successes, total_failures, last_success_at, last_error_at,
 --     last_error_json, consecutive_errors, consecutive_successes }
 --   as HMGET returns them (missing fields are nil).
+--include lib/outcome.lua
+
 local EVICT_BATCH = 1000
 local KEY_TTL_SECONDS = 604800
 
@@ -53,13 +55,7 @@ local function swc_v6_record(metrics_key, index_key, second, counter_suffix, tot
   redis.call('HINCRBY', metrics_key, bucket .. counter_suffix, 1)
   redis.call('HINCRBY', metrics_key, total_field, 1)
   redis.call('ZADD', index_key, second, bucket)
-  local previous = tonumber(redis.call('HGET', metrics_key, stamp_field))
-  local newer = previous == nil or second > previous
-  if newer then
-    redis.call('HSET', metrics_key, stamp_field, second)
-  end
-  redis.call('HSET', metrics_key, reset_field, 0)
-  redis.call('HINCRBY', metrics_key, bump_field, 1)
+  local newer = swc_record_outcome(metrics_key, stamp_field, second, reset_field, bump_field)
   redis.call('EXPIRE', metrics_key, KEY_TTL_SECONDS)
   redis.call('EXPIRE', index_key, KEY_TTL_SECONDS)
   return newer
