@@ -25,17 +25,15 @@ const pct = (fraction: number): string => `${+(fraction * 100).toFixed(4)}%`;
 /** Adds the tolerance flags and `--absolute`. */
 export function addCompareOptions(command: Command): Command {
   return command
-    .option(
-      '--memory-tolerance <percent>',
-      `fail when bytes per light grow by more than this many percent; 1 and 1% both mean one percent (default ${pct(DEFAULT_COMPARE_OPTIONS.memoryTolerance)})`,
-      percentage('--memory-tolerance', 1000),
-      DEFAULT_COMPARE_OPTIONS.memoryTolerance,
+    .addOption(
+      new Option('--memory-tolerance <percent>', 'fail when bytes per light grow by more than this many percent; 1 and 1% both mean one percent')
+        .argParser(percentage('--memory-tolerance', 1000))
+        .default(DEFAULT_COMPARE_OPTIONS.memoryTolerance, pct(DEFAULT_COMPARE_OPTIONS.memoryTolerance)),
     )
-    .option(
-      '--throughput-tolerance <percent>',
-      `fail when a layout's ops/s ratio to the reference layout falls by more than this many percent (default ${pct(DEFAULT_COMPARE_OPTIONS.throughputTolerance)})`,
-      percentage('--throughput-tolerance', 100),
-      DEFAULT_COMPARE_OPTIONS.throughputTolerance,
+    .addOption(
+      new Option('--throughput-tolerance <percent>', "fail when a layout's ops/s ratio to the reference layout falls by more than this many percent")
+        .argParser(percentage('--throughput-tolerance', 100))
+        .default(DEFAULT_COMPARE_OPTIONS.throughputTolerance, pct(DEFAULT_COMPARE_OPTIONS.throughputTolerance)),
     )
     .option('--absolute', 'also fail when absolute ops/s fall by more than the throughput tolerance (noisy across machines)');
 }
