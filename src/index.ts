@@ -11,6 +11,7 @@ export { StoplightV6, shortId } from './layouts/stoplight-v6.js';
 export { LayoutClient } from './layouts/client.js';
 export { SlidingWindowModel, type WindowCounts } from './model/sliding-window.js';
 export { createRng, type Rng } from './traffic/random.js';
+export { evenTraffic, errorJsonFor, eventCount, BENCH_EPOCH, type TrafficEvent, type TrafficSpec } from './traffic/events.js';
 export { readScript, installScripts, runScript, execPipeline, type PipelineReply, type LuaScript, type ScriptCall } from './redis/scripts.js';
 export { connect, openSession, parseRedisUrl, type Session, type SessionOptions, type ConnectOptions } from './redis/connect.js';
 export { startPrivateServer, freePort, type PrivateServer, type PrivateServerOptions } from './redis/server.js';
