@@ -177,6 +177,21 @@ function progressReporter(enabled: boolean, total: number) {
   };
 }
 
+/** Above this shortfall a realtime cell measured this client's limits more than the layout's. */
+const SHORTFALL_WARNING = 0.05;
+
+/** Says on stderr which realtime cells could not keep pace, so a slow client is not read as a slow layout. */
+function warnShortfall(report: BenchReport): void {
+  for (const r of report.results) {
+    if (!r.realtime || r.realtime.shortfall <= SHORTFALL_WARNING) continue;
+    process.stderr.write(
+      `swc bench: warning: ${r.layout} window ${formatWindow(r.windowSeconds)} at ${r.rate}/s fell behind: ` +
+        `sent ${r.realtime.achievedRate.toFixed(1)}/s per light (${(r.realtime.shortfall * 100).toFixed(1)}% short); ` +
+        `this client, not the layout, set the pace\n`,
+    );
+  }
+}
+
 /** `swc bench`: drive synthetic traffic through each layout, measure memory per light. */
 export function benchCommand(): Command {
   const command = new Command('bench')
@@ -296,6 +311,7 @@ Examples:
         },
       });
       const report = await running;
+      warnShortfall(report);
       if (baseline) {
         const verdict = compareReports(baseline.report, report, compareOptionsFrom(flags));
         return printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: format === 'markdown' ? 'markdown' : 'table' });
