@@ -36,7 +36,17 @@ export {
   type RowStatus,
   type Verdict,
 } from './compare/diff.js';
-export type { BenchReport, CellResult, MemoryResult, KeyMemory, LatencyStats, ThroughputResult } from './measure/types.js';
+export type {
+  BenchReport,
+  CellResult,
+  MemoryResult,
+  KeyMemory,
+  LatencyStats,
+  ThroughputResult,
+  RealtimeResult,
+  RealtimeLatency,
+} from './measure/types.js';
+export { driveRealtime, type RealtimeOptions } from './bench/realtime.js';
 export { runLoad, type LoadOptions, type LoadResult, type LoadProgress, type LoadStop } from './measure/load.js';
 export {
   readScriptCommandStats,

@@ -18,11 +18,16 @@ export interface BenchPlan {
   readonly rates: readonly number[];
   readonly failureRate: number;
   readonly lights: number;
-  /** Simulated traffic time; absent = one window per cell. */
+  /** Traffic time (real seconds with `realtime`); absent = one window per cell. */
   readonly durationSeconds?: number;
   readonly seed: number;
   /** Absent = memory only. */
   readonly throughput?: ThroughputPlan;
+  /**
+   * Real traffic on the server's clock, paced at each rate for
+   * `durationSeconds` of real time per cell, instead of an injected clock.
+   */
+  readonly realtime?: boolean;
   readonly preset?: Preset;
 }
 

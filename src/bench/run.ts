@@ -3,16 +3,17 @@ import { InterruptedError, RedisUnavailableError, SwcError } from '../errors.js'
 import { namespacedLayout } from '../layouts/index.js';
 import type { Layout, Light } from '../layouts/types.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
-import type { BenchReport, CellResult, MemoryResult, ThroughputResult } from '../measure/types.js';
+import type { BenchReport, CellResult, MemoryResult, RealtimeResult, ThroughputResult } from '../measure/types.js';
 import { measureThroughput, type ThroughputPhase } from '../measure/throughput.js';
 import type { Session } from '../redis/connect.js';
 import { serverInfo, serverRunId } from '../redis/info.js';
 import { execPipeline, installScripts, type ScriptCall } from '../redis/scripts.js';
-import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, type TrafficSpec } from '../traffic/events.js';
+import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficSpec } from '../traffic/events.js';
 import { SWC_VERSION } from '../version.js';
 import { deleteKeys, type Namespace } from './namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan, type Cell } from './plan.js';
 import { publishedKb } from './presets.js';
+import { driveRealtime } from './realtime.js';
 
 /** Calls per pipeline while filling a window: large enough to amortize round trips. */
 const FILL_BATCH = 1000;
@@ -51,8 +52,7 @@ function trafficOf(plan: BenchPlan, cell: Cell, lightIndex: number): TrafficSpec
     rate: cell.rate,
     durationSeconds: cell.durationSeconds,
     failureRate: plan.failureRate,
-    // Each light its own stream; the same for every layout, so layouts see identical traffic.
-    seed: (plan.seed + lightIndex * 7919) >>> 0,
+    seed: lightSeed(plan.seed, lightIndex),
     startAt: BENCH_EPOCH,
   };
 }
@@ -89,16 +89,22 @@ async function fill(
   if (batch.length > 0) await flush();
 }
 
-/** Runs a small cell through `layout` and deletes its keys. */
+/** Runs a small cell through `layout` (injected clock, even in a realtime run: it only warms up) and deletes its keys. */
 async function warmUp(session: Session, plan: BenchPlan, layout: Layout): Promise<void> {
   const cell: Cell = { layout: layout.name as Cell['layout'], windowSeconds: 60, rate: 50, durationSeconds: 60 };
-  const { lights, endAt } = await runMemory(session, { ...plan, lights: 1 }, cell, layout, () => undefined);
-  await deleteLights(session.redis, layout, lights, endAt);
+  const { lights, span } = await runMemory(session, { ...plan, lights: 1, realtime: false }, cell, layout, () => undefined);
+  await deleteLights(session.redis, layout, lights, span);
 }
 
-/** Deletes every key the layout says the lights have for traffic up to `endAt`. */
-async function deleteLights(redis: Redis, layout: Layout, lights: readonly Light[], endAt: number): Promise<void> {
-  await deleteKeys(redis, lights.flatMap((light) => layout.keysOf(light, BENCH_EPOCH, endAt).map((k) => k.key)));
+/** The Unix seconds a cell's traffic covered: where 5.x hour keys can be. */
+interface Span {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** Deletes every key the layout says the lights have for traffic in `span`. */
+async function deleteLights(redis: Redis, layout: Layout, lights: readonly Light[], span: Span): Promise<void> {
+  await deleteKeys(redis, lights.flatMap((light) => layout.keysOf(light, span.from, span.to).map((k) => k.key)));
 }
 
 /** Says where a run stopped, keeping the error's type (and so its exit code). */
@@ -135,7 +141,10 @@ async function closeAndWait(observer: Redis, connection: Redis): Promise<void> {
   }
 }
 
-/** Fills a cell's lights, measures their memory, and removes their keys. */
+/**
+ * Fills a cell's lights (injected clock, or real traffic with `plan.realtime`)
+ * and measures their memory; the caller removes their keys.
+ */
 async function runMemory(
   session: Session,
   plan: BenchPlan,
@@ -143,7 +152,7 @@ async function runMemory(
   layout: Layout,
   written: (n: number) => void,
   signal?: AbortSignal,
-): Promise<{ memory: MemoryResult; events: number; lights: Light[]; endAt: number }> {
+): Promise<{ memory: MemoryResult; events: number; lights: Light[]; span: Span; realtime?: RealtimeResult }> {
   const { redis } = session;
   const lights = lightsOf(cell, plan.lights);
   const before = await usedMemory(redis);
@@ -151,9 +160,25 @@ async function runMemory(
   // writing on a connection of its own and closing it keeps that buffer out
   // of the used_memory delta.
   const writer = await session.connectAnother();
+  let realtime: RealtimeResult | undefined;
   try {
-    for (const [i, light] of lights.entries()) {
-      await fill(writer, layout, light, trafficOf(plan, cell, i), cell.windowSeconds, written, signal);
+    if (plan.realtime) {
+      realtime = await driveRealtime({
+        redis: writer,
+        layout,
+        lights,
+        windowSeconds: cell.windowSeconds,
+        rate: cell.rate,
+        seconds: cell.durationSeconds,
+        failureRate: plan.failureRate,
+        seed: plan.seed,
+        onEvents: written,
+        ...(signal ? { signal } : {}),
+      });
+    } else {
+      for (const [i, light] of lights.entries()) {
+        await fill(writer, layout, light, trafficOf(plan, cell, i), cell.windowSeconds, written, signal);
+      }
     }
   } catch (err) {
     writer.disconnect();
@@ -161,11 +186,14 @@ async function runMemory(
   }
   await closeAndWait(redis, writer);
   const after = await usedMemory(redis);
-  const endAt = BENCH_EPOCH + cell.durationSeconds;
+  // Real traffic wrote 5.x hour keys by this machine's clock, between these seconds.
+  const span: Span = realtime
+    ? { from: Math.floor(realtime.startedAt), to: Math.ceil(realtime.endedAt) }
+    : { from: BENCH_EPOCH, to: BENCH_EPOCH + cell.durationSeconds };
   let total = 0;
   let firstKeys: MemoryResult['keys'] = [];
   for (const [i, light] of lights.entries()) {
-    const keys = await measureKeys(redis, layout.keysOf(light, BENCH_EPOCH, endAt));
+    const keys = await measureKeys(redis, layout.keysOf(light, span.from, span.to));
     if (i === 0) firstKeys = keys;
     total += keys.reduce((sum, k) => sum + k.bytes, 0);
   }
@@ -178,14 +206,17 @@ async function runMemory(
     },
     events: eventCount(trafficOf(plan, cell, 0)),
     lights,
-    endAt,
+    span,
+    ...(realtime ? { realtime } : {}),
   };
 }
 
 /**
  * Runs a plan: for each cell, drives one window (or the plan's duration) of
  * evenly spaced traffic through the layout with an injected clock, measures
- * memory per light, then removes the cell's keys. Writes only under
+ * memory per light, then removes the cell's keys. With `plan.realtime` the
+ * traffic is real instead: paced at the cell's rate for its duration on the
+ * server's clock, one cell after another, and measured for pacing and latency. Writes only under
  * `namespace`; the caller removes the namespace on every way out.
  */
 export async function runBench(run: BenchRun): Promise<BenchReport> {
@@ -211,7 +242,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     const where = (): string =>
       `in cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s) ` +
       `after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
-    const { memory, events, lights, endAt } = await runMemory(
+    const { memory, events, lights, span, realtime } = await runMemory(
       session,
       plan,
       cell,
@@ -229,7 +260,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     if ((await serverRunId(redis)) !== info.runId) {
       throw new RedisUnavailableError(`the server restarted ${where()}; its data was lost, so this run's figures would be wrong`);
     }
-    let clockEnd = endAt;
+    let clockSpan = span;
     let throughput: ThroughputResult | undefined;
     if (plan.throughput) {
       let failures = 0;
@@ -240,7 +271,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         lights,
         windowSeconds: cell.windowSeconds,
         rate: cell.rate,
-        startAt: endAt,
+        startAt: span.to,
         failureRate: plan.failureRate,
         seed: plan.seed,
         connections: plan.throughput.connections,
@@ -255,7 +286,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         throw withContext(err, `${where()}, throughput phase ${phase ?? 'write'}`);
       });
       // Where the injected clock stopped, so every hour key it wrote is deleted below.
-      clockEnd = endAt + Math.ceil((throughput.write.ops + throughput.request.ops) / lights.length) / cell.rate + 1;
+      clockSpan = { ...span, to: span.to + Math.ceil((throughput.write.ops + throughput.request.ops) / lights.length) / cell.rate + 1 };
     }
     const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
     const result: CellResult = {
@@ -267,9 +298,10 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       events,
       memory,
       ...(throughput ? { throughput } : {}),
+      ...(realtime ? { realtime } : {}),
       ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
     };
-    await deleteLights(redis, layout, lights, clockEnd);
+    await deleteLights(redis, layout, lights, clockSpan);
     results.push(result);
     progress?.onCellDone?.(result, index, cells.length);
   }

@@ -78,4 +78,12 @@ export const LIMITS = {
   time: { min: 0.1, max: 3_600 },
   /** Events one cell may write per layout: beyond this a run takes minutes and gigabytes. */
   eventsPerCell: 50_000_000,
+  /** `--realtime`: real seconds per cell; longer is better done as a soak test than a benchmark. */
+  realtimeSeconds: 3_600,
+  /**
+   * `--realtime`: events per second per cell (rate × lights). Above this one
+   * Node.js client on a small machine cannot pace, so the run would measure
+   * the client rather than the layout.
+   */
+  realtimeEventsPerSecond: 50_000,
 } as const;

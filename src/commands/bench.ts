@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { createNamespace, purgeNamespace } from '../bench/namespace.js';
-import { plannedEvents, type BenchPlan } from '../bench/plan.js';
+import { cellsOf, plannedEvents, type BenchPlan } from '../bench/plan.js';
 import { presets, type Preset } from '../bench/presets.js';
 import { runBench } from '../bench/run.js';
 import { loadScenario, type Scenario } from '../bench/scenario.js';
@@ -36,12 +36,15 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   progress: boolean;
   scenario?: string;
   baseline?: string;
+  realtime?: boolean;
 }
 
 const DEFAULT_RATES = [100];
 /** Seconds per throughput phase when neither --ops nor --time is given. */
 const DEFAULT_PHASE_SECONDS = 1;
 const DEFAULT_WINDOWS = [300];
+/** Real seconds per cell under --realtime: short, because one window (often minutes) per cell is a surprise. */
+const DEFAULT_REALTIME_SECONDS = 10;
 
 const rateList = parser((v) => parseList('--rate', v, (p) => parseNumber('--rate', p, LIMITS.rate)));
 const windowList = parser((v) => parseList('--window', v, (p) => parseDuration('--window', p, LIMITS.window)));
@@ -52,18 +55,40 @@ const layoutList = parser((v) =>
   }),
 );
 
+/** The checks only real traffic needs: it takes real time and one client must keep up. */
+function checkRealtime(flags: BenchFlags, plan: BenchPlan, seconds: number): void {
+  if (flags.ops !== undefined || flags.time !== undefined) {
+    throw new UsageError('--ops/--time: --realtime has no throughput phase (the paced traffic is the measurement)');
+  }
+  if (seconds > LIMITS.realtimeSeconds) {
+    throw new UsageError(`--duration: with --realtime at most ${LIMITS.realtimeSeconds} s of real time per cell, got ${seconds} s`);
+  }
+  for (const r of plan.rates) {
+    const perSecond = r * plan.lights;
+    if (perSecond > LIMITS.realtimeEventsPerSecond) {
+      throw new UsageError(
+        `--rate/--lights: with --realtime at most ${LIMITS.realtimeEventsPerSecond.toLocaleString('en-US')} events/s per cell, got ${perSecond.toLocaleString('en-US')} (rate ${r} × ${plan.lights} lights)`,
+      );
+    }
+    if (Math.round(r * seconds) < 1) throw new UsageError(`--rate/--duration: rate ${r} for ${seconds} s sends no event`);
+  }
+}
+
 /** Turns validated flags into a plan; flags given on the command line override the preset. */
 export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): BenchPlan {
+  const realtime = flags.realtime === true;
+  const duration = flags.duration ?? (realtime ? DEFAULT_REALTIME_SECONDS : undefined);
   const plan: BenchPlan = {
     layouts: flags.layout ?? layoutNames,
     windows: flags.window ?? preset?.windows ?? DEFAULT_WINDOWS,
     rates: flags.rate ?? preset?.rates ?? DEFAULT_RATES,
     failureRate: flags.failureRate,
     lights: flags.lights,
-    ...(flags.duration !== undefined ? { durationSeconds: flags.duration } : {}),
+    ...(duration !== undefined ? { durationSeconds: duration } : {}),
     seed: flags.seed,
     ...(preset ? { preset } : {}),
-    ...(flags.throughput
+    ...(realtime ? { realtime } : {}),
+    ...(flags.throughput && !realtime
       ? {
           throughput: {
             connections: flags.connections,
@@ -77,6 +102,7 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
   if (flags.ops !== undefined && flags.time !== undefined) {
     throw new UsageError('--ops/--time: give one of them, not both (ops per phase, or seconds per phase)');
   }
+  if (realtime) checkRealtime(flags, plan, duration ?? DEFAULT_REALTIME_SECONDS);
   for (const w of plan.windows) {
     for (const r of plan.rates) {
       const events = r * (plan.durationSeconds ?? w) * plan.lights;
@@ -143,15 +169,35 @@ function progressReporter(enabled: boolean, total: number) {
         `swc bench: [${i + 1}/${n}] ${r.layout} window ${formatWindow(r.windowSeconds)} at ${r.rate}/s: ` +
           `${kb(r.memory.bytesPerLight)} KB per light` +
           (r.throughput ? `, request ${Math.round(r.throughput.request.opsPerSec).toLocaleString('en-US')} ops/s` : '') +
+          (r.realtime
+            ? `, sent ${r.realtime.achievedRate.toFixed(1)}/s per light (asked ${r.realtime.requestedRate}), write p99 ${r.realtime.write.p99Ms.toFixed(2)} ms`
+            : '') +
           '\n',
       ),
   };
 }
 
+/** Above this shortfall a realtime cell measured this client's limits more than the layout's. */
+const SHORTFALL_WARNING = 0.05;
+
+/** Says on stderr which realtime cells could not keep pace, so a slow client is not read as a slow layout. */
+function warnShortfall(report: BenchReport): void {
+  for (const r of report.results) {
+    if (!r.realtime || r.realtime.shortfall <= SHORTFALL_WARNING) continue;
+    process.stderr.write(
+      `swc bench: warning: ${r.layout} window ${formatWindow(r.windowSeconds)} at ${r.rate}/s fell behind: ` +
+        `sent ${r.realtime.achievedRate.toFixed(1)}/s per light (${(r.realtime.shortfall * 100).toFixed(1)}% short); ` +
+        `this client, not the layout, set the pace\n`,
+    );
+  }
+}
+
 /** `swc bench`: drive synthetic traffic through each layout, measure memory per light. */
 export function benchCommand(): Command {
   const command = new Command('bench')
-    .description('drive synthetic traffic through each layout with an injected clock; measure memory per light, throughput and latency')
+    .description(
+      'drive synthetic traffic through each layout with an injected clock (or real traffic with --realtime); measure memory per light, throughput and latency',
+    )
     .option('--rate <list>', `requests per second per light, comma-separated (default ${DEFAULT_RATES.join(',')})`, rateList)
     .option('--window <list>', `window sizes, comma-separated: 300, 90s, 5m, 1h (default ${DEFAULT_WINDOWS.join(',')} s)`, windowList)
     .addOption(
@@ -159,7 +205,12 @@ export function benchCommand(): Command {
     )
     .option('--failure-rate <0..1>', 'share of failures (seeded Bernoulli per event)', parser((v) => parseNumber('--failure-rate', v, LIMITS.failureRate)), 0.5)
     .option('--lights <n>', 'lights per cell; memory is reported per light', parser((v) => parseNumber('--lights', v, LIMITS.lights)), 1)
-    .option('--duration <time>', 'simulated traffic time per cell (default: one window)', parser((v) => parseDuration('--duration', v, LIMITS.duration)))
+    .option(
+      '--duration <time>',
+      `traffic time per cell: simulated (default one window), or real with --realtime (default ${DEFAULT_REALTIME_SECONDS} s, at most 1 h)`,
+      parser((v) => parseDuration('--duration', v, LIMITS.duration)),
+    )
+    .option('--realtime', 'real traffic paced at --rate on the server\'s clock for --duration real seconds per cell; no throughput phase')
     .option('--preset <name>', `a named matrix: ${Object.keys(presets).join(', ')} (with published figures)`, parser((v) => parseChoice('--preset', v, Object.keys(presets))))
     .option('--seed <n>', 'seed for outcomes and event ids (same seed, same bytes)', parser((v) => parseNumber('--seed', v, LIMITS.seed)), 1)
     .option('--no-throughput', 'memory only: skip the throughput and latency phases')
@@ -177,17 +228,30 @@ export function benchCommand(): Command {
   command.addHelpText(
     'after',
     `
-Time is injected: a 10-minute window fills in well under a second. Memory is
+By default time is injected: a 10-minute window fills in well under a second. Memory is
 MEMORY USAGE <key> SAMPLES 0 summed over each light's keys. On a server swc did
 not start, every key goes under swc-bench:<run id>: and is deleted at the end,
 also on Ctrl-C.
+
+With --realtime, nothing is injected: each cell sends every light's events
+at --rate per second, evenly spaced on a monotonic clock, for --duration
+real seconds (default ${DEFAULT_REALTIME_SECONDS} s, not one window: a 10-minute window would be a
+10-minute wait per cell), and the scripts take the time from Redis TIME.
+Cells run one after another, so layouts never compete for the machine.
+A client that falls behind keeps sending as fast as it can and reports the
+shortfall; it never drops events. Reported per cell: achieved rate per
+light, how late events left (p99, max), write latency (p50/p99/p99.9),
+then memory per light as usual. The throughput phase is skipped: the paced
+traffic is the measurement. Limits: --duration at most 1 h, rate × lights
+at most ${LIMITS.realtimeEventsPerSecond.toLocaleString('en-US')} events/s per cell.
 
 Examples:
   swc bench --rate 100 --window 300
   swc bench --preset blog
   swc bench --rate 10,100 --window 1m,10m --format markdown
   swc bench --redis-url redis://127.0.0.1:6379 --json > result.json
-  swc bench --scenario fixtures/scenarios/small.json --baseline fixtures/baselines/small.json`,
+  swc bench --scenario fixtures/scenarios/small.json --baseline fixtures/baselines/small.json
+  swc bench --realtime --rate 100 --window 1m --duration 30s`,
   );
   return command.action(
     action(async (given: BenchFlags, cmd: Command) => {
@@ -222,6 +286,10 @@ Examples:
       if (!session.server && flags.progress) {
         process.stderr.write(`swc bench: writing only under ${namespace.pattern} on this server; removed at the end\n`);
       }
+      if (plan.realtime && flags.progress) {
+        const cells = cellsOf(plan).length;
+        process.stderr.write(`swc bench: realtime: ${cells} cell(s) × ${plan.durationSeconds ?? 0} s of real traffic, one after another\n`);
+      }
       running = runBench({
         signal: stop.signal,
         session,
@@ -238,10 +306,12 @@ Examples:
           seed: plan.seed,
           preset: preset?.name ?? null,
           throughput: plan.throughput ?? false,
+          realtime: plan.realtime === true,
           ...(scenario ? { scenario: scenario.file } : {}),
         },
       });
       const report = await running;
+      warnShortfall(report);
       if (baseline) {
         const verdict = compareReports(baseline.report, report, compareOptionsFrom(flags));
         return printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: format === 'markdown' ? 'markdown' : 'table' });

@@ -55,13 +55,49 @@ export interface ThroughputResult {
   readonly pipeline: number;
 }
 
+/** Latency of the writes of a realtime run, client side, from send to reply. */
+export interface RealtimeLatency {
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly p999Ms: number;
+  readonly meanMs: number;
+  readonly maxMs: number;
+  /** Writes measured (every event sent, all lights). */
+  readonly ops: number;
+}
+
+/** Real traffic at a requested rate on the server's clock (`swc bench --realtime`). */
+export interface RealtimeResult {
+  /** Events per second per light, as asked for. */
+  readonly requestedRate: number;
+  /** Events per second per light, as sent: `events / seconds`. */
+  readonly achievedRate: number;
+  /** 0 when on pace; 0.25 when the client sent 25% fewer events per second than asked (it never drops, it runs longer). */
+  readonly shortfall: number;
+  /** Real seconds from the start to the moment the last event was sent. */
+  readonly seconds: number;
+  /** Events sent per light. */
+  readonly events: number;
+  /** Events sent, all lights of the cell. */
+  readonly eventsTotal: number;
+  readonly lights: number;
+  /** How late events left the client compared with their due time (monotonic clock). */
+  readonly lateP50Ms: number;
+  readonly lateP99Ms: number;
+  readonly lateMaxMs: number;
+  readonly write: RealtimeLatency;
+  /** Unix seconds (wall clock) when the traffic started and ended. */
+  readonly startedAt: number;
+  readonly endedAt: number;
+}
+
 /** One layout at one window and rate. */
 export interface CellResult {
   readonly layout: string;
   readonly windowSeconds: number;
   /** Requests per second per light. */
   readonly rate: number;
-  /** Simulated traffic time. */
+  /** Traffic time: simulated, or real seconds asked for with `--realtime`. */
   readonly durationSeconds: number;
   /** rate × window: what the window holds at steady state. */
   readonly eventsInWindow: number;
@@ -69,6 +105,8 @@ export interface CellResult {
   readonly events: number;
   readonly memory: MemoryResult;
   readonly throughput?: ThroughputResult;
+  /** With `--realtime`: pacing and latency of the real traffic that filled the window. */
+  readonly realtime?: RealtimeResult;
   /** With `--preset blog`: the published figure and the difference. */
   readonly published?: { readonly kb: number; readonly bytes: number; readonly diff: number };
 }

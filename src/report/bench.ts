@@ -102,6 +102,33 @@ export function throughputGrid(report: BenchReport): Grid | undefined {
   return { head, rows, numeric: head.map((_, i) => i === 1 || i >= 4) };
 }
 
+/** Real traffic (`--realtime`): one row per cell, pacing and write latency. */
+export function realtimeGrid(report: BenchReport): Grid | undefined {
+  const measured = report.results.filter((r) => r.realtime);
+  if (measured.length === 0) return undefined;
+  const head = ['window', 'req/s', 'layout', 'achieved/s', 'shortfall', 'seconds', 'events', 'late p99 ms', 'late max ms', 'write p50 ms', 'write p99 ms', 'write p99.9 ms'];
+  const rows: string[][] = [];
+  for (const r of measured) {
+    const t = r.realtime;
+    if (!t) continue;
+    rows.push([
+      formatWindow(r.windowSeconds),
+      String(r.rate),
+      r.layout,
+      t.achievedRate.toFixed(1),
+      `${(t.shortfall * 100).toFixed(1)}%`,
+      t.seconds.toFixed(2),
+      count(t.eventsTotal),
+      ms(t.lateP99Ms),
+      ms(t.lateMaxMs),
+      ms(t.write.p50Ms),
+      ms(t.write.p99Ms),
+      ms(t.write.p999Ms),
+    ]);
+  }
+  return { head, rows, numeric: head.map((_, i) => i === 1 || i >= 3), caption: 'achieved/s is per light; events are all lights' };
+}
+
 /** Throughput ratios between the last and first layout of each cell (the post claims 1.0). */
 export function throughputRatioGrid(report: BenchReport): Grid | undefined {
   const layouts = layoutsOf(report);
@@ -136,7 +163,12 @@ export function csvGrid(report: BenchReport): Grid {
     'layout', 'windowSeconds', 'rate', 'durationSeconds', 'eventsInWindow', 'events', 'bytesPerLight',
     'usedMemoryDeltaPerLight', 'encodings', 'publishedKb', 'publishedDiff',
     ...['write', 'read', 'request'].flatMap((op) => ['OpsPerSec', 'P50Ms', 'P99Ms', 'P999Ms', 'ServerUsecPerCall'].map((f) => `${op}${f}`)),
+    ...['RequestedRate', 'AchievedRate', 'Seconds', 'Events', 'LateP99Ms', 'LateMaxMs', 'WriteP50Ms', 'WriteP99Ms', 'WriteP999Ms'].map((f) => `realtime${f}`),
   ];
+  const realtime = (t: CellResult['realtime']): string[] =>
+    t
+      ? [t.requestedRate, t.achievedRate, t.seconds, t.events, t.lateP99Ms, t.lateMaxMs, t.write.p50Ms, t.write.p99Ms, t.write.p999Ms].map(String)
+      : Array<string>(9).fill('');
   const rows = report.results.map((r) => [
     r.layout,
     String(r.windowSeconds),
@@ -152,6 +184,7 @@ export function csvGrid(report: BenchReport): Grid {
     ...stat(r.throughput?.write),
     ...stat(r.throughput?.read),
     ...stat(r.throughput?.request),
+    ...realtime(r.realtime),
   ]);
   return { head, rows };
 }
@@ -164,6 +197,7 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
     ['Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light\'s keys)', memoryGrid(report)],
     ['Throughput and latency (steady state, injected clock)', throughputGrid(report)],
     ['Throughput ratios', throughputRatioGrid(report)],
+    ['Real traffic (--realtime: server clock, paced)', realtimeGrid(report)],
   ];
   const t = report.results.find((r) => r.throughput)?.throughput;
   const footer =

@@ -24,6 +24,14 @@ export interface TrafficSpec {
 /** 2025-11-29T21:00:00Z: benchmarks start on an hour boundary so 5.x hour keys line up. */
 export const BENCH_EPOCH = 1_764_450_000;
 
+/**
+ * The seed of a cell's `lightIndex`-th light: each light its own stream, and
+ * the same one for every layout and mode, so layouts see identical traffic.
+ */
+export function lightSeed(seed: number, lightIndex: number): number {
+  return (seed + lightIndex * 7919) >>> 0;
+}
+
 /** How many events a spec produces. */
 export function eventCount(spec: Pick<TrafficSpec, 'rate' | 'durationSeconds'>): number {
   return Math.round(spec.rate * spec.durationSeconds);
