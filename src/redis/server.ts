@@ -17,7 +17,7 @@ export interface PrivateServer {
 
 /** Options for {@link startPrivateServer}. */
 export interface PrivateServerOptions {
-  /** Settings as `name=value`, passed as `--name value` (e.g. `hash-max-listpack-entries=128`). */
+  /** Settings as `name=value`, passed as `--name value` (e.g. `hash-max-listpack-entries=128`; several words, several arguments). */
   readonly settings?: readonly string[];
   /** The redis-server binary; default `SWC_REDIS_SERVER` or `redis-server` on PATH. */
   readonly binary?: string;
@@ -45,7 +45,10 @@ export function serverArguments(settings: readonly string[]): string[] {
     if (!match?.[1] || match[2] === undefined) {
       throw new UsageError(`--redis-server-arg: expected name=value (e.g. hash-max-listpack-entries=128), got "${setting}"`);
     }
-    args.push(`--${match[1]}`, match[2]);
+    // Directives with several arguments (`rename-command=SCRIPT OTHER`, `save=900 1`)
+    // need one argv entry each; redis-server joins them back into one line.
+    const values = match[2].trim() === '' ? [''] : match[2].trim().split(/\s+/);
+    args.push(`--${match[1]}`, ...values);
   }
   return args;
 }
