@@ -7,19 +7,37 @@ import { lightsCommand } from './commands/lights.js';
 import { installSignalHandlers } from './commands/lifecycle.js';
 import { SWC_VERSION } from './version.js';
 
+/**
+ * commander's errors in swc's one-line style: `swc: --rate: must be …`
+ * rather than `error: option '--rate <list>' argument '0' is invalid. --rate: …`
+ * (swc's parsers already name the flag and the accepted range).
+ */
+const output = {
+  outputError: (text: string, write: (s: string) => void): void => {
+    const first = text.split('\n')[0] ?? '';
+    const invalid = /^error: option '(-[^ ']*)[^']*' argument '(.*?)' is invalid\. (.*)$/.exec(first);
+    if (invalid) {
+      const [, flag, value, reason] = invalid as unknown as [string, string, string, string];
+      write(`swc: ${reason.startsWith(flag) ? reason : `${flag}: got "${value}"; ${reason}`}\n`);
+      return;
+    }
+    write(`swc: ${first.replace(/^error: /, '')}\n`);
+  },
+};
+
 /** Builds the `swc` program; each subcommand lives in src/commands/<verb>.ts. */
 export function buildProgram(): Command {
   const program = new Command('swc')
     .description('Benchmark and inspect sliding-window counters in Redis (Stoplight 5.x vs 6.0 layouts)')
     .version(SWC_VERSION, '-V, --version')
-    .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
+    .configureOutput(output)
     .exitOverride();
   program.addCommand(benchCommand());
   program.addCommand(compareCommand());
   program.addCommand(doctorCommand());
   program.addCommand(inspectCommand());
   program.addCommand(lightsCommand());
-  for (const command of program.commands) command.exitOverride().showHelpAfterError(false);
+  for (const command of program.commands) command.configureOutput(output).exitOverride().showHelpAfterError(false);
   return program;
 }
 

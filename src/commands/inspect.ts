@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { parseDuration } from '../bench/values.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { inspectLight } from '../inspect/inspect.js';
 import { listLights } from '../inspect/list.js';
@@ -80,7 +81,11 @@ export function inspectCommand(): Command {
       new Option('--layout <name>', 'which layout to read').choices([...layoutNames, 'auto']).default('auto'),
     )
     .option('--system <name>', '6.0 system name the light id is hashed with', DEFAULT_SYSTEM)
-    .option('--window <s>', 'window in seconds to judge buckets against (default: 5.x 86400, 6.0 none)', wholeNumber('--window', 1, MAX_WINDOW_SECONDS))
+    .option(
+      '--window <time>',
+      'window to judge buckets against: 60, 90s, 5m, 1h (default: 5.x 86400 s, its cap; 6.0 none)',
+      parser((v) => parseDuration('--window', v, { min: 1, max: MAX_WINDOW_SECONDS, integer: true })),
+    )
     .option('--at <time>', 'judge the window at this Unix time in seconds (default: the server clock)', unixSeconds)
     .option('--limit <n>', 'most recent buckets or seconds to print (JSON has all)', wholeNumber('--limit', 0, 1_000_000), 30)
     .addHelpText(

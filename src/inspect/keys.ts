@@ -234,12 +234,17 @@ export function count(value: string | undefined): number {
 }
 
 /** The summary line's figures. */
-export function summarize(window: Counts, keys: readonly KeyInspection[], windowSeconds: number | null): InspectionSummary {
+export function summarize(
+  window: Counts,
+  keys: readonly KeyInspection[],
+  per: { readonly windowSeconds: number | null } | { readonly heldEvents: number },
+): InspectionSummary {
   const events = window.successes + window.failures;
   const bytes = keys.reduce((sum, key) => sum + (key.bytes ?? 0), 0);
   return {
     errorRate: events === 0 ? null : window.failures / events,
     bytes,
-    bytesPerWindowSecond: windowSeconds === null ? null : bytes / windowSeconds,
+    bytesPerWindowSecond: 'windowSeconds' in per && per.windowSeconds !== null ? bytes / per.windowSeconds : null,
+    bytesPerEvent: 'heldEvents' in per && per.heldEvents > 0 ? bytes / per.heldEvents : null,
   };
 }

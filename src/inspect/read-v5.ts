@@ -146,7 +146,7 @@ export async function inspectV5(
     metadata: decodeMetadata(metadata),
     recoveredAt,
     window: { seconds: windowSeconds, at: judge.at, clock: judge.clock, fromSecond },
-    summary: summarize(totals, keys, windowSeconds),
+    summary: summarize(totals, keys, { heldEvents: hours.reduce((sum, h) => sum + h.events, 0) }),
     consistent,
     problems,
   };

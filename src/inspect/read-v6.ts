@@ -133,6 +133,7 @@ export async function inspectV6(
       successes: c.successes,
       failures: c.failures,
       stale: cutoff !== null && second <= cutoff,
+      future: second > Math.floor(judge.at),
     }));
 
   const totals = { successes: count(fields.get('total_successes')), failures: count(fields.get('total_failures')) };
@@ -140,7 +141,7 @@ export async function inspectV6(
     successes: buckets.reduce((sum, b) => sum + b.successes, 0),
     failures: buckets.reduce((sum, b) => sum + b.failures, 0),
   };
-  const live = buckets.filter((b) => !b.stale);
+  const live = buckets.filter((b) => !b.stale && !b.future);
   const windowTotals = {
     successes: live.reduce((sum, b) => sum + b.successes, 0),
     failures: live.reduce((sum, b) => sum + b.failures, 0),
@@ -163,7 +164,7 @@ export async function inspectV6(
     drift,
     metadata: decodeMetadata(metadata),
     window,
-    summary: summarize(windowTotals, keys, judge.windowSeconds),
+    summary: summarize(windowTotals, keys, { windowSeconds: judge.windowSeconds }),
     consistent,
     problems,
   };

@@ -68,8 +68,10 @@ export interface InspectionSummary {
   readonly errorRate: number | null;
   /** Every key of the light together (MEMORY USAGE). */
   readonly bytes: number;
-  /** bytes / window seconds; null without a window. */
+  /** 6.0: bytes / window seconds; null without a window, and for 5.x (its bytes follow events, not seconds). */
   readonly bytesPerWindowSecond: number | null;
+  /** 5.x: bytes / events held (in the window or not, until their hour key expires); null for 6.0. */
+  readonly bytesPerEvent: number | null;
 }
 
 /** Metadata fields as stored, plus `last_error_json` decoded. */
@@ -106,6 +108,8 @@ export interface V6Bucket {
   readonly failures: number;
   /** Outside the window but not evicted yet (no read or write since). */
   readonly stale: boolean;
+  /** Later than the time judged at (`--at` in the past): not counted in the window. */
+  readonly future: boolean;
 }
 
 /** Whether a 6.0 light's hash and index agree with each other. */

@@ -133,9 +133,11 @@ function percentText(rate: number | null): string {
 function summaryLine(inspection: Inspection, c: ChalkInstance): string {
   const { summary } = inspection;
   const perSecond =
-    summary.bytesPerWindowSecond === null
-      ? 'no window'
-      : `${bytesText(Math.round(summary.bytesPerWindowSecond))} per second of window`;
+    summary.bytesPerEvent !== null
+      ? `${bytesText(Math.round(summary.bytesPerEvent))} per event held`
+      : summary.bytesPerWindowSecond !== null
+        ? `${bytesText(Math.round(summary.bytesPerWindowSecond))} per second of window`
+        : 'no window';
   return `${c.bold('summary')}  error rate ${percentText(summary.errorRate)} in the window · ${bytesText(summary.bytes, inspection.keys.every((k) => k.bytesExact))} · ${perSecond}`;
 }
 
@@ -163,13 +165,21 @@ function renderV6(inspection: V6Inspection, options: InspectRenderOptions, c: Ch
   }
   const shown = buckets.slice(Math.max(0, buckets.length - options.limit));
   const stale = buckets.filter((b) => b.stale).length;
+  const future = buckets.filter((b) => b.future).length;
+  const notes = [
+    ...(stale > 0 ? [`${stale} stale: outside the window, not evicted yet`] : []),
+    ...(future > 0 ? [`${future} after the time judged at, not counted`] : []),
+  ];
   lines.push(
-    `${c.bold('buckets')}  ${buckets.length}${stale > 0 ? ` (${stale} stale: outside the window, not evicted yet)` : ''}` +
+    `${c.bold('buckets')}  ${buckets.length}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}` +
       (shown.length < buckets.length ? `, the last ${shown.length} shown (--limit)` : ''),
   );
   if (shown.length > 0) {
-    const t = table(['time', 'age', 'successes', 'failures', ''], c, options.color);
-    for (const b of shown) t.push([isoSecond(b.second), `${b.ageSeconds} s`, b.successes, b.failures, b.stale ? c.yellow('stale') : '']);
+    const t = table(['time', 'age', 'successes', 'failures', 'state'], c, options.color);
+    for (const b of shown) {
+      const state = b.stale ? c.yellow('stale') : b.future ? c.yellow('after --at') : 'in window';
+      t.push([isoSecond(b.second), `${b.ageSeconds} s`, b.successes, b.failures, state]);
+    }
     lines.push(t.toString());
   }
   lines.push(
