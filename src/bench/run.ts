@@ -294,7 +294,8 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       windowSeconds: cell.windowSeconds,
       rate: cell.rate,
       durationSeconds: cell.durationSeconds,
-      eventsInWindow: Math.round(cell.rate * cell.windowSeconds),
+      // What the window holds at the end: a run shorter than the window fills only part of it.
+      eventsInWindow: Math.round(cell.rate * Math.min(realtime?.seconds ?? cell.durationSeconds, cell.windowSeconds)),
       events,
       memory,
       ...(throughput ? { throughput } : {}),

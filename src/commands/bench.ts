@@ -3,7 +3,7 @@ import cliProgress from 'cli-progress';
 import { createNamespace, purgeNamespace } from '../bench/namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan } from '../bench/plan.js';
 import { presets, type Preset } from '../bench/presets.js';
-import { runBench } from '../bench/run.js';
+import { runBench, type BenchProgress } from '../bench/run.js';
 import { loadScenario, type Scenario } from '../bench/scenario.js';
 import { compareReports } from '../compare/diff.js';
 import { loadReport } from '../compare/load.js';
@@ -145,25 +145,36 @@ export function withScenario(flags: BenchFlags, scenario: Scenario, given: (flag
   };
 }
 
-/** Progress on stderr: a bar on a TTY, one line per cell otherwise. */
-function progressReporter(enabled: boolean, total: number) {
-  if (!enabled) return {};
+/**
+ * Progress on stderr: a bar on a TTY, one line per cell otherwise. `stop`
+ * clears the bar; call it before printing results, or the bar's cursor
+ * handling lands on the table.
+ */
+function progressReporter(enabled: boolean, total: number): { hooks: BenchProgress; stop: () => void } {
+  if (!enabled) return { hooks: {}, stop: () => undefined };
   if (process.stderr.isTTY) {
     const bar = new cliProgress.SingleBar(
       { format: 'swc bench [{bar}] {percentage}% | {value}/{total} events | {cell}', hideCursor: true, stream: process.stderr, clearOnComplete: true },
       cliProgress.Presets.shades_classic,
     );
     bar.start(total, 0, { cell: '' });
-    onShutdown(async () => bar.stop());
-    return {
+    let stopped = false;
+    const stop = (): void => {
+      if (stopped) return;
+      stopped = true;
+      bar.stop();
+    };
+    onShutdown(async () => stop());
+    const hooks: BenchProgress = {
       onCellStart: (cell: { layout: string; windowSeconds: number; rate: number }) =>
         bar.update({ cell: `${cell.layout} ${formatWindow(cell.windowSeconds)} @ ${cell.rate}/s` }),
       onEvents: (written: number) => bar.update(written),
       onPhase: (cell: { layout: string; windowSeconds: number; rate: number }, phase: string) =>
         bar.update({ cell: `${cell.layout} ${formatWindow(cell.windowSeconds)} @ ${cell.rate}/s: ${phase} throughput` }),
     };
+    return { hooks, stop };
   }
-  return {
+  const hooks: BenchProgress = {
     onCellDone: (r: CellResult, i: number, n: number) =>
       process.stderr.write(
         `swc bench: [${i + 1}/${n}] ${r.layout} window ${formatWindow(r.windowSeconds)} at ${r.rate}/s: ` +
@@ -175,6 +186,7 @@ function progressReporter(enabled: boolean, total: number) {
           '\n',
       ),
   };
+  return { hooks, stop: () => undefined };
 }
 
 /** Above this shortfall a realtime cell measured this client's limits more than the layout's. */
@@ -255,11 +267,23 @@ Examples:
   );
   return command.action(
     action(async (given: BenchFlags, cmd: Command) => {
+      const typed = (flag: keyof BenchFlags): boolean => cmd.getOptionValueSource(flag) === 'cli';
+      if (given.json && typed('format') && given.format !== 'json') {
+        throw new UsageError(`--json/--format: --json means --format json; drop one of them (got --format ${given.format})`);
+      }
+      const throughputFlag = (['connections', 'pipeline', 'ops', 'time'] as const).find(typed);
+      if (!given.throughput && typed('throughput') && throughputFlag) {
+        throw new UsageError(`--no-throughput/--${throughputFlag}: --${throughputFlag} sets the throughput phase that --no-throughput skips`);
+      }
       const scenario = given.scenario !== undefined ? loadScenario(given.scenario) : undefined;
-      const flags = scenario ? withScenario(given, scenario, (f) => cmd.getOptionValueSource(f) === 'cli') : given;
+      const flags = scenario ? withScenario(given, scenario, typed) : given;
       const preset = flags.preset ? presets[flags.preset]?.() : undefined;
       const plan = planFromFlags(flags, preset);
       const format: BenchFormat = flags.json ? 'json' : flags.format;
+      if (preset) {
+        const missing = plan.windows.flatMap((w) => plan.rates.filter((r) => !preset.published.some((p) => p.windowSeconds === w && p.rate === r)).map((r) => `${formatWindow(w)} at ${r}/s`));
+        if (missing.length > 0) process.stderr.write(`swc bench: no published figure for ${missing.join(', ')}; those cells show ours only\n`);
+      }
       if (flags.baseline !== undefined && format === 'csv') throw new UsageError('--baseline: prints the comparison as table, markdown or --json, not csv');
       // Read the baseline before Redis is touched, so a bad file costs no run.
       const baseline = flags.baseline !== undefined ? { label: flags.baseline, report: loadReport(flags.baseline) } : undefined;
@@ -290,12 +314,13 @@ Examples:
         const cells = cellsOf(plan).length;
         process.stderr.write(`swc bench: realtime: ${cells} cell(s) × ${plan.durationSeconds ?? 0} s of real traffic, one after another\n`);
       }
+      const progress = progressReporter(flags.progress, plannedEvents(plan));
       running = runBench({
         signal: stop.signal,
         session,
         plan,
         namespace,
-        progress: progressReporter(flags.progress, plannedEvents(plan)),
+        progress: progress.hooks,
         options: {
           layouts: plan.layouts,
           windows: plan.windows,
@@ -311,6 +336,7 @@ Examples:
         },
       });
       const report = await running;
+      progress.stop();
       warnShortfall(report);
       if (baseline) {
         const verdict = compareReports(baseline.report, report, compareOptionsFrom(flags));

@@ -55,7 +55,7 @@ const sideJson = (s: CompareSide) => ({
  */
 export function printVerdict(verdict: Verdict, baseline: CompareSide, current: CompareSide, output: { json: boolean; format: CompareFormat }): number {
   for (const m of verdict.mismatches) {
-    process.stderr.write(`swc compare: warning: ${m.field} differs (baseline ${m.baseline}, current ${m.current}): bytes are not comparable; regenerate the baseline on this build\n`);
+    process.stderr.write(`swc: not comparable: ${m.field} differs (baseline ${m.baseline}, current ${m.current}); regenerate the baseline with this build and these settings\n`);
   }
   if (output.json) printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, baseline: sideJson(baseline), current: sideJson(current), comparable: verdict.mismatches.length === 0, ...verdict });
   else process.stdout.write(renderCompare(verdict, baseline, current, output.format, useColor()));

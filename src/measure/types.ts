@@ -99,7 +99,7 @@ export interface CellResult {
   readonly rate: number;
   /** Traffic time: simulated, or real seconds asked for with `--realtime`. */
   readonly durationSeconds: number;
-  /** rate × window: what the window holds at steady state. */
+  /** rate × min(traffic time, window): what the window holds at the end of the traffic. */
   readonly eventsInWindow: number;
   /** Events actually written per light. */
   readonly events: number;

@@ -69,7 +69,12 @@ export async function freePort(): Promise<number> {
 async function waitForPing(port: number, child: ChildProcess, deadline: number, log: () => string): Promise<void> {
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new ServerStartError(`redis-server exited during start-up: ${log() || `exit code ${child.exitCode}`}`);
+      const why = log() || `exit code ${child.exitCode}`;
+      // A setting the server rejects is bad input, not a runtime failure.
+      if (/Bad directive|wrong number of arguments|Invalid argument|argument must be|must be|couldn't be parsed/i.test(why)) {
+        throw new UsageError(`--redis-server-arg: redis-server rejected a setting: ${why}`);
+      }
+      throw new ServerStartError(`redis-server exited during start-up: ${why}`);
     }
     const probe = new Redis({
       port,

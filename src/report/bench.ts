@@ -58,7 +58,7 @@ export function memoryGrid(report: BenchReport): Grid {
       formatWindow(g.windowSeconds),
       String(g.rate),
       ...(hasDuration ? [any ? formatWindow(any.durationSeconds) : ''] : []),
-      count(g.rate * g.windowSeconds),
+      count(any?.eventsInWindow ?? g.rate * g.windowSeconds),
       ...cells.flatMap((c) => [
         c ? kb(c.memory.bytesPerLight) : '',
         ...(hasPublished ? [c?.published ? c.published.kb.toFixed(1) : '', c?.published ? percent(c.published.diff) : ''] : []),

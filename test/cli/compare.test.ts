@@ -94,8 +94,8 @@ describe('swc compare (CLI)', () => {
     const other = write('other-redis.json', { ...report, redis: { ...report.redis, version: '7.2.4', memAllocator: 'libc' } });
     const result = await runCli(['compare', BASELINE, other, '--json']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/warning: redis\.version differs \(baseline 7\.0\.15, current 7\.2\.4\): bytes are not comparable/);
-    expect(result.stderr).toMatch(/warning: redis\.memAllocator differs/);
+    expect(result.stderr).toMatch(/not comparable: redis\.version differs \(baseline 7\.0\.15, current 7\.2\.4\)/);
+    expect(result.stderr).toMatch(/not comparable: redis\.memAllocator differs/);
     const verdict = JSON.parse(result.stdout) as VerdictJson;
     expect(verdict.comparable).toBe(false);
     expect(verdict.mismatches.map((m) => m.field)).toEqual(['redis.version', 'redis.memAllocator']);

@@ -27,10 +27,12 @@ describe('private redis-server', () => {
     expect(alive(server.pid)).toBe(false);
   });
 
-  it('reports a bad setting in one line and leaves no process', async () => {
-    const error = await startPrivateServer({ settings: ['hash-max-listpack-entries=lots'] }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ServerStartError);
-    expect((error as Error).message).toMatch(/redis-server exited during start-up/);
+  it('reports a setting redis-server rejects as bad input, in one line', async () => {
+    for (const setting of ['hash-max-listpack-entries=lots', 'no-such-directive=1']) {
+      const error = await startPrivateServer({ settings: [setting] }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toMatch(/^--redis-server-arg: redis-server rejected a setting: .*(integer|Bad directive)/);
+    }
   });
 
   it('says how to install redis-server when it is missing', async () => {
