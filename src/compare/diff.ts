@@ -75,7 +75,7 @@ export interface Verdict {
 export const DEFAULT_COMPARE_OPTIONS: CompareOptions = { memoryTolerance: 0.01, throughputTolerance: 0.25, absolute: false };
 
 /** Run options that change the bytes of a cell: two runs that differ here measure different traffic. */
-const TRAFFIC_OPTIONS = ['seed', 'failureRate', 'lights', 'durationSeconds'] as const;
+const TRAFFIC_OPTIONS = ['seed', 'failureRate', 'lights', 'realtime'] as const;
 
 /** A cell's name in rows and messages. */
 export function cellName(r: { layout: string; windowSeconds: number; rate: number }): string {
@@ -95,7 +95,17 @@ function mismatchesOf(baseline: BenchReport, current: BenchReport): Mismatch[] {
   add('redis.memAllocator', baseline.redis.memAllocator, current.redis.memAllocator);
   const settings = new Set([...Object.keys(baseline.redis.config ?? {}), ...Object.keys(current.redis.config ?? {})]);
   for (const name of [...settings].sort()) add(`redis.config.${name}`, baseline.redis.config?.[name], current.redis.config?.[name]);
-  for (const name of TRAFFIC_OPTIONS) add(`options.${name}`, baseline.options?.[name], current.options?.[name]);
+  for (const name of TRAFFIC_OPTIONS) {
+    // Absent and false say the same for a switch (results from before it existed).
+    const normal = (v: unknown): unknown => (name === 'realtime' && v === undefined ? false : v);
+    add(`options.${name}`, normal(baseline.options?.[name]), normal(current.options?.[name]));
+  }
+  // Traffic time is compared per cell: "one window" and an explicit --duration of one window are the same traffic.
+  const durations = new Map(baseline.results.map((r) => [cellName(r), r.durationSeconds]));
+  for (const r of current.results) {
+    const before = durations.get(cellName(r));
+    if (before !== undefined) add(`${cellName(r)}: durationSeconds`, before, r.durationSeconds);
+  }
   return out;
 }
 

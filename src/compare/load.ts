@@ -20,6 +20,10 @@ function check(file: string, report: Fields): void {
   const num = (v: unknown, field: string): void => {
     if (typeof v !== 'number' || !Number.isFinite(v)) fail(field, 'a number');
   };
+  // A light always has keys and a cell always has traffic: zero or less is a broken file, not a result.
+  const positive = (v: unknown, field: string): void => {
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) fail(field, 'a number above 0');
+  };
   if (!isObject(report.redis)) fail('redis', 'an object with version and memAllocator');
   const redis = report.redis as Fields;
   if (typeof redis.version !== 'string') fail('redis.version', 'a string');
@@ -32,17 +36,17 @@ function check(file: string, report: Fields): void {
     const at = `results[${i}]`;
     if (!isObject(r)) return fail(at, 'an object');
     if (typeof r.layout !== 'string') fail(`${at}.layout`, 'a string');
-    num(r.windowSeconds, `${at}.windowSeconds`);
-    num(r.rate, `${at}.rate`);
+    positive(r.windowSeconds, `${at}.windowSeconds`);
+    positive(r.rate, `${at}.rate`);
     if (!isObject(r.memory)) return fail(`${at}.memory`, 'an object');
-    num(r.memory.bytesPerLight, `${at}.memory.bytesPerLight`);
+    positive(r.memory.bytesPerLight, `${at}.memory.bytesPerLight`);
     num(r.memory.usedMemoryDeltaPerLight, `${at}.memory.usedMemoryDeltaPerLight`);
     if (r.throughput !== undefined) {
       if (!isObject(r.throughput)) return fail(`${at}.throughput`, 'an object');
       for (const op of ['write', 'read', 'request']) {
         const stats = r.throughput[op];
         if (!isObject(stats)) return fail(`${at}.throughput.${op}`, 'an object');
-        num(stats.opsPerSec, `${at}.throughput.${op}.opsPerSec`);
+        positive(stats.opsPerSec, `${at}.throughput.${op}.opsPerSec`);
       }
     }
     const cell = `${String(r.layout)} window ${String(r.windowSeconds)} s rate ${String(r.rate)}`;

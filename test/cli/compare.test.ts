@@ -123,6 +123,8 @@ describe('swc compare (CLI)', () => {
     ['an empty file', 'empty.json', '', /empty\.json: empty file/],
     ['a wrong schemaVersion', 'v2.json', JSON.stringify({ ...baseline(), schemaVersion: 2 }), /v2\.json: schemaVersion 2 is not supported: this swc reads schemaVersion 1/],
     ['JSON that is not a swc result', 'package.json', JSON.stringify({ name: 'swc', version: '0.1.0' }), /package\.json: not a swc bench result/],
+    ['a zero bytes per light', 'zero.json', JSON.stringify(doctor(baseline(), 'stoplight-v6', 30, 1, (r) => ({ ...r, memory: { ...r.memory, bytesPerLight: 0 } }))), /zero\.json: results\[1\]\.memory\.bytesPerLight: expected a number above 0/],
+    ['negative ops/s', 'negative.json', JSON.stringify(withThroughput(baseline(), () => -1)), /negative\.json: results\[0\]\.throughput\.write\.opsPerSec: expected a number above 0/],
     ['a result with a mistyped figure', 'typed.json', JSON.stringify(doctor(baseline(), 'stoplight-v6', 30, 1, (r) => ({ ...r, memory: { ...r.memory, bytesPerLight: 'big' as unknown as number } }))), /typed\.json: results\[1\]\.memory\.bytesPerLight: expected a number/],
   ])('exits 2 with one line naming the file for %s', async (_, name, content, message) => {
     const file = write(name, content);
@@ -133,6 +135,19 @@ describe('swc compare (CLI)', () => {
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
       expect(result.stderr).toMatch(message);
     }
+  });
+
+  it('does not compare real traffic with injected time, and treats one window and --duration of one window alike', async () => {
+    const realtime = write('realtime.json', { ...baseline(), options: { ...baseline().options, realtime: true } });
+    const result = await runCli(['compare', BASELINE, realtime, '--json']);
+    expect(result.code).toBe(1);
+    expect((JSON.parse(result.stdout) as VerdictJson).mismatches.map((m) => m.field)).toEqual(['options.realtime']);
+    const explicit = write('explicit.json', { ...baseline(), options: { ...baseline().options, durationSeconds: 60 } });
+    expect((await runCli(['compare', BASELINE, explicit])).code).toBe(0);
+    const longer = write('longer.json', doctor(baseline(), 'stoplight-v6', 30, 1, (r) => ({ ...r, durationSeconds: 90 })));
+    const different = await runCli(['compare', BASELINE, longer, '--json']);
+    expect(different.code).toBe(1);
+    expect((JSON.parse(different.stdout) as VerdictJson).mismatches.map((m) => m.field)).toEqual(['stoplight-v6 30 s @ 1/s: durationSeconds']);
   });
 
   it('exits 2 on a missing file and on a bad tolerance', async () => {
