@@ -163,12 +163,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       noteErrors(errors, from, missing);
       return missing;
     };
+    // The last reply's time stands in for "now" at the top of the loop: one clock read less per batch.
+    let now = started;
     while (failure === undefined) {
       if (options.signal?.aborted) {
         failure ??= new InterruptedError();
         return;
       }
-      if (performance.now() - started >= deadlineMs) return;
+      if (now - started >= deadlineMs) return;
       const ops = Math.min(pipeline, opsLimit - claimed);
       if (ops <= 0) return;
       claimed += ops;
@@ -200,6 +202,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         return;
       }
       const receivedAt = performance.now();
+      now = receivedAt;
       if (errorIndex !== -1) {
         failure ??= callFailure(errorMessage, batch[errorIndex] as ScriptCall, done);
         return;

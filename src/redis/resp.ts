@@ -163,6 +163,7 @@ export class ReplyParser {
 export class RequestWriter {
   private buffer = Buffer.allocUnsafe(16 * 1024);
   private length = 0;
+  private view = this.buffer.subarray(0, 0);
   /** Where the last call encoded sits, so a call sent again is copied, not encoded again. */
   private lastCall: ScriptCall | undefined;
   private lastStart = 0;
@@ -175,7 +176,9 @@ export class RequestWriter {
 
   /** The request so far; valid until the next reset. */
   bytes(): Buffer {
-    return this.buffer.subarray(0, this.length);
+    // Batches of one size repeat in a load run: reuse the view rather than make one per batch.
+    if (this.view.buffer !== this.buffer.buffer || this.view.length !== this.length) this.view = this.buffer.subarray(0, this.length);
+    return this.view;
   }
 
   add(call: ScriptCall): void {
