@@ -1,7 +1,8 @@
 import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { RedisUnavailableError, ScriptError, SwcError, UsageError, InterruptedError } from '../errors.js';
-import { execPipeline, type ScriptCall } from '../redis/scripts.js';
+import { RequestWriter, RespConnection } from '../redis/resp.js';
+import { explainScriptError, flushedFrom, isNoScript, rerunFlushedTail, type ScriptCall } from '../redis/scripts.js';
 
 /** When a load run ends: after exactly `ops` operations, or after `seconds` of wall time. */
 export type LoadStop = { readonly ops: number } | { readonly seconds: number };
@@ -19,7 +20,12 @@ export interface LoadProgress {
 
 /** Options of {@link runLoad}. */
 export interface LoadOptions {
-  /** One closed loop per connection; scripts must already be installed on each. */
+  /**
+   * One closed loop per connection; scripts must already be installed on each.
+   * The load itself goes over a lean RESP connection that the run opens next
+   * to each of these (same server, credentials and database) and closes at
+   * the end; these carry the script reloads after a SCRIPT FLUSH.
+   */
   readonly connections: readonly Redis[];
   /** Operations per pipelined batch (at least 1). */
   readonly pipeline: number;
@@ -38,6 +44,8 @@ export interface LoadOptions {
   readonly signal?: AbortSignal;
   /** Default 250 ms. */
   readonly progressIntervalMs?: number;
+  /** A batch without a reply for this long means a hung server (RedisUnavailableError); default 10 000 ms. */
+  readonly replyTimeoutMs?: number;
 }
 
 /** Throughput and round-trip latency of a load run (client side only). */
@@ -70,13 +78,25 @@ function checkOptions(options: LoadOptions): void {
 
 /**
  * An error reply is a fact about the workload, so it ends the run instead of
- * being counted; any other failure of a call means the connection went.
+ * being counted.
  */
-function callFailure(err: Error, call: ScriptCall, done: number): SwcError {
+function callFailure(message: string, call: ScriptCall, done: number): SwcError {
   const stopped = `load stopped after ${done} operations`;
-  if (err instanceof ScriptError) return new ScriptError(`${stopped}: ${err.message}`, { cause: err });
-  if (err.name === 'ReplyError') return new ScriptError(`${stopped}: ${call.script.file}: ${err.message}`, { cause: err });
-  return new RedisUnavailableError(`${stopped}: ${err.message}`, { cause: err });
+  const explained = explainScriptError(call, new Error(message));
+  if (explained instanceof ScriptError) return new ScriptError(`${stopped}: ${explained.message}`, { cause: explained });
+  return new ScriptError(`${stopped}: ${call.script.file}: ${message}`);
+}
+
+/** Opens one load connection per ioredis connection, all or none. */
+async function openLoadConnections(connections: readonly Redis[], replyTimeoutMs: number): Promise<RespConnection[]> {
+  const opened: RespConnection[] = [];
+  try {
+    for (const redis of connections) opened.push(await RespConnection.open(redis.options, { replyTimeoutMs }));
+  } catch (err) {
+    for (const connection of opened) connection.close();
+    throw err;
+  }
+  return opened;
 }
 
 /**
@@ -99,6 +119,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const opsLimit = 'ops' in stop ? stop.ops : Infinity;
   const deadlineMs = 'seconds' in stop ? stop.seconds * 1000 : Infinity;
   const histogram: RecordableHistogram = createHistogram();
+  // Opened before the clock starts: connecting is not load.
+  const loadConnections = await openLoadConnections(connections, options.replyTimeoutMs ?? 10_000);
 
   let claimed = 0;
   let done = 0;
@@ -115,28 +137,64 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     onProgress({ done, total, elapsedSeconds: elapsedMs / 1000, fraction });
   };
 
-  const worker = async (redis: Redis): Promise<void> => {
-    // One batch array per connection, reused: no per-batch allocation of our own.
+  const worker = async (redis: Redis, connection: RespConnection): Promise<void> => {
+    // One batch array and one request buffer per connection, reused.
     const batch: ScriptCall[] = [];
+    const writer = new RequestWriter();
+    /** The first error reply of the current batch (not NOSCRIPT): its call's index and message. */
+    let errorIndex = -1;
+    let errorMessage = '';
+    const noteErrors = (errors: readonly (string | null)[], from: number, until: number): void => {
+      for (let i = from; i < until && errorIndex === -1; i += 1) {
+        const message = errors[i - from];
+        if (message != null) {
+          errorIndex = i;
+          errorMessage = message;
+        }
+      }
+    };
+    // Re-sends the flushed tail batch[from..] after a SCRIPT FLUSH (the rare path).
+    const resend = async (from: number): Promise<number> => {
+      writer.reset();
+      for (let i = from; i < batch.length; i += 1) writer.add(batch[i] as ScriptCall);
+      const errors = await connection.send(writer.bytes(), batch.length - from);
+      if (errors === null) return batch.length;
+      const missing = from + flushedFrom(errors.length, (i) => isNoScript(errors[i]));
+      noteErrors(errors, from, missing);
+      return missing;
+    };
+    // The last reply's time stands in for "now" at the top of the loop: one clock read less per batch.
+    let now = started;
     while (failure === undefined) {
       if (options.signal?.aborted) {
         failure ??= new InterruptedError();
         return;
       }
-      if (performance.now() - started >= deadlineMs) return;
+      if (now - started >= deadlineMs) return;
       const ops = Math.min(pipeline, opsLimit - claimed);
       if (ops <= 0) return;
       claimed += ops;
       batch.length = ops * callsPerOp;
-      for (let i = 0; i < batch.length; i += 1) batch[i] = nextCall();
-      // Building calls is the caller's cost, not the round trip's.
+      writer.reset();
+      for (let i = 0; i < batch.length; i += 1) {
+        const call = nextCall();
+        batch[i] = call;
+        writer.add(call);
+      }
+      // Building and encoding calls is the caller's cost, not the round trip's.
       const sentAt = performance.now();
-      let replies;
       try {
-        replies = await execPipeline(redis, batch);
+        const errors = await connection.send(writer.bytes(), batch.length);
+        if (errors !== null) {
+          errorIndex = -1;
+          const missing = flushedFrom(errors.length, (i) => isNoScript(errors[i]));
+          noteErrors(errors, 0, missing);
+          if (missing < batch.length) await rerunFlushedTail(redis, batch, missing, resend);
+        }
       } catch (err) {
+        // A lost connection says how far the run got; a ScriptError from a re-run tail says enough.
         failure ??=
-          err instanceof SwcError
+          err instanceof SwcError && !(err instanceof RedisUnavailableError)
             ? err
             : new RedisUnavailableError(`load stopped after ${done} operations: ${err instanceof Error ? err.message : String(err)}`, {
                 cause: err,
@@ -144,12 +202,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         return;
       }
       const receivedAt = performance.now();
-      for (let i = 0; i < replies.length; i += 1) {
-        const err = (replies[i] as [Error | null, unknown])[0];
-        if (err) {
-          failure ??= callFailure(err, batch[i] as ScriptCall, done);
-          return;
-        }
+      now = receivedAt;
+      if (errorIndex !== -1) {
+        failure ??= callFailure(errorMessage, batch[errorIndex] as ScriptCall, done);
+        return;
       }
       // HDR histograms take integers >= 1; nanoseconds keep sub-microsecond detail.
       const latencyNs = Math.max(1, Math.round((receivedAt - sentAt) * NS_PER_MS));
@@ -159,8 +215,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     }
   };
 
-  const settled = await Promise.allSettled(connections.map(worker));
+  const settled = await Promise.allSettled(loadConnections.map((connection, i) => worker(connections[i] as Redis, connection)));
   const ended = performance.now();
+  for (const connection of loadConnections) connection.close();
   if (failure !== undefined) throw failure;
   for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
   report(ended);

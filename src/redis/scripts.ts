@@ -133,7 +133,9 @@ export async function runScript(redis: Redis, call: ScriptCall): Promise<unknown
   }
 }
 
-const isNoScript = (err: unknown): boolean => err instanceof Error && err.message.startsWith('NOSCRIPT');
+/** Whether a reply error (an Error, or a message) says the script is not in the server's cache. */
+export const isNoScript = (err: unknown): boolean =>
+  (typeof err === 'string' ? err : err instanceof Error ? err.message : '').startsWith('NOSCRIPT');
 
 /**
  * Loads scripts in one MULTI, so a flush cannot fall between two of them:
@@ -182,6 +184,51 @@ function sendEvalshas(redis: Redis, calls: readonly ScriptCall[]): Promise<Pipel
 export type PipelineReply = [error: Error | null, reply: unknown];
 
 /**
+ * Where the flushed tail of one sent batch of `count` calls starts: the
+ * index of the first NOSCRIPT reply, or `count` when there is none. Throws
+ * unless every call from there on got NOSCRIPT (see {@link execPipeline}).
+ */
+export function flushedFrom(count: number, noScript: (index: number) => boolean): number {
+  let first = 0;
+  while (first < count && !noScript(first)) first += 1;
+  for (let i = first + 1; i < count; i += 1) {
+    if (!noScript(i)) {
+      throw new ScriptError(
+        'the script cache was flushed and reloaded by another client during a pipeline; stopping rather than reorder calls',
+      );
+    }
+  }
+  return first;
+}
+
+/**
+ * Re-runs the flushed tail of a pipeline until every call has run: reloads
+ * the tail's scripts on `redis`, then `send(from)` sends `calls[from..]`
+ * again and returns where its own flushed tail starts (`calls.length` when
+ * none). `missingFrom` is where the first send's tail started.
+ */
+export async function rerunFlushedTail(
+  redis: Redis,
+  calls: readonly ScriptCall[],
+  missingFrom: number,
+  send: (from: number) => Promise<number>,
+): Promise<void> {
+  let from = 0;
+  let missing = missingFrom;
+  let stalls = 0;
+  while (missing < calls.length) {
+    // Give up only when flushes keep coming faster than a single call gets through.
+    stalls = missing === from ? stalls + 1 : 0;
+    if (stalls >= 5) {
+      throw new ScriptError('the server keeps dropping swc\'s scripts from its cache (SCRIPT FLUSH in a loop?); stopping');
+    }
+    from = missing;
+    await reloadAtomically(redis, [...new Set(calls.slice(from).map((call) => call.script))]);
+    missing = await send(from);
+  }
+}
+
+/**
  * Runs script calls in one pipeline, in order, and returns one reply each.
  *
  * ioredis re-sends a pipelined script that hit NOSCRIPT on its own, outside
@@ -195,30 +242,17 @@ export type PipelineReply = [error: Error | null, reply: unknown];
  * that could be wrong.
  */
 export async function execPipeline(redis: Redis, calls: readonly ScriptCall[]): Promise<PipelineReply[]> {
-  const replies: PipelineReply[] = [];
-  let pending = calls;
-  let stalls = 0;
-  while (pending.length > 0) {
-    const results = await sendEvalshas(redis, pending);
-    const firstMissing = results.findIndex(([err]) => isNoScript(err));
-    const done = firstMissing === -1 ? results.length : firstMissing;
-    for (let i = 0; i < done; i += 1) {
-      const [err, reply] = results[i] as [Error | null, unknown];
-      replies.push([err ? (explainScriptError(pending[i] as ScriptCall, err) as Error) : null, reply]);
+  const replies = new Array<PipelineReply>(calls.length);
+  const send = async (from: number): Promise<number> => {
+    const results = await sendEvalshas(redis, from === 0 ? calls : calls.slice(from));
+    const missing = from + flushedFrom(results.length, (i) => isNoScript(results[i]?.[0]));
+    for (let i = from; i < missing; i += 1) {
+      const [err, reply] = results[i - from] as PipelineReply;
+      replies[i] = [err ? (explainScriptError(calls[i] as ScriptCall, err) as Error) : null, reply];
     }
-    if (firstMissing === -1) break;
-    if (results.slice(firstMissing).some(([err]) => !isNoScript(err))) {
-      throw new ScriptError(
-        'the script cache was flushed and reloaded by another client during a pipeline; stopping rather than reorder calls',
-      );
-    }
-    // Give up only when flushes keep coming faster than a single call gets through.
-    stalls = firstMissing === 0 ? stalls + 1 : 0;
-    if (stalls >= 5) {
-      throw new ScriptError('the server keeps dropping swc\'s scripts from its cache (SCRIPT FLUSH in a loop?); stopping');
-    }
-    pending = pending.slice(firstMissing);
-    await reloadAtomically(redis, [...new Set(pending.map((call) => call.script))]);
-  }
+    return missing;
+  };
+  const missing = await send(0);
+  if (missing < calls.length) await rerunFlushedTail(redis, calls, missing, send);
   return replies;
 }

@@ -1,11 +1,12 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RedisUnavailableError, ScriptError, UsageError } from '../../src/errors.js';
 import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
 import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
 import { runLoad, type LoadProgress } from '../../src/measure/load.js';
 import { connect } from '../../src/redis/connect.js';
 import { installScripts } from '../../src/redis/scripts.js';
+import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { createRng } from '../../src/traffic/random.js';
 import { HOUR_START, redisUrl, uniqueName } from '../helpers.js';
 
@@ -129,22 +130,91 @@ describe('runLoad', () => {
     expect(calls).toBeLessThan(1000);
   });
 
-  it('stops with a RedisUnavailableError when a connection goes away', async () => {
-    const doomed = await connect(redisUrl());
-    await installScripts(doomed, v5.scripts);
-    const successes = v5Successes({ name: uniqueName('dropped') });
-    let calls = 0;
-    const run = runLoad({
-      connections: [doomed],
-      pipeline: 4,
-      stop: { ops: 100_000 },
-      nextCall: () => {
-        calls += 1;
-        if (calls === 40) setImmediate(() => doomed.disconnect());
-        return successes();
-      },
+  describe('on a server of its own', () => {
+    let server: PrivateServer;
+    let own: Redis;
+    beforeEach(async () => {
+      server = await startPrivateServer();
+      own = await connect(server.url);
+      await installScripts(own, v5.scripts);
     });
-    await expect(run).rejects.toThrow(RedisUnavailableError);
+    afterEach(async () => {
+      own.disconnect();
+      await server.stop();
+    });
+
+    it('stops with a RedisUnavailableError when a connection goes away', async () => {
+      const successes = v5Successes({ name: uniqueName('dropped') });
+      let calls = 0;
+      const run = runLoad({
+        connections: [own],
+        pipeline: 4,
+        stop: { ops: 100_000 },
+        nextCall: () => {
+          calls += 1;
+          // Every client but the one killing, so the load connection too.
+          if (calls === 40) setImmediate(() => void own.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes'));
+          return successes();
+        },
+      });
+      await expect(run).rejects.toThrow(RedisUnavailableError);
+    });
+
+    it('stops within a second with a RedisUnavailableError when the server dies', async () => {
+      const successes = v5Successes({ name: uniqueName('killed') });
+      let killedAt = 0;
+      const run = runLoad({
+        connections: [own],
+        pipeline: 4,
+        stop: { ops: 1_000_000 },
+        nextCall: () => {
+          if (killedAt === 0) {
+            killedAt = Date.now();
+            setTimeout(() => process.kill(server.pid, 'SIGKILL'), 100);
+          }
+          return successes();
+        },
+      });
+      await expect(run).rejects.toThrow(RedisUnavailableError);
+      expect(Date.now() - killedAt).toBeLessThan(1100);
+    });
+
+    it('stops with a RedisUnavailableError when the server hangs', async () => {
+      const successes = v5Successes({ name: uniqueName('hung') });
+      let calls = 0;
+      const run = runLoad({
+        connections: [own],
+        pipeline: 4,
+        stop: { ops: 1_000_000 },
+        replyTimeoutMs: 300,
+        nextCall: () => {
+          calls += 1;
+          if (calls === 400) process.kill(server.pid, 'SIGSTOP');
+          return successes();
+        },
+      });
+      try {
+        await expect(run).rejects.toThrow(/load stopped after \d+ operations: .*no reply within/);
+      } finally {
+        process.kill(server.pid, 'SIGCONT');
+      }
+    });
+
+    it('re-runs exactly the flushed calls when SCRIPT FLUSH hits mid-run', async () => {
+      const light = { name: uniqueName('flushed') };
+      const flusher = await connect(server.url);
+      const timer = setInterval(() => void flusher.script('FLUSH').catch(() => undefined), 2);
+      let result;
+      try {
+        result = await runLoad({ connections: [own], pipeline: 50, stop: { ops: 20_000 }, nextCall: v5Successes(light) });
+      } finally {
+        clearInterval(timer);
+        flusher.disconnect();
+      }
+      expect(result.ops).toBe(20_000);
+      // Each call adds its own member: a call lost or run twice would show.
+      expect(await own.zcard(v5.eventsKey(light, 'success', HOUR_START))).toBe(20_000);
+    });
   });
 
   it('rejects impossible settings before sending anything', async () => {
