@@ -36,7 +36,12 @@ export interface LoadOptions {
    * every time is fine (and cheapest).
    */
   readonly nextCall: () => ScriptCall;
-  /** Calls that make one operation (a Stoplight request is a read and a write: 2); default 1. */
+  /**
+   * Calls that make one operation, made one after another: call k + 1 is sent
+   * once call k has answered, as Stoplight reads before it writes (a request
+   * is 2). With pipelining, the k-th calls of a batch's operations go
+   * together. Latency is the whole sequence. Default 1.
+   */
   readonly callsPerOp?: number;
   /** Called at most every `progressIntervalMs` and once at the end. */
   readonly onProgress?: (progress: LoadProgress) => void;
@@ -138,8 +143,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   };
 
   const worker = async (redis: Redis, connection: RespConnection): Promise<void> => {
-    // One batch array and one request buffer per connection, reused.
-    const batch: ScriptCall[] = [];
+    // One call array per step and one request buffer per connection, reused.
+    const steps: ScriptCall[][] = Array.from({ length: callsPerOp }, () => []);
+    /** The step being sent: what a SCRIPT FLUSH re-run resends from. */
+    let batch: ScriptCall[] = steps[0] as ScriptCall[];
     const writer = new RequestWriter();
     /** The first error reply of the current batch (not NOSCRIPT): its call's index and message. */
     let errorIndex = -1;
@@ -163,6 +170,20 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       noteErrors(errors, from, missing);
       return missing;
     };
+    /** Sends one step (already encoded in `writer`) and waits for all its replies. */
+    const sendStep = async (calls: ScriptCall[]): Promise<void> => {
+      batch = calls;
+      const errors = await connection.send(writer.bytes(), calls.length);
+      if (errors !== null) {
+        const missing = flushedFrom(errors.length, (i) => isNoScript(errors[i]));
+        noteErrors(errors, 0, missing);
+        if (missing < calls.length) await rerunFlushedTail(redis, calls, missing, resend);
+      }
+    };
+    const encode = (calls: readonly ScriptCall[]): void => {
+      writer.reset();
+      for (const call of calls) writer.add(call);
+    };
     // The last reply's time stands in for "now" at the top of the loop: one clock read less per batch.
     let now = started;
     while (failure === undefined) {
@@ -174,22 +195,19 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       const ops = Math.min(pipeline, opsLimit - claimed);
       if (ops <= 0) return;
       claimed += ops;
-      batch.length = ops * callsPerOp;
-      writer.reset();
-      for (let i = 0; i < batch.length; i += 1) {
-        const call = nextCall();
-        batch[i] = call;
-        writer.add(call);
+      for (const step of steps) step.length = ops;
+      for (let i = 0; i < ops; i += 1) {
+        for (let j = 0; j < callsPerOp; j += 1) (steps[j] as ScriptCall[])[i] = nextCall();
       }
-      // Building and encoding calls is the caller's cost, not the round trip's.
+      encode(steps[0] as ScriptCall[]);
+      // Building and encoding the first step is the caller's cost, not the round trip's.
       const sentAt = performance.now();
+      errorIndex = -1;
       try {
-        const errors = await connection.send(writer.bytes(), batch.length);
-        if (errors !== null) {
-          errorIndex = -1;
-          const missing = flushedFrom(errors.length, (i) => isNoScript(errors[i]));
-          noteErrors(errors, 0, missing);
-          if (missing < batch.length) await rerunFlushedTail(redis, batch, missing, resend);
+        // Each step waits for the one before, as a client waits for the read before it writes.
+        for (let j = 0; j < callsPerOp && errorIndex === -1; j += 1) {
+          if (j > 0) encode(steps[j] as ScriptCall[]);
+          await sendStep(steps[j] as ScriptCall[]);
         }
       } catch (err) {
         // A lost connection says how far the run got; a ScriptError from a re-run tail says enough.

@@ -97,7 +97,8 @@ async function acquire(target: Session | readonly Redis[], count: number): Promi
  * Measures one layout in steady state, in three phases measured separately:
  * `write` (record a success or failure), `read` (a metrics snapshot) and
  * `request` (what Stoplight does per request: a read, then a write, at the
- * same time; one request, two calls in a batch).
+ * same time; the write is sent when the read has answered, and the request's
+ * latency is both round trips).
  *
  * Writes advance an injected clock by `1 / rate` per event per light, so the
  * window slides and 6.0 pays its eviction at the real amortized cost; reads
