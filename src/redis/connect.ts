@@ -4,7 +4,7 @@ import { startPrivateServer, type PrivateServer } from './server.js';
 
 /** Options for {@link connect}. */
 export interface ConnectOptions {
-  /** Give up on the first connection after this long; default 4000 ms (a user waits at most about 5 s). */
+  /** Give up on the first connection after this long; default 3000 ms (a user waits at most about 5 s, start-up included). */
   readonly timeoutMs?: number;
   /** Fail a command that gets no reply for this long; default 30000 ms. */
   readonly commandTimeoutMs?: number;
@@ -82,7 +82,7 @@ function explain(url: URL, err: unknown, timeoutMs: number): RedisUnavailableErr
  */
 export async function connect(url: string, options: ConnectOptions = {}): Promise<Redis> {
   const parsed = parseRedisUrl(url, options.flag);
-  const timeoutMs = options.timeoutMs ?? 4000;
+  const timeoutMs = options.timeoutMs ?? 3000;
   let established = false;
   const redisOptions: RedisOptions = {
     lazyConnect: true,

@@ -176,7 +176,8 @@ describe('runLoad', () => {
         },
       });
       await expect(run).rejects.toThrow(RedisUnavailableError);
-      expect(Date.now() - killedAt).toBeLessThan(1100);
+      // Far below the 10 s reply timeout: the close itself stopped the run.
+      expect(Date.now() - killedAt).toBeLessThan(3000);
     });
 
     it('stops with a RedisUnavailableError when the server hangs', async () => {

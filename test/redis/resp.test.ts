@@ -172,7 +172,8 @@ describe('RespConnection', () => {
     const killedAt = Date.now();
     process.kill(server.pid, 'SIGKILL');
     await expect(pending).rejects.toThrow(RedisUnavailableError);
-    expect(Date.now() - killedAt).toBeLessThan(1000);
+    // Far below the 10 s reply timeout: the close itself failed the batch.
+    expect(Date.now() - killedAt).toBeLessThan(3000);
     await expect(raw.send(Buffer.from('*1\r\n$4\r\nPING\r\n'), 1)).rejects.toThrow(RedisUnavailableError);
     await server.stop();
   });
@@ -184,7 +185,7 @@ describe('RespConnection', () => {
     try {
       const sentAt = Date.now();
       await expect(raw.send(Buffer.from('*1\r\n$4\r\nPING\r\n'), 1)).rejects.toThrow(/no reply within/);
-      expect(Date.now() - sentAt).toBeLessThan(1500);
+      expect(Date.now() - sentAt).toBeLessThan(3000);
     } finally {
       process.kill(server.pid, 'SIGCONT');
       await server.stop();

@@ -32,7 +32,7 @@ describe('inspect on a 6.0 light under write load', () => {
         else await client.recordSuccess(light, { windowSeconds: 5 });
         i += 1;
         // Bursts with gaps: some reads land while writes run, some between them.
-        if (i % 50 === 0) await new Promise((r) => setTimeout(r, 20));
+        if (i % 50 === 0) await new Promise((r) => setTimeout(r, 50));
       }
     });
     await new Promise((r) => setTimeout(r, 200));
