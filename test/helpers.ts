@@ -22,3 +22,13 @@ export function uniqueName(label = 'light'): string {
 
 /** 2025-11-29T21:00:00Z: an hour boundary, so hour keys are predictable. */
 export const HOUR_START = 1_764_450_000 - (1_764_450_000 % 3600);
+
+/** Whether a process with this PID still exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, SWC_BIN } from './run-cli.js';
+import { alive } from '../helpers.js';
 
 // A stand-in for redis-server that records the PID of the real server it execs.
 const dir = mkdtempSync(path.join(os.tmpdir(), 'swc-wrap-'));
@@ -18,15 +19,6 @@ function startedPids(): number[] {
     return readFileSync(pidFile, 'utf8').trim().split('\n').filter(Boolean).map(Number);
   } catch {
     return [];
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

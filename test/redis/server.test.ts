@@ -2,15 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ServerStartError, UsageError } from '../../src/errors.js';
 import { connect, openSession } from '../../src/redis/connect.js';
 import { serverArguments, startPrivateServer } from '../../src/redis/server.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { alive } from '../helpers.js';
 
 describe('private redis-server', () => {
   it('starts on a free loopback port with persistence off and stops', async () => {
