@@ -1,9 +1,10 @@
 import { Command } from 'commander';
 import { ExitCode } from '../errors.js';
+import { redactUrl } from '../redis/connect.js';
 import { diagnose } from '../redis/diagnose.js';
 import { renderDiagnosis } from '../report/doctor.js';
 import { SWC_VERSION } from '../version.js';
-import { action, } from './lifecycle.js';
+import { action } from './lifecycle.js';
 import { addJsonOption, addRedisOptions, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
 
 interface DoctorFlags extends RedisFlags {
@@ -33,10 +34,4 @@ export function doctorCommand(): Command {
       return diagnosis.ok ? ExitCode.ok : ExitCode.finding;
     }),
   );
-}
-
-function redactUrl(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = '***';
-  return parsed.toString();
 }

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { parseDuration } from '../bench/values.js';
+import { parseDuration, parseNumber } from '../bench/values.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { inspectLight } from '../inspect/inspect.js';
 import { listLights } from '../inspect/list.js';
@@ -28,15 +28,6 @@ interface InspectFlags extends RedisFlags {
   limit: number;
 }
 
-function wholeNumber(flag: string, min: number, max: number): (value: string) => number {
-  return parser((value) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
-      throw new UsageError(`${flag}: expected a whole number ${min}..${max}, got "${value}"`);
-    }
-    return n;
-  });
-}
 
 const unixSeconds = parser((value) => {
   const n = Number(value);
@@ -87,7 +78,7 @@ export function inspectCommand(): Command {
       parser((v) => parseDuration('--window', v, { min: 1, max: MAX_WINDOW_SECONDS, integer: true })),
     )
     .option('--at <time>', 'judge the window at this Unix time in seconds (default: the server clock)', unixSeconds)
-    .option('--limit <n>', 'most recent buckets or seconds to print (JSON has all)', wholeNumber('--limit', 0, 1_000_000), 30)
+    .option('--limit <n>', 'most recent buckets or seconds to print (JSON has all)', parser((v) => parseNumber('--limit', v, { min: 0, max: 1_000_000, integer: true })), 30)
     .addHelpText(
       'after',
       '\nRead-only: runs no Stoplight script (a 6.0 read would evict), only SCAN, HSCAN, ZRANGE pages, TYPE, MEMORY USAGE, TTL.' +

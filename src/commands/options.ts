@@ -28,8 +28,9 @@ function collect(value: string, previous: string[]): string[] {
 
 /**
  * Adds `--redis-url` and, where swc may start its own server,
- * `--redis-server-arg`. `fallbackUrl` is used when neither the flag nor
- * REDIS_URL is set; without one, a private redis-server is started.
+ * `--redis-server-arg`. Which Redis is used when neither the flag nor
+ * REDIS_URL is set is {@link sessionFromFlags}' `defaultUrl` (without one,
+ * a private redis-server).
  */
 export function addRedisOptions(command: Command, { privateServer }: { privateServer: boolean }): Command {
   const env = process.env.REDIS_URL;

@@ -34,8 +34,8 @@ export function parseRedisUrl(url: string, flag = '--redis-url'): URL {
   return parsed;
 }
 
-/** Credentials out of a URL, for messages. */
-function redact(url: URL): string {
+/** A URL with its password masked, for messages and reports. */
+export function redactUrl(url: string | URL): string {
   const copy = new URL(url.toString());
   if (copy.password) copy.password = '***';
   return copy.toString();
@@ -43,7 +43,7 @@ function redact(url: URL): string {
 
 /** Turns a connection failure into one line that says what to check. */
 function explain(url: URL, err: unknown, timeoutMs: number): RedisUnavailableError {
-  const where = redact(url);
+  const where = redactUrl(url);
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as NodeJS.ErrnoException | undefined)?.code ?? '';
   let hint: string;

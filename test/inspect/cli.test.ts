@@ -82,7 +82,7 @@ describe('swc inspect', () => {
   it.each([
     [['--window', '0'], '--window: must be from 1 s to 604800 s'],
     [['--window', '1.5'], '--window: must be a whole number of seconds from 1 to 604800'],
-    [['--limit', '-1'], '--limit: expected a whole number 0..1000000'],
+    [['--limit', '-1'], '--limit: must be 0 to 1000000, got -1'],
     [['--at', '1764450000000'], '--at: expected Unix seconds 0..4102444800'],
     [['--layout', 'v7'], "Allowed choices are stoplight-v5, stoplight-v6, auto"],
   ])('rejects %j with one line and exit 2, before connecting', (flags, message) => {
