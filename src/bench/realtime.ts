@@ -4,7 +4,8 @@ import type { Redis } from 'ioredis';
 import { InterruptedError, UsageError } from '../errors.js';
 import type { Layout, Light } from '../layouts/types.js';
 import type { RealtimeResult } from '../measure/types.js';
-import { execPipeline, type ScriptCall } from '../redis/scripts.js';
+import { execPipeline } from '../redis/scripts.js';
+import { type ScriptCall } from '../lua/source.js';
 import { errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficEvent } from '../traffic/events.js';
 
 /** Calls per pipeline at most: a client that fell far behind catches up in batches this size. */

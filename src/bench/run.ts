@@ -7,7 +7,8 @@ import type { BenchReport, CellResult, MemoryResult, RealtimeResult, ThroughputR
 import { measureThroughput, type ThroughputPhase } from '../measure/throughput.js';
 import type { Session } from '../redis/connect.js';
 import { serverInfo, serverRunId } from '../redis/info.js';
-import { execPipeline, installScripts, type ScriptCall } from '../redis/scripts.js';
+import { execPipeline, installScripts } from '../redis/scripts.js';
+import { type ScriptCall } from '../lua/source.js';
 import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficSpec } from '../traffic/events.js';
 import { SWC_VERSION } from '../version.js';
 import { deleteKeys, type Namespace } from './namespace.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readScript, type ScriptCall } from '../redis/scripts.js';
+import { readScript, type ScriptCall } from '../lua/source.js';
 import { escapeGlob, pairsToRecord, timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
 import type { CallOptions, FailureOptions, Layout, Light, LightKey, RecordOptions, Snapshot } from './types.js';
 

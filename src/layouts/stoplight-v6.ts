@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readScript, type ScriptCall } from '../redis/scripts.js';
+import { readScript, type ScriptCall } from '../lua/source.js';
 import { escapeGlob, timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
 import {
   DEFAULT_SYSTEM,

@@ -1,4 +1,4 @@
-import type { LuaScript, ScriptCall } from '../redis/scripts.js';
+import type { LuaScript, ScriptCall } from '../lua/source.js';
 
 /** A light (one circuit breaker). `system` only matters to layouts that hash it. */
 export interface Light {

@@ -2,7 +2,8 @@ import { createHistogram, performance, type RecordableHistogram } from 'node:per
 import type { Redis } from 'ioredis';
 import { RedisUnavailableError, ScriptError, SwcError, UsageError, InterruptedError } from '../errors.js';
 import { RequestWriter, RespConnection } from '../redis/resp.js';
-import { explainScriptError, flushedFrom, isNoScript, rerunFlushedTail, type ScriptCall } from '../redis/scripts.js';
+import { explainScriptError, flushedFrom, isNoScript, rerunFlushedTail } from '../redis/scripts.js';
+import { type ScriptCall } from '../lua/source.js';
 
 /** When a load run ends: after exactly `ops` operations, or after `seconds` of wall time. */
 export type LoadStop = { readonly ops: number } | { readonly seconds: number };

@@ -1,5 +1,5 @@
 import type { Layout, Light } from '../layouts/types.js';
-import type { ScriptCall } from '../redis/scripts.js';
+import type { ScriptCall } from '../lua/source.js';
 import type { EventClock } from '../traffic/event-clock.js';
 import type { Rng } from '../traffic/random.js';
 

@@ -2,7 +2,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { RedisOptions } from 'ioredis';
 import { RedisUnavailableError } from '../errors.js';
-import type { ScriptCall } from './scripts.js';
+import type { ScriptCall } from '../lua/source.js';
 
 /**
  * A minimal RESP2 client for the load engine. ioredis spends more client CPU

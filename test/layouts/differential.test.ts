@@ -4,7 +4,8 @@ import { createLayout, layoutNames, type LayoutName } from '../../src/layouts/in
 import { V5_MAX_WINDOW_SECONDS } from '../../src/layouts/stoplight-v5.js';
 import type { Layout, Snapshot } from '../../src/layouts/types.js';
 import { SlidingWindowModel } from '../../src/model/sliding-window.js';
-import { execPipeline, installScripts, type ScriptCall } from '../../src/redis/scripts.js';
+import { execPipeline, installScripts } from '../../src/redis/scripts.js';
+import type { ScriptCall } from '../../src/lua/source.js';
 import { HOUR_START, testRedis, uniqueName } from '../helpers.js';
 import { randomTraffic } from './random-traffic.js';
 

@@ -1,0 +1,89 @@
+/** Lua sources: reading `lua/<id>.lua` with its includes, and the calls built from them. */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ScriptError } from '../errors.js';
+
+/** The `lua/` folder at the package root (same relative place from src/ and dist/). */
+export const LUA_DIR = fileURLToPath(new URL('../../lua/', import.meta.url));
+
+const INCLUDE_LINE = /^--include\s+(\S+)\s*$/;
+
+/** One Lua script, includes resolved, ready for SCRIPT LOAD / EVALSHA. */
+export interface LuaScript {
+  /** `<layout>/<operation>`, e.g. `stoplight-v6/record_failure`. */
+  readonly id: string;
+  /** Path relative to the package root, for error messages (`lua/…`). */
+  readonly file: string;
+  readonly source: string;
+  readonly sha1: string;
+  /** The ioredis custom command name this script is defined under. */
+  readonly command: string;
+  /** For each line of `source`, the file and line it came from. */
+  readonly lineMap: readonly { file: string; line: number }[];
+}
+
+/** A script invocation: which script, its KEYS and its ARGV. */
+export interface ScriptCall {
+  readonly script: LuaScript;
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
+}
+
+const cache = new Map<string, LuaScript>();
+
+/**
+ * Reads `lua/<id>.lua`, replacing each `--include <path>` line with that file
+ * (each file at most once), so shared Lua lives in one place.
+ */
+export function readScript(id: string): LuaScript {
+  const cached = cache.get(id);
+  if (cached) return cached;
+  const lines: string[] = [];
+  const lineMap: { file: string; line: number }[] = [];
+  const seen = new Set<string>();
+  const append = (relative: string, chain: readonly string[]): void => {
+    if (chain.includes(relative)) {
+      throw new ScriptError(`lua/${relative}: include cycle (${[...chain, relative].join(' -> ')})`);
+    }
+    if (seen.has(relative)) return;
+    seen.add(relative);
+    let text: string;
+    try {
+      text = readFileSync(path.join(LUA_DIR, relative), 'utf8');
+    } catch (cause) {
+      const from = chain.at(-1);
+      throw new ScriptError(`lua/${relative}: cannot read${from ? ` (included from lua/${from})` : ''}`, { cause });
+    }
+    text.split('\n').forEach((line, index) => {
+      const include = INCLUDE_LINE.exec(line);
+      if (include?.[1]) {
+        append(include[1], [...chain, relative]);
+        return;
+      }
+      lines.push(line);
+      lineMap.push({ file: `lua/${relative}`, line: index + 1 });
+    });
+  };
+  append(`${id}.lua`, []);
+  const source = lines.join('\n');
+  const script: LuaScript = {
+    id,
+    file: `lua/${id}.lua`,
+    source,
+    sha1: createHash('sha1').update(source).digest('hex'),
+    command: `swc_${id.replace(/[^A-Za-z0-9]/g, '_')}`,
+    lineMap,
+  };
+  cache.set(id, script);
+  return script;
+}
+
+/** Rewrites `user_script:N` in a Redis error into the file and line it came from. */
+export function locate(script: LuaScript, message: string): string {
+  return message.replace(/user_script:(\d+)/g, (whole, n: string) => {
+    const origin = script.lineMap[Number(n) - 1];
+    return origin ? `${origin.file}:${origin.line}` : whole;
+  });
+}
