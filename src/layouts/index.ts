@@ -29,9 +29,9 @@ export function createLayout(name: LayoutName, options?: LayoutOptions): Layout 
 }
 
 /** Prefixes a layout's default key prefix with a namespace (`ns:stoplight:v6`). */
-export function namespacedLayout(name: LayoutName, namespace: string): Layout {
-  const plain = createLayout(name);
-  return createLayout(name, { prefix: `${namespace}:${plain.prefix}` });
+export function namespacedLayout(name: LayoutName, namespace: string, options: LayoutOptions = {}): Layout {
+  const plain = createLayout(name, options);
+  return createLayout(name, { ...options, prefix: `${namespace}:${plain.prefix}` });
 }
 
 export type { Layout } from './types.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readScript, type ScriptCall } from '../lua/source.js';
+import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
 import { escapeGlob, pairsToRecord, timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
 import type { CallOptions, FailureOptions, Layout, Light, LightKey, RecordOptions, Snapshot } from './types.js';
 
@@ -12,6 +12,8 @@ export const V5_MAX_WINDOW_SECONDS = 86_400;
 export interface StoplightV5Options {
   /** Key prefix; default `stoplight:v5`. */
   readonly prefix?: string;
+  /** Where the scripts are read from: an edited copy of swc's `lua/` folder; default swc's own. */
+  readonly scriptsDir?: string;
 }
 
 /** The start of the clock hour that holds second `t`. */
@@ -29,14 +31,16 @@ export class StoplightV5 implements Layout {
   readonly windowSemantics = 'closed' as const;
   readonly readWrites = false;
   readonly prefix: string;
-  readonly scripts = [
-    readScript('stoplight-v5/record_success'),
-    readScript('stoplight-v5/record_failure'),
-    readScript('stoplight-v5/get_metrics'),
-  ] as const;
+  readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
 
   constructor(options: StoplightV5Options = {}) {
     this.prefix = options.prefix ?? 'stoplight:v5';
+    const root = options.scriptsDir;
+    this.scripts = [
+      readScript('stoplight-v5/record_success', root),
+      readScript('stoplight-v5/record_failure', root),
+      readScript('stoplight-v5/get_metrics', root),
+    ];
   }
 
   metadataKey(light: Light): string {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readScript, type ScriptCall } from '../lua/source.js';
+import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
 import { escapeGlob, timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
 import {
   DEFAULT_SYSTEM,
@@ -16,6 +16,8 @@ import {
 export interface StoplightV6Options {
   /** Key prefix; default `stoplight:v6`. */
   readonly prefix?: string;
+  /** Where the scripts are read from: an edited copy of swc's `lua/` folder; default swc's own. */
+  readonly scriptsDir?: string;
 }
 
 /** The first 12 hex characters of SHA-256, as 6.0 names systems and lights in keys. */
@@ -35,14 +37,16 @@ export class StoplightV6 implements Layout {
   readonly windowSemantics = 'half-open' as const;
   readonly readWrites = true;
   readonly prefix: string;
-  readonly scripts = [
-    readScript('stoplight-v6/record_success'),
-    readScript('stoplight-v6/record_failure'),
-    readScript('stoplight-v6/get_metrics'),
-  ] as const;
+  readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
 
   constructor(options: StoplightV6Options = {}) {
     this.prefix = options.prefix ?? 'stoplight:v6';
+    const root = options.scriptsDir;
+    this.scripts = [
+      readScript('stoplight-v6/record_success', root),
+      readScript('stoplight-v6/record_failure', root),
+      readScript('stoplight-v6/get_metrics', root),
+    ];
   }
 
   /** Key bases by system and name: two SHA-256 per call would otherwise cost more client time than the call. */

@@ -14,7 +14,7 @@ const INCLUDE_LINE = /^--include\s+(\S+)\s*$/;
 export interface LuaScript {
   /** `<layout>/<operation>`, e.g. `stoplight-v6/record_failure`. */
   readonly id: string;
-  /** Path relative to the package root, for error messages (`lua/…`). */
+  /** For error messages: `lua/…` for swc's own scripts, else the file's path. */
   readonly file: string;
   readonly source: string;
   readonly sha1: string;
@@ -33,28 +33,38 @@ export interface ScriptCall {
 
 const cache = new Map<string, LuaScript>();
 
+/** How a file under `root` is named in messages: `lua/…` for swc's own scripts, else its path. */
+function displayName(root: string, relative: string): string {
+  return path.resolve(root) === path.resolve(LUA_DIR) ? `lua/${relative}` : path.join(root, relative);
+}
+
 /**
- * Reads `lua/<id>.lua`, replacing each `--include <path>` line with that file
- * (each file at most once), so shared Lua lives in one place.
+ * Reads `<root>/<id>.lua` (root: swc's own `lua/` folder, or an edited copy
+ * of it), replacing each `--include <path>` line with that file under the
+ * same root (each file at most once), so shared Lua lives in one place.
  */
-export function readScript(id: string): LuaScript {
-  const cached = cache.get(id);
+export function readScript(id: string, root: string = LUA_DIR): LuaScript {
+  const cacheKey = `${path.resolve(root)}\u0000${id}`;
+  const cached = cache.get(cacheKey);
   if (cached) return cached;
   const lines: string[] = [];
   const lineMap: { file: string; line: number }[] = [];
   const seen = new Set<string>();
   const append = (relative: string, chain: readonly string[]): void => {
     if (chain.includes(relative)) {
-      throw new ScriptError(`lua/${relative}: include cycle (${[...chain, relative].join(' -> ')})`);
+      throw new ScriptError(`${displayName(root, relative)}: include cycle (${[...chain, relative].join(' -> ')})`);
     }
     if (seen.has(relative)) return;
     seen.add(relative);
     let text: string;
     try {
-      text = readFileSync(path.join(LUA_DIR, relative), 'utf8');
+      text = readFileSync(path.join(root, relative), 'utf8');
     } catch (cause) {
       const from = chain.at(-1);
-      throw new ScriptError(`lua/${relative}: cannot read${from ? ` (included from lua/${from})` : ''}`, { cause });
+      throw new ScriptError(
+        `${displayName(root, relative)}: cannot read${from ? ` (included from ${displayName(root, from)})` : ''}`,
+        { cause },
+      );
     }
     text.split('\n').forEach((line, index) => {
       const include = INCLUDE_LINE.exec(line);
@@ -63,20 +73,22 @@ export function readScript(id: string): LuaScript {
         return;
       }
       lines.push(line);
-      lineMap.push({ file: `lua/${relative}`, line: index + 1 });
+      lineMap.push({ file: displayName(root, relative), line: index + 1 });
     });
   };
   append(`${id}.lua`, []);
   const source = lines.join('\n');
+  const sha1 = createHash('sha1').update(source).digest('hex');
   const script: LuaScript = {
     id,
-    file: `lua/${id}.lua`,
+    file: displayName(root, `${id}.lua`),
     source,
-    sha1: createHash('sha1').update(source).digest('hex'),
-    command: `swc_${id.replace(/[^A-Za-z0-9]/g, '_')}`,
+    sha1,
+    // Two roots can hold different sources under one id: the name carries the hash.
+    command: `swc_${id.replace(/[^A-Za-z0-9]/g, '_')}_${sha1.slice(0, 10)}`,
     lineMap,
   };
-  cache.set(id, script);
+  cache.set(cacheKey, script);
   return script;
 }
 

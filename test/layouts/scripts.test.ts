@@ -1,10 +1,13 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../src/layouts/client.js';
 import { createLayout, layoutNames } from '../../src/layouts/index.js';
 import { ScriptError } from '../../src/errors.js';
 import { execPipeline, runScript } from '../../src/redis/scripts.js';
-import { readScript } from '../../src/lua/source.js';
+import { LUA_DIR, readScript } from '../../src/lua/source.js';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { HOUR_START, uniqueName } from '../helpers.js';
@@ -67,5 +70,26 @@ describe('scripts', () => {
     expect(script.source).not.toMatch(/^--include/m);
     expect(script.lineMap).toHaveLength(script.source.split('\n').length);
     expect(script.lineMap.some((l) => l.file === 'lua/stoplight-v6/_window.lua')).toBe(true);
+  });
+});
+
+describe('scripts read from an edited copy of lua/', () => {
+  it('reads the copy, resolves its includes there, and names its files by path', () => {
+    const copy = mkdtempSync(path.join(tmpdir(), 'swc-lua-'));
+    try {
+      cpSync(LUA_DIR, copy, { recursive: true });
+      const window = path.join(copy, 'stoplight-v6/_window.lua');
+      writeFileSync(window, readFileSync(window, 'utf8').replace('local EVICT_BATCH = 1000', 'local EVICT_BATCH = 7'));
+      const own = readScript('stoplight-v6/record_success');
+      const edited = readScript('stoplight-v6/record_success', copy);
+      expect(edited.source).toContain('local EVICT_BATCH = 7');
+      expect(own.source).toContain('local EVICT_BATCH = 1000');
+      expect(edited.sha1).not.toBe(own.sha1);
+      expect(edited.command).not.toBe(own.command);
+      expect(edited.file).toBe(path.join(copy, 'stoplight-v6/record_success.lua'));
+      expect(edited.lineMap.some((origin) => origin.file === window)).toBe(true);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });
