@@ -61,6 +61,31 @@ export interface LightKey {
   readonly role: string;
 }
 
+/** Whole seconds `fromSecond..toSecond`, both included. */
+export interface SecondRange {
+  readonly fromSecond: number;
+  readonly toSecond: number;
+}
+
+/**
+ * A documented way a layout's read differs from the exact window, kept on
+ * purpose because the real design does the same. `swc verify` predicts the
+ * deviating count with {@link uncounted}, reports each deviation apart from
+ * findings, and flags it when it does not happen exactly as declared.
+ */
+export interface WindowDeviation {
+  /** Stable id, e.g. `v5-hour-key-of-window-end`. */
+  readonly id: string;
+  /** One or two sentences: what differs, when, and why it is kept. */
+  readonly description: string;
+  /**
+   * The whole seconds inside the exact window that a read at `at` (seconds,
+   * fractional allowed) with this window does not count, or null when that
+   * read counts the exact window.
+   */
+  uncounted(at: number, windowSeconds: number): SecondRange | null;
+}
+
 /**
  * One storage design for a light's sliding window. A layout only builds script
  * calls and parses replies; it never talks to Redis itself, so the same call
@@ -78,6 +103,8 @@ export interface Layout {
   readonly scripts: readonly LuaScript[];
   /** Whether reading the metrics also writes (evicts). */
   readonly readWrites: boolean;
+  /** Deliberate differences of the read from the exact window; none when absent. */
+  readonly deviations?: readonly WindowDeviation[];
 
   recordSuccess(light: Light, options: RecordOptions): ScriptCall;
   recordFailure(light: Light, options: FailureOptions): ScriptCall;

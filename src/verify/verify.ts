@@ -1,0 +1,245 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { ScriptCall } from '../lua/source.js';
+import type { Layout, Light } from '../layouts/types.js';
+import { execPipeline, installScripts, type PipelineReply } from '../redis/scripts.js';
+import { keySlot } from '../redis/slot.js';
+import { errorJsonFor } from '../traffic/events.js';
+import { LightJudge, type Verdict } from './judge.js';
+import { shrink, type ShrinkBudget } from './shrink.js';
+import { generateTraffic } from './traffic.js';
+import type {
+  Disagreement,
+  DeviationMiss,
+  DeviationSeen,
+  KeyWithoutTtl,
+  ReproCall,
+  ScriptFailure,
+  VerifyProgress,
+  VerifyResult,
+} from './types.js';
+
+/** Options for {@link verifyLayout}. */
+export interface VerifyOptions {
+  /** Seed of the traffic: the same seed sends the same calls. */
+  readonly seed: number;
+  /** Calls in the main run, over every light. */
+  readonly calls: number;
+  /** Lights (default 8). */
+  readonly lights?: number;
+  /** Calls per pipelined batch (default 1000). */
+  readonly batch?: number;
+  /** Findings of each kind shrunk and listed (default 3); the rest are counted. */
+  readonly maxListed?: number;
+  /** Wall-clock limit on all shrinking, ms (default 30 000). */
+  readonly shrinkMs?: number;
+  /** Limit on all shrinking replays (default 2000). */
+  readonly shrinkReplays?: number;
+  readonly progress?: VerifyProgress;
+  /** Stops between batches and replays. */
+  readonly signal?: AbortSignal;
+}
+
+/** A problem seen on one light of the main run: which of its calls, and the verdict. */
+interface Problem {
+  readonly light: number;
+  /** Index among that light's calls. */
+  readonly index: number;
+  readonly verdict: Exclude<Verdict, { kind: 'ok' } | { kind: 'skip' } | { kind: 'deviation' }>;
+}
+
+type ProblemKind = Problem['verdict']['kind'];
+
+/**
+ * Drives seeded random traffic through `layout` on `redis` and through the
+ * reference model, on the injected clock, and reports every reply that
+ * disagrees (shrunk to the shortest calls found that still disagree, each
+ * replayed on a fresh light), every error reply, every declared deviation
+ * that did not happen as declared, the keys left without a TTL, and
+ * whether each light's keys share one cluster slot.
+ *
+ * Writes only the keys of its own lights (named `swc-verify-<run>-…` under
+ * the layout's prefix) and deletes them before returning.
+ */
+export async function verifyLayout(redis: Redis, layout: Layout, options: VerifyOptions): Promise<VerifyResult> {
+  const started = Date.now();
+  const run = randomBytes(4).toString('hex');
+  const batch = options.batch ?? 1000;
+  const maxListed = options.maxListed ?? 3;
+  await installScripts(redis, layout.scripts);
+
+  const traffic = generateTraffic({ seed: options.seed, calls: options.calls, ...(options.lights ? { lights: options.lights } : {}) });
+  const lights: Light[] = traffic.lights.map((_, i) => ({ name: `swc-verify-${run}-l${i}` }));
+  const judges = traffic.lights.map((l) => new LightJudge(layout, l.windowSeconds));
+  const history: ReproCall[][] = traffic.lights.map(() => []);
+  const problems = new Map<ProblemKind, Problem[]>();
+  const seen = new Map<string, number>();
+  let failures = 0;
+  let compared = 0;
+
+  for (let from = 0; from < traffic.calls.length; from += batch) {
+    options.signal?.throwIfAborted();
+    const slice = traffic.calls.slice(from, from + batch);
+    const calls = slice.map((c) =>
+      scriptCall(layout, lights[c.light] as Light, c, (traffic.lights[c.light] as { windowSeconds: number }).windowSeconds, failures++),
+    );
+    const replies = await execPipeline(redis, calls);
+    slice.forEach((call, i) => {
+      const own = history[call.light] as ReproCall[];
+      own.push({ op: call.op, at: call.at });
+      const verdict = (judges[call.light] as LightJudge).judge(call, replies[i] as PipelineReply);
+      if (verdict.kind === 'skip') return;
+      if (verdict.kind !== 'error') compared += 1;
+      if (verdict.kind === 'ok') return;
+      if (verdict.kind === 'deviation') {
+        seen.set(verdict.id, (seen.get(verdict.id) ?? 0) + 1);
+        return;
+      }
+      const list = problems.get(verdict.kind) ?? [];
+      // One problem of each kind per light: later ones usually follow from the first.
+      if (!list.some((p) => p.light === call.light)) list.push({ light: call.light, index: own.length - 1, verdict });
+      problems.set(verdict.kind, list);
+    });
+    options.progress?.onCalls?.(Math.min(from + batch, traffic.calls.length), traffic.calls.length);
+  }
+
+  const { keysWithoutTtl, lightsSpanningSlots } = await checkKeys(redis, layout, lights);
+
+  const budget: ShrinkBudget = {
+    deadline: Date.now() + (options.shrinkMs ?? 30_000),
+    replays: 0,
+    maxReplays: options.shrinkReplays ?? 2000,
+    exhausted: false,
+  };
+  let replayCount = 0;
+  const replayLight = (): Light => ({ name: `swc-verify-${run}-r${replayCount++}` });
+  const shrunk = async (kind: ProblemKind): Promise<{ problem: Problem; reproduction: ReproCall[] }[]> => {
+    const list = [...(problems.get(kind) ?? [])].sort((a, b) => a.index - b.index).slice(0, maxListed);
+    const out: { problem: Problem; reproduction: ReproCall[] }[] = [];
+    for (const problem of list) {
+      const windowSeconds = (traffic.lights[problem.light] as { windowSeconds: number }).windowSeconds;
+      const original = (history[problem.light] as ReproCall[]).slice(0, problem.index + 1);
+      options.progress?.onShrinkStart?.(`${kind} on a ${windowSeconds} s window`, original.length);
+      const matches = (v: Verdict): boolean =>
+        v.kind === kind && (v.kind !== 'deviation-miss' || v.id === (problem.verdict as { id: string }).id);
+      const reproduces = async (candidate: readonly ReproCall[]): Promise<number | null> => {
+        options.signal?.throwIfAborted();
+        return firstMatch(await replay(redis, layout, replayLight(), windowSeconds, candidate), matches);
+      };
+      out.push({ problem, reproduction: await shrink(original, reproduces, budget) });
+    }
+    return out;
+  };
+
+  const windowOf = (p: Problem): number => (traffic.lights[p.light] as { windowSeconds: number }).windowSeconds;
+  const opOf = (p: Problem): ReproCall['op'] => ((history[p.light] as ReproCall[])[p.index] as ReproCall).op;
+  const disagreements: Disagreement[] = (await shrunk('disagreement')).map(({ problem, reproduction }) => {
+    const v = problem.verdict as Extract<Verdict, { kind: 'disagreement' }>;
+    return { windowSeconds: windowOf(problem), op: opOf(problem), expected: v.expected, actual: v.actual, fields: v.fields, reproduction, originalLength: problem.index + 1 };
+  });
+  const scriptErrors: ScriptFailure[] = (await shrunk('error')).map(({ problem, reproduction }) => ({
+    windowSeconds: windowOf(problem),
+    op: opOf(problem),
+    error: (problem.verdict as Extract<Verdict, { kind: 'error' }>).error,
+    reproduction,
+    originalLength: problem.index + 1,
+  }));
+  const deviationMisses: DeviationMiss[] = (await shrunk('deviation-miss')).map(({ problem, reproduction }) => {
+    const v = problem.verdict as Extract<Verdict, { kind: 'deviation-miss' }>;
+    return { deviation: v.id, windowSeconds: windowOf(problem), predicted: v.predicted, actual: v.actual, reproduction, originalLength: problem.index + 1 };
+  });
+  await deleteLights(redis, layout, lights);
+
+  const deviations: DeviationSeen[] = (layout.deviations ?? []).map((d) => ({ id: d.id, description: d.description, observed: seen.get(d.id) ?? 0 }));
+  const lightsDisagreeing = problems.get('disagreement')?.length ?? 0;
+  const lightsWithErrors = problems.get('error')?.length ?? 0;
+  const misses = problems.get('deviation-miss')?.length ?? 0;
+  return {
+    layout: layout.name,
+    seed: options.seed,
+    calls: traffic.calls.length,
+    compared,
+    lights: lights.length,
+    windows: traffic.lights.map((l) => l.windowSeconds),
+    largestEviction: Math.max(0, ...judges.map((j) => j.largestEviction)),
+    disagreements,
+    lightsDisagreeing,
+    scriptErrors,
+    lightsWithErrors,
+    deviationMisses,
+    deviations,
+    keysWithoutTtl,
+    slots: { lightsChecked: lights.length, lightsSpanningSlots, oneSlotPerLight: lightsSpanningSlots === 0 },
+    shrink: { replays: budget.replays, budgetExhausted: budget.exhausted },
+    durationMs: Date.now() - started,
+    findings: lightsDisagreeing + lightsWithErrors + misses + keysWithoutTtl.length,
+  };
+}
+
+/** The script call of one verify call; failures carry a realistic error JSON. */
+function scriptCall(layout: Layout, light: Light, call: ReproCall, windowSeconds: number, failureIndex: number): ScriptCall {
+  const options = { at: call.at, windowSeconds };
+  if (call.op === 'read') return layout.getMetrics(light, options);
+  if (call.op === 'success') return layout.recordSuccess(light, options);
+  return layout.recordFailure(light, { ...options, errorJson: errorJsonFor(call.at, failureIndex) });
+}
+
+/** Sends `calls` on a fresh light in one pipeline and judges every reply. */
+async function replay(redis: Redis, layout: Layout, light: Light, windowSeconds: number, calls: readonly ReproCall[]): Promise<Verdict[]> {
+  const judge = new LightJudge(layout, windowSeconds);
+  const replies = await execPipeline(
+    redis,
+    calls.map((c, i) => scriptCall(layout, light, c, windowSeconds, i)),
+  );
+  const verdicts = calls.map((c, i) => judge.judge(c, replies[i] as PipelineReply));
+  // The layout lists the keys a light has over a time range: no SCAN per replay.
+  const from = Math.floor((calls[0] as ReproCall).at);
+  const to = Math.floor((calls.at(-1) as ReproCall).at);
+  const keys = layout.keysOf(light, from, to).map((k) => k.key);
+  for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+  return verdicts;
+}
+
+function firstMatch(verdicts: readonly Verdict[], matches: (v: Verdict) => boolean): number | null {
+  const index = verdicts.findIndex(matches);
+  return index === -1 ? null : index;
+}
+
+/** Every key of the light, found with SCAN over the layout's patterns (never KEYS). */
+async function keysOfLight(redis: Redis, layout: Layout, light: Light): Promise<string[]> {
+  const keys = new Set<string>();
+  for (const pattern of layout.keyPatterns(light)) {
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      for (const key of found) keys.add(key);
+    } while (cursor !== '0');
+  }
+  return [...keys];
+}
+
+/** Keys with no expiry, and how many lights' keys fall in more than one cluster slot. */
+async function checkKeys(redis: Redis, layout: Layout, lights: readonly Light[]): Promise<{ keysWithoutTtl: KeyWithoutTtl[]; lightsSpanningSlots: number }> {
+  const keysWithoutTtl: KeyWithoutTtl[] = [];
+  let lightsSpanningSlots = 0;
+  for (const [index, light] of lights.entries()) {
+    const keys = await keysOfLight(redis, layout, light);
+    if (new Set(keys.map(keySlot)).size > 1) lightsSpanningSlots += 1;
+    const pipeline = redis.pipeline();
+    for (const key of keys) pipeline.ttl(key);
+    const ttls = (await pipeline.exec()) ?? [];
+    keys.forEach((key, i) => {
+      if (ttls[i]?.[1] === -1) keysWithoutTtl.push({ key, light: index });
+    });
+  }
+  return { keysWithoutTtl, lightsSpanningSlots };
+}
+
+/** Deletes exactly the keys of these lights. */
+async function deleteLights(redis: Redis, layout: Layout, lights: readonly Light[]): Promise<void> {
+  for (const light of lights) {
+    const keys = await keysOfLight(redis, layout, light);
+    for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+  }
+}
