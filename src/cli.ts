@@ -4,6 +4,7 @@ import { compareCommand } from './commands/compare.js';
 import { doctorCommand } from './commands/doctor.js';
 import { inspectCommand } from './commands/inspect.js';
 import { lightsCommand } from './commands/lights.js';
+import { verifyCommand } from './commands/verify.js';
 import { installSignalHandlers } from './commands/lifecycle.js';
 import { SWC_VERSION } from './version.js';
 
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   program.addCommand(doctorCommand());
   program.addCommand(inspectCommand());
   program.addCommand(lightsCommand());
+  program.addCommand(verifyCommand());
   for (const command of program.commands) command.configureOutput(output).exitOverride().showHelpAfterError(false);
   return program;
 }

@@ -59,3 +59,6 @@ export {
 export { measureThroughput, type ThroughputOptions, type ThroughputPhase, type ThroughputProgress } from './measure/throughput.js';
 export { defaultErrorJson, type ErrorJson } from './measure/workload.js';
 export { EventClock, type ClockTick } from './traffic/event-clock.js';
+export { verifyLayout, type VerifyOptions } from './verify/verify.js';
+export { generateTraffic, type TrafficOptions } from './verify/traffic.js';
+export type * from './verify/types.js';

@@ -94,7 +94,8 @@ function interleave(rng: Rng, streams: readonly ReproCall[][]): TrafficCall[] {
 function lightCalls(rng: Rng, window: number, start: number, count: number, withBacklog: boolean): ReproCall[] {
   const calls: ReproCall[] = [];
   const push = (op: VerifyOp, at: number): void => {
-    if (calls.length < count) calls.push({ op, at });
+    // Never back in time, whatever a pattern's arithmetic gives on a tiny window.
+    if (calls.length < count) calls.push({ op, at: Math.max(at, calls.at(-1)?.at ?? at) });
   };
   const outcome = (): VerifyOp => (rng.next() < 0.45 ? 'failure' : 'success');
   let t = start;

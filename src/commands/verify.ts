@@ -1,0 +1,132 @@
+import { randomInt } from 'node:crypto';
+import { Command, Option } from 'commander';
+import { createNamespace, purgeNamespace } from '../bench/namespace.js';
+import { LIMITS, parseList, parseNumber } from '../bench/values.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { isLayoutName, layoutNames, namespacedLayout, type LayoutName } from '../layouts/index.js';
+import { renderVerify } from '../report/verify.js';
+import type { VerifyResult } from '../verify/types.js';
+import { verifyLayout } from '../verify/verify.js';
+import { SWC_VERSION } from '../version.js';
+import { action, onShutdown } from './lifecycle.js';
+import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
+
+interface VerifyFlags extends RedisFlags {
+  layout?: LayoutName[];
+  calls: number;
+  seed?: number;
+  lights: number;
+  json?: boolean;
+  progress: boolean;
+}
+
+const DEFAULT_CALLS = 20_000;
+const CALLS = { min: 1, max: 2_000_000, integer: true };
+const LIGHTS = { min: 1, max: 64, integer: true };
+
+const layoutList = parser((v) =>
+  parseList('--layout', v, (p) => {
+    if (!isLayoutName(p)) throw new UsageError(`--layout: expected one or more of ${layoutNames.join(', ')}, got "${p}"`);
+    return p;
+  }),
+);
+
+/** `swc verify`: randomized traffic through a layout and the reference model; every disagreement shrunk to a short reproduction. */
+export function verifyCommand(): Command {
+  const command = new Command('verify')
+    .description(
+      'drive seeded random traffic through a layout and the reference model on an injected clock; report disagreements (shrunk to a short reproduction), script errors, keys without a TTL and cluster slots',
+    )
+    .addOption(new Option('--layout <list>', `layouts, comma-separated: ${layoutNames.join(', ')} (default all)`).argParser(layoutList))
+    .option('--calls <n>', `calls per layout, over every light (default ${DEFAULT_CALLS.toLocaleString('en-US')})`, parser((v) => parseNumber('--calls', v, CALLS)), DEFAULT_CALLS)
+    .option('--seed <n>', 'seed of the traffic, to replay a run (default random; always printed)', parser((v) => parseNumber('--seed', v, LIMITS.seed)))
+    .option('--lights <n>', 'lights per layout, each with its own window', parser((v) => parseNumber('--lights', v, LIGHTS)), 8)
+    .option('--no-progress', 'no progress on stderr');
+  addJsonOption(command);
+  addRedisOptions(command, { privateServer: true });
+  command.addHelpText(
+    'after',
+    `
+Traffic: both outcomes, reads between writes, irregular gaps, bursts inside a
+second, reads either side of the window's edge, idle gaps longer than the
+window, events in the first second of an hour, windows from 1 s to 2 h, and
+(from 6,000 calls) one light whose single call evicts over 4,000 buckets.
+A disagreement is replayed on fresh lights and shrunk to the fewest calls
+that still disagree. Deviations a layout declares are reported apart and are
+not findings. On a server swc did not start, every key goes under
+swc-bench:<run id>: and exactly those keys are deleted at the end.
+
+Exit codes: 0 no finding, 1 a finding, 2 bad usage, 3 Redis unreachable or unusable.
+
+Examples:
+  swc verify
+  swc verify --layout stoplight-v6 --calls 100000
+  swc verify --seed 1234 --json`,
+  );
+  return command.action(
+    action(async (flags: VerifyFlags) => {
+      const seed = flags.seed ?? randomInt(0, 2 ** 32);
+      const names = flags.layout ?? layoutNames;
+      const say = (line: string): void => {
+        if (flags.progress) process.stderr.write(`swc verify: ${line}\n`);
+      };
+      // The seed is printed whatever the flags: a finding is only useful if it can be replayed.
+      process.stderr.write(`swc verify: seed ${seed} (replay with --seed ${seed})\n`);
+      const session = await sessionFromFlags(flags);
+      const namespace = createNamespace();
+      const stop = new AbortController();
+      let running: Promise<unknown> | undefined;
+      onShutdown(async () => {
+        stop.abort();
+        await running?.catch(() => undefined);
+        if (session.server) return;
+        try {
+          await purgeNamespace(session.redis, namespace);
+        } catch {
+          process.stderr.write(
+            `swc verify: could not remove this run's keys (Redis unreachable); when it is back: ` +
+              `redis-cli --scan --pattern '${namespace.pattern}' | xargs -r redis-cli unlink\n`,
+          );
+        }
+      });
+      if (!session.server) say(`writing only under ${namespace.pattern} on this server; removed at the end`);
+      const results: VerifyResult[] = [];
+      for (const name of names) {
+        const layout = namespacedLayout(name, namespace.prefix);
+        let shown = -1;
+        const task = verifyLayout(session.redis, layout, {
+          seed,
+          calls: flags.calls,
+          lights: flags.lights,
+          signal: stop.signal,
+          progress: {
+            onCalls: (sent, total) => {
+              const tenth = Math.floor((sent / total) * 4);
+              if (tenth !== shown) {
+                shown = tenth;
+                say(`${name}: ${sent.toLocaleString('en-US')}/${total.toLocaleString('en-US')} calls`);
+              }
+            },
+            onShrinkStart: (what, length) => say(`${name}: shrinking a ${what} (${length.toLocaleString('en-US')} calls)`),
+          },
+        });
+        running = task;
+        const result = await task;
+        say(`${name}: ${result.findings === 0 ? 'no finding' : `${result.findings} finding(s)`} in ${(result.durationMs / 1000).toFixed(1)} s`);
+        results.push(stripNamespace(result, `${namespace.prefix}:`));
+      }
+      const findings = results.reduce((sum, r) => sum + r.findings, 0);
+      if (flags.json) printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, seed, findings, results });
+      else process.stdout.write(renderVerify(results, useColor()));
+      return findings > 0 ? ExitCode.finding : ExitCode.ok;
+    }),
+  );
+}
+
+/** Key names as the layout writes them, without this run's namespace. */
+function stripNamespace(result: VerifyResult, prefix: string): VerifyResult {
+  return {
+    ...result,
+    keysWithoutTtl: result.keysWithoutTtl.map((k) => ({ ...k, key: k.key.startsWith(prefix) ? k.key.slice(prefix.length) : k.key })),
+  };
+}

@@ -1,0 +1,130 @@
+import type { Redis } from 'ioredis';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createLayout, type LayoutName } from '../../src/layouts/index.js';
+import { generateTraffic, BACKLOG_BUCKETS } from '../../src/verify/traffic.js';
+import type { ReproCall, VerifyResult } from '../../src/verify/types.js';
+import { verifyLayout } from '../../src/verify/verify.js';
+import { testRedis } from '../helpers.js';
+import { plantBug } from './plant.js';
+
+let redis: Redis;
+beforeAll(async () => {
+  redis = await testRedis();
+});
+
+async function verify(name: LayoutName, scriptsDir?: string, calls = 8000, seed = 7, shrinkMs?: number): Promise<VerifyResult> {
+  return verifyLayout(redis, createLayout(name, scriptsDir ? { scriptsDir } : {}), { seed, calls, ...(shrinkMs ? { shrinkMs } : {}) });
+}
+
+/** A reproduction replays on one light in time order and ends with the call that shows the problem. */
+function expectShortReproduction(reproduction: readonly ReproCall[], lastOp?: ReproCall['op']): void {
+  expect(reproduction.length).toBeGreaterThan(0);
+  expect(reproduction.length).toBeLessThanOrEqual(10);
+  for (let i = 1; i < reproduction.length; i += 1) {
+    expect((reproduction[i] as ReproCall).at).toBeGreaterThanOrEqual((reproduction[i - 1] as ReproCall).at);
+  }
+  if (lastOp) expect(reproduction.at(-1)?.op).toBe(lastOp);
+}
+
+describe('generated traffic', () => {
+  it('is the same for the same seed and differs for another', () => {
+    const a = generateTraffic({ seed: 3, calls: 7000 });
+    expect(generateTraffic({ seed: 3, calls: 7000 })).toEqual(a);
+    expect(generateTraffic({ seed: 4, calls: 7000 }).calls).not.toEqual(a.calls);
+  });
+
+  it('has exactly the calls asked for, each light in time order, windows from 1 s to 2 h', () => {
+    const traffic = generateTraffic({ seed: 5, calls: 20_000 });
+    expect(traffic.calls).toHaveLength(20_000);
+    const last = traffic.lights.map(() => Number.NEGATIVE_INFINITY);
+    for (const call of traffic.calls) {
+      expect(call.at).toBeGreaterThanOrEqual(last[call.light] as number);
+      last[call.light] = call.at;
+    }
+    const windows = traffic.lights.map((l) => l.windowSeconds);
+    expect(Math.max(...windows)).toBe(7200);
+    expect(new Set(windows).size).toBe(windows.length);
+    const ops = new Set(traffic.calls.map((c) => c.op));
+    expect([...ops].sort()).toEqual(['failure', 'read', 'success']);
+  });
+});
+
+describe.each(['stoplight-v5', 'stoplight-v6'] as const)('%s as shipped', (name) => {
+  it('gives zero findings over 20,000 calls, one of which evicts a backlog of over 4,000 buckets', async () => {
+    const result = await verify(name, undefined, 20_000, 1);
+    expect(result.calls).toBe(20_000);
+    expect(result.compared).toBeGreaterThan(4000);
+    expect(result.largestEviction).toBeGreaterThanOrEqual(BACKLOG_BUCKETS);
+    expect(result.disagreements).toEqual([]);
+    expect(result.scriptErrors).toEqual([]);
+    expect(result.deviationMisses).toEqual([]);
+    expect(result.keysWithoutTtl).toEqual([]);
+    expect(result.findings).toBe(0);
+    expect(result.slots.oneSlotPerLight).toBe(name === 'stoplight-v6');
+  });
+});
+
+describe('planted bugs are found, with a reproduction of at most 10 calls', () => {
+  it('stoplight-v6 read keeping one second too many (off-by-one window boundary)', async () => {
+    const dir = plantBug('stoplight-v6/get_metrics.lua', 'second - window)', 'second - window - 1)');
+    const result = await verify('stoplight-v6', dir);
+    expect(result.findings).toBeGreaterThan(0);
+    const [first] = result.disagreements;
+    expect(first?.fields).toEqual(expect.arrayContaining([expect.stringMatching(/^(successes|failures)$/)]));
+    expectShortReproduction(first?.reproduction ?? [], 'read');
+  });
+
+  it('stoplight-v5 read starting its window one second late (off-by-one window boundary)', async () => {
+    const dir = plantBug('stoplight-v5/get_metrics.lua', 'local window_start = now - window', 'local window_start = now - window + 1');
+    const result = await verify('stoplight-v5', dir);
+    expect(result.lightsDisagreeing).toBeGreaterThan(0);
+    expectShortReproduction(result.disagreements[0]?.reproduction ?? [], 'read');
+  });
+
+  it('stoplight-v6 eviction dropping its last, partial batch (lost eviction batch)', async () => {
+    const dir = plantBug('stoplight-v6/_window.lua', 'if count == 0 then', 'if count < EVICT_BATCH then');
+    const result = await verify('stoplight-v6', dir);
+    expect(result.lightsDisagreeing).toBeGreaterThan(0);
+    expectShortReproduction(result.disagreements[0]?.reproduction ?? []);
+  });
+
+  it('stoplight-v6 eviction loop running only once: found by the backlog light, needs over 1,000 buckets', async () => {
+    const dir = plantBug(
+      'stoplight-v6/_window.lua',
+      "redis.call('ZREM', index_key, unpack(buckets))\n",
+      "redis.call('ZREM', index_key, unpack(buckets))\n    do return end\n",
+    );
+    const result = await verify('stoplight-v6', dir, 8000, 7, 5000);
+    expect(result.lightsDisagreeing).toBe(1);
+    const [found] = result.disagreements;
+    expect(found?.windowSeconds).toBe(7200);
+    // A batch is 1000 buckets, so no sequence of fewer than 1001 writes can lose one.
+    expect(found?.reproduction.filter((c) => c.op !== 'read').length).toBeGreaterThan(1000);
+    expect(found?.reproduction.length).toBeLessThan(found?.originalLength ?? 0);
+  });
+
+  it('stoplight-v6 and stoplight-v5 answering an error when a count reaches 3 (error reply on some input)', async () => {
+    const dir = plantBug(
+      'lib/outcome.lua',
+      "redis.call('HINCRBY', hash_key, bump_field, 1)",
+      "if redis.call('HINCRBY', hash_key, bump_field, 1) == 3 and bump_field == 'consecutive_errors' then error('planted: third error in a row') end",
+    );
+    for (const name of ['stoplight-v5', 'stoplight-v6'] as const) {
+      const result = await verify(name, dir);
+      expect(result.lightsWithErrors).toBeGreaterThan(0);
+      const [failure] = result.scriptErrors;
+      expect(failure?.op).toBe('failure');
+      expect(failure?.error).toContain('planted: third error in a row');
+      expectShortReproduction(failure?.reproduction ?? [], 'failure');
+      expect(failure?.reproduction.filter((c) => c.op === 'failure').length).toBeGreaterThanOrEqual(3);
+    }
+  });
+
+  it('stoplight-v6 forgetting the index key TTL: keys left without a TTL', async () => {
+    const dir = plantBug('stoplight-v6/_window.lua', "redis.call('EXPIRE', index_key, KEY_TTL_SECONDS)\n", '');
+    const result = await verify('stoplight-v6', dir, 2000);
+    expect(result.keysWithoutTtl.length).toBeGreaterThan(0);
+    for (const { key } of result.keysWithoutTtl) expect(key).toMatch(/:window_metrics:ts_idx$/);
+    expect(result.findings).toBe(result.keysWithoutTtl.length);
+  });
+});
