@@ -5,6 +5,11 @@
 --        Redis TIME (microseconds; since Redis 7.2 frozen for one script run).
 -- A benchmark injects the time so a long window fills in a second; an
 -- application leaves it empty and gets the server's clock.
+--
+-- swc_millis(t) -> t cut to whole milliseconds, as a number of seconds.
+--   Stoplight 6.0 reads its clock in milliseconds and stamps events with
+--   that time divided by 1000. (The 0.001 ms absorbs the binary error of
+--   t * 1000 for a time given with three decimals.)
 local function swc_now(arg)
   if arg ~= nil and arg ~= '' then
     local t = tonumber(arg)
@@ -15,4 +20,8 @@ local function swc_now(arg)
   end
   local clock = redis.call('TIME')
   return tonumber(clock[1]) + tonumber(clock[2]) / 1000000
+end
+
+local function swc_millis(t)
+  return math.floor(t * 1000 + 0.001) / 1000
 end

@@ -83,7 +83,7 @@ async function fill(
     batch.push(
       event.outcome === 'success'
         ? layout.recordSuccess(light, options)
-        : layout.recordFailure(light, { ...options, errorJson: errorJsonFor(event.at, failures++) }),
+        : layout.recordFailure(light, { ...options, errorJson: errorJsonFor(event.at, failures++, layout.stampPrecision) }),
     );
     if (batch.length >= FILL_BATCH) await flush();
   }
@@ -278,7 +278,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         connections: plan.throughput.connections,
         pipeline: plan.throughput.pipeline,
         ...(plan.throughput.ops !== undefined ? { ops: plan.throughput.ops } : { seconds: plan.throughput.seconds }),
-        errorJson: (at) => errorJsonFor(at, failures++),
+        errorJson: (at) => errorJsonFor(at, failures++, layout.stampPrecision),
         ...(run.signal ? { signal: run.signal } : {}),
         onProgress: (p) => {
           if (p.phase !== phase) progress?.onPhase?.(cell, (phase = p.phase));

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
 import { escapeGlob, pairsToRecord, timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
-import type { CallOptions, FailureOptions, Layout, Light, LightKey, RecordOptions, Snapshot } from './types.js';
+import type { CallOptions, FailureOptions, Layout, Light, LightKey, RecordOptions, SecondRange, Snapshot, WindowDeviation } from './types.js';
 
 /** Events are grouped into one sorted set per clock hour. */
 export const HOUR_SECONDS = 3600;
@@ -16,6 +16,22 @@ export interface StoplightV5Options {
   readonly scriptsDir?: string;
 }
 
+/**
+ * Stoplight 5.x's read leaves out the hour key of its own second when that
+ * second is the first of an hour: the client's last hour key is the one
+ * holding (window end - 1 s). Events in that second are counted from the
+ * next second on. swc keeps this, as the real read does it.
+ */
+export const V5_FIRST_SECOND_OF_HOUR: WindowDeviation = {
+  id: 'v5-first-second-of-hour',
+  description:
+    "a read in the first second of a clock hour does not count that second's events: Stoplight 5.x's client reads the hour keys up to the one holding the window end minus one second",
+  uncounted(at: number): SecondRange | null {
+    const second = Math.floor(at);
+    return second % HOUR_SECONDS === 0 ? { fromSecond: second, toSecond: second } : null;
+  },
+};
+
 /** The start of the clock hour that holds second `t`. */
 export function hourStart(t: number): number {
   return Math.floor(t / HOUR_SECONDS) * HOUR_SECONDS;
@@ -29,6 +45,8 @@ export class StoplightV5 implements Layout {
   readonly name = 'stoplight-v5';
   readonly summary = 'Stoplight 5.x: one sorted-set member per event in hourly keys (memory grows with traffic)';
   readonly windowSemantics = 'closed' as const;
+  readonly stampPrecision = 'seconds' as const;
+  readonly deviations = [V5_FIRST_SECOND_OF_HOUR];
   readonly readWrites = false;
   readonly prefix: string;
   readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
@@ -74,11 +92,13 @@ export class StoplightV5 implements Layout {
 
   getMetrics(light: Light, options: CallOptions): ScriptCall {
     const window = Math.min(options.windowSeconds, V5_MAX_WINDOW_SECONDS);
-    // With the server's clock, allow a minute of skew either side.
-    const skew = options.at === undefined ? 60 : 0;
-    const now = Math.floor(options.at ?? Date.now() / 1000);
+    // As Stoplight 5.x's client: the time is this machine's, and the hour
+    // keys run from the one holding the window's start to the one holding
+    // (window end - 1 s); see V5_FIRST_SECOND_OF_HOUR.
+    const at = options.at ?? Date.now() / 1000;
+    const end = Math.floor(at);
     const hours: number[] = [];
-    for (let h = hourStart(now - window - skew); h <= now + skew; h += HOUR_SECONDS) hours.push(h);
+    for (let h = hourStart(end - window); h <= hourStart(end - 1); h += HOUR_SECONDS) hours.push(h);
     return {
       script: this.scripts[2],
       keys: [
@@ -86,7 +106,7 @@ export class StoplightV5 implements Layout {
         ...hours.map((h) => this.eventsKey(light, 'success', h)),
         ...hours.map((h) => this.eventsKey(light, 'failure', h)),
       ],
-      args: [window, hours.length, timeArg(options.at)],
+      args: [window, hours.length, timeArg(at)],
     };
   }
 

@@ -35,6 +35,7 @@ export class StoplightV6 implements Layout {
   readonly name = 'stoplight-v6';
   readonly summary = 'Stoplight 6.0: per-second counters in a hash plus a bucket index (memory grows with the window)';
   readonly windowSemantics = 'half-open' as const;
+  readonly stampPrecision = 'milliseconds' as const;
   readonly readWrites = true;
   readonly prefix: string;
   readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];

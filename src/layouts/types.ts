@@ -23,7 +23,7 @@ export interface Snapshot {
   readonly failures: number;
   readonly consecutiveSuccesses: number;
   readonly consecutiveErrors: number;
-  /** Integer Unix seconds, or null when never recorded. */
+  /** Unix seconds as the layout stamps them (see {@link Layout.stampPrecision}), or null when never recorded. */
   readonly lastSuccessAt: number | null;
   readonly lastErrorAt: number | null;
   /** The stored error as written (JSON text), or null. */
@@ -60,6 +60,9 @@ export interface LightKey {
   /** What the key is for, e.g. `metadata`, `success events`, `buckets`, `index`. */
   readonly role: string;
 }
+
+/** Whole seconds, or seconds with their milliseconds. */
+export type StampPrecision = 'seconds' | 'milliseconds';
 
 /** Whole seconds `fromSecond..toSecond`, both included. */
 export interface SecondRange {
@@ -105,6 +108,12 @@ export interface Layout {
   readonly readWrites: boolean;
   /** Deliberate differences of the read from the exact window; none when absent. */
   readonly deviations?: readonly WindowDeviation[];
+  /**
+   * How the layout stamps `last_success_at` / `last_error_at`, decides which
+   * event is newer, and writes the time in its error JSON: whole seconds
+   * (Stoplight 5.x, and the default) or seconds with milliseconds (6.0).
+   */
+  readonly stampPrecision?: StampPrecision;
 
   recordSuccess(light: Light, options: RecordOptions): ScriptCall;
   recordFailure(light: Light, options: FailureOptions): ScriptCall;

@@ -1,6 +1,7 @@
-import type { Layout, Snapshot, WindowDeviation } from '../layouts/types.js';
+import type { Layout, Snapshot, StampPrecision, WindowDeviation } from '../layouts/types.js';
 import { SlidingWindowModel, type WindowCounts } from '../model/sliding-window.js';
 import type { PipelineReply } from '../redis/scripts.js';
+import { errorJsonFor, stampOf } from '../traffic/events.js';
 import type { ComparedFields, ReproCall } from './types.js';
 
 /** What one reply means against the model. */
@@ -23,11 +24,18 @@ const FIELDS: readonly (keyof ComparedFields)[] = [
   'failures',
   'consecutiveSuccesses',
   'consecutiveErrors',
-  'lastSuccessSecond',
-  'lastErrorSecond',
+  'lastSuccessAt',
+  'lastErrorAt',
+  'lastErrorJson',
 ];
 
-const second = (t: number | null): number | null => (t === null ? null : Math.floor(t));
+/**
+ * The error JSON of a failure at `at`: a function of its stamp only, so two
+ * failures with one stamp (where the first stays the newest) store the same text.
+ */
+export function verifyErrorJson(at: number, precision: StampPrecision): string {
+  return errorJsonFor(at, Math.floor(at), precision);
+}
 
 function differing(a: ComparedFields, b: ComparedFields): (keyof ComparedFields)[] {
   return FIELDS.filter((f) => a[f] !== b[f]);
@@ -39,8 +47,9 @@ function fieldsOf(snapshot: Snapshot): ComparedFields {
     failures: snapshot.failures,
     consecutiveSuccesses: snapshot.consecutiveSuccesses,
     consecutiveErrors: snapshot.consecutiveErrors,
-    lastSuccessSecond: second(snapshot.lastSuccessAt),
-    lastErrorSecond: second(snapshot.lastErrorAt),
+    lastSuccessAt: snapshot.lastSuccessAt,
+    lastErrorAt: snapshot.lastErrorAt,
+    lastErrorJson: snapshot.lastErrorJson,
   };
 }
 
@@ -82,16 +91,19 @@ export class LightJudge {
     if (call.op === 'read') this.model.count(call.at);
     this.largestEviction = Math.max(this.largestEviction, this.model.lastEvicted);
     if (!snapshot) return { kind: 'skip' };
-    return this.compare(call.at, fieldsOf(snapshot));
+    return this.compare(call, fieldsOf(snapshot));
   }
 
   private exact(counts: WindowCounts): ComparedFields {
+    const precision = this.layout.stampPrecision ?? 'seconds';
+    const { lastSuccessAt, lastErrorAt } = this.model;
     return {
       ...counts,
       consecutiveSuccesses: this.model.consecutiveSuccesses,
       consecutiveErrors: this.model.consecutiveErrors,
-      lastSuccessSecond: second(this.model.lastSuccessAt),
-      lastErrorSecond: second(this.model.lastErrorAt),
+      lastSuccessAt: lastSuccessAt === null ? null : stampOf(lastSuccessAt, precision),
+      lastErrorAt: lastErrorAt === null ? null : stampOf(lastErrorAt, precision),
+      lastErrorJson: lastErrorAt === null ? null : verifyErrorJson(lastErrorAt, precision),
     };
   }
 
@@ -103,10 +115,11 @@ export class LightJudge {
     return { ...exact, successes: exact.successes - missed.successes, failures: exact.failures - missed.failures };
   }
 
-  private compare(at: number, actual: ComparedFields): Verdict {
+  private compare({ op, at }: ReproCall, actual: ComparedFields): Verdict {
     const exact = this.exact(this.model.count(Math.floor(at)));
     const fields = differing(exact, actual);
-    const deviations = this.layout.deviations ?? [];
+    // A declaration describes reads; a snapshot returned by a write is held to the exact window.
+    const deviations = op === 'read' ? (this.layout.deviations ?? []) : [];
     for (const deviation of deviations) {
       const predicted = this.predicted(deviation, at, exact);
       if (!predicted) continue;

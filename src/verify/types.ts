@@ -32,9 +32,11 @@ export interface ComparedFields {
   readonly failures: number;
   readonly consecutiveSuccesses: number;
   readonly consecutiveErrors: number;
-  /** The whole second of the newest success / failure, or null when none was recorded. */
-  readonly lastSuccessSecond: number | null;
-  readonly lastErrorSecond: number | null;
+  /** The stamp of the newest success / failure at the layout's precision, or null when none was recorded. */
+  readonly lastSuccessAt: number | null;
+  readonly lastErrorAt: number | null;
+  /** The newest failure's error JSON, or null. */
+  readonly lastErrorJson: string | null;
 }
 
 /** A call whose reply the model disagrees with, and the shortest calls found that still disagree. */

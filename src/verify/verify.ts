@@ -4,8 +4,7 @@ import type { ScriptCall } from '../lua/source.js';
 import type { Layout, Light } from '../layouts/types.js';
 import { execPipeline, installScripts, type PipelineReply } from '../redis/scripts.js';
 import { keySlot } from '../redis/slot.js';
-import { errorJsonFor } from '../traffic/events.js';
-import { LightJudge, type Verdict } from './judge.js';
+import { LightJudge, verifyErrorJson, type Verdict } from './judge.js';
 import { shrink, type ShrinkBudget } from './shrink.js';
 import { generateTraffic } from './traffic.js';
 import type {
@@ -74,15 +73,12 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
   const history: ReproCall[][] = traffic.lights.map(() => []);
   const problems = new Map<ProblemKind, Problem[]>();
   const seen = new Map<string, number>();
-  let failures = 0;
   let compared = 0;
 
   for (let from = 0; from < traffic.calls.length; from += batch) {
     options.signal?.throwIfAborted();
     const slice = traffic.calls.slice(from, from + batch);
-    const calls = slice.map((c) =>
-      scriptCall(layout, lights[c.light] as Light, c, (traffic.lights[c.light] as { windowSeconds: number }).windowSeconds, failures++),
-    );
+    const calls = slice.map((c) => scriptCall(layout, lights[c.light] as Light, c, (traffic.lights[c.light] as { windowSeconds: number }).windowSeconds));
     const replies = await execPipeline(redis, calls);
     slice.forEach((call, i) => {
       const own = history[call.light] as ReproCall[];
@@ -177,11 +173,11 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
 }
 
 /** The script call of one verify call; failures carry a realistic error JSON. */
-function scriptCall(layout: Layout, light: Light, call: ReproCall, windowSeconds: number, failureIndex: number): ScriptCall {
+function scriptCall(layout: Layout, light: Light, call: ReproCall, windowSeconds: number): ScriptCall {
   const options = { at: call.at, windowSeconds };
   if (call.op === 'read') return layout.getMetrics(light, options);
   if (call.op === 'success') return layout.recordSuccess(light, options);
-  return layout.recordFailure(light, { ...options, errorJson: errorJsonFor(call.at, failureIndex) });
+  return layout.recordFailure(light, { ...options, errorJson: verifyErrorJson(call.at, layout.stampPrecision ?? 'seconds') });
 }
 
 /** Sends `calls` on a fresh light in one pipeline and judges every reply. */
@@ -189,7 +185,7 @@ async function replay(redis: Redis, layout: Layout, light: Light, windowSeconds:
   const judge = new LightJudge(layout, windowSeconds);
   const replies = await execPipeline(
     redis,
-    calls.map((c, i) => scriptCall(layout, light, c, windowSeconds, i)),
+    calls.map((c) => scriptCall(layout, light, c, windowSeconds)),
   );
   const verdicts = calls.map((c, i) => judge.judge(c, replies[i] as PipelineReply));
   // The layout lists the keys a light has over a time range: no SCAN per replay.

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createLayout, type LayoutName } from '../../src/layouts/index.js';
+import { createLayout, type Layout, type LayoutName } from '../../src/layouts/index.js';
 import { generateTraffic, BACKLOG_BUCKETS } from '../../src/verify/traffic.js';
 import type { ReproCall, VerifyResult } from '../../src/verify/types.js';
 import { verifyLayout } from '../../src/verify/verify.js';
@@ -61,6 +61,35 @@ describe.each(['stoplight-v5', 'stoplight-v6'] as const)('%s as shipped', (name)
     expect(result.keysWithoutTtl).toEqual([]);
     expect(result.findings).toBe(0);
     expect(result.slots.oneSlotPerLight).toBe(name === 'stoplight-v6');
+    // 5.x declares one deviation (a read in the first second of an hour) and the traffic makes it happen.
+    if (name === 'stoplight-v5') expect(result.deviations).toEqual([expect.objectContaining({ id: 'v5-first-second-of-hour', observed: expect.any(Number) })]);
+    for (const d of result.deviations) expect(d.observed).toBeGreaterThan(0);
+    if (name === 'stoplight-v6') expect(result.deviations).toEqual([]);
+  });
+});
+
+describe('declared deviations', () => {
+  it('an undeclared one is a disagreement: stoplight-v5 without its declaration disagrees on a read in the first second of an hour', async () => {
+    const plain = createLayout('stoplight-v5');
+    const undeclared = Object.create(plain, { deviations: { value: [] } }) as Layout;
+    const result = await verifyLayout(redis, undeclared, { seed: 7, calls: 3000 });
+    expect(result.lightsDisagreeing).toBeGreaterThan(0);
+    const [first] = result.disagreements;
+    expectShortReproduction(first?.reproduction ?? [], 'read');
+    expect(Math.floor(first?.reproduction.at(-1)?.at ?? 1) % 3600).toBe(0);
+    const total = (f?: { successes: number; failures: number }): number => (f ? f.successes + f.failures : 0);
+    expect(total(first?.actual)).toBeLessThan(total(first?.expected));
+  });
+
+  it('one that does not happen as declared is a finding: stoplight-v6 declaring the 5.x rule', async () => {
+    const plain = createLayout('stoplight-v6');
+    const v5 = createLayout('stoplight-v5');
+    const wrong = Object.create(plain, { deviations: { value: v5.deviations } }) as Layout;
+    const result = await verifyLayout(redis, wrong, { seed: 7, calls: 3000 });
+    expect(result.findings).toBeGreaterThan(0);
+    const [miss] = result.deviationMisses;
+    expect(miss?.deviation).toBe('v5-first-second-of-hour');
+    expectShortReproduction(miss?.reproduction ?? [], 'read');
   });
 });
 
