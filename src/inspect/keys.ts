@@ -45,7 +45,8 @@ export function isRefusal(err: unknown): boolean {
 
 /** A refused command's reply, shortened for a one-line note. */
 function refusalText(err: unknown): string {
-  const message = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+  // Redis quotes the refused call's arguments (key names): the note is said once for all keys.
+  const message = ((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '').replace(/, with args beginning with:.*$/, '');
   return message.length > 160 ? `${message.slice(0, 157)}...` : message;
 }
 

@@ -118,6 +118,6 @@ export async function listLights(redis: Redis, only?: readonly string[]): Promis
       spanSeconds: firstSecond === null || lastSecond === null ? 0 : lastSecond - firstSecond + 1,
     };
   });
-  lights.sort((a, b) => (b.bytes ?? 0) - (a.bytes ?? 0) || a.light.localeCompare(b.light));
+  lights.sort((a, b) => (b.bytes ?? 0) - (a.bytes ?? 0) || a.layout.localeCompare(b.layout) || a.light.localeCompare(b.light));
   return { lights, patterns: [...new Set(patterns)], unavailable: unavailable === null ? [] : [unavailable] };
 }
