@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { parseDuration, parseList, parseNumber } from '../bench/values.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { ExitCode, NotFoundError, UsageError } from '../errors.js';
 import { inspectLight } from '../inspect/inspect.js';
 import { listLights } from '../inspect/list.js';
 import type { Inspection } from '../inspect/types.js';
@@ -119,6 +119,9 @@ export function inspectCommand(): Command {
         system: flags.system,
         ...(flags.window !== undefined ? { windowSeconds: flags.window } : {}),
         ...(flags.at !== undefined ? { at: flags.at } : {}),
+      }).catch((err: unknown) => {
+        // The message repeats the typed name and its keys: keep their control characters off the terminal.
+        throw err instanceof NotFoundError ? new NotFoundError(visible(err.message)) : err;
       });
       if (flags.json) printJson(inspections.length === 1 ? inspections[0] : inspections);
       else {

@@ -77,8 +77,7 @@ export async function inspectLight(redis: Redis, request: InspectRequest): Promi
   }
   if (found.length === 0) {
     const looked = plan.flatMap((p) => p.targets.flatMap((t) => t.lookedFor));
-    // JSON quoting keeps control characters in a typed name from reaching the terminal raw.
-    throw new NotFoundError(`light ${JSON.stringify(request.light)} not found: no key ${looked.join(', ')} (try swc lights)`);
+    throw new NotFoundError(`light "${request.light}" not found: no key ${looked.join(', ')} (try swc lights)`);
   }
   return found;
 }

@@ -59,8 +59,9 @@ export class StoplightV5Inspector implements LayoutInspector {
     /** The longest window the layout's read honours. */
     private readonly maxWindowSeconds: number,
   ) {
-    this.metadataPattern = new RegExp(`^((?:.*:)?${escapeRegExp(prefix)}):metadata:(.+)$`);
-    this.metricsPattern = new RegExp(`^((?:.*:)?${escapeRegExp(prefix)}):metrics:(.+)$`);
+    // `s`: names may hold any character, line breaks included.
+    this.metadataPattern = new RegExp(`^((?:.*:)?${escapeRegExp(prefix)}):metadata:(.+)$`, 's');
+    this.metricsPattern = new RegExp(`^((?:.*:)?${escapeRegExp(prefix)}):metrics:(.+)$`, 's');
   }
 
   scanPatterns(): string[] {

@@ -68,6 +68,7 @@ export class StoplightV6Inspector implements LayoutInspector {
   ) {
     this.keyPattern = new RegExp(
       `^((?:.*:)?${escapeRegExp(prefix)}):([0-9a-f]{12}):\\{([0-9a-f]{12})\\}(:window_metrics(?::ts_idx)?)?$`,
+      's',
     );
   }
 

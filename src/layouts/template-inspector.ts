@@ -118,7 +118,7 @@ export class TemplateInspector implements LayoutInspector {
           return GROUP[part.placeholder];
         })
         .join('');
-      return { template, regex: new RegExp(`^((?:.*?:)??)${body}$`), placeholders };
+      return { template, regex: new RegExp(`^((?:.*?:)??)${body}$`, 's'), placeholders };
     });
     if (!this.compiled.some((c) => c.placeholders.includes('light') || c.placeholders.includes('lightId'))) {
       throw new UsageError(`layout ${options.layout}: no key template names the light ({light} or {lightId})`);
