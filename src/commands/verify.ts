@@ -2,8 +2,8 @@ import { randomInt } from 'node:crypto';
 import { Command, Option } from 'commander';
 import { createNamespace, purgeNamespace } from '../bench/namespace.js';
 import { LIMITS, parseList, parseNumber } from '../bench/values.js';
-import { ExitCode, UsageError } from '../errors.js';
-import { isLayoutName, layoutNames, namespacedLayout, type LayoutName } from '../layouts/index.js';
+import { ExitCode } from '../errors.js';
+import { layoutNames, namespacedLayout, resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { renderVerify } from '../report/verify.js';
 import type { VerifyResult } from '../verify/types.js';
 import { verifyLayout } from '../verify/verify.js';
@@ -24,12 +24,7 @@ const DEFAULT_CALLS = 20_000;
 const CALLS = { min: 1, max: 2_000_000, integer: true };
 const LIGHTS = { min: 1, max: 64, integer: true };
 
-const layoutList = parser((v) =>
-  parseList('--layout', v, (p) => {
-    if (!isLayoutName(p)) throw new UsageError(`--layout: expected one or more of ${layoutNames.join(', ')}, got "${p}"`);
-    return p;
-  }),
-);
+const layoutList = parser((v) => parseList('--layout', v, (p) => resolveLayoutName(p)));
 
 /** `swc verify`: randomized traffic through a layout and the reference model; every disagreement shrunk to a short reproduction. */
 export function verifyCommand(): Command {
@@ -37,7 +32,7 @@ export function verifyCommand(): Command {
     .description(
       'drive seeded random traffic through a layout and the reference model on an injected clock; report disagreements (shrunk to a short reproduction), script errors, keys without a TTL and cluster slots',
     )
-    .addOption(new Option('--layout <list>', `layouts, comma-separated: ${layoutNames.join(', ')} (default all)`).argParser(layoutList))
+    .addOption(new Option('--layout <list>', `layouts, comma-separated: ${layoutNames.join(', ')}, or manifest files (default all registered)`).argParser(layoutList))
     .option('--calls <n>', `calls per layout, over every light (default ${DEFAULT_CALLS.toLocaleString('en-US')})`, parser((v) => parseNumber('--calls', v, CALLS)), DEFAULT_CALLS)
     .option('--seed <n>', 'seed of the traffic, to replay a run (default random; always printed)', parser((v) => parseNumber('--seed', v, LIMITS.seed)))
     .option('--lights <n>', 'lights per layout, each with its own window', parser((v) => parseNumber('--lights', v, LIGHTS)), 8)
@@ -66,7 +61,7 @@ Examples:
   return command.action(
     action(async (flags: VerifyFlags) => {
       const seed = flags.seed ?? randomInt(0, 2 ** 32);
-      const names = flags.layout ?? layoutNames;
+      const names = flags.layout ?? [...layoutNames];
       const say = (line: string): void => {
         if (flags.progress) process.stderr.write(`swc verify: ${line}\n`);
       };

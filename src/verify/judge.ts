@@ -71,7 +71,7 @@ export class LightJudge {
     private readonly layout: Layout,
     readonly windowSeconds: number,
   ) {
-    this.model = new SlidingWindowModel(windowSeconds, layout.windowSemantics);
+    this.model = new SlidingWindowModel(windowSeconds, layout.windowSemantics, layout.capabilities.maxWindowSeconds ?? Number.POSITIVE_INFINITY);
   }
 
   judge(call: ReproCall, [err, reply]: PipelineReply): Verdict {

@@ -99,7 +99,8 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
     options.progress?.onCalls?.(Math.min(from + batch, traffic.calls.length), traffic.calls.length);
   }
 
-  const { keysWithoutTtl, lightsSpanningSlots } = await checkKeys(redis, layout, lights);
+  const keysByLight = await keysOfLights(redis, layout, lights);
+  const { keysWithoutTtl, lightsSpanningSlots } = await checkKeys(redis, keysByLight);
 
   const budget: ShrinkBudget = {
     deadline: Date.now() + (options.shrinkMs ?? 30_000),
@@ -144,7 +145,7 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
     const v = problem.verdict as Extract<Verdict, { kind: 'deviation-miss' }>;
     return { deviation: v.id, windowSeconds: windowOf(problem), predicted: v.predicted, actual: v.actual, reproduction, originalLength: problem.index + 1 };
   });
-  await deleteLights(redis, layout, lights);
+  await deleteKeys(redis, keysByLight.flat());
 
   const deviations: DeviationSeen[] = (layout.deviations ?? []).map((d) => ({ id: d.id, description: d.description, observed: seen.get(d.id) ?? 0 }));
   const lightsDisagreeing = problems.get('disagreement')?.length ?? 0;
@@ -191,8 +192,7 @@ async function replay(redis: Redis, layout: Layout, light: Light, windowSeconds:
   // The layout lists the keys a light has over a time range: no SCAN per replay.
   const from = Math.floor((calls[0] as ReproCall).at);
   const to = Math.floor((calls.at(-1) as ReproCall).at);
-  const keys = layout.keysOf(light, from, to).map((k) => k.key);
-  for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+  await deleteKeys(redis, layout.keysOf(light, from, to).map((k) => k.key));
   return verdicts;
 }
 
@@ -201,26 +201,45 @@ function firstMatch(verdicts: readonly Verdict[], matches: (v: Verdict) => boole
   return index === -1 ? null : index;
 }
 
-/** Every key of the light, found with SCAN over the layout's patterns (never KEYS). */
-async function keysOfLight(redis: Redis, layout: Layout, light: Light): Promise<string[]> {
-  const keys = new Set<string>();
-  for (const pattern of layout.keyPatterns(light)) {
+/** Who a key belongs to, as the layout's inspector reads it off the key. */
+function ownerOf(layout: Layout, key: string): string | null {
+  const owner = layout.inspector.lightOfKey(key);
+  return owner ? `${owner.system ?? ''}\u0000${owner.light}` : null;
+}
+
+/**
+ * Every key of these lights, found with SCAN over the layout's patterns
+ * (never KEYS) and told apart by the layout's inspector; also the keys the
+ * layout says a light has, in case a buggy script wrote outside its patterns.
+ */
+async function keysOfLights(redis: Redis, layout: Layout, lights: readonly Light[]): Promise<string[][]> {
+  const index = new Map<string, number>();
+  const keys = lights.map(() => new Set<string>());
+  lights.forEach((light, i) => {
+    const [first] = layout.keysOf(light, 0, 0);
+    const owner = first ? ownerOf(layout, first.key) : null;
+    if (owner) index.set(owner, i);
+  });
+  for (const pattern of layout.inspector.scanPatterns()) {
     let cursor = '0';
     do {
       const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
       cursor = next;
-      for (const key of found) keys.add(key);
+      for (const key of found) {
+        const owner = ownerOf(layout, key);
+        const i = owner === null ? undefined : index.get(owner);
+        if (i !== undefined) keys[i]?.add(key);
+      }
     } while (cursor !== '0');
   }
-  return [...keys];
+  return keys.map((set) => [...set]);
 }
 
 /** Keys with no expiry, and how many lights' keys fall in more than one cluster slot. */
-async function checkKeys(redis: Redis, layout: Layout, lights: readonly Light[]): Promise<{ keysWithoutTtl: KeyWithoutTtl[]; lightsSpanningSlots: number }> {
+async function checkKeys(redis: Redis, keysByLight: readonly string[][]): Promise<{ keysWithoutTtl: KeyWithoutTtl[]; lightsSpanningSlots: number }> {
   const keysWithoutTtl: KeyWithoutTtl[] = [];
   let lightsSpanningSlots = 0;
-  for (const [index, light] of lights.entries()) {
-    const keys = await keysOfLight(redis, layout, light);
+  for (const [index, keys] of keysByLight.entries()) {
     if (new Set(keys.map(keySlot)).size > 1) lightsSpanningSlots += 1;
     const pipeline = redis.pipeline();
     for (const key of keys) pipeline.ttl(key);
@@ -232,10 +251,6 @@ async function checkKeys(redis: Redis, layout: Layout, lights: readonly Light[])
   return { keysWithoutTtl, lightsSpanningSlots };
 }
 
-/** Deletes exactly the keys of these lights. */
-async function deleteLights(redis: Redis, layout: Layout, lights: readonly Light[]): Promise<void> {
-  for (const light of lights) {
-    const keys = await keysOfLight(redis, layout, light);
-    for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
-  }
+async function deleteKeys(redis: Redis, keys: readonly string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
 }
