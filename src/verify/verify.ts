@@ -39,11 +39,11 @@ export interface VerifyOptions {
   readonly signal?: AbortSignal;
 }
 
-/** A problem seen on one light of the main run: which of its calls, and the verdict. */
+/** A problem seen on one light of the main run: the light's calls up to it, and the verdict. */
 interface Problem {
   readonly light: number;
-  /** Index among that light's calls. */
-  readonly index: number;
+  /** The light's calls, the last one showing the problem. */
+  readonly calls: readonly ReproCall[];
   readonly verdict: Exclude<Verdict, { kind: 'ok' } | { kind: 'skip' } | { kind: 'deviation' }>;
 }
 
@@ -68,9 +68,13 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
   await installScripts(redis, layout.scripts);
 
   const traffic = generateTraffic({ seed: options.seed, calls: options.calls, ...(options.lights ? { lights: options.lights } : {}) });
-  const lights: Light[] = traffic.lights.map((_, i) => ({ name: `swc-verify-${run}-l${i}` }));
+  // After an error a light's state is unknown, so its traffic goes on under a fresh name (a new generation).
+  const generations: Light[][] = traffic.lights.map((_, i) => [{ name: `swc-verify-${run}-l${i}g0` }]);
+  const current = (i: number): Light => (generations[i] as Light[]).at(-1) as Light;
   const judges = traffic.lights.map((l) => new LightJudge(layout, l.windowSeconds));
   const history: ReproCall[][] = traffic.lights.map(() => []);
+  const restart = new Set<number>();
+  let largestEviction = 0;
   const problems = new Map<ProblemKind, Problem[]>();
   const seen = new Map<string, number>();
   let compared = 0;
@@ -78,14 +82,15 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
   for (let from = 0; from < traffic.calls.length; from += batch) {
     options.signal?.throwIfAborted();
     const slice = traffic.calls.slice(from, from + batch);
-    const calls = slice.map((c) => scriptCall(layout, lights[c.light] as Light, c, (traffic.lights[c.light] as { windowSeconds: number }).windowSeconds));
+    const calls = slice.map((c) => scriptCall(layout, current(c.light), c, (traffic.lights[c.light] as { windowSeconds: number }).windowSeconds));
     const replies = await execPipeline(redis, calls);
     slice.forEach((call, i) => {
       const own = history[call.light] as ReproCall[];
       own.push({ op: call.op, at: call.at });
       const verdict = (judges[call.light] as LightJudge).judge(call, replies[i] as PipelineReply);
       if (verdict.kind === 'skip') return;
-      if (verdict.kind !== 'error') compared += 1;
+      if (verdict.kind === 'error') restart.add(call.light);
+      else compared += 1;
       if (verdict.kind === 'ok') return;
       if (verdict.kind === 'deviation') {
         seen.set(verdict.id, (seen.get(verdict.id) ?? 0) + 1);
@@ -93,14 +98,24 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
       }
       const list = problems.get(verdict.kind) ?? [];
       // One problem of each kind per light: later ones usually follow from the first.
-      if (!list.some((p) => p.light === call.light)) list.push({ light: call.light, index: own.length - 1, verdict });
+      if (!list.some((p) => p.light === call.light)) list.push({ light: call.light, calls: [...own], verdict });
       problems.set(verdict.kind, list);
     });
+    for (const i of restart) {
+      largestEviction = Math.max(largestEviction, (judges[i] as LightJudge).largestEviction);
+      const generation = generations[i] as Light[];
+      generation.push({ name: `swc-verify-${run}-l${i}g${generation.length}` });
+      judges[i] = new LightJudge(layout, (traffic.lights[i] as { windowSeconds: number }).windowSeconds);
+      history[i] = [];
+    }
+    restart.clear();
     options.progress?.onCalls?.(Math.min(from + batch, traffic.calls.length), traffic.calls.length);
   }
 
+  const lights = generations.flat();
+  const lightIndex = generations.flatMap((g, i) => g.map(() => i));
   const keysByLight = await keysOfLights(redis, layout, lights);
-  const { keysWithoutTtl, lightsSpanningSlots } = await checkKeys(redis, keysByLight);
+  const { keysWithoutTtl, lightsSpanningSlots } = await checkKeys(redis, keysByLight, lightIndex);
 
   const budget: ShrinkBudget = {
     deadline: Date.now() + (options.shrinkMs ?? 30_000),
@@ -111,11 +126,11 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
   let replayCount = 0;
   const replayLight = (): Light => ({ name: `swc-verify-${run}-r${replayCount++}` });
   const shrunk = async (kind: ProblemKind): Promise<{ problem: Problem; reproduction: ReproCall[] }[]> => {
-    const list = [...(problems.get(kind) ?? [])].sort((a, b) => a.index - b.index).slice(0, maxListed);
+    const list = [...(problems.get(kind) ?? [])].sort((a, b) => a.calls.length - b.calls.length).slice(0, maxListed);
     const out: { problem: Problem; reproduction: ReproCall[] }[] = [];
     for (const problem of list) {
       const windowSeconds = (traffic.lights[problem.light] as { windowSeconds: number }).windowSeconds;
-      const original = (history[problem.light] as ReproCall[]).slice(0, problem.index + 1);
+      const original = problem.calls;
       options.progress?.onShrinkStart?.(`${kind} on a ${windowSeconds} s window`, original.length);
       const matches = (v: Verdict): boolean =>
         v.kind === kind && (v.kind !== 'deviation-miss' || v.id === (problem.verdict as { id: string }).id);
@@ -129,21 +144,21 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
   };
 
   const windowOf = (p: Problem): number => (traffic.lights[p.light] as { windowSeconds: number }).windowSeconds;
-  const opOf = (p: Problem): ReproCall['op'] => ((history[p.light] as ReproCall[])[p.index] as ReproCall).op;
+  const opOf = (p: Problem): ReproCall['op'] => (p.calls.at(-1) as ReproCall).op;
   const disagreements: Disagreement[] = (await shrunk('disagreement')).map(({ problem, reproduction }) => {
     const v = problem.verdict as Extract<Verdict, { kind: 'disagreement' }>;
-    return { windowSeconds: windowOf(problem), op: opOf(problem), expected: v.expected, actual: v.actual, fields: v.fields, reproduction, originalLength: problem.index + 1 };
+    return { windowSeconds: windowOf(problem), op: opOf(problem), expected: v.expected, actual: v.actual, fields: v.fields, reproduction, originalLength: problem.calls.length };
   });
   const scriptErrors: ScriptFailure[] = (await shrunk('error')).map(({ problem, reproduction }) => ({
     windowSeconds: windowOf(problem),
     op: opOf(problem),
     error: (problem.verdict as Extract<Verdict, { kind: 'error' }>).error,
     reproduction,
-    originalLength: problem.index + 1,
+    originalLength: problem.calls.length,
   }));
   const deviationMisses: DeviationMiss[] = (await shrunk('deviation-miss')).map(({ problem, reproduction }) => {
     const v = problem.verdict as Extract<Verdict, { kind: 'deviation-miss' }>;
-    return { deviation: v.id, windowSeconds: windowOf(problem), predicted: v.predicted, actual: v.actual, reproduction, originalLength: problem.index + 1 };
+    return { deviation: v.id, windowSeconds: windowOf(problem), predicted: v.predicted, actual: v.actual, reproduction, originalLength: problem.calls.length };
   });
   await deleteKeys(redis, keysByLight.flat());
 
@@ -156,9 +171,9 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
     seed: options.seed,
     calls: traffic.calls.length,
     compared,
-    lights: lights.length,
+    lights: traffic.lights.length,
     windows: traffic.lights.map((l) => l.windowSeconds),
-    largestEviction: Math.max(0, ...judges.map((j) => j.largestEviction)),
+    largestEviction: Math.max(largestEviction, ...judges.map((j) => j.largestEviction)),
     disagreements,
     lightsDisagreeing,
     scriptErrors,
@@ -236,7 +251,7 @@ async function keysOfLights(redis: Redis, layout: Layout, lights: readonly Light
 }
 
 /** Keys with no expiry, and how many lights' keys fall in more than one cluster slot. */
-async function checkKeys(redis: Redis, keysByLight: readonly string[][]): Promise<{ keysWithoutTtl: KeyWithoutTtl[]; lightsSpanningSlots: number }> {
+async function checkKeys(redis: Redis, keysByLight: readonly string[][], lightIndex: readonly number[]): Promise<{ keysWithoutTtl: KeyWithoutTtl[]; lightsSpanningSlots: number }> {
   const keysWithoutTtl: KeyWithoutTtl[] = [];
   let lightsSpanningSlots = 0;
   for (const [index, keys] of keysByLight.entries()) {
@@ -245,7 +260,7 @@ async function checkKeys(redis: Redis, keysByLight: readonly string[][]): Promis
     for (const key of keys) pipeline.ttl(key);
     const ttls = (await pipeline.exec()) ?? [];
     keys.forEach((key, i) => {
-      if (ttls[i]?.[1] === -1) keysWithoutTtl.push({ key, light: index });
+      if (ttls[i]?.[1] === -1) keysWithoutTtl.push({ key, light: lightIndex[index] as number });
     });
   }
   return { keysWithoutTtl, lightsSpanningSlots };
