@@ -25,6 +25,23 @@ export class SwcError extends Error {
     this.name = new.target.name;
     this.exitCode = exitCode;
   }
+
+  /**
+   * The same error (class, exit code and fields kept) saying where it
+   * happened: `where` reads as a phrase such as "in cell 2/4 (…)".
+   */
+  at(where: string): this {
+    return this.copyWith(`${this.message} (${where})`);
+  }
+
+  /** A copy of this error, same class and fields, with another message and this one as its cause. */
+  protected copyWith(message: string): this {
+    const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
+    Object.defineProperties(copy, Object.getOwnPropertyDescriptors(this));
+    copy.message = message;
+    Object.defineProperty(copy, 'cause', { value: this, writable: true, configurable: true, enumerable: false });
+    return copy;
+  }
 }
 
 /** Invalid flag, argument or input file. */
@@ -45,6 +62,57 @@ export class RedisUnavailableError extends SwcError {
 export class ScriptError extends SwcError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, ExitCode.runtime, options);
+  }
+}
+
+/**
+ * What a server-state error is about. Each has its own message; none is the
+ * fault of swc's scripts or of the network.
+ */
+export type ServerStateKind =
+  /** Another client's script (or function) is running past busy-reply-threshold. */
+  | 'busy'
+  /** maxmemory reached with a policy that refuses writes. */
+  | 'oom'
+  /** A read-only replica. */
+  | 'readonly'
+  /** Cluster redirections or cross-slot keys: swc talks to a single node. */
+  | 'cluster'
+  /** An ACL denies a command or a key to the user. */
+  | 'noperm'
+  /** maxclients reached: the server refused the connection. */
+  | 'maxclients'
+  /** Writes refused after a failed RDB save (stop-writes-on-bgsave-error). */
+  | 'misconf'
+  /** The server is still loading its dataset. */
+  | 'loading'
+  /** min-replicas-to-write is not met, or the replica lost its primary. */
+  | 'noreplicas'
+  /** A command swc needs is renamed or disabled. */
+  | 'unknown-command';
+
+/**
+ * Redis is reachable but its state or configuration refuses what swc asked:
+ * the message says which state, what swc sent, and what would fix it. The
+ * message is `headline: detail`; {@link ServerStateError.at} puts the place
+ * after the headline.
+ */
+export class ServerStateError extends SwcError {
+  readonly kind: ServerStateKind;
+  readonly headline: string;
+  readonly detail: string;
+  constructor(kind: ServerStateKind, headline: string, detail: string, options?: { cause?: unknown }) {
+    super(`${headline}: ${detail}`, ExitCode.runtime, options);
+    this.kind = kind;
+    this.headline = headline;
+    this.detail = detail;
+  }
+
+  override at(where: string): this {
+    const copy = this.copyWith(`${this.headline} ${where}: ${this.detail}`);
+    // A second place goes after the first.
+    Object.defineProperty(copy, 'headline', { value: `${this.headline} ${where}` });
+    return copy;
   }
 }
 

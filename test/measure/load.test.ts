@@ -104,7 +104,7 @@ describe('runLoad', () => {
       nextCall: () => v6.recordSuccess(light, { windowSeconds: 60, at: HOUR_START }),
     });
     await expect(run).rejects.toThrow(ScriptError);
-    await expect(run).rejects.toThrow(/load stopped after 0 operations: .*WRONGTYPE/);
+    await expect(run).rejects.toThrow(/^lua\/stoplight-v6\/record_success\.lua: WRONGTYPE .*\(after 0 operations of the load\)$/);
   });
 
   it('stops every connection when one call in the middle fails', async () => {
