@@ -155,7 +155,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const worker = async (connection: RespConnection): Promise<void> => {
     // One call array per step and one request buffer per connection, reused.
     const steps: ScriptCall[][] = Array.from({ length: callsPerOp }, () => []);
-    /** The step being sent: what a SCRIPT FLUSH re-run resends from. */
+    /** The step being sent, to name the call of an error reply. */
     let batch: ScriptCall[] = steps[0] as ScriptCall[];
     const writer = new RequestWriter();
     /** The first error reply of the current batch (not NOSCRIPT): its call's index and message. */
@@ -170,25 +170,22 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         }
       }
     };
-    // Re-sends the flushed tail batch[from..] after a SCRIPT FLUSH (the rare path).
-    const resend = async (from: number): Promise<number> => {
-      writer.reset();
-      for (let i = from; i < batch.length; i += 1) writer.add(batch[i] as ScriptCall);
-      const errors = await connection.send(writer.bytes(), batch.length - from);
-      if (errors === null) return batch.length;
-      const missing = from + flushedFrom(errors.length, (i) => isNoScript(errors[i]));
-      noteErrors(errors, from, missing);
-      return missing;
-    };
     /** Sends one step (already encoded in `writer`) and waits for all its replies. */
     const sendStep = async (calls: ScriptCall[]): Promise<void> => {
       batch = calls;
       const errors = await connection.send(writer.bytes(), calls.length);
-      if (errors !== null) {
-        const missing = flushedFrom(errors.length, (i) => isNoScript(errors[i]));
-        noteErrors(errors, 0, missing);
-        if (missing < calls.length) await rerunFlushedTail(connection.channel, calls, missing, resend);
-      }
+      if (errors === null) return;
+      const missing = flushedFrom(errors.length, (i) => isNoScript(errors[i]));
+      noteErrors(errors, 0, missing);
+      if (missing === calls.length) return;
+      // After a SCRIPT FLUSH (the rare path): the runner reloads and re-runs the tail, in order.
+      // It does not wait out BUSY: figures taken while the server is blocked would be wrong.
+      const replies = await rerunFlushedTail(connection.channel, calls, missing, errors[missing], { busyWaitMs: 0 });
+      noteErrors(
+        replies.map((reply) => (reply instanceof Error ? reply.message : null)),
+        missing,
+        calls.length,
+      );
     };
     const encode = (calls: readonly ScriptCall[]): void => {
       writer.reset();

@@ -48,11 +48,14 @@ const MAX_STALLS = 5;
 /** Every script loaded through the runner, per server: a reload restores all of them at once. */
 const loadedOn = new Map<string, Set<LuaScript>>();
 
-function remember(server: string, scripts: readonly LuaScript[]): LuaScript[] {
+/** `scripts` and every script loaded before on `server`, each once. */
+const withLoaded = (server: string, scripts: readonly LuaScript[]): LuaScript[] => [...new Set([...(loadedOn.get(server) ?? []), ...scripts])];
+
+/** Remembers scripts that loaded (only those: a script that failed to compile must not break later loads). */
+function remember(server: string, scripts: readonly LuaScript[]): void {
   let known = loadedOn.get(server);
   if (!known) loadedOn.set(server, (known = new Set()));
   for (const script of scripts) known.add(script);
-  return [...known];
 }
 
 const replyCommand = (name: string, args: readonly string[]): Command => new Command(name, [...args], { replyEncoding: 'utf8' });
@@ -150,44 +153,57 @@ class BusyWait {
   }
 }
 
+/** The commands that load `scripts` in one transaction. */
+const loadCommands = (scripts: readonly LuaScript[]): RedisCommand[] => [['MULTI'], ...scripts.map((s) => ['SCRIPT', 'LOAD', s.source]), ['EXEC']];
+
+/**
+ * Checks the replies of {@link loadCommands}: returns true when every script
+ * is loaded and hashed to swc's SHA1, the BUSY reply when the server was
+ * blocked, and throws the typed error of any other failure.
+ */
+function checkLoad(channel: ScriptChannel, scripts: readonly LuaScript[], replies: readonly unknown[]): true | Error {
+  const exec = replies.at(-1);
+  // EXEC's array holds each load's result; without one (EXECABORT, or MULTI
+  // itself refused) the loads' own replies say what happened.
+  const results = Array.isArray(exec) ? (exec as unknown[]) : replies.slice(1, -1);
+  // Loaded and hashed alike: done, even if MULTI was refused and they loaded one by one.
+  if (scripts.every((script, i) => results[i] === script.sha1)) {
+    remember(channel.server, scripts);
+    return true;
+  }
+  const failedAt = results.findIndex((r) => r instanceof Error);
+  const failure = failedAt !== -1 ? results[failedAt] : [replies[0], exec].find((r) => r instanceof Error);
+  if (failure === undefined) {
+    const script = scripts.find((s, i) => results[i] !== s.sha1) as LuaScript;
+    const got = results[scripts.indexOf(script)];
+    throw new ScriptError(`${script.file}: SCRIPT LOAD returned SHA1 ${String(got)}, not swc's ${script.sha1}; the server hashes scripts differently`);
+  }
+  if (isBusy(failure)) return failure as Error;
+  const script = failedAt !== -1 ? scripts[failedAt] : undefined;
+  const classified = classifyRedisError(failure, { command: 'SCRIPT LOAD', user: channel.user, ...(script ? { script } : {}) });
+  if (classified instanceof ScriptError && script) {
+    throw new ScriptError(`${script.file}: failed to load: ${locate(script, messageOf(failure))}`, { cause: failure });
+  }
+  throw classified;
+}
+
 /**
  * Loads `scripts` together with every script loaded before on the same
  * server, all in one MULTI/EXEC of SCRIPT LOADs, and checks that Redis
  * hashed each to swc's SHA1. One transaction means a SCRIPT FLUSH from
  * another client cannot fall between two loads: afterwards either all of
  * swc's scripts are cached or none is, so a later pipeline sees NOSCRIPT
- * only on a tail of its calls, which can be re-run in order.
+ * only on a tail of its calls, which can be re-run in order. While the
+ * server is BUSY it waits (up to `busyWaitMs`) and tries again.
  */
 export async function loadScripts(target: Redis | ScriptChannel, scripts: readonly LuaScript[], options: RunnerOptions = {}): Promise<void> {
   const channel = channelOf(target);
-  const all = remember(channel.server, scripts);
+  const all = withLoaded(channel.server, scripts);
   const busy = new BusyWait(options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS);
   for (;;) {
-    const replies = await sendOn(channel, [['MULTI'], ...all.map((s) => ['SCRIPT', 'LOAD', s.source]), ['EXEC']], { command: 'SCRIPT LOAD' });
-    const exec = replies.at(-1);
-    // EXEC's array holds each load's result; without one (EXECABORT, or MULTI
-    // itself refused) the loads' own replies say what happened.
-    const results = Array.isArray(exec) ? (exec as unknown[]) : replies.slice(1, -1);
-    // Loaded and hashed alike: done, even if MULTI was refused and they loaded one by one.
-    if (all.every((script, i) => results[i] === script.sha1)) return;
-    const failedAt = results.findIndex((r) => r instanceof Error);
-    const failure = failedAt !== -1 ? results[failedAt] : [replies[0], exec].find((r) => r instanceof Error);
-    if (failure === undefined) {
-      const script = all.find((s, i) => results[i] !== s.sha1) as LuaScript;
-      const got = results[all.indexOf(script)];
-      throw new ScriptError(`${script.file}: SCRIPT LOAD returned SHA1 ${String(got)}, not swc's ${script.sha1}; the server hashes scripts differently`);
-    }
-    const script = failedAt !== -1 ? all[failedAt] : undefined;
-    const context: ErrorContext = { command: 'SCRIPT LOAD', user: channel.user, ...(script ? { script } : {}) };
-    if (isBusy(failure)) {
-      await busy.next(failure, context);
-      continue;
-    }
-    const classified = classifyRedisError(failure, context);
-    if (classified instanceof ScriptError && script) {
-      throw new ScriptError(`${script.file}: failed to load: ${locate(script, messageOf(failure))}`, { cause: failure });
-    }
-    throw classified;
+    const outcome = checkLoad(channel, all, await sendOn(channel, loadCommands(all), { command: 'SCRIPT LOAD' }));
+    if (outcome === true) return;
+    await busy.next(outcome, { command: 'SCRIPT LOAD', user: channel.user });
   }
 }
 
@@ -199,40 +215,8 @@ export async function installScripts(redis: Redis, scripts: readonly LuaScript[]
   await loadScripts(redis, scripts, options);
 }
 
-/** The typed error for a reply of `call`. */
-function callError(channel: ScriptChannel, call: ScriptCall, reply: unknown, busy?: ErrorContext['busy']): unknown {
-  return classifyRedisError(reply, { script: call.script, command: 'EVALSHA', keys: call.keys, user: channel.user, ...(busy ? { busy } : {}) });
-}
-
-/**
- * Runs one script call and returns its raw reply. After NOSCRIPT it reloads
- * the scripts and runs the call again; while the server is BUSY it waits
- * (up to `busyWaitMs`) and tries again; any other error is thrown typed.
- */
-export async function runScript(target: Redis | ScriptChannel, call: ScriptCall, options: RunnerOptions = {}): Promise<unknown> {
-  const channel = channelOf(target);
-  const command = [evalshaCommand(call)];
-  const busy = new BusyWait(options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS);
-  let reloads = 0;
-  for (;;) {
-    const [reply] = await sendOn(channel, command, { script: call.script, command: 'EVALSHA', keys: call.keys });
-    if (!(reply instanceof Error)) return reply;
-    if (isNoScript(reply)) {
-      if (++reloads > MAX_STALLS) throw flushingError(call.script);
-      await loadScripts(channel, [call.script], options);
-    } else if (isBusy(reply)) {
-      await busy.next(reply, { script: call.script, command: 'EVALSHA', keys: call.keys, user: channel.user });
-    } else {
-      throw callError(channel, call, reply);
-    }
-  }
-}
-
 const flushingError = (script: LuaScript): ScriptError =>
   new ScriptError(`${script.file}: the server keeps dropping swc's scripts from its cache (SCRIPT FLUSH in a loop?); stopping`);
-
-/** One pipelined reply: an error (already typed) or the script's reply. */
-export type PipelineReply = [error: Error | null, reply: unknown];
 
 /**
  * Where the tail of one sent batch of `count` calls that did not run starts:
@@ -267,41 +251,54 @@ export function flushedFrom(count: number, notRun: (index: number) => boolean): 
 }
 
 /**
- * Re-runs the tail of a pipeline that did not run until every call has:
- * reloads the scripts through `target` (after NOSCRIPT) or waits (after
- * BUSY), then `send(from)` sends `calls[from..]` again and returns where its
- * own not-run tail starts (`calls.length` when none). `missingFrom` is
- * where the first send's tail started; `reason(from)` is the reply of the
- * first call that did not run.
+ * Re-runs the tail `calls[from..]` of a batch that did not run (NOSCRIPT, or
+ * BUSY), in order, until every call of it has run, and returns their
+ * replies (an Error per error reply). `reason` is the reply of the first
+ * call that did not run.
+ *
+ * Each round sends the scripts' load (see {@link loadScripts}) and the tail
+ * in one write: Redis runs a client's buffered commands back to back, so
+ * another client's SCRIPT FLUSH can hardly fall between the load and the
+ * calls. After BUSY it first waits (up to `busyWaitMs`). It gives up when
+ * flushes keep coming faster than a single call gets through.
  */
 export async function rerunFlushedTail(
   target: Redis | ScriptChannel,
   calls: readonly ScriptCall[],
-  missingFrom: number,
-  send: (from: number) => Promise<number>,
-  reason: () => unknown = () => 'NOSCRIPT',
+  from: number,
+  reason: unknown,
   options: RunnerOptions = {},
-): Promise<void> {
+): Promise<unknown[]> {
   const channel = channelOf(target);
   const busy = new BusyWait(options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS);
-  let from = 0;
-  let missing = missingFrom;
+  const replies: unknown[] = [];
   let stalls = 0;
-  while (missing < calls.length) {
-    const call = calls[missing] as ScriptCall;
-    const why = reason();
+  let why = reason;
+  let start = from;
+  for (;;) {
+    const first = calls[start] as ScriptCall;
     if (isBusy(why)) {
-      await busy.next(why, { script: call.script, command: 'EVALSHA', keys: call.keys, user: channel.user });
-    } else {
-      // Give up only when flushes keep coming faster than a single call gets through.
-      stalls = missing === from ? stalls + 1 : 0;
-      if (stalls >= MAX_STALLS) throw flushingError(call.script);
-      await loadScripts(channel, [...new Set(calls.slice(missing).map((c) => c.script))], options);
+      await busy.next(why, { script: first.script, command: 'EVALSHA', keys: first.keys, user: channel.user });
+    } else if (++stalls > MAX_STALLS) {
+      throw flushingError(first.script);
     }
-    from = missing;
-    missing = await send(from);
+    const scripts = withLoaded(channel.server, calls.slice(start).map((c) => c.script));
+    const load = loadCommands(scripts);
+    const sent = await sendOn(channel, [...load, ...calls.slice(start).map(evalshaCommand)], { command: 'EVALSHA' });
+    // A BUSY load leaves its calls not run, as the tail below shows.
+    checkLoad(channel, scripts, sent.slice(0, load.length));
+    const results = sent.slice(load.length);
+    const missing = flushedFrom(results.length, (i) => notRun(results[i]));
+    for (let i = 0; i < missing; i += 1) replies.push(results[i]);
+    if (missing === results.length) return replies;
+    if (missing > 0) stalls = 0;
+    start += missing;
+    why = results[missing];
   }
 }
+
+/** One pipelined reply: an error (already typed) or the script's reply. */
+export type PipelineReply = [error: Error | null, reply: unknown];
 
 /**
  * Runs script calls in one pipeline, in order, and returns one reply each
@@ -309,27 +306,35 @@ export async function rerunFlushedTail(
  *
  * When the script cache was flushed part-way (every call from some point on
  * answered NOSCRIPT, so none of those ran), the scripts are loaded again and
- * exactly that tail is re-run; likewise after BUSY, once the server is free.
- * Any other pattern means calls would run out of order if re-run, so it
- * fails (see {@link flushedFrom}) instead of returning numbers that could be
- * wrong.
+ * exactly that tail is re-run; likewise after BUSY, once the server is free
+ * (see {@link rerunFlushedTail}). Any other pattern means calls would run
+ * out of order if re-run, so it fails (see {@link flushedFrom}) instead of
+ * returning numbers that could be wrong.
  */
 export async function execPipeline(target: Redis | ScriptChannel, calls: readonly ScriptCall[], options: RunnerOptions = {}): Promise<PipelineReply[]> {
   const channel = channelOf(target);
-  const replies = new Array<PipelineReply>(calls.length);
-  let firstNotRun: unknown;
-  const send = async (from: number): Promise<number> => {
-    const batch = from === 0 ? calls : calls.slice(from);
-    const results = await sendOn(channel, batch.map(evalshaCommand), { command: 'EVALSHA' });
-    const missing = from + flushedFrom(results.length, (i) => notRun(results[i]));
-    firstNotRun = results[missing - from];
-    for (let i = from; i < missing; i += 1) {
-      const reply = results[i - from];
-      replies[i] = reply instanceof Error ? [callError(channel, calls[i] as ScriptCall, reply) as Error, null] : [null, reply];
-    }
-    return missing;
-  };
-  const missing = await send(0);
-  if (missing < calls.length) await rerunFlushedTail(channel, calls, missing, send, () => firstNotRun, options);
-  return replies;
+  let results = await sendOn(channel, calls.map(evalshaCommand), { command: 'EVALSHA' });
+  const missing = flushedFrom(results.length, (i) => notRun(results[i]));
+  if (missing < calls.length) {
+    results = [...results.slice(0, missing), ...(await rerunFlushedTail(channel, calls, missing, results[missing], options))];
+  }
+  return results.map((reply, i) =>
+    reply instanceof Error ? [callError(channel, calls[i] as ScriptCall, reply) as Error, null] : [null, reply],
+  );
+}
+
+/** The typed error for a reply of `call`. */
+function callError(channel: ScriptChannel, call: ScriptCall, reply: unknown): unknown {
+  return classifyRedisError(reply, { script: call.script, command: 'EVALSHA', keys: call.keys, user: channel.user });
+}
+
+/**
+ * Runs one script call and returns its raw reply. After NOSCRIPT it reloads
+ * the scripts and runs the call again; while the server is BUSY it waits
+ * (up to `busyWaitMs`) and tries again; any other error is thrown typed.
+ */
+export async function runScript(target: Redis | ScriptChannel, call: ScriptCall, options: RunnerOptions = {}): Promise<unknown> {
+  const [[error, reply]] = (await execPipeline(target, [call], options)) as [PipelineReply];
+  if (error) throw error;
+  return reply;
 }
