@@ -57,7 +57,7 @@ function serverState(message: string, context: ErrorContext, cause: unknown): Se
     return state(
       'maxclients',
       'Redis refused the connection: max number of clients reached (maxclients)',
-      'close idle clients or raise maxclients; swc needs one connection per --connections plus two',
+      'close idle clients or raise maxclients (a benchmark needs about two per --connections)',
       message,
       cause,
     );
@@ -170,7 +170,7 @@ function serverState(message: string, context: ErrorContext, cause: unknown): Se
       return state(
         'cluster',
         `Redis is a cluster node (${code})`,
-        `${why}; swc talks to a single node: use a standalone server or a single-node cluster`,
+        `${why}; swc talks to a single node: use a standalone server (cluster mode off)`,
         message,
         cause,
       );

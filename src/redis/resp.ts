@@ -309,6 +309,37 @@ export interface RespConnectionOptions {
   readonly replyTimeoutMs?: number;
 }
 
+/**
+ * Why a server that accepts TCP connections drops them at once, if it says:
+ * a server at maxclients (or still loading, …) writes an error line as soon
+ * as it accepts, before any command. Connects, sends nothing, listens for up
+ * to `listenMs`, and returns that error typed ({@link classifyRedisError}),
+ * or undefined when the server said nothing (or could not be reached). For
+ * explaining a failed connection, never on the way to a working one.
+ */
+export async function probeRefusal(target: RespTarget, listenMs = 300): Promise<SwcError | undefined> {
+  const line = await new Promise<string>((resolve) => {
+    const address = target.path ? { path: target.path } : { host: target.host ?? '127.0.0.1', port: target.port ?? 6379 };
+    const socket = target.tls ? tls.connect({ ...target.tls, ...address }) : net.connect(address);
+    let text = '';
+    const done = (): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(text);
+    };
+    const timer = setTimeout(done, listenMs);
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      if (text.includes('\n')) done();
+    });
+    socket.on('error', done);
+    socket.on('close', done);
+  });
+  if (!line.startsWith('-')) return undefined;
+  const classified = classifyRedisError(line.slice(1).split('\r\n')[0] as string);
+  return classified instanceof SwcError ? classified : undefined;
+}
+
 /** The encoded `[AUTH …] [SELECT db]` commands for a target, and how many there are. */
 function handshake(target: RespTarget): { bytes: Buffer; count: number } {
   const commands: string[][] = [];
@@ -432,7 +463,9 @@ export class RespConnection {
       if (refused) throw new RespReplyError(refused);
     } catch (err) {
       connection.close();
-      const classified = classifyRedisError(err, { command: 'the handshake', user: target.username || 'default' });
+      // A reset can beat the refusal's text to us: ask again, only listening.
+      const refusal = err instanceof RedisUnavailableError ? await probeRefusal(target) : undefined;
+      const classified = refusal ?? classifyRedisError(err, { command: 'the handshake', user: target.username || 'default' });
       // Not a server state: a refused AUTH or SELECT means this connection cannot be used.
       if (classified instanceof SwcError && classified.constructor !== SwcError) throw classified.at(opening);
       throw new RedisUnavailableError(`cannot open a load connection to ${where}: ${(err as Error).message}`, { cause: err });
