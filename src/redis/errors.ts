@@ -52,7 +52,11 @@ function state(kind: ServerStateKind, headline: string, detail: string, raw: str
 
 /** A server-state error for `message`, or undefined when it is not one. */
 function serverState(message: string, context: ErrorContext, cause: unknown): ServerStateError | undefined {
-  const user = context.user ?? 'default';
+  // Unknown unless the caller says: never guess a name.
+  const who = context.user === undefined ? 'the connected user' : `user "${context.user}"`;
+  const user = context.user ?? '<user>';
+  // The pattern to grant: the first key's top-level prefix (swc-bench:* for a benchmark).
+  const pattern = context.keys?.[0] ? `~${context.keys[0].split(':')[0]}:*` : '~swc-bench:*';
   if (/max(?:imum)? number of clients reached/i.test(message)) {
     return state(
       'maxclients',
@@ -76,8 +80,8 @@ function serverState(message: string, context: ErrorContext, cause: unknown): Se
   if (/can't access at least one of the keys/i.test(message)) {
     return state(
       'noperm',
-      `Redis ACL denies user "${user}" a key a script touched (NOPERM)`,
-      `grant the key pattern swc writes (e.g. ACL SETUSER ${user} ~swc-bench:*) or connect as another user`,
+      `Redis ACL denies ${who} a key a script touched (NOPERM)`,
+      `grant the key pattern swc writes (e.g. ACL SETUSER ${user} ${pattern}) or connect as another user`,
       message,
       cause,
     );
@@ -121,10 +125,10 @@ function serverState(message: string, context: ErrorContext, cause: unknown): Se
         : /keys?/i.test(message)
           ? `access to ${quoteKeys(context.keys)}`
           : commandName(context);
-      const grant = denied ? `+${denied.toLowerCase()}` : '~swc-bench:*';
+      const grant = denied ? `+${denied.toLowerCase()}` : pattern;
       return state(
         'noperm',
-        `Redis ACL denies user "${user}" ${what} (NOPERM)`,
+        `Redis ACL denies ${who} ${what} (NOPERM)`,
         `grant it (e.g. ACL SETUSER ${user} ${grant}) or connect as another user`,
         message,
         cause,

@@ -162,12 +162,20 @@ describe('NOPERM: ACL users without a command or a key pattern', () => {
     }
   });
 
+  it('swc lights names the denied command instead of an unexpected error', async () => {
+    await redis().acl('SETUSER', 'noscan', 'on', '>pw', '~*', '+@all', '-scan');
+    const result = await runCli(['lights', '--redis-url', server().url.replace('redis://', 'redis://noscan:pw@')]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^swc: Redis ACL denies the connected user the SCAN command \(NOPERM\): grant it \(e\.g\. ACL SETUSER <user> \+scan\)/m);
+    expect(result.stderr).not.toMatch(/unexpected error|pw@/);
+  });
+
   it('names the keys a user may not touch', async () => {
     const client = await as('narrow');
     try {
       const call = write();
       const err = await failure(runScript(client, call));
-      expectState(err, 'noperm', /^Redis ACL denies user "narrow" access to ".*" .*\(NOPERM\): grant it \(e\.g\. ACL SETUSER narrow ~swc-bench:\*\)/);
+      expectState(err, 'noperm', /^Redis ACL denies user "narrow" access to ".*" .*\(NOPERM\): grant it \(e\.g\. ACL SETUSER narrow ~stoplight:\*\)/);
       expect((err as Error).message).toContain(JSON.stringify(call.keys[0]));
     } finally {
       client.disconnect();
