@@ -20,10 +20,17 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 /** Base class: a message meant for the user and the exit code it maps to. */
 export class SwcError extends Error {
   readonly exitCode: ExitCode;
-  constructor(message: string, exitCode: ExitCode, options?: { cause?: unknown }) {
-    super(message, options);
+  /**
+   * The leading part of the message that {@link SwcError.at} puts the place
+   * after (`lost Redis` + ` in cell 2/4` + `: …`); without one, the place
+   * goes last, in brackets.
+   */
+  readonly lead: string | undefined;
+  constructor(message: string, exitCode: ExitCode, options?: { cause?: unknown; lead?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.exitCode = exitCode;
+    this.lead = options?.lead !== undefined && message.startsWith(`${options.lead}: `) ? options.lead : undefined;
   }
 
   /**
@@ -31,14 +38,17 @@ export class SwcError extends Error {
    * happened: `where` reads as a phrase such as "in cell 2/4 (…)".
    */
   at(where: string): this {
-    return this.copyWith(`${this.message} (${where})`);
+    const lead = this.lead;
+    if (lead === undefined) return this.copyWith(`${this.message} (${where})`, undefined);
+    return this.copyWith(`${lead} ${where}${this.message.slice(lead.length)}`, `${lead} ${where}`);
   }
 
   /** A copy of this error, same class and fields, with another message and this one as its cause. */
-  protected copyWith(message: string): this {
+  private copyWith(message: string, lead: string | undefined): this {
     const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
     Object.defineProperties(copy, Object.getOwnPropertyDescriptors(this));
     copy.message = message;
+    Object.defineProperty(copy, 'lead', { value: lead, enumerable: true });
     Object.defineProperty(copy, 'cause', { value: this, writable: true, configurable: true, enumerable: false });
     return copy;
   }
@@ -53,7 +63,7 @@ export class UsageError extends SwcError {
 
 /** Redis could not be reached, refused us, or went away. */
 export class RedisUnavailableError extends SwcError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: { cause?: unknown; lead?: string }) {
     super(message, ExitCode.runtime, options);
   }
 }
@@ -94,25 +104,18 @@ export type ServerStateKind =
 /**
  * Redis is reachable but its state or configuration refuses what swc asked:
  * the message says which state, what swc sent, and what would fix it. The
- * message is `headline: detail`; {@link ServerStateError.at} puts the place
- * after the headline.
+ * message is `headline: detail`; {@link SwcError.at} puts the place after
+ * the headline.
  */
 export class ServerStateError extends SwcError {
   readonly kind: ServerStateKind;
   readonly headline: string;
   readonly detail: string;
   constructor(kind: ServerStateKind, headline: string, detail: string, options?: { cause?: unknown }) {
-    super(`${headline}: ${detail}`, ExitCode.runtime, options);
+    super(`${headline}: ${detail}`, ExitCode.runtime, { ...options, lead: headline });
     this.kind = kind;
     this.headline = headline;
     this.detail = detail;
-  }
-
-  override at(where: string): this {
-    const copy = this.copyWith(`${this.headline} ${where}: ${this.detail}`);
-    // A second place goes after the first.
-    Object.defineProperty(copy, 'headline', { value: `${this.headline} ${where}` });
-    return copy;
   }
 }
 

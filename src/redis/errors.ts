@@ -212,8 +212,8 @@ function classify(err: unknown, context: ErrorContext): unknown {
   if (!isReply(err)) {
     if ((code && CONNECTION_CODES.has(code)) || CONNECTION_TEXT.test(message)) {
       return new RedisUnavailableError(
-        `lost the connection to Redis: ${message} (server stopped, restarted too slowly, or unreachable)`,
-        { cause: err },
+        `lost Redis: the connection dropped and did not come back (server stopped, restarted too slowly, or unreachable): ${message}`,
+        { cause: err, lead: 'lost Redis' },
       );
     }
     // ioredis rejects with a plain Error for some server replies it relays (e.g. during connect).
