@@ -109,7 +109,10 @@ async function sendOn(channel: ScriptChannel, commands: readonly RedisCommand[],
   }
 }
 
-const channelOf = (target: Redis | ScriptChannel): ScriptChannel => ('send' in target && 'server' in target ? target : ioredisChannel(target));
+const isChannel = (target: Redis | ScriptChannel): target is ScriptChannel =>
+  typeof (target as Partial<ScriptChannel>).server === 'string' && typeof (target as Partial<ScriptChannel>).send === 'function';
+
+const channelOf = (target: Redis | ScriptChannel): ScriptChannel => (isChannel(target) ? target : ioredisChannel(target));
 
 /** The EVALSHA command of a call. */
 export function evalshaCommand(call: ScriptCall): RedisCommand {
