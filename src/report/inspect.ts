@@ -143,7 +143,8 @@ function summaryLine(inspection: Inspection, c: ChalkInstance): string {
           ? `${bytesText(Math.round(summary.bytesPerWindowSecond))} per second of window`
           : 'no window';
   // A layout read from its key templates is not decoded, so it has no counts to rate.
-  const rate = inspection.kind === 'keys' ? `${inspection.keys.length} keys` : `error rate ${percentText(summary.errorRate)} in the window`;
+  const n = inspection.keys.length;
+  const rate = inspection.kind === 'keys' ? `${n} key${n === 1 ? '' : 's'}` : `error rate ${percentText(summary.errorRate)} in the window`;
   return `${c.bold('summary')}  ${rate} · ${bytesText(summary.bytes, inspection.keys.every((k) => k.bytesExact))} · ${perSecond}`;
 }
 
