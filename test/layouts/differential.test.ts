@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLayout, layoutNames, type LayoutName } from '../../src/layouts/index.js';
-import { V5_MAX_WINDOW_SECONDS } from '../../src/layouts/stoplight-v5.js';
 import type { Layout, Snapshot } from '../../src/layouts/types.js';
 import { SlidingWindowModel } from '../../src/model/sliding-window.js';
 import { execPipeline, installScripts } from '../../src/redis/scripts.js';
@@ -23,7 +22,7 @@ function modelFor(layout: Layout, windowSeconds: number): SlidingWindowModel {
   return new SlidingWindowModel(
     windowSeconds,
     layout.windowSemantics,
-    layout.name === 'stoplight-v5' ? V5_MAX_WINDOW_SECONDS : Number.POSITIVE_INFINITY,
+    layout.capabilities.maxWindowSeconds ?? Number.POSITIVE_INFINITY,
   );
 }
 

@@ -44,7 +44,6 @@ const NAME = 'test-minute-counters';
  */
 class MinuteCounters implements Layout {
   readonly name = NAME;
-  readonly summary = 'test only: a counter per light, outcome and minute';
   readonly windowSemantics = 'half-open' as const;
   readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: false, readWrites: false, maxWindowSeconds: null };
   readonly prefix: string;
