@@ -23,7 +23,7 @@ function swc(...args: string[]): { code: number | null; stdout: string; stderr: 
 }
 
 describe('swc inspect', () => {
-  it('prints the whole JSON contract for both layouts', async () => {
+  it('--json prints one document per layout: keys with their facts, totals, seconds or buckets, drift', async () => {
     const name = uniqueName('cli');
     for (const layout of [new StoplightV5(), new StoplightV6()]) {
       const client = await LayoutClient.open(redis, layout);
@@ -48,7 +48,7 @@ describe('swc inspect', () => {
     });
   });
 
-  it('renders text with drift, metadata and summary, and one object for one layout', async () => {
+  it('the table shows the light id, drift ok, the decoded error and the summary; --json of one layout is one object', async () => {
     const name = uniqueName('cli');
     const client = await LayoutClient.open(redis, new StoplightV6());
     await client.recordFailure({ name }, { at: HOUR_START, windowSeconds: 60, errorJson: ERROR_JSON });
@@ -62,7 +62,7 @@ describe('swc inspect', () => {
     expect(json.layout).toBe('stoplight-v6');
   });
 
-  it('a missing light exits 1 with a clear message', () => {
+  it('a missing light exits 1, stdout empty, one stderr line naming the keys looked for', () => {
     const name = uniqueName('nope');
     const run = swc('inspect', name, '--redis-url', redisUrl());
     expect(run.code).toBe(1);
@@ -94,14 +94,14 @@ describe('swc inspect', () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('needs a light or --list, not both', () => {
+  it('exits 2 with neither a light nor --list, and with both', () => {
     expect(swc('inspect', '--redis-url', 'redis://127.0.0.1:1').code).toBe(2);
     expect(swc('inspect', 'x', '--list', '--redis-url', 'redis://127.0.0.1:1').code).toBe(2);
   });
 });
 
 describe('swc lights / inspect --list', () => {
-  it('lists the light by name (5.x) and both forms agree', async () => {
+  it('swc lights (table) and inspect --list --json both list a 5.x light by name with its key count', async () => {
     const name = uniqueName('cli-list');
     const client = await LayoutClient.open(redis, new StoplightV5());
     await client.recordSuccess({ name }, { at: HOUR_START, windowSeconds: 60 });

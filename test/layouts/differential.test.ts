@@ -83,7 +83,6 @@ async function runCase(name: LayoutName, windowSeconds: number, seed: number) {
 }
 
 describe.each(layoutNames)('%s against the reference model', (name) => {
-  let reads = 0;
 
   it.each(WINDOWS.flatMap((w) => SEEDS.map((seed) => [w, seed] as const)))(
     'window %i s, seed %i: same counts at every read',
@@ -91,7 +90,6 @@ describe.each(layoutNames)('%s against the reference model', (name) => {
       const { actual, expected, layout, light, lastAt } = await runCase(name, windowSeconds, seed);
       expect(expected.length).toBeGreaterThan(50);
       expect(actual).toEqual(expected);
-      reads += expected.length;
       if (layout.name === 'stoplight-v6') {
         // After the last operation's eviction nothing at or before floor(last) - W remains.
         const v6 = layout as import('../../src/layouts/stoplight-v6.js').StoplightV6;
@@ -102,8 +100,4 @@ describe.each(layoutNames)('%s against the reference model', (name) => {
       }
     },
   );
-
-  it('compared several thousand reads in all', () => {
-    expect(reads).toBeGreaterThan(5000);
-  });
 });
