@@ -113,4 +113,18 @@ describe('swc lights / inspect --list', () => {
     };
     expect(json.lights.find((l) => l.light === name)).toMatchObject({ keys: 2 });
   });
+
+  it('swc lights --layout stoplight-v6 lists only that layout\'s lights and says which patterns it searched', async () => {
+    const name = uniqueName('cli-only');
+    for (const layout of [new StoplightV5(), new StoplightV6()]) {
+      const client = await LayoutClient.open(redis, layout);
+      await client.recordSuccess({ name }, { at: HOUR_START, windowSeconds: 60 });
+    }
+    const run = swc('lights', '--layout', 'stoplight-v6', '--redis-url', redisUrl(), '--json');
+    expect(run.code).toBe(0);
+    const json = JSON.parse(run.stdout) as { lights: { layout: string; light: string }[]; patterns: string[] };
+    expect(json.patterns).toEqual(['stoplight:v6:*']);
+    expect(new Set(json.lights.map((l) => l.layout))).toEqual(new Set(['stoplight-v6']));
+    expect(json.lights.map((l) => l.light)).toContain(shortId(name));
+  });
 });
