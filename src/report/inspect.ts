@@ -122,6 +122,8 @@ function windowLine(inspection: Inspection): string {
   const { window } = inspection;
   const clock = window.clock === 'server' ? 'server clock' : '--at';
   if (window.seconds === null) {
+    // Undecoded keys have no buckets to call stale.
+    if (inspection.kind === 'keys') return `now ${isoSecond(window.at)} (${clock})`;
     return `no window (give --window): every bucket counts, none is stale; now ${isoSecond(window.at)} (${clock})`;
   }
   const from = window.fromSecond ?? window.at;

@@ -103,7 +103,7 @@ describe('renderInspections (colour off)', () => {
     expect(text).not.toMatch(/[\x1b\r]/);
     expect(text).toMatchInlineSnapshot(`
       "my-window  evil\\x1b[2J\\x0dname
-      no window (give --window): every bucket counts, none is stale; now 2025-11-29T21:00:00Z (server clock)
+      now 2025-11-29T21:00:00Z (server clock)
       ┌─────────────────────────────────────┬────────┬──────────┬──────────┬───────┬───────┬──────┬───────────────┬───────────────┐
       │ key                                 │ type   │ encoding │ elements │ bytes │ ttl   │ slot │ entries/limit │ longest/limit │
       ├─────────────────────────────────────┼────────┼──────────┼──────────┼───────┼───────┼──────┼───────────────┼───────────────┤
