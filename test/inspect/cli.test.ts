@@ -94,6 +94,13 @@ describe('swc inspect', () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('a key of one layout with --layout naming another exits 2 before connecting', () => {
+    const key = 'stoplight:v6:37a8eec1ce19:{682a1c47a1d3}:window_metrics';
+    const run = swc('inspect', key, '--layout', 'stoplight-v5', '--redis-url', 'redis://127.0.0.1:1');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`swc: --layout: "${key}" is a stoplight-v6 key, but --layout stoplight-v5 was given\n`);
+  });
+
   it('exits 2 with neither a light nor --list, and with both', () => {
     expect(swc('inspect', '--redis-url', 'redis://127.0.0.1:1').code).toBe(2);
     expect(swc('inspect', 'x', '--list', '--redis-url', 'redis://127.0.0.1:1').code).toBe(2);
