@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ScriptCall } from '../lua/source.js';
 import type { Layout, Light } from '../layouts/types.js';
+import { ScriptError } from '../errors.js';
 import { execPipeline, installScripts, type PipelineReply } from '../redis/scripts.js';
 import { keySlot } from '../redis/slot.js';
 import { LightJudge, verifyErrorJson, type Verdict } from './judge.js';
@@ -84,6 +85,7 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
     const slice = traffic.calls.slice(from, from + batch);
     const calls = slice.map((c) => scriptCall(layout, current(c.light), c, (traffic.lights[c.light] as { windowSeconds: number }).windowSeconds));
     const replies = await execPipeline(redis, calls);
+    throwServerState(replies);
     slice.forEach((call, i) => {
       const own = history[call.light] as ReproCall[];
       own.push({ op: call.op, at: call.at });
@@ -203,12 +205,24 @@ async function replay(redis: Redis, layout: Layout, light: Light, windowSeconds:
     redis,
     calls.map((c) => scriptCall(layout, light, c, windowSeconds)),
   );
+  throwServerState(replies);
   const verdicts = calls.map((c, i) => judge.judge(c, replies[i] as PipelineReply));
   // The layout lists the keys a light has over a time range: no SCAN per replay.
   const from = Math.floor((calls[0] as ReproCall).at);
   const to = Math.floor((calls.at(-1) as ReproCall).at);
   await deleteKeys(redis, layout.keysOf(light, from, to).map((k) => k.key));
   return verdicts;
+}
+
+/**
+ * A reply refused for the server's state (OOM, BUSY past the wait, READONLY,
+ * NOPERM, …) or a lost connection says nothing about the layout: the run
+ * stops with that error (exit 3) rather than report it as the layout's.
+ */
+function throwServerState(replies: readonly PipelineReply[]): void {
+  for (const [err] of replies) {
+    if (err && !(err instanceof ScriptError)) throw err;
+  }
 }
 
 function firstMatch(verdicts: readonly Verdict[], matches: (v: Verdict) => boolean): number | null {

@@ -60,6 +60,17 @@ describe('swc verify', () => {
     redis.disconnect();
   });
 
+  it('a server out of memory is a runtime failure (exit 3, one line saying so), not a finding of the layout', async () => {
+    const result = await runCli([
+      'verify', '--layout', 'stoplight-v5', '--no-progress',
+      '--redis-server-arg', 'maxmemory=2mb', '--redis-server-arg', 'maxmemory-policy=noeviction',
+    ]);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.at(-1)).toMatch(/^swc: Redis is out of memory/);
+  });
+
   it.each([
     [['--calls', '0'], '--calls'],
     [['--layout', 'nope'], '--layout'],
