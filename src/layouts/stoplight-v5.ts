@@ -31,7 +31,7 @@ export type StoplightV5Options = LayoutOptions;
  * next second on. swc keeps this, as the real read does it.
  */
 export const V5_FIRST_SECOND_OF_HOUR: WindowDeviation = {
-  id: 'v5-first-second-of-hour',
+  id: 'hour-key-of-window-end',
   description:
     "a read in the first second of a clock hour does not count that second's events: Stoplight 5.x's client reads the hour keys up to the one holding the window end minus one second",
   uncounted(at: number): SecondRange | null {

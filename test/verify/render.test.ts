@@ -17,7 +17,7 @@ const clean: VerifyResult = {
   scriptErrors: [],
   lightsWithErrors: 0,
   deviationMisses: [],
-  deviations: [{ id: 'v5-first-second-of-hour', description: 'a read in the first second of an hour …', observed: 12 }],
+  deviations: [{ id: 'hour-key-of-window-end', description: 'a read in the first second of an hour …', observed: 12 }],
   keysWithoutTtl: [],
   slots: { lightsChecked: 8, lightsSpanningSlots: 8, oneSlotPerLight: false },
   shrink: { replays: 0, budgetExhausted: false },
@@ -31,7 +31,7 @@ describe('renderVerify', () => {
       [
         'stoplight-v5: 20,000 calls on 8 lights (windows 1 s, 1 min, 2 h), 5,543 replies compared, largest eviction 4,100 buckets in one call, 1.2 s',
         '  ok: every reply agrees with the model, no script error, every key has a TTL',
-        '  deviation (declared, not a finding): v5-first-second-of-hour: seen 12 time(s) exactly as declared. a read in the first second of an hour …',
+        '  deviation (declared, not a finding): hour-key-of-window-end: seen 12 time(s) exactly as declared. a read in the first second of an hour …',
         '  cluster: the keys of 8 of 8 lights span several slots (a multi-key script fails with CROSSSLOT on Redis Cluster)',
         '',
       ].join('\n'),

@@ -62,7 +62,7 @@ describe.each(['stoplight-v5', 'stoplight-v6'] as const)('%s as shipped', (name)
     expect(result.findings).toBe(0);
     expect(result.slots.oneSlotPerLight).toBe(name === 'stoplight-v6');
     // 5.x declares one deviation (a read in the first second of an hour) and the traffic makes it happen.
-    if (name === 'stoplight-v5') expect(result.deviations).toEqual([expect.objectContaining({ id: 'v5-first-second-of-hour', observed: expect.any(Number) })]);
+    if (name === 'stoplight-v5') expect(result.deviations).toEqual([expect.objectContaining({ id: 'hour-key-of-window-end', observed: expect.any(Number) })]);
     for (const d of result.deviations) expect(d.observed).toBeGreaterThan(0);
     if (name === 'stoplight-v6') expect(result.deviations).toEqual([]);
   });
@@ -88,7 +88,7 @@ describe('declared deviations', () => {
     const result = await verifyLayout(redis, wrong, { seed: 7, calls: 3000 });
     expect(result.findings).toBeGreaterThan(0);
     const [miss] = result.deviationMisses;
-    expect(miss?.deviation).toBe('v5-first-second-of-hour');
+    expect(miss?.deviation).toBe('hour-key-of-window-end');
     expectShortReproduction(miss?.reproduction ?? [], 'read');
   });
 });
