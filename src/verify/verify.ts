@@ -80,114 +80,122 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
   const seen = new Map<string, number>();
   let compared = 0;
 
-  for (let from = 0; from < traffic.calls.length; from += batch) {
-    options.signal?.throwIfAborted();
-    const slice = traffic.calls.slice(from, from + batch);
-    const calls = slice.map((c) => scriptCall(layout, current(c.light), c, (traffic.lights[c.light] as { windowSeconds: number }).windowSeconds));
-    const replies = await execPipeline(redis, calls);
-    throwServerState(replies);
-    slice.forEach((call, i) => {
-      const own = history[call.light] as ReproCall[];
-      own.push({ op: call.op, at: call.at });
-      const verdict = (judges[call.light] as LightJudge).judge(call, replies[i] as PipelineReply);
-      if (verdict.kind === 'skip') return;
-      if (verdict.kind === 'error') restart.add(call.light);
-      else compared += 1;
-      if (verdict.kind === 'ok') return;
-      if (verdict.kind === 'deviation') {
-        seen.set(verdict.id, (seen.get(verdict.id) ?? 0) + 1);
-        return;
+  // The lights' keys are deleted on every way out (found again when the run stopped before the check).
+  let keysByLight: string[][] | undefined;
+  try {
+    for (let from = 0; from < traffic.calls.length; from += batch) {
+      options.signal?.throwIfAborted();
+      const slice = traffic.calls.slice(from, from + batch);
+      const calls = slice.map((c) => scriptCall(layout, current(c.light), c, (traffic.lights[c.light] as { windowSeconds: number }).windowSeconds));
+      const replies = await execPipeline(redis, calls);
+      throwServerState(replies);
+      slice.forEach((call, i) => {
+        const own = history[call.light] as ReproCall[];
+        own.push({ op: call.op, at: call.at });
+        const verdict = (judges[call.light] as LightJudge).judge(call, replies[i] as PipelineReply);
+        if (verdict.kind === 'skip') return;
+        if (verdict.kind === 'error') restart.add(call.light);
+        else compared += 1;
+        if (verdict.kind === 'ok') return;
+        if (verdict.kind === 'deviation') {
+          seen.set(verdict.id, (seen.get(verdict.id) ?? 0) + 1);
+          return;
+        }
+        const list = problems.get(verdict.kind) ?? [];
+        // One problem of each kind per light: later ones usually follow from the first.
+        if (!list.some((p) => p.light === call.light)) list.push({ light: call.light, calls: [...own], verdict });
+        problems.set(verdict.kind, list);
+      });
+      for (const i of restart) {
+        largestEviction = Math.max(largestEviction, (judges[i] as LightJudge).largestEviction);
+        const generation = generations[i] as Light[];
+        generation.push({ name: `swc-verify-${run}-l${i}g${generation.length}` });
+        judges[i] = new LightJudge(layout, (traffic.lights[i] as { windowSeconds: number }).windowSeconds);
+        history[i] = [];
       }
-      const list = problems.get(verdict.kind) ?? [];
-      // One problem of each kind per light: later ones usually follow from the first.
-      if (!list.some((p) => p.light === call.light)) list.push({ light: call.light, calls: [...own], verdict });
-      problems.set(verdict.kind, list);
+      restart.clear();
+      options.progress?.onCalls?.(Math.min(from + batch, traffic.calls.length), traffic.calls.length);
+    }
+
+    const lights = generations.flat();
+    const lightIndex = generations.flatMap((g, i) => g.map(() => i));
+    keysByLight = await keysOfLights(redis, layout, lights);
+    const { keysWithoutTtl, lightsSpanningSlots } = await checkKeys(redis, keysByLight, lightIndex);
+
+    const budget: ShrinkBudget = {
+      deadline: Date.now() + (options.shrinkMs ?? 30_000),
+      replays: 0,
+      maxReplays: options.shrinkReplays ?? 2000,
+      exhausted: false,
+    };
+    let replayCount = 0;
+    const replayLight = (): Light => ({ name: `swc-verify-${run}-r${replayCount++}` });
+    const shrunk = async (kind: ProblemKind): Promise<{ problem: Problem; reproduction: ReproCall[] }[]> => {
+      const list = [...(problems.get(kind) ?? [])].sort((a, b) => a.calls.length - b.calls.length).slice(0, maxListed);
+      const out: { problem: Problem; reproduction: ReproCall[] }[] = [];
+      for (const problem of list) {
+        const windowSeconds = (traffic.lights[problem.light] as { windowSeconds: number }).windowSeconds;
+        const original = problem.calls;
+        options.progress?.onShrinkStart?.(`${kind} on a ${windowSeconds} s window`, original.length);
+        const matches = (v: Verdict): boolean =>
+          v.kind === kind && (v.kind !== 'deviation-miss' || v.id === (problem.verdict as { id: string }).id);
+        const reproduces = async (candidate: readonly ReproCall[]): Promise<number | null> => {
+          options.signal?.throwIfAborted();
+          return firstMatch(await replay(redis, layout, replayLight(), windowSeconds, candidate), matches);
+        };
+        out.push({ problem, reproduction: await shrink(original, reproduces, budget) });
+      }
+      return out;
+    };
+
+    const windowOf = (p: Problem): number => (traffic.lights[p.light] as { windowSeconds: number }).windowSeconds;
+    const opOf = (p: Problem): ReproCall['op'] => (p.calls.at(-1) as ReproCall).op;
+    const disagreements: Disagreement[] = (await shrunk('disagreement')).map(({ problem, reproduction }) => {
+      const v = problem.verdict as Extract<Verdict, { kind: 'disagreement' }>;
+      return { windowSeconds: windowOf(problem), op: opOf(problem), expected: v.expected, actual: v.actual, fields: v.fields, reproduction, originalLength: problem.calls.length };
     });
-    for (const i of restart) {
-      largestEviction = Math.max(largestEviction, (judges[i] as LightJudge).largestEviction);
-      const generation = generations[i] as Light[];
-      generation.push({ name: `swc-verify-${run}-l${i}g${generation.length}` });
-      judges[i] = new LightJudge(layout, (traffic.lights[i] as { windowSeconds: number }).windowSeconds);
-      history[i] = [];
+    const scriptErrors: ScriptFailure[] = (await shrunk('error')).map(({ problem, reproduction }) => ({
+      windowSeconds: windowOf(problem),
+      op: opOf(problem),
+      error: (problem.verdict as Extract<Verdict, { kind: 'error' }>).error,
+      reproduction,
+      originalLength: problem.calls.length,
+    }));
+    const deviationMisses: DeviationMiss[] = (await shrunk('deviation-miss')).map(({ problem, reproduction }) => {
+      const v = problem.verdict as Extract<Verdict, { kind: 'deviation-miss' }>;
+      return { deviation: v.id, windowSeconds: windowOf(problem), predicted: v.predicted, actual: v.actual, reproduction, originalLength: problem.calls.length };
+    });
+    const deviations: DeviationSeen[] = (layout.deviations ?? []).map((d) => ({ id: d.id, description: d.description, observed: seen.get(d.id) ?? 0 }));
+    const lightsDisagreeing = problems.get('disagreement')?.length ?? 0;
+    const lightsWithErrors = problems.get('error')?.length ?? 0;
+    const misses = problems.get('deviation-miss')?.length ?? 0;
+    return {
+      layout: layout.name,
+      seed: options.seed,
+      calls: traffic.calls.length,
+      compared,
+      lights: traffic.lights.length,
+      windows: traffic.lights.map((l) => l.windowSeconds),
+      largestEviction: Math.max(largestEviction, ...judges.map((j) => j.largestEviction)),
+      disagreements,
+      lightsDisagreeing,
+      scriptErrors,
+      lightsWithErrors,
+      deviationMisses,
+      deviations,
+      keysWithoutTtl,
+      slots: { lightsChecked: lights.length, lightsSpanningSlots, oneSlotPerLight: lightsSpanningSlots === 0 },
+      shrink: { replays: budget.replays, budgetExhausted: budget.exhausted },
+      durationMs: Date.now() - started,
+      findings: lightsDisagreeing + lightsWithErrors + misses + keysWithoutTtl.length,
+    };
+  } finally {
+    try {
+      await deleteKeys(redis, (keysByLight ?? (await keysOfLights(redis, layout, generations.flat()))).flat());
+    } catch {
+      // Redis went away: the error that stopped the run says so; a caller's namespace purge is the safety net.
     }
-    restart.clear();
-    options.progress?.onCalls?.(Math.min(from + batch, traffic.calls.length), traffic.calls.length);
   }
-
-  const lights = generations.flat();
-  const lightIndex = generations.flatMap((g, i) => g.map(() => i));
-  const keysByLight = await keysOfLights(redis, layout, lights);
-  const { keysWithoutTtl, lightsSpanningSlots } = await checkKeys(redis, keysByLight, lightIndex);
-
-  const budget: ShrinkBudget = {
-    deadline: Date.now() + (options.shrinkMs ?? 30_000),
-    replays: 0,
-    maxReplays: options.shrinkReplays ?? 2000,
-    exhausted: false,
-  };
-  let replayCount = 0;
-  const replayLight = (): Light => ({ name: `swc-verify-${run}-r${replayCount++}` });
-  const shrunk = async (kind: ProblemKind): Promise<{ problem: Problem; reproduction: ReproCall[] }[]> => {
-    const list = [...(problems.get(kind) ?? [])].sort((a, b) => a.calls.length - b.calls.length).slice(0, maxListed);
-    const out: { problem: Problem; reproduction: ReproCall[] }[] = [];
-    for (const problem of list) {
-      const windowSeconds = (traffic.lights[problem.light] as { windowSeconds: number }).windowSeconds;
-      const original = problem.calls;
-      options.progress?.onShrinkStart?.(`${kind} on a ${windowSeconds} s window`, original.length);
-      const matches = (v: Verdict): boolean =>
-        v.kind === kind && (v.kind !== 'deviation-miss' || v.id === (problem.verdict as { id: string }).id);
-      const reproduces = async (candidate: readonly ReproCall[]): Promise<number | null> => {
-        options.signal?.throwIfAborted();
-        return firstMatch(await replay(redis, layout, replayLight(), windowSeconds, candidate), matches);
-      };
-      out.push({ problem, reproduction: await shrink(original, reproduces, budget) });
-    }
-    return out;
-  };
-
-  const windowOf = (p: Problem): number => (traffic.lights[p.light] as { windowSeconds: number }).windowSeconds;
-  const opOf = (p: Problem): ReproCall['op'] => (p.calls.at(-1) as ReproCall).op;
-  const disagreements: Disagreement[] = (await shrunk('disagreement')).map(({ problem, reproduction }) => {
-    const v = problem.verdict as Extract<Verdict, { kind: 'disagreement' }>;
-    return { windowSeconds: windowOf(problem), op: opOf(problem), expected: v.expected, actual: v.actual, fields: v.fields, reproduction, originalLength: problem.calls.length };
-  });
-  const scriptErrors: ScriptFailure[] = (await shrunk('error')).map(({ problem, reproduction }) => ({
-    windowSeconds: windowOf(problem),
-    op: opOf(problem),
-    error: (problem.verdict as Extract<Verdict, { kind: 'error' }>).error,
-    reproduction,
-    originalLength: problem.calls.length,
-  }));
-  const deviationMisses: DeviationMiss[] = (await shrunk('deviation-miss')).map(({ problem, reproduction }) => {
-    const v = problem.verdict as Extract<Verdict, { kind: 'deviation-miss' }>;
-    return { deviation: v.id, windowSeconds: windowOf(problem), predicted: v.predicted, actual: v.actual, reproduction, originalLength: problem.calls.length };
-  });
-  await deleteKeys(redis, keysByLight.flat());
-
-  const deviations: DeviationSeen[] = (layout.deviations ?? []).map((d) => ({ id: d.id, description: d.description, observed: seen.get(d.id) ?? 0 }));
-  const lightsDisagreeing = problems.get('disagreement')?.length ?? 0;
-  const lightsWithErrors = problems.get('error')?.length ?? 0;
-  const misses = problems.get('deviation-miss')?.length ?? 0;
-  return {
-    layout: layout.name,
-    seed: options.seed,
-    calls: traffic.calls.length,
-    compared,
-    lights: traffic.lights.length,
-    windows: traffic.lights.map((l) => l.windowSeconds),
-    largestEviction: Math.max(largestEviction, ...judges.map((j) => j.largestEviction)),
-    disagreements,
-    lightsDisagreeing,
-    scriptErrors,
-    lightsWithErrors,
-    deviationMisses,
-    deviations,
-    keysWithoutTtl,
-    slots: { lightsChecked: lights.length, lightsSpanningSlots, oneSlotPerLight: lightsSpanningSlots === 0 },
-    shrink: { replays: budget.replays, budgetExhausted: budget.exhausted },
-    durationMs: Date.now() - started,
-    findings: lightsDisagreeing + lightsWithErrors + misses + keysWithoutTtl.length,
-  };
 }
 
 /** The script call of one verify call; failures carry a realistic error JSON. */
@@ -201,10 +209,7 @@ function scriptCall(layout: Layout, light: Light, call: ReproCall, windowSeconds
 /** Sends `calls` on a fresh light in one pipeline and judges every reply. */
 async function replay(redis: Redis, layout: Layout, light: Light, windowSeconds: number, calls: readonly ReproCall[]): Promise<Verdict[]> {
   const judge = new LightJudge(layout, windowSeconds);
-  const replies = await execPipeline(
-    redis,
-    calls.map((c) => scriptCall(layout, light, c, windowSeconds)),
-  );
+  const replies = await execPipeline(redis, calls.map((c) => scriptCall(layout, light, c, windowSeconds)));
   throwServerState(replies);
   const verdicts = calls.map((c, i) => judge.judge(c, replies[i] as PipelineReply));
   // The layout lists the keys a light has over a time range: no SCAN per replay.

@@ -4,7 +4,7 @@ import { createLayout, type Layout, type LayoutName } from '../../src/layouts/in
 import { generateTraffic, BACKLOG_BUCKETS } from '../../src/verify/traffic.js';
 import type { ReproCall, VerifyResult } from '../../src/verify/types.js';
 import { verifyLayout } from '../../src/verify/verify.js';
-import { testRedis } from '../helpers.js';
+import { testRedis, uniqueName } from '../helpers.js';
 import { plantBug } from './plant.js';
 
 let redis: Redis;
@@ -65,6 +65,22 @@ describe.each(['stoplight-v5', 'stoplight-v6'] as const)('%s as shipped', (name)
     if (name === 'stoplight-v5') expect(result.deviations).toEqual([expect.objectContaining({ id: 'hour-key-of-window-end', observed: expect.any(Number) })]);
     for (const d of result.deviations) expect(d.observed).toBeGreaterThan(0);
     if (name === 'stoplight-v6') expect(result.deviations).toEqual([]);
+  });
+});
+
+describe('keys', () => {
+  it.each(['stoplight-v5', 'stoplight-v6'] as const)('%s: a run with findings, shrinking and restarted lights leaves none of its keys behind', async (name) => {
+    const dir = plantBug(
+      'lib/outcome.lua',
+      "redis.call('HINCRBY', hash_key, bump_field, 1)",
+      "if redis.call('HINCRBY', hash_key, bump_field, 1) == 4 and bump_field == 'consecutive_errors' then error('planted') end",
+    );
+    const prefix = `${uniqueName('verify-keys')}:${name}`;
+    const result = await verifyLayout(redis, createLayout(name, { scriptsDir: dir, prefix }), { seed: 11, calls: 3000 });
+    expect(result.lightsWithErrors).toBeGreaterThan(0);
+    expect(result.shrink.replays).toBeGreaterThan(0);
+    const [, left] = await redis.scan('0', 'MATCH', `${prefix}:*`, 'COUNT', 100_000);
+    expect(left).toEqual([]);
   });
 });
 
