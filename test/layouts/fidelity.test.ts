@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../src/layouts/client.js';
 import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
 import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
-import { errorJsonFor } from '../../src/traffic/events.js';
+import { errorJsonFor, stampOf } from '../../src/traffic/events.js';
 import { HOUR_START, testRedis, uniqueName } from '../helpers.js';
 
 let redis: Redis;
@@ -24,6 +24,12 @@ describe('error JSON as each Stoplight version writes it', () => {
     expect(errorJsonFor(HOUR_START, 0, 'milliseconds')).toMatch(new RegExp(`"time":${HOUR_START}\\.0}$`));
     expect(JSON.parse(errorJsonFor(HOUR_START + 0.5, 1, 'milliseconds')).time).toBe(HOUR_START + 0.5);
   });
+
+  it('stampOf cuts to milliseconds within the time\'s own second, as lua/lib/now.lua does', () => {
+    expect(stampOf(HOUR_START + 6.9999995, 'milliseconds')).toBe(HOUR_START + 6.999);
+    expect(stampOf(HOUR_START + 0.123, 'milliseconds')).toBe(HOUR_START + 0.123);
+    expect(stampOf(HOUR_START + 0.75, 'seconds')).toBe(HOUR_START);
+  });
 });
 
 describe('stoplight-v6 stamps keep milliseconds and decide "newer" on them', () => {
@@ -40,12 +46,15 @@ describe('stoplight-v6 stamps keep milliseconds and decide "newer" on them', () 
     expect(Number(await redis.hget(layout.metricsKey(light), 'last_error_at'))).toBe(HOUR_START + 0.7);
   });
 
-  it('a success stamps the time cut to whole milliseconds', async () => {
+  it('a success stamps the time cut to whole milliseconds, within its own second', async () => {
     const layout = new StoplightV6();
     const client = await LayoutClient.open(redis, layout);
     const light = { name: uniqueName('v6-ms') };
     await client.recordSuccess(light, { at: HOUR_START + 5.1239, windowSeconds: 60 });
     expect(Number(await redis.hget(layout.metricsKey(light), 'last_success_at'))).toBe(HOUR_START + 5.123);
+    await client.recordSuccess(light, { at: HOUR_START + 6.9999995, windowSeconds: 60 });
+    expect(Number(await redis.hget(layout.metricsKey(light), 'last_success_at'))).toBe(HOUR_START + 6.999);
+    expect(await redis.hget(layout.metricsKey(light), `bucket:${HOUR_START + 6}:s`)).toBe('1');
   });
 
   it('without an injected time, the stamp is the server clock with its milliseconds', async () => {
