@@ -47,6 +47,19 @@ describe('generated traffic', () => {
     const ops = new Set(traffic.calls.map((c) => c.op));
     expect([...ops].sort()).toEqual(['failure', 'read', 'success']);
   });
+
+  it('gives every light an idle gap longer than its window, a read in the first second of an hour, and a burst inside one second', () => {
+    const traffic = generateTraffic({ seed: 8, calls: 20_000 });
+    traffic.lights.forEach((light, i) => {
+      const own = traffic.calls.filter((c) => c.light === i);
+      const gaps = own.slice(1).map((c, k) => c.at - (own[k] as { at: number }).at);
+      expect(Math.max(...gaps)).toBeGreaterThan(light.windowSeconds);
+      expect(own.some((c) => c.op === 'read' && Math.floor(c.at) % 3600 === 0)).toBe(true);
+      const perSecond = new Map<number, number>();
+      for (const c of own) if (c.op !== 'read') perSecond.set(Math.floor(c.at), (perSecond.get(Math.floor(c.at)) ?? 0) + 1);
+      expect(Math.max(...perSecond.values())).toBeGreaterThan(2);
+    });
+  });
 });
 
 describe.each(['stoplight-v5', 'stoplight-v6'] as const)('%s as shipped', (name) => {
