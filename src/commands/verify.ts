@@ -2,8 +2,8 @@ import { randomInt } from 'node:crypto';
 import { Command, Option } from 'commander';
 import { createNamespace, purgeNamespace } from '../bench/namespace.js';
 import { LIMITS, parseList, parseNumber } from '../bench/values.js';
-import { ExitCode } from '../errors.js';
-import { layoutNames, namespacedLayout, resolveLayoutName, type LayoutName } from '../layouts/index.js';
+import { ExitCode, ScriptError, UsageError } from '../errors.js';
+import { createLayout, layoutNames, namespacedLayout, resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { renderVerify } from '../report/verify.js';
 import type { VerifyResult } from '../verify/types.js';
 import { verifyLayout } from '../verify/verify.js';
@@ -18,6 +18,7 @@ interface VerifyFlags extends RedisFlags {
   lights: number;
   json?: boolean;
   progress: boolean;
+  scripts?: string;
 }
 
 const DEFAULT_CALLS = 20_000;
@@ -36,6 +37,7 @@ export function verifyCommand(): Command {
     .option('--calls <n>', `calls per layout, over every light (default ${DEFAULT_CALLS.toLocaleString('en-US')})`, parser((v) => parseNumber('--calls', v, CALLS)), DEFAULT_CALLS)
     .option('--seed <n>', 'seed of the traffic, to replay a run (default random; always printed)', parser((v) => parseNumber('--seed', v, LIMITS.seed)))
     .option('--lights <n>', 'lights per layout, each with its own window', parser((v) => parseNumber('--lights', v, LIGHTS)), 8)
+    .option('--scripts <dir>', "run the layouts' scripts from this folder, e.g. an edited copy of swc's lua/ folder")
     .option('--no-progress', 'no progress on stderr');
   addJsonOption(command);
   addRedisOptions(command, { privateServer: true });
@@ -56,12 +58,23 @@ Exit codes: 0 no finding, 1 a finding, 2 bad usage, 3 Redis unreachable or unusa
 Examples:
   swc verify
   swc verify --layout stoplight-v6 --calls 100000
-  swc verify --seed 1234 --json`,
+  swc verify --seed 1234 --json
+  swc verify --scripts ./my-lua-copy --layout stoplight-v6      (check an edit before committing it)`,
   );
   return command.action(
     action(async (flags: VerifyFlags) => {
       const seed = flags.seed ?? randomInt(0, 2 ** 32);
       const names = flags.layout ?? [...layoutNames];
+      const scripts = flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {};
+      // Every layout is built (its scripts read) before Redis is touched: a missing file is bad input.
+      for (const name of names) {
+        try {
+          createLayout(name, scripts);
+        } catch (err) {
+          if (flags.scripts !== undefined && err instanceof ScriptError) throw new UsageError(`--scripts: ${err.message}`);
+          throw err;
+        }
+      }
       const say = (line: string): void => {
         if (flags.progress) process.stderr.write(`swc verify: ${line}\n`);
       };
@@ -87,7 +100,7 @@ Examples:
       if (!session.server) say(`writing only under ${namespace.pattern} on this server; removed at the end`);
       const results: VerifyResult[] = [];
       for (const name of names) {
-        const layout = namespacedLayout(name, namespace.prefix);
+        const layout = namespacedLayout(name, namespace.prefix, scripts);
         let shown = -1;
         const task = verifyLayout(session.redis, layout, {
           seed,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { connect } from '../../src/redis/connect.js';
 import { runCli } from '../cli/run-cli.js';
 import { redisUrl, uniqueName } from '../helpers.js';
+import { plantBug } from './plant.js';
 
 async function keysMatching(url: string, pattern: string): Promise<string[]> {
   const redis = await connect(url);
@@ -58,6 +59,24 @@ describe('swc verify', () => {
     expect(await redis.get(mine)).toBe('keep me');
     await redis.del(mine);
     redis.disconnect();
+  });
+
+  it('--scripts with a planted bug in a copy of lua/: exit 1, the disagreement in the JSON with a reproduction of at most 10 calls', async () => {
+    const dir = plantBug('stoplight-v6/get_metrics.lua', 'second - window)', 'second - window - 1)');
+    const result = await runCli(['verify', '--scripts', dir, '--layout', 'stoplight-v6', '--calls', '3000', '--seed', '4', '--json']);
+    expect(result.code).toBe(1);
+    const json = JSON.parse(result.stdout) as { findings: number; results: { disagreements: { reproduction: unknown[] }[] }[] };
+    expect(json.findings).toBeGreaterThan(0);
+    const reproduction = json.results[0]?.disagreements[0]?.reproduction ?? [];
+    expect(reproduction.length).toBeGreaterThan(0);
+    expect(reproduction.length).toBeLessThanOrEqual(10);
+  });
+
+  it('--scripts naming a folder without the scripts: exit 2 before touching Redis, one line naming --scripts', async () => {
+    const result = await runCli(['verify', '--scripts', '/nonexistent-swc-scripts', '--redis-url', 'redis://127.0.0.1:1']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^swc: --scripts: /);
   });
 
   it('a server out of memory is a runtime failure (exit 3, one line saying so), not a finding of the layout', async () => {
