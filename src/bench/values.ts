@@ -89,10 +89,12 @@ export const LIMITS = {
   /**
    * Calls in flight at once in a throughput phase (connections × pipeline).
    * Each holds its encoded request, its reply and its bookkeeping in this
-   * process until the batch answers, a few hundred bytes to a few kilobytes:
-   * 100,000 keeps the client to a few hundred MB; 1000 × 10000 ran it out of heap.
+   * process until its batch answers: 1000 × 10000 ran the client out of heap.
+   * At 50,000 (100 × 500) the client peaked at about 340 MB and a batch took
+   * about 1.5 s to answer on a busy 2-core machine; at 100,000 batches
+   * outlived the 10 s reply timeout there.
    */
-  inFlightCalls: 100_000,
+  inFlightCalls: 50_000,
 } as const;
 
 /**
