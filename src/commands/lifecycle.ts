@@ -85,7 +85,8 @@ export function registerUrlSecrets(url: string): void {
  * it still appears (inside a malformed URL, an error from a library, …).
  */
 export function scrub(text: string): string {
-  let out = text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"']+/gi, (word) => (/[@=#]/.test(word) ? redactUrl(word) : word));
+  // A URL-like word, without the punctuation a sentence puts after it.
+  let out = text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"']*[^\s"'.,:;)\]]/gi, (word) => (/[@=#]/.test(word) ? redactUrl(word) : word));
   for (const secret of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(secret).join('***');
   return out;
 }

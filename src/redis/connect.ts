@@ -51,14 +51,21 @@ const SECRET_PARAM = /pass|pwd|token|secret|auth|key|cred|sig/i;
  * an unparseable URL gives no reliable way to tell a host from a password.
  */
 function redactLoosely(text: string): string {
-  let out = text;
-  // User-info: from the start (or just after `//`) up to the last `@` before
-  // the next whitespace or quote; a password may itself hold `@`, `/` or `:`.
-  out = out.replace(/(^|\/\/|\s)([^\s"']*)@/g, (_m, lead: string) => `${lead}${REDACTED}@`);
-  out = out.replace(/([?&;#\s]|^)([^=&;#\s?]*)=([^&;#\s]*)/g, (m, lead: string, name: string) =>
-    SECRET_PARAM.test(name) ? `${lead}${name}=${REDACTED}` : m,
-  );
-  return out;
+  return text
+    .split(/(\s+)/)
+    .map((word) => {
+      // Keep the scheme, mask the user-info: from just after `//` (or the
+      // word's start) to the last `@`, since a password may hold `@`, `/` or `:`.
+      const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(word)?.[0] ?? (word.startsWith('//') ? '//' : '');
+      let rest = word.slice(scheme.length);
+      const at = rest.lastIndexOf('@');
+      if (at >= 0) rest = `${REDACTED}${rest.slice(at)}`;
+      rest = rest.replace(/([?&;#]|^)([^=&;#?]*)=([^&;#]*)/g, (m, lead: string, name: string) =>
+        SECRET_PARAM.test(name) ? `${lead}${name}=${REDACTED}` : m,
+      );
+      return scheme + rest;
+    })
+    .join('');
 }
 
 /**

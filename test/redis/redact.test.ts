@@ -42,3 +42,21 @@ describe('redactUrl masks every form of secret a URL can carry', () => {
     expect(describeTarget(`redis//:${SECRET}@h`)).not.toContain(SECRET);
   });
 });
+
+describe('scrub: the last guard on every error line the CLI prints', () => {
+  it('redacts URL-like words and keeps the sentence around them', async () => {
+    const { scrub } = await import('../../src/commands/lifecycle.js');
+    expect(scrub(`swc: cannot use Redis at redis://:${SECRET}@127.0.0.1:1: connection refused`)).toBe(
+      'swc: cannot use Redis at redis://:***@127.0.0.1:1: connection refused',
+    );
+    expect(scrub('swc: cannot use Redis at redis://:***@127.0.0.1:1: refused')).toBe('swc: cannot use Redis at redis://:***@127.0.0.1:1: refused');
+    expect(scrub('use rediss://… or redis:// instead')).toBe('use rediss://… or redis:// instead');
+    expect(scrub(`see redis://h:1/0?password=${SECRET}, then retry`)).toBe('see redis://h:1/0?password=***, then retry');
+  });
+
+  it('masks a registered secret wherever it appears, also outside any URL', async () => {
+    const { registerUrlSecrets, scrub } = await import('../../src/commands/lifecycle.js');
+    registerUrlSecrets(`redis//:${SECRET}@h`);
+    expect(scrub(`a library said: bad token ${SECRET} near "${SECRET}"`)).toBe('a library said: bad token *** near "***"');
+  });
+});
