@@ -4,7 +4,7 @@ import { compareCommand } from './commands/compare.js';
 import { doctorCommand } from './commands/doctor.js';
 import { inspectCommand } from './commands/inspect.js';
 import { lightsCommand } from './commands/lights.js';
-import { installSignalHandlers, printError, scrub } from './commands/lifecycle.js';
+import { fatal, installSignalHandlers, printError, reportError, scrub } from './commands/lifecycle.js';
 import { ExitCode } from './errors.js';
 import { SWC_VERSION } from './version.js';
 
@@ -67,6 +67,8 @@ function guardOutput(): void {
 async function main(argv: string[]): Promise<void> {
   installSignalHandlers();
   guardOutput();
+  process.on('uncaughtException', fatal);
+  process.on('unhandledRejection', fatal);
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
@@ -78,7 +80,7 @@ async function main(argv: string[]): Promise<void> {
       // commander already printed the one-line message.
       process.exitCode = 2;
     } else {
-      throw err;
+      process.exitCode = reportError(err);
     }
   }
 }

@@ -68,6 +68,20 @@ export function installSignalHandlers(): void {
   }
 }
 
+/**
+ * The last resort for an error nothing caught (a library's stray rejection):
+ * one scrubbed line instead of Node's stack trace, the registered clean-ups
+ * (a bench's keys, the private server) within a bound, then exit 3.
+ */
+export function fatal(err: unknown): void {
+  const code = reportError(err);
+  if (signalExitCode !== undefined) return;
+  signalExitCode = code;
+  const force = setTimeout(() => process.exit(code), 8000);
+  force.unref();
+  void runCleanups().finally(() => process.exit(code));
+}
+
 /** Secrets of the URLs this run was given (flag or REDIS_URL), scrubbed from every message as a last guard. */
 const secrets = new Set<string>();
 
