@@ -1,5 +1,6 @@
 import { ExitCode, SwcError } from '../errors.js';
 import { redactUrl, secretsOf } from '../redis/connect.js';
+import { classifyRedisError } from '../redis/errors.js';
 
 type Cleanup = () => Promise<void>;
 
@@ -111,7 +112,9 @@ export function printError(line: string): void {
 }
 
 /** Prints a failure as one line on stderr and returns its exit code. */
-export function reportError(err: unknown): number {
+export function reportError(thrown: unknown): number {
+  // A Redis reply or a lost connection that no caller typed still gets its own message.
+  const err = classifyRedisError(thrown);
   if (err instanceof SwcError) {
     printError(`swc: ${err.message}`);
     return err.exitCode;
