@@ -82,7 +82,6 @@ const REFUSED_SETTINGS: ReadonlyMap<string, string> = new Map([
   ['aclfile', 'it reads and writes a file outside the temp folder'],
   ['replicaof', 'it connects the server to another one'],
   ['slaveof', 'it connects the server to another one'],
-  ['cluster-enabled', 'it turns the server into a cluster node'],
   ['cluster-config-file', 'it writes a file outside the temp folder'],
 ]);
 
