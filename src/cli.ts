@@ -59,8 +59,9 @@ function guardOutput(): void {
   // ioredis warns through the console (a password sent to a server that has
   // none); keep it to one swc line on stderr, scrubbed like every other.
   console.warn = (...parts: unknown[]): void => {
-    const text = parts.map(String).join(' ').replace(/^\[(WARN|ERROR)\]\s*/, '');
-    printError(`swc: warning: redis client: ${text}`);
+    const text = parts.map(String).join(' ');
+    const fromClient = /^\[(WARN|ERROR)\]\s*/;
+    printError(`swc: warning: ${fromClient.test(text) ? `redis client: ${text.replace(fromClient, '')}` : text}`);
   };
 }
 
