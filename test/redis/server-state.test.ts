@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisUnavailableError, ScriptError, ServerStateError, SwcError, type ServerStateKind } from '../../src/errors.js';
+import { LayoutClient } from '../../src/layouts/client.js';
 import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
 import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
 import { runLoad } from '../../src/measure/load.js';
@@ -81,6 +82,11 @@ describe('BUSY: another client runs a script past busy-reply-threshold', () => {
   it('a script call waits within its bound, then says the server is busy and that swc waited', async () => {
     const err = await failure(runScript(redis(), write(), { busyWaitMs: 300 }));
     expectState(err, 'busy', /^Redis is busy running a script from another client \(BUSY\): swc waited 0\.\d s and tried \d+ times; it is still running; stop it with SCRIPT KILL/);
+  });
+
+  it('LayoutClient.open (loading scripts) waits within its bound, then says the server is busy', async () => {
+    const err = await failure(LayoutClient.open(redis(), v6, { busyWaitMs: 200 }));
+    expectState(err, 'busy', /^Redis is busy running a script from another client \(BUSY\): swc waited 0\.\d s and tried \d+ times/);
   });
 
   it('the load engine does not wait: it stops at once with the BUSY message', async () => {
