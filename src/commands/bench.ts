@@ -101,7 +101,8 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
   if (plan.throughput) checkInFlight(plan.throughput.connections, plan.throughput.pipeline);
   for (const w of plan.windows) {
     for (const r of plan.rates) {
-      checkCellEvents(r, plan.durationSeconds ?? w, plan.durationSeconds === undefined ? '--rate/--window' : '--rate/--duration');
+      const flagsNamed = plan.durationSeconds === undefined ? '--rate/--window' : '--rate/--duration';
+      checkCellEvents(r, plan.durationSeconds ?? w, flags.scenario !== undefined ? `${flags.scenario}: rates/windows/duration or ${flagsNamed}` : flagsNamed);
       const events = r * (plan.durationSeconds ?? w) * plan.lights;
       if (events > LIMITS.eventsPerCell) {
         throw new UsageError(

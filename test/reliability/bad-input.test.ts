@@ -117,7 +117,7 @@ const CASES: [string[], string, NodeJS.ProcessEnv?, 'server rejects'?][] = [
   [['bench', '--scenario', SOME_IN_FLIGHT, '--pipeline', '10000'], '--connections/--pipeline: 100 connections × 10,000'],
   [['bench', '--rate', '0.001', '--window', '60'], '--rate/--window: rate 0.001/s for 60 s rounds to 0 events per light'],
   [['bench', '--rate', '0.01', '--window', '1h', '--duration', '10'], '--rate/--duration'],
-  [['bench', '--scenario', NO_EVENTS], '--rate/--window'],
+  [['bench', '--scenario', NO_EVENTS], 'no-events.json: rates/windows/duration or --rate/--window: rate 0.001/s for 60 s'],
   [['bench', '--redis-server-arg', 'daemonize=yes'], '--redis-server-arg: daemonize'],
   [['bench', '--redis-server-arg', 'Dir=/tmp'], '--redis-server-arg: dir'],
 ];
