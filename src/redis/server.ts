@@ -23,6 +23,12 @@ export interface PrivateServerOptions {
   readonly binary?: string;
   /** How long to wait for PING; default 10 s. */
   readonly readyTimeoutMs?: number;
+  /**
+   * Lets settings through that {@link checkServerSetting} refuses (a test
+   * that needs a replica, say); still only well-formed ones. The CLI never
+   * sets it: `--redis-server-arg` is always checked.
+   */
+  readonly allowAnySetting?: boolean;
 }
 
 /** Every server this process started and has not stopped yet, with the folder to remove after it. */
@@ -93,12 +99,8 @@ const REFUSED_SETTINGS: ReadonlyMap<string, string> = new Map([
  * redis-server reads them.
  */
 export function checkServerSetting(setting: string): string {
-  const match = /^(?:--)?([a-z][a-z0-9-]*)=(.*)$/is.exec(setting);
-  if (!match?.[1] || match[2] === undefined) {
-    throw new UsageError(`--redis-server-arg: expected name=value (e.g. hash-max-listpack-entries=128), got "${setting}"`);
-  }
-  const name = match[1].toLowerCase();
-  const value = match[2];
+  const normal = wellFormed(setting);
+  const name = normal.slice(0, normal.indexOf('='));
   const why =
     REFUSED_SETTINGS.get(name) ??
     (name.startsWith('unixsocket') ? 'it opens a socket file outside the temp folder' : undefined) ??
@@ -106,6 +108,17 @@ export function checkServerSetting(setting: string): string {
   if (why !== undefined) {
     throw new UsageError(`--redis-server-arg: ${name} is not allowed on the private server (${why}); use --redis-url to run against a server you configure`);
   }
+  return normal;
+}
+
+/** `name=value` (or `--name=value`) as `name=value` with the name in lower case; refuses what redis-server would misread. */
+function wellFormed(setting: string): string {
+  const match = /^(?:--)?([a-z][a-z0-9-]*)=(.*)$/is.exec(setting);
+  if (!match?.[1] || match[2] === undefined) {
+    throw new UsageError(`--redis-server-arg: expected name=value (e.g. hash-max-listpack-entries=128), got "${setting}"`);
+  }
+  const name = match[1].toLowerCase();
+  const value = match[2];
   // A value word starting with `--` would reach redis-server as a directive of its own,
   // and a control character could end the config line it is joined into.
   if (/(^|\s)--/.test(value) || /[\u0000-\u001f\u007f]/.test(value.replace(/[ \t]/g, ''))) {
@@ -115,9 +128,10 @@ export function checkServerSetting(setting: string): string {
 }
 
 /** Parses `name=value` settings into redis-server arguments, refusing the ones {@link checkServerSetting} refuses. */
-export function serverArguments(settings: readonly string[]): string[] {
+export function serverArguments(settings: readonly string[], { allowAnySetting = false } = {}): string[] {
   const args: string[] = [];
-  for (const setting of settings.map(checkServerSetting)) {
+  const check = allowAnySetting ? wellFormed : checkServerSetting;
+  for (const setting of settings.map(check)) {
     const eq = setting.indexOf('=');
     const value = setting.slice(eq + 1).trim();
     // Directives with several arguments (`rename-command=SCRIPT OTHER`, `save=900 1`)
@@ -180,7 +194,7 @@ async function waitForPing(port: number, child: ChildProcess, deadline: number, 
  */
 export async function startPrivateServer(options: PrivateServerOptions = {}): Promise<PrivateServer> {
   const binary = options.binary ?? process.env.SWC_REDIS_SERVER ?? 'redis-server';
-  const extra = serverArguments(options.settings ?? []);
+  const extra = serverArguments(options.settings ?? [], { allowAnySetting: options.allowAnySetting ?? false });
   installExitHook();
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt += 1) {
@@ -256,7 +270,7 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
       });
       return stopped;
     };
-    const password = (options.settings ?? []).map(checkServerSetting).find((s) => s.startsWith('requirepass='))?.slice('requirepass='.length);
+    const password = (options.settings ?? []).map(wellFormed).find((s) => s.startsWith('requirepass='))?.slice('requirepass='.length);
     const auth = password ? `:${encodeURIComponent(password)}@` : '';
     return { url: `redis://${auth}127.0.0.1:${port}`, port, pid: child.pid ?? -1, stop };
   }

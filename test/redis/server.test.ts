@@ -61,6 +61,22 @@ describe('private redis-server', () => {
     expect(serverArguments(['rename-command=FLUSHALL ""', 'maxmemory-policy=allkeys-lru'])).toEqual(['--rename-command', 'FLUSHALL', '""', '--maxmemory-policy', 'allkeys-lru']);
   });
 
+  it('allowAnySetting lets a test start a replica, still refusing malformed settings', async () => {
+    expect(() => serverArguments(['replicaof=127.0.0.1 6379'])).toThrow(/replicaof is not allowed/);
+    expect(serverArguments(['replicaof=127.0.0.1 6379'], { allowAnySetting: true })).toEqual(['--replicaof', '127.0.0.1', '6379']);
+    expect(() => serverArguments(['novalue'], { allowAnySetting: true })).toThrow(/expected name=value/);
+    const primary = await startPrivateServer();
+    const replica = await startPrivateServer({ settings: [`replicaof=127.0.0.1 ${primary.port}`], allowAnySetting: true });
+    const redis = await connect(replica.url);
+    try {
+      expect(await redis.info('replication')).toMatch(/role:slave/);
+    } finally {
+      redis.disconnect();
+      await replica.stop();
+      await primary.stop();
+    }
+  });
+
   it('killPrivateServersNow kills every running server and removes its folder at once (the exit hook)', async () => {
     const server = await startPrivateServer();
     const redis = await connect(server.url);
