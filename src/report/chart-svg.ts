@@ -1,4 +1,4 @@
-import { parse, View, type Spec } from 'vega';
+import type { Spec } from 'vega';
 import type { ChartModel, ChartPanel } from './chart-data.js';
 
 /**
@@ -196,6 +196,8 @@ export function chartSpec(model: ChartModel): Spec {
 
 /** Renders a chart model to a standalone SVG document with Vega, headless (no browser, no canvas). */
 export async function renderChartSvg(model: ChartModel): Promise<string> {
+  // Loaded on use: Vega takes longer to import than most swc commands take to run.
+  const { parse, View } = await import('vega');
   const view = new View(parse(chartSpec(model)), { renderer: 'none' });
   try {
     const svg = await view.toSVG();

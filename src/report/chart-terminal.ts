@@ -58,7 +58,8 @@ function renderPanel(panel: ChartPanel, model: ChartModel, options: TerminalChar
   const xs = commonXs(panel);
   const dropped = panel.series.flatMap((s) => s.points.filter((p) => !xs.includes(p.x)).map((p) => `${s.name} at ${panel.xTicks.find((t) => t.value === p.x)?.label ?? p.x}`));
   const header = `${panel.title} (${panel.yTitle}${logY ? ', log scale' : ''})`;
-  if (xs.length < 2) return barPanel(panel, header, options, paint, colorOf);
+  // Bars are drawn to a linear scale whatever the values span: their lengths are compared, not read off an axis.
+  if (xs.length < 2) return barPanel(panel, wrap(`${panel.title} (${panel.yTitle})`, options.width).join('\n'), options, paint, colorOf);
 
   const series = panel.series.map((s) => ({ ...s, points: s.points.filter((p) => xs.includes(p.x)) }));
   const tx = (v: number): number => (panel.xLog ? Math.log10(v) : v);
@@ -110,7 +111,7 @@ function renderPanel(panel: ChartPanel, model: ChartModel, options: TerminalChar
   }
   const xTitle = `${' '.repeat(LABEL_WIDTH)}${panel.xTitle}${panel.xLog ? ' (log scale)' : ''}`;
   return [
-    header,
+    ...wrap(header, options.width),
     ...body,
     axis.join(''),
     tickRow.join('').trimEnd(),
@@ -138,6 +139,21 @@ function barPanel(panel: ChartPanel, header: string, options: TerminalChartOptio
   ].join('\n');
 }
 
+/** Breaks a line after a comma so it fits `width` columns (a single longer piece stays whole). */
+function wrap(line: string, width: number): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const piece of line.split(/(?<=, )/)) {
+    if (current !== '' && (current + piece).trimEnd().length > width) {
+      out.push(current.trimEnd());
+      current = '';
+    }
+    current += piece;
+  }
+  if (current !== '') out.push(current.trimEnd());
+  return out;
+}
+
 /**
  * The charts of a result as terminal text: one asciichart panel per
  * {@link ChartModel} panel, at most `width` columns wide. Lines with one
@@ -147,5 +163,6 @@ export function renderChartTerminal(model: ChartModel, options: TerminalChartOpt
   if (model.panels.length === 0) return '';
   const legend = model.layouts.map((l, i) => (options.color ? `${COLORS[i % COLORS.length] ?? ''}──${RESET} ${visible(l)}` : `── ${visible(l)}`)).join('   ');
   const sides = model.sides.length > 0 ? `\n(each layout once per result: ${model.sides.map(visible).join(', ')}; lines are named at their right end)` : '';
-  return `${[model.title, ...model.subtitle].map(visible).join('\n')}\n${legend}${sides}\n\n${model.panels.map((p) => renderPanel(p, model, options)).join('\n\n')}\n`;
+  const head = [model.title, ...model.subtitle].flatMap((line) => wrap(visible(line), options.width));
+  return `${head.join('\n')}\n${legend}${sides}\n\n${model.panels.map((p) => renderPanel(p, model, options)).join('\n\n')}\n`;
 }
