@@ -1,5 +1,6 @@
 import type { Spec } from 'vega';
 import type { ChartModel, ChartPanel } from './chart-data.js';
+import { visible } from './style.js';
 
 /**
  * Series colours (one per layout, in run order). Exported so tests can find
@@ -146,12 +147,33 @@ function panelGroup(panel: ChartPanel, index: number, model: ChartModel): Record
 }
 
 /**
+ * The model with every text made printable: XML 1.0 forbids most control
+ * characters, so a layout or file name holding ESC would make the whole SVG
+ * unreadable. Vega escapes `<`, `&` and quotes itself.
+ */
+function printable(model: ChartModel): ChartModel {
+  return {
+    ...model,
+    title: visible(model.title),
+    subtitle: model.subtitle.map(visible),
+    layouts: model.layouts.map(visible),
+    sides: model.sides.map(visible),
+    panels: model.panels.map((p) => ({
+      ...p,
+      title: visible(p.title),
+      series: p.series.map((s) => ({ ...s, name: visible(s.name), layout: visible(s.layout), side: s.side === null ? null : visible(s.side) })),
+    })),
+  };
+}
+
+/**
  * The Vega specification of a chart model: one panel per model panel in a
  * grid, a shared colour per layout, the baseline dashed when two results are
  * compared, the published figures as hollow diamonds, and a title naming the
  * Redis build and the settings. Pure: the same model gives the same spec.
  */
-export function chartSpec(model: ChartModel): Spec {
+export function chartSpec(raw: ChartModel): Spec {
+  const model = printable(raw);
   const colorOf = (layout: string): string => SERIES_COLORS[model.layouts.indexOf(layout) % SERIES_COLORS.length] ?? '#000';
   const rows = model.panels.flatMap((panel, index) =>
     panel.series.flatMap((s) =>

@@ -139,18 +139,17 @@ function barPanel(panel: ChartPanel, header: string, options: TerminalChartOptio
   ].join('\n');
 }
 
-/** Breaks a line after a comma so it fits `width` columns (a single longer piece stays whole). */
+/** Breaks a line between words so it fits `width` columns (a single longer word stays whole). */
 function wrap(line: string, width: number): string[] {
   const out: string[] = [];
   let current = '';
-  for (const piece of line.split(/(?<=, )/)) {
-    if (current !== '' && (current + piece).trimEnd().length > width) {
-      out.push(current.trimEnd());
-      current = '';
-    }
-    current += piece;
+  for (const word of line.split(' ')) {
+    if (current !== '' && current.length + 1 + word.length > width) {
+      out.push(current);
+      current = word;
+    } else current = current === '' ? word : `${current} ${word}`;
   }
-  if (current !== '') out.push(current.trimEnd());
+  if (current !== '') out.push(current);
   return out;
 }
 

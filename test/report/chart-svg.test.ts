@@ -43,6 +43,8 @@ function texts(svg: string, role: string): string[] {
         .replace(/<\/tspan><tspan[^>]*>/g, ' ')
         .replace(/<[^>]+>/g, '')
         .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
         .replace(/&amp;/g, '&'),
     ),
   );
@@ -126,5 +128,18 @@ describe('SVG chart', () => {
     expect(titles).toContain('request latency (a read, then a write), 1 min window at 10/s');
     expect(titles).toContain('request latency (a read, then a write), 1 min window at 100/s');
     expect(texts(svg, 'axis-label')).toEqual(expect.arrayContaining(['p50', 'p99', 'p99.9']));
+  });
+});
+
+describe('SVG chart with hostile names', () => {
+  it('a layout name holding ESC, <, & and quotes still gives a well-formed SVG that renders, with the name shown escaped', async () => {
+    const report = result([60, 600], [10], { layouts: ['flat'] });
+    const name = 'evil\x1b[2J <b>&"x"';
+    const svg = await svgOf([{ label: 'run', report: { ...report, results: report.results.map((r) => ({ ...r, layout: name })) } }]);
+    expect(svg).not.toContain('\x1b');
+    expect(svg).not.toContain('<b>');
+    expect(texts(svg, 'legend-label')).toEqual(['evil\\x1b[2J <b>&"x"']);
+    const picture = rasterise(svg);
+    expect(count(picture, near(SERIES_COLORS[0]))).toBeGreaterThan(100);
   });
 });

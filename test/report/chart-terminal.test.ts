@@ -83,9 +83,11 @@ describe('terminal charts (fixed results, colour off)', () => {
   it('a single cell is drawn as bars, longest for the largest', () => {
     expect(draw(result([300], [10]), 60)).toMatchInlineSnapshot(`
       "swc bench on Redis 7.0.15 (jemalloc-5.3.0)
-      failure rate 0.5, 1 light per cell, seed 1,
-      traffic one window per cell
+      failure rate 0.5, 1 light per cell, seed 1, traffic one
+      window per cell
       hash-max-listpack-entries 128, zset-max-listpack-entries 128
+      memory: MEMORY USAGE … SAMPLES 0 summed over a light's keys;
+      1 KB = 1024 bytes
       ── grows   ── windowed   ── flat
 
       memory per light by window at 10/s (KB per light)
@@ -106,6 +108,14 @@ describe('terminal charts (fixed results, colour off)', () => {
       expect(text).toContain(`${layout} (base.json)`);
       expect(text).toContain(`${layout} (now.json)`);
     }
+  });
+
+  it('a cell missing for one layout: lines over the x values every layout has, and a note of what was left out', () => {
+    const full = result([60, 300, 600], [10]);
+    const partial = { ...full, results: full.results.filter((r) => !(r.layout === 'flat' && r.windowSeconds === 600)) };
+    const rows = panel(draw(partial, 100), 'memory per light by window at 10/s');
+    expect(rows.filter(Boolean).at(-1)).toBe('(not drawn: grows at 10 min, windowed at 10 min — not every series has that point)');
+    expect(rows.join('\n')).not.toMatch(/\b10 min\s*$/m);
   });
 
   it('control characters in a layout name are shown escaped', () => {
