@@ -201,7 +201,7 @@ export function chartModel(sides: readonly ChartSide[]): ChartModel {
         kind: 'latency',
         title: `request latency (a read, then a write), ${formatWindow(windowSeconds)} window at ${rateLabel(rate)}`,
         xTitle: 'percentile',
-        yTitle: 'ms',
+        yTitle: 'latency, ms',
         xTicks: PERCENTILES.map((p) => ({ value: p.x, label: p.label })),
         xLog: false,
         series: latency,

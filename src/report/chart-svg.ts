@@ -190,12 +190,12 @@ export function chartSpec(raw: ChartModel): Spec {
     ),
   );
   const legends: Record<string, unknown>[] = [
-    { stroke: 'layoutColor', title: 'layout', symbolType: 'stroke', symbolStrokeWidth: 2, orient: 'right', labelFont: FONT, titleFont: FONT, labelLimit: 400 },
+    { stroke: 'layoutColor', title: 'layout', symbolType: 'stroke', symbolStrokeWidth: 2, symbolSize: 300, orient: 'right', labelFont: FONT, titleFont: FONT, labelLimit: 400 },
   ];
   const scales: Record<string, unknown>[] = [{ name: 'layoutColor', type: 'ordinal', domain: [...model.layouts], range: model.layouts.map(colorOf) }];
   if (model.sides.length > 0) {
     scales.push({ name: 'sideDash', type: 'ordinal', domain: [...model.sides], range: model.sides.map((_, i) => SIDE_DASH[i] ?? []) });
-    legends.push({ strokeDash: 'sideDash', title: 'result', symbolType: 'stroke', symbolStrokeWidth: 2, symbolStrokeColor: '#444', orient: 'right', labelFont: FONT, titleFont: FONT, labelLimit: 400 });
+    legends.push({ strokeDash: 'sideDash', title: 'result', symbolType: 'stroke', symbolStrokeWidth: 2, symbolSize: 300, symbolStrokeColor: '#444', orient: 'right', labelFont: FONT, titleFont: FONT, labelLimit: 400 });
   }
   if (model.hasPublished) {
     scales.push({ name: 'publishedShape', type: 'ordinal', domain: [PUBLISHED_LABEL], range: ['diamond'] });

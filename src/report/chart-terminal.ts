@@ -73,7 +73,8 @@ function renderPanel(panel: ChartPanel, model: ChartModel, options: TerminalChar
   const height = options.height ?? DEFAULT_HEIGHT;
   const data = series.map((s) => resample(s, columns, tx, from, to, ty));
   const all = data.flat();
-  const min = scale ? ty(scale.min) : Math.min(...all);
+  // A linear axis starts at zero, as the SVG's does, so line heights compare as the values do.
+  const min = logY ? (scale ? ty(scale.min) : Math.min(...all)) : Math.min(0, ...all);
   const max = scale ? ty(scale.max) : Math.max(...all);
   const plot = asciichart.plot(data, {
     height,
