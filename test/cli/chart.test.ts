@@ -84,6 +84,21 @@ describe('swc bench --chart, --chart-out (CLI, private server)', () => {
     expect(svg.split('class="mark-line role-series"').length - 1).toBe(2); // one panel, one line per built-in layout
   });
 
+  it('with --baseline, --chart-out draws the baseline against this run', async () => {
+    const args = ['bench', '--window', '30,60', '--rate', '2', '--no-throughput', '--no-progress'];
+    const base = await runCli([...args, '--json']);
+    expect(base.code).toBe(0);
+    const baseFile = file('base.json');
+    writeFileSync(baseFile, base.stdout);
+    const out = file('against.svg');
+    const r = await runCli([...args, '--baseline', baseFile, '--chart-out', out]);
+    expect(r.code).toBe(0); // same seed, same build: the bytes repeat
+    const svg = readFileSync(out, 'utf8');
+    expect(svg).toContain(`>${baseFile}<`);
+    expect(svg).toContain('>this run<');
+    expect(svg.split('class="mark-line role-series"').length - 1).toBe(4); // two layouts × two results
+  });
+
   it('without --chart no chart is printed', async () => {
     const r = await runCli(['bench', '--window', '30', '--rate', '2', '--no-throughput', '--no-progress']);
     expect(r.code).toBe(0);

@@ -60,6 +60,8 @@ describe('SVG chart', () => {
     const svg = await svgOf([{ label: 'run', report }]);
     expect(svg.startsWith('<?xml')).toBe(true);
     expect(svg).toContain('<svg');
+    // Standalone: nothing fetched when it is opened (no linked images, fonts or styles).
+    expect(svg).not.toMatch(/(?:href|src)="(?!#)|@import|url\((?!#)/);
 
     // 2 panels by window (one per rate) + 4 by rate (one per window), each with a line per layout.
     expect(occurrences(svg, 'role-panel')).toBe(6);
