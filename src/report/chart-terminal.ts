@@ -20,8 +20,9 @@ const LABEL_WIDTH = 9;
 const MIN_PLOT_WIDTH = 16;
 const DEFAULT_HEIGHT = 10;
 
-/** `1234.5` → `1,235`, `12.34` → `12.3`, `0.1234` → `0.123`: three significant digits or whole numbers. */
+/** `1234.5` → `1,235`, `12.34` → `12.3`, `0.1234` → `0.12`, `2500000` → `2.50M`: at most 7 characters below a billion. */
 function number(v: number): string {
+  if (v >= 1e6) return `${(v / 1e6).toFixed(2)}M`;
   if (v >= 1000) return Math.round(v).toLocaleString('en-US');
   if (v >= 100) return v.toFixed(0);
   if (v >= 10) return v.toFixed(1);
@@ -29,18 +30,24 @@ function number(v: number): string {
   return v.toPrecision(2);
 }
 
-/** Each series' y at every column, linearly interpolated between its points (in log space on a log axis). */
+/**
+ * A series' y at every column, linearly interpolated between its points (in
+ * log space on a log axis); outside its first and last point it holds their value.
+ */
 function resample(series: ChartSeries, columns: number, x: (v: number) => number, from: number, to: number, y: (v: number) => number): number[] {
   const pts = series.points.map((p) => ({ x: x(p.x), y: y(p.y) }));
-  const out: number[] = [];
-  for (let c = 0; c < columns; c++) {
+  const first = pts[0];
+  const last = pts.at(-1);
+  if (!first || !last) return [];
+  return Array.from({ length: columns }, (_, c) => {
     const at = columns === 1 ? from : from + ((to - from) * c) / (columns - 1);
-    const right = pts.findIndex((p) => p.x >= at);
-    const r = pts[right === -1 ? pts.length - 1 : right] as { x: number; y: number };
-    const l = pts[Math.max(0, right - 1)] as { x: number; y: number };
-    out.push(r.x === l.x || right <= 0 ? (right <= 0 ? (pts[0] as { y: number }).y : r.y) : l.y + ((r.y - l.y) * (at - l.x)) / (r.x - l.x));
-  }
-  return out;
+    if (at <= first.x) return first.y;
+    if (at >= last.x) return last.y;
+    const i = pts.findIndex((p) => p.x >= at);
+    const r = pts[i] ?? last;
+    const l = pts[i - 1] ?? first;
+    return l.y + ((r.y - l.y) * (at - l.x)) / (r.x - l.x);
+  });
 }
 
 /** The x values every series of a panel has: a line can only be drawn where all of them are, asciichart has no gaps. */
@@ -82,7 +89,7 @@ function renderPanel(panel: ChartPanel, model: ChartModel, options: TerminalChar
     max,
     // asciichart puts the whole label in the first cell and the axis in cell offset − 1: offset 2 keeps the label flush with the axis.
     offset: 2,
-    format: (v: number) => number(logY ? 10 ** v : v).padStart(LABEL_WIDTH - 2).slice(-(LABEL_WIDTH - 2)) + ' ',
+    format: (v: number) => `${number(logY ? 10 ** v : v).padStart(LABEL_WIDTH - 2)} `,
     ...(options.color ? { colors: series.map((s) => COLORS[colorOf(s) % COLORS.length] ?? asciichart.default) } : {}),
   });
   const rows = plot.split('\n');
@@ -90,13 +97,16 @@ function renderPanel(panel: ChartPanel, model: ChartModel, options: TerminalChar
   const range = max - min;
   const ratio = range !== 0 ? height / range : 1;
   const top = Math.round(max * ratio);
-  const labels = new Map<number, string[]>();
+  // A name whose row is taken goes to the nearest free row, so two names never share a line (and its width).
+  const labels = new Map<number, string>();
   series.forEach((s, i) => {
-    const last = data[i]?.[columns - 1] ?? min;
-    const row = top - Math.round(last * ratio);
-    labels.set(row, [...(labels.get(row) ?? []), paint(i === 0 || !labels.has(row) ? ends[i] ?? '' : `, ${visible(s.name)}`, colorOf(s))]);
+    const wanted = top - Math.round((data[i]?.[columns - 1] ?? min) * ratio);
+    const free = Array.from({ length: 2 * rows.length }, (_, k) => wanted + (k % 2 === 0 ? k / 2 : -(k + 1) / 2)).find(
+      (r) => r >= 0 && r < rows.length && !labels.has(r),
+    );
+    if (free !== undefined) labels.set(free, paint(ends[i] ?? '', colorOf(s)));
   });
-  const body = rows.map((line, r) => line + (labels.get(r)?.join('') ?? ''));
+  const body = rows.map((line, r) => line + (labels.get(r) ?? ''));
   // The x axis: a tick under each measured x, its label centred below when it fits.
   const axis = [...' '.repeat(LABEL_WIDTH - 1) + '└' + '─'.repeat(columns - 1)];
   const tickRow = [...' '.repeat(LABEL_WIDTH + columns + 12)];

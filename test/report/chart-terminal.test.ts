@@ -46,6 +46,16 @@ describe('terminal charts (fixed results, colour off)', () => {
     expect(rows[rows.indexOf(axis as string) + 1]).toMatch(/^\s+1 min\s+10 min$/);
   });
 
+  it('two lines ending on the same value: both named, on neighbouring rows, within the width', () => {
+    const report = result([60, 600], [10], { layouts: ['flat'] });
+    const twin = { ...report, results: [...report.results, ...report.results.map((r) => ({ ...r, layout: 'flat-twin' }))] };
+    const rows = panel(draw(twin, 70), 'memory per light by window');
+    const named = rows.map((r, i) => ({ r, i })).filter(({ r }) => r.includes('◂'));
+    expect(named.map(({ r }) => r.slice(r.indexOf('◂')))).toEqual(['◂ flat', '◂ flat-twin']);
+    expect(Math.abs((named[1]?.i ?? 0) - (named[0]?.i ?? 0))).toBe(1);
+    for (const r of rows) expect([...r].length).toBeLessThanOrEqual(70);
+  });
+
   it('stays within the width it is given, and uses it', () => {
     const report = result([60, 180, 300, 600], [10, 100], { throughput: true });
     for (const width of [60, 100, 160]) {
