@@ -14,6 +14,7 @@ export interface ChartSide {
   readonly report: BenchReport;
 }
 
+/** One measured value: x in the panel's x unit (seconds, req/s, percentile position), y in its y unit (KB, ms). */
 export interface ChartPoint {
   readonly x: number;
   readonly y: number;
@@ -21,6 +22,7 @@ export interface ChartPoint {
   readonly published?: number;
 }
 
+/** One line: a layout (and, when comparing, one result's side). */
 export interface ChartSeries {
   /** Legend text: the layout, with the side's label when two results are compared. */
   readonly name: string;
@@ -34,6 +36,7 @@ export interface ChartSeries {
 /** Which quantity a panel shows; panels of one kind share their y range. */
 export type PanelKind = 'memory-by-window' | 'memory-by-rate' | 'latency';
 
+/** One plot: its axes' titles and ticks, and a line per series. */
 export interface ChartPanel {
   readonly kind: PanelKind;
   readonly title: string;
