@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { benchCommand } from './commands/bench.js';
+import { chartCommand } from './commands/chart.js';
 import { compareCommand } from './commands/compare.js';
 import { doctorCommand } from './commands/doctor.js';
 import { inspectCommand } from './commands/inspect.js';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
     .configureOutput(output)
     .exitOverride();
   program.addCommand(benchCommand());
+  program.addCommand(chartCommand());
   program.addCommand(compareCommand());
   program.addCommand(doctorCommand());
   program.addCommand(inspectCommand());

@@ -14,6 +14,7 @@ import { layoutNames, resolveLayoutName, type LayoutName } from '../layouts/inde
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
 import { addCompareOptions, compareOptionsFrom, printVerdict, type CompareFlags } from './compare.js';
+import { checkSvgPath, terminalChart, writeChartSvg } from './chart.js';
 import { action, onShutdown } from './lifecycle.js';
 import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
 
@@ -37,6 +38,8 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   scenario?: string;
   baseline?: string;
   realtime?: boolean;
+  chart?: boolean;
+  chartOut?: string;
 }
 
 const DEFAULT_RATES = [100];
@@ -231,7 +234,9 @@ export function benchCommand(): Command {
     .addOption(new Option('--format <format>', 'output format').choices(benchFormats).default('table'))
     .option('--no-progress', 'no progress on stderr')
     .option('--scenario <file>', 'run a scenario file (JSON; see README "Scenario files"); flags given here override its fields')
-    .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does');
+    .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does')
+    .option('--chart', 'after the table, terminal charts of memory (and latency); printed even when stdout is not a terminal, never without this flag')
+    .option('--chart-out <file.svg>', 'also write the charts as a standalone SVG (with --baseline: the baseline against this run)');
   addCompareOptions(command);
   addJsonOption(command);
   addRedisOptions(command, { privateServer: true });
@@ -283,6 +288,8 @@ Examples:
         if (missing.length > 0) process.stderr.write(`swc bench: no published figure for ${missing.join(', ')}; those cells show ours only\n`);
       }
       if (flags.baseline !== undefined && format === 'csv') throw new UsageError('--baseline: prints the comparison as table, markdown or --json, not csv');
+      if (flags.chart && (format === 'json' || format === 'csv')) throw new UsageError(`--chart: draws after a table or markdown, not ${format} (use --chart-out, or swc chart on the saved result)`);
+      if (flags.chartOut !== undefined) checkSvgPath('--chart-out', flags.chartOut);
       // Read the baseline before Redis is touched, so a bad file costs no run.
       const baseline = flags.baseline !== undefined ? { label: flags.baseline, report: loadReport(flags.baseline) } : undefined;
       const session = await sessionFromFlags(flags);
@@ -336,12 +343,19 @@ Examples:
       const report = await running;
       progress.stop();
       warnShortfall(report);
+      let code: number | undefined;
       if (baseline) {
         const verdict = compareReports(baseline.report, report, compareOptionsFrom(flags));
-        return printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: format === 'markdown' ? 'markdown' : 'table' });
-      }
-      if (format === 'json') printJson(report);
+        code = printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: format === 'markdown' ? 'markdown' : 'table' });
+      } else if (format === 'json') printJson(report);
       else process.stdout.write(renderBench(report, format, useColor()));
+      const charted = [...(baseline ? [baseline] : []), { label: 'this run', report }];
+      if (flags.chart) {
+        const text = terminalChart(charted);
+        process.stdout.write(format === 'markdown' ? `\n\`\`\`text\n${text}\`\`\`\n` : `\n${text}`);
+      }
+      if (flags.chartOut !== undefined) await writeChartSvg('--chart-out', flags.chartOut, charted, 'swc bench');
+      return code;
     }),
   );
 }
