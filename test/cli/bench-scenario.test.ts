@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { BenchReport } from '../../src/measure/types.js';
 import { redisUrl } from '../helpers.js';
 import { runCli } from './run-cli.js';
@@ -12,6 +12,7 @@ const SMALL = fileURLToPath(new URL('../../fixtures/scenarios/small.json', impor
 const BLOG = fileURLToPath(new URL('../../fixtures/scenarios/blog.json', import.meta.url));
 const BASELINE = fileURLToPath(new URL('../../fixtures/baselines/small.json', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'swc-scenario-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function write(name: string, content: unknown): string {
   const file = join(dir, name);
