@@ -1,17 +1,17 @@
 import type { Redis } from 'ioredis';
-import { InterruptedError, RedisUnavailableError, SwcError } from '../errors.js';
+import { ExitCode, InterruptedError, RedisUnavailableError, SwcError } from '../errors.js';
 import { namespacedLayout } from '../layouts/index.js';
 import type { Layout, Light } from '../layouts/types.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
 import type { BenchReport, CellResult, MemoryResult, RealtimeResult, ThroughputResult } from '../measure/types.js';
 import { measureThroughput, type ThroughputPhase } from '../measure/throughput.js';
 import type { Session } from '../redis/connect.js';
-import { serverInfo, serverRunId } from '../redis/info.js';
+import { disturbances, serverCounters, serverInfo, type ServerCounters } from '../redis/info.js';
 import { execPipeline, installScripts } from '../redis/scripts.js';
 import { type ScriptCall } from '../lua/source.js';
 import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficSpec } from '../traffic/events.js';
 import { SWC_VERSION } from '../version.js';
-import { deleteKeys, type Namespace } from './namespace.js';
+import { deleteKeys, markRun, otherLiveRuns, type Namespace } from './namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan, type Cell } from './plan.js';
 import { publishedKb } from './presets.js';
 import { driveRealtime } from './realtime.js';
@@ -29,6 +29,22 @@ export interface BenchProgress {
   onPhase?(cell: Cell, phase: ThroughputPhase): void;
   /** A cell finished. */
   onCellDone?(result: CellResult, index: number, total: number): void;
+  /** Something the run cannot check or vouch for (e.g. INFO not allowed). */
+  onWarning?(message: string): void;
+}
+
+/**
+ * A fall of used_memory during a cell that only adds keys, beyond what
+ * client buffers and allocator noise explain: somebody else freed memory
+ * (another run's clean-up, a mass delete), so the delta is not this cell's.
+ */
+const IMPLAUSIBLE_DROP_BYTES = 256 * 1024;
+
+/** A cell whose figures would be wrong: something disturbed the server while it ran. */
+export class DisturbedCellError extends SwcError {
+  constructor(message: string) {
+    super(message, ExitCode.runtime);
+  }
 }
 
 /** Inputs of {@link runBench}. */
@@ -226,100 +242,162 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
   const started = Date.now();
   const info = await serverInfo(redis);
   const cells = cellsOf(plan);
-  // Load every script and run each layout once on a throw-away light before
-  // the first measurement: compiling Lua and the server's first allocations
-  // would otherwise land in the first cell's used_memory delta.
-  for (const name of new Set(cells.map((c) => c.layout))) {
-    const layout = namespacedLayout(name, namespace.prefix);
-    await installScripts(redis, layout.scripts);
-    await warmUp(session, plan, layout);
+  // Counters are read on a connection of their own, so a reading never
+  // waits behind a pipeline or lands inside the load's measurement.
+  const watcher = await session.connectAnother();
+  const heartbeat = await markRun(watcher, namespace).catch((err: unknown) => {
+    watcher.disconnect();
+    throw withContext(err, 'while marking the run');
+  });
+  try {
+    return await runCells();
+  } finally {
+    heartbeat.stop();
+    watcher.disconnect();
   }
-  const totalEvents = plannedEvents(plan);
-  let written = 0;
-  const results: CellResult[] = [];
-  for (const [index, cell] of cells.entries()) {
-    progress?.onCellStart?.(cell, index, cells.length);
-    const layout = namespacedLayout(cell.layout, namespace.prefix);
-    const where = (): string =>
-      `in cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s) ` +
-      `after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
-    const { memory, events, lights, span, realtime } = await runMemory(
-      session,
-      plan,
-      cell,
-      layout,
-      (n) => {
-        written += n;
-        progress?.onEvents?.(written, totalEvents);
-      },
-      run.signal,
-    ).catch((err: unknown) => {
-      throw withContext(err, where());
-    });
-    // A server that restarted mid-cell lost what was written before: its
-    // figures would be wrong, so stop instead.
-    if ((await serverRunId(redis)) !== info.runId) {
-      throw new RedisUnavailableError(`the server restarted ${where()}; its data was lost, so this run's figures would be wrong`);
+
+  async function runCells(): Promise<BenchReport> {
+    const others = await otherLiveRuns(watcher, namespace);
+    if (others.length > 0) {
+      throw new DisturbedCellError(
+        `another swc run is writing to this server (${others.join(', ')}); its writes would land in this run's figures: ` +
+          'wait until it ends (a run that died stops counting as alive within 15 s; swc clean removes its keys)',
+      );
     }
-    let clockSpan = span;
-    let throughput: ThroughputResult | undefined;
-    if (plan.throughput) {
-      let failures = 0;
-      let phase: ThroughputPhase | undefined;
-      throughput = await measureThroughput({
-        redis: session,
+    let last: ServerCounters | null = await serverCounters(watcher);
+    if (!last) progress?.onWarning?.('INFO is not allowed: evictions, pauses and restarts during the run cannot be noticed');
+    /** Fails the cell when the server was disturbed since the last reading. */
+    const watch = async (cell: string, what: string): Promise<void> => {
+      if (!last) return;
+      const now = await serverCounters(watcher);
+      if (!now) return;
+      const found = disturbances(last, now);
+      last = now;
+      if (found.length > 0) {
+        throw new DisturbedCellError(`${cell} failed during its ${what}: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`);
+      }
+    };
+    const liveOthers = async (cell: string): Promise<void> => {
+      const found = await otherLiveRuns(watcher, namespace);
+      if (found.length > 0) {
+        throw new DisturbedCellError(`${cell} failed: another swc run started writing to this server (${found.join(', ')}); its writes would land in this cell's figures`);
+      }
+    };
+    // Load every script and run each layout once on a throw-away light before
+    // the first measurement: compiling Lua and the server's first allocations
+    // would otherwise land in the first cell's used_memory delta.
+    for (const name of new Set(cells.map((c) => c.layout))) {
+      const layout = namespacedLayout(name, namespace.prefix);
+      await installScripts(redis, layout.scripts);
+      await warmUp(session, plan, layout);
+    }
+    const totalEvents = plannedEvents(plan);
+    let written = 0;
+    const results: CellResult[] = [];
+    for (const [index, cell] of cells.entries()) {
+      progress?.onCellStart?.(cell, index, cells.length);
+      const layout = namespacedLayout(cell.layout, namespace.prefix);
+      const name = `cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s)`;
+      const where = (): string =>
+        `in ${name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
+      const { memory, events, lights, span, realtime } = await runMemory(
+        session,
+        plan,
+        cell,
         layout,
-        lights,
+        (n) => {
+          written += n;
+          progress?.onEvents?.(written, totalEvents);
+        },
+        run.signal,
+      ).catch((err: unknown) => {
+        throw withContext(err, where());
+      });
+      // A server that restarted mid-cell lost what was written before, an
+      // eviction took some of it, a pause stretched it: stop instead of
+      // reporting such a figure.
+      await watch(name, 'memory phase');
+      if (memory.usedMemoryDeltaPerLight * lights.length < -IMPLAUSIBLE_DROP_BYTES) {
+        throw new DisturbedCellError(
+          `${name} failed during its memory phase: used_memory fell by ${Math.round((-memory.usedMemoryDeltaPerLight * lights.length) / 1024).toLocaleString('en-US')} KB ` +
+            'while this run only added keys: another client (another swc run?) freed memory, so the used_memory figure is not this cell\'s',
+        );
+      }
+      let clockSpan = span;
+      let throughput: ThroughputResult | undefined;
+      if (plan.throughput) {
+        let failures = 0;
+        let phase: ThroughputPhase | undefined;
+        // A reading at each phase change, so a pause is blamed on the phase it fell in.
+        const readings: { phase: ThroughputPhase; reading: Promise<ServerCounters | null> }[] = [];
+        throughput = await measureThroughput({
+          redis: session,
+          layout,
+          lights,
+          windowSeconds: cell.windowSeconds,
+          rate: cell.rate,
+          startAt: span.to,
+          failureRate: plan.failureRate,
+          seed: plan.seed,
+          connections: plan.throughput.connections,
+          pipeline: plan.throughput.pipeline,
+          ...(plan.throughput.ops !== undefined ? { ops: plan.throughput.ops } : { seconds: plan.throughput.seconds }),
+          errorJson: (at) => errorJsonFor(at, failures++),
+          ...(run.signal ? { signal: run.signal } : {}),
+          onProgress: (p) => {
+            if (p.phase === phase) return;
+            if (phase && last) readings.push({ phase, reading: serverCounters(watcher) });
+            progress?.onPhase?.(cell, (phase = p.phase));
+          },
+        }).catch((err: unknown) => {
+          throw withContext(err, `${where()}, throughput phase ${phase ?? 'write'}`);
+        });
+        for (const { phase: ended, reading } of readings) {
+          const now = await reading;
+          if (!last || !now) continue;
+          const found = disturbances(last, now);
+          last = now;
+          if (found.length > 0) {
+            throw new DisturbedCellError(`${name} failed during its ${ended} throughput phase: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`);
+          }
+        }
+        await watch(name, `${phase ?? 'request'} throughput phase`);
+        // Where the injected clock stopped, so every hour key it wrote is deleted below.
+        clockSpan = { ...span, to: span.to + Math.ceil((throughput.write.ops + throughput.request.ops) / lights.length) / cell.rate + 1 };
+      }
+      const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
+      const result: CellResult = {
+        layout: cell.layout,
         windowSeconds: cell.windowSeconds,
         rate: cell.rate,
-        startAt: span.to,
-        failureRate: plan.failureRate,
-        seed: plan.seed,
-        connections: plan.throughput.connections,
-        pipeline: plan.throughput.pipeline,
-        ...(plan.throughput.ops !== undefined ? { ops: plan.throughput.ops } : { seconds: plan.throughput.seconds }),
-        errorJson: (at) => errorJsonFor(at, failures++),
-        ...(run.signal ? { signal: run.signal } : {}),
-        onProgress: (p) => {
-          if (p.phase !== phase) progress?.onPhase?.(cell, (phase = p.phase));
-        },
-      }).catch((err: unknown) => {
-        throw withContext(err, `${where()}, throughput phase ${phase ?? 'write'}`);
-      });
-      // Where the injected clock stopped, so every hour key it wrote is deleted below.
-      clockSpan = { ...span, to: span.to + Math.ceil((throughput.write.ops + throughput.request.ops) / lights.length) / cell.rate + 1 };
+        durationSeconds: cell.durationSeconds,
+        // What the window holds at the end: a run shorter than the window fills only part of it.
+        eventsInWindow: Math.round(cell.rate * Math.min(realtime?.seconds ?? cell.durationSeconds, cell.windowSeconds)),
+        events,
+        memory,
+        ...(throughput ? { throughput } : {}),
+        ...(realtime ? { realtime } : {}),
+        ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
+      };
+      await liveOthers(name);
+      await deleteLights(redis, layout, lights, clockSpan);
+      results.push(result);
+      progress?.onCellDone?.(result, index, cells.length);
     }
-    const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
-    const result: CellResult = {
-      layout: cell.layout,
-      windowSeconds: cell.windowSeconds,
-      rate: cell.rate,
-      durationSeconds: cell.durationSeconds,
-      // What the window holds at the end: a run shorter than the window fills only part of it.
-      eventsInWindow: Math.round(cell.rate * Math.min(realtime?.seconds ?? cell.durationSeconds, cell.windowSeconds)),
-      events,
-      memory,
-      ...(throughput ? { throughput } : {}),
-      ...(realtime ? { realtime } : {}),
-      ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
+    return {
+      schemaVersion: 1,
+      swcVersion: SWC_VERSION,
+      redis: {
+        version: info.version,
+        memAllocator: info.memAllocator,
+        mode: info.mode,
+        private: Boolean(session.server),
+        config: info.config,
+      },
+      options: run.options ?? {},
+      results,
+      startedAt: new Date(started).toISOString(),
+      elapsedSeconds: (Date.now() - started) / 1000,
     };
-    await deleteLights(redis, layout, lights, clockSpan);
-    results.push(result);
-    progress?.onCellDone?.(result, index, cells.length);
   }
-  return {
-    schemaVersion: 1,
-    swcVersion: SWC_VERSION,
-    redis: {
-      version: info.version,
-      memAllocator: info.memAllocator,
-      mode: info.mode,
-      private: Boolean(session.server),
-      config: info.config,
-    },
-    options: run.options ?? {},
-    results,
-    startedAt: new Date(started).toISOString(),
-    elapsedSeconds: (Date.now() - started) / 1000,
-  };
 }

@@ -1,6 +1,8 @@
 import { Command, Option } from 'commander';
 import cliProgress from 'cli-progress';
-import { createNamespace, purgeNamespace } from '../bench/namespace.js';
+import type { Redis } from 'ioredis';
+import { estimatePeakBytes } from '../bench/footprint.js';
+import { CleanupIncompleteError, countNamespace, createNamespace, purgeNamespace, type Namespace } from '../bench/namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan } from '../bench/plan.js';
 import { presets, type Preset } from '../bench/presets.js';
 import { runBench, type BenchProgress } from '../bench/run.js';
@@ -8,7 +10,8 @@ import { loadScenario, type Scenario } from '../bench/scenario.js';
 import { compareReports } from '../compare/diff.js';
 import { loadReport } from '../compare/load.js';
 import { LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../bench/values.js';
-import { UsageError } from '../errors.js';
+import { ExitCode, SwcError, UsageError } from '../errors.js';
+import { preflight, refusalOf } from '../redis/preflight.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
 import { isLayoutName, layoutNames, type LayoutName } from '../layouts/index.js';
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
@@ -37,6 +40,7 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   scenario?: string;
   baseline?: string;
   realtime?: boolean;
+  allowEviction?: boolean;
 }
 
 const DEFAULT_RATES = [100];
@@ -189,6 +193,66 @@ function progressReporter(enabled: boolean, total: number): { hooks: BenchProgre
   return { hooks, stop: () => undefined };
 }
 
+/** How long the clean-up at the end (or on a signal) may take: the signal handler gives up at 8 s. */
+const CLEANUP_BOUND_MS = 4000;
+/** How long a stopping run may take to notice the stop before the clean-up starts anyway. */
+const STOP_WAIT_MS = 1500;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The command that removes a run's leftovers, naming host, port, database
+ * and namespace, never a password (a URL with credentials gets a note instead).
+ */
+export function cleanHint(url: string, namespace: Namespace): string {
+  const parsed = new URL(url);
+  const credentials = parsed.username || parsed.password ? ' (add your user and password to the URL)' : '';
+  return `swc clean --redis-url ${plainTarget(url)} --namespace ${namespace.prefix} --yes${credentials}`;
+}
+
+/** `redis://host:port/db` of a URL: where a run writes, without credentials. */
+function plainTarget(url: string): string {
+  const parsed = new URL(url);
+  const db = parsed.pathname.replace(/^\//, '') || '0';
+  return `${parsed.protocol}//${parsed.hostname}:${parsed.port || '6379'}/${db}`;
+}
+
+/**
+ * Removes the run's keys within {@link CLEANUP_BOUND_MS} on a connection of
+ * its own (the run's may be stuck behind a paused write) and says on stderr
+ * what was removed, or what was left and the command that removes it.
+ */
+async function cleanUp(connectAnother: () => Promise<Redis>, url: string, namespace: Namespace): Promise<void> {
+  const opened: Redis[] = [];
+  const open = async (): Promise<Redis> => {
+    const redis = await connectAnother();
+    opened.push(redis);
+    return redis;
+  };
+  try {
+    const removed = await Promise.race([
+      open().then((redis) => purgeNamespace(redis, namespace, 5, CLEANUP_BOUND_MS)),
+      sleep(CLEANUP_BOUND_MS + 500).then(() => {
+        throw new CleanupIncompleteError(
+          null,
+          `Redis did not finish the deletes within ${(CLEANUP_BOUND_MS + 500) / 1000} s (writes paused with CLIENT PAUSE, or a long script running)`,
+        );
+      }),
+    ]);
+    if (removed > 0) process.stderr.write(`swc bench: removed ${removed} key(s) of this run under ${namespace.pattern}\n`);
+  } catch (err) {
+    const reason = err instanceof CleanupIncompleteError ? err.reason : err instanceof Error ? err.message : String(err);
+    // SCAN is a read: it answers while writes are paused.
+    const left = await Promise.race([open().then((redis) => countNamespace(redis, namespace)), sleep(1000).then(() => null)]).catch(() => null);
+    process.stderr.write(
+      `swc bench: could not remove ${left === null ? 'some' : left} key(s) of this run under ${namespace.pattern}: ${reason}; ` +
+        `when Redis answers again, remove them with: ${cleanHint(url, namespace)}\n`,
+    );
+  } finally {
+    for (const redis of opened) redis.disconnect();
+  }
+}
+
 /** Above this shortfall a realtime cell measured this client's limits more than the layout's. */
 const SHORTFALL_WARNING = 0.05;
 
@@ -232,6 +296,7 @@ export function benchCommand(): Command {
     .option('--time <seconds>', `throughput: seconds per phase (default ${DEFAULT_PHASE_SECONDS})`, parser((v) => parseDuration('--time', v, LIMITS.time)))
     .addOption(new Option('--format <format>', 'output format').choices(benchFormats).default('table'))
     .option('--no-progress', 'no progress on stderr')
+    .option('--allow-eviction', 'run even when the run may not fit under maxmemory (a cell during which Redis evicts still fails)')
     .option('--scenario <file>', 'run a scenario file (JSON; see README "Scenario files"); flags given here override its fields')
     .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does');
   addCompareOptions(command);
@@ -295,26 +360,30 @@ Examples:
       // run's keys (only under its namespace), then the session closes.
       onShutdown(async () => {
         stop.abort();
-        await running?.catch(() => undefined);
+        // A run stuck behind a paused write does not notice the stop; clean up anyway.
+        if (running) await Promise.race([running.catch(() => undefined), sleep(STOP_WAIT_MS)]);
         if (session.server) return;
-        try {
-          const removed = await purgeNamespace(session.redis, namespace);
-          if (removed > 0) process.stderr.write(`swc bench: removed ${removed} key(s) of this run under ${namespace.pattern}\n`);
-        } catch {
-          process.stderr.write(
-            `swc bench: could not remove this run's keys (Redis unreachable); when it is back: ` +
-              `redis-cli --scan --pattern '${namespace.pattern}' | xargs -r redis-cli unlink\n`,
-          );
-        }
+        await cleanUp(() => session.connectAnother(), session.url, namespace);
       });
-      if (!session.server && flags.progress) {
-        process.stderr.write(`swc bench: writing only under ${namespace.pattern} on this server; removed at the end\n`);
+      if (!session.server) {
+        // Always shown (--no-progress too): the run id is what finds leftovers.
+        process.stderr.write(
+          `swc bench: run ${namespace.prefix}: writing only under ${namespace.pattern} on ${plainTarget(session.url)}; removed at the end\n`,
+        );
+        const report = await preflight(session.redis, { prefix: namespace.prefix, peakBytes: estimatePeakBytes(plan).bytes });
+        const refusal = refusalOf(report, flags.allowEviction === true);
+        if (refusal) throw new SwcError(`refusing to write to this server: ${refusal}`, ExitCode.runtime);
+        for (const finding of report.findings) {
+          const note = finding.advisory ? 'note' : 'warning (--allow-eviction)';
+          process.stderr.write(`swc bench: ${note}: ${finding.detail}\n`);
+        }
       }
       if (plan.realtime && flags.progress) {
         const cells = cellsOf(plan).length;
         process.stderr.write(`swc bench: realtime: ${cells} cell(s) × ${plan.durationSeconds ?? 0} s of real traffic, one after another\n`);
       }
       const progress = progressReporter(flags.progress, plannedEvents(plan));
+      progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
       running = runBench({
         signal: stop.signal,
         session,
