@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { benchCommand } from './commands/bench.js';
+import { cleanCommand } from './commands/clean.js';
 import { compareCommand } from './commands/compare.js';
 import { doctorCommand } from './commands/doctor.js';
 import { inspectCommand } from './commands/inspect.js';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
     .configureOutput(output)
     .exitOverride();
   program.addCommand(benchCommand());
+  program.addCommand(cleanCommand());
   program.addCommand(compareCommand());
   program.addCommand(doctorCommand());
   program.addCommand(inspectCommand());

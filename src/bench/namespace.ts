@@ -223,6 +223,16 @@ export async function otherLiveRuns(redis: Redis, namespace: Namespace): Promise
     .sort();
 }
 
+/** Whether a process of this machine still exists (a run killed with SIGKILL leaves its alive key for up to 15 s). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** One namespace found by {@link listNamespaces}. */
 export interface NamespaceUsage {
   readonly prefix: string;
@@ -271,7 +281,7 @@ export async function listNamespaces(redis: Redis, only?: Namespace): Promise<Na
       startedAt: marker.startedAt ? Number(marker.startedAt) : null,
       host: marker.host ?? null,
       pid: marker.pid ? Number(marker.pid) : null,
-      alive: members.includes(aliveKey(ns)),
+      alive: members.includes(aliveKey(ns)) && !(marker.host === os.hostname() && marker.pid && !processExists(Number(marker.pid))),
     });
   }
   return out.sort((a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0) || a.prefix.localeCompare(b.prefix));

@@ -178,7 +178,16 @@ function progressReporter(enabled: boolean, total: number): { hooks: BenchProgre
     };
     return { hooks, stop };
   }
+  let cellIndex = 0;
   const hooks: BenchProgress = {
+    onCellStart: (_cell, i: number) => {
+      cellIndex = i;
+    },
+    // One line per phase: a log (or a test) sees where a long run is.
+    onPhase: (cell, phase: string) =>
+      process.stderr.write(
+        `swc bench: [${cellIndex + 1}] ${cell.layout} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: ${phase} throughput phase\n`,
+      ),
     onCellDone: (r: CellResult, i: number, n: number) =>
       process.stderr.write(
         `swc bench: [${i + 1}/${n}] ${r.layout} window ${formatWindow(r.windowSeconds)} at ${r.rate}/s: ` +

@@ -46,7 +46,8 @@ export function compareVersions(a: string, b: string): number {
 
 /** Reads the version, allocator, mode and encoding limits of a server. */
 export async function serverInfo(redis: Redis): Promise<ServerInfo> {
-  const info = parseInfo(await redis.info());
+  // Managed services may deny or rename INFO: what it would say is then unknown, not an error.
+  const info = parseInfo(await redis.info().catch(() => ''));
   const config = Object.fromEntries(ENCODING_SETTINGS.map((name) => [name, null])) as Record<EncodingSetting, number | null>;
   let configReadable = true;
   try {

@@ -278,9 +278,21 @@ export async function preflight(redis: Redis, options: PreflightOptions): Promis
   } else {
     ({ missing, write: writeError } = await probe(redis, keys));
   }
+  const who = user ? `user "${user}"` : 'this user';
+  // A key pattern that leaves out swc-bench:* denies every command on a key: one finding, not twenty.
+  const keyDenied = missing.filter((m) => /permissions to access|can't access/i.test(m));
+  if (keyDenied.length > 0) {
+    const commands = [...new Set(keyDenied.map((m) => m.slice(0, m.indexOf(':')).replace(/ \(.*$/, '')))];
+    findings.push({
+      check: 'permission',
+      detail: `${who} may not access keys under ${options.prefix.replace(/:[^:]*$/, ':')}* (ACL key patterns; needed by ${commands.join(', ')})`,
+      overridable: false,
+    });
+  }
   for (const m of missing) {
+    if (keyDenied.includes(m)) continue;
     const advisory = PROBES.some((p) => p.advisory && m.startsWith(`${p.name} (`));
-    findings.push({ check: 'permission', detail: `${user ? `user "${user}"` : 'this user'} may not run ${m}`, overridable: false, ...(advisory ? { advisory } : {}) });
+    findings.push({ check: 'permission', detail: `${who} may not run ${m}`, overridable: false, ...(advisory ? { advisory } : {}) });
   }
   if (writeError && !findings.some((f) => f.check === 'replica' || f.check === 'min-replicas')) findings.push(explainWrite(writeError));
 
