@@ -178,15 +178,15 @@ function progressReporter(enabled: boolean, total: number): { hooks: BenchProgre
     };
     return { hooks, stop };
   }
-  let cellIndex = 0;
+  let at = '';
   const hooks: BenchProgress = {
-    onCellStart: (_cell, i: number) => {
-      cellIndex = i;
+    onCellStart: (_cell, i: number, n: number) => {
+      at = `${i + 1}/${n}`;
     },
     // One line per phase: a log (or a test) sees where a long run is.
     onPhase: (cell, phase: string) =>
       process.stderr.write(
-        `swc bench: [${cellIndex + 1}] ${cell.layout} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: ${phase} throughput phase\n`,
+        `swc bench: [${at}] ${cell.layout} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: ${phase} throughput phase\n`,
       ),
     onCellDone: (r: CellResult, i: number, n: number) =>
       process.stderr.write(
