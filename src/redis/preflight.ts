@@ -227,8 +227,10 @@ export async function preflight(redis: Redis, options: PreflightOptions): Promis
   } catch (err) {
     findings.push({
       check: 'unchecked',
-      detail: `INFO is not allowed (${messageOf(err)}): maxmemory, the eviction policy and evictions during the run cannot be checked`,
-      overridable: true,
+      detail:
+        `INFO is not allowed (${messageOf(err)}): maxmemory, the eviction policy and evictions during the run cannot be checked, ` +
+        'and swc bench reads used_memory from it',
+      overridable: false,
     });
   }
 
