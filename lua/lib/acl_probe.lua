@@ -3,8 +3,8 @@
 -- user may not run (ACLs apply to the commands a script calls). The keys are
 -- deleted before the script returns; nothing else is touched.
 --
--- KEYS[1]  probe hash   swc-bench:<id>:probe:h
--- KEYS[2]  probe zset   swc-bench:<id>:probe:z
+-- KEYS[1]  probe hash   swc-bench:<id>:{probe}:h
+-- KEYS[2]  probe zset   swc-bench:<id>:{probe}:z
 --
 -- Returns: an array of "COMMAND: error" strings, one per refused call
 -- (empty when every command is allowed).

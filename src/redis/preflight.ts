@@ -214,10 +214,11 @@ function memoryFinding(m: MemoryHeadroom): PreflightFinding | null {
  */
 export async function preflight(redis: Redis, options: PreflightOptions): Promise<PreflightReport> {
   const findings: PreflightFinding[] = [];
+  // One hash tag for every probe key: a cluster node takes multi-key probes without CROSSSLOT.
   const keys: ProbeKeys = {
-    plain: `${options.prefix}:probe`,
-    hash: `${options.prefix}:probe:h`,
-    zset: `${options.prefix}:probe:z`,
+    plain: `${options.prefix}:{probe}`,
+    hash: `${options.prefix}:{probe}:h`,
+    zset: `${options.prefix}:{probe}:z`,
     sha: '0'.repeat(40),
   };
 
