@@ -233,14 +233,23 @@ function plainTarget(url: string): string {
  */
 async function cleanUp(connectAnother: () => Promise<Redis>, url: string, namespace: Namespace): Promise<void> {
   const opened: Redis[] = [];
+  const deadline = Date.now() + CLEANUP_BOUND_MS;
   const open = async (): Promise<Redis> => {
-    const redis = await connectAnother();
-    opened.push(redis);
-    return redis;
+    for (;;) {
+      try {
+        const redis = await connectAnother();
+        opened.push(redis);
+        return redis;
+      } catch (err) {
+        // A long script of another client answers even PING with BUSY: wait it out, within the bound.
+        if (!/BUSY/.test(err instanceof Error ? err.message : String(err)) || Date.now() >= deadline) throw err;
+        await sleep(100);
+      }
+    }
   };
   try {
     const removed = await Promise.race([
-      open().then((redis) => purgeNamespace(redis, namespace, 5, CLEANUP_BOUND_MS)),
+      open().then((redis) => purgeNamespace(redis, namespace, 5, Math.max(0, deadline - Date.now()))),
       sleep(CLEANUP_BOUND_MS + 500).then(() => {
         throw new CleanupIncompleteError(
           null,
