@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Redis } from 'ioredis';
-import { ExitCode, SwcError, UsageError } from '../errors.js';
+import { ExitCode, InterruptedError, SwcError, UsageError } from '../errors.js';
 import { keySlot } from '../redis/slot.js';
 import { SWC_VERSION } from '../version.js';
 
@@ -192,35 +192,131 @@ export interface RunMarker {
   readonly swcVersion: string;
 }
 
+/** What a live run is doing: waiting for its turn, or writing (measuring). */
+export type RunState = 'waiting' | 'writing';
+
+/** Another run's alive key, read. */
+export interface LiveRun {
+  readonly prefix: string;
+  readonly state: RunState;
+  readonly startedAt: number;
+}
+
+/** A run's markers on the server, kept fresh until {@link RunHandle.stop}. */
+export interface RunHandle {
+  readonly namespace: Namespace;
+  readonly startedAt: number;
+  /** Rewrites the alive key with the new state (and keeps it so). */
+  setState(state: RunState): Promise<void>;
+  /** Stops refreshing the alive key (it expires, or the clean-up deletes it). */
+  stop(): void;
+}
+
+const aliveValue = (state: RunState, startedAt: number): string => `${state} ${startedAt}`;
+
 /**
- * Marks the run as started and alive, and keeps the alive key fresh until
- * the returned `stop` is called. Another run seeing the alive key knows this
- * one is writing; after a SIGKILL it expires within seconds.
+ * Marks the run as started and alive (`waiting`), and keeps the alive key
+ * fresh until `stop` is called. Other runs read the alive keys to take turns
+ * ({@link waitForTurn}); after a SIGKILL the key expires within 15 s.
  */
-export async function markRun(redis: Redis, namespace: Namespace): Promise<{ stop: () => void }> {
+export async function markRun(redis: Redis, namespace: Namespace): Promise<RunHandle> {
+  const startedAt = Date.now();
   const marker: Record<keyof RunMarker, string> = {
-    startedAt: String(Date.now()),
+    startedAt: String(startedAt),
     host: os.hostname(),
     pid: String(process.pid),
     swcVersion: SWC_VERSION,
   };
   await redis.hset(runKey(namespace), marker);
   await redis.expire(runKey(namespace), MARKER_TTL_SECONDS);
-  await redis.set(aliveKey(namespace), marker.startedAt, 'EX', ALIVE_TTL_SECONDS);
+  let state: RunState = 'waiting';
+  const write = (): Promise<unknown> => redis.set(aliveKey(namespace), aliveValue(state, startedAt), 'EX', ALIVE_TTL_SECONDS);
+  await write();
   const timer = setInterval(() => {
-    redis.set(aliveKey(namespace), marker.startedAt, 'EX', ALIVE_TTL_SECONDS).catch(() => undefined);
+    write().catch(() => undefined);
   }, ALIVE_REFRESH_MS);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    namespace,
+    startedAt,
+    setState: async (next) => {
+      state = next;
+      await write();
+    },
+    stop: () => clearInterval(timer),
+  };
 }
 
-/** The prefixes of other runs whose alive key exists: runs writing to this server now. */
-export async function otherLiveRuns(redis: Redis, namespace: Namespace): Promise<string[]> {
-  const keys = await scanAll(redis, `${BENCH_ROOT}*:alive`, Date.now());
-  return keys
-    .map((k) => k.slice(0, -':alive'.length))
-    .filter((prefix) => PREFIX_SHAPE.test(prefix) && prefix !== namespace.prefix)
-    .sort();
+/** Other runs whose alive key exists: runs on this server now, waiting or writing. */
+export async function otherLiveRuns(redis: Redis, namespace: Namespace): Promise<LiveRun[]> {
+  const keys = (await scanAll(redis, `${BENCH_ROOT}*:alive`, Date.now())).filter((k) => {
+    const prefix = k.slice(0, -':alive'.length);
+    return PREFIX_SHAPE.test(prefix) && prefix !== namespace.prefix;
+  });
+  if (keys.length === 0) return [];
+  // GETs, not MGET: on a cluster node the keys sit in different slots.
+  const pipeline = redis.pipeline();
+  for (const key of keys) pipeline.get(key);
+  const replies = (await pipeline.exec()) ?? [];
+  const out: LiveRun[] = [];
+  keys.forEach((key, i) => {
+    const [state, at] = String(replies[i]?.[1] ?? '').split(' ');
+    // A run of an older swc wrote a bare start time: count it as writing.
+    out.push({ prefix: key.slice(0, -':alive'.length), state: state === 'waiting' ? 'waiting' : 'writing', startedAt: Number(at ?? state) || 0 });
+  });
+  return out.sort((a, b) => a.prefix.localeCompare(b.prefix));
+}
+
+/** Whether `a` goes before `b`: the earlier start, ties broken by prefix. */
+const ahead = (a: { startedAt: number; prefix: string }, b: { startedAt: number; prefix: string }): boolean =>
+  a.startedAt < b.startedAt || (a.startedAt === b.startedAt && a.prefix < b.prefix);
+
+/** Options of {@link waitForTurn}. */
+export interface TurnOptions {
+  /** Give up after this long; default 120 s. */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+  /** Called once, when the run has to wait, with the runs ahead of it. */
+  readonly onWait?: (ahead: readonly string[]) => void;
+}
+
+/** How long a run waits for others before giving up. */
+export const DEFAULT_TURN_TIMEOUT_MS = 120_000;
+
+/**
+ * Waits until no other run is writing and no earlier run is waiting, then
+ * marks this run `writing`. Two runs that flip at the same moment both see
+ * it; the later one steps back. Runs on one server so take turns instead of
+ * measuring each other's writes. Throws a SwcError (exit 3) after the
+ * timeout, an InterruptedError when `signal` aborts.
+ */
+export async function waitForTurn(redis: Redis, run: RunHandle, options: TurnOptions = {}): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS);
+  const self = { prefix: run.namespace.prefix, startedAt: run.startedAt };
+  let announced = false;
+  for (;;) {
+    if (options.signal?.aborted) throw new InterruptedError();
+    const blocking = (await otherLiveRuns(redis, run.namespace)).filter((o) => o.state === 'writing' || ahead(o, self));
+    if (blocking.length === 0) {
+      await run.setState('writing');
+      const clash = (await otherLiveRuns(redis, run.namespace)).filter((o) => o.state === 'writing' && ahead(o, self));
+      if (clash.length === 0) return;
+      await run.setState('waiting');
+      continue;
+    }
+    if (!announced) {
+      announced = true;
+      options.onWait?.(blocking.map((o) => o.prefix));
+    }
+    if (Date.now() >= deadline) {
+      throw new SwcError(
+        `another swc run (${blocking.map((o) => o.prefix).join(', ')}) kept this server busy for ${Math.round((options.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS) / 1000)} s; ` +
+          'its writes would land in this run\'s figures, so this run did not start (a run that died stops counting within 15 s)',
+        ExitCode.runtime,
+      );
+    }
+    await sleep(250);
+  }
 }
 
 /** Whether a process of this machine still exists (a run killed with SIGKILL leaves its alive key for up to 15 s). */

@@ -11,7 +11,7 @@ import { execPipeline, installScripts } from '../redis/scripts.js';
 import { type ScriptCall } from '../lua/source.js';
 import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficSpec } from '../traffic/events.js';
 import { SWC_VERSION } from '../version.js';
-import { deleteKeys, markRun, otherLiveRuns, type Namespace } from './namespace.js';
+import { deleteKeys, markRun, otherLiveRuns, waitForTurn, type Namespace } from './namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan, type Cell } from './plan.js';
 import { publishedKb } from './presets.js';
 import { driveRealtime } from './realtime.js';
@@ -31,6 +31,8 @@ export interface BenchProgress {
   onCellDone?(result: CellResult, index: number, total: number): void;
   /** Something the run cannot check or vouch for (e.g. INFO not allowed). */
   onWarning?(message: string): void;
+  /** Other runs are writing to the server: this one waits for them to end before it starts. */
+  onWait?(others: readonly string[]): void;
 }
 
 /**
@@ -257,13 +259,11 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
   }
 
   async function runCells(): Promise<BenchReport> {
-    const others = await otherLiveRuns(watcher, namespace);
-    if (others.length > 0) {
-      throw new DisturbedCellError(
-        `another swc run is writing to this server (${others.join(', ')}); its writes would land in this run's figures: ` +
-          'wait until it ends (a run that died stops counting as alive within 15 s; swc clean removes its keys)',
-      );
-    }
+    // Runs on one server take turns: another run's writes would land in this one's figures.
+    await waitForTurn(watcher, heartbeat, {
+      ...(run.signal ? { signal: run.signal } : {}),
+      ...(progress?.onWait ? { onWait: (others: readonly string[]) => progress.onWait?.(others) } : {}),
+    });
     let last: ServerCounters | null = await serverCounters(watcher);
     if (!last) progress?.onWarning?.('INFO is not allowed: evictions, pauses and restarts during the run cannot be noticed');
     /** Fails the cell when the server was disturbed since the last reading. */
@@ -278,9 +278,11 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       }
     };
     const liveOthers = async (cell: string): Promise<void> => {
-      const found = await otherLiveRuns(watcher, namespace);
+      const found = (await otherLiveRuns(watcher, namespace)).filter((o) => o.state === 'writing');
       if (found.length > 0) {
-        throw new DisturbedCellError(`${cell} failed: another swc run started writing to this server (${found.join(', ')}); its writes would land in this cell's figures`);
+        throw new DisturbedCellError(
+          `${cell} failed: another swc run wrote to this server while it ran (${found.map((o) => o.prefix).join(', ')}); its writes would land in this cell's figures`,
+        );
       }
     };
     // Load every script and run each layout once on a throw-away light before

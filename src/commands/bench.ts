@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import type { Redis } from 'ioredis';
 import { estimatePeakBytes } from '../bench/footprint.js';
-import { CleanupIncompleteError, countNamespace, createNamespace, purgeNamespace, type Namespace } from '../bench/namespace.js';
+import { CleanupIncompleteError, countNamespace, createNamespace, DEFAULT_TURN_TIMEOUT_MS, purgeNamespace, type Namespace } from '../bench/namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan } from '../bench/plan.js';
 import { presets, type Preset } from '../bench/presets.js';
 import { runBench, type BenchProgress } from '../bench/run.js';
@@ -397,6 +397,10 @@ Examples:
       }
       const progress = progressReporter(flags.progress, plannedEvents(plan));
       progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
+      progress.hooks.onWait = (others) =>
+        process.stderr.write(
+          `swc bench: another swc run is writing to this server (${others.join(', ')}); waiting for it to end (at most ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)\n`,
+        );
       running = runBench({
         signal: stop.signal,
         session,

@@ -64,18 +64,35 @@ describe('a cell disturbed while it runs fails instead of reporting a figure', (
     await expectUntouched(redis, before, run);
   });
 
-  it('two runs at once on one server: the second refuses with exit 3 naming the first, which finishes with exit 0', async () => {
+  it('two runs at once on one server: the second waits for the first (saying so), then both finish with exit 0', async () => {
     const { url, redis, before } = await server();
-    const first = bench(['--redis-url', url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--time', '2', '--json']);
+    const args = ['--redis-url', url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--time', '1', '--json'];
+    const first = bench(args);
     const [, firstNs] = (await first.waitFor(RUN_LINE)) as unknown as [string, string];
     await first.waitFor(/write throughput phase/);
-    const second = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
-    expect(second.code).toBe(3);
-    expect(second.stderr).toMatch(new RegExp(`^swc: another swc run is writing to this server \\(${firstNs}\\)`, 'm'));
-    const { code } = await first.exited;
-    expect(code).toBe(0);
-    expect(JSON.parse(first.stdout()).results).toHaveLength(1);
-    await expectUntouched(redis, before, first);
+    const second = bench(args);
+    await second.waitFor(new RegExp(`another swc run is writing to this server \\(${firstNs}\\); waiting for it to end`));
+    const [a, b] = await Promise.all([first.exited, second.exited]);
+    expect([a.code, b.code]).toEqual([0, 0]);
+    // The second started writing only after the first had finished.
+    expect(second.stderr()).not.toMatch(/throughput phase[\s\S]*waiting for it to end/);
+    for (const run of [first, second]) expect(JSON.parse(run.stdout()).results).toHaveLength(1);
+    await expectUntouched(redis, before, second);
+  });
+
+  it('a run that writes without taking turns (an alive key appears mid-cell): the cell fails with exit 3 naming that run', async () => {
+    const { url, redis, other, before } = await server();
+    const run = bench(['--redis-url', url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--time', '1', '--json']);
+    await run.waitFor(/write throughput phase/);
+    // What an swc without turn-taking leaves while it writes: an alive key with a bare start time.
+    const intruder = await other();
+    await intruder.set('swc-bench:0badc0de:alive', String(Date.now()), 'EX', 60);
+    const { code } = await run.exited;
+    await intruder.del('swc-bench:0badc0de:alive');
+    expect(code).toBe(3);
+    expect(run.stdout()).toBe('');
+    expect(run.stderr()).toMatch(/^swc: cell 1\/1 \(stoplight-v6, window 60 s at 10\/s\) failed: another swc run wrote to this server while it ran \(swc-bench:0badc0de\)/m);
+    await expectUntouched(redis, before, run);
   });
 });
 
