@@ -321,7 +321,11 @@ export function benchCommand(): Command {
 By default time is injected: a 10-minute window fills in well under a second. Memory is
 MEMORY USAGE <key> SAMPLES 0 summed over each light's keys. On a server swc did
 not start, every key goes under swc-bench:<run id>: and is deleted at the end,
-also on Ctrl-C.
+also on Ctrl-C (swc clean removes what a killed run left). Before writing there,
+swc refuses (exit 3) when the run could make Redis evict or refuse writes
+(maxmemory; --allow-eviction runs anyway), when the server is a replica or lacks
+replicas for min-replicas-to-write, or when the user lacks a permission; a cell
+during which Redis evicted, restarted or was paused fails instead of reporting.
 
 With --realtime, nothing is injected: each cell sends every light's events
 at --rate per second, evenly spaced on a monotonic clock, for --duration
