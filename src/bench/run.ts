@@ -11,7 +11,7 @@ import { execPipeline, installScripts } from '../redis/scripts.js';
 import { type ScriptCall } from '../lua/source.js';
 import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficSpec } from '../traffic/events.js';
 import { SWC_VERSION } from '../version.js';
-import { deleteKeys, markRun, otherLiveRuns, waitForTurn, type Namespace } from './namespace.js';
+import { aliveKey, deleteKeys, markRun, otherLiveRuns, runKey, waitForTurn, type Namespace } from './namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan, type Cell } from './plan.js';
 import { publishedKb } from './presets.js';
 import { driveRealtime } from './realtime.js';
@@ -255,6 +255,12 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     return await runCells();
   } finally {
     heartbeat.stop();
+    // The markers go with the run; the caller's clean-up catches them if this fails.
+    // Bounded: under a long CLIENT PAUSE the DEL waits, and the caller's clean-up reports what is left.
+    await Promise.race([
+      deleteKeys(watcher, [runKey(namespace), aliveKey(namespace)]).catch(() => undefined),
+      new Promise((r) => setTimeout(r, 2000).unref()),
+    ]);
     watcher.disconnect();
   }
 
