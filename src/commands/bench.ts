@@ -149,7 +149,7 @@ export function withScenario(flags: BenchFlags, scenario: Scenario, given: (flag
  * clears the bar; call it before printing results, or the bar's cursor
  * handling lands on the table.
  */
-function progressReporter(enabled: boolean, total: number): { hooks: BenchProgress; stop: () => void } {
+function progressReporter(enabled: boolean, total: number, realtime: boolean): { hooks: BenchProgress; stop: () => void } {
   if (!enabled) return { hooks: {}, stop: () => undefined };
   if (process.stderr.isTTY) {
     const bar = new cliProgress.SingleBar(
@@ -175,8 +175,12 @@ function progressReporter(enabled: boolean, total: number): { hooks: BenchProgre
   }
   let at = '';
   const hooks: BenchProgress = {
-    onCellStart: (_cell, i: number, n: number) => {
+    onCellStart: (cell, i: number, n: number) => {
       at = `${i + 1}/${n}`;
+      // Real traffic takes real time: say when each cell's starts.
+      if (realtime) {
+        process.stderr.write(`swc bench: [${at}] ${cell.layout} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: real traffic for ${cell.durationSeconds} s\n`);
+      }
     },
     // One line per phase: a log (or a test) sees where a long run is.
     onPhase: (cell, phase: string) =>
@@ -399,7 +403,7 @@ Examples:
         const cells = cellsOf(plan).length;
         process.stderr.write(`swc bench: realtime: ${cells} cell(s) × ${plan.durationSeconds ?? 0} s of real traffic, one after another\n`);
       }
-      const progress = progressReporter(flags.progress, plannedEvents(plan));
+      const progress = progressReporter(flags.progress, plannedEvents(plan), plan.realtime === true);
       progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
       progress.hooks.onWait = (others) =>
         process.stderr.write(
