@@ -126,14 +126,15 @@ async function dryRun(redis: Redis, user: string, keys: ProbeKeys): Promise<stri
   for (const probe of PROBES) {
     if (probe.name === 'MULTI') continue;
     const result = await tryCall(redis, ['ACL', 'DRYRUN', user, ...probe.args(keys)]);
-    if (!result.ok) return null;
-    if (result.reply !== 'OK') missing.push(`${probe.name}${probe.advisory ? ` (${probe.advisory})` : ''}: ${String(result.reply)}`);
+    // An error (not a denial) means the command does not exist here: renamed or disabled.
+    const reason = result.ok ? (result.reply === 'OK' ? null : String(result.reply)) : (result.error ?? 'refused');
+    if (reason !== null) missing.push(`${probe.name}${probe.advisory ? ` (${probe.advisory})` : ''}: ${reason}`);
   }
   for (const [command, ...args] of SCRIPT_COMMANDS) {
     const resolved = args.map((a) => (a === 'h' ? keys.hash : a === 'z' ? keys.zset : a));
     const result = await tryCall(redis, ['ACL', 'DRYRUN', user, String(command), ...resolved]);
-    if (!result.ok) return null;
-    if (result.reply !== 'OK') missing.push(`${String(command)} in scripts: ${String(result.reply)}`);
+    const reason = result.ok ? (result.reply === 'OK' ? null : String(result.reply)) : (result.error ?? 'refused');
+    if (reason !== null) missing.push(`${String(command)} in scripts: ${reason}`);
   }
   return missing;
 }

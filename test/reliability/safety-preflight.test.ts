@@ -184,4 +184,26 @@ describe('bench refuses a server that cannot take its writes; doctor names why',
     expect(doctor.stdout).toMatch(/FAIL\s+info\s+INFO is not allowed/);
     expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
   });
+
+  it('MEMORY renamed and CONFIG denied: doctor exits 1 naming each, and --json carries the findings and the permission method', async () => {
+    const { redis, server: s } = await server(['rename-command=MEMORY SWCMEMORY']);
+    await redis.call('ACL', 'SETUSER', 'noconfig', 'on', '>pw', '~*', '+@all', '-config');
+    const url = `redis://noconfig:pw@127.0.0.1:${s.port}`;
+    const doctor = await runCli(['doctor', '--redis-url', url, '--json']);
+    expect(doctor.code).toBe(1);
+    const report = JSON.parse(doctor.stdout) as {
+      checks: { name: string; status: string; detail: string }[];
+      permissions: { user: string; method: string; missing: string[] };
+      memory: { maxBytes: number } | null;
+    };
+    expect(report.permissions).toMatchObject({ user: 'noconfig', method: 'acl-dryrun' });
+    expect(report.checks).toContainEqual(expect.objectContaining({ name: 'memory usage', status: 'fail' }));
+    expect(report.checks).toContainEqual(expect.objectContaining({ name: 'permission', status: 'fail', detail: expect.stringMatching(/MEMORY USAGE/) }));
+    expect(report.checks).toContainEqual(expect.objectContaining({ name: 'permission', status: 'fail', detail: expect.stringMatching(/CONFIG GET/) }));
+    expect(report.memory).toMatchObject({ maxBytes: 0 });
+    const bench = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
+    expect(bench.code).toBe(3);
+    expect(bench.stderr).toMatch(/^swc: refusing to write to this server: .*may not run MEMORY USAGE/m);
+    expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
+  });
 });

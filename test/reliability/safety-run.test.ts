@@ -96,6 +96,25 @@ describe('a cell disturbed while it runs fails instead of reporting a figure', (
   });
 });
 
+describe('a used_memory figure another client moved is not reported', () => {
+  it('a 16 MB user key deleted during a realtime cell: used_memory falls, the cell fails with exit 3 saying so', async () => {
+    const { url, other } = await server();
+    const user = await other();
+    await user.set('{app}:big', Buffer.alloc(16 * 1024 * 1024, 1));
+    const run = bench(['--redis-url', url, '--realtime', '--rate', '20', '--window', '60', '--duration', '3s', '--layout', 'stoplight-v6', '--json']);
+    const [, namespace] = (await run.waitFor(RUN_LINE)) as unknown as [string, string];
+    await run.waitFor(/real traffic for 3 s/);
+    // The cell's first used_memory reading comes before its first write: wait for a key, then free memory.
+    while ((await keysMatching(user, `${namespace}:stoplight:*`)).length === 0) await new Promise((r) => setTimeout(r, 20));
+    await user.del('{app}:big');
+    const { code } = await run.exited;
+    expect(code).toBe(3);
+    expect(run.stdout()).toBe('');
+    expect(run.stderr()).toMatch(/^swc: cell 1\/1 \(stoplight-v6, window 60 s at 20\/s\) failed during its memory phase: used_memory fell by [\d,]+ KB while this run only added keys/m);
+    expect(await keysMatching(user, 'swc-bench:*')).toEqual([]);
+  });
+});
+
 describe('clean-up keeps working through server trouble and says what it left', () => {
   it('BUSY (another client runs a 2.5 s script): the run fails with exit 3, the clean-up waits the script out and removes every key', async () => {
     const { url, redis, other, before } = await server();
