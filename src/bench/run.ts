@@ -7,6 +7,7 @@ import type { BenchReport, CellResult, MemoryResult, RealtimeResult, ThroughputR
 import { measureThroughput, type ThroughputPhase } from '../measure/throughput.js';
 import type { Session } from '../redis/connect.js';
 import { disturbances, serverCounters, serverInfo, type ServerCounters } from '../redis/info.js';
+import { keySlot } from '../redis/slot.js';
 import { execPipeline, installScripts } from '../redis/scripts.js';
 import { type ScriptCall } from '../lua/source.js';
 import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficSpec } from '../traffic/events.js';
@@ -228,6 +229,30 @@ async function runMemory(
     span,
     ...(realtime ? { realtime } : {}),
   };
+}
+
+/**
+ * The plan's layouts whose script calls take keys in more than one hash
+ * slot (a cluster node refuses those with CROSSSLOT), each with the slots
+ * of one sample call. Asks each layout for a write and a read over the
+ * plan's widest window, so no layout is named here.
+ */
+export function layoutsAcrossSlots(plan: BenchPlan, prefix: string): { layout: string; slots: number[] }[] {
+  const window = Math.max(...plan.windows);
+  const at = BENCH_EPOCH + (plan.durationSeconds ?? window);
+  const out: { layout: string; slots: number[] }[] = [];
+  for (const name of new Set(plan.layouts)) {
+    const layout = namespacedLayout(name, prefix);
+    const light: Light = { name: 'slot-check' };
+    for (const call of [layout.recordSuccess(light, { at, windowSeconds: window }), layout.getMetrics(light, { at, windowSeconds: window })]) {
+      const slots = [...new Set(call.keys.map(keySlot))];
+      if (slots.length > 1) {
+        out.push({ layout: name, slots });
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 /**

@@ -5,7 +5,7 @@ import { estimatePeakBytes } from '../bench/footprint.js';
 import { CleanupIncompleteError, countNamespace, createNamespace, DEFAULT_TURN_TIMEOUT_MS, purgeNamespace, type Namespace } from '../bench/namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan } from '../bench/plan.js';
 import { presets, type Preset } from '../bench/presets.js';
-import { runBench, type BenchProgress } from '../bench/run.js';
+import { layoutsAcrossSlots, runBench, type BenchProgress } from '../bench/run.js';
 import { loadScenario, type Scenario } from '../bench/scenario.js';
 import { compareReports } from '../compare/diff.js';
 import { loadReport } from '../compare/load.js';
@@ -392,6 +392,14 @@ Examples:
           `swc bench: run ${namespace.prefix}: writing only under ${namespace.pattern} on ${plainTarget(session.url)}; removed at the end\n`,
         );
         const report = await preflight(session.redis, { prefix: namespace.prefix, peakBytes: estimatePeakBytes(plan).bytes });
+        const spanning = report.cluster ? layoutsAcrossSlots(plan, namespace.prefix) : [];
+        if (spanning.length > 0) {
+          throw new SwcError(
+            `refusing to write to this server: it runs in cluster mode, and ${spanning.map((s) => `${s.layout}'s scripts take keys in ${s.slots.length} hash slots`).join(', ')} ` +
+              `(Redis would answer CROSSSLOT); leave ${spanning.length > 1 ? 'those layouts' : 'it'} out with --layout`,
+            ExitCode.runtime,
+          );
+        }
         const refusal = refusalOf(report, flags.allowEviction === true);
         if (refusal) throw new SwcError(`refusing to write to this server: ${refusal}`, ExitCode.runtime);
         for (const finding of report.findings) {

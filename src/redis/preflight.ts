@@ -32,6 +32,8 @@ export interface MemoryHeadroom {
 /** What {@link preflight} found. */
 export interface PreflightReport {
   readonly findings: readonly PreflightFinding[];
+  /** The server runs in cluster mode: a script's keys must share one hash slot. */
+  readonly cluster: boolean;
   readonly memory: MemoryHeadroom | null;
   readonly permissions: {
     /** ACL WHOAMI, or null when not allowed. */
@@ -300,7 +302,7 @@ export async function preflight(redis: Redis, options: PreflightOptions): Promis
   }
   if (writeError && !findings.some((f) => f.check === 'replica' || f.check === 'min-replicas')) findings.push(explainWrite(writeError));
 
-  return { findings, memory, permissions: { user, method: exact ? 'acl-dryrun' : 'probe', missing } };
+  return { findings, cluster: info?.cluster_enabled === '1', memory, permissions: { user, method: exact ? 'acl-dryrun' : 'probe', missing } };
 }
 
 /**

@@ -136,7 +136,7 @@ describe('clean-up keeps working through server trouble and says what it left', 
     await expectUntouched(redis, before, run);
   });
 
-  it('CROSSSLOT: a 6.0 bench of several lights on a cluster node deletes per slot and leaves nothing', async () => {
+  it('CROSSSLOT: a 6.0 bench of several lights on a cluster node deletes per slot and leaves nothing; 5.x is refused up front', async () => {
     const s = await startPrivateServer({ settings: ['cluster-enabled=yes'] });
     const redis = await connect(s.url);
     opened.push({ server: s, redis: [redis] });
@@ -151,6 +151,11 @@ describe('clean-up keeps working through server trouble and says what it left', 
     expect(result.code).toBe(0);
     expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
     expect(await redis.get('app:kept')).toBe('yes');
+    // 5.x keys carry no hash tag: refused up front, naming the layout, rather than a CROSSSLOT mid-run.
+    const both = await runCli(['bench', '--redis-url', s.url, '--rate', '10', '--window', '60', '--no-throughput']);
+    expect(both.code).toBe(3);
+    expect(both.stderr).toMatch(/^swc: refusing to write to this server: it runs in cluster mode, and stoplight-v5's scripts take keys in \d+ hash slots \(Redis would answer CROSSSLOT\); leave it out with --layout$/m);
+    expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
   });
 
   it('SIGTERM while writes are paused: exit 143, says how many keys were left and the swc clean command (host, port, db, namespace) that removes them', async () => {
