@@ -263,11 +263,11 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
   const started = Date.now();
   const info = await serverInfo(redis);
   const cells = cellsOf(plan);
-  // Counters are read on a connection of their own, so a reading never
-  // waits behind a pipeline or lands inside the load's measurement.
-  const watcher = await session.connectAnother();
+  // Counters are read on the session's own connection: the fill writes on a
+  // connection of its own and the load on lean sockets of its own, so this
+  // one is idle while they run (and no extra client counts against maxclients).
+  const watcher = redis;
   const heartbeat = await markRun(watcher, namespace).catch((err: unknown) => {
-    watcher.disconnect();
     throw withContext(err, 'while marking the run');
   });
   try {
@@ -280,7 +280,6 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       deleteKeys(watcher, [runKey(namespace), aliveKey(namespace)]).catch(() => undefined),
       new Promise((r) => setTimeout(r, 2000).unref()),
     ]);
-    watcher.disconnect();
   }
 
   async function runCells(): Promise<BenchReport> {

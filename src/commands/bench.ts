@@ -230,7 +230,7 @@ function plainTarget(url: string): string {
  * its own (the run's may be stuck behind a paused write) and says on stderr
  * what was removed, or what was left and the command that removes it.
  */
-async function cleanUp(connectAnother: () => Promise<Redis>, url: string, namespace: Namespace): Promise<void> {
+async function cleanUp(connectAnother: () => Promise<Redis>, current: Redis, url: string, namespace: Namespace): Promise<void> {
   const opened: Redis[] = [];
   const deadline = Date.now() + CLEANUP_BOUND_MS;
   const open = async (): Promise<Redis> => {
@@ -240,9 +240,15 @@ async function cleanUp(connectAnother: () => Promise<Redis>, url: string, namesp
         opened.push(redis);
         return redis;
       } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
         // A long script of another client answers even PING with BUSY: wait it out, within the bound.
-        if (!/BUSY/.test(err instanceof Error ? err.message : String(err)) || Date.now() >= deadline) throw err;
-        await sleep(100);
+        if (/BUSY/.test(message) && Date.now() < deadline) {
+          await sleep(100);
+          continue;
+        }
+        // No new connection (maxclients, say): the run's own may still work.
+        if (current.status === 'ready') return current;
+        throw err;
       }
     }
   };
@@ -261,6 +267,7 @@ async function cleanUp(connectAnother: () => Promise<Redis>, url: string, namesp
     const reason = err instanceof CleanupIncompleteError ? err.reason : err instanceof Error ? err.message : String(err);
     // SCAN is a read: it answers while writes are paused.
     const left = await Promise.race([open().then((redis) => countNamespace(redis, namespace)), sleep(1000).then(() => null)]).catch(() => null);
+    if (left === 0) return;
     process.stderr.write(
       `swc bench: could not remove ${left === null ? 'some' : left} key(s) of this run under ${namespace.pattern}: ${reason}; ` +
         `when Redis answers again, remove them with: ${cleanHint(url, namespace)}\n`,
@@ -384,7 +391,7 @@ Examples:
         // A run stuck behind a paused write does not notice the stop; clean up anyway.
         if (running) await Promise.race([running.catch(() => undefined), sleep(STOP_WAIT_MS)]);
         if (session.server) return;
-        await cleanUp(() => session.connectAnother(), session.url, namespace);
+        await cleanUp(() => session.connectAnother(), session.redis, session.url, namespace);
       });
       if (!session.server) {
         // Always shown (--no-progress too): the run id is what finds leftovers.
