@@ -40,7 +40,7 @@ async function expectUntouched(redis: Redis, before: Record<string, string>): Pr
 }
 
 describe('bench refuses before writing to a server where it would evict', () => {
-  it('maxmemory 3mb + allkeys-lru with 300 user keys: exit 3 before any write, user keys byte-identical, no swc key', async () => {
+  it('maxmemory 3mb + allkeys-lru with 300 user keys: bench exit 3 before any write, doctor exit 1 on headroom, user keys byte-identical, no swc key', async () => {
     const { redis, url } = await server();
     await redis.config('SET', 'maxmemory', '3mb');
     await redis.config('SET', 'maxmemory-policy', 'allkeys-lru');
@@ -53,6 +53,9 @@ describe('bench refuses before writing to a server where it would evict', () => 
     expect(result.stderr.split('\n').filter((l) => l.startsWith('swc: '))).toHaveLength(1);
     expect(result.stdout).toBe('');
     expect(Number(/evicted_keys:(\d+)/.exec(await redis.info('stats'))?.[1])).toBe(0);
+    const doctor = await runCli(['doctor', '--redis-url', url]);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/FAIL\s+memory headroom\s+the default bench \(--rate 100 --window 300\): maxmemory 3\.0 MB/);
     await expectUntouched(redis, before);
   });
 
