@@ -53,7 +53,7 @@ describe('swc bench --scenario (CLI)', () => {
     expect(result.stderr).toMatch(message);
   });
 
-  it('accepts the committed scenarios', async () => {
+  it('runs the committed blog scenario (one cell by flags) with the published figures beside ours', async () => {
     // --rate/--window keep the blog matrix to one cell: this checks the file, not the figures.
     const blog = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', BLOG, '--rate', '10', '--window', '1m', '--json']);
     expect(blog.code).toBe(0);
@@ -96,7 +96,7 @@ describe('swc bench --baseline (CLI)', () => {
     expect(verdict.failures.map((f) => [f.cell, f.figure])).toEqual([['stoplight-v5 60 s @ 1/s', 'bytesPerLight']]);
   });
 
-  it('rejects a bad baseline before running anything', async () => {
+  it('a truncated baseline: exit 2 naming the file, before any cell runs', async () => {
     const result = await runCli(['bench', '--scenario', SMALL, '--baseline', write('bad-baseline.json', '{"results": ')]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/bad-baseline\.json: truncated JSON/);

@@ -50,7 +50,7 @@ describe('swc bench (CLI)', () => {
     expect(result.stderr).not.toMatch(/KB per light|throughput phase/);
   });
 
-  it('renders markdown and csv', async () => {
+  it('markdown: a pipe table with one row per cell; csv: a header, then layout,windowSeconds,rate per cell', async () => {
     const md = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--format', 'markdown', '--no-progress', '--no-throughput']);
     expect(md.code).toBe(0);
     expect(md.stdout).toMatch(/^\*\*Memory per light/);
