@@ -201,8 +201,10 @@ function progressReporter(enabled: boolean, total: number, realtime: boolean): {
   return { hooks, stop: () => undefined };
 }
 
-/** How long the clean-up at the end (or on a signal) may take: the signal handler gives up at 8 s. */
-const CLEANUP_BOUND_MS = 4000;
+/** How long the clean-up after a signal may take: the signal handler exits at 8 s whatever happens. */
+const SIGNAL_CLEANUP_BOUND_MS = 4000;
+/** How long the clean-up after a finished or failed run may wait out BUSY or a pause. */
+const CLEANUP_BOUND_MS = 10_000;
 /** How long a stopping run may take to notice the stop before the clean-up starts anyway. */
 const STOP_WAIT_MS = 1500;
 
@@ -226,13 +228,13 @@ function plainTarget(url: string): string {
 }
 
 /**
- * Removes the run's keys within {@link CLEANUP_BOUND_MS} on a connection of
+ * Removes the run's keys within `boundMs` on a connection of
  * its own (the run's may be stuck behind a paused write) and says on stderr
  * what was removed, or what was left and the command that removes it.
  */
-async function cleanUp(connectAnother: () => Promise<Redis>, current: Redis, url: string, namespace: Namespace): Promise<void> {
+async function cleanUp(connectAnother: () => Promise<Redis>, current: Redis, url: string, namespace: Namespace, boundMs: number): Promise<void> {
   const opened: Redis[] = [];
-  const deadline = Date.now() + CLEANUP_BOUND_MS;
+  const deadline = Date.now() + boundMs;
   const open = async (): Promise<Redis> => {
     for (;;) {
       try {
@@ -255,10 +257,10 @@ async function cleanUp(connectAnother: () => Promise<Redis>, current: Redis, url
   try {
     const removed = await Promise.race([
       open().then((redis) => purgeNamespace(redis, namespace, 5, Math.max(0, deadline - Date.now()))),
-      sleep(CLEANUP_BOUND_MS + 500).then(() => {
+      sleep(boundMs + 500).then(() => {
         throw new CleanupIncompleteError(
           null,
-          `Redis did not finish the deletes within ${(CLEANUP_BOUND_MS + 500) / 1000} s (writes paused with CLIENT PAUSE, or a long script running)`,
+          `Redis did not finish the deletes within ${(boundMs + 500) / 1000} s (writes paused with CLIENT PAUSE, or a long script running)`,
         );
       }),
     ]);
@@ -384,14 +386,17 @@ Examples:
       const namespace = createNamespace();
       const stop = new AbortController();
       let running: Promise<BenchReport> | undefined;
+      let finished = false;
       // On every way out, Ctrl-C included: stop writing first, then delete the
       // run's keys (only under its namespace), then the session closes.
       onShutdown(async () => {
         stop.abort();
         // A run stuck behind a paused write does not notice the stop; clean up anyway.
+        // Still running here means a signal stopped it: the handler's 8 s bound applies.
+        const bound = running && !finished ? SIGNAL_CLEANUP_BOUND_MS : CLEANUP_BOUND_MS;
         if (running) await Promise.race([running.catch(() => undefined), sleep(STOP_WAIT_MS)]);
         if (session.server) return;
-        await cleanUp(() => session.connectAnother(), session.redis, session.url, namespace);
+        await cleanUp(() => session.connectAnother(), session.redis, session.url, namespace, bound);
       });
       if (!session.server) {
         // Always shown (--no-progress too): the run id is what finds leftovers.
@@ -444,6 +449,10 @@ Examples:
           ...(scenario ? { scenario: scenario.file } : {}),
         },
       });
+      void running.then(
+        () => (finished = true),
+        () => (finished = true),
+      );
       const report = await running;
       progress.stop();
       warnShortfall(report);
