@@ -47,8 +47,8 @@ export function cleanCommand(): Command {
   command.addHelpText(
     'after',
     `
-Only keys under swc-bench:<8 hex digits>: are ever listed or removed (SCAN and
-DEL per key; never KEYS, never FLUSHDB). A run still in progress (its alive
+Only keys under swc-bench:<8 hex digits>: are ever listed or removed (SCAN, then
+DEL grouped by hash slot; never KEYS, never FLUSHDB). A run still in progress (its alive
 key exists) is listed but not removed.
 
 Exit codes: 0 done (or nothing found), 1 something could not be removed or
