@@ -86,7 +86,8 @@ export { measureThroughput, type ThroughputOptions, type ThroughputPhase, type T
 export { defaultErrorJson, type ErrorJson } from './measure/workload.js';
 export { EventClock, type ClockTick } from './traffic/event-clock.js';
 export { preflight, refusalOf, type PreflightReport, type PreflightFinding, type PreflightOptions, type MemoryHeadroom } from './redis/preflight.js';
-export { estimatePeakBytes, footprints, layoutFootprints, type Footprint, type FootprintCell, type PeakEstimate } from './bench/footprint.js';
+export { estimatePeakBytes, type PeakEstimate } from './bench/footprint.js';
+export { footprints } from './layouts/footprint.js';
 export {
   listNamespaces,
   namespaceOf,
