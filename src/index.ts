@@ -88,3 +88,15 @@ export { EventClock, type ClockTick } from './traffic/event-clock.js';
 export { verifyLayout, type VerifyOptions } from './verify/verify.js';
 export { generateTraffic, type TrafficOptions } from './verify/traffic.js';
 export type * from './verify/types.js';
+export { preflight, refusalOf, type PreflightReport, type PreflightFinding, type PreflightOptions, type MemoryHeadroom } from './redis/preflight.js';
+export { estimatePeakBytes, type PeakEstimate } from './bench/footprint.js';
+export { footprints } from './layouts/footprint.js';
+export {
+  listNamespaces,
+  namespaceOf,
+  purgeNamespace,
+  deleteKeys,
+  CleanupIncompleteError,
+  type Namespace,
+  type NamespaceUsage,
+} from './bench/namespace.js';
