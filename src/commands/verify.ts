@@ -1,14 +1,16 @@
 import { randomInt } from 'node:crypto';
 import { Command, Option } from 'commander';
-import { createNamespace, purgeNamespace } from '../bench/namespace.js';
+import { createNamespace, DEFAULT_TURN_TIMEOUT_MS, markRun, purgeNamespace, waitForTurn, type RunHandle } from '../bench/namespace.js';
 import { LIMITS, parseList, parseNumber } from '../bench/values.js';
-import { ExitCode, ScriptError, UsageError } from '../errors.js';
+import { ExitCode, ScriptError, SwcError, UsageError } from '../errors.js';
+import { preflight, refusalOf } from '../redis/preflight.js';
 import { createLayout, layoutNames, namespacedLayout, resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { renderVerify } from '../report/verify.js';
 import type { VerifyResult } from '../verify/types.js';
 import { verifyLayout } from '../verify/verify.js';
 import { SWC_VERSION } from '../version.js';
 import { action, onShutdown } from './lifecycle.js';
+import { cleanHint } from './bench.js';
 import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
 
 interface VerifyFlags extends RedisFlags {
@@ -24,6 +26,8 @@ interface VerifyFlags extends RedisFlags {
 const DEFAULT_CALLS = 20_000;
 const CALLS = { min: 1, max: 2_000_000, integer: true };
 const LIGHTS = { min: 1, max: 64, integer: true };
+/** A generous bound on the bytes one call leaves in Redis at once (a 5.x event is about 120). */
+const PEAK_BYTES_PER_CALL = 250;
 
 const layoutList = parser((v) => parseList('--layout', v, (p) => resolveLayoutName(p)));
 
@@ -84,20 +88,33 @@ Examples:
       const namespace = createNamespace();
       const stop = new AbortController();
       let running: Promise<unknown> | undefined;
+      let heartbeat: RunHandle | undefined;
       onShutdown(async () => {
         stop.abort();
         await running?.catch(() => undefined);
+        heartbeat?.stop();
         if (session.server) return;
         try {
           await purgeNamespace(session.redis, namespace);
         } catch {
-          process.stderr.write(
-            `swc verify: could not remove this run's keys (Redis unreachable); when it is back: ` +
-              `redis-cli --scan --pattern '${namespace.pattern}' | xargs -r redis-cli unlink\n`,
-          );
+          process.stderr.write(`swc verify: could not remove this run's keys; when Redis is back: ${cleanHint(session.url, namespace)}\n`);
         }
       });
-      if (!session.server) say(`writing only under ${namespace.pattern} on this server; removed at the end`);
+      if (!session.server) {
+        // As bench: check before writing, mark the run so `swc clean` spares it and
+        // a bench on this server waits, and take turns with other runs.
+        const report = await preflight(session.redis, { prefix: namespace.prefix, peakBytes: flags.calls * PEAK_BYTES_PER_CALL });
+        const refusal = refusalOf(report, false);
+        if (refusal) throw new SwcError(`refusing to write to this server: ${refusal}`, ExitCode.runtime);
+        for (const finding of report.findings) process.stderr.write(`swc verify: note: ${finding.detail}\n`);
+        // Always shown (--no-progress too): the run id is what finds leftovers.
+        process.stderr.write(`swc verify: run ${namespace.prefix}: writing only under ${namespace.pattern}; removed at the end\n`);
+        heartbeat = await markRun(session.redis, namespace);
+        await waitForTurn(session.redis, heartbeat, {
+          signal: stop.signal,
+          onWait: (others) => say(`another swc run is writing to this server (${others.join(', ')}); waiting for it to end (at most ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)`),
+        });
+      }
       const results: VerifyResult[] = [];
       for (const name of names) {
         const layout = namespacedLayout(name, namespace.prefix, scripts);
