@@ -284,7 +284,9 @@ export class TemplateInspector implements LayoutInspector {
       light: target.light,
       keys,
       window: windowOf(judge),
-      summary: summarize({ successes: 0, failures: 0 }, keys, { windowSeconds: judge.windowSeconds }),
+      totals: null,
+      windowTotals: null,
+      summary: summarize(null, keys, { windowSeconds: judge.windowSeconds }),
       consistent,
       // A key that changed type between the two reads is the only problem a template layout can show.
       problems: result.headers.filter((h) => h.wrongType).map((h) => `${h.key} changed from a ${h.expectedType} to a ${h.type} while being read`),

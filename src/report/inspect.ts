@@ -6,7 +6,6 @@ import type {
   Inspection,
   KeyInspection,
   KeysInspection,
-  LightList,
   LightMetadata,
 } from '../inspect/types.js';
 import { palette, visible } from './style.js';
@@ -124,7 +123,7 @@ function windowLine(inspection: Inspection): string {
   if (window.seconds === null) {
     // Undecoded keys have no buckets to call stale.
     if (inspection.kind === 'keys') return `now ${isoSecond(window.at)} (${clock})`;
-    return `no window (give --window): every bucket counts, none is stale; now ${isoSecond(window.at)} (${clock})`;
+    return `no window given (--window): no bucket judged stale, no error rate; now ${isoSecond(window.at)} (${clock})`;
   }
   const from = window.fromSecond ?? window.at;
   return `window ${window.seconds} s: ${isoSecond(from)} .. ${isoSecond(window.at)} (${clock})`;
@@ -146,7 +145,12 @@ function summaryLine(inspection: Inspection, c: ChalkInstance): string {
           : 'no window';
   // A layout read from its key templates is not decoded, so it has no counts to rate.
   const n = inspection.keys.length;
-  const rate = inspection.kind === 'keys' ? `${n} key${n === 1 ? '' : 's'}` : `error rate ${percentText(summary.errorRate)} in the window`;
+  const rate =
+    inspection.kind === 'keys'
+      ? `${n} key${n === 1 ? '' : 's'}`
+      : inspection.windowTotals === null
+        ? 'error rate: no window given (--window)'
+        : `error rate ${percentText(summary.errorRate)} in the window`;
   return `${c.bold('summary')}  ${rate} · ${bytesText(summary.bytes, inspection.keys.every((k) => k.bytesExact))} · ${perSecond}`;
 }
 
@@ -191,9 +195,10 @@ function renderBuckets(inspection: BucketInspection, options: InspectRenderOptio
     }
     lines.push(t.toString());
   }
+  const inWindow = inspection.windowTotals === null ? 'no window given (--window)' : `${inspection.windowTotals.successes} / ${inspection.windowTotals.failures}`;
   lines.push(
-    `${c.bold('totals')}   successes ${totals.successes}  failures ${totals.failures}` +
-      `  (in the window: ${inspection.windowTotals.successes} / ${inspection.windowTotals.failures})`,
+    `${c.bold('totals')}   successes ${totals.successes}  failures ${totals.failures}  (held in the buckets; in the window: ${inWindow}; ` +
+      `stored running totals ${inspection.storedTotals.successes} / ${inspection.storedTotals.failures})`,
   );
   lines.push(...driftLines(inspection, c));
   lines.push(...metadataLines(inspection.metadata, c));
@@ -266,7 +271,10 @@ function renderEvents(inspection: EventInspection, options: InspectRenderOptions
     for (const s of shown) t.push([isoSecond(s.second), `${s.ageSeconds} s`, s.successes, s.failures]);
     lines.push(t.toString());
   }
-  lines.push(`${c.bold('totals')}   successes ${inspection.totals.successes}  failures ${inspection.totals.failures}  (events in the window)`);
+  lines.push(
+    `${c.bold('totals')}   successes ${inspection.totals.successes}  failures ${inspection.totals.failures}  (held in the hour keys; in the window: ` +
+      `${inspection.windowTotals.successes} / ${inspection.windowTotals.failures})`,
+  );
   lines.push(...metadataLines(inspection.metadata, c));
   lines.push(summaryLine(inspection, c));
   return lines;
@@ -298,24 +306,4 @@ export function renderInspections(inspections: readonly Inspection[], options: I
   const c = palette(options.color);
   const blocks = inspections.map((inspection) => renderOne(inspection, options, c).join('\n'));
   return `${blocks.join('\n\n')}\n`;
-}
-
-/** Renders `swc lights` (`inspect --list`). */
-export function renderListing(list: LightList, color: boolean): string {
-  const c = palette(color);
-  if (list.lights.length === 0) return `no light on this server (no key matching ${list.patterns.map(visible).join(', ')})\n`;
-  const t = table(['layout', 'light', 'system id', 'keys', 'bytes', 'window span', 'first', 'last'], c, color);
-  for (const l of list.lights) {
-    t.push([
-      l.layout,
-      visible(l.light),
-      l.systemId === null ? '–' : visible(l.systemId),
-      l.keys,
-      bytesText(l.bytes, l.bytesExact),
-      l.spanSeconds === 0 ? '–' : `${l.spanSeconds} s`,
-      l.firstSecond === null ? '–' : isoSecond(l.firstSecond),
-      l.lastSecond === null ? '–' : isoSecond(l.lastSecond),
-    ]);
-  }
-  return `${t.toString()}\n${list.lights.length} light${list.lights.length === 1 ? '' : 's'}\n`;
 }
