@@ -336,5 +336,6 @@ export function windowOf(judge: JudgeOptions): WindowView {
     at: judge.at,
     clock: judge.clock,
     fromSecond: judge.windowSeconds === null ? null : judge.at - judge.windowSeconds + 1,
+    source: judge.windowSeconds === null ? 'none' : 'given',
   };
 }

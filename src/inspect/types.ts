@@ -60,6 +60,8 @@ export interface WindowView {
   readonly clock: 'server' | 'given';
   /** First second inside the window; null when there is no window. */
   readonly fromSecond: number | null;
+  /** `given` (--window), `layout` (the layout's longest window, 5.x: a day), or `none` (no window given, none known). */
+  readonly source: 'given' | 'layout' | 'none';
 }
 
 /** The summary line. */

@@ -126,7 +126,8 @@ function windowLine(inspection: Inspection): string {
     return `no window given (--window): no bucket judged stale, no error rate; now ${isoSecond(window.at)} (${clock})`;
   }
   const from = window.fromSecond ?? window.at;
-  return `window ${window.seconds} s: ${isoSecond(from)} .. ${isoSecond(window.at)} (${clock})`;
+  const source = window.source === 'layout' ? ' (no --window: the longest this layout honours)' : '';
+  return `window ${window.seconds} s${source}: ${isoSecond(from)} .. ${isoSecond(window.at)} (${clock})`;
 }
 
 function percentText(rate: number | null): string {

@@ -119,3 +119,25 @@ describe('renderInspections (colour off)', () => {
     expect(text).toContain('per event held\n\nstoplight-v6  checkout');
   });
 });
+
+describe('renderInspections without a window', () => {
+  it('a 6.0 light with no --window claims no error rate and says why', () => {
+    const noWindow = {
+      ...bucketInspection,
+      window: { ...bucketInspection.window, seconds: null, fromSecond: null, source: 'none' as const },
+      windowTotals: null,
+      buckets: bucketInspection.buckets.map((b) => ({ ...b, stale: false })),
+      summary: { ...bucketInspection.summary, errorRate: null, bytesPerWindowSecond: null },
+    };
+    const text = renderInspections([noWindow], plain);
+    expect(text).toContain('no window given (--window): no bucket judged stale, no error rate;');
+    expect(text).toContain('totals   successes 5  failures 2  (held in the buckets; in the window: no window given (--window); stored running totals 5 / 2)');
+    expect(text).toMatch(/summary {2}error rate: no window given \(--window\) · 432 B · no window$/m);
+    expect(text).not.toMatch(/error rate [\d.]+%/);
+  });
+
+  it('a 5.x light without --window says the day it uses is the layout\'s longest', () => {
+    const text = renderInspections([{ ...eventInspection, window: { ...eventInspection.window, seconds: 86_400, source: 'layout' } }], plain);
+    expect(text.split('\n')[1]).toMatch(/^window 86400 s \(no --window: the longest this layout honours\): /);
+  });
+});
