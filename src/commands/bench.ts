@@ -13,7 +13,8 @@ import type { BenchReport, CellResult } from '../measure/types.js';
 import { layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
-import { addCompareOptions, compareOptionsFrom, printVerdict, type CompareFlags } from './compare.js';
+import { addCompareOptions, checkOutputPath, compareOptionsFrom, printVerdict, writeJsonFile, type CompareFlags } from './compare.js';
+import { withStableKeyNames } from '../bench/stable-keys.js';
 import { checkSvgPath, terminalChart, writeChartSvg } from './chart.js';
 import { action, onShutdown } from './lifecycle.js';
 import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
@@ -40,6 +41,7 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   realtime?: boolean;
   chart?: boolean;
   chartOut?: string;
+  output?: string;
 }
 
 const DEFAULT_RATES = [100];
@@ -236,7 +238,8 @@ export function benchCommand(): Command {
     .option('--scenario <file>', 'run a scenario file (JSON; see README "Scenario files"); flags given here override its fields')
     .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does')
     .option('--chart', 'after the table, terminal charts of memory (and latency); printed even when stdout is not a terminal, never without this flag')
-    .option('--chart-out <file.svg>', 'also write the charts as a standalone SVG (with --baseline: the baseline against this run)');
+    .option('--chart-out <file.svg>', 'also write the charts as a standalone SVG (with --baseline: the baseline against this run)')
+    .option('--output <file>', 'also save the full result as JSON to this file (with --baseline too, whatever is printed)');
   addCompareOptions(command);
   addJsonOption(command);
   addRedisOptions(command, { privateServer: true });
@@ -290,6 +293,7 @@ Examples:
       if (flags.baseline !== undefined && format === 'csv') throw new UsageError('--baseline: prints the comparison as table, markdown or --json, not csv');
       if (flags.chart && (format === 'json' || format === 'csv')) throw new UsageError(`--chart: draws after a table or markdown, not ${format} (use --chart-out, or swc chart on the saved result)`);
       if (flags.chartOut !== undefined) checkSvgPath('--chart-out', flags.chartOut);
+      if (flags.output !== undefined) checkOutputPath('--output', flags.output);
       // Read the baseline before Redis is touched, so a bad file costs no run.
       const baseline = flags.baseline !== undefined ? { label: flags.baseline, report: loadReport(flags.baseline) } : undefined;
       const session = await sessionFromFlags(flags);
@@ -340,8 +344,9 @@ Examples:
           ...(scenario ? { scenario: scenario.file } : {}),
         },
       });
-      const report = await running;
+      const report = withStableKeyNames(await running, namespace.prefix);
       progress.stop();
+      if (flags.output !== undefined) writeJsonFile('--output', flags.output, report);
       warnShortfall(report);
       let code: number | undefined;
       if (baseline) {
