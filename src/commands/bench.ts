@@ -42,6 +42,7 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   chart?: boolean;
   chartOut?: string;
   output?: string;
+  wide?: boolean;
 }
 
 const DEFAULT_RATES = [100];
@@ -239,6 +240,7 @@ export function benchCommand(): Command {
     .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does')
     .option('--chart', 'after the table, terminal charts of memory (and latency); printed even when stdout is not a terminal, never without this flag')
     .option('--chart-out <file.svg>', 'also write the charts as a standalone SVG (with --baseline: the baseline against this run)')
+    .option('--wide', 'tables with every column (encodings and long ratio names inline); wider than 120 columns')
     .option('--output <file>', 'also save the full result as JSON to this file (with --baseline too, whatever is printed)');
   addCompareOptions(command);
   addJsonOption(command);
@@ -353,7 +355,7 @@ Examples:
         const verdict = compareReports(baseline.report, report, compareOptionsFrom(flags));
         code = printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: format === 'markdown' ? 'markdown' : 'table' });
       } else if (format === 'json') printJson(report);
-      else process.stdout.write(renderBench(report, format, useColor()));
+      else process.stdout.write(renderBench(report, format, useColor(), { wide: Boolean(flags.wide) }));
       const charted = [...(baseline ? [baseline] : []), { label: 'this run', report }];
       if (flags.chart) {
         const text = terminalChart(charted);

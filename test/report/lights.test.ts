@@ -11,13 +11,14 @@ describe('renderLights (colour off)', () => {
     const text = renderLights(view(), 'table', false);
     expect(text).not.toMatch(/[\x1b\r]/);
     expect(text).toMatchInlineSnapshot(`
-      "┌──────────────┬───────────────────────────┬───────┬────────┬───────┬────────┬───────┬──────────────────────┐
-      │ layout       │ light                     │    KB │ events │ stale │ idle s │ drift │ stoplight-v6 est. KB │
-      ├──────────────┼───────────────────────────┼───────┼────────┼───────┼────────┼───────┼──────────────────────┤
-      │ stoplight-v5 │ checkout                  │ 458.8 │  4,000 │   120 │      0 │ –     │                163.1 │
-      │ stoplight-v6 │ 37a8eec1ce19/0e3d1f6d5e0a │   9.3 │      7 │     2 │     96 │ DRIFT │                    – │
-      │ my-window    │ evil\\x1b[2J\\x0dname       │   n/a │      – │     – │      – │ –     │                    – │
-      └──────────────┴───────────────────────────┴───────┴────────┴───────┴────────┴───────┴──────────────────────┘
+      "┌──────────────┬───────────────────────────┬───────┬────────┬───────┬────────┬───────┬──────────────┐
+      │ layout       │ light                     │    KB │ events │ stale │ idle s │ drift │ stoplight-v6 │
+      │              │                           │       │        │       │        │       │      est. KB │
+      ├──────────────┼───────────────────────────┼───────┼────────┼───────┼────────┼───────┼──────────────┤
+      │ stoplight-v5 │ checkout                  │ 458.8 │  4,000 │   120 │      0 │ –     │        163.1 │
+      │ stoplight-v6 │ 37a8eec1ce19/0e3d1f6d5e0a │   9.3 │      7 │     2 │     96 │ DRIFT │            – │
+      │ my-window    │ evil\\x1b[2J\\x0dname       │   n/a │      – │     – │      – │ –     │            – │
+      └──────────────┴───────────────────────────┴───────┴────────┴───────┴────────┴───────┴──────────────┘
       total stoplight-v5: 1 light, 3 keys, 458.8 KB, 4,000 events (120 stale), 0 with drift
       total stoplight-v6: 1 light, 2 keys, 9.3 KB, 7 events (2 stale), 1 with drift
       total my-window: 1 light, 1 key, n/a, 0 with drift
@@ -32,7 +33,8 @@ describe('renderLights (colour off)', () => {
 
   it('--wide adds keys, stale buckets, first and last event', () => {
     const text = renderLights(view(true), 'table', false);
-    expect(text.split('\n')[1]).toMatch(/keys .*stale buckets.*first event.*last event/);
+    const head = text.split('\n').slice(1, 3).join('\n');
+    for (const word of ['keys', 'buckets', 'first event', 'last event']) expect(head).toContain(word);
   });
 
   it('markdown: a table then one list item per total line (no lines run together)', () => {
