@@ -54,6 +54,7 @@ export function inspectCommand(): Command {
     .option('--at <time>', 'judge the window at this Unix time in seconds (default: the server clock)', unixSeconds)
     .option('--limit <n>', 'most recent buckets or seconds to print (JSON has all)', parser((v) => parseNumber('--limit', v, { min: 0, max: 1_000_000, integer: true })), 30)
     .option('--check', 'exit 1 when the light has drift (running totals or index disagree with the buckets)')
+    .option('--wide', 'key names and slots inside the keys table (wider than 120 columns)')
     .addHelpText(
       'after',
       '\nThe light: what swc lights prints (a name, or 6.0 system-id/light-id), a 6.0 light id, a name with --system, or a full key.' +
@@ -89,7 +90,7 @@ export function inspectCommand(): Command {
       if (flags.json) printJson(inspectionDocument(request, inspections));
       else {
         const color = useColor();
-        process.stdout.write(renderInspections(inspections, { color, limit: flags.limit, picture: Boolean(process.stdout.isTTY) }));
+        process.stdout.write(renderInspections(inspections, { color, limit: flags.limit, picture: Boolean(process.stdout.isTTY), wide: Boolean(flags.wide) }));
       }
       const problem = warn(inspections);
       const drifted = inspections.filter((i) => i.kind === 'buckets' && !i.drift.ok);

@@ -51,7 +51,7 @@ async function expectEverythingButBytes(url: string, notes: RegExp[]): Promise<v
 
   const table = await runCli(['inspect', NAME, '--redis-url', url, '--at', String(HOUR_START + 1)]);
   expect(table.code).toBe(0);
-  expect(table.stdout).toMatch(/│ n\/a +│/);
+  expect(table.stdout).toMatch(/│ +n\/a │/);
   expect(table.stdout).toContain('bytes unavailable');
   expect(table.stdout).toContain('drift    ok');
 
