@@ -265,6 +265,10 @@ then memory per light as usual. The throughput phase is skipped: the paced
 traffic is the measurement. Limits: --duration at most 1 h, rate × lights
 at most ${LIMITS.realtimeEventsPerSecond.toLocaleString('en-US')} events/s per cell.
 
+Exit codes: 0 ok, 1 regression against --baseline, 2 bad usage or input
+(nothing sent to Redis), 3 runtime failure (Redis unreachable, script error),
+130/143 interrupted (the run's keys are removed first).
+
 Examples:
   swc bench --rate 100 --window 300
   swc bench --preset blog

@@ -58,8 +58,8 @@ export function inspectCommand(): Command {
     .addHelpText(
       'after',
       '\nThe light: what swc lights prints (a name, or 6.0 system-id/light-id), a 6.0 light id, a name with --system, or a full key.' +
-        '\nRead-only: runs no Stoplight script (a 6.0 read would evict), only TIME, CONFIG GET, SCAN, TYPE, OBJECT ENCODING, TTL, HLEN, ZCARD,' +
-        '\nHMGET, ZRANGE (pages of 1000, also for the consistency check), HSCAN and MEMORY USAGE.' +
+        '\nRead-only: runs no Stoplight script (a 6.0 read would evict). Commands sent: PING, TIME, CONFIG GET, SCAN, TYPE,' +
+        '\nOBJECT ENCODING, TTL, HLEN, ZCARD, HMGET, ZRANGE, HSCAN, MEMORY USAGE (ZRANGE and HSCAN in pages of 1000).' +
         '\nWithout MEMORY (renamed or denied) bytes show n/a; without CONFIG the listpack limits show ?.' +
         '\n\nExit codes: 0 ok, 1 light not found, a key of the wrong type, or drift with --check, 2 bad usage, 3 Redis unreachable.' +
         '\n\nExamples:\n  swc inspect checkout --window 60\n  swc inspect 37a8eec1ce19/5f3a0c1b2d4e --json --check',

@@ -122,7 +122,8 @@ export function lightsCommand(): Command {
 The light column is the reference swc inspect takes as is (6.0: system-id/light-id).
 "stale" counts events outside the window that the keys still hold; "as stoplight-v6
 KB (est.)" is, for 5.x lights, an estimate of the same traffic stored as 6.0 counters.
-Read-only: SCAN, TYPE, ZCARD, HLEN, ZRANGE, ZCOUNT, HGETALL, MEMORY USAGE, TIME.
+Read-only. Commands sent: PING, TIME, SCAN, TYPE, ECHO, ZCARD, HLEN, ZRANGE, ZCOUNT,
+HGETALL, MEMORY USAGE.
 
 Exit codes: 0 ok, 1 drift found with --check, 2 bad usage, 3 Redis unreachable.
 

@@ -23,7 +23,8 @@ let project: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'swc-pack-'));
   const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' });
-  const [{ filename }] = JSON.parse(out) as { filename: string }[];
+  const [packed] = JSON.parse(out) as { filename: string }[];
+  const filename = packed?.filename ?? '';
   project = join(dir, 'project');
   const installed = join(project, 'node_modules', manifest.name);
   mkdirSync(installed, { recursive: true });
