@@ -190,3 +190,41 @@ describe('drift: lights marks it, --check exits 1; inspect --check too', () => {
     }
   });
 });
+
+describe('swc lights: bad usage and large lights', () => {
+  it.each([
+    [['--top', '0'], '--top: must be 1 to 10000000'],
+    [['--sort', 'size'], "--sort"],
+    [['--match', 'a[b'], '--match: unclosed [ in "a[b"'],
+    [['--window', '0'], '--window: must be from 1 s to 604800 s'],
+    [['--format', 'xml'], '--format'],
+    [['--at', 'soon'], '--at: expected Unix seconds'],
+  ])('rejects %j with one line and exit 2, before connecting', async (flags, message) => {
+    // Port 1 would refuse: exit 2 (not 3) shows Redis was never contacted.
+    const run = await runCli(['lights', '--redis-url', 'redis://127.0.0.1:1', ...flags]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a 6.0 hash over 20,000 fields is listed with its bytes but not read whole: events and drift unknown', async () => {
+    const system = `big-${process.pid}`;
+    const light = { name: 'huge', system };
+    const fields: Record<string, string> = { total_successes: '10001', total_failures: '0' };
+    for (let i = 0; i <= 10_000; i += 1) {
+      fields[`bucket:${HOUR_START + i}:s`] = '1';
+      fields[`bucket:${HOUR_START + i}:f`] = '0';
+    }
+    await redis.hset(v6.metricsKey(light), fields);
+    await redis.zadd(v6.indexKey(light), HOUR_START, `bucket:${HOUR_START}`);
+    try {
+      const run = await lights('--system', system, '--json');
+      expect(run.code).toBe(0);
+      const [listed] = (JSON.parse(run.stdout) as ListJson).lights;
+      expect(listed).toMatchObject({ events: null, drift: null, keys: 2 });
+      expect(listed?.bytes).toBeGreaterThan(100_000);
+    } finally {
+      await redis.del(v6.metricsKey(light), v6.indexKey(light));
+    }
+  });
+});
