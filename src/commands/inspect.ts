@@ -57,7 +57,9 @@ export function inspectCommand(): Command {
     .option('--wide', 'key names and slots inside the keys table (wider than 120 columns)')
     .addHelpText(
       'after',
-      '\nThe light: what swc lights prints (a name, or 6.0 system-id/light-id), a 6.0 light id, a name with --system, or a full key.' +
+      '\nThe light: what swc lights prints (a name, or 6.0 system-id/light-id), a 6.0 light id (any system), a name' +
+        '\n(without --system: "default", then any system), or a full key.' +
+        '\n--json: one object { schemaVersion, swcVersion, request, drift, inspections }; totals = events the keys hold (README).' +
         '\nRead-only: runs no Stoplight script (a 6.0 read would evict). Commands sent: PING, TIME, CONFIG GET, SCAN, TYPE,' +
         '\nOBJECT ENCODING, TTL, HLEN, ZCARD, HMGET, ZRANGE, HSCAN, MEMORY USAGE (ZRANGE and HSCAN in pages of 1000).' +
         '\nWithout MEMORY (renamed or denied) bytes show n/a; without CONFIG the listpack limits show ?.' +

@@ -107,7 +107,7 @@ export function lightsCommand(): Command {
     .addOption(layoutListOption())
     .option('--system <name or id>', 'only lights of this system: its name, or the id its keys carry (6.0: 12 hex)')
     .option('--match <glob>', 'only lights whose name or reference matches (*, ?, [abc])')
-    .addOption(new Option('--sort <order>', 'order: bytes, idle, events or name (largest first)').choices(lightOrders).default('bytes'))
+    .addOption(new Option('--sort <order>', 'order: bytes, idle or events (largest first), or name (A to Z)').choices(lightOrders).default('bytes'))
     .option('--top <n>', 'print only the first n (totals still count every match)', parser((v) => parseNumber('--top', v, { min: 1, max: 10_000_000, integer: true })))
     .option('--window <time>', 'judge stale events against this window: 60, 90s, 5m, 1h (default: none; 5.x then counts events older than a day)', windowSeconds)
     .option('--at <time>', 'judge idle time and the window at this Unix time in seconds (default: the server clock)', unixSeconds)
@@ -120,8 +120,9 @@ export function lightsCommand(): Command {
     'after',
     `
 The light column is the reference swc inspect takes as is (6.0: system-id/light-id).
-"stale" counts events outside the window that the keys still hold; "as stoplight-v6
-KB (est.)" is, for 5.x lights, an estimate of the same traffic stored as 6.0 counters.
+"stale" counts events outside the window that the keys still hold; "stoplight-v6
+est. KB" is, for 5.x lights, an estimate of the same traffic stored as 6.0 counters.
+--json: { schemaVersion, at, windowSeconds, totals, total, matched, lights } (README).
 Read-only. Commands sent: PING, TIME, SCAN, TYPE, ECHO, ZCARD, HLEN, ZRANGE, ZCOUNT,
 HGETALL, MEMORY USAGE.
 
