@@ -4,7 +4,7 @@ import { namespacedLayout } from '../layouts/index.js';
 import type { Layout, Light } from '../layouts/types.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
 import type { BenchReport, CellResult, MemoryResult, RealtimeResult, ThroughputResult } from '../measure/types.js';
-import { measureThroughput, type ThroughputPhase } from '../measure/throughput.js';
+import { measureThroughputRounds, type RoundsProgress, type ThroughputPhase } from '../measure/throughput.js';
 import type { Session } from '../redis/connect.js';
 import { disturbances, serverCounters, serverInfo, type ServerCounters } from '../redis/info.js';
 import { classifyRedisError } from '../redis/errors.js';
@@ -27,8 +27,10 @@ export interface BenchProgress {
   onCellStart?(cell: Cell, index: number, total: number): void;
   /** Events written so far in the whole run. */
   onEvents?(written: number, total: number): void;
-  /** A throughput phase of a cell started. */
-  onPhase?(cell: Cell, phase: ThroughputPhase): void;
+  /** A throughput phase started; it interleaves the layouts of `group` (the cells of one window and rate), `cell` the first. */
+  onPhase?(cell: Cell, phase: ThroughputPhase, group: readonly Cell[]): void;
+  /** Where a throughput phase is (round, layout, fraction of the round), a few times a second. */
+  onThroughput?(group: readonly Cell[], progress: RoundsProgress): void;
   /** A cell finished. */
   onCellDone?(result: CellResult, index: number, total: number): void;
   /** Something the run cannot check or vouch for (e.g. INFO not allowed). */
@@ -313,70 +315,108 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     // the first measurement: compiling Lua and the server's first allocations
     // would otherwise land in the first cell's used_memory delta.
     for (const name of new Set(cells.map((c) => c.layout))) {
-      const layout = namespacedLayout(name, namespace.prefix);
+      const layout = namespacedLayout(name, namespace.prefix, plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {});
       await installScripts(redis, layout.scripts);
       await warmUp(session, plan, layout);
     }
     const totalEvents = plannedEvents(plan);
     let written = 0;
     const results: CellResult[] = [];
-    for (const [index, cell] of cells.entries()) {
-      progress?.onCellStart?.(cell, index, cells.length);
-      const layout = namespacedLayout(cell.layout, namespace.prefix);
-      const name = `cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s)`;
-      const where = (): string =>
-        `in ${name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
-      const { memory, events, lights, span, realtime } = await runMemory(
-        session,
-        plan,
-        cell,
-        layout,
-        (n) => {
-          written += n;
-          progress?.onEvents?.(written, totalEvents);
-        },
-        run.signal,
-      ).catch((err: unknown) => {
-        throw withContext(err, where());
-      });
-      // A server that restarted mid-cell lost what was written before, an
-      // eviction took some of it, a pause stretched it: stop instead of
-      // reporting such a figure.
-      await watch(name, 'memory phase');
-      if (memory.usedMemoryDeltaPerLight * lights.length < -IMPLAUSIBLE_DROP_BYTES) {
-        throw new DisturbedCellError(
-          `${name} failed during its memory phase: used_memory fell by ${Math.round((-memory.usedMemoryDeltaPerLight * lights.length) / 1024).toLocaleString('en-US')} KB ` +
-            'while this run only added keys: another client (another swc run?) freed memory, so the used_memory figure is not this cell\'s',
-        );
+    // Cells of one window and rate run together: each layout's memory phase,
+    // then their throughput phases with the layouts interleaved round by round.
+    const groupsOf: Cell[][] = [];
+    for (const cell of cells) {
+      const last = groupsOf.at(-1);
+      const head = last?.[0];
+      if (last && head && head.windowSeconds === cell.windowSeconds && head.rate === cell.rate) last.push(cell);
+      else groupsOf.push([cell]);
+    }
+    let index = 0;
+    for (const group of groupsOf) {
+      const filled: {
+        cell: Cell;
+        index: number;
+        layout: Layout;
+        name: string;
+        memory: MemoryResult;
+        events: number;
+        lights: Light[];
+        span: Span;
+        realtime?: RealtimeResult;
+      }[] = [];
+      for (const cell of group) {
+        progress?.onCellStart?.(cell, index, cells.length);
+        const layout = namespacedLayout(cell.layout, namespace.prefix, plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {});
+        const name = `cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s)`;
+        const where = (): string =>
+          `in ${name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
+        const measured = await runMemory(
+          session,
+          plan,
+          cell,
+          layout,
+          (n) => {
+            written += n;
+            progress?.onEvents?.(written, totalEvents);
+          },
+          run.signal,
+        ).catch((err: unknown) => {
+          throw withContext(err, where());
+        });
+        const { memory, lights } = measured;
+        // A server that restarted mid-cell lost what was written before, an
+        // eviction took some of it, a pause stretched it: stop instead of
+        // reporting such a figure.
+        await watch(name, 'memory phase');
+        if (memory.usedMemoryDeltaPerLight * lights.length < -IMPLAUSIBLE_DROP_BYTES) {
+          throw new DisturbedCellError(
+            `${name} failed during its memory phase: used_memory fell by ${Math.round((-memory.usedMemoryDeltaPerLight * lights.length) / 1024).toLocaleString('en-US')} KB ` +
+              'while this run only added keys: another client (another swc run?) freed memory, so the used_memory figure is not this cell\'s',
+          );
+        }
+        filled.push({ cell, index, layout, name, ...measured });
+        index += 1;
       }
-      let clockSpan = span;
-      let throughput: ThroughputResult | undefined;
+      const first = filled[0];
+      const lastFilled = filled.at(-1);
+      if (!first || !lastFilled) continue;
+      const groupName =
+        filled.length === 1
+          ? first.name
+          : `cells ${first.index + 1}-${lastFilled.index + 1}/${cells.length} (${filled.map((f) => f.cell.layout).join(', ')}, window ${first.cell.windowSeconds} s at ${first.cell.rate}/s)`;
+      let throughputs: ThroughputResult[] | undefined;
       if (plan.throughput) {
         let failures = 0;
         let phase: ThroughputPhase | undefined;
         // A reading at each phase change, so a pause is blamed on the phase it fell in.
         const readings: { phase: ThroughputPhase; reading: Promise<ServerCounters | null> }[] = [];
-        throughput = await measureThroughput({
+        const where = `in ${groupName} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
+        throughputs = await measureThroughputRounds({
           redis: session,
-          layout,
-          lights,
-          windowSeconds: cell.windowSeconds,
-          rate: cell.rate,
-          startAt: span.to,
-          failureRate: plan.failureRate,
-          seed: plan.seed,
+          targets: filled.map((f) => ({
+            layout: f.layout,
+            lights: f.lights,
+            windowSeconds: f.cell.windowSeconds,
+            rate: f.cell.rate,
+            startAt: f.span.to,
+            failureRate: plan.failureRate,
+            seed: plan.seed,
+            errorJson: (at: number) => errorJsonFor(at, failures++),
+          })),
           connections: plan.throughput.connections,
           pipeline: plan.throughput.pipeline,
+          rounds: plan.throughput.rounds ?? 1,
           ...(plan.throughput.ops !== undefined ? { ops: plan.throughput.ops } : { seconds: plan.throughput.seconds }),
-          errorJson: (at) => errorJsonFor(at, failures++),
+          ...(plan.throughput.appViewMs ? { appViewMs: plan.throughput.appViewMs } : {}),
           ...(run.signal ? { signal: run.signal } : {}),
           onProgress: (p) => {
+            progress?.onThroughput?.(group, p);
             if (p.phase === phase) return;
             if (phase && last) readings.push({ phase, reading: serverCounters(watcher) });
-            progress?.onPhase?.(cell, (phase = p.phase));
+            progress?.onPhase?.(first.cell, (phase = p.phase), group);
           },
         }).catch((err: unknown) => {
-          throw withContext(err, `${where()}, throughput phase ${phase ?? 'write'}`);
+          throw withContext(err, `${where}, throughput phase ${phase ?? 'write'}`);
         });
         for (const { phase: ended, reading } of readings) {
           const now = await reading;
@@ -384,31 +424,35 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           const found = disturbances(last, now);
           last = now;
           if (found.length > 0) {
-            throw new DisturbedCellError(`${name} failed during its ${ended} throughput phase: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`);
+            throw new DisturbedCellError(`${groupName} failed during its ${ended} throughput phase: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`);
           }
         }
-        await watch(name, `${phase ?? 'request'} throughput phase`);
-        // Where the injected clock stopped, so every hour key it wrote is deleted below.
-        clockSpan = { ...span, to: span.to + Math.ceil((throughput.write.ops + throughput.request.ops) / lights.length) / cell.rate + 1 };
+        await watch(groupName, `${phase ?? 'request'} throughput phase`);
       }
-      const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
-      const result: CellResult = {
-        layout: cell.layout,
-        windowSeconds: cell.windowSeconds,
-        rate: cell.rate,
-        durationSeconds: cell.durationSeconds,
-        // What the window holds at the end: a run shorter than the window fills only part of it.
-        eventsInWindow: Math.round(cell.rate * Math.min(realtime?.seconds ?? cell.durationSeconds, cell.windowSeconds)),
-        events,
-        memory,
-        ...(throughput ? { throughput } : {}),
-        ...(realtime ? { realtime } : {}),
-        ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
-      };
-      await liveOthers(name);
-      await deleteLights(redis, layout, lights, clockSpan);
-      results.push(result);
-      progress?.onCellDone?.(result, index, cells.length);
+      await liveOthers(groupName);
+      for (const [i, f] of filled.entries()) {
+        const { cell, memory, events, lights, span, realtime, layout } = f;
+        const throughput = throughputs?.[i];
+        // Where the injected clock stopped, so every hour key it wrote is deleted below.
+        const clockSpan = throughput ? { ...span, to: Math.ceil(throughput.clockEndAt ?? span.to) + 1 } : span;
+        const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
+        const result: CellResult = {
+          layout: cell.layout,
+          windowSeconds: cell.windowSeconds,
+          rate: cell.rate,
+          durationSeconds: cell.durationSeconds,
+          // What the window holds at the end: a run shorter than the window fills only part of it.
+          eventsInWindow: Math.round(cell.rate * Math.min(realtime?.seconds ?? cell.durationSeconds, cell.windowSeconds)),
+          events,
+          memory,
+          ...(throughput ? { throughput } : {}),
+          ...(realtime ? { realtime } : {}),
+          ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
+        };
+        await deleteLights(redis, layout, lights, clockSpan);
+        results.push(result);
+        progress?.onCellDone?.(result, f.index, cells.length);
+      }
     }
     return {
       schemaVersion: 1,

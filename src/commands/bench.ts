@@ -35,6 +35,8 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   pipeline: number;
   ops?: number;
   time?: number;
+  rounds: number;
+  appView: boolean;
   format: BenchFormat;
   json?: boolean;
   progress: boolean;
@@ -49,6 +51,10 @@ interface BenchFlags extends RedisFlags, CompareFlags {
 const DEFAULT_RATES = [100];
 /** Seconds per throughput phase when neither --ops nor --time is given. */
 const DEFAULT_PHASE_SECONDS = 1;
+/** Rounds per throughput phase: enough for a median and a spread, few enough to keep rounds long. */
+const DEFAULT_ROUNDS = 5;
+/** tinybench time per layout and cell for the application's view. */
+const APP_VIEW_MS = 250;
 const DEFAULT_WINDOWS = [300];
 /** Real seconds per cell under --realtime: short, because one window (often minutes) per cell is a surprise. */
 const DEFAULT_REALTIME_SECONDS = 10;
@@ -97,6 +103,8 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
             pipeline: flags.pipeline,
             seconds: flags.time ?? DEFAULT_PHASE_SECONDS,
             ...(flags.ops !== undefined ? { ops: flags.ops } : {}),
+            rounds: flags.rounds ?? DEFAULT_ROUNDS,
+            ...(flags.appView !== false ? { appViewMs: APP_VIEW_MS } : {}),
           },
         }
       : {}),
@@ -106,6 +114,9 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
   }
   if (realtime) checkRealtime(flags, plan, duration ?? DEFAULT_REALTIME_SECONDS);
   if (plan.throughput) checkInFlight(plan.throughput.connections, plan.throughput.pipeline);
+  if (plan.throughput?.ops !== undefined && plan.throughput.ops < (plan.throughput.rounds ?? 1)) {
+    throw new UsageError(`--ops/--rounds: ${plan.throughput.ops} ops per phase cannot be split over ${plan.throughput.rounds} rounds; give at least one op per round`);
+  }
   for (const w of plan.windows) {
     for (const r of plan.rates) {
       const flagsNamed = plan.durationSeconds === undefined ? '--rate/--window' : '--rate/--duration';
@@ -189,9 +200,11 @@ function progressReporter(enabled: boolean, total: number, realtime: boolean): {
       }
     },
     // One line per phase: a log (or a test) sees where a long run is.
-    onPhase: (cell, phase: string) =>
+    onPhase: (cell, phase: string, group) =>
       process.stderr.write(
-        `swc bench: [${at}] ${cell.layout} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: ${phase} throughput phase\n`,
+        `swc bench: [${at}] ${group.map((c) => c.layout).join(', ')} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: ${phase} throughput phase` +
+          (group.length > 1 ? ' (layouts alternating round by round)' : '') +
+          '\n',
       ),
     onCellDone: (r: CellResult, i: number, n: number) =>
       process.stderr.write(
@@ -325,7 +338,9 @@ export function benchCommand(): Command {
     .option('--connections <n>', 'throughput: concurrent connections', parser((v) => parseNumber('--connections', v, LIMITS.connections)), 4)
     .option('--pipeline <n>', 'throughput: operations per pipelined batch on each connection', parser((v) => parseNumber('--pipeline', v, LIMITS.pipeline)), 1)
     .option('--ops <n>', 'throughput: operations per phase (instead of --time)', parser((v) => parseNumber('--ops', v, LIMITS.ops)))
-    .option('--time <seconds>', `throughput: seconds per phase (default ${DEFAULT_PHASE_SECONDS})`, parser((v) => parseDuration('--time', v, LIMITS.time)))
+    .option('--time <seconds>', `throughput: seconds per phase per layout, split over the rounds (default ${DEFAULT_PHASE_SECONDS})`, parser((v) => parseDuration('--time', v, LIMITS.time)))
+    .option('--rounds <n>', 'throughput: rounds per phase, the layouts alternating (A B A B …); figures are medians with min and max', parser((v) => parseNumber('--rounds', v, LIMITS.rounds)), DEFAULT_ROUNDS)
+    .option('--no-app-view', `throughput: skip the application's view (one request at a time through ioredis, timed with tinybench, ${APP_VIEW_MS} ms per layout and cell)`)
     .addOption(new Option('--format <format>', 'output format').choices(benchFormats).default('table'))
     .option('--no-progress', 'no progress on stderr')
     .option('--allow-eviction', 'run even when the run may not fit under maxmemory (a cell during which Redis evicts still fails)')
@@ -374,7 +389,7 @@ Examples:
       if (given.json && typed('format') && given.format !== 'json') {
         throw new UsageError(`--json/--format: --json means --format json; drop one of them (got --format ${given.format})`);
       }
-      const throughputFlag = (['connections', 'pipeline', 'ops', 'time'] as const).find(typed);
+      const throughputFlag = (['connections', 'pipeline', 'ops', 'time', 'rounds'] as const).find(typed);
       if (!given.throughput && typed('throughput') && throughputFlag) {
         throw new UsageError(`--no-throughput/--${throughputFlag}: --${throughputFlag} sets the throughput phase that --no-throughput skips`);
       }

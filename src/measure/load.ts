@@ -24,12 +24,13 @@ export interface LoadProgress {
 export interface LoadOptions {
   /**
    * One closed loop per connection; the scripts should already be loaded
-   * (installScripts) on their server. The load itself goes over a lean RESP
-   * connection that the run opens next to each of these (same server,
-   * credentials and database) and closes at the end; that connection also
-   * carries the script reloads after a SCRIPT FLUSH, through the script runner.
+   * (installScripts) on their server. The load goes over lean RESP
+   * connections: one given here is used as it is (and stays open); for an
+   * ioredis connection the run opens one next to it (same server,
+   * credentials and database) and closes it at the end. They also carry the
+   * script reloads after a SCRIPT FLUSH, through the script runner.
    */
-  readonly connections: readonly Redis[];
+  readonly connections: readonly (Redis | RespConnection)[];
   /** Operations per pipelined batch (at least 1). */
   readonly pipeline: number;
   readonly stop: LoadStop;
@@ -99,16 +100,28 @@ function callFailure(message: string, call: ScriptCall, connection: RespConnecti
   });
 }
 
-/** Opens one load connection per ioredis connection, all or none. */
-async function openLoadConnections(connections: readonly Redis[], replyTimeoutMs: number): Promise<RespConnection[]> {
+/** The load connections: the given ones, and one opened per ioredis connection (all or none); `opened` are the run's to close. */
+async function openLoadConnections(
+  connections: readonly (Redis | RespConnection)[],
+  replyTimeoutMs: number,
+): Promise<{ all: RespConnection[]; opened: RespConnection[] }> {
+  const all: RespConnection[] = [];
   const opened: RespConnection[] = [];
   try {
-    for (const redis of connections) opened.push(await RespConnection.open(redis.options, { replyTimeoutMs }));
+    for (const target of connections) {
+      if (target instanceof RespConnection) {
+        all.push(target);
+        continue;
+      }
+      const connection = await RespConnection.open(target.options, { replyTimeoutMs });
+      opened.push(connection);
+      all.push(connection);
+    }
   } catch (err) {
     for (const connection of opened) connection.close();
     throw err;
   }
-  return opened;
+  return { all, opened };
 }
 
 /**
@@ -135,7 +148,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const deadlineMs = 'seconds' in stop ? stop.seconds * 1000 : Infinity;
   const histogram: RecordableHistogram = createHistogram();
   // Opened before the clock starts: connecting is not load.
-  const loadConnections = await openLoadConnections(connections, options.replyTimeoutMs ?? 10_000);
+  const { all: loadConnections, opened } = await openLoadConnections(connections, options.replyTimeoutMs ?? 10_000);
 
   let claimed = 0;
   let done = 0;
@@ -242,7 +255,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 
   const settled = await Promise.allSettled(loadConnections.map((connection) => worker(connection)));
   const ended = performance.now();
-  for (const connection of loadConnections) connection.close();
+  for (const connection of opened) connection.close();
+  // A given connection that saw a failure may hold a batch's late replies: close it too, so nobody reuses it.
+  if (failure !== undefined) for (const connection of loadConnections) connection.close();
   if (failure !== undefined) throw failure;
   for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
   report(ended);
