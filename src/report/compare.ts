@@ -23,7 +23,12 @@ const FIGURE_LABELS: Record<Figure, string> = {
   writeOpsPerSec: 'write ops/s',
   readOpsPerSec: 'read ops/s',
   requestOpsPerSec: 'request ops/s',
+  writeServerUsecPerCall: 'write server µs/call',
+  readServerUsecPerCall: 'read server µs/call',
+  requestServerUsecPerCall: 'request server µs/request',
 };
+
+const isServer = (figure: Figure): boolean => figure.endsWith('ServerUsecPerCall');
 
 function figureLabel(r: CompareRow): string {
   const label = FIGURE_LABELS[r.figure];
@@ -33,10 +38,12 @@ function figureLabel(r: CompareRow): string {
 function value(r: CompareRow, v: number | null): string {
   if (v === null) return '–';
   if (r.reference !== undefined) return v.toFixed(3);
+  if (isServer(r.figure)) return v.toFixed(1);
   return Math.round(v).toLocaleString('en-US');
 }
 
 function tolerance(r: CompareRow, verdict: Verdict): string {
+  if (isServer(r.figure)) return percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance);
   return r.figure === 'bytesPerLight' ? percent(verdict.options.memoryTolerance) : percent(-verdict.options.throughputTolerance);
 }
 
@@ -61,9 +68,19 @@ export function failureLines(verdict: Verdict): string[] {
   );
   for (const r of verdict.failures) {
     if (r.status === 'missing') lines.push(`${r.cell}: ${figureLabel(r)} missing from the current run`);
-    else lines.push(`${r.cell}: ${figureLabel(r)} ${percent(r.change ?? Number.NaN)} (tolerance ${tolerance(r, verdict)})`);
+    else lines.push(`${r.cell}: ${figureLabel(r)} ${percent(r.change ?? Number.NaN)} (tolerance ${tolerance(r, verdict)}${roundsNote(r)})`);
   }
   return lines;
+}
+
+/** `; every round beyond the baseline's` when the verdict rested on rounds. */
+function roundsNote(r: CompareRow): string {
+  return r.baselineRange && r.currentRange ? '; no round of either run overlaps the other' : '';
+}
+
+/** One line per figure that improved beyond its tolerance (never a failure). */
+export function improvementLines(verdict: Verdict): string[] {
+  return verdict.improvements.map((r) => `${r.cell}: ${figureLabel(r)} ${percent(r.change ?? Number.NaN)} (better${roundsNote(r)})`);
 }
 
 /** The human-readable comparison: which builds, the table, then the verdict with each failure named. */
@@ -78,12 +95,14 @@ export function renderCompare(verdict: Verdict, baseline: CompareSide, current: 
     format === 'markdown'
       ? renderMarkdown(grid)
       : renderBox({ ...grid, rows: grid.rows.map((row) => [...row.slice(0, -1), paint(row.at(-1) ?? '')]) }, color);
-  const tolerances = `memory tolerance ${percent(verdict.options.memoryTolerance)} growth of bytes per light; throughput tolerance ${percent(-verdict.options.throughputTolerance)} of each ratio${verdict.options.absolute ? ' and of absolute ops/s' : ''}`;
+  const tolerances = `memory tolerance ${percent(verdict.options.memoryTolerance)} growth of bytes per light; throughput tolerance ${percent(-verdict.options.throughputTolerance)} of each ratio${verdict.options.absolute ? ' and of absolute ops/s' : ''}; server µs/call tolerance ${percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance)}; with rounds in both runs, a change counts only when no round of one run overlaps the other's`;
   const failures = failureLines(verdict);
   const summary = verdict.ok
     ? c.green(`ok: no regression in ${new Set(verdict.rows.map((r) => r.cell)).size} cell(s)`)
     : c.red(`FAIL: ${failures.length} problem(s)`);
+  const improved = improvementLines(verdict);
+  const better = improved.length > 0 ? [c.green(`improved: ${improved.length} figure(s)`), ...improved.map((l) => `  ${l}`)] : [];
   const extra = verdict.extraCells.length > 0 ? [`new in the current run (no baseline): ${verdict.extraCells.join(', ')}`] : [];
-  const lines = [build(baseline), build(current), tolerances, '', table, '', summary, ...failures.map((l) => `  ${l}`), ...extra];
+  const lines = [build(baseline), build(current), tolerances, '', table, '', summary, ...failures.map((l) => `  ${l}`), ...better, ...extra];
   return `${lines.join('\n')}\n`;
 }
