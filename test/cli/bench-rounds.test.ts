@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { redisUrl } from '../helpers.js';
+import { runCli } from './run-cli.js';
+
+interface SpreadJson {
+  median: number;
+  min: number;
+  max: number;
+  spread: number;
+  noisy: boolean;
+}
+
+describe('swc bench --rounds and the application view (CLI)', () => {
+  it('JSON: per-round ranges, noisy marks, ratios to the first layout, and the app view (additive fields)', async () => {
+    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--json', '--no-progress', '--rounds', '3', '--time', '0.3', '--connections', '2']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as {
+      options: { throughput: { rounds: number; appViewMs: number } };
+      results: {
+        layout: string;
+        throughput: {
+          rounds: number;
+          write: { opsPerSec: number; noisy: boolean; rounds: { count: number; opsPerSec: SpreadJson } };
+          ratio?: { reference: string; request: SpreadJson };
+          app: { meanMs: number; p99Ms: number; rmePercent: number; samples: number };
+        };
+      }[];
+    };
+    expect(report.options.throughput).toMatchObject({ rounds: 3, appViewMs: 250 });
+    const [first, second] = report.results;
+    for (const r of report.results) {
+      expect(r.throughput.rounds).toBe(3);
+      expect(r.throughput.write.rounds.count).toBe(3);
+      expect(r.throughput.write.opsPerSec).toBe(r.throughput.write.rounds.opsPerSec.median);
+      expect(typeof r.throughput.write.noisy).toBe('boolean');
+      expect(r.throughput.app.samples).toBeGreaterThan(0);
+      expect(r.throughput.app.meanMs).toBeGreaterThan(0);
+    }
+    expect(first!.throughput.ratio).toBeUndefined();
+    expect(second!.throughput.ratio!.reference).toBe(first!.layout);
+    expect(second!.throughput.ratio!.request.min).toBeLessThanOrEqual(second!.throughput.ratio!.request.max);
+  });
+
+  it('table: engine capacity with range and spread, the application view, ratios with their range; --no-app-view drops it', async () => {
+    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--no-progress', '--rounds', '2', '--time', '0.2']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Engine capacity \(steady state, injected clock, 4 connection\(s\) × pipeline 1 in flight\): medians of 2 rounds/m);
+    expect(result.stdout).toMatch(/ops\/s min–max .* spread /);
+    expect(result.stdout).toMatch(/^Application's view \(one request at a time through ioredis/m);
+    expect(result.stdout).toMatch(/\d\.\d\d× \(\d\.\d\d×–\d\.\d\d×\)/);
+    const bare = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--no-progress', '--rounds', '1', '--time', '0.2', '--no-app-view']);
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).not.toMatch(/Application's view|min–max/);
+  });
+
+  it('refuses --rounds out of range and more rounds than --ops, before Redis (exit 2)', async () => {
+    for (const [args, message] of [
+      [['--rounds', '0'], /^swc: .*--rounds: must be 1 to 100, got 0/m],
+      [['--rounds', '2.5'], /^swc: .*--rounds: expected a whole number/m],
+      [['--ops', '2', '--rounds', '3'], /^swc: --ops\/--rounds: 2 ops per phase cannot be split over 3 rounds/m],
+      [['--no-throughput', '--rounds', '3'], /^swc: --no-throughput\/--rounds/m],
+    ] as [string[], RegExp][]) {
+      const result = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', ...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+  });
+});
