@@ -8,7 +8,7 @@
 // which must fail. Prints one line per run and a summary; exit 1 on a false
 // alarm or a miss. A benchmark (it prints figures), not a test.
 //
-// Usage: npm run bench:gate [-- --runs 20 --slow-runs 5 --time 0.5 --rounds 5]
+// Usage: npm run bench:gate [-- --runs 20 --slow-runs 5 --time 0.5 --rounds 5 --save runs.json]
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +20,7 @@ const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '20' },
     'slow-runs': { type: 'string', default: '5' },
+    save: { type: 'string' },
     time: { type: 'string', default: '0.5' },
     rounds: { type: 'string', default: '5' },
   },
@@ -60,13 +61,18 @@ try {
     );
   };
 
-  const baseline = await bench();
+  const saved = [];
+  const keep = (kind, report) => {
+    if (values.save) saved.push({ kind, report });
+    return report;
+  };
+  const baseline = keep('baseline', await bench());
   console.log(`Redis ${baseline.redis.version}; ${plan.throughput.rounds} rounds × ${plan.throughput.seconds} s per phase per layout, ${plan.throughput.connections} connections; tolerances: throughput ${options.throughputTolerance * 100}%, server µs ${options.serverTolerance * 100}%`);
   console.log(line('baseline', baseline));
 
   let falseAlarms = 0;
   for (let i = 1; i <= runs; i += 1) {
-    const report = await bench();
+    const report = keep('same', await bench());
     const verdict = compareReports(baseline, report, options);
     if (!verdict.ok) falseAlarms += 1;
     console.log(line(`same ${i}`, report, verdict));
@@ -85,12 +91,13 @@ try {
   console.log(`slowed copy: ${iterations} loop iterations (${perIteration.toFixed(4)} µs each) before every 6.0 write`);
   let caught = 0;
   for (let i = 1; i <= slowRuns; i += 1) {
-    const report = await bench({ scriptsDir: slowDir });
+    const report = keep('slow', await bench({ scriptsDir: slowDir }));
     const verdict = compareReports(baseline, report, options);
     if (!verdict.ok) caught += 1;
     console.log(line(`slow ${i}`, report, verdict));
   }
   console.log(`\nunchanged: ${runs - falseAlarms} of ${runs} passed (${falseAlarms} false alarm(s)); 2× slower 6.0 write: ${caught} of ${slowRuns} caught`);
+  if (values.save) writeFileSync(values.save, JSON.stringify(saved));
   process.exitCode = falseAlarms === 0 && caught === slowRuns ? 0 : 1;
 } finally {
   rmSync(scratch, { recursive: true, force: true });

@@ -2,6 +2,8 @@ import type { Redis } from 'ioredis';
 import { ExitCode, InterruptedError, SwcError } from '../errors.js';
 import { namespacedLayout } from '../layouts/index.js';
 import type { Layout, Light } from '../layouts/types.js';
+import { performance } from 'node:perf_hooks';
+import { readScriptCommandStats, scriptCommandDelta } from '../measure/commandstats.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
 import type { BenchReport, CellResult, MemoryResult, RealtimeResult, ThroughputResult } from '../measure/types.js';
 import { measureThroughputRounds, type RoundsProgress, type ThroughputPhase } from '../measure/throughput.js';
@@ -291,6 +293,9 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       ...(progress?.onWait ? { onWait: (others: readonly string[]) => progress.onWait?.(others) } : {}),
     });
     let last: ServerCounters | null = await serverCounters(watcher);
+    // The server's own script time over the run, beside the run's wall time: how much of the wall is swc's.
+    const scriptsBefore = await readScriptCommandStats(watcher);
+    const wallStarted = performance.now();
     if (!last) progress?.onWarning?.('INFO is not allowed: evictions, pauses and restarts during the run cannot be noticed');
     /** Fails the cell when the server was disturbed since the last reading. */
     const watch = async (cell: string, what: string): Promise<void> => {
@@ -454,6 +459,8 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         progress?.onCellDone?.(result, f.index, cells.length);
       }
     }
+    const wallSeconds = (performance.now() - wallStarted) / 1000;
+    const scripts = scriptCommandDelta(scriptsBefore, await readScriptCommandStats(watcher));
     return {
       schemaVersion: 1,
       swcVersion: SWC_VERSION,
@@ -468,6 +475,8 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       results,
       startedAt: new Date(started).toISOString(),
       elapsedSeconds: (Date.now() - started) / 1000,
+      wallSeconds,
+      serverScriptSeconds: scripts ? scripts.usec / 1e6 : null,
     };
   }
 }

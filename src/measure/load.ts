@@ -166,11 +166,22 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   };
 
   const worker = async (connection: RespConnection): Promise<void> => {
-    // One call array per step and one request buffer per connection, reused.
-    const steps: ScriptCall[][] = Array.from({ length: callsPerOp }, () => []);
+    /**
+     * Two batches, each with one call array per step and one request
+     * buffer: while one is in flight, the next single-step batch is built
+     * and encoded, so the client's work overlaps the server's instead of
+     * following it (a buffer being sent must not change until its replies
+     * are in). Multi-step operations build each step when the previous one
+     * answered, since a write follows its read.
+     */
+    const slots = [0, 1].map(() => ({
+      steps: Array.from({ length: callsPerOp }, () => [] as ScriptCall[]),
+      writer: new RequestWriter(),
+      ops: 0,
+    }));
+    const prebuild = callsPerOp === 1;
     /** The step being sent, to name the call of an error reply. */
-    let batch: ScriptCall[] = steps[0] as ScriptCall[];
-    const writer = new RequestWriter();
+    let batch: ScriptCall[] = [];
     /** The first error reply of the current batch (not NOSCRIPT): its call's index and message. */
     let errorIndex = -1;
     let errorMessage = '';
@@ -184,9 +195,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       }
     };
     /** Sends one step (already encoded in `writer`) and waits for all its replies. */
-    const sendStep = async (calls: ScriptCall[]): Promise<void> => {
+    const sendStep = async (calls: ScriptCall[], writer: RequestWriter, meanwhile?: () => void): Promise<void> => {
       batch = calls;
-      const errors = await connection.send(writer.bytes(), calls.length);
+      const sent = connection.send(writer.bytes(), calls.length);
+      meanwhile?.();
+      const errors = await sent;
       if (errors === null) return;
       const missing = flushedFrom(errors.length, (i) => isNoScript(errors[i]));
       noteErrors(errors, 0, missing);
@@ -200,10 +213,25 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         calls.length,
       );
     };
-    const encode = (calls: readonly ScriptCall[]): void => {
+    const encode = (writer: RequestWriter, calls: readonly ScriptCall[]): void => {
       writer.reset();
       for (const call of calls) writer.add(call);
     };
+    /** Claims and builds the next batch into `slot`; false when the run has no operation left. */
+    const build = (slot: (typeof slots)[number]): boolean => {
+      const ops = Math.min(pipeline, opsLimit - claimed);
+      if (ops <= 0) return false;
+      claimed += ops;
+      slot.ops = ops;
+      for (const step of slot.steps) step.length = ops;
+      for (let i = 0; i < ops; i += 1) {
+        for (let j = 0; j < callsPerOp; j += 1) (slot.steps[j] as ScriptCall[])[i] = nextCall();
+      }
+      encode(slot.writer, slot.steps[0] as ScriptCall[]);
+      return true;
+    };
+    let current = 0;
+    let ready = false;
     // The last reply's time stands in for "now" at the top of the loop: one clock read less per batch.
     let now = started;
     while (failure === undefined) {
@@ -211,23 +239,21 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         failure ??= new InterruptedError();
         return;
       }
+      // A batch built ahead and not sent when time is up is dropped: its calls never reach Redis.
       if (now - started >= deadlineMs) return;
-      const ops = Math.min(pipeline, opsLimit - claimed);
-      if (ops <= 0) return;
-      claimed += ops;
-      for (const step of steps) step.length = ops;
-      for (let i = 0; i < ops; i += 1) {
-        for (let j = 0; j < callsPerOp; j += 1) (steps[j] as ScriptCall[])[i] = nextCall();
-      }
-      encode(steps[0] as ScriptCall[]);
+      const slot = slots[current] as (typeof slots)[number];
+      if (!ready && !build(slot)) return;
+      ready = false;
+      const ops = slot.ops;
+      const next = slots[1 - current] as (typeof slots)[number];
       // Building and encoding the first step is the caller's cost, not the round trip's.
       const sentAt = performance.now();
       errorIndex = -1;
       try {
         // Each step waits for the one before, as a client waits for the read before it writes.
         for (let j = 0; j < callsPerOp && errorIndex === -1; j += 1) {
-          if (j > 0) encode(steps[j] as ScriptCall[]);
-          await sendStep(steps[j] as ScriptCall[]);
+          if (j > 0) encode(slot.writer, slot.steps[j] as ScriptCall[]);
+          await sendStep(slot.steps[j] as ScriptCall[], slot.writer, prebuild && failure === undefined ? () => (ready = build(next)) : undefined);
         }
       } catch (err) {
         // A lost connection says how far the run got; a ScriptError from a re-run tail says enough.
@@ -250,6 +276,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       for (let i = 0; i < ops; i += 1) histogram.record(latencyNs);
       done += ops;
       if (onProgress && receivedAt - lastProgressMs >= progressIntervalMs) report(receivedAt);
+      if (prebuild) current = 1 - current;
     }
   };
 

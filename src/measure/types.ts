@@ -197,4 +197,12 @@ export interface BenchReport {
   readonly results: readonly CellResult[];
   readonly startedAt: string;
   readonly elapsedSeconds: number;
+  /** Wall seconds from the run's first write (after waiting for its turn) to its last figure. */
+  readonly wallSeconds?: number;
+  /**
+   * Seconds the server spent running scripts meanwhile (EVALSHA and EVAL
+   * usec from INFO commandstats, as a delta; other clients' scripts count
+   * too on a shared server); null when INFO is not readable.
+   */
+  readonly serverScriptSeconds?: number | null;
 }
