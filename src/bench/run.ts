@@ -11,7 +11,9 @@ import type { Session } from '../redis/connect.js';
 import { disturbances, serverCounters, serverInfo, type ServerCounters } from '../redis/info.js';
 import { classifyRedisError } from '../redis/errors.js';
 import { keySlot } from '../redis/slot.js';
-import { execPipeline, installScripts } from '../redis/scripts.js';
+import { installScripts, loadScripts } from '../redis/scripts.js';
+import { RespConnection } from '../redis/resp.js';
+import { runLoad } from '../measure/load.js';
 import { type ScriptCall } from '../lua/source.js';
 import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficSpec } from '../traffic/events.js';
 import { SWC_VERSION } from '../version.js';
@@ -82,36 +84,50 @@ function trafficOf(plan: BenchPlan, cell: Cell, lightIndex: number): TrafficSpec
   };
 }
 
-/** Writes one light's traffic through a layout in pipelined batches. */
+/**
+ * Writes the lights' traffic through a layout in pipelined batches, on one
+ * lean load socket: the load engine builds each batch while the one before
+ * is on the server, so the fill's wall time stays close to the server's own
+ * script time. Lights are written one after another, each in event order.
+ */
 async function fill(
-  redis: Redis,
+  connection: RespConnection,
   layout: Layout,
-  light: Light,
-  spec: TrafficSpec,
+  lights: readonly Light[],
+  specs: readonly TrafficSpec[],
   windowSeconds: number,
   written: (n: number) => void,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  let batch: ScriptCall[] = [];
   let failures = 0;
-  const flush = async (): Promise<void> => {
-    if (signal?.aborted) throw new InterruptedError();
-    const replies = await execPipeline(redis, batch);
-    const failed = replies.find(([err]) => err);
-    if (failed?.[0]) throw failed[0];
-    written(batch.length);
-    batch = [];
-  };
-  for (const event of evenTraffic(spec)) {
-    const options = { at: event.at, windowSeconds, eventId: event.eventId };
-    batch.push(
-      event.outcome === 'success'
+  for (const [i, light] of lights.entries()) {
+    const spec = specs[i] as TrafficSpec;
+    const events = evenTraffic(spec)[Symbol.iterator]();
+    const total = eventCount(spec);
+    if (total === 0) continue;
+    let reported = 0;
+    const nextCall = (): ScriptCall => {
+      const next = events.next();
+      if (next.done) throw new Error('fill: the traffic ended before its event count');
+      const event = next.value;
+      const options = { at: event.at, windowSeconds, eventId: event.eventId };
+      return event.outcome === 'success'
         ? layout.recordSuccess(light, options)
-        : layout.recordFailure(light, { ...options, errorJson: errorJsonFor(event.at, failures++) }),
-    );
-    if (batch.length >= FILL_BATCH) await flush();
+        : layout.recordFailure(light, { ...options, errorJson: errorJsonFor(event.at, failures++) });
+    };
+    await runLoad({
+      connections: [connection],
+      pipeline: FILL_BATCH,
+      stop: { ops: total },
+      nextCall,
+      ...(signal ? { signal } : {}),
+      progressIntervalMs: 100,
+      onProgress: ({ done }) => {
+        written(done - reported);
+        reported = done;
+      },
+    });
   }
-  if (batch.length > 0) await flush();
 }
 
 /** Runs a small cell through `layout` (injected clock, even in a realtime run: it only warms up) and deletes its keys. */
@@ -139,6 +155,23 @@ function withContext(err: unknown, where: string): unknown {
   if (classified instanceof SwcError) return classified.at(where);
   // Not from Redis (a bug): keep it, with the place.
   return new SwcError(`${err instanceof Error ? err.message : String(err)} (${where})`, ExitCode.runtime, { cause: err });
+}
+
+/** Waits until the server has freed client `id` (at most about a second); a refused CLIENT (or no id) waits a moment instead. */
+async function waitClosed(observer: Redis, id: unknown): Promise<void> {
+  if (typeof id !== 'number') {
+    await new Promise((r) => setTimeout(r, 100));
+    return;
+  }
+  try {
+    for (let i = 0; i < 100; i += 1) {
+      const list = String(await observer.client('LIST', 'ID', String(id)));
+      if (list.trim() === '') return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  } catch {
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** Closes a connection and waits until the server has freed it (at most about a second). */
@@ -177,10 +210,10 @@ async function runMemory(
   // A pipelined writer leaves a large query buffer behind on its connection;
   // writing on a connection of its own and closing it keeps that buffer out
   // of the used_memory delta.
-  const writer = await session.connectAnother();
   let realtime: RealtimeResult | undefined;
-  try {
-    if (plan.realtime) {
+  if (plan.realtime) {
+    const writer = await session.connectAnother();
+    try {
       realtime = await driveRealtime({
         redis: writer,
         layout,
@@ -193,16 +226,23 @@ async function runMemory(
         onEvents: written,
         ...(signal ? { signal } : {}),
       });
-    } else {
-      for (const [i, light] of lights.entries()) {
-        await fill(writer, layout, light, trafficOf(plan, cell, i), cell.windowSeconds, written, signal);
-      }
+    } catch (err) {
+      writer.disconnect();
+      throw err;
     }
-  } catch (err) {
-    writer.disconnect();
-    throw err;
+    await closeAndWait(redis, writer);
+  } else {
+    const writer = await RespConnection.open(redis.options);
+    let id: unknown;
+    try {
+      [id] = await writer.call([['CLIENT', 'ID']]);
+      await loadScripts(writer.channel, layout.scripts);
+      await fill(writer, layout, lights, lights.map((_, i) => trafficOf(plan, cell, i)), cell.windowSeconds, written, signal);
+    } finally {
+      writer.close();
+    }
+    await waitClosed(redis, id);
   }
-  await closeAndWait(redis, writer);
   const after = await usedMemory(redis);
   // Real traffic wrote 5.x hour keys by this machine's clock, between these seconds.
   const span: Span = realtime

@@ -37,7 +37,7 @@ export function addCompareOptions(command: Command): Command {
         .default(DEFAULT_COMPARE_OPTIONS.throughputTolerance, pct(DEFAULT_COMPARE_OPTIONS.throughputTolerance)),
     )
     .addOption(
-      new Option('--server-tolerance <percent>', "fail when the server's µs per call (INFO commandstats) rises by more than this many percent")
+      new Option('--server-tolerance <percent>', "fail when the server's µs per call (INFO commandstats; each run's fastest round) rises by more than this many percent")
         .argParser(percentage('--server-tolerance', 1000))
         .default(DEFAULT_COMPARE_OPTIONS.serverTolerance, pct(DEFAULT_COMPARE_OPTIONS.serverTolerance ?? 0)),
     )
@@ -93,7 +93,8 @@ export function compareCommand(): Command {
 Cells are matched by layout, window and rate. Memory: bytes per light (MEMORY
 USAGE) gates; the used_memory delta is shown only. Throughput: each layout's
 ops/s divided by the cell's first layout's, measured in the same run, per
-operation, and the server's µs per call (INFO commandstats); absolute ops/s
+operation, and the server's µs per call (INFO commandstats, each run's
+fastest round: a busy machine only adds time to a round); absolute ops/s
 gate only with --absolute. With rounds (swc bench --rounds) in both results,
 a change counts only when it passes the tolerance and no round of one run
 overlaps the other's: noise moves some rounds, a real change moves all.

@@ -23,9 +23,9 @@ const FIGURE_LABELS: Record<Figure, string> = {
   writeOpsPerSec: 'write ops/s',
   readOpsPerSec: 'read ops/s',
   requestOpsPerSec: 'request ops/s',
-  writeServerUsecPerCall: 'write server µs/call',
-  readServerUsecPerCall: 'read server µs/call',
-  requestServerUsecPerCall: 'request server µs/request',
+  writeServerUsecPerCall: 'write server µs/call (fastest round)',
+  readServerUsecPerCall: 'read server µs/call (fastest round)',
+  requestServerUsecPerCall: 'request server µs/request (fastest round)',
 };
 
 const isServer = (figure: Figure): boolean => figure.endsWith('ServerUsecPerCall');
@@ -73,9 +73,10 @@ export function failureLines(verdict: Verdict): string[] {
   return lines;
 }
 
-/** `; every round beyond the baseline's` when the verdict rested on rounds. */
+/** Says when an ops/s verdict rested on rounds that do not overlap. */
 function roundsNote(r: CompareRow): string {
-  return r.baselineRange && r.currentRange ? '; no round of either run overlaps the other' : '';
+  if (!r.baselineRange || !r.currentRange || isServer(r.figure)) return '';
+  return '; no round of either run overlaps the other';
 }
 
 /** One line per figure that improved beyond its tolerance (never a failure). */
@@ -95,7 +96,7 @@ export function renderCompare(verdict: Verdict, baseline: CompareSide, current: 
     format === 'markdown'
       ? renderMarkdown(grid)
       : renderBox({ ...grid, rows: grid.rows.map((row) => [...row.slice(0, -1), paint(row.at(-1) ?? '')]) }, color);
-  const tolerances = `memory tolerance ${percent(verdict.options.memoryTolerance)} growth of bytes per light; throughput tolerance ${percent(-verdict.options.throughputTolerance)} of each ratio${verdict.options.absolute ? ' and of absolute ops/s' : ''}; server µs/call tolerance ${percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance)}; with rounds in both runs, a change counts only when no round of one run overlaps the other's`;
+  const tolerances = `memory tolerance ${percent(verdict.options.memoryTolerance)} growth of bytes per light; throughput tolerance ${percent(-verdict.options.throughputTolerance)} of each ratio${verdict.options.absolute ? ' and of absolute ops/s' : ''}; server µs/call tolerance ${percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance)} (fastest round against fastest round); with rounds in both runs, an ops/s change counts only when no round of one run overlaps the other's`;
   const failures = failureLines(verdict);
   const summary = verdict.ok
     ? c.green(`ok: no regression in ${new Set(verdict.rows.map((r) => r.cell)).size} cell(s)`)

@@ -95,13 +95,29 @@ describe('compare: throughput judged from rounds', () => {
   });
 
   it('lists improvements without failing', () => {
-    const baseline = report(layout(50_000, 10, steady), layout(25_000, 20, steady, { reference: 'A', ratios: [0.48, 0.5, 0.52, 0.5, 0.49] }));
+    const baseline = report(layout(50_000, 10, steady), layout(17_000, 30, steady, { reference: 'A', ratios: [0.32, 0.34, 0.35, 0.33, 0.34] }));
     const current = report(layout(50_000, 10, steady), layout(50_000, 10, steady, ratio));
     const verdict = compareReports(baseline, current);
     expect(verdict.ok).toBe(true);
     expect(verdict.improvements.map((r) => `${r.layout} ${r.figure}`)).toEqual(
       expect.arrayContaining(['B writeServerUsecPerCall', 'B writeRatio']),
     );
+  });
+
+  it('server µs per call: the fastest rounds decide, so a run slowed by a busy machine passes', () => {
+    const baseline = report(layout(50_000, 10, steady), layout(50_000, 10, steady, ratio));
+    const busy = report(layout(50_000, 10, steady), layout(50_000, 10, steady, ratio));
+    // Every round but one 60–200% slower on the server: preemption inside scripts.
+    const slowRounds = [1.1, 2.6, 3, 2.7, 1.6].map((x) => x * 10);
+    const t = busy.results[1]!.throughput!;
+    const rounds = t.write.rounds!;
+    const write = { ...t.write, serverUsecPerCall: spreadOf(slowRounds).median, rounds: { ...rounds, serverUsecPerCall: spreadOf(slowRounds) } };
+    const current = { ...busy, results: [busy.results[0]!, { ...busy.results[1]!, throughput: { ...t, write } }] };
+    const verdict = compareReports(baseline, current);
+    const row = verdict.rows.find((r) => r.layout === 'B' && r.figure === 'writeServerUsecPerCall')!;
+    expect(row.current).toBeCloseTo(11);
+    expect(row.status).toBe('ok');
+    expect(verdict.ok).toBe(true);
   });
 
   it('judgeRounds: past the tolerance and apart is a change; overlapping rounds or no rounds decide as described', () => {
