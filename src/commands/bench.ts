@@ -5,6 +5,7 @@ import { estimatePeakBytes } from '../bench/footprint.js';
 import { CleanupIncompleteError, countNamespace, createNamespace, DEFAULT_TURN_TIMEOUT_MS, purgeNamespace, type Namespace } from '../bench/namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan } from '../bench/plan.js';
 import { presets, type Preset } from '../bench/presets.js';
+import { RunClock } from '../bench/progress.js';
 import { layoutsAcrossSlots, runBench, type BenchProgress } from '../bench/run.js';
 import { loadScenario, type Scenario } from '../bench/scenario.js';
 import { compareReports } from '../compare/diff.js';
@@ -161,19 +162,28 @@ export function withScenario(flags: BenchFlags, scenario: Scenario, given: (flag
   };
 }
 
+const etaText = (seconds: number | null): string =>
+  seconds === null ? '…' : seconds < 60 ? `${Math.ceil(seconds)} s` : `${Math.floor(seconds / 60)} min ${Math.ceil(seconds % 60)} s`;
+
+const PHASES = ['write', 'read', 'request'] as const;
+
 /**
- * Progress on stderr: a bar on a TTY, one line per cell otherwise. `stop`
- * clears the bar; call it before printing results, or the bar's cursor
- * handling lands on the table.
+ * Progress on stderr: a bar on a TTY that follows time (fill and throughput
+ * phases weighed by how long they take) with an estimate of the time left,
+ * one line per cell and phase otherwise. `stop` clears the bar; call it
+ * before printing results, or the bar's cursor handling lands on the table.
  */
-function progressReporter(enabled: boolean, total: number, realtime: boolean): { hooks: BenchProgress; stop: () => void } {
+function progressReporter(enabled: boolean, plan: BenchPlan): { hooks: BenchProgress; stop: () => void } {
   if (!enabled) return { hooks: {}, stop: () => undefined };
+  const realtime = plan.realtime === true;
+  const clock = new RunClock(plannedEvents(plan), plan.windows.length * plan.rates.length, plan.layouts.length, plan.throughput);
+  const STEPS = 1000;
   if (process.stderr.isTTY) {
     const bar = new cliProgress.SingleBar(
-      { format: 'swc bench [{bar}] {percentage}% | {value}/{total} events | {cell}', hideCursor: true, stream: process.stderr, clearOnComplete: true },
+      { format: 'swc bench [{bar}] {percentage}% | {left} left | {cell}', hideCursor: true, stream: process.stderr, clearOnComplete: true },
       cliProgress.Presets.shades_classic,
     );
-    bar.start(total, 0, { cell: '' });
+    bar.start(STEPS, 0, { cell: '', left: '…' });
     let stopped = false;
     const stop = (): void => {
       if (stopped) return;
@@ -181,18 +191,34 @@ function progressReporter(enabled: boolean, total: number, realtime: boolean): {
       bar.stop();
     };
     onShutdown(async () => stop());
+    const show = (payload: Record<string, string> = {}): void =>
+      bar.update(Math.round(clock.fraction() * STEPS), { ...payload, left: etaText(clock.etaSeconds()) });
+    const where = (cell: { layout: string; windowSeconds: number; rate: number }): string => `${cell.layout} ${formatWindow(cell.windowSeconds)} @ ${cell.rate}/s`;
     const hooks: BenchProgress = {
-      onCellStart: (cell: { layout: string; windowSeconds: number; rate: number }) =>
-        bar.update({ cell: `${cell.layout} ${formatWindow(cell.windowSeconds)} @ ${cell.rate}/s` }),
-      onEvents: (written: number) => bar.update(written),
-      onPhase: (cell: { layout: string; windowSeconds: number; rate: number }, phase: string) =>
-        bar.update({ cell: `${cell.layout} ${formatWindow(cell.windowSeconds)} @ ${cell.rate}/s: ${phase} throughput` }),
+      onCellStart: (cell) => {
+        clock.cellStart();
+        show({ cell: `${where(cell)}: filling` });
+      },
+      onEvents: (written: number) => {
+        clock.events(written);
+        show();
+      },
+      onThroughput: (group, p) => {
+        clock.round(PHASES.indexOf(p.phase), p.round, p.target, p.fraction);
+        const cell = group[p.target] ?? group[0];
+        show(cell ? { cell: `${where(cell)}: ${p.phase} round ${p.round + 1}` } : {});
+      },
+      onCellDone: () => {
+        clock.cellDone();
+        show();
+      },
     };
     return { hooks, stop };
   }
   let at = '';
   const hooks: BenchProgress = {
     onCellStart: (cell, i: number, n: number) => {
+      clock.cellStart();
       at = `${i + 1}/${n}`;
       // Real traffic takes real time: say when each cell's starts.
       if (realtime) {
@@ -200,13 +226,16 @@ function progressReporter(enabled: boolean, total: number, realtime: boolean): {
       }
     },
     // One line per phase: a log (or a test) sees where a long run is.
+    onEvents: (written: number) => clock.events(written),
+    onThroughput: (_group, p) => clock.round(PHASES.indexOf(p.phase), p.round, p.target, p.fraction),
     onPhase: (cell, phase: string, group) =>
       process.stderr.write(
         `swc bench: [${at}] ${group.map((c) => c.layout).join(', ')} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: ${phase} throughput phase` +
           (group.length > 1 ? ' (layouts alternating round by round)' : '') +
-          '\n',
+          `; about ${etaText(clock.etaSeconds())} left\n`,
       ),
-    onCellDone: (r: CellResult, i: number, n: number) =>
+    onCellDone: (r: CellResult, i: number, n: number) => {
+      clock.cellDone();
       process.stderr.write(
         `swc bench: [${i + 1}/${n}] ${r.layout} window ${formatWindow(r.windowSeconds)} at ${r.rate}/s: ` +
           `${kb(r.memory.bytesPerLight)} KB per light` +
@@ -215,7 +244,8 @@ function progressReporter(enabled: boolean, total: number, realtime: boolean): {
             ? `, sent ${r.realtime.achievedRate.toFixed(1)}/s per light (asked ${r.realtime.requestedRate}), write p99 ${r.realtime.write.p99Ms.toFixed(2)} ms`
             : '') +
           '\n',
-      ),
+      );
+    },
   };
   return { hooks, stop: () => undefined };
 }
@@ -448,7 +478,7 @@ Examples:
         const cells = cellsOf(plan).length;
         process.stderr.write(`swc bench: realtime: ${cells} cell(s) × ${plan.durationSeconds ?? 0} s of real traffic, one after another\n`);
       }
-      const progress = progressReporter(flags.progress, plannedEvents(plan), plan.realtime === true);
+      const progress = progressReporter(flags.progress, plan);
       progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
       progress.hooks.onWait = (others) =>
         process.stderr.write(
