@@ -157,6 +157,7 @@ export function withScenario(flags: BenchFlags, scenario: Scenario, given: (flag
           pipeline: pick('pipeline', scenario.throughput.pipeline),
           ops: pick('ops', scenario.throughput.ops),
           time: pick('time', scenario.throughput.seconds),
+          rounds: pick('rounds', scenario.throughput.rounds),
         }
       : {}),
   };

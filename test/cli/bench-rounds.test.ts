@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { redisUrl } from '../helpers.js';
 import { runCli } from './run-cli.js';
@@ -63,6 +66,26 @@ describe('swc bench --rounds and the application view (CLI)', () => {
       const result = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', ...args]);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(message);
+    }
+  });
+
+  it('a scenario sets throughput.rounds; a bad one names the field (exit 2)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'swc-rounds-'));
+    try {
+      const file = path.join(dir, 'rounds.json');
+      const scenario = { layouts: ['stoplight-v6'], windows: [60], rates: [10], throughput: { connections: 1, pipeline: 1, seconds: 0.2, rounds: 2 } };
+      writeFileSync(file, JSON.stringify(scenario));
+      const ok = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', file, '--json', '--no-progress', '--no-app-view']);
+      expect(ok.code).toBe(0);
+      const report = JSON.parse(ok.stdout) as { results: { throughput: { rounds: number; write: { rounds: { count: number } } } }[] };
+      expect(report.results[0]!.throughput.rounds).toBe(2);
+      expect(report.results[0]!.throughput.write.rounds.count).toBe(2);
+      writeFileSync(file, JSON.stringify({ ...scenario, throughput: { ...scenario.throughput, rounds: 0 } }));
+      const bad = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', '--scenario', file]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/rounds\.json: throughput\.rounds: must be 1 to 100, got 0/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
