@@ -287,6 +287,7 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
             redis: observer,
             targets: contexts.map((context, i) => ({ name: String(i), context })),
             timeMs: options.appViewMs,
+            rounds,
             ...(options.signal ? { signal: options.signal } : {}),
           })
         : undefined;

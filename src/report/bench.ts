@@ -309,7 +309,7 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
   const grids: [string, Grid | undefined][] = [
     ['Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light\'s keys)', memoryGrid(report)],
     [`Engine capacity (steady state, injected clock, ${capacity})`, throughputGrid(report)],
-    ["Application's view (one request at a time through ioredis: a read, then a write; tinybench)", appViewGrid(report)],
+    ["Application's view (one request at a time through ioredis: a read, then a write; timed by tinybench, layouts alternating)", appViewGrid(report)],
     ['Throughput ratios (per round, median and range)', throughputRatioGrid(report)],
     ['Real traffic (--realtime: server clock, paced)', realtimeGrid(report)],
   ];
