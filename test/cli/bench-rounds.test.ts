@@ -44,12 +44,20 @@ describe('swc bench --rounds and the application view (CLI)', () => {
     expect(second!.throughput.ratio!.request.min).toBeLessThanOrEqual(second!.throughput.ratio!.request.max);
   });
 
-  it('table: engine capacity with range and spread, the application view, ratios with their range; --no-app-view drops it', async () => {
-    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--no-progress', '--rounds', '2', '--time', '0.2']);
+  it('table: engine capacity with spread (range with --wide), the application view, ratios (range with --wide); --no-app-view drops it', async () => {
+    const narrow = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--no-progress', '--rounds', '2', '--time', '0.2']);
+    expect(narrow.code).toBe(0);
+    expect(narrow.stdout).toMatch(/ spread /);
+    expect(narrow.stdout).not.toMatch(/min–max/);
+    for (const line of narrow.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(120);
+    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--no-progress', '--rounds', '2', '--time', '0.2', '--wide']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Engine capacity \(steady state, injected clock, 4 connection\(s\) × pipeline 1 in flight\): medians of 2 rounds/m);
-    expect(result.stdout).toMatch(/ops\/s min–max .* spread /);
+    expect(result.stdout).toMatch(/^Engine capacity \(steady state, injected clock, 4 connection\(s\) × pipeline 1 in flight\)/m);
+    expect(result.stdout).toMatch(/medians of 2 rounds per phase, layouts alternating/);
+    expect(result.stdout).toMatch(/min–max/);
+    expect(result.stdout).toMatch(/\d+,\d{3}–\d+,\d{3}/);
     expect(result.stdout).toMatch(/^Application's view \(one request at a time through ioredis/m);
+    expect(narrow.stdout).toMatch(/^Application's view \(one request at a time through ioredis/m);
     expect(result.stdout).toMatch(/\d\.\d\d× \(\d\.\d\d×–\d\.\d\d×\)/);
     const bare = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--no-progress', '--rounds', '1', '--time', '0.2', '--no-app-view']);
     expect(bare.code).toBe(0);
