@@ -122,7 +122,9 @@ async function fill(
       stop: { ops: total },
       nextCall,
       ...(signal ? { signal } : {}),
-      progressIntervalMs: 100,
+      // Every batch: the caller's error names the events written so far, exactly.
+      progressIntervalMs: 0,
+      placeInErrors: false,
       onProgress: ({ done }) => {
         written(done - reported);
         reported = done;
@@ -476,6 +478,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         await watch(groupName, `${phase ?? 'request'} throughput phase`);
       }
       await liveOthers(groupName);
+      const done: { result: CellResult; index: number }[] = [];
       for (const [i, f] of filled.entries()) {
         const { cell, memory, events, lights, span, realtime, layout } = f;
         const throughput = throughputs?.[i];
@@ -495,9 +498,15 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           ...(realtime ? { realtime } : {}),
           ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
         };
-        await deleteLights(redis, layout, lights, clockSpan);
+        await deleteLights(redis, layout, lights, clockSpan).catch((err: unknown) => {
+          throw withContext(err, `in ${f.name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events, while deleting its keys`);
+        });
+        done.push({ result, index: f.index });
+      }
+      // Reported once every cell of the group is measured and cleaned up.
+      for (const { result, index: at } of done) {
         results.push(result);
-        progress?.onCellDone?.(result, f.index, cells.length);
+        progress?.onCellDone?.(result, at, cells.length);
       }
     }
     const wallSeconds = (performance.now() - wallStarted) / 1000;

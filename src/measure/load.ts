@@ -53,6 +53,8 @@ export interface LoadOptions {
   readonly signal?: AbortSignal;
   /** Default 250 ms. */
   readonly progressIntervalMs?: number;
+  /** Whether an error reply says how many operations the run had done (default true); off for a caller that says where itself. */
+  readonly placeInErrors?: boolean;
   /** A batch without a reply for this long means a hung server (RedisUnavailableError); default 10 000 ms. */
   readonly replyTimeoutMs?: number;
 }
@@ -90,13 +92,13 @@ function checkOptions(options: LoadOptions): void {
  * being counted. BUSY is not waited out here: figures taken while another
  * script blocks the server would be wrong.
  */
-function callFailure(message: string, call: ScriptCall, connection: RespConnection, done: number): unknown {
+function callFailure(message: string, call: ScriptCall, connection: RespConnection, done: number | null): unknown {
   return classifyRedisError(message, {
     script: call.script,
     command: 'EVALSHA',
     keys: call.keys,
     user: connection.channel.user,
-    where: `after ${done} operations of the load`,
+    ...(done !== null ? { where: `after ${done} operations of the load` } : {}),
   });
 }
 
@@ -268,7 +270,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       const receivedAt = performance.now();
       now = receivedAt;
       if (errorIndex !== -1) {
-        failure ??= callFailure(errorMessage, batch[errorIndex] as ScriptCall, connection, done);
+        failure ??= callFailure(errorMessage, batch[errorIndex] as ScriptCall, connection, options.placeInErrors === false ? null : done);
         return;
       }
       // HDR histograms take integers >= 1; nanoseconds keep sub-microsecond detail.
