@@ -5,6 +5,7 @@ import { measureAppView } from '../../src/measure/app-view.js';
 import { measureThroughputRounds, spreadOf, type RoundsProgress } from '../../src/measure/throughput.js';
 import { NOISY_SPREAD, type Spread } from '../../src/measure/types.js';
 import { openSession, type Session } from '../../src/redis/connect.js';
+import { RespConnection } from '../../src/redis/resp.js';
 import { execPipeline, installScripts } from '../../src/redis/scripts.js';
 import { EventClock } from '../../src/traffic/event-clock.js';
 import { createRng } from '../../src/traffic/random.js';
@@ -93,6 +94,15 @@ describe('measureThroughputRounds', () => {
       expect(Math.max(...seen)).toBe(6);
     } finally {
       await own.close();
+    }
+  });
+
+  it('a load socket opens with a password the server does not need (as ioredis does)', async () => {
+    const connection = await RespConnection.open({ ...session.redis.options, password: 'not-needed' });
+    try {
+      expect(await connection.call([['PING']])).toEqual(['PONG']);
+    } finally {
+      connection.close();
     }
   });
 
