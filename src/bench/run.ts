@@ -167,10 +167,13 @@ async function waitClosed(observer: Redis, id: unknown): Promise<void> {
     return;
   }
   try {
-    for (let i = 0; i < 100; i += 1) {
+    // Short sleeps: the server frees a closed client within a millisecond or two, and
+    // every cell waits here once (10 ms steps cost a blog preset about 6% of its wall time).
+    const deadline = performance.now() + 1000;
+    while (performance.now() < deadline) {
       const list = String(await observer.client('LIST', 'ID', String(id)));
       if (list.trim() === '') return;
-      await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 1));
     }
   } catch {
     await new Promise((r) => setTimeout(r, 100));
