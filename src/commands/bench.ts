@@ -399,6 +399,13 @@ swc refuses (exit 3) when the run could make Redis evict or refuse writes
 replicas for min-replicas-to-write, or when the user lacks a permission; a cell
 during which Redis evicted, restarted or was paused fails instead of reporting.
 
+Throughput: each phase (write, read, request) runs --rounds rounds with the
+layouts of a window and rate alternating (A B A B …); figures are medians with
+their spread, marked noisy above 25%, and ratios are medians of per-round
+ratios. "Engine capacity" is --connections × --pipeline calls in flight (the
+server's capacity); "Application's view" is one request at a time through
+ioredis, timed with tinybench (what one application thread waits).
+
 With --realtime, nothing is injected: each cell sends every light's events
 at --rate per second, evenly spaced on a monotonic clock, for --duration
 real seconds (default ${DEFAULT_REALTIME_SECONDS} s, not one window: a 10-minute window would be a
