@@ -1,9 +1,9 @@
 /** Lua sources: reading `lua/<id>.lua` with its includes, and the calls built from them. */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ScriptError } from '../errors.js';
+import { InputFileError, ScriptError } from '../errors.js';
+import { readInputFile } from '../json-file.js';
 
 /** The `lua/` folder at the package root (same relative place from src/ and dist/). */
 export const LUA_DIR = fileURLToPath(new URL('../../lua/', import.meta.url));
@@ -58,11 +58,14 @@ export function readScript(id: string, root: string = LUA_DIR): LuaScript {
     seen.add(relative);
     let text: string;
     try {
-      text = readFileSync(path.join(root, relative), 'utf8');
+      // Like every input file: a FIFO or a device in an edited scripts folder
+      // must not block swc beyond the reach of Ctrl-C, nor fill its memory.
+      text = readInputFile(path.join(root, relative));
     } catch (cause) {
       const from = chain.at(-1);
+      const problem = cause instanceof InputFileError ? `: ${cause.problem}` : '';
       throw new ScriptError(
-        `${displayName(root, relative)}: cannot read${from ? ` (included from ${displayName(root, from)})` : ''}`,
+        `${displayName(root, relative)}: cannot read${problem}${from ? ` (included from ${displayName(root, from)})` : ''}`,
         { cause },
       );
     }
