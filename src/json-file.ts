@@ -113,3 +113,19 @@ export function parseJsonText(file: string, text: string): unknown {
     throw new InputFileError(file, `not valid JSON: ${message}`);
   }
 }
+
+/**
+ * Refuses an output path that exists and is not a regular file (a FIFO, a
+ * device, a socket, a folder), naming `flag`: writing to a FIFO blocks swc
+ * beyond the reach of Ctrl-C, and the write-then-rename of a result would
+ * replace a device node such as /dev/full when run as root.
+ */
+export function checkOutputTarget(flag: string, file: string): void {
+  let stats: Stats;
+  try {
+    stats = statSync(file);
+  } catch {
+    return; // a new file
+  }
+  if (!stats.isFile()) throw new InputFileError(file, `${kindOf(stats)}: ${flag} writes only to a regular file (give a file name)`);
+}

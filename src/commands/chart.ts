@@ -8,6 +8,7 @@ import { renderChartSvg } from '../report/chart-svg.js';
 import { renderChartTerminal } from '../report/chart-terminal.js';
 import { action } from './lifecycle.js';
 import { useColor } from './options.js';
+import { checkOutputTarget } from '../json-file.js';
 
 /** Terminal columns when stdout is not a terminal and COLUMNS is unset. */
 const DEFAULT_COLUMNS = 80;
@@ -35,12 +36,14 @@ export function checkSvgPath(flag: string, file: string): string {
     // reported below
   }
   if (!isFolder) throw new UsageError(`${flag}: folder ${folder} does not exist`);
+  checkOutputTarget(flag, file);
   return file;
 }
 
 /** Renders results to an SVG file; says where on stderr. */
 export async function writeChartSvg(flag: string, file: string, sides: readonly ChartSide[], prefix: string): Promise<void> {
   const svg = await renderChartSvg(chartModel(sides));
+  checkOutputTarget(flag, file);
   try {
     writeFileSync(file, svg);
   } catch (err) {

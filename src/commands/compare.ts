@@ -9,6 +9,7 @@ import { compareFormats, renderCompare, type CompareFormat, type CompareSide } f
 import { SWC_VERSION } from '../version.js';
 import { action, printError } from './lifecycle.js';
 import { parser, printJson, useColor } from './options.js';
+import { checkOutputTarget } from '../json-file.js';
 
 /** Flags shared by `swc compare` and `swc bench --baseline`. */
 export interface CompareFlags {
@@ -33,12 +34,15 @@ export function checkOutputPath(flag: string, file: string): string {
   } catch (err) {
     if (err instanceof UsageError) throw err;
   }
+  checkOutputTarget(flag, file);
   return file;
 }
 
 /** Writes a result as JSON to `file` whole (a temporary file renamed over it), so a reader never sees half of one. */
 export function writeJsonFile(flag: string, file: string, value: unknown): void {
   const temporary = `${file}.${process.pid}.tmp`;
+  // Again at write time: the path may have become a FIFO or a device since the check.
+  checkOutputTarget(flag, file);
   try {
     writeFileSync(temporary, `${JSON.stringify(value, null, 2)}\n`);
     renameSync(temporary, file);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,5 +25,28 @@ describe('verify --scripts reads Lua files as input files', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/record_success\.lua: cannot read: a FIFO \(named pipe\), not a regular file/);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('output paths that are not regular files', () => {
+  const fifo = path.join(dir, 'out.fifo.svg');
+  execFileSync('mkfifo', [fifo]);
+  // A link to a device stands in for /dev/full: were it replaced, only the link would be lost.
+  const device = path.join(dir, 'device.json');
+  symlinkSync('/dev/null', device);
+  const bench = ['bench', '--rate', '1', '--window', '60', '--lights', '1', '--no-throughput', '--redis-url', redisUrl()];
+
+  it.each([
+    ['bench --output to a FIFO', [...bench, '--output', fifo], /a FIFO \(named pipe\): --output writes only to a regular file/],
+    ['bench --output to a device (used to be renamed over)', [...bench, '--output', device], /a character device: --output writes only to a regular file/],
+    ['bench --chart-out to a FIFO (used to block past SIGINT)', [...bench, '--chart-out', fifo], /--chart-out writes only to a regular file/],
+  ])('%s: exit 2 before connecting, the path left as it was', async (_name, args, message) => {
+    const result = await runCli(args, {}, 60_000);
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/swc bench: run /);
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(lstatSync(device).isSymbolicLink()).toBe(true);
   });
 });
