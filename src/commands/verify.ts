@@ -104,7 +104,8 @@ Examples:
         // As bench: check before writing, mark the run so `swc clean` spares it and
         // a bench on this server waits, and take turns with other runs.
         const report = await preflight(session.redis, { prefix: namespace.prefix, peakBytes: flags.calls * PEAK_BYTES_PER_CALL });
-        const refusal = refusalOf(report, false);
+        // verify has no --allow-eviction: the way out is a smaller run.
+        const refusal = refusalOf(report, false, ' (fewer --calls need less memory)');
         if (refusal) throw new SwcError(`refusing to write to this server: ${refusal}`, ExitCode.runtime);
         for (const finding of report.findings) process.stderr.write(`swc verify: note: ${finding.detail}\n`);
         // Always shown (--no-progress too): the run id is what finds leftovers.

@@ -309,9 +309,13 @@ export async function preflight(redis: Redis, options: PreflightOptions): Promis
  * The one line a run refuses with, or null when it may go ahead. Findings
  * that only `--allow-eviction` lifts say so; advisory ones never refuse.
  */
-export function refusalOf(report: PreflightReport, allowEviction: boolean): string | null {
+export function refusalOf(
+  report: PreflightReport,
+  allowEviction: boolean,
+  overrideHint = ' (--allow-eviction runs anyway, and fails any cell during which Redis evicted a key)',
+): string | null {
   const blocking = report.findings.filter((f) => !f.advisory && !(allowEviction && f.overridable));
   if (blocking.length === 0) return null;
   const overridable = blocking.every((f) => f.overridable);
-  return blocking.map((f) => f.detail).join('; ') + (overridable ? ' (--allow-eviction runs anyway, and fails any cell during which Redis evicted a key)' : '');
+  return blocking.map((f) => f.detail).join('; ') + (overridable ? overrideHint : '');
 }

@@ -4,6 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { connect } from '../../src/redis/connect.js';
+import { startPrivateServer } from '../../src/redis/server.js';
+import { digest, keysMatching } from './digest.js';
 import { redisUrl } from '../helpers.js';
 import { runCli } from '../cli/run-cli.js';
 
@@ -48,5 +51,27 @@ describe('output paths that are not regular files', () => {
     expect(result.stderr).not.toMatch(/swc bench: run /);
     expect(lstatSync(fifo).isFIFO()).toBe(true);
     expect(lstatSync(device).isSymbolicLink()).toBe(true);
+  });
+});
+
+describe('verify on a server where it would evict', () => {
+  it('refuses naming its own way out (fewer --calls), not bench-only --allow-eviction; user keys byte-identical, no swc key', async () => {
+    const server = await startPrivateServer({ settings: ['maxmemory=3mb', 'maxmemory-policy=allkeys-lru'] });
+    const redis = await connect(server.url);
+    try {
+      for (let i = 0; i < 300; i += 1) await redis.set(`app:${i}`, `value ${i}`.repeat(4));
+      const before = await digest(redis, 'app:*');
+      const result = await runCli(['verify', '--calls', '20000', '--redis-url', server.url]);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/^swc: refusing to write to this server: maxmemory 3\.0 MB, .*\(allkeys-lru\) \(fewer --calls need less memory\)$/m);
+      expect(result.stderr).not.toMatch(/--allow-eviction/);
+      // verify has no such option: the hint it used to print was a usage error.
+      expect((await runCli(['verify', '--allow-eviction', '--redis-url', server.url])).stderr).toMatch(/unknown option '--allow-eviction'/);
+      expect(await digest(redis, 'app:*')).toEqual(before);
+      expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
+    } finally {
+      redis.disconnect();
+      await server.stop();
+    }
   });
 });
