@@ -19,7 +19,12 @@ export function parseRedisUrl(url: string, flag = '--redis-url'): URL {
   try {
     parsed = new URL(url);
   } catch {
-    throw new UsageError(`${flag}: not a URL: "${redactUrl(url)}" (expected redis://[user:password@]host:port[/db] or rediss://…)`);
+    // An unparseable value is not echoed: it may be a pasted password, which
+    // no redaction can tell from a host. A bare host:port gets its fix.
+    const bare = /^[\w.-]+:\d{1,5}$/.test(url) ? `; did you mean redis://${url}?` : '';
+    throw new UsageError(
+      `${flag}: not a URL (value not shown, it may hold a password; expected redis://host:port/db or rediss://…, with user:password@ before the host when needed)${bare}`,
+    );
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
     throw new UsageError(`${flag}: unsupported scheme "${parsed.protocol}" (expected redis:// or rediss://)`);
@@ -31,6 +36,11 @@ export function parseRedisUrl(url: string, flag = '--redis-url'): URL {
   const db = parsed.pathname.replace(/^\//, '');
   if (db !== '' && !/^\d+$/.test(db)) {
     throw new UsageError(`${flag}: database must be a whole number (…/0 to …/15 by default), got "/${redactUrl(db)}"`);
+  }
+  // ioredis reads ?db= when the path names none; a bad one would reach Redis as SELECT x.
+  const dbParam = parsed.searchParams.get('db');
+  if (db === '' && dbParam !== null && !/^\d+$/.test(dbParam)) {
+    throw new UsageError(`${flag}: database must be a whole number (?db=0 to ?db=15 by default), got "?db=${redactUrl(dbParam)}"`);
   }
   return parsed;
 }
