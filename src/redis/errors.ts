@@ -72,7 +72,8 @@ function serverState(message: string, context: ErrorContext, cause: unknown): Se
     return state(
       'unknown-command',
       `Redis does not offer the ${name} command (renamed or disabled, e.g. by rename-command)`,
-      'swc needs EVALSHA and SCRIPT LOAD; use a server that allows them',
+      // Name what swc needs of the command Redis lacks (INFO and MEMORY are not scripts).
+      `swc needs ${name}${name === 'EVALSHA' || name === 'SCRIPT' ? ' (EVALSHA and SCRIPT LOAD run the layouts\' scripts)' : ''}; use a server that allows it`,
       message,
       cause,
     );
