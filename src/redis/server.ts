@@ -252,6 +252,19 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
       if (/address already in use/i.test(output)) continue;
       throw err;
     }
+    // A SIGKILL of swc runs no handler: a watchdog holding the read end of a
+    // pipe from swc sees it close when swc dies, however it dies, and stops the
+    // server and removes its folder. Its own process group keeps a terminal's
+    // Ctrl-C from reaching it; a normal stop kills it first, so it never acts.
+    const watchdog = spawn('sh', ['-c', 'read _; kill -9 "$1" 2>/dev/null; rm -rf "$2"', 'swc-redis-watchdog', String(child.pid), dir], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
+    watchdog.on('error', () => undefined);
+    watchdog.stdin?.on('error', () => undefined);
+    watchdog.unref();
+    (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    child.once('exit', () => watchdog.kill('SIGKILL'));
     let stopped: Promise<void> | undefined;
     const stop = (): Promise<void> => {
       stopped ??= new Promise<void>((resolve) => {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,8 @@ import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer } from '../../src/redis/server.js';
 import { digest, keysMatching } from './digest.js';
 import { redisUrl } from '../helpers.js';
-import { runCli } from '../cli/run-cli.js';
+import { runCli, SWC_BIN } from '../cli/run-cli.js';
+import { spawn } from 'node:child_process';
 
 const LUA = fileURLToPath(new URL('../../lua/', import.meta.url));
 const dir = mkdtempSync(path.join(os.tmpdir(), 'swc-review9-'));
@@ -115,4 +116,47 @@ describe('a renamed command is named for what it is', () => {
     expect(result.stderr).toMatch(/^swc: Redis does not offer the INFO command .*: swc needs INFO; use a server that allows it/m);
     expect(result.stderr).not.toMatch(/EVALSHA and SCRIPT LOAD/);
   });
+});
+
+/** True while `pid` is a live process (a zombie has stopped: it holds no port and no CPU). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) Z /.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+describe('SIGKILL of swc with a private server', () => {
+  it('the watchdog stops the private redis-server and removes its folder (it used to run on with parent 1)', async () => {
+    const child = spawn(process.execPath, [SWC_BIN, 'bench', '--rate', '100', '--window', '300', '--lights', '5', '--time', '5'], {
+      env: { ...process.env, REDIS_URL: '', NO_COLOR: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no run line: ${stderr}`)), 60_000);
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        // The private server's run shows no run line; the first cell's line means the server is up.
+        if (/^swc bench: /m.test(stderr)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const children = execFileSync('pgrep', ['-P', String(child.pid), '-x', 'redis-server'], { encoding: 'utf8' }).trim().split('\n');
+    expect(children).toHaveLength(1);
+    const server = Number(children[0]);
+    const folder = readlinkSync(`/proc/${server}/cwd`);
+    expect(folder).toMatch(/swc-redis-/);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    const deadline = Date.now() + 20_000;
+    while ((alive(server) || existsSync(folder)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(alive(server)).toBe(false);
+    expect(existsSync(folder)).toBe(false);
+  }, 120_000);
 });
