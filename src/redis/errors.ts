@@ -56,7 +56,8 @@ function serverState(message: string, context: ErrorContext, cause: unknown): Se
   const who = context.user === undefined ? 'the connected user' : `user "${context.user}"`;
   const user = context.user ?? '<user>';
   // The pattern to grant: the first key's top-level prefix (swc-bench:* for a benchmark).
-  const pattern = context.keys?.[0] ? `~${context.keys[0].split(':')[0]}:*` : '~swc-bench:*';
+  // Without keys the caller may be a reader (lights, inspect), not a bench: name both.
+  const pattern = context.keys?.[0] ? `~${context.keys[0].split(':')[0]}:*` : '~swc-bench:* for a bench, %R~stoplight:* for lights and inspect';
   if (/max(?:imum)? number of clients reached/i.test(message)) {
     return state(
       'maxclients',

@@ -160,3 +160,24 @@ describe('SIGKILL of swc with a private server', () => {
     expect(existsSync(folder)).toBe(false);
   }, 120_000);
 });
+
+describe('an ACL user limited to ~app:* runs lights', () => {
+  it('exit 3, the hint names the pattern lights reads (stoplight:*), not only the one a bench writes', async () => {
+    const server = await startPrivateServer();
+    const redis = await connect(server.url);
+    try {
+      await redis.call('ACL', 'SETUSER', 'apponly', 'on', '>pw-apponly', '~app:*', '+@all');
+      await redis.hset('stoplight:v5:metadata:a', 'last_success_at', '1');
+      const url = new URL(server.url);
+      url.username = 'apponly';
+      url.password = 'pw-apponly';
+      const result = await runCli(['lights', '--redis-url', url.toString()]);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/^swc: Redis ACL denies .* \(NOPERM\): grant it \(e\.g\. ACL SETUSER <user> ~swc-bench:\* for a bench, %R~stoplight:\* for lights and inspect\)/m);
+      expect(result.stdout + result.stderr).not.toContain('pw-apponly');
+    } finally {
+      redis.disconnect();
+      await server.stop();
+    }
+  });
+});
