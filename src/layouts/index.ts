@@ -1,7 +1,12 @@
 import path from 'node:path';
 import { UsageError } from '../errors.js';
+import { Coarse } from './coarse.js';
+import { Packed } from './packed.js';
+import { Ring } from './ring.js';
+import { SlidingLog } from './sliding-log.js';
 import { StoplightV5 } from './stoplight-v5.js';
 import { StoplightV6 } from './stoplight-v6.js';
+import { TwoWindow } from './two-window.js';
 import type { Layout, LayoutOptions } from './types.js';
 
 /** A registered layout: its name and how to build it. */
@@ -109,5 +114,10 @@ export function namespacedLayout(name: LayoutName, namespace: string, options: L
 // The built-in layouts: adding one is its Lua, its module, its inspector, and one line here.
 registerLayout({ name: 'stoplight-v5', create: (options) => new StoplightV5(options) });
 registerLayout({ name: 'stoplight-v6', create: (options) => new StoplightV6(options) });
+registerLayout({ name: 'sliding-log', create: (options) => new SlidingLog(options) });
+registerLayout({ name: 'ring', create: (options) => new Ring(options) });
+registerLayout({ name: 'packed', create: (options) => new Packed(options) });
+registerLayout({ name: 'coarse', create: (options) => new Coarse(options) });
+registerLayout({ name: 'two-window', create: (options) => new TwoWindow(options) });
 
 export type { Layout, LayoutOptions } from './types.js';

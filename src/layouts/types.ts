@@ -127,6 +127,29 @@ export interface LayoutInspector {
   inspect(redis: Redis, target: InspectTarget, judge: JudgeOptions, limits: EncodingLimits): Promise<Inspection | null>;
 }
 
+/** Successes and failures, as exact counts or as the bound of an error. */
+export interface CountPair {
+  readonly successes: number;
+  readonly failures: number;
+}
+
+/**
+ * How far an approximate layout's counts may be from the exact window (the
+ * layout's {@link WindowSemantics}), stated so that a checker can hold every
+ * read to it.
+ */
+export interface Approximation {
+  /** The bound in words, as the layout's TSDoc states it. */
+  readonly description: string;
+  /**
+   * The largest absolute error of the successes and of the failures that a
+   * read at `at` (seconds, fractional allowed) may return, given the exact
+   * counts of any whole seconds `fromSecond..toSecond` (both included) of the
+   * light's traffic.
+   */
+  errorBound(at: number, windowSeconds: number, countIn: (fromSecond: number, toSecond: number) => CountPair): CountPair;
+}
+
 /**
  * One storage design for a light's sliding window. A layout only builds script
  * calls and parses replies; it never talks to Redis itself, so the same call
@@ -143,6 +166,8 @@ export interface Layout {
   readonly scripts: readonly LuaScript[];
   readonly capabilities: LayoutCapabilities;
   readonly inspector: LayoutInspector;
+  /** Present when reads only approximate the window: the error bound they keep. Absent = exact. */
+  readonly approximation?: Approximation;
 
   recordSuccess(light: Light, options: RecordOptions): ScriptCall;
   recordFailure(light: Light, options: FailureOptions): ScriptCall;
