@@ -10,7 +10,7 @@ import { loadReport } from '../compare/load.js';
 import { LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../bench/values.js';
 import { UsageError } from '../errors.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
-import { layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
+import { defaultLayoutNames, layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
 import { addCompareOptions, compareOptionsFrom, printVerdict, type CompareFlags } from './compare.js';
@@ -48,7 +48,8 @@ const DEFAULT_REALTIME_SECONDS = 10;
 
 const rateList = parser((v) => parseList('--rate', v, (p) => parseNumber('--rate', p, LIMITS.rate)));
 const windowList = parser((v) => parseList('--window', v, (p) => parseDuration('--window', p, LIMITS.window)));
-const layoutList = parser((v) => parseList('--layout', v, (p) => resolveLayoutName(p)));
+// `all` stands for every registered layout, in registration order.
+const layoutList = parser((v) => [...new Set(parseList('--layout', v, (p) => (p === 'all' ? [...layoutNames] : [resolveLayoutName(p)])).flat())]);
 
 /** The checks only real traffic needs: it takes real time and one client must keep up. */
 function checkRealtime(flags: BenchFlags, plan: BenchPlan, seconds: number): void {
@@ -74,7 +75,7 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
   const realtime = flags.realtime === true;
   const duration = flags.duration ?? (realtime ? DEFAULT_REALTIME_SECONDS : undefined);
   const plan: BenchPlan = {
-    layouts: flags.layout ?? layoutNames,
+    layouts: flags.layout ?? defaultLayoutNames,
     windows: flags.window ?? preset?.windows ?? DEFAULT_WINDOWS,
     rates: flags.rate ?? preset?.rates ?? DEFAULT_RATES,
     failureRate: flags.failureRate,
@@ -208,7 +209,7 @@ export function benchCommand(): Command {
     .option('--rate <list>', `requests per second per light, comma-separated (default ${DEFAULT_RATES.join(',')})`, rateList)
     .option('--window <list>', `window sizes, comma-separated: 300, 90s, 5m, 1h (default ${DEFAULT_WINDOWS.join(',')} s)`, windowList)
     .addOption(
-      new Option('--layout <list>', `layouts, comma-separated: ${layoutNames.join(', ')} (default all)`).argParser(layoutList),
+      new Option('--layout <list>', `layouts, comma-separated: ${layoutNames.join(', ')}, a manifest file, or all (default ${defaultLayoutNames.join(',')})`).argParser(layoutList),
     )
     .option('--failure-rate <0..1>', 'share of failures (seeded Bernoulli per event)', parser((v) => parseNumber('--failure-rate', v, LIMITS.failureRate)), 0.5)
     .option('--lights <n>', 'lights per cell; memory is reported per light', parser((v) => parseNumber('--lights', v, LIMITS.lights)), 1)

@@ -28,6 +28,19 @@ export interface CoarseOptions extends LayoutOptions {
 export const DEFAULT_BUCKET_SECONDS = 10;
 
 /**
+ * `coarse-<N>s` as a layout of N-second buckets (`coarse-10s` is `coarse`);
+ * null for any other name. Registered as the `coarse` layout's variants, so
+ * `--layout coarse-30s` works wherever a layout name does.
+ */
+export function coarseVariant(name: string): { name: string; create: (options?: LayoutOptions) => Coarse } | null {
+  const match = /^coarse-(\d+)s$/.exec(name);
+  if (!match) return null;
+  const bucketSeconds = Number(match[1]);
+  const layout = new Coarse({ bucketSeconds });
+  return { name: layout.name, create: (options) => new Coarse({ ...options, bucketSeconds }) };
+}
+
+/**
  * The whole seconds at the old end of the exact window `(t − W, t]` that a
  * coarse read at `at` leaves out: from `t − W + 1` to just before the first
  * bucket start inside the window. Null when the window starts on a bucket
@@ -78,7 +91,7 @@ export class Coarse implements Layout {
   constructor(options: CoarseOptions = {}) {
     const width = options.bucketSeconds ?? DEFAULT_BUCKET_SECONDS;
     if (!Number.isInteger(width) || width < 1 || width > 3600) {
-      throw new UsageError(`--bucket-seconds: must be a whole number from 1 to 3600, got ${width}`);
+      throw new UsageError(`--layout: coarse-<N>s takes N from 1 to 3600 (the bucket width in seconds), got ${width}`);
     }
     this.bucketSeconds = width;
     this.name = width === DEFAULT_BUCKET_SECONDS ? 'coarse' : `coarse-${width}s`;

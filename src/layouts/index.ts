@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { UsageError } from '../errors.js';
-import { Coarse } from './coarse.js';
+import { Coarse, coarseVariant } from './coarse.js';
 import { Packed } from './packed.js';
 import { Ring } from './ring.js';
 import { SlidingLog } from './sliding-log.js';
@@ -14,6 +14,14 @@ export interface LayoutDefinition {
   readonly name: string;
   /** Builds the layout, with its keys under `options.prefix` when given. */
   create(options?: LayoutOptions): Layout;
+  /** Benched when `--layout` is not given (the published comparison); default false. */
+  readonly byDefault?: boolean;
+  /**
+   * A layout derived from this one by its name, e.g. `coarse-30s` from
+   * `coarse`; null when `name` is not one. The registry registers it the first
+   * time the name is asked for.
+   */
+  variant?(name: string): LayoutDefinition | null;
 }
 
 /**
@@ -37,6 +45,10 @@ let manifestLoader: ManifestLoader | null = null;
  */
 export const layoutNames: readonly string[] = names;
 
+const defaults: string[] = [];
+/** The layouts `bench` runs when `--layout` is not given, in registration order (a live list). */
+export const defaultLayoutNames: readonly string[] = defaults;
+
 /**
  * Adds a layout to the registry; `bench`, `inspect`, `lights` and `compare`
  * find it from then on. A second registration of the same name is an error.
@@ -45,6 +57,7 @@ export function registerLayout(definition: LayoutDefinition): void {
   if (registry.has(definition.name)) throw new UsageError(`layout ${definition.name}: a layout of that name is already registered`);
   registry.set(definition.name, definition);
   names.push(definition.name);
+  if (definition.byDefault === true) defaults.push(definition.name);
 }
 
 /** Lets `--layout <file>.json` load a manifest; until one is registered, manifest files are refused. */
@@ -70,6 +83,12 @@ export function isManifestPath(spec: string): boolean {
  */
 export function resolveLayoutName(spec: string, options: { baseDir?: string } = {}): LayoutName {
   if (registry.has(spec)) return spec;
+  for (const definition of [...registry.values()]) {
+    const derived = definition.variant?.(spec);
+    if (!derived) continue;
+    if (!registry.has(derived.name)) registerLayout(derived);
+    return derived.name;
+  }
   if (!isManifestPath(spec)) {
     throw new UsageError(`--layout: expected one of ${names.join(', ')} or a manifest file (*.json), got "${spec}"`);
   }
@@ -112,12 +131,12 @@ export function namespacedLayout(name: LayoutName, namespace: string, options: L
 }
 
 // The built-in layouts: adding one is its Lua, its module, its inspector, and one line here.
-registerLayout({ name: 'stoplight-v5', create: (options) => new StoplightV5(options) });
-registerLayout({ name: 'stoplight-v6', create: (options) => new StoplightV6(options) });
+registerLayout({ name: 'stoplight-v5', create: (options) => new StoplightV5(options), byDefault: true });
+registerLayout({ name: 'stoplight-v6', create: (options) => new StoplightV6(options), byDefault: true });
 registerLayout({ name: 'sliding-log', create: (options) => new SlidingLog(options) });
 registerLayout({ name: 'ring', create: (options) => new Ring(options) });
 registerLayout({ name: 'packed', create: (options) => new Packed(options) });
-registerLayout({ name: 'coarse', create: (options) => new Coarse(options) });
+registerLayout({ name: 'coarse', create: (options) => new Coarse(options), variant: coarseVariant });
 registerLayout({ name: 'two-window', create: (options) => new TwoWindow(options) });
 
 export type { Layout, LayoutOptions } from './types.js';
