@@ -50,7 +50,9 @@ function pairsOf(report: BenchReport): { first: string; other: string }[] {
  */
 export function memoryGrid(report: BenchReport): Grid {
   const layouts = layoutsOf(report);
-  const hasPublished = report.results.some((r) => r.published);
+  // Published and diff columns only beside the layouts the preset has figures for.
+  const published = new Set(report.results.filter((r) => r.published).map((r) => r.layout));
+  const hasPublished = (layout: string): boolean => published.has(layout);
   const hasDuration = report.results.some((r) => r.durationSeconds !== r.windowSeconds);
   const pairs = pairsOf(report);
   const ratio = pairs.map(({ first, other }) => `${first} / ${other}`);
@@ -59,7 +61,7 @@ export function memoryGrid(report: BenchReport): Grid {
     'req/s',
     ...(hasDuration ? ['traffic'] : []),
     'events in window',
-    ...layouts.flatMap((l) => [`${l} KB`, ...(hasPublished ? [`published`, `diff`] : [])]),
+    ...layouts.flatMap((l) => [`${l} KB`, ...(hasPublished(l) ? [`published`, `diff`] : [])]),
     ...ratio,
     'encodings',
   ];
@@ -71,9 +73,9 @@ export function memoryGrid(report: BenchReport): Grid {
       String(g.rate),
       ...(hasDuration ? [any ? formatWindow(any.durationSeconds) : ''] : []),
       count(any?.eventsInWindow ?? g.rate * g.windowSeconds),
-      ...cells.flatMap((c) => [
+      ...cells.flatMap((c, i) => [
         c ? kb(c.memory.bytesPerLight) : '',
-        ...(hasPublished ? [c?.published ? c.published.kb.toFixed(1) : '', c?.published ? percent(c.published.diff) : ''] : []),
+        ...(hasPublished(layouts[i] as string) ? [c?.published ? c.published.kb.toFixed(1) : '', c?.published ? percent(c.published.diff) : ''] : []),
       ]),
       ...pairs.map(({ first, other }) => {
         const a = g.byLayout.get(first);

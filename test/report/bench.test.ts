@@ -117,6 +117,29 @@ describe('renderBench (colour off)', () => {
     `);
   });
 
+  it('published and diff columns appear only beside the layouts the preset has figures for', () => {
+    const withPublished = {
+      ...threeLayouts,
+      results: threeLayouts.results.map((r) => (r.layout === 'my-window' ? r : { ...r, published: { kb: 350, diff: 0.0154 } })),
+    };
+    expect(memoryGrid(withPublished).head).toEqual([
+      'window',
+      'req/s',
+      'events in window',
+      'stoplight-v5 KB',
+      'published',
+      'diff',
+      'stoplight-v6 KB',
+      'published',
+      'diff',
+      'my-window KB',
+      'stoplight-v5 / stoplight-v6',
+      'stoplight-v5 / my-window',
+      'encodings',
+    ]);
+    expect(memoryGrid(withPublished).rows[0]?.slice(9, 10)).toEqual(['4.0']);
+  });
+
   it('throughput ratios name the pair: in the caption for two layouts, a column for more', () => {
     expect(throughputRatioGrid(twoLayouts)?.caption).toBe('stoplight-v6 / stoplight-v5');
     const three = {
