@@ -120,7 +120,7 @@ describe('renderBench (colour off)', () => {
   it('published and diff columns appear only beside the layouts the preset has figures for', () => {
     const withPublished = {
       ...threeLayouts,
-      results: threeLayouts.results.map((r) => (r.layout === 'my-window' ? r : { ...r, published: { kb: 350, diff: 0.0154 } })),
+      results: threeLayouts.results.map((r) => (r.layout === 'my-window' ? r : { ...r, published: { kb: 350, bytes: 358_400, diff: 0.0154 } })),
     };
     expect(memoryGrid(withPublished).head).toEqual([
       'window',
