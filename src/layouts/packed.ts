@@ -29,8 +29,8 @@ export const PACKED_SLOT_BYTES = 12;
  * Costs: a write is two BITFIELD calls (O(1)); a read GETs the whole string
  * and decodes it in Lua (O(W)), read-only.
  * Where it is wrong: counters saturate at 2^32 − 1 events per second; the
- * second stamps end in 2106; as with the ring, a light must keep one window
- * size (another size maps seconds to other slots).
+ * second stamps end in 2106; as with the ring, a change of a light's window
+ * size can lose the events of slots it overwrites (never counts one twice).
  */
 export class Packed implements Layout {
   readonly name = 'packed';

@@ -25,8 +25,10 @@ import type {
  * Costs: a write is O(1) (HGET, HSET); a read is O(W) (it reads every slot),
  * and read-only.
  * Where it is wrong: nowhere for one window size per light (exact, half-open
- * on whole seconds). A light read or written with another window size than
- * before maps seconds to other slots and may count a second twice or miss it.
+ * on whole seconds). When a light's window size changes, seconds map to other
+ * slots: no event is counted twice (each sits in one slot), but a write may
+ * overwrite a slot of the old size whose second is still inside the window,
+ * losing its events.
  */
 export class Ring implements Layout {
   readonly name = 'ring';

@@ -169,6 +169,19 @@ describe('packed keys', () => {
   });
 });
 
+describe.each(['ring', 'packed'])('%s: a light whose window size changes', (name) => {
+  it('never counts an event twice; a write under the new size may overwrite a slot still inside the window and lose its events', async () => {
+    const client = await LayoutClient.open(redis, createLayout(name));
+    const light = { name: uniqueName(`resize-${name}`) };
+    for (let s = 0; s <= 20; s += 1) await client.recordSuccess(light, { at: HOUR_START + s, windowSeconds: 7 });
+    // Under W = 7 the slots hold seconds 14..20; second 21 under W = 10 goes to slot 1, which holds 15.
+    await client.recordSuccess(light, { at: HOUR_START + 21, windowSeconds: 10 });
+    const snapshot = await client.getMetrics(light, { at: HOUR_START + 21, windowSeconds: 10 });
+    // Exact: seconds 12..21, ten events. Seconds 12 and 13 were overwritten under W = 7, second 15 just now.
+    expect(snapshot.successes).toBe(7);
+  });
+});
+
 describe('coarse keys', () => {
   it('6.0-shaped keys under swc:coarse with bucket starts instead of seconds; a bucket goes when its start leaves the window', async () => {
     const layout = new Coarse();
