@@ -29,6 +29,11 @@ export interface BenchPlan {
    */
   readonly realtime?: boolean;
   readonly preset?: Preset;
+  /**
+   * Measure each layout's failure ratio against the exact window on a light
+   * of its own (three windows of traffic with an incident); absent = not measured.
+   */
+  readonly accuracy?: { readonly threshold: number };
 }
 
 /** One layout at one window and rate. */

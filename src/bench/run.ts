@@ -14,6 +14,7 @@ import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type Tra
 import { SWC_VERSION } from '../version.js';
 import { deleteKeys, type Namespace } from './namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan, type Cell } from './plan.js';
+import { cellAccuracy } from './accuracy.js';
 import { publishedKb } from './presets.js';
 import { driveRealtime } from './realtime.js';
 
@@ -283,6 +284,9 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       // Where the injected clock stopped, so every hour key it wrote is deleted below.
       clockSpan = { ...span, to: span.to + Math.ceil((throughput.write.ops + throughput.request.ops) / lights.length) / cell.rate + 1 };
     }
+    const accuracy = await cellAccuracy(redis, plan, cell, layout, run.signal).catch((err: unknown) => {
+      throw withContext(err, `${where()}, accuracy`);
+    });
     const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
     const result: CellResult = {
       layout: cell.layout,
@@ -295,6 +299,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       memory,
       ...(throughput ? { throughput } : {}),
       ...(realtime ? { realtime } : {}),
+      ...(accuracy ? { accuracy } : {}),
       ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
     };
     await deleteLights(redis, layout, lights, clockSpan);

@@ -37,12 +37,16 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   scenario?: string;
   baseline?: string;
   realtime?: boolean;
+  accuracy?: boolean;
+  threshold?: number;
 }
 
 const DEFAULT_RATES = [100];
 /** Seconds per throughput phase when neither --ops nor --time is given. */
 const DEFAULT_PHASE_SECONDS = 1;
 const DEFAULT_WINDOWS = [300];
+/** The failure ratio at which Stoplight's error-rate strategy opens a light, as commonly configured. */
+const DEFAULT_THRESHOLD = 0.5;
 /** Real seconds per cell under --realtime: short, because one window (often minutes) per cell is a surprise. */
 const DEFAULT_REALTIME_SECONDS = 10;
 
@@ -74,7 +78,7 @@ function checkRealtime(flags: BenchFlags, plan: BenchPlan, seconds: number): voi
 export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): BenchPlan {
   const realtime = flags.realtime === true;
   const duration = flags.duration ?? (realtime ? DEFAULT_REALTIME_SECONDS : undefined);
-  const plan: BenchPlan = {
+  let plan: BenchPlan = {
     layouts: flags.layout ?? defaultLayoutNames,
     windows: flags.window ?? preset?.windows ?? DEFAULT_WINDOWS,
     rates: flags.rate ?? preset?.rates ?? DEFAULT_RATES,
@@ -95,6 +99,19 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
         }
       : {}),
   };
+  if (flags.accuracy === true || flags.threshold !== undefined) {
+    const threshold = flags.threshold ?? DEFAULT_THRESHOLD;
+    plan = { ...plan, accuracy: { threshold } };
+    for (const w of plan.windows) {
+      for (const r of plan.rates) {
+        if (r * 3 * w > LIMITS.eventsPerCell) {
+          throw new UsageError(
+            `--accuracy: ${Math.round(r * 3 * w).toLocaleString('en-US')} events to measure accuracy at ${r}/s over three ${w} s windows; at most ${LIMITS.eventsPerCell.toLocaleString('en-US')}`,
+          );
+        }
+      }
+    }
+  }
   if (flags.ops !== undefined && flags.time !== undefined) {
     throw new UsageError('--ops/--time: give one of them, not both (ops per phase, or seconds per phase)');
   }
@@ -222,6 +239,8 @@ export function benchCommand(): Command {
     .option('--preset <name>', `a named matrix: ${Object.keys(presets).join(', ')} (with published figures)`, parser((v) => parseChoice('--preset', v, Object.keys(presets))))
     .option('--seed <n>', 'seed for outcomes and event ids (same seed, same bytes)', parser((v) => parseNumber('--seed', v, LIMITS.seed)), 1)
     .option('--no-throughput', 'memory only: skip the throughput and latency phases')
+    .option('--accuracy', 'also measure each layout\'s failure ratio against the exact window (three windows of traffic with an incident, on a light of its own)')
+    .option('--threshold <0..1>', `with --accuracy (implies it): the failure ratio at which a light opens (default ${DEFAULT_THRESHOLD})`, parser((v) => parseNumber('--threshold', v, LIMITS.failureRate)))
     .option('--connections <n>', 'throughput: concurrent connections', parser((v) => parseNumber('--connections', v, LIMITS.connections)), 4)
     .option('--pipeline <n>', 'throughput: operations per pipelined batch on each connection', parser((v) => parseNumber('--pipeline', v, LIMITS.pipeline)), 1)
     .option('--ops <n>', 'throughput: operations per phase (instead of --time)', parser((v) => parseNumber('--ops', v, LIMITS.ops)))

@@ -120,6 +120,36 @@ export function throughputGrid(report: BenchReport): Grid | undefined {
   return { head, rows, numeric: head.map((_, i) => i === 1 || i >= 4) };
 }
 
+/**
+ * Accuracy (`--accuracy`): one row per cell, the failure ratio's error
+ * against the exact window and the share of reads deciding differently about
+ * the threshold.
+ */
+export function accuracyGrid(report: BenchReport): Grid | undefined {
+  const measured = report.results.filter((r) => r.accuracy);
+  if (measured.length === 0) return undefined;
+  const threshold = measured[0]?.accuracy?.threshold ?? 0.5;
+  const head = ['window', 'req/s', 'layout', 'reads', 'max |error|', 'mean |error|', `decides differently at ${threshold}`];
+  const rows = measured.map((r) => {
+    const a = r.accuracy as NonNullable<CellResult['accuracy']>;
+    return [
+      formatWindow(r.windowSeconds),
+      String(r.rate),
+      r.layout,
+      count(a.reads),
+      a.maxAbsError.toFixed(4),
+      a.meanAbsError.toFixed(4),
+      `${(a.decisionMismatchShare * 100).toFixed(2)}%`,
+    ];
+  });
+  return {
+    head,
+    rows,
+    numeric: head.map((_, i) => i === 1 || i >= 3),
+    caption: 'failure ratio against the exact window, three windows of traffic with an incident (all failures) from 1.25 to 1.5 windows',
+  };
+}
+
 /** Real traffic (`--realtime`): one row per cell, pacing and write latency. */
 export function realtimeGrid(report: BenchReport): Grid | undefined {
   const measured = report.results.filter((r) => r.realtime);
@@ -194,7 +224,10 @@ export function csvGrid(report: BenchReport): Grid {
     'usedMemoryDeltaPerLight', 'encodings', 'publishedKb', 'publishedDiff',
     ...['write', 'read', 'request'].flatMap((op) => ['OpsPerSec', 'P50Ms', 'P99Ms', 'P999Ms', 'ServerUsecPerCall'].map((f) => `${op}${f}`)),
     ...['RequestedRate', 'AchievedRate', 'Seconds', 'Events', 'LateP99Ms', 'LateMaxMs', 'WriteP50Ms', 'WriteP99Ms', 'WriteP999Ms'].map((f) => `realtime${f}`),
+    ...['Reads', 'MaxAbsError', 'MeanAbsError', 'Threshold', 'DecisionMismatchShare'].map((f) => `accuracy${f}`),
   ];
+  const accuracy = (a: CellResult['accuracy']): string[] =>
+    a ? [a.reads, a.maxAbsError, a.meanAbsError, a.threshold, a.decisionMismatchShare].map(String) : Array<string>(5).fill('');
   const realtime = (t: CellResult['realtime']): string[] =>
     t
       ? [t.requestedRate, t.achievedRate, t.seconds, t.events, t.lateP99Ms, t.lateMaxMs, t.write.p50Ms, t.write.p99Ms, t.write.p999Ms].map(String)
@@ -215,6 +248,7 @@ export function csvGrid(report: BenchReport): Grid {
     ...stat(r.throughput?.read),
     ...stat(r.throughput?.request),
     ...realtime(r.realtime),
+    ...accuracy(r.accuracy),
   ]);
   return { head, rows };
 }
@@ -228,6 +262,7 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
     ['Throughput and latency (steady state, injected clock)', throughputGrid(report)],
     ['Throughput ratios', throughputRatioGrid(report)],
     ['Real traffic (--realtime: server clock, paced)', realtimeGrid(report)],
+    ['Accuracy', accuracyGrid(report)],
   ];
   const t = report.results.find((r) => r.throughput)?.throughput;
   const footer =
