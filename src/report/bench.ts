@@ -129,7 +129,7 @@ export function accuracyGrid(report: BenchReport): Grid | undefined {
   const measured = report.results.filter((r) => r.accuracy);
   if (measured.length === 0) return undefined;
   const threshold = measured[0]?.accuracy?.threshold ?? 0.5;
-  const head = ['window', 'req/s', 'layout', 'reads', 'max |error|', 'mean |error|', `decides differently at ${threshold}`];
+  const head = ['window', 'req/s', 'layout', 'reads', 'max error', 'mean error', `decides differently at ${threshold}`];
   const rows = measured.map((r) => {
     const a = r.accuracy as NonNullable<CellResult['accuracy']>;
     return [
@@ -146,7 +146,7 @@ export function accuracyGrid(report: BenchReport): Grid | undefined {
     head,
     rows,
     numeric: head.map((_, i) => i === 1 || i >= 3),
-    caption: 'failure ratio against the exact window, three windows of traffic with an incident (all failures) from 1.25 to 1.5 windows',
+    caption: 'absolute error of the failure ratio against the exact window, three windows of traffic with an incident (all failures) from 1.25 to 1.5 windows',
   };
 }
 
