@@ -7,7 +7,7 @@ import { runBench, type BenchProgress } from '../bench/run.js';
 import { loadScenario, type Scenario } from '../bench/scenario.js';
 import { compareReports } from '../compare/diff.js';
 import { loadReport } from '../compare/load.js';
-import { LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../bench/values.js';
+import { checkCellEvents, checkInFlight, LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../bench/values.js';
 import { UsageError } from '../errors.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
 import { defaultLayoutNames, layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
@@ -116,8 +116,11 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
     throw new UsageError('--ops/--time: give one of them, not both (ops per phase, or seconds per phase)');
   }
   if (realtime) checkRealtime(flags, plan, duration ?? DEFAULT_REALTIME_SECONDS);
+  if (plan.throughput) checkInFlight(plan.throughput.connections, plan.throughput.pipeline);
   for (const w of plan.windows) {
     for (const r of plan.rates) {
+      const flagsNamed = plan.durationSeconds === undefined ? '--rate/--window' : '--rate/--duration';
+      checkCellEvents(r, plan.durationSeconds ?? w, flags.scenario !== undefined ? `${flags.scenario}: rates/windows/duration or ${flagsNamed}` : flagsNamed);
       const events = r * (plan.durationSeconds ?? w) * plan.lights;
       if (events > LIMITS.eventsPerCell) {
         throw new UsageError(
