@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createNamespace } from '../../src/bench/namespace.js';
 import { runBench } from '../../src/bench/run.js';
 import { inspectLight } from '../../src/inspect/inspect.js';
+import { listLights } from '../../src/inspect/list.js';
+import { shortId } from '../../src/layouts/stoplight-v6.js';
 import { LayoutClient } from '../../src/layouts/client.js';
 import { Coarse } from '../../src/layouts/coarse.js';
 import { createLayout, resolveLayoutName } from '../../src/layouts/index.js';
@@ -250,7 +252,8 @@ describe('two-window keys', () => {
 });
 
 describe('the five layouts through the registry', () => {
-  it('inspect finds a light of each by name and reads it with its inspector', async () => {
+  it('inspect finds a light of each by name and reads it with its inspector; lights lists each under its layout', async () => {
+    const written: [string, string][] = [];
     for (const name of ['sliding-log', 'ring', 'packed', 'coarse', 'two-window']) {
       const light = uniqueName(`insp-${name}`);
       const client = await LayoutClient.open(redis, createLayout(name));
@@ -258,7 +261,15 @@ describe('the five layouts through the registry', () => {
       await client.recordFailure({ name: light }, { at: HOUR_START + 1, windowSeconds: 60, errorJson: ERROR_JSON });
       const found = await inspectLight(redis, { light, at: HOUR_START + 2, windowSeconds: 60 });
       expect(found.map((f) => f.layout)).toEqual([name]);
-      expect(found[0]?.keys.length).toBe(createLayout(name).keysOf({ name: light }, HOUR_START, HOUR_START + 1).length);
+      const keys = createLayout(name).keysOf({ name: light }, HOUR_START, HOUR_START + 1);
+      expect(found[0]?.keys.length).toBe(keys.length);
+      // coarse keys carry the light's id, as 6.0's do; the others its name.
+      written.push([name, name === 'coarse' ? shortId(light) : light]);
+      if (name === 'coarse') expect(found[0]).toMatchObject({ kind: 'buckets', windowTotals: { successes: 1, failures: 1 } });
+    }
+    const list = await listLights(redis);
+    for (const [layout, light] of written) {
+      expect(list.lights.filter((l) => l.light === light).map((l) => l.layout)).toEqual([layout]);
     }
   });
 
