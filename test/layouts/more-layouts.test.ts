@@ -251,6 +251,21 @@ describe('two-window keys', () => {
   });
 });
 
+describe.each(['sliding-log', 'ring', 'packed', 'coarse', 'two-window'])('%s without an injected time', (name) => {
+  it("takes the time from Redis TIME: an event written now is counted by a read now, and stamped with the server's second", async () => {
+    const client = await LayoutClient.open(redis, createLayout(name));
+    const light = { name: uniqueName(`time-${name}`) };
+    const [before] = (await redis.time()) as [string, string];
+    await client.recordFailure(light, { windowSeconds: 600, errorJson: ERROR_JSON });
+    const snapshot = await client.getMetrics(light, { windowSeconds: 600 });
+    expect(snapshot).toMatchObject({ successes: 0, consecutiveErrors: 1, lastErrorJson: ERROR_JSON });
+    // two-window weighs the event 599/600 if the read fell in the next fixed window.
+    expect(snapshot.failures).toBeCloseTo(1, 2);
+    expect(snapshot.lastErrorAt).toBeGreaterThanOrEqual(Number(before));
+    expect(snapshot.lastErrorAt).toBeLessThanOrEqual(Number(before) + 5);
+  });
+});
+
 describe('the five layouts through the registry', () => {
   it('inspect finds a light of each by name and reads it with its inspector; lights lists each under its layout', async () => {
     const written: [string, string][] = [];
