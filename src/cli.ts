@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { benchCommand } from './commands/bench.js';
+import { chartCommand } from './commands/chart.js';
+import { cleanCommand } from './commands/clean.js';
 import { compareCommand } from './commands/compare.js';
 import { doctorCommand } from './commands/doctor.js';
 import { inspectCommand } from './commands/inspect.js';
@@ -34,6 +36,8 @@ export function buildProgram(): Command {
     .configureOutput(output)
     .exitOverride();
   program.addCommand(benchCommand());
+  program.addCommand(chartCommand());
+  program.addCommand(cleanCommand());
   program.addCommand(compareCommand());
   program.addCommand(doctorCommand());
   program.addCommand(inspectCommand());

@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { footprints } from './footprint.js';
 import { timeArg } from './parse.js';
 import { parseCountsReply } from './snapshot.js';
 import { shortId } from './stoplight-v6.js';
@@ -10,6 +11,7 @@ import {
   type CallOptions,
   type CountPair,
   type FailureOptions,
+  type FootprintCell,
   type Layout,
   type LayoutCapabilities,
   type LayoutOptions,
@@ -161,6 +163,11 @@ export class Coarse implements Layout {
 
   parseFailure(): null {
     return null;
+  }
+
+  /** Fewer buckets than 6.0 has seconds: 6.0's per-second bound holds. */
+  peakBytesPerLight(cell: FootprintCell): number {
+    return footprints.bucketPerSecond(cell);
   }
 
   keysOf(light: Light): LightKey[] {

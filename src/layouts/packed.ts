@@ -5,6 +5,7 @@ import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
 import type {
   CallOptions,
   FailureOptions,
+  FootprintCell,
   Layout,
   LayoutCapabilities,
   LayoutOptions,
@@ -13,6 +14,7 @@ import type {
   RecordOptions,
   Snapshot,
 } from './types.js';
+
 
 /** Bytes of one slot: the slot's second, its successes, its failures, each an unsigned 32-bit integer. */
 export const PACKED_SLOT_BYTES = 12;
@@ -85,6 +87,11 @@ export class Packed implements Layout {
 
   parseFailure(): null {
     return null;
+  }
+
+  /** The string is 12 bytes per second of window from the first write (plus allocator rounding), and the metadata. */
+  peakBytesPerLight(cell: FootprintCell): number {
+    return Math.ceil(cell.windowSeconds * PACKED_SLOT_BYTES * 1.3) + 4096;
   }
 
   keysOf(light: Light): LightKey[] {

@@ -1,10 +1,12 @@
 import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { footprints } from './footprint.js';
 import { timeArg } from './parse.js';
 import { parseCountsReply } from './snapshot.js';
 import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
 import type {
   CallOptions,
   FailureOptions,
+  FootprintCell,
   Layout,
   LayoutCapabilities,
   LayoutOptions,
@@ -13,6 +15,7 @@ import type {
   RecordOptions,
   Snapshot,
 } from './types.js';
+
 
 /**
  * The ring: a fixed ring of W per-second slots in one hash. Slot
@@ -78,6 +81,11 @@ export class Ring implements Layout {
 
   parseFailure(): null {
     return null;
+  }
+
+  /** At most one slot per second of window: 6.0's per-second bound holds. */
+  peakBytesPerLight(cell: FootprintCell): number {
+    return footprints.bucketPerSecond(cell);
   }
 
   keysOf(light: Light): LightKey[] {

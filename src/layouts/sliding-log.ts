@@ -6,6 +6,7 @@ import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
 import type {
   CallOptions,
   FailureOptions,
+  FootprintCell,
   Layout,
   LayoutCapabilities,
   LayoutOptions,
@@ -14,6 +15,7 @@ import type {
   RecordOptions,
   Snapshot,
 } from './types.js';
+
 
 /**
  * The sliding log: one sorted set per outcome holding every event (member =
@@ -88,6 +90,11 @@ export class SlidingLog implements Layout {
 
   parseFailure(): null {
     return null;
+  }
+
+  /** Every event of the window (pruned on each write) at up to 165 bytes, and the metadata. */
+  peakBytesPerLight(cell: FootprintCell): number {
+    return Math.min(cell.rate * (cell.windowSeconds + 1), cell.rate * cell.durationSeconds + cell.extraEvents) * 165 + 4096;
   }
 
   keysOf(light: Light): LightKey[] {

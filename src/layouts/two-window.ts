@@ -5,6 +5,7 @@ import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
 import type {
   Approximation,
   CallOptions,
+  FootprintCell,
   CountPair,
   FailureOptions,
   Layout,
@@ -15,6 +16,7 @@ import type {
   RecordOptions,
   Snapshot,
 } from './types.js';
+
 
 /**
  * The error bound of {@link TwoWindow}. With `c` the start of the fixed window
@@ -103,6 +105,11 @@ export class TwoWindow implements Layout {
 
   parseFailure(): null {
     return null;
+  }
+
+  /** Constant: five numbers and the metadata. */
+  peakBytesPerLight(): number {
+    return 4096;
   }
 
   keysOf(light: Light): LightKey[] {

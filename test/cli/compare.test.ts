@@ -1,14 +1,15 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { BenchReport, CellResult, LatencyStats } from '../../src/measure/types.js';
 import { runCli } from './run-cli.js';
 
 /** A real result: the committed baseline of the small CI scenario. */
 const BASELINE = fileURLToPath(new URL('../../fixtures/baselines/small.json', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'swc-compare-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const baseline = (): BenchReport => JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
 
 function write(name: string, content: unknown): string {

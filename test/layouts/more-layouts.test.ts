@@ -255,7 +255,7 @@ describe.each(['sliding-log', 'ring', 'packed', 'coarse', 'two-window'])('%s wit
   it("takes the time from Redis TIME: an event written now is counted by a read now, and stamped with the server's second", async () => {
     const client = await LayoutClient.open(redis, createLayout(name));
     const light = { name: uniqueName(`time-${name}`) };
-    const [before] = (await redis.time()) as [string, string];
+    const [before] = (await redis.time()) as unknown as [string, string];
     await client.recordFailure(light, { windowSeconds: 600, errorJson: ERROR_JSON });
     const snapshot = await client.getMetrics(light, { windowSeconds: 600 });
     expect(snapshot).toMatchObject({ successes: 0, consecutiveErrors: 1, lastErrorJson: ERROR_JSON });
