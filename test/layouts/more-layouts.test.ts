@@ -297,6 +297,12 @@ describe('the five layouts through the registry', () => {
         namespace: createNamespace(),
       });
       const perSecond = Object.fromEntries(report.results.map((r) => [r.layout, r.memory.bytesPerLight / 300]));
+      // The preflight's bound holds each measured figure.
+      for (const r of report.results) {
+        const layout = createLayout(r.layout);
+        const peak = layout.peakBytesPerLight?.({ windowSeconds: 300, rate: 100, durationSeconds: 300, extraEvents: 0 });
+        expect(r.memory.bytesPerLight, r.layout).toBeLessThanOrEqual(peak ?? 0);
+      }
       expect(perSecond['packed']).toBeLessThanOrEqual(20);
       expect(perSecond['stoplight-v6']).toBeGreaterThan(200);
       // Constant memory: two-window is under 2 KB whatever the window.
