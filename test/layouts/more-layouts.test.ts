@@ -13,6 +13,7 @@ import { Ring } from '../../src/layouts/ring.js';
 import { SlidingLog } from '../../src/layouts/sliding-log.js';
 import { TwoWindow } from '../../src/layouts/two-window.js';
 import { openSession } from '../../src/redis/connect.js';
+import { execPipeline, installScripts } from '../../src/redis/scripts.js';
 import { keySlot } from '../../src/redis/slot.js';
 import { HOUR_START, redisUrl, testRedis, uniqueName } from '../helpers.js';
 
@@ -214,6 +215,22 @@ describe('coarse keys', () => {
     // At 60 the window is (0, 60]: bucket 0 (seconds 0..9) goes whole, though seconds 1..9 are inside.
     expect(await client.getMetrics(light, { at: HOUR_START + 60, windowSeconds: 60 })).toMatchObject({ successes: 15, failures: 1 });
     expect(await redis.zcard(index)).toBe(2);
+  });
+
+  it('an idle gap evicts a backlog of 5,000 buckets in one read (batches of 1,000, as 6.0), leaving nothing behind', async () => {
+    const layout = new Coarse();
+    await installScripts(redis, layout.scripts);
+    const light = { name: uniqueName('coarse-backlog') };
+    const W = 86_400;
+    const calls = Array.from({ length: 5000 }, (_, i) => layout.recordSuccess(light, { at: HOUR_START + 10 * i, windowSeconds: W }));
+    const replies = await execPipeline(redis, calls);
+    expect(replies.filter(([err]) => err)).toEqual([]);
+    const [metrics, index] = layout.keysOf(light).map((k) => k.key) as [string, string];
+    expect(await redis.zcard(index)).toBe(5000);
+    const client = await LayoutClient.open(redis, layout);
+    expect(await client.getMetrics(light, { at: HOUR_START + 50_000 + W, windowSeconds: W })).toMatchObject({ successes: 0, failures: 0 });
+    expect(await redis.zcard(index)).toBe(0);
+    expect(Object.keys(await redis.hgetall(metrics)).filter((f) => f.startsWith('bucket:'))).toEqual([]);
   });
 
   it('coarse-<N>s is a registered variant with N-second buckets under its own prefix; N out of range is a usage error', () => {
