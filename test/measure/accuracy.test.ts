@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { estimatePeakBytes } from '../../src/bench/footprint.js';
 import { createNamespace } from '../../src/bench/namespace.js';
 import { runBench } from '../../src/bench/run.js';
 import { createLayout } from '../../src/layouts/index.js';
@@ -91,5 +92,15 @@ describe('bench --accuracy', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/^swc: --threshold: /);
+  });
+});
+
+describe('the preflight with --accuracy', () => {
+  it("counts the accuracy light's three windows of traffic on top of the cell's lights", () => {
+    const plan = { layouts: ['stoplight-v5'], windows: [600], rates: [100], failureRate: 0.5, lights: 1, seed: 1 };
+    const without = estimatePeakBytes(plan).bytes;
+    const withAccuracy = estimatePeakBytes({ ...plan, accuracy: { threshold: 0.5 } }).bytes;
+    // 5.x keeps every event: 180,000 more at over 120 bytes each.
+    expect(withAccuracy - without).toBeGreaterThan(180_000 * 120);
   });
 });
