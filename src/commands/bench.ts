@@ -157,6 +157,8 @@ export function withScenario(flags: BenchFlags, scenario: Scenario, given: (flag
     seed: pick('seed', scenario.seed),
     preset: pick('preset', scenario.preset),
     throughput: pick('throughput', scenario.throughput === undefined ? undefined : scenario.throughput !== false),
+    accuracy: pick('accuracy', scenario.accuracy),
+    threshold: pick('threshold', scenario.threshold),
     ...(scenario.throughput
       ? {
           connections: pick('connections', scenario.throughput.connections),
