@@ -9,6 +9,10 @@ export interface ThroughputPlan {
   readonly ops?: number;
   /** Seconds per phase. */
   readonly seconds: number;
+  /** Rounds per phase, the cell's layouts alternating (default 1). */
+  readonly rounds?: number;
+  /** Time one application thread per layout for this many ms (tinybench); absent or 0 = not measured. */
+  readonly appViewMs?: number;
 }
 
 /** Everything one `swc bench` run does, decided before Redis is touched. */
@@ -34,6 +38,8 @@ export interface BenchPlan {
    * of its own (three windows of traffic with an incident); absent = not measured.
    */
   readonly accuracy?: { readonly threshold: number };
+  /** Read every layout's Lua from this folder instead of lua/ (a copy with a change, to see what it costs). */
+  readonly scriptsDir?: string;
 }
 
 /** One layout at one window and rate. */
