@@ -19,6 +19,7 @@ import {
   type LightKey,
   type RecordOptions,
   type Snapshot,
+  type WindowDeviation,
 } from './types.js';
 
 /** Options for {@link Coarse}: the bucket width, default {@link DEFAULT_BUCKET_SECONDS}. */
@@ -83,12 +84,8 @@ export class Coarse implements Layout {
   readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
   readonly inspector: StoplightV6Inspector;
   readonly approximation: Approximation;
-  /** The same rule as a window deviation (whole seconds left out of a read), for checkers that predict counts exactly. */
-  readonly deviations: readonly {
-    readonly id: string;
-    readonly description: string;
-    uncounted(at: number, windowSeconds: number): { fromSecond: number; toSecond: number } | null;
-  }[];
+  /** The same rule as a window deviation (whole seconds left out of a read), which `swc verify` predicts exactly. */
+  readonly deviations: readonly WindowDeviation[];
 
   constructor(options: CoarseOptions = {}) {
     const width = options.bucketSeconds ?? DEFAULT_BUCKET_SECONDS;
