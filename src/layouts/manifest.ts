@@ -1,0 +1,344 @@
+/**
+ * A layout described by a manifest file (see manifest-schema.ts): its scripts
+ * are read from the user's disk, its calls built from KEYS/ARGV templates and
+ * its replies read by position or hash field, so a layout swc does not ship
+ * benches, inspects and verifies like a built-in one.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { InputFileError } from '../errors.js';
+import { readJsonFile } from '../json-file.js';
+import { injectedTimeArg, loadScript, withInjectedClock, type LuaScript, type ScriptCall } from '../lua/source.js';
+import {
+  OPERATIONS,
+  parseManifest,
+  type Item,
+  type KeySpec,
+  type Manifest,
+  type OperationName,
+  type OperationSpec,
+  type Pick,
+  type Placeholder,
+  type ReplySpec,
+  type Template,
+} from './manifest-schema.js';
+import { escapeGlob, pairsToRecord, toInt, toIntOrNull, toStringOrNull } from './parse.js';
+import { HOUR_SECONDS, hourStart } from './stoplight-v5.js';
+import { shortId } from './stoplight-v6.js';
+import {
+  DEFAULT_SYSTEM,
+  type CallOptions,
+  type FailureOptions,
+  type Layout,
+  type Light,
+  type LightKey,
+  type RecordOptions,
+  type Snapshot,
+} from './types.js';
+
+export { MANIFEST_VERSION, PLACEHOLDERS, parseManifest, type Manifest } from './manifest-schema.js';
+
+/** Options for a manifest layout (the same a built-in layout takes). */
+export interface ManifestLayoutOptions {
+  /** Key prefix; default the manifest's `prefix`. */
+  readonly prefix?: string;
+  /** Where the scripts are read from; default the manifest's `scriptsRoot`, relative to the manifest. */
+  readonly scriptsDir?: string;
+}
+
+/** Whether a `--layout` value names a file rather than a registered layout. */
+export function isManifestSpec(spec: string): boolean {
+  return spec.endsWith('.json') || spec.includes('/') || spec.includes(path.sep);
+}
+
+/** Reads and validates a manifest file; every problem is one InputFileError naming the file and field. */
+export function readManifest(file: string): Manifest {
+  return parseManifest(file, readJsonFile(file));
+}
+
+/** Reads a manifest file and builds its layout. */
+export function loadManifestLayout(file: string, options: ManifestLayoutOptions = {}): ManifestLayout {
+  return new ManifestLayout(readManifest(file), options);
+}
+
+/** What one call's templates are rendered with. */
+interface CallValues {
+  readonly ids: LightValues;
+  readonly at: number;
+  readonly window: number;
+  readonly eventId?: string;
+  readonly errorJson?: string;
+  /** Hours of the operation's eachHour lists, oldest first. */
+  readonly hours: readonly number[];
+}
+
+/** The parts of a light's keys that do not change from call to call. */
+interface LightValues {
+  readonly prefix: string;
+  readonly name: string;
+  readonly system: string;
+  readonly lightId: string;
+  readonly systemId: string;
+}
+
+function render(template: Template, values: CallValues, hour?: number): string {
+  let out = '';
+  for (const part of template) out += typeof part === 'string' ? part : value(part.placeholder, values, hour);
+  return out;
+}
+
+function value(placeholder: Placeholder, v: CallValues, hour: number | undefined): string {
+  const seconds = Math.floor(v.at);
+  const ms = Math.floor(Math.round(v.at * 1_000_000) / 1000);
+  switch (placeholder) {
+    case 'prefix':
+    case 'name':
+    case 'system':
+    case 'lightId':
+    case 'systemId':
+      return v.ids[placeholder];
+    case 'hour':
+      return String(hour ?? hourStart(seconds));
+    case 'lbrace':
+      return '{';
+    case 'now':
+      return String(v.at);
+    case 'nowSeconds':
+    case 'windowEnd':
+      return String(seconds);
+    case 'nowMs':
+      return String(ms);
+    case 'window':
+      return String(v.window);
+    case 'windowStart':
+      return String(seconds - v.window);
+    case 'windowStartMs':
+      return String(ms - v.window * 1000);
+    case 'hourCount':
+      return String(v.hours.length);
+    case 'eventId':
+      return v.eventId ?? randomBytes(12).toString('hex');
+    case 'errorJson':
+      return v.errorJson ?? '';
+  }
+}
+
+function renderItems(items: readonly Item[], values: CallValues): string[] {
+  const out: string[] = [];
+  for (const item of items) {
+    if (item.kind === 'literal') out.push(item.value);
+    else if (item.kind === 'template') out.push(render(item.template, values));
+    else for (const hour of values.hours) out.push(render(item.template, values, hour));
+  }
+  return out;
+}
+
+function pickValue(reply: readonly unknown[], hash: Record<string, string> | undefined, pick: Pick | undefined): unknown {
+  if (!pick) return undefined;
+  if ('at' in pick) return reply[pick.at];
+  for (const field of pick.fields) if (hash && Object.hasOwn(hash, field)) return hash[field];
+  return undefined;
+}
+
+/** Reads a reply as a snapshot by a manifest's reply spec; missing values read as 0 or null. */
+export function parseReply(spec: ReplySpec, reply: unknown): Snapshot {
+  const array = Array.isArray(reply) ? (reply as unknown[]) : [];
+  const hash = spec.hash === undefined ? undefined : pairsToRecord(array[spec.hash]);
+  const get = (pick: Pick | undefined): unknown => pickValue(array, hash, pick);
+  return {
+    successes: toInt(get(spec.successes)),
+    failures: toInt(get(spec.failures)),
+    consecutiveSuccesses: toInt(get(spec.consecutiveSuccesses)),
+    consecutiveErrors: toInt(get(spec.consecutiveErrors)),
+    lastSuccessAt: toIntOrNull(get(spec.lastSuccessAt)),
+    lastErrorAt: toIntOrNull(get(spec.lastErrorAt)),
+    lastErrorJson: toStringOrNull(get(spec.lastErrorJson)),
+  };
+}
+
+/** A key of a light recognised by {@link ManifestLayout.matchKey}: what the key's template revealed. */
+export interface MatchedKey {
+  readonly role: string;
+  readonly type: KeySpec['type'];
+  readonly name?: string;
+  readonly system?: string;
+  readonly lightId?: string;
+  readonly systemId?: string;
+  readonly hour?: number;
+}
+
+const CAPTURE: Partial<Record<Placeholder, string>> = {
+  name: '(.+?)',
+  system: '(.+?)',
+  lightId: '([0-9a-f]{12})',
+  systemId: '([0-9a-f]{12})',
+  hour: '(\\d+)',
+};
+
+/**
+ * A layout built from a {@link Manifest}. Scripts that read Redis `TIME`
+ * (`clock: "redis-time"`) run wrapped by {@link withInjectedClock}, with the
+ * injected time as one extra, last ARGV that the wrapper takes off.
+ */
+export class ManifestLayout implements Layout {
+  readonly name: string;
+  readonly summary: string;
+  readonly windowSemantics: Layout['windowSemantics'];
+  readonly prefix: string;
+  readonly readWrites: boolean;
+  readonly scripts: readonly LuaScript[];
+  /** The folder the scripts were read from. */
+  readonly scriptsDir: string;
+  private readonly byOperation: Readonly<Record<OperationName, LuaScript>>;
+  private readonly ids = new Map<string, LightValues>();
+  private readonly keyMatchers: readonly { spec: KeySpec; regex: RegExp; groups: Placeholder[] }[];
+
+  constructor(
+    readonly manifest: Manifest,
+    options: ManifestLayoutOptions = {},
+  ) {
+    this.name = manifest.name;
+    this.summary = manifest.summary;
+    this.windowSemantics = manifest.windowSemantics;
+    this.prefix = options.prefix ?? manifest.prefix;
+    this.readWrites = manifest.capabilities.readWrites;
+    this.scriptsDir = options.scriptsDir ?? path.resolve(path.dirname(manifest.file), manifest.scriptsRoot);
+    const loaded = new Map<string, LuaScript>();
+    const byOperation = {} as Record<OperationName, LuaScript>;
+    for (const op of OPERATIONS) {
+      const file = manifest.operations[op].script;
+      let script = loaded.get(file);
+      if (!script) {
+        try {
+          script = loadScript({ root: this.scriptsDir, file, includes: manifest.includes, id: `${manifest.name}/${file.replace(/\.lua$/, '')}` });
+        } catch (err) {
+          if (err instanceof InputFileError) throw new InputFileError(manifest.file, `operations.${op}.script: ${err.message}`);
+          throw err;
+        }
+        if (manifest.clock === 'redis-time') script = withInjectedClock(script);
+        loaded.set(file, script);
+      }
+      byOperation[op] = script;
+    }
+    this.byOperation = byOperation;
+    this.scripts = [...loaded.values()];
+    this.keyMatchers = manifest.keys.map((spec) => {
+      const groups: Placeholder[] = [];
+      const source = spec.template
+        .map((part) => {
+          if (typeof part === 'string') return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+          if (part.placeholder === 'prefix') return this.prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+          groups.push(part.placeholder);
+          return CAPTURE[part.placeholder] ?? '(.*?)';
+        })
+        .join('');
+      return { spec, regex: new RegExp(`^${source}$`, 's'), groups };
+    });
+  }
+
+  /** The light's key parts, cached: two SHA-256 per call would cost more client time than the call. */
+  private idsOf(light: Light): LightValues {
+    const system = light.system ?? DEFAULT_SYSTEM;
+    const cacheKey = `${system}\u0000${light.name}`;
+    let ids = this.ids.get(cacheKey);
+    if (!ids) {
+      ids = { prefix: this.prefix, name: light.name, system, lightId: shortId(light.name), systemId: shortId(system) };
+      if (this.ids.size >= 10_000) this.ids.clear();
+      this.ids.set(cacheKey, ids);
+    }
+    return ids;
+  }
+
+  private call(op: OperationName, light: Light, options: CallOptions, extra: { eventId?: string; errorJson?: string }): ScriptCall {
+    const spec: OperationSpec = this.manifest.operations[op];
+    // Without an injected time, a script that takes the time as an argument
+    // gets this machine's clock, as an application's client would send it.
+    const at = options.at ?? Date.now() / 1000;
+    const window = Math.min(options.windowSeconds, this.manifest.maxWindowSeconds ?? Infinity);
+    const hours: number[] = [];
+    const list = [...spec.keys, ...spec.args].find((item) => item.kind === 'eachHour');
+    if (list?.kind === 'eachHour') {
+      const seconds = Math.floor(at);
+      const last = hourStart(list.through === 'now-1s' ? seconds - 1 : seconds);
+      for (let h = hourStart(seconds - window); h <= last; h += HOUR_SECONDS) hours.push(h);
+    }
+    const values: CallValues = { ids: this.idsOf(light), at, window, hours, ...extra };
+    const args: (string | number)[] = renderItems(spec.args, values);
+    if (this.manifest.clock === 'redis-time') args.push(injectedTimeArg(options.at));
+    return { script: this.byOperation[op], keys: renderItems(spec.keys, values), args };
+  }
+
+  recordSuccess(light: Light, options: RecordOptions): ScriptCall {
+    return this.call('recordSuccess', light, options, options.eventId !== undefined ? { eventId: options.eventId } : {});
+  }
+
+  recordFailure(light: Light, options: FailureOptions): ScriptCall {
+    return this.call('recordFailure', light, options, {
+      ...(options.eventId !== undefined ? { eventId: options.eventId } : {}),
+      errorJson: options.errorJson,
+    });
+  }
+
+  getMetrics(light: Light, options: CallOptions): ScriptCall {
+    return this.call('getMetrics', light, options, {});
+  }
+
+  parseMetrics(reply: unknown): Snapshot {
+    return parseReply(this.manifest.operations.getMetrics.reply as ReplySpec, reply);
+  }
+
+  parseFailure(reply: unknown): Snapshot | null {
+    const spec = this.manifest.operations.recordFailure.reply;
+    return spec ? parseReply(spec, reply) : null;
+  }
+
+  keysOf(light: Light, fromSecond: number, toSecond: number): LightKey[] {
+    const values: CallValues = { ids: this.idsOf(light), at: fromSecond, window: 0, hours: [] };
+    const keys: LightKey[] = [];
+    for (const spec of this.manifest.keys) {
+      if (spec.template.some((p) => typeof p !== 'string' && p.placeholder === 'hour')) {
+        for (let h = hourStart(fromSecond); h <= toSecond; h += HOUR_SECONDS) keys.push({ key: render(spec.template, values, h), role: spec.role });
+      } else {
+        keys.push({ key: render(spec.template, values), role: spec.role });
+      }
+    }
+    return keys;
+  }
+
+  keyPatterns(light: Light): string[] {
+    const ids = this.idsOf(light);
+    const patterns = this.manifest.keys.map((spec) =>
+      spec.template
+        .map((part) => {
+          if (typeof part === 'string') return escapeGlob(part);
+          if (part.placeholder === 'hour') return '*';
+          return escapeGlob(ids[part.placeholder as keyof LightValues]);
+        })
+        .join(''),
+    );
+    return [...new Set(patterns)];
+  }
+
+  /** SCAN MATCH patterns covering every key of every light of this layout (each placeholder a `*`). */
+  scanPatterns(): string[] {
+    const patterns = this.manifest.keys.map((spec) =>
+      spec.template.map((part) => (typeof part === 'string' ? escapeGlob(part) : part.placeholder === 'prefix' ? escapeGlob(this.prefix) : '*')).join(''),
+    );
+    return [...new Set(patterns)];
+  }
+
+  /** Which of the light keys `key` is, and what its template reveals (name, ids, hour), or null. */
+  matchKey(key: string): MatchedKey | null {
+    for (const { spec, regex, groups } of this.keyMatchers) {
+      const match = regex.exec(key);
+      if (!match) continue;
+      const found: Record<string, string | number> = { role: spec.role, type: spec.type };
+      groups.forEach((placeholder, i) => {
+        const text = match[i + 1] as string;
+        found[placeholder] = placeholder === 'hour' ? Number(text) : text;
+      });
+      return found as unknown as MatchedKey;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createLayout } from '../../src/layouts/index.js';
+import { loadManifestLayout } from '../../src/layouts/manifest.js';
+import type { Layout } from '../../src/layouts/types.js';
+import { measureKeys } from '../../src/measure/memory.js';
+import { execPipeline, installScripts } from '../../src/redis/scripts.js';
+import type { ScriptCall } from '../../src/lua/source.js';
+import { errorJsonFor, evenTraffic, BENCH_EPOCH } from '../../src/traffic/events.js';
+import { testRedis } from '../helpers.js';
+
+const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/manifests/${name}`, import.meta.url));
+
+let redis: Redis;
+beforeAll(async () => {
+  redis = await testRedis();
+});
+
+/** SCAN MATCH semantics for the patterns layouts produce (`*` and backslash escapes). */
+function globToRegExp(glob: string): RegExp {
+  let source = '';
+  for (let i = 0; i < glob.length; i += 1) {
+    const c = glob[i] as string;
+    if (c === '\\') source += (glob[++i] ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    else if (c === '*') source += '.*';
+    else source += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${source}$`, 's');
+}
+
+/** Two prefixes of one length: key names are part of the bytes MEMORY USAGE counts. */
+function prefixes(base: string): [string, string] {
+  const run = randomBytes(3).toString('hex');
+  return [`swc-test:${run}a:${base}`, `swc-test:${run}b:${base}`];
+}
+
+/** Sends the same seeded traffic through a layout, with reads between the writes; returns every parsed reply. */
+async function drive(layout: Layout, window: number, rate: number, seconds: number): Promise<unknown[]> {
+  await installScripts(redis, layout.scripts);
+  const light = { name: 'equivalence', system: 'billing' };
+  const calls: ScriptCall[] = [];
+  const kinds: ('failure' | 'read' | 'success')[] = [];
+  let failures = 0;
+  for (const event of evenTraffic({ rate, durationSeconds: seconds, failureRate: 0.4, seed: 7, startAt: BENCH_EPOCH })) {
+    const options = { at: event.at, windowSeconds: window, eventId: event.eventId };
+    if (event.outcome === 'success') {
+      calls.push(layout.recordSuccess(light, options));
+      kinds.push('success');
+    } else {
+      calls.push(layout.recordFailure(light, { ...options, errorJson: errorJsonFor(event.at, failures++) }));
+      kinds.push('failure');
+    }
+    if (calls.length % 37 === 0) {
+      calls.push(layout.getMetrics(light, { at: event.at, windowSeconds: window }));
+      kinds.push('read');
+    }
+  }
+  const replies = await execPipeline(redis, calls);
+  return replies.map(([err, reply], i) => {
+    if (err) throw err;
+    const kind = kinds[i];
+    return kind === 'read' ? layout.parseMetrics(reply) : kind === 'failure' ? layout.parseFailure(reply) : null;
+  });
+}
+
+async function footprint(layout: Layout, seconds: number): Promise<{ role: string; type: string; encoding: string; elements: number; bytes: number }[]> {
+  const keys = await measureKeys(redis, layout.keysOf({ name: 'equivalence', system: 'billing' }, BENCH_EPOCH, BENCH_EPOCH + seconds));
+  return keys.map(({ role, type, encoding, elements, bytes }) => ({ role, type, encoding, elements, bytes }));
+}
+
+describe('a manifest equivalent to a built-in layout', () => {
+  // Sorted sets stay listpacks (at most 128 members) so their bytes do not
+  // depend on Redis' random skiplist levels; the 6.0 hash is a hashtable
+  // (the error JSON is longer than 64 bytes), settled before measuring.
+  it.each([
+    { builtIn: 'stoplight-v6' as const, file: 'stoplight-v6.json', window: 100, rate: 3, seconds: 260 },
+    { builtIn: 'stoplight-v5' as const, file: 'stoplight-v5.json', window: 120, rate: 0.8, seconds: 150 },
+  ])('$file gives the same replies and byte-identical memory as $builtIn', async ({ builtIn, file, window, rate, seconds }) => {
+    const [a, b] = prefixes(builtIn === 'stoplight-v6' ? 'stoplight:v6' : 'stoplight:v5');
+    const native = createLayout(builtIn, { prefix: a });
+    const described = loadManifestLayout(fixture(file), { prefix: b });
+    expect(described.windowSemantics).toBe(native.windowSemantics);
+    expect(described.readWrites).toBe(native.readWrites);
+
+    const nativeReplies = await drive(native, window, rate, seconds);
+    const describedReplies = await drive(described, window, rate, seconds);
+    expect(describedReplies).toEqual(nativeReplies);
+    expect(nativeReplies.some((r) => r !== null && (r as { successes: number }).successes > 0)).toBe(true);
+
+    const nativeKeys = await footprint(native, seconds);
+    const describedKeys = await footprint(described, seconds);
+    expect(nativeKeys.length).toBeGreaterThan(1);
+    expect(describedKeys).toEqual(nativeKeys);
+    const light = { name: 'equivalence', system: 'billing' };
+    expect(described.keysOf(light, BENCH_EPOCH, BENCH_EPOCH + seconds).map((k) => k.key.slice(b.length))).toEqual(
+      native.keysOf(light, BENCH_EPOCH, BENCH_EPOCH + seconds).map((k) => k.key.slice(a.length)),
+    );
+    // The patterns may be split differently; each must find every key of the light, and nothing of another light.
+    const patterns = described.keyPatterns(light).map(globToRegExp);
+    for (const { key } of described.keysOf(light, BENCH_EPOCH, BENCH_EPOCH + seconds)) {
+      expect(patterns.some((p) => p.test(key)), key).toBe(true);
+    }
+    for (const { key } of described.keysOf({ name: 'equivalence2', system: 'billing' }, BENCH_EPOCH, BENCH_EPOCH + seconds)) {
+      expect(patterns.some((p) => p.test(key)), key).toBe(false);
+    }
+  });
+
+  it('builds the same calls as the built-in, argument for argument', () => {
+    const light = { name: 'checkout', system: 'shop' };
+    for (const [builtIn, file] of [
+      ['stoplight-v6', 'stoplight-v6.json'],
+      ['stoplight-v5', 'stoplight-v5.json'],
+    ] as const) {
+      const native = createLayout(builtIn);
+      const described = loadManifestLayout(fixture(file));
+      const options = { at: BENCH_EPOCH + 7200.25, windowSeconds: 5400, eventId: 'ab'.repeat(12) };
+      const strip = (call: ScriptCall) => ({ keys: call.keys, args: call.args.map(String), source: call.script.source });
+      expect(strip(described.recordSuccess(light, options))).toEqual(strip(native.recordSuccess(light, options)));
+      expect(strip(described.recordFailure(light, { ...options, errorJson: '{"e":1}' }))).toEqual(
+        strip(native.recordFailure(light, { ...options, errorJson: '{"e":1}' })),
+      );
+      expect(strip(described.getMetrics(light, options))).toEqual(strip(native.getMetrics(light, options)));
+    }
+  });
+});
+
+describe('matching keys back to their light', () => {
+  it('recognises each key of the layout and what its template reveals', () => {
+    const v6 = loadManifestLayout(fixture('stoplight-v6.json'));
+    const v5 = loadManifestLayout(fixture('stoplight-v5.json'));
+    const light = { name: 'pay:ments', system: 'billing' };
+    const [metrics, index] = v6.keysOf(light, 0, 0);
+    expect(v6.matchKey(metrics?.key as string)).toMatchObject({ role: 'buckets, totals and metadata', type: 'hash' });
+    expect(v6.matchKey(index?.key as string)).toMatchObject({ role: 'bucket index', type: 'zset', lightId: v6.keysOf(light, 0, 0)[0]?.key.split('{')[1]?.slice(0, 12) });
+    expect(v5.matchKey(`stoplight:v5:metrics:pay:ments:failure:${BENCH_EPOCH - (BENCH_EPOCH % 3600)}`)).toEqual({
+      role: 'failure events',
+      type: 'zset',
+      name: 'pay:ments',
+      hour: BENCH_EPOCH - (BENCH_EPOCH % 3600),
+    });
+    expect(v5.matchKey('stoplight:v5:metadata:pay:ments')).toEqual({ role: 'metadata', type: 'hash', name: 'pay:ments' });
+    expect(v5.matchKey('other:key')).toBeNull();
+    expect(v5.scanPatterns()).toEqual(['stoplight:v5:metadata:*', 'stoplight:v5:metrics:*:success:*', 'stoplight:v5:metrics:*:failure:*']);
+  });
+});
