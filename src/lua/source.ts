@@ -151,6 +151,13 @@ export function readScript(id: string, root: string = LUA_DIR): LuaScript {
  * to the real one. Locals, not globals: Redis 7 refuses to assign globals in
  * scripts, and a local shadows the global for the rest of the chunk, includes
  * spliced below included.
+ *
+ * Redis names the line that raised an error, which for a failed command is
+ * now the wrapper's; so `call` runs the command with `pcall` and, on an error
+ * reply, adds the script's own line (`called at user_script:N`, found with
+ * `error`'s level argument since scripts have no debug library) before
+ * raising it. A call in tail position (`return redis.call(…)`) has no line
+ * left to name.
  */
 const CLOCK_PROLOGUE = [
   '-- swc: injected clock (see src/lua/source.ts); the script follows unchanged.',
@@ -163,7 +170,17 @@ const CLOCK_PROLOGUE = [
   "  return { string.format('%d', math.floor(us / 1000000)), string.format('%d', us % 1000000) }",
   'end',
   'local redis = setmetatable({',
-  '  call = function(command, ...) return swc_time(command) or swc_real_redis.call(command, ...) end,',
+  '  call = function(command, ...)',
+  '    local injected = swc_time(command)',
+  '    if injected then return injected end',
+  '    local reply = swc_real_redis.pcall(command, ...)',
+  "    if type(reply) == 'table' and reply.err then",
+  "      local _, where = pcall(error, '', 3)",
+  "      if where ~= '' then reply.err = reply.err .. ' (called at ' .. string.gsub(where, ': $', '') .. ')' end",
+  '      error(reply)',
+  '    end',
+  '    return reply',
+  '  end,',
   '  pcall = function(command, ...) return swc_time(command) or swc_real_redis.pcall(command, ...) end,',
   '}, { __index = swc_real_redis })',
 ];
