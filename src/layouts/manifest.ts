@@ -89,7 +89,7 @@ function render(template: Template, values: CallValues, hour?: number): string {
 
 function value(placeholder: Placeholder, v: CallValues, hour: number | undefined): string {
   const seconds = Math.floor(v.at);
-  const ms = Math.floor(Math.round(v.at * 1_000_000) / 1000);
+  const ms = Math.floor(Number(injectedTimeArg(v.at)) / 1000);
   switch (placeholder) {
     case 'prefix':
     case 'name':

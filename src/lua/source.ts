@@ -202,7 +202,11 @@ export function withInjectedClock(script: LuaScript): LuaScript {
 
 /** The extra ARGV of a {@link withInjectedClock} script: whole microseconds, or '' for the server's clock. */
 export function injectedTimeArg(at: number | undefined): string {
-  return at === undefined ? '' : String(Math.round(at * 1_000_000));
+  if (at === undefined) return '';
+  const second = Math.floor(at);
+  // Rounding to whole microseconds must not carry into the next second:
+  // hour keys and buckets are chosen from floor(at) on this side.
+  return String(Math.min(Math.round(at * 1_000_000), second * 1_000_000 + 999_999));
 }
 
 /** Rewrites `user_script:N` in a Redis error into the file and line it came from. */
