@@ -9,6 +9,7 @@ import { measureKeys } from '../../src/measure/memory.js';
 import { execPipeline, installScripts } from '../../src/redis/scripts.js';
 import type { ScriptCall } from '../../src/lua/source.js';
 import { errorJsonFor, evenTraffic, BENCH_EPOCH } from '../../src/traffic/events.js';
+import { SlidingWindowModel } from '../../src/model/sliding-window.js';
 import { testRedis } from '../helpers.js';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/manifests/${name}`, import.meta.url));
@@ -143,5 +144,39 @@ describe('matching keys back to their light', () => {
     expect(v5.matchKey('stoplight:v5:metadata:pay:ments')).toEqual({ role: 'metadata', type: 'hash', name: 'pay:ments' });
     expect(v5.matchKey('other:key')).toBeNull();
     expect(v5.scanPatterns()).toEqual(['stoplight:v5:metadata:*', 'stoplight:v5:metrics:*:success:*', 'stoplight:v5:metrics:*:failure:*']);
+  });
+});
+
+describe('the example layout (fixtures/manifests/example): a sliding log whose scripts read TIME', () => {
+  it('counts the half-open window like the reference model under the injected clock', async () => {
+    const layout = loadManifestLayout(fixture('example/sliding-log.json'), { prefix: `swc-test:${randomBytes(3).toString('hex')}:cb` });
+    expect(layout.scripts).toHaveLength(2);
+    await installScripts(redis, layout.scripts);
+    const window = 30;
+    const model = new SlidingWindowModel(window, layout.windowSemantics);
+    const light = { name: 'checkout' };
+    let at = BENCH_EPOCH + 0.5;
+    const calls: ScriptCall[] = [];
+    const expected: { successes: number; failures: number }[] = [];
+    // Bursts, idle gaps longer than the window, reads between writes.
+    for (let i = 0; i < 400; i += 1) {
+      at += i % 97 === 0 ? window + 5 : (i * 7919) % 13 / 10;
+      const outcome = (i * 31) % 5 < 2 ? 'failure' : 'success';
+      model.record(at, outcome);
+      const options = { at, windowSeconds: window, eventId: `${i}`.padStart(24, '0') };
+      calls.push(outcome === 'success' ? layout.recordSuccess(light, options) : layout.recordFailure(light, { ...options, errorJson: errorJsonFor(at, i) }));
+      if (i % 9 === 0) {
+        calls.push(layout.getMetrics(light, { at, windowSeconds: window }));
+        expected.push(model.count(at));
+      }
+    }
+    const replies = await execPipeline(redis, calls);
+    const reads = replies.filter((_, i) => calls[i]?.script === layout.scripts[1]).map(([err, reply]) => {
+      if (err) throw err;
+      const { successes, failures } = layout.parseMetrics(reply);
+      return { successes, failures };
+    });
+    expect(reads).toEqual(expected);
+    expect(reads.some((r) => r.failures > 0 && r.successes > 0)).toBe(true);
   });
 });
