@@ -5,7 +5,22 @@
 export * from './errors.js';
 export { SWC_VERSION } from './version.js';
 export * from './layouts/types.js';
-export { layouts, layoutNames, isLayoutName, createLayout, namespacedLayout, type LayoutName, type LayoutOptions } from './layouts/index.js';
+export {
+  layoutNames,
+  isLayoutName,
+  isManifestPath,
+  createLayout,
+  namespacedLayout,
+  registerLayout,
+  registerManifestLoader,
+  registeredLayouts,
+  resolveLayout,
+  resolveLayoutName,
+  type LayoutDefinition,
+  type LayoutName,
+  type ManifestLoader,
+} from './layouts/index.js';
+export { TemplateInspector, parseKeyTemplate, sha256Id, type KeyTemplate, type KeyPlaceholder, type TemplateInspectorOptions, type TemplateTarget } from './layouts/template-inspector.js';
 export { StoplightV5, hourStart, HOUR_SECONDS, V5_MAX_WINDOW_SECONDS } from './layouts/stoplight-v5.js';
 export { StoplightV6, shortId } from './layouts/stoplight-v6.js';
 export { LayoutClient } from './layouts/client.js';
@@ -17,10 +32,10 @@ export { readScript, type LuaScript, type ScriptCall } from './lua/source.js';
 export { connect, openSession, parseRedisUrl, type Session, type SessionOptions, type ConnectOptions } from './redis/connect.js';
 export { startPrivateServer, freePort, type PrivateServer, type PrivateServerOptions } from './redis/server.js';
 export { serverInfo, parseInfo, compareVersions, ENCODING_SETTINGS, type ServerInfo } from './redis/info.js';
-export { inspectLight, resolveTargets, type InspectRequest } from './inspect/inspect.js';
+export { inspectLight, resolveTargets, type InspectRequest, type LayoutTargets } from './inspect/inspect.js';
 export { listLights } from './inspect/list.js';
-export { inspectV5, type V5Target } from './inspect/read-v5.js';
-export { inspectV6, type V6Target } from './inspect/read-v6.js';
+export { StoplightV5Inspector, type V5Target } from './layouts/stoplight-v5-inspector.js';
+export { StoplightV6Inspector, type V6Target } from './layouts/stoplight-v6-inspector.js';
 export type * from './inspect/types.js';
 export { loadScenario, parseScenario, type Scenario, type ScenarioThroughput } from './bench/scenario.js';
 export { loadReport, parseReport, RESULT_SCHEMA_VERSION } from './compare/load.js';

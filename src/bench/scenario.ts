@@ -1,6 +1,7 @@
 import { InputFileError, UsageError } from '../errors.js';
 import { readJsonFile } from '../json-file.js';
-import { isLayoutName, layoutNames, type LayoutName } from '../layouts/index.js';
+import path from 'node:path';
+import { resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { presets } from './presets.js';
 import { LIMITS, parseChoice, parseDuration, parseNumber } from './values.js';
 
@@ -123,9 +124,16 @@ export function parseScenario(file: string, json: unknown): Scenario {
     ...(f.layouts !== undefined
       ? {
           layouts: list(file, 'layouts', f.layouts, (v, field) => {
-            const name = text(field, v);
-            if (!isLayoutName(name)) throw new InputFileError(file, `${field}: expected one of ${layoutNames.join(', ')}, got "${name}"`);
-            return name;
+            const spec = text(field, v);
+            // A manifest path is relative to the scenario file, as a user reading the file expects.
+            try {
+              return resolveLayoutName(spec, { baseDir: path.dirname(file) });
+            } catch (err) {
+              if (err instanceof UsageError && !(err instanceof InputFileError)) {
+                throw new InputFileError(file, `${field}: ${err.message.replace(/^--layout: /, '')}`);
+              }
+              throw err;
+            }
           }),
         }
       : {}),

@@ -10,7 +10,7 @@ import { loadReport } from '../compare/load.js';
 import { LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../bench/values.js';
 import { UsageError } from '../errors.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
-import { isLayoutName, layoutNames, type LayoutName } from '../layouts/index.js';
+import { layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
 import { addCompareOptions, compareOptionsFrom, printVerdict, type CompareFlags } from './compare.js';
@@ -48,12 +48,7 @@ const DEFAULT_REALTIME_SECONDS = 10;
 
 const rateList = parser((v) => parseList('--rate', v, (p) => parseNumber('--rate', p, LIMITS.rate)));
 const windowList = parser((v) => parseList('--window', v, (p) => parseDuration('--window', p, LIMITS.window)));
-const layoutList = parser((v) =>
-  parseList('--layout', v, (p) => {
-    if (!isLayoutName(p)) throw new UsageError(`--layout: expected one or more of ${layoutNames.join(', ')}, got "${p}"`);
-    return p;
-  }),
-);
+const layoutList = parser((v) => parseList('--layout', v, (p) => resolveLayoutName(p)));
 
 /** The checks only real traffic needs: it takes real time and one client must keep up. */
 function checkRealtime(flags: BenchFlags, plan: BenchPlan, seconds: number): void {

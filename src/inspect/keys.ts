@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import type { ServerInfo } from '../redis/info.js';
+import { ENCODING_SETTINGS, type EncodingSetting } from '../redis/info.js';
 import { keySlot } from '../redis/slot.js';
-import type { Counts, InspectionSummary, KeyInspection, KeyLimits } from './types.js';
+import type { Counts, EncodingLimits, InspectionSummary, JudgeOptions, KeyInspection, KeyLimits, WindowView } from './types.js';
 
 /** Elements per HSCAN / ZRANGE / SCAN call: no single call walks a large key. */
 export const PAGE_SIZE = 1000;
@@ -17,7 +17,90 @@ export const EXACT_MEMORY_MAX_ELEMENTS = 100_000;
 export interface KeySpec {
   readonly key: string;
   readonly role: string;
-  readonly expectedType: 'hash' | 'zset';
+  /** `hash`, `zset`, `set`, `list`, `string` or `stream`. */
+  readonly expectedType: string;
+  /** Hash fields that change with every write (running counters): they make the consistency check see writes that keep the size. */
+  readonly watchFields?: readonly string[];
+}
+
+/** The command that counts a key's elements, by type. */
+const SIZE_COMMAND: Readonly<Record<string, string>> = {
+  hash: 'HLEN',
+  zset: 'ZCARD',
+  set: 'SCARD',
+  list: 'LLEN',
+  stream: 'XLEN',
+  string: 'STRLEN',
+};
+
+/**
+ * Whether a reply error means the server will not run the command for us
+ * (renamed away, denied by ACL, disabled on a managed service) rather than
+ * that something broke.
+ */
+export function isRefusal(err: unknown): boolean {
+  const message = err instanceof Error ? err.message : String(err);
+  return /unknown command|unknown subcommand|NOPERM|no permissions|not allowed|is disabled/i.test(message);
+}
+
+/** A refused command's reply, shortened for a one-line note. */
+function refusalText(err: unknown): string {
+  // Redis quotes the refused call's arguments (key names): the note is said once for all keys.
+  const message = ((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '').replace(/, with args beginning with:.*$/, '');
+  return message.length > 160 ? `${message.slice(0, 157)}...` : message;
+}
+
+/** The note shown once when MEMORY USAGE is refused. */
+export function bytesUnavailable(err: unknown): string {
+  return `bytes unavailable: the server refused MEMORY USAGE (${refusalText(err)})`;
+}
+
+/**
+ * The server's listpack limits with CONFIG GET; all null, with a note, when
+ * the server refuses CONFIG (managed services often do).
+ */
+export async function readEncodingLimits(redis: Redis): Promise<{ limits: EncodingLimits; unavailable: string | null }> {
+  const limits = Object.fromEntries(ENCODING_SETTINGS.map((name) => [name, null])) as Record<EncodingSetting, number | null>;
+  try {
+    const reply = (await redis.call('CONFIG', 'GET', '*-max-listpack-*')) as string[];
+    for (let i = 0; i + 1 < reply.length; i += 2) {
+      const name = reply[i] as EncodingSetting;
+      if ((ENCODING_SETTINGS as readonly string[]).includes(name)) limits[name] = Number(reply[i + 1]);
+    }
+    return { limits, unavailable: null };
+  } catch (err) {
+    if (!isRefusal(err)) throw err;
+    return { limits, unavailable: `listpack limits unknown: the server refused CONFIG GET (${refusalText(err)})` };
+  }
+}
+
+/**
+ * `MEMORY USAGE` of keys, exact (`SAMPLES 0`) up to
+ * {@link EXACT_MEMORY_MAX_ELEMENTS} elements and sampled above. When the
+ * server refuses MEMORY, every figure is null and `unavailable` says why.
+ */
+export async function memoryUsage(
+  redis: Redis,
+  keys: readonly { readonly key: string; readonly elements: number | null }[],
+): Promise<{ bytes: (number | null)[]; exact: boolean[]; unavailable: string | null }> {
+  const exact = keys.map((k) => (k.elements ?? 0) <= EXACT_MEMORY_MAX_ELEMENTS);
+  if (keys.length === 0) return { bytes: [], exact, unavailable: null };
+  const pipeline = redis.pipeline();
+  keys.forEach((k, i) => {
+    if (exact[i]) pipeline.call('MEMORY', 'USAGE', k.key, 'SAMPLES', '0');
+    else pipeline.call('MEMORY', 'USAGE', k.key);
+  });
+  const replies = (await pipeline.exec()) ?? [];
+  let unavailable: string | null = null;
+  const bytes = replies.map(([err, value]) => {
+    if (err) {
+      if (!isRefusal(err)) throw err;
+      unavailable ??= bytesUnavailable(err);
+      return null;
+    }
+    return value === null ? null : Number(value);
+  });
+  return { bytes, exact, unavailable };
 }
 
 /** What {@link describeKeys} learns without reading the contents. */
@@ -43,26 +126,30 @@ export async function exec(pipeline: ReturnType<Redis['pipeline']>): Promise<unk
 /**
  * Type, encoding, element count, bytes, TTL and slot of keys that exist.
  * A key whose type is not the expected one is described but not counted.
+ * Bytes are null (and `unavailable` says why) when the server refuses MEMORY.
  */
-export async function describeKeys(redis: Redis, specs: readonly KeySpec[]): Promise<KeyHeader[]> {
+export async function describeKeys(
+  redis: Redis,
+  specs: readonly KeySpec[],
+): Promise<{ headers: KeyHeader[]; unavailable: string | null }> {
   const types = await keyTypes(
     redis,
     specs.map((s) => s.key),
   );
   const pipeline = redis.pipeline();
   specs.forEach((spec, i) => {
-    const matches = types[i] === spec.expectedType;
+    const size = SIZE_COMMAND[spec.expectedType];
     pipeline.call('OBJECT', 'ENCODING', spec.key);
     pipeline.ttl(spec.key);
-    if (!matches) pipeline.echo('');
-    else if (spec.expectedType === 'hash') pipeline.hlen(spec.key);
-    else pipeline.zcard(spec.key);
+    if (types[i] !== spec.expectedType || size === undefined) pipeline.echo('');
+    else pipeline.call(size, spec.key);
   });
   const replies = await exec(pipeline);
-  const headers: KeyHeader[] = specs.map((spec, i) => {
+  const headers = specs.map((spec, i) => {
     const type = types[i] ?? 'none';
     const wrongType = type !== spec.expectedType;
     const ttl = Number(replies[3 * i + 1]);
+    const counted = !wrongType && SIZE_COMMAND[type] !== undefined;
     return {
       key: spec.key,
       role: spec.role,
@@ -70,25 +157,16 @@ export async function describeKeys(redis: Redis, specs: readonly KeySpec[]): Pro
       type,
       wrongType,
       encoding: wrongType ? null : String(replies[3 * i]),
-      elements: wrongType ? null : Number(replies[3 * i + 2]),
-      bytes: null,
-      bytesExact: true,
+      elements: counted ? Number(replies[3 * i + 2]) : null,
       ttlSeconds: ttl >= 0 ? ttl : null,
       slot: keySlot(spec.key),
     };
   });
-  const memory = redis.pipeline();
-  for (const header of headers) {
-    const exact = (header.elements ?? 0) <= EXACT_MEMORY_MAX_ELEMENTS;
-    if (exact) memory.call('MEMORY', 'USAGE', header.key, 'SAMPLES', '0');
-    else memory.call('MEMORY', 'USAGE', header.key);
-  }
-  const bytes = await exec(memory);
-  return headers.map((header, i) => ({
-    ...header,
-    bytes: bytes[i] === null ? null : Number(bytes[i]),
-    bytesExact: (header.elements ?? 0) <= EXACT_MEMORY_MAX_ELEMENTS,
-  }));
+  const memory = await memoryUsage(redis, headers);
+  return {
+    headers: headers.map((header, i) => ({ ...header, bytes: memory.bytes[i] ?? null, bytesExact: memory.exact[i] ?? true })),
+    unavailable: memory.unavailable,
+  };
 }
 
 /** The longest string seen so far, in bytes. */
@@ -105,17 +183,16 @@ export class Longest {
   }
 }
 
-/** The limits that apply to a key of `header`'s type, with the longest element seen. */
-export function limitsOf(header: KeyHeader, server: ServerInfo, longest: Longest): KeyLimits | null {
-  if (header.wrongType) return null;
-  const prefix = header.expectedType === 'hash' ? 'hash' : 'zset';
-  const entriesSetting = `${prefix}-max-listpack-entries` as const;
-  const valueSetting = `${prefix}-max-listpack-value` as const;
+/** The listpack limits that apply to a hash or sorted set, with the longest element seen; null for other keys. */
+export function limitsOf(header: KeyHeader, limits: EncodingLimits, longest: Longest): KeyLimits | null {
+  if (header.wrongType || (header.type !== 'hash' && header.type !== 'zset')) return null;
+  const entriesSetting = `${header.type}-max-listpack-entries` as const;
+  const valueSetting = `${header.type}-max-listpack-value` as const;
   return {
     entriesSetting,
-    entriesLimit: server.config[entriesSetting],
+    entriesLimit: limits[entriesSetting],
     valueSetting,
-    valueLimit: server.config[valueSetting],
+    valueLimit: limits[valueSetting],
     longestBytes: longest.bytes,
     longest: longest.label,
   };
@@ -180,10 +257,13 @@ export async function fingerprint(redis: Redis, specs: readonly KeySpec[]): Prom
     // On a key of the wrong type these fail; the error text still fingerprints it.
     if (spec.expectedType === 'hash') {
       pipeline.hlen(spec.key);
-      pipeline.hmget(spec.key, 'total_successes', 'total_failures', 'consecutive_successes', 'consecutive_errors');
-    } else {
+      if (spec.watchFields && spec.watchFields.length > 0) pipeline.hmget(spec.key, ...spec.watchFields);
+    } else if (spec.expectedType === 'zset') {
       pipeline.zcard(spec.key);
       pipeline.zrange(spec.key, -1, -1, 'WITHSCORES');
+    } else {
+      const size = SIZE_COMMAND[spec.expectedType];
+      if (size !== undefined) pipeline.call(size, spec.key);
     }
   }
   const replies = (await pipeline.exec()) ?? [];
@@ -240,11 +320,21 @@ export function summarize(
   per: { readonly windowSeconds: number | null } | { readonly heldEvents: number },
 ): InspectionSummary {
   const events = window.successes + window.failures;
-  const bytes = keys.reduce((sum, key) => sum + (key.bytes ?? 0), 0);
+  const bytes = keys.some((key) => key.bytes === null) ? null : keys.reduce((sum, key) => sum + (key.bytes ?? 0), 0);
   return {
     errorRate: events === 0 ? null : window.failures / events,
     bytes,
-    bytesPerWindowSecond: 'windowSeconds' in per && per.windowSeconds !== null ? bytes / per.windowSeconds : null,
-    bytesPerEvent: 'heldEvents' in per && per.heldEvents > 0 ? bytes / per.heldEvents : null,
+    bytesPerWindowSecond: bytes !== null && 'windowSeconds' in per && per.windowSeconds !== null ? bytes / per.windowSeconds : null,
+    bytesPerEvent: bytes !== null && 'heldEvents' in per && per.heldEvents > 0 ? bytes / per.heldEvents : null,
+  };
+}
+
+/** The window as reports show it: `(at - seconds, at]`, or everything when there is no window. */
+export function windowOf(judge: JudgeOptions): WindowView {
+  return {
+    seconds: judge.windowSeconds,
+    at: judge.at,
+    clock: judge.clock,
+    fromSecond: judge.windowSeconds === null ? null : judge.at - judge.windowSeconds + 1,
   };
 }

@@ -1,104 +1,107 @@
 import type { Redis } from 'ioredis';
-import { EXACT_MEMORY_MAX_ELEMENTS, exec, keyTypes, scanKeys } from './keys.js';
-import { V5_EVENTS_SUFFIX } from './read-v5.js';
-import type { InspectedLayout, LightListing } from './types.js';
+import { createLayout, registeredLayouts } from '../layouts/index.js';
+import { keyTypes, memoryUsage, scanKeys } from './keys.js';
+import type { LightList, LightListing } from './types.js';
 
 /** Keys described per pipeline, so a server with many lights gets many small round trips. */
 const BATCH = 500;
 
 interface Group {
-  readonly layout: InspectedLayout;
+  readonly layout: string;
   readonly light: string;
   readonly systemId: string | null;
-  readonly keys: string[];
-}
-
-const V6_KEY = /^stoplight:v6:([0-9a-f]{12}):\{([0-9a-f]{12})\}:window_metrics(?::ts_idx)?$/;
-const V5_METADATA = 'stoplight:v5:metadata:';
-const V5_METRICS = 'stoplight:v5:metrics:';
-
-/** Which light a key belongs to, or null for a key of neither layout. */
-function groupOf(key: string): Omit<Group, 'keys'> | null {
-  const v6 = V6_KEY.exec(key);
-  if (v6) return { layout: 'stoplight-v6', light: v6[2] as string, systemId: v6[1] as string };
-  if (key.startsWith(V5_METADATA)) return { layout: 'stoplight-v5', light: key.slice(V5_METADATA.length), systemId: null };
-  if (key.startsWith(V5_METRICS)) {
-    const rest = key.slice(V5_METRICS.length);
-    const cut = rest.lastIndexOf(':', rest.lastIndexOf(':') - 1);
-    if (cut > 0 && V5_EVENTS_SUFFIX.test(rest.slice(cut + 1))) {
-      return { layout: 'stoplight-v5', light: rest.slice(0, cut), systemId: null };
-    }
-  }
-  return null;
+  readonly keys: { key: string; scoresAreSeconds: boolean }[];
 }
 
 interface KeyFacts {
-  bytes: number;
+  bytes: number | null;
   exact: boolean;
   first: number | null;
   last: number | null;
 }
 
-async function keyFacts(redis: Redis, keys: readonly string[]): Promise<Map<string, KeyFacts>> {
+async function keyFacts(
+  redis: Redis,
+  keys: readonly { key: string; scoresAreSeconds: boolean }[],
+): Promise<{ facts: Map<string, KeyFacts>; unavailable: string | null }> {
   const facts = new Map<string, KeyFacts>();
+  let unavailable: string | null = null;
   for (let i = 0; i < keys.length; i += BATCH) {
     const batch = keys.slice(i, i + BATCH);
-    const types = await keyTypes(redis, batch);
+    const types = await keyTypes(
+      redis,
+      batch.map((k) => k.key),
+    );
     const sizes = redis.pipeline();
-    batch.forEach((key, j) => {
+    batch.forEach(({ key }, j) => {
       if (types[j] === 'zset') {
         sizes.zcard(key);
         sizes.zrange(key, 0, 0, 'WITHSCORES');
         sizes.zrange(key, -1, -1, 'WITHSCORES');
-      } else {
+      } else if (types[j] === 'hash') {
         sizes.hlen(key).echo('').echo('');
+      } else {
+        sizes.echo('').echo('').echo('');
       }
     });
-    // A key of an unexpected type makes HLEN fail; it still counts, with sampled bytes.
     const replies = ((await sizes.exec()) ?? []).map(([err, value]) => (err ? null : value));
-    const memory = redis.pipeline();
-    const exact = batch.map((_, j) => Number(replies[3 * j] ?? Infinity) <= EXACT_MEMORY_MAX_ELEMENTS);
-    batch.forEach((key, j) => {
-      if (exact[j]) memory.call('MEMORY', 'USAGE', key, 'SAMPLES', '0');
-      else memory.call('MEMORY', 'USAGE', key);
-    });
-    const bytes = await exec(memory);
-    batch.forEach((key, j) => {
-      const first = replies[3 * j + 1];
-      const last = replies[3 * j + 2];
+    const memory = await memoryUsage(
+      redis,
+      batch.map(({ key }, j) => {
+        const elements = Number(replies[3 * j]);
+        // Unknown size (another type): ask Redis to sample rather than walk it.
+        return { key, elements: types[j] === 'zset' || types[j] === 'hash' ? elements : Number.POSITIVE_INFINITY };
+      }),
+    );
+    unavailable ??= memory.unavailable;
+    batch.forEach(({ key, scoresAreSeconds }, j) => {
+      const first = scoresAreSeconds ? replies[3 * j + 1] : null;
+      const last = scoresAreSeconds ? replies[3 * j + 2] : null;
       facts.set(key, {
-        bytes: Number(bytes[j] ?? 0),
-        exact: exact[j] ?? false,
+        bytes: memory.bytes[j] ?? null,
+        exact: memory.exact[j] ?? false,
         first: Array.isArray(first) && first.length === 2 ? Math.floor(Number(first[1])) : null,
         last: Array.isArray(last) && last.length === 2 ? Math.floor(Number(last[1])) : null,
       });
     });
   }
-  return facts;
+  return { facts, unavailable };
 }
 
 /**
- * Every Stoplight light on the server, found with SCAN, largest first. 6.0
- * keys only carry hashed ids, so 6.0 lights are listed by id.
+ * Every light of every registered layout on the server, found with SCAN on
+ * each layout's patterns, largest first. A key belongs to the first layout
+ * (in registration order) that claims it. Layouts whose keys carry only
+ * hashed ids (6.0) list lights by id. Bytes are null, and `unavailable` says
+ * why, when the server refuses MEMORY. `only` limits the search to these
+ * registered layouts.
  */
-export async function listLights(redis: Redis): Promise<LightListing[]> {
+export async function listLights(redis: Redis, only?: readonly string[]): Promise<LightList> {
+  const layouts = only === undefined ? registeredLayouts() : only.map((name) => createLayout(name));
   const groups = new Map<string, Group>();
-  for (const pattern of ['stoplight:v5:*', 'stoplight:v6:*']) {
-    for (const key of await scanKeys(redis, pattern)) {
-      const group = groupOf(key);
-      if (!group) continue;
-      const id = `${group.layout}\u0000${group.systemId ?? ''}\u0000${group.light}`;
-      const existing = groups.get(id) ?? { ...group, keys: [] };
-      existing.keys.push(key);
-      groups.set(id, existing);
+  const claimed = new Set<string>();
+  const patterns: string[] = [];
+  for (const layout of layouts) {
+    for (const pattern of layout.inspector.scanPatterns()) {
+      patterns.push(pattern);
+      for (const key of await scanKeys(redis, pattern)) {
+        if (claimed.has(key)) continue;
+        const owner = layout.inspector.lightOfKey(key);
+        if (!owner) continue;
+        claimed.add(key);
+        const id = `${layout.name}\u0000${owner.system ?? ''}\u0000${owner.light}`;
+        const group = groups.get(id) ?? { layout: layout.name, light: owner.light, systemId: owner.system, keys: [] };
+        group.keys.push({ key, scoresAreSeconds: owner.scoresAreSeconds });
+        groups.set(id, group);
+      }
     }
   }
-  const facts = await keyFacts(
+  const { facts, unavailable } = await keyFacts(
     redis,
     [...groups.values()].flatMap((g) => g.keys),
   );
-  const listings = [...groups.values()].map((group): LightListing => {
-    const of = group.keys.map((key) => facts.get(key)).filter((f): f is KeyFacts => f !== undefined);
+  const lights = [...groups.values()].map((group): LightListing => {
+    const of = group.keys.map(({ key }) => facts.get(key)).filter((f): f is KeyFacts => f !== undefined);
     const firsts = of.map((f) => f.first).filter((s): s is number => s !== null);
     const lasts = of.map((f) => f.last).filter((s): s is number => s !== null);
     const firstSecond = firsts.length > 0 ? Math.min(...firsts) : null;
@@ -108,12 +111,13 @@ export async function listLights(redis: Redis): Promise<LightListing[]> {
       light: group.light,
       systemId: group.systemId,
       keys: group.keys.length,
-      bytes: of.reduce((sum, f) => sum + f.bytes, 0),
+      bytes: of.some((f) => f.bytes === null) ? null : of.reduce((sum, f) => sum + (f.bytes ?? 0), 0),
       bytesExact: of.every((f) => f.exact),
       firstSecond,
       lastSecond,
       spanSeconds: firstSecond === null || lastSecond === null ? 0 : lastSecond - firstSecond + 1,
     };
   });
-  return listings.sort((a, b) => b.bytes - a.bytes || a.light.localeCompare(b.light));
+  lights.sort((a, b) => (b.bytes ?? 0) - (a.bytes ?? 0) || a.layout.localeCompare(b.layout) || a.light.localeCompare(b.light));
+  return { lights, patterns: [...new Set(patterns)], unavailable: unavailable === null ? [] : [unavailable] };
 }

@@ -1,7 +1,7 @@
 import type { EncodingSetting } from '../redis/info.js';
 
-/** The layouts `inspect` can read. */
-export type InspectedLayout = 'stoplight-v5' | 'stoplight-v6';
+/** The server's listpack limits, by setting; null where CONFIG GET is refused. */
+export type EncodingLimits = Readonly<Record<EncodingSetting, number | null>>;
 
 /** How close one key is to the limits that keep it a compact listpack. */
 export interface KeyLimits {
@@ -23,16 +23,16 @@ export interface KeyInspection {
   readonly key: string;
   /** What the key is for, e.g. `metrics`, `index`, `metadata`, `success events`. */
   readonly role: string;
-  /** The type the layout expects under this name. */
-  readonly expectedType: 'hash' | 'zset';
+  /** The type the layout expects under this name (a layout read from key templates expects the type found). */
+  readonly expectedType: string;
   /** The type found (`TYPE`). */
   readonly type: string;
   readonly wrongType: boolean;
   /** `OBJECT ENCODING`; null for a key of the wrong type. */
   readonly encoding: string | null;
-  /** HLEN or ZCARD; null for a key of the wrong type. */
+  /** HLEN, ZCARD, SCARD, LLEN, XLEN or STRLEN; null for a key of the wrong type. */
   readonly elements: number | null;
-  /** `MEMORY USAGE`; exact (`SAMPLES 0`) unless {@link bytesExact} is false. */
+  /** `MEMORY USAGE`; exact (`SAMPLES 0`) unless {@link bytesExact} is false; null when the server refuses MEMORY. */
   readonly bytes: number | null;
   /** False when the key was too large to walk in one call and Redis sampled it. */
   readonly bytesExact: boolean;
@@ -40,7 +40,7 @@ export interface KeyInspection {
   readonly ttlSeconds: number | null;
   /** Redis Cluster slot (of the hash tag when the key has one). */
   readonly slot: number;
-  /** Null for a key of the wrong type. */
+  /** Null for a key of the wrong type, and for types without listpack limits. */
   readonly limits: KeyLimits | null;
 }
 
@@ -66,8 +66,8 @@ export interface WindowView {
 export interface InspectionSummary {
   /** failures / (successes + failures) in the window; null without events. */
   readonly errorRate: number | null;
-  /** Every key of the light together (MEMORY USAGE). */
-  readonly bytes: number;
+  /** Every key of the light together (MEMORY USAGE); null when the server refuses MEMORY. */
+  readonly bytes: number | null;
   /** 6.0: bytes / window seconds; null without a window, and for 5.x (its bytes follow events, not seconds). */
   readonly bytesPerWindowSecond: number | null;
   /** 5.x: bytes / events held (in the window or not, until their hour key expires); null for 6.0. */
@@ -84,7 +84,9 @@ export interface LightMetadata {
 }
 
 /** What every inspection carries. */
-interface InspectionBase {
+export interface InspectionBase {
+  /** The registered layout that read it. */
+  readonly layout: string;
   /** The light as asked for (a name, an id or a key). */
   readonly light: string;
   readonly keys: KeyInspection[];
@@ -97,10 +99,15 @@ interface InspectionBase {
   readonly consistent: boolean;
   /** Things a user should know about: keys of the wrong type, missing keys. */
   readonly problems: string[];
+  /**
+   * What this server would not let swc read, and so is missing (e.g. bytes
+   * when MEMORY is renamed or denied); empty when everything was read.
+   */
+  readonly unavailable: string[];
 }
 
-/** One 6.0 bucket: one second that saw traffic. */
-export interface V6Bucket {
+/** One bucket: one second that saw traffic, as a per-second counter. */
+export interface Bucket {
   readonly second: number;
   /** Seconds before the window's end (negative: in the future). */
   readonly ageSeconds: number;
@@ -112,8 +119,8 @@ export interface V6Bucket {
   readonly future: boolean;
 }
 
-/** Whether a 6.0 light's hash and index agree with each other. */
-export interface V6Drift {
+/** Whether a light's counters, running totals and bucket index agree with each other. */
+export interface BucketDrift {
   readonly ok: boolean;
   /** The running totals equal the sum of every bucket. */
   readonly totalsOk: boolean;
@@ -129,10 +136,10 @@ export interface V6Drift {
   readonly unknownFields: string[];
 }
 
-/** A Stoplight 6.0 light. */
-export interface V6Inspection extends InspectionBase {
-  readonly layout: 'stoplight-v6';
-  /** The 12-hex id of the system and of the light, as they appear in the keys. */
+/** A light kept as per-second counters with running totals and a bucket index (Stoplight 6.0). */
+export interface BucketInspection extends InspectionBase {
+  readonly kind: 'buckets';
+  /** The ids of the system and of the light, as they appear in the keys. */
   readonly systemId: string;
   readonly lightId: string;
   /** The running totals as stored (they include stale buckets). */
@@ -140,13 +147,13 @@ export interface V6Inspection extends InspectionBase {
   /** The buckets inside the window. */
   readonly windowTotals: Counts;
   /** In time order. */
-  readonly buckets: V6Bucket[];
-  readonly drift: V6Drift;
+  readonly buckets: Bucket[];
+  readonly drift: BucketDrift;
   readonly metadata: LightMetadata;
 }
 
-/** One second of a 5.x light. */
-export interface V5Second {
+/** One second of a light kept as one member per event. */
+export interface EventSecond {
   readonly second: number;
   readonly ageSeconds: number;
   readonly successes: number;
@@ -155,8 +162,8 @@ export interface V5Second {
   readonly stale: boolean;
 }
 
-/** One 5.x hour key. */
-export interface V5HourKey {
+/** One key of events (Stoplight 5.x: one per outcome and clock hour). */
+export interface EventKey {
   readonly key: string;
   /** `success`, `failure`, `recovery_probe_success` or `recovery_probe_failure`. */
   readonly outcome: string;
@@ -167,32 +174,41 @@ export interface V5HourKey {
   readonly lastSecond: number | null;
 }
 
-/** A Stoplight 5.x light. */
-export interface V5Inspection extends InspectionBase {
-  readonly layout: 'stoplight-v5';
+/** A light kept as one sorted-set member per event in hourly keys (Stoplight 5.x). */
+export interface EventInspection extends InspectionBase {
+  readonly kind: 'events';
   /** Events in the window (success and failure keys; recovery probes are not counted). */
   readonly totals: Counts;
   /** Seconds that saw events, in time order. */
-  readonly seconds: V5Second[];
+  readonly seconds: EventSecond[];
   /** In hour order, then by outcome. */
-  readonly hours: V5HourKey[];
+  readonly hours: EventKey[];
   readonly metadata: LightMetadata;
   /** `recovered_at` from the metadata when it moved the window's start. */
   readonly recoveredAt: number | null;
 }
 
-/** One light, in either layout. */
-export type Inspection = V5Inspection | V6Inspection;
+/**
+ * A light of a layout that only describes its keys (read from its key
+ * templates): each key's facts, no decoding of what the keys hold.
+ */
+export interface KeysInspection extends InspectionBase {
+  readonly kind: 'keys';
+}
+
+/** One light; `kind` says which shape of storage was decoded (renderers switch on it, never on the layout). */
+export type Inspection = BucketInspection | EventInspection | KeysInspection;
 
 /** One light found by `inspect --list`. */
 export interface LightListing {
-  readonly layout: InspectedLayout;
-  /** 5.x: the raw name; 6.0: the 12-hex light id. */
+  readonly layout: string;
+  /** The light as its keys carry it: the raw name (5.x), or the 12-hex light id (6.0). */
   readonly light: string;
-  /** 6.0: the 12-hex system id; null for 5.x. */
+  /** The system as the keys carry it (6.0: the 12-hex system id); null for layouts without systems. */
   readonly systemId: string | null;
   readonly keys: number;
-  readonly bytes: number;
+  /** Null when the server refuses MEMORY. */
+  readonly bytes: number | null;
   /** False when a key was too large for an exact MEMORY USAGE and Redis sampled it. */
   readonly bytesExact: boolean;
   /** Oldest and newest second with events; null when none. */
@@ -209,4 +225,14 @@ export interface JudgeOptions {
   /** The second the window ends at. */
   readonly at: number;
   readonly clock: 'server' | 'given';
+}
+
+/** Every light `swc lights` found, and what it could not read. */
+export interface LightList {
+  /** Largest first. */
+  readonly lights: LightListing[];
+  /** The SCAN patterns searched (every registered layout's). */
+  readonly patterns: string[];
+  /** What this server would not let swc read (e.g. bytes without MEMORY); empty when everything was read. */
+  readonly unavailable: string[];
 }

@@ -21,7 +21,8 @@ export class LayoutClient {
 
   /** Records a failure; returns the snapshot when the layout returns one in the same round trip. */
   async recordFailure(light: Light, options: FailureOptions): Promise<Snapshot | null> {
-    return this.layout.parseFailure(await runScript(this.redis, this.layout.recordFailure(light, options)));
+    const reply = await runScript(this.redis, this.layout.recordFailure(light, options));
+    return this.layout.capabilities.failureReturnsSnapshot ? this.layout.parseFailure(reply) : null;
   }
 
   async getMetrics(light: Light, options: CallOptions): Promise<Snapshot> {

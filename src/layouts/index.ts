@@ -1,31 +1,103 @@
-import { StoplightV5, type StoplightV5Options } from './stoplight-v5.js';
-import { StoplightV6, type StoplightV6Options } from './stoplight-v6.js';
-import type { Layout } from './types.js';
+import path from 'node:path';
+import { UsageError } from '../errors.js';
+import { StoplightV5 } from './stoplight-v5.js';
+import { StoplightV6 } from './stoplight-v6.js';
+import type { Layout, LayoutOptions } from './types.js';
 
-/** Options every layout accepts. */
-export interface LayoutOptions extends StoplightV5Options, StoplightV6Options {}
-
-/**
- * Every storage design swc knows, by name. Adding a design is adding one
- * module and its Lua, then one line here; `--layout` choices come from this.
- */
-export const layouts = {
-  'stoplight-v5': (options?: LayoutOptions): Layout => new StoplightV5(options),
-  'stoplight-v6': (options?: LayoutOptions): Layout => new StoplightV6(options),
-} as const;
-
-export type LayoutName = keyof typeof layouts;
-
-/** Registered layout names, in registry order. */
-export const layoutNames = Object.keys(layouts) as LayoutName[];
-
-export function isLayoutName(name: string): name is LayoutName {
-  return Object.hasOwn(layouts, name);
+/** A registered layout: its name and how to build it. */
+export interface LayoutDefinition {
+  readonly name: string;
+  /** Builds the layout, with its keys under `options.prefix` when given. */
+  create(options?: LayoutOptions): Layout;
 }
 
-/** Builds the named layout. */
+/**
+ * Reads a layout manifest file (its path as given) and returns the layout it
+ * describes; throws a UsageError (exit 2) naming the field when it is invalid.
+ */
+export type ManifestLoader = (file: string) => LayoutDefinition;
+
+/** A layout's registered name. Any string: validation asks the registry ({@link isLayoutName}). */
+export type LayoutName = string;
+
+const registry = new Map<string, LayoutDefinition>();
+const names: string[] = [];
+/** Manifest files already loaded, by absolute path: loading twice gives the same layout. */
+const manifests = new Map<string, string>();
+let manifestLoader: ManifestLoader | null = null;
+
+/**
+ * Registered layout names, in registration order (a live list: layouts
+ * registered later appear in it). `--layout` choices come from this.
+ */
+export const layoutNames: readonly string[] = names;
+
+/**
+ * Adds a layout to the registry; `bench`, `inspect`, `lights` and `compare`
+ * find it from then on. A second registration of the same name is an error.
+ */
+export function registerLayout(definition: LayoutDefinition): void {
+  if (registry.has(definition.name)) throw new UsageError(`layout ${definition.name}: a layout of that name is already registered`);
+  registry.set(definition.name, definition);
+  names.push(definition.name);
+}
+
+/** Lets `--layout <file>.json` load a manifest; until one is registered, manifest files are refused. */
+export function registerManifestLoader(loader: ManifestLoader): void {
+  manifestLoader = loader;
+}
+
+export function isLayoutName(name: string): name is LayoutName {
+  return registry.has(name);
+}
+
+/** Whether a `--layout` value names a manifest file rather than a registered layout. */
+export function isManifestPath(spec: string): boolean {
+  return /\.json$/i.test(spec) || spec.includes('/') || spec.includes(path.sep);
+}
+
+/**
+ * Turns a `--layout` value into a registered name: a registered name is
+ * returned as is; a manifest file (`*.json`, or a path) is loaded, registered
+ * under the name it declares, and that name returned. `baseDir` resolves a
+ * relative path (a scenario file's folder); default the working directory.
+ * Throws a UsageError naming `--layout` otherwise.
+ */
+export function resolveLayoutName(spec: string, options: { baseDir?: string } = {}): LayoutName {
+  if (registry.has(spec)) return spec;
+  if (!isManifestPath(spec)) {
+    throw new UsageError(`--layout: expected one of ${names.join(', ')} or a manifest file (*.json), got "${spec}"`);
+  }
+  if (!manifestLoader) throw new UsageError('--layout: manifest files are not supported yet');
+  const file = path.resolve(options.baseDir ?? process.cwd(), spec);
+  const known = manifests.get(file);
+  if (known !== undefined) return known;
+  const definition = manifestLoader(file);
+  const existing = registry.get(definition.name);
+  if (existing && existing !== definition) {
+    throw new UsageError(`--layout: ${spec} names its layout "${definition.name}", which is already a registered layout`);
+  }
+  if (!existing) registerLayout(definition);
+  manifests.set(file, definition.name);
+  return definition.name;
+}
+
+/** Builds a layout from a `--layout` value (a registered name or a manifest file); see {@link resolveLayoutName}. */
+export function resolveLayout(spec: string, options: LayoutOptions & { baseDir?: string } = {}): Layout {
+  const { baseDir, ...layoutOptions } = options;
+  return createLayout(resolveLayoutName(spec, baseDir !== undefined ? { baseDir } : {}), layoutOptions);
+}
+
+/** Builds the registered layout `name`; throws a UsageError for a name the registry does not know. */
 export function createLayout(name: LayoutName, options?: LayoutOptions): Layout {
-  return layouts[name](options);
+  const definition = registry.get(name);
+  if (!definition) throw new UsageError(`--layout: expected one of ${names.join(', ')}, got "${name}"`);
+  return definition.create(options);
+}
+
+/** Every registered layout, built with its default prefix, in registration order. */
+export function registeredLayouts(): Layout[] {
+  return names.map((name) => createLayout(name));
 }
 
 /** Prefixes a layout's default key prefix with a namespace (`ns:stoplight:v6`). */
@@ -34,4 +106,8 @@ export function namespacedLayout(name: LayoutName, namespace: string, options: L
   return createLayout(name, { ...options, prefix: `${namespace}:${plain.prefix}` });
 }
 
-export type { Layout } from './types.js';
+// The built-in layouts: adding one is its Lua, its module, its inspector, and one line here.
+registerLayout({ name: 'stoplight-v5', create: (options) => new StoplightV5(options) });
+registerLayout({ name: 'stoplight-v6', create: (options) => new StoplightV6(options) });
+
+export type { Layout, LayoutOptions } from './types.js';

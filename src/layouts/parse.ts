@@ -36,3 +36,8 @@ export function escapeGlob(text: string): string {
 export function timeArg(at: number | undefined): string {
   return at === undefined ? '' : String(at);
 }
+
+/** Escapes text for use inside a regular expression. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

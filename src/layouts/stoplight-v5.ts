@@ -1,20 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
-import { escapeGlob, pairsToRecord, timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
-import type { CallOptions, FailureOptions, Layout, Light, LightKey, RecordOptions, Snapshot } from './types.js';
+import { pairsToRecord, timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
+import { StoplightV5Inspector } from './stoplight-v5-inspector.js';
+import type {
+  CallOptions,
+  FailureOptions,
+  Layout,
+  LayoutCapabilities,
+  LayoutOptions,
+  Light,
+  LightKey,
+  RecordOptions,
+  Snapshot,
+} from './types.js';
 
 /** Events are grouped into one sorted set per clock hour. */
 export const HOUR_SECONDS = 3600;
 /** The read never looks further back than the hour keys live. */
 export const V5_MAX_WINDOW_SECONDS = 86_400;
 
-/** Options for {@link StoplightV5}. */
-export interface StoplightV5Options {
-  /** Key prefix; default `stoplight:v5`. */
-  readonly prefix?: string;
-  /** Where the scripts are read from: an edited copy of swc's `lua/` folder; default swc's own. */
-  readonly scriptsDir?: string;
-}
+/** Options for {@link StoplightV5}: the key prefix defaults to `stoplight:v5`. */
+export type StoplightV5Options = LayoutOptions;
 
 /** The start of the clock hour that holds second `t`. */
 export function hourStart(t: number): number {
@@ -29,12 +35,18 @@ export class StoplightV5 implements Layout {
   readonly name = 'stoplight-v5';
   readonly summary = 'Stoplight 5.x: one sorted-set member per event in hourly keys (memory grows with traffic)';
   readonly windowSemantics = 'closed' as const;
-  readonly readWrites = false;
+  readonly capabilities: LayoutCapabilities = {
+    failureReturnsSnapshot: false,
+    readWrites: false,
+    maxWindowSeconds: V5_MAX_WINDOW_SECONDS,
+  };
   readonly prefix: string;
   readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
+  readonly inspector: StoplightV5Inspector;
 
   constructor(options: StoplightV5Options = {}) {
     this.prefix = options.prefix ?? 'stoplight:v5';
+    this.inspector = new StoplightV5Inspector(this.name, this.prefix, V5_MAX_WINDOW_SECONDS);
     const root = options.scriptsDir;
     this.scripts = [
       readScript('stoplight-v5/record_success', root),
@@ -117,9 +129,4 @@ export class StoplightV5 implements Layout {
     return keys;
   }
 
-  keyPatterns(light: Light): string[] {
-    const prefix = escapeGlob(this.prefix);
-    const name = escapeGlob(light.name);
-    return [`${prefix}:metadata:${name}`, `${prefix}:metrics:${name}:*`];
-  }
 }

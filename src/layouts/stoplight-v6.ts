@@ -1,24 +1,22 @@
 import { createHash } from 'node:crypto';
 import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
-import { escapeGlob, timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
+import { timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
+import { StoplightV6Inspector } from './stoplight-v6-inspector.js';
 import {
   DEFAULT_SYSTEM,
   type CallOptions,
   type FailureOptions,
   type Layout,
+  type LayoutCapabilities,
+  type LayoutOptions,
   type Light,
   type LightKey,
   type RecordOptions,
   type Snapshot,
 } from './types.js';
 
-/** Options for {@link StoplightV6}. */
-export interface StoplightV6Options {
-  /** Key prefix; default `stoplight:v6`. */
-  readonly prefix?: string;
-  /** Where the scripts are read from: an edited copy of swc's `lua/` folder; default swc's own. */
-  readonly scriptsDir?: string;
-}
+/** Options for {@link StoplightV6}: the key prefix defaults to `stoplight:v6`. */
+export type StoplightV6Options = LayoutOptions;
 
 /** The first 12 hex characters of SHA-256, as 6.0 names systems and lights in keys. */
 export function shortId(name: string): string {
@@ -35,12 +33,14 @@ export class StoplightV6 implements Layout {
   readonly name = 'stoplight-v6';
   readonly summary = 'Stoplight 6.0: per-second counters in a hash plus a bucket index (memory grows with the window)';
   readonly windowSemantics = 'half-open' as const;
-  readonly readWrites = true;
+  readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: true, readWrites: true, maxWindowSeconds: null };
   readonly prefix: string;
   readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
+  readonly inspector: StoplightV6Inspector;
 
   constructor(options: StoplightV6Options = {}) {
     this.prefix = options.prefix ?? 'stoplight:v6';
+    this.inspector = new StoplightV6Inspector(this.name, this.prefix, shortId);
     const root = options.scriptsDir;
     this.scripts = [
       readScript('stoplight-v6/record_success', root),
@@ -118,7 +118,4 @@ export class StoplightV6 implements Layout {
     ];
   }
 
-  keyPatterns(light: Light): string[] {
-    return [`${escapeGlob(this.base(light))}:window_metrics*`];
-  }
 }

@@ -1,3 +1,5 @@
+import type { Redis } from 'ioredis';
+import type { EncodingLimits, Inspection, JudgeOptions } from '../inspect/types.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';
 
 /** A light (one circuit breaker). `system` only matters to layouts that hash it. */
@@ -61,10 +63,75 @@ export interface LightKey {
   readonly role: string;
 }
 
+/** Options every layout accepts when it is built. */
+export interface LayoutOptions {
+  /** Key prefix in front of every key; each layout has its own default (e.g. `stoplight:v6`). */
+  readonly prefix?: string;
+  /** Where the scripts are read from: an edited copy of swc's `lua/` folder; default swc's own. */
+  readonly scriptsDir?: string;
+}
+
+/** What a layout's scripts do beyond counting, for the code that drives or reads them. */
+export interface LayoutCapabilities {
+  /** The reply of {@link Layout.recordFailure} carries the light's snapshot ({@link Layout.parseFailure} returns it). */
+  readonly failureReturnsSnapshot: boolean;
+  /** Reading the metrics also writes (evicts), so a read-only look must not run the read script. */
+  readonly readWrites: boolean;
+  /** The longest window the read honours, in seconds (longer ones are cut to it); null = any. */
+  readonly maxWindowSeconds: number | null;
+}
+
+/** Whose key a key is, as an inspector reads it off the key's name. */
+export interface KeyOwner {
+  /** The light: its name, or its id when the layout's keys carry only a hash of the name. */
+  readonly light: string;
+  /** The system (name or id) for layouts that scope lights by system; null otherwise. */
+  readonly system: string | null;
+  /** What the key is for, e.g. `metadata`, `success events`, `index`. */
+  readonly role: string;
+  /** Sorted-set scores of this key are Unix seconds (so a listing can show the span of a light's events). */
+  readonly scoresAreSeconds: boolean;
+}
+
+/** What the user typed, as an inspector needs it to find a light. */
+export interface TargetRequest {
+  /** A light name, an id, or a full key. */
+  readonly light: string;
+  /** The system name, for layouts that scope lights by system. */
+  readonly system?: string;
+}
+
+/** One place an inspector will look for a light; each inspector extends it with what it needs. */
+export interface InspectTarget {
+  /** The light as the user gave it, for reports. */
+  readonly light: string;
+  /** The keys (or SCAN patterns) looked at, for the message when none exists. */
+  readonly lookedFor: readonly string[];
+}
+
+/**
+ * A layout's read-only view of Redis: which keys are its lights', and what a
+ * light holds. It never runs the layout's scripts (a read may write).
+ */
+export interface LayoutInspector {
+  /** SCAN MATCH patterns that together cover every key of every light of the layout (glob characters escaped). */
+  scanPatterns(): string[];
+  /** The light a key belongs to, or null when the key is not one of the layout's (any namespace in front is accepted). */
+  lightOfKey(key: string): KeyOwner | null;
+  /**
+   * Where to look for what the user typed, in order; the first target with
+   * keys wins. A full key of this layout gives exactly its light.
+   */
+  targetsFor(request: TargetRequest): InspectTarget[];
+  /** Reads one target (made by {@link targetsFor}) without changing it; null when it has no key. */
+  inspect(redis: Redis, target: InspectTarget, judge: JudgeOptions, limits: EncodingLimits): Promise<Inspection | null>;
+}
+
 /**
  * One storage design for a light's sliding window. A layout only builds script
  * calls and parses replies; it never talks to Redis itself, so the same call
- * can run alone, in a pipeline, or be handed to another load generator.
+ * can run alone, in a pipeline, or be handed to another load generator. Its
+ * {@link inspector} reads what the scripts stored, read-only.
  */
 export interface Layout {
   /** Registry name, e.g. `stoplight-v6`. */
@@ -76,19 +143,17 @@ export interface Layout {
   readonly prefix: string;
   /** Every script this layout runs (installed once per connection). */
   readonly scripts: readonly LuaScript[];
-  /** Whether reading the metrics also writes (evicts). */
-  readonly readWrites: boolean;
+  readonly capabilities: LayoutCapabilities;
+  readonly inspector: LayoutInspector;
 
   recordSuccess(light: Light, options: RecordOptions): ScriptCall;
   recordFailure(light: Light, options: FailureOptions): ScriptCall;
   getMetrics(light: Light, options: CallOptions): ScriptCall;
   /** Parses the reply of {@link getMetrics}. */
   parseMetrics(reply: unknown): Snapshot;
-  /** Parses the reply of {@link recordFailure}: a snapshot when the layout returns one. */
+  /** Parses the reply of {@link recordFailure}: the snapshot when {@link LayoutCapabilities.failureReturnsSnapshot}, else null. */
   parseFailure(reply: unknown): Snapshot | null;
 
   /** The keys that hold the light's events in `[fromSecond, toSecond]`, plus its metadata. */
   keysOf(light: Light, fromSecond: number, toSecond: number): LightKey[];
-  /** SCAN MATCH patterns that together cover every key of the light (glob characters escaped). */
-  keyPatterns(light: Light): string[];
 }

@@ -90,6 +90,9 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
     commandTimeout: options.commandTimeoutMs ?? 30_000,
     maxRetriesPerRequest: 2,
     enableAutoPipelining: false,
+    // The ready check runs INFO, which managed servers may deny (ACL -info);
+    // ioredis then prints a warning of its own. The PING below checks readiness.
+    enableReadyCheck: false,
     // Before the first success: no retries. After: about 3 s of retries.
     retryStrategy: (times) => (!established || times > 12 ? null : Math.min(50 * times, 400)),
     reconnectOnError: () => false,

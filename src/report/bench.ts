@@ -29,17 +29,31 @@ function groups(report: BenchReport): { windowSeconds: number; rate: number; byL
   return out;
 }
 
+/** The layouts of a report in the order the plan listed them (results run in that order). */
 function layoutsOf(report: BenchReport): string[] {
   return [...new Set(report.results.map((r) => r.layout))];
 }
 
-/** Memory per light: one row per window and rate, one KB column per layout. */
+/**
+ * The pairs a report divides: every layout against the first one listed.
+ * Two layouts give one pair, named in full; there is no guessing which is "old".
+ */
+function pairsOf(report: BenchReport): { first: string; other: string }[] {
+  const [first, ...others] = layoutsOf(report);
+  return first === undefined ? [] : others.map((other) => ({ first, other }));
+}
+
+/**
+ * Memory per light: one row per window and rate, one KB column per layout,
+ * then one ratio column per layout after the first: `first / other`, the
+ * bytes of the first layout listed over the other's.
+ */
 export function memoryGrid(report: BenchReport): Grid {
   const layouts = layoutsOf(report);
   const hasPublished = report.results.some((r) => r.published);
   const hasDuration = report.results.some((r) => r.durationSeconds !== r.windowSeconds);
-  const [first, last] = [layouts[0], layouts.at(-1)];
-  const ratio = layouts.length > 1 && first && last ? [`${first} / ${last}`] : [];
+  const pairs = pairsOf(report);
+  const ratio = pairs.map(({ first, other }) => `${first} / ${other}`);
   const head = [
     'window',
     'req/s',
@@ -51,8 +65,6 @@ export function memoryGrid(report: BenchReport): Grid {
   ];
   const rows = groups(report).map((g) => {
     const cells = layouts.map((l) => g.byLayout.get(l));
-    const a = first ? g.byLayout.get(first) : undefined;
-    const b = last ? g.byLayout.get(last) : undefined;
     const any = cells.find(Boolean);
     return [
       formatWindow(g.windowSeconds),
@@ -63,7 +75,11 @@ export function memoryGrid(report: BenchReport): Grid {
         c ? kb(c.memory.bytesPerLight) : '',
         ...(hasPublished ? [c?.published ? c.published.kb.toFixed(1) : '', c?.published ? percent(c.published.diff) : ''] : []),
       ]),
-      ...(ratio.length ? [a && b ? times(a.memory.bytesPerLight / b.memory.bytesPerLight) : ''] : []),
+      ...pairs.map(({ first, other }) => {
+        const a = g.byLayout.get(first);
+        const b = g.byLayout.get(other);
+        return a && b ? times(a.memory.bytesPerLight / b.memory.bytesPerLight) : '';
+      }),
       cells
         .filter((c): c is CellResult => Boolean(c))
         .map((c) => [...new Set(c.memory.keys.map((k) => k.encoding))].join('+'))
@@ -129,30 +145,42 @@ export function realtimeGrid(report: BenchReport): Grid | undefined {
   return { head, rows, numeric: head.map((_, i) => i === 1 || i >= 3), caption: 'achieved/s is per light; events are all lights' };
 }
 
-/** Throughput ratios between the last and first layout of each cell (the post claims 1.0). */
+/**
+ * Throughput ratios: each layout after the first over the first one listed,
+ * per cell (the post claims 1.0). With more than two layouts a column names
+ * each pair; with two, the caption does.
+ */
 export function throughputRatioGrid(report: BenchReport): Grid | undefined {
-  const layouts = layoutsOf(report);
-  const [first, last] = [layouts[0], layouts.at(-1)];
-  if (!first || !last || first === last) return undefined;
+  const pairs = pairsOf(report);
+  const named = pairs.length > 1;
   const rows: string[][] = [];
   for (const g of groups(report)) {
-    const a = g.byLayout.get(first)?.throughput;
-    const b = g.byLayout.get(last)?.throughput;
-    if (!a || !b) continue;
-    rows.push([
-      formatWindow(g.windowSeconds),
-      String(g.rate),
-      times(b.write.opsPerSec / a.write.opsPerSec),
-      times(b.read.opsPerSec / a.read.opsPerSec),
-      times(b.request.opsPerSec / a.request.opsPerSec),
-      a.request.serverUsecPerCall && b.request.serverUsecPerCall
-        ? times(b.request.serverUsecPerCall / a.request.serverUsecPerCall)
-        : '–',
-    ]);
+    for (const { first, other } of pairs) {
+      const a = g.byLayout.get(first)?.throughput;
+      const b = g.byLayout.get(other)?.throughput;
+      if (!a || !b) continue;
+      rows.push([
+        formatWindow(g.windowSeconds),
+        String(g.rate),
+        ...(named ? [`${other} / ${first}`] : []),
+        times(b.write.opsPerSec / a.write.opsPerSec),
+        times(b.read.opsPerSec / a.read.opsPerSec),
+        times(b.request.opsPerSec / a.request.opsPerSec),
+        a.request.serverUsecPerCall && b.request.serverUsecPerCall
+          ? times(b.request.serverUsecPerCall / a.request.serverUsecPerCall)
+          : '–',
+      ]);
+    }
   }
   if (rows.length === 0) return undefined;
-  const head = ['window', 'req/s', 'write ops/s', 'read ops/s', 'request ops/s', 'server µs/request'];
-  return { head, rows, numeric: head.map((_, i) => i > 0), caption: `${last} / ${first}` };
+  const head = ['window', 'req/s', ...(named ? ['layouts'] : []), 'write ops/s', 'read ops/s', 'request ops/s', 'server µs/request'];
+  const only = pairs[0];
+  return {
+    head,
+    rows,
+    numeric: head.map((h, i) => i > 0 && h !== 'layouts'),
+    ...(!named && only ? { caption: `${only.other} / ${only.first}` } : {}),
+  };
 }
 
 /** One flat row per result, for spreadsheets. */

@@ -1,19 +1,20 @@
 import Table from 'cli-table3';
 import type { ChalkInstance } from 'chalk';
 import type {
+  BucketInspection,
+  EventInspection,
   Inspection,
   KeyInspection,
-  LightListing,
+  KeysInspection,
+  LightList,
   LightMetadata,
-  V5Inspection,
-  V6Inspection,
 } from '../inspect/types.js';
-import { palette } from './style.js';
+import { palette, visible } from './style.js';
 
 /** How to render an inspection. */
 export interface InspectRenderOptions {
   readonly color: boolean;
-  /** Most recent buckets (6.0) or seconds (5.x) to list. */
+  /** Most recent buckets or seconds with events to list. */
   readonly limit: number;
   /** Draw the traffic sparkline (a terminal that shows block characters). */
   readonly picture: boolean;
@@ -55,8 +56,9 @@ export function sparkline(points: ReadonlyArray<{ second: number; events: number
     .join('');
 }
 
+/** Bytes for people; `n/a` when the server refused MEMORY. */
 function bytesText(bytes: number | null, exact = true): string {
-  if (bytes === null) return '?';
+  if (bytes === null) return 'n/a';
   const text =
     bytes >= 10 * 1024 * 1024
       ? `${(bytes / 1024 / 1024).toFixed(1)} MB`
@@ -79,7 +81,7 @@ function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: bool
     const type = key.wrongType ? c.red(`${key.type} (expected ${key.expectedType})`) : key.type;
     const limits = key.limits;
     t.push([
-      key.key,
+      visible(key.key),
       type,
       key.encoding ?? '–',
       key.elements ?? '–',
@@ -87,7 +89,7 @@ function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: bool
       key.ttlSeconds === null ? 'none' : `${key.ttlSeconds} s`,
       key.slot,
       limits ? limitText(key.elements ?? 0, limits.entriesLimit, c) : '–',
-      limits ? limitText(limits.longestBytes, limits.valueLimit, c, ' B') + (limits.longest ? ` ${limits.longest}` : '') : '–',
+      limits ? limitText(limits.longestBytes, limits.valueLimit, c, ' B') + (limits.longest ? ` ${visible(limits.longest)}` : '') : '–',
     ]);
   }
   return t.toString();
@@ -96,11 +98,11 @@ function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: bool
 function metadataLines(metadata: LightMetadata, c: ChalkInstance): string[] {
   const entries = Object.entries(metadata.fields);
   if (entries.length === 0) return [`${c.bold('metadata')}  none`];
-  const width = Math.max(...entries.map(([name]) => name.length));
+  const width = Math.max(...entries.map(([name]) => visible(name).length));
   const lines = [c.bold('metadata')];
   for (const [name, value] of entries) {
     const when = /_at$/.test(name) && /^\d+(\.\d+)?$/.test(value) ? `  (${isoSecond(Math.floor(Number(value)))})` : '';
-    lines.push(`  ${name.padEnd(width)}  ${value}${when}`);
+    lines.push(`  ${visible(name).padEnd(width)}  ${visible(value)}${when}`);
   }
   if (metadata.lastErrorInvalid) lines.push(`  ${c.yellow('last_error_json is not valid JSON')}`);
   else if (metadata.lastError !== null) lines.push(`  ${'last error'.padEnd(width)}  ${describeError(metadata.lastError)}`);
@@ -111,9 +113,9 @@ function metadataLines(metadata: LightMetadata, c: ChalkInstance): string[] {
 function describeError(error: unknown): string {
   const inner = (error as { error?: { class?: unknown; message?: unknown } } | null)?.error;
   if (inner && typeof inner.class === 'string') {
-    return typeof inner.message === 'string' ? `${inner.class}: ${inner.message}` : inner.class;
+    return visible(typeof inner.message === 'string' ? `${inner.class}: ${inner.message}` : inner.class);
   }
-  return JSON.stringify(error);
+  return visible(JSON.stringify(error));
 }
 
 function windowLine(inspection: Inspection): string {
@@ -133,12 +135,16 @@ function percentText(rate: number | null): string {
 function summaryLine(inspection: Inspection, c: ChalkInstance): string {
   const { summary } = inspection;
   const perSecond =
-    summary.bytesPerEvent !== null
-      ? `${bytesText(Math.round(summary.bytesPerEvent))} per event held`
-      : summary.bytesPerWindowSecond !== null
-        ? `${bytesText(Math.round(summary.bytesPerWindowSecond))} per second of window`
-        : 'no window';
-  return `${c.bold('summary')}  error rate ${percentText(summary.errorRate)} in the window · ${bytesText(summary.bytes, inspection.keys.every((k) => k.bytesExact))} · ${perSecond}`;
+    summary.bytes === null
+      ? 'bytes unavailable'
+      : summary.bytesPerEvent !== null
+        ? `${bytesText(Math.round(summary.bytesPerEvent))} per event held`
+        : summary.bytesPerWindowSecond !== null
+          ? `${bytesText(Math.round(summary.bytesPerWindowSecond))} per second of window`
+          : 'no window';
+  // A layout read from its key templates is not decoded, so it has no counts to rate.
+  const rate = inspection.kind === 'keys' ? `${inspection.keys.length} keys` : `error rate ${percentText(summary.errorRate)} in the window`;
+  return `${c.bold('summary')}  ${rate} · ${bytesText(summary.bytes, inspection.keys.every((k) => k.bytesExact))} · ${perSecond}`;
 }
 
 function pictureLine(inspection: Inspection, points: { second: number; events: number }[]): string | null {
@@ -149,10 +155,10 @@ function pictureLine(inspection: Inspection, points: { second: number; events: n
   return `traffic  │${sparkline(points, from, to)}│  events per second, ${isoSecond(from)} .. ${isoSecond(to)}`;
 }
 
-function renderV6(inspection: V6Inspection, options: InspectRenderOptions, c: ChalkInstance): string[] {
-  const { buckets, drift, totals } = inspection;
+function renderBuckets(inspection: BucketInspection, options: InspectRenderOptions, c: ChalkInstance): string[] {
+  const { buckets, totals } = inspection;
   const lines: string[] = [
-    `${c.bold('stoplight-v6')}  ${inspection.light}  (system id ${inspection.systemId}, light id ${inspection.lightId})`,
+    `${c.bold(inspection.layout)}  ${visible(inspection.light)}  (system id ${inspection.systemId}, light id ${inspection.lightId})`,
     windowLine(inspection),
     keysTable(inspection.keys, c, options.color),
   ];
@@ -197,7 +203,7 @@ function listSeconds(seconds: readonly number[]): string {
   return seconds.length > 10 ? `${shown}, … (${seconds.length} in all)` : shown;
 }
 
-function driftLines(inspection: V6Inspection, c: ChalkInstance): string[] {
+function driftLines(inspection: BucketInspection, c: ChalkInstance): string[] {
   const { drift, totals } = inspection;
   if (drift.ok) {
     return [`${c.bold('drift')}    ${c.green('ok')}: totals equal the sum of the buckets, index and buckets agree`];
@@ -211,8 +217,8 @@ function driftLines(inspection: V6Inspection, c: ChalkInstance): string[] {
   }
   if (drift.indexWithoutBucket.length > 0) lines.push(`  indexed, no counters: ${listSeconds(drift.indexWithoutBucket)}`);
   if (drift.bucketWithoutIndex.length > 0) lines.push(`  counters, not indexed: ${listSeconds(drift.bucketWithoutIndex)}`);
-  if (drift.badIndexMembers.length > 0) lines.push(`  malformed index members: ${drift.badIndexMembers.slice(0, 10).join(', ')}`);
-  if (drift.unknownFields.length > 0) lines.push(`  unknown hash fields: ${drift.unknownFields.slice(0, 10).join(', ')}`);
+  if (drift.badIndexMembers.length > 0) lines.push(`  malformed index members: ${drift.badIndexMembers.slice(0, 10).map(visible).join(', ')}`);
+  if (drift.unknownFields.length > 0) lines.push(`  unknown hash fields: ${drift.unknownFields.slice(0, 10).map(visible).join(', ')}`);
   return lines;
 }
 
@@ -220,9 +226,9 @@ function signed(n: number): string {
   return n > 0 ? `+${n}` : String(n);
 }
 
-function renderV5(inspection: V5Inspection, options: InspectRenderOptions, c: ChalkInstance): string[] {
+function renderEvents(inspection: EventInspection, options: InspectRenderOptions, c: ChalkInstance): string[] {
   const lines: string[] = [
-    `${c.bold('stoplight-v5')}  ${inspection.light}`,
+    `${c.bold(inspection.layout)}  ${visible(inspection.light)}`,
     windowLine(inspection) + (inspection.recoveredAt === null ? '' : ` (starts at recovered_at ${isoSecond(inspection.recoveredAt)})`),
     keysTable(inspection.keys, c, options.color),
   ];
@@ -231,7 +237,7 @@ function renderV5(inspection: V5Inspection, options: InspectRenderOptions, c: Ch
     for (const h of inspection.hours) {
       t.push([
         isoSecond(h.hour),
-        h.outcome,
+        visible(h.outcome),
         h.events,
         h.firstSecond === null ? '–' : isoSecond(h.firstSecond),
         h.lastSecond === null ? '–' : isoSecond(h.lastSecond),
@@ -263,25 +269,44 @@ function renderV5(inspection: V5Inspection, options: InspectRenderOptions, c: Ch
   return lines;
 }
 
+function renderKeys(inspection: KeysInspection, options: InspectRenderOptions, c: ChalkInstance): string[] {
+  return [
+    `${c.bold(inspection.layout)}  ${visible(inspection.light)}`,
+    windowLine(inspection),
+    keysTable(inspection.keys, c, options.color),
+    summaryLine(inspection, c),
+  ];
+}
+
+/** Renders one inspection by the shape of what was decoded. */
+function renderOne(inspection: Inspection, options: InspectRenderOptions, c: ChalkInstance): string[] {
+  switch (inspection.kind) {
+    case 'buckets':
+      return renderBuckets(inspection, options, c);
+    case 'events':
+      return renderEvents(inspection, options, c);
+    case 'keys':
+      return renderKeys(inspection, options, c);
+  }
+}
+
 /** Renders the inspections of one light (one per layout found) for a terminal. */
 export function renderInspections(inspections: readonly Inspection[], options: InspectRenderOptions): string {
   const c = palette(options.color);
-  const blocks = inspections.map((inspection) =>
-    (inspection.layout === 'stoplight-v6' ? renderV6(inspection, options, c) : renderV5(inspection, options, c)).join('\n'),
-  );
+  const blocks = inspections.map((inspection) => renderOne(inspection, options, c).join('\n'));
   return `${blocks.join('\n\n')}\n`;
 }
 
-/** Renders `inspect --list`. */
-export function renderListing(listings: readonly LightListing[], color: boolean): string {
+/** Renders `swc lights` (`inspect --list`). */
+export function renderListing(list: LightList, color: boolean): string {
   const c = palette(color);
-  if (listings.length === 0) return 'no Stoplight light on this server (no key stoplight:v5:* or stoplight:v6:*)\n';
+  if (list.lights.length === 0) return `no light on this server (no key matching ${list.patterns.map(visible).join(', ')})\n`;
   const t = table(['layout', 'light', 'system id', 'keys', 'bytes', 'window span', 'first', 'last'], c, color);
-  for (const l of listings) {
+  for (const l of list.lights) {
     t.push([
       l.layout,
-      l.light,
-      l.systemId ?? '–',
+      visible(l.light),
+      l.systemId === null ? '–' : visible(l.systemId),
       l.keys,
       bytesText(l.bytes, l.bytesExact),
       l.spanSeconds === 0 ? '–' : `${l.spanSeconds} s`,
@@ -289,5 +314,5 @@ export function renderListing(listings: readonly LightListing[], color: boolean)
       l.lastSecond === null ? '–' : isoSecond(l.lastSecond),
     ]);
   }
-  return `${t.toString()}\n${listings.length} light${listings.length === 1 ? '' : 's'}\n`;
+  return `${t.toString()}\n${list.lights.length} light${list.lights.length === 1 ? '' : 's'}\n`;
 }

@@ -36,7 +36,7 @@ describe('swc bench --scenario (CLI)', () => {
     ['a bad window', { windows: ['5x'] }, /windows\[0\]: expected a duration such as 90, 90s, 5m or 1h, got "5x"/],
     ['a string where a number belongs', { lights: '8' }, /lights: expected a number, got "8"/],
     ['fractional lights', { lights: 1.5 }, /lights: expected a whole number from 1 to 10000, got "1.5"/],
-    ['an unknown layout', { layouts: ['stoplight-v7'] }, /layouts\[0\]: expected one of stoplight-v5, stoplight-v6, got "stoplight-v7"/],
+    ['an unknown layout', { layouts: ['stoplight-v7'] }, /layouts\[0\]: expected one of stoplight-v5, stoplight-v6 or a manifest file \(\*\.json\), got "stoplight-v7"/],
     ['an unknown field', { rate: [1] }, /rate: unknown field \(known: description, layouts, windows/],
     ['bad throughput settings', { throughput: { connections: 0, pipeline: 1 } }, /throughput\.connections: must be 1 to 1000, got 0/],
     ['an unknown preset', { preset: 'vlog' }, /preset: expected one of blog, got "vlog"/],

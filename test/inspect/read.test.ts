@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors.js';
 import { inspectLight } from '../../src/inspect/inspect.js';
 import { listLights } from '../../src/inspect/list.js';
-import type { V5Inspection, V6Inspection } from '../../src/inspect/types.js';
+import type { BucketInspection, EventInspection } from '../../src/inspect/types.js';
 import { LayoutClient } from '../../src/layouts/client.js';
 import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
 import { shortId, StoplightV6 } from '../../src/layouts/stoplight-v6.js';
@@ -34,7 +34,7 @@ describe('inspect a 6.0 light', () => {
       for (let k = 0; k < s; k += 1) await client.recordSuccess({ name }, { at: HOUR_START + s, windowSeconds: 100 });
       if (s === 3 || s === 8) await client.recordFailure({ name }, { at: HOUR_START + s, windowSeconds: 100, errorJson: ERROR_JSON });
     }
-    const result = await only<V6Inspection>(
+    const result = await only<BucketInspection>(
       inspectLight(redis, { light: name, layout: 'auto', windowSeconds: 5, at: HOUR_START + 9 }),
     );
     expect(result.layout).toBe('stoplight-v6');
@@ -65,7 +65,7 @@ describe('inspect a 6.0 light', () => {
     const client = await LayoutClient.open(redis, v6);
     await client.recordSuccess({ name }, { at: HOUR_START, windowSeconds: 1000 });
     await client.recordSuccess({ name }, { at: HOUR_START + 500, windowSeconds: 1000 });
-    const result = await only<V6Inspection>(inspectLight(redis, { light: name, at: HOUR_START + 900 }));
+    const result = await only<BucketInspection>(inspectLight(redis, { light: name, at: HOUR_START + 900 }));
     expect(result.window.seconds).toBeNull();
     expect(result.buckets.map((b) => b.stale)).toEqual([false, false]);
     expect(result.windowTotals).toEqual({ successes: 2, failures: 0 });
@@ -86,7 +86,7 @@ describe('inspect a 6.0 light', () => {
       last_error_json: 'not json',
     });
     await redis.zadd(index, t, `bucket:${t}`, t + 1, `bucket:${t + 1}`, t + 5, `bucket:${t + 5}`, t + 6, 'bucket:12');
-    const result = await only<V6Inspection>(inspectLight(redis, { light: name, at: t + 10 }));
+    const result = await only<BucketInspection>(inspectLight(redis, { light: name, at: t + 10 }));
     expect(result.buckets.map((b) => [b.second - t, b.successes, b.failures])).toEqual([
       [0, 4, 1],
       [1, 2, 0],
@@ -108,9 +108,9 @@ describe('inspect a 6.0 light', () => {
     const client = await LayoutClient.open(redis, v6);
     const light = { name, system: 'payments' };
     await client.recordSuccess(light, { at: HOUR_START, windowSeconds: 60 });
-    const byId = await only<V6Inspection>(inspectLight(redis, { light: shortId(name), system: 'payments' }));
-    const byKey = await only<V6Inspection>(inspectLight(redis, { light: v6.indexKey(light) }));
-    const byName = await only<V6Inspection>(inspectLight(redis, { light: name, system: 'payments' }));
+    const byId = await only<BucketInspection>(inspectLight(redis, { light: shortId(name), system: 'payments' }));
+    const byKey = await only<BucketInspection>(inspectLight(redis, { light: v6.indexKey(light) }));
+    const byName = await only<BucketInspection>(inspectLight(redis, { light: name, system: 'payments' }));
     for (const result of [byId, byKey, byName]) {
       expect(result.keys[0]?.key).toBe(v6.metricsKey(light));
       expect(result.totals.successes).toBe(1);
@@ -126,7 +126,7 @@ describe('inspect a 5.x light', () => {
     // Across an hour boundary: successes at 3598, 3599, 3600 (x2); a failure at 3601.
     for (const s of [3598, 3599, 3600, 3600]) await client.recordSuccess({ name }, { at: HOUR_START + s, windowSeconds: 60 });
     await client.recordFailure({ name }, { at: HOUR_START + 3601, windowSeconds: 60, errorJson: ERROR_JSON });
-    const result = await only<V5Inspection>(
+    const result = await only<EventInspection>(
       inspectLight(redis, { light: name, layout: 'stoplight-v5', windowSeconds: 2, at: HOUR_START + 3601 }),
     );
     expect(result.keys.map((k) => k.key)).toEqual([
@@ -161,13 +161,13 @@ describe('inspect a 5.x light', () => {
     await redis.zadd(`stoplight:v5:metrics:${name}:failure:${t}`, t + 25, 'd'.repeat(24));
     await redis.zadd(`stoplight:v5:metrics:${name}:other:success:${t}`, t + 30, 'e'.repeat(24));
     await redis.hset(`stoplight:v5:metadata:${name}`, 'recovered_at', String(t + 15));
-    const result = await only<V5Inspection>(inspectLight(redis, { light: name, windowSeconds: 60, at: t + 30 }));
+    const result = await only<EventInspection>(inspectLight(redis, { light: name, windowSeconds: 60, at: t + 30 }));
     expect(result.keys).toHaveLength(3);
     expect(result.recoveredAt).toBe(t + 15);
     expect(result.totals).toEqual({ successes: 2, failures: 1 });
-    const other = await only<V5Inspection>(inspectLight(redis, { light: `${name}:other`, windowSeconds: 60, at: t + 30 }));
+    const other = await only<EventInspection>(inspectLight(redis, { light: `${name}:other`, windowSeconds: 60, at: t + 30 }));
     expect(other.totals).toEqual({ successes: 1, failures: 0 });
-    const byKey = await only<V5Inspection>(inspectLight(redis, { light: `stoplight:v5:metrics:${name}:failure:${t}` }));
+    const byKey = await only<EventInspection>(inspectLight(redis, { light: `stoplight:v5:metrics:${name}:failure:${t}` }));
     expect(byKey.keys).toHaveLength(3);
   });
 
@@ -177,7 +177,7 @@ describe('inspect a 5.x light', () => {
     const args: (string | number)[] = [];
     for (let i = 0; i < 2500; i += 1) args.push(HOUR_START + (i % 100), i.toString(16).padStart(24, '0'));
     await redis.zadd(key, ...args);
-    const result = await only<V5Inspection>(inspectLight(redis, { light: name, windowSeconds: 3600, at: HOUR_START + 99 }));
+    const result = await only<EventInspection>(inspectLight(redis, { light: name, windowSeconds: 3600, at: HOUR_START + 99 }));
     expect(result.keys[0]).toMatchObject({ elements: 2500, encoding: 'skiplist', bytesExact: true });
     expect(result.totals.successes).toBe(2500);
     expect(result.seconds).toHaveLength(100);
@@ -209,7 +209,7 @@ describe('inspect, both layouts and failures', () => {
     const name = uniqueName('wrong');
     await redis.set(v6.metricsKey({ name }), 'surprise');
     await redis.zadd(v6.indexKey({ name }), HOUR_START, `bucket:${HOUR_START}`);
-    const result = await only<V6Inspection>(inspectLight(redis, { light: name, at: HOUR_START }));
+    const result = await only<BucketInspection>(inspectLight(redis, { light: name, at: HOUR_START }));
     expect(result.keys[0]).toMatchObject({ type: 'string', wrongType: true, elements: null, limits: null });
     expect(result.problems).toEqual([expect.stringContaining('is a string, expected a hash')]);
     expect(result.drift.indexWithoutBucket).toEqual([HOUR_START]);
@@ -226,7 +226,7 @@ describe('inspect --list', () => {
       await c6.recordSuccess({ name }, { at: HOUR_START + s, windowSeconds: 600 });
     }
     await c5.recordFailure({ name }, { at: HOUR_START + 3600, windowSeconds: 600, errorJson: ERROR_JSON });
-    const listings = await listLights(redis);
+    const { lights: listings } = await listLights(redis);
     const mine5 = listings.find((l) => l.layout === 'stoplight-v5' && l.light === name);
     const mine6 = listings.find((l) => l.layout === 'stoplight-v6' && l.light === shortId(name));
     expect(mine5).toMatchObject({ keys: 3, systemId: null, firstSecond: HOUR_START, lastSecond: HOUR_START + 3600, spanSeconds: 3601 });
@@ -234,6 +234,6 @@ describe('inspect --list', () => {
     const exact = async (key: string): Promise<number> => Number(await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
     expect(mine6?.bytes).toBe((await exact(v6.metricsKey({ name }))) + (await exact(v6.indexKey({ name }))));
     const bytes = listings.map((l) => l.bytes);
-    expect(bytes).toEqual([...bytes].sort((a, b) => b - a));
+    expect(bytes).toEqual([...bytes].sort((a, b) => (b ?? 0) - (a ?? 0)));
   });
 });

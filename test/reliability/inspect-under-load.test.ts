@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectLight } from '../../src/inspect/inspect.js';
-import type { V6Inspection } from '../../src/inspect/types.js';
+import type { BucketInspection } from '../../src/inspect/types.js';
 import { LayoutClient } from '../../src/layouts/client.js';
 import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
 import { connect } from '../../src/redis/connect.js';
@@ -36,10 +36,10 @@ describe('inspect on a 6.0 light under write load', () => {
       }
     });
     await new Promise((r) => setTimeout(r, 200));
-    const views: V6Inspection[] = [];
+    const views: BucketInspection[] = [];
     for (let i = 0; i < 40; i += 1) {
       const [view] = await inspectLight(reader, { light: light.name, layout: 'stoplight-v6' });
-      views.push(view as V6Inspection);
+      views.push(view as BucketInspection);
     }
     writing = false;
     await Promise.all(writers);

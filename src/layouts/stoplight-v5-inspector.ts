@@ -1,7 +1,4 @@
 import type { Redis } from 'ioredis';
-import { escapeGlob } from '../layouts/parse.js';
-import { V5_MAX_WINDOW_SECONDS } from '../layouts/stoplight-v5.js';
-import type { ServerInfo } from '../redis/info.js';
 import {
   decodeMetadata,
   describeKeys,
@@ -14,26 +11,26 @@ import {
   scanKeys,
   summarize,
   type KeySpec,
-} from './keys.js';
-import type { JudgeOptions, V5HourKey, V5Inspection, V5Second } from './types.js';
+} from '../inspect/keys.js';
+import type { EncodingLimits, EventInspection, EventKey, EventSecond, JudgeOptions } from '../inspect/types.js';
+import { escapeGlob, escapeRegExp } from './parse.js';
+import type { InspectTarget, KeyOwner, LayoutInspector, TargetRequest } from './types.js';
 
 /** A 5.x light: its raw name is in every key. */
-export interface V5Target {
-  /** The light as the user gave it, for reports. */
-  readonly light: string;
+export interface V5Target extends InspectTarget {
   readonly prefix: string;
   readonly name: string;
 }
 
 /** `<outcome>:<hour_start>` after `…:metrics:<name>:`. */
-export const V5_EVENTS_SUFFIX = /^(success|failure|recovery_probe_success|recovery_probe_failure):(\d+)$/;
+const V5_EVENTS_SUFFIX = /^(success|failure|recovery_probe_success|recovery_probe_failure):(\d+)$/;
 
 /**
  * The keys of a 5.x light that exist: its metadata hash and every hour key.
  * SCAN's pattern also matches lights whose name extends this one with a colon
  * (`a` and `a:b`), so the rest of each key must be exactly outcome and hour.
  */
-export async function v5Keys(redis: Redis, target: V5Target): Promise<KeySpec[]> {
+async function v5Keys(redis: Redis, target: V5Target): Promise<KeySpec[]> {
   const metadata = `${target.prefix}:metadata:${target.name}`;
   const eventsPrefix = `${target.prefix}:metrics:${target.name}:`;
   const [metadataType] = await keyTypes(redis, [metadata]);
@@ -47,15 +44,72 @@ export async function v5Keys(redis: Redis, target: V5Target): Promise<KeySpec[]>
 }
 
 /**
+ * Reads Stoplight 5.x lights: `<prefix>:metadata:<name>` (a hash) and
+ * `<prefix>:metrics:<name>:<outcome>:<hour start>` (a sorted set of events per
+ * clock hour). Names are raw and may hold colons, so a key is split from the
+ * right: the last two parts are the outcome and the hour.
+ */
+export class StoplightV5Inspector implements LayoutInspector {
+  private readonly metadataPattern: RegExp;
+  private readonly metricsPattern: RegExp;
+
+  constructor(
+    private readonly layout: string,
+    private readonly prefix: string,
+    /** The longest window the layout's read honours. */
+    private readonly maxWindowSeconds: number,
+  ) {
+    // `s`: names may hold any character, line breaks included.
+    this.metadataPattern = new RegExp(`^((?:.*:)?${escapeRegExp(prefix)}):metadata:(.+)$`, 's');
+    this.metricsPattern = new RegExp(`^((?:.*:)?${escapeRegExp(prefix)}):metrics:(.+)$`, 's');
+  }
+
+  scanPatterns(): string[] {
+    return [`${escapeGlob(this.prefix)}:*`];
+  }
+
+  /** The prefix, the name and the role of a 5.x key; null for any other key. */
+  private parse(key: string): { prefix: string; name: string; role: string } | null {
+    const metadata = this.metadataPattern.exec(key);
+    if (metadata) return { prefix: metadata[1] as string, name: metadata[2] as string, role: 'metadata' };
+    const metrics = this.metricsPattern.exec(key);
+    if (!metrics) return null;
+    const rest = metrics[2] as string;
+    const cut = rest.lastIndexOf(':', rest.lastIndexOf(':') - 1);
+    const suffix = cut > 0 ? V5_EVENTS_SUFFIX.exec(rest.slice(cut + 1)) : null;
+    if (!suffix) return null;
+    return { prefix: metrics[1] as string, name: rest.slice(0, cut), role: `${suffix[1]} events` };
+  }
+
+  lightOfKey(key: string): KeyOwner | null {
+    const parsed = this.parse(key);
+    return parsed ? { light: parsed.name, system: null, role: parsed.role, scoresAreSeconds: true } : null;
+  }
+
+  targetsFor(request: TargetRequest): V5Target[] {
+    const parsed = this.parse(request.light);
+    const prefix = parsed?.prefix ?? this.prefix;
+    const name = parsed?.name ?? request.light;
+    return [{ light: request.light, prefix, name, lookedFor: [`${prefix}:metadata:${name}`, `${prefix}:metrics:${name}:*`] }];
+  }
+
+  inspect(redis: Redis, target: V5Target, judge: JudgeOptions, limits: EncodingLimits): Promise<EventInspection | null> {
+    return inspectV5(redis, this.layout, this.maxWindowSeconds, target, judge, limits);
+  }
+}
+
+/**
  * Reads a Stoplight 5.x light: the metadata hash, then every hour key in
  * ZRANGE pages, tallying events per second. Returns null when it has no key.
  */
-export async function inspectV5(
+async function inspectV5(
   redis: Redis,
+  layout: string,
+  maxWindowSeconds: number,
   target: V5Target,
   judge: JudgeOptions,
-  server: ServerInfo,
-): Promise<V5Inspection | null> {
+  limits: EncodingLimits,
+): Promise<EventInspection | null> {
   const specs = await v5Keys(redis, target);
   if (specs.length === 0) return null;
 
@@ -63,11 +117,11 @@ export async function inspectV5(
     redis,
     () => specs,
     async () => {
-      const headers = await describeKeys(redis, specs);
+      const { headers, unavailable } = await describeKeys(redis, specs);
       let metadata = new Map<string, string>();
       const longest = new Map<string, Longest>();
       const perSecond = new Map<number, { successes: number; failures: number }>();
-      const hours: V5HourKey[] = [];
+      const hours: EventKey[] = [];
       for (const header of headers) {
         const seen = new Longest();
         longest.set(header.key, seen);
@@ -101,10 +155,10 @@ export async function inspectV5(
         });
         hours.push({ key: header.key, outcome, hour: Number(match?.[2]), events, firstSecond: first, lastSecond: last });
       }
-      return { headers, metadata, longest, perSecond, hours };
+      return { headers, metadata, longest, perSecond, hours, unavailable };
     },
   );
-  const { headers, metadata, longest, perSecond, hours } = result;
+  const { headers, metadata, longest, perSecond, hours, unavailable } = result;
 
   const problems = headers
     .filter((h) => h.wrongType)
@@ -112,13 +166,13 @@ export async function inspectV5(
 
   // Stoplight 5.x caps the window at a day, since hour keys live that long,
   // and never counts events from before the light last recovered.
-  const windowSeconds = Math.min(judge.windowSeconds ?? V5_MAX_WINDOW_SECONDS, V5_MAX_WINDOW_SECONDS);
+  const windowSeconds = Math.min(judge.windowSeconds ?? maxWindowSeconds, maxWindowSeconds);
   const recovered = Number(metadata.get('recovered_at'));
   const start = judge.at - windowSeconds;
   const recoveredAt = Number.isFinite(recovered) && recovered > start ? Math.floor(recovered) : null;
   const fromSecond = recoveredAt ?? start;
 
-  const seconds: V5Second[] = [...perSecond]
+  const seconds: EventSecond[] = [...perSecond]
     .sort(([a], [b]) => a - b)
     .map(([second, tally]) => ({
       second,
@@ -134,11 +188,12 @@ export async function inspectV5(
   };
   const keys = headers.map((header) => ({
     ...header,
-    limits: limitsOf(header, server, longest.get(header.key) ?? new Longest()),
+    limits: limitsOf(header, limits, longest.get(header.key) ?? new Longest()),
   }));
   return {
+    kind: 'events',
     light: target.light,
-    layout: 'stoplight-v5',
+    layout,
     keys,
     totals,
     seconds,
@@ -149,5 +204,6 @@ export async function inspectV5(
     summary: summarize(totals, keys, { heldEvents: hours.reduce((sum, h) => sum + h.events, 0) }),
     consistent,
     problems,
+    unavailable: unavailable === null ? [] : [unavailable],
   };
 }

@@ -1,5 +1,4 @@
 import type { Redis } from 'ioredis';
-import type { ServerInfo } from '../redis/info.js';
 import {
   count,
   decodeMetadata,
@@ -11,15 +10,19 @@ import {
   readHash,
   readSortedSet,
   summarize,
+  windowOf,
   type KeyHeader,
   type KeySpec,
-} from './keys.js';
-import type { JudgeOptions, V6Bucket, V6Drift, V6Inspection, WindowView } from './types.js';
+} from '../inspect/keys.js';
+import type { Bucket, BucketDrift, BucketInspection, EncodingLimits, JudgeOptions } from '../inspect/types.js';
+import { escapeGlob, escapeRegExp } from './parse.js';
+import { DEFAULT_SYSTEM, type InspectTarget, type KeyOwner, type LayoutInspector, type TargetRequest } from './types.js';
+
+/** The 12 hex characters of SHA-256 that 6.0 keys carry instead of names. */
+type ShortId = (name: string) => string;
 
 /** A 6.0 light by the ids its keys carry. */
-export interface V6Target {
-  /** The light as the user gave it, for reports. */
-  readonly light: string;
+export interface V6Target extends InspectTarget {
   readonly prefix: string;
   readonly systemId: string;
   readonly lightId: string;
@@ -36,13 +39,74 @@ const METADATA_FIELDS = new Set([
   'consecutive_successes',
 ]);
 
+const LIGHT_ID = /^[0-9a-f]{12}$/;
+/** Fields that change with every write, so a read under load notices writes that keep the hash's size. */
+const WATCH_FIELDS = ['total_successes', 'total_failures', 'consecutive_successes', 'consecutive_errors'];
+
 /** The two keys of a 6.0 light. */
-export function v6Keys(target: V6Target): KeySpec[] {
+function v6Keys(target: Pick<V6Target, 'prefix' | 'systemId' | 'lightId'>): KeySpec[] {
   const base = `${target.prefix}:${target.systemId}:{${target.lightId}}:window_metrics`;
   return [
-    { key: base, role: 'metrics', expectedType: 'hash' },
+    { key: base, role: 'metrics', expectedType: 'hash', watchFields: WATCH_FIELDS },
     { key: `${base}:ts_idx`, role: 'index', expectedType: 'zset' },
   ];
+}
+
+/**
+ * Reads Stoplight 6.0 lights: keys `<prefix>:<system id>:{<light id>}:window_metrics`
+ * (a hash of per-second counters, running totals and metadata) and
+ * `…:ts_idx` (a sorted set indexing the buckets).
+ */
+export class StoplightV6Inspector implements LayoutInspector {
+  /** Prefix (any namespace in front), system id, light id, and the key's suffix. */
+  private readonly keyPattern: RegExp;
+
+  constructor(
+    private readonly layout: string,
+    private readonly prefix: string,
+    private readonly shortId: ShortId,
+  ) {
+    this.keyPattern = new RegExp(
+      `^((?:.*:)?${escapeRegExp(prefix)}):([0-9a-f]{12}):\\{([0-9a-f]{12})\\}(:window_metrics(?::ts_idx)?)?$`,
+      's',
+    );
+  }
+
+  scanPatterns(): string[] {
+    return [`${escapeGlob(this.prefix)}:*`];
+  }
+
+  lightOfKey(key: string): KeyOwner | null {
+    const match = this.keyPattern.exec(key);
+    if (!match?.[4]) return null;
+    return {
+      light: match[3] as string,
+      system: match[2] as string,
+      role: match[4].endsWith(':ts_idx') ? 'index' : 'metrics',
+      scoresAreSeconds: true,
+    };
+  }
+
+  targetsFor(request: TargetRequest): V6Target[] {
+    const { light } = request;
+    // A full key, or the light's key base without the suffix.
+    const key = this.keyPattern.exec(light);
+    if (key) {
+      const target = { light, prefix: key[1] as string, systemId: key[2] as string, lightId: key[3] as string };
+      return [{ ...target, lookedFor: [v6Keys(target)[0]?.key ?? light] }];
+    }
+    const systemId = this.shortId(request.system ?? DEFAULT_SYSTEM);
+    // A 12-hex text is tried as a light id first, then as a name.
+    const ids = LIGHT_ID.test(light) ? [light, this.shortId(light)] : [this.shortId(light)];
+    return ids.map((lightId) => {
+      const target = { light, prefix: this.prefix, systemId, lightId };
+      return { ...target, lookedFor: [v6Keys(target)[0]?.key ?? ''] };
+    });
+  }
+
+  inspect(redis: Redis, target: V6Target, judge: JudgeOptions, limits: EncodingLimits): Promise<BucketInspection | null> {
+    return inspectV6(redis, this.layout, target, judge, limits);
+  }
 }
 
 /**
@@ -50,12 +114,13 @@ export function v6Keys(target: V6Target): KeySpec[] {
  * ZRANGE pages of the index, never the layout's scripts (they evict).
  * Returns null when neither key exists.
  */
-export async function inspectV6(
+async function inspectV6(
   redis: Redis,
+  layout: string,
   target: V6Target,
   judge: JudgeOptions,
-  server: ServerInfo,
-): Promise<V6Inspection | null> {
+  limits: EncodingLimits,
+): Promise<BucketInspection | null> {
   const all = v6Keys(target);
   const types = await keyTypes(
     redis,
@@ -68,7 +133,7 @@ export async function inspectV6(
     redis,
     () => specs,
     async () => {
-      const headers = await describeKeys(redis, specs);
+      const { headers, unavailable } = await describeKeys(redis, specs);
       const hash = headers.find((h) => h.role === 'metrics' && !h.wrongType);
       const index = headers.find((h) => h.role === 'index' && !h.wrongType);
       const fields = hash ? await readHash(redis, hash.key) : new Map<string, string>();
@@ -78,10 +143,10 @@ export async function inspectV6(
           page.forEach((member, i) => members.push({ member, score: scores[i] as number }));
         });
       }
-      return { headers, fields, members };
+      return { headers, fields, members, unavailable };
     },
   );
-  const { headers, fields, members } = result;
+  const { headers, fields, members, unavailable } = result;
 
   const problems: string[] = [];
   for (const header of headers) {
@@ -125,7 +190,7 @@ export async function inspectV6(
 
   const window = windowOf(judge);
   const cutoff = judge.windowSeconds === null ? null : judge.at - judge.windowSeconds;
-  const buckets: V6Bucket[] = [...counters]
+  const buckets: Bucket[] = [...counters]
     .sort(([a], [b]) => a - b)
     .map(([second, c]) => ({
       second,
@@ -150,11 +215,12 @@ export async function inspectV6(
 
   const keys = headers.map((header: KeyHeader) => ({
     ...header,
-    limits: limitsOf(header, server, header.role === 'metrics' ? hashLongest : indexLongest),
+    limits: limitsOf(header, limits, header.role === 'metrics' ? hashLongest : indexLongest),
   }));
   return {
+    kind: 'buckets',
     light: target.light,
-    layout: 'stoplight-v6',
+    layout,
     systemId: target.systemId,
     lightId: target.lightId,
     keys,
@@ -167,6 +233,7 @@ export async function inspectV6(
     summary: summarize(windowTotals, keys, { windowSeconds: judge.windowSeconds }),
     consistent,
     problems,
+    unavailable: unavailable === null ? [] : [unavailable],
   };
 }
 
@@ -177,7 +244,7 @@ function driftOf(
   indexed: Set<number>,
   badIndexMembers: string[],
   unknownFields: string[],
-): V6Drift {
+): BucketDrift {
   const indexWithoutBucket = [...indexed].filter((s) => !counters.has(s)).sort((a, b) => a - b);
   const bucketWithoutIndex = [...counters.keys()].filter((s) => !indexed.has(s)).sort((a, b) => a - b);
   const totalsOk = totals.successes === bucketSum.successes && totals.failures === bucketSum.failures;
@@ -189,15 +256,5 @@ function driftOf(
     bucketWithoutIndex,
     badIndexMembers,
     unknownFields,
-  };
-}
-
-/** The window as reports show it. */
-export function windowOf(judge: JudgeOptions): WindowView {
-  return {
-    seconds: judge.windowSeconds,
-    at: judge.at,
-    clock: judge.clock,
-    fromSecond: judge.windowSeconds === null ? null : judge.at - judge.windowSeconds + 1,
   };
 }

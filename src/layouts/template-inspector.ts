@@ -1,0 +1,294 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { UsageError } from '../errors.js';
+import {
+  describeKeys,
+  keyTypes,
+  limitsOf,
+  Longest,
+  readConsistently,
+  readHash,
+  readSortedSet,
+  scanKeys,
+  summarize,
+  windowOf,
+  type KeySpec,
+} from '../inspect/keys.js';
+import type { EncodingLimits, JudgeOptions, KeysInspection } from '../inspect/types.js';
+import { escapeGlob, escapeRegExp } from './parse.js';
+import { DEFAULT_SYSTEM, type InspectTarget, type KeyOwner, type LayoutInspector, type TargetRequest } from './types.js';
+
+/**
+ * What a part of a key name stands for: the light's name, the system's name,
+ * their hashed ids, an hour start, or any other whole number (a bucket, a
+ * second).
+ */
+export type KeyPlaceholder = 'light' | 'system' | 'lightId' | 'systemId' | 'hour' | 'number';
+
+const PLACEHOLDERS: readonly KeyPlaceholder[] = ['light', 'system', 'lightId', 'systemId', 'hour', 'number'];
+
+/** One key of a light, as literal text and placeholders in order. */
+export interface KeyTemplate {
+  /** What the key is for, e.g. `counters`, `index`. */
+  readonly role: string;
+  /** E.g. `['myapp:rl:', { placeholder: 'light' }, ':counts']`; the layout's prefix is literal text here. */
+  readonly parts: readonly (string | { readonly placeholder: KeyPlaceholder })[];
+  /** Sorted-set scores of this key are Unix seconds (a listing then shows the span of the light's events). */
+  readonly scoresAreSeconds?: boolean;
+}
+
+/**
+ * Parses a key template written with `{light}`, `{system}`, `{lightId}`,
+ * `{systemId}`, `{hour}` and `{number}`; any other brace is literal, so the
+ * Redis Cluster hash tag of `stoplight:v6:{systemId}:{{lightId}}` stays in the key.
+ */
+export function parseKeyTemplate(role: string, template: string, options: { scoresAreSeconds?: boolean } = {}): KeyTemplate {
+  const parts: KeyTemplate['parts'][number][] = [];
+  const pattern = new RegExp(`\\{(${PLACEHOLDERS.join('|')})\\}`, 'g');
+  let last = 0;
+  for (const match of template.matchAll(pattern)) {
+    if (match.index > last) parts.push(template.slice(last, match.index));
+    parts.push({ placeholder: match[1] as KeyPlaceholder });
+    last = match.index + match[0].length;
+  }
+  if (last < template.length) parts.push(template.slice(last));
+  return { role, parts, ...(options.scoresAreSeconds !== undefined ? { scoresAreSeconds: options.scoresAreSeconds } : {}) };
+}
+
+/** The 12 hex characters of SHA-256 of a name, as Stoplight 6.0 puts ids in keys. */
+export function sha256Id(name: string): string {
+  return createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 12);
+}
+
+/** Options of {@link TemplateInspector}. */
+export interface TemplateInspectorOptions {
+  /** The registered layout's name, for reports. */
+  readonly layout: string;
+  /** Every key a light can have; at least one must name the light (`light` or `lightId`). */
+  readonly templates: readonly KeyTemplate[];
+  /** How names become ids in keys (`lightId`, `systemId`); default {@link sha256Id}. */
+  readonly hashName?: (name: string) => string;
+}
+
+/** Known values of placeholders; absent = unknown (scanned for, or the template is skipped). */
+type Values = Partial<Record<KeyPlaceholder, string>>;
+
+/** A light by the placeholder values its keys carry. */
+export interface TemplateTarget extends InspectTarget {
+  /** Any namespace in front of the keys, with its trailing colon; '' for none. */
+  readonly namespace: string;
+  readonly values: Values;
+}
+
+const GROUP: Record<KeyPlaceholder, string> = {
+  light: '(.+)',
+  system: '(.+)',
+  lightId: '([0-9a-f]+)',
+  systemId: '([0-9a-f]+)',
+  hour: '(\\d+)',
+  number: '(\\d+)',
+};
+
+interface Compiled {
+  readonly template: KeyTemplate;
+  /** Namespace (group 1), then one group per placeholder in order. */
+  readonly regex: RegExp;
+  readonly placeholders: KeyPlaceholder[];
+}
+
+/**
+ * A generic inspector for any layout described by key templates: it finds a
+ * light's keys and reports each key's type, encoding, elements, exact bytes,
+ * TTL, cluster slot and distance to the listpack limits. It does not decode
+ * what the keys hold (no buckets, no drift check): a layout that wants that
+ * brings an inspector of its own.
+ */
+export class TemplateInspector implements LayoutInspector {
+  private readonly compiled: Compiled[];
+  private readonly hashName: (name: string) => string;
+
+  constructor(private readonly options: TemplateInspectorOptions) {
+    this.hashName = options.hashName ?? sha256Id;
+    this.compiled = options.templates.map((template) => {
+      const placeholders: KeyPlaceholder[] = [];
+      const body = template.parts
+        .map((part) => {
+          if (typeof part === 'string') return escapeRegExp(part);
+          placeholders.push(part.placeholder);
+          return GROUP[part.placeholder];
+        })
+        .join('');
+      return { template, regex: new RegExp(`^((?:.*?:)??)${body}$`, 's'), placeholders };
+    });
+    if (!this.compiled.some((c) => c.placeholders.includes('light') || c.placeholders.includes('lightId'))) {
+      throw new UsageError(`layout ${options.layout}: no key template names the light ({light} or {lightId})`);
+    }
+  }
+
+  scanPatterns(): string[] {
+    const patterns = this.compiled.map((c) =>
+      c.template.parts.map((part) => (typeof part === 'string' ? escapeGlob(part) : '*')).join(''),
+    );
+    return [...new Set(patterns)];
+  }
+
+  /** The placeholder values a key carries under one template; null when it does not fit. */
+  private match(c: Compiled, key: string): { namespace: string; values: Values } | null {
+    const m = c.regex.exec(key);
+    if (!m) return null;
+    const values: Values = {};
+    for (const [i, name] of c.placeholders.entries()) {
+      const value = m[i + 2] as string;
+      // A placeholder used twice must hold the same text both times.
+      if (values[name] !== undefined && values[name] !== value) return null;
+      values[name] = value;
+    }
+    return { namespace: m[1] ?? '', values };
+  }
+
+  lightOfKey(key: string): KeyOwner | null {
+    for (const c of this.compiled) {
+      const found = this.match(c, key);
+      const light = found?.values.light ?? found?.values.lightId;
+      if (!found || light === undefined) continue;
+      return {
+        light,
+        system: found.values.system ?? found.values.systemId ?? null,
+        role: c.template.role,
+        scoresAreSeconds: c.template.scoresAreSeconds ?? false,
+      };
+    }
+    return null;
+  }
+
+  targetsFor(request: TargetRequest): TemplateTarget[] {
+    const { light } = request;
+    for (const c of this.compiled) {
+      const found = this.match(c, light);
+      if (found && (found.values.light !== undefined || found.values.lightId !== undefined)) {
+        const values: Values = {};
+        for (const name of ['light', 'lightId', 'system', 'systemId'] as const) {
+          if (found.values[name] !== undefined) values[name] = found.values[name];
+        }
+        return [this.target(light, found.namespace, values)];
+      }
+    }
+    const system = request.system ?? DEFAULT_SYSTEM;
+    const byName = this.target(light, '', { light, lightId: this.hashName(light), system, systemId: this.hashName(system) });
+    // Text shaped like an id is tried as an id first (keys that carry only ids), then as a name.
+    const idShaped = /^[0-9a-f]+$/.test(light) && light.length === this.hashName('').length;
+    const usesIds = this.compiled.some((c) => c.placeholders.includes('lightId'));
+    if (!idShaped || !usesIds) return [byName];
+    return [this.target(light, '', { lightId: light, system, systemId: this.hashName(system) }), byName];
+  }
+
+  private target(light: string, namespace: string, values: Values): TemplateTarget {
+    const lookedFor = this.compiled
+      .map((c) => this.keyOrPattern(c, namespace, values))
+      .filter((k): k is { text: string; exact: boolean } => k !== null)
+      .map((k) => k.text);
+    return { light, namespace, values, lookedFor };
+  }
+
+  /** A template with the target's values filled in: an exact key, a SCAN pattern (hours, numbers), or null (the light's name is unknown). */
+  private keyOrPattern(c: Compiled, namespace: string, values: Values): { text: string; exact: boolean } | null {
+    let exact = true;
+    const pieces: string[] = [escapeGlob(namespace)];
+    const plain: string[] = [namespace];
+    for (const part of c.template.parts) {
+      if (typeof part === 'string') {
+        pieces.push(escapeGlob(part));
+        plain.push(part);
+        continue;
+      }
+      const value = values[part.placeholder];
+      if (value !== undefined) {
+        pieces.push(escapeGlob(value));
+        plain.push(value);
+      } else if (part.placeholder === 'hour' || part.placeholder === 'number') {
+        pieces.push('*');
+        exact = false;
+      } else {
+        return null;
+      }
+    }
+    return exact ? { text: plain.join(''), exact } : { text: pieces.join(''), exact };
+  }
+
+  /** The keys of a target that exist, in template order. */
+  private async keysOf(redis: Redis, target: TemplateTarget): Promise<{ key: string; role: string }[]> {
+    const keys: { key: string; role: string }[] = [];
+    const seen = new Set<string>();
+    for (const c of this.compiled) {
+      const found = this.keyOrPattern(c, target.namespace, target.values);
+      if (!found) continue;
+      const candidates = found.exact
+        ? [found.text]
+        : (await scanKeys(redis, found.text)).filter((key) => {
+            const m = this.match(c, key.slice(target.namespace.length));
+            // A pattern's `*` also matches lights whose name extends this one: keep exact fits.
+            return m !== null && m.namespace === '' && Object.entries(target.values).every(([k, v]) => m.values[k as KeyPlaceholder] === undefined || m.values[k as KeyPlaceholder] === v);
+          });
+      for (const key of candidates) {
+        if (seen.has(key)) continue;
+        seen.add(key);
+        keys.push({ key, role: c.template.role });
+      }
+    }
+    const types = await keyTypes(
+      redis,
+      keys.map((k) => k.key),
+    );
+    return keys.filter((_, i) => types[i] !== 'none');
+  }
+
+  async inspect(redis: Redis, target: TemplateTarget, judge: JudgeOptions, limits: EncodingLimits): Promise<KeysInspection | null> {
+    const found = await this.keysOf(redis, target);
+    if (found.length === 0) return null;
+    const types = await keyTypes(
+      redis,
+      found.map((k) => k.key),
+    );
+    const specs: KeySpec[] = found.map((k, i) => ({ ...k, expectedType: types[i] ?? 'none' }));
+    const { result, consistent } = await readConsistently(
+      redis,
+      () => specs,
+      async () => {
+        const { headers, unavailable } = await describeKeys(redis, specs);
+        const longest = new Map<string, Longest>();
+        for (const header of headers) {
+          const seen = new Longest();
+          longest.set(header.key, seen);
+          if (header.wrongType) continue;
+          if (header.type === 'hash') {
+            for (const [field, value] of await readHash(redis, header.key)) {
+              seen.see(field, `field ${field}`);
+              seen.see(value, `value of ${field}`);
+            }
+          } else if (header.type === 'zset') {
+            await readSortedSet(redis, header.key, (members) => {
+              for (const member of members) seen.see(member, 'member');
+            });
+          }
+        }
+        return { headers, longest, unavailable };
+      },
+    );
+    const keys = result.headers.map((header) => ({
+      ...header,
+      limits: limitsOf(header, limits, result.longest.get(header.key) ?? new Longest()),
+    }));
+    return {
+      kind: 'keys',
+      layout: this.options.layout,
+      light: target.light,
+      keys,
+      window: windowOf(judge),
+      summary: summarize({ successes: 0, failures: 0 }, keys, { windowSeconds: judge.windowSeconds }),
+      consistent,
+      // A key that changed type between the two reads is the only problem a template layout can show.
+      problems: result.headers.filter((h) => h.wrongType).map((h) => `${h.key} changed from a ${h.expectedType} to a ${h.type} while being read`),
+      unavailable: result.unavailable === null ? [] : [result.unavailable],
+    };
+  }
+}
