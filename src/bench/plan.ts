@@ -29,6 +29,8 @@ export interface BenchPlan {
    */
   readonly realtime?: boolean;
   readonly preset?: Preset;
+  /** Where every layout of the run reads its scripts (`--scripts`); absent = each layout's own. */
+  readonly scriptsDir?: string;
 }
 
 /** One layout at one window and rate. */

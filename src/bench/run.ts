@@ -226,11 +226,12 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
   const started = Date.now();
   const info = await serverInfo(redis);
   const cells = cellsOf(plan);
+  const layoutOptions = plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {};
   // Load every script and run each layout once on a throw-away light before
   // the first measurement: compiling Lua and the server's first allocations
   // would otherwise land in the first cell's used_memory delta.
   for (const name of new Set(cells.map((c) => c.layout))) {
-    const layout = namespacedLayout(name, namespace.prefix);
+    const layout = namespacedLayout(name, namespace.prefix, layoutOptions);
     await installScripts(redis, layout.scripts);
     await warmUp(session, plan, layout);
   }
@@ -239,7 +240,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
   const results: CellResult[] = [];
   for (const [index, cell] of cells.entries()) {
     progress?.onCellStart?.(cell, index, cells.length);
-    const layout = namespacedLayout(cell.layout, namespace.prefix);
+    const layout = namespacedLayout(cell.layout, namespace.prefix, layoutOptions);
     const where = (): string =>
       `in cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s) ` +
       `after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;

@@ -10,7 +10,8 @@ import { loadReport } from '../compare/load.js';
 import { LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../bench/values.js';
 import { UsageError } from '../errors.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
-import { layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
+import { createLayout, layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
+import { classifyScriptsDir, scriptsDirLayouts } from '../layouts/manifest-scripts.js';
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
 import { addCompareOptions, compareOptionsFrom, printVerdict, type CompareFlags } from './compare.js';
@@ -37,6 +38,7 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   scenario?: string;
   baseline?: string;
   realtime?: boolean;
+  scripts?: string;
 }
 
 const DEFAULT_RATES = [100];
@@ -74,13 +76,15 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
   const realtime = flags.realtime === true;
   const duration = flags.duration ?? (realtime ? DEFAULT_REALTIME_SECONDS : undefined);
   const plan: BenchPlan = {
-    layouts: flags.layout ?? layoutNames,
+    // A Stoplight tree holds one version's scripts: by default, bench the layouts it has.
+    layouts: flags.layout ?? (flags.scripts !== undefined ? scriptsDirLayouts(flags.scripts) : layoutNames),
     windows: flags.window ?? preset?.windows ?? DEFAULT_WINDOWS,
     rates: flags.rate ?? preset?.rates ?? DEFAULT_RATES,
     failureRate: flags.failureRate,
     lights: flags.lights,
     ...(duration !== undefined ? { durationSeconds: duration } : {}),
     seed: flags.seed,
+    ...(flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {}),
     ...(preset ? { preset } : {}),
     ...(realtime ? { realtime } : {}),
     ...(flags.throughput && !realtime
@@ -98,6 +102,9 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
     throw new UsageError('--ops/--time: give one of them, not both (ops per phase, or seconds per phase)');
   }
   if (realtime) checkRealtime(flags, plan, duration ?? DEFAULT_REALTIME_SECONDS);
+  // Build each layout once with the run's scripts folder: a missing script or
+  // include, or an unknown calling convention, fails here, before Redis.
+  for (const name of plan.layouts) createLayout(name, plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {});
   for (const w of plan.windows) {
     for (const r of plan.rates) {
       const events = r * (plan.durationSeconds ?? w) * plan.lights;
@@ -227,6 +234,14 @@ export function benchCommand(): Command {
     .option('--time <seconds>', `throughput: seconds per phase (default ${DEFAULT_PHASE_SECONDS})`, parser((v) => parseDuration('--time', v, LIMITS.time)))
     .addOption(new Option('--format <format>', 'output format').choices(benchFormats).default('table'))
     .option('--no-progress', 'no progress on stderr')
+    .option(
+      '--scripts <dir>',
+      "run the layouts' scripts from this folder: a Stoplight source tree or installed gem (its own scripts, through swc's manifest of that version's calling convention), or an edited copy of swc's lua/ folder; a manifest layout reads its scripts here instead of its scriptsRoot",
+      parser((v) => {
+        classifyScriptsDir(v);
+        return v;
+      }),
+    )
     .option('--scenario <file>', 'run a scenario file (JSON; see README "Scenario files"); flags given here override its fields')
     .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does');
   addCompareOptions(command);
@@ -258,7 +273,9 @@ Examples:
   swc bench --rate 10,100 --window 1m,10m --format markdown
   swc bench --redis-url redis://127.0.0.1:6379 --json > result.json
   swc bench --scenario fixtures/scenarios/small.json --baseline fixtures/baselines/small.json
-  swc bench --realtime --rate 100 --window 1m --duration 30s`,
+  swc bench --realtime --rate 100 --window 1m --duration 30s
+  swc bench --layout ./my-window.json,stoplight-v6       (a layout of your own: README "Your own layout")
+  swc bench --scripts "$(bundle show stoplight)"          (Stoplight's own scripts, from the installed gem)`,
   );
   return command.action(
     action(async (given: BenchFlags, cmd: Command) => {
@@ -328,6 +345,7 @@ Examples:
           throughput: plan.throughput ?? false,
           realtime: plan.realtime === true,
           ...(scenario ? { scenario: scenario.file } : {}),
+          ...(plan.scriptsDir !== undefined ? { scripts: plan.scriptsDir } : {}),
         },
       });
       const report = await running;

@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { UsageError } from '../errors.js';
+import { manifestDefinition } from './manifest.js';
+import { withScriptsDir } from './manifest-scripts.js';
 import { StoplightV5 } from './stoplight-v5.js';
 import { StoplightV6 } from './stoplight-v6.js';
 import type { Layout, LayoutOptions } from './types.js';
@@ -107,7 +109,9 @@ export function namespacedLayout(name: LayoutName, namespace: string, options: L
 }
 
 // The built-in layouts: adding one is its Lua, its module, its inspector, and one line here.
-registerLayout({ name: 'stoplight-v5', create: (options) => new StoplightV5(options) });
-registerLayout({ name: 'stoplight-v6', create: (options) => new StoplightV6(options) });
+registerLayout({ name: 'stoplight-v5', create: (options) => withScriptsDir('stoplight-v5', options, (o) => new StoplightV5(o)) });
+registerLayout({ name: 'stoplight-v6', create: (options) => withScriptsDir('stoplight-v6', options, (o) => new StoplightV6(o)) });
+// `--layout <file>.json`: layouts described by a manifest (src/layouts/manifest.ts).
+registerManifestLoader(manifestDefinition);
 
 export type { Layout, LayoutOptions } from './types.js';

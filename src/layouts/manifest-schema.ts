@@ -102,6 +102,8 @@ export interface KeySpec {
   readonly text: string;
   readonly role: string;
   readonly type: KeyType;
+  /** Sorted-set scores are Unix seconds (a listing then shows the span of a light's events). */
+  readonly scoresAreSeconds: boolean;
 }
 
 /** A validated manifest. */
@@ -355,13 +357,20 @@ export function parseManifest(file: string, value: unknown): Manifest {
   const keys = check.array('keys', top.keys, { nonEmpty: true }).map((raw, i): KeySpec => {
     const field = `keys[${i}]`;
     const fields = check.object(field, raw);
-    check.onlyKnown(field, fields, ['template', 'role', 'type']);
+    check.onlyKnown(field, fields, ['template', 'role', 'type', 'scoresAreSeconds']);
     const text = check.string(`${field}.template`, fields.template);
     const template = check.template(`${field}.template`, text, (p) =>
       KEY_PLACEHOLDERS.has(p) ? null : "is not known in a light's key (keys name a light, not a moment or an event)",
     );
-    return { template, text, role: check.string(`${field}.role`, fields.role), type: check.choice(`${field}.type`, fields.type, KEY_TYPES) };
+    const type = check.choice(`${field}.type`, fields.type, KEY_TYPES);
+    const scoresAreSeconds = fields.scoresAreSeconds === undefined ? false : check.boolean(`${field}.scoresAreSeconds`, fields.scoresAreSeconds);
+    if (scoresAreSeconds && type !== 'zset') check.fail(`${field}.scoresAreSeconds`, `only a zset has scores, this key is a ${type}`);
+    return { template, text, role: check.string(`${field}.role`, fields.role), type, scoresAreSeconds };
   });
+  // Inspection finds a light by its keys: at least one must carry its name or id.
+  if (!keys.some((k) => k.template.some((p) => typeof p !== 'string' && (p.placeholder === 'name' || p.placeholder === 'lightId')))) {
+    check.fail('keys', 'no key template names the light (use {name} or {lightId})');
+  }
 
   const ops = check.object('operations', top.operations);
   check.onlyKnown('operations', ops, OPERATIONS);

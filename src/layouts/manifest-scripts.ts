@@ -11,6 +11,11 @@ import { UsageError } from '../errors.js';
 import { loadScript } from '../lua/source.js';
 import { ManifestLayout, readManifest } from './manifest.js';
 import { OPERATIONS, type Item, type Manifest } from './manifest-schema.js';
+import { V5_MAX_WINDOW_SECONDS } from './stoplight-v5.js';
+import { StoplightV5Inspector } from './stoplight-v5-inspector.js';
+import { shortId } from './stoplight-v6.js';
+import { StoplightV6Inspector } from './stoplight-v6-inspector.js';
+import type { Layout, LayoutOptions } from './types.js';
 
 /** Where swc's manifests for Stoplight's own scripts live (in the package). */
 export const STOPLIGHT_MANIFESTS_DIR = fileURLToPath(new URL('../../fixtures/manifests/stoplight/', import.meta.url));
@@ -108,7 +113,7 @@ function checkConvention(manifest: Manifest, root: string, what: string): void {
  * scripts through the manifest of their calling convention. Returns null
  * for an swc copy: the caller builds the built-in with `scriptsDir`.
  */
-export function stoplightLayout(name: ScriptsLayoutName, dir: string, options: { prefix?: string } = {}): ManifestLayout | null {
+export function stoplightLayout(name: ScriptsLayoutName, dir: string, options: { readonly prefix?: string } = {}): ManifestLayout | null {
   const found = classifyScriptsDir(dir);
   if (found.kind === 'swc') return null;
   let manifestFile: string;
@@ -137,5 +142,22 @@ export function stoplightLayout(name: ScriptsLayoutName, dir: string, options: {
   }
   const manifest = readManifest(path.join(STOPLIGHT_MANIFESTS_DIR, manifestFile));
   checkConvention(manifest, root, `swc's manifest for ${what}`);
-  return new ManifestLayout({ ...manifest, summary: `${manifest.summary}, from ${root}` }, { scriptsDir: root, ...options });
+  // The keys are the built-in layout's: so is the inspector that decodes them.
+  const inspector =
+    name === 'stoplight-v6'
+      ? (prefix: string) => new StoplightV6Inspector(name, prefix, shortId)
+      : (prefix: string) => new StoplightV5Inspector(name, prefix, V5_MAX_WINDOW_SECONDS);
+  return new ManifestLayout({ ...manifest, summary: `${manifest.summary}, from ${root}` }, { ...options, scriptsDir: root, inspector });
+}
+
+/**
+ * Builds a built-in Stoplight layout with `options`: from a Stoplight tree
+ * when `options.scriptsDir` is one, else with `fallback` (swc's own scripts,
+ * or an edited copy of `lua/`). The registry's definitions of the built-in
+ * layouts go through this, so `--scripts` works wherever a layout is built.
+ */
+export function withScriptsDir(name: ScriptsLayoutName, options: LayoutOptions | undefined, fallback: (options?: LayoutOptions) => Layout): Layout {
+  const dir = options?.scriptsDir;
+  if (dir === undefined) return fallback(options);
+  return stoplightLayout(name, dir, options?.prefix !== undefined ? { prefix: options.prefix } : {}) ?? fallback(options);
 }

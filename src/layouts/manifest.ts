@@ -22,14 +22,18 @@ import {
   type ReplySpec,
   type Template,
 } from './manifest-schema.js';
-import { escapeGlob, pairsToRecord, toInt, toIntOrNull, toStringOrNull } from './parse.js';
+import { pairsToRecord, toInt, toIntOrNull, toStringOrNull } from './parse.js';
 import { HOUR_SECONDS, hourStart } from './stoplight-v5.js';
 import { shortId } from './stoplight-v6.js';
+import { TemplateInspector, type KeyPlaceholder, type KeyTemplate } from './template-inspector.js';
 import {
   DEFAULT_SYSTEM,
   type CallOptions,
   type FailureOptions,
   type Layout,
+  type LayoutCapabilities,
+  type LayoutInspector,
+  type LayoutOptions,
   type Light,
   type LightKey,
   type RecordOptions,
@@ -38,17 +42,15 @@ import {
 
 export { MANIFEST_VERSION, PLACEHOLDERS, parseManifest, type Manifest } from './manifest-schema.js';
 
-/** Options for a manifest layout (the same a built-in layout takes). */
-export interface ManifestLayoutOptions {
-  /** Key prefix; default the manifest's `prefix`. */
-  readonly prefix?: string;
-  /** Where the scripts are read from; default the manifest's `scriptsRoot`, relative to the manifest. */
-  readonly scriptsDir?: string;
-}
-
-/** Whether a `--layout` value names a file rather than a registered layout. */
-export function isManifestSpec(spec: string): boolean {
-  return spec.endsWith('.json') || spec.includes('/') || spec.includes(path.sep);
+/**
+ * Options for a manifest layout: those every layout takes (`prefix`, default
+ * the manifest's; `scriptsDir`, default the manifest's `scriptsRoot` relative
+ * to the manifest), and the inspector of a built-in layout whose keys the
+ * manifest's scripts write (default: the template inspector over the
+ * manifest's keys).
+ */
+export interface ManifestLayoutOptions extends LayoutOptions {
+  readonly inspector?: (prefix: string) => LayoutInspector;
 }
 
 /** Reads and validates a manifest file; every problem is one InputFileError naming the file and field. */
@@ -59,6 +61,17 @@ export function readManifest(file: string): Manifest {
 /** Reads a manifest file and builds its layout. */
 export function loadManifestLayout(file: string, options: ManifestLayoutOptions = {}): ManifestLayout {
   return new ManifestLayout(readManifest(file), options);
+}
+
+/**
+ * The registry's manifest loader: validates the file and reads its scripts
+ * once (so a bad manifest or a missing script fails before Redis is
+ * touched), then builds the layout with each caller's prefix and scripts folder.
+ */
+export function manifestDefinition(file: string): { name: string; create(options?: LayoutOptions): Layout } {
+  const manifest = readManifest(file);
+  new ManifestLayout(manifest);
+  return { name: manifest.name, create: (options) => new ManifestLayout(manifest, options) };
 }
 
 /** What one call's templates are rendered with. */
@@ -156,24 +169,30 @@ export function parseReply(spec: ReplySpec, reply: unknown): Snapshot {
   };
 }
 
-/** A key of a light recognised by {@link ManifestLayout.matchKey}: what the key's template revealed. */
-export interface MatchedKey {
-  readonly role: string;
-  readonly type: KeySpec['type'];
-  readonly name?: string;
-  readonly system?: string;
-  readonly lightId?: string;
-  readonly systemId?: string;
-  readonly hour?: number;
-}
-
-const CAPTURE: Partial<Record<Placeholder, string>> = {
-  name: '(.+?)',
-  system: '(.+?)',
-  lightId: '([0-9a-f]{12})',
-  systemId: '([0-9a-f]{12})',
-  hour: '(\\d+)',
+/** Manifest placeholders as the template inspector names them. */
+const INSPECTOR_PLACEHOLDER: Partial<Record<string, KeyPlaceholder>> = {
+  name: 'light',
+  system: 'system',
+  lightId: 'lightId',
+  systemId: 'systemId',
+  hour: 'hour',
 };
+
+/** A manifest key as the template inspector reads it: the prefix is literal text there. */
+function keyTemplate(spec: KeySpec, prefix: string): KeyTemplate {
+  const parts: KeyTemplate['parts'][number][] = [];
+  for (const part of spec.template) {
+    const text = typeof part === 'string' ? part : part.placeholder === 'prefix' ? prefix : null;
+    if (text !== null) {
+      const last = parts.at(-1);
+      if (typeof last === 'string') parts[parts.length - 1] = last + text;
+      else parts.push(text);
+    } else {
+      parts.push({ placeholder: INSPECTOR_PLACEHOLDER[(part as { placeholder: string }).placeholder] as KeyPlaceholder });
+    }
+  }
+  return { role: spec.role, parts, scoresAreSeconds: spec.scoresAreSeconds };
+}
 
 /**
  * A layout built from a {@link Manifest}. Scripts that read Redis `TIME`
@@ -185,13 +204,13 @@ export class ManifestLayout implements Layout {
   readonly summary: string;
   readonly windowSemantics: Layout['windowSemantics'];
   readonly prefix: string;
-  readonly readWrites: boolean;
+  readonly capabilities: LayoutCapabilities;
+  readonly inspector: LayoutInspector;
   readonly scripts: readonly LuaScript[];
   /** The folder the scripts were read from. */
   readonly scriptsDir: string;
   private readonly byOperation: Readonly<Record<OperationName, LuaScript>>;
   private readonly ids = new Map<string, LightValues>();
-  private readonly keyMatchers: readonly { spec: KeySpec; regex: RegExp; groups: Placeholder[] }[];
 
   constructor(
     readonly manifest: Manifest,
@@ -201,7 +220,7 @@ export class ManifestLayout implements Layout {
     this.summary = manifest.summary;
     this.windowSemantics = manifest.windowSemantics;
     this.prefix = options.prefix ?? manifest.prefix;
-    this.readWrites = manifest.capabilities.readWrites;
+    this.capabilities = { ...manifest.capabilities, maxWindowSeconds: manifest.maxWindowSeconds ?? null };
     this.scriptsDir = options.scriptsDir ?? path.resolve(path.dirname(manifest.file), manifest.scriptsRoot);
     const loaded = new Map<string, LuaScript>();
     const byOperation = {} as Record<OperationName, LuaScript>;
@@ -222,18 +241,9 @@ export class ManifestLayout implements Layout {
     }
     this.byOperation = byOperation;
     this.scripts = [...loaded.values()];
-    this.keyMatchers = manifest.keys.map((spec) => {
-      const groups: Placeholder[] = [];
-      const source = spec.template
-        .map((part) => {
-          if (typeof part === 'string') return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-          if (part.placeholder === 'prefix') return this.prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-          groups.push(part.placeholder);
-          return CAPTURE[part.placeholder] ?? '(.*?)';
-        })
-        .join('');
-      return { spec, regex: new RegExp(`^${source}$`, 's'), groups };
-    });
+    this.inspector =
+      options.inspector?.(this.prefix) ??
+      new TemplateInspector({ layout: this.name, templates: manifest.keys.map((spec) => keyTemplate(spec, this.prefix)), hashName: shortId });
   }
 
   /** The light's key parts, cached: two SHA-256 per call would cost more client time than the call. */
@@ -303,42 +313,5 @@ export class ManifestLayout implements Layout {
       }
     }
     return keys;
-  }
-
-  keyPatterns(light: Light): string[] {
-    const ids = this.idsOf(light);
-    const patterns = this.manifest.keys.map((spec) =>
-      spec.template
-        .map((part) => {
-          if (typeof part === 'string') return escapeGlob(part);
-          if (part.placeholder === 'hour') return '*';
-          return escapeGlob(ids[part.placeholder as keyof LightValues]);
-        })
-        .join(''),
-    );
-    return [...new Set(patterns)];
-  }
-
-  /** SCAN MATCH patterns covering every key of every light of this layout (each placeholder a `*`). */
-  scanPatterns(): string[] {
-    const patterns = this.manifest.keys.map((spec) =>
-      spec.template.map((part) => (typeof part === 'string' ? escapeGlob(part) : part.placeholder === 'prefix' ? escapeGlob(this.prefix) : '*')).join(''),
-    );
-    return [...new Set(patterns)];
-  }
-
-  /** Which of the light keys `key` is, and what its template reveals (name, ids, hour), or null. */
-  matchKey(key: string): MatchedKey | null {
-    for (const { spec, regex, groups } of this.keyMatchers) {
-      const match = regex.exec(key);
-      if (!match) continue;
-      const found: Record<string, string | number> = { role: spec.role, type: spec.type };
-      groups.forEach((placeholder, i) => {
-        const text = match[i + 1] as string;
-        found[placeholder] = placeholder === 'hour' ? Number(text) : text;
-      });
-      return found as unknown as MatchedKey;
-    }
-    return null;
   }
 }

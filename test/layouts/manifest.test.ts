@@ -83,7 +83,7 @@ describe('a manifest equivalent to a built-in layout', () => {
     const native = createLayout(builtIn, { prefix: a });
     const described = loadManifestLayout(fixture(file), { prefix: b });
     expect(described.windowSemantics).toBe(native.windowSemantics);
-    expect(described.readWrites).toBe(native.readWrites);
+    expect(described.capabilities).toEqual(native.capabilities);
 
     const nativeReplies = await drive(native, window, rate, seconds);
     const describedReplies = await drive(described, window, rate, seconds);
@@ -98,14 +98,16 @@ describe('a manifest equivalent to a built-in layout', () => {
     expect(described.keysOf(light, BENCH_EPOCH, BENCH_EPOCH + seconds).map((k) => k.key.slice(b.length))).toEqual(
       native.keysOf(light, BENCH_EPOCH, BENCH_EPOCH + seconds).map((k) => k.key.slice(a.length)),
     );
-    // The patterns may be split differently; each must find every key of the light, and nothing of another light.
-    const patterns = described.keyPatterns(light).map(globToRegExp);
-    for (const { key } of described.keysOf(light, BENCH_EPOCH, BENCH_EPOCH + seconds)) {
+    // The template inspector finds each key and tells the same light as the built-in's inspector.
+    const patterns = described.inspector.scanPatterns().map(globToRegExp);
+    for (const [i, { key }] of described.keysOf(light, BENCH_EPOCH, BENCH_EPOCH + seconds).entries()) {
       expect(patterns.some((p) => p.test(key)), key).toBe(true);
+      const nativeKey = native.keysOf(light, BENCH_EPOCH, BENCH_EPOCH + seconds)[i]?.key as string;
+      const theirs = described.inspector.lightOfKey(key);
+      const ours = native.inspector.lightOfKey(nativeKey);
+      expect({ light: theirs?.light, system: theirs?.system }).toEqual({ light: ours?.light, system: ours?.system });
     }
-    for (const { key } of described.keysOf({ name: 'equivalence2', system: 'billing' }, BENCH_EPOCH, BENCH_EPOCH + seconds)) {
-      expect(patterns.some((p) => p.test(key)), key).toBe(false);
-    }
+    expect(described.inspector.lightOfKey('unrelated:key')).toBeNull();
   });
 
   it('builds the same calls as the built-in, argument for argument', () => {
@@ -127,23 +129,18 @@ describe('a manifest equivalent to a built-in layout', () => {
   });
 });
 
-describe('matching keys back to their light', () => {
-  it('recognises each key of the layout and what its template reveals', () => {
+describe('inspecting a manifest layout', () => {
+  it('reads each key back to its light through the template inspector', () => {
     const v6 = loadManifestLayout(fixture('stoplight-v6.json'));
     const v5 = loadManifestLayout(fixture('stoplight-v5.json'));
     const light = { name: 'pay:ments', system: 'billing' };
     const [metrics, index] = v6.keysOf(light, 0, 0);
-    expect(v6.matchKey(metrics?.key as string)).toMatchObject({ role: 'buckets, totals and metadata', type: 'hash' });
-    expect(v6.matchKey(index?.key as string)).toMatchObject({ role: 'bucket index', type: 'zset', lightId: v6.keysOf(light, 0, 0)[0]?.key.split('{')[1]?.slice(0, 12) });
-    expect(v5.matchKey(`stoplight:v5:metrics:pay:ments:failure:${BENCH_EPOCH - (BENCH_EPOCH % 3600)}`)).toEqual({
-      role: 'failure events',
-      type: 'zset',
-      name: 'pay:ments',
-      hour: BENCH_EPOCH - (BENCH_EPOCH % 3600),
-    });
-    expect(v5.matchKey('stoplight:v5:metadata:pay:ments')).toEqual({ role: 'metadata', type: 'hash', name: 'pay:ments' });
-    expect(v5.matchKey('other:key')).toBeNull();
-    expect(v5.scanPatterns()).toEqual(['stoplight:v5:metadata:*', 'stoplight:v5:metrics:*:success:*', 'stoplight:v5:metrics:*:failure:*']);
+    const lightId = metrics?.key.split('{')[1]?.slice(0, 12);
+    expect(v6.inspector.lightOfKey(metrics?.key as string)).toMatchObject({ role: 'buckets, totals and metadata', light: lightId, scoresAreSeconds: false });
+    expect(v6.inspector.lightOfKey(index?.key as string)).toMatchObject({ role: 'bucket index', light: lightId, scoresAreSeconds: true });
+    expect(v5.inspector.lightOfKey(`stoplight:v5:metrics:pay:ments:failure:${BENCH_EPOCH}`)).toMatchObject({ role: 'failure events', light: 'pay:ments' });
+    expect(v5.inspector.lightOfKey('stoplight:v5:metadata:pay:ments')).toMatchObject({ role: 'metadata', light: 'pay:ments' });
+    expect(v5.inspector.scanPatterns()).toEqual(['stoplight:v5:metadata:*', 'stoplight:v5:metrics:*:success:*', 'stoplight:v5:metrics:*:failure:*']);
   });
 });
 
