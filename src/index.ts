@@ -28,7 +28,19 @@ export { SlidingWindowModel, type WindowCounts } from './model/sliding-window.js
 export { createRng, type Rng } from './traffic/random.js';
 export { evenTraffic, errorJsonFor, eventCount, BENCH_EPOCH, type TrafficEvent, type TrafficSpec } from './traffic/events.js';
 export { installScripts, runScript, execPipeline, type PipelineReply } from './redis/scripts.js';
-export { readScript, type LuaScript, type ScriptCall } from './lua/source.js';
+export {
+  readScript,
+  loadScript,
+  withInjectedClock,
+  injectedTimeArg,
+  type IncludeConvention,
+  type LuaScript,
+  type ScriptCall,
+  type ScriptSource,
+} from './lua/source.js';
+export { ManifestLayout, loadManifestLayout, manifestDefinition, parseReply, readManifest, type ManifestLayoutOptions } from './layouts/manifest.js';
+export { MANIFEST_VERSION, PLACEHOLDERS, parseManifest, type ClockSource, type Manifest } from './layouts/manifest-schema.js';
+export { classifyScriptsDir, scriptsDirLayouts, stoplightLayout, withScriptsDir, type ScriptsDir } from './layouts/manifest-scripts.js';
 export { connect, openSession, parseRedisUrl, type Session, type SessionOptions, type ConnectOptions } from './redis/connect.js';
 export { startPrivateServer, freePort, type PrivateServer, type PrivateServerOptions } from './redis/server.js';
 export { serverInfo, parseInfo, compareVersions, ENCODING_SETTINGS, type ServerInfo } from './redis/info.js';

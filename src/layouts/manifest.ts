@@ -40,8 +40,6 @@ import {
   type Snapshot,
 } from './types.js';
 
-export { MANIFEST_VERSION, PLACEHOLDERS, parseManifest, type Manifest } from './manifest-schema.js';
-
 /**
  * Options for a manifest layout: those every layout takes (`prefix`, default
  * the manifest's; `scriptsDir`, default the manifest's `scriptsRoot` relative
@@ -210,6 +208,8 @@ export class ManifestLayout implements Layout {
   /** The folder the scripts were read from. */
   readonly scriptsDir: string;
   private readonly byOperation: Readonly<Record<OperationName, LuaScript>>;
+  /** Per operation, the last hour of its eachHour lists ('now' or 'now-1s'), or null when it has none. */
+  private readonly hourLists: Readonly<Record<OperationName, 'now' | 'now-1s' | null>>;
   private readonly ids = new Map<string, LightValues>();
 
   constructor(
@@ -240,6 +240,13 @@ export class ManifestLayout implements Layout {
       byOperation[op] = script;
     }
     this.byOperation = byOperation;
+    this.hourLists = Object.fromEntries(
+      OPERATIONS.map((op) => {
+        const { keys, args } = manifest.operations[op];
+        const list = [...keys, ...args].find((item) => item.kind === 'eachHour');
+        return [op, list?.kind === 'eachHour' ? list.through : null];
+      }),
+    ) as Record<OperationName, 'now' | 'now-1s' | null>;
     this.scripts = [...loaded.values()];
     this.inspector =
       options.inspector?.(this.prefix) ??
@@ -266,10 +273,10 @@ export class ManifestLayout implements Layout {
     const at = options.at ?? Date.now() / 1000;
     const window = Math.min(options.windowSeconds, this.manifest.maxWindowSeconds ?? Infinity);
     const hours: number[] = [];
-    const list = [...spec.keys, ...spec.args].find((item) => item.kind === 'eachHour');
-    if (list?.kind === 'eachHour') {
+    const through = this.hourLists[op];
+    if (through !== null) {
       const seconds = Math.floor(at);
-      const last = hourStart(list.through === 'now-1s' ? seconds - 1 : seconds);
+      const last = hourStart(through === 'now-1s' ? seconds - 1 : seconds);
       for (let h = hourStart(seconds - window); h <= last; h += HOUR_SECONDS) hours.push(h);
     }
     const values: CallValues = { ids: this.idsOf(light), at, window, hours, ...extra };
