@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { InputFileError } from '../../src/errors.js';
+import { readManifest } from '../../src/layouts/manifest.js';
 import { parseManifest } from '../../src/layouts/manifest-schema.js';
 
 const good = JSON.parse(readFileSync(fileURLToPath(new URL('../../fixtures/manifests/stoplight-v6.json', import.meta.url)), 'utf8')) as Record<
@@ -77,5 +80,23 @@ describe('manifest validation: one line naming the file and the field', () => {
       edited((m) => (m.keys[0].template = '{prefix}:{{lightId}}:{lbrace}orders}:{ x }')),
     );
     expect(manifest.keys[0]?.template).toEqual([{ placeholder: 'prefix' }, ':{', { placeholder: 'lightId' }, '}:{orders}:{ x }']);
+  });
+});
+
+describe('manifest files that cannot be read', () => {
+  it.each([
+    ['empty', '', 'empty file, expected JSON'],
+    ['truncated', '{"manifestVersion": 1, "name": "x"', 'truncated JSON'],
+    ['not JSON', "{ manifestVersion: 1 }", 'not valid JSON'],
+  ])('%s: one line naming the file', (_label, text, expected) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'swc-manifest-file-'));
+    try {
+      const file = path.join(dir, 'm.json');
+      writeFileSync(file, text);
+      expect(() => readManifest(file)).toThrow(InputFileError);
+      expect(() => readManifest(file)).toThrow(`${file}: ${expected}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
