@@ -72,17 +72,6 @@ export function manifestDefinition(file: string): { name: string; create(options
   return { name: manifest.name, create: (options) => new ManifestLayout(manifest, options) };
 }
 
-/** What one call's templates are rendered with. */
-interface CallValues {
-  readonly ids: LightValues;
-  readonly at: number;
-  readonly window: number;
-  readonly eventId?: string;
-  readonly errorJson?: string;
-  /** Hours of the operation's eachHour lists, oldest first. */
-  readonly hours: readonly number[];
-}
-
 /** The parts of a light's keys that do not change from call to call. */
 interface LightValues {
   readonly prefix: string;
@@ -92,56 +81,102 @@ interface LightValues {
   readonly systemId: string;
 }
 
-function render(template: Template, values: CallValues, hour?: number): string {
+/** What one call is made of, before it becomes placeholder values. */
+interface CallInput {
+  readonly ids: LightValues;
+  readonly at: number;
+  readonly window: number;
+  readonly hourCount: number;
+  readonly eventId: string | undefined;
+  readonly errorJson: string | undefined;
+}
+
+/** One call's placeholder values. */
+type Values = Partial<Record<Placeholder, string>>;
+
+/** Computes the values of the placeholders an operation uses (and only those: a call is built per event). */
+function valuesOf(used: readonly Placeholder[], input: CallInput): Values {
+  const values: Values = {};
+  const seconds = Math.floor(input.at);
+  let ms: number | undefined;
+  const millis = (): number => (ms ??= Math.floor(Number(injectedTimeArg(input.at)) / 1000));
+  for (const placeholder of used) {
+    switch (placeholder) {
+      case 'prefix':
+      case 'name':
+      case 'system':
+      case 'lightId':
+      case 'systemId':
+        values[placeholder] = input.ids[placeholder];
+        break;
+      case 'hour':
+        values.hour = String(hourStart(seconds));
+        break;
+      case 'lbrace':
+        values.lbrace = '{';
+        break;
+      case 'now':
+        values.now = String(input.at);
+        break;
+      case 'nowSeconds':
+      case 'windowEnd':
+        values[placeholder] = String(seconds);
+        break;
+      case 'nowMs':
+        values.nowMs = String(millis());
+        break;
+      case 'window':
+        values.window = String(input.window);
+        break;
+      case 'windowStart':
+        values.windowStart = String(seconds - input.window);
+        break;
+      case 'windowStartMs':
+        values.windowStartMs = String(millis() - input.window * 1000);
+        break;
+      case 'hourCount':
+        values.hourCount = String(input.hourCount);
+        break;
+      case 'eventId':
+        values.eventId = input.eventId ?? randomBytes(12).toString('hex');
+        break;
+      case 'errorJson':
+        values.errorJson = input.errorJson ?? '';
+        break;
+    }
+  }
+  return values;
+}
+
+/** A template with its values; `hour` is the hour of an eachHour item. */
+function render(template: Template, values: Values, hour?: number): string {
   let out = '';
-  for (const part of template) out += typeof part === 'string' ? part : value(part.placeholder, values, hour);
+  for (const part of template) {
+    if (typeof part === 'string') out += part;
+    else if (part.placeholder === 'hour' && hour !== undefined) out += String(hour);
+    else out += values[part.placeholder] ?? '';
+  }
   return out;
 }
 
-function value(placeholder: Placeholder, v: CallValues, hour: number | undefined): string {
-  const seconds = Math.floor(v.at);
-  const ms = Math.floor(Number(injectedTimeArg(v.at)) / 1000);
-  switch (placeholder) {
-    case 'prefix':
-    case 'name':
-    case 'system':
-    case 'lightId':
-    case 'systemId':
-      return v.ids[placeholder];
-    case 'hour':
-      return String(hour ?? hourStart(seconds));
-    case 'lbrace':
-      return '{';
-    case 'now':
-      return String(v.at);
-    case 'nowSeconds':
-    case 'windowEnd':
-      return String(seconds);
-    case 'nowMs':
-      return String(ms);
-    case 'window':
-      return String(v.window);
-    case 'windowStart':
-      return String(seconds - v.window);
-    case 'windowStartMs':
-      return String(ms - v.window * 1000);
-    case 'hourCount':
-      return String(v.hours.length);
-    case 'eventId':
-      return v.eventId ?? randomBytes(12).toString('hex');
-    case 'errorJson':
-      return v.errorJson ?? '';
-  }
-}
-
-function renderItems(items: readonly Item[], values: CallValues): string[] {
+function renderItems(items: readonly Item[], values: Values, hours: readonly number[]): string[] {
   const out: string[] = [];
   for (const item of items) {
     if (item.kind === 'literal') out.push(item.value);
     else if (item.kind === 'template') out.push(render(item.template, values));
-    else for (const hour of values.hours) out.push(render(item.template, values, hour));
+    else for (const hour of hours) out.push(render(item.template, values, hour));
   }
   return out;
+}
+
+/** The placeholders a list of items uses, each once. */
+function usedBy(items: readonly Item[]): Placeholder[] {
+  const used = new Set<Placeholder>();
+  for (const item of items) {
+    if (item.kind === 'literal') continue;
+    for (const part of item.template) if (typeof part !== 'string') used.add(part.placeholder);
+  }
+  return [...used];
 }
 
 function pickValue(reply: readonly unknown[], hash: Record<string, string> | undefined, pick: Pick | undefined): unknown {
@@ -210,6 +245,8 @@ export class ManifestLayout implements Layout {
   private readonly byOperation: Readonly<Record<OperationName, LuaScript>>;
   /** Per operation, the last hour of its eachHour lists ('now' or 'now-1s'), or null when it has none. */
   private readonly hourLists: Readonly<Record<OperationName, 'now' | 'now-1s' | null>>;
+  /** Per operation, the placeholders its KEYS and ARGV use. */
+  private readonly used: Readonly<Record<OperationName, readonly Placeholder[]>>;
   private readonly ids = new Map<string, LightValues>();
 
   constructor(
@@ -247,6 +284,9 @@ export class ManifestLayout implements Layout {
         return [op, list?.kind === 'eachHour' ? list.through : null];
       }),
     ) as Record<OperationName, 'now' | 'now-1s' | null>;
+    this.used = Object.fromEntries(
+      OPERATIONS.map((op) => [op, usedBy([...manifest.operations[op].keys, ...manifest.operations[op].args])]),
+    ) as Record<OperationName, Placeholder[]>;
     this.scripts = [...loaded.values()];
     this.inspector =
       options.inspector?.(this.prefix) ??
@@ -266,7 +306,7 @@ export class ManifestLayout implements Layout {
     return ids;
   }
 
-  private call(op: OperationName, light: Light, options: CallOptions, extra: { eventId?: string; errorJson?: string }): ScriptCall {
+  private call(op: OperationName, light: Light, options: CallOptions, eventId: string | undefined, errorJson: string | undefined): ScriptCall {
     const spec: OperationSpec = this.manifest.operations[op];
     // Without an injected time, a script that takes the time as an argument
     // gets this machine's clock, as an application's client would send it.
@@ -279,25 +319,22 @@ export class ManifestLayout implements Layout {
       const last = hourStart(through === 'now-1s' ? seconds - 1 : seconds);
       for (let h = hourStart(seconds - window); h <= last; h += HOUR_SECONDS) hours.push(h);
     }
-    const values: CallValues = { ids: this.idsOf(light), at, window, hours, ...extra };
-    const args: (string | number)[] = renderItems(spec.args, values);
+    const values = valuesOf(this.used[op], { ids: this.idsOf(light), at, window, hourCount: hours.length, eventId, errorJson });
+    const args: (string | number)[] = renderItems(spec.args, values, hours);
     if (this.manifest.clock === 'redis-time') args.push(injectedTimeArg(options.at));
-    return { script: this.byOperation[op], keys: renderItems(spec.keys, values), args };
+    return { script: this.byOperation[op], keys: renderItems(spec.keys, values, hours), args };
   }
 
   recordSuccess(light: Light, options: RecordOptions): ScriptCall {
-    return this.call('recordSuccess', light, options, options.eventId !== undefined ? { eventId: options.eventId } : {});
+    return this.call('recordSuccess', light, options, options.eventId, undefined);
   }
 
   recordFailure(light: Light, options: FailureOptions): ScriptCall {
-    return this.call('recordFailure', light, options, {
-      ...(options.eventId !== undefined ? { eventId: options.eventId } : {}),
-      errorJson: options.errorJson,
-    });
+    return this.call('recordFailure', light, options, options.eventId, options.errorJson);
   }
 
   getMetrics(light: Light, options: CallOptions): ScriptCall {
-    return this.call('getMetrics', light, options, {});
+    return this.call('getMetrics', light, options, undefined, undefined);
   }
 
   parseMetrics(reply: unknown): Snapshot {
@@ -310,7 +347,7 @@ export class ManifestLayout implements Layout {
   }
 
   keysOf(light: Light, fromSecond: number, toSecond: number): LightKey[] {
-    const values: CallValues = { ids: this.idsOf(light), at: fromSecond, window: 0, hours: [] };
+    const values: Values = { ...this.idsOf(light), lbrace: '{' };
     const keys: LightKey[] = [];
     for (const spec of this.manifest.keys) {
       if (spec.template.some((p) => typeof p !== 'string' && p.placeholder === 'hour')) {
