@@ -115,6 +115,8 @@ export interface Manifest {
   readonly prefix: string;
   readonly windowSemantics: WindowSemantics;
   readonly maxWindowSeconds?: number;
+  /** How the scripts stamp last_success_at / last_error_at: whole seconds (default) or with milliseconds. */
+  readonly stampPrecision: 'seconds' | 'milliseconds';
   readonly clock: ClockSource;
   readonly includes: IncludeConvention;
   /** The scripts folder as written (relative to the manifest's folder). */
@@ -316,6 +318,7 @@ const TOP_LEVEL = [
   'prefix',
   'windowSemantics',
   'maxWindowSeconds',
+  'stampPrecision',
   'clock',
   'includes',
   'scriptsRoot',
@@ -343,6 +346,8 @@ export function parseManifest(file: string, value: unknown): Manifest {
   const windowSemantics = check.choice('windowSemantics', top.windowSemantics, SEMANTICS);
   const maxWindowSeconds =
     top.maxWindowSeconds === undefined ? undefined : check.wholeNumber('maxWindowSeconds', top.maxWindowSeconds, 1, 7 * 86_400);
+  const stampPrecision =
+    top.stampPrecision === undefined ? 'seconds' : check.choice('stampPrecision', top.stampPrecision, ['seconds', 'milliseconds'] as const);
   const clock = check.choice('clock', top.clock, CLOCKS);
   const includes = top.includes === undefined ? 'none' : check.choice('includes', top.includes, INCLUDE_CONVENTIONS);
   const scriptsRoot = top.scriptsRoot === undefined ? '.' : check.string('scriptsRoot', top.scriptsRoot);
@@ -396,6 +401,7 @@ export function parseManifest(file: string, value: unknown): Manifest {
     prefix,
     windowSemantics,
     ...(maxWindowSeconds !== undefined ? { maxWindowSeconds } : {}),
+    stampPrecision,
     clock,
     includes,
     scriptsRoot,

@@ -227,6 +227,29 @@ function keyTemplate(spec: KeySpec, prefix: string): KeyTemplate {
   return { role: spec.role, parts, scoresAreSeconds: spec.scoresAreSeconds };
 }
 
+/** A deliberate difference of a layout's read from the exact window (see {@link ManifestLayout.deviations}). */
+export interface ManifestDeviation {
+  readonly id: string;
+  readonly description: string;
+  /** The whole seconds inside the exact window that a read at `at` does not count, or null. */
+  uncounted(at: number, windowSeconds: number): { fromSecond: number; toSecond: number } | null;
+}
+
+/**
+ * A read whose hour keys end at the hour holding (end - 1 s), as Stoplight
+ * 5.x's client picks them: at the first second of an hour, that second's
+ * events sit in a key the read does not pass.
+ */
+const HOUR_KEY_OF_WINDOW_END: ManifestDeviation = {
+  id: 'hour-key-of-window-end',
+  description:
+    "The read's hour keys end at the hour holding (end - 1 s), as Stoplight 5.x's client picks them: a read in the first second of an hour does not count that second's events.",
+  uncounted(at) {
+    const now = Math.floor(at);
+    return now % HOUR_SECONDS === 0 ? { fromSecond: now, toSecond: now } : null;
+  },
+};
+
 /**
  * A layout built from a {@link Manifest}. Scripts that read Redis `TIME`
  * (`clock: "redis-time"`) run wrapped by {@link withInjectedClock}, with the
@@ -239,6 +262,10 @@ export class ManifestLayout implements Layout {
   readonly prefix: string;
   readonly capabilities: LayoutCapabilities;
   readonly inspector: LayoutInspector;
+  /** How the scripts stamp last_success_at / last_error_at. */
+  readonly stampPrecision: 'seconds' | 'milliseconds';
+  /** What the manifest's calls make the read miss on purpose: an hour list that ends at `now-1s`. */
+  readonly deviations: readonly ManifestDeviation[];
   readonly scripts: readonly LuaScript[];
   /** The folder the scripts were read from. */
   readonly scriptsDir: string;
@@ -258,6 +285,7 @@ export class ManifestLayout implements Layout {
     this.windowSemantics = manifest.windowSemantics;
     this.prefix = options.prefix ?? manifest.prefix;
     this.capabilities = { ...manifest.capabilities, maxWindowSeconds: manifest.maxWindowSeconds ?? null };
+    this.stampPrecision = manifest.stampPrecision;
     this.scriptsDir = options.scriptsDir ?? path.resolve(path.dirname(manifest.file), manifest.scriptsRoot);
     const loaded = new Map<string, LuaScript>();
     const byOperation = {} as Record<OperationName, LuaScript>;
@@ -284,6 +312,7 @@ export class ManifestLayout implements Layout {
         return [op, list?.kind === 'eachHour' ? list.through : null];
       }),
     ) as Record<OperationName, 'now' | 'now-1s' | null>;
+    this.deviations = this.hourLists.getMetrics === 'now-1s' ? [HOUR_KEY_OF_WINDOW_END] : [];
     this.used = Object.fromEntries(
       OPERATIONS.map((op) => [op, usedBy([...manifest.operations[op].keys, ...manifest.operations[op].args])]),
     ) as Record<OperationName, Placeholder[]>;

@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputFileError, UsageError } from '../../src/errors.js';
 import { createLayout } from '../../src/layouts/index.js';
+import type { ManifestLayout } from '../../src/layouts/manifest.js';
 import { classifyScriptsDir, scriptsDirLayouts, stoplightLayout } from '../../src/layouts/manifest-scripts.js';
 import type { Layout, Snapshot } from '../../src/layouts/types.js';
 import { LUA_DIR, type ScriptCall } from '../../src/lua/source.js';
@@ -143,6 +144,12 @@ describe('Stoplight-shaped trees bench and read like the built-in layouts', () =
     expect(theirs.parseMetrics(atEdge).successes).toBe(1);
     const second = await runScript(redis, theirs.getMetrics(other, { at: hour + 1, windowSeconds: 60 }));
     expect(theirs.parseMetrics(second).successes).toBe(2);
+    // The layout declares exactly that miss.
+    const [deviation] = (theirs as ManifestLayout).deviations;
+    expect(deviation?.id).toBe('hour-key-of-window-end');
+    expect(deviation?.uncounted(hour + 0.5, 60)).toEqual({ fromSecond: hour, toSecond: hour });
+    expect(deviation?.uncounted(hour + 1, 60)).toBeNull();
+    expect(stoplightLayout('stoplight-v6', v6Time)?.deviations).toEqual([]);
   });
 });
 
