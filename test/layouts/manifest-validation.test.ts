@@ -69,6 +69,9 @@ describe('manifest validation: one line naming the file and the field', () => {
     ['a negative position', () => edited((m) => (m.operations.getMetrics.reply.failures = -1)), 'my.json: operations.getMetrics.reply.failures: expected a whole number from 0 to 1000, got -1'],
     ['a snapshot capability without a failure reply', () => edited((m) => delete m.operations.recordFailure.reply), 'my.json: operations.recordFailure.reply: required when capabilities.failureReturnsSnapshot is true'],
     ['a failure reply the capabilities deny', () => edited((m) => (m.capabilities.failureReturnsSnapshot = false)), 'my.json: operations.recordFailure.reply: given, but capabilities.failureReturnsSnapshot is false'],
+    ['an unknown stamp precision', () => edited((m) => (m.stampPrecision = 'micro')), 'my.json: stampPrecision: expected one of "seconds", "milliseconds", got "micro"'],
+    ['no key naming the light', () => edited((m) => (m.keys = [{ template: '{prefix}:all', role: 'everything', type: 'hash' }])), 'my.json: keys: no key template names the light (use {name} or {lightId})'],
+    ['seconds on a hash', () => edited((m) => (m.keys[0].scoresAreSeconds = true)), 'my.json: keys[0].scoresAreSeconds: only a zset has scores, this key is a hash'],
     ['a max window of 0', () => edited((m) => (m.maxWindowSeconds = 0)), 'my.json: maxWindowSeconds: expected a whole number from 1 to 604800, got 0'],
   ])('%s', (_label, build, expected) => {
     expect(problem(build())).toContain(expected);
