@@ -173,4 +173,30 @@ describe('swc bench with manifests and --scripts: byte-identical to the built-in
     expect(report(theirs.stdout).options).toMatchObject({ scripts: tree() });
     if (tree() !== LUA_DIR) expect(report(theirs.stdout).results.map((r) => r.layout)).toEqual([layout]);
   });
+
+  it("--scripts an edited copy of swc's lua/: the bench measures the edit", async () => {
+    const copy = mkdtempSync(path.join(tmpdir(), 'swc-lua-edit-'));
+    try {
+      cpSync(LUA_DIR, copy, { recursive: true });
+      const window = path.join(copy, 'stoplight-v6/_window.lua');
+      // The edit: every write also stores a marker field in the 6.0 hash.
+      writeFileSync(
+        window,
+        readFileSync(window, 'utf8').replace(
+          "  redis.call('ZADD', index_key, second, bucket)\n",
+          "  redis.call('ZADD', index_key, second, bucket)\n  redis.call('HSET', metrics_key, 'edited-by-a-test', 1)\n",
+        ),
+      );
+      expect(readFileSync(window, 'utf8')).toContain('edited-by-a-test');
+      const args = ['bench', '--redis-url', redisUrl(), '--layout', 'stoplight-v6', '--rate', '1', '--window', '60', '--no-throughput', '--no-progress', '--json'];
+      const edited = await runCli([...args, '--scripts', copy]);
+      const plain = await runCli(args);
+      expect(edited.code).toBe(0);
+      const editedKeys = report(edited.stdout).results[0]?.memory.keys ?? [];
+      const plainKeys = report(plain.stdout).results[0]?.memory.keys ?? [];
+      expect(editedKeys.find((k) => k.type === 'hash')?.elements).toBe((plainKeys.find((k) => k.type === 'hash')?.elements ?? 0) + 1);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
 });
