@@ -213,7 +213,8 @@ class Checker {
   }
 }
 
-function placeholdersOf(items: readonly Item[]): Set<Placeholder> {
+/** The placeholders a list of KEYS or ARGV items uses, each once. */
+export function placeholdersOf(items: readonly Item[]): Set<Placeholder> {
   const used = new Set<Placeholder>();
   for (const item of items) {
     if (item.kind === 'literal') continue;

@@ -12,6 +12,7 @@ import { injectedTimeArg, loadScript, withInjectedClock, type LuaScript, type Sc
 import {
   OPERATIONS,
   parseManifest,
+  placeholdersOf,
   type Item,
   type KeySpec,
   type Manifest,
@@ -169,16 +170,6 @@ function renderItems(items: readonly Item[], values: Values, hours: readonly num
   return out;
 }
 
-/** The placeholders a list of items uses, each once. */
-function usedBy(items: readonly Item[]): Placeholder[] {
-  const used = new Set<Placeholder>();
-  for (const item of items) {
-    if (item.kind === 'literal') continue;
-    for (const part of item.template) if (typeof part !== 'string') used.add(part.placeholder);
-  }
-  return [...used];
-}
-
 function pickValue(reply: readonly unknown[], hash: Record<string, string> | undefined, pick: Pick | undefined): unknown {
   if (!pick) return undefined;
   if ('at' in pick) return reply[pick.at];
@@ -314,7 +305,7 @@ export class ManifestLayout implements Layout {
     ) as Record<OperationName, 'now' | 'now-1s' | null>;
     this.deviations = this.hourLists.getMetrics === 'now-1s' ? [HOUR_KEY_OF_WINDOW_END] : [];
     this.used = Object.fromEntries(
-      OPERATIONS.map((op) => [op, usedBy([...manifest.operations[op].keys, ...manifest.operations[op].args])]),
+      OPERATIONS.map((op) => [op, [...placeholdersOf([...manifest.operations[op].keys, ...manifest.operations[op].args])]]),
     ) as Record<OperationName, Placeholder[]>;
     this.scripts = [...loaded.values()];
     this.inspector =
