@@ -20,10 +20,37 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 /** Base class: a message meant for the user and the exit code it maps to. */
 export class SwcError extends Error {
   readonly exitCode: ExitCode;
-  constructor(message: string, exitCode: ExitCode, options?: { cause?: unknown }) {
-    super(message, options);
+  /**
+   * The leading part of the message that {@link SwcError.at} puts the place
+   * after (`lost Redis` + ` in cell 2/4` + `: …`); without one, the place
+   * goes last, in brackets.
+   */
+  readonly lead: string | undefined;
+  constructor(message: string, exitCode: ExitCode, options?: { cause?: unknown; lead?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.exitCode = exitCode;
+    this.lead = options?.lead !== undefined && message.startsWith(`${options.lead}: `) ? options.lead : undefined;
+  }
+
+  /**
+   * The same error (class, exit code and fields kept) saying where it
+   * happened: `where` reads as a phrase such as "in cell 2/4 (…)".
+   */
+  at(where: string): this {
+    const lead = this.lead;
+    if (lead === undefined) return this.copyWith(`${this.message} (${where})`, undefined);
+    return this.copyWith(`${lead} ${where}${this.message.slice(lead.length)}`, `${lead} ${where}`);
+  }
+
+  /** A copy of this error, same class and fields, with another message and this one as its cause. */
+  private copyWith(message: string, lead: string | undefined): this {
+    const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
+    Object.defineProperties(copy, Object.getOwnPropertyDescriptors(this));
+    copy.message = message;
+    Object.defineProperty(copy, 'lead', { value: lead, enumerable: true });
+    Object.defineProperty(copy, 'cause', { value: this, writable: true, configurable: true, enumerable: false });
+    return copy;
   }
 }
 
@@ -36,7 +63,7 @@ export class UsageError extends SwcError {
 
 /** Redis could not be reached, refused us, or went away. */
 export class RedisUnavailableError extends SwcError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: { cause?: unknown; lead?: string }) {
     super(message, ExitCode.runtime, options);
   }
 }
@@ -45,6 +72,50 @@ export class RedisUnavailableError extends SwcError {
 export class ScriptError extends SwcError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, ExitCode.runtime, options);
+  }
+}
+
+/**
+ * What a server-state error is about. Each has its own message; none is the
+ * fault of swc's scripts or of the network.
+ */
+export type ServerStateKind =
+  /** Another client's script (or function) is running past busy-reply-threshold. */
+  | 'busy'
+  /** maxmemory reached with a policy that refuses writes. */
+  | 'oom'
+  /** A read-only replica. */
+  | 'readonly'
+  /** Cluster redirections or cross-slot keys: swc talks to a single node. */
+  | 'cluster'
+  /** An ACL denies a command or a key to the user. */
+  | 'noperm'
+  /** maxclients reached: the server refused the connection. */
+  | 'maxclients'
+  /** Writes refused after a failed RDB save (stop-writes-on-bgsave-error). */
+  | 'misconf'
+  /** The server is still loading its dataset. */
+  | 'loading'
+  /** min-replicas-to-write is not met, or the replica lost its primary. */
+  | 'noreplicas'
+  /** A command swc needs is renamed or disabled. */
+  | 'unknown-command';
+
+/**
+ * Redis is reachable but its state or configuration refuses what swc asked:
+ * the message says which state, what swc sent, and what would fix it. The
+ * message is `headline: detail`; {@link SwcError.at} puts the place after
+ * the headline.
+ */
+export class ServerStateError extends SwcError {
+  readonly kind: ServerStateKind;
+  readonly headline: string;
+  readonly detail: string;
+  constructor(kind: ServerStateKind, headline: string, detail: string, options?: { cause?: unknown }) {
+    super(`${headline}: ${detail}`, ExitCode.runtime, { ...options, lead: headline });
+    this.kind = kind;
+    this.headline = headline;
+    this.detail = detail;
   }
 }
 

@@ -27,7 +27,18 @@ export { LayoutClient } from './layouts/client.js';
 export { SlidingWindowModel, type WindowCounts } from './model/sliding-window.js';
 export { createRng, type Rng } from './traffic/random.js';
 export { evenTraffic, errorJsonFor, eventCount, BENCH_EPOCH, type TrafficEvent, type TrafficSpec } from './traffic/events.js';
-export { installScripts, runScript, execPipeline, type PipelineReply } from './redis/scripts.js';
+export {
+  installScripts,
+  loadScripts,
+  runScript,
+  execPipeline,
+  ioredisChannel,
+  type PipelineReply,
+  type RunnerOptions,
+  type ScriptChannel,
+  type RedisCommand,
+} from './redis/scripts.js';
+export { classifyRedisError, type ErrorContext } from './redis/errors.js';
 export {
   readScript,
   loadScript,

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { InterruptedError, RedisUnavailableError, SwcError } from '../errors.js';
+import { ExitCode, InterruptedError, RedisUnavailableError, SwcError } from '../errors.js';
 import { namespacedLayout } from '../layouts/index.js';
 import type { Layout, Light } from '../layouts/types.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
@@ -7,6 +7,7 @@ import type { BenchReport, CellResult, MemoryResult, RealtimeResult, ThroughputR
 import { measureThroughput, type ThroughputPhase } from '../measure/throughput.js';
 import type { Session } from '../redis/connect.js';
 import { serverInfo, serverRunId } from '../redis/info.js';
+import { classifyRedisError } from '../redis/errors.js';
 import { execPipeline, installScripts } from '../redis/scripts.js';
 import { type ScriptCall } from '../lua/source.js';
 import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficSpec } from '../traffic/events.js';
@@ -110,18 +111,11 @@ async function deleteLights(redis: Redis, layout: Layout, lights: readonly Light
 
 /** Says where a run stopped, keeping the error's type (and so its exit code). */
 function withContext(err: unknown, where: string): unknown {
-  const message = err instanceof Error ? err.message : String(err);
-  if (/OOM command not allowed/.test(message)) {
-    return new RedisUnavailableError(`Redis is out of memory (maxmemory reached) ${where}: ${message}`, { cause: err });
-  }
   if (err instanceof InterruptedError) return err;
-  if (err instanceof SwcError) {
-    return new SwcError(`${err.message} (${where})`, err.exitCode, { cause: err });
-  }
-  const reason = /max retries|Connection is closed|ECONNRESET|ECONNREFUSED|isn't writeable|EPIPE|connection close/i.test(message)
-    ? 'the connection dropped and did not come back (server stopped, restarted too slowly, or unreachable)'
-    : message;
-  return new RedisUnavailableError(`lost Redis ${where}: ${reason}`, { cause: err });
+  const classified = classifyRedisError(err);
+  if (classified instanceof SwcError) return classified.at(where);
+  // Not from Redis (a bug): keep it, with the place.
+  return new SwcError(`${err instanceof Error ? err.message : String(err)} (${where})`, ExitCode.runtime, { cause: err });
 }
 
 /** Closes a connection and waits until the server has freed it (at most about a second). */

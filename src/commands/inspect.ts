@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { parseDuration, parseList, parseNumber } from '../bench/values.js';
 import { ExitCode, NotFoundError, UsageError } from '../errors.js';
-import { inspectLight } from '../inspect/inspect.js';
+import { inspectLight, resolveTargets, type InspectRequest } from '../inspect/inspect.js';
 import { listLights } from '../inspect/list.js';
 import type { Inspection } from '../inspect/types.js';
 import { layoutNames, resolveLayoutName } from '../layouts/index.js';
@@ -112,14 +112,17 @@ export function inspectCommand(): Command {
         return runList(flags);
       }
       if (light === undefined || light === '') throw new UsageError('inspect: give a light name, id or key (or --list)');
-      const session = await sessionFromFlags(flags, DEFAULT_URL);
-      const inspections = await inspectLight(session.redis, {
+      const request: InspectRequest = {
         light,
         layout: flags.layout,
         system: flags.system,
         ...(flags.window !== undefined ? { windowSeconds: flags.window } : {}),
         ...(flags.at !== undefined ? { at: flags.at } : {}),
-      }).catch((err: unknown) => {
+      };
+      // A key of one layout with --layout naming another is bad usage: say so before connecting.
+      resolveTargets(request);
+      const session = await sessionFromFlags(flags, DEFAULT_URL);
+      const inspections = await inspectLight(session.redis, request).catch((err: unknown) => {
         // The message repeats the typed name and its keys: keep their control characters off the terminal.
         throw err instanceof NotFoundError ? new NotFoundError(visible(err.message)) : err;
       });

@@ -1,4 +1,5 @@
 import { ExitCode, SwcError } from '../errors.js';
+import { classifyRedisError } from '../redis/errors.js';
 
 type Cleanup = () => Promise<void>;
 
@@ -51,7 +52,9 @@ export function installSignalHandlers(): void {
 }
 
 /** Prints a failure as one line on stderr and returns its exit code. */
-export function reportError(err: unknown): number {
+export function reportError(thrown: unknown): number {
+  // A Redis reply or a lost connection that no caller typed still gets its own message.
+  const err = classifyRedisError(thrown);
   if (err instanceof SwcError) {
     process.stderr.write(`swc: ${err.message}\n`);
     return err.exitCode;

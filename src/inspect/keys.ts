@@ -51,7 +51,7 @@ function refusalText(err: unknown): string {
 }
 
 /** The note shown once when MEMORY USAGE is refused. */
-export function bytesUnavailable(err: unknown): string {
+function bytesUnavailable(err: unknown): string {
   return `bytes unavailable: the server refused MEMORY USAGE (${refusalText(err)})`;
 }
 

@@ -48,9 +48,9 @@ async function keyFacts(
     const memory = await memoryUsage(
       redis,
       batch.map(({ key }, j) => {
-        const elements = Number(replies[3 * j]);
-        // Unknown size (another type): ask Redis to sample rather than walk it.
-        return { key, elements: types[j] === 'zset' || types[j] === 'hash' ? elements : Number.POSITIVE_INFINITY };
+        // A string is measured whole; a set, list or stream of unknown size is sampled rather than walked.
+        const elements = types[j] === 'zset' || types[j] === 'hash' ? Number(replies[3 * j]) : types[j] === 'string' ? 0 : Number.POSITIVE_INFINITY;
+        return { key, elements };
       }),
     );
     unavailable ??= memory.unavailable;

@@ -33,7 +33,6 @@ export function hourStart(t: number): number {
  */
 export class StoplightV5 implements Layout {
   readonly name = 'stoplight-v5';
-  readonly summary = 'Stoplight 5.x: one sorted-set member per event in hourly keys (memory grows with traffic)';
   readonly windowSemantics = 'closed' as const;
   readonly capabilities: LayoutCapabilities = {
     failureReturnsSnapshot: false,
@@ -46,7 +45,7 @@ export class StoplightV5 implements Layout {
 
   constructor(options: StoplightV5Options = {}) {
     this.prefix = options.prefix ?? 'stoplight:v5';
-    this.inspector = new StoplightV5Inspector(this.name, this.prefix, V5_MAX_WINDOW_SECONDS);
+    this.inspector = new StoplightV5Inspector(this.name, this.prefix, this.capabilities.maxWindowSeconds ?? V5_MAX_WINDOW_SECONDS);
     const root = options.scriptsDir;
     this.scripts = [
       readScript('stoplight-v5/record_success', root),

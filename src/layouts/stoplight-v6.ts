@@ -31,7 +31,6 @@ export function shortId(name: string): string {
  */
 export class StoplightV6 implements Layout {
   readonly name = 'stoplight-v6';
-  readonly summary = 'Stoplight 6.0: per-second counters in a hash plus a bucket index (memory grows with the window)';
   readonly windowSemantics = 'half-open' as const;
   readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: true, readWrites: true, maxWindowSeconds: null };
   readonly prefix: string;

@@ -267,7 +267,7 @@ export class TemplateInspector implements LayoutInspector {
             }
           } else if (header.type === 'zset') {
             await readSortedSet(redis, header.key, (members) => {
-              for (const member of members) seen.see(member, 'member');
+              for (const member of members) seen.see(member, `member ${member}`);
             });
           }
         }

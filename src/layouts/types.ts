@@ -136,8 +136,6 @@ export interface LayoutInspector {
 export interface Layout {
   /** Registry name, e.g. `stoplight-v6`. */
   readonly name: string;
-  /** One line for `--help` and reports. */
-  readonly summary: string;
   readonly windowSemantics: WindowSemantics;
   /** Key prefix, e.g. `stoplight:v6`; benchmarks put a namespace of their own in front. */
   readonly prefix: string;

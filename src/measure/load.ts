@@ -1,8 +1,9 @@
 import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
-import { RedisUnavailableError, ScriptError, SwcError, UsageError, InterruptedError } from '../errors.js';
+import { RedisUnavailableError, SwcError, UsageError, InterruptedError } from '../errors.js';
+import { classifyRedisError } from '../redis/errors.js';
 import { RequestWriter, RespConnection } from '../redis/resp.js';
-import { explainScriptError, flushedFrom, isNoScript, rerunFlushedTail } from '../redis/scripts.js';
+import { flushedFrom, isNoScript, rerunFlushedTail } from '../redis/scripts.js';
 import { type ScriptCall } from '../lua/source.js';
 
 /** When a load run ends: after exactly `ops` operations, or after `seconds` of wall time. */
@@ -22,10 +23,11 @@ export interface LoadProgress {
 /** Options of {@link runLoad}. */
 export interface LoadOptions {
   /**
-   * One closed loop per connection; scripts must already be installed on each.
-   * The load itself goes over a lean RESP connection that the run opens next
-   * to each of these (same server, credentials and database) and closes at
-   * the end; these carry the script reloads after a SCRIPT FLUSH.
+   * One closed loop per connection; the scripts should already be loaded
+   * (installScripts) on their server. The load itself goes over a lean RESP
+   * connection that the run opens next to each of these (same server,
+   * credentials and database) and closes at the end; that connection also
+   * carries the script reloads after a SCRIPT FLUSH, through the script runner.
    */
   readonly connections: readonly Redis[];
   /** Operations per pipelined batch (at least 1). */
@@ -84,13 +86,17 @@ function checkOptions(options: LoadOptions): void {
 
 /**
  * An error reply is a fact about the workload, so it ends the run instead of
- * being counted.
+ * being counted. BUSY is not waited out here: figures taken while another
+ * script blocks the server would be wrong.
  */
-function callFailure(message: string, call: ScriptCall, done: number): SwcError {
-  const stopped = `load stopped after ${done} operations`;
-  const explained = explainScriptError(call, new Error(message));
-  if (explained instanceof ScriptError) return new ScriptError(`${stopped}: ${explained.message}`, { cause: explained });
-  return new ScriptError(`${stopped}: ${call.script.file}: ${message}`);
+function callFailure(message: string, call: ScriptCall, connection: RespConnection, done: number): unknown {
+  return classifyRedisError(message, {
+    script: call.script,
+    command: 'EVALSHA',
+    keys: call.keys,
+    user: connection.channel.user,
+    where: `after ${done} operations of the load`,
+  });
 }
 
 /** Opens one load connection per ioredis connection, all or none. */
@@ -114,8 +120,11 @@ async function openLoadConnections(connections: readonly Redis[], replyTimeoutMs
  * deep would see.
  *
  * The first error reply stops every connection (after its in-flight batch)
- * and the run throws a ScriptError, or a RedisUnavailableError when a
- * connection was lost: failed calls are never counted as throughput.
+ * and the run throws it typed by the script runner's classifier (a
+ * ScriptError, a ServerStateError such as BUSY or OOM), or a
+ * RedisUnavailableError when a connection was lost: failed calls are never
+ * counted as throughput. A SCRIPT FLUSH is not an error: the flushed tail of
+ * a batch is re-run in order (see execPipeline).
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   checkOptions(options);
@@ -143,10 +152,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     onProgress({ done, total, elapsedSeconds: elapsedMs / 1000, fraction });
   };
 
-  const worker = async (redis: Redis, connection: RespConnection): Promise<void> => {
+  const worker = async (connection: RespConnection): Promise<void> => {
     // One call array per step and one request buffer per connection, reused.
     const steps: ScriptCall[][] = Array.from({ length: callsPerOp }, () => []);
-    /** The step being sent: what a SCRIPT FLUSH re-run resends from. */
+    /** The step being sent, to name the call of an error reply. */
     let batch: ScriptCall[] = steps[0] as ScriptCall[];
     const writer = new RequestWriter();
     /** The first error reply of the current batch (not NOSCRIPT): its call's index and message. */
@@ -161,25 +170,22 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         }
       }
     };
-    // Re-sends the flushed tail batch[from..] after a SCRIPT FLUSH (the rare path).
-    const resend = async (from: number): Promise<number> => {
-      writer.reset();
-      for (let i = from; i < batch.length; i += 1) writer.add(batch[i] as ScriptCall);
-      const errors = await connection.send(writer.bytes(), batch.length - from);
-      if (errors === null) return batch.length;
-      const missing = from + flushedFrom(errors.length, (i) => isNoScript(errors[i]));
-      noteErrors(errors, from, missing);
-      return missing;
-    };
     /** Sends one step (already encoded in `writer`) and waits for all its replies. */
     const sendStep = async (calls: ScriptCall[]): Promise<void> => {
       batch = calls;
       const errors = await connection.send(writer.bytes(), calls.length);
-      if (errors !== null) {
-        const missing = flushedFrom(errors.length, (i) => isNoScript(errors[i]));
-        noteErrors(errors, 0, missing);
-        if (missing < calls.length) await rerunFlushedTail(redis, calls, missing, resend);
-      }
+      if (errors === null) return;
+      const missing = flushedFrom(errors.length, (i) => isNoScript(errors[i]));
+      noteErrors(errors, 0, missing);
+      if (missing === calls.length) return;
+      // After a SCRIPT FLUSH (the rare path): the runner reloads and re-runs the tail, in order.
+      // It does not wait out BUSY: figures taken while the server is blocked would be wrong.
+      const replies = await rerunFlushedTail(connection.channel, calls, missing, errors[missing], { busyWaitMs: 0 });
+      noteErrors(
+        replies.map((reply) => (reply instanceof Error ? reply.message : null)),
+        missing,
+        calls.length,
+      );
     };
     const encode = (calls: readonly ScriptCall[]): void => {
       writer.reset();
@@ -223,7 +229,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       const receivedAt = performance.now();
       now = receivedAt;
       if (errorIndex !== -1) {
-        failure ??= callFailure(errorMessage, batch[errorIndex] as ScriptCall, done);
+        failure ??= callFailure(errorMessage, batch[errorIndex] as ScriptCall, connection, done);
         return;
       }
       // HDR histograms take integers >= 1; nanoseconds keep sub-microsecond detail.
@@ -234,7 +240,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     }
   };
 
-  const settled = await Promise.allSettled(loadConnections.map((connection, i) => worker(connections[i] as Redis, connection)));
+  const settled = await Promise.allSettled(loadConnections.map((connection) => worker(connection)));
   const ended = performance.now();
   for (const connection of loadConnections) connection.close();
   if (failure !== undefined) throw failure;

@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { RedisUnavailableError, UsageError } from '../errors.js';
+import { RedisUnavailableError, ServerStateError, UsageError } from '../errors.js';
+import { probeRefusal } from './resp.js';
 import { startPrivateServer, type PrivateServer } from './server.js';
 
 /** Options for {@link connect}. */
@@ -122,6 +123,9 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
     redis.disconnect();
     const reason =
       err instanceof Error && /Connection is closed|timed out/.test(err.message) && lastError ? lastError : err;
+    // A full server (maxclients) says why only as it accepts, and ioredis drops that line: listen for it.
+    const refusal = /Connection is closed|EPIPE|ECONNRESET/.test(String(reason)) ? await probeRefusal(redis.options) : undefined;
+    if (refusal instanceof ServerStateError) throw refusal.at(`at ${redactUrl(parsed)}`);
     throw explain(parsed, reason, timeoutMs);
   } finally {
     clearTimeout(timer);

@@ -1,8 +1,10 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import type { RedisOptions } from 'ioredis';
-import { RedisUnavailableError } from '../errors.js';
+import { RedisUnavailableError, SwcError } from '../errors.js';
 import type { ScriptCall } from '../lua/source.js';
+import { classifyRedisError } from './errors.js';
+import type { RedisCommand, ScriptChannel } from './scripts.js';
 
 /**
  * A minimal RESP2 client for the load engine. ioredis spends more client CPU
@@ -206,6 +208,16 @@ export class RequestWriter {
     this.lastEnd = this.length;
   }
 
+  /** Adds any command (the rare path: script loads, the handshake). */
+  command(parts: RedisCommand): void {
+    let room = 16;
+    for (const part of parts) room += 16 + 3 * part.length;
+    this.reserve(room);
+    this.header(0x2a, parts.length);
+    for (const part of parts) this.text(part);
+    this.lastCall = undefined;
+  }
+
   private reserve(bytes: number): void {
     if (this.length + bytes <= this.buffer.length) return;
     const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes));
@@ -231,6 +243,57 @@ export class RequestWriter {
   }
 }
 
+/** An error reply, decoded ({@link decodeReplies}); named as ioredis names its own. */
+export class RespReplyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReplyError';
+  }
+}
+
+/**
+ * Decodes `count` complete RESP2 replies from `bytes` into values: strings,
+ * numbers, null, arrays, and a {@link RespReplyError} per error reply (also
+ * inside arrays, as in an EXEC reply). For the rare path only; a load batch
+ * is counted by {@link ReplyParser} instead.
+ */
+export function decodeReplies(bytes: Buffer, count: number): unknown[] {
+  let i = 0;
+  const line = (): string => {
+    const cr = bytes.indexOf(CR, i);
+    if (cr === -1) throw new Error('not a RESP2 reply: a line without CRLF');
+    const text = bytes.toString('utf8', i, cr);
+    i = cr + 2;
+    return text;
+  };
+  const value = (): unknown => {
+    const type = bytes[i++];
+    switch (type) {
+      case 0x2b /* + */:
+        return line();
+      case 0x2d /* - */:
+        return new RespReplyError(line());
+      case 0x3a /* : */:
+        return Number(line());
+      case 0x24 /* $ */: {
+        const n = Number(line());
+        if (n < 0) return null;
+        const text = bytes.toString('utf8', i, i + n);
+        i += n + 2;
+        return text;
+      }
+      case 0x2a /* * */: {
+        const n = Number(line());
+        if (n < 0) return null;
+        return Array.from({ length: n }, value);
+      }
+      default:
+        throw new Error(`not a RESP2 reply: unexpected byte 0x${(type ?? 0).toString(16)}`);
+    }
+  };
+  return Array.from({ length: count }, value);
+}
+
 /** Where to connect, as ioredis resolved it from a URL (`redis.options`). */
 export type RespTarget = Pick<RedisOptions, 'host' | 'port' | 'path' | 'username' | 'password' | 'db' | 'tls'>;
 
@@ -244,6 +307,37 @@ export interface RespConnectionOptions {
    * instead of a timer per call.
    */
   readonly replyTimeoutMs?: number;
+}
+
+/**
+ * Why a server that accepts TCP connections drops them at once, if it says:
+ * a server at maxclients (or still loading, …) writes an error line as soon
+ * as it accepts, before any command. Connects, sends nothing, listens for up
+ * to `listenMs`, and returns that error typed ({@link classifyRedisError}),
+ * or undefined when the server said nothing (or could not be reached). For
+ * explaining a failed connection, never on the way to a working one.
+ */
+export async function probeRefusal(target: RespTarget, listenMs = 300): Promise<SwcError | undefined> {
+  const line = await new Promise<string>((resolve) => {
+    const address = target.path ? { path: target.path } : { host: target.host ?? '127.0.0.1', port: target.port ?? 6379 };
+    const socket = target.tls ? tls.connect({ ...target.tls, ...address }) : net.connect(address);
+    let text = '';
+    const done = (): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(text);
+    };
+    const timer = setTimeout(done, listenMs);
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      if (text.includes('\n')) done();
+    });
+    socket.on('error', done);
+    socket.on('close', done);
+  });
+  if (!line.startsWith('-')) return undefined;
+  const classified = classifyRedisError(line.slice(1).split('\r\n')[0] as string);
+  return classified instanceof SwcError ? classified : undefined;
 }
 
 /** The encoded `[AUTH …] [SELECT db]` commands for a target, and how many there are. */
@@ -274,12 +368,22 @@ export class RespConnection {
   /** Batches sent so far: the watchdog fails a batch it sees twice still pending. */
   private sequence = 0;
   private readonly watchdog: NodeJS.Timeout;
+  /** The bytes read while a {@link call} is in flight, to decode its replies. */
+  private capture: Buffer[] | undefined;
+  /** This connection as the script runner uses it (script loads, NOSCRIPT re-runs). */
+  readonly channel: ScriptChannel;
 
   private constructor(
     private readonly socket: net.Socket,
     private readonly where: string,
     replyTimeoutMs: number,
+    target: RespTarget,
   ) {
+    this.channel = {
+      server: target.path ?? `${target.host ?? '127.0.0.1'}:${target.port ?? 6379}`,
+      user: target.username || 'default',
+      send: (commands) => this.call(commands),
+    };
     this.parser = new ReplyParser((error) => this.reply(error));
     // TLS sockets cannot read into a buffer of ours (see open); they emit data.
     if (socket instanceof tls.TLSSocket) socket.on('data', (chunk: Buffer) => this.read(chunk, chunk.length));
@@ -302,6 +406,8 @@ export class RespConnection {
 
   /** Feeds bytes read to the parser; bytes that are not RESP end the connection. */
   private read(bytes: Buffer, length: number): void {
+    // The read buffer is reused: keep a copy of what a decoded call needs.
+    if (this.capture) this.capture.push(Buffer.from(bytes.subarray(0, length)));
     try {
       this.parser.feed(bytes, length);
     } catch (err) {
@@ -344,21 +450,25 @@ export class RespConnection {
     });
     // Small requests must leave at once, not wait for Nagle.
     socket.setNoDelay(true);
-    connection = new RespConnection(socket, where, options.replyTimeoutMs ?? 10_000);
-    const { bytes, count } = handshake(target);
-    if (count > 0) {
-      let errors: BatchErrors;
-      try {
-        errors = await connection.send(bytes, count);
-      } catch (err) {
-        connection.close();
-        throw err;
-      }
-      const refused = errors?.find((e) => e !== null);
-      if (refused) {
-        connection.close();
-        throw new RedisUnavailableError(`cannot open a load connection to ${where}: ${refused}`);
-      }
+    connection = new RespConnection(socket, where, options.replyTimeoutMs ?? 10_000, target);
+    const opening = `while opening a load connection to ${where}`;
+    try {
+      // A server at maxclients answers its first command with an error and
+      // closes: a PING of its own gets that error before anything else is sent.
+      const [pong] = await connection.call([['PING']]);
+      // Before AUTH, a server with a password refuses PING; that is expected.
+      if (pong instanceof Error && !/^NOAUTH/.test(pong.message)) throw pong;
+      const { bytes, count } = handshake(target);
+      const refused = count > 0 ? (await connection.send(bytes, count))?.find((e) => e !== null) : undefined;
+      if (refused) throw new RespReplyError(refused);
+    } catch (err) {
+      connection.close();
+      // A reset can beat the refusal's text to us: ask again, only listening.
+      const refusal = err instanceof RedisUnavailableError ? await probeRefusal(target) : undefined;
+      const classified = refusal ?? classifyRedisError(err, { command: 'the handshake', user: target.username || 'default' });
+      // Not a server state: a refused AUTH or SELECT means this connection cannot be used.
+      if (classified instanceof SwcError && classified.constructor !== SwcError) throw classified.at(opening);
+      throw new RedisUnavailableError(`cannot open a load connection to ${where}: ${(err as Error).message}`, { cause: err });
     }
     return connection;
   }
@@ -381,6 +491,22 @@ export class RespConnection {
     });
     this.socket.write(request);
     return pending;
+  }
+
+  /**
+   * Sends commands and resolves with their decoded replies (errors as
+   * {@link RespReplyError}); slower than {@link send}, for the rare path.
+   */
+  async call(commands: readonly RedisCommand[]): Promise<unknown[]> {
+    const writer = new RequestWriter();
+    for (const command of commands) writer.command(command);
+    this.capture = [];
+    try {
+      await this.send(writer.bytes(), commands.length);
+      return decodeReplies(Buffer.concat(this.capture), commands.length);
+    } finally {
+      this.capture = undefined;
+    }
   }
 
   /** Closes the connection; a batch in flight fails. */

@@ -1,172 +1,343 @@
-import { Command, type ChainableCommander, type Redis } from 'ioredis';
+/**
+ * The script runner: the only code that loads swc's Lua into Redis, runs it,
+ * re-runs what a SCRIPT FLUSH dropped, and turns the errors into typed ones
+ * (via {@link classifyRedisError}). ioredis connections and the load
+ * engine's RESP sockets both go through it, as a {@link ScriptChannel}.
+ *
+ * Calls are plain EVALSHA with NOSCRIPT handled here, not ioredis'
+ * `defineCommand`: ioredis re-sends a pipelined call that hit NOSCRIPT on
+ * its own, after the calls queued behind it, so a read could see a write
+ * that had not happened yet; and the load engine cannot use ioredis at all.
+ * One path of our own keeps both kinds of connection on the same rules.
+ */
+import { Command, type Redis } from 'ioredis';
 import { ScriptError } from '../errors.js';
 import { locate, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { classifyRedisError, type ErrorContext } from './errors.js';
+
+/** One command: its name and arguments, as RESP bulk strings. */
+export type RedisCommand = readonly string[];
 
 /**
- * Defines each script as an ioredis command (which handles EVALSHA, the EVAL
- * fallback and NOSCRIPT) and loads it with SCRIPT LOAD up front, so a Lua
- * error names its file before any traffic is sent.
+ * A connection as the runner sees it: sends commands in order, in one write,
+ * and resolves with every reply, an Error for each error reply. Rejects only
+ * when the connection itself fails.
  */
-export async function installScripts(redis: Redis, scripts: readonly LuaScript[]): Promise<void> {
-  for (const script of scripts) {
-    if (!(script.command in redis)) {
-      redis.defineCommand(script.command, { lua: script.source });
-    }
-    try {
-      await redis.script('LOAD', script.source);
-    } catch (cause) {
-      const message = cause instanceof Error ? cause.message : String(cause);
-      throw new ScriptError(`${script.file}: failed to load: ${locate(script, message)}`, { cause });
-    }
-  }
+export interface ScriptChannel {
+  /** The server it talks to (`host:port` or a socket path): scripts loaded through any channel to it are reloaded together. */
+  readonly server: string;
+  /** The ACL user, for NOPERM messages. */
+  readonly user: string;
+  send(commands: readonly RedisCommand[]): Promise<unknown[]>;
 }
 
-type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
-
-function commandOf(target: Redis | ChainableCommander, call: ScriptCall): ScriptCommand {
-  const fn = (target as unknown as Record<string, ScriptCommand | undefined>)[call.script.command];
-  if (typeof fn !== 'function') {
-    throw new ScriptError(`${call.script.file}: not installed on this connection (call installScripts first)`);
-  }
-  return fn.bind(target);
+/** How the runner waits out a busy server. */
+export interface RunnerOptions {
+  /**
+   * How long to keep retrying while another client's script keeps the
+   * server BUSY (a BUSY call did not run, so retrying is safe); 0 fails at
+   * once. Default 5000 ms.
+   */
+  readonly busyWaitMs?: number;
 }
 
-/** If `err` came from one of our scripts, a ScriptError naming its file and line. */
-export function explainScriptError(call: ScriptCall, err: unknown): unknown {
-  if (!(err instanceof Error) || err instanceof ScriptError) return err;
-  if (!/user_script|f_[0-9a-f]{40}|script:/i.test(err.message)) return err;
-  return new ScriptError(`${call.script.file}: ${locate(call.script, err.message)}`, { cause: err });
+const DEFAULT_BUSY_WAIT_MS = 5000;
+/** Reloads in a row without one call getting through before swc gives up on a flushing server. */
+const MAX_STALLS = 5;
+
+/** Every script loaded through the runner, per server: a reload restores all of them at once. */
+const loadedOn = new Map<string, Set<LuaScript>>();
+
+/** `scripts` and every script loaded before on `server`, each once. */
+const withLoaded = (server: string, scripts: readonly LuaScript[]): LuaScript[] => [...new Set([...(loadedOn.get(server) ?? []), ...scripts])];
+
+/** Remembers scripts that loaded (only those: a script that failed to compile must not break later loads). */
+function remember(server: string, scripts: readonly LuaScript[]): void {
+  let known = loadedOn.get(server);
+  if (!known) loadedOn.set(server, (known = new Set()));
+  for (const script of scripts) known.add(script);
 }
 
-/** Runs one script call on a connection and returns its raw reply. */
-export async function runScript(redis: Redis, call: ScriptCall): Promise<unknown> {
+const replyCommand = (name: string, args: readonly string[]): Command => new Command(name, [...args], { replyEncoding: 'utf8' });
+
+const channels = new WeakMap<Redis, ScriptChannel>();
+
+/**
+ * The channel of an ioredis connection. Commands go out corked, as one
+ * write, without building an ioredis Pipeline (that copies every defined
+ * command onto itself and costs more than small batches of calls).
+ */
+export function ioredisChannel(redis: Redis): ScriptChannel {
+  let channel = channels.get(redis);
+  if (channel) return channel;
+  const { host, port, path, username } = redis.options;
+  channel = {
+    server: path ?? `${host ?? '127.0.0.1'}:${port ?? 6379}`,
+    user: username || 'default',
+    send: (commands) => {
+      // Not ready: ioredis queues the commands itself and writes them later.
+      const stream = redis.status === 'ready' ? redis.stream : undefined;
+      const replies = new Array<Promise<unknown>>(commands.length);
+      stream?.cork();
+      try {
+        for (let i = 0; i < commands.length; i += 1) {
+          const [name, ...args] = commands[i] as RedisCommand;
+          const command = replyCommand(name as string, args);
+          redis.sendCommand(command);
+          replies[i] = (command.promise as Promise<unknown>).catch((err: unknown) => {
+            // An error reply is an answer; anything else means the connection failed.
+            if (err instanceof Error && err.name === 'ReplyError') return err;
+            throw err;
+          });
+        }
+      } finally {
+        stream?.uncork();
+      }
+      return Promise.all(replies);
+    },
+  };
+  channels.set(redis, channel);
+  return channel;
+}
+
+/** Sends through a channel; a failed connection is thrown typed. */
+async function sendOn(channel: ScriptChannel, commands: readonly RedisCommand[], context: ErrorContext): Promise<unknown[]> {
   try {
-    return await commandOf(redis, call)(call.keys.length, ...call.keys, ...call.args);
+    return await channel.send(commands);
   } catch (err) {
-    throw explainScriptError(call, err);
+    throw classifyRedisError(err, { ...context, user: channel.user });
   }
 }
+
+const isChannel = (target: Redis | ScriptChannel): target is ScriptChannel =>
+  typeof (target as Partial<ScriptChannel>).server === 'string' && typeof (target as Partial<ScriptChannel>).send === 'function';
+
+const channelOf = (target: Redis | ScriptChannel): ScriptChannel => (isChannel(target) ? target : ioredisChannel(target));
+
+/** The EVALSHA command of a call. */
+export function evalshaCommand(call: ScriptCall): RedisCommand {
+  const { keys, args } = call;
+  const command = new Array<string>(3 + keys.length + args.length);
+  command[0] = 'EVALSHA';
+  command[1] = call.script.sha1;
+  command[2] = String(keys.length);
+  let i = 3;
+  for (const key of keys) command[i++] = key;
+  for (const arg of args) command[i++] = typeof arg === 'string' ? arg : String(arg);
+  return command;
+}
+
+const messageOf = (reply: unknown): string => (typeof reply === 'string' ? reply : reply instanceof Error ? reply.message : '');
 
 /** Whether a reply error (an Error, or a message) says the script is not in the server's cache. */
-export const isNoScript = (err: unknown): boolean =>
-  (typeof err === 'string' ? err : err instanceof Error ? err.message : '').startsWith('NOSCRIPT');
+export const isNoScript = (err: unknown): boolean => messageOf(err).startsWith('NOSCRIPT');
 
-/**
- * Loads scripts in one MULTI, so a flush cannot fall between two of them:
- * with only some of them back, the re-run tail would run out of order.
- */
-async function reloadAtomically(redis: Redis, scripts: readonly LuaScript[]): Promise<void> {
-  const transaction = redis.multi();
-  for (const script of scripts) transaction.script('LOAD', script.source);
-  const results = (await transaction.exec()) ?? [];
-  const failed = results.findIndex(([err]) => err);
-  if (failed !== -1) {
-    const script = scripts[failed] as LuaScript;
-    throw new ScriptError(`${script.file}: failed to reload: ${String(results[failed]?.[0])}`);
-  }
-}
+/** Whether a reply error says the server is blocked by a running script (the command did not run). */
+export const isBusy = (err: unknown): boolean => messageOf(err).startsWith('BUSY');
 
-const replied = (reply: unknown): PipelineReply => [null, reply];
-const failed = (err: unknown): PipelineReply => [err instanceof Error ? err : new Error(String(err)), null];
+/** Whether a reply error says the call did not run and may be sent again as it was. */
+const notRun = (err: unknown): boolean => isNoScript(err) || isBusy(err);
 
-/**
- * Sends plain EVALSHAs back to back and waits for every reply, in order.
- * Corking the socket makes the batch one write, as ioredis' Pipeline does,
- * without building a Pipeline: that copies every defined command onto
- * itself and costs more than the calls when a load engine sends small
- * batches in a loop.
- */
-function sendEvalshas(redis: Redis, calls: readonly ScriptCall[]): Promise<PipelineReply[]> {
-  // Not ready: ioredis queues the commands itself and writes them later.
-  const stream = redis.status === 'ready' ? redis.stream : undefined;
-  const replies: Promise<PipelineReply>[] = new Array<Promise<PipelineReply>>(calls.length);
-  stream?.cork();
-  try {
-    for (let i = 0; i < calls.length; i += 1) {
-      const call = calls[i] as ScriptCall;
-      const command = new Command('evalsha', [call.script.sha1, call.keys.length, ...call.keys, ...call.args]);
-      redis.sendCommand(command);
-      replies[i] = (command.promise as Promise<unknown>).then(replied, failed);
+/** Waits out a BUSY server: resolves while there is time left, throws the BUSY error once there is none. */
+class BusyWait {
+  private readonly started = Date.now();
+  private attempts = 0;
+  constructor(private readonly limitMs: number) {}
+
+  async next(reply: unknown, context: ErrorContext): Promise<void> {
+    this.attempts += 1;
+    const waitedMs = Date.now() - this.started;
+    if (waitedMs >= this.limitMs) {
+      const busy = this.limitMs > 0 ? { waitedMs, attempts: this.attempts } : undefined;
+      throw classifyRedisError(reply, { ...context, ...(busy ? { busy } : {}) });
     }
-  } finally {
-    stream?.uncork();
+    const pauseMs = Math.min(50 * 2 ** Math.min(this.attempts - 1, 4), this.limitMs - waitedMs);
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
-  return Promise.all(replies);
 }
 
-/** One pipelined reply: an error (already explained) or the script's reply. */
-export type PipelineReply = [error: Error | null, reply: unknown];
+/** The commands that load `scripts` in one transaction. */
+const loadCommands = (scripts: readonly LuaScript[]): RedisCommand[] => [['MULTI'], ...scripts.map((s) => ['SCRIPT', 'LOAD', s.source]), ['EXEC']];
 
 /**
- * Where the flushed tail of one sent batch of `count` calls starts: the
- * index of the first NOSCRIPT reply, or `count` when there is none. Throws
- * unless every call from there on got NOSCRIPT (see {@link execPipeline}).
+ * Checks the replies of {@link loadCommands}: returns true when every script
+ * is loaded and hashed to swc's SHA1, the BUSY reply when the server was
+ * blocked, and throws the typed error of any other failure.
  */
-export function flushedFrom(count: number, noScript: (index: number) => boolean): number {
+function checkLoad(channel: ScriptChannel, scripts: readonly LuaScript[], replies: readonly unknown[]): true | Error {
+  const exec = replies.at(-1);
+  // EXEC's array holds each load's result; without one (EXECABORT, or MULTI
+  // itself refused) the loads' own replies say what happened.
+  const results = Array.isArray(exec) ? (exec as unknown[]) : replies.slice(1, -1);
+  // Loaded and hashed alike: done, even if MULTI was refused and they loaded one by one.
+  if (scripts.every((script, i) => results[i] === script.sha1)) {
+    remember(channel.server, scripts);
+    return true;
+  }
+  const failedAt = results.findIndex((r) => r instanceof Error);
+  const failure = failedAt !== -1 ? results[failedAt] : [replies[0], exec].find((r) => r instanceof Error);
+  if (failure === undefined) {
+    const script = scripts.find((s, i) => results[i] !== s.sha1) as LuaScript;
+    const got = results[scripts.indexOf(script)];
+    throw new ScriptError(`${script.file}: SCRIPT LOAD returned SHA1 ${String(got)}, not swc's ${script.sha1}; the server hashes scripts differently`);
+  }
+  if (isBusy(failure)) return failure as Error;
+  const script = failedAt !== -1 ? scripts[failedAt] : undefined;
+  const classified = classifyRedisError(failure, { command: 'SCRIPT LOAD', user: channel.user, ...(script ? { script } : {}) });
+  if (classified instanceof ScriptError && script) {
+    throw new ScriptError(`${script.file}: failed to load: ${locate(script, messageOf(failure))}`, { cause: failure });
+  }
+  throw classified;
+}
+
+/**
+ * Loads `scripts` together with every script loaded before on the same
+ * server, all in one MULTI/EXEC of SCRIPT LOADs, and checks that Redis
+ * hashed each to swc's SHA1. One transaction means a SCRIPT FLUSH from
+ * another client cannot fall between two loads: afterwards either all of
+ * swc's scripts are cached or none is, so a later pipeline sees NOSCRIPT
+ * only on a tail of its calls, which can be re-run in order. While the
+ * server is BUSY it waits (up to `busyWaitMs`) and tries again.
+ */
+export async function loadScripts(target: Redis | ScriptChannel, scripts: readonly LuaScript[], options: RunnerOptions = {}): Promise<void> {
+  const channel = channelOf(target);
+  const all = withLoaded(channel.server, scripts);
+  const busy = new BusyWait(options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS);
+  for (;;) {
+    const outcome = checkLoad(channel, all, await sendOn(channel, loadCommands(all), { command: 'SCRIPT LOAD' }));
+    if (outcome === true) return;
+    await busy.next(outcome, { command: 'SCRIPT LOAD', user: channel.user });
+  }
+}
+
+/**
+ * Loads scripts on a connection before any call, so a Lua error names its
+ * file before traffic is sent (see {@link loadScripts}).
+ */
+export async function installScripts(redis: Redis, scripts: readonly LuaScript[], options: RunnerOptions = {}): Promise<void> {
+  await loadScripts(redis, scripts, options);
+}
+
+const flushingError = (script: LuaScript): ScriptError =>
+  new ScriptError(`${script.file}: the server keeps dropping swc's scripts from its cache (SCRIPT FLUSH in a loop?); stopping`);
+
+/**
+ * Where the tail of one sent batch of `count` calls that did not run starts:
+ * the index of the first call that did not run, or `count` when all ran.
+ * Throws unless no call from there on ran, since re-running that tail would
+ * then put calls after ones that were queued behind them.
+ *
+ * With swc's scripts loaded all at once ({@link loadScripts}), a flush can
+ * only drop a tail; a call running after a NOSCRIPT one means another
+ * connection reloaded the scripts part-way through (or, for BUSY, that a
+ * blocking script ended part-way through).
+ *
+ * @param notRun whether call `index` got NOSCRIPT (or BUSY): it did not run
+ */
+export function flushedFrom(count: number, notRun: (index: number) => boolean): number {
   let first = 0;
-  while (first < count && !noScript(first)) first += 1;
+  while (first < count && !notRun(first)) first += 1;
+  let last = first;
   for (let i = first + 1; i < count; i += 1) {
-    if (!noScript(i)) {
-      throw new ScriptError(
-        'the script cache was flushed and reloaded by another client during a pipeline; stopping rather than reorder calls',
-      );
+    if (notRun(i)) {
+      last = i;
+      continue;
     }
+    const skipped = last === first ? `call ${first + 1}` : `calls ${first + 1}-${last + 1}`;
+    throw new ScriptError(
+      `${skipped} of a pipeline of ${count} did not run (the script cache was flushed, or a script blocked the server) ` +
+        `while call ${i + 1} after them did (another connection reloaded the scripts, or the block ended); ` +
+        're-running them would reorder calls, so swc stops',
+    );
   }
   return first;
 }
 
 /**
- * Re-runs the flushed tail of a pipeline until every call has run: reloads
- * the tail's scripts on `redis`, then `send(from)` sends `calls[from..]`
- * again and returns where its own flushed tail starts (`calls.length` when
- * none). `missingFrom` is where the first send's tail started.
+ * Re-runs the tail `calls[from..]` of a batch that did not run (NOSCRIPT, or
+ * BUSY), in order, until every call of it has run, and returns their
+ * replies (an Error per error reply). `reason` is the reply of the first
+ * call that did not run.
+ *
+ * Each round sends the scripts' load (see {@link loadScripts}) and the tail
+ * in one write: Redis runs a client's buffered commands back to back, so
+ * another client's SCRIPT FLUSH can hardly fall between the load and the
+ * calls. After BUSY it first waits (up to `busyWaitMs`). It gives up when
+ * flushes keep coming faster than a single call gets through.
  */
 export async function rerunFlushedTail(
-  redis: Redis,
+  target: Redis | ScriptChannel,
   calls: readonly ScriptCall[],
-  missingFrom: number,
-  send: (from: number) => Promise<number>,
-): Promise<void> {
-  let from = 0;
-  let missing = missingFrom;
+  from: number,
+  reason: unknown,
+  options: RunnerOptions = {},
+): Promise<unknown[]> {
+  const channel = channelOf(target);
+  const busy = new BusyWait(options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS);
+  const replies: unknown[] = [];
   let stalls = 0;
-  while (missing < calls.length) {
-    // Give up only when flushes keep coming faster than a single call gets through.
-    stalls = missing === from ? stalls + 1 : 0;
-    if (stalls >= 5) {
-      throw new ScriptError('the server keeps dropping swc\'s scripts from its cache (SCRIPT FLUSH in a loop?); stopping');
+  let why = reason;
+  let start = from;
+  for (;;) {
+    const first = calls[start] as ScriptCall;
+    if (isBusy(why)) {
+      await busy.next(why, { script: first.script, command: 'EVALSHA', keys: first.keys, user: channel.user });
+    } else if (++stalls > MAX_STALLS) {
+      throw flushingError(first.script);
     }
-    from = missing;
-    await reloadAtomically(redis, [...new Set(calls.slice(from).map((call) => call.script))]);
-    missing = await send(from);
+    const scripts = withLoaded(channel.server, calls.slice(start).map((c) => c.script));
+    const load = loadCommands(scripts);
+    const sent = await sendOn(channel, [...load, ...calls.slice(start).map(evalshaCommand)], { command: 'EVALSHA' });
+    // A BUSY load leaves its calls not run, as the tail below shows.
+    checkLoad(channel, scripts, sent.slice(0, load.length));
+    const results = sent.slice(load.length);
+    const missing = flushedFrom(results.length, (i) => notRun(results[i]));
+    for (let i = 0; i < missing; i += 1) replies.push(results[i]);
+    if (missing === results.length) return replies;
+    if (missing > 0) stalls = 0;
+    start += missing;
+    why = results[missing];
   }
 }
 
+/** One pipelined reply: an error (already typed) or the script's reply. */
+export type PipelineReply = [error: Error | null, reply: unknown];
+
 /**
- * Runs script calls in one pipeline, in order, and returns one reply each.
+ * Runs script calls in one pipeline, in order, and returns one reply each
+ * (errors typed, see {@link classifyRedisError}).
  *
- * ioredis re-sends a pipelined script that hit NOSCRIPT on its own, outside
- * the pipeline, so after a SCRIPT FLUSH the re-sent calls can run after the
- * ones queued behind them: a read would see a write that had not happened
- * yet. So pipelines send plain EVALSHA, and when the script cache was flushed
- * part-way (every call from some point on answered NOSCRIPT, and none of
- * those ran), the scripts are loaded again and exactly that tail is re-run.
- * Any other pattern means another client reloaded the cache mid-pipeline;
- * re-running would reorder calls, so it fails instead of returning numbers
- * that could be wrong.
+ * When the script cache was flushed part-way (every call from some point on
+ * answered NOSCRIPT, so none of those ran), the scripts are loaded again and
+ * exactly that tail is re-run; likewise after BUSY, once the server is free
+ * (see {@link rerunFlushedTail}). Any other pattern means calls would run
+ * out of order if re-run, so it fails (see {@link flushedFrom}) instead of
+ * returning numbers that could be wrong.
  */
-export async function execPipeline(redis: Redis, calls: readonly ScriptCall[]): Promise<PipelineReply[]> {
-  const replies = new Array<PipelineReply>(calls.length);
-  const send = async (from: number): Promise<number> => {
-    const results = await sendEvalshas(redis, from === 0 ? calls : calls.slice(from));
-    const missing = from + flushedFrom(results.length, (i) => isNoScript(results[i]?.[0]));
-    for (let i = from; i < missing; i += 1) {
-      const [err, reply] = results[i - from] as PipelineReply;
-      replies[i] = [err ? (explainScriptError(calls[i] as ScriptCall, err) as Error) : null, reply];
-    }
-    return missing;
-  };
-  const missing = await send(0);
-  if (missing < calls.length) await rerunFlushedTail(redis, calls, missing, send);
-  return replies;
+export async function execPipeline(target: Redis | ScriptChannel, calls: readonly ScriptCall[], options: RunnerOptions = {}): Promise<PipelineReply[]> {
+  const channel = channelOf(target);
+  let results = await sendOn(channel, calls.map(evalshaCommand), { command: 'EVALSHA' });
+  const missing = flushedFrom(results.length, (i) => notRun(results[i]));
+  if (missing < calls.length) {
+    results = [...results.slice(0, missing), ...(await rerunFlushedTail(channel, calls, missing, results[missing], options))];
+  }
+  return results.map((reply, i) =>
+    reply instanceof Error ? [callError(channel, calls[i] as ScriptCall, reply) as Error, null] : [null, reply],
+  );
+}
+
+/** The typed error for a reply of `call`. */
+function callError(channel: ScriptChannel, call: ScriptCall, reply: unknown): unknown {
+  return classifyRedisError(reply, { script: call.script, command: 'EVALSHA', keys: call.keys, user: channel.user });
+}
+
+/**
+ * Runs one script call and returns its raw reply. After NOSCRIPT it reloads
+ * the scripts and runs the call again; while the server is BUSY it waits
+ * (up to `busyWaitMs`) and tries again; any other error is thrown typed.
+ */
+export async function runScript(target: Redis | ScriptChannel, call: ScriptCall, options: RunnerOptions = {}): Promise<unknown> {
+  const [[error, reply]] = (await execPipeline(target, [call], options)) as [PipelineReply];
+  if (error) throw error;
+  return reply;
 }

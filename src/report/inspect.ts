@@ -122,6 +122,8 @@ function windowLine(inspection: Inspection): string {
   const { window } = inspection;
   const clock = window.clock === 'server' ? 'server clock' : '--at';
   if (window.seconds === null) {
+    // Undecoded keys have no buckets to call stale.
+    if (inspection.kind === 'keys') return `now ${isoSecond(window.at)} (${clock})`;
     return `no window (give --window): every bucket counts, none is stale; now ${isoSecond(window.at)} (${clock})`;
   }
   const from = window.fromSecond ?? window.at;
@@ -143,7 +145,8 @@ function summaryLine(inspection: Inspection, c: ChalkInstance): string {
           ? `${bytesText(Math.round(summary.bytesPerWindowSecond))} per second of window`
           : 'no window';
   // A layout read from its key templates is not decoded, so it has no counts to rate.
-  const rate = inspection.kind === 'keys' ? `${inspection.keys.length} keys` : `error rate ${percentText(summary.errorRate)} in the window`;
+  const n = inspection.keys.length;
+  const rate = inspection.kind === 'keys' ? `${n} key${n === 1 ? '' : 's'}` : `error rate ${percentText(summary.errorRate)} in the window`;
   return `${c.bold('summary')}  ${rate} · ${bytesText(summary.bytes, inspection.keys.every((k) => k.bytesExact))} · ${perSecond}`;
 }
 

@@ -23,7 +23,7 @@ function swc(...args: string[]): { code: number | null; stdout: string; stderr: 
 }
 
 describe('swc inspect', () => {
-  it('prints the whole JSON contract for both layouts', async () => {
+  it('--json prints one document per layout: keys with their facts, totals, seconds or buckets, drift', async () => {
     const name = uniqueName('cli');
     for (const layout of [new StoplightV5(), new StoplightV6()]) {
       const client = await LayoutClient.open(redis, layout);
@@ -48,7 +48,7 @@ describe('swc inspect', () => {
     });
   });
 
-  it('renders text with drift, metadata and summary, and one object for one layout', async () => {
+  it('the table shows the light id, drift ok, the decoded error and the summary; --json of one layout is one object', async () => {
     const name = uniqueName('cli');
     const client = await LayoutClient.open(redis, new StoplightV6());
     await client.recordFailure({ name }, { at: HOUR_START, windowSeconds: 60, errorJson: ERROR_JSON });
@@ -62,7 +62,7 @@ describe('swc inspect', () => {
     expect(json.layout).toBe('stoplight-v6');
   });
 
-  it('a missing light exits 1 with a clear message', () => {
+  it('a missing light exits 1, stdout empty, one stderr line naming the keys looked for', () => {
     const name = uniqueName('nope');
     const run = swc('inspect', name, '--redis-url', redisUrl());
     expect(run.code).toBe(1);
@@ -94,14 +94,21 @@ describe('swc inspect', () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('needs a light or --list, not both', () => {
+  it('a key of one layout with --layout naming another exits 2 before connecting', () => {
+    const key = 'stoplight:v6:37a8eec1ce19:{682a1c47a1d3}:window_metrics';
+    const run = swc('inspect', key, '--layout', 'stoplight-v5', '--redis-url', 'redis://127.0.0.1:1');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`swc: --layout: "${key}" is a stoplight-v6 key, but --layout stoplight-v5 was given\n`);
+  });
+
+  it('exits 2 with neither a light nor --list, and with both', () => {
     expect(swc('inspect', '--redis-url', 'redis://127.0.0.1:1').code).toBe(2);
     expect(swc('inspect', 'x', '--list', '--redis-url', 'redis://127.0.0.1:1').code).toBe(2);
   });
 });
 
 describe('swc lights / inspect --list', () => {
-  it('lists the light by name (5.x) and both forms agree', async () => {
+  it('swc lights (table) and inspect --list --json both list a 5.x light by name with its key count', async () => {
     const name = uniqueName('cli-list');
     const client = await LayoutClient.open(redis, new StoplightV5());
     await client.recordSuccess({ name }, { at: HOUR_START, windowSeconds: 60 });
@@ -112,5 +119,19 @@ describe('swc lights / inspect --list', () => {
       lights: { light: string; keys: number }[];
     };
     expect(json.lights.find((l) => l.light === name)).toMatchObject({ keys: 2 });
+  });
+
+  it('swc lights --layout stoplight-v6 lists only that layout\'s lights and says which patterns it searched', async () => {
+    const name = uniqueName('cli-only');
+    for (const layout of [new StoplightV5(), new StoplightV6()]) {
+      const client = await LayoutClient.open(redis, layout);
+      await client.recordSuccess({ name }, { at: HOUR_START, windowSeconds: 60 });
+    }
+    const run = swc('lights', '--layout', 'stoplight-v6', '--redis-url', redisUrl(), '--json');
+    expect(run.code).toBe(0);
+    const json = JSON.parse(run.stdout) as { lights: { layout: string; light: string }[]; patterns: string[] };
+    expect(json.patterns).toEqual(['stoplight:v6:*']);
+    expect(new Set(json.lights.map((l) => l.layout))).toEqual(new Set(['stoplight-v6']));
+    expect(json.lights.map((l) => l.light)).toContain(shortId(name));
   });
 });

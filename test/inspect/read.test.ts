@@ -186,7 +186,7 @@ describe('inspect a 5.x light', () => {
 });
 
 describe('inspect, both layouts and failures', () => {
-  it('returns both layouts when both have keys', async () => {
+  it('returns 5.x then 6.0 when both have keys, and only 6.0 with --layout stoplight-v6', async () => {
     const name = uniqueName('both');
     for (const layout of [v5, v6]) {
       const client = await LayoutClient.open(redis, layout);
@@ -205,7 +205,7 @@ describe('inspect, both layouts and failures', () => {
     );
   });
 
-  it('a key of the wrong type is reported, not read, and does not crash', async () => {
+  it('a key of the wrong type is described, not read, and named in problems', async () => {
     const name = uniqueName('wrong');
     await redis.set(v6.metricsKey({ name }), 'surprise');
     await redis.zadd(v6.indexKey({ name }), HOUR_START, `bucket:${HOUR_START}`);

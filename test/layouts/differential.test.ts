@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLayout, layoutNames, type LayoutName } from '../../src/layouts/index.js';
-import { V5_MAX_WINDOW_SECONDS } from '../../src/layouts/stoplight-v5.js';
 import type { Layout, Snapshot } from '../../src/layouts/types.js';
 import { SlidingWindowModel } from '../../src/model/sliding-window.js';
 import { execPipeline, installScripts } from '../../src/redis/scripts.js';
@@ -23,7 +22,7 @@ function modelFor(layout: Layout, windowSeconds: number): SlidingWindowModel {
   return new SlidingWindowModel(
     windowSeconds,
     layout.windowSemantics,
-    layout.name === 'stoplight-v5' ? V5_MAX_WINDOW_SECONDS : Number.POSITIVE_INFINITY,
+    layout.capabilities.maxWindowSeconds ?? Number.POSITIVE_INFINITY,
   );
 }
 
@@ -84,7 +83,6 @@ async function runCase(name: LayoutName, windowSeconds: number, seed: number) {
 }
 
 describe.each(layoutNames)('%s against the reference model', (name) => {
-  let reads = 0;
 
   it.each(WINDOWS.flatMap((w) => SEEDS.map((seed) => [w, seed] as const)))(
     'window %i s, seed %i: same counts at every read',
@@ -92,7 +90,6 @@ describe.each(layoutNames)('%s against the reference model', (name) => {
       const { actual, expected, layout, light, lastAt } = await runCase(name, windowSeconds, seed);
       expect(expected.length).toBeGreaterThan(50);
       expect(actual).toEqual(expected);
-      reads += expected.length;
       if (layout.name === 'stoplight-v6') {
         // After the last operation's eviction nothing at or before floor(last) - W remains.
         const v6 = layout as import('../../src/layouts/stoplight-v6.js').StoplightV6;
@@ -103,8 +100,4 @@ describe.each(layoutNames)('%s against the reference model', (name) => {
       }
     },
   );
-
-  it('compared several thousand reads in all', () => {
-    expect(reads).toBeGreaterThan(5000);
-  });
 });

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNamespace } from '../../src/bench/namespace.js';
 import { runBench } from '../../src/bench/run.js';
+import { parseScenario } from '../../src/bench/scenario.js';
 import { UsageError } from '../../src/errors.js';
 import { inspectLight } from '../../src/inspect/inspect.js';
 import { listLights } from '../../src/inspect/list.js';
@@ -44,7 +45,6 @@ const NAME = 'test-minute-counters';
  */
 class MinuteCounters implements Layout {
   readonly name = NAME;
-  readonly summary = 'test only: a counter per light, outcome and minute';
   readonly windowSemantics = 'half-open' as const;
   readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: false, readWrites: false, maxWindowSeconds: null };
   readonly prefix: string;
@@ -209,5 +209,17 @@ describe('layout manifests through the registry', () => {
     expect(loads).toBe(1);
     expect(isLayoutName('from-manifest')).toBe(true);
     expect(() => resolveLayoutName('no-such-layout')).toThrow(/--layout: expected one of stoplight-v5, stoplight-v6, test-minute-counters, from-manifest or a manifest file/);
+  });
+
+  it('a scenario names manifest files relative to its own folder, and names the field when one is unknown', () => {
+    const seen: string[] = [];
+    registerManifestLoader((file) => {
+      seen.push(file);
+      return { name: 'scenario-manifest', create: (options) => new MinuteCounters(options) };
+    });
+    const scenario = parseScenario('/work/ci/scenarios/small.json', { layouts: ['stoplight-v6', '../layouts/window.json'] });
+    expect(scenario.layouts).toEqual(['stoplight-v6', 'scenario-manifest']);
+    expect(seen).toEqual(['/work/ci/layouts/window.json']);
+    expect(() => parseScenario('s.json', { layouts: ['v7'] })).toThrow(/^s\.json: layouts\[0\]: expected one of stoplight-v5, stoplight-v6, .* or a manifest file \(\*\.json\), got "v7"$/);
   });
 });

@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../src/layouts/client.js';
+import { createLayout, layoutNames } from '../../src/layouts/index.js';
+import { installScripts, runScript } from '../../src/redis/scripts.js';
 import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
 import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
 import { keySlot } from '../../src/redis/slot.js';
@@ -148,5 +150,60 @@ describe('stoplight-v6 keys', () => {
     const fields = Object.keys(await redis.hgetall(layout.metricsKey(light))).filter((f) => f.startsWith('bucket:'));
     expect(fields.sort()).toEqual([5, 6, 7, 8, 9].map((s) => `bucket:${HOUR_START + s}:s`));
     expect(await redis.zcard(layout.indexKey(light))).toBe(5);
+  });
+});
+
+/**
+ * Every key's contents, in a fixed order, to tell whether a call wrote
+ * anything (DUMP would not do: a lookup may move a hashtable's rehash along
+ * and so reorder its serialized form without any write).
+ */
+async function dumps(keys: readonly string[]): Promise<string[]> {
+  return Promise.all(
+    keys.map(async (key) => {
+      const type = await redis.type(key);
+      if (type === 'hash') return JSON.stringify(Object.entries(await redis.hgetall(key)).sort());
+      if (type === 'zset') return JSON.stringify(await redis.zrange(key, 0, -1, 'WITHSCORES'));
+      if (type === 'string') return JSON.stringify(await redis.get(key));
+      return type;
+    }),
+  );
+}
+
+describe.each(layoutNames)('%s: the declared capabilities hold', (name) => {
+  it('readWrites: a read past the window changes the keys exactly when the layout says reads write', async () => {
+    const layout = createLayout(name);
+    const client = await LayoutClient.open(redis, layout);
+    const light = { name: uniqueName('caps') };
+    await client.recordSuccess(light, { at: HOUR_START, windowSeconds: 10 });
+    await client.recordFailure(light, { at: HOUR_START + 1, windowSeconds: 10, errorJson: ERROR_JSON });
+    const keys = layout.keysOf(light, HOUR_START, HOUR_START + 100).map((k) => k.key);
+    const before = await dumps(keys);
+    await client.getMetrics(light, { at: HOUR_START + 100, windowSeconds: 10 });
+    const after = await dumps(keys);
+    if (layout.capabilities.readWrites) expect(after).not.toEqual(before);
+    else expect(after).toEqual(before);
+  });
+
+  it('failureReturnsSnapshot: the failure reply parses to the snapshot exactly when declared', async () => {
+    const layout = createLayout(name);
+    await installScripts(redis, layout.scripts);
+    const light = { name: uniqueName('caps') };
+    const reply = await runScript(redis, layout.recordFailure(light, { at: HOUR_START, windowSeconds: 60, errorJson: ERROR_JSON }));
+    const snapshot = layout.parseFailure(reply);
+    if (layout.capabilities.failureReturnsSnapshot) expect(snapshot).toMatchObject({ failures: 1, consecutiveErrors: 1, lastErrorJson: ERROR_JSON });
+    else expect(snapshot).toBeNull();
+  });
+
+  it('maxWindowSeconds: an event older than the longest window is not counted, however long the window asked for', async () => {
+    const layout = createLayout(name);
+    const client = await LayoutClient.open(redis, layout);
+    const light = { name: uniqueName('caps') };
+    const max = layout.capabilities.maxWindowSeconds;
+    // Without a cap, a two-day-old event still counts in a three-day window.
+    const age = max === null ? 2 * 86_400 : max + 5;
+    await client.recordSuccess(light, { at: HOUR_START, windowSeconds: age + 100 });
+    const snapshot = await client.getMetrics(light, { at: HOUR_START + age, windowSeconds: age + 100 });
+    expect(snapshot.successes).toBe(max === null ? 1 : 0);
   });
 });

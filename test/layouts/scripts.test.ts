@@ -9,6 +9,7 @@ import { ScriptError } from '../../src/errors.js';
 import { execPipeline, runScript } from '../../src/redis/scripts.js';
 import { LUA_DIR, readScript } from '../../src/lua/source.js';
 import { connect } from '../../src/redis/connect.js';
+import { parseInfo } from '../../src/redis/info.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { HOUR_START, uniqueName } from '../helpers.js';
 
@@ -24,6 +25,12 @@ afterAll(async () => {
   await server.stop();
 });
 
+/** How many NOSCRIPT replies the server has sent (INFO errorstats). */
+async function noScriptErrors(): Promise<number> {
+  const line = parseInfo(await redis.info('errorstats')).errorstat_NOSCRIPT ?? '';
+  return Number(/count=(\d+)/.exec(line)?.[1] ?? 0);
+}
+
 describe('scripts', () => {
   it('every script starts with a header naming each KEYS and ARGV slot it uses', () => {
     for (const name of layoutNames) {
@@ -35,13 +42,15 @@ describe('scripts', () => {
     }
   });
 
-  it.each(layoutNames)('%s: a script flushed from the server cache is reloaded transparently', async (name) => {
+  it.each(layoutNames)('%s: after SCRIPT FLUSH, a LayoutClient call and a pipeline reload and re-run (NOSCRIPT seen once each)', async (name) => {
     const layout = createLayout(name);
     const client = await LayoutClient.open(redis, layout);
     const light = { name: uniqueName('flush') };
     await client.recordSuccess(light, { at: HOUR_START + 1, windowSeconds: 60 });
+    const before = await noScriptErrors();
     await redis.script('FLUSH');
     await client.recordSuccess(light, { at: HOUR_START + 2, windowSeconds: 60 });
+    expect(await noScriptErrors()).toBe(before + 1);
     await redis.script('FLUSH');
     // In a pipeline, order matters: the read must see the write queued before it.
     const replies = await execPipeline(redis, [
@@ -50,6 +59,8 @@ describe('scripts', () => {
       layout.getMetrics(light, { at: HOUR_START + 4, windowSeconds: 60 }),
     ]);
     expect(replies.map(([err]) => err)).toEqual([null, null, null]);
+    // The first call of the pipeline met NOSCRIPT, so the whole pipeline was re-run after the reload.
+    expect(await noScriptErrors()).toBe(before + 4);
     expect(layout.parseMetrics(replies[2]?.[1]).successes).toBe(4);
   });
 

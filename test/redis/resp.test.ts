@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisUnavailableError } from '../../src/errors.js';
 import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
 import { connect } from '../../src/redis/connect.js';
-import { ReplyParser, RequestWriter, RespConnection, type BatchErrors } from '../../src/redis/resp.js';
+import { decodeReplies, ReplyParser, RequestWriter, RespConnection, RespReplyError, type BatchErrors } from '../../src/redis/resp.js';
 import { installScripts, runScript } from '../../src/redis/scripts.js';
 import type { ScriptCall } from '../../src/lua/source.js';
 import { startPrivateServer } from '../../src/redis/server.js';
@@ -42,6 +42,21 @@ function parseInPieces(bytes: Buffer, cuts: readonly number[]): (string | null)[
   }
   return seen;
 }
+
+describe('decodeReplies (the rare path: loads, re-runs)', () => {
+  it('decodes every RESP2 shape, errors as ReplyErrors also inside arrays', () => {
+    const replies = decodeReplies(Buffer.from(STREAM), EXPECTED.length);
+    expect(replies.slice(0, 7)).toEqual(['OK', -42, 'he\r\no', null, '', null, []]);
+    expect(replies[7]).toBeInstanceOf(RespReplyError);
+    expect((replies[7] as Error).message).toBe('ERR wrong number of arguments');
+    const nested = replies[8] as unknown[];
+    expect(nested[0]).toBe(1);
+    expect(nested[1]).toEqual(['a', expect.any(RespReplyError)]);
+    expect(replies[9]).toMatchObject({ name: 'ReplyError', message: 'NOSCRIPT No matching script. Please use EVAL.' });
+    expect((replies[10] as string).length).toBe(70_000);
+    expect(replies[11]).toEqual([[[7]], null]);
+  });
+});
 
 describe('ReplyParser', () => {
   const bytes = Buffer.from(STREAM);

@@ -1,0 +1,228 @@
+/**
+ * One place that turns what Redis (or the socket to it) said into a typed
+ * error with a message of its own: a connection error, a server-state error
+ * (the server is reachable but its state or configuration refuses us), or a
+ * script error (our Lua failed). Every caller that talks to Redis can use it.
+ */
+import { ExitCode, RedisUnavailableError, ScriptError, ServerStateError, SwcError, type ServerStateKind } from '../errors.js';
+import { locate, type LuaScript } from '../lua/source.js';
+
+/** What was being done when an error came back; every field is optional and only sharpens the message. */
+export interface ErrorContext {
+  /** The script being run or loaded: a Lua error names its file and line. */
+  readonly script?: LuaScript;
+  /** The command sent, e.g. `EVALSHA` or `SCRIPT LOAD`. */
+  readonly command?: string;
+  /** The keys of that command, for NOPERM and cluster messages. */
+  readonly keys?: readonly string[];
+  /** The ACL user swc connected as (`default` when none was given). */
+  readonly user?: string;
+  /** How long swc waited out a BUSY server before giving up, when it did. */
+  readonly busy?: { readonly waitedMs: number; readonly attempts: number };
+  /** Where the caller was, as a phrase ("in cell 2/4 …"); see {@link SwcError.at}. */
+  readonly where?: string;
+}
+
+const messageOf = (err: unknown): string => (typeof err === 'string' ? err : err instanceof Error ? err.message : String(err));
+
+/** An error reply from Redis, as opposed to a socket or client failure (ioredis: ReplyError; RESP engine: a string). */
+function isReply(err: unknown): boolean {
+  return typeof err === 'string' || (err instanceof Error && err.name === 'ReplyError');
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const CONNECTION_TEXT =
+  /Connection is closed|max retries|isn't writeable|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|socket (?:closed|hang up)|connection (?:was )?closed|Command timed out|no reply within/i;
+
+/** The server-state code an error reply carries, also when a script relayed it (Redis 6 wraps it as `…: -CODE …`). */
+const STATE_CODE =
+  /(?:^|: -|\s-)(BUSY|OOM|READONLY|CROSSSLOT|CLUSTERDOWN|MOVED|ASK|TRYAGAIN|NOPERM|MISCONF|LOADING|NOREPLICAS|MASTERDOWN)\b/;
+
+const quoteKeys = (keys: readonly string[] | undefined, most = 3): string => {
+  if (!keys || keys.length === 0) return 'its keys';
+  const shown = keys.slice(0, most).map((k) => JSON.stringify(k));
+  return keys.length > most ? `${shown.join(', ')} and ${keys.length - most} more` : shown.join(', ');
+};
+
+const commandName = (context: ErrorContext, fallback = 'the command'): string => (context.command ? context.command.toUpperCase() : fallback);
+
+function state(kind: ServerStateKind, headline: string, detail: string, raw: string, cause: unknown): ServerStateError {
+  return new ServerStateError(kind, headline, `${detail} (Redis said: ${raw.trim()})`, { cause });
+}
+
+/** A server-state error for `message`, or undefined when it is not one. */
+function serverState(message: string, context: ErrorContext, cause: unknown): ServerStateError | undefined {
+  // Unknown unless the caller says: never guess a name.
+  const who = context.user === undefined ? 'the connected user' : `user "${context.user}"`;
+  const user = context.user ?? '<user>';
+  // The pattern to grant: the first key's top-level prefix (swc-bench:* for a benchmark).
+  const pattern = context.keys?.[0] ? `~${context.keys[0].split(':')[0]}:*` : '~swc-bench:*';
+  if (/max(?:imum)? number of clients reached/i.test(message)) {
+    return state(
+      'maxclients',
+      'Redis refused the connection: max number of clients reached (maxclients)',
+      'close idle clients or raise maxclients (a benchmark needs about two per --connections)',
+      message,
+      cause,
+    );
+  }
+  const unknown = /unknown command [`'"]?([^`'"\s,]+)/i.exec(message);
+  if (unknown?.[1]) {
+    const name = unknown[1].toUpperCase();
+    return state(
+      'unknown-command',
+      `Redis does not offer the ${name} command (renamed or disabled, e.g. by rename-command)`,
+      'swc needs EVALSHA and SCRIPT LOAD; use a server that allows them',
+      message,
+      cause,
+    );
+  }
+  if (/can't access at least one of the keys/i.test(message)) {
+    return state(
+      'noperm',
+      `Redis ACL denies ${who} a key a script touched (NOPERM)`,
+      `grant the key pattern swc writes (e.g. ACL SETUSER ${user} ${pattern}) or connect as another user`,
+      message,
+      cause,
+    );
+  }
+  const code = STATE_CODE.exec(message)?.[1];
+  switch (code) {
+    case undefined:
+      return undefined;
+    case 'BUSY': {
+      const waited = context.busy
+        ? `swc waited ${(context.busy.waitedMs / 1000).toFixed(1)} s and tried ${context.busy.attempts} times; it is still running`
+        : 'swc did not wait';
+      return state(
+        'busy',
+        'Redis is busy running a script from another client (BUSY)',
+        `${waited}; stop it with SCRIPT KILL (or FUNCTION KILL) or try again when it is done`,
+        message,
+        cause,
+      );
+    }
+    case 'OOM':
+      return state(
+        'oom',
+        'Redis is out of memory (maxmemory reached)',
+        'it refuses writes; raise maxmemory, free memory, or use a server with room',
+        message,
+        cause,
+      );
+    case 'READONLY':
+      return state(
+        'readonly',
+        'Redis is a read-only replica (READONLY)',
+        'swc writes: point --redis-url at its primary (INFO replication shows master_host and master_port)',
+        message,
+        cause,
+      );
+    case 'NOPERM': {
+      const denied = /run the '([^']+)' command/i.exec(message)?.[1];
+      const what = denied
+        ? `the ${denied.toUpperCase()} command`
+        : /keys?/i.test(message)
+          ? `access to ${quoteKeys(context.keys)}`
+          : commandName(context);
+      const grant = denied ? `+${denied.toLowerCase()}` : pattern;
+      return state(
+        'noperm',
+        `Redis ACL denies ${who} ${what} (NOPERM)`,
+        `grant it (e.g. ACL SETUSER ${user} ${grant}) or connect as another user`,
+        message,
+        cause,
+      );
+    }
+    case 'MISCONF':
+      return state(
+        'misconf',
+        'Redis refuses writes after a failed RDB save (MISCONF)',
+        "fix the server's disk or dir, or set stop-writes-on-bgsave-error no",
+        message,
+        cause,
+      );
+    case 'LOADING':
+      return state('loading', 'Redis is still loading its dataset (LOADING)', 'try again once it has loaded', message, cause);
+    case 'NOREPLICAS':
+      return state(
+        'noreplicas',
+        'Redis refuses writes: not enough replicas are connected (NOREPLICAS, min-replicas-to-write)',
+        'connect the replicas, lower min-replicas-to-write, or use another server',
+        message,
+        cause,
+      );
+    case 'MASTERDOWN':
+      return state(
+        'noreplicas',
+        'Redis is a replica that lost its primary (MASTERDOWN)',
+        'point --redis-url at the primary',
+        message,
+        cause,
+      );
+    default: {
+      // CROSSSLOT, CLUSTERDOWN, MOVED, ASK, TRYAGAIN.
+      const moved = /(?:MOVED|ASK) (\d+) (\S+)/.exec(message);
+      const why =
+        code === 'CROSSSLOT'
+          ? `the keys of one ${commandName(context, 'call')} (${quoteKeys(context.keys)}) hash to different slots`
+          : moved
+            ? `slot ${moved[1]} (${quoteKeys(context.keys)}) is served by ${moved[2]}`
+            : code === 'CLUSTERDOWN'
+              ? 'the cluster is down'
+              : `${quoteKeys(context.keys)} are being migrated`;
+      return state(
+        'cluster',
+        `Redis is a cluster node (${code})`,
+        `${why}; swc talks to a single node: use a standalone server (cluster mode off)`,
+        message,
+        cause,
+      );
+    }
+  }
+}
+
+/** Whether `message` is a Lua compile or runtime error (as opposed to a refusal of the command). */
+const isLuaError = (message: string): boolean => /user_script|f_[0-9a-f]{40}|script: [0-9a-f]{40}|Error compiling script/i.test(message);
+
+/**
+ * Turns an error from Redis or from the connection to it into a typed error
+ * with a one-line message of its own:
+ *
+ * - a lost, refused, reset or timed-out connection: {@link RedisUnavailableError};
+ * - a refusal that comes from the server's state or configuration (BUSY, OOM,
+ *   READONLY, cluster redirections, NOPERM, maxclients, MISCONF, LOADING,
+ *   NOREPLICAS, a renamed command): {@link ServerStateError} with its `kind`;
+ * - a Lua error of `context.script`: {@link ScriptError} naming the file and line.
+ *
+ * An error that is already an {@link SwcError} keeps its class. Any other
+ * error reply becomes a runtime SwcError naming the command (a ScriptError
+ * when a script was running). Errors that are neither (bugs) are returned as
+ * they are. `context.where`, when given, is added with {@link SwcError.at}.
+ */
+export function classifyRedisError(err: unknown, context: ErrorContext = {}): unknown {
+  const classified = classify(err, context);
+  return context.where && classified instanceof SwcError && classified !== err ? classified.at(context.where) : classified;
+}
+
+function classify(err: unknown, context: ErrorContext): unknown {
+  if (err instanceof SwcError) return err;
+  const message = messageOf(err);
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (!isReply(err)) {
+    if ((code && CONNECTION_CODES.has(code)) || CONNECTION_TEXT.test(message)) {
+      return new RedisUnavailableError(
+        `lost Redis: the connection dropped and did not come back (server stopped, restarted too slowly, or unreachable): ${message}`,
+        { cause: err, lead: 'lost Redis' },
+      );
+    }
+    // ioredis rejects with a plain Error for some server replies it relays (e.g. during connect).
+    if (!/^[A-Z]+ /.test(message)) return err;
+  }
+  const stateError = serverState(message, context, err);
+  if (stateError) return stateError;
+  const script = context.script;
+  if (script && isLuaError(message)) return new ScriptError(`${script.file}: ${locate(script, message)}`, { cause: err });
+  if (script) return new ScriptError(`${script.file}: ${commandName(context, 'EVALSHA')} failed: ${message}`, { cause: err });
+  return new SwcError(`Redis refused ${commandName(context)}: ${message}`, ExitCode.runtime, { cause: err });
+}

@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { memoryGrid, renderBench, throughputRatioGrid } from '../../src/report/bench.js';
+import { threeLayouts, twoLayouts } from './fixtures.js';
+
+describe('renderBench (colour off)', () => {
+  it('table: memory with the "first / second" ratio, throughput, throughput ratios, footer', () => {
+    expect(renderBench(twoLayouts, 'table', false)).toMatchInlineSnapshot(`
+      "Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light's keys)
+      ┌────────┬───────┬──────────────────┬─────────────────┬─────────────────┬─────────────────────────────┬─────────────────────┐
+      │ window │ req/s │ events in window │ stoplight-v5 KB │ stoplight-v6 KB │ stoplight-v5 / stoplight-v6 │ encodings           │
+      ├────────┼───────┼──────────────────┼─────────────────┼─────────────────┼─────────────────────────────┼─────────────────────┤
+      │ 1 min  │    10 │              600 │            74.4 │            10.8 │                       6.89× │ skiplist | listpack │
+      │ 1 min  │   100 │            6,000 │           706.1 │            10.8 │                       65.4× │ skiplist | listpack │
+      └────────┴───────┴──────────────────┴─────────────────┴─────────────────┴─────────────────────────────┴─────────────────────┘
+
+      Throughput and latency (steady state, injected clock)
+      ┌────────┬───────┬──────────────┬─────────┬────────┬────────┬────────┬──────────┬────────────────┐
+      │ window │ req/s │ layout       │ op      │  ops/s │ p50 ms │ p99 ms │ p99.9 ms │ server µs/call │
+      ├────────┼───────┼──────────────┼─────────┼────────┼────────┼────────┼──────────┼────────────────┤
+      │ 1 min  │    10 │ stoplight-v5 │ write   │ 20,000 │  0.210 │  0.520 │    1.400 │            8.5 │
+      │ 1 min  │    10 │ stoplight-v5 │ read    │ 22,000 │  0.210 │  0.520 │    1.400 │            9.5 │
+      │ 1 min  │    10 │ stoplight-v5 │ request │ 10,000 │  0.210 │  0.520 │    1.400 │           18.0 │
+      │ 1 min  │    10 │ stoplight-v6 │ write   │ 21,000 │  0.210 │  0.520 │    1.400 │            8.5 │
+      │ 1 min  │    10 │ stoplight-v6 │ read    │ 23,000 │  0.210 │  0.520 │    1.400 │            9.5 │
+      │ 1 min  │    10 │ stoplight-v6 │ request │ 10,500 │  0.210 │  0.520 │    1.400 │           18.0 │
+      │ 1 min  │   100 │ stoplight-v5 │ write   │ 19,000 │  0.210 │  0.520 │    1.400 │            8.5 │
+      │ 1 min  │   100 │ stoplight-v5 │ read    │ 21,000 │  0.210 │  0.520 │    1.400 │            9.5 │
+      │ 1 min  │   100 │ stoplight-v5 │ request │  9,500 │  0.210 │  0.520 │    1.400 │           18.0 │
+      │ 1 min  │   100 │ stoplight-v6 │ write   │ 19,500 │  0.210 │  0.520 │    1.400 │            8.5 │
+      │ 1 min  │   100 │ stoplight-v6 │ read    │ 21,500 │  0.210 │  0.520 │    1.400 │            9.5 │
+      │ 1 min  │   100 │ stoplight-v6 │ request │  9,750 │  0.210 │  0.520 │    1.400 │           18.0 │
+      └────────┴───────┴──────────────┴─────────┴────────┴────────┴────────┴──────────┴────────────────┘
+
+      Throughput ratios: stoplight-v6 / stoplight-v5
+      ┌────────┬───────┬─────────────┬────────────┬───────────────┬───────────────────┐
+      │ window │ req/s │ write ops/s │ read ops/s │ request ops/s │ server µs/request │
+      ├────────┼───────┼─────────────┼────────────┼───────────────┼───────────────────┤
+      │ 1 min  │    10 │       1.05× │      1.05× │         1.05× │             1.00× │
+      │ 1 min  │   100 │       1.03× │      1.02× │         1.03× │             1.00× │
+      └────────┴───────┴─────────────┴────────────┴───────────────┴───────────────────┘
+
+      Redis 7.0.15, jemalloc-5.3.0 (private server); hash-max-listpack-entries=128 zset-max-listpack-entries=128; 4 connection(s), pipeline 1
+      "
+    `);
+  });
+
+  it('markdown: the same tables, ready to paste', () => {
+    expect(renderBench(twoLayouts, 'markdown', false)).toMatchInlineSnapshot(`
+      "**Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light's keys)**
+
+      | window | req/s | events in window | stoplight-v5 KB | stoplight-v6 KB | stoplight-v5 / stoplight-v6 | encodings |
+      | --- | ---: | ---: | ---: | ---: | ---: | --- |
+      | 1 min | 10 | 600 | 74.4 | 10.8 | 6.89× | skiplist \\| listpack |
+      | 1 min | 100 | 6,000 | 706.1 | 10.8 | 65.4× | skiplist \\| listpack |
+
+      **Throughput and latency (steady state, injected clock)**
+
+      | window | req/s | layout | op | ops/s | p50 ms | p99 ms | p99.9 ms | server µs/call |
+      | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |
+      | 1 min | 10 | stoplight-v5 | write | 20,000 | 0.210 | 0.520 | 1.400 | 8.5 |
+      | 1 min | 10 | stoplight-v5 | read | 22,000 | 0.210 | 0.520 | 1.400 | 9.5 |
+      | 1 min | 10 | stoplight-v5 | request | 10,000 | 0.210 | 0.520 | 1.400 | 18.0 |
+      | 1 min | 10 | stoplight-v6 | write | 21,000 | 0.210 | 0.520 | 1.400 | 8.5 |
+      | 1 min | 10 | stoplight-v6 | read | 23,000 | 0.210 | 0.520 | 1.400 | 9.5 |
+      | 1 min | 10 | stoplight-v6 | request | 10,500 | 0.210 | 0.520 | 1.400 | 18.0 |
+      | 1 min | 100 | stoplight-v5 | write | 19,000 | 0.210 | 0.520 | 1.400 | 8.5 |
+      | 1 min | 100 | stoplight-v5 | read | 21,000 | 0.210 | 0.520 | 1.400 | 9.5 |
+      | 1 min | 100 | stoplight-v5 | request | 9,500 | 0.210 | 0.520 | 1.400 | 18.0 |
+      | 1 min | 100 | stoplight-v6 | write | 19,500 | 0.210 | 0.520 | 1.400 | 8.5 |
+      | 1 min | 100 | stoplight-v6 | read | 21,500 | 0.210 | 0.520 | 1.400 | 9.5 |
+      | 1 min | 100 | stoplight-v6 | request | 9,750 | 0.210 | 0.520 | 1.400 | 18.0 |
+
+      **Throughput ratios: stoplight-v6 / stoplight-v5**
+
+      | window | req/s | write ops/s | read ops/s | request ops/s | server µs/request |
+      | --- | ---: | ---: | ---: | ---: | ---: |
+      | 1 min | 10 | 1.05× | 1.05× | 1.05× | 1.00× |
+      | 1 min | 100 | 1.03× | 1.02× | 1.03× | 1.00× |
+
+      _Redis 7.0.15, jemalloc-5.3.0 (private server); hash-max-listpack-entries=128 zset-max-listpack-entries=128; 4 connection(s), pipeline 1_
+      "
+    `);
+  });
+
+  it('csv: one flat row per result', () => {
+    expect(renderBench(twoLayouts, 'csv', false)).toMatchInlineSnapshot(`
+      "layout,windowSeconds,rate,durationSeconds,eventsInWindow,events,bytesPerLight,usedMemoryDeltaPerLight,encodings,publishedKb,publishedDiff,writeOpsPerSec,writeP50Ms,writeP99Ms,writeP999Ms,writeServerUsecPerCall,readOpsPerSec,readP50Ms,readP99Ms,readP999Ms,readServerUsecPerCall,requestOpsPerSec,requestP50Ms,requestP99Ms,requestP999Ms,requestServerUsecPerCall,realtimeRequestedRate,realtimeAchievedRate,realtimeSeconds,realtimeEvents,realtimeLateP99Ms,realtimeLateMaxMs,realtimeWriteP50Ms,realtimeWriteP99Ms,realtimeWriteP999Ms
+      stoplight-v5,60,10,60,600,600,76186,76286,hash:skiplist,,,20000,0.21,0.52,1.4,8.5,22000,0.21,0.52,1.4,9.5,10000,0.21,0.52,1.4,18,,,,,,,,,
+      stoplight-v6,60,10,60,600,600,11059,11159,hash:listpack,,,21000,0.21,0.52,1.4,8.5,23000,0.21,0.52,1.4,9.5,10500,0.21,0.52,1.4,18,,,,,,,,,
+      stoplight-v5,60,100,60,6000,6000,723046,723146,hash:skiplist,,,19000,0.21,0.52,1.4,8.5,21000,0.21,0.52,1.4,9.5,9500,0.21,0.52,1.4,18,,,,,,,,,
+      stoplight-v6,60,100,60,6000,6000,11059,11159,hash:listpack,,,19500,0.21,0.52,1.4,8.5,21500,0.21,0.52,1.4,9.5,9750,0.21,0.52,1.4,18,,,,,,,,,
+      "
+    `);
+  });
+
+  it('three layouts: one memory ratio column per layout against the first, in plan order', () => {
+    expect(memoryGrid(threeLayouts).head).toEqual([
+      'window',
+      'req/s',
+      'events in window',
+      'stoplight-v5 KB',
+      'stoplight-v6 KB',
+      'my-window KB',
+      'stoplight-v5 / stoplight-v6',
+      'stoplight-v5 / my-window',
+      'encodings',
+    ]);
+    expect(renderBench(threeLayouts, 'markdown', false)).toMatchInlineSnapshot(`
+      "**Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light's keys)**
+
+      | window | req/s | events in window | stoplight-v5 KB | stoplight-v6 KB | my-window KB | stoplight-v5 / stoplight-v6 | stoplight-v5 / my-window | encodings |
+      | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
+      | 5 min | 10 | 3,000 | 355.4 | 82.8 | 4.0 | 4.29× | 88.8× | skiplist \\| listpack \\| listpack |
+
+      _Redis 7.0.15, jemalloc-5.3.0 (private server); hash-max-listpack-entries=128 zset-max-listpack-entries=128_
+      "
+    `);
+  });
+
+  it('throughput ratios name the pair: in the caption for two layouts, a column for more', () => {
+    expect(throughputRatioGrid(twoLayouts)?.caption).toBe('stoplight-v6 / stoplight-v5');
+    const three = {
+      ...twoLayouts,
+      results: [...twoLayouts.results, ...twoLayouts.results.filter((r) => r.layout === 'stoplight-v6').map((r) => ({ ...r, layout: 'my-window' }))],
+    };
+    const grid = throughputRatioGrid(three);
+    expect(grid?.caption).toBeUndefined();
+    expect(grid?.rows.map((r) => r[2])).toEqual([
+      'stoplight-v6 / stoplight-v5',
+      'my-window / stoplight-v5',
+      'stoplight-v6 / stoplight-v5',
+      'my-window / stoplight-v5',
+    ]);
+  });
+});
