@@ -199,4 +199,17 @@ describe('swc bench with manifests and --scripts: byte-identical to the built-in
       rmSync(copy, { recursive: true, force: true });
     }
   });
+
+  it('--realtime with a Stoplight 6.0 tree whose scripts read TIME: the wrapper passes the server clock through', async () => {
+    const result = await runCli([
+      'bench', '--redis-url', redisUrl(), '--scripts', v6Tree, '--realtime', '--rate', '20', '--window', '5', '--duration', '2', '--no-progress', '--json',
+    ]);
+    expect(result.code).toBe(0);
+    const [cell] = report(result.stdout).results;
+    expect(cell?.layout).toBe('stoplight-v6');
+    // Two real seconds at 20/s: the buckets hold every event (the window is 5 s).
+    const hash = cell?.memory.keys.find((k) => k.type === 'hash');
+    expect(hash?.elements).toBeGreaterThan(4);
+    expect(cell?.realtime?.achievedRate).toBeGreaterThan(5);
+  });
 });
