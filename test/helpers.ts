@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { afterAll, inject } from 'vitest';
 import { connect } from '../src/redis/connect.js';
@@ -23,12 +24,22 @@ export function uniqueName(label = 'light'): string {
 /** 2025-11-29T21:00:00Z: an hour boundary, so hour keys are predictable. */
 export const HOUR_START = 1_764_450_000 - (1_764_450_000 % 3600);
 
-/** Whether a process with this PID still exists. */
+/**
+ * Whether a process with this PID still runs. A zombie (killed, not yet
+ * reaped) counts as gone: when swc exits right after killing its server, the
+ * server is reparented to PID 1, and a container's PID 1 may never reap it.
+ */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) state …"; the comm may hold spaces or parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
   }
 }

@@ -3,7 +3,7 @@ import { readJsonFile } from '../json-file.js';
 import path from 'node:path';
 import { resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { presets } from './presets.js';
-import { LIMITS, parseChoice, parseDuration, parseNumber } from './values.js';
+import { checkInFlight, LIMITS, parseChoice, parseDuration, parseNumber } from './values.js';
 
 /** The throughput phase a scenario asks for; see {@link Scenario.throughput}. */
 export interface ScenarioThroughput {
@@ -92,9 +92,12 @@ function throughputOf(file: string, value: unknown): ScenarioThroughput | false 
   }
   const t = value as Fields;
   onlyKnown(file, t, THROUGHPUT_KNOWN, 'throughput.');
+  const connections = number(file, 'throughput.connections', t.connections, LIMITS.connections);
+  const pipeline = number(file, 'throughput.pipeline', t.pipeline, LIMITS.pipeline);
+  inFile(file, () => checkInFlight(connections, pipeline, ['throughput.connections', 'throughput.pipeline']));
   return {
-    connections: number(file, 'throughput.connections', t.connections, LIMITS.connections),
-    pipeline: number(file, 'throughput.pipeline', t.pipeline, LIMITS.pipeline),
+    connections,
+    pipeline,
     ...(t.ops !== undefined ? { ops: number(file, 'throughput.ops', t.ops, LIMITS.ops) } : {}),
     ...(t.seconds !== undefined ? { seconds: number(file, 'throughput.seconds', t.seconds, LIMITS.time) } : {}),
   };

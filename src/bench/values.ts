@@ -86,4 +86,40 @@ export const LIMITS = {
    * the client rather than the layout.
    */
   realtimeEventsPerSecond: 50_000,
+  /**
+   * Calls in flight at once in a throughput phase (connections × pipeline).
+   * Each holds its encoded request, its reply and its bookkeeping in this
+   * process until its batch answers: 1000 × 10000 ran the client out of heap.
+   * At 50,000 (100 × 500) the client peaked at about 340 MB and a batch took
+   * about 1.5 s to answer on a busy 2-core machine; at 100,000 batches
+   * outlived the 10 s reply timeout there.
+   */
+  inFlightCalls: 50_000,
 } as const;
+
+/**
+ * Refuses a throughput phase whose calls in flight (connections × pipeline)
+ * exceed {@link LIMITS.inFlightCalls}; `names` are the two flags (or file
+ * fields) to name in the message.
+ */
+export function checkInFlight(connections: number, pipeline: number, names: readonly [string, string] = ['--connections', '--pipeline']): void {
+  const inFlight = connections * pipeline;
+  if (inFlight > LIMITS.inFlightCalls) {
+    const n = (v: number): string => v.toLocaleString('en-US');
+    throw new UsageError(
+      `${names[0]}/${names[1]}: ${n(connections)} connections × ${n(pipeline)} calls per batch = ${n(inFlight)} calls in flight; ` +
+        `at most ${n(LIMITS.inFlightCalls)} (each waits in this process's memory for its reply)`,
+    );
+  }
+}
+
+/**
+ * Refuses a cell that sends no event: the traffic generator sends
+ * round(rate × seconds) events per light, and a cell of zero events would
+ * report the bytes of empty keys as a layout's cost.
+ */
+export function checkCellEvents(rate: number, seconds: number, names = '--rate/--duration'): void {
+  if (Math.round(rate * seconds) < 1) {
+    throw new UsageError(`${names}: rate ${rate}/s for ${seconds} s rounds to 0 events per light; raise the rate or the duration (or window)`);
+  }
+}

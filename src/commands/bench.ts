@@ -7,7 +7,7 @@ import { runBench, type BenchProgress } from '../bench/run.js';
 import { loadScenario, type Scenario } from '../bench/scenario.js';
 import { compareReports } from '../compare/diff.js';
 import { loadReport } from '../compare/load.js';
-import { LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../bench/values.js';
+import { checkCellEvents, checkInFlight, LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../bench/values.js';
 import { UsageError } from '../errors.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
 import { createLayout, layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
@@ -15,6 +15,7 @@ import { classifyScriptsDir, scriptsDirLayouts } from '../layouts/manifest-scrip
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
 import { addCompareOptions, compareOptionsFrom, printVerdict, type CompareFlags } from './compare.js';
+import { checkSvgPath, terminalChart, writeChartSvg } from './chart.js';
 import { action, onShutdown } from './lifecycle.js';
 import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
 
@@ -39,6 +40,8 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   baseline?: string;
   realtime?: boolean;
   scripts?: string;
+  chart?: boolean;
+  chartOut?: string;
 }
 
 const DEFAULT_RATES = [100];
@@ -105,8 +108,11 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
   // Build each layout once with the run's scripts folder: a missing script or
   // include, or an unknown calling convention, fails here, before Redis.
   for (const name of plan.layouts) createLayout(name, plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {});
+  if (plan.throughput) checkInFlight(plan.throughput.connections, plan.throughput.pipeline);
   for (const w of plan.windows) {
     for (const r of plan.rates) {
+      const flagsNamed = plan.durationSeconds === undefined ? '--rate/--window' : '--rate/--duration';
+      checkCellEvents(r, plan.durationSeconds ?? w, flags.scenario !== undefined ? `${flags.scenario}: rates/windows/duration or ${flagsNamed}` : flagsNamed);
       const events = r * (plan.durationSeconds ?? w) * plan.lights;
       if (events > LIMITS.eventsPerCell) {
         throw new UsageError(
@@ -243,7 +249,9 @@ export function benchCommand(): Command {
       }),
     )
     .option('--scenario <file>', 'run a scenario file (JSON; see README "Scenario files"); flags given here override its fields')
-    .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does');
+    .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does')
+    .option('--chart', 'after the table, terminal charts of memory (and latency); printed even when stdout is not a terminal, never without this flag')
+    .option('--chart-out <file.svg>', 'also write the charts as a standalone SVG (with --baseline: the baseline against this run)');
   addCompareOptions(command);
   addJsonOption(command);
   addRedisOptions(command, { privateServer: true });
@@ -297,6 +305,8 @@ Examples:
         if (missing.length > 0) process.stderr.write(`swc bench: no published figure for ${missing.join(', ')}; those cells show ours only\n`);
       }
       if (flags.baseline !== undefined && format === 'csv') throw new UsageError('--baseline: prints the comparison as table, markdown or --json, not csv');
+      if (flags.chart && (format === 'json' || format === 'csv')) throw new UsageError(`--chart: draws after a table or markdown, not ${format} (use --chart-out, or swc chart on the saved result)`);
+      if (flags.chartOut !== undefined) checkSvgPath('--chart-out', flags.chartOut);
       // Read the baseline before Redis is touched, so a bad file costs no run.
       const baseline = flags.baseline !== undefined ? { label: flags.baseline, report: loadReport(flags.baseline) } : undefined;
       const session = await sessionFromFlags(flags);
@@ -351,12 +361,19 @@ Examples:
       const report = await running;
       progress.stop();
       warnShortfall(report);
+      let code: number | undefined;
       if (baseline) {
         const verdict = compareReports(baseline.report, report, compareOptionsFrom(flags));
-        return printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: format === 'markdown' ? 'markdown' : 'table' });
-      }
-      if (format === 'json') printJson(report);
+        code = printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: format === 'markdown' ? 'markdown' : 'table' });
+      } else if (format === 'json') printJson(report);
       else process.stdout.write(renderBench(report, format, useColor()));
+      const charted = [...(baseline ? [baseline] : []), { label: 'this run', report }];
+      if (flags.chart) {
+        const text = terminalChart(charted);
+        process.stdout.write(format === 'markdown' ? `\n\`\`\`text\n${text}\`\`\`\n` : `\n${text}`);
+      }
+      if (flags.chartOut !== undefined) await writeChartSvg('--chart-out', flags.chartOut, charted, 'swc bench');
+      return code;
     }),
   );
 }

@@ -1,4 +1,5 @@
 import { ExitCode, SwcError } from '../errors.js';
+import { redactUrl, secretsOf } from '../redis/connect.js';
 import { classifyRedisError } from '../redis/errors.js';
 
 type Cleanup = () => Promise<void>;
@@ -32,23 +33,82 @@ async function runPending(): Promise<void> {
     try {
       await cleanup();
     } catch (err) {
-      process.stderr.write(`swc: cleanup failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      printError(`swc: cleanup failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 }
 
-/** Installs SIGINT/SIGTERM handlers that clean up, then exit 130/143. */
+/** Signals that end a run, and the exit code each gives (128 + its number). */
+const SIGNALS: readonly [NodeJS.Signals, number][] = [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+];
+
+/**
+ * Installs SIGINT/SIGTERM/SIGHUP handlers that clean up, then exit
+ * 128 + the signal. The handlers stay installed: a second signal (an
+ * impatient second Ctrl-C) does not fall back to Node's default, which
+ * would end the process at once and leave the private server running;
+ * it skips the orderly clean-up instead, and the exit hook of
+ * src/redis/server.ts kills the server and removes its folder.
+ */
 export function installSignalHandlers(): void {
-  const handle = (signal: NodeJS.Signals, code: number) => () => {
-    if (signalExitCode !== undefined) return;
-    signalExitCode = code;
-    process.stderr.write(`\nswc: ${signal}: cleaning up…\n`);
-    const force = setTimeout(() => process.exit(code), 8000);
-    force.unref();
-    void runCleanups().finally(() => process.exit(code));
-  };
-  process.once('SIGINT', handle('SIGINT', 130));
-  process.once('SIGTERM', handle('SIGTERM', 143));
+  for (const [signal, code] of SIGNALS) {
+    process.on(signal, () => {
+      if (signalExitCode !== undefined) {
+        process.stderr.write(`swc: ${signal} again: stopping now; keys of an unfinished clean-up may remain\n`);
+        process.exit(signalExitCode);
+      }
+      signalExitCode = code;
+      process.stderr.write(`\nswc: ${signal}: cleaning up…\n`);
+      const force = setTimeout(() => process.exit(code), 8000);
+      force.unref();
+      void runCleanups().finally(() => process.exit(code));
+    });
+  }
+}
+
+/**
+ * The last resort for an error nothing caught (a library's stray rejection):
+ * one scrubbed line instead of Node's stack trace, the registered clean-ups
+ * (a bench's keys, the private server) within a bound, then exit 3.
+ */
+export function fatal(err: unknown): void {
+  const code = reportError(err);
+  if (signalExitCode !== undefined) return;
+  signalExitCode = code;
+  const force = setTimeout(() => process.exit(code), 8000);
+  force.unref();
+  void runCleanups().finally(() => process.exit(code));
+}
+
+/** Secrets of the URLs this run was given (flag or REDIS_URL), scrubbed from every message as a last guard. */
+const secrets = new Set<string>();
+
+/** Shorter secrets would scrub ordinary words; the URL-shaped redaction still covers them. */
+const MIN_SCRUBBED_LENGTH = 3;
+
+/** Remembers the secrets `url` carries (also when it does not parse), so no message shows them. */
+export function registerUrlSecrets(url: string): void {
+  for (const secret of secretsOf(url)) if (secret.length >= MIN_SCRUBBED_LENGTH) secrets.add(secret);
+}
+
+/**
+ * Makes a line safe to show: every URL-like word holding user-info or a
+ * `name=value` is redacted, then every registered secret is masked wherever
+ * it still appears (inside a malformed URL, an error from a library, …).
+ */
+export function scrub(text: string): string {
+  // A URL-like word, without the punctuation a sentence puts after it.
+  let out = text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"']*[^\s"'.,:;)\]]/gi, (word) => (/[@=#]/.test(word) ? redactUrl(word) : word));
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(secret).join('***');
+  return out;
+}
+
+/** Writes one line (such as `swc: …`) on stderr, scrubbed of secrets. */
+export function printError(line: string): void {
+  process.stderr.write(`${scrub(line)}\n`);
 }
 
 /** Prints a failure as one line on stderr and returns its exit code. */
@@ -56,12 +116,12 @@ export function reportError(thrown: unknown): number {
   // A Redis reply or a lost connection that no caller typed still gets its own message.
   const err = classifyRedisError(thrown);
   if (err instanceof SwcError) {
-    process.stderr.write(`swc: ${err.message}\n`);
+    printError(`swc: ${err.message}`);
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`swc: unexpected error: ${message}\n`);
-  if (process.env.SWC_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  printError(`swc: unexpected error: ${message}`);
+  if (process.env.SWC_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${scrub(err.stack)}\n`);
   return ExitCode.runtime;
 }
 

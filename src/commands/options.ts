@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parseRedisUrl, openSession, type Session } from '../redis/connect.js';
-import { onShutdown } from './lifecycle.js';
+import { checkServerSetting } from '../redis/server.js';
+import { onShutdown, registerUrlSecrets } from './lifecycle.js';
 
 /** Flags every command that talks to Redis accepts. */
 export interface RedisFlags {
@@ -19,12 +20,8 @@ export function parser<T>(parse: (value: string) => T): (value: string) => T {
   };
 }
 
-function collect(value: string, previous: string[]): string[] {
-  if (!/^[a-z][a-z0-9-]*=.*$/i.test(value)) {
-    throw new InvalidArgumentError('expected name=value, e.g. hash-max-listpack-entries=128');
-  }
-  return [...previous, value];
-}
+/** Collects `--redis-server-arg`, refusing settings that would let the private server escape swc (see checkServerSetting). */
+const collect = (value: string, previous: string[]): string[] => [...previous, parser(checkServerSetting)(value)];
 
 /**
  * Adds `--redis-url` and, where swc may start its own server,
@@ -34,6 +31,7 @@ function collect(value: string, previous: string[]): string[] {
  */
 export function addRedisOptions(command: Command, { privateServer }: { privateServer: boolean }): Command {
   const env = process.env.REDIS_URL;
+  if (env) registerUrlSecrets(env);
   command.addOption(
     new Option(
       '--redis-url <url>',
@@ -42,6 +40,7 @@ export function addRedisOptions(command: Command, { privateServer }: { privateSe
         : 'Redis to use (default: $REDIS_URL, else redis://127.0.0.1:6379)',
     ).argParser(
       parser((value) => {
+        registerUrlSecrets(value);
         parseRedisUrl(value);
         return value;
       }),
@@ -61,6 +60,7 @@ export function addRedisOptions(command: Command, { privateServer }: { privateSe
       try {
         parseRedisUrl(env, 'REDIS_URL');
       } catch (err) {
+        // The message already has the URL redacted; the output hook scrubs it again.
         cmd.error(`error: ${(err as Error).message}`, { exitCode: 2 });
       }
     }

@@ -84,7 +84,15 @@ export function cellName(r: { layout: string; windowSeconds: number; rate: numbe
 
 const groupKey = (r: { windowSeconds: number; rate: number }): string => `${r.windowSeconds}|${r.rate}`;
 
-const show = (v: unknown): string => (v === undefined || v === null ? 'absent' : String(v));
+const show = (v: unknown): string => (v === undefined || v === null ? 'absent' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+/**
+ * A field of a parsed result, looked up among its own properties only: a
+ * file may name a setting `constructor` or `__proto__`, and a plain lookup
+ * would find Object.prototype's member where the other file has none.
+ */
+const own = (record: object | undefined, name: string): unknown =>
+  record !== undefined && record !== null && Object.hasOwn(record, name) ? (record as Record<string, unknown>)[name] : undefined;
 
 function mismatchesOf(baseline: BenchReport, current: BenchReport): Mismatch[] {
   const out: Mismatch[] = [];
@@ -94,11 +102,11 @@ function mismatchesOf(baseline: BenchReport, current: BenchReport): Mismatch[] {
   add('redis.version', baseline.redis.version, current.redis.version);
   add('redis.memAllocator', baseline.redis.memAllocator, current.redis.memAllocator);
   const settings = new Set([...Object.keys(baseline.redis.config ?? {}), ...Object.keys(current.redis.config ?? {})]);
-  for (const name of [...settings].sort()) add(`redis.config.${name}`, baseline.redis.config?.[name], current.redis.config?.[name]);
+  for (const name of [...settings].sort()) add(`redis.config.${name}`, own(baseline.redis.config, name), own(current.redis.config, name));
   for (const name of TRAFFIC_OPTIONS) {
     // Absent and false say the same for a switch (results from before it existed).
     const normal = (v: unknown): unknown => (name === 'realtime' && v === undefined ? false : v);
-    add(`options.${name}`, normal(baseline.options?.[name]), normal(current.options?.[name]));
+    add(`options.${name}`, normal(own(baseline.options, name)), normal(own(current.options, name)));
   }
   // Traffic time is compared per cell: "one window" and an explicit --duration of one window are the same traffic.
   const durations = new Map(baseline.results.map((r) => [cellName(r), r.durationSeconds]));

@@ -31,6 +31,8 @@ function check(file: string, report: Fields): void {
   if (redis.config !== undefined && !isObject(redis.config)) fail('redis.config', 'an object');
   if (report.options !== undefined && !isObject(report.options)) fail('options', 'an object');
   if (!Array.isArray(report.results)) fail('results', 'an array');
+  // An empty baseline would pass any run: every current cell would be "extra".
+  if ((report.results as unknown[]).length === 0) fail('results', 'at least one result (the file has none, so it would pass or fail nothing)');
   const seen = new Set<string>();
   (report.results as unknown[]).forEach((r, i) => {
     const at = `results[${i}]`;
@@ -61,7 +63,8 @@ function check(file: string, report: Fields): void {
  * this swc does not read, or a field it needs missing or mistyped.
  */
 export function parseReport(file: string, json: unknown): BenchReport {
-  if (!isObject(json) || !('schemaVersion' in json) || !('results' in json)) {
+  // Own properties only: a key named like an Object.prototype member must not be found through the prototype.
+  if (!isObject(json) || !Object.hasOwn(json, 'schemaVersion') || !Object.hasOwn(json, 'results')) {
     throw new InputFileError(file, 'not a swc bench result (expected the JSON of `swc bench --json`, with schemaVersion and results)');
   }
   if (json.schemaVersion !== RESULT_SCHEMA_VERSION) {

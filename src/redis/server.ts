@@ -23,32 +23,120 @@ export interface PrivateServerOptions {
   readonly binary?: string;
   /** How long to wait for PING; default 10 s. */
   readonly readyTimeoutMs?: number;
+  /**
+   * Lets settings through that {@link checkServerSetting} refuses (a test
+   * that needs a replica, say); still only well-formed ones. The CLI never
+   * sets it: `--redis-server-arg` is always checked.
+   */
+  readonly allowAnySetting?: boolean;
 }
 
-const running = new Set<ChildProcess>();
+/** Every server this process started and has not stopped yet, with the folder to remove after it. */
+const running = new Map<ChildProcess, string>();
 let exitHookInstalled = false;
 
-/** Kills every server still running when the process exits, whatever the reason. */
+/**
+ * Kills every server still running and removes its folder, synchronously.
+ * Runs on `exit` whatever the reason, also on a second Ctrl-C that does not
+ * wait for the orderly stop.
+ */
+export function killPrivateServersNow(): void {
+  for (const [child, dir] of running) {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+  running.clear();
+}
+
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const child of running) child.kill('SIGKILL');
-  });
+  process.on('exit', killPrivateServersNow);
 }
 
-/** Parses `name=value` settings into redis-server arguments. */
-export function serverArguments(settings: readonly string[]): string[] {
+/**
+ * Settings that would let the private server outlive swc, listen beyond
+ * loopback, or read and write files outside its temp folder. swc sets
+ * several of these itself (port, bind, dir, persistence off, no daemon);
+ * letting a user override them would make the server no longer swc's alone.
+ * `unixsocket*` and `tls-*` listeners are matched by prefix below.
+ */
+const REFUSED_SETTINGS: ReadonlyMap<string, string> = new Map([
+  ['daemonize', 'it would detach the server, which would outlive swc'],
+  ['supervised', 'it hands the server to an init system, which would outlive swc'],
+  ['pidfile', 'it writes a file outside the temp folder'],
+  ['logfile', 'it writes a file outside the temp folder'],
+  ['syslog-enabled', 'it writes to the system log'],
+  ['syslog-ident', 'it writes to the system log'],
+  ['syslog-facility', 'it writes to the system log'],
+  ['bind', 'swc binds the server to 127.0.0.1 only'],
+  ['bind-source-addr', 'swc binds the server to 127.0.0.1 only'],
+  ['protected-mode', 'it would expose the server beyond loopback'],
+  ['port', 'swc picks a free loopback port itself'],
+  ['tls-port', 'it opens a second listener'],
+  ['dir', 'the server works only in its temp folder'],
+  ['dbfilename', 'persistence is off; it writes a file'],
+  ['save', 'persistence is off; it writes a file'],
+  ['appendonly', 'persistence is off; it writes files'],
+  ['appendfilename', 'persistence is off; it writes a file'],
+  ['appenddirname', 'persistence is off; it writes files'],
+  ['include', 'it reads another configuration file'],
+  ['loadmodule', 'it loads code into the server'],
+  ['enable-module-command', 'it allows loading code into the server'],
+  ['enable-debug-command', 'it allows DEBUG, which can crash or stall the server'],
+  ['enable-protected-configs', 'it allows CONFIG SET of dir, logfile and other protected settings'],
+  ['aclfile', 'it reads and writes a file outside the temp folder'],
+  ['replicaof', 'it connects the server to another one'],
+  ['slaveof', 'it connects the server to another one'],
+  ['cluster-config-file', 'it writes a file outside the temp folder'],
+]);
+
+/**
+ * Checks one `--redis-server-arg` (`name=value`, or `--name=value`) and
+ * returns it as `name=value`. Throws a UsageError naming the setting when it
+ * is malformed, would detach or expose the server, or would make it touch
+ * files outside its temp folder; names are matched case-insensitively, as
+ * redis-server reads them.
+ */
+export function checkServerSetting(setting: string): string {
+  const normal = wellFormed(setting);
+  const name = normal.slice(0, normal.indexOf('='));
+  const why =
+    REFUSED_SETTINGS.get(name) ??
+    (name.startsWith('unixsocket') ? 'it opens a socket file outside the temp folder' : undefined) ??
+    (name.startsWith('tls-') && /port|cluster|replication/.test(name) ? 'it opens a TLS listener or link' : undefined);
+  if (why !== undefined) {
+    throw new UsageError(`--redis-server-arg: ${name} is not allowed on the private server (${why}); use --redis-url to run against a server you configure`);
+  }
+  return normal;
+}
+
+/** `name=value` (or `--name=value`) as `name=value` with the name in lower case; refuses what redis-server would misread. */
+function wellFormed(setting: string): string {
+  const match = /^(?:--)?([a-z][a-z0-9-]*)=(.*)$/is.exec(setting);
+  if (!match?.[1] || match[2] === undefined) {
+    throw new UsageError(`--redis-server-arg: expected name=value (e.g. hash-max-listpack-entries=128), got "${setting}"`);
+  }
+  const name = match[1].toLowerCase();
+  const value = match[2];
+  // A value word starting with `--` would reach redis-server as a directive of its own,
+  // and a control character could end the config line it is joined into.
+  if (/(^|\s)--/.test(value) || /[\u0000-\u001f\u007f]/.test(value.replace(/[ \t]/g, ''))) {
+    throw new UsageError(`--redis-server-arg: ${name}: the value must not hold "--" words or control characters`);
+  }
+  return `${name}=${value}`;
+}
+
+/** Parses `name=value` settings into redis-server arguments, refusing the ones {@link checkServerSetting} refuses. */
+export function serverArguments(settings: readonly string[], { allowAnySetting = false } = {}): string[] {
   const args: string[] = [];
-  for (const setting of settings) {
-    const match = /^([a-z][a-z0-9-]*)=(.*)$/i.exec(setting);
-    if (!match?.[1] || match[2] === undefined) {
-      throw new UsageError(`--redis-server-arg: expected name=value (e.g. hash-max-listpack-entries=128), got "${setting}"`);
-    }
+  const check = allowAnySetting ? wellFormed : checkServerSetting;
+  for (const setting of settings.map(check)) {
+    const eq = setting.indexOf('=');
+    const value = setting.slice(eq + 1).trim();
     // Directives with several arguments (`rename-command=SCRIPT OTHER`, `save=900 1`)
     // need one argv entry each; redis-server joins them back into one line.
-    const values = match[2].trim() === '' ? [''] : match[2].trim().split(/\s+/);
-    args.push(`--${match[1]}`, ...values);
+    args.push(`--${setting.slice(0, eq)}`, ...(value === '' ? [''] : value.split(/\s+/)));
   }
   return args;
 }
@@ -106,7 +194,7 @@ async function waitForPing(port: number, child: ChildProcess, deadline: number, 
  */
 export async function startPrivateServer(options: PrivateServerOptions = {}): Promise<PrivateServer> {
   const binary = options.binary ?? process.env.SWC_REDIS_SERVER ?? 'redis-server';
-  const extra = serverArguments(options.settings ?? []);
+  const extra = serverArguments(options.settings ?? [], { allowAnySetting: options.allowAnySetting ?? false });
   installExitHook();
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt += 1) {
@@ -143,7 +231,7 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
         );
       });
     });
-    running.add(child);
+    running.set(child, dir);
     const cleanup = (): void => {
       running.delete(child);
       rmSync(dir, { recursive: true, force: true });
@@ -182,7 +270,7 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
       });
       return stopped;
     };
-    const password = (options.settings ?? []).find((s) => s.startsWith('requirepass='))?.slice('requirepass='.length);
+    const password = (options.settings ?? []).map(wellFormed).find((s) => s.startsWith('requirepass='))?.slice('requirepass='.length);
     const auth = password ? `:${encodeURIComponent(password)}@` : '';
     return { url: `redis://${auth}127.0.0.1:${port}`, port, pid: child.pid ?? -1, stop };
   }

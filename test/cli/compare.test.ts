@@ -1,14 +1,15 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { BenchReport, CellResult, LatencyStats } from '../../src/measure/types.js';
 import { runCli } from './run-cli.js';
 
 /** A real result: the committed baseline of the small CI scenario. */
 const BASELINE = fileURLToPath(new URL('../../fixtures/baselines/small.json', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'swc-compare-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const baseline = (): BenchReport => JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
 
 function write(name: string, content: unknown): string {
@@ -148,6 +149,48 @@ describe('swc compare (CLI)', () => {
     const different = await runCli(['compare', BASELINE, longer, '--json']);
     expect(different.code).toBe(1);
     expect((JSON.parse(different.stdout) as VerdictJson).mismatches.map((m) => m.field)).toEqual(['stoplight-v6 30 s @ 1/s: durationSeconds']);
+  });
+
+  it('exits 2 naming the file when a result has no results (an empty baseline would pass any run)', async () => {
+    const empty = write('no-results.json', { ...baseline(), results: [] });
+    for (const args of [['compare', empty, BASELINE], ['compare', BASELINE, empty]]) {
+      const result = await runCli(args);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(/no-results\.json: results: expected at least one result/);
+    }
+  });
+
+  it('looks up only fields a file has: settings and layouts named constructor, __proto__ or toString', async () => {
+    const report = baseline();
+    // Raw JSON, so "__proto__" is an ordinary own key, as JSON.parse reads it.
+    const config = JSON.stringify(report.redis.config).replace(/^\{/, '{"constructor": 128, "__proto__": {"x": 1}, ');
+    const odd = write('odd-config.json', JSON.stringify(report).replace(JSON.stringify(report.redis.config), config));
+    const result = await runCli(['compare', odd, BASELINE, '--json']);
+    expect(result.code).toBe(1);
+    const verdict = JSON.parse(result.stdout) as VerdictJson;
+    expect(verdict.mismatches).toEqual([
+      { field: 'redis.config.__proto__', baseline: '{"x":1}', current: 'absent' },
+      { field: 'redis.config.constructor', baseline: '128', current: 'absent' },
+    ]);
+    // The other way round: the settings are absent from the baseline, not Object.prototype's members.
+    const reversed = JSON.parse((await runCli(['compare', BASELINE, odd, '--json'])).stdout) as VerdictJson;
+    expect(reversed.mismatches.map((m) => m.baseline)).toEqual(['absent', 'absent']);
+    // Layouts with those names are cells like any other.
+    const named = write('odd-layouts.json', {
+      ...report,
+      results: ['constructor', '__proto__', 'toString'].map((layout) => ({ ...report.results[0]!, layout })),
+    });
+    const same = await runCli(['compare', named, named, '--json']);
+    expect(same.code).toBe(0);
+    expect((JSON.parse(same.stdout) as VerdictJson).rows.filter((r) => r.figure === 'bytesPerLight').map((r) => [r.cell, r.status])).toEqual([
+      ['constructor 30 s @ 1/s', 'ok'],
+      ['__proto__ 30 s @ 1/s', 'ok'],
+      ['toString 30 s @ 1/s', 'ok'],
+    ]);
+    const missing = await runCli(['compare', named, BASELINE, '--json']);
+    expect((JSON.parse(missing.stdout) as VerdictJson).missingCells).toEqual(['constructor 30 s @ 1/s', '__proto__ 30 s @ 1/s', 'toString 30 s @ 1/s']);
   });
 
   it('exits 2 on a missing file and on a bad tolerance', async () => {

@@ -1,37 +1,96 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, SWC_BIN } from './run-cli.js';
 import { alive } from '../helpers.js';
 
-// A stand-in for redis-server that records the PID of the real server it execs.
+// A stand-in for redis-server that records its PID (the real server's, after
+// exec) and its arguments (which name the temp folder) before exec'ing it.
 const dir = mkdtempSync(path.join(os.tmpdir(), 'swc-wrap-'));
 const pidFile = path.join(dir, 'pids');
 const wrapper = path.join(dir, 'redis-server');
-writeFileSync(wrapper, `#!/bin/sh\necho $$ >> '${pidFile}'\nexec redis-server "$@"\n`);
+writeFileSync(wrapper, `#!/bin/sh\necho "$$ $*" >> '${pidFile}'\nexec redis-server "$@"\n`);
 chmodSync(wrapper, 0o755);
+// The same, slow to start: a signal sent while it sleeps lands between spawn and ready.
+const slowWrapper = path.join(dir, 'slow-redis-server');
+writeFileSync(slowWrapper, `#!/bin/sh\necho "$$ $*" >> '${pidFile}'\nsleep 1\nexec redis-server "$@"\n`);
+chmodSync(slowWrapper, 0o755);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function startedPids(): number[] {
+interface Started {
+  pid: number;
+  /** The temp folder swc gave it (`--dir`). */
+  folder: string;
+}
+
+function started(): Started[] {
+  let text = '';
   try {
-    return readFileSync(pidFile, 'utf8').trim().split('\n').filter(Boolean).map(Number);
+    text = readFileSync(pidFile, 'utf8');
   } catch {
     return [];
+  }
+  return text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const words = line.split(' ');
+      return { pid: Number(words[0]), folder: words[words.indexOf('--dir') + 1] ?? '' };
+    });
+}
+const startedPids = (): number[] => started().map((s) => s.pid);
+
+/** Every server started since `before` is gone, and so is its temp folder. */
+function expectNothingLeft(before: number, count = 1): void {
+  const servers = started().slice(before);
+  expect(servers).toHaveLength(count);
+  for (const server of servers) {
+    expect(server.folder).toMatch(/swc-redis-/);
+    expect(alive(server.pid), `redis-server ${server.pid}`).toBe(false);
+    expect(existsSync(server.folder), server.folder).toBe(false);
   }
 }
 
 const env = { SWC_REDIS_SERVER: wrapper };
+
+/** Starts `swc …` in the background; resolves once stderr matches `ready` (or at once without it). */
+function spawnCli(args: string[], extraEnv: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [SWC_BIN, ...args], {
+    env: { ...process.env, ...extraEnv, REDIS_URL: '', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const waitFor = (pattern: RegExp): Promise<void> =>
+    new Promise((resolve) => {
+      const check = (): void => {
+        if (pattern.test(stderr)) resolve();
+        else setTimeout(check, 10);
+      };
+      check();
+    });
+  return { child, closed, waitFor, stderr: () => stderr };
+}
+
+/** Polls until `predicate` holds (a line in the PID file, say); generous, as the machine is shared. */
+async function until(predicate: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 describe('the private redis-server is gone when the command ends', () => {
   it('after a normal run', async () => {
     const before = startedPids().length;
     const result = await runCli(['doctor'], env);
     expect(result.code).toBe(0);
-    const pids = startedPids().slice(before);
-    expect(pids).toHaveLength(1);
-    expect(pids.filter(alive)).toEqual([]);
+    expectNothingLeft(before);
   });
 
   it('after a failed check (scripts cannot load)', async () => {
@@ -39,9 +98,7 @@ describe('the private redis-server is gone when the command ends', () => {
     const result = await runCli(['doctor', '--redis-server-arg', 'rename-command=SCRIPT hidden-script-command'], env);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/FAIL/);
-    const pids = startedPids().slice(before);
-    expect(pids).toHaveLength(1);
-    expect(pids.filter(alive)).toEqual([]);
+    expectNothingLeft(before);
   });
 
   it('after a runtime error (out of memory mid-bench)', async () => {
@@ -49,29 +106,91 @@ describe('the private redis-server is gone when the command ends', () => {
     const result = await runCli(['bench', '--rate', '100', '--window', '10m', '--no-throughput', '--redis-server-arg', 'maxmemory=3mb'], env);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/out of memory/);
-    const pids = startedPids().slice(before);
-    expect(pids).toHaveLength(1);
-    expect(pids.filter(alive)).toEqual([]);
+    expectNothingLeft(before);
   });
 
   it('after Ctrl-C in the middle of a bench', async () => {
     const before = startedPids().length;
-    const child = spawn(process.execPath, [SWC_BIN, 'bench', '--preset', 'blog', '--no-throughput'], {
-      env: { ...process.env, ...env, REDIS_URL: '', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    await new Promise<void>((resolve) => {
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        if (/\[1\/16\]/.test(stderr)) resolve();
-      });
-    });
-    child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code).toBe(130);
-    const pids = startedPids().slice(before);
-    expect(pids).toHaveLength(1);
-    expect(pids.filter(alive)).toEqual([]);
+    const run = spawnCli(['bench', '--preset', 'blog', '--no-throughput'], env);
+    await run.waitFor(/\[1\/16\]/);
+    run.child.kill('SIGINT');
+    expect(await run.closed).toBe(130);
+    expectNothingLeft(before);
+  });
+
+  it('after two Ctrl-C in a row (the second does not wait for the orderly stop)', async () => {
+    const before = startedPids().length;
+    const run = spawnCli(['bench', '--preset', 'blog', '--no-throughput'], env);
+    await run.waitFor(/\[1\/16\]/);
+    run.child.kill('SIGINT');
+    run.child.kill('SIGINT');
+    expect(await run.closed).toBe(130);
+    expectNothingLeft(before);
+  });
+
+  it('after SIGTERM in the middle of a bench: exit 143', async () => {
+    const before = startedPids().length;
+    const run = spawnCli(['bench', '--preset', 'blog', '--no-throughput'], env);
+    await run.waitFor(/\[1\/16\]/);
+    run.child.kill('SIGTERM');
+    expect(await run.closed).toBe(143);
+    expectNothingLeft(before);
+  });
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('after %s while the server is still starting (between spawn and ready)', async (signal) => {
+    const before = startedPids().length;
+    const run = spawnCli(['doctor'], { SWC_REDIS_SERVER: slowWrapper });
+    await until(() => startedPids().length > before);
+    run.child.kill(signal);
+    expect(await run.closed).toBe(signal === 'SIGINT' ? 130 : 143);
+    expectNothingLeft(before);
+  });
+});
+
+describe('settings that would make the private server not swc\'s alone are refused before anything starts', () => {
+  it.each([
+    ['daemonize=yes', 'daemonize'],
+    ['DAEMONIZE=yes', 'daemonize'],
+    ['--daemonize=yes', 'daemonize'],
+    ['bind=0.0.0.0', 'bind'],
+    ['protected-mode=no', 'protected-mode'],
+    ['port=6379', 'port'],
+    ['tls-port=6380', 'tls-port'],
+    ['unixsocket=/tmp/swc.sock', 'unixsocket'],
+    ['dir=/tmp', 'dir'],
+    ['dbfilename=dump.rdb', 'dbfilename'],
+    ['appendonly=yes', 'appendonly'],
+    ['save=900 1', 'save'],
+    ['logfile=/tmp/swc.log', 'logfile'],
+    ['pidfile=/tmp/swc.pid', 'pidfile'],
+    ['include=/etc/redis/redis.conf', 'include'],
+    ['loadmodule=/tmp/module.so', 'loadmodule'],
+    ['replicaof=10.0.0.1 6379', 'replicaof'],
+    ['aclfile=/tmp/users.acl', 'aclfile'],
+    ['supervised=systemd', 'supervised'],
+    ['maxmemory=100mb --daemonize yes', 'maxmemory'],
+  ])('--redis-server-arg %s: exit 2 naming %s, no server started', async (setting, name) => {
+    const before = startedPids().length;
+    for (const command of [['doctor'], ['bench', '--rate', '1', '--window', '10', '--no-throughput']]) {
+      const result = await runCli([...command, '--redis-server-arg', setting], env);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      const lines = result.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`^swc: --redis-server-arg: ${name}\\b`));
+    }
+    expect(startedPids().length).toBe(before);
+  });
+
+  it('harmless tuning is still accepted (encodings, memory, renamed commands)', async () => {
+    const before = startedPids().length;
+    const result = await runCli(
+      ['doctor', '--json', '--redis-server-arg', 'hash-max-listpack-entries=256', '--redis-server-arg', 'maxmemory=64mb', '--redis-server-arg', 'rename-command=FLUSHALL ""'],
+      env,
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { redis: { config: Record<string, number> } }).redis.config['hash-max-listpack-entries']).toBe(256);
+    expectNothingLeft(before);
   });
 });

@@ -73,31 +73,31 @@ async function expectRuntimeFailure(url: string, hint: RegExp): Promise<void> {
 }
 
 describe('an unusable Redis: exit 3 within 5 s, one line saying what to check', () => {
-  it('nothing listening', async () => {
+  it('nothing listening on the port: says connection refused', async () => {
     await expectRuntimeFailure(`redis://127.0.0.1:${await freePort()}`, /connection refused/);
   });
 
-  it('a port that accepts and never answers', async () => {
+  it('a port that accepts and never answers: says no answer within 3 s', async () => {
     await expectRuntimeFailure(`redis://127.0.0.1:${silentPort}`, /no answer within \d s/);
   });
 
-  it('wrong password', async () => {
+  it('wrong password: says authentication failed, check the password', async () => {
     await expectRuntimeFailure(`redis://:wrong@127.0.0.1:${secured.port}`, /authentication failed.*password/);
   });
 
-  it('no password for a server that requires one', async () => {
+  it('no password for a server that requires one: says authentication failed', async () => {
     await expectRuntimeFailure(`redis://127.0.0.1:${secured.port}`, /authentication failed/);
   });
 
-  it('wrong database index', async () => {
+  it('a database index the server lacks: says database 99 does not exist', async () => {
     await expectRuntimeFailure(`redis://:s3cret@127.0.0.1:${secured.port}/99`, /database 99 does not exist/);
   });
 
-  it('TLS client against a plain server', async () => {
+  it('rediss:// against a plain server: names the TLS mismatch and redis://', async () => {
     await expectRuntimeFailure(`rediss://:s3cret@127.0.0.1:${secured.port}`, /(TLS handshake failed|no answer within \d s).*redis:\/\//);
   });
 
-  it.skipIf(!hasOpenssl)('plain client against a TLS server', async () => {
+  it.skipIf(!hasOpenssl)('redis:// against a TLS-only server (needs openssl for a certificate): names rediss://', async () => {
     const tls = await startTlsServer();
     try {
       await expectRuntimeFailure(`redis://127.0.0.1:${tls.port}`, /rediss:\/\//);
