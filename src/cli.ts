@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { benchCommand } from './commands/bench.js';
 import { chartCommand } from './commands/chart.js';
+import { cleanCommand } from './commands/clean.js';
 import { compareCommand } from './commands/compare.js';
 import { doctorCommand } from './commands/doctor.js';
 import { inspectCommand } from './commands/inspect.js';
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
     .exitOverride();
   program.addCommand(benchCommand());
   program.addCommand(chartCommand());
+  program.addCommand(cleanCommand());
   program.addCommand(compareCommand());
   program.addCommand(doctorCommand());
   program.addCommand(inspectCommand());

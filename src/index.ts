@@ -97,3 +97,15 @@ export {
 export { measureThroughput, type ThroughputOptions, type ThroughputPhase, type ThroughputProgress } from './measure/throughput.js';
 export { defaultErrorJson, type ErrorJson } from './measure/workload.js';
 export { EventClock, type ClockTick } from './traffic/event-clock.js';
+export { preflight, refusalOf, type PreflightReport, type PreflightFinding, type PreflightOptions, type MemoryHeadroom } from './redis/preflight.js';
+export { estimatePeakBytes, type PeakEstimate } from './bench/footprint.js';
+export { footprints } from './layouts/footprint.js';
+export {
+  listNamespaces,
+  namespaceOf,
+  purgeNamespace,
+  deleteKeys,
+  CleanupIncompleteError,
+  type Namespace,
+  type NamespaceUsage,
+} from './bench/namespace.js';

@@ -1,18 +1,19 @@
 import type { Redis } from 'ioredis';
-import { ExitCode, InterruptedError, RedisUnavailableError, SwcError } from '../errors.js';
+import { ExitCode, InterruptedError, SwcError } from '../errors.js';
 import { namespacedLayout } from '../layouts/index.js';
-import type { Layout, Light } from '../layouts/types.js';
+import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
 import type { BenchReport, CellResult, MemoryResult, RealtimeResult, ThroughputResult } from '../measure/types.js';
 import { measureThroughput, type ThroughputPhase } from '../measure/throughput.js';
 import type { Session } from '../redis/connect.js';
-import { serverInfo, serverRunId } from '../redis/info.js';
+import { disturbances, serverCounters, serverInfo, type ServerCounters } from '../redis/info.js';
 import { classifyRedisError } from '../redis/errors.js';
+import { keySlot } from '../redis/slot.js';
 import { execPipeline, installScripts } from '../redis/scripts.js';
 import { type ScriptCall } from '../lua/source.js';
 import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficSpec } from '../traffic/events.js';
 import { SWC_VERSION } from '../version.js';
-import { deleteKeys, type Namespace } from './namespace.js';
+import { aliveKey, deleteKeys, markRun, otherLiveRuns, runKey, waitForTurn, type Namespace } from './namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan, type Cell } from './plan.js';
 import { publishedKb } from './presets.js';
 import { driveRealtime } from './realtime.js';
@@ -30,6 +31,24 @@ export interface BenchProgress {
   onPhase?(cell: Cell, phase: ThroughputPhase): void;
   /** A cell finished. */
   onCellDone?(result: CellResult, index: number, total: number): void;
+  /** Something the run cannot check or vouch for (e.g. INFO not allowed). */
+  onWarning?(message: string): void;
+  /** Other runs are writing to the server: this one waits for them to end before it starts. */
+  onWait?(others: readonly string[]): void;
+}
+
+/**
+ * A fall of used_memory during a cell that only adds keys, beyond what
+ * client buffers and allocator noise explain: somebody else freed memory
+ * (another run's clean-up, a mass delete), so the delta is not this cell's.
+ */
+const IMPLAUSIBLE_DROP_BYTES = 256 * 1024;
+
+/** A cell whose figures would be wrong: something disturbed the server while it ran. */
+export class DisturbedCellError extends SwcError {
+  constructor(message: string) {
+    super(message, ExitCode.runtime);
+  }
 }
 
 /** Inputs of {@link runBench}. */
@@ -206,6 +225,35 @@ async function runMemory(
   };
 }
 
+/** How the plan's layouts are built: with the run's scripts folder (`--scripts`) when it has one. */
+function layoutOptionsOf(plan: BenchPlan): LayoutOptions {
+  return plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {};
+}
+
+/**
+ * The plan's layouts whose script calls take keys in more than one hash
+ * slot (a cluster node refuses those with CROSSSLOT), each with the slots
+ * of one sample call. Asks each layout for a write and a read over the
+ * plan's widest window, so no layout is named here.
+ */
+export function layoutsAcrossSlots(plan: BenchPlan, prefix: string): { layout: string; slots: number[] }[] {
+  const window = Math.max(...plan.windows);
+  const at = BENCH_EPOCH + (plan.durationSeconds ?? window);
+  const out: { layout: string; slots: number[] }[] = [];
+  for (const name of new Set(plan.layouts)) {
+    const layout = namespacedLayout(name, prefix, layoutOptionsOf(plan));
+    const light: Light = { name: 'slot-check' };
+    for (const call of [layout.recordSuccess(light, { at, windowSeconds: window }), layout.getMetrics(light, { at, windowSeconds: window })]) {
+      const slots = [...new Set(call.keys.map(keySlot))];
+      if (slots.length > 1) {
+        out.push({ layout: name, slots });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 /**
  * Runs a plan: for each cell, drives one window (or the plan's duration) of
  * evenly spaced traffic through the layout with an injected clock, measures
@@ -220,101 +268,167 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
   const started = Date.now();
   const info = await serverInfo(redis);
   const cells = cellsOf(plan);
-  const layoutOptions = plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {};
-  // Load every script and run each layout once on a throw-away light before
-  // the first measurement: compiling Lua and the server's first allocations
-  // would otherwise land in the first cell's used_memory delta.
-  for (const name of new Set(cells.map((c) => c.layout))) {
-    const layout = namespacedLayout(name, namespace.prefix, layoutOptions);
-    await installScripts(redis, layout.scripts);
-    await warmUp(session, plan, layout);
+  // Counters are read on the session's own connection: the fill writes on a
+  // connection of its own and the load on lean sockets of its own, so this
+  // one is idle while they run (and no extra client counts against maxclients).
+  const watcher = redis;
+  const heartbeat = await markRun(watcher, namespace).catch((err: unknown) => {
+    throw withContext(err, 'while marking the run');
+  });
+  try {
+    return await runCells();
+  } finally {
+    heartbeat.stop();
+    // The markers go with the run; the caller's clean-up catches them if this fails.
+    // Bounded: under a long CLIENT PAUSE the DEL waits, and the caller's clean-up reports what is left.
+    await Promise.race([
+      deleteKeys(watcher, [runKey(namespace), aliveKey(namespace)]).catch(() => undefined),
+      new Promise((r) => setTimeout(r, 2000).unref()),
+    ]);
   }
-  const totalEvents = plannedEvents(plan);
-  let written = 0;
-  const results: CellResult[] = [];
-  for (const [index, cell] of cells.entries()) {
-    progress?.onCellStart?.(cell, index, cells.length);
-    const layout = namespacedLayout(cell.layout, namespace.prefix, layoutOptions);
-    const where = (): string =>
-      `in cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s) ` +
-      `after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
-    const { memory, events, lights, span, realtime } = await runMemory(
-      session,
-      plan,
-      cell,
-      layout,
-      (n) => {
-        written += n;
-        progress?.onEvents?.(written, totalEvents);
-      },
-      run.signal,
-    ).catch((err: unknown) => {
-      throw withContext(err, where());
+
+  async function runCells(): Promise<BenchReport> {
+    // Runs on one server take turns: another run's writes would land in this one's figures.
+    await waitForTurn(watcher, heartbeat, {
+      ...(run.signal ? { signal: run.signal } : {}),
+      ...(progress?.onWait ? { onWait: (others: readonly string[]) => progress.onWait?.(others) } : {}),
     });
-    // A server that restarted mid-cell lost what was written before: its
-    // figures would be wrong, so stop instead.
-    if ((await serverRunId(redis)) !== info.runId) {
-      throw new RedisUnavailableError(`the server restarted ${where()}; its data was lost, so this run's figures would be wrong`);
+    let last: ServerCounters | null = await serverCounters(watcher);
+    if (!last) progress?.onWarning?.('INFO is not allowed: evictions, pauses and restarts during the run cannot be noticed');
+    /** Fails the cell when the server was disturbed since the last reading. */
+    const watch = async (cell: string, what: string): Promise<void> => {
+      if (!last) return;
+      const now = await serverCounters(watcher);
+      if (!now) return;
+      const found = disturbances(last, now);
+      last = now;
+      if (found.length > 0) {
+        throw new DisturbedCellError(`${cell} failed during its ${what}: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`);
+      }
+    };
+    const liveOthers = async (cell: string): Promise<void> => {
+      const found = (await otherLiveRuns(watcher, namespace)).filter((o) => o.state === 'writing');
+      if (found.length > 0) {
+        throw new DisturbedCellError(
+          `${cell} failed: another swc run wrote to this server while it ran (${found.map((o) => o.prefix).join(', ')}); its writes would land in this cell's figures`,
+        );
+      }
+    };
+    // Load every script and run each layout once on a throw-away light before
+    // the first measurement: compiling Lua and the server's first allocations
+    // would otherwise land in the first cell's used_memory delta.
+    for (const name of new Set(cells.map((c) => c.layout))) {
+      const layout = namespacedLayout(name, namespace.prefix, layoutOptionsOf(plan));
+      await installScripts(redis, layout.scripts);
+      await warmUp(session, plan, layout);
     }
-    let clockSpan = span;
-    let throughput: ThroughputResult | undefined;
-    if (plan.throughput) {
-      let failures = 0;
-      let phase: ThroughputPhase | undefined;
-      throughput = await measureThroughput({
-        redis: session,
+    const totalEvents = plannedEvents(plan);
+    let written = 0;
+    const results: CellResult[] = [];
+    for (const [index, cell] of cells.entries()) {
+      progress?.onCellStart?.(cell, index, cells.length);
+      const layout = namespacedLayout(cell.layout, namespace.prefix, layoutOptionsOf(plan));
+      const name = `cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s)`;
+      const where = (): string =>
+        `in ${name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
+      const { memory, events, lights, span, realtime } = await runMemory(
+        session,
+        plan,
+        cell,
         layout,
-        lights,
+        (n) => {
+          written += n;
+          progress?.onEvents?.(written, totalEvents);
+        },
+        run.signal,
+      ).catch((err: unknown) => {
+        throw withContext(err, where());
+      });
+      // A server that restarted mid-cell lost what was written before, an
+      // eviction took some of it, a pause stretched it: stop instead of
+      // reporting such a figure.
+      await watch(name, 'memory phase');
+      if (memory.usedMemoryDeltaPerLight * lights.length < -IMPLAUSIBLE_DROP_BYTES) {
+        throw new DisturbedCellError(
+          `${name} failed during its memory phase: used_memory fell by ${Math.round((-memory.usedMemoryDeltaPerLight * lights.length) / 1024).toLocaleString('en-US')} KB ` +
+            'while this run only added keys: another client (another swc run?) freed memory, so the used_memory figure is not this cell\'s',
+        );
+      }
+      let clockSpan = span;
+      let throughput: ThroughputResult | undefined;
+      if (plan.throughput) {
+        let failures = 0;
+        let phase: ThroughputPhase | undefined;
+        // A reading at each phase change, so a pause is blamed on the phase it fell in.
+        const readings: { phase: ThroughputPhase; reading: Promise<ServerCounters | null> }[] = [];
+        throughput = await measureThroughput({
+          redis: session,
+          layout,
+          lights,
+          windowSeconds: cell.windowSeconds,
+          rate: cell.rate,
+          startAt: span.to,
+          failureRate: plan.failureRate,
+          seed: plan.seed,
+          connections: plan.throughput.connections,
+          pipeline: plan.throughput.pipeline,
+          ...(plan.throughput.ops !== undefined ? { ops: plan.throughput.ops } : { seconds: plan.throughput.seconds }),
+          errorJson: (at) => errorJsonFor(at, failures++),
+          ...(run.signal ? { signal: run.signal } : {}),
+          onProgress: (p) => {
+            if (p.phase === phase) return;
+            if (phase && last) readings.push({ phase, reading: serverCounters(watcher) });
+            progress?.onPhase?.(cell, (phase = p.phase));
+          },
+        }).catch((err: unknown) => {
+          throw withContext(err, `${where()}, throughput phase ${phase ?? 'write'}`);
+        });
+        for (const { phase: ended, reading } of readings) {
+          const now = await reading;
+          if (!last || !now) continue;
+          const found = disturbances(last, now);
+          last = now;
+          if (found.length > 0) {
+            throw new DisturbedCellError(`${name} failed during its ${ended} throughput phase: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`);
+          }
+        }
+        await watch(name, `${phase ?? 'request'} throughput phase`);
+        // Where the injected clock stopped, so every hour key it wrote is deleted below.
+        clockSpan = { ...span, to: span.to + Math.ceil((throughput.write.ops + throughput.request.ops) / lights.length) / cell.rate + 1 };
+      }
+      const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
+      const result: CellResult = {
+        layout: cell.layout,
         windowSeconds: cell.windowSeconds,
         rate: cell.rate,
-        startAt: span.to,
-        failureRate: plan.failureRate,
-        seed: plan.seed,
-        connections: plan.throughput.connections,
-        pipeline: plan.throughput.pipeline,
-        ...(plan.throughput.ops !== undefined ? { ops: plan.throughput.ops } : { seconds: plan.throughput.seconds }),
-        errorJson: (at) => errorJsonFor(at, failures++),
-        ...(run.signal ? { signal: run.signal } : {}),
-        onProgress: (p) => {
-          if (p.phase !== phase) progress?.onPhase?.(cell, (phase = p.phase));
-        },
-      }).catch((err: unknown) => {
-        throw withContext(err, `${where()}, throughput phase ${phase ?? 'write'}`);
-      });
-      // Where the injected clock stopped, so every hour key it wrote is deleted below.
-      clockSpan = { ...span, to: span.to + Math.ceil((throughput.write.ops + throughput.request.ops) / lights.length) / cell.rate + 1 };
+        durationSeconds: cell.durationSeconds,
+        // What the window holds at the end: a run shorter than the window fills only part of it.
+        eventsInWindow: Math.round(cell.rate * Math.min(realtime?.seconds ?? cell.durationSeconds, cell.windowSeconds)),
+        events,
+        memory,
+        ...(throughput ? { throughput } : {}),
+        ...(realtime ? { realtime } : {}),
+        ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
+      };
+      await liveOthers(name);
+      await deleteLights(redis, layout, lights, clockSpan);
+      results.push(result);
+      progress?.onCellDone?.(result, index, cells.length);
     }
-    const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
-    const result: CellResult = {
-      layout: cell.layout,
-      windowSeconds: cell.windowSeconds,
-      rate: cell.rate,
-      durationSeconds: cell.durationSeconds,
-      // What the window holds at the end: a run shorter than the window fills only part of it.
-      eventsInWindow: Math.round(cell.rate * Math.min(realtime?.seconds ?? cell.durationSeconds, cell.windowSeconds)),
-      events,
-      memory,
-      ...(throughput ? { throughput } : {}),
-      ...(realtime ? { realtime } : {}),
-      ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
+    return {
+      schemaVersion: 1,
+      swcVersion: SWC_VERSION,
+      redis: {
+        version: info.version,
+        memAllocator: info.memAllocator,
+        mode: info.mode,
+        private: Boolean(session.server),
+        config: info.config,
+      },
+      options: run.options ?? {},
+      results,
+      startedAt: new Date(started).toISOString(),
+      elapsedSeconds: (Date.now() - started) / 1000,
     };
-    await deleteLights(redis, layout, lights, clockSpan);
-    results.push(result);
-    progress?.onCellDone?.(result, index, cells.length);
   }
-  return {
-    schemaVersion: 1,
-    swcVersion: SWC_VERSION,
-    redis: {
-      version: info.version,
-      memAllocator: info.memAllocator,
-      mode: info.mode,
-      private: Boolean(session.server),
-      config: info.config,
-    },
-    options: run.options ?? {},
-    results,
-    startedAt: new Date(started).toISOString(),
-    elapsedSeconds: (Date.now() - started) / 1000,
-  };
 }

@@ -1,14 +1,17 @@
 import { Command, Option } from 'commander';
 import cliProgress from 'cli-progress';
-import { createNamespace, purgeNamespace } from '../bench/namespace.js';
+import type { Redis } from 'ioredis';
+import { estimatePeakBytes } from '../bench/footprint.js';
+import { CleanupIncompleteError, countNamespace, createNamespace, DEFAULT_TURN_TIMEOUT_MS, purgeNamespace, type Namespace } from '../bench/namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan } from '../bench/plan.js';
 import { presets, type Preset } from '../bench/presets.js';
-import { runBench, type BenchProgress } from '../bench/run.js';
+import { layoutsAcrossSlots, runBench, type BenchProgress } from '../bench/run.js';
 import { loadScenario, type Scenario } from '../bench/scenario.js';
 import { compareReports } from '../compare/diff.js';
 import { loadReport } from '../compare/load.js';
 import { checkCellEvents, checkInFlight, LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../bench/values.js';
-import { UsageError } from '../errors.js';
+import { ExitCode, SwcError, UsageError } from '../errors.js';
+import { preflight, refusalOf } from '../redis/preflight.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
 import { createLayout, layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { classifyScriptsDir, scriptsDirLayouts } from '../layouts/manifest-scripts.js';
@@ -42,6 +45,7 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   scripts?: string;
   chart?: boolean;
   chartOut?: string;
+  allowEviction?: boolean;
 }
 
 const DEFAULT_RATES = [100];
@@ -158,7 +162,7 @@ export function withScenario(flags: BenchFlags, scenario: Scenario, given: (flag
  * clears the bar; call it before printing results, or the bar's cursor
  * handling lands on the table.
  */
-function progressReporter(enabled: boolean, total: number): { hooks: BenchProgress; stop: () => void } {
+function progressReporter(enabled: boolean, total: number, realtime: boolean): { hooks: BenchProgress; stop: () => void } {
   if (!enabled) return { hooks: {}, stop: () => undefined };
   if (process.stderr.isTTY) {
     const bar = new cliProgress.SingleBar(
@@ -182,7 +186,20 @@ function progressReporter(enabled: boolean, total: number): { hooks: BenchProgre
     };
     return { hooks, stop };
   }
+  let at = '';
   const hooks: BenchProgress = {
+    onCellStart: (cell, i: number, n: number) => {
+      at = `${i + 1}/${n}`;
+      // Real traffic takes real time: say when each cell's starts.
+      if (realtime) {
+        process.stderr.write(`swc bench: [${at}] ${cell.layout} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: real traffic for ${cell.durationSeconds} s\n`);
+      }
+    },
+    // One line per phase: a log (or a test) sees where a long run is.
+    onPhase: (cell, phase: string) =>
+      process.stderr.write(
+        `swc bench: [${at}] ${cell.layout} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: ${phase} throughput phase\n`,
+      ),
     onCellDone: (r: CellResult, i: number, n: number) =>
       process.stderr.write(
         `swc bench: [${i + 1}/${n}] ${r.layout} window ${formatWindow(r.windowSeconds)} at ${r.rate}/s: ` +
@@ -195,6 +212,84 @@ function progressReporter(enabled: boolean, total: number): { hooks: BenchProgre
       ),
   };
   return { hooks, stop: () => undefined };
+}
+
+/** How long the clean-up after a signal may take: the signal handler exits at 8 s whatever happens. */
+const SIGNAL_CLEANUP_BOUND_MS = 4000;
+/** How long the clean-up after a finished or failed run may wait out BUSY or a pause. */
+const CLEANUP_BOUND_MS = 10_000;
+/** How long a stopping run may take to notice the stop before the clean-up starts anyway. */
+const STOP_WAIT_MS = 1500;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The command that removes a run's leftovers, naming host, port, database
+ * and namespace, never a password (a URL with credentials gets a note instead).
+ */
+export function cleanHint(url: string, namespace: Namespace): string {
+  const parsed = new URL(url);
+  const credentials = parsed.username || parsed.password ? ' (add your user and password to the URL)' : '';
+  return `swc clean --redis-url ${plainTarget(url)} --namespace ${namespace.prefix} --yes${credentials}`;
+}
+
+/** `redis://host:port/db` of a URL: where a run writes, without credentials. */
+function plainTarget(url: string): string {
+  const parsed = new URL(url);
+  const db = parsed.pathname.replace(/^\//, '') || '0';
+  return `${parsed.protocol}//${parsed.hostname}:${parsed.port || '6379'}/${db}`;
+}
+
+/**
+ * Removes the run's keys within `boundMs` on a connection of
+ * its own (the run's may be stuck behind a paused write) and says on stderr
+ * what was removed, or what was left and the command that removes it.
+ */
+async function cleanUp(connectAnother: () => Promise<Redis>, current: Redis, url: string, namespace: Namespace, boundMs: number): Promise<void> {
+  const opened: Redis[] = [];
+  const deadline = Date.now() + boundMs;
+  const open = async (): Promise<Redis> => {
+    for (;;) {
+      try {
+        const redis = await connectAnother();
+        opened.push(redis);
+        return redis;
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        // A long script of another client answers even PING with BUSY: wait it out, within the bound.
+        if (/BUSY/.test(message) && Date.now() < deadline) {
+          await sleep(100);
+          continue;
+        }
+        // No new connection (maxclients, say): the run's own may still work.
+        if (current.status === 'ready') return current;
+        throw err;
+      }
+    }
+  };
+  try {
+    const removed = await Promise.race([
+      open().then((redis) => purgeNamespace(redis, namespace, 5, Math.max(0, deadline - Date.now()))),
+      sleep(boundMs + 500).then(() => {
+        throw new CleanupIncompleteError(
+          null,
+          `Redis did not finish the deletes within ${(boundMs + 500) / 1000} s (writes paused with CLIENT PAUSE, or a long script running)`,
+        );
+      }),
+    ]);
+    if (removed > 0) process.stderr.write(`swc bench: removed ${removed} key(s) of this run under ${namespace.pattern}\n`);
+  } catch (err) {
+    const reason = err instanceof CleanupIncompleteError ? err.reason : err instanceof Error ? err.message : String(err);
+    // SCAN is a read: it answers while writes are paused.
+    const left = await Promise.race([open().then((redis) => countNamespace(redis, namespace)), sleep(1000).then(() => null)]).catch(() => null);
+    if (left === 0) return;
+    process.stderr.write(
+      `swc bench: could not remove ${left === null ? 'some' : left} key(s) of this run under ${namespace.pattern}: ${reason}; ` +
+        `when Redis answers again, remove them with: ${cleanHint(url, namespace)}\n`,
+    );
+  } finally {
+    for (const redis of opened) redis.disconnect();
+  }
 }
 
 /** Above this shortfall a realtime cell measured this client's limits more than the layout's. */
@@ -248,6 +343,7 @@ export function benchCommand(): Command {
         return v;
       }),
     )
+    .option('--allow-eviction', 'run even when the run may not fit under maxmemory (a cell during which Redis evicts still fails)')
     .option('--scenario <file>', 'run a scenario file (JSON; see README "Scenario files"); flags given here override its fields')
     .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does')
     .option('--chart', 'after the table, terminal charts of memory (and latency); printed even when stdout is not a terminal, never without this flag')
@@ -261,7 +357,11 @@ export function benchCommand(): Command {
 By default time is injected: a 10-minute window fills in well under a second. Memory is
 MEMORY USAGE <key> SAMPLES 0 summed over each light's keys. On a server swc did
 not start, every key goes under swc-bench:<run id>: and is deleted at the end,
-also on Ctrl-C.
+also on Ctrl-C (swc clean removes what a killed run left). Before writing there,
+swc refuses (exit 3) when the run could make Redis evict or refuse writes
+(maxmemory; --allow-eviction runs anyway), when the server is a replica or lacks
+replicas for min-replicas-to-write, or when the user lacks a permission; a cell
+during which Redis evicted, restarted or was paused fails instead of reporting.
 
 With --realtime, nothing is injected: each cell sends every light's events
 at --rate per second, evenly spaced on a monotonic clock, for --duration
@@ -313,30 +413,49 @@ Examples:
       const namespace = createNamespace();
       const stop = new AbortController();
       let running: Promise<BenchReport> | undefined;
+      let finished = false;
       // On every way out, Ctrl-C included: stop writing first, then delete the
       // run's keys (only under its namespace), then the session closes.
       onShutdown(async () => {
         stop.abort();
-        await running?.catch(() => undefined);
+        // A run stuck behind a paused write does not notice the stop; clean up anyway.
+        // Still running here means a signal stopped it: the handler's 8 s bound applies.
+        const bound = running && !finished ? SIGNAL_CLEANUP_BOUND_MS : CLEANUP_BOUND_MS;
+        if (running) await Promise.race([running.catch(() => undefined), sleep(STOP_WAIT_MS)]);
         if (session.server) return;
-        try {
-          const removed = await purgeNamespace(session.redis, namespace);
-          if (removed > 0) process.stderr.write(`swc bench: removed ${removed} key(s) of this run under ${namespace.pattern}\n`);
-        } catch {
-          process.stderr.write(
-            `swc bench: could not remove this run's keys (Redis unreachable); when it is back: ` +
-              `redis-cli --scan --pattern '${namespace.pattern}' | xargs -r redis-cli unlink\n`,
+        await cleanUp(() => session.connectAnother(), session.redis, session.url, namespace, bound);
+      });
+      if (!session.server) {
+        // Always shown (--no-progress too): the run id is what finds leftovers.
+        process.stderr.write(
+          `swc bench: run ${namespace.prefix}: writing only under ${namespace.pattern} on ${plainTarget(session.url)}; removed at the end\n`,
+        );
+        const report = await preflight(session.redis, { prefix: namespace.prefix, peakBytes: estimatePeakBytes(plan).bytes });
+        const spanning = report.cluster ? layoutsAcrossSlots(plan, namespace.prefix) : [];
+        if (spanning.length > 0) {
+          throw new SwcError(
+            `refusing to write to this server: it runs in cluster mode, and ${spanning.map((s) => `${s.layout}'s scripts take keys in ${s.slots.length} hash slots`).join(', ')} ` +
+              `(Redis would answer CROSSSLOT); leave ${spanning.length > 1 ? 'those layouts' : 'it'} out with --layout`,
+            ExitCode.runtime,
           );
         }
-      });
-      if (!session.server && flags.progress) {
-        process.stderr.write(`swc bench: writing only under ${namespace.pattern} on this server; removed at the end\n`);
+        const refusal = refusalOf(report, flags.allowEviction === true);
+        if (refusal) throw new SwcError(`refusing to write to this server: ${refusal}`, ExitCode.runtime);
+        for (const finding of report.findings) {
+          const note = finding.advisory ? 'note' : 'warning (--allow-eviction)';
+          process.stderr.write(`swc bench: ${note}: ${finding.detail}\n`);
+        }
       }
       if (plan.realtime && flags.progress) {
         const cells = cellsOf(plan).length;
         process.stderr.write(`swc bench: realtime: ${cells} cell(s) × ${plan.durationSeconds ?? 0} s of real traffic, one after another\n`);
       }
-      const progress = progressReporter(flags.progress, plannedEvents(plan));
+      const progress = progressReporter(flags.progress, plannedEvents(plan), plan.realtime === true);
+      progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
+      progress.hooks.onWait = (others) =>
+        process.stderr.write(
+          `swc bench: another swc run is writing to this server (${others.join(', ')}); waiting for it to end (at most ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)\n`,
+        );
       running = runBench({
         signal: stop.signal,
         session,
@@ -358,6 +477,10 @@ Examples:
           ...(plan.scriptsDir !== undefined ? { scripts: plan.scriptsDir } : {}),
         },
       });
+      void running.then(
+        () => (finished = true),
+        () => (finished = true),
+      );
       const report = await running;
       progress.stop();
       warnShortfall(report);

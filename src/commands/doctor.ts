@@ -1,5 +1,7 @@
 import { Command } from 'commander';
+import { estimatePeakBytes } from '../bench/footprint.js';
 import { ExitCode } from '../errors.js';
+import { layoutNames } from '../layouts/index.js';
 import { redactUrl } from '../redis/connect.js';
 import { diagnose } from '../redis/diagnose.js';
 import { renderDiagnosis } from '../report/doctor.js';
@@ -24,10 +26,20 @@ export function doctorCommand(): Command {
   return command.action(
     action(async (flags: DoctorFlags) => {
       const session = await sessionFromFlags(flags);
-      const diagnosis = await diagnose(session.redis);
+      // Headroom is judged against what `swc bench` does with no flags.
+      const peak = estimatePeakBytes({
+        layouts: layoutNames,
+        windows: [300],
+        rates: [100],
+        failureRate: 0.5,
+        lights: 1,
+        seed: 1,
+        throughput: { connections: 4, pipeline: 1, seconds: 1 },
+      });
+      const diagnosis = await diagnose(session.redis, { peakBytes: peak.bytes, peakFor: 'the default bench (--rate 100 --window 300)' });
       const where = session.server ? `private redis-server on port ${session.server.port}` : redactUrl(session.url);
       if (flags.json) {
-        printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, redis: { url: where, private: Boolean(session.server), ...diagnosis.server }, scripts: diagnosis.scripts, checks: diagnosis.checks, ok: diagnosis.ok });
+        printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, redis: { url: where, private: Boolean(session.server), ...diagnosis.server }, scripts: diagnosis.scripts, checks: diagnosis.checks, memory: diagnosis.preflight.memory, permissions: diagnosis.preflight.permissions, ok: diagnosis.ok });
       } else {
         process.stdout.write(renderDiagnosis(diagnosis, where, useColor()));
       }

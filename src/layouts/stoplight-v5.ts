@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { footprints } from './footprint.js';
 import { pairsToRecord, timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
 import { StoplightV5Inspector } from './stoplight-v5-inspector.js';
 import type {
   CallOptions,
   FailureOptions,
+  FootprintCell,
   Layout,
   LayoutCapabilities,
   LayoutOptions,
@@ -117,6 +119,10 @@ export class StoplightV5 implements Layout {
 
   parseFailure(): Snapshot | null {
     return null;
+  }
+
+  peakBytesPerLight(cell: FootprintCell): number {
+    return footprints.eventPerMember(cell);
   }
 
   keysOf(light: Light, fromSecond: number, toSecond: number): LightKey[] {

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { footprints } from './footprint.js';
 import { timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
 import { StoplightV6Inspector } from './stoplight-v6-inspector.js';
 import {
   DEFAULT_SYSTEM,
   type CallOptions,
   type FailureOptions,
+  type FootprintCell,
   type Layout,
   type LayoutCapabilities,
   type LayoutOptions,
@@ -108,6 +110,10 @@ export class StoplightV6 implements Layout {
 
   parseFailure(reply: unknown): Snapshot {
     return this.parseMetrics(reply);
+  }
+
+  peakBytesPerLight(cell: FootprintCell): number {
+    return footprints.bucketPerSecond(cell);
   }
 
   keysOf(light: Light): LightKey[] {

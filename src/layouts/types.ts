@@ -81,6 +81,15 @@ export interface LayoutCapabilities {
   readonly maxWindowSeconds: number | null;
 }
 
+/** What a memory bound gets to know about a bench cell ({@link Layout.peakBytesPerLight}). */
+export interface FootprintCell {
+  readonly windowSeconds: number;
+  readonly rate: number;
+  readonly durationSeconds: number;
+  /** Events per light the throughput phase adds after the fill. */
+  readonly extraEvents: number;
+}
+
 /** Whose key a key is, as an inspector reads it off the key's name. */
 export interface KeyOwner {
   /** The light: its name, or its id when the layout's keys carry only a hash of the name. */
@@ -154,4 +163,11 @@ export interface Layout {
 
   /** The keys that hold the light's events in `[fromSecond, toSecond]`, plus its metadata. */
   keysOf(light: Light, fromSecond: number, toSecond: number): LightKey[];
+  /**
+   * An upper bound of the bytes one light holds at the end of a bench cell,
+   * which the preflight holds against `maxmemory`. Absent: the larger of the
+   * shapes in `src/layouts/footprint.ts`, safe for any layout that stores at
+   * most one member per event.
+   */
+  peakBytesPerLight?(cell: FootprintCell): number;
 }

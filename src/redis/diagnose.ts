@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import { layoutNames, createLayout } from '../layouts/index.js';
-import { compareVersions, parseInfo, serverInfo, type ServerInfo } from './info.js';
+import { randomBytes } from 'node:crypto';
+import { compareVersions, serverInfo, type ServerInfo } from './info.js';
+import { preflight, type PreflightReport } from './preflight.js';
 import { installScripts } from './scripts.js';
 
 /** One finding of {@link diagnose}. */
@@ -15,8 +17,18 @@ export interface Diagnosis {
   readonly server: ServerInfo;
   readonly scripts: readonly { file: string; sha1: string; loaded: boolean }[];
   readonly checks: readonly Check[];
+  /** What a bench would find before writing: memory headroom, role, permissions. */
+  readonly preflight: PreflightReport;
   /** No check failed (warnings allowed). */
   readonly ok: boolean;
+}
+
+/** Options of {@link diagnose}. */
+export interface DiagnoseOptions {
+  /** The memory a benchmark would need at once (the headroom check); default 0 (any headroom will do). */
+  readonly peakBytes?: number;
+  /** What `peakBytes` is for, in the check's text, e.g. `the default bench`. */
+  readonly peakFor?: string;
 }
 
 /** The compiled defaults the published figures were taken with. */
@@ -31,7 +43,7 @@ const DEFAULT_LIMITS = {
  * Checks that a server can run every layout and that its figures will be
  * comparable: version, scripts, MEMORY USAGE, encoding limits, eviction policy.
  */
-export async function diagnose(redis: Redis): Promise<Diagnosis> {
+export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Promise<Diagnosis> {
   const server = await serverInfo(redis);
   const checks: Check[] = [];
   const add = (name: string, status: Check['status'], detail: string): void => {
@@ -60,7 +72,7 @@ export async function diagnose(redis: Redis): Promise<Diagnosis> {
   }
 
   try {
-    await redis.call('MEMORY', 'USAGE', 'swc:doctor:no-such-key', 'SAMPLES', '0');
+    await redis.call('MEMORY', 'USAGE', 'swc-bench:doctor:no-such-key', 'SAMPLES', '0');
     add('memory usage', 'ok', 'MEMORY USAGE … SAMPLES 0 is available (exact byte counts)');
   } catch (err) {
     add('memory usage', 'fail', `MEMORY USAGE is not available: ${(err as Error).message}`);
@@ -95,14 +107,38 @@ export async function diagnose(redis: Redis): Promise<Diagnosis> {
     add('cluster', 'warn', 'cluster mode: stoplight-v5 keys have no hash tag and can fail with CROSSSLOT');
   }
 
-  const memory = parseInfo(await redis.info('memory'));
-  const policy = memory.maxmemory_policy ?? 'unknown';
-  const maxmemory = Number(memory.maxmemory ?? 0);
-  if (maxmemory > 0 && policy !== 'noeviction') {
-    add('eviction policy', 'warn', `maxmemory ${maxmemory} with ${policy}: Redis may evict keys during a benchmark`);
-  } else {
-    add('eviction policy', 'ok', maxmemory > 0 ? `maxmemory ${maxmemory}, ${policy}` : 'no maxmemory limit');
+  // The checks a bench makes before writing, under a namespace of the
+  // doctor's own (its probe keys are deleted again).
+  const report = await preflight(redis, {
+    prefix: `swc-bench:${randomBytes(4).toString('hex')}`,
+    peakBytes: options.peakBytes ?? 0,
+  });
+  const { memory } = report;
+  const headroom = report.findings.filter((f) => f.check === 'memory');
+  if (headroom.length > 0) {
+    for (const f of headroom) add('memory headroom', 'fail', `${options.peakFor ? `${options.peakFor}: ` : ''}${f.detail}`);
+  } else if (memory) {
+    add(
+      'memory headroom',
+      'ok',
+      memory.maxBytes > 0
+        ? `maxmemory ${memory.maxBytes} (${memory.policy}), ${memory.usedBytes} used; ${options.peakFor ?? 'a bench'} needs up to ${memory.peakBytes}`
+        : 'no maxmemory limit',
+    );
+  }
+  for (const f of report.findings) {
+    if (f.check === 'memory') continue;
+    const name = f.check === 'unchecked' ? 'info' : f.check;
+    add(name, f.advisory && !/CONFIG GET/.test(f.detail) ? 'warn' : 'fail', f.detail);
+  }
+  if (!report.findings.some((f) => f.check === 'permission')) {
+    add(
+      'permissions',
+      'ok',
+      `${report.permissions.user ? `user "${report.permissions.user}"` : 'this user'} may run every command swc sends, on swc-bench:* keys ` +
+        `(${report.permissions.method === 'acl-dryrun' ? 'ACL DRYRUN' : 'checked with harmless probes'})`,
+    );
   }
 
-  return { server, scripts, checks, ok: checks.every((c) => c.status !== 'fail') };
+  return { server, scripts, checks, preflight: report, ok: checks.every((c) => c.status !== 'fail') };
 }

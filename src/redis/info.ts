@@ -46,7 +46,8 @@ export function compareVersions(a: string, b: string): number {
 
 /** Reads the version, allocator, mode and encoding limits of a server. */
 export async function serverInfo(redis: Redis): Promise<ServerInfo> {
-  const info = parseInfo(await redis.info());
+  // Managed services may deny or rename INFO: what it would say is then unknown, not an error.
+  const info = parseInfo(await redis.info().catch(() => ''));
   const config = Object.fromEntries(ENCODING_SETTINGS.map((name) => [name, null])) as Record<EncodingSetting, number | null>;
   let configReadable = true;
   try {
@@ -72,4 +73,47 @@ export async function serverInfo(redis: Redis): Promise<ServerInfo> {
 /** The server's run_id: a restart between two readings means its data is gone. */
 export async function serverRunId(redis: Redis): Promise<string> {
   return parseInfo(await redis.info('server')).run_id ?? '';
+}
+
+/** Counters that tell whether something disturbed a measurement between two readings. */
+export interface ServerCounters {
+  readonly runId: string;
+  /** INFO stats `evicted_keys`: keys Redis removed to stay under maxmemory. */
+  readonly evictedKeys: number;
+  /** `CLIENT PAUSE` calls so far (INFO commandstats): Redis 7.0 shows no pause state of its own. */
+  readonly pauses: number;
+}
+
+/** Reads {@link ServerCounters}; null when INFO is not allowed. */
+export async function serverCounters(redis: Redis): Promise<ServerCounters | null> {
+  try {
+    const server = parseInfo(await redis.info('server'));
+    const stats = parseInfo(await redis.info('stats'));
+    const commands = parseInfo(await redis.info('commandstats'));
+    const pauseLine = commands['cmdstat_client|pause'] ?? '';
+    return {
+      runId: server.run_id ?? '',
+      evictedKeys: Number(stats.evicted_keys ?? 0),
+      pauses: Number(/(?:^|,)calls=(\d+)/.exec(pauseLine)?.[1] ?? 0),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What happened between two readings that makes a figure taken in between
+ * wrong: a restart, evictions, a CLIENT PAUSE. Counters that went backwards
+ * were reset (CONFIG RESETSTAT): their new value is what happened since.
+ * Empty when nothing did.
+ */
+export function disturbances(before: ServerCounters, after: ServerCounters): string[] {
+  if (before.runId !== after.runId) return ['the server restarted (its data was lost)'];
+  const delta = (a: number, b: number): number => (b < a ? b : b - a);
+  const out: string[] = [];
+  const evicted = delta(before.evictedKeys, after.evictedKeys);
+  if (evicted > 0) out.push(`Redis evicted ${evicted.toLocaleString('en-US')} key(s) (maxmemory reached)`);
+  const pauses = delta(before.pauses, after.pauses);
+  if (pauses > 0) out.push(`another client paused the server (CLIENT PAUSE, ${pauses}×)`);
+  return out;
 }

@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BenchReport } from '../../src/measure/types.js';
 import { renderBench } from '../../src/report/bench.js';
 import { keysMatching } from '../reliability/digest.js';
 import { redisUrl, testRedis } from '../helpers.js';
-import { runCli, SWC_BIN } from './run-cli.js';
+import { RUN_LINE, startCli } from '../reliability/spawn.js';
+import { runCli } from './run-cli.js';
 
 let redis: Redis;
 beforeAll(async () => {
@@ -68,26 +68,18 @@ describe('swc bench --realtime (CLI)', () => {
     expect(result.stderr).toMatch(message);
   });
 
-  it('exits 130 on SIGINT mid-traffic, within seconds, and leaves none of its keys', async () => {
-    const child = spawn(process.execPath, [SWC_BIN, 'bench', '--redis-url', redisUrl(), '--realtime', '--rate', '50', '--window', '1m', '--duration', '30s'], {
-      env: { ...process.env, NO_COLOR: '1', REDIS_URL: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const namespace = await new Promise<string>((resolve) => {
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        const found = namespaceIn(stderr);
-        if (found) resolve(found);
-      });
-    });
-    // Well inside the first cell's 30 s of traffic.
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(await keysMatching(redis, `${namespace}:*`)).not.toEqual([]);
+  it('SIGINT once real traffic has written keys: exit 130 within 5 s, none of its keys left', async () => {
+    const run = startCli(['bench', '--redis-url', redisUrl(), '--realtime', '--rate', '50', '--window', '1m', '--duration', '30s']);
+    const [, namespace] = (await run.waitFor(RUN_LINE)) as unknown as [string, string];
+    await run.waitFor(/\[1\/2\] stoplight-v5 window 1 min at 50\/s: real traffic for 30 s/);
+    // Observe the traffic (a layout key under the namespace) instead of sleeping.
+    while ((await keysMatching(redis, `${namespace}:stoplight:*`)).length === 0) {
+      expect(run.child.exitCode).toBeNull();
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const signalledAt = Date.now();
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(130);
     expect(Date.now() - signalledAt).toBeLessThan(5000);
     expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
   });

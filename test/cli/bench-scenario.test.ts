@@ -23,7 +23,8 @@ function write(name: string, content: unknown): string {
 describe('swc bench --scenario (CLI)', () => {
   it('runs a scenario, and a flag on the command line overrides its field', async () => {
     const result = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', SMALL, '--rate', '5', '--window', '30', '--json', '--no-progress']);
-    expect(result.stderr).toBe('');
+    // With --no-progress only the run line (the namespace, for leftovers) is on stderr.
+    expect(result.stderr).toMatch(/^swc bench: run swc-bench:[0-9a-f]{8}: writing only under [^\n]*; removed at the end\n$/);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as BenchReport;
     expect(report.options).toMatchObject({ rates: [5], windows: [30], lights: 8, seed: 1, failureRate: 0.5, scenario: SMALL });
@@ -54,7 +55,7 @@ describe('swc bench --scenario (CLI)', () => {
     expect(result.stderr).toMatch(message);
   });
 
-  it('accepts the committed scenarios', async () => {
+  it('runs the committed blog scenario (one cell by flags) with the published figures beside ours', async () => {
     // --rate/--window keep the blog matrix to one cell: this checks the file, not the figures.
     const blog = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', BLOG, '--rate', '10', '--window', '1m', '--json']);
     expect(blog.code).toBe(0);
@@ -116,7 +117,7 @@ describe('swc bench --baseline (CLI)', () => {
     expect(verdict.failures.map((f) => [f.cell, f.figure])).toEqual([['stoplight-v5 60 s @ 1/s', 'bytesPerLight']]);
   });
 
-  it('rejects a bad baseline before running anything', async () => {
+  it('a truncated baseline: exit 2 naming the file, before any cell runs', async () => {
     const result = await runCli(['bench', '--scenario', SMALL, '--baseline', write('bad-baseline.json', '{"results": ')]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/bad-baseline\.json: truncated JSON/);

@@ -40,7 +40,17 @@ describe('swc bench (CLI)', () => {
     }
   });
 
-  it('renders markdown and csv', async () => {
+  it('names the run, host, port and database on stderr even with --no-progress, and nothing else', async () => {
+    const port = new URL(redisUrl()).port;
+    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--json', '--no-progress', '--no-throughput']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(
+      new RegExp(`^swc bench: run (swc-bench:[0-9a-f]{8}): writing only under \\1:\\* on redis://127\\.0\\.0\\.1:${port}/0; removed at the end$`, 'm'),
+    );
+    expect(result.stderr).not.toMatch(/KB per light|throughput phase/);
+  });
+
+  it('markdown: a pipe table with one row per cell; csv: a header, then layout,windowSeconds,rate per cell', async () => {
     const md = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--format', 'markdown', '--no-progress', '--no-throughput']);
     expect(md.code).toBe(0);
     expect(md.stdout).toMatch(/^\*\*Memory per light/);

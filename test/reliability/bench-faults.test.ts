@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../src/layouts/client.js';
@@ -7,8 +6,9 @@ import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer } from '../../src/redis/server.js';
 import { HOUR_START, redisUrl, uniqueName } from '../helpers.js';
-import { runCli, SWC_BIN } from '../cli/run-cli.js';
+import { runCli } from '../cli/run-cli.js';
 import { digest, keysMatching } from './digest.js';
+import { RUN_LINE, startCli } from './spawn.js';
 
 let redis: Redis;
 beforeAll(async () => {
@@ -31,30 +31,19 @@ async function seedUserData(tag: string): Promise<string> {
   return `${tag}:*`;
 }
 
-/** Starts `swc bench` and resolves once it has reported its first finished cell. */
+/** Starts `swc bench --no-throughput`; `firstCell` resolves once its first cell's result line is on stderr. */
 function startBench(args: string[]) {
-  const child = spawn(process.execPath, [SWC_BIN, 'bench', '--no-throughput', ...args], {
-    env: { ...process.env, NO_COLOR: '1', REDIS_URL: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  const firstCell = new Promise<void>((resolve) => {
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      if (/\[1\/\d+\]/.test(stderr)) resolve();
-    });
-  });
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
-    child.on('close', (code) => resolve({ code, at: Date.now() })),
-  );
-  return { child, firstCell, exited, stderr: () => stderr };
+  const run = startCli(['bench', '--no-throughput', ...args]);
+  const firstCell = run.waitFor(/^swc bench: \[1\/\d+\] .* KB per light/m);
+  const exited = run.exited.then(({ code }) => ({ code, at: Date.now() }));
+  return { child: run.child, firstCell, exited, stderr: run.stderr };
 }
 
 describe('bench leaves other data alone', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
-  ] as const)('after %s mid-run, other keys are byte-identical and none of the run\'s keys remain', async (signal, code) => {
+  ] as const)('%s after the first cell: exits %i, other keys byte-identical, none of the run\'s keys remain', async (signal, code) => {
     const pattern = await seedUserData(uniqueName('user'));
     const before = await digest(redis, pattern);
     const run = startBench(['--redis-url', redisUrl(), '--preset', 'blog']);
@@ -68,33 +57,21 @@ describe('bench leaves other data alone', () => {
     expect(await digest(redis, pattern)).toEqual(before);
   });
 
-  it('after SIGINT in a throughput phase, none of the run\'s keys remain', async () => {
+  it('SIGINT in the write throughput phase: exit 130 within 5 s, user keys byte-identical, none of the run\'s keys remain', async () => {
     const pattern = await seedUserData(uniqueName('user'));
     const before = await digest(redis, pattern);
-    const child = spawn(process.execPath, [SWC_BIN, 'bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '1m', '--time', '30'], {
-      env: { ...process.env, NO_COLOR: '1', REDIS_URL: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const namespace = await new Promise<string>((resolve) => {
-      child.stderr.on('data', () => {
-        const found = /swc-bench:[0-9a-f]{8}/.exec(stderr)?.[0];
-        if (found) resolve(found);
-      });
-    });
-    // The memory phase of the first cell takes well under a second; the write phase runs 30 s.
-    await new Promise((r) => setTimeout(r, 1500));
+    const run = startCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '1m', '--time', '30']);
+    const [, namespace] = (await run.waitFor(RUN_LINE)) as unknown as [string, string];
+    await run.waitFor(/write throughput phase/);
     const startedAt = Date.now();
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(130);
     expect(Date.now() - startedAt).toBeLessThan(5000);
     expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
     expect(await digest(redis, pattern)).toEqual(before);
   });
 
-  it('after a complete run, other keys are byte-identical and none of the run\'s keys remain', async () => {
+  it('a complete run: exit 0, other keys byte-identical, none of the run\'s keys remain', async () => {
     const pattern = await seedUserData(uniqueName('user'));
     const before = await digest(redis, pattern);
     const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '1m,3m', '--ops', '300']);
@@ -106,7 +83,7 @@ describe('bench leaves other data alone', () => {
 });
 
 describe('bench when the server fails', () => {
-  it('stops within 5 s with exit 3 and says how far it got when the server dies', async () => {
+  it('the server dies after the first cell: exit 3 within 5 s, one line saying how far it got, no stack trace', async () => {
     const server = await startPrivateServer();
     const run = startBench(['--redis-url', server.url, '--preset', 'blog']);
     await run.firstCell;
@@ -120,12 +97,12 @@ describe('bench when the server fails', () => {
     expect(run.stderr()).not.toMatch(/\n\s+at /);
   });
 
-  it('reports maxmemory clearly and still removes its own keys', async () => {
+  it('maxmemory with noeviction and --allow-eviction: the OOM is one clear line naming the cell, exit 3, own keys removed', async () => {
     const server = await startPrivateServer({ settings: ['maxmemory=3mb', 'maxmemory-policy=noeviction'] });
     const own = await connect(server.url);
     try {
       await own.set('user:precious', 'x');
-      const result = await runCli(['bench', '--redis-url', server.url, '--rate', '100', '--window', '10m', '--no-throughput']);
+      const result = await runCli(['bench', '--redis-url', server.url, '--rate', '100', '--window', '10m', '--no-throughput', '--allow-eviction']);
       expect(result.code).toBe(3);
       expect(result.stderr).toMatch(/out of memory \(maxmemory reached\) in cell 1\/2/);
       const namespace = /swc-bench:[0-9a-f]{8}/.exec(result.stderr)?.[0];
@@ -138,7 +115,7 @@ describe('bench when the server fails', () => {
     }
   });
 
-  it.each([50, 5])('gives the same numbers, or fails clearly, when SCRIPT FLUSH hits every %i ms', async (everyMs) => {
+  it.each([50, 5])('SCRIPT FLUSH every %i ms: the same bytes per light as an undisturbed run, or (at 5 ms) exit 3 naming the script cache', async (everyMs) => {
     // A server of its own: flushing the shared one would disturb other test files.
     const server = await startPrivateServer();
     const own = await connect(server.url);

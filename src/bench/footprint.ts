@@ -1,0 +1,40 @@
+import { footprints } from '../layouts/footprint.js';
+import { createLayout } from '../layouts/index.js';
+import { cellsOf, type BenchPlan, type Cell } from './plan.js';
+
+/**
+ * Operations per second no script call of a layout exceeds on one server: a
+ * write costs Redis 8–14 µs, so even a pipelined load stays under 100,000/s.
+ * Bounds a time-based throughput phase, whose op count is not known ahead.
+ */
+const MAX_SERVER_OPS_PER_SECOND = 100_000;
+/** Scripts, client buffers and allocator slack on top of the keys. */
+const FIXED_MARGIN_BYTES = 2 * 1024 * 1024;
+const RELATIVE_MARGIN = 1.25;
+
+/** The estimate of {@link estimatePeakBytes}, with the cell that sets it. */
+export interface PeakEstimate {
+  readonly bytes: number;
+  readonly cell: Cell | undefined;
+}
+
+/**
+ * An upper bound of the memory a plan's keys take at once. Cells run one
+ * after another and each deletes its keys before the next, so the peak is
+ * the largest cell (its lights, plus the throughput phase's write and
+ * request events), with margins.
+ */
+export function estimatePeakBytes(plan: BenchPlan): PeakEstimate {
+  const t = plan.throughput;
+  const opsPerPhase = t ? (t.ops ?? Math.ceil(t.seconds * MAX_SERVER_OPS_PER_SECOND)) : 0;
+  let worst: PeakEstimate = { bytes: 0, cell: undefined };
+  for (const cell of cellsOf(plan)) {
+    // The write and request phases each add one event per operation.
+    const extraEvents = Math.ceil((2 * opsPerPhase) / plan.lights);
+    const layout = createLayout(cell.layout);
+    const perLight = layout.peakBytesPerLight ?? footprints.unknown;
+    const bytes = perLight.call(layout, { ...cell, extraEvents }) * plan.lights;
+    if (bytes > worst.bytes) worst = { bytes, cell };
+  }
+  return { bytes: Math.ceil(worst.bytes * RELATIVE_MARGIN + FIXED_MARGIN_BYTES), cell: worst.cell };
+}

@@ -1,0 +1,89 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '../../src/redis/connect.js';
+import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
+import { alive } from '../helpers.js';
+import { digest, keysMatching } from '../reliability/digest.js';
+import { RUN_LINE, startCli } from '../reliability/spawn.js';
+import { runCli } from './run-cli.js';
+
+// A server of this file's own: the listing must not see other files' runs.
+let server: PrivateServer;
+let redis: Redis;
+beforeAll(async () => {
+  server = await startPrivateServer();
+  redis = await connect(server.url);
+});
+afterAll(async () => {
+  redis.disconnect();
+  await server.stop();
+});
+
+interface Listing {
+  namespaces: { prefix: string; keys: number; bytes: number | null; startedAt: number | null; alive: boolean }[];
+  removed: { prefix: string; keys: number }[];
+  kept: { prefix: string; reason: string }[];
+}
+
+describe('swc clean', () => {
+  it('lists what a SIGKILLed bench left (age, keys, bytes), removes it only with --yes, and leaves user keys alone', async () => {
+    await redis.set('app:user', 'keep');
+    await redis.hset('app:hash', { a: '1' });
+    const before = await digest(redis, 'app:*');
+    const run = startCli(['bench', '--redis-url', server.url, '--rate', '10', '--window', '60', '--time', '30']);
+    const [, namespace] = (await run.waitFor(RUN_LINE)) as unknown as [string, string];
+    await run.waitFor(/write throughput phase/);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    expect(alive(run.child.pid as number)).toBe(false);
+    const left = await keysMatching(redis, `${namespace}:*`);
+    expect(left.length).toBeGreaterThan(2);
+
+    const listed = await runCli(['clean', '--redis-url', server.url, '--json']);
+    expect(listed.code).toBe(0);
+    const listing = JSON.parse(listed.stdout) as Listing;
+    expect(listing.namespaces).toEqual([
+      expect.objectContaining({ prefix: namespace, keys: left.length, bytes: expect.any(Number), startedAt: expect.any(Number), alive: false }),
+    ]);
+    expect(listing.namespaces[0]!.bytes).toBeGreaterThan(1000);
+    expect(Date.now() - listing.namespaces[0]!.startedAt!).toBeLessThan(120_000);
+    expect(listing.removed).toEqual([]);
+    expect(await keysMatching(redis, `${namespace}:*`)).toHaveLength(left.length);
+
+    const text = await runCli(['clean', '--redis-url', server.url]);
+    expect(text.stdout).toMatch(new RegExp(`^${namespace}  ${left.length} key\\(s\\), [\\d.]+ KB, \\d+ s old, from .+ pid \\d+$`, 'm'));
+    expect(text.stdout).toMatch(/nothing removed: run again with --yes/);
+
+    const removed = await runCli(['clean', '--redis-url', server.url, '--namespace', namespace, '--yes']);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toMatch(new RegExp(`removed ${left.length} key\\(s\\) under ${namespace}:\\*`));
+    expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
+    expect(await digest(redis, 'app:*')).toEqual(before);
+  });
+
+  it('does not remove a run that is still going (its alive key is fresh), and exits 1 saying so', async () => {
+    const run = startCli(['bench', '--redis-url', server.url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--time', '2']);
+    const [, namespace] = (await run.waitFor(RUN_LINE)) as unknown as [string, string];
+    await run.waitFor(/write throughput phase/);
+    const result = await runCli(['clean', '--redis-url', server.url, '--yes', '--json']);
+    expect(result.code).toBe(1);
+    expect((JSON.parse(result.stdout) as Listing).kept).toEqual([{ prefix: namespace, reason: 'still running' }]);
+    expect((await run.exited).code).toBe(0);
+    expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
+  });
+
+  it.each(['app:*', '*', 'swc-bench:*', 'swc-bench:1234', 'swc-bench:0123456789'])(
+    'refuses --namespace %s (only swc-bench:<8 hex digits>) with exit 2 before connecting',
+    async (pattern) => {
+      const result = await runCli(['clean', '--redis-url', 'redis://127.0.0.1:1', '--namespace', pattern, '--yes']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^swc: --namespace: expected swc-bench:<8 hex digits>/m);
+    },
+  );
+
+  it('says so when there is nothing to clean', async () => {
+    const result = await runCli(['clean', '--redis-url', server.url]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('no swc-bench:* namespaces on this server\n');
+  });
+});
