@@ -34,7 +34,18 @@ export function buildProgram(): Command {
     .description('Benchmark and inspect sliding-window counters in Redis (Stoplight 5.x vs 6.0 layouts)')
     .version(SWC_VERSION, '-V, --version')
     .configureOutput(output)
-    .exitOverride();
+    .exitOverride()
+    .addHelpText(
+      'after',
+      `
+Exit codes (every command): 0 ok, 1 a finding (regression, failed check, light
+not found, drift with --check), 2 bad usage or input (nothing sent to Redis),
+3 runtime failure (Redis unreachable, script error), 130/143 interrupted.
+
+Examples:
+  swc bench --rate 100 --window 300
+  swc lights --redis-url redis://127.0.0.1:6379 --top 20`,
+    );
   program.addCommand(benchCommand());
   program.addCommand(chartCommand());
   program.addCommand(cleanCommand());

@@ -55,8 +55,8 @@ export { classifyScriptsDir, scriptsDirLayouts, stoplightLayout, withScriptsDir,
 export { connect, openSession, parseRedisUrl, type Session, type SessionOptions, type ConnectOptions } from './redis/connect.js';
 export { startPrivateServer, freePort, type PrivateServer, type PrivateServerOptions } from './redis/server.js';
 export { serverInfo, parseInfo, compareVersions, ENCODING_SETTINGS, type ServerInfo } from './redis/info.js';
-export { inspectLight, resolveTargets, type InspectRequest, type LayoutTargets } from './inspect/inspect.js';
-export { listLights } from './inspect/list.js';
+export { inspectLight, resolveTargets, inspectionDocument, INSPECT_SCHEMA_VERSION, type InspectRequest, type InspectDocument, type LayoutTargets } from './inspect/inspect.js';
+export { listLights, selectLights, totalsOf, globRegExp, lightOrders, type ListOptions, type LightOrder, type LightSelection } from './inspect/list.js';
 export { StoplightV5Inspector, type V5Target } from './layouts/stoplight-v5-inspector.js';
 export { StoplightV6Inspector, type V6Target } from './layouts/stoplight-v6-inspector.js';
 export type * from './inspect/types.js';

@@ -17,7 +17,8 @@ import { createLayout, layoutNames, resolveLayoutName, type LayoutName } from '.
 import { classifyScriptsDir, scriptsDirLayouts } from '../layouts/manifest-scripts.js';
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
-import { addCompareOptions, compareOptionsFrom, printVerdict, type CompareFlags } from './compare.js';
+import { addCompareOptions, checkOutputPath, compareOptionsFrom, printVerdict, writeJsonFile, type CompareFlags } from './compare.js';
+import { withStableKeyNames } from '../bench/stable-keys.js';
 import { checkSvgPath, terminalChart, writeChartSvg } from './chart.js';
 import { action, onShutdown } from './lifecycle.js';
 import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
@@ -45,6 +46,8 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   scripts?: string;
   chart?: boolean;
   chartOut?: string;
+  output?: string;
+  wide?: boolean;
   allowEviction?: boolean;
 }
 
@@ -347,7 +350,9 @@ export function benchCommand(): Command {
     .option('--scenario <file>', 'run a scenario file (JSON; see README "Scenario files"); flags given here override its fields')
     .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does')
     .option('--chart', 'after the table, terminal charts of memory (and latency); printed even when stdout is not a terminal, never without this flag')
-    .option('--chart-out <file.svg>', 'also write the charts as a standalone SVG (with --baseline: the baseline against this run)');
+    .option('--chart-out <file.svg>', 'also write the charts as a standalone SVG (with --baseline: the baseline against this run)')
+    .option('--wide', 'tables with every column (encodings and long ratio names inline); wider than 120 columns')
+    .option('--output <file>', 'also save the full result as JSON to this file (with --baseline too, whatever is printed)');
   addCompareOptions(command);
   addJsonOption(command);
   addRedisOptions(command, { privateServer: true });
@@ -374,6 +379,10 @@ light, how late events left (p99, max), write latency (p50/p99/p99.9),
 then memory per light as usual. The throughput phase is skipped: the paced
 traffic is the measurement. Limits: --duration at most 1 h, rate × lights
 at most ${LIMITS.realtimeEventsPerSecond.toLocaleString('en-US')} events/s per cell.
+
+Exit codes: 0 ok, 1 regression against --baseline, 2 bad usage or input
+(nothing sent to Redis), 3 runtime failure (Redis unreachable, script error),
+130/143 interrupted (the run's keys are removed first).
 
 Examples:
   swc bench --rate 100 --window 300
@@ -407,6 +416,7 @@ Examples:
       if (flags.baseline !== undefined && format === 'csv') throw new UsageError('--baseline: prints the comparison as table, markdown or --json, not csv');
       if (flags.chart && (format === 'json' || format === 'csv')) throw new UsageError(`--chart: draws after a table or markdown, not ${format} (use --chart-out, or swc chart on the saved result)`);
       if (flags.chartOut !== undefined) checkSvgPath('--chart-out', flags.chartOut);
+      if (flags.output !== undefined) checkOutputPath('--output', flags.output);
       // Read the baseline before Redis is touched, so a bad file costs no run.
       const baseline = flags.baseline !== undefined ? { label: flags.baseline, report: loadReport(flags.baseline) } : undefined;
       const session = await sessionFromFlags(flags);
@@ -481,15 +491,16 @@ Examples:
         () => (finished = true),
         () => (finished = true),
       );
-      const report = await running;
+      const report = withStableKeyNames(await running, namespace.prefix);
       progress.stop();
+      if (flags.output !== undefined) writeJsonFile('--output', flags.output, report);
       warnShortfall(report);
       let code: number | undefined;
       if (baseline) {
         const verdict = compareReports(baseline.report, report, compareOptionsFrom(flags));
         code = printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: format === 'markdown' ? 'markdown' : 'table' });
       } else if (format === 'json') printJson(report);
-      else process.stdout.write(renderBench(report, format, useColor()));
+      else process.stdout.write(renderBench(report, format, useColor(), { wide: Boolean(flags.wide) }));
       const charted = [...(baseline ? [baseline] : []), { label: 'this run', report }];
       if (flags.chart) {
         const text = terminalChart(charted);

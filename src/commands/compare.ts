@@ -1,11 +1,13 @@
+import { renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { compareReports, DEFAULT_COMPARE_OPTIONS, type CompareOptions, type Verdict } from '../compare/diff.js';
 import { loadReport } from '../compare/load.js';
 import { parseNumber } from '../bench/values.js';
-import { ExitCode } from '../errors.js';
+import { ExitCode, SwcError, UsageError } from '../errors.js';
 import { compareFormats, renderCompare, type CompareFormat, type CompareSide } from '../report/compare.js';
 import { SWC_VERSION } from '../version.js';
-import { action } from './lifecycle.js';
+import { action, printError } from './lifecycle.js';
 import { parser, printJson, useColor } from './options.js';
 
 /** Flags shared by `swc compare` and `swc bench --baseline`. */
@@ -13,6 +15,36 @@ export interface CompareFlags {
   memoryTolerance: number;
   throughputTolerance: number;
   absolute?: boolean;
+}
+
+/** Checks before a run that `--output` can be written: a path whose folder exists and that is not a folder itself. */
+export function checkOutputPath(flag: string, file: string): string {
+  const folder = dirname(resolve(file));
+  let ok = false;
+  try {
+    ok = statSync(folder).isDirectory();
+  } catch {
+    // said below
+  }
+  if (!ok) throw new UsageError(`${flag}: folder ${folder} does not exist`);
+  try {
+    if (statSync(file).isDirectory()) throw new UsageError(`${flag}: ${file} is a folder; give a file name`);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+  }
+  return file;
+}
+
+/** Writes a result as JSON to `file` whole (a temporary file renamed over it), so a reader never sees half of one. */
+export function writeJsonFile(flag: string, file: string, value: unknown): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, `${JSON.stringify(value, null, 2)}\n`);
+    renameSync(temporary, file);
+  } catch (err) {
+    throw new SwcError(`${flag}: cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`, ExitCode.runtime);
+  }
+  printError(`swc: result saved to ${file}`);
 }
 
 /** `1`, `1%` and `0.5%` are percentages; returned as a fraction. */
@@ -73,7 +105,7 @@ export function compareCommand(): Command {
     .description('compare two `swc bench --json` results cell by cell; exit 1 on a regression')
     .argument('<baseline>', 'the reference result (JSON of swc bench --json)')
     .argument('<current>', 'the result to check')
-    .addOption(new Option('--format <format>', 'output format').choices(compareFormats).default('table'))
+    .addOption(new Option('--format <format>', 'output format (github: Actions annotations)').choices(compareFormats).default('table'))
     .option('--json', 'print the verdict as JSON on stdout');
   addCompareOptions(command);
   command.addHelpText(
@@ -88,11 +120,15 @@ Fails (exit 1) on: a figure beyond its tolerance; a cell or figure of the
 baseline missing from the current run; a different Redis version, allocator,
 encoding setting, seed, failure rate, lights or duration (the bytes are not
 comparable: regenerate the baseline). Cells only in the current run are listed.
+Figures better than their tolerance are listed as improvements (they pass).
+--format github prints GitHub Actions annotations (::error per regression,
+::notice per improvement and for the verdict) on stdout.
+
 Exit codes: 0 ok, 1 regression, 2 unreadable or invalid file or flag.
 
 Examples:
   swc compare fixtures/baselines/small.json current.json
-  swc compare base.json current.json --memory-tolerance 0.5% --json`,
+  swc compare base.json current.json --memory-tolerance 0.5% --format github`,
   );
   return command.action(
     action(async (baselineFile: string, currentFile: string, flags: CompareCommandFlags) => {

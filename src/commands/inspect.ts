@@ -1,63 +1,24 @@
 import { Command, Option } from 'commander';
-import { parseDuration, parseList, parseNumber } from '../bench/values.js';
+import { parseNumber } from '../bench/values.js';
 import { ExitCode, NotFoundError, UsageError } from '../errors.js';
-import { inspectLight, resolveTargets, type InspectRequest } from '../inspect/inspect.js';
-import { listLights } from '../inspect/list.js';
+import { inspectLight, inspectionDocument, resolveTargets, type InspectRequest } from '../inspect/inspect.js';
 import type { Inspection } from '../inspect/types.js';
 import { layoutNames, resolveLayoutName } from '../layouts/index.js';
-import { DEFAULT_SYSTEM } from '../layouts/types.js';
-import { renderInspections, renderListing } from '../report/inspect.js';
+import { renderInspections } from '../report/inspect.js';
 import { visible } from '../report/style.js';
-import { SWC_VERSION } from '../version.js';
-import { action } from './lifecycle.js';
-import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
+import { action, printError } from './lifecycle.js';
+import { DEFAULT_INSPECT_URL, noteUnavailable, runList, unixSeconds, windowSeconds, type ListFlags } from './lights.js';
+import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor } from './options.js';
 
-/** Inspect reads what an application's Redis holds, so it defaults to the usual local one. */
-const DEFAULT_URL = 'redis://127.0.0.1:6379';
-/** Keys live 7 days at most in either layout. */
-const MAX_WINDOW_SECONDS = 604_800;
-/** 2100-01-01: later times are typos (milliseconds, most likely). */
-const MAX_AT = 4_102_444_800;
-
-interface InspectFlags extends RedisFlags {
+interface InspectFlags extends ListFlags {
   json?: boolean;
   list?: boolean;
   layout: string;
-  system: string;
+  system?: string;
   window?: number;
   at?: number;
   limit: number;
-}
-
-
-const unixSeconds = parser((value) => {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > MAX_AT) {
-    throw new UsageError(`--at: expected Unix seconds 0..${MAX_AT} (fractions allowed), got "${value}"`);
-  }
-  return n;
-});
-
-/** Says once on stderr what the server would not let swc read (the figures show n/a). */
-function noteUnavailable(notes: readonly string[]): void {
-  for (const note of new Set(notes)) process.stderr.write(`swc: note: ${visible(note)}\n`);
-}
-
-/** `--layout` of `swc lights`: registered names or manifest files, comma-separated. */
-export const layoutListOption = (): Option =>
-  new Option('--layout <list>', `only these layouts, comma-separated: ${layoutNames.join(', ')} or manifest files (default every registered layout)`).argParser(
-    parser((v) => parseList('--layout', v, (p) => resolveLayoutName(p))),
-  );
-
-/** `--list` and `swc lights`: every light on the server. */
-export async function runList(flags: RedisFlags & { json?: boolean; layout?: string | string[] }): Promise<number> {
-  const session = await sessionFromFlags(flags, DEFAULT_URL);
-  const only = flags.layout === undefined || flags.layout === 'auto' ? undefined : [flags.layout].flat();
-  const list = await listLights(session.redis, only);
-  noteUnavailable(list.unavailable);
-  if (flags.json) printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, ...list });
-  else process.stdout.write(renderListing(list, useColor()));
-  return ExitCode.ok;
+  check?: boolean;
 }
 
 function warn(inspections: readonly Inspection[]): boolean {
@@ -65,12 +26,12 @@ function warn(inspections: readonly Inspection[]): boolean {
   noteUnavailable(inspections.flatMap((i) => i.unavailable));
   for (const inspection of inspections) {
     for (const text of inspection.problems) {
-      process.stderr.write(`swc: warning: ${visible(text)}\n`);
+      printError(`swc: warning: ${visible(text)}`);
       problem = true;
     }
     if (!inspection.consistent) {
-      process.stderr.write(
-        `swc: warning: ${inspection.layout} keys of ${visible(inspection.light)} changed while being read (writes in progress); figures may mix two moments\n`,
+      printError(
+        `swc: warning: ${inspection.layout} keys of ${visible(inspection.light)} changed while being read (writes in progress); figures may mix two moments`,
       );
     }
   }
@@ -88,20 +49,22 @@ export function inspectCommand(): Command {
         .argParser(parser((v) => (v === 'auto' ? v : resolveLayoutName(v))))
         .default('auto'),
     )
-    .option('--system <name>', 'system name, for layouts that scope lights by system (6.0 hashes it into the keys)', DEFAULT_SYSTEM)
-    .option(
-      '--window <time>',
-      'window to judge buckets against: 60, 90s, 5m, 1h (default: the layout\'s longest window if it has one, e.g. 5.x 86400 s; else none)',
-      parser((v) => parseDuration('--window', v, { min: 1, max: MAX_WINDOW_SECONDS, integer: true })),
-    )
+    .option('--system <name or id>', 'the system of a light given by name or light id: its name, or the id its keys carry (6.0: 12 hex); default "default" for names, any system for a light id')
+    .option('--window <time>', "window to judge buckets against: 60, 90s, 5m, 1h (default: 5.x its longest, a day; 6.0 stores none: no window, no error rate)", windowSeconds)
     .option('--at <time>', 'judge the window at this Unix time in seconds (default: the server clock)', unixSeconds)
     .option('--limit <n>', 'most recent buckets or seconds to print (JSON has all)', parser((v) => parseNumber('--limit', v, { min: 0, max: 1_000_000, integer: true })), 30)
+    .option('--check', 'exit 1 when the light has drift (running totals or index disagree with the buckets)')
+    .option('--wide', 'key names and slots inside the keys table (wider than 120 columns)')
     .addHelpText(
       'after',
-      '\nRead-only: runs no Stoplight script (a 6.0 read would evict), only SCAN, HSCAN, ZRANGE pages, TYPE, MEMORY USAGE, TTL.' +
+      '\nThe light: what swc lights prints (a name, or 6.0 system-id/light-id), a 6.0 light id (any system), a name' +
+        '\n(without --system: "default", then any system), or a full key.' +
+        '\n--json: one object { schemaVersion, swcVersion, request, drift, inspections }; totals = events the keys hold (README).' +
+        '\nRead-only: runs no Stoplight script (a 6.0 read would evict). Commands sent: PING, TIME, CONFIG GET, SCAN, TYPE,' +
+        '\nOBJECT ENCODING, TTL, HLEN, ZCARD, HMGET, ZRANGE, HSCAN, MEMORY USAGE (ZRANGE and HSCAN in pages of 1000).' +
         '\nWithout MEMORY (renamed or denied) bytes show n/a; without CONFIG the listpack limits show ?.' +
-        '\nExit codes: 0 ok, 1 light not found or a key of the wrong type, 2 bad usage, 3 Redis unreachable.' +
-        '\n\nExamples:\n  swc inspect checkout --window 60\n  swc inspect 5f3a0c1b2d4e --layout stoplight-v6 --json\n  swc inspect --list',
+        '\n\nExit codes: 0 ok, 1 light not found, a key of the wrong type, or drift with --check, 2 bad usage, 3 Redis unreachable.' +
+        '\n\nExamples:\n  swc inspect checkout --window 60\n  swc inspect 37a8eec1ce19/5f3a0c1b2d4e --json --check',
     );
   addRedisOptions(command, { privateServer: false });
   addJsonOption(command);
@@ -115,23 +78,29 @@ export function inspectCommand(): Command {
       const request: InspectRequest = {
         light,
         layout: flags.layout,
-        system: flags.system,
+        ...(flags.system !== undefined ? { system: flags.system } : {}),
         ...(flags.window !== undefined ? { windowSeconds: flags.window } : {}),
         ...(flags.at !== undefined ? { at: flags.at } : {}),
       };
       // A key of one layout with --layout naming another is bad usage: say so before connecting.
       resolveTargets(request);
-      const session = await sessionFromFlags(flags, DEFAULT_URL);
+      const session = await sessionFromFlags(flags, DEFAULT_INSPECT_URL);
       const inspections = await inspectLight(session.redis, request).catch((err: unknown) => {
         // The message repeats the typed name and its keys: keep their control characters off the terminal.
         throw err instanceof NotFoundError ? new NotFoundError(visible(err.message)) : err;
       });
-      if (flags.json) printJson(inspections.length === 1 ? inspections[0] : inspections);
+      if (flags.json) printJson(inspectionDocument(request, inspections));
       else {
         const color = useColor();
-        process.stdout.write(renderInspections(inspections, { color, limit: flags.limit, picture: Boolean(process.stdout.isTTY) }));
+        process.stdout.write(renderInspections(inspections, { color, limit: flags.limit, picture: Boolean(process.stdout.isTTY), wide: Boolean(flags.wide) }));
       }
-      return warn(inspections) ? ExitCode.finding : ExitCode.ok;
+      const problem = warn(inspections);
+      const drifted = inspections.filter((i) => i.kind === 'buckets' && !i.drift.ok);
+      if (flags.check && drifted.length > 0) {
+        printError(`swc: drift in ${drifted.map((i) => `${i.layout} ${visible(i.light)}`).join(', ')} (--check)`);
+        return ExitCode.finding;
+      }
+      return problem ? ExitCode.finding : ExitCode.ok;
     }),
   );
 }

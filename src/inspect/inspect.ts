@@ -3,6 +3,7 @@ import { NotFoundError, UsageError } from '../errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { InspectTarget, Layout } from '../layouts/types.js';
 import { readEncodingLimits } from './keys.js';
+import { SWC_VERSION } from '../version.js';
 import type { Inspection, JudgeOptions } from './types.js';
 
 /** What to inspect and how to judge it. */
@@ -80,4 +81,30 @@ export async function inspectLight(redis: Redis, request: InspectRequest): Promi
     throw new NotFoundError(`light "${request.light}" not found: no key ${looked.join(', ')} (try swc lights)`);
   }
   return found;
+}
+
+/** The version of `swc inspect --json`; bumped when a field changes meaning. */
+export const INSPECT_SCHEMA_VERSION = 2;
+
+/** What `swc inspect --json` prints: one object. */
+export interface InspectDocument {
+  readonly schemaVersion: typeof INSPECT_SCHEMA_VERSION;
+  readonly swcVersion: string;
+  /** What was asked for, as given. */
+  readonly request: InspectRequest;
+  /** True when any inspection found drift (running totals or index against the buckets). */
+  readonly drift: boolean;
+  /** One per layout that holds the light, in registration order. */
+  readonly inspections: readonly Inspection[];
+}
+
+/** The JSON document of an inspection (see README, "inspect --json"). */
+export function inspectionDocument(request: InspectRequest, inspections: readonly Inspection[]): InspectDocument {
+  return {
+    schemaVersion: INSPECT_SCHEMA_VERSION,
+    swcVersion: SWC_VERSION,
+    request,
+    drift: inspections.some((i) => i.kind === 'buckets' && !i.drift.ok),
+    inspections,
+  };
 }

@@ -315,14 +315,14 @@ export function count(value: string | undefined): number {
 
 /** The summary line's figures. */
 export function summarize(
-  window: Counts,
+  window: Counts | null,
   keys: readonly KeyInspection[],
   per: { readonly windowSeconds: number | null } | { readonly heldEvents: number },
 ): InspectionSummary {
-  const events = window.successes + window.failures;
+  const events = window === null ? 0 : window.successes + window.failures;
   const bytes = keys.some((key) => key.bytes === null) ? null : keys.reduce((sum, key) => sum + (key.bytes ?? 0), 0);
   return {
-    errorRate: events === 0 ? null : window.failures / events,
+    errorRate: window === null || events === 0 ? null : window.failures / events,
     bytes,
     bytesPerWindowSecond: bytes !== null && 'windowSeconds' in per && per.windowSeconds !== null ? bytes / per.windowSeconds : null,
     bytesPerEvent: bytes !== null && 'heldEvents' in per && per.heldEvents > 0 ? bytes / per.heldEvents : null,
@@ -336,5 +336,6 @@ export function windowOf(judge: JudgeOptions): WindowView {
     at: judge.at,
     clock: judge.clock,
     fromSecond: judge.windowSeconds === null ? null : judge.at - judge.windowSeconds + 1,
+    source: judge.windowSeconds === null ? 'none' : 'given',
   };
 }

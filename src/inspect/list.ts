@@ -1,19 +1,23 @@
 import type { Redis } from 'ioredis';
+import { UsageError } from '../errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
+import type { Layout } from '../layouts/types.js';
 import { keyTypes, memoryUsage, scanKeys } from './keys.js';
-import type { LightList, LightListing } from './types.js';
+import type { JudgeOptions, LayoutTotals, LightHealth, LightList, LightListing, SurveyLight } from './types.js';
 
 /** Keys described per pipeline, so a server with many lights gets many small round trips. */
 const BATCH = 500;
 
 interface Group {
-  readonly layout: string;
+  readonly layout: Layout;
   readonly light: string;
   readonly systemId: string | null;
   readonly keys: { key: string; scoresAreSeconds: boolean }[];
 }
 
 interface KeyFacts {
+  type: string;
+  elements: number;
   bytes: number | null;
   exact: boolean;
   first: number | null;
@@ -45,19 +49,20 @@ async function keyFacts(
       }
     });
     const replies = ((await sizes.exec()) ?? []).map(([err, value]) => (err ? null : value));
+    const elementsOf = (j: number): number =>
+      // A string is measured whole; a set, list or stream of unknown size is sampled rather than walked.
+      types[j] === 'zset' || types[j] === 'hash' ? Number(replies[3 * j]) : types[j] === 'string' ? 0 : Number.POSITIVE_INFINITY;
     const memory = await memoryUsage(
       redis,
-      batch.map(({ key }, j) => {
-        // A string is measured whole; a set, list or stream of unknown size is sampled rather than walked.
-        const elements = types[j] === 'zset' || types[j] === 'hash' ? Number(replies[3 * j]) : types[j] === 'string' ? 0 : Number.POSITIVE_INFINITY;
-        return { key, elements };
-      }),
+      batch.map(({ key }, j) => ({ key, elements: elementsOf(j) })),
     );
     unavailable ??= memory.unavailable;
     batch.forEach(({ key, scoresAreSeconds }, j) => {
       const first = scoresAreSeconds ? replies[3 * j + 1] : null;
       const last = scoresAreSeconds ? replies[3 * j + 2] : null;
       facts.set(key, {
+        type: types[j] ?? 'none',
+        elements: elementsOf(j),
         bytes: memory.bytes[j] ?? null,
         exact: memory.exact[j] ?? false,
         first: Array.isArray(first) && first.length === 2 ? Math.floor(Number(first[1])) : null,
@@ -68,16 +73,32 @@ async function keyFacts(
   return { facts, unavailable };
 }
 
+const NO_HEALTH: LightHealth = { events: null, staleEvents: null, staleBuckets: null, drift: null, estimate: null };
+
+/** What to list and how to judge it. */
+export interface ListOptions {
+  /** Only these registered layouts (default every one). */
+  readonly only?: readonly string[];
+  /** Window for stale events and estimates, in seconds; default none (each layout says what it uses without one). */
+  readonly windowSeconds?: number | null;
+  /** Unix seconds to judge at; default the server's clock. */
+  readonly at?: number;
+}
+
 /**
  * Every light of every registered layout on the server, found with SCAN on
- * each layout's patterns, largest first. A key belongs to the first layout
- * (in registration order) that claims it. Layouts whose keys carry only
- * hashed ids (6.0) list lights by id. Bytes are null, and `unavailable` says
- * why, when the server refuses MEMORY. `only` limits the search to these
- * registered layouts.
+ * each layout's patterns, largest first, with each light's health from its
+ * layout's survey where the layout has one (events held, stale events,
+ * drift, an estimate in another layout). A key belongs to the first layout
+ * (in registration order) that claims it. Bytes are null, and `unavailable`
+ * says why, when the server refuses MEMORY. Read-only.
  */
-export async function listLights(redis: Redis, only?: readonly string[]): Promise<LightList> {
-  const layouts = only === undefined ? registeredLayouts() : only.map((name) => createLayout(name));
+export async function listLights(redis: Redis, options: ListOptions | readonly string[] = {}): Promise<LightList> {
+  const opts: ListOptions = Array.isArray(options) ? { only: options as readonly string[] } : (options as ListOptions);
+  const layouts = opts.only === undefined ? registeredLayouts() : opts.only.map((name) => createLayout(name));
+  const given = opts.at !== undefined;
+  const at = given ? Math.floor(opts.at as number) : Number((await redis.time())[0]);
+  const judge: JudgeOptions = { windowSeconds: opts.windowSeconds ?? null, at, clock: given ? 'given' : 'server' };
   const groups = new Map<string, Group>();
   const claimed = new Set<string>();
   const patterns: string[] = [];
@@ -90,34 +111,154 @@ export async function listLights(redis: Redis, only?: readonly string[]): Promis
         if (!owner) continue;
         claimed.add(key);
         const id = `${layout.name}\u0000${owner.system ?? ''}\u0000${owner.light}`;
-        const group = groups.get(id) ?? { layout: layout.name, light: owner.light, systemId: owner.system, keys: [] };
+        const group = groups.get(id) ?? { layout, light: owner.light, systemId: owner.system, keys: [] };
         group.keys.push({ key, scoresAreSeconds: owner.scoresAreSeconds });
         groups.set(id, group);
       }
     }
   }
+  const all = [...groups.values()];
   const { facts, unavailable } = await keyFacts(
     redis,
-    [...groups.values()].flatMap((g) => g.keys),
+    all.flatMap((g) => g.keys),
   );
-  const lights = [...groups.values()].map((group): LightListing => {
-    const of = group.keys.map(({ key }) => facts.get(key)).filter((f): f is KeyFacts => f !== undefined);
+  const base = all.map((group) => {
+    const of = group.keys.map(({ key }) => ({ key, ...(facts.get(key) as KeyFacts) })).filter((f) => f.type !== undefined && f.type !== 'none');
     const firsts = of.map((f) => f.first).filter((s): s is number => s !== null);
     const lasts = of.map((f) => f.last).filter((s): s is number => s !== null);
-    const firstSecond = firsts.length > 0 ? Math.min(...firsts) : null;
-    const lastSecond = lasts.length > 0 ? Math.max(...lasts) : null;
     return {
-      layout: group.layout,
+      group,
+      of,
+      firstSecond: firsts.length > 0 ? Math.min(...firsts) : null,
+      lastSecond: lasts.length > 0 ? Math.max(...lasts) : null,
+    };
+  });
+  // Each layout reads its own lights' health in one batched pass.
+  const health = new Map<(typeof base)[number], LightHealth>();
+  for (const layout of layouts) {
+    const mine = base.filter((b) => b.group.layout === layout);
+    if (mine.length === 0 || !layout.inspector.survey) continue;
+    const surveyed: SurveyLight[] = mine.map((b) => ({
+      light: b.group.light,
+      systemId: b.group.systemId,
+      keys: b.of.map((f) => ({ key: f.key, type: f.type, elements: f.elements })),
+      firstSecond: b.firstSecond,
+      lastSecond: b.lastSecond,
+    }));
+    const results = await layout.inspector.survey(redis, surveyed, judge);
+    mine.forEach((b, i) => health.set(b, results[i] ?? NO_HEALTH));
+  }
+  const lights = base.map(({ group, of, firstSecond, lastSecond }, i): LightListing => {
+    const h = health.get(base[i] as (typeof base)[number]) ?? NO_HEALTH;
+    return {
+      layout: group.layout.name,
       light: group.light,
       systemId: group.systemId,
-      keys: group.keys.length,
+      reference: group.systemId === null ? group.light : `${group.systemId}/${group.light}`,
+      keys: of.length,
       bytes: of.some((f) => f.bytes === null) ? null : of.reduce((sum, f) => sum + (f.bytes ?? 0), 0),
       bytesExact: of.every((f) => f.exact),
       firstSecond,
       lastSecond,
       spanSeconds: firstSecond === null || lastSecond === null ? 0 : lastSecond - firstSecond + 1,
+      idleSeconds: lastSecond === null ? null : Math.max(0, at - lastSecond),
+      ...h,
     };
   });
-  lights.sort((a, b) => (b.bytes ?? 0) - (a.bytes ?? 0) || a.layout.localeCompare(b.layout) || a.light.localeCompare(b.light));
-  return { lights, patterns: [...new Set(patterns)], unavailable: unavailable === null ? [] : [unavailable] };
+  lights.sort(byOrder.bytes);
+  return {
+    lights,
+    patterns: [...new Set(patterns)],
+    unavailable: unavailable === null ? [] : [unavailable],
+    at,
+    clock: judge.clock,
+    windowSeconds: judge.windowSeconds,
+  };
+}
+
+/** Orders of `swc lights --sort`. */
+export const lightOrders = ['bytes', 'idle', 'events', 'name'] as const;
+export type LightOrder = (typeof lightOrders)[number];
+
+const byName = (a: LightListing, b: LightListing): number =>
+  a.layout.localeCompare(b.layout) || a.reference.localeCompare(b.reference);
+/** Unknown figures (null) sort last in every order. */
+const desc = (a: number | null, b: number | null): number => (b ?? -1) - (a ?? -1);
+
+const byOrder: Record<LightOrder, (a: LightListing, b: LightListing) => number> = {
+  bytes: (a, b) => desc(a.bytes, b.bytes) || byName(a, b),
+  idle: (a, b) => desc(a.idleSeconds, b.idleSeconds) || byName(a, b),
+  events: (a, b) => desc(a.events, b.events) || byName(a, b),
+  name: byName,
+};
+
+/** Which lights of a listing to show. */
+export interface LightSelection {
+  readonly sort?: LightOrder;
+  /** Show only the first N after sorting. */
+  readonly top?: number;
+  /** A system: its name or the id the keys carry. */
+  readonly system?: string;
+  /** A glob (`*`, `?`, `[…]`) on the light's name or reference. */
+  readonly match?: string;
+}
+
+/** A glob as a whole-text regular expression: `*` any run, `?` one character, `[…]` a class. */
+export function globRegExp(glob: string): RegExp {
+  let out = '';
+  for (let i = 0; i < glob.length; i += 1) {
+    const ch = glob[i] as string;
+    if (ch === '*') out += '[\\s\\S]*';
+    else if (ch === '?') out += '[\\s\\S]';
+    else if (ch === '\\' && i + 1 < glob.length) out += (glob[++i] as string).replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+    else if (ch === '[') {
+      const end = glob.indexOf(']', i + 2);
+      if (end < 0) throw new UsageError(`--match: unclosed [ in "${glob}"`);
+      const body = glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
+      out += `[${body}]`;
+      i = end;
+    } else out += ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  }
+  return new RegExp(`^${out}$`);
+}
+
+/**
+ * Filters and orders a listing (pure). Totals are computed by
+ * {@link totalsOf} over what matched, before `top` cuts the list.
+ */
+export function selectLights(list: LightList, selection: LightSelection): { matched: LightListing[]; shown: LightListing[] } {
+  const layouts = new Map(registeredLayouts().map((l) => [l.name, l]));
+  let matched = list.lights;
+  if (selection.system !== undefined) {
+    const system = selection.system;
+    matched = matched.filter((l) => {
+      if (l.systemId === null) return false;
+      const inspector = layouts.get(l.layout)?.inspector;
+      return l.systemId === system || (inspector?.systemIdOf !== undefined && l.systemId === inspector.systemIdOf(system));
+    });
+  }
+  if (selection.match !== undefined) {
+    const pattern = globRegExp(selection.match);
+    matched = matched.filter((l) => pattern.test(l.light) || pattern.test(l.reference));
+  }
+  matched = [...matched].sort(byOrder[selection.sort ?? 'bytes']);
+  const shown = selection.top === undefined ? matched : matched.slice(0, selection.top);
+  return { matched, shown };
+}
+
+/** One total per layout, in the order layouts first appear, over `lights`. */
+export function totalsOf(lights: readonly LightListing[]): LayoutTotals[] {
+  const out = new Map<string, { lights: number; keys: number; bytes: number | null; events: number | null; staleEvents: number | null; drifted: number }>();
+  const add = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a + b);
+  for (const l of lights) {
+    const t = out.get(l.layout) ?? { lights: 0, keys: 0, bytes: 0, events: 0, staleEvents: 0, drifted: 0 };
+    t.lights += 1;
+    t.keys += l.keys;
+    t.bytes = add(t.bytes, l.bytes);
+    t.events = add(t.events, l.events);
+    t.staleEvents = add(t.staleEvents, l.staleEvents);
+    if (l.drift === true) t.drifted += 1;
+    out.set(l.layout, t);
+  }
+  return [...out].map(([layout, t]) => ({ layout, ...t }));
 }

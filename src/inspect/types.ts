@@ -60,11 +60,13 @@ export interface WindowView {
   readonly clock: 'server' | 'given';
   /** First second inside the window; null when there is no window. */
   readonly fromSecond: number | null;
+  /** `given` (--window), `layout` (the layout's longest window, 5.x: a day), or `none` (no window given, none known). */
+  readonly source: 'given' | 'layout' | 'none';
 }
 
 /** The summary line. */
 export interface InspectionSummary {
-  /** failures / (successes + failures) in the window; null without events. */
+  /** failures / (successes + failures) in the window; null without events, and without a window. */
   readonly errorRate: number | null;
   /** Every key of the light together (MEMORY USAGE); null when the server refuses MEMORY. */
   readonly bytes: number | null;
@@ -91,6 +93,14 @@ export interface InspectionBase {
   readonly light: string;
   readonly keys: KeyInspection[];
   readonly window: WindowView;
+  /**
+   * Success and failure events the keys hold now, in the window or not
+   * (6.0: the sum of every bucket; 5.x: every success and failure member);
+   * the same meaning in every layout. Null when the layout's keys are not decoded.
+   */
+  readonly totals: Counts | null;
+  /** The events inside the window; null without a window, or when the keys are not decoded. */
+  readonly windowTotals: Counts | null;
   readonly summary: InspectionSummary;
   /**
    * False when the keys kept changing while they were read (a server under
@@ -142,10 +152,9 @@ export interface BucketInspection extends InspectionBase {
   /** The ids of the system and of the light, as they appear in the keys. */
   readonly systemId: string;
   readonly lightId: string;
-  /** The running totals as stored (they include stale buckets). */
   readonly totals: Counts;
-  /** The buckets inside the window. */
-  readonly windowTotals: Counts;
+  /** The running totals as stored in the hash (`total_successes`, `total_failures`); equal to {@link totals} unless drifted. */
+  readonly storedTotals: Counts;
   /** In time order. */
   readonly buckets: Bucket[];
   readonly drift: BucketDrift;
@@ -177,8 +186,9 @@ export interface EventKey {
 /** A light kept as one sorted-set member per event in hourly keys (Stoplight 5.x). */
 export interface EventInspection extends InspectionBase {
   readonly kind: 'events';
-  /** Events in the window (success and failure keys; recovery probes are not counted). */
   readonly totals: Counts;
+  /** Events in the window (success and failure keys; recovery probes are not counted). */
+  readonly windowTotals: Counts;
   /** Seconds that saw events, in time order. */
   readonly seconds: EventSecond[];
   /** In hour order, then by outcome. */
@@ -194,18 +204,25 @@ export interface EventInspection extends InspectionBase {
  */
 export interface KeysInspection extends InspectionBase {
   readonly kind: 'keys';
+  readonly totals: null;
+  readonly windowTotals: null;
 }
 
 /** One light; `kind` says which shape of storage was decoded (renderers switch on it, never on the layout). */
 export type Inspection = BucketInspection | EventInspection | KeysInspection;
 
-/** One light found by `inspect --list`. */
+/** One light found by `swc lights` (`inspect --list`). */
 export interface LightListing {
   readonly layout: string;
   /** The light as its keys carry it: the raw name (5.x), or the 12-hex light id (6.0). */
   readonly light: string;
   /** The system as the keys carry it (6.0: the 12-hex system id); null for layouts without systems. */
   readonly systemId: string | null;
+  /**
+   * What to give `swc inspect` to read this light, as is: `<system>/<light>`
+   * for layouts with systems, else the light.
+   */
+  readonly reference: string;
   readonly keys: number;
   /** Null when the server refuses MEMORY. */
   readonly bytes: number | null;
@@ -216,6 +233,64 @@ export interface LightListing {
   readonly lastSecond: number | null;
   /** lastSecond - firstSecond + 1, or 0. */
   readonly spanSeconds: number;
+  /** Seconds from the newest event to the time judged at; null without events. */
+  readonly idleSeconds: number | null;
+  /** Health read by the layout's {@link LightSurvey}; null fields where the layout has none. */
+  readonly events: number | null;
+  readonly staleEvents: number | null;
+  readonly staleBuckets: number | null;
+  readonly drift: boolean | null;
+  readonly estimate: LightEstimate | null;
+}
+
+/**
+ * What a light's inspector can tell cheaply about many lights at once, for
+ * `swc lights`. Null where it does not apply or was not checked.
+ */
+export interface LightHealth {
+  /** Success and failure events the keys hold now, in the window or not. */
+  readonly events: number | null;
+  /** Events outside the window (held until evicted or expired). */
+  readonly staleEvents: number | null;
+  /** Per-second buckets outside the window (layouts that keep buckets). */
+  readonly staleBuckets: number | null;
+  /** True when running totals or an index disagree with the buckets; null when the layout keeps none, or the light was too large to check. */
+  readonly drift: boolean | null;
+  /** What the same traffic would cost in another layout: an estimate, not a measurement. */
+  readonly estimate: LightEstimate | null;
+}
+
+/** An estimate of a light's bytes in another layout, from its events over the window. */
+export interface LightEstimate {
+  readonly layout: string;
+  readonly bytes: number;
+  /** The window the estimate assumes, in seconds. */
+  readonly windowSeconds: number;
+  /** How it was estimated, in one sentence. */
+  readonly basis: string;
+}
+
+/** A light as `swc lights` hands it to the layout's survey. */
+export interface SurveyLight {
+  readonly light: string;
+  readonly systemId: string | null;
+  /** Its keys that exist, with the facts already read. */
+  readonly keys: readonly { readonly key: string; readonly type: string; readonly elements: number }[];
+  readonly firstSecond: number | null;
+  readonly lastSecond: number | null;
+}
+
+/** Totals of one layout's lights in a listing. */
+export interface LayoutTotals {
+  readonly layout: string;
+  readonly lights: number;
+  readonly keys: number;
+  /** Null when any light's bytes are unknown. */
+  readonly bytes: number | null;
+  readonly events: number | null;
+  readonly staleEvents: number | null;
+  /** Lights with drift. */
+  readonly drifted: number;
 }
 
 /** How to judge a light, decided once per run. */
@@ -229,10 +304,15 @@ export interface JudgeOptions {
 
 /** Every light `swc lights` found, and what it could not read. */
 export interface LightList {
-  /** Largest first. */
+  /** Largest first (see {@link selectLights} for other orders). */
   readonly lights: LightListing[];
   /** The SCAN patterns searched (every registered layout's). */
   readonly patterns: string[];
   /** What this server would not let swc read (e.g. bytes without MEMORY); empty when everything was read. */
   readonly unavailable: string[];
+  /** The second idle times and the window are measured at. */
+  readonly at: number;
+  readonly clock: 'server' | 'given';
+  /** The window stale events are judged against; null when none was given (layouts may use their longest). */
+  readonly windowSeconds: number | null;
 }

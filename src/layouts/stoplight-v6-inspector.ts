@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { UsageError } from '../errors.js';
 import {
   count,
   decodeMetadata,
@@ -9,12 +10,13 @@ import {
   readConsistently,
   readHash,
   readSortedSet,
+  scanKeys,
   summarize,
   windowOf,
   type KeyHeader,
   type KeySpec,
 } from '../inspect/keys.js';
-import type { Bucket, BucketDrift, BucketInspection, EncodingLimits, JudgeOptions } from '../inspect/types.js';
+import type { Bucket, BucketDrift, BucketInspection, EncodingLimits, JudgeOptions, LightHealth, SurveyLight } from '../inspect/types.js';
 import { escapeGlob, escapeRegExp } from './parse.js';
 import { DEFAULT_SYSTEM, type InspectTarget, type KeyOwner, type LayoutInspector, type TargetRequest } from './types.js';
 
@@ -40,6 +42,12 @@ const METADATA_FIELDS = new Set([
 ]);
 
 const LIGHT_ID = /^[0-9a-f]{12}$/;
+/** `<system id>/<light id>`: the reference swc lights prints. */
+const REFERENCE = /^([0-9a-f]{12})\/([0-9a-f]{12})$/;
+/** The system id of a key, after the prefix. */
+const LIGHT_KEY = /^:([0-9a-f]{12}):\{[0-9a-f]{12}\}:window_metrics(?::ts_idx)?$/;
+/** A target's system id when only the light id is known: found with SCAN. */
+const ANY_SYSTEM = '*';
 /** Fields that change with every write, so a read under load notices writes that keep the hash's size. */
 const WATCH_FIELDS = ['total_successes', 'total_failures', 'consecutive_successes', 'consecutive_errors'];
 
@@ -95,18 +103,115 @@ export class StoplightV6Inspector implements LayoutInspector {
       const target = { light, prefix: key[1] as string, systemId: key[2] as string, lightId: key[3] as string };
       return [{ ...target, lookedFor: [v6Keys(target)[0]?.key ?? light] }];
     }
-    const systemId = this.shortId(request.system ?? DEFAULT_SYSTEM);
-    // A 12-hex text is tried as a light id first, then as a name.
-    const ids = LIGHT_ID.test(light) ? [light, this.shortId(light)] : [this.shortId(light)];
-    return ids.map((lightId) => {
+    const make = (systemId: string, lightId: string): V6Target => {
       const target = { light, prefix: this.prefix, systemId, lightId };
-      return { ...target, lookedFor: [v6Keys(target)[0]?.key ?? ''] };
-    });
+      const lookedFor = systemId === ANY_SYSTEM ? `${this.prefix}:*:{${lightId}}:window_metrics` : (v6Keys(target)[0]?.key ?? '');
+      return { ...target, lookedFor: [lookedFor] };
+    };
+    // `<system id>/<light id>`, as swc lights prints a 6.0 light.
+    const pair = REFERENCE.exec(light);
+    if (pair && request.system === undefined) return [make(pair[1] as string, pair[2] as string)];
+    // --system takes a name or the id the keys carry; a 12-hex text is tried as an id first.
+    const systems =
+      request.system === undefined
+        ? [this.shortId(DEFAULT_SYSTEM)]
+        : LIGHT_ID.test(request.system)
+          ? [request.system, this.shortId(request.system)]
+          : [this.shortId(request.system)];
+    const targets: V6Target[] = [];
+    if (LIGHT_ID.test(light)) {
+      // A bare light id without --system is looked for in every system (lights prints ids, not system names).
+      if (request.system === undefined) targets.push(make(ANY_SYSTEM, light));
+      else for (const systemId of systems) targets.push(make(systemId, light));
+    }
+    for (const systemId of systems) targets.push(make(systemId, this.shortId(light)));
+    // A name without --system that is not in the default system: any system that has it.
+    if (request.system === undefined) targets.push(make(ANY_SYSTEM, this.shortId(light)));
+    return targets;
   }
 
   inspect(redis: Redis, target: V6Target, judge: JudgeOptions, limits: EncodingLimits): Promise<BucketInspection | null> {
     return inspectV6(redis, this.layout, target, judge, limits);
   }
+
+  systemIdOf(system: string): string {
+    return LIGHT_ID.test(system) ? system : this.shortId(system);
+  }
+
+  survey(redis: Redis, lights: readonly SurveyLight[], judge: JudgeOptions): Promise<LightHealth[]> {
+    return surveyV6(redis, lights, judge);
+  }
+}
+
+/** Lights surveyed per pipeline. */
+const SURVEY_BATCH = 200;
+/** Larger hashes are left to `swc inspect` (it pages), so a listing never sends one huge HGETALL. */
+const SURVEY_MAX_FIELDS = 20_000;
+
+/**
+ * Events held, stale buckets and drift of many 6.0 lights, with one HGETALL
+ * and one ZRANGE per light, pipelined. Without a window nothing is stale
+ * (6.0 stores no window size), and drift is null for a light too large to read here.
+ */
+async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: JudgeOptions): Promise<LightHealth[]> {
+  const out: LightHealth[] = [];
+  const cutoff = judge.windowSeconds === null ? null : judge.at - judge.windowSeconds;
+  for (let i = 0; i < lights.length; i += SURVEY_BATCH) {
+    const batch = lights.slice(i, i + SURVEY_BATCH).map((light) => {
+      const hash = light.keys.find((k) => k.type === 'hash' && !k.key.endsWith(':ts_idx'));
+      const index = light.keys.find((k) => k.type === 'zset' && k.key.endsWith(':ts_idx'));
+      const small = (hash?.elements ?? 0) <= SURVEY_MAX_FIELDS && (index?.elements ?? 0) <= SURVEY_MAX_FIELDS;
+      return { hash, index, small };
+    });
+    const pipeline = redis.pipeline();
+    for (const { hash, index, small } of batch) {
+      if (small && hash) pipeline.hgetall(hash.key);
+      else pipeline.echo('');
+      if (small && index) pipeline.zrange(index.key, 0, -1, 'WITHSCORES');
+      else pipeline.echo('');
+    }
+    const replies = ((await pipeline.exec()) ?? []).map(([err, value]) => (err ? null : value));
+    batch.forEach(({ hash, index, small }, j) => {
+      if (!small) {
+        out.push({ events: null, staleEvents: null, staleBuckets: null, drift: null, estimate: null });
+        return;
+      }
+      const fields = hash ? ((replies[2 * j] ?? {}) as Record<string, string>) : {};
+      const flat = index ? ((replies[2 * j + 1] ?? []) as string[]) : [];
+      const counters = new Map<number, number>();
+      const sums = { successes: 0, failures: 0 };
+      let staleEvents = 0;
+      for (const [field, value] of Object.entries(fields)) {
+        const bucket = BUCKET_FIELD.exec(field);
+        if (!bucket) continue;
+        const second = Number(bucket[1]);
+        const n = count(value);
+        if (bucket[2] === 's') sums.successes += n;
+        else sums.failures += n;
+        counters.set(second, (counters.get(second) ?? 0) + n);
+        if (cutoff !== null && second <= cutoff) staleEvents += n;
+      }
+      const indexed = new Set<number>();
+      let badIndex = false;
+      for (let k = 0; k + 1 < flat.length; k += 2) {
+        const match = INDEX_MEMBER.exec(flat[k] as string);
+        const score = Number(flat[k + 1]);
+        if (match && Number(match[1]) === score) indexed.add(score);
+        else badIndex = true;
+      }
+      const totalsOk =
+        count(fields.total_successes) === sums.successes && count(fields.total_failures) === sums.failures;
+      const indexOk = !badIndex && indexed.size === counters.size && [...counters.keys()].every((s) => indexed.has(s));
+      out.push({
+        events: sums.successes + sums.failures,
+        staleEvents: cutoff === null ? null : staleEvents,
+        staleBuckets: cutoff === null ? null : [...counters.keys()].filter((s) => s <= cutoff).length,
+        drift: !(totalsOk && indexOk),
+        estimate: null,
+      });
+    });
+  }
+  return out;
 }
 
 /**
@@ -121,6 +226,20 @@ async function inspectV6(
   judge: JudgeOptions,
   limits: EncodingLimits,
 ): Promise<BucketInspection | null> {
+  if (target.systemId === ANY_SYSTEM) {
+    const systems = new Set(
+      (await scanKeys(redis, `${escapeGlob(target.prefix)}:*:{${target.lightId}}:window_metrics*`))
+        .map((key) => LIGHT_KEY.exec(key.slice(target.prefix.length))?.[1])
+        .filter((id): id is string => id !== undefined),
+    );
+    if (systems.size === 0) return null;
+    if (systems.size > 1) {
+      throw new UsageError(
+        `light id ${target.lightId} is in ${systems.size} systems (${[...systems].sort().join(', ')}): give --system <name or id>, or <system id>/${target.lightId}`,
+      );
+    }
+    return inspectV6(redis, layout, { ...target, systemId: [...systems][0] as string }, judge, limits);
+  }
   const all = v6Keys(target);
   const types = await keyTypes(
     redis,
@@ -201,17 +320,18 @@ async function inspectV6(
       future: second > Math.floor(judge.at),
     }));
 
-  const totals = { successes: count(fields.get('total_successes')), failures: count(fields.get('total_failures')) };
+  const storedTotals = { successes: count(fields.get('total_successes')), failures: count(fields.get('total_failures')) };
   const bucketSum = {
     successes: buckets.reduce((sum, b) => sum + b.successes, 0),
     failures: buckets.reduce((sum, b) => sum + b.failures, 0),
   };
   const live = buckets.filter((b) => !b.stale && !b.future);
-  const windowTotals = {
-    successes: live.reduce((sum, b) => sum + b.successes, 0),
-    failures: live.reduce((sum, b) => sum + b.failures, 0),
-  };
-  const drift = driftOf(totals, bucketSum, counters, indexed, badIndexMembers, unknownFields);
+  // 6.0 stores no window size: without one given, no rate is claimed.
+  const windowTotals =
+    judge.windowSeconds === null
+      ? null
+      : { successes: live.reduce((sum, b) => sum + b.successes, 0), failures: live.reduce((sum, b) => sum + b.failures, 0) };
+  const drift = driftOf(storedTotals, bucketSum, counters, indexed, badIndexMembers, unknownFields);
 
   const keys = headers.map((header: KeyHeader) => ({
     ...header,
@@ -224,7 +344,8 @@ async function inspectV6(
     systemId: target.systemId,
     lightId: target.lightId,
     keys,
-    totals,
+    totals: bucketSum,
+    storedTotals,
     windowTotals,
     buckets,
     drift,

@@ -175,6 +175,18 @@ export class TemplateInspector implements LayoutInspector {
     }
     const system = request.system ?? DEFAULT_SYSTEM;
     const byName = this.target(light, '', { light, lightId: this.hashName(light), system, systemId: this.hashName(system) });
+    // `<system>/<light>`, as swc lights prints a light of a layout with systems (names or ids, as the keys carry them).
+    const slash = light.indexOf('/');
+    const usesSystems = this.compiled.some((c) => c.placeholders.includes('system') || c.placeholders.includes('systemId'));
+    if (slash > 0 && request.system === undefined && usesSystems) {
+      const [s, l] = [light.slice(0, slash), light.slice(slash + 1)];
+      const uses = (p: KeyPlaceholder): boolean => this.compiled.some((c) => c.placeholders.includes(p));
+      const values: Values = {
+        ...(uses('light') ? { light: l, lightId: this.hashName(l) } : { lightId: l }),
+        ...(uses('system') ? { system: s, systemId: this.hashName(s) } : { systemId: s }),
+      };
+      return [this.target(light, '', values), byName];
+    }
     // Text shaped like an id is tried as an id first (keys that carry only ids), then as a name.
     const idShaped = /^[0-9a-f]+$/.test(light) && light.length === this.hashName('').length;
     const usesIds = this.compiled.some((c) => c.placeholders.includes('lightId'));
@@ -284,7 +296,9 @@ export class TemplateInspector implements LayoutInspector {
       light: target.light,
       keys,
       window: windowOf(judge),
-      summary: summarize({ successes: 0, failures: 0 }, keys, { windowSeconds: judge.windowSeconds }),
+      totals: null,
+      windowTotals: null,
+      summary: summarize(null, keys, { windowSeconds: judge.windowSeconds }),
       consistent,
       // A key that changed type between the two reads is the only problem a template layout can show.
       problems: result.headers.filter((h) => h.wrongType).map((h) => `${h.key} changed from a ${h.expectedType} to a ${h.type} while being read`),

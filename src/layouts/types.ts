@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { EncodingLimits, Inspection, JudgeOptions } from '../inspect/types.js';
+import type { EncodingLimits, Inspection, JudgeOptions, LightHealth, SurveyLight } from '../inspect/types.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';
 
 /** A light (one circuit breaker). `system` only matters to layouts that hash it. */
@@ -134,6 +134,14 @@ export interface LayoutInspector {
   targetsFor(request: TargetRequest): InspectTarget[];
   /** Reads one target (made by {@link targetsFor}) without changing it; null when it has no key. */
   inspect(redis: Redis, target: InspectTarget, judge: JudgeOptions, limits: EncodingLimits): Promise<Inspection | null>;
+  /**
+   * Optional: the health of many lights at once for `swc lights` (events,
+   * stale events, drift), read-only and in few round trips; one entry per
+   * light, in order. Layouts without it list bytes, keys and span only.
+   */
+  survey?(redis: Redis, lights: readonly SurveyLight[], judge: JudgeOptions): Promise<LightHealth[]>;
+  /** Optional: how the keys carry a system name (6.0: its 12-hex id), so `--system` accepts names and ids. */
+  systemIdOf?(system: string): string;
 }
 
 /**

@@ -48,12 +48,14 @@ function pairsOf(report: BenchReport): { first: string; other: string }[] {
  * then one ratio column per layout after the first: `first / other`, the
  * bytes of the first layout listed over the other's.
  */
-export function memoryGrid(report: BenchReport): Grid {
+export function memoryGrid(report: BenchReport, { wide = true }: { wide?: boolean } = {}): Grid {
   const layouts = layoutsOf(report);
   const hasPublished = report.results.some((r) => r.published);
   const hasDuration = report.results.some((r) => r.durationSeconds !== r.windowSeconds);
   const pairs = pairsOf(report);
-  const ratio = pairs.map(({ first, other }) => `${first} / ${other}`);
+  // Narrow: one pair is named in the caption, and encodings get a table of their own.
+  const onePair = !wide && pairs.length === 1 ? pairs[0] : undefined;
+  const ratio = onePair ? ['ratio'] : pairs.map(({ first, other }) => `${first} / ${other}`);
   const head = [
     'window',
     'req/s',
@@ -61,7 +63,7 @@ export function memoryGrid(report: BenchReport): Grid {
     'events in window',
     ...layouts.flatMap((l) => [`${l} KB`, ...(hasPublished ? [`published`, `diff`] : [])]),
     ...ratio,
-    'encodings',
+    ...(wide ? ['encodings'] : []),
   ];
   const rows = groups(report).map((g) => {
     const cells = layouts.map((l) => g.byLayout.get(l));
@@ -80,14 +82,32 @@ export function memoryGrid(report: BenchReport): Grid {
         const b = g.byLayout.get(other);
         return a && b ? times(a.memory.bytesPerLight / b.memory.bytesPerLight) : '';
       }),
-      cells
-        .filter((c): c is CellResult => Boolean(c))
-        .map((c) => [...new Set(c.memory.keys.map((k) => k.encoding))].join('+'))
-        .join(' | '),
+      ...(wide
+        ? [
+            cells
+              .filter((c): c is CellResult => Boolean(c))
+              .map((c) => `${c.layout}: ${keyEncodings(c)}`)
+              .join(' | '),
+          ]
+        : []),
     ];
   });
   const numeric = head.map((h) => h !== 'window' && h !== 'encodings' && h !== 'traffic');
-  return { head, rows, numeric };
+  return { head, rows, numeric, ...(onePair ? { caption: `ratio = ${onePair.first} / ${onePair.other}` } : {}) };
+}
+
+/** Each role of a light's keys with its encoding(s): `metadata listpack, success events skiplist`. */
+export function keyEncodings(cell: CellResult): string {
+  const byRole = new Map<string, Set<string>>();
+  for (const key of cell.memory.keys) byRole.set(key.role, (byRole.get(key.role) ?? new Set()).add(key.encoding));
+  return [...byRole].map(([role, encodings]) => `${role} ${[...encodings].join('/')}`).join(', ');
+}
+
+/** Which key of each layout has which encoding, one row per cell and layout. */
+export function encodingsGrid(report: BenchReport): Grid {
+  const head = ['window', 'req/s', 'layout', 'encoding of each key'];
+  const rows = report.results.map((r) => [formatWindow(r.windowSeconds), String(r.rate), r.layout, keyEncodings(r)]);
+  return { head, rows, numeric: [false, true, false, false] };
 }
 
 const ms = (n: number): string => (n >= 10 ? n.toFixed(1) : n.toFixed(3));
@@ -217,28 +237,45 @@ export function csvGrid(report: BenchReport): Grid {
   return { head, rows };
 }
 
+/** Parts joined with `; `, starting a new line before a part that would pass `width`. */
+function wrapParts(parts: readonly string[], width: number): string {
+  const lines: string[] = [];
+  for (const part of parts) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 2 + part.length <= width) lines[lines.length - 1] = `${last}; ${part}`;
+    else lines.push(part);
+  }
+  return lines.join(';\n');
+}
+
 /** The human-readable report: memory table, throughput tables, and the server it ran on. */
-export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'json'>, color: boolean): string {
+export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'json'>, color: boolean, options: { wide?: boolean } = {}): string {
   if (format === 'csv') return `${renderCsv(csvGrid(report))}\n`;
   const c = palette(color);
+  // A terminal table fits 120 columns unless --wide; markdown is scrolled, so it keeps every column.
+  const wide = format === 'markdown' || options.wide === true;
   const grids: [string, Grid | undefined][] = [
-    ['Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light\'s keys)', memoryGrid(report)],
+    ['Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light\'s keys)', memoryGrid(report, { wide })],
+    ['Encodings', wide ? undefined : encodingsGrid(report)],
     ['Throughput and latency (steady state, injected clock)', throughputGrid(report)],
     ['Throughput ratios', throughputRatioGrid(report)],
     ['Real traffic (--realtime: server clock, paced)', realtimeGrid(report)],
   ];
   const t = report.results.find((r) => r.throughput)?.throughput;
-  const footer =
-    `Redis ${report.redis.version}, ${report.redis.memAllocator}` +
-    `${report.redis.private ? ' (private server)' : ''}; ` +
+  const footerParts = [
+    `Redis ${report.redis.version}, ${report.redis.memAllocator}${report.redis.private ? ' (private server)' : ''}`,
     Object.entries(report.redis.config)
       .map(([k, v]) => `${k}=${v ?? '?'}`)
-      .join(' ') +
-    (t ? `; ${t.connections} connection(s), pipeline ${t.pipeline}` : '');
+      .join(' '),
+    ...(t ? [`${t.connections} connection(s), pipeline ${t.pipeline}`] : []),
+  ];
+  // Markdown keeps one line (a paragraph); a terminal gets lines of at most 120 columns.
+  const footer = format === 'markdown' ? footerParts.join('; ') : wrapParts(footerParts, 120);
   const parts: string[] = [];
   for (const [heading, grid] of grids) {
     if (!grid) continue;
-    const title = grid.caption ? `${heading}: ${grid.caption}` : heading;
+    // A caption that would run past 120 columns goes on a line of its own.
+    const title = !grid.caption ? heading : heading.length + grid.caption.length + 2 <= 120 ? `${heading}: ${grid.caption}` : `${heading}\n${grid.caption}`;
     if (format === 'markdown') parts.push(`**${title}**\n\n${renderMarkdown(grid)}`);
     else parts.push(`${c.bold(title)}\n${renderBox(grid, color)}`);
   }

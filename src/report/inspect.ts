@@ -6,7 +6,6 @@ import type {
   Inspection,
   KeyInspection,
   KeysInspection,
-  LightList,
   LightMetadata,
 } from '../inspect/types.js';
 import { palette, visible } from './style.js';
@@ -18,6 +17,8 @@ export interface InspectRenderOptions {
   readonly limit: number;
   /** Draw the traffic sparkline (a terminal that shows block characters). */
   readonly picture: boolean;
+  /** Key names and slots inside the keys table (wider than 120 columns). */
+  readonly wide?: boolean;
 }
 
 const SPARKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
@@ -29,10 +30,11 @@ export function isoSecond(second: number): string {
   return new Date(second * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-function table(head: string[], c: ChalkInstance, color: boolean): Table.Table {
+function table(head: string[], c: ChalkInstance, color: boolean, right: readonly string[] = []): Table.Table {
   return new Table({
     head: head.map((h) => c.bold(h)),
     style: { head: [], border: color ? ['grey'] : [], compact: true },
+    colAligns: head.map((h) => (right.includes(h) ? 'right' : 'left')),
   });
 }
 
@@ -56,7 +58,7 @@ export function sparkline(points: ReadonlyArray<{ second: number; events: number
     .join('');
 }
 
-/** Bytes for people; `n/a` when the server refused MEMORY. */
+/** Bytes for people in running text; `n/a` when the server refused MEMORY. */
 function bytesText(bytes: number | null, exact = true): string {
   if (bytes === null) return 'n/a';
   const text =
@@ -68,31 +70,45 @@ function bytesText(bytes: number | null, exact = true): string {
   return exact ? text : `~${text}`;
 }
 
-function limitText(value: number, limit: number | null, c: ChalkInstance, unit = ''): string {
-  const text = `${value}${unit}/${limit ?? '?'}${unit}`;
+/** Bytes in a column of bytes: a bare grouped number (`~` when sampled), `n/a` when refused. */
+function bytesCell(bytes: number | null, exact = true): string {
+  if (bytes === null) return 'n/a';
+  return `${exact ? '' : '~'}${bytes.toLocaleString('en-US')}`;
+}
+
+function limitText(value: number, limit: number | null, c: ChalkInstance): string {
+  const text = `${value}/${limit ?? '?'}`;
   if (limit === null) return text;
   if (value > limit) return c.red(text);
   return value >= 0.8 * limit ? c.yellow(text) : text;
 }
 
-function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: boolean): string {
-  const t = table(['key', 'type', 'encoding', 'elements', 'bytes', 'ttl', 'slot', 'entries/limit', 'longest/limit'], c, color);
-  for (const key of keys) {
+/**
+ * The keys: by default numbered, their names and slots listed above a
+ * table of roles, so it fits 120 columns whatever the names; `wide` puts
+ * the names and slots in the table.
+ */
+function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: boolean, wide: boolean): string {
+  const head = [...(wide ? ['key'] : ['#', 'role']), 'type', 'encoding', 'elements', 'bytes', 'ttl s', ...(wide ? ['slot'] : []), 'entries/limit', 'longest B/limit'];
+  const t = table(head, c, color, ['#', 'elements', 'bytes', 'ttl s', 'slot', 'entries/limit']);
+  keys.forEach((key, i) => {
     const type = key.wrongType ? c.red(`${key.type} (expected ${key.expectedType})`) : key.type;
     const limits = key.limits;
     t.push([
-      visible(key.key),
+      ...(wide ? [visible(key.key)] : [String(i + 1), visible(key.role)]),
       type,
       key.encoding ?? '–',
-      key.elements ?? '–',
-      bytesText(key.bytes, key.bytesExact),
-      key.ttlSeconds === null ? 'none' : `${key.ttlSeconds} s`,
-      key.slot,
+      key.elements === null ? '–' : key.elements.toLocaleString('en-US'),
+      bytesCell(key.bytes, key.bytesExact),
+      key.ttlSeconds === null ? 'none' : key.ttlSeconds.toLocaleString('en-US'),
+      ...(wide ? [String(key.slot)] : []),
       limits ? limitText(key.elements ?? 0, limits.entriesLimit, c) : '–',
-      limits ? limitText(limits.longestBytes, limits.valueLimit, c, ' B') + (limits.longest ? ` ${visible(limits.longest)}` : '') : '–',
+      limits ? limitText(limits.longestBytes, limits.valueLimit, c) + (limits.longest ? ` ${visible(limits.longest)}` : '') : '–',
     ]);
-  }
-  return t.toString();
+  });
+  if (wide) return t.toString();
+  const names = keys.map((key, i) => `  ${i + 1}  ${visible(key.key)}  (slot ${key.slot})`);
+  return [c.bold('keys'), ...names, t.toString()].join('\n');
 }
 
 function metadataLines(metadata: LightMetadata, c: ChalkInstance): string[] {
@@ -124,10 +140,11 @@ function windowLine(inspection: Inspection): string {
   if (window.seconds === null) {
     // Undecoded keys have no buckets to call stale.
     if (inspection.kind === 'keys') return `now ${isoSecond(window.at)} (${clock})`;
-    return `no window (give --window): every bucket counts, none is stale; now ${isoSecond(window.at)} (${clock})`;
+    return `no window given (--window): no bucket judged stale, no error rate; now ${isoSecond(window.at)} (${clock})`;
   }
   const from = window.fromSecond ?? window.at;
-  return `window ${window.seconds} s: ${isoSecond(from)} .. ${isoSecond(window.at)} (${clock})`;
+  const source = window.source === 'layout' ? ' (no --window: the longest this layout honours)' : '';
+  return `window ${window.seconds} s${source}: ${isoSecond(from)} .. ${isoSecond(window.at)} (${clock})`;
 }
 
 function percentText(rate: number | null): string {
@@ -146,7 +163,12 @@ function summaryLine(inspection: Inspection, c: ChalkInstance): string {
           : 'no window';
   // A layout read from its key templates is not decoded, so it has no counts to rate.
   const n = inspection.keys.length;
-  const rate = inspection.kind === 'keys' ? `${n} key${n === 1 ? '' : 's'}` : `error rate ${percentText(summary.errorRate)} in the window`;
+  const rate =
+    inspection.kind === 'keys'
+      ? `${n} key${n === 1 ? '' : 's'}`
+      : inspection.windowTotals === null
+        ? 'error rate: no window given (--window)'
+        : `error rate ${percentText(summary.errorRate)} in the window`;
   return `${c.bold('summary')}  ${rate} · ${bytesText(summary.bytes, inspection.keys.every((k) => k.bytesExact))} · ${perSecond}`;
 }
 
@@ -155,7 +177,7 @@ function pictureLine(inspection: Inspection, points: { second: number; events: n
   const from = window.fromSecond ?? points[0]?.second;
   const to = window.fromSecond === null ? points[points.length - 1]?.second : window.at;
   if (from === undefined || to === undefined) return null;
-  return `traffic  │${sparkline(points, from, to)}│  events per second, ${isoSecond(from)} .. ${isoSecond(to)}`;
+  return `traffic  │${sparkline(points, from, to)}│  events per second\n         ${isoSecond(from)} .. ${isoSecond(to)}`;
 }
 
 function renderBuckets(inspection: BucketInspection, options: InspectRenderOptions, c: ChalkInstance): string[] {
@@ -163,7 +185,7 @@ function renderBuckets(inspection: BucketInspection, options: InspectRenderOptio
   const lines: string[] = [
     `${c.bold(inspection.layout)}  ${visible(inspection.light)}  (system id ${inspection.systemId}, light id ${inspection.lightId})`,
     windowLine(inspection),
-    keysTable(inspection.keys, c, options.color),
+    keysTable(inspection.keys, c, options.color, options.wide === true),
   ];
   if (options.picture) {
     const line = pictureLine(
@@ -184,16 +206,17 @@ function renderBuckets(inspection: BucketInspection, options: InspectRenderOptio
       (shown.length < buckets.length ? `, the last ${shown.length} shown (--limit)` : ''),
   );
   if (shown.length > 0) {
-    const t = table(['time', 'age', 'successes', 'failures', 'state'], c, options.color);
+    const t = table(['time', 'age s', 'successes', 'failures', 'state'], c, options.color, ['age s', 'successes', 'failures']);
     for (const b of shown) {
       const state = b.stale ? c.yellow('stale') : b.future ? c.yellow('after --at') : 'in window';
-      t.push([isoSecond(b.second), `${b.ageSeconds} s`, b.successes, b.failures, state]);
+      t.push([isoSecond(b.second), b.ageSeconds, b.successes, b.failures, state]);
     }
     lines.push(t.toString());
   }
+  const inWindow = inspection.windowTotals === null ? 'no window given (--window)' : `${inspection.windowTotals.successes} / ${inspection.windowTotals.failures}`;
   lines.push(
-    `${c.bold('totals')}   successes ${totals.successes}  failures ${totals.failures}` +
-      `  (in the window: ${inspection.windowTotals.successes} / ${inspection.windowTotals.failures})`,
+    `${c.bold('totals')}   successes ${totals.successes}  failures ${totals.failures}  (held in the buckets; in the window: ${inWindow}; ` +
+      `stored running totals ${inspection.storedTotals.successes} / ${inspection.storedTotals.failures})`,
   );
   lines.push(...driftLines(inspection, c));
   lines.push(...metadataLines(inspection.metadata, c));
@@ -233,10 +256,10 @@ function renderEvents(inspection: EventInspection, options: InspectRenderOptions
   const lines: string[] = [
     `${c.bold(inspection.layout)}  ${visible(inspection.light)}`,
     windowLine(inspection) + (inspection.recoveredAt === null ? '' : ` (starts at recovered_at ${isoSecond(inspection.recoveredAt)})`),
-    keysTable(inspection.keys, c, options.color),
+    keysTable(inspection.keys, c, options.color, options.wide === true),
   ];
   if (inspection.hours.length > 0) {
-    const t = table(['hour', 'outcome', 'events', 'first', 'last'], c, options.color);
+    const t = table(['hour', 'outcome', 'events', 'first', 'last'], c, options.color, ['events']);
     for (const h of inspection.hours) {
       t.push([
         isoSecond(h.hour),
@@ -262,11 +285,14 @@ function renderEvents(inspection: EventInspection, options: InspectRenderOptions
       (shown.length < live.length ? `, the last ${shown.length} shown (--limit)` : ''),
   );
   if (shown.length > 0) {
-    const t = table(['time', 'age', 'successes', 'failures'], c, options.color);
-    for (const s of shown) t.push([isoSecond(s.second), `${s.ageSeconds} s`, s.successes, s.failures]);
+    const t = table(['time', 'age s', 'successes', 'failures'], c, options.color, ['age s', 'successes', 'failures']);
+    for (const s of shown) t.push([isoSecond(s.second), s.ageSeconds, s.successes, s.failures]);
     lines.push(t.toString());
   }
-  lines.push(`${c.bold('totals')}   successes ${inspection.totals.successes}  failures ${inspection.totals.failures}  (events in the window)`);
+  lines.push(
+    `${c.bold('totals')}   successes ${inspection.totals.successes}  failures ${inspection.totals.failures}  (held in the hour keys; in the window: ` +
+      `${inspection.windowTotals.successes} / ${inspection.windowTotals.failures})`,
+  );
   lines.push(...metadataLines(inspection.metadata, c));
   lines.push(summaryLine(inspection, c));
   return lines;
@@ -276,7 +302,7 @@ function renderKeys(inspection: KeysInspection, options: InspectRenderOptions, c
   return [
     `${c.bold(inspection.layout)}  ${visible(inspection.light)}`,
     windowLine(inspection),
-    keysTable(inspection.keys, c, options.color),
+    keysTable(inspection.keys, c, options.color, options.wide === true),
     summaryLine(inspection, c),
   ];
 }
@@ -298,24 +324,4 @@ export function renderInspections(inspections: readonly Inspection[], options: I
   const c = palette(options.color);
   const blocks = inspections.map((inspection) => renderOne(inspection, options, c).join('\n'));
   return `${blocks.join('\n\n')}\n`;
-}
-
-/** Renders `swc lights` (`inspect --list`). */
-export function renderListing(list: LightList, color: boolean): string {
-  const c = palette(color);
-  if (list.lights.length === 0) return `no light on this server (no key matching ${list.patterns.map(visible).join(', ')})\n`;
-  const t = table(['layout', 'light', 'system id', 'keys', 'bytes', 'window span', 'first', 'last'], c, color);
-  for (const l of list.lights) {
-    t.push([
-      l.layout,
-      visible(l.light),
-      l.systemId === null ? '–' : visible(l.systemId),
-      l.keys,
-      bytesText(l.bytes, l.bytesExact),
-      l.spanSeconds === 0 ? '–' : `${l.spanSeconds} s`,
-      l.firstSecond === null ? '–' : isoSecond(l.firstSecond),
-      l.lastSecond === null ? '–' : isoSecond(l.lastSecond),
-    ]);
-  }
-  return `${t.toString()}\n${list.lights.length} light${list.lights.length === 1 ? '' : 's'}\n`;
 }

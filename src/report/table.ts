@@ -10,10 +10,25 @@ export interface Grid {
   readonly caption?: string;
 }
 
-/** A boxed table for a terminal. */
+/** Header cells wider than this are broken between words, so a long name does not widen its column past its values. */
+const HEAD_LINE = 12;
+
+/** A header cell on as many lines as it needs, each at most {@link HEAD_LINE} long where the words allow. */
+export function wrapHead(text: string): string {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + word.length <= HEAD_LINE) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines.join('\n');
+}
+
+/** A boxed table for a terminal; long headers of numeric columns wrap between words. */
 export function renderBox(grid: Grid, color: boolean): string {
   const table = new Table({
-    head: [...grid.head],
+    // Numbers are narrower than their names; text columns are as wide as their values anyway.
+    head: grid.head.map((h, i) => (grid.numeric?.[i] ? wrapHead(h) : h)),
     style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [], compact: true },
     colAligns: grid.head.map((_, i) => (grid.numeric?.[i] ? 'right' : 'left')),
   });

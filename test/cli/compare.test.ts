@@ -202,3 +202,45 @@ describe('swc compare (CLI)', () => {
     expect(bad.stderr).toMatch(/--memory-tolerance: expected a number/);
   });
 });
+
+describe('CI: the full result saved beside a verdict, stable key names, GitHub annotations', () => {
+  const SCENARIO = fileURLToPath(new URL('../../fixtures/scenarios/small.json', import.meta.url));
+
+  it('bench --baseline --json --output prints the verdict and saves the full result; two runs save the same key names', async () => {
+    const first = join(dir, 'run-1.json');
+    const second = join(dir, 'run-2.json');
+    const run = await runCli(['bench', '--scenario', SCENARIO, '--baseline', BASELINE, '--json', '--output', first, '--no-progress']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, comparable: true });
+    expect(run.stderr).toContain(`swc: result saved to ${first}`);
+    const saved = JSON.parse(readFileSync(first, 'utf8')) as BenchReport;
+    expect(saved.schemaVersion).toBe(1);
+    expect(saved.results).toHaveLength(baseline().results.length);
+    const again = await runCli(['bench', '--scenario', SCENARIO, '--output', second, '--no-progress', '--format', 'csv']);
+    expect(again.code, again.stderr).toBe(0);
+    const keys = (file: string): string[] => (JSON.parse(readFileSync(file, 'utf8')) as BenchReport).results.flatMap((r) => r.memory.keys.map((k) => k.key));
+    expect(keys(first).every((k) => k.startsWith('swc-bench:<run>:stoplight:'))).toBe(true);
+    expect(keys(second)).toEqual(keys(first));
+    // The committed baseline carries the same names, so a regenerated one diffs only where bytes changed.
+    expect(keys(BASELINE)).toEqual(keys(first));
+  }, 120_000);
+
+  it('--output into a folder that does not exist is bad usage before any run', async () => {
+    const run = await runCli(['bench', '--rate', '1', '--window', '10', '--output', join(dir, 'no-such', 'r.json'), '--redis-url', 'redis://127.0.0.1:1']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^swc: --output: folder .*no-such does not exist\n$/);
+  });
+
+  it('compare --format github exits 1 on a regression with ::error lines, 0 with ::notice', async () => {
+    const bigger = write('bigger.json', doctor(baseline(), 'stoplight-v6', 60, 2, grow(1.05)));
+    const failing = await runCli(['compare', BASELINE, bigger, '--format', 'github']);
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toMatch(/^::error file=.*small\.json,title=swc regression::stoplight-v6 60 s @ 2\/s: bytes per light \+5\.0%25/m);
+    const smaller = write('smaller.json', doctor(baseline(), 'stoplight-v6', 60, 2, grow(0.9)));
+    const passing = await runCli(['compare', BASELINE, smaller, '--format', 'github']);
+    expect(passing.code).toBe(0);
+    expect(passing.stdout).toMatch(/^::notice file=.*title=swc improvement::stoplight-v6 60 s @ 2\/s: bytes per light -10\.0%25/m);
+    const csv = await runCli(['compare', BASELINE, smaller, '--format', 'csv']);
+    expect(csv.stdout.split('\n')[0]).toBe('cell,layout,windowSeconds,rate,figure,reference,baseline,current,change,status');
+  });
+});

@@ -23,7 +23,7 @@ function swc(...args: string[]): { code: number | null; stdout: string; stderr: 
 }
 
 describe('swc inspect', () => {
-  it('--json prints one document per layout: keys with their facts, totals, seconds or buckets, drift', async () => {
+  it('--json prints one object with schemaVersion and one inspection per layout: keys with their facts, totals, seconds or buckets, drift', async () => {
     const name = uniqueName('cli');
     for (const layout of [new StoplightV5(), new StoplightV6()]) {
       const client = await LayoutClient.open(redis, layout);
@@ -33,9 +33,12 @@ describe('swc inspect', () => {
     const run = swc('inspect', name, '--redis-url', redisUrl(), '--json', '--at', String(HOUR_START + 1), '--window', '60');
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const [v5, v6] = JSON.parse(run.stdout) as Record<string, unknown>[];
+    const parsed = JSON.parse(run.stdout) as { schemaVersion: number; drift: boolean; inspections: Record<string, unknown>[] };
+    expect(parsed).toMatchObject({ schemaVersion: 2, drift: false, request: { light: name, windowSeconds: 60 } });
+    const [v5, v6] = parsed.inspections;
     for (const doc of [v5, v6]) {
-      expect(doc).toMatchObject({ light: name, totals: { successes: 1, failures: 1 } });
+      // totals mean the same in every layout: the events the keys hold.
+      expect(doc).toMatchObject({ light: name, totals: { successes: 1, failures: 1 }, windowTotals: { successes: 1, failures: 1 } });
       expect(Object.keys((doc?.keys as object[])[0] ?? {})).toEqual(
         expect.arrayContaining(['key', 'type', 'encoding', 'elements', 'bytes', 'ttlSeconds']),
       );
@@ -48,18 +51,21 @@ describe('swc inspect', () => {
     });
   });
 
-  it('the table shows the light id, drift ok, the decoded error and the summary; --json of one layout is one object', async () => {
+  it('the table shows the light id, drift ok, the decoded error and the summary; without --window a 6.0 light claims no rate', async () => {
     const name = uniqueName('cli');
     const client = await LayoutClient.open(redis, new StoplightV6());
     await client.recordFailure({ name }, { at: HOUR_START, windowSeconds: 60, errorJson: ERROR_JSON });
-    const text = swc('inspect', name, '--redis-url', redisUrl(), '--at', String(HOUR_START));
+    const text = swc('inspect', name, '--redis-url', redisUrl(), '--at', String(HOUR_START), '--window', '60');
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`light id ${shortId(name)}`);
     expect(text.stdout).toContain('drift    ok');
     expect(text.stdout).toContain('last error             Timeout::Error: execution expired');
     expect(text.stdout).toMatch(/summary {2}error rate 100\.0% in the window/);
-    const json = JSON.parse(swc('inspect', shortId(name), '--redis-url', redisUrl(), '--json').stdout) as { layout: string };
-    expect(json.layout).toBe('stoplight-v6');
+    const json = JSON.parse(swc('inspect', shortId(name), '--redis-url', redisUrl(), '--json').stdout) as { inspections: { layout: string }[] };
+    expect(json.inspections.map((i) => i.layout)).toEqual(['stoplight-v6']);
+    const idle = swc('inspect', name, '--redis-url', redisUrl(), '--at', String(HOUR_START + 96));
+    expect(idle.stdout).toContain('no window given (--window)');
+    expect(idle.stdout).not.toMatch(/error rate [\d.]+%/);
   });
 
   it('a missing light exits 1, stdout empty, one stderr line naming the keys looked for', () => {
@@ -75,7 +81,7 @@ describe('swc inspect', () => {
     await redis.set(`stoplight:v5:metadata:${name}`, 'x');
     const run = swc('inspect', name, '--redis-url', redisUrl(), '--json');
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout)).toMatchObject({ layout: 'stoplight-v5', keys: [{ type: 'string', wrongType: true }] });
+    expect(JSON.parse(run.stdout)).toMatchObject({ inspections: [{ layout: 'stoplight-v5', keys: [{ type: 'string', wrongType: true }] }] });
     expect(run.stderr).toContain('is a string, expected a hash');
   });
 

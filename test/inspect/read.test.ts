@@ -45,7 +45,9 @@ describe('inspect a 6.0 light', () => {
     ]);
     expect(new Set(result.keys.map((k) => k.slot))).toEqual(new Set([keySlot(`{${shortId(name)}}`)]));
     expect(result.keys[0]?.ttlSeconds).toBeGreaterThan(604_800 - 10);
+    // totals: every bucket held; storedTotals: the hash's running totals (equal, no drift).
     expect(result.totals).toEqual({ successes: 45, failures: 2 });
+    expect(result.storedTotals).toEqual({ successes: 45, failures: 2 });
     // (9 - 5, 9]: seconds 5..9 are in the window.
     expect(result.windowTotals).toEqual({ successes: 5 + 6 + 7 + 8 + 9, failures: 1 });
     // Second 0 saw no event, so it has no bucket.
@@ -60,7 +62,7 @@ describe('inspect a 6.0 light', () => {
     expect(result.consistent).toBe(true);
   });
 
-  it('without a window, marks nothing stale and counts every bucket', async () => {
+  it('without a window (6.0 stores none), marks nothing stale and claims no window totals or error rate', async () => {
     const name = uniqueName('v6');
     const client = await LayoutClient.open(redis, v6);
     await client.recordSuccess({ name }, { at: HOUR_START, windowSeconds: 1000 });
@@ -68,7 +70,9 @@ describe('inspect a 6.0 light', () => {
     const result = await only<BucketInspection>(inspectLight(redis, { light: name, at: HOUR_START + 900 }));
     expect(result.window.seconds).toBeNull();
     expect(result.buckets.map((b) => b.stale)).toEqual([false, false]);
-    expect(result.windowTotals).toEqual({ successes: 2, failures: 0 });
+    expect(result.totals).toEqual({ successes: 2, failures: 0 });
+    expect(result.windowTotals).toBeNull();
+    expect(result.summary.errorRate).toBeNull();
   });
 
   it('reads keys written directly in the documented shape and lists every drift', async () => {
@@ -100,6 +104,8 @@ describe('inspect a 6.0 light', () => {
       bucketWithoutIndex: [t + 2],
       badIndexMembers: [`bucket:12 (score ${t + 6})`],
     });
+    expect(result.totals).toEqual({ successes: 6, failures: 4 });
+    expect(result.storedTotals).toEqual({ successes: 7, failures: 4 });
     expect(result.metadata).toMatchObject({ lastError: null, lastErrorInvalid: true });
   });
 
@@ -115,7 +121,22 @@ describe('inspect a 6.0 light', () => {
       expect(result.keys[0]?.key).toBe(v6.metricsKey(light));
       expect(result.totals.successes).toBe(1);
     }
-    await expect(inspectLight(redis, { light: name })).rejects.toBeInstanceOf(NotFoundError);
+    // Without --system, a name or light id is found in whichever system holds it.
+    const anySystem = await only<BucketInspection>(inspectLight(redis, { light: name }));
+    expect(anySystem.systemId).toBe(shortId('payments'));
+    const pair = await only<BucketInspection>(inspectLight(redis, { light: `${shortId('payments')}/${shortId(name)}` }));
+    const bySystemId = await only<BucketInspection>(inspectLight(redis, { light: name, system: shortId('payments') }));
+    for (const result of [pair, bySystemId]) expect(result.keys[0]?.key).toBe(v6.metricsKey(light));
+    await expect(inspectLight(redis, { light: name, system: 'other' })).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('a light id held in two systems asks which one', async () => {
+    const name = uniqueName('v6-twice');
+    const client = await LayoutClient.open(redis, v6);
+    for (const system of ['a', 'b']) await client.recordSuccess({ name, system }, { at: HOUR_START, windowSeconds: 60 });
+    await expect(inspectLight(redis, { light: shortId(name) })).rejects.toThrow(
+      `light id ${shortId(name)} is in 2 systems (${[shortId('a'), shortId('b')].sort().join(', ')}): give --system <name or id>, or <system id>/${shortId(name)}`,
+    );
   });
 });
 
@@ -140,8 +161,9 @@ describe('inspect a 5.x light', () => {
       ['failure', 1, HOUR_START + 3601, HOUR_START + 3601],
       ['success', 2, HOUR_START + 3600, HOUR_START + 3600],
     ]);
-    // Closed window [3599, 3601].
-    expect(result.totals).toEqual({ successes: 3, failures: 1 });
+    // Closed window [3599, 3601]; totals are every event held.
+    expect(result.windowTotals).toEqual({ successes: 3, failures: 1 });
+    expect(result.totals).toEqual({ successes: 4, failures: 1 });
     expect(result.seconds.map((s) => [s.second - HOUR_START, s.successes, s.failures, s.stale])).toEqual([
       [3598, 1, 0, true],
       [3599, 1, 0, false],
@@ -151,7 +173,7 @@ describe('inspect a 5.x light', () => {
     expect(result.metadata.lastError).toEqual(JSON.parse(ERROR_JSON));
     // Same as the layout's own read.
     const snapshot = await client.getMetrics({ name }, { at: HOUR_START + 3601, windowSeconds: 2 });
-    expect(result.totals).toEqual({ successes: snapshot.successes, failures: snapshot.failures });
+    expect(result.windowTotals).toEqual({ successes: snapshot.successes, failures: snapshot.failures });
   });
 
   it('reads directly written keys, keeps a:b apart from a, and starts at recovered_at', async () => {
@@ -164,9 +186,9 @@ describe('inspect a 5.x light', () => {
     const result = await only<EventInspection>(inspectLight(redis, { light: name, windowSeconds: 60, at: t + 30 }));
     expect(result.keys).toHaveLength(3);
     expect(result.recoveredAt).toBe(t + 15);
-    expect(result.totals).toEqual({ successes: 2, failures: 1 });
+    expect(result.windowTotals).toEqual({ successes: 2, failures: 1 });
     const other = await only<EventInspection>(inspectLight(redis, { light: `${name}:other`, windowSeconds: 60, at: t + 30 }));
-    expect(other.totals).toEqual({ successes: 1, failures: 0 });
+    expect(other.windowTotals).toEqual({ successes: 1, failures: 0 });
     const byKey = await only<EventInspection>(inspectLight(redis, { light: `stoplight:v5:metrics:${name}:failure:${t}` }));
     expect(byKey.keys).toHaveLength(3);
   });

@@ -107,3 +107,19 @@ describe('the template inspector on keys the built-in layouts wrote', () => {
     expect(v5Templates.scanPatterns()).toEqual(['stoplight:v5:metadata:*', 'stoplight:v5:metrics:*:success:*', 'stoplight:v5:metrics:*:failure:*']);
   });
 });
+
+describe('references that swc lights prints, for a template layout with systems', () => {
+  it('<system id>/<light id> as listed opens the light', async () => {
+    const name = uniqueName('tpl-ref');
+    const light = { name, system: 'billing' };
+    const client = await LayoutClient.open(redis, new StoplightV6());
+    await client.recordSuccess(light, { at: HOUR_START, windowSeconds: 60 });
+    const owner = v6Templates.lightOfKey(new StoplightV6().metricsKey(light));
+    expect(owner).not.toBeNull();
+    const reference = `${owner?.system}/${owner?.light}`;
+    const [target] = v6Templates.targetsFor({ light: reference });
+    const { limits } = await readEncodingLimits(redis);
+    const found = await v6Templates.inspect(redis, target as never, judge, limits);
+    expect(found?.keys.map((k) => k.key)).toEqual([new StoplightV6().metricsKey(light), new StoplightV6().indexKey(light)]);
+  });
+});

@@ -31,7 +31,8 @@ import type {
 import { readScript, type LuaScript, type ScriptCall } from '../../src/lua/source.js';
 import { openSession, type Session } from '../../src/redis/connect.js';
 import { renderBench } from '../../src/report/bench.js';
-import { renderInspections, renderListing } from '../../src/report/inspect.js';
+import { renderInspections } from '../../src/report/inspect.js';
+import { renderLights } from '../../src/report/lights.js';
 import { HOUR_START, redisUrl, testRedis, uniqueName } from '../helpers.js';
 
 /** The test layout's Lua lives outside swc's lua/ folder, as a user's would. */
@@ -191,7 +192,7 @@ describe('a third layout registered from outside swc', () => {
     const list = await listLights(redis);
     expect(list.patterns).toEqual(['stoplight:v5:*', 'stoplight:v6:*', 'swc-test:mc:{*}:success:*', 'swc-test:mc:{*}:failure:*']);
     expect(list.lights.find((l) => l.light === name)).toMatchObject({ layout: NAME, keys: 1, systemId: null, spanSeconds: 0 });
-    expect(renderListing(list, false)).toMatch(new RegExp(`${NAME} +│ ${name} `));
+    expect(renderLights({ list, matched: list.lights, shown: list.lights, totals: [], wide: false }, 'table', false)).toMatch(new RegExp(`${NAME} +│ ${name} `));
   });
 });
 

@@ -6,40 +6,55 @@ describe('renderBench (colour off)', () => {
   it('table: memory with the "first / second" ratio, throughput, throughput ratios, footer', () => {
     expect(renderBench(twoLayouts, 'table', false)).toMatchInlineSnapshot(`
       "Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light's keys)
-      ┌────────┬───────┬──────────────────┬─────────────────┬─────────────────┬─────────────────────────────┬─────────────────────┐
-      │ window │ req/s │ events in window │ stoplight-v5 KB │ stoplight-v6 KB │ stoplight-v5 / stoplight-v6 │ encodings           │
-      ├────────┼───────┼──────────────────┼─────────────────┼─────────────────┼─────────────────────────────┼─────────────────────┤
-      │ 1 min  │    10 │              600 │            74.4 │            10.8 │                       6.89× │ skiplist | listpack │
-      │ 1 min  │   100 │            6,000 │           706.1 │            10.8 │                       65.4× │ skiplist | listpack │
-      └────────┴───────┴──────────────────┴─────────────────┴─────────────────┴─────────────────────────────┴─────────────────────┘
+      ratio = stoplight-v5 / stoplight-v6
+      ┌────────┬───────┬───────────┬──────────────┬──────────────┬───────┐
+      │ window │ req/s │ events in │ stoplight-v5 │ stoplight-v6 │ ratio │
+      │        │       │    window │           KB │           KB │       │
+      ├────────┼───────┼───────────┼──────────────┼──────────────┼───────┤
+      │ 1 min  │    10 │       600 │         74.4 │         10.8 │ 6.89× │
+      │ 1 min  │   100 │     6,000 │        706.1 │         10.8 │ 65.4× │
+      └────────┴───────┴───────────┴──────────────┴──────────────┴───────┘
+
+      Encodings
+      ┌────────┬───────┬──────────────┬──────────────────────┐
+      │ window │ req/s │ layout       │ encoding of each key │
+      ├────────┼───────┼──────────────┼──────────────────────┤
+      │ 1 min  │    10 │ stoplight-v5 │ metrics skiplist     │
+      │ 1 min  │    10 │ stoplight-v6 │ metrics listpack     │
+      │ 1 min  │   100 │ stoplight-v5 │ metrics skiplist     │
+      │ 1 min  │   100 │ stoplight-v6 │ metrics listpack     │
+      └────────┴───────┴──────────────┴──────────────────────┘
 
       Throughput and latency (steady state, injected clock)
-      ┌────────┬───────┬──────────────┬─────────┬────────┬────────┬────────┬──────────┬────────────────┐
-      │ window │ req/s │ layout       │ op      │  ops/s │ p50 ms │ p99 ms │ p99.9 ms │ server µs/call │
-      ├────────┼───────┼──────────────┼─────────┼────────┼────────┼────────┼──────────┼────────────────┤
-      │ 1 min  │    10 │ stoplight-v5 │ write   │ 20,000 │  0.210 │  0.520 │    1.400 │            8.5 │
-      │ 1 min  │    10 │ stoplight-v5 │ read    │ 22,000 │  0.210 │  0.520 │    1.400 │            9.5 │
-      │ 1 min  │    10 │ stoplight-v5 │ request │ 10,000 │  0.210 │  0.520 │    1.400 │           18.0 │
-      │ 1 min  │    10 │ stoplight-v6 │ write   │ 21,000 │  0.210 │  0.520 │    1.400 │            8.5 │
-      │ 1 min  │    10 │ stoplight-v6 │ read    │ 23,000 │  0.210 │  0.520 │    1.400 │            9.5 │
-      │ 1 min  │    10 │ stoplight-v6 │ request │ 10,500 │  0.210 │  0.520 │    1.400 │           18.0 │
-      │ 1 min  │   100 │ stoplight-v5 │ write   │ 19,000 │  0.210 │  0.520 │    1.400 │            8.5 │
-      │ 1 min  │   100 │ stoplight-v5 │ read    │ 21,000 │  0.210 │  0.520 │    1.400 │            9.5 │
-      │ 1 min  │   100 │ stoplight-v5 │ request │  9,500 │  0.210 │  0.520 │    1.400 │           18.0 │
-      │ 1 min  │   100 │ stoplight-v6 │ write   │ 19,500 │  0.210 │  0.520 │    1.400 │            8.5 │
-      │ 1 min  │   100 │ stoplight-v6 │ read    │ 21,500 │  0.210 │  0.520 │    1.400 │            9.5 │
-      │ 1 min  │   100 │ stoplight-v6 │ request │  9,750 │  0.210 │  0.520 │    1.400 │           18.0 │
-      └────────┴───────┴──────────────┴─────────┴────────┴────────┴────────┴──────────┴────────────────┘
+      ┌────────┬───────┬──────────────┬─────────┬────────┬────────┬────────┬──────────┬─────────┐
+      │ window │ req/s │ layout       │ op      │  ops/s │ p50 ms │ p99 ms │ p99.9 ms │  server │
+      │        │       │              │         │        │        │        │          │ µs/call │
+      ├────────┼───────┼──────────────┼─────────┼────────┼────────┼────────┼──────────┼─────────┤
+      │ 1 min  │    10 │ stoplight-v5 │ write   │ 20,000 │  0.210 │  0.520 │    1.400 │     8.5 │
+      │ 1 min  │    10 │ stoplight-v5 │ read    │ 22,000 │  0.210 │  0.520 │    1.400 │     9.5 │
+      │ 1 min  │    10 │ stoplight-v5 │ request │ 10,000 │  0.210 │  0.520 │    1.400 │    18.0 │
+      │ 1 min  │    10 │ stoplight-v6 │ write   │ 21,000 │  0.210 │  0.520 │    1.400 │     8.5 │
+      │ 1 min  │    10 │ stoplight-v6 │ read    │ 23,000 │  0.210 │  0.520 │    1.400 │     9.5 │
+      │ 1 min  │    10 │ stoplight-v6 │ request │ 10,500 │  0.210 │  0.520 │    1.400 │    18.0 │
+      │ 1 min  │   100 │ stoplight-v5 │ write   │ 19,000 │  0.210 │  0.520 │    1.400 │     8.5 │
+      │ 1 min  │   100 │ stoplight-v5 │ read    │ 21,000 │  0.210 │  0.520 │    1.400 │     9.5 │
+      │ 1 min  │   100 │ stoplight-v5 │ request │  9,500 │  0.210 │  0.520 │    1.400 │    18.0 │
+      │ 1 min  │   100 │ stoplight-v6 │ write   │ 19,500 │  0.210 │  0.520 │    1.400 │     8.5 │
+      │ 1 min  │   100 │ stoplight-v6 │ read    │ 21,500 │  0.210 │  0.520 │    1.400 │     9.5 │
+      │ 1 min  │   100 │ stoplight-v6 │ request │  9,750 │  0.210 │  0.520 │    1.400 │    18.0 │
+      └────────┴───────┴──────────────┴─────────┴────────┴────────┴────────┴──────────┴─────────┘
 
       Throughput ratios: stoplight-v6 / stoplight-v5
-      ┌────────┬───────┬─────────────┬────────────┬───────────────┬───────────────────┐
-      │ window │ req/s │ write ops/s │ read ops/s │ request ops/s │ server µs/request │
-      ├────────┼───────┼─────────────┼────────────┼───────────────┼───────────────────┤
-      │ 1 min  │    10 │       1.05× │      1.05× │         1.05× │             1.00× │
-      │ 1 min  │   100 │       1.03× │      1.02× │         1.03× │             1.00× │
-      └────────┴───────┴─────────────┴────────────┴───────────────┴───────────────────┘
+      ┌────────┬───────┬─────────────┬────────────┬─────────┬────────────┐
+      │ window │ req/s │ write ops/s │ read ops/s │ request │     server │
+      │        │       │             │            │   ops/s │ µs/request │
+      ├────────┼───────┼─────────────┼────────────┼─────────┼────────────┤
+      │ 1 min  │    10 │       1.05× │      1.05× │   1.05× │      1.00× │
+      │ 1 min  │   100 │       1.03× │      1.02× │   1.03× │      1.00× │
+      └────────┴───────┴─────────────┴────────────┴─────────┴────────────┘
 
-      Redis 7.0.15, jemalloc-5.3.0 (private server); hash-max-listpack-entries=128 zset-max-listpack-entries=128; 4 connection(s), pipeline 1
+      Redis 7.0.15, jemalloc-5.3.0 (private server); hash-max-listpack-entries=128 zset-max-listpack-entries=128;
+      4 connection(s), pipeline 1
       "
     `);
   });
@@ -50,8 +65,8 @@ describe('renderBench (colour off)', () => {
 
       | window | req/s | events in window | stoplight-v5 KB | stoplight-v6 KB | stoplight-v5 / stoplight-v6 | encodings |
       | --- | ---: | ---: | ---: | ---: | ---: | --- |
-      | 1 min | 10 | 600 | 74.4 | 10.8 | 6.89× | skiplist \\| listpack |
-      | 1 min | 100 | 6,000 | 706.1 | 10.8 | 65.4× | skiplist \\| listpack |
+      | 1 min | 10 | 600 | 74.4 | 10.8 | 6.89× | stoplight-v5: metrics skiplist \\| stoplight-v6: metrics listpack |
+      | 1 min | 100 | 6,000 | 706.1 | 10.8 | 65.4× | stoplight-v5: metrics skiplist \\| stoplight-v6: metrics listpack |
 
       **Throughput and latency (steady state, injected clock)**
 
@@ -110,7 +125,7 @@ describe('renderBench (colour off)', () => {
 
       | window | req/s | events in window | stoplight-v5 KB | stoplight-v6 KB | my-window KB | stoplight-v5 / stoplight-v6 | stoplight-v5 / my-window | encodings |
       | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
-      | 5 min | 10 | 3,000 | 355.4 | 82.8 | 4.0 | 4.29× | 88.8× | skiplist \\| listpack \\| listpack |
+      | 5 min | 10 | 3,000 | 355.4 | 82.8 | 4.0 | 4.29× | 88.8× | stoplight-v5: metrics skiplist \\| stoplight-v6: metrics listpack \\| my-window: metrics listpack |
 
       _Redis 7.0.15, jemalloc-5.3.0 (private server); hash-max-listpack-entries=128 zset-max-listpack-entries=128_
       "
@@ -131,5 +146,27 @@ describe('renderBench (colour off)', () => {
       'stoplight-v6 / stoplight-v5',
       'my-window / stoplight-v5',
     ]);
+  });
+});
+
+describe('tables that fit', () => {
+  const published = {
+    ...twoLayouts,
+    results: twoLayouts.results.map((r) => ({ ...r, published: { kb: 74.9, bytes: 76_698, diff: -0.006 } })),
+  };
+  const widest = (text: string): number => Math.max(...text.split('\n').map((l) => [...l].length));
+
+  it('the default table fits 120 columns, even with the published figures; --wide does not have to', () => {
+    expect(widest(renderBench(published, 'table', false))).toBeLessThanOrEqual(120);
+    expect(widest(renderBench(twoLayouts, 'table', false))).toBeLessThanOrEqual(120);
+    const wide = renderBench(published, 'table', false, { wide: true });
+    expect(wide).toContain('stoplight-v5: metrics skiplist | stoplight-v6: metrics listpack');
+  });
+
+  it('one unit per column, right-aligned: KB cells are bare numbers under a KB header', () => {
+    const lines = renderBench(published, 'table', false).split('\n');
+    const row = lines.find((l) => l.startsWith('│ 1 min  │   100 │'));
+    expect(row).toMatch(/│ +706\.1 │/);
+    expect(row).not.toMatch(/ KB| B /);
   });
 });

@@ -8,9 +8,9 @@ describe('renderCompare (colour off)', () => {
     const verdict = compareReports(twoLayouts, twoLayouts);
     expect(verdict.ok).toBe(true);
     expect(renderCompare(verdict, { label: 'base.json', report: twoLayouts }, { label: 'this run', report: twoLayouts }, 'markdown', false)).toMatchInlineSnapshot(`
-      "base.json: swc 0.1.0, Redis 7.0.15, jemalloc-5.3.0
-      this run: swc 0.1.0, Redis 7.0.15, jemalloc-5.3.0
-      memory tolerance +1.0% growth of bytes per light; throughput tolerance -25.0% of each ratio
+      "- baseline base.json: swc 0.1.0, Redis 7.0.15, jemalloc-5.3.0
+      - current this run: swc 0.1.0, Redis 7.0.15, jemalloc-5.3.0
+      - memory tolerance +1.0% growth of bytes per light; throughput tolerance -25.0% of each ratio
 
       | cell | figure | baseline | current | change | status |
       | --- | --- | ---: | ---: | ---: | --- |
@@ -41,7 +41,7 @@ describe('renderCompare (colour off)', () => {
       | stoplight-v6 60 s @ 100/s | request ops/s ratio (÷ stoplight-v5) | 1.026 | 1.026 | +0.0% | ok |
       | stoplight-v6 60 s @ 100/s | request ops/s | 9,750 | 9,750 | +0.0% | info |
 
-      ok: no regression in 4 cell(s)
+      **ok: no regression in 4 cell(s)**
       "
     `);
   });
@@ -58,5 +58,49 @@ describe('renderCompare (colour off)', () => {
         stoplight-v6 60 s @ 10/s: request ops/s ratio (÷ stoplight-v5) -33.3% (tolerance -25.0%)
       "
     `);
+  });
+});
+
+describe('compare formats: improvements, csv, GitHub annotations, markdown that renders', () => {
+  // 6.0 at 10/s shrank by 10%: an improvement beyond the 1% tolerance.
+  const smaller = { ...twoLayouts, results: twoLayouts.results.map((r) => (r.layout === 'stoplight-v6' && r.rate === 10 ? { ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight * 0.9 } } : r)) };
+  const base = { label: 'fixtures/base.json', report: twoLayouts };
+
+  it('an improvement passes and is named, with a hint to refresh the baseline', () => {
+    const verdict = compareReports(twoLayouts, smaller);
+    expect(verdict.ok).toBe(true);
+    const text = renderCompare(verdict, base, { label: 'this run', report: smaller }, 'table', false);
+    expect(text).toContain('improved: 1 figure(s); consider refreshing the baseline\n  stoplight-v6 60 s @ 10/s: bytes per light -10.0% (better than the tolerance +1.0%)');
+  });
+
+  // GitHub decodes %25 back to % when it shows the annotation.
+  it('--format github: ::error per failure on the baseline file, ::notice per improvement and for the verdict', () => {
+    const failing = renderCompare(compareReports(twoLayouts, twoLayoutsLater), base, { label: 'this run', report: twoLayoutsLater }, 'github', false);
+    expect(failing.split('\n')[0]).toBe('::error file=fixtures/base.json,title=swc regression::stoplight-v6 60 s @ 10/s: bytes per light +5.0%25 (tolerance +1.0%25)');
+    expect(failing.trimEnd().split('\n').at(-1)).toBe('::error file=fixtures/base.json,title=swc compare::FAIL: 4 problem(s)');
+    const improved = renderCompare(compareReports(twoLayouts, smaller), { label: 'a,b:c%.json', report: twoLayouts }, { label: 'x', report: smaller }, 'github', false);
+    expect(improved).toBe(
+      '::notice file=a%2Cb%3Ac%25.json,title=swc improvement::stoplight-v6 60 s @ 10/s: bytes per light -10.0%25 (better than the tolerance +1.0%25)\n' +
+        '::notice file=a%2Cb%3Ac%25.json,title=swc compare::ok: no regression in 4 cell(s)\n',
+    );
+  });
+
+  it('--format csv: one row per figure with raw numbers', () => {
+    const csv = renderCompare(compareReports(twoLayouts, smaller), base, { label: 'x', report: smaller }, 'csv', false).trim().split('\n');
+    expect(csv[0]).toBe('cell,layout,windowSeconds,rate,figure,reference,baseline,current,change,status');
+    expect(csv).toContain('stoplight-v6 60 s @ 10/s,stoplight-v6,60,10,bytesPerLight,,11059,9953.1,-0.09999999999999998,improved');
+  });
+
+  it('markdown: no two text lines run together (each is a list item or its own paragraph)', () => {
+    const md = renderCompare(compareReports(twoLayouts, twoLayoutsLater), base, { label: 'this run', report: twoLayoutsLater }, 'markdown', false);
+    const lines = md.trimEnd().split('\n');
+    lines.forEach((line, i) => {
+      const next = lines[i + 1];
+      // A plain text line followed directly by another plain text line would render as one paragraph.
+      const plain = (l: string | undefined): boolean => l !== undefined && l !== '' && !/^(- |\| |\*\*)/.test(l);
+      expect(plain(line) && plain(next), `${line} / ${next}`).toBe(false);
+    });
+    expect(md).toContain('- baseline fixtures/base.json: swc 0.1.0');
+    expect(md).toContain('**FAIL: 4 problem(s)**\n\n- stoplight-v6 60 s @ 10/s: bytes per light +5.0% (tolerance +1.0%)');
   });
 });

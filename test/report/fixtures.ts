@@ -43,6 +43,7 @@ export const bucketInspection: BucketInspection = {
     key({ key: 'stoplight:v6:37a8eec1ce19:{0e3d1f6d5e0a}:window_metrics:ts_idx', role: 'index', type: 'zset', elements: 3, bytes: 120 }),
   ],
   totals: { successes: 5, failures: 2 },
+  storedTotals: { successes: 5, failures: 2 },
   windowTotals: { successes: 4, failures: 1 },
   buckets: [
     { second: T - 70, ageSeconds: 70, successes: 1, failures: 1, stale: true, future: false },
@@ -59,7 +60,7 @@ export const bucketInspection: BucketInspection = {
     lastError: { error: { class: 'Timeout::Error', message: 'execution expired' }, time: T },
     lastErrorInvalid: false,
   },
-  window: { seconds: 60, at: T, clock: 'given', fromSecond: T - 59 },
+  window: { seconds: 60, at: T, clock: 'given', fromSecond: T - 59, source: 'given' },
   summary: { errorRate: 0.2, bytes: 432, bytesPerWindowSecond: 7.2, bytesPerEvent: null },
   consistent: true,
   problems: [],
@@ -79,7 +80,7 @@ export const driftedWithoutBytes: BucketInspection = {
     badIndexMembers: ['bucket:x (score 1)'],
     unknownFields: ['odd\x1bfield'],
   },
-  totals: { successes: 6, failures: 2 },
+  storedTotals: { successes: 6, failures: 2 },
   summary: { errorRate: 0.2, bytes: null, bytesPerWindowSecond: null, bytesPerEvent: null },
   unavailable: ['bytes unavailable: the server refused MEMORY USAGE (ERR unknown command \'MEMORY\')'],
 };
@@ -92,7 +93,8 @@ export const eventInspection: EventInspection = {
     key({ key: 'stoplight:v5:metadata:checkout', role: 'metadata', type: 'hash', elements: 5, bytes: 480 }),
     key({ key: `stoplight:v5:metrics:checkout:success:${T - 3600}`, role: 'success events', type: 'zset', elements: 2, bytes: 152, ttlSeconds: 86_000 }),
   ],
-  totals: { successes: 1, failures: 0 },
+  totals: { successes: 2, failures: 0 },
+  windowTotals: { successes: 1, failures: 0 },
   seconds: [
     { second: T - 3000, ageSeconds: 3000, successes: 1, failures: 0, stale: true },
     { second: T - 30, ageSeconds: 30, successes: 1, failures: 0, stale: false },
@@ -100,7 +102,7 @@ export const eventInspection: EventInspection = {
   hours: [{ key: `stoplight:v5:metrics:checkout:success:${T - 3600}`, outcome: 'success', hour: T - 3600, events: 2, firstSecond: T - 3000, lastSecond: T - 30 }],
   metadata: { fields: { last_success_at: String(T - 30) }, lastError: null, lastErrorInvalid: false },
   recoveredAt: null,
-  window: { seconds: 60, at: T, clock: 'server', fromSecond: T - 60 },
+  window: { seconds: 60, at: T, clock: 'server', fromSecond: T - 60, source: 'given' },
   summary: { errorRate: 0, bytes: 632, bytesPerWindowSecond: null, bytesPerEvent: 316 },
   consistent: true,
   problems: [],
@@ -112,21 +114,38 @@ export const keysInspection: KeysInspection = {
   layout: 'my-window',
   light: 'evil\x1b[2J\rname',
   keys: [key({ key: 'rl:{evil\x1b[2J\rname}:success:60', role: 'success counts', type: 'string', elements: 1, bytes: 56, ttlSeconds: 120 })],
-  window: { seconds: null, at: T, clock: 'server', fromSecond: null },
+  window: { seconds: null, at: T, clock: 'server', fromSecond: null, source: 'none' },
+  totals: null,
+  windowTotals: null,
   summary: { errorRate: null, bytes: 56, bytesPerWindowSecond: null, bytesPerEvent: null },
   consistent: true,
   problems: [],
   unavailable: [],
 };
 
+const health = { events: null, staleEvents: null, staleBuckets: null, drift: null, estimate: null };
+
 export const lightList: LightList = {
   lights: [
-    { layout: 'stoplight-v5', light: 'checkout', systemId: null, keys: 3, bytes: 20_480, bytesExact: true, firstSecond: T - 3000, lastSecond: T, spanSeconds: 3001 },
-    { layout: 'stoplight-v6', light: '0e3d1f6d5e0a', systemId: '37a8eec1ce19', keys: 2, bytes: 432, bytesExact: true, firstSecond: T - 70, lastSecond: T, spanSeconds: 71 },
-    { layout: 'my-window', light: 'evil\x1b[2J\rname', systemId: null, keys: 1, bytes: null, bytesExact: true, firstSecond: null, lastSecond: null, spanSeconds: 0 },
+    {
+      layout: 'stoplight-v5', light: 'checkout', systemId: null, reference: 'checkout', keys: 3, bytes: 469_811, bytesExact: true,
+      firstSecond: T - 3000, lastSecond: T, spanSeconds: 3001, idleSeconds: 0, events: 4000, staleEvents: 120, staleBuckets: null, drift: null,
+      estimate: { layout: 'stoplight-v6', bytes: 167_000, windowSeconds: 600, basis: 'the events in the 600 s window; 275 B per second with traffic' },
+    },
+    {
+      layout: 'stoplight-v6', light: '0e3d1f6d5e0a', systemId: '37a8eec1ce19', reference: '37a8eec1ce19/0e3d1f6d5e0a', keys: 2, bytes: 9503, bytesExact: true,
+      firstSecond: T - 166, lastSecond: T - 96, spanSeconds: 71, idleSeconds: 96, events: 7, staleEvents: 2, staleBuckets: 1, drift: true, estimate: null,
+    },
+    {
+      layout: 'my-window', light: 'evil\x1b[2J\rname', systemId: null, reference: 'evil\x1b[2J\rname', keys: 1, bytes: null, bytesExact: true,
+      firstSecond: null, lastSecond: null, spanSeconds: 0, idleSeconds: null, ...health,
+    },
   ],
   patterns: ['stoplight:v5:*', 'stoplight:v6:*', 'rl:{*}:success:*'],
   unavailable: [],
+  at: T,
+  clock: 'given',
+  windowSeconds: 600,
 };
 
 function stats(opsPerSec: number, serverUsecPerCall: number | null): LatencyStats {

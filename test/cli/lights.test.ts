@@ -1,0 +1,230 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
+import { shortId, StoplightV6 } from '../../src/layouts/stoplight-v6.js';
+import { connect } from '../../src/redis/connect.js';
+import { execPipeline, installScripts } from '../../src/redis/scripts.js';
+import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
+import type { ScriptCall } from '../../src/lua/source.js';
+import { HOUR_START } from '../helpers.js';
+import { runCli } from './run-cli.js';
+
+const ERROR_JSON = '{"error":{"class":"Timeout::Error","message":"execution expired"},"time":1764450000}';
+const SYSTEMS = ['checkout', 'payments', 'search', 'default'];
+/** Half 5.x, half 6.0; the 6.0 ones spread over four systems. */
+const LIGHTS = 4000;
+/** Every light's last event is at this second, so idle time is exact with --at. */
+const LAST = HOUR_START + 600;
+
+interface Listed {
+  layout: string;
+  light: string;
+  systemId: string | null;
+  reference: string;
+  bytes: number;
+  events: number | null;
+  staleEvents: number | null;
+  idleSeconds: number | null;
+  drift: boolean | null;
+  estimate: { layout: string; bytes: number } | null;
+}
+interface ListJson {
+  schemaVersion: number;
+  matched: number;
+  totals: { layout: string; lights: number; events: number | null; drifted: number }[];
+  total: { lights: number; events: number | null; drifted: number };
+  lights: Listed[];
+}
+
+let server: PrivateServer;
+let redis: Redis;
+const v5 = new StoplightV5();
+const v6 = new StoplightV6();
+const lightOf = (i: number) => ({ name: `light-${i}`, system: SYSTEMS[Math.floor(i / 2) % SYSTEMS.length] as string });
+
+/** Real-shaped lights, written by the layouts' own scripts: 10 events each over 30 s, a failure every third event. */
+async function seed(): Promise<void> {
+  await installScripts(redis, [...v5.scripts, ...v6.scripts]);
+  const calls: ScriptCall[] = [];
+  for (let i = 0; i < LIGHTS; i += 1) {
+    const layout = i % 2 === 0 ? v5 : v6;
+    for (let e = 0; e < 10; e += 1) {
+      const options = { at: LAST - 27 + e * 3, windowSeconds: 60 };
+      calls.push(e % 3 === 0 ? layout.recordFailure(lightOf(i), { ...options, errorJson: ERROR_JSON }) : layout.recordSuccess(lightOf(i), options));
+    }
+  }
+  for (let i = 0; i < calls.length; i += 5000) await execPipeline(redis, calls.slice(i, i + 5000));
+}
+
+// A private server of its own: lights scans the default prefixes, so other tests' lights must not count here.
+beforeAll(async () => {
+  server = await startPrivateServer();
+  redis = await connect(server.url);
+  await seed();
+}, 120_000);
+
+afterAll(async () => {
+  redis?.disconnect();
+  await server?.stop();
+});
+
+const lights = (...args: string[]) => runCli(['lights', '--redis-url', server.url, '--at', String(LAST + 96), ...args]);
+
+describe('swc lights over 4,000 lights in several systems', () => {
+  it('lists all 4,000 within 5 s and prints a total per layout and overall', async () => {
+    const run = await lights('--top', '10');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    // Generous for a loaded 2-core machine; measured about 0.7 s idle.
+    expect(run.ms).toBeLessThan(5000);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => l.startsWith('│ stoplight-'))).toHaveLength(10);
+    expect(run.stdout).toContain('total stoplight-v5: 2,000 lights, 6,000 keys');
+    expect(run.stdout).toContain('total stoplight-v6: 2,000 lights, 4,000 keys');
+    expect(run.stdout).toMatch(/^total: 4,000 lights, 10,000 keys, [\d,.]+ KB, 40,000 events, 0 with drift$/m);
+    expect(run.stdout).toContain('showing 10 of 4,000 (--top)');
+    expect(Math.max(...lines.map((l) => [...l].length))).toBeLessThanOrEqual(120);
+  });
+
+  it('--json: every light with events, idle time and a reference; totals over every match', async () => {
+    const run = await lights('--json');
+    const doc = JSON.parse(run.stdout) as ListJson;
+    expect(doc.schemaVersion).toBe(2);
+    expect(doc.lights).toHaveLength(LIGHTS);
+    expect(doc.total).toMatchObject({ lights: LIGHTS, events: LIGHTS * 10, drifted: 0 });
+    expect(doc.lights.every((l) => l.events === 10 && l.idleSeconds === 96 && l.drift !== true)).toBe(true);
+    const light = doc.lights.find((l) => l.light === shortId('light-1'));
+    expect(light).toMatchObject({ layout: 'stoplight-v6', systemId: shortId('checkout'), reference: `${shortId('checkout')}/${shortId('light-1')}`, drift: false });
+    // 5.x lights carry an estimate of the same traffic in 6.0, in the range a measured 6.0 light of these events has.
+    const old = doc.lights.find((l) => l.light === 'light-0');
+    const measured = light?.bytes ?? 0;
+    expect(old?.estimate?.layout).toBe('stoplight-v6');
+    expect(old?.estimate?.bytes).toBeGreaterThan(measured * 0.5);
+    expect(old?.estimate?.bytes).toBeLessThan(measured * 2);
+  });
+
+  it('--sort, --top, --system (name or id), --match and --layout narrow the list; totals follow the filter', async () => {
+    const bySystem = JSON.parse((await lights('--system', 'payments', '--json')).stdout) as ListJson;
+    expect(bySystem.matched).toBe(500);
+    expect(bySystem.lights.every((l) => l.systemId === shortId('payments'))).toBe(true);
+    const byId = JSON.parse((await lights('--system', shortId('payments'), '--json', '--top', '3')).stdout) as ListJson;
+    expect(byId.matched).toBe(500);
+    expect(byId.lights).toHaveLength(3);
+    expect(byId.totals).toEqual([expect.objectContaining({ layout: 'stoplight-v6', lights: 500 })]);
+    const named = JSON.parse((await lights('--match', 'light-1?', '--sort', 'name', '--json')).stdout) as ListJson;
+    expect(named.lights.map((l) => l.light)).toEqual(['light-10', 'light-12', 'light-14', 'light-16', 'light-18']);
+    const v6Only = JSON.parse((await lights('--layout', 'stoplight-v6', '--sort', 'events', '--top', '1', '--json')).stdout) as ListJson;
+    expect(v6Only.totals.map((t) => t.layout)).toEqual(['stoplight-v6']);
+    const stale = JSON.parse((await lights('--window', '60', '--match', 'light-0', '--json')).stdout) as ListJson;
+    // At LAST + 96 with a 60 s window, every event (LAST - 27 .. LAST) is outside it.
+    expect(stale.lights[0]).toMatchObject({ light: 'light-0', staleEvents: 10 });
+  });
+
+  it('csv and markdown', async () => {
+    const csv = (await lights('--format', 'csv', '--match', 'light-2')).stdout.trim().split('\n');
+    expect(csv).toHaveLength(2);
+    expect(csv[1]).toMatch(/^stoplight-v5,light-2,light-2,,3,\d+,true,10,0,,96,,/);
+    const md = (await lights('--format', 'markdown', '--top', '2')).stdout;
+    expect(md).toMatch(/^\| layout \| light \| KB \|/);
+    expect(md).toContain('|\n\n- total stoplight-');
+    expect(md).toContain('\n- total: 4,000 lights');
+  });
+
+  it('--json with another --format is bad usage (exit 2)', async () => {
+    const run = await lights('--json', '--format', 'csv');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--json/--format');
+  });
+
+  it('references round-trip: each form lights prints, and each form the issue names, opens the same light in inspect', async () => {
+    const doc = JSON.parse((await lights('--json')).stdout) as ListJson;
+    const five = doc.lights.find((l) => l.light === shortId('light-5')) as Listed;
+    const four = doc.lights.find((l) => l.light === 'light-4') as Listed;
+    const key = `stoplight:v6:${shortId('search')}:{${shortId('light-5')}}:window_metrics`;
+    const forms: [string, string[]][] = [
+      ['reference of a 5.x light (its name)', [four.reference]],
+      ['reference of a 6.0 light (system-id/light-id)', [five.reference]],
+      ['a 6.0 light id alone', [shortId('light-5')]],
+      ['a name with --system <name>', ['light-5', '--system', 'search']],
+      ['a name with --system <id>', ['light-5', '--system', shortId('search')]],
+      ['a full key', [key]],
+    ];
+    for (const [label, args] of forms) {
+      const run = await runCli(['inspect', ...args, '--redis-url', server.url, '--json']);
+      expect(run.code, `${label}: ${run.stderr}`).toBe(0);
+      const inspected = JSON.parse(run.stdout) as { inspections: { layout: string; lightId?: string; systemId?: string; totals: unknown }[] };
+      expect(inspected.inspections, label).toHaveLength(1);
+      const [first] = inspected.inspections;
+      if (args[0] === four.reference) expect(first?.layout).toBe('stoplight-v5');
+      else expect(first, label).toMatchObject({ layout: 'stoplight-v6', lightId: shortId('light-5'), systemId: shortId('search') });
+      expect(first?.totals).toEqual({ successes: 6, failures: 4 });
+    }
+  });
+});
+
+describe('drift: lights marks it, --check exits 1; inspect --check too', () => {
+  it('a planted HINCRBY total_failures 7 shows as DRIFT, and --check exits 1 naming the light', async () => {
+    const light = lightOf(7);
+    await redis.hincrby(v6.metricsKey(light), 'total_failures', 7);
+    try {
+      const reference = `${shortId(light.system)}/${shortId(light.name)}`;
+      const table = await lights('--match', reference);
+      expect(table.code).toBe(0);
+      expect(table.stdout).toMatch(/│ DRIFT │/);
+      expect(table.stdout).toContain('1 with drift');
+      const check = await lights('--check');
+      expect(check.code).toBe(1);
+      expect(check.stderr).toBe(`swc: drift in 1 light(s): ${reference} (swc inspect <light> shows where)\n`);
+      const clean = await lights('--check', '--layout', 'stoplight-v5');
+      expect(clean.code).toBe(0);
+
+      const inspect = await runCli(['inspect', reference, '--redis-url', server.url]);
+      expect(inspect.code).toBe(0);
+      expect(inspect.stdout).toContain('drift    found');
+      const checked = await runCli(['inspect', reference, '--redis-url', server.url, '--check', '--json']);
+      expect(checked.code).toBe(1);
+      expect(JSON.parse(checked.stdout)).toMatchObject({ schemaVersion: 2, drift: true, inspections: [{ totals: { successes: 6, failures: 4 }, storedTotals: { successes: 6, failures: 11 } }] });
+      expect(checked.stderr).toContain('swc: drift in stoplight-v6');
+    } finally {
+      await redis.hincrby(v6.metricsKey(light), 'total_failures', -7);
+    }
+  });
+});
+
+describe('swc lights: bad usage and large lights', () => {
+  it.each([
+    [['--top', '0'], '--top: must be 1 to 10000000'],
+    [['--sort', 'size'], "--sort"],
+    [['--match', 'a[b'], '--match: unclosed [ in "a[b"'],
+    [['--window', '0'], '--window: must be from 1 s to 604800 s'],
+    [['--format', 'xml'], '--format'],
+    [['--at', 'soon'], '--at: expected Unix seconds'],
+  ])('rejects %j with one line and exit 2, before connecting', async (flags, message) => {
+    // Port 1 would refuse: exit 2 (not 3) shows Redis was never contacted.
+    const run = await runCli(['lights', '--redis-url', 'redis://127.0.0.1:1', ...flags]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a 6.0 hash over 20,000 fields is listed with its bytes but not read whole: events and drift unknown', async () => {
+    const system = `big-${process.pid}`;
+    const light = { name: 'huge', system };
+    const fields: Record<string, string> = { total_successes: '10001', total_failures: '0' };
+    for (let i = 0; i <= 10_000; i += 1) {
+      fields[`bucket:${HOUR_START + i}:s`] = '1';
+      fields[`bucket:${HOUR_START + i}:f`] = '0';
+    }
+    await redis.hset(v6.metricsKey(light), fields);
+    await redis.zadd(v6.indexKey(light), HOUR_START, `bucket:${HOUR_START}`);
+    try {
+      const run = await lights('--system', system, '--json');
+      expect(run.code).toBe(0);
+      const [listed] = (JSON.parse(run.stdout) as ListJson).lights;
+      expect(listed).toMatchObject({ events: null, drift: null, keys: 2 });
+      expect(listed?.bytes).toBeGreaterThan(100_000);
+    } finally {
+      await redis.del(v6.metricsKey(light), v6.indexKey(light));
+    }
+  });
+});
