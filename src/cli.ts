@@ -6,6 +6,7 @@ import { compareCommand } from './commands/compare.js';
 import { doctorCommand } from './commands/doctor.js';
 import { inspectCommand } from './commands/inspect.js';
 import { lightsCommand } from './commands/lights.js';
+import { verifyCommand } from './commands/verify.js';
 import { fatal, installSignalHandlers, printError, reportError, scrub } from './commands/lifecycle.js';
 import { ExitCode } from './errors.js';
 import { SWC_VERSION } from './version.js';
@@ -53,6 +54,7 @@ Examples:
   program.addCommand(doctorCommand());
   program.addCommand(inspectCommand());
   program.addCommand(lightsCommand());
+  program.addCommand(verifyCommand());
   for (const command of program.commands) command.configureOutput(output).exitOverride().showHelpAfterError(false);
   return program;
 }

@@ -82,6 +82,10 @@ export type {
   KeyMemory,
   LatencyStats,
   ThroughputResult,
+  ThroughputRatio,
+  RoundStats,
+  Spread,
+  AppView,
   RealtimeResult,
   RealtimeLatency,
 } from './measure/types.js';
@@ -94,13 +98,31 @@ export {
   type ScriptCommandStats,
   type ScriptCommandDelta,
 } from './measure/commandstats.js';
-export { measureThroughput, type ThroughputOptions, type ThroughputPhase, type ThroughputProgress } from './measure/throughput.js';
+export {
+  measureThroughput,
+  measureThroughputRounds,
+  spreadOf,
+  type ThroughputOptions,
+  type ThroughputPhase,
+  type ThroughputProgress,
+  type ThroughputTarget,
+  type RoundsOptions,
+  type RoundsProgress,
+} from './measure/throughput.js';
+export { measureAppView, type AppViewOptions } from './measure/app-view.js';
+export { NOISY_SPREAD } from './measure/types.js';
 export { defaultErrorJson, type ErrorJson } from './measure/workload.js';
 export { EventClock, type ClockTick } from './traffic/event-clock.js';
+export { verifyLayout, type VerifyOptions } from './verify/verify.js';
+export { generateTraffic, type TrafficOptions } from './verify/traffic.js';
+export type * from './verify/types.js';
 export { preflight, refusalOf, type PreflightReport, type PreflightFinding, type PreflightOptions, type MemoryHeadroom } from './redis/preflight.js';
 export { estimatePeakBytes, type PeakEstimate } from './bench/footprint.js';
 export { footprints } from './layouts/footprint.js';
+export { runBench, type BenchRun, type BenchProgress } from './bench/run.js';
+export type { BenchPlan, ThroughputPlan, Cell } from './bench/plan.js';
 export {
+  createNamespace,
   listNamespaces,
   namespaceOf,
   purgeNamespace,

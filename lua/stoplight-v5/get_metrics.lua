@@ -8,8 +8,10 @@
 -- ARGV[2]  n           how many success hour keys follow KEYS[1] (as many failure keys follow)
 -- ARGV[3]  now         seconds, fractional allowed; '' = Redis TIME
 --
--- The caller passes every hour key that overlaps the window; extra keys only
--- count zero, so a caller unsure of the server's clock may pass one more.
+-- The caller picks the hour keys as Stoplight 5.x's client does: from the
+-- one holding (now - window) to the one holding (now - 1), so a read in the
+-- first second of an hour does not see that second's events. Only the keys
+-- passed are counted.
 --
 -- Returns: { successes, failures, metadata as a flat HGETALL array }
 --include lib/now.lua

@@ -6,11 +6,13 @@
 --   from the running totals, deletes its :s and :f fields and its index
 --   member. Works in batches of EVICT_BATCH buckets, because unpack() takes
 --   about 8000 values at most and each bucket is two fields.
--- swc_v6_record(metrics_key, index_key, second, counter_suffix, total_field,
+-- swc_v6_record(metrics_key, index_key, second, stamp, counter_suffix, total_field,
 --               stamp_field, reset_field, bump_field)
 --   Adds one event to the bucket of `second` and to the running total, indexes
---   the bucket, updates the consecutive counters and the last_* stamp (only if
---   newer; returns true then, see lib/outcome.lua), and keeps both keys for 7 days.
+--   the bucket, updates the consecutive counters and the last_* stamp to
+--   `stamp` (the event time with its milliseconds; only if newer, deciding on
+--   the milliseconds; returns true then, see lib/outcome.lua), and keeps both
+--   keys for 7 days.
 -- swc_v6_snapshot(metrics_key)
 --   { total_successes, total_failures, last_success_at, last_error_at,
 --     last_error_json, consecutive_errors, consecutive_successes }
@@ -49,13 +51,13 @@ local function swc_v6_evict(metrics_key, index_key, cutoff)
   end
 end
 
-local function swc_v6_record(metrics_key, index_key, second, counter_suffix, total_field,
+local function swc_v6_record(metrics_key, index_key, second, stamp, counter_suffix, total_field,
                              stamp_field, reset_field, bump_field)
   local bucket = 'bucket:' .. second
   redis.call('HINCRBY', metrics_key, bucket .. counter_suffix, 1)
   redis.call('HINCRBY', metrics_key, total_field, 1)
   redis.call('ZADD', index_key, second, bucket)
-  local newer = swc_record_outcome(metrics_key, stamp_field, second, reset_field, bump_field)
+  local newer = swc_record_outcome(metrics_key, stamp_field, stamp, reset_field, bump_field)
   redis.call('EXPIRE', metrics_key, KEY_TTL_SECONDS)
   redis.call('EXPIRE', index_key, KEY_TTL_SECONDS)
   return newer

@@ -14,11 +14,12 @@
 local metrics_key = KEYS[1]
 local index_key = KEYS[2]
 local window = tonumber(ARGV[1])
-local second = math.floor(swc_now(ARGV[2]))
+local now = swc_now(ARGV[2])
+local second = math.floor(now)
 local error_json = ARGV[3]
 
 swc_v6_evict(metrics_key, index_key, second - window)
-if swc_v6_record(metrics_key, index_key, second, ':f', 'total_failures',
+if swc_v6_record(metrics_key, index_key, second, swc_millis(now), ':f', 'total_failures',
     'last_error_at', 'consecutive_successes', 'consecutive_errors') then
   redis.call('HSET', metrics_key, 'last_error_json', error_json)
 end

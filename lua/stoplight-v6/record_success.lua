@@ -12,10 +12,11 @@
 local metrics_key = KEYS[1]
 local index_key = KEYS[2]
 local window = tonumber(ARGV[1])
-local second = math.floor(swc_now(ARGV[2]))
+local now = swc_now(ARGV[2])
+local second = math.floor(now)
 
 swc_v6_evict(metrics_key, index_key, second - window)
-swc_v6_record(metrics_key, index_key, second, ':s', 'total_successes',
+swc_v6_record(metrics_key, index_key, second, swc_millis(now), ':s', 'total_successes',
   'last_success_at', 'consecutive_errors', 'consecutive_successes')
 
 return second

@@ -9,6 +9,10 @@ export interface ThroughputPlan {
   readonly ops?: number;
   /** Seconds per phase. */
   readonly seconds: number;
+  /** Rounds per phase, the cell's layouts alternating (default 1). */
+  readonly rounds?: number;
+  /** Time one application thread per layout for this many ms (tinybench); absent or 0 = not measured. */
+  readonly appViewMs?: number;
 }
 
 /** Everything one `swc bench` run does, decided before Redis is touched. */
@@ -29,7 +33,11 @@ export interface BenchPlan {
    */
   readonly realtime?: boolean;
   readonly preset?: Preset;
-  /** Where every layout of the run reads its scripts (`--scripts`); absent = each layout's own. */
+  /**
+   * Where every layout of the run reads its scripts (`--scripts`): an edited
+   * copy of lua/ (to see what a change costs) or a Stoplight tree; absent =
+   * each layout's own.
+   */
   readonly scriptsDir?: string;
 }
 

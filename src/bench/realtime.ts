@@ -103,7 +103,7 @@ export async function driveRealtime(options: RealtimeOptions): Promise<RealtimeR
     const call = { windowSeconds, eventId: event.eventId };
     return event.outcome === 'success'
       ? layout.recordSuccess(light, call)
-      : layout.recordFailure(light, { ...call, errorJson: errorJsonFor(Date.now() / 1000, failures++) });
+      : layout.recordFailure(light, { ...call, errorJson: errorJsonFor(Date.now() / 1000, failures++, layout.stampPrecision) });
   };
 
   const send = (batch: ScriptCall[], sentAt: number): void => {

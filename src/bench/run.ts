@@ -2,14 +2,18 @@ import type { Redis } from 'ioredis';
 import { ExitCode, InterruptedError, SwcError } from '../errors.js';
 import { namespacedLayout } from '../layouts/index.js';
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
+import { performance } from 'node:perf_hooks';
+import { readScriptCommandStats, scriptCommandDelta } from '../measure/commandstats.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
 import type { BenchReport, CellResult, MemoryResult, RealtimeResult, ThroughputResult } from '../measure/types.js';
-import { measureThroughput, type ThroughputPhase } from '../measure/throughput.js';
+import { measureThroughputRounds, type RoundsProgress, type ThroughputPhase } from '../measure/throughput.js';
 import type { Session } from '../redis/connect.js';
 import { disturbances, serverCounters, serverInfo, type ServerCounters } from '../redis/info.js';
 import { classifyRedisError } from '../redis/errors.js';
 import { keySlot } from '../redis/slot.js';
-import { execPipeline, installScripts } from '../redis/scripts.js';
+import { installScripts, loadScripts } from '../redis/scripts.js';
+import { RespConnection } from '../redis/resp.js';
+import { runLoad } from '../measure/load.js';
 import { type ScriptCall } from '../lua/source.js';
 import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficSpec } from '../traffic/events.js';
 import { SWC_VERSION } from '../version.js';
@@ -27,8 +31,10 @@ export interface BenchProgress {
   onCellStart?(cell: Cell, index: number, total: number): void;
   /** Events written so far in the whole run. */
   onEvents?(written: number, total: number): void;
-  /** A throughput phase of a cell started. */
-  onPhase?(cell: Cell, phase: ThroughputPhase): void;
+  /** A throughput phase started; it interleaves the layouts of `group` (the cells of one window and rate), `cell` the first. */
+  onPhase?(cell: Cell, phase: ThroughputPhase, group: readonly Cell[]): void;
+  /** Where a throughput phase is (round, layout, fraction of the round), a few times a second. */
+  onThroughput?(group: readonly Cell[], progress: RoundsProgress): void;
   /** A cell finished. */
   onCellDone?(result: CellResult, index: number, total: number): void;
   /** Something the run cannot check or vouch for (e.g. INFO not allowed). */
@@ -78,36 +84,53 @@ function trafficOf(plan: BenchPlan, cell: Cell, lightIndex: number): TrafficSpec
   };
 }
 
-/** Writes one light's traffic through a layout in pipelined batches. */
+/**
+ * Writes the lights' traffic through a layout in pipelined batches, on one
+ * lean load socket: the load engine builds each batch while the one before
+ * is on the server, so the fill's wall time stays close to the server's own
+ * script time. Lights are written one after another, each in event order.
+ */
 async function fill(
-  redis: Redis,
+  connection: RespConnection,
   layout: Layout,
-  light: Light,
-  spec: TrafficSpec,
+  lights: readonly Light[],
+  specs: readonly TrafficSpec[],
   windowSeconds: number,
   written: (n: number) => void,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  let batch: ScriptCall[] = [];
-  let failures = 0;
-  const flush = async (): Promise<void> => {
-    if (signal?.aborted) throw new InterruptedError();
-    const replies = await execPipeline(redis, batch);
-    const failed = replies.find(([err]) => err);
-    if (failed?.[0]) throw failed[0];
-    written(batch.length);
-    batch = [];
-  };
-  for (const event of evenTraffic(spec)) {
-    const options = { at: event.at, windowSeconds, eventId: event.eventId };
-    batch.push(
-      event.outcome === 'success'
+  for (const [i, light] of lights.entries()) {
+    const spec = specs[i] as TrafficSpec;
+    // Each light's errors cycle from the first, as they always have: the same seed gives the same bytes.
+    let failures = 0;
+    const events = evenTraffic(spec)[Symbol.iterator]();
+    const total = eventCount(spec);
+    if (total === 0) continue;
+    let reported = 0;
+    const nextCall = (): ScriptCall => {
+      const next = events.next();
+      if (next.done) throw new Error('fill: the traffic ended before its event count');
+      const event = next.value;
+      const options = { at: event.at, windowSeconds, eventId: event.eventId };
+      return event.outcome === 'success'
         ? layout.recordSuccess(light, options)
-        : layout.recordFailure(light, { ...options, errorJson: errorJsonFor(event.at, failures++) }),
-    );
-    if (batch.length >= FILL_BATCH) await flush();
+        : layout.recordFailure(light, { ...options, errorJson: errorJsonFor(event.at, failures++, layout.stampPrecision) });
+    };
+    await runLoad({
+      connections: [connection],
+      pipeline: FILL_BATCH,
+      stop: { ops: total },
+      nextCall,
+      ...(signal ? { signal } : {}),
+      // Every batch: the caller's error names the events written so far, exactly.
+      progressIntervalMs: 0,
+      placeInErrors: false,
+      onProgress: ({ done }) => {
+        written(done - reported);
+        reported = done;
+      },
+    });
   }
-  if (batch.length > 0) await flush();
 }
 
 /** Runs a small cell through `layout` (injected clock, even in a realtime run: it only warms up) and deletes its keys. */
@@ -135,6 +158,26 @@ function withContext(err: unknown, where: string): unknown {
   if (classified instanceof SwcError) return classified.at(where);
   // Not from Redis (a bug): keep it, with the place.
   return new SwcError(`${err instanceof Error ? err.message : String(err)} (${where})`, ExitCode.runtime, { cause: err });
+}
+
+/** Waits until the server has freed client `id` (at most about a second); a refused CLIENT (or no id) waits a moment instead. */
+async function waitClosed(observer: Redis, id: unknown): Promise<void> {
+  if (typeof id !== 'number') {
+    await new Promise((r) => setTimeout(r, 100));
+    return;
+  }
+  try {
+    // Short sleeps: the server frees a closed client within a millisecond or two, and
+    // every cell waits here once (10 ms steps cost a blog preset about 6% of its wall time).
+    const deadline = performance.now() + 1000;
+    while (performance.now() < deadline) {
+      const list = String(await observer.client('LIST', 'ID', String(id)));
+      if (list.trim() === '') return;
+      await new Promise((r) => setTimeout(r, 1));
+    }
+  } catch {
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** Closes a connection and waits until the server has freed it (at most about a second). */
@@ -173,10 +216,10 @@ async function runMemory(
   // A pipelined writer leaves a large query buffer behind on its connection;
   // writing on a connection of its own and closing it keeps that buffer out
   // of the used_memory delta.
-  const writer = await session.connectAnother();
   let realtime: RealtimeResult | undefined;
-  try {
-    if (plan.realtime) {
+  if (plan.realtime) {
+    const writer = await session.connectAnother();
+    try {
       realtime = await driveRealtime({
         redis: writer,
         layout,
@@ -189,16 +232,23 @@ async function runMemory(
         onEvents: written,
         ...(signal ? { signal } : {}),
       });
-    } else {
-      for (const [i, light] of lights.entries()) {
-        await fill(writer, layout, light, trafficOf(plan, cell, i), cell.windowSeconds, written, signal);
-      }
+    } catch (err) {
+      writer.disconnect();
+      throw err;
     }
-  } catch (err) {
-    writer.disconnect();
-    throw err;
+    await closeAndWait(redis, writer);
+  } else {
+    const writer = await RespConnection.open(redis.options);
+    let id: unknown;
+    try {
+      [id] = await writer.call([['CLIENT', 'ID']]);
+      await loadScripts(writer.channel, layout.scripts);
+      await fill(writer, layout, lights, lights.map((_, i) => trafficOf(plan, cell, i)), cell.windowSeconds, written, signal);
+    } finally {
+      writer.close();
+    }
+    await waitClosed(redis, id);
   }
-  await closeAndWait(redis, writer);
   const after = await usedMemory(redis);
   // Real traffic wrote 5.x hour keys by this machine's clock, between these seconds.
   const span: Span = realtime
@@ -294,6 +344,9 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       ...(progress?.onWait ? { onWait: (others: readonly string[]) => progress.onWait?.(others) } : {}),
     });
     let last: ServerCounters | null = await serverCounters(watcher);
+    // The server's own script time over the run, beside the run's wall time: how much of the wall is swc's.
+    const scriptsBefore = await readScriptCommandStats(watcher);
+    const wallStarted = performance.now();
     if (!last) progress?.onWarning?.('INFO is not allowed: evictions, pauses and restarts during the run cannot be noticed');
     /** Fails the cell when the server was disturbed since the last reading. */
     const watch = async (cell: string, what: string): Promise<void> => {
@@ -325,63 +378,101 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     const totalEvents = plannedEvents(plan);
     let written = 0;
     const results: CellResult[] = [];
-    for (const [index, cell] of cells.entries()) {
-      progress?.onCellStart?.(cell, index, cells.length);
-      const layout = namespacedLayout(cell.layout, namespace.prefix, layoutOptionsOf(plan));
-      const name = `cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s)`;
-      const where = (): string =>
-        `in ${name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
-      const { memory, events, lights, span, realtime } = await runMemory(
-        session,
-        plan,
-        cell,
-        layout,
-        (n) => {
-          written += n;
-          progress?.onEvents?.(written, totalEvents);
-        },
-        run.signal,
-      ).catch((err: unknown) => {
-        throw withContext(err, where());
-      });
-      // A server that restarted mid-cell lost what was written before, an
-      // eviction took some of it, a pause stretched it: stop instead of
-      // reporting such a figure.
-      await watch(name, 'memory phase');
-      if (memory.usedMemoryDeltaPerLight * lights.length < -IMPLAUSIBLE_DROP_BYTES) {
-        throw new DisturbedCellError(
-          `${name} failed during its memory phase: used_memory fell by ${Math.round((-memory.usedMemoryDeltaPerLight * lights.length) / 1024).toLocaleString('en-US')} KB ` +
-            'while this run only added keys: another client (another swc run?) freed memory, so the used_memory figure is not this cell\'s',
-        );
+    // Cells of one window and rate run together: each layout's memory phase,
+    // then their throughput phases with the layouts interleaved round by round.
+    const groupsOf: Cell[][] = [];
+    for (const cell of cells) {
+      const last = groupsOf.at(-1);
+      const head = last?.[0];
+      if (last && head && head.windowSeconds === cell.windowSeconds && head.rate === cell.rate) last.push(cell);
+      else groupsOf.push([cell]);
+    }
+    let index = 0;
+    for (const group of groupsOf) {
+      const filled: {
+        cell: Cell;
+        index: number;
+        layout: Layout;
+        name: string;
+        memory: MemoryResult;
+        events: number;
+        lights: Light[];
+        span: Span;
+        realtime?: RealtimeResult;
+      }[] = [];
+      for (const cell of group) {
+        progress?.onCellStart?.(cell, index, cells.length);
+        const layout = namespacedLayout(cell.layout, namespace.prefix, layoutOptionsOf(plan));
+        const name = `cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s)`;
+        const where = (): string =>
+          `in ${name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
+        const measured = await runMemory(
+          session,
+          plan,
+          cell,
+          layout,
+          (n) => {
+            written += n;
+            progress?.onEvents?.(written, totalEvents);
+          },
+          run.signal,
+        ).catch((err: unknown) => {
+          throw withContext(err, where());
+        });
+        const { memory, lights } = measured;
+        // A server that restarted mid-cell lost what was written before, an
+        // eviction took some of it, a pause stretched it: stop instead of
+        // reporting such a figure.
+        await watch(name, 'memory phase');
+        if (memory.usedMemoryDeltaPerLight * lights.length < -IMPLAUSIBLE_DROP_BYTES) {
+          throw new DisturbedCellError(
+            `${name} failed during its memory phase: used_memory fell by ${Math.round((-memory.usedMemoryDeltaPerLight * lights.length) / 1024).toLocaleString('en-US')} KB ` +
+              'while this run only added keys: another client (another swc run?) freed memory, so the used_memory figure is not this cell\'s',
+          );
+        }
+        filled.push({ cell, index, layout, name, ...measured });
+        index += 1;
       }
-      let clockSpan = span;
-      let throughput: ThroughputResult | undefined;
+      const first = filled[0];
+      const lastFilled = filled.at(-1);
+      if (!first || !lastFilled) continue;
+      const groupName =
+        filled.length === 1
+          ? first.name
+          : `cells ${first.index + 1}-${lastFilled.index + 1}/${cells.length} (${filled.map((f) => f.cell.layout).join(', ')}, window ${first.cell.windowSeconds} s at ${first.cell.rate}/s)`;
+      let throughputs: ThroughputResult[] | undefined;
       if (plan.throughput) {
         let failures = 0;
         let phase: ThroughputPhase | undefined;
         // A reading at each phase change, so a pause is blamed on the phase it fell in.
         const readings: { phase: ThroughputPhase; reading: Promise<ServerCounters | null> }[] = [];
-        throughput = await measureThroughput({
+        const where = `in ${groupName} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
+        throughputs = await measureThroughputRounds({
           redis: session,
-          layout,
-          lights,
-          windowSeconds: cell.windowSeconds,
-          rate: cell.rate,
-          startAt: span.to,
-          failureRate: plan.failureRate,
-          seed: plan.seed,
+          targets: filled.map((f) => ({
+            layout: f.layout,
+            lights: f.lights,
+            windowSeconds: f.cell.windowSeconds,
+            rate: f.cell.rate,
+            startAt: f.span.to,
+            failureRate: plan.failureRate,
+            seed: plan.seed,
+            errorJson: (at: number) => errorJsonFor(at, failures++, f.layout.stampPrecision),
+          })),
           connections: plan.throughput.connections,
           pipeline: plan.throughput.pipeline,
+          rounds: plan.throughput.rounds ?? 1,
           ...(plan.throughput.ops !== undefined ? { ops: plan.throughput.ops } : { seconds: plan.throughput.seconds }),
-          errorJson: (at) => errorJsonFor(at, failures++),
+          ...(plan.throughput.appViewMs ? { appViewMs: plan.throughput.appViewMs } : {}),
           ...(run.signal ? { signal: run.signal } : {}),
           onProgress: (p) => {
+            progress?.onThroughput?.(group, p);
             if (p.phase === phase) return;
             if (phase && last) readings.push({ phase, reading: serverCounters(watcher) });
-            progress?.onPhase?.(cell, (phase = p.phase));
+            progress?.onPhase?.(first.cell, (phase = p.phase), group);
           },
         }).catch((err: unknown) => {
-          throw withContext(err, `${where()}, throughput phase ${phase ?? 'write'}`);
+          throw withContext(err, `${where}, throughput phase ${phase ?? 'write'}`);
         });
         for (const { phase: ended, reading } of readings) {
           const now = await reading;
@@ -389,32 +480,45 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           const found = disturbances(last, now);
           last = now;
           if (found.length > 0) {
-            throw new DisturbedCellError(`${name} failed during its ${ended} throughput phase: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`);
+            throw new DisturbedCellError(`${groupName} failed during its ${ended} throughput phase: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`);
           }
         }
-        await watch(name, `${phase ?? 'request'} throughput phase`);
-        // Where the injected clock stopped, so every hour key it wrote is deleted below.
-        clockSpan = { ...span, to: span.to + Math.ceil((throughput.write.ops + throughput.request.ops) / lights.length) / cell.rate + 1 };
+        await watch(groupName, `${phase ?? 'request'} throughput phase`);
       }
-      const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
-      const result: CellResult = {
-        layout: cell.layout,
-        windowSeconds: cell.windowSeconds,
-        rate: cell.rate,
-        durationSeconds: cell.durationSeconds,
-        // What the window holds at the end: a run shorter than the window fills only part of it.
-        eventsInWindow: Math.round(cell.rate * Math.min(realtime?.seconds ?? cell.durationSeconds, cell.windowSeconds)),
-        events,
-        memory,
-        ...(throughput ? { throughput } : {}),
-        ...(realtime ? { realtime } : {}),
-        ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
-      };
-      await liveOthers(name);
-      await deleteLights(redis, layout, lights, clockSpan);
-      results.push(result);
-      progress?.onCellDone?.(result, index, cells.length);
+      await liveOthers(groupName);
+      const done: { result: CellResult; index: number }[] = [];
+      for (const [i, f] of filled.entries()) {
+        const { cell, memory, events, lights, span, realtime, layout } = f;
+        const throughput = throughputs?.[i];
+        // Where the injected clock stopped, so every hour key it wrote is deleted below.
+        const clockSpan = throughput ? { ...span, to: Math.ceil(throughput.clockEndAt ?? span.to) + 1 } : span;
+        const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
+        const result: CellResult = {
+          layout: cell.layout,
+          windowSeconds: cell.windowSeconds,
+          rate: cell.rate,
+          durationSeconds: cell.durationSeconds,
+          // What the window holds at the end: a run shorter than the window fills only part of it.
+          eventsInWindow: Math.round(cell.rate * Math.min(realtime?.seconds ?? cell.durationSeconds, cell.windowSeconds)),
+          events,
+          memory,
+          ...(throughput ? { throughput } : {}),
+          ...(realtime ? { realtime } : {}),
+          ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
+        };
+        await deleteLights(redis, layout, lights, clockSpan).catch((err: unknown) => {
+          throw withContext(err, `in ${f.name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events, while deleting its keys`);
+        });
+        done.push({ result, index: f.index });
+      }
+      // Reported once every cell of the group is measured and cleaned up.
+      for (const { result, index: at } of done) {
+        results.push(result);
+        progress?.onCellDone?.(result, at, cells.length);
+      }
     }
+    const wallSeconds = (performance.now() - wallStarted) / 1000;
+    const scripts = scriptCommandDelta(scriptsBefore, await readScriptCommandStats(watcher));
     return {
       schemaVersion: 1,
       swcVersion: SWC_VERSION,
@@ -429,6 +533,8 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       results,
       startedAt: new Date(started).toISOString(),
       elapsedSeconds: (Date.now() - started) / 1000,
+      wallSeconds,
+      serverScriptSeconds: scripts ? scripts.usec / 1e6 : null,
     };
   }
 }

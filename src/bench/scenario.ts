@@ -13,6 +13,8 @@ export interface ScenarioThroughput {
   readonly ops?: number;
   /** Seconds per phase. */
   readonly seconds?: number;
+  /** Rounds per phase (`--rounds`). */
+  readonly rounds?: number;
 }
 
 /**
@@ -40,7 +42,7 @@ export interface Scenario {
 type Fields = Record<string, unknown>;
 
 const KNOWN = ['$schema', 'description', 'layouts', 'windows', 'rates', 'failureRate', 'lights', 'duration', 'seed', 'preset', 'throughput'];
-const THROUGHPUT_KNOWN = ['connections', 'pipeline', 'ops', 'seconds'];
+const THROUGHPUT_KNOWN = ['connections', 'pipeline', 'ops', 'seconds', 'rounds'];
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -100,6 +102,7 @@ function throughputOf(file: string, value: unknown): ScenarioThroughput | false 
     pipeline,
     ...(t.ops !== undefined ? { ops: number(file, 'throughput.ops', t.ops, LIMITS.ops) } : {}),
     ...(t.seconds !== undefined ? { seconds: number(file, 'throughput.seconds', t.seconds, LIMITS.time) } : {}),
+    ...(t.rounds !== undefined ? { rounds: number(file, 'throughput.rounds', t.rounds, LIMITS.rounds) } : {}),
   };
 }
 

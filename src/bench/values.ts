@@ -73,6 +73,7 @@ export const LIMITS = {
   lights: { min: 1, max: 10_000, integer: true },
   seed: { min: 0, max: 4_294_967_295, integer: true },
   connections: { min: 1, max: 1_000, integer: true },
+  rounds: { min: 1, max: 100, integer: true },
   pipeline: { min: 1, max: 10_000, integer: true },
   ops: { min: 1, max: 100_000_000, integer: true },
   time: { min: 0.1, max: 3_600 },

@@ -5,6 +5,7 @@ import { estimatePeakBytes } from '../bench/footprint.js';
 import { CleanupIncompleteError, countNamespace, createNamespace, DEFAULT_TURN_TIMEOUT_MS, purgeNamespace, type Namespace } from '../bench/namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan } from '../bench/plan.js';
 import { presets, type Preset } from '../bench/presets.js';
+import { RunClock } from '../bench/progress.js';
 import { layoutsAcrossSlots, runBench, type BenchProgress } from '../bench/run.js';
 import { loadScenario, type Scenario } from '../bench/scenario.js';
 import { compareReports } from '../compare/diff.js';
@@ -37,6 +38,8 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   pipeline: number;
   ops?: number;
   time?: number;
+  rounds: number;
+  appView: boolean;
   format: BenchFormat;
   json?: boolean;
   progress: boolean;
@@ -54,6 +57,10 @@ interface BenchFlags extends RedisFlags, CompareFlags {
 const DEFAULT_RATES = [100];
 /** Seconds per throughput phase when neither --ops nor --time is given. */
 const DEFAULT_PHASE_SECONDS = 1;
+/** Rounds per throughput phase: enough for a median and a spread, few enough to keep rounds long. */
+const DEFAULT_ROUNDS = 5;
+/** tinybench time per layout and cell for the application's view. */
+const APP_VIEW_MS = 250;
 const DEFAULT_WINDOWS = [300];
 /** Real seconds per cell under --realtime: short, because one window (often minutes) per cell is a surprise. */
 const DEFAULT_REALTIME_SECONDS = 10;
@@ -104,6 +111,8 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
             pipeline: flags.pipeline,
             seconds: flags.time ?? DEFAULT_PHASE_SECONDS,
             ...(flags.ops !== undefined ? { ops: flags.ops } : {}),
+            rounds: flags.rounds ?? DEFAULT_ROUNDS,
+            ...(flags.appView !== false ? { appViewMs: APP_VIEW_MS } : {}),
           },
         }
       : {}),
@@ -116,6 +125,9 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
   // include, or an unknown calling convention, fails here, before Redis.
   for (const name of plan.layouts) createLayout(name, plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {});
   if (plan.throughput) checkInFlight(plan.throughput.connections, plan.throughput.pipeline);
+  if (plan.throughput?.ops !== undefined && plan.throughput.ops < (plan.throughput.rounds ?? 1)) {
+    throw new UsageError(`--ops/--rounds: ${plan.throughput.ops} ops per phase cannot be split over ${plan.throughput.rounds} rounds; give at least one op per round`);
+  }
   for (const w of plan.windows) {
     for (const r of plan.rates) {
       const flagsNamed = plan.durationSeconds === undefined ? '--rate/--window' : '--rate/--duration';
@@ -155,24 +167,34 @@ export function withScenario(flags: BenchFlags, scenario: Scenario, given: (flag
           pipeline: pick('pipeline', scenario.throughput.pipeline),
           ops: pick('ops', scenario.throughput.ops),
           time: pick('time', scenario.throughput.seconds),
+          rounds: pick('rounds', scenario.throughput.rounds),
         }
       : {}),
   };
 }
 
+const etaText = (seconds: number | null): string =>
+  seconds === null ? '…' : seconds < 60 ? `${Math.ceil(seconds)} s` : `${Math.floor(seconds / 60)} min ${Math.ceil(seconds % 60)} s`;
+
+const PHASES = ['write', 'read', 'request'] as const;
+
 /**
- * Progress on stderr: a bar on a TTY, one line per cell otherwise. `stop`
- * clears the bar; call it before printing results, or the bar's cursor
- * handling lands on the table.
+ * Progress on stderr: a bar on a TTY that follows time (fill and throughput
+ * phases weighed by how long they take) with an estimate of the time left,
+ * one line per cell and phase otherwise. `stop` clears the bar; call it
+ * before printing results, or the bar's cursor handling lands on the table.
  */
-function progressReporter(enabled: boolean, total: number, realtime: boolean): { hooks: BenchProgress; stop: () => void } {
+function progressReporter(enabled: boolean, plan: BenchPlan): { hooks: BenchProgress; stop: () => void } {
   if (!enabled) return { hooks: {}, stop: () => undefined };
+  const realtime = plan.realtime === true;
+  const clock = new RunClock(plannedEvents(plan), plan.windows.length * plan.rates.length, plan.layouts.length, plan.throughput);
+  const STEPS = 1000;
   if (process.stderr.isTTY) {
     const bar = new cliProgress.SingleBar(
-      { format: 'swc bench [{bar}] {percentage}% | {value}/{total} events | {cell}', hideCursor: true, stream: process.stderr, clearOnComplete: true },
+      { format: 'swc bench [{bar}] {percentage}% | {left} left | {cell}', hideCursor: true, stream: process.stderr, clearOnComplete: true },
       cliProgress.Presets.shades_classic,
     );
-    bar.start(total, 0, { cell: '' });
+    bar.start(STEPS, 0, { cell: '', left: '…' });
     let stopped = false;
     const stop = (): void => {
       if (stopped) return;
@@ -180,18 +202,34 @@ function progressReporter(enabled: boolean, total: number, realtime: boolean): {
       bar.stop();
     };
     onShutdown(async () => stop());
+    const show = (payload: Record<string, string> = {}): void =>
+      bar.update(Math.round(clock.fraction() * STEPS), { ...payload, left: etaText(clock.etaSeconds()) });
+    const where = (cell: { layout: string; windowSeconds: number; rate: number }): string => `${cell.layout} ${formatWindow(cell.windowSeconds)} @ ${cell.rate}/s`;
     const hooks: BenchProgress = {
-      onCellStart: (cell: { layout: string; windowSeconds: number; rate: number }) =>
-        bar.update({ cell: `${cell.layout} ${formatWindow(cell.windowSeconds)} @ ${cell.rate}/s` }),
-      onEvents: (written: number) => bar.update(written),
-      onPhase: (cell: { layout: string; windowSeconds: number; rate: number }, phase: string) =>
-        bar.update({ cell: `${cell.layout} ${formatWindow(cell.windowSeconds)} @ ${cell.rate}/s: ${phase} throughput` }),
+      onCellStart: (cell) => {
+        clock.cellStart();
+        show({ cell: `${where(cell)}: filling` });
+      },
+      onEvents: (written: number) => {
+        clock.events(written);
+        show();
+      },
+      onThroughput: (group, p) => {
+        clock.round(PHASES.indexOf(p.phase), p.round, p.target, p.fraction);
+        const cell = group[p.target] ?? group[0];
+        show(cell ? { cell: `${where(cell)}: ${p.phase} round ${p.round + 1}` } : {});
+      },
+      onCellDone: () => {
+        clock.cellDone();
+        show();
+      },
     };
     return { hooks, stop };
   }
   let at = '';
   const hooks: BenchProgress = {
     onCellStart: (cell, i: number, n: number) => {
+      clock.cellStart();
       at = `${i + 1}/${n}`;
       // Real traffic takes real time: say when each cell's starts.
       if (realtime) {
@@ -199,11 +237,16 @@ function progressReporter(enabled: boolean, total: number, realtime: boolean): {
       }
     },
     // One line per phase: a log (or a test) sees where a long run is.
-    onPhase: (cell, phase: string) =>
+    onEvents: (written: number) => clock.events(written),
+    onThroughput: (_group, p) => clock.round(PHASES.indexOf(p.phase), p.round, p.target, p.fraction),
+    onPhase: (cell, phase: string, group) =>
       process.stderr.write(
-        `swc bench: [${at}] ${cell.layout} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: ${phase} throughput phase\n`,
+        `swc bench: [${at}] ${group.map((c) => c.layout).join(', ')} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: ${phase} throughput phase` +
+          (group.length > 1 ? ' (layouts alternating round by round)' : '') +
+          `; about ${etaText(clock.etaSeconds())} left\n`,
       ),
-    onCellDone: (r: CellResult, i: number, n: number) =>
+    onCellDone: (r: CellResult, i: number, n: number) => {
+      clock.cellDone();
       process.stderr.write(
         `swc bench: [${i + 1}/${n}] ${r.layout} window ${formatWindow(r.windowSeconds)} at ${r.rate}/s: ` +
           `${kb(r.memory.bytesPerLight)} KB per light` +
@@ -212,7 +255,8 @@ function progressReporter(enabled: boolean, total: number, realtime: boolean): {
             ? `, sent ${r.realtime.achievedRate.toFixed(1)}/s per light (asked ${r.realtime.requestedRate}), write p99 ${r.realtime.write.p99Ms.toFixed(2)} ms`
             : '') +
           '\n',
-      ),
+      );
+    },
   };
   return { hooks, stop: () => undefined };
 }
@@ -335,7 +379,9 @@ export function benchCommand(): Command {
     .option('--connections <n>', 'throughput: concurrent connections', parser((v) => parseNumber('--connections', v, LIMITS.connections)), 4)
     .option('--pipeline <n>', 'throughput: operations per pipelined batch on each connection', parser((v) => parseNumber('--pipeline', v, LIMITS.pipeline)), 1)
     .option('--ops <n>', 'throughput: operations per phase (instead of --time)', parser((v) => parseNumber('--ops', v, LIMITS.ops)))
-    .option('--time <seconds>', `throughput: seconds per phase (default ${DEFAULT_PHASE_SECONDS})`, parser((v) => parseDuration('--time', v, LIMITS.time)))
+    .option('--time <seconds>', `throughput: seconds per phase per layout, split over the rounds (default ${DEFAULT_PHASE_SECONDS})`, parser((v) => parseDuration('--time', v, LIMITS.time)))
+    .option('--rounds <n>', 'throughput: rounds per phase, the layouts alternating (A B A B …); figures are medians with min and max', parser((v) => parseNumber('--rounds', v, LIMITS.rounds)), DEFAULT_ROUNDS)
+    .option('--no-app-view', `throughput: skip the application's view (one request at a time through ioredis, timed with tinybench, ${APP_VIEW_MS} ms per layout and cell)`)
     .addOption(new Option('--format <format>', 'output format').choices(benchFormats).default('table'))
     .option('--no-progress', 'no progress on stderr')
     .option(
@@ -367,6 +413,13 @@ swc refuses (exit 3) when the run could make Redis evict or refuse writes
 (maxmemory; --allow-eviction runs anyway), when the server is a replica or lacks
 replicas for min-replicas-to-write, or when the user lacks a permission; a cell
 during which Redis evicted, restarted or was paused fails instead of reporting.
+
+Throughput: each phase (write, read, request) runs --rounds rounds with the
+layouts of a window and rate alternating (A B A B …); figures are medians with
+their spread, marked noisy above 25%, and ratios are medians of per-round
+ratios. "Engine capacity" is --connections × --pipeline calls in flight (the
+server's capacity); "Application's view" is one request at a time through
+ioredis, timed with tinybench (what one application thread waits).
 
 With --realtime, nothing is injected: each cell sends every light's events
 at --rate per second, evenly spaced on a monotonic clock, for --duration
@@ -400,7 +453,7 @@ Examples:
       if (given.json && typed('format') && given.format !== 'json') {
         throw new UsageError(`--json/--format: --json means --format json; drop one of them (got --format ${given.format})`);
       }
-      const throughputFlag = (['connections', 'pipeline', 'ops', 'time'] as const).find(typed);
+      const throughputFlag = (['connections', 'pipeline', 'ops', 'time', 'rounds'] as const).find(typed);
       if (!given.throughput && typed('throughput') && throughputFlag) {
         throw new UsageError(`--no-throughput/--${throughputFlag}: --${throughputFlag} sets the throughput phase that --no-throughput skips`);
       }
@@ -460,7 +513,7 @@ Examples:
         const cells = cellsOf(plan).length;
         process.stderr.write(`swc bench: realtime: ${cells} cell(s) × ${plan.durationSeconds ?? 0} s of real traffic, one after another\n`);
       }
-      const progress = progressReporter(flags.progress, plannedEvents(plan), plan.realtime === true);
+      const progress = progressReporter(flags.progress, plan);
       progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
       progress.hooks.onWait = (others) =>
         process.stderr.write(

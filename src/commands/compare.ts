@@ -15,6 +15,7 @@ export interface CompareFlags {
   memoryTolerance: number;
   throughputTolerance: number;
   absolute?: boolean;
+  serverTolerance: number;
 }
 
 /** Checks before a run that `--output` can be written: a path whose folder exists and that is not a folder itself. */
@@ -67,12 +68,22 @@ export function addCompareOptions(command: Command): Command {
         .argParser(percentage('--throughput-tolerance', 100))
         .default(DEFAULT_COMPARE_OPTIONS.throughputTolerance, pct(DEFAULT_COMPARE_OPTIONS.throughputTolerance)),
     )
+    .addOption(
+      new Option('--server-tolerance <percent>', "fail when the server's µs per call (INFO commandstats; each run's fastest round) rises by more than this many percent")
+        .argParser(percentage('--server-tolerance', 1000))
+        .default(DEFAULT_COMPARE_OPTIONS.serverTolerance, pct(DEFAULT_COMPARE_OPTIONS.serverTolerance ?? 0)),
+    )
     .option('--absolute', 'also fail when absolute ops/s fall by more than the throughput tolerance (noisy across machines)');
 }
 
 /** The tolerances the flags ask for. */
 export function compareOptionsFrom(flags: CompareFlags): CompareOptions {
-  return { memoryTolerance: flags.memoryTolerance, throughputTolerance: flags.throughputTolerance, absolute: Boolean(flags.absolute) };
+  return {
+    memoryTolerance: flags.memoryTolerance,
+    throughputTolerance: flags.throughputTolerance,
+    absolute: Boolean(flags.absolute),
+    serverTolerance: flags.serverTolerance ?? DEFAULT_COMPARE_OPTIONS.serverTolerance ?? flags.throughputTolerance,
+  };
 }
 
 const sideJson = (s: CompareSide) => ({
@@ -114,7 +125,12 @@ export function compareCommand(): Command {
 Cells are matched by layout, window and rate. Memory: bytes per light (MEMORY
 USAGE) gates; the used_memory delta is shown only. Throughput: each layout's
 ops/s divided by the cell's first layout's, measured in the same run, per
-operation; absolute ops/s gate only with --absolute.
+operation, and the server's µs per call (INFO commandstats, each run's
+fastest round: a busy machine only adds time to a round); absolute ops/s
+gate only with --absolute. With rounds (swc bench --rounds) in both results,
+a change counts only when it passes the tolerance and no round of one run
+overlaps the other's: noise moves some rounds, a real change moves all.
+Improvements beyond the tolerance are listed too; they never fail.
 
 Fails (exit 1) on: a figure beyond its tolerance; a cell or figure of the
 baseline missing from the current run; a different Redis version, allocator,

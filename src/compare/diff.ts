@@ -1,4 +1,4 @@
-import type { BenchReport, CellResult, ThroughputResult } from '../measure/types.js';
+import type { BenchReport, CellResult, Spread, ThroughputResult } from '../measure/types.js';
 
 /** Operations whose throughput is compared. */
 export const OPERATIONS = ['write', 'read', 'request'] as const;
@@ -9,9 +9,16 @@ export type Operation = (typeof OPERATIONS)[number];
  * shown only (it moves with allocator state). `<op>Ratio` is the layout's
  * ops/s over the reference layout's in the same run and cell, which cancels
  * most of the machine's noise; `<op>OpsPerSec` is absolute, gated only when
- * asked for.
+ * asked for. `<op>ServerUsecPerCall` is the server's own time per call
+ * (INFO commandstats), from each run's fastest round: what a slower script
+ * changes, and what a busy client machine moves least; it gates.
  */
-export type Figure = 'bytesPerLight' | 'usedMemoryDeltaPerLight' | `${Operation}Ratio` | `${Operation}OpsPerSec`;
+export type Figure =
+  | 'bytesPerLight'
+  | 'usedMemoryDeltaPerLight'
+  | `${Operation}Ratio`
+  | `${Operation}OpsPerSec`
+  | `${Operation}ServerUsecPerCall`;
 
 /**
  * `regressed` fails the comparison; `missing` (in the baseline, not in the
@@ -35,6 +42,10 @@ export interface CompareRow {
   /** current / baseline − 1; null when either is absent. */
   readonly change: number | null;
   readonly status: RowStatus;
+  /** With rounds: the baseline's rounds, lowest and highest (the figure above is their median). */
+  readonly baselineRange?: { readonly min: number; readonly max: number };
+  /** With rounds: the current run's rounds, lowest and highest. */
+  readonly currentRange?: { readonly min: number; readonly max: number };
 }
 
 /** A setting that differs between the two runs and makes their figures incomparable. */
@@ -53,6 +64,8 @@ export interface CompareOptions {
   readonly throughputTolerance: number;
   /** Also gate absolute ops/s. */
   readonly absolute: boolean;
+  /** Largest allowed rise of the server's µs per call, fastest round against fastest round (default 50%). */
+  readonly serverTolerance?: number;
 }
 
 /** The outcome of {@link compareReports}. */
@@ -65,6 +78,8 @@ export interface Verdict {
   readonly rows: readonly CompareRow[];
   /** Rows that fail the verdict: regressed or missing. */
   readonly failures: readonly CompareRow[];
+  /** Rows that improved beyond their tolerance (reported, never failing). */
+  readonly improvements: readonly CompareRow[];
   /** Cells of the baseline the current run lacks. */
   readonly missingCells: readonly string[];
   /** Cells of the current run the baseline lacks. */
@@ -72,7 +87,7 @@ export interface Verdict {
 }
 
 /** Defaults of `swc compare`. */
-export const DEFAULT_COMPARE_OPTIONS: CompareOptions = { memoryTolerance: 0.01, throughputTolerance: 0.25, absolute: false };
+export const DEFAULT_COMPARE_OPTIONS: CompareOptions = { memoryTolerance: 0.01, throughputTolerance: 0.25, absolute: false, serverTolerance: 0.5 };
 
 /** Run options that change the bytes of a cell: two runs that differ here measure different traffic. */
 const TRAFFIC_OPTIONS = ['seed', 'failureRate', 'lights', 'realtime'] as const;
@@ -122,7 +137,34 @@ function change(baseline: number, current: number): number {
   return baseline === 0 ? Number.POSITIVE_INFINITY : current / baseline - 1;
 }
 
-function row(cell: CellResult, figure: Figure, baseline: number | null, current: number | null, status: RowStatus, reference?: string): CompareRow {
+/** A figure with, when it was measured in rounds, the lowest and highest round. */
+export interface Measured {
+  readonly value: number;
+  readonly range?: { readonly min: number; readonly max: number };
+}
+
+const plain = (value: number): Measured => ({ value });
+const measured = (value: number, spread: Spread | null | undefined): Measured =>
+  spread ? { value, range: { min: spread.min, max: spread.max } } : { value };
+
+function row(
+  cell: CellResult,
+  figure: Figure,
+  baseline: number | Measured | null,
+  current: number | Measured | null,
+  status: RowStatus,
+  reference?: string,
+): CompareRow {
+  const b = typeof baseline === 'number' ? plain(baseline) : baseline;
+  const c = typeof current === 'number' ? plain(current) : current;
+  return {
+    ...rowValues(cell, figure, b?.value ?? null, c?.value ?? null, status, reference),
+    ...(b?.range ? { baselineRange: b.range } : {}),
+    ...(c?.range ? { currentRange: c.range } : {}),
+  };
+}
+
+function rowValues(cell: CellResult, figure: Figure, baseline: number | null, current: number | null, status: RowStatus, reference?: string): CompareRow {
   return {
     cell: cellName(cell),
     layout: cell.layout,
@@ -147,7 +189,36 @@ function judge(baseline: number, current: number, tolerance: number, worse: 'up'
   return 'ok';
 }
 
-const ratio = (t: ThroughputResult, ref: ThroughputResult, op: Operation): number => t[op].opsPerSec / ref[op].opsPerSec;
+/**
+ * Status of a figure measured in rounds, where `worse` is the direction of
+ * a regression. The medians must differ by more than `tolerance`, and, when
+ * both runs have rounds, the rounds must not overlap: every round of the
+ * current run worse than every round of the baseline. On a busy machine the
+ * rounds of one run wander by tens of percent; a real change moves all of
+ * them, noise moves some. Without rounds (older results) the tolerance alone
+ * decides.
+ */
+export function judgeRounds(baseline: Measured, current: Measured, tolerance: number, worse: 'up' | 'down', gating: boolean): RowStatus {
+  const status = judge(baseline.value, current.value, tolerance, worse, gating);
+  if (status !== 'regressed' && status !== 'improved') return status;
+  const b = baseline.range;
+  const c = current.range;
+  if (!b || !c) return status;
+  const higher = c.min > b.max;
+  const lower = c.max < b.min;
+  const apart = (status === 'regressed') === (worse === 'up') ? higher : lower;
+  return apart ? status : 'ok';
+}
+
+/** Server µs per call: the fastest round when the run had rounds (see compareReports), else the one figure. */
+const fastest = (value: number, spread: Spread | null | undefined): Measured =>
+  spread ? { value: spread.min, range: { min: spread.min, max: spread.max } } : { value };
+
+/** A layout's ops/s over the reference's: the median of per-round ratios when the run kept them, else the medians' ratio. */
+function ratioOf(t: ThroughputResult, ref: ThroughputResult, refName: string, op: Operation): Measured {
+  const perRound = t.ratio?.reference === refName ? t.ratio[op] : undefined;
+  return perRound ? measured(perRound.median, perRound) : plain(t[op].opsPerSec / ref[op].opsPerSec);
+}
 
 /**
  * Compares two bench results cell by cell, matching on layout, window and
@@ -178,20 +249,40 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
     const refName = references.get(groupKey(b));
     const refB = refName !== undefined ? before.get(cellName({ ...b, layout: refName }))?.throughput : undefined;
     const refC = refName !== undefined ? now.get(cellName({ ...b, layout: refName }))?.throughput : undefined;
+    const serverTolerance = options.serverTolerance ?? options.throughputTolerance;
     for (const op of OPERATIONS) {
-      if (refName !== b.layout && refB) {
-        const base = ratio(b.throughput, refB, op);
+      if (refName !== undefined && refName !== b.layout && refB) {
+        const base = ratioOf(b.throughput, refB, refName, op);
         if (c.throughput && refC) {
-          const cur = ratio(c.throughput, refC, op);
-          rows.push(row(b, `${op}Ratio`, base, cur, judge(base, cur, options.throughputTolerance, 'down', true), refName));
+          const cur = ratioOf(c.throughput, refC, refName, op);
+          rows.push(row(b, `${op}Ratio`, base, cur, judgeRounds(base, cur, options.throughputTolerance, 'down', true), refName));
         } else {
           rows.push(row(b, `${op}Ratio`, base, null, 'missing', refName));
         }
       }
-      const base = b.throughput[op].opsPerSec;
-      const cur = c.throughput?.[op].opsPerSec;
-      if (cur === undefined) rows.push(row(b, `${op}OpsPerSec`, base, null, options.absolute ? 'missing' : 'info'));
-      else rows.push(row(b, `${op}OpsPerSec`, base, cur, judge(base, cur, options.throughputTolerance, 'down', options.absolute)));
+      const bs = b.throughput[op];
+      const cs = c.throughput?.[op];
+      const base = measured(bs.opsPerSec, bs.rounds?.opsPerSec);
+      if (!cs) rows.push(row(b, `${op}OpsPerSec`, base, null, options.absolute ? 'missing' : 'info'));
+      else {
+        const cur = measured(cs.opsPerSec, cs.rounds?.opsPerSec);
+        rows.push(row(b, `${op}OpsPerSec`, base, cur, judgeRounds(base, cur, options.throughputTolerance, 'down', options.absolute)));
+      }
+      // The server's own time per call: what a slower script changes, whatever the client's machine does.
+      // With rounds, the fastest round of each run: a busy machine only ever adds time to a
+      // round (the server is preempted inside a script), so the least disturbed round is the
+      // steadiest figure of the script's own cost.
+      if (bs.serverUsecPerCall !== null && bs.serverUsecPerCall !== undefined) {
+        const baseUsec = fastest(bs.serverUsecPerCall, bs.rounds?.serverUsecPerCall);
+        if (!cs) rows.push(row(b, `${op}ServerUsecPerCall`, baseUsec, null, 'missing'));
+        else if (cs.serverUsecPerCall === null || cs.serverUsecPerCall === undefined) {
+          // INFO commandstats not readable in the current run: nothing to judge, said plainly.
+          rows.push(row(b, `${op}ServerUsecPerCall`, baseUsec, null, 'info'));
+        } else {
+          const curUsec = fastest(cs.serverUsecPerCall, cs.rounds?.serverUsecPerCall);
+          rows.push(row(b, `${op}ServerUsecPerCall`, baseUsec, curUsec, judge(baseUsec.value, curUsec.value, serverTolerance, 'up', true)));
+        }
+      }
     }
   }
   const extraCells: string[] = [];
@@ -202,5 +293,6 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
   }
   const mismatches = mismatchesOf(baseline, current);
   const failures = rows.filter((r) => r.status === 'regressed' || r.status === 'missing');
-  return { ok: failures.length === 0 && mismatches.length === 0, options, mismatches, rows, failures, missingCells, extraCells };
+  const improvements = rows.filter((r) => r.status === 'improved');
+  return { ok: failures.length === 0 && mismatches.length === 0, options, mismatches, rows, failures, improvements, missingCells, extraCells };
 }

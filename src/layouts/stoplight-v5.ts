@@ -13,7 +13,9 @@ import type {
   Light,
   LightKey,
   RecordOptions,
+  SecondRange,
   Snapshot,
+  WindowDeviation,
 } from './types.js';
 
 /** Events are grouped into one sorted set per clock hour. */
@@ -23,6 +25,22 @@ export const V5_MAX_WINDOW_SECONDS = 86_400;
 
 /** Options for {@link StoplightV5}: the key prefix defaults to `stoplight:v5`. */
 export type StoplightV5Options = LayoutOptions;
+
+/**
+ * Stoplight 5.x's read leaves out the hour key of its own second when that
+ * second is the first of an hour: the client's last hour key is the one
+ * holding (window end - 1 s). Events in that second are counted from the
+ * next second on. swc keeps this, as the real read does it.
+ */
+export const V5_FIRST_SECOND_OF_HOUR: WindowDeviation = {
+  id: 'hour-key-of-window-end',
+  description:
+    "a read in the first second of a clock hour does not count that second's events: Stoplight 5.x's client reads the hour keys up to the one holding the window end minus one second",
+  uncounted(at: number): SecondRange | null {
+    const second = Math.floor(at);
+    return second % HOUR_SECONDS === 0 ? { fromSecond: second, toSecond: second } : null;
+  },
+};
 
 /** The start of the clock hour that holds second `t`. */
 export function hourStart(t: number): number {
@@ -36,6 +54,8 @@ export function hourStart(t: number): number {
 export class StoplightV5 implements Layout {
   readonly name = 'stoplight-v5';
   readonly windowSemantics = 'closed' as const;
+  readonly stampPrecision = 'seconds' as const;
+  readonly deviations = [V5_FIRST_SECOND_OF_HOUR];
   readonly capabilities: LayoutCapabilities = {
     failureReturnsSnapshot: false,
     readWrites: false,
@@ -87,11 +107,13 @@ export class StoplightV5 implements Layout {
 
   getMetrics(light: Light, options: CallOptions): ScriptCall {
     const window = Math.min(options.windowSeconds, V5_MAX_WINDOW_SECONDS);
-    // With the server's clock, allow a minute of skew either side.
-    const skew = options.at === undefined ? 60 : 0;
-    const now = Math.floor(options.at ?? Date.now() / 1000);
+    // As Stoplight 5.x's client: the time is this machine's, and the hour
+    // keys run from the one holding the window's start to the one holding
+    // (window end - 1 s); see V5_FIRST_SECOND_OF_HOUR.
+    const at = options.at ?? Date.now() / 1000;
+    const end = Math.floor(at);
     const hours: number[] = [];
-    for (let h = hourStart(now - window - skew); h <= now + skew; h += HOUR_SECONDS) hours.push(h);
+    for (let h = hourStart(end - window); h <= hourStart(end - 1); h += HOUR_SECONDS) hours.push(h);
     return {
       script: this.scripts[2],
       keys: [
@@ -99,7 +121,7 @@ export class StoplightV5 implements Layout {
         ...hours.map((h) => this.eventsKey(light, 'success', h)),
         ...hours.map((h) => this.eventsKey(light, 'failure', h)),
       ],
-      args: [window, hours.length, timeArg(options.at)],
+      args: [window, hours.length, timeArg(at)],
     };
   }
 

@@ -34,6 +34,7 @@ export function shortId(name: string): string {
 export class StoplightV6 implements Layout {
   readonly name = 'stoplight-v6';
   readonly windowSemantics = 'half-open' as const;
+  readonly stampPrecision = 'milliseconds' as const;
   readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: true, readWrites: true, maxWindowSeconds: null };
   readonly prefix: string;
   readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];

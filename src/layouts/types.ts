@@ -25,7 +25,7 @@ export interface Snapshot {
   readonly failures: number;
   readonly consecutiveSuccesses: number;
   readonly consecutiveErrors: number;
-  /** Integer Unix seconds, or null when never recorded. */
+  /** Unix seconds as the layout stamps them (see {@link Layout.stampPrecision}), or null when never recorded. */
   readonly lastSuccessAt: number | null;
   readonly lastErrorAt: number | null;
   /** The stored error as written (JSON text), or null. */
@@ -144,6 +144,34 @@ export interface LayoutInspector {
   systemIdOf?(system: string): string;
 }
 
+/** Whole seconds, or seconds with their milliseconds. */
+export type StampPrecision = 'seconds' | 'milliseconds';
+
+/** Whole seconds `fromSecond..toSecond`, both included. */
+export interface SecondRange {
+  readonly fromSecond: number;
+  readonly toSecond: number;
+}
+
+/**
+ * A documented way a layout's read differs from the exact window, kept on
+ * purpose because the real design does the same. `swc verify` predicts the
+ * deviating count with {@link uncounted}, reports each deviation apart from
+ * findings, and flags it when it does not happen exactly as declared.
+ */
+export interface WindowDeviation {
+  /** Stable id, e.g. `v5-hour-key-of-window-end`. */
+  readonly id: string;
+  /** One or two sentences: what differs, when, and why it is kept. */
+  readonly description: string;
+  /**
+   * The whole seconds inside the exact window that a read at `at` (seconds,
+   * fractional allowed) with this window does not count, or null when that
+   * read counts the exact window.
+   */
+  uncounted(at: number, windowSeconds: number): SecondRange | null;
+}
+
 /**
  * One storage design for a light's sliding window. A layout only builds script
  * calls and parses replies; it never talks to Redis itself, so the same call
@@ -160,6 +188,14 @@ export interface Layout {
   readonly scripts: readonly LuaScript[];
   readonly capabilities: LayoutCapabilities;
   readonly inspector: LayoutInspector;
+  /** Deliberate differences of the read from the exact window; none when absent. */
+  readonly deviations?: readonly WindowDeviation[];
+  /**
+   * How the layout stamps `last_success_at` / `last_error_at`, decides which
+   * event is newer, and writes the time in its error JSON: whole seconds
+   * (Stoplight 5.x, and the default) or seconds with milliseconds (6.0).
+   */
+  readonly stampPrecision?: StampPrecision;
 
   recordSuccess(light: Light, options: RecordOptions): ScriptCall;
   recordFailure(light: Light, options: FailureOptions): ScriptCall;

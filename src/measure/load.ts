@@ -24,12 +24,13 @@ export interface LoadProgress {
 export interface LoadOptions {
   /**
    * One closed loop per connection; the scripts should already be loaded
-   * (installScripts) on their server. The load itself goes over a lean RESP
-   * connection that the run opens next to each of these (same server,
-   * credentials and database) and closes at the end; that connection also
-   * carries the script reloads after a SCRIPT FLUSH, through the script runner.
+   * (installScripts) on their server. The load goes over lean RESP
+   * connections: one given here is used as it is (and stays open); for an
+   * ioredis connection the run opens one next to it (same server,
+   * credentials and database) and closes it at the end. They also carry the
+   * script reloads after a SCRIPT FLUSH, through the script runner.
    */
-  readonly connections: readonly Redis[];
+  readonly connections: readonly (Redis | RespConnection)[];
   /** Operations per pipelined batch (at least 1). */
   readonly pipeline: number;
   readonly stop: LoadStop;
@@ -52,6 +53,8 @@ export interface LoadOptions {
   readonly signal?: AbortSignal;
   /** Default 250 ms. */
   readonly progressIntervalMs?: number;
+  /** Whether an error reply says how many operations the run had done (default true); off for a caller that says where itself. */
+  readonly placeInErrors?: boolean;
   /** A batch without a reply for this long means a hung server (RedisUnavailableError); default 10 000 ms. */
   readonly replyTimeoutMs?: number;
 }
@@ -89,26 +92,38 @@ function checkOptions(options: LoadOptions): void {
  * being counted. BUSY is not waited out here: figures taken while another
  * script blocks the server would be wrong.
  */
-function callFailure(message: string, call: ScriptCall, connection: RespConnection, done: number): unknown {
+function callFailure(message: string, call: ScriptCall, connection: RespConnection, done: number | null): unknown {
   return classifyRedisError(message, {
     script: call.script,
     command: 'EVALSHA',
     keys: call.keys,
     user: connection.channel.user,
-    where: `after ${done} operations of the load`,
+    ...(done !== null ? { where: `after ${done} operations of the load` } : {}),
   });
 }
 
-/** Opens one load connection per ioredis connection, all or none. */
-async function openLoadConnections(connections: readonly Redis[], replyTimeoutMs: number): Promise<RespConnection[]> {
+/** The load connections: the given ones, and one opened per ioredis connection (all or none); `opened` are the run's to close. */
+async function openLoadConnections(
+  connections: readonly (Redis | RespConnection)[],
+  replyTimeoutMs: number,
+): Promise<{ all: RespConnection[]; opened: RespConnection[] }> {
+  const all: RespConnection[] = [];
   const opened: RespConnection[] = [];
   try {
-    for (const redis of connections) opened.push(await RespConnection.open(redis.options, { replyTimeoutMs }));
+    for (const target of connections) {
+      if (target instanceof RespConnection) {
+        all.push(target);
+        continue;
+      }
+      const connection = await RespConnection.open(target.options, { replyTimeoutMs });
+      opened.push(connection);
+      all.push(connection);
+    }
   } catch (err) {
     for (const connection of opened) connection.close();
     throw err;
   }
-  return opened;
+  return { all, opened };
 }
 
 /**
@@ -135,7 +150,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const deadlineMs = 'seconds' in stop ? stop.seconds * 1000 : Infinity;
   const histogram: RecordableHistogram = createHistogram();
   // Opened before the clock starts: connecting is not load.
-  const loadConnections = await openLoadConnections(connections, options.replyTimeoutMs ?? 10_000);
+  const { all: loadConnections, opened } = await openLoadConnections(connections, options.replyTimeoutMs ?? 10_000);
 
   let claimed = 0;
   let done = 0;
@@ -153,11 +168,22 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   };
 
   const worker = async (connection: RespConnection): Promise<void> => {
-    // One call array per step and one request buffer per connection, reused.
-    const steps: ScriptCall[][] = Array.from({ length: callsPerOp }, () => []);
+    /**
+     * Two batches, each with one call array per step and one request
+     * buffer: while one is in flight, the next single-step batch is built
+     * and encoded, so the client's work overlaps the server's instead of
+     * following it (a buffer being sent must not change until its replies
+     * are in). Multi-step operations build each step when the previous one
+     * answered, since a write follows its read.
+     */
+    const slots = [0, 1].map(() => ({
+      steps: Array.from({ length: callsPerOp }, () => [] as ScriptCall[]),
+      writer: new RequestWriter(),
+      ops: 0,
+    }));
+    const prebuild = callsPerOp === 1;
     /** The step being sent, to name the call of an error reply. */
-    let batch: ScriptCall[] = steps[0] as ScriptCall[];
-    const writer = new RequestWriter();
+    let batch: ScriptCall[] = [];
     /** The first error reply of the current batch (not NOSCRIPT): its call's index and message. */
     let errorIndex = -1;
     let errorMessage = '';
@@ -171,9 +197,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       }
     };
     /** Sends one step (already encoded in `writer`) and waits for all its replies. */
-    const sendStep = async (calls: ScriptCall[]): Promise<void> => {
+    const sendStep = async (calls: ScriptCall[], writer: RequestWriter, meanwhile?: () => void): Promise<void> => {
       batch = calls;
-      const errors = await connection.send(writer.bytes(), calls.length);
+      const sent = connection.send(writer.bytes(), calls.length);
+      meanwhile?.();
+      const errors = await sent;
       if (errors === null) return;
       const missing = flushedFrom(errors.length, (i) => isNoScript(errors[i]));
       noteErrors(errors, 0, missing);
@@ -187,10 +215,25 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         calls.length,
       );
     };
-    const encode = (calls: readonly ScriptCall[]): void => {
+    const encode = (writer: RequestWriter, calls: readonly ScriptCall[]): void => {
       writer.reset();
       for (const call of calls) writer.add(call);
     };
+    /** Claims and builds the next batch into `slot`; false when the run has no operation left. */
+    const build = (slot: (typeof slots)[number]): boolean => {
+      const ops = Math.min(pipeline, opsLimit - claimed);
+      if (ops <= 0) return false;
+      claimed += ops;
+      slot.ops = ops;
+      for (const step of slot.steps) step.length = ops;
+      for (let i = 0; i < ops; i += 1) {
+        for (let j = 0; j < callsPerOp; j += 1) (slot.steps[j] as ScriptCall[])[i] = nextCall();
+      }
+      encode(slot.writer, slot.steps[0] as ScriptCall[]);
+      return true;
+    };
+    let current = 0;
+    let ready = false;
     // The last reply's time stands in for "now" at the top of the loop: one clock read less per batch.
     let now = started;
     while (failure === undefined) {
@@ -198,23 +241,21 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         failure ??= new InterruptedError();
         return;
       }
+      // A batch built ahead and not sent when time is up is dropped: its calls never reach Redis.
       if (now - started >= deadlineMs) return;
-      const ops = Math.min(pipeline, opsLimit - claimed);
-      if (ops <= 0) return;
-      claimed += ops;
-      for (const step of steps) step.length = ops;
-      for (let i = 0; i < ops; i += 1) {
-        for (let j = 0; j < callsPerOp; j += 1) (steps[j] as ScriptCall[])[i] = nextCall();
-      }
-      encode(steps[0] as ScriptCall[]);
+      const slot = slots[current] as (typeof slots)[number];
+      if (!ready && !build(slot)) return;
+      ready = false;
+      const ops = slot.ops;
+      const next = slots[1 - current] as (typeof slots)[number];
       // Building and encoding the first step is the caller's cost, not the round trip's.
       const sentAt = performance.now();
       errorIndex = -1;
       try {
         // Each step waits for the one before, as a client waits for the read before it writes.
         for (let j = 0; j < callsPerOp && errorIndex === -1; j += 1) {
-          if (j > 0) encode(steps[j] as ScriptCall[]);
-          await sendStep(steps[j] as ScriptCall[]);
+          if (j > 0) encode(slot.writer, slot.steps[j] as ScriptCall[]);
+          await sendStep(slot.steps[j] as ScriptCall[], slot.writer, prebuild && failure === undefined ? () => (ready = build(next)) : undefined);
         }
       } catch (err) {
         // A lost connection says how far the run got; a ScriptError from a re-run tail says enough.
@@ -229,7 +270,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       const receivedAt = performance.now();
       now = receivedAt;
       if (errorIndex !== -1) {
-        failure ??= callFailure(errorMessage, batch[errorIndex] as ScriptCall, connection, done);
+        failure ??= callFailure(errorMessage, batch[errorIndex] as ScriptCall, connection, options.placeInErrors === false ? null : done);
         return;
       }
       // HDR histograms take integers >= 1; nanoseconds keep sub-microsecond detail.
@@ -237,12 +278,15 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       for (let i = 0; i < ops; i += 1) histogram.record(latencyNs);
       done += ops;
       if (onProgress && receivedAt - lastProgressMs >= progressIntervalMs) report(receivedAt);
+      if (prebuild) current = 1 - current;
     }
   };
 
   const settled = await Promise.allSettled(loadConnections.map((connection) => worker(connection)));
   const ended = performance.now();
-  for (const connection of loadConnections) connection.close();
+  for (const connection of opened) connection.close();
+  // A given connection that saw a failure may hold a batch's late replies: close it too, so nobody reuses it.
+  if (failure !== undefined) for (const connection of loadConnections) connection.close();
   if (failure !== undefined) throw failure;
   for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
   report(ended);

@@ -1,5 +1,7 @@
 import type { Redis } from 'ioredis';
+import { classifyRedisError } from '../redis/errors.js';
 import { parseInfo } from '../redis/info.js';
+import { RequestWriter, RespConnection } from '../redis/resp.js';
 import type { LightKey } from '../layouts/types.js';
 import type { KeyMemory } from './types.js';
 
@@ -9,7 +11,7 @@ export async function usedMemory(redis: Redis): Promise<number> {
 }
 
 /** Lookups per pipeline while settling a key. */
-const SETTLE_BATCH = 1000;
+const SETTLE_BATCH = 4096;
 /** A field or member no layout writes: looking it up changes nothing but the rehash progress. */
 const ABSENT = '\u0000swc-settle';
 
@@ -23,18 +25,21 @@ const ABSENT = '\u0000swc-settle';
  * a table that grew is at most twice its elements, so 2 × elements + 16
  * lookups always finish it.
  */
-async function settle(redis: Redis, key: string, type: string, elements: number): Promise<void> {
+async function settle(connection: RespConnection, key: string, type: string, elements: number): Promise<void> {
+  const name = type === 'hash' ? 'HEXISTS' : 'ZSCORE';
   let left = 2 * elements + 16;
+  // One lookup encoded once and repeated: the client's cost stays far below the server's.
+  const per = Math.min(left, SETTLE_BATCH);
+  const writer = new RequestWriter();
+  for (let i = 0; i < per; i += 1) writer.command([name, key, ABSENT]);
+  const full = Buffer.from(writer.bytes());
+  const size = full.length / per;
   while (left > 0) {
-    const batch = redis.pipeline();
-    for (let i = 0; i < Math.min(left, SETTLE_BATCH); i += 1) {
-      if (type === 'hash') batch.hexists(key, ABSENT);
-      else batch.zscore(key, ABSENT);
-    }
-    left -= SETTLE_BATCH;
-    const replies = (await batch.exec()) ?? [];
-    const failed = replies.find(([err]) => err);
-    if (failed?.[0]) throw failed[0];
+    const n = Math.min(left, per);
+    const errors = await connection.send(n === per ? full : full.subarray(0, n * size), n);
+    const message = errors?.find((e) => e !== null);
+    if (message) throw classifyRedisError(message, { command: name, keys: [key] });
+    left -= n;
   }
 }
 
@@ -69,9 +74,14 @@ export async function measureKeys(redis: Redis, keys: readonly LightKey[]): Prom
   }
   const lengths = (await counts.exec()) ?? [];
   const counted = found.map((f, i) => ({ ...f, elements: Number(lengths[i]?.[1] ?? 0) }));
-  for (const k of counted) {
-    if ((k.type === 'hash' && k.encoding === 'hashtable') || (k.type === 'zset' && k.encoding === 'skiplist')) {
-      await settle(redis, k.key, k.type, k.elements);
+  const unsettled = counted.filter((k) => (k.type === 'hash' && k.encoding === 'hashtable') || (k.type === 'zset' && k.encoding === 'skiplist'));
+  if (unsettled.length > 0) {
+    // Tens of thousands of lookups: on a lean socket of their own, not through ioredis.
+    const connection = await RespConnection.open(redis.options);
+    try {
+      for (const k of unsettled) await settle(connection, k.key, k.type, k.elements);
+    } finally {
+      connection.close();
     }
   }
   const sizes = redis.pipeline();

@@ -2,13 +2,15 @@ import type { Redis } from 'ioredis';
 import { UsageError } from '../errors.js';
 import type { Layout, Light } from '../layouts/types.js';
 import type { Session } from '../redis/connect.js';
-import { installScripts } from '../redis/scripts.js';
+import { installScripts, loadScripts } from '../redis/scripts.js';
 import { type ScriptCall } from '../lua/source.js';
 import { EventClock } from '../traffic/event-clock.js';
 import { createRng } from '../traffic/random.js';
 import { readScriptCommandStats, scriptCommandDelta } from './commandstats.js';
-import { runLoad, type LoadProgress } from './load.js';
-import type { LatencyStats, ThroughputResult } from './types.js';
+import { RespConnection } from '../redis/resp.js';
+import { measureAppView } from './app-view.js';
+import { runLoad, type LoadProgress, type LoadStop } from './load.js';
+import { NOISY_SPREAD, type LatencyStats, type RoundStats, type Spread, type ThroughputRatio, type ThroughputResult } from './types.js';
 import {
   defaultErrorJson,
   readWorkload,
@@ -26,14 +28,8 @@ export interface ThroughputProgress extends LoadProgress {
   readonly phase: ThroughputPhase;
 }
 
-/** Options of {@link measureThroughput}. */
-export interface ThroughputOptions {
-  /**
-   * Where to send load: a session (its connection plus `connections - 1`
-   * opened for the run and closed after it), or connections to use as they
-   * are (at least `connections` of them).
-   */
-  readonly redis: Session | readonly Redis[];
+/** One layout's share of a throughput run: its lights (already filled) and its traffic. */
+export interface ThroughputTarget {
   readonly layout: Layout;
   /** Lights already holding one window of traffic; events go to them in turn. */
   readonly lights: readonly Light[];
@@ -46,115 +42,311 @@ export interface ThroughputOptions {
   readonly failureRate?: number;
   /** Default 1. */
   readonly seed?: number;
+  /** The error a failure stores; default a `Timeout::Error` stamped with the event's second. */
+  readonly errorJson?: ErrorJson;
+}
+
+/** Where a run is: the phase, the round and the layout measured. */
+export interface RoundsProgress extends LoadProgress {
+  readonly phase: ThroughputPhase;
+  /** 0-based round. */
+  readonly round: number;
+  /** Index of the target measured. */
+  readonly target: number;
+}
+
+/** Options of {@link measureThroughputRounds}. */
+export interface RoundsOptions {
+  /**
+   * Where to send load: a session (exactly `connections` load sockets are
+   * opened for the run and closed after it; the session's connection reads
+   * the counters), or ioredis connections to load next to (at least
+   * `connections` of them; the first reads the counters).
+   */
+  readonly redis: Session | readonly Redis[];
+  /** The layouts measured, in order; every layout after the first gets ratios to the first. */
+  readonly targets: readonly ThroughputTarget[];
   /** Default 1. */
   readonly connections?: number;
   /** Operations per pipelined batch; default 1. */
   readonly pipeline?: number;
+  /** Rounds per phase (default 1): each phase alternates the targets round by round, A B A B …. */
+  readonly rounds?: number;
+  /** Operations per phase per target, split evenly over the rounds (give this or `seconds`). */
+  readonly ops?: number;
+  /** Wall seconds per phase per target, split evenly over the rounds (give this or `ops`). */
+  readonly seconds?: number;
+  /** Also time one application thread per target ({@link measureAppView}) for this many ms, after the rounds. */
+  readonly appViewMs?: number;
+  readonly onProgress?: (progress: RoundsProgress) => void;
+  /** Aborting stops the current phase before its next batch (InterruptedError). */
+  readonly signal?: AbortSignal;
+}
+
+/** Options of {@link measureThroughput}: one layout, one round unless asked. */
+export interface ThroughputOptions extends ThroughputTarget {
+  readonly redis: Session | readonly Redis[];
+  /** Default 1. */
+  readonly connections?: number;
+  /** Operations per pipelined batch; default 1. */
+  readonly pipeline?: number;
+  /** Rounds per phase; default 1. */
+  readonly rounds?: number;
   /** Operations per phase (give this or `seconds`). */
   readonly ops?: number;
   /** Wall seconds per phase (give this or `ops`). */
   readonly seconds?: number;
-  /** The error a failure stores; default a `Timeout::Error` stamped with the event's second. */
-  readonly errorJson?: ErrorJson;
   readonly onProgress?: (progress: ThroughputProgress) => void;
   /** Aborting stops the current phase before its next batch (InterruptedError). */
   readonly signal?: AbortSignal;
 }
 
-function checkOptions(options: ThroughputOptions): void {
-  const { windowSeconds, failureRate = 0, ops, seconds } = options;
+function checkTarget(target: ThroughputTarget): void {
+  const { windowSeconds, failureRate = 0 } = target;
   if (!Number.isInteger(windowSeconds) || windowSeconds < 1) {
     throw new UsageError(`throughput: window must be a whole number of seconds >= 1, got ${windowSeconds}`);
   }
   if (!(failureRate >= 0 && failureRate <= 1)) throw new UsageError(`throughput: failure rate must be in 0..1, got ${failureRate}`);
+}
+
+function checkOptions(options: RoundsOptions): void {
+  const { ops, seconds, rounds = 1 } = options;
+  if (options.targets.length === 0) throw new UsageError('throughput: at least one layout is needed');
+  for (const target of options.targets) checkTarget(target);
   if ((ops === undefined) === (seconds === undefined)) {
     throw new UsageError('throughput: give either ops or seconds per phase');
   }
+  if (!Number.isInteger(rounds) || rounds < 1) throw new UsageError(`throughput: rounds must be a whole number >= 1, got ${rounds}`);
+  if (ops !== undefined && ops < rounds) throw new UsageError(`throughput: ${ops} ops per phase cannot be split over ${rounds} rounds`);
 }
 
-/** The connections to load, and how to give back the ones opened here. */
-async function acquire(target: Session | readonly Redis[], count: number): Promise<{ pool: Redis[]; release: () => void }> {
+/** The load sockets, the connection that reads the counters, and how to give back what was opened here. */
+async function acquire(
+  target: Session | readonly Redis[],
+  count: number,
+): Promise<{ pool: (Redis | RespConnection)[]; observer: Redis; release: () => void }> {
   if (!Number.isInteger(count) || count < 1) throw new UsageError(`throughput: connections must be a whole number >= 1, got ${count}`);
   if (Array.isArray(target)) {
     const list = target as readonly Redis[];
     if (list.length < count) throw new UsageError(`throughput: ${count} connections asked for, ${list.length} given`);
-    return { pool: list.slice(0, count), release: () => undefined };
+    return { pool: list.slice(0, count), observer: list[0] as Redis, release: () => undefined };
   }
   const session = target as Session;
-  const opened: Redis[] = [];
+  // Only the load sockets: --connections 4 is four sockets carrying load,
+  // plus the session's own connection, idle but for the counters.
+  const opened: RespConnection[] = [];
   const release = (): void => {
-    for (const redis of opened) redis.disconnect();
+    for (const connection of opened) connection.close();
   };
   try {
-    while (opened.length < count - 1) opened.push(await session.connectAnother());
+    while (opened.length < count) opened.push(await RespConnection.open(session.redis.options));
   } catch (err) {
     release();
     throw err;
   }
-  return { pool: [session.redis, ...opened], release };
+  return { pool: opened, observer: session.redis, release };
 }
 
+/** The median of a non-empty list. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** Median, min, max and spread of a non-empty list (see {@link Spread}). */
+export function spreadOf(values: readonly number[]): Spread {
+  const mid = median(values);
+  const min = Math.min(...values);
+  const max = Math.max(...values);
+  const spread = mid > 0 ? (max - min) / mid : max > min ? Number.POSITIVE_INFINITY : 0;
+  return { median: mid, min, max, spread, noisy: spread > NOISY_SPREAD };
+}
+
+/** One round of one phase of one target. */
+interface RoundFigures {
+  readonly opsPerSec: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly p999Ms: number;
+  readonly meanMs: number;
+  readonly ops: number;
+  readonly seconds: number;
+  readonly serverUsecPerCall: number | null;
+}
+
+/** The rounds of one phase of one target, summed up: medians, with their spread. */
+function summarize(rounds: readonly RoundFigures[]): LatencyStats {
+  const of = (pick: (r: RoundFigures) => number): Spread => spreadOf(rounds.map(pick));
+  const server = rounds.every((r) => r.serverUsecPerCall !== null) ? of((r) => r.serverUsecPerCall as number) : null;
+  const stats: RoundStats = {
+    count: rounds.length,
+    opsPerSec: of((r) => r.opsPerSec),
+    p50Ms: of((r) => r.p50Ms),
+    p99Ms: of((r) => r.p99Ms),
+    p999Ms: of((r) => r.p999Ms),
+    serverUsecPerCall: server,
+  };
+  return {
+    opsPerSec: stats.opsPerSec.median,
+    p50Ms: stats.p50Ms.median,
+    p99Ms: stats.p99Ms.median,
+    p999Ms: stats.p999Ms.median,
+    meanMs: median(rounds.map((r) => r.meanMs)),
+    ops: rounds.reduce((sum, r) => sum + r.ops, 0),
+    seconds: rounds.reduce((sum, r) => sum + r.seconds, 0),
+    serverUsecPerCall: server?.median ?? null,
+    rounds: stats,
+    noisy: stats.opsPerSec.noisy || Boolean(server?.noisy),
+  };
+}
+
+/** `total` split into `parts` whole shares that differ by at most one. */
+const share = (total: number, parts: number, index: number): number => Math.floor(total / parts) + (index < total % parts ? 1 : 0);
+
 /**
- * Measures one layout in steady state, in three phases measured separately:
+ * Measures layouts in steady state, in three phases measured separately:
  * `write` (record a success or failure), `read` (a metrics snapshot) and
  * `request` (what Stoplight does per request: a read, then a write, at the
  * same time; the write is sent when the read has answered, and the request's
  * latency is both round trips).
  *
- * Writes advance an injected clock by `1 / rate` per event per light, so the
- * window slides and 6.0 pays its eviction at the real amortized cost; reads
- * happen at the time of the latest write. After the run the clock stands at
+ * Each phase runs `rounds` rounds, and each round measures every target in
+ * turn (A B A B …), so drift on a busy machine falls on all layouts alike.
+ * A figure is the median of its rounds, with min, max and spread beside it;
+ * every target after the first gets its ratios to the first as the median
+ * of the per-round ratios (rounds measured back to back).
+ *
+ * Writes advance each target's injected clock by `1 / rate` per event per
+ * light, so the window slides and 6.0 pays its eviction at the real
+ * amortized cost; reads happen at the time of the latest write. After the
+ * run a target's clock stands at
  * `startAt + ceil((write.ops + request.ops) / lights.length) / rate`.
  *
  * `serverUsecPerCall` is the server's script time per operation, from
  * `INFO commandstats` deltas (a request counts its two calls); null when
  * INFO is not readable.
  */
-export async function measureThroughput(options: ThroughputOptions): Promise<ThroughputResult> {
+export async function measureThroughputRounds(options: RoundsOptions): Promise<ThroughputResult[]> {
   checkOptions(options);
-  const { layout, windowSeconds, onProgress } = options;
+  const { targets, onProgress } = options;
   const connections = options.connections ?? 1;
   const pipeline = options.pipeline ?? 1;
-  const clock = new EventClock(options.lights, options.rate, options.startAt);
-  const context: WorkloadContext = {
-    layout,
-    clock,
-    windowSeconds,
-    failureRate: options.failureRate ?? 0,
-    errorJson: options.errorJson ?? defaultErrorJson,
-    rng: createRng(options.seed ?? 1),
-  };
-  const stop = options.ops !== undefined ? { ops: options.ops } : { seconds: options.seconds as number };
+  const rounds = options.rounds ?? 1;
+  const contexts: WorkloadContext[] = targets.map((t) => ({
+    layout: t.layout,
+    clock: new EventClock(t.lights, t.rate, t.startAt),
+    windowSeconds: t.windowSeconds,
+    failureRate: t.failureRate ?? 0,
+    errorJson: t.errorJson ?? defaultErrorJson,
+    rng: createRng(t.seed ?? 1),
+  }));
+  const stopOf = (round: number): LoadStop =>
+    options.ops !== undefined ? { ops: share(options.ops, rounds, round) } : { seconds: (options.seconds as number) / rounds };
 
-  const { pool, release } = await acquire(options.redis, connections);
+  const { pool, observer, release } = await acquire(options.redis, connections);
   try {
-    for (const redis of pool) await installScripts(redis, layout.scripts);
-    const observer = pool[0] as Redis;
+    const scripts = [...new Set(targets.flatMap((t) => t.layout.scripts))];
+    for (const connection of pool) {
+      if (connection instanceof RespConnection) await loadScripts(connection.channel, scripts);
+      else await installScripts(connection, scripts);
+    }
 
-    const phase = async (name: ThroughputPhase, nextCall: () => ScriptCall, callsPerOp: number): Promise<LatencyStats> => {
-      const before = await readScriptCommandStats(observer);
-      const load = await runLoad({
-        connections: pool,
-        pipeline,
-        stop,
-        nextCall,
-        callsPerOp,
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(onProgress ? { onProgress: (progress: LoadProgress) => onProgress({ ...progress, phase: name }) } : {}),
-      });
-      const delta = scriptCommandDelta(before, await readScriptCommandStats(observer));
-      // Per call times calls per op rather than usec / ops: on a shared server
-      // other clients' scripts add calls as well as time, and this stays an average.
-      const serverUsecPerCall = delta?.usecPerCall == null ? null : delta.usecPerCall * callsPerOp;
-      const { ops, seconds, opsPerSec, p50Ms, p99Ms, p999Ms, meanMs } = load;
-      return { opsPerSec, p50Ms, p99Ms, p999Ms, meanMs, ops, seconds, serverUsecPerCall };
+    const phase = async (name: ThroughputPhase, workload: (c: WorkloadContext) => () => ScriptCall, callsPerOp: number): Promise<RoundFigures[][]> => {
+      const nextCalls = contexts.map(workload);
+      const figures: RoundFigures[][] = targets.map(() => []);
+      for (let round = 0; round < rounds; round += 1) {
+        for (const [index, nextCall] of nextCalls.entries()) {
+          const before = await readScriptCommandStats(observer);
+          const load = await runLoad({
+            connections: pool,
+            pipeline,
+            stop: stopOf(round),
+            nextCall,
+            callsPerOp,
+            ...(options.signal ? { signal: options.signal } : {}),
+            ...(onProgress ? { onProgress: (progress: LoadProgress) => onProgress({ ...progress, phase: name, round, target: index }) } : {}),
+          });
+          const delta = scriptCommandDelta(before, await readScriptCommandStats(observer));
+          // Per call times calls per op rather than usec / ops: on a shared server
+          // other clients' scripts add calls as well as time, and this stays an average.
+          const serverUsecPerCall = delta?.usecPerCall == null ? null : delta.usecPerCall * callsPerOp;
+          const { ops, seconds, opsPerSec, p50Ms, p99Ms, p999Ms, meanMs } = load;
+          (figures[index] as RoundFigures[]).push({ opsPerSec, p50Ms, p99Ms, p999Ms, meanMs, ops, seconds, serverUsecPerCall });
+        }
+      }
+      return figures;
     };
 
-    const write = await phase('write', writeWorkload(context), 1);
-    const read = await phase('read', readWorkload(context), 1);
-    const request = await phase('request', requestWorkload(context), 2);
-    return { write, read, request, connections, pipeline };
+    const write = await phase('write', writeWorkload, 1);
+    const read = await phase('read', readWorkload, 1);
+    const request = await phase('request', requestWorkload, 2);
+    const app =
+      options.appViewMs !== undefined && options.appViewMs > 0
+        ? await measureAppView({
+            redis: observer,
+            targets: contexts.map((context, i) => ({ name: String(i), context })),
+            timeMs: options.appViewMs,
+            rounds,
+            ...(options.signal ? { signal: options.signal } : {}),
+          })
+        : undefined;
+
+    const perRound = (of: RoundFigures[][], i: number, pick: (r: RoundFigures) => number | null): Spread | null => {
+      const mine = of[i] as RoundFigures[];
+      const ref = of[0] as RoundFigures[];
+      const ratios: number[] = [];
+      for (const [round, r] of mine.entries()) {
+        const a = pick(r);
+        const b = pick(ref[round] as RoundFigures);
+        if (a === null || b === null || !(b > 0)) return null;
+        ratios.push(a / b);
+      }
+      return spreadOf(ratios);
+    };
+    const first = targets[0] as ThroughputTarget;
+    return targets.map((_, i) => {
+      const ratio: ThroughputRatio | undefined =
+        i === 0
+          ? undefined
+          : {
+              reference: first.layout.name,
+              write: perRound(write, i, (r) => r.opsPerSec) as Spread,
+              read: perRound(read, i, (r) => r.opsPerSec) as Spread,
+              request: perRound(request, i, (r) => r.opsPerSec) as Spread,
+              serverUsecPerRequest: perRound(request, i, (r) => r.serverUsecPerCall),
+            };
+      const view = app?.get(String(i));
+      return {
+        write: summarize(write[i] as RoundFigures[]),
+        read: summarize(read[i] as RoundFigures[]),
+        request: summarize(request[i] as RoundFigures[]),
+        connections,
+        pipeline,
+        rounds,
+        ...(ratio ? { ratio } : {}),
+        ...(view ? { app: view } : {}),
+        clockEndAt: (contexts[i] as WorkloadContext).clock.now,
+      };
+    });
   } finally {
     release();
   }
+}
+
+/** {@link measureThroughputRounds} for one layout. */
+export async function measureThroughput(options: ThroughputOptions): Promise<ThroughputResult> {
+  const { redis, connections, pipeline, rounds, ops, seconds, onProgress, signal, ...target } = options;
+  const [result] = await measureThroughputRounds({
+    redis,
+    targets: [target],
+    ...(connections !== undefined ? { connections } : {}),
+    ...(pipeline !== undefined ? { pipeline } : {}),
+    ...(rounds !== undefined ? { rounds } : {}),
+    ...(ops !== undefined ? { ops } : {}),
+    ...(seconds !== undefined ? { seconds } : {}),
+    ...(signal ? { signal } : {}),
+    ...(onProgress ? { onProgress: ({ round: _r, target: _t, ...progress }: RoundsProgress) => onProgress(progress) } : {}),
+  });
+  return result as ThroughputResult;
 }

@@ -29,6 +29,34 @@ export interface MemoryResult {
   readonly lights: number;
 }
 
+/**
+ * How a figure varied across a phase's rounds: its median, min and max, and
+ * `spread = (max - min) / median`. A figure is `noisy` when its spread is
+ * over {@link NOISY_SPREAD}: a single run of it says little.
+ */
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+  readonly spread: number;
+  readonly noisy: boolean;
+}
+
+/** Above this (max − min) / median across rounds, a figure is marked noisy. */
+export const NOISY_SPREAD = 0.25;
+
+/** Per-round figures of one operation of a layout (`--rounds`). */
+export interface RoundStats {
+  /** Rounds measured. */
+  readonly count: number;
+  readonly opsPerSec: Spread;
+  readonly p50Ms: Spread;
+  readonly p99Ms: Spread;
+  readonly p999Ms: Spread;
+  /** Null when INFO commandstats is not readable. */
+  readonly serverUsecPerCall: Spread | null;
+}
+
 /** Throughput and latency of one kind of operation. */
 export interface LatencyStats {
   readonly opsPerSec: number;
@@ -41,6 +69,41 @@ export interface LatencyStats {
   readonly seconds: number;
   /** Server time per call from `INFO commandstats` (EVALSHA usec / calls, as deltas); null when unreadable. */
   readonly serverUsecPerCall: number | null;
+  /**
+   * With rounds (swc 0.1 and later): each figure across the rounds. The
+   * figures above are then the medians of the rounds (ops and seconds: sums).
+   */
+  readonly rounds?: RoundStats;
+  /** Whether ops/s or server µs/call varied by more than {@link NOISY_SPREAD} across rounds. */
+  readonly noisy?: boolean;
+}
+
+/** A layout's ops/s over the reference layout's, as the median of per-round ratios. */
+export interface ThroughputRatio {
+  /** The layout divided by (the first layout of the cell). */
+  readonly reference: string;
+  readonly write: Spread;
+  readonly read: Spread;
+  readonly request: Spread;
+  /** Server µs per request over the reference's, per round; null when INFO commandstats is not readable. */
+  readonly serverUsecPerRequest: Spread | null;
+}
+
+/**
+ * What one application thread sees: one request at a time (a read, then a
+ * write once the read answered) through ioredis, timed with tinybench.
+ */
+export interface AppView {
+  /** Mean latency of one request (both round trips), ms. */
+  readonly meanMs: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Relative margin of error of the mean, percent (tinybench `rme`). */
+  readonly rmePercent: number;
+  /** Requests timed. */
+  readonly samples: number;
+  /** 1000 / meanMs: requests per second of one thread. */
+  readonly opsPerSec: number;
 }
 
 /** Steady-state throughput of one layout in one cell. */
@@ -53,6 +116,14 @@ export interface ThroughputResult {
   readonly request: LatencyStats;
   readonly connections: number;
   readonly pipeline: number;
+  /** Rounds per phase, interleaved with the cell's other layouts. */
+  readonly rounds?: number;
+  /** For every layout of a cell but the first: its ratios to the first, per round. */
+  readonly ratio?: ThroughputRatio;
+  /** One application thread's view (`--app-view`). */
+  readonly app?: AppView;
+  /** Unix seconds (simulated) the injected clock reached: the last event written. */
+  readonly clockEndAt?: number;
 }
 
 /** Latency of the writes of a realtime run, client side, from send to reply. */
@@ -126,4 +197,12 @@ export interface BenchReport {
   readonly results: readonly CellResult[];
   readonly startedAt: string;
   readonly elapsedSeconds: number;
+  /** Wall seconds from the run's first write (after waiting for its turn) to its last figure. */
+  readonly wallSeconds?: number;
+  /**
+   * Seconds the server spent running scripts meanwhile (EVALSHA and EVAL
+   * usec from INFO commandstats, as a delta; other clients' scripts count
+   * too on a shared server); null when INFO is not readable.
+   */
+  readonly serverScriptSeconds?: number | null;
 }

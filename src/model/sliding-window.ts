@@ -18,6 +18,11 @@ export class SlidingWindowModel {
   private totals: WindowCounts = { successes: 0, failures: 0 };
   consecutiveSuccesses = 0;
   consecutiveErrors = 0;
+  /** The time (seconds, as given) of the latest success and failure recorded, or null. */
+  lastSuccessAt: number | null = null;
+  lastErrorAt: number | null = null;
+  /** How many buckets the latest call evicted (a layout that evicts must drop as many in that call). */
+  lastEvicted = 0;
 
   /**
    * @param windowSeconds window size W
@@ -34,6 +39,8 @@ export class SlidingWindowModel {
   record(at: number, outcome: 'success' | 'failure'): void {
     const second = Math.floor(at);
     this.evict(second);
+    if (outcome === 'success') this.lastSuccessAt = Math.max(this.lastSuccessAt ?? at, at);
+    else this.lastErrorAt = Math.max(this.lastErrorAt ?? at, at);
     let bucket = this.buckets.get(second);
     if (!bucket) {
       bucket = { successes: 0, failures: 0 };
@@ -59,6 +66,20 @@ export class SlidingWindowModel {
     return { ...this.totals };
   }
 
+  /** Successes and failures recorded in whole seconds `from..to` (both included) and not yet evicted. */
+  countIn(fromSecond: number, toSecond: number): WindowCounts {
+    const counts = { successes: 0, failures: 0 };
+    for (let i = this.head; i < this.seconds.length; i += 1) {
+      const second = this.seconds[i] as number;
+      if (second > toSecond) break;
+      if (second < fromSecond) continue;
+      const bucket = this.buckets.get(second) as WindowCounts;
+      counts.successes += bucket.successes;
+      counts.failures += bucket.failures;
+    }
+    return counts;
+  }
+
   /** The oldest second still counted at `now`. */
   private firstCounted(now: number): number {
     const window = Math.min(this.windowSeconds, this.maxWindowSeconds);
@@ -67,6 +88,7 @@ export class SlidingWindowModel {
 
   private evict(now: number): void {
     const first = this.firstCounted(now);
+    this.lastEvicted = 0;
     while (this.head < this.seconds.length) {
       const second = this.seconds[this.head] as number;
       if (second >= first) break;
@@ -75,6 +97,7 @@ export class SlidingWindowModel {
       this.totals.failures -= bucket.failures;
       this.buckets.delete(second);
       this.head += 1;
+      this.lastEvicted += 1;
     }
     if (this.head > 1024 && this.head * 2 > this.seconds.length) {
       this.seconds.splice(0, this.head);

@@ -61,7 +61,7 @@ function serverState(message: string, context: ErrorContext, cause: unknown): Se
     return state(
       'maxclients',
       'Redis refused the connection: max number of clients reached (maxclients)',
-      'close idle clients or raise maxclients (a benchmark needs about two per --connections)',
+      'close idle clients or raise maxclients (a benchmark needs one per --connections, plus one of its own)',
       message,
       cause,
     );

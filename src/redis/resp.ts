@@ -340,6 +340,9 @@ export async function probeRefusal(target: RespTarget, listenMs = 300): Promise<
   return classified instanceof SwcError ? classified : undefined;
 }
 
+/** Redis' answer to AUTH when the user has no password: the connection works as it is. */
+const NO_PASSWORD_SET = /^ERR AUTH <password> called without any password configured/;
+
 /** The encoded `[AUTH …] [SELECT db]` commands for a target, and how many there are. */
 function handshake(target: RespTarget): { bytes: Buffer; count: number } {
   const commands: string[][] = [];
@@ -459,7 +462,8 @@ export class RespConnection {
       // Before AUTH, a server with a password refuses PING; that is expected.
       if (pong instanceof Error && !/^NOAUTH/.test(pong.message)) throw pong;
       const { bytes, count } = handshake(target);
-      const refused = count > 0 ? (await connection.send(bytes, count))?.find((e) => e !== null) : undefined;
+      // A password for a server that has none is not fatal: ioredis goes on (with a warning the session already gave), and so does this.
+      const refused = count > 0 ? (await connection.send(bytes, count))?.find((e) => e !== null && !NO_PASSWORD_SET.test(e)) : undefined;
       if (refused) throw new RespReplyError(refused);
     } catch (err) {
       connection.close();

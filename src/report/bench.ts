@@ -1,4 +1,4 @@
-import type { BenchReport, CellResult, LatencyStats } from '../measure/types.js';
+import { NOISY_SPREAD, type AppView, type BenchReport, type CellResult, type LatencyStats, type Spread } from '../measure/types.js';
 import { palette, kb, percent, times } from './style.js';
 import { renderBox, renderCsv, renderMarkdown, type Grid } from './table.js';
 
@@ -112,11 +112,39 @@ export function encodingsGrid(report: BenchReport): Grid {
 
 const ms = (n: number): string => (n >= 10 ? n.toFixed(1) : n.toFixed(3));
 
-/** Throughput and latency: one row per cell and operation. */
-export function throughputGrid(report: BenchReport): Grid | undefined {
+/** `61,200–70,100`, the rounds' min and max; empty for a single round. */
+const range = (spread: Spread | undefined, show: (n: number) => string): string =>
+  spread && spread.min !== spread.max ? `${show(spread.min)}–${show(spread.max)}` : '';
+
+/** The spread as a percentage, `noisy` past the threshold; empty without rounds. */
+const spreadText = (spread: Spread | null | undefined): string =>
+  spread ? `${Math.round(spread.spread * 100)}%${spread.noisy ? ' noisy' : ''}` : '';
+
+/**
+ * The engine's capacity: one row per cell and operation, with many calls in
+ * flight (connections × pipeline). Figures are medians of the rounds; the
+ * range and spread of ops/s say how far one round may be from another.
+ */
+export function throughputGrid(report: BenchReport, options: { wide?: boolean } = {}): Grid | undefined {
   const measured = report.results.filter((r) => r.throughput);
   if (measured.length === 0) return undefined;
-  const head = ['window', 'req/s', 'layout', 'op', 'ops/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'server µs/call'];
+  const rounded = measured.some((r) => (r.throughput?.rounds ?? 1) > 1);
+  // The range takes the most room: a terminal table of 120 columns keeps the spread, --wide adds the range.
+  const ranged = rounded && options.wide !== false;
+  const head = [
+    'window',
+    'req/s',
+    'layout',
+    'op',
+    'ops/s',
+    ...(ranged ? ['ops/s min–max'] : []),
+    ...(rounded ? ['spread'] : []),
+    'p50 ms',
+    'p99 ms',
+    'p99.9 ms',
+    'server µs/call',
+    ...(rounded ? ['µs spread'] : []),
+  ];
   const rows: string[][] = [];
   for (const r of measured) {
     const t = r.throughput;
@@ -128,14 +156,53 @@ export function throughputGrid(report: BenchReport): Grid | undefined {
         r.layout,
         op,
         count(stats.opsPerSec),
+        ...(ranged ? [range(stats.rounds?.opsPerSec, count)] : []),
+        ...(rounded ? [spreadText(stats.rounds?.opsPerSec)] : []),
         ms(stats.p50Ms),
         ms(stats.p99Ms),
         ms(stats.p999Ms),
         stats.serverUsecPerCall === null ? '–' : stats.serverUsecPerCall.toFixed(1),
+        ...(rounded ? [spreadText(stats.rounds?.serverUsecPerCall)] : []),
       ]);
     }
   }
-  return { head, rows, numeric: head.map((_, i) => i === 1 || i >= 4) };
+  const text = new Set(['window', 'layout', 'op', 'ops/s min–max', 'spread', 'µs spread']);
+  const t = measured[0]?.throughput;
+  return {
+    head,
+    rows,
+    numeric: head.map((h) => !text.has(h) || h === 'ops/s min–max'),
+    ...(t && rounded
+      ? {
+          caption: `medians of ${t.rounds} rounds per phase, layouts alternating; spread = (max − min) / median, noisy above ${Math.round(NOISY_SPREAD * 100)}%`,
+        }
+      : {}),
+  };
+}
+
+/**
+ * The application's view: what one thread sees sending one request at a
+ * time (a read, then a write) through ioredis, timed with tinybench.
+ */
+export function appViewGrid(report: BenchReport): Grid | undefined {
+  const measured = report.results.filter((r) => r.throughput?.app);
+  if (measured.length === 0) return undefined;
+  const head = ['window', 'req/s', 'layout', 'requests/s', 'mean ms', 'p50 ms', 'p99 ms', '± mean', 'samples'];
+  const rows = measured.map((r) => {
+    const a = r.throughput?.app as AppView;
+    return [
+      formatWindow(r.windowSeconds),
+      String(r.rate),
+      r.layout,
+      count(a.opsPerSec),
+      ms(a.meanMs),
+      ms(a.p50Ms),
+      ms(a.p99Ms),
+      `${a.rmePercent.toFixed(1)}%`,
+      count(a.samples),
+    ];
+  });
+  return { head, rows, numeric: head.map((h) => h !== 'window' && h !== 'layout') };
 }
 
 /** Real traffic (`--realtime`): one row per cell, pacing and write latency. */
@@ -170,30 +237,50 @@ export function realtimeGrid(report: BenchReport): Grid | undefined {
  * per cell (the post claims 1.0). With more than two layouts a column names
  * each pair; with two, the caption does.
  */
-export function throughputRatioGrid(report: BenchReport): Grid | undefined {
+export function throughputRatioGrid(report: BenchReport, options: { wide?: boolean } = {}): Grid | undefined {
   const pairs = pairsOf(report);
   const named = pairs.length > 1;
+  const hasApp = report.results.some((r) => r.throughput?.app);
   const rows: string[][] = [];
   for (const g of groups(report)) {
     for (const { first, other } of pairs) {
       const a = g.byLayout.get(first)?.throughput;
       const b = g.byLayout.get(other)?.throughput;
       if (!a || !b) continue;
+      // Rounds measured back to back: the median of per-round ratios, with their range.
+      const per = b.ratio?.reference === first ? b.ratio : undefined;
+      const shown = (spread: Spread | null | undefined, whole: number | null): string =>
+        spread
+          ? `${times(spread.median)}${options.wide !== false ? ` (${times(spread.min)}–${times(spread.max)})` : ''}${spread.noisy ? ' noisy' : ''}`
+          : whole === null || !Number.isFinite(whole)
+            ? '–'
+            : times(whole);
       rows.push([
         formatWindow(g.windowSeconds),
         String(g.rate),
         ...(named ? [`${other} / ${first}`] : []),
-        times(b.write.opsPerSec / a.write.opsPerSec),
-        times(b.read.opsPerSec / a.read.opsPerSec),
-        times(b.request.opsPerSec / a.request.opsPerSec),
-        a.request.serverUsecPerCall && b.request.serverUsecPerCall
-          ? times(b.request.serverUsecPerCall / a.request.serverUsecPerCall)
-          : '–',
+        shown(per?.write, b.write.opsPerSec / a.write.opsPerSec),
+        shown(per?.read, b.read.opsPerSec / a.read.opsPerSec),
+        shown(per?.request, b.request.opsPerSec / a.request.opsPerSec),
+        shown(
+          per?.serverUsecPerRequest,
+          a.request.serverUsecPerCall && b.request.serverUsecPerCall ? b.request.serverUsecPerCall / a.request.serverUsecPerCall : null,
+        ),
+        ...(hasApp ? [a.app && b.app ? times(a.app.meanMs / b.app.meanMs) : '–'] : []),
       ]);
     }
   }
   if (rows.length === 0) return undefined;
-  const head = ['window', 'req/s', ...(named ? ['layouts'] : []), 'write ops/s', 'read ops/s', 'request ops/s', 'server µs/request'];
+  const head = [
+    'window',
+    'req/s',
+    ...(named ? ['layouts'] : []),
+    'write ops/s',
+    'read ops/s',
+    'request ops/s',
+    'server µs/request',
+    ...(hasApp ? ['app requests/s'] : []),
+  ];
   const only = pairs[0];
   return {
     head,
@@ -254,11 +341,14 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
   const c = palette(color);
   // A terminal table fits 120 columns unless --wide; markdown is scrolled, so it keeps every column.
   const wide = format === 'markdown' || options.wide === true;
+  const first = report.results.find((r) => r.throughput)?.throughput;
+  const capacity = first ? `${first.connections} connection(s) × pipeline ${first.pipeline} in flight` : '';
   const grids: [string, Grid | undefined][] = [
     ['Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light\'s keys)', memoryGrid(report, { wide })],
     ['Encodings', wide ? undefined : encodingsGrid(report)],
-    ['Throughput and latency (steady state, injected clock)', throughputGrid(report)],
-    ['Throughput ratios', throughputRatioGrid(report)],
+    [`Engine capacity (steady state, injected clock, ${capacity})`, throughputGrid(report, { wide })],
+    ["Application's view (one request at a time through ioredis, a read then a write; tinybench)", appViewGrid(report)],
+    [wide ? 'Throughput ratios (median and range of per-round ratios)' : 'Throughput ratios (median of per-round ratios; --wide for the range)', throughputRatioGrid(report, { wide })],
     ['Real traffic (--realtime: server clock, paced)', realtimeGrid(report)],
   ];
   const t = report.results.find((r) => r.throughput)?.throughput;

@@ -23,7 +23,12 @@ const FIGURE_LABELS: Record<Figure, string> = {
   writeOpsPerSec: 'write ops/s',
   readOpsPerSec: 'read ops/s',
   requestOpsPerSec: 'request ops/s',
+  writeServerUsecPerCall: 'write server µs/call (fastest round)',
+  readServerUsecPerCall: 'read server µs/call (fastest round)',
+  requestServerUsecPerCall: 'request server µs/request (fastest round)',
 };
+
+const isServer = (figure: Figure): boolean => figure.endsWith('ServerUsecPerCall');
 
 function figureLabel(r: CompareRow): string {
   const label = FIGURE_LABELS[r.figure];
@@ -33,10 +38,12 @@ function figureLabel(r: CompareRow): string {
 function value(r: CompareRow, v: number | null): string {
   if (v === null) return '–';
   if (r.reference !== undefined) return v.toFixed(3);
+  if (isServer(r.figure)) return v.toFixed(1);
   return Math.round(v).toLocaleString('en-US');
 }
 
 function tolerance(r: CompareRow, verdict: Verdict): string {
+  if (isServer(r.figure)) return percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance);
   return r.figure === 'bytesPerLight' ? percent(verdict.options.memoryTolerance) : percent(-verdict.options.throughputTolerance);
 }
 
@@ -71,16 +78,22 @@ export function failureLines(verdict: Verdict): string[] {
   );
   for (const r of verdict.failures) {
     if (r.status === 'missing') lines.push(`${r.cell}: ${figureLabel(r)} missing from the current run`);
-    else lines.push(`${r.cell}: ${figureLabel(r)} ${percent(r.change ?? Number.NaN)} (tolerance ${tolerance(r, verdict)})`);
+    else lines.push(`${r.cell}: ${figureLabel(r)} ${percent(r.change ?? Number.NaN)} (tolerance ${tolerance(r, verdict)}${roundsNote(r)})`);
   }
   return lines;
+}
+
+/** Says when an ops/s verdict rested on rounds that do not overlap. */
+function roundsNote(r: CompareRow): string {
+  if (!r.baselineRange || !r.currentRange || isServer(r.figure)) return '';
+  return '; no round of either run overlaps the other';
 }
 
 /** One line per figure that got better beyond its tolerance: worth a new baseline. */
 export function improvementLines(verdict: Verdict): string[] {
   return verdict.rows
     .filter((r) => r.status === 'improved')
-    .map((r) => `${r.cell}: ${figureLabel(r)} ${percent(r.change ?? Number.NaN)} (better than the tolerance ${tolerance(r, verdict)})`);
+    .map((r) => `${r.cell}: ${figureLabel(r)} ${percent(r.change ?? Number.NaN)} (better than the tolerance ${tolerance(r, verdict)}${roundsNote(r)})`);
 }
 
 /** GitHub Actions workflow-command escaping: data, and property values (which also escape `:` and `,`). */
@@ -121,7 +134,7 @@ export function renderCompare(verdict: Verdict, baseline: CompareSide, current: 
   const table = markdown
     ? renderMarkdown(grid)
     : renderBox({ ...grid, rows: grid.rows.map((row) => [...row.slice(0, -1), paint(row.at(-1) ?? '')]) }, color);
-  const tolerances = `memory tolerance ${percent(verdict.options.memoryTolerance)} growth of bytes per light; throughput tolerance ${percent(-verdict.options.throughputTolerance)} of each ratio${verdict.options.absolute ? ' and of absolute ops/s' : ''}`;
+  const tolerances = `memory tolerance ${percent(verdict.options.memoryTolerance)} growth of bytes per light; throughput tolerance ${percent(-verdict.options.throughputTolerance)} of each ratio${verdict.options.absolute ? ' and of absolute ops/s' : ''}; server µs/call tolerance ${percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance)} (fastest round against fastest round); with rounds in both runs, an ops/s change counts only when no round of one run overlaps the other's`;
   const failures = failureLines(verdict);
   const improvements = improvementLines(verdict);
   const summary = verdict.ok

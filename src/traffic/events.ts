@@ -1,3 +1,4 @@
+import type { StampPrecision } from '../layouts/types.js';
 import { createRng } from './random.js';
 
 /** One synthetic request outcome for one light. */
@@ -57,12 +58,21 @@ const ERRORS = [
   ['Faraday::ServerError', 'the server responded with status 503'],
 ] as const;
 
+/** `at` cut to the precision a layout stamps with, as a number of seconds (the same arithmetic as lua/lib/now.lua). */
+export function stampOf(at: number, precision: StampPrecision = 'seconds'): number {
+  return precision === 'seconds' ? Math.floor(at) : Math.min(Math.floor(at * 1000 + 0.001) / 1000, Math.floor(at) + 0.999);
+}
+
 /**
  * A realistic `last_error_json` for a failure at `at`, as Stoplight stores it:
- * `{"error":{"class":…,"message":…},"time":…}`. All are longer than 64 bytes,
- * as real ones are, which decides the hash encoding.
+ * `{"error":{"class":…,"message":…},"time":…}`. 5.x writes the time as whole
+ * seconds (`"time":1764450000`); 6.0 as Ruby writes a float of seconds, here
+ * to the millisecond (`"time":1764450000.25`, `"time":1764450000.0`). All are
+ * longer than 64 bytes, as real ones are, which decides the hash encoding.
  */
-export function errorJsonFor(at: number, index: number): string {
+export function errorJsonFor(at: number, index: number, precision: StampPrecision = 'seconds'): string {
   const [klass, message] = ERRORS[index % ERRORS.length] as (typeof ERRORS)[number];
-  return JSON.stringify({ error: { class: klass, message }, time: Math.floor(at) });
+  const stamp = stampOf(at, precision);
+  const time = precision === 'seconds' || !Number.isInteger(stamp) ? String(stamp) : `${stamp}.0`;
+  return `{"error":${JSON.stringify({ class: klass, message })},"time":${time}}`;
 }

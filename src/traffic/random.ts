@@ -11,6 +11,9 @@ export interface Rng {
   hex(bytes: number): string;
 }
 
+/** Two hex digits per byte value: one lookup instead of toString(16) and padStart per word. */
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
 export function createRng(seed: number): Rng {
   let state = seed >>> 0 || 0x9e3779b9;
   const next32 = (): number => {
@@ -25,8 +28,11 @@ export function createRng(seed: number): Rng {
     int: (n) => Math.floor((next32() / 4294967296) * n),
     hex: (bytes) => {
       let out = '';
-      for (let i = 0; i < bytes; i += 4) out += next32().toString(16).padStart(8, '0');
-      return out.slice(0, bytes * 2);
+      for (let i = 0; i < bytes; i += 4) {
+        const word = next32();
+        out += (HEX[word >>> 24] as string) + (HEX[(word >>> 16) & 255] as string) + (HEX[(word >>> 8) & 255] as string) + (HEX[word & 255] as string);
+      }
+      return bytes % 4 === 0 ? out : out.slice(0, bytes * 2);
     },
   };
 }

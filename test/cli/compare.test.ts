@@ -56,7 +56,7 @@ describe('swc compare (CLI)', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/ok: no regression in 8 cell\(s\)/);
-    expect(result.stdout).toMatch(/stoplight-v6 60 s @ 2\/s .*bytes per light .*9,208 .*9,208 .*\+0\.0% .*ok/);
+    expect(result.stdout).toMatch(/stoplight-v6 60 s @ 2\/s .*bytes per light .*9,200 .*9,200 .*\+0\.0% .*ok/);
   });
 
   it('exits 1 and names the cell when one layout grew by 2%', async () => {

@@ -5,7 +5,8 @@ export type Op = { kind: 'success' | 'failure' | 'read'; at: number };
 /**
  * Seeded random traffic for differential tests: steady stretches, bursts in
  * one second, idle gaps longer than the window (and exactly at its edges),
- * times on whole seconds and just before the next, with reads interleaved.
+ * events and reads in the first second of an hour, times on whole seconds
+ * and just before the next, with reads interleaved.
  */
 export function randomTraffic(seed: number, windowSeconds: number, start: number, length: number): Op[] {
   const rng = createRng(seed);
@@ -14,7 +15,7 @@ export function randomTraffic(seed: number, windowSeconds: number, start: number
   const pick = <T>(items: readonly T[]): T => items[rng.int(items.length)] as T;
   const event = (): Op['kind'] => (rng.next() < 0.4 ? 'failure' : 'success');
   while (ops.length < length) {
-    const mode = rng.int(10);
+    const mode = rng.int(11);
     if (mode < 4) {
       // steady: small steps relative to the window
       const step = Math.max(0.05, (windowSeconds / 15) * rng.next());
@@ -35,12 +36,19 @@ export function randomTraffic(seed: number, windowSeconds: number, start: number
       ops.push({ kind: event(), at: second + edge + 0.999 });
       ops.push({ kind: 'read', at: second + edge + 1 });
       t = second + edge + 1;
-    } else {
+    } else if (mode < 10) {
       // idle gap longer than the window, then one event
       t += windowSeconds + 1 + rng.int(windowSeconds * 2 + 5);
       t = Math.floor(t) + pick([0, 0.5, 0.999]);
       ops.push({ kind: 'read', at: t });
       ops.push({ kind: event(), at: t });
+    } else {
+      // the first second of the next hour: an event in it, reads in it and after it
+      const hour = (Math.floor(t / 3600) + 1) * 3600;
+      ops.push({ kind: event(), at: hour + 0.25 });
+      ops.push({ kind: 'read', at: hour + 0.5 });
+      ops.push({ kind: 'read', at: hour + 1 });
+      t = hour + 1;
     }
   }
   return ops.slice(0, length);

@@ -98,8 +98,9 @@ describe('stoplight-v6 keys', () => {
       failures: 1,
       consecutiveSuccesses: 0,
       consecutiveErrors: 1,
-      lastSuccessAt: HOUR_START,
-      lastErrorAt: HOUR_START + 1,
+      // 6.0 stamps keep the milliseconds.
+      lastSuccessAt: HOUR_START + 0.75,
+      lastErrorAt: HOUR_START + 1.5,
       lastErrorJson: ERROR_JSON,
     });
 
@@ -110,8 +111,8 @@ describe('stoplight-v6 keys', () => {
       [`bucket:${HOUR_START + 1}:f`]: '1',
       total_successes: '2',
       total_failures: '1',
-      last_success_at: String(HOUR_START),
-      last_error_at: String(HOUR_START + 1),
+      last_success_at: String(HOUR_START + 0.75),
+      last_error_at: String(HOUR_START + 1.5),
       last_error_json: ERROR_JSON,
       consecutive_errors: '1',
       consecutive_successes: '0',

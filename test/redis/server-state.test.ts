@@ -221,7 +221,7 @@ describe('maxclients reached, through the CLI', () => {
     // Room for the memory phase, not for eight load connections.
     const bench = await runCli(['bench', '--redis-url', server().url, '--rate', '2', '--window', '1m', '--lights', '1', '--connections', '8', '--ops', '50', '--no-progress']);
     expect(bench.code).toBe(3);
-    expect(bench.stderr).toMatch(/^swc: Redis refused the connection: max number of clients reached \(maxclients\) .*in cell 1\/2/m);
+    expect(bench.stderr).toMatch(/^swc: Redis refused the connection: max number of clients reached \(maxclients\) .*in cells 1-2\/2 \(stoplight-v5, stoplight-v6, window 60 s at 2\/s\)/m);
     expect(bench.stderr).not.toMatch(/lua\/|unexpected error/);
     expect(await redis().keys('swc-bench:*')).toEqual([]);
   });

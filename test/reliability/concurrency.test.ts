@@ -36,7 +36,7 @@ describe('stoplight-v6 under 50 concurrent writers for 10 s, on the server clock
         while (Date.now() < deadline) {
           if (rng.next() < 0.3) {
             const snapshot = await client.recordFailure(light, { windowSeconds: WINDOW_SECONDS, errorJson: '{"e":1}' });
-            events.push({ second: snapshot?.lastErrorAt ?? Number.NaN, outcome: 'failure' });
+            events.push({ second: Math.floor(snapshot?.lastErrorAt ?? Number.NaN), outcome: 'failure' });
           } else {
             const second = await runScript(client.redis, layout.recordSuccess(light, { windowSeconds: WINDOW_SECONDS }));
             events.push({ second: Number(second), outcome: 'success' });

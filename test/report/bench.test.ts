@@ -25,7 +25,7 @@ describe('renderBench (colour off)', () => {
       │ 1 min  │   100 │ stoplight-v6 │ metrics listpack     │
       └────────┴───────┴──────────────┴──────────────────────┘
 
-      Throughput and latency (steady state, injected clock)
+      Engine capacity (steady state, injected clock, 4 connection(s) × pipeline 1 in flight)
       ┌────────┬───────┬──────────────┬─────────┬────────┬────────┬────────┬──────────┬─────────┐
       │ window │ req/s │ layout       │ op      │  ops/s │ p50 ms │ p99 ms │ p99.9 ms │  server │
       │        │       │              │         │        │        │        │          │ µs/call │
@@ -44,7 +44,7 @@ describe('renderBench (colour off)', () => {
       │ 1 min  │   100 │ stoplight-v6 │ request │  9,750 │  0.210 │  0.520 │    1.400 │    18.0 │
       └────────┴───────┴──────────────┴─────────┴────────┴────────┴────────┴──────────┴─────────┘
 
-      Throughput ratios: stoplight-v6 / stoplight-v5
+      Throughput ratios (median of per-round ratios; --wide for the range): stoplight-v6 / stoplight-v5
       ┌────────┬───────┬─────────────┬────────────┬─────────┬────────────┐
       │ window │ req/s │ write ops/s │ read ops/s │ request │     server │
       │        │       │             │            │   ops/s │ µs/request │
@@ -68,7 +68,7 @@ describe('renderBench (colour off)', () => {
       | 1 min | 10 | 600 | 74.4 | 10.8 | 6.89× | stoplight-v5: metrics skiplist \\| stoplight-v6: metrics listpack |
       | 1 min | 100 | 6,000 | 706.1 | 10.8 | 65.4× | stoplight-v5: metrics skiplist \\| stoplight-v6: metrics listpack |
 
-      **Throughput and latency (steady state, injected clock)**
+      **Engine capacity (steady state, injected clock, 4 connection(s) × pipeline 1 in flight)**
 
       | window | req/s | layout | op | ops/s | p50 ms | p99 ms | p99.9 ms | server µs/call |
       | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |
@@ -85,7 +85,7 @@ describe('renderBench (colour off)', () => {
       | 1 min | 100 | stoplight-v6 | read | 21,500 | 0.210 | 0.520 | 1.400 | 9.5 |
       | 1 min | 100 | stoplight-v6 | request | 9,750 | 0.210 | 0.520 | 1.400 | 18.0 |
 
-      **Throughput ratios: stoplight-v6 / stoplight-v5**
+      **Throughput ratios (median and range of per-round ratios): stoplight-v6 / stoplight-v5**
 
       | window | req/s | write ops/s | read ops/s | request ops/s | server µs/request |
       | --- | ---: | ---: | ---: | ---: | ---: |

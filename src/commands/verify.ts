@@ -1,0 +1,157 @@
+import { randomInt } from 'node:crypto';
+import { Command, Option } from 'commander';
+import { createNamespace, DEFAULT_TURN_TIMEOUT_MS, markRun, purgeNamespace, waitForTurn, type RunHandle } from '../bench/namespace.js';
+import { LIMITS, parseList, parseNumber } from '../bench/values.js';
+import { ExitCode, ScriptError, SwcError, UsageError } from '../errors.js';
+import { preflight, refusalOf } from '../redis/preflight.js';
+import { createLayout, layoutNames, namespacedLayout, resolveLayoutName, type LayoutName } from '../layouts/index.js';
+import { renderVerify } from '../report/verify.js';
+import type { VerifyResult } from '../verify/types.js';
+import { verifyLayout } from '../verify/verify.js';
+import { SWC_VERSION } from '../version.js';
+import { action, onShutdown } from './lifecycle.js';
+import { cleanHint } from './bench.js';
+import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
+
+interface VerifyFlags extends RedisFlags {
+  layout?: LayoutName[];
+  calls: number;
+  seed?: number;
+  lights: number;
+  json?: boolean;
+  progress: boolean;
+  scripts?: string;
+}
+
+const DEFAULT_CALLS = 20_000;
+const CALLS = { min: 1, max: 2_000_000, integer: true };
+const LIGHTS = { min: 1, max: 64, integer: true };
+/** A generous bound on the bytes one call leaves in Redis at once (a 5.x event is about 120). */
+const PEAK_BYTES_PER_CALL = 250;
+
+const layoutList = parser((v) => parseList('--layout', v, (p) => resolveLayoutName(p)));
+
+/** `swc verify`: randomized traffic through a layout and the reference model; every disagreement shrunk to a short reproduction. */
+export function verifyCommand(): Command {
+  const command = new Command('verify')
+    .description(
+      'drive seeded random traffic through a layout and the reference model on an injected clock; report disagreements (shrunk to a short reproduction), script errors, keys without a TTL and cluster slots',
+    )
+    .addOption(new Option('--layout <list>', `layouts, comma-separated: ${layoutNames.join(', ')}, or manifest files (default all registered)`).argParser(layoutList))
+    .option('--calls <n>', `calls per layout, over every light (default ${DEFAULT_CALLS.toLocaleString('en-US')})`, parser((v) => parseNumber('--calls', v, CALLS)), DEFAULT_CALLS)
+    .option('--seed <n>', 'seed of the traffic, to replay a run (default random; always printed)', parser((v) => parseNumber('--seed', v, LIMITS.seed)))
+    .option('--lights <n>', 'lights per layout, each with its own window', parser((v) => parseNumber('--lights', v, LIGHTS)), 8)
+    .option('--scripts <dir>', "run the layouts' scripts from this folder, e.g. an edited copy of swc's lua/ folder")
+    .option('--no-progress', 'no progress on stderr');
+  addJsonOption(command);
+  addRedisOptions(command, { privateServer: true });
+  command.addHelpText(
+    'after',
+    `
+Traffic: both outcomes, reads between writes, irregular gaps, bursts inside a
+second, reads either side of the window's edge, idle gaps longer than the
+window, events in the first second of an hour, windows from 1 s to 2 h, and
+(from 6,000 calls) one light whose single call evicts over 4,000 buckets.
+A disagreement is replayed on fresh lights and shrunk to the fewest calls
+that still disagree. Deviations a layout declares are reported apart and are
+not findings. On a server swc did not start, every key goes under
+swc-bench:<run id>: and exactly those keys are deleted at the end.
+
+Exit codes: 0 no finding, 1 a finding, 2 bad usage, 3 Redis unreachable or unusable.
+
+Examples:
+  swc verify
+  swc verify --layout stoplight-v6 --calls 100000
+  swc verify --seed 1234 --json
+  swc verify --scripts ./my-lua-copy --layout stoplight-v6      (check an edit before committing it)`,
+  );
+  return command.action(
+    action(async (flags: VerifyFlags) => {
+      const seed = flags.seed ?? randomInt(0, 2 ** 32);
+      const names = flags.layout ?? [...layoutNames];
+      const scripts = flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {};
+      // Every layout is built (its scripts read) before Redis is touched: a missing file is bad input.
+      for (const name of names) {
+        try {
+          createLayout(name, scripts);
+        } catch (err) {
+          if (flags.scripts !== undefined && err instanceof ScriptError) throw new UsageError(`--scripts: ${err.message}`);
+          throw err;
+        }
+      }
+      const say = (line: string): void => {
+        if (flags.progress) process.stderr.write(`swc verify: ${line}\n`);
+      };
+      // The seed is printed whatever the flags: a finding is only useful if it can be replayed.
+      process.stderr.write(`swc verify: seed ${seed} (replay with --seed ${seed})\n`);
+      const session = await sessionFromFlags(flags);
+      const namespace = createNamespace();
+      const stop = new AbortController();
+      let running: Promise<unknown> | undefined;
+      let heartbeat: RunHandle | undefined;
+      onShutdown(async () => {
+        stop.abort();
+        await running?.catch(() => undefined);
+        heartbeat?.stop();
+        if (session.server) return;
+        try {
+          await purgeNamespace(session.redis, namespace);
+        } catch {
+          process.stderr.write(`swc verify: could not remove this run's keys; when Redis is back: ${cleanHint(session.url, namespace)}\n`);
+        }
+      });
+      if (!session.server) {
+        // As bench: check before writing, mark the run so `swc clean` spares it and
+        // a bench on this server waits, and take turns with other runs.
+        const report = await preflight(session.redis, { prefix: namespace.prefix, peakBytes: flags.calls * PEAK_BYTES_PER_CALL });
+        const refusal = refusalOf(report, false);
+        if (refusal) throw new SwcError(`refusing to write to this server: ${refusal}`, ExitCode.runtime);
+        for (const finding of report.findings) process.stderr.write(`swc verify: note: ${finding.detail}\n`);
+        // Always shown (--no-progress too): the run id is what finds leftovers.
+        process.stderr.write(`swc verify: run ${namespace.prefix}: writing only under ${namespace.pattern}; removed at the end\n`);
+        heartbeat = await markRun(session.redis, namespace);
+        await waitForTurn(session.redis, heartbeat, {
+          signal: stop.signal,
+          onWait: (others) => say(`another swc run is writing to this server (${others.join(', ')}); waiting for it to end (at most ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)`),
+        });
+      }
+      const results: VerifyResult[] = [];
+      for (const name of names) {
+        const layout = namespacedLayout(name, namespace.prefix, scripts);
+        let shown = -1;
+        const task = verifyLayout(session.redis, layout, {
+          seed,
+          calls: flags.calls,
+          lights: flags.lights,
+          signal: stop.signal,
+          progress: {
+            onCalls: (sent, total) => {
+              const tenth = Math.floor((sent / total) * 4);
+              if (tenth !== shown) {
+                shown = tenth;
+                say(`${name}: ${sent.toLocaleString('en-US')}/${total.toLocaleString('en-US')} calls`);
+              }
+            },
+            onShrinkStart: (what, length) => say(`${name}: shrinking a ${what} (${length.toLocaleString('en-US')} calls)`),
+          },
+        });
+        running = task;
+        const result = await task;
+        say(`${name}: ${result.findings === 0 ? 'no finding' : `${result.findings} finding(s)`} in ${(result.durationMs / 1000).toFixed(1)} s`);
+        results.push(stripNamespace(result, `${namespace.prefix}:`));
+      }
+      const findings = results.reduce((sum, r) => sum + r.findings, 0);
+      if (flags.json) printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, seed, findings, results });
+      else process.stdout.write(renderVerify(results, useColor()));
+      return findings > 0 ? ExitCode.finding : ExitCode.ok;
+    }),
+  );
+}
+
+/** Key names as the layout writes them, without this run's namespace. */
+function stripNamespace(result: VerifyResult, prefix: string): VerifyResult {
+  return {
+    ...result,
+    keysWithoutTtl: result.keysWithoutTtl.map((k) => ({ ...k, key: k.key.startsWith(prefix) ? k.key.slice(prefix.length) : k.key })),
+  };
+}

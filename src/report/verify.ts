@@ -1,0 +1,70 @@
+import type { ComparedFields, ReproCall, VerifyResult } from '../verify/types.js';
+import { palette } from './style.js';
+
+const n = (x: number): string => x.toLocaleString('en-US');
+
+function window(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds >= 60 && seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
+
+function fields(f: ComparedFields, only: readonly (keyof ComparedFields)[]): string {
+  return only.map((k) => `${k} ${f[k] ?? 'none'}`).join(', ');
+}
+
+/** A reproduction, one call a line, times as offsets from the first call. */
+function reproduction(calls: readonly ReproCall[], windowSeconds: number): string[] {
+  const t0 = calls[0]?.at ?? 0;
+  const lines = [`    reproduction (${calls.length} call${calls.length === 1 ? '' : 's'} on a fresh light, window ${windowSeconds} s, first at ${t0}):`];
+  const shown = calls.length > 24 ? [...calls.slice(0, 12), null, ...calls.slice(-12)] : calls;
+  shown.forEach((call, i) => {
+    if (call === null) {
+      lines.push(`      … ${n(calls.length - 24)} more calls …`);
+      return;
+    }
+    const index = calls.length > 24 && i > 12 ? calls.length - (shown.length - i) : i;
+    lines.push(`      ${String(index + 1).padStart(3)}. ${call.op.padEnd(7)} at +${(call.at - t0).toFixed(3)} s`);
+  });
+  return lines;
+}
+
+/** `swc verify` as text: one block per layout, findings with their reproductions, deviations apart. */
+export function renderVerify(results: readonly VerifyResult[], color: boolean): string {
+  const c = palette(color);
+  const out: string[] = [];
+  for (const r of results) {
+    const windows = [...new Set(r.windows)].sort((a, b) => a - b);
+    out.push(
+      `${c.bold(r.layout)}: ${n(r.calls)} calls on ${r.lights} lights (windows ${windows.map(window).join(', ')}), ` +
+        `${n(r.compared)} replies compared, largest eviction ${n(r.largestEviction)} buckets in one call, ${(r.durationMs / 1000).toFixed(1)} s`,
+    );
+    if (r.findings === 0) out.push(`  ${c.green('ok')}: every reply agrees with the model, no script error, every key has a TTL`);
+    for (const d of r.disagreements) {
+      out.push(`  ${c.red('disagreement')} on a ${d.op} (window ${window(d.windowSeconds)}): expected ${fields(d.expected, d.fields)}; got ${fields(d.actual, d.fields)}`);
+      out.push(...reproduction(d.reproduction, d.windowSeconds));
+    }
+    if (r.lightsDisagreeing > r.disagreements.length) out.push(`  … ${r.lightsDisagreeing - r.disagreements.length} more light(s) disagreed`);
+    for (const e of r.scriptErrors) {
+      out.push(`  ${c.red('script error')} on a ${e.op} (window ${window(e.windowSeconds)}): ${e.error}`);
+      out.push(...reproduction(e.reproduction, e.windowSeconds));
+    }
+    if (r.lightsWithErrors > r.scriptErrors.length) out.push(`  … ${r.lightsWithErrors - r.scriptErrors.length} more light(s) got errors`);
+    for (const m of r.deviationMisses) {
+      out.push(`  ${c.red('declared deviation did not happen')}: ${m.deviation} (window ${window(m.windowSeconds)}): predicted ${fields(m.predicted, ['successes', 'failures'])}; got the exact window, ${fields(m.actual, ['successes', 'failures'])}`);
+      out.push(...reproduction(m.reproduction, m.windowSeconds));
+    }
+    for (const k of r.keysWithoutTtl.slice(0, 10)) out.push(`  ${c.red('no TTL')}: ${k.key}`);
+    if (r.keysWithoutTtl.length > 10) out.push(`  … ${r.keysWithoutTtl.length - 10} more key(s) without a TTL`);
+    for (const d of r.deviations) {
+      out.push(`  deviation (declared, not a finding): ${d.id}: seen ${n(d.observed)} time(s) exactly as declared. ${d.description}`);
+    }
+    out.push(
+      r.slots.oneSlotPerLight
+        ? '  cluster: every light\'s keys share one slot'
+        : `  cluster: the keys of ${r.slots.lightsSpanningSlots} of ${r.slots.lightsChecked} lights span several slots (a multi-key script fails with CROSSSLOT on Redis Cluster)`,
+    );
+    if (r.shrink.budgetExhausted) out.push(`  shrinking stopped at its budget after ${n(r.shrink.replays)} replays: reproductions may be longer than needed`);
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,290 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { ScriptCall } from '../lua/source.js';
+import type { Layout, Light } from '../layouts/types.js';
+import { ScriptError } from '../errors.js';
+import { execPipeline, installScripts, type PipelineReply } from '../redis/scripts.js';
+import { keySlot } from '../redis/slot.js';
+import { LightJudge, verifyErrorJson, type Verdict } from './judge.js';
+import { shrink, type ShrinkBudget } from './shrink.js';
+import { generateTraffic } from './traffic.js';
+import type {
+  Disagreement,
+  DeviationMiss,
+  DeviationSeen,
+  KeyWithoutTtl,
+  ReproCall,
+  ScriptFailure,
+  VerifyProgress,
+  VerifyResult,
+} from './types.js';
+
+/** Options for {@link verifyLayout}. */
+export interface VerifyOptions {
+  /** Seed of the traffic: the same seed sends the same calls. */
+  readonly seed: number;
+  /** Calls in the main run, over every light. */
+  readonly calls: number;
+  /** Lights (default 8). */
+  readonly lights?: number;
+  /** Calls per pipelined batch (default 1000). */
+  readonly batch?: number;
+  /** Findings of each kind shrunk and listed (default 3); the rest are counted. */
+  readonly maxListed?: number;
+  /** Wall-clock limit on all shrinking, ms (default 30 000). */
+  readonly shrinkMs?: number;
+  /** Limit on all shrinking replays (default 2000). */
+  readonly shrinkReplays?: number;
+  readonly progress?: VerifyProgress;
+  /** Stops between batches and replays. */
+  readonly signal?: AbortSignal;
+}
+
+/** A problem seen on one light of the main run: the light's calls up to it, and the verdict. */
+interface Problem {
+  readonly light: number;
+  /** The light's calls, the last one showing the problem. */
+  readonly calls: readonly ReproCall[];
+  readonly verdict: Exclude<Verdict, { kind: 'ok' } | { kind: 'skip' } | { kind: 'deviation' }>;
+}
+
+type ProblemKind = Problem['verdict']['kind'];
+
+/**
+ * Drives seeded random traffic through `layout` on `redis` and through the
+ * reference model, on the injected clock, and reports every reply that
+ * disagrees (shrunk to the shortest calls found that still disagree, each
+ * replayed on a fresh light), every error reply, every declared deviation
+ * that did not happen as declared, the keys left without a TTL, and
+ * whether each light's keys share one cluster slot.
+ *
+ * Writes only the keys of its own lights (named `swc-verify-<run>-…` under
+ * the layout's prefix) and deletes them before returning.
+ */
+export async function verifyLayout(redis: Redis, layout: Layout, options: VerifyOptions): Promise<VerifyResult> {
+  const started = Date.now();
+  const run = randomBytes(4).toString('hex');
+  const batch = options.batch ?? 1000;
+  const maxListed = options.maxListed ?? 3;
+  await installScripts(redis, layout.scripts);
+
+  const traffic = generateTraffic({ seed: options.seed, calls: options.calls, ...(options.lights ? { lights: options.lights } : {}) });
+  // After an error a light's state is unknown, so its traffic goes on under a fresh name (a new generation).
+  const generations: Light[][] = traffic.lights.map((_, i) => [{ name: `swc-verify-${run}-l${i}g0` }]);
+  const current = (i: number): Light => (generations[i] as Light[]).at(-1) as Light;
+  const judges = traffic.lights.map((l) => new LightJudge(layout, l.windowSeconds));
+  const history: ReproCall[][] = traffic.lights.map(() => []);
+  const restart = new Set<number>();
+  let largestEviction = 0;
+  const problems = new Map<ProblemKind, Problem[]>();
+  const seen = new Map<string, number>();
+  let compared = 0;
+
+  // The lights' keys are deleted on every way out (found again when the run stopped before the check).
+  let keysByLight: string[][] | undefined;
+  try {
+    for (let from = 0; from < traffic.calls.length; from += batch) {
+      options.signal?.throwIfAborted();
+      const slice = traffic.calls.slice(from, from + batch);
+      const calls = slice.map((c) => scriptCall(layout, current(c.light), c, (traffic.lights[c.light] as { windowSeconds: number }).windowSeconds));
+      const replies = await execPipeline(redis, calls);
+      throwServerState(replies);
+      slice.forEach((call, i) => {
+        const own = history[call.light] as ReproCall[];
+        own.push({ op: call.op, at: call.at });
+        const verdict = (judges[call.light] as LightJudge).judge(call, replies[i] as PipelineReply);
+        if (verdict.kind === 'skip') return;
+        if (verdict.kind === 'error') restart.add(call.light);
+        else compared += 1;
+        if (verdict.kind === 'ok') return;
+        if (verdict.kind === 'deviation') {
+          seen.set(verdict.id, (seen.get(verdict.id) ?? 0) + 1);
+          return;
+        }
+        const list = problems.get(verdict.kind) ?? [];
+        // One problem of each kind per light: later ones usually follow from the first.
+        if (!list.some((p) => p.light === call.light)) list.push({ light: call.light, calls: [...own], verdict });
+        problems.set(verdict.kind, list);
+      });
+      for (const i of restart) {
+        largestEviction = Math.max(largestEviction, (judges[i] as LightJudge).largestEviction);
+        const generation = generations[i] as Light[];
+        generation.push({ name: `swc-verify-${run}-l${i}g${generation.length}` });
+        judges[i] = new LightJudge(layout, (traffic.lights[i] as { windowSeconds: number }).windowSeconds);
+        history[i] = [];
+      }
+      restart.clear();
+      options.progress?.onCalls?.(Math.min(from + batch, traffic.calls.length), traffic.calls.length);
+    }
+
+    const lights = generations.flat();
+    const lightIndex = generations.flatMap((g, i) => g.map(() => i));
+    keysByLight = await keysOfLights(redis, layout, lights);
+    const { keysWithoutTtl, lightsSpanningSlots } = await checkKeys(redis, keysByLight, lightIndex);
+
+    const budget: ShrinkBudget = {
+      deadline: Date.now() + (options.shrinkMs ?? 30_000),
+      replays: 0,
+      maxReplays: options.shrinkReplays ?? 2000,
+      exhausted: false,
+    };
+    let replayCount = 0;
+    const replayLight = (): Light => ({ name: `swc-verify-${run}-r${replayCount++}` });
+    const shrunk = async (kind: ProblemKind): Promise<{ problem: Problem; reproduction: ReproCall[] }[]> => {
+      const list = [...(problems.get(kind) ?? [])].sort((a, b) => a.calls.length - b.calls.length).slice(0, maxListed);
+      const out: { problem: Problem; reproduction: ReproCall[] }[] = [];
+      for (const problem of list) {
+        const windowSeconds = (traffic.lights[problem.light] as { windowSeconds: number }).windowSeconds;
+        const original = problem.calls;
+        options.progress?.onShrinkStart?.(`${kind} on a ${windowSeconds} s window`, original.length);
+        const matches = (v: Verdict): boolean =>
+          v.kind === kind && (v.kind !== 'deviation-miss' || v.id === (problem.verdict as { id: string }).id);
+        const reproduces = async (candidate: readonly ReproCall[]): Promise<number | null> => {
+          options.signal?.throwIfAborted();
+          return firstMatch(await replay(redis, layout, replayLight(), windowSeconds, candidate), matches);
+        };
+        out.push({ problem, reproduction: await shrink(original, reproduces, budget) });
+      }
+      return out;
+    };
+
+    const windowOf = (p: Problem): number => (traffic.lights[p.light] as { windowSeconds: number }).windowSeconds;
+    const opOf = (p: Problem): ReproCall['op'] => (p.calls.at(-1) as ReproCall).op;
+    const disagreements: Disagreement[] = (await shrunk('disagreement')).map(({ problem, reproduction }) => {
+      const v = problem.verdict as Extract<Verdict, { kind: 'disagreement' }>;
+      return { windowSeconds: windowOf(problem), op: opOf(problem), expected: v.expected, actual: v.actual, fields: v.fields, reproduction, originalLength: problem.calls.length };
+    });
+    const scriptErrors: ScriptFailure[] = (await shrunk('error')).map(({ problem, reproduction }) => ({
+      windowSeconds: windowOf(problem),
+      op: opOf(problem),
+      error: (problem.verdict as Extract<Verdict, { kind: 'error' }>).error,
+      reproduction,
+      originalLength: problem.calls.length,
+    }));
+    const deviationMisses: DeviationMiss[] = (await shrunk('deviation-miss')).map(({ problem, reproduction }) => {
+      const v = problem.verdict as Extract<Verdict, { kind: 'deviation-miss' }>;
+      return { deviation: v.id, windowSeconds: windowOf(problem), predicted: v.predicted, actual: v.actual, reproduction, originalLength: problem.calls.length };
+    });
+    const deviations: DeviationSeen[] = (layout.deviations ?? []).map((d) => ({ id: d.id, description: d.description, observed: seen.get(d.id) ?? 0 }));
+    const lightsDisagreeing = problems.get('disagreement')?.length ?? 0;
+    const lightsWithErrors = problems.get('error')?.length ?? 0;
+    const misses = problems.get('deviation-miss')?.length ?? 0;
+    return {
+      layout: layout.name,
+      seed: options.seed,
+      calls: traffic.calls.length,
+      compared,
+      lights: traffic.lights.length,
+      windows: traffic.lights.map((l) => l.windowSeconds),
+      largestEviction: Math.max(largestEviction, ...judges.map((j) => j.largestEviction)),
+      disagreements,
+      lightsDisagreeing,
+      scriptErrors,
+      lightsWithErrors,
+      deviationMisses,
+      deviations,
+      keysWithoutTtl,
+      slots: { lightsChecked: lights.length, lightsSpanningSlots, oneSlotPerLight: lightsSpanningSlots === 0 },
+      shrink: { replays: budget.replays, budgetExhausted: budget.exhausted },
+      durationMs: Date.now() - started,
+      findings: lightsDisagreeing + lightsWithErrors + misses + keysWithoutTtl.length,
+    };
+  } finally {
+    try {
+      await deleteKeys(redis, (keysByLight ?? (await keysOfLights(redis, layout, generations.flat()))).flat());
+    } catch {
+      // Redis went away: the error that stopped the run says so; a caller's namespace purge is the safety net.
+    }
+  }
+}
+
+/** The script call of one verify call; failures carry a realistic error JSON. */
+function scriptCall(layout: Layout, light: Light, call: ReproCall, windowSeconds: number): ScriptCall {
+  const options = { at: call.at, windowSeconds };
+  if (call.op === 'read') return layout.getMetrics(light, options);
+  if (call.op === 'success') return layout.recordSuccess(light, options);
+  return layout.recordFailure(light, { ...options, errorJson: verifyErrorJson(call.at, layout.stampPrecision ?? 'seconds') });
+}
+
+/** Sends `calls` on a fresh light in one pipeline and judges every reply. */
+async function replay(redis: Redis, layout: Layout, light: Light, windowSeconds: number, calls: readonly ReproCall[]): Promise<Verdict[]> {
+  const judge = new LightJudge(layout, windowSeconds);
+  const replies = await execPipeline(redis, calls.map((c) => scriptCall(layout, light, c, windowSeconds)));
+  throwServerState(replies);
+  const verdicts = calls.map((c, i) => judge.judge(c, replies[i] as PipelineReply));
+  // The layout lists the keys a light has over a time range: no SCAN per replay.
+  const from = Math.floor((calls[0] as ReproCall).at);
+  const to = Math.floor((calls.at(-1) as ReproCall).at);
+  await deleteKeys(redis, layout.keysOf(light, from, to).map((k) => k.key));
+  return verdicts;
+}
+
+/**
+ * A reply refused for the server's state (OOM, BUSY past the wait, READONLY,
+ * NOPERM, …) or a lost connection says nothing about the layout: the run
+ * stops with that error (exit 3) rather than report it as the layout's.
+ */
+function throwServerState(replies: readonly PipelineReply[]): void {
+  for (const [err] of replies) {
+    if (err && !(err instanceof ScriptError)) throw err;
+  }
+}
+
+function firstMatch(verdicts: readonly Verdict[], matches: (v: Verdict) => boolean): number | null {
+  const index = verdicts.findIndex(matches);
+  return index === -1 ? null : index;
+}
+
+/** Who a key belongs to, as the layout's inspector reads it off the key. */
+function ownerOf(layout: Layout, key: string): string | null {
+  const owner = layout.inspector.lightOfKey(key);
+  return owner ? `${owner.system ?? ''}\u0000${owner.light}` : null;
+}
+
+/**
+ * Every key of these lights, found with SCAN over the layout's patterns
+ * (never KEYS) and told apart by the layout's inspector; also the keys the
+ * layout says a light has, in case a buggy script wrote outside its patterns.
+ */
+async function keysOfLights(redis: Redis, layout: Layout, lights: readonly Light[]): Promise<string[][]> {
+  const index = new Map<string, number>();
+  const keys = lights.map(() => new Set<string>());
+  lights.forEach((light, i) => {
+    const [first] = layout.keysOf(light, 0, 0);
+    const owner = first ? ownerOf(layout, first.key) : null;
+    if (owner) index.set(owner, i);
+  });
+  for (const pattern of layout.inspector.scanPatterns()) {
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      for (const key of found) {
+        const owner = ownerOf(layout, key);
+        const i = owner === null ? undefined : index.get(owner);
+        if (i !== undefined) keys[i]?.add(key);
+      }
+    } while (cursor !== '0');
+  }
+  return keys.map((set) => [...set]);
+}
+
+/** Keys with no expiry, and how many lights' keys fall in more than one cluster slot. */
+async function checkKeys(redis: Redis, keysByLight: readonly string[][], lightIndex: readonly number[]): Promise<{ keysWithoutTtl: KeyWithoutTtl[]; lightsSpanningSlots: number }> {
+  const keysWithoutTtl: KeyWithoutTtl[] = [];
+  let lightsSpanningSlots = 0;
+  for (const [index, keys] of keysByLight.entries()) {
+    if (new Set(keys.map(keySlot)).size > 1) lightsSpanningSlots += 1;
+    const pipeline = redis.pipeline();
+    for (const key of keys) pipeline.ttl(key);
+    const ttls = (await pipeline.exec()) ?? [];
+    keys.forEach((key, i) => {
+      if (ttls[i]?.[1] === -1) keysWithoutTtl.push({ key, light: lightIndex[index] as number });
+    });
+  }
+  return { keysWithoutTtl, lightsSpanningSlots };
+}
+
+async function deleteKeys(redis: Redis, keys: readonly string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+}

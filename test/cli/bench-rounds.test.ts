@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { redisUrl } from '../helpers.js';
+import { runCli } from './run-cli.js';
+
+interface SpreadJson {
+  median: number;
+  min: number;
+  max: number;
+  spread: number;
+  noisy: boolean;
+}
+
+describe('swc bench --rounds and the application view (CLI)', () => {
+  it('JSON: per-round ranges, noisy marks, ratios to the first layout, and the app view (additive fields)', async () => {
+    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--json', '--no-progress', '--rounds', '3', '--time', '0.3', '--connections', '2']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as {
+      wallSeconds: number;
+      serverScriptSeconds: number | null;
+      options: { throughput: { rounds: number; appViewMs: number } };
+      results: {
+        layout: string;
+        throughput: {
+          rounds: number;
+          write: { opsPerSec: number; noisy: boolean; rounds: { count: number; opsPerSec: SpreadJson } };
+          ratio?: { reference: string; request: SpreadJson };
+          app: { meanMs: number; p99Ms: number; rmePercent: number; samples: number };
+        };
+      }[];
+    };
+    expect(report.options.throughput).toMatchObject({ rounds: 3, appViewMs: 250 });
+    // The run's wall time and the server's script time over it, side by side (the fill's overhead is their ratio).
+    expect(report.wallSeconds).toBeGreaterThan(0);
+    expect(report.serverScriptSeconds).toBeGreaterThan(0);
+    const [first, second] = report.results;
+    for (const r of report.results) {
+      expect(r.throughput.rounds).toBe(3);
+      expect(r.throughput.write.rounds.count).toBe(3);
+      expect(r.throughput.write.opsPerSec).toBe(r.throughput.write.rounds.opsPerSec.median);
+      expect(typeof r.throughput.write.noisy).toBe('boolean');
+      expect(r.throughput.app.samples).toBeGreaterThan(0);
+      expect(r.throughput.app.meanMs).toBeGreaterThan(0);
+    }
+    expect(first!.throughput.ratio).toBeUndefined();
+    expect(second!.throughput.ratio!.reference).toBe(first!.layout);
+    expect(second!.throughput.ratio!.request.min).toBeLessThanOrEqual(second!.throughput.ratio!.request.max);
+  });
+
+  it('table: engine capacity with spread (range with --wide), the application view, ratios (range with --wide); --no-app-view drops it', async () => {
+    const narrow = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--no-progress', '--rounds', '2', '--time', '0.2']);
+    expect(narrow.code).toBe(0);
+    expect(narrow.stdout).toMatch(/ spread /);
+    expect(narrow.stdout).not.toMatch(/min–max/);
+    for (const line of narrow.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(120);
+    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--no-progress', '--rounds', '2', '--time', '0.2', '--wide']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Engine capacity \(steady state, injected clock, 4 connection\(s\) × pipeline 1 in flight\)/m);
+    expect(result.stdout).toMatch(/medians of 2 rounds per phase, layouts alternating/);
+    expect(result.stdout).toMatch(/min–max/);
+    expect(result.stdout).toMatch(/\d+,\d{3}–\d+,\d{3}/);
+    expect(result.stdout).toMatch(/^Application's view \(one request at a time through ioredis/m);
+    expect(narrow.stdout).toMatch(/^Application's view \(one request at a time through ioredis/m);
+    expect(result.stdout).toMatch(/\d\.\d\d× \(\d\.\d\d×–\d\.\d\d×\)/);
+    const bare = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--no-progress', '--rounds', '1', '--time', '0.2', '--no-app-view']);
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).not.toMatch(/Application's view|min–max/);
+  });
+
+  it('refuses --rounds out of range and more rounds than --ops, before Redis (exit 2)', async () => {
+    for (const [args, message] of [
+      [['--rounds', '0'], /^swc: .*--rounds: must be 1 to 100, got 0/m],
+      [['--rounds', '2.5'], /^swc: .*--rounds: expected a whole number/m],
+      [['--ops', '2', '--rounds', '3'], /^swc: --ops\/--rounds: 2 ops per phase cannot be split over 3 rounds/m],
+      [['--no-throughput', '--rounds', '3'], /^swc: --no-throughput\/--rounds/m],
+    ] as [string[], RegExp][]) {
+      const result = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', ...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+  });
+
+  it('a scenario sets throughput.rounds; a bad one names the field (exit 2)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'swc-rounds-'));
+    try {
+      const file = path.join(dir, 'rounds.json');
+      const scenario = { layouts: ['stoplight-v6'], windows: [60], rates: [10], throughput: { connections: 1, pipeline: 1, seconds: 0.2, rounds: 2 } };
+      writeFileSync(file, JSON.stringify(scenario));
+      const ok = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', file, '--json', '--no-progress', '--no-app-view']);
+      expect(ok.code).toBe(0);
+      const report = JSON.parse(ok.stdout) as { results: { throughput: { rounds: number; write: { rounds: { count: number } } } }[] };
+      expect(report.results[0]!.throughput.rounds).toBe(2);
+      expect(report.results[0]!.throughput.write.rounds.count).toBe(2);
+      writeFileSync(file, JSON.stringify({ ...scenario, throughput: { ...scenario.throughput, rounds: 0 } }));
+      const bad = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', '--scenario', file]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/rounds\.json: throughput\.rounds: must be 1 to 100, got 0/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
