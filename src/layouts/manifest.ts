@@ -24,7 +24,7 @@ import {
   type Template,
 } from './manifest-schema.js';
 import { pairsToRecord, toInt, toIntOrNull, toStringOrNull } from './parse.js';
-import { HOUR_SECONDS, hourStart } from './stoplight-v5.js';
+import { HOUR_SECONDS, hourStart, V5_FIRST_SECOND_OF_HOUR } from './stoplight-v5.js';
 import { shortId } from './stoplight-v6.js';
 import { TemplateInspector, type KeyPlaceholder, type KeyTemplate } from './template-inspector.js';
 import {
@@ -39,6 +39,8 @@ import {
   type LightKey,
   type RecordOptions,
   type Snapshot,
+  type StampPrecision,
+  type WindowDeviation,
 } from './types.js';
 
 /**
@@ -218,29 +220,6 @@ function keyTemplate(spec: KeySpec, prefix: string): KeyTemplate {
   return { role: spec.role, parts, scoresAreSeconds: spec.scoresAreSeconds };
 }
 
-/** A deliberate difference of a layout's read from the exact window (see {@link ManifestLayout.deviations}). */
-export interface ManifestDeviation {
-  readonly id: string;
-  readonly description: string;
-  /** The whole seconds inside the exact window that a read at `at` does not count, or null. */
-  uncounted(at: number, windowSeconds: number): { fromSecond: number; toSecond: number } | null;
-}
-
-/**
- * A read whose hour keys end at the hour holding (end - 1 s), as Stoplight
- * 5.x's client picks them: at the first second of an hour, that second's
- * events sit in a key the read does not pass.
- */
-const HOUR_KEY_OF_WINDOW_END: ManifestDeviation = {
-  id: 'hour-key-of-window-end',
-  description:
-    "The read's hour keys end at the hour holding (end - 1 s), as Stoplight 5.x's client picks them: a read in the first second of an hour does not count that second's events.",
-  uncounted(at) {
-    const now = Math.floor(at);
-    return now % HOUR_SECONDS === 0 ? { fromSecond: now, toSecond: now } : null;
-  },
-};
-
 /**
  * A layout built from a {@link Manifest}. Scripts that read Redis `TIME`
  * (`clock: "redis-time"`) run wrapped by {@link withInjectedClock}, with the
@@ -254,9 +233,13 @@ export class ManifestLayout implements Layout {
   readonly capabilities: LayoutCapabilities;
   readonly inspector: LayoutInspector;
   /** How the scripts stamp last_success_at / last_error_at. */
-  readonly stampPrecision: 'seconds' | 'milliseconds';
-  /** What the manifest's calls make the read miss on purpose: an hour list that ends at `now-1s`. */
-  readonly deviations: readonly ManifestDeviation[];
+  readonly stampPrecision: StampPrecision;
+  /**
+   * What the manifest's calls make the read miss on purpose: a read whose
+   * hour lists end at `now-1s` picks its hour keys as Stoplight 5.x's client
+   * does, and so misses the first second of an hour as 5.x does.
+   */
+  readonly deviations: readonly WindowDeviation[];
   readonly scripts: readonly LuaScript[];
   /** The folder the scripts were read from. */
   readonly scriptsDir: string;
@@ -303,7 +286,7 @@ export class ManifestLayout implements Layout {
         return [op, list?.kind === 'eachHour' ? list.through : null];
       }),
     ) as Record<OperationName, 'now' | 'now-1s' | null>;
-    this.deviations = this.hourLists.getMetrics === 'now-1s' ? [HOUR_KEY_OF_WINDOW_END] : [];
+    this.deviations = this.hourLists.getMetrics === 'now-1s' ? [V5_FIRST_SECOND_OF_HOUR] : [];
     this.used = Object.fromEntries(
       OPERATIONS.map((op) => [op, [...placeholdersOf([...manifest.operations[op].keys, ...manifest.operations[op].args])]]),
     ) as Record<OperationName, Placeholder[]>;

@@ -84,6 +84,8 @@ describe('a manifest equivalent to a built-in layout', () => {
     const described = loadManifestLayout(fixture(file), { prefix: b });
     expect(described.windowSemantics).toBe(native.windowSemantics);
     expect(described.capabilities).toEqual(native.capabilities);
+    expect(described.stampPrecision).toBe(native.stampPrecision);
+    expect(described.deviations).toEqual(native.deviations ?? []);
 
     const nativeReplies = await drive(native, window, rate, seconds);
     const describedReplies = await drive(described, window, rate, seconds);

@@ -35,19 +35,24 @@ export function stoplight6Tree(clock: 'time' | 'argv'): string {
   if (time) {
     write(root, 'now.lua', ["-- now(): the server's clock in whole milliseconds.", 'local function now()', "  local t = redis.call('TIME')", '  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)', 'end', ''].join('\n'));
   }
-  const head = time ? ['-- @include now', '-- @include window_metrics/_evict'] : ['-- @include window_metrics/_evict'];
+  // swc's lib/now.lua brings swc_millis, which cuts an argument time to milliseconds as swc's 6.0 scripts stamp it.
+  write(root, 'lib/now.lua', own('lib/now.lua'));
+  const head = time ? ['-- @include now', '-- @include window_metrics/_evict'] : ['-- @include lib/now', '-- @include window_metrics/_evict'];
   // ARGV slots shift by one when the time is an argument.
   const a = (n: number): string => `ARGV[${time ? n : n + 1}]`;
-  const second = time ? 'math.floor(now() / 1000)' : 'math.floor(tonumber(ARGV[1]))';
+  // The time in seconds with its milliseconds, then its whole second.
+  const stamp = time ? 'now() / 1000' : 'swc_millis(tonumber(ARGV[1]))';
+  const second = 'math.floor(stamp)';
   write(
     root,
     'window_metrics/record_success.lua',
     [
       ...head,
       `-- KEYS[1] metrics hash, KEYS[2] bucket index; ${time ? '' : 'ARGV[1] time (seconds), '}${a(1)} window, ${a(2)} TTL`,
+      `local stamp = ${stamp}`,
       `local second = ${second}`,
       `swc_v6_evict(KEYS[1], KEYS[2], second - tonumber(${a(1)}))`,
-      "swc_v6_record(KEYS[1], KEYS[2], second, ':s', 'total_successes', 'last_success_at', 'consecutive_errors', 'consecutive_successes')",
+      "swc_v6_record(KEYS[1], KEYS[2], second, stamp, ':s', 'total_successes', 'last_success_at', 'consecutive_errors', 'consecutive_successes')",
       `redis.call('EXPIRE', KEYS[1], tonumber(${a(2)}))`,
       'return second',
       '',
@@ -59,9 +64,10 @@ export function stoplight6Tree(clock: 'time' | 'argv'): string {
     [
       ...head,
       `-- ${a(1)} error JSON, ${a(2)} window, ${a(3)} TTL; replies successes, failures, last_success_at, last_error_json, consecutive_errors, consecutive_successes`,
+      `local stamp = ${stamp}`,
       `local second = ${second}`,
       `swc_v6_evict(KEYS[1], KEYS[2], second - tonumber(${a(2)}))`,
-      "if swc_v6_record(KEYS[1], KEYS[2], second, ':f', 'total_failures', 'last_error_at', 'consecutive_successes', 'consecutive_errors') then",
+      "if swc_v6_record(KEYS[1], KEYS[2], second, stamp, ':f', 'total_failures', 'last_error_at', 'consecutive_successes', 'consecutive_errors') then",
       `  redis.call('HSET', KEYS[1], 'last_error_json', ${a(1)})`,
       'end',
       `redis.call('EXPIRE', KEYS[1], tonumber(${a(3)}))`,
@@ -76,6 +82,7 @@ export function stoplight6Tree(clock: 'time' | 'argv'): string {
     [
       ...head,
       `-- ${a(1)} window, then the metadata fields to return after the two counts`,
+      `local stamp = ${stamp}`,
       `local second = ${second}`,
       `swc_v6_evict(KEYS[1], KEYS[2], second - tonumber(${a(1)}))`,
       "local fields = { 'total_successes', 'total_failures' }",
