@@ -110,6 +110,12 @@ describe('a layout whose manifest and scripts live outside the repository', () =
     expect(await redis.keys('swc-bench:*')).toEqual([]);
   });
 
+  it('verifies against the reference model (its scripts read TIME: the wrapper gives them the injected clock)', async () => {
+    const result = await runCli(['verify', '--layout', own, '--calls', '3000', '--redis-url', redisUrl(), '--json']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('"sliding-log"');
+  });
+
   it('lists and inspects its lights', async () => {
     const layout = loadManifestLayout(own);
     const client = await LayoutClient.open(redis, layout);
