@@ -69,8 +69,13 @@ export type Item =
   | { readonly kind: 'literal'; readonly value: string }
   | { readonly kind: 'eachHour'; readonly template: Template; readonly through: 'now' | 'now-1s' };
 
-/** Where a snapshot field is in a reply: a position in the reply array, or field names in its hash. */
-export type Pick = { readonly at: number } | { readonly fields: readonly string[] };
+/**
+ * Where a snapshot field is in a reply: a position in the reply array, or
+ * field names in its hash; with `json`, that value is JSON text and the field
+ * is its member of that name (Stoplight 6.0 replies no last_error_at: its
+ * client reads the time from the error JSON).
+ */
+export type Pick = ({ readonly at: number } | { readonly fields: readonly string[] }) & { readonly json?: string };
 
 /** How to read a reply as a snapshot. */
 export interface ReplySpec {
@@ -279,12 +284,21 @@ function reply(check: Checker, field: string, value: unknown): ReplySpec {
   const fields = check.object(field, value);
   check.onlyKnown(field, fields, REPLY_FIELDS);
   const hash = fields.hash === undefined ? undefined : check.wholeNumber(`${field}.hash`, fields.hash, 0, 1000);
-  const pick = (name: string): Pick | undefined => {
-    const raw = fields[name];
+  const pick = (name: string, input?: unknown): Pick | undefined => {
     const at = `${field}.${name}`;
+    const raw = input ?? fields[name];
     if (raw === undefined) return undefined;
+    if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
+      const inner = raw as Fields;
+      check.onlyKnown(at, inner, ['from', 'json']);
+      if (inner.from === undefined) check.fail(`${at}.from`, 'required (a position in the reply, or hash field name(s))');
+      const from = pick(`${name}.from`, inner.from) as Pick;
+      return { ...from, json: check.string(`${at}.json`, inner.json) };
+    }
     if (typeof raw === 'number') return { at: check.wholeNumber(at, raw, 0, 1000) };
-    if (typeof raw !== 'string' && !Array.isArray(raw)) check.fail(at, `expected a position or hash field name(s), got ${describe(raw)}`);
+    if (typeof raw !== 'string' && !Array.isArray(raw)) {
+      check.fail(at, `expected a position, hash field name(s), or { "from": …, "json": "<member>" }, got ${describe(raw)}`);
+    }
     const names = typeof raw === 'string' ? [raw] : check.array(at, raw, { nonEmpty: true }).map((n, i) => check.string(`${at}[${i}]`, n));
     if (names.some((n) => n === '')) check.fail(at, 'a hash field name cannot be empty');
     if (hash === undefined) check.fail(at, `picks hash field "${names[0]}" but "hash" (the position of the HGETALL array) is not set`);

@@ -174,9 +174,21 @@ function renderItems(items: readonly Item[], values: Values, hours: readonly num
 
 function pickValue(reply: readonly unknown[], hash: Record<string, string> | undefined, pick: Pick | undefined): unknown {
   if (!pick) return undefined;
-  if ('at' in pick) return reply[pick.at];
-  for (const field of pick.fields) if (hash && Object.hasOwn(hash, field)) return hash[field];
-  return undefined;
+  let value: unknown;
+  if ('at' in pick) value = reply[pick.at];
+  else for (const field of pick.fields) if (value === undefined && hash && Object.hasOwn(hash, field)) value = hash[field];
+  return pick.json === undefined ? value : jsonMember(value, pick.json);
+}
+
+/** A member of JSON text, or undefined when the text is absent, not JSON, or not an object. */
+function jsonMember(text: unknown, member: string): unknown {
+  if (typeof text !== 'string') return undefined;
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>)[member] : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Reads a reply as a snapshot by a manifest's reply spec; missing values read as 0 or null. */

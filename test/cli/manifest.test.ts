@@ -218,4 +218,13 @@ describe('swc bench with manifests and --scripts: byte-identical to the built-in
     expect(hash?.elements).toBeGreaterThan(4);
     expect(cell?.realtime?.achievedRate).toBeGreaterThan(5);
   });
+
+  it.each([
+    ['6.0 (scripts read TIME)', () => v6Tree, 'stoplight-v6'],
+    ['5.x', () => v5Tree, 'stoplight-v5'],
+  ])('swc verify --scripts a Stoplight %s tree: no finding', async (_label, tree, layout) => {
+    const result = await runCli(['verify', '--scripts', tree(), '--layout', layout, '--calls', '3000', '--redis-url', redisUrl()]);
+    expect(result.stdout + result.stderr).toContain(layout);
+    expect(result.code).toBe(0);
+  });
 });

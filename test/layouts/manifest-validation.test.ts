@@ -66,6 +66,8 @@ describe('manifest validation: one line naming the file and the field', () => {
     ['a reply without successes', () => edited((m) => delete m.operations.getMetrics.reply.successes), 'my.json: operations.getMetrics.reply.successes: required'],
     ['an unknown reply field', () => edited((m) => (m.operations.getMetrics.reply.total = 0)), 'my.json: operations.getMetrics.reply.total: unknown field'],
     ['a hash field without "hash"', () => edited((m) => (m.operations.getMetrics.reply.lastErrorJson = 'last_error_json')), 'my.json: operations.getMetrics.reply.lastErrorJson: picks hash field "last_error_json" but "hash" (the position of the HGETALL array) is not set'],
+    ['a JSON member without "from"', () => edited((m) => (m.operations.getMetrics.reply.lastErrorAt = { json: 'time' })), 'my.json: operations.getMetrics.reply.lastErrorAt.from: required'],
+    ['a JSON member with an unknown key', () => edited((m) => (m.operations.getMetrics.reply.lastErrorAt = { from: 4, json: 'time', path: 'x' })), 'my.json: operations.getMetrics.reply.lastErrorAt.path: unknown field (known: from, json)'],
     ['a negative position', () => edited((m) => (m.operations.getMetrics.reply.failures = -1)), 'my.json: operations.getMetrics.reply.failures: expected a whole number from 0 to 1000, got -1'],
     ['a snapshot capability without a failure reply', () => edited((m) => delete m.operations.recordFailure.reply), 'my.json: operations.recordFailure.reply: required when capabilities.failureReturnsSnapshot is true'],
     ['a failure reply the capabilities deny', () => edited((m) => (m.capabilities.failureReturnsSnapshot = false)), 'my.json: operations.recordFailure.reply: given, but capabilities.failureReturnsSnapshot is false'],
