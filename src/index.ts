@@ -45,7 +45,19 @@ export {
   type RedisCommand,
 } from './redis/scripts.js';
 export { classifyRedisError, type ErrorContext } from './redis/errors.js';
-export { readScript, type LuaScript, type ScriptCall } from './lua/source.js';
+export {
+  readScript,
+  loadScript,
+  withInjectedClock,
+  injectedTimeArg,
+  type IncludeConvention,
+  type LuaScript,
+  type ScriptCall,
+  type ScriptSource,
+} from './lua/source.js';
+export { ManifestLayout, loadManifestLayout, manifestDefinition, parseReply, readManifest, type ManifestLayoutOptions } from './layouts/manifest.js';
+export { MANIFEST_VERSION, PLACEHOLDERS, parseManifest, type ClockSource, type Manifest } from './layouts/manifest-schema.js';
+export { classifyScriptsDir, scriptsDirLayouts, stoplightLayout, withScriptsDir, type ScriptsDir } from './layouts/manifest-scripts.js';
 export { connect, openSession, parseRedisUrl, type Session, type SessionOptions, type ConnectOptions } from './redis/connect.js';
 export { startPrivateServer, freePort, type PrivateServer, type PrivateServerOptions } from './redis/server.js';
 export { serverInfo, parseInfo, compareVersions, ENCODING_SETTINGS, type ServerInfo } from './redis/info.js';

@@ -38,7 +38,11 @@ export interface BenchPlan {
    * of its own (three windows of traffic with an incident); absent = not measured.
    */
   readonly accuracy?: { readonly threshold: number };
-  /** Read every layout's Lua from this folder instead of lua/ (a copy with a change, to see what it costs). */
+  /**
+   * Where every layout of the run reads its scripts (`--scripts`): an edited
+   * copy of lua/ (to see what a change costs) or a Stoplight tree; absent =
+   * each layout's own.
+   */
   readonly scriptsDir?: string;
 }
 

@@ -14,7 +14,8 @@ import { checkCellEvents, checkInFlight, LIMITS, parseChoice, parseDuration, par
 import { ExitCode, SwcError, UsageError } from '../errors.js';
 import { preflight, refusalOf } from '../redis/preflight.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
-import { defaultLayoutNames, layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
+import { createLayout, defaultLayoutNames, layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
+import { classifyScriptsDir, scriptsDirLayouts } from '../layouts/manifest-scripts.js';
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
 import { addCompareOptions, checkOutputPath, compareOptionsFrom, printVerdict, writeJsonFile, type CompareFlags } from './compare.js';
@@ -47,6 +48,7 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   realtime?: boolean;
   accuracy?: boolean;
   threshold?: number;
+  scripts?: string;
   chart?: boolean;
   chartOut?: string;
   output?: string;
@@ -96,13 +98,15 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
   const realtime = flags.realtime === true;
   const duration = flags.duration ?? (realtime ? DEFAULT_REALTIME_SECONDS : undefined);
   let plan: BenchPlan = {
-    layouts: flags.layout ?? defaultLayoutNames,
+    // A Stoplight tree holds one version's scripts: by default, bench the layouts it has.
+    layouts: flags.layout ?? (flags.scripts !== undefined ? scriptsDirLayouts(flags.scripts) : defaultLayoutNames),
     windows: flags.window ?? preset?.windows ?? DEFAULT_WINDOWS,
     rates: flags.rate ?? preset?.rates ?? DEFAULT_RATES,
     failureRate: flags.failureRate,
     lights: flags.lights,
     ...(duration !== undefined ? { durationSeconds: duration } : {}),
     seed: flags.seed,
+    ...(flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {}),
     ...(preset ? { preset } : {}),
     ...(realtime ? { realtime } : {}),
     ...(flags.throughput && !realtime
@@ -135,6 +139,9 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
     throw new UsageError('--ops/--time: give one of them, not both (ops per phase, or seconds per phase)');
   }
   if (realtime) checkRealtime(flags, plan, duration ?? DEFAULT_REALTIME_SECONDS);
+  // Build each layout once with the run's scripts folder: a missing script or
+  // include, or an unknown calling convention, fails here, before Redis.
+  for (const name of plan.layouts) createLayout(name, plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {});
   if (plan.throughput) checkInFlight(plan.throughput.connections, plan.throughput.pipeline);
   if (plan.throughput?.ops !== undefined && plan.throughput.ops < (plan.throughput.rounds ?? 1)) {
     throw new UsageError(`--ops/--rounds: ${plan.throughput.ops} ops per phase cannot be split over ${plan.throughput.rounds} rounds; give at least one op per round`);
@@ -399,6 +406,14 @@ export function benchCommand(): Command {
     .option('--no-app-view', `throughput: skip the application's view (one request at a time through ioredis, timed with tinybench, ${APP_VIEW_MS} ms per layout and cell)`)
     .addOption(new Option('--format <format>', 'output format').choices(benchFormats).default('table'))
     .option('--no-progress', 'no progress on stderr')
+    .option(
+      '--scripts <dir>',
+      "run the layouts' scripts from this folder: a Stoplight source tree or installed gem (its own scripts, through swc's manifest of that version's calling convention), or an edited copy of swc's lua/ folder; a manifest layout reads its scripts here instead of its scriptsRoot",
+      parser((v) => {
+        classifyScriptsDir(v);
+        return v;
+      }),
+    )
     .option('--allow-eviction', 'run even when the run may not fit under maxmemory (a cell during which Redis evicts still fails)')
     .option('--scenario <file>', 'run a scenario file (JSON; see README "Scenario files"); flags given here override its fields')
     .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does')
@@ -450,7 +465,9 @@ Examples:
   swc bench --rate 10,100 --window 1m,10m --format markdown
   swc bench --redis-url redis://127.0.0.1:6379 --json > result.json
   swc bench --scenario fixtures/scenarios/small.json --baseline fixtures/baselines/small.json
-  swc bench --realtime --rate 100 --window 1m --duration 30s`,
+  swc bench --realtime --rate 100 --window 1m --duration 30s
+  swc bench --layout ./my-window.json,stoplight-v6       (a layout of your own: README "Your own layout")
+  swc bench --scripts "$(bundle show stoplight)"          (Stoplight's own scripts, from the installed gem)`,
   );
   return command.action(
     action(async (given: BenchFlags, cmd: Command) => {
@@ -542,6 +559,7 @@ Examples:
           throughput: plan.throughput ?? false,
           realtime: plan.realtime === true,
           ...(scenario ? { scenario: scenario.file } : {}),
+          ...(plan.scriptsDir !== undefined ? { scripts: plan.scriptsDir } : {}),
         },
       });
       void running.then(

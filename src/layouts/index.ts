@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { Coarse, coarseVariant } from './coarse.js';
+import { manifestDefinition } from './manifest.js';
+import { withScriptsDir } from './manifest-scripts.js';
 import { Packed } from './packed.js';
 import { Ring } from './ring.js';
 import { SlidingLog } from './sliding-log.js';
@@ -131,12 +133,14 @@ export function namespacedLayout(name: LayoutName, namespace: string, options: L
 }
 
 // The built-in layouts: adding one is its Lua, its module, its inspector, and one line here.
-registerLayout({ name: 'stoplight-v5', create: (options) => new StoplightV5(options), byDefault: true });
-registerLayout({ name: 'stoplight-v6', create: (options) => new StoplightV6(options), byDefault: true });
+registerLayout({ name: 'stoplight-v5', create: (options) => withScriptsDir('stoplight-v5', options, (o) => new StoplightV5(o)), byDefault: true });
+registerLayout({ name: 'stoplight-v6', create: (options) => withScriptsDir('stoplight-v6', options, (o) => new StoplightV6(o)), byDefault: true });
 registerLayout({ name: 'sliding-log', create: (options) => new SlidingLog(options) });
 registerLayout({ name: 'ring', create: (options) => new Ring(options) });
 registerLayout({ name: 'packed', create: (options) => new Packed(options) });
 registerLayout({ name: 'coarse', create: (options) => new Coarse(options), variant: coarseVariant });
 registerLayout({ name: 'two-window', create: (options) => new TwoWindow(options) });
+// `--layout <file>.json`: layouts described by a manifest (src/layouts/manifest.ts).
+registerManifestLoader(manifestDefinition);
 
 export type { Layout, LayoutOptions } from './types.js';
