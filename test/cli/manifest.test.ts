@@ -16,7 +16,7 @@ const MANIFESTS = fileURLToPath(new URL('../../fixtures/manifests/', import.meta
 
 // The user's own layout lives outside the repository, as it would.
 const outside = mkdtempSync(path.join(tmpdir(), 'swc-own-layout-'));
-const own = path.join(outside, 'sliding-log.json');
+const own = path.join(outside, 'my-log.json');
 cpSync(path.join(MANIFESTS, 'example'), outside, { recursive: true });
 const trees = [stoplight6Tree('time'), stoplight5Tree()];
 const [v6Tree, v5Tree] = trees as [string, string];
@@ -99,7 +99,7 @@ describe('a layout whose manifest and scripts live outside the repository', () =
     expect(first.stderr).not.toMatch(/error|warning/i);
     expect(first.code).toBe(0);
     const result = report(first.stdout);
-    expect(result.results.map((r) => r.layout)).toEqual(['sliding-log']);
+    expect(result.results.map((r) => r.layout)).toEqual(['my-log']);
     const keys = result.results[0]?.memory.keys ?? [];
     expect(keys.map((k) => k.type).sort()).toEqual(['hash', 'zset', 'zset']);
     const baseline = path.join(outside, 'baseline.json');
@@ -113,7 +113,7 @@ describe('a layout whose manifest and scripts live outside the repository', () =
   it('verifies against the reference model (its scripts read TIME: the wrapper gives them the injected clock)', async () => {
     const result = await runCli(['verify', '--layout', own, '--calls', '3000', '--redis-url', redisUrl(), '--json']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('"sliding-log"');
+    expect(result.stdout).toContain('"my-log"');
   });
 
   it('lists and inspects its lights', async () => {

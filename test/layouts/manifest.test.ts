@@ -148,7 +148,7 @@ describe('inspecting a manifest layout', () => {
 
 describe('the example layout (fixtures/manifests/example): a sliding log whose scripts read TIME', () => {
   it('counts the half-open window like the reference model under the injected clock', async () => {
-    const layout = loadManifestLayout(fixture('example/sliding-log.json'), { prefix: `swc-test:${randomBytes(3).toString('hex')}:cb` });
+    const layout = loadManifestLayout(fixture('example/my-log.json'), { prefix: `swc-test:${randomBytes(3).toString('hex')}:cb` });
     expect(layout.scripts).toHaveLength(2);
     await installScripts(redis, layout.scripts);
     const window = 30;
