@@ -7,6 +7,7 @@ export { SWC_VERSION } from './version.js';
 export * from './layouts/types.js';
 export {
   layoutNames,
+  defaultLayoutNames,
   isLayoutName,
   isManifestPath,
   createLayout,
@@ -23,6 +24,11 @@ export {
 export { TemplateInspector, parseKeyTemplate, sha256Id, type KeyTemplate, type KeyPlaceholder, type TemplateInspectorOptions, type TemplateTarget } from './layouts/template-inspector.js';
 export { StoplightV5, hourStart, HOUR_SECONDS, V5_MAX_WINDOW_SECONDS } from './layouts/stoplight-v5.js';
 export { StoplightV6, shortId } from './layouts/stoplight-v6.js';
+export { SlidingLog } from './layouts/sliding-log.js';
+export { Ring } from './layouts/ring.js';
+export { Packed, PACKED_SLOT_BYTES } from './layouts/packed.js';
+export { Coarse, coarseUncounted, DEFAULT_BUCKET_SECONDS, type CoarseOptions } from './layouts/coarse.js';
+export { TwoWindow, TWO_WINDOW_APPROXIMATION } from './layouts/two-window.js';
 export { LayoutClient } from './layouts/client.js';
 export { SlidingWindowModel, type WindowCounts } from './model/sliding-window.js';
 export { createRng, type Rng } from './traffic/random.js';
@@ -39,7 +45,19 @@ export {
   type RedisCommand,
 } from './redis/scripts.js';
 export { classifyRedisError, type ErrorContext } from './redis/errors.js';
-export { readScript, type LuaScript, type ScriptCall } from './lua/source.js';
+export {
+  readScript,
+  loadScript,
+  withInjectedClock,
+  injectedTimeArg,
+  type IncludeConvention,
+  type LuaScript,
+  type ScriptCall,
+  type ScriptSource,
+} from './lua/source.js';
+export { ManifestLayout, loadManifestLayout, manifestDefinition, parseReply, readManifest, type ManifestLayoutOptions } from './layouts/manifest.js';
+export { MANIFEST_VERSION, PLACEHOLDERS, parseManifest, type ClockSource, type Manifest } from './layouts/manifest-schema.js';
+export { classifyScriptsDir, scriptsDirLayouts, stoplightLayout, withScriptsDir, type ScriptsDir } from './layouts/manifest-scripts.js';
 export { connect, openSession, parseRedisUrl, type Session, type SessionOptions, type ConnectOptions } from './redis/connect.js';
 export { startPrivateServer, freePort, type PrivateServer, type PrivateServerOptions } from './redis/server.js';
 export { serverInfo, parseInfo, compareVersions, ENCODING_SETTINGS, type ServerInfo } from './redis/info.js';

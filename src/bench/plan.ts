@@ -33,7 +33,16 @@ export interface BenchPlan {
    */
   readonly realtime?: boolean;
   readonly preset?: Preset;
-  /** Read every layout's Lua from this folder instead of lua/ (a copy with a change, to see what it costs). */
+  /**
+   * Measure each layout's failure ratio against the exact window on a light
+   * of its own (three windows of traffic with an incident); absent = not measured.
+   */
+  readonly accuracy?: { readonly threshold: number };
+  /**
+   * Where every layout of the run reads its scripts (`--scripts`): an edited
+   * copy of lua/ (to see what a change costs) or a Stoplight tree; absent =
+   * each layout's own.
+   */
   readonly scriptsDir?: string;
 }
 

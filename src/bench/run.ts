@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { ExitCode, InterruptedError, SwcError } from '../errors.js';
 import { namespacedLayout } from '../layouts/index.js';
-import type { Layout, Light } from '../layouts/types.js';
+import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import { performance } from 'node:perf_hooks';
 import { readScriptCommandStats, scriptCommandDelta } from '../measure/commandstats.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
@@ -19,6 +19,7 @@ import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type Tra
 import { SWC_VERSION } from '../version.js';
 import { aliveKey, deleteKeys, markRun, otherLiveRuns, runKey, waitForTurn, type Namespace } from './namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan, type Cell } from './plan.js';
+import { cellAccuracy } from './accuracy.js';
 import { publishedKb } from './presets.js';
 import { driveRealtime } from './realtime.js';
 
@@ -275,6 +276,11 @@ async function runMemory(
   };
 }
 
+/** How the plan's layouts are built: with the run's scripts folder (`--scripts`) when it has one. */
+function layoutOptionsOf(plan: BenchPlan): LayoutOptions {
+  return plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {};
+}
+
 /**
  * The plan's layouts whose script calls take keys in more than one hash
  * slot (a cluster node refuses those with CROSSSLOT), each with the slots
@@ -286,7 +292,7 @@ export function layoutsAcrossSlots(plan: BenchPlan, prefix: string): { layout: s
   const at = BENCH_EPOCH + (plan.durationSeconds ?? window);
   const out: { layout: string; slots: number[] }[] = [];
   for (const name of new Set(plan.layouts)) {
-    const layout = namespacedLayout(name, prefix);
+    const layout = namespacedLayout(name, prefix, layoutOptionsOf(plan));
     const light: Light = { name: 'slot-check' };
     for (const call of [layout.recordSuccess(light, { at, windowSeconds: window }), layout.getMetrics(light, { at, windowSeconds: window })]) {
       const slots = [...new Set(call.keys.map(keySlot))];
@@ -366,7 +372,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     // the first measurement: compiling Lua and the server's first allocations
     // would otherwise land in the first cell's used_memory delta.
     for (const name of new Set(cells.map((c) => c.layout))) {
-      const layout = namespacedLayout(name, namespace.prefix, plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {});
+      const layout = namespacedLayout(name, namespace.prefix, layoutOptionsOf(plan));
       await installScripts(redis, layout.scripts);
       await warmUp(session, plan, layout);
     }
@@ -397,7 +403,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       }[] = [];
       for (const cell of group) {
         progress?.onCellStart?.(cell, index, cells.length);
-        const layout = namespacedLayout(cell.layout, namespace.prefix, plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {});
+        const layout = namespacedLayout(cell.layout, namespace.prefix, layoutOptionsOf(plan));
         const name = `cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s)`;
         const where = (): string =>
           `in ${name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
@@ -487,6 +493,10 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         const throughput = throughputs?.[i];
         // Where the injected clock stopped, so every hour key it wrote is deleted below.
         const clockSpan = throughput ? { ...span, to: Math.ceil(throughput.clockEndAt ?? span.to) + 1 } : span;
+        const accuracy = await cellAccuracy(redis, plan, cell, layout, run.signal).catch((err: unknown) => {
+          throw withContext(err, `in ${f.name}, accuracy phase`);
+        });
+        if (accuracy) await watch(f.name, 'accuracy phase');
         const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
         const result: CellResult = {
           layout: cell.layout,
@@ -499,6 +509,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           memory,
           ...(throughput ? { throughput } : {}),
           ...(realtime ? { realtime } : {}),
+          ...(accuracy ? { accuracy } : {}),
           ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
         };
         await deleteLights(redis, layout, lights, clockSpan).catch((err: unknown) => {

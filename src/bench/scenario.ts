@@ -37,11 +37,15 @@ export interface Scenario {
   readonly preset?: string;
   /** `false` = memory only. */
   readonly throughput?: ScenarioThroughput | false;
+  /** Measure accuracy (`--accuracy`). */
+  readonly accuracy?: boolean;
+  /** The failure ratio a light opens at (`--threshold`; implies accuracy). */
+  readonly threshold?: number;
 }
 
 type Fields = Record<string, unknown>;
 
-const KNOWN = ['$schema', 'description', 'layouts', 'windows', 'rates', 'failureRate', 'lights', 'duration', 'seed', 'preset', 'throughput'];
+const KNOWN = ['$schema', 'description', 'layouts', 'windows', 'rates', 'failureRate', 'lights', 'duration', 'seed', 'preset', 'throughput', 'accuracy', 'threshold'];
 const THROUGHPUT_KNOWN = ['connections', 'pipeline', 'ops', 'seconds', 'rounds'];
 
 function describe(value: unknown): string {
@@ -85,6 +89,11 @@ function onlyKnown(file: string, fields: Fields, known: readonly string[], where
   if (unknown !== undefined) {
     throw new InputFileError(file, `${where}${unknown}: unknown field (known: ${known.filter((k) => k !== '$schema').join(', ')})`);
   }
+}
+
+function flag(file: string, field: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') throw new InputFileError(file, `${field}: expected true or false, got ${describe(value)}`);
+  return value;
 }
 
 function throughputOf(file: string, value: unknown): ScenarioThroughput | false {
@@ -151,6 +160,8 @@ export function parseScenario(file: string, json: unknown): Scenario {
     ...(f.seed !== undefined ? { seed: number(file, 'seed', f.seed, LIMITS.seed) } : {}),
     ...(f.preset !== undefined ? { preset: inFile(file, () => parseChoice('preset', text('preset', f.preset), Object.keys(presets))) } : {}),
     ...(f.throughput !== undefined ? { throughput: throughputOf(file, f.throughput) } : {}),
+    ...(f.accuracy !== undefined ? { accuracy: flag(file, 'accuracy', f.accuracy) } : {}),
+    ...(f.threshold !== undefined ? { threshold: number(file, 'threshold', f.threshold, LIMITS.failureRate) } : {}),
   };
 }
 

@@ -14,7 +14,8 @@ import { checkCellEvents, checkInFlight, LIMITS, parseChoice, parseDuration, par
 import { ExitCode, SwcError, UsageError } from '../errors.js';
 import { preflight, refusalOf } from '../redis/preflight.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
-import { layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
+import { createLayout, defaultLayoutNames, layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
+import { classifyScriptsDir, scriptsDirLayouts } from '../layouts/manifest-scripts.js';
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
 import { addCompareOptions, checkOutputPath, compareOptionsFrom, printVerdict, writeJsonFile, type CompareFlags } from './compare.js';
@@ -45,6 +46,9 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   scenario?: string;
   baseline?: string;
   realtime?: boolean;
+  accuracy?: boolean;
+  threshold?: number;
+  scripts?: string;
   chart?: boolean;
   chartOut?: string;
   output?: string;
@@ -60,12 +64,15 @@ const DEFAULT_ROUNDS = 5;
 /** tinybench time per layout and cell for the application's view. */
 const APP_VIEW_MS = 250;
 const DEFAULT_WINDOWS = [300];
+/** The failure ratio at which Stoplight's error-rate strategy opens a light, as commonly configured. */
+const DEFAULT_THRESHOLD = 0.5;
 /** Real seconds per cell under --realtime: short, because one window (often minutes) per cell is a surprise. */
 const DEFAULT_REALTIME_SECONDS = 10;
 
 const rateList = parser((v) => parseList('--rate', v, (p) => parseNumber('--rate', p, LIMITS.rate)));
 const windowList = parser((v) => parseList('--window', v, (p) => parseDuration('--window', p, LIMITS.window)));
-const layoutList = parser((v) => parseList('--layout', v, (p) => resolveLayoutName(p)));
+// `all` stands for every registered layout, in registration order.
+const layoutList = parser((v) => [...new Set(parseList('--layout', v, (p) => (p === 'all' ? [...layoutNames] : [resolveLayoutName(p)])).flat())]);
 
 /** The checks only real traffic needs: it takes real time and one client must keep up. */
 function checkRealtime(flags: BenchFlags, plan: BenchPlan, seconds: number): void {
@@ -90,14 +97,16 @@ function checkRealtime(flags: BenchFlags, plan: BenchPlan, seconds: number): voi
 export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): BenchPlan {
   const realtime = flags.realtime === true;
   const duration = flags.duration ?? (realtime ? DEFAULT_REALTIME_SECONDS : undefined);
-  const plan: BenchPlan = {
-    layouts: flags.layout ?? layoutNames,
+  let plan: BenchPlan = {
+    // A Stoplight tree holds one version's scripts: by default, bench the layouts it has.
+    layouts: flags.layout ?? (flags.scripts !== undefined ? scriptsDirLayouts(flags.scripts) : defaultLayoutNames),
     windows: flags.window ?? preset?.windows ?? DEFAULT_WINDOWS,
     rates: flags.rate ?? preset?.rates ?? DEFAULT_RATES,
     failureRate: flags.failureRate,
     lights: flags.lights,
     ...(duration !== undefined ? { durationSeconds: duration } : {}),
     seed: flags.seed,
+    ...(flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {}),
     ...(preset ? { preset } : {}),
     ...(realtime ? { realtime } : {}),
     ...(flags.throughput && !realtime
@@ -113,10 +122,26 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
         }
       : {}),
   };
+  if (flags.accuracy === true || flags.threshold !== undefined) {
+    const threshold = flags.threshold ?? DEFAULT_THRESHOLD;
+    plan = { ...plan, accuracy: { threshold } };
+    for (const w of plan.windows) {
+      for (const r of plan.rates) {
+        if (r * 3 * w > LIMITS.eventsPerCell) {
+          throw new UsageError(
+            `--accuracy: ${Math.round(r * 3 * w).toLocaleString('en-US')} events to measure accuracy at ${r}/s over three ${w} s windows; at most ${LIMITS.eventsPerCell.toLocaleString('en-US')}`,
+          );
+        }
+      }
+    }
+  }
   if (flags.ops !== undefined && flags.time !== undefined) {
     throw new UsageError('--ops/--time: give one of them, not both (ops per phase, or seconds per phase)');
   }
   if (realtime) checkRealtime(flags, plan, duration ?? DEFAULT_REALTIME_SECONDS);
+  // Build each layout once with the run's scripts folder: a missing script or
+  // include, or an unknown calling convention, fails here, before Redis.
+  for (const name of plan.layouts) createLayout(name, plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {});
   if (plan.throughput) checkInFlight(plan.throughput.connections, plan.throughput.pipeline);
   if (plan.throughput?.ops !== undefined && plan.throughput.ops < (plan.throughput.rounds ?? 1)) {
     throw new UsageError(`--ops/--rounds: ${plan.throughput.ops} ops per phase cannot be split over ${plan.throughput.rounds} rounds; give at least one op per round`);
@@ -154,6 +179,8 @@ export function withScenario(flags: BenchFlags, scenario: Scenario, given: (flag
     seed: pick('seed', scenario.seed),
     preset: pick('preset', scenario.preset),
     throughput: pick('throughput', scenario.throughput === undefined ? undefined : scenario.throughput !== false),
+    accuracy: pick('accuracy', scenario.accuracy),
+    threshold: pick('threshold', scenario.threshold),
     ...(scenario.throughput
       ? {
           connections: pick('connections', scenario.throughput.connections),
@@ -356,7 +383,7 @@ export function benchCommand(): Command {
     .option('--rate <list>', `requests per second per light, comma-separated (default ${DEFAULT_RATES.join(',')})`, rateList)
     .option('--window <list>', `window sizes, comma-separated: 300, 90s, 5m, 1h (default ${DEFAULT_WINDOWS.join(',')} s)`, windowList)
     .addOption(
-      new Option('--layout <list>', `layouts, comma-separated: ${layoutNames.join(', ')} (default all)`).argParser(layoutList),
+      new Option('--layout <list>', `layouts, comma-separated: ${layoutNames.join(', ')}, a manifest file, or all (default ${defaultLayoutNames.join(',')})`).argParser(layoutList),
     )
     .option('--failure-rate <0..1>', 'share of failures (seeded Bernoulli per event)', parser((v) => parseNumber('--failure-rate', v, LIMITS.failureRate)), 0.5)
     .option('--lights <n>', 'lights per cell; memory is reported per light', parser((v) => parseNumber('--lights', v, LIMITS.lights)), 1)
@@ -369,6 +396,8 @@ export function benchCommand(): Command {
     .option('--preset <name>', `a named matrix: ${Object.keys(presets).join(', ')} (with published figures)`, parser((v) => parseChoice('--preset', v, Object.keys(presets))))
     .option('--seed <n>', 'seed for outcomes and event ids (same seed, same bytes)', parser((v) => parseNumber('--seed', v, LIMITS.seed)), 1)
     .option('--no-throughput', 'memory only: skip the throughput and latency phases')
+    .option('--accuracy', 'also measure each layout\'s failure ratio against the exact window (three windows of traffic with an incident, on a light of its own)')
+    .option('--threshold <0..1>', `with --accuracy (implies it): the failure ratio at which a light opens (default ${DEFAULT_THRESHOLD})`, parser((v) => parseNumber('--threshold', v, LIMITS.failureRate)))
     .option('--connections <n>', 'throughput: concurrent connections', parser((v) => parseNumber('--connections', v, LIMITS.connections)), 4)
     .option('--pipeline <n>', 'throughput: operations per pipelined batch on each connection', parser((v) => parseNumber('--pipeline', v, LIMITS.pipeline)), 1)
     .option('--ops <n>', 'throughput: operations per phase (instead of --time)', parser((v) => parseNumber('--ops', v, LIMITS.ops)))
@@ -377,6 +406,14 @@ export function benchCommand(): Command {
     .option('--no-app-view', `throughput: skip the application's view (one request at a time through ioredis, timed with tinybench, ${APP_VIEW_MS} ms per layout and cell)`)
     .addOption(new Option('--format <format>', 'output format').choices(benchFormats).default('table'))
     .option('--no-progress', 'no progress on stderr')
+    .option(
+      '--scripts <dir>',
+      "run the layouts' scripts from this folder: a Stoplight source tree or installed gem (its own scripts, through swc's manifest of that version's calling convention), or an edited copy of swc's lua/ folder; a manifest layout reads its scripts here instead of its scriptsRoot",
+      parser((v) => {
+        classifyScriptsDir(v);
+        return v;
+      }),
+    )
     .option('--allow-eviction', 'run even when the run may not fit under maxmemory (a cell during which Redis evicts still fails)')
     .option('--scenario <file>', 'run a scenario file (JSON; see README "Scenario files"); flags given here override its fields')
     .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does')
@@ -428,7 +465,9 @@ Examples:
   swc bench --rate 10,100 --window 1m,10m --format markdown
   swc bench --redis-url redis://127.0.0.1:6379 --json > result.json
   swc bench --scenario fixtures/scenarios/small.json --baseline fixtures/baselines/small.json
-  swc bench --realtime --rate 100 --window 1m --duration 30s`,
+  swc bench --realtime --rate 100 --window 1m --duration 30s
+  swc bench --layout ./my-window.json,stoplight-v6       (a layout of your own: README "Your own layout")
+  swc bench --scripts "$(bundle show stoplight)"          (Stoplight's own scripts, from the installed gem)`,
   );
   return command.action(
     action(async (given: BenchFlags, cmd: Command) => {
@@ -520,6 +559,7 @@ Examples:
           throughput: plan.throughput ?? false,
           realtime: plan.realtime === true,
           ...(scenario ? { scenario: scenario.file } : {}),
+          ...(plan.scriptsDir !== undefined ? { scripts: plan.scriptsDir } : {}),
         },
       });
       void running.then(

@@ -5,6 +5,7 @@ import { LIMITS, parseList, parseNumber } from '../bench/values.js';
 import { ExitCode, ScriptError, SwcError, UsageError } from '../errors.js';
 import { preflight, refusalOf } from '../redis/preflight.js';
 import { createLayout, layoutNames, namespacedLayout, resolveLayoutName, type LayoutName } from '../layouts/index.js';
+import { scriptsDirLayouts } from '../layouts/manifest-scripts.js';
 import { renderVerify } from '../report/verify.js';
 import type { VerifyResult } from '../verify/types.js';
 import { verifyLayout } from '../verify/verify.js';
@@ -37,7 +38,7 @@ export function verifyCommand(): Command {
     .description(
       'drive seeded random traffic through a layout and the reference model on an injected clock; report disagreements (shrunk to a short reproduction), script errors, keys without a TTL and cluster slots',
     )
-    .addOption(new Option('--layout <list>', `layouts, comma-separated: ${layoutNames.join(', ')}, or manifest files (default all registered)`).argParser(layoutList))
+    .addOption(new Option('--layout <list>', `layouts, comma-separated: ${layoutNames.join(', ')}, or manifest files (default all registered; with --scripts, the layouts that folder has)`).argParser(layoutList))
     .option('--calls <n>', `calls per layout, over every light (default ${DEFAULT_CALLS.toLocaleString('en-US')})`, parser((v) => parseNumber('--calls', v, CALLS)), DEFAULT_CALLS)
     .option('--seed <n>', 'seed of the traffic, to replay a run (default random; always printed)', parser((v) => parseNumber('--seed', v, LIMITS.seed)))
     .option('--lights <n>', 'lights per layout, each with its own window', parser((v) => parseNumber('--lights', v, LIGHTS)), 8)
@@ -68,7 +69,8 @@ Examples:
   return command.action(
     action(async (flags: VerifyFlags) => {
       const seed = flags.seed ?? randomInt(0, 2 ** 32);
-      const names = flags.layout ?? [...layoutNames];
+      // A Stoplight tree holds one version's scripts: by default, verify the layouts it has.
+      const names = flags.layout ?? (flags.scripts !== undefined ? scriptsDirLayouts(flags.scripts) : [...layoutNames]);
       const scripts = flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {};
       // Every layout is built (its scripts read) before Redis is touched: a missing file is bad input.
       for (const name of names) {

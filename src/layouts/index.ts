@@ -1,7 +1,14 @@
 import path from 'node:path';
 import { UsageError } from '../errors.js';
+import { Coarse, coarseVariant } from './coarse.js';
+import { manifestDefinition } from './manifest.js';
+import { withScriptsDir } from './manifest-scripts.js';
+import { Packed } from './packed.js';
+import { Ring } from './ring.js';
+import { SlidingLog } from './sliding-log.js';
 import { StoplightV5 } from './stoplight-v5.js';
 import { StoplightV6 } from './stoplight-v6.js';
+import { TwoWindow } from './two-window.js';
 import type { Layout, LayoutOptions } from './types.js';
 
 /** A registered layout: its name and how to build it. */
@@ -9,6 +16,14 @@ export interface LayoutDefinition {
   readonly name: string;
   /** Builds the layout, with its keys under `options.prefix` when given. */
   create(options?: LayoutOptions): Layout;
+  /** Benched when `--layout` is not given (the published comparison); default false. */
+  readonly byDefault?: boolean;
+  /**
+   * A layout derived from this one by its name, e.g. `coarse-30s` from
+   * `coarse`; null when `name` is not one. The registry registers it the first
+   * time the name is asked for.
+   */
+  variant?(name: string): LayoutDefinition | null;
 }
 
 /**
@@ -32,6 +47,10 @@ let manifestLoader: ManifestLoader | null = null;
  */
 export const layoutNames: readonly string[] = names;
 
+const defaults: string[] = [];
+/** The layouts `bench` runs when `--layout` is not given, in registration order (a live list). */
+export const defaultLayoutNames: readonly string[] = defaults;
+
 /**
  * Adds a layout to the registry; `bench`, `inspect`, `lights` and `compare`
  * find it from then on. A second registration of the same name is an error.
@@ -40,6 +59,7 @@ export function registerLayout(definition: LayoutDefinition): void {
   if (registry.has(definition.name)) throw new UsageError(`layout ${definition.name}: a layout of that name is already registered`);
   registry.set(definition.name, definition);
   names.push(definition.name);
+  if (definition.byDefault === true) defaults.push(definition.name);
 }
 
 /** Lets `--layout <file>.json` load a manifest; until one is registered, manifest files are refused. */
@@ -65,6 +85,12 @@ export function isManifestPath(spec: string): boolean {
  */
 export function resolveLayoutName(spec: string, options: { baseDir?: string } = {}): LayoutName {
   if (registry.has(spec)) return spec;
+  for (const definition of [...registry.values()]) {
+    const derived = definition.variant?.(spec);
+    if (!derived) continue;
+    if (!registry.has(derived.name)) registerLayout(derived);
+    return derived.name;
+  }
   if (!isManifestPath(spec)) {
     throw new UsageError(`--layout: expected one of ${names.join(', ')} or a manifest file (*.json), got "${spec}"`);
   }
@@ -107,7 +133,14 @@ export function namespacedLayout(name: LayoutName, namespace: string, options: L
 }
 
 // The built-in layouts: adding one is its Lua, its module, its inspector, and one line here.
-registerLayout({ name: 'stoplight-v5', create: (options) => new StoplightV5(options) });
-registerLayout({ name: 'stoplight-v6', create: (options) => new StoplightV6(options) });
+registerLayout({ name: 'stoplight-v5', create: (options) => withScriptsDir('stoplight-v5', options, (o) => new StoplightV5(o)), byDefault: true });
+registerLayout({ name: 'stoplight-v6', create: (options) => withScriptsDir('stoplight-v6', options, (o) => new StoplightV6(o)), byDefault: true });
+registerLayout({ name: 'sliding-log', create: (options) => new SlidingLog(options) });
+registerLayout({ name: 'ring', create: (options) => new Ring(options) });
+registerLayout({ name: 'packed', create: (options) => new Packed(options) });
+registerLayout({ name: 'coarse', create: (options) => new Coarse(options), variant: coarseVariant });
+registerLayout({ name: 'two-window', create: (options) => new TwoWindow(options) });
+// `--layout <file>.json`: layouts described by a manifest (src/layouts/manifest.ts).
+registerManifestLoader(manifestDefinition);
 
 export type { Layout, LayoutOptions } from './types.js';

@@ -144,6 +144,29 @@ export interface LayoutInspector {
   systemIdOf?(system: string): string;
 }
 
+/** Successes and failures, as exact counts or as the bound of an error. */
+export interface CountPair {
+  readonly successes: number;
+  readonly failures: number;
+}
+
+/**
+ * How far an approximate layout's counts may be from the exact window (the
+ * layout's {@link WindowSemantics}), stated so that a checker can hold every
+ * read to it.
+ */
+export interface Approximation {
+  /** The bound in words, as the layout's TSDoc states it. */
+  readonly description: string;
+  /**
+   * The largest absolute error of the successes and of the failures that a
+   * read at `at` (seconds, fractional allowed) may return, given the exact
+   * counts of any whole seconds `fromSecond..toSecond` (both included) of the
+   * light's traffic.
+   */
+  errorBound(at: number, windowSeconds: number, countIn: (fromSecond: number, toSecond: number) => CountPair): CountPair;
+}
+
 /** Whole seconds, or seconds with their milliseconds. */
 export type StampPrecision = 'seconds' | 'milliseconds';
 
@@ -188,6 +211,8 @@ export interface Layout {
   readonly scripts: readonly LuaScript[];
   readonly capabilities: LayoutCapabilities;
   readonly inspector: LayoutInspector;
+  /** Present when reads only approximate the window: the error bound they keep. Absent = exact. */
+  readonly approximation?: Approximation;
   /** Deliberate differences of the read from the exact window; none when absent. */
   readonly deviations?: readonly WindowDeviation[];
   /**

@@ -1,14 +1,33 @@
-/** Lua sources: reading `lua/<id>.lua` with its includes, and the calls built from them. */
+/** Lua sources: reading a script with its includes, wrapping it for an injected clock, and the calls built from them. */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InputFileError, ScriptError } from '../errors.js';
+import { InputFileError } from '../errors.js';
 import { readInputFile } from '../json-file.js';
 
 /** The `lua/` folder at the package root (same relative place from src/ and dist/). */
 export const LUA_DIR = fileURLToPath(new URL('../../lua/', import.meta.url));
 
-const INCLUDE_LINE = /^--include\s+(\S+)\s*$/;
+/**
+ * How a script pulls in shared Lua:
+ * - `swc`: a line `--include <path>` (path under the root, with `.lua`),
+ *   each file spliced in at most once per script (swc's own `lua/`);
+ * - `stoplight`: a line matching `^--\s*@include\s+([\w\-/]+)$`, replaced by
+ *   the text of `<root>/<name>.lua`, recursively, every time it appears, as
+ *   Stoplight's own loader does, so the resolved source (and its SHA1) is the
+ *   one Stoplight would load;
+ * - `none`: no include lines.
+ */
+export type IncludeConvention = 'swc' | 'stoplight' | 'none';
+
+/** The include conventions, for validation messages. */
+export const INCLUDE_CONVENTIONS: readonly IncludeConvention[] = ['swc', 'stoplight', 'none'];
+
+const SWC_INCLUDE = /^--include\s+(\S+)\s*$/;
+// Stoplight's loader runs a Ruby regex whose `^`/`$` are line anchors; per
+// line, a JS regex anchored on the whole line matches the same lines (a line
+// ending in \r does not match in either).
+const STOPLIGHT_INCLUDE = /^--\s*@include\s+([\w\-/]+)$/;
 
 /** One Lua script, includes resolved, ready for SCRIPT LOAD / EVALSHA. */
 export interface LuaScript {
@@ -31,11 +50,86 @@ export interface ScriptCall {
   readonly args: readonly (string | number)[];
 }
 
+/** What {@link loadScript} reads. */
+export interface ScriptSource {
+  /** The folder includes are resolved against. */
+  readonly root: string;
+  /** The script's path under `root`, with its extension. */
+  readonly file: string;
+  readonly includes: IncludeConvention;
+  /** The script's id (default: `file` without `.lua`). */
+  readonly id?: string;
+}
+
 const cache = new Map<string, LuaScript>();
 
 /** How a file under `root` is named in messages: `lua/…` for swc's own scripts, else its path. */
 function displayName(root: string, relative: string): string {
   return path.resolve(root) === path.resolve(LUA_DIR) ? `lua/${relative}` : path.join(root, relative);
+}
+
+function finish(id: string, file: string, lines: readonly string[], lineMap: LuaScript['lineMap']): LuaScript {
+  const source = lines.join('\n');
+  const sha1 = createHash('sha1').update(source).digest('hex');
+  return {
+    id,
+    file,
+    source,
+    sha1,
+    // Two roots can hold different sources under one id: the name carries the hash.
+    command: `swc_${id.replace(/[^A-Za-z0-9]/g, '_')}_${sha1.slice(0, 10)}`,
+    lineMap,
+  };
+}
+
+/**
+ * Reads a script under `root` and resolves its includes by `includes`'
+ * convention. A file that cannot be read, or an include cycle, is an
+ * {@link InputFileError} naming the including file and line.
+ */
+export function loadScript(options: ScriptSource): LuaScript {
+  const { root, file, includes } = options;
+  const id = options.id ?? file.replace(/\.lua$/, '');
+  const cacheKey = `${path.resolve(root)}\u0000${file}\u0000${includes}\u0000${id}`;
+  const cached = cache.get(cacheKey);
+  if (cached) return cached;
+  const lines: string[] = [];
+  const lineMap: { file: string; line: number }[] = [];
+  const seen = new Set<string>();
+  /** `from`: the including file and line, for messages. */
+  const append = (relative: string, chain: readonly string[], from?: { file: string; line: number; text: string }): void => {
+    const at = from ? `${displayName(root, from.file)}:${from.line}` : displayName(root, relative);
+    if (chain.includes(relative)) {
+      throw new InputFileError(at, `include cycle (${[...chain, relative].join(' -> ')})`);
+    }
+    if (includes === 'swc') {
+      if (seen.has(relative)) return;
+      seen.add(relative);
+    }
+    let text: string;
+    try {
+      // Like every input file: a FIFO or a device in an edited scripts folder
+      // must not block swc beyond the reach of Ctrl-C, nor fill its memory.
+      text = readInputFile(path.join(root, relative));
+    } catch (err) {
+      const why = err instanceof InputFileError ? err.problem : `cannot read (${(err as Error).message})`;
+      throw new InputFileError(at, from ? `"${from.text.trim()}": ${displayName(root, relative)}: ${why}` : why);
+    }
+    text.split('\n').forEach((line, index) => {
+      const include = includes === 'swc' ? SWC_INCLUDE.exec(line) : includes === 'stoplight' ? STOPLIGHT_INCLUDE.exec(line) : null;
+      if (include?.[1]) {
+        const target = includes === 'swc' ? include[1] : `${include[1]}.lua`;
+        append(target, [...chain, relative], { file: relative, line: index + 1, text: line });
+        return;
+      }
+      lines.push(line);
+      lineMap.push({ file: displayName(root, relative), line: index + 1 });
+    });
+  };
+  append(file, []);
+  const script = finish(id, displayName(root, file), lines, lineMap);
+  cache.set(cacheKey, script);
+  return script;
 }
 
 /**
@@ -44,55 +138,76 @@ function displayName(root: string, relative: string): string {
  * same root (each file at most once), so shared Lua lives in one place.
  */
 export function readScript(id: string, root: string = LUA_DIR): LuaScript {
-  const cacheKey = `${path.resolve(root)}\u0000${id}`;
-  const cached = cache.get(cacheKey);
-  if (cached) return cached;
-  const lines: string[] = [];
-  const lineMap: { file: string; line: number }[] = [];
-  const seen = new Set<string>();
-  const append = (relative: string, chain: readonly string[]): void => {
-    if (chain.includes(relative)) {
-      throw new ScriptError(`${displayName(root, relative)}: include cycle (${[...chain, relative].join(' -> ')})`);
-    }
-    if (seen.has(relative)) return;
-    seen.add(relative);
-    let text: string;
-    try {
-      // Like every input file: a FIFO or a device in an edited scripts folder
-      // must not block swc beyond the reach of Ctrl-C, nor fill its memory.
-      text = readInputFile(path.join(root, relative));
-    } catch (cause) {
-      const from = chain.at(-1);
-      const problem = cause instanceof InputFileError ? `: ${cause.problem}` : '';
-      throw new ScriptError(
-        `${displayName(root, relative)}: cannot read${problem}${from ? ` (included from ${displayName(root, from)})` : ''}`,
-        { cause },
-      );
-    }
-    text.split('\n').forEach((line, index) => {
-      const include = INCLUDE_LINE.exec(line);
-      if (include?.[1]) {
-        append(include[1], [...chain, relative]);
-        return;
-      }
-      lines.push(line);
-      lineMap.push({ file: displayName(root, relative), line: index + 1 });
-    });
-  };
-  append(`${id}.lua`, []);
-  const source = lines.join('\n');
-  const sha1 = createHash('sha1').update(source).digest('hex');
-  const script: LuaScript = {
-    id,
-    file: displayName(root, `${id}.lua`),
-    source,
-    sha1,
-    // Two roots can hold different sources under one id: the name carries the hash.
-    command: `swc_${id.replace(/[^A-Za-z0-9]/g, '_')}_${sha1.slice(0, 10)}`,
-    lineMap,
-  };
-  cache.set(cacheKey, script);
-  return script;
+  return loadScript({ root, file: `${id}.lua`, includes: 'swc', id });
+}
+
+/**
+ * Lines put in front of a script that reads the clock from Redis `TIME`, so
+ * it can run unchanged under an injected clock. The caller appends one extra
+ * ARGV: the injected time in whole microseconds, or '' for the server's own
+ * clock. The prologue takes that value off, rebinds `ARGV` to a copy without
+ * it (the script sees exactly the ARGV it expects), and shadows `redis` with
+ * a table whose `call`/`pcall` answer `TIME` with the injected time and pass
+ * every other command, and every other field (`log`, `sha1hex`, constants…),
+ * to the real one. Locals, not globals: Redis 7 refuses to assign globals in
+ * scripts, and a local shadows the global for the rest of the chunk, includes
+ * spliced below included.
+ *
+ * Redis names the line that raised an error, which for a failed command is
+ * now the wrapper's; so `call` runs the command with `pcall` and, on an error
+ * reply, adds the script's own line (`called at user_script:N`, found with
+ * `error`'s level argument since scripts have no debug library) before
+ * raising it. A call in tail position (`return redis.call(…)`) has no line
+ * left to name.
+ */
+const CLOCK_PROLOGUE = [
+  '-- swc: injected clock (see src/lua/source.ts); the script follows unchanged.',
+  'local swc_real_redis = redis',
+  'local swc_injected_us = ARGV[#ARGV]',
+  'local ARGV = (function(all) local copy = {} for i = 1, #all - 1 do copy[i] = all[i] end return copy end)(ARGV)',
+  'local function swc_time(command)',
+  "  if swc_injected_us == '' or type(command) ~= 'string' or string.upper(command) ~= 'TIME' then return nil end",
+  '  local us = tonumber(swc_injected_us)',
+  "  return { string.format('%d', math.floor(us / 1000000)), string.format('%d', us % 1000000) }",
+  'end',
+  'local redis = setmetatable({',
+  '  call = function(command, ...)',
+  '    local injected = swc_time(command)',
+  '    if injected then return injected end',
+  '    local reply = swc_real_redis.pcall(command, ...)',
+  "    if type(reply) == 'table' and reply.err then",
+  "      local _, where = pcall(error, '', 3)",
+  "      if where ~= '' then reply.err = reply.err .. ' (called at ' .. string.gsub(where, ': $', '') .. ')' end",
+  '      error(reply)',
+  '    end',
+  '    return reply',
+  '  end,',
+  '  pcall = function(command, ...) return swc_time(command) or swc_real_redis.pcall(command, ...) end,',
+  '}, { __index = swc_real_redis })',
+];
+
+/** Where the prologue's lines come from, in error messages. */
+const PROLOGUE_FILE = "swc's clock wrapper";
+
+/**
+ * The script wrapped so that `redis.call('TIME')` and `redis.pcall('TIME')`
+ * return an injected time passed as one extra, last ARGV (see
+ * {@link injectedTimeArg}); every other call passes through, and the script
+ * sees exactly the KEYS and ARGV it was written for.
+ */
+export function withInjectedClock(script: LuaScript): LuaScript {
+  const lines = [...CLOCK_PROLOGUE, ...script.source.split('\n')];
+  const lineMap = [...CLOCK_PROLOGUE.map((_, i) => ({ file: PROLOGUE_FILE, line: i + 1 })), ...script.lineMap];
+  return finish(`${script.id}+clock`, script.file, lines, lineMap);
+}
+
+/** The extra ARGV of a {@link withInjectedClock} script: whole microseconds, or '' for the server's clock. */
+export function injectedTimeArg(at: number | undefined): string {
+  if (at === undefined) return '';
+  const second = Math.floor(at);
+  // Rounding to whole microseconds must not carry into the next second:
+  // hour keys and buckets are chosen from floor(at) on this side.
+  return String(Math.min(Math.round(at * 1_000_000), second * 1_000_000 + 999_999));
 }
 
 /** Rewrites `user_script:N` in a Redis error into the file and line it came from. */

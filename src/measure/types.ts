@@ -2,6 +2,7 @@
  * Result shapes of `swc bench`. Units are in the field names. These are the
  * JSON contract other tools read: add fields freely, never rename.
  */
+import type { AccuracyResult } from './accuracy.js';
 
 /** One key of a light as measured. */
 export interface KeyMemory {
@@ -180,6 +181,8 @@ export interface CellResult {
   readonly realtime?: RealtimeResult;
   /** With `--preset blog`: the published figure and the difference. */
   readonly published?: { readonly kb: number; readonly bytes: number; readonly diff: number };
+  /** With `--accuracy`: the failure ratio's error against the exact window. */
+  readonly accuracy?: AccuracyResult;
 }
 
 /** The whole `swc bench --json` document. */

@@ -50,7 +50,9 @@ function pairsOf(report: BenchReport): { first: string; other: string }[] {
  */
 export function memoryGrid(report: BenchReport, { wide = true }: { wide?: boolean } = {}): Grid {
   const layouts = layoutsOf(report);
-  const hasPublished = report.results.some((r) => r.published);
+  // Published and diff columns only beside the layouts the preset has figures for.
+  const published = new Set(report.results.filter((r) => r.published).map((r) => r.layout));
+  const hasPublished = (layout: string): boolean => published.has(layout);
   const hasDuration = report.results.some((r) => r.durationSeconds !== r.windowSeconds);
   const pairs = pairsOf(report);
   // Narrow: one pair is named in the caption, and encodings get a table of their own.
@@ -61,7 +63,7 @@ export function memoryGrid(report: BenchReport, { wide = true }: { wide?: boolea
     'req/s',
     ...(hasDuration ? ['traffic'] : []),
     'events in window',
-    ...layouts.flatMap((l) => [`${l} KB`, ...(hasPublished ? [`published`, `diff`] : [])]),
+    ...layouts.flatMap((l) => [`${l} KB`, ...(hasPublished(l) ? [`published`, `diff`] : [])]),
     ...ratio,
     ...(wide ? ['encodings'] : []),
   ];
@@ -73,9 +75,9 @@ export function memoryGrid(report: BenchReport, { wide = true }: { wide?: boolea
       String(g.rate),
       ...(hasDuration ? [any ? formatWindow(any.durationSeconds) : ''] : []),
       count(any?.eventsInWindow ?? g.rate * g.windowSeconds),
-      ...cells.flatMap((c) => [
+      ...cells.flatMap((c, i) => [
         c ? kb(c.memory.bytesPerLight) : '',
-        ...(hasPublished ? [c?.published ? c.published.kb.toFixed(1) : '', c?.published ? percent(c.published.diff) : ''] : []),
+        ...(hasPublished(layouts[i] as string) ? [c?.published ? c.published.kb.toFixed(1) : '', c?.published ? percent(c.published.diff) : ''] : []),
       ]),
       ...pairs.map(({ first, other }) => {
         const a = g.byLayout.get(first);
@@ -205,6 +207,36 @@ export function appViewGrid(report: BenchReport): Grid | undefined {
   return { head, rows, numeric: head.map((h) => h !== 'window' && h !== 'layout') };
 }
 
+/**
+ * Accuracy (`--accuracy`): one row per cell, the failure ratio's error
+ * against the exact window and the share of reads deciding differently about
+ * the threshold.
+ */
+export function accuracyGrid(report: BenchReport): Grid | undefined {
+  const measured = report.results.filter((r) => r.accuracy);
+  if (measured.length === 0) return undefined;
+  const threshold = measured[0]?.accuracy?.threshold ?? 0.5;
+  const head = ['window', 'req/s', 'layout', 'reads', 'max error', 'mean error', `decides differently at ${threshold}`];
+  const rows = measured.map((r) => {
+    const a = r.accuracy as NonNullable<CellResult['accuracy']>;
+    return [
+      formatWindow(r.windowSeconds),
+      String(r.rate),
+      r.layout,
+      count(a.reads),
+      a.maxAbsError.toFixed(4),
+      a.meanAbsError.toFixed(4),
+      `${(a.decisionMismatchShare * 100).toFixed(2)}%`,
+    ];
+  });
+  return {
+    head,
+    rows,
+    numeric: head.map((_, i) => i === 1 || i >= 3),
+    caption: 'absolute error of the failure ratio against the exact window, three windows of traffic with an incident (all failures) from 1.25 to 1.5 windows',
+  };
+}
+
 /** Real traffic (`--realtime`): one row per cell, pacing and write latency. */
 export function realtimeGrid(report: BenchReport): Grid | undefined {
   const measured = report.results.filter((r) => r.realtime);
@@ -299,7 +331,10 @@ export function csvGrid(report: BenchReport): Grid {
     'usedMemoryDeltaPerLight', 'encodings', 'publishedKb', 'publishedDiff',
     ...['write', 'read', 'request'].flatMap((op) => ['OpsPerSec', 'P50Ms', 'P99Ms', 'P999Ms', 'ServerUsecPerCall'].map((f) => `${op}${f}`)),
     ...['RequestedRate', 'AchievedRate', 'Seconds', 'Events', 'LateP99Ms', 'LateMaxMs', 'WriteP50Ms', 'WriteP99Ms', 'WriteP999Ms'].map((f) => `realtime${f}`),
+    ...['Reads', 'MaxAbsError', 'MeanAbsError', 'Threshold', 'DecisionMismatchShare'].map((f) => `accuracy${f}`),
   ];
+  const accuracy = (a: CellResult['accuracy']): string[] =>
+    a ? [a.reads, a.maxAbsError, a.meanAbsError, a.threshold, a.decisionMismatchShare].map(String) : Array<string>(5).fill('');
   const realtime = (t: CellResult['realtime']): string[] =>
     t
       ? [t.requestedRate, t.achievedRate, t.seconds, t.events, t.lateP99Ms, t.lateMaxMs, t.write.p50Ms, t.write.p99Ms, t.write.p999Ms].map(String)
@@ -320,6 +355,7 @@ export function csvGrid(report: BenchReport): Grid {
     ...stat(r.throughput?.read),
     ...stat(r.throughput?.request),
     ...realtime(r.realtime),
+    ...accuracy(r.accuracy),
   ]);
   return { head, rows };
 }
@@ -350,6 +386,7 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
     ["Application's view (one request at a time through ioredis, a read then a write; tinybench)", appViewGrid(report)],
     [wide ? 'Throughput ratios (median and range of per-round ratios)' : 'Throughput ratios (median of per-round ratios; --wide for the range)', throughputRatioGrid(report, { wide })],
     ['Real traffic (--realtime: server clock, paced)', realtimeGrid(report)],
+    ['Accuracy', accuracyGrid(report)],
   ];
   const t = report.results.find((r) => r.throughput)?.throughput;
   const footerParts = [

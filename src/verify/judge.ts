@@ -63,6 +63,12 @@ function fieldsOf(snapshot: Snapshot): ComparedFields {
  */
 export class LightJudge {
   private readonly model: SlidingWindowModel;
+  /**
+   * For a layout that declares an approximation: the same traffic over two
+   * windows, so its bound can ask for seconds that already left the window
+   * (two-window weighs the previous fixed window).
+   */
+  private readonly history: SlidingWindowModel | null;
   private broken = false;
   /** The most buckets one call of this light evicted, in the model. */
   largestEviction = 0;
@@ -72,11 +78,15 @@ export class LightJudge {
     readonly windowSeconds: number,
   ) {
     this.model = new SlidingWindowModel(windowSeconds, layout.windowSemantics, layout.capabilities.maxWindowSeconds ?? Number.POSITIVE_INFINITY);
+    this.history = layout.approximation ? new SlidingWindowModel(2 * windowSeconds, 'closed') : null;
   }
 
   judge(call: ReproCall, [err, reply]: PipelineReply): Verdict {
     if (this.broken) return { kind: 'skip' };
-    if (call.op !== 'read') this.model.record(call.at, call.op);
+    if (call.op !== 'read') {
+      this.model.record(call.at, call.op);
+      this.history?.record(call.at, call.op);
+    }
     if (err) {
       this.broken = true;
       return { kind: 'error', error: err.message };
@@ -115,6 +125,22 @@ export class LightJudge {
     return { ...exact, successes: exact.successes - missed.successes, failures: exact.failures - missed.failures };
   }
 
+  /** The counts within the layout's declared error bound, every other field exact. */
+  private withinApproximation(at: number, exact: ComparedFields, actual: ComparedFields): boolean {
+    const approximation = this.layout.approximation;
+    if (!approximation || !this.history) return false;
+    const history = this.history;
+    history.count(Math.floor(at));
+    const bound = approximation.errorBound(at, this.windowSeconds, (from, to) => history.countIn(from, to));
+    // Estimates are fractional: allow for floating point, not for a whole event.
+    const slack = 1e-9;
+    return (
+      Math.abs(actual.successes - exact.successes) <= bound.successes + slack &&
+      Math.abs(actual.failures - exact.failures) <= bound.failures + slack &&
+      differing({ ...exact, successes: actual.successes, failures: actual.failures }, actual).length === 0
+    );
+  }
+
   private compare({ op, at }: ReproCall, actual: ComparedFields): Verdict {
     const exact = this.exact(this.model.count(Math.floor(at)));
     const fields = differing(exact, actual);
@@ -127,6 +153,7 @@ export class LightJudge {
       if (differing(predicted, actual).length === 0) return { kind: 'deviation', id: deviation.id };
     }
     if (fields.length === 0) return { kind: 'ok' };
+    if (op === 'read' && this.withinApproximation(at, exact, actual)) return { kind: 'ok' };
     return { kind: 'disagreement', expected: exact, actual, fields };
   }
 }

@@ -34,15 +34,26 @@ describe('swc bench --scenario (CLI)', () => {
     ]);
   });
 
+  it('a scenario asks for accuracy with its threshold; --threshold on the command line overrides it', async () => {
+    const file = write('accuracy.json', { layouts: ['two-window'], windows: [20], rates: [2], throughput: false, threshold: 0.3 });
+    const fromFile = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', file, '--json', '--no-progress']);
+    expect(fromFile.code).toBe(0);
+    expect((JSON.parse(fromFile.stdout) as BenchReport).results[0]?.accuracy).toMatchObject({ threshold: 0.3, reads: 40 });
+    const overridden = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', file, '--threshold', '0.6', '--json', '--no-progress']);
+    expect((JSON.parse(overridden.stdout) as BenchReport).results[0]?.accuracy?.threshold).toBe(0.6);
+  });
+
   it.each([
     ['a rate out of range', { rates: [1, -5] }, /rates\[1\]: must be more than 0 to 100000, got -5/],
     ['a bad window', { windows: ['5x'] }, /windows\[0\]: expected a duration such as 90, 90s, 5m or 1h, got "5x"/],
     ['a string where a number belongs', { lights: '8' }, /lights: expected a number, got "8"/],
     ['fractional lights', { lights: 1.5 }, /lights: expected a whole number from 1 to 10000, got "1.5"/],
-    ['an unknown layout', { layouts: ['stoplight-v7'] }, /layouts\[0\]: expected one of stoplight-v5, stoplight-v6 or a manifest file \(\*\.json\), got "stoplight-v7"/],
+    ['an unknown layout', { layouts: ['stoplight-v7'] }, /layouts\[0\]: expected one of stoplight-v5, stoplight-v6, sliding-log, ring, packed, coarse, two-window or a manifest file \(\*\.json\), got "stoplight-v7"/],
     ['an unknown field', { rate: [1] }, /rate: unknown field \(known: description, layouts, windows/],
     ['bad throughput settings', { throughput: { connections: 0, pipeline: 1 } }, /throughput\.connections: must be 1 to 1000, got 0/],
     ['an unknown preset', { preset: 'vlog' }, /preset: expected one of blog, got "vlog"/],
+    ['accuracy not a boolean', { accuracy: 'yes' }, /accuracy: expected true or false, got "yes"/],
+    ['a threshold out of range', { threshold: 1.5 }, /threshold: must be 0 to 1, got 1\.5/],
     ['an array instead of an object', [1], /expected a scenario object/],
     ['malformed JSON', '{"rates": [1,]}', /not valid JSON/],
   ])('exits 2 naming the file and the field for %s', async (_, content, message) => {

@@ -71,4 +71,15 @@ describe('swc bench (CLI)', () => {
       ['stoplight-v6', 11.6],
     ]);
   });
+
+  it('--layout all runs every registered layout once, coarse-<N>s a coarse variant; a bad N exits 2 with one line before connecting', async () => {
+    const csv = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '2', '--window', '10', '--format', 'csv', '--no-progress', '--no-throughput', '--layout', 'coarse-5s,all']);
+    expect(csv.code).toBe(0);
+    const layouts = csv.stdout.trim().split('\n').slice(1).map((l) => l.split(',')[0]);
+    expect(layouts.slice(0, 8)).toEqual(['coarse-5s', 'stoplight-v5', 'stoplight-v6', 'sliding-log', 'ring', 'packed', 'coarse', 'two-window']);
+    expect(new Set(layouts).size).toBe(layouts.length);
+    const bad = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', '--layout', 'coarse-0s']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe('swc: --layout: coarse-<N>s takes N from 1 to 3600 (the bucket width in seconds), got 0');
+  });
 });

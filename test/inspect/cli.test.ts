@@ -90,8 +90,8 @@ describe('swc inspect', () => {
     [['--window', '1.5'], '--window: must be a whole number of seconds from 1 to 604800'],
     [['--limit', '-1'], '--limit: must be 0 to 1000000, got -1'],
     [['--at', '1764450000000'], '--at: expected Unix seconds 0..4102444800'],
-    [['--layout', 'v7'], '--layout: expected one of stoplight-v5, stoplight-v6 or a manifest file (*.json), got "v7"'],
-    [['--layout', './my-window.json'], '--layout: manifest files are not supported yet'],
+    [['--layout', 'v7'], '--layout: expected one of stoplight-v5, stoplight-v6, sliding-log, ring, packed, coarse, two-window or a manifest file (*.json), got "v7"'],
+    [['--layout', './my-window.json'], 'my-window.json: no such file'],
   ])('rejects %j with one line and exit 2, before connecting', (flags, message) => {
     // Port 1 would refuse: exit 2 (not 3) shows Redis was never contacted.
     const run = swc('inspect', 'x', '--redis-url', 'redis://127.0.0.1:1', ...flags);

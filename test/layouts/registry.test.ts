@@ -130,7 +130,8 @@ afterAll(() => session.close());
 
 describe('a third layout registered from outside swc', () => {
   it('is listed, validated and built by the registry like the built-in ones', () => {
-    expect(layoutNames).toEqual(['stoplight-v5', 'stoplight-v6', NAME]);
+    expect(layoutNames.slice(0, 2)).toEqual(['stoplight-v5', 'stoplight-v6']);
+    expect(layoutNames.at(-1)).toBe(NAME);
     expect(isLayoutName(NAME)).toBe(true);
     expect(resolveLayoutName(NAME)).toBe(NAME);
     expect(createLayout(NAME, { prefix: 'ns:x' }).prefix).toBe('ns:x');
@@ -190,15 +191,16 @@ describe('a third layout registered from outside swc', () => {
     const client = await LayoutClient.open(redis, createLayout(NAME));
     await client.recordSuccess({ name }, { at: HOUR_START, windowSeconds: 60 });
     const list = await listLights(redis);
-    expect(list.patterns).toEqual(['stoplight:v5:*', 'stoplight:v6:*', 'swc-test:mc:{*}:success:*', 'swc-test:mc:{*}:failure:*']);
+    expect(list.patterns.slice(0, 2)).toEqual(['stoplight:v5:*', 'stoplight:v6:*']);
+    expect(list.patterns.slice(-2)).toEqual(['swc-test:mc:{*}:success:*', 'swc-test:mc:{*}:failure:*']);
     expect(list.lights.find((l) => l.light === name)).toMatchObject({ layout: NAME, keys: 1, systemId: null, spanSeconds: 0 });
     expect(renderLights({ list, matched: list.lights, shown: list.lights, totals: [], wide: false }, 'table', false)).toMatch(new RegExp(`${NAME} +│ ${name} `));
   });
 });
 
 describe('layout manifests through the registry', () => {
-  it('refuses a manifest file until a loader is registered, then loads it once', () => {
-    expect(() => resolveLayoutName('./my-window.json')).toThrow('--layout: manifest files are not supported yet');
+  it("reads a manifest file with swc's loader; a loader registered in its place loads each file once", () => {
+    expect(() => resolveLayoutName('./my-window.json')).toThrow(/my-window\.json: no such file/);
     let loads = 0;
     registerManifestLoader((file) => {
       loads += 1;
@@ -209,7 +211,7 @@ describe('layout manifests through the registry', () => {
     expect(resolveLayoutName('./my-window.json')).toBe('from-manifest');
     expect(loads).toBe(1);
     expect(isLayoutName('from-manifest')).toBe(true);
-    expect(() => resolveLayoutName('no-such-layout')).toThrow(/--layout: expected one of stoplight-v5, stoplight-v6, test-minute-counters, from-manifest or a manifest file/);
+    expect(() => resolveLayoutName('no-such-layout')).toThrow(/--layout: expected one of stoplight-v5, stoplight-v6, .*test-minute-counters, from-manifest or a manifest file/);
   });
 
   it('a scenario names manifest files relative to its own folder, and names the field when one is unknown', () => {

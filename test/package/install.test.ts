@@ -51,11 +51,11 @@ describe('a name that installs', () => {
     writeFileSync(
       join(project, 'use.mjs'),
       `import { createLayout, layoutNames, SWC_VERSION, shortId } from '${manifest.name}';\n` +
-        `console.log(JSON.stringify({ layouts: layoutNames, version: SWC_VERSION, prefix: createLayout('stoplight-v6').prefix, id: shortId('default') }));\n`,
+        `console.log(JSON.stringify({ layouts: layoutNames, version: SWC_VERSION, prefix: createLayout('stoplight-v6').prefix, id: shortId('default'), packedScripts: createLayout('packed').scripts.length }));\n`,
     );
     const run = spawnSync(process.execPath, ['use.mjs'], { cwd: project, encoding: 'utf8' });
     expect(run.stderr).toBe('');
-    expect(JSON.parse(run.stdout)).toMatchObject({ layouts: ['stoplight-v5', 'stoplight-v6'], prefix: 'stoplight:v6', id: '37a8eec1ce19' });
+    expect(JSON.parse(run.stdout)).toMatchObject({ layouts: ['stoplight-v5', 'stoplight-v6', 'sliding-log', 'ring', 'packed', 'coarse', 'two-window'], prefix: 'stoplight:v6', id: '37a8eec1ce19', packedScripts: 3 });
   });
 
   it('the packed command runs from the other project (its Lua and dist are in the package)', () => {

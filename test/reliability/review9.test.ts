@@ -21,13 +21,16 @@ describe('verify --scripts reads Lua files as input files', () => {
     const layout = path.join(root, 'stoplight-v6');
     mkdirSync(layout, { recursive: true });
     for (const name of readdirSync(path.join(LUA, 'stoplight-v6'))) copyFileSync(path.join(LUA, 'stoplight-v6', name), path.join(layout, name));
-    rmSync(path.join(layout, 'record_success.lua'));
-    execFileSync('mkfifo', [path.join(layout, 'record_success.lua')]);
+    mkdirSync(path.join(root, 'lib'));
+    for (const name of readdirSync(path.join(LUA, 'lib'))) copyFileSync(path.join(LUA, 'lib', name), path.join(root, 'lib', name));
+    // record_success.lua stays a file: the folder is recognised by it; the next script read is the FIFO.
+    rmSync(path.join(layout, 'record_failure.lua'));
+    execFileSync('mkfifo', [path.join(layout, 'record_failure.lua')]);
     // Before the fix the read of the FIFO never returned and ignored SIGTERM; runCli's timeout would kill it.
     const result = await runCli(['verify', '--layout', 'stoplight-v6', '--scripts', root, '--redis-url', redisUrl()], {}, 30_000);
     expect(result.signal).toBeNull();
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/record_success\.lua: cannot read: a FIFO \(named pipe\), not a regular file/);
+    expect(result.stderr).toMatch(/record_failure\.lua: a FIFO \(named pipe\), not a regular file/);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

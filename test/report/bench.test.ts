@@ -99,11 +99,11 @@ describe('renderBench (colour off)', () => {
 
   it('csv: one flat row per result', () => {
     expect(renderBench(twoLayouts, 'csv', false)).toMatchInlineSnapshot(`
-      "layout,windowSeconds,rate,durationSeconds,eventsInWindow,events,bytesPerLight,usedMemoryDeltaPerLight,encodings,publishedKb,publishedDiff,writeOpsPerSec,writeP50Ms,writeP99Ms,writeP999Ms,writeServerUsecPerCall,readOpsPerSec,readP50Ms,readP99Ms,readP999Ms,readServerUsecPerCall,requestOpsPerSec,requestP50Ms,requestP99Ms,requestP999Ms,requestServerUsecPerCall,realtimeRequestedRate,realtimeAchievedRate,realtimeSeconds,realtimeEvents,realtimeLateP99Ms,realtimeLateMaxMs,realtimeWriteP50Ms,realtimeWriteP99Ms,realtimeWriteP999Ms
-      stoplight-v5,60,10,60,600,600,76186,76286,hash:skiplist,,,20000,0.21,0.52,1.4,8.5,22000,0.21,0.52,1.4,9.5,10000,0.21,0.52,1.4,18,,,,,,,,,
-      stoplight-v6,60,10,60,600,600,11059,11159,hash:listpack,,,21000,0.21,0.52,1.4,8.5,23000,0.21,0.52,1.4,9.5,10500,0.21,0.52,1.4,18,,,,,,,,,
-      stoplight-v5,60,100,60,6000,6000,723046,723146,hash:skiplist,,,19000,0.21,0.52,1.4,8.5,21000,0.21,0.52,1.4,9.5,9500,0.21,0.52,1.4,18,,,,,,,,,
-      stoplight-v6,60,100,60,6000,6000,11059,11159,hash:listpack,,,19500,0.21,0.52,1.4,8.5,21500,0.21,0.52,1.4,9.5,9750,0.21,0.52,1.4,18,,,,,,,,,
+      "layout,windowSeconds,rate,durationSeconds,eventsInWindow,events,bytesPerLight,usedMemoryDeltaPerLight,encodings,publishedKb,publishedDiff,writeOpsPerSec,writeP50Ms,writeP99Ms,writeP999Ms,writeServerUsecPerCall,readOpsPerSec,readP50Ms,readP99Ms,readP999Ms,readServerUsecPerCall,requestOpsPerSec,requestP50Ms,requestP99Ms,requestP999Ms,requestServerUsecPerCall,realtimeRequestedRate,realtimeAchievedRate,realtimeSeconds,realtimeEvents,realtimeLateP99Ms,realtimeLateMaxMs,realtimeWriteP50Ms,realtimeWriteP99Ms,realtimeWriteP999Ms,accuracyReads,accuracyMaxAbsError,accuracyMeanAbsError,accuracyThreshold,accuracyDecisionMismatchShare
+      stoplight-v5,60,10,60,600,600,76186,76286,hash:skiplist,,,20000,0.21,0.52,1.4,8.5,22000,0.21,0.52,1.4,9.5,10000,0.21,0.52,1.4,18,,,,,,,,,,,,,,
+      stoplight-v6,60,10,60,600,600,11059,11159,hash:listpack,,,21000,0.21,0.52,1.4,8.5,23000,0.21,0.52,1.4,9.5,10500,0.21,0.52,1.4,18,,,,,,,,,,,,,,
+      stoplight-v5,60,100,60,6000,6000,723046,723146,hash:skiplist,,,19000,0.21,0.52,1.4,8.5,21000,0.21,0.52,1.4,9.5,9500,0.21,0.52,1.4,18,,,,,,,,,,,,,,
+      stoplight-v6,60,100,60,6000,6000,11059,11159,hash:listpack,,,19500,0.21,0.52,1.4,8.5,21500,0.21,0.52,1.4,9.5,9750,0.21,0.52,1.4,18,,,,,,,,,,,,,,
       "
     `);
   });
@@ -130,6 +130,29 @@ describe('renderBench (colour off)', () => {
       _Redis 7.0.15, jemalloc-5.3.0 (private server); hash-max-listpack-entries=128 zset-max-listpack-entries=128_
       "
     `);
+  });
+
+  it('published and diff columns appear only beside the layouts the preset has figures for', () => {
+    const withPublished = {
+      ...threeLayouts,
+      results: threeLayouts.results.map((r) => (r.layout === 'my-window' ? r : { ...r, published: { kb: 350, bytes: 358_400, diff: 0.0154 } })),
+    };
+    expect(memoryGrid(withPublished).head).toEqual([
+      'window',
+      'req/s',
+      'events in window',
+      'stoplight-v5 KB',
+      'published',
+      'diff',
+      'stoplight-v6 KB',
+      'published',
+      'diff',
+      'my-window KB',
+      'stoplight-v5 / stoplight-v6',
+      'stoplight-v5 / my-window',
+      'encodings',
+    ]);
+    expect(memoryGrid(withPublished).rows[0]?.slice(9, 10)).toEqual(['4.0']);
   });
 
   it('throughput ratios name the pair: in the caption for two layouts, a column for more', () => {

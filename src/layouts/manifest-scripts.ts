@@ -1,0 +1,163 @@
+/**
+ * `--scripts <dir>`: run a built-in layout's operations from scripts on the
+ * user's disk. The folder is either an edited copy of swc's own `lua/`, or a
+ * Stoplight source tree or installed gem, whose scripts run unchanged through
+ * a manifest swc ships for that Stoplight version's calling convention.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UsageError } from '../errors.js';
+import { loadScript } from '../lua/source.js';
+import { ManifestLayout, readManifest } from './manifest.js';
+import { OPERATIONS, type Item, type Manifest } from './manifest-schema.js';
+import { V5_MAX_WINDOW_SECONDS } from './stoplight-v5.js';
+import { StoplightV5Inspector } from './stoplight-v5-inspector.js';
+import { shortId } from './stoplight-v6.js';
+import { StoplightV6Inspector } from './stoplight-v6-inspector.js';
+import type { Layout, LayoutOptions } from './types.js';
+
+/** Where swc's manifests for Stoplight's own scripts live (in the package). */
+export const STOPLIGHT_MANIFESTS_DIR = fileURLToPath(new URL('../../fixtures/manifests/stoplight/', import.meta.url));
+
+/** The built-in layouts a scripts folder can stand in for. */
+export type ScriptsLayoutName = 'stoplight-v5' | 'stoplight-v6';
+
+/** What a `--scripts` folder holds. */
+export type ScriptsDir =
+  /** An edited copy of swc's `lua/`: the built-in layouts read their scripts there. */
+  | { readonly kind: 'swc'; readonly dir: string }
+  /** A Stoplight tree: where its 6.0 and 5.x scripts are, when present. */
+  | { readonly kind: 'stoplight'; readonly dir: string; readonly v6Root?: string; readonly v5Root?: string };
+
+const V6_STORAGE = ['lib/stoplight/infrastructure/redis/storage', 'stoplight/infrastructure/redis/storage', '.'];
+const V5_DATA_STORE = ['lib/stoplight/data_store/redis', 'stoplight/data_store/redis', '.'];
+
+const isFile = (file: string): boolean => existsSync(file) && statSync(file).isFile();
+
+/**
+ * Tells what a `--scripts` folder holds; a folder that is none of the known
+ * kinds is a UsageError naming what was looked for.
+ */
+export function classifyScriptsDir(dir: string): ScriptsDir {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--scripts: ${dir}: no such folder`);
+  if (isFile(path.join(dir, 'stoplight-v6/record_success.lua'))) return { kind: 'swc', dir };
+  const v6Root = V6_STORAGE.map((p) => path.join(dir, p)).find((root) => isFile(path.join(root, 'window_metrics/record_success.lua')));
+  const v5Root = V5_DATA_STORE.map((p) => path.join(dir, p)).find(
+    (root) => isFile(path.join(root, 'record_success.lua')) && isFile(path.join(root, 'get_metadata.lua')),
+  );
+  if (!v6Root && !v5Root) {
+    throw new UsageError(
+      `--scripts: ${dir}: neither a copy of swc's lua/ folder (no stoplight-v6/record_success.lua) nor a Stoplight ` +
+        'source tree or gem (no lib/stoplight/infrastructure/redis/storage/window_metrics/ nor lib/stoplight/data_store/redis/*.lua)',
+    );
+  }
+  return { kind: 'stoplight', dir, ...(v6Root ? { v6Root } : {}), ...(v5Root ? { v5Root } : {}) };
+}
+
+/** The built-in layouts a scripts folder provides: both for swc's copy, those found for a Stoplight tree. */
+export function scriptsDirLayouts(dir: string): ScriptsLayoutName[] {
+  const found = classifyScriptsDir(dir);
+  if (found.kind === 'swc') return ['stoplight-v5', 'stoplight-v6'];
+  return [...(found.v5Root ? (['stoplight-v5'] as const) : []), ...(found.v6Root ? (['stoplight-v6'] as const) : [])];
+}
+
+/** Whether the script at `root/file` has an include line naming `name` (Stoplight's convention). */
+function includes(root: string, file: string, name: string): boolean {
+  const text = readFileSync(path.join(root, file), 'utf8');
+  return text.split('\n').some((line) => new RegExp(`^--\\s*@include\\s+${name}$`).test(line));
+}
+
+function count(items: readonly Item[]): number | null {
+  // A list's length depends on the window: no fixed count to compare.
+  return items.some((item) => item.kind === 'eachHour') ? null : items.length;
+}
+
+function highest(source: string, table: 'KEYS' | 'ARGV'): number {
+  let max = 0;
+  for (const match of source.matchAll(new RegExp(`\\b${table}\\[(\\d+)\\]`, 'g'))) max = Math.max(max, Number(match[1]));
+  return max;
+}
+
+/**
+ * Checks that the scripts read the KEYS and ARGV slots the manifest passes,
+ * so a Stoplight version with another argument order fails here, before any
+ * traffic, instead of writing wrong keys. A script that reads a slot past
+ * the ones passed, or a write that leaves a passed slot unread, is another
+ * convention.
+ */
+function checkConvention(manifest: Manifest, root: string, what: string): void {
+  for (const op of OPERATIONS) {
+    const spec = manifest.operations[op];
+    const source = loadScript({ root, file: spec.script, includes: manifest.includes }).source;
+    for (const [table, items] of [
+      ['KEYS', spec.keys],
+      ['ARGV', spec.args],
+    ] as const) {
+      const passed = count(items);
+      const read = highest(source, table);
+      const write = op !== 'getMetrics';
+      if (passed !== null && (read > passed || (write && read !== passed))) {
+        throw new UsageError(
+          `--scripts: ${path.join(root, spec.script)} reads ${table}[1..${read}], but ${what} passes ${passed}: a calling convention ` +
+            'swc does not know; describe it in a manifest and pass it with --layout <file> (README: "Your own layout")',
+        );
+      }
+    }
+  }
+}
+
+/**
+ * The layout `name` with its operations run from `dir`: swc's own layout
+ * reading an edited copy of `lua/`, or (for a Stoplight tree) Stoplight's
+ * scripts through the manifest of their calling convention. Returns null
+ * for an swc copy: the caller builds the built-in with `scriptsDir`.
+ */
+export function stoplightLayout(name: ScriptsLayoutName, dir: string, options: { readonly prefix?: string } = {}): ManifestLayout | null {
+  const found = classifyScriptsDir(dir);
+  if (found.kind === 'swc') return null;
+  let manifestFile: string;
+  let root: string;
+  let what: string;
+  if (name === 'stoplight-v6') {
+    if (!found.v6Root) throw new UsageError(`--scripts: ${dir}: no Stoplight 6.0 scripts (window_metrics/record_success.lua) for layout stoplight-v6`);
+    root = found.v6Root;
+    if (includes(root, 'window_metrics/record_success.lua', 'now')) {
+      manifestFile = '6.0-redis-time.json';
+      what = 'Stoplight 6.0 with the clock from Redis TIME';
+    } else if (isFile(path.join(root, 'window_metrics/_evict.lua'))) {
+      manifestFile = '6.0-argv-clock.json';
+      what = 'Stoplight 6.0 with the clock as first argument';
+    } else {
+      throw new UsageError(
+        `--scripts: ${root}: cannot tell this Stoplight 6.0 version's calling convention from its files ` +
+          '(window_metrics/record_success.lua includes neither `now` nor window_metrics/_evict); pass a manifest with --layout <file>',
+      );
+    }
+  } else {
+    if (!found.v5Root) throw new UsageError(`--scripts: ${dir}: no Stoplight 5.x scripts (data_store/redis/get_metadata.lua) for layout stoplight-v5`);
+    root = found.v5Root;
+    manifestFile = '5.x.json';
+    what = 'Stoplight 5.x';
+  }
+  const manifest = readManifest(path.join(STOPLIGHT_MANIFESTS_DIR, manifestFile));
+  checkConvention(manifest, root, `swc's manifest for ${what}`);
+  // The keys are the built-in layout's: so is the inspector that decodes them.
+  const inspector =
+    name === 'stoplight-v6'
+      ? (prefix: string) => new StoplightV6Inspector(name, prefix, shortId)
+      : (prefix: string) => new StoplightV5Inspector(name, prefix, V5_MAX_WINDOW_SECONDS);
+  return new ManifestLayout({ ...manifest, summary: `${manifest.summary}, from ${root}` }, { ...options, scriptsDir: root, inspector });
+}
+
+/**
+ * Builds a built-in Stoplight layout with `options`: from a Stoplight tree
+ * when `options.scriptsDir` is one, else with `fallback` (swc's own scripts,
+ * or an edited copy of `lua/`). The registry's definitions of the built-in
+ * layouts go through this, so `--scripts` works wherever a layout is built.
+ */
+export function withScriptsDir(name: ScriptsLayoutName, options: LayoutOptions | undefined, fallback: (options?: LayoutOptions) => Layout): Layout {
+  const dir = options?.scriptsDir;
+  if (dir === undefined) return fallback(options);
+  return stoplightLayout(name, dir, options?.prefix !== undefined ? { prefix: options.prefix } : {}) ?? fallback(options);
+}

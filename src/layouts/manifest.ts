@@ -1,0 +1,376 @@
+/**
+ * A layout described by a manifest file (see manifest-schema.ts): its scripts
+ * are read from the user's disk, its calls built from KEYS/ARGV templates and
+ * its replies read by position or hash field, so a layout swc does not ship
+ * benches, inspects and verifies like a built-in one.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { InputFileError } from '../errors.js';
+import { readJsonFile } from '../json-file.js';
+import { injectedTimeArg, loadScript, withInjectedClock, type LuaScript, type ScriptCall } from '../lua/source.js';
+import {
+  OPERATIONS,
+  parseManifest,
+  placeholdersOf,
+  type Item,
+  type KeySpec,
+  type Manifest,
+  type OperationName,
+  type OperationSpec,
+  type Pick,
+  type Placeholder,
+  type ReplySpec,
+  type Template,
+} from './manifest-schema.js';
+import { pairsToRecord, toInt, toIntOrNull, toStringOrNull } from './parse.js';
+import { HOUR_SECONDS, hourStart, V5_FIRST_SECOND_OF_HOUR } from './stoplight-v5.js';
+import { shortId } from './stoplight-v6.js';
+import { TemplateInspector, type KeyPlaceholder, type KeyTemplate } from './template-inspector.js';
+import {
+  DEFAULT_SYSTEM,
+  type CallOptions,
+  type FailureOptions,
+  type Layout,
+  type LayoutCapabilities,
+  type LayoutInspector,
+  type LayoutOptions,
+  type Light,
+  type LightKey,
+  type RecordOptions,
+  type Snapshot,
+  type StampPrecision,
+  type WindowDeviation,
+} from './types.js';
+
+/**
+ * Options for a manifest layout: those every layout takes (`prefix`, default
+ * the manifest's; `scriptsDir`, default the manifest's `scriptsRoot` relative
+ * to the manifest), and the inspector of a built-in layout whose keys the
+ * manifest's scripts write (default: the template inspector over the
+ * manifest's keys).
+ */
+export interface ManifestLayoutOptions extends LayoutOptions {
+  readonly inspector?: (prefix: string) => LayoutInspector;
+}
+
+/** Reads and validates a manifest file; every problem is one InputFileError naming the file and field. */
+export function readManifest(file: string): Manifest {
+  return parseManifest(file, readJsonFile(file));
+}
+
+/** Reads a manifest file and builds its layout. */
+export function loadManifestLayout(file: string, options: ManifestLayoutOptions = {}): ManifestLayout {
+  return new ManifestLayout(readManifest(file), options);
+}
+
+/**
+ * The registry's manifest loader: validates the file and reads its scripts
+ * once (so a bad manifest or a missing script fails before Redis is
+ * touched), then builds the layout with each caller's prefix and scripts folder.
+ */
+export function manifestDefinition(file: string): { name: string; create(options?: LayoutOptions): Layout } {
+  const manifest = readManifest(file);
+  new ManifestLayout(manifest);
+  return { name: manifest.name, create: (options) => new ManifestLayout(manifest, options) };
+}
+
+/** The parts of a light's keys that do not change from call to call. */
+interface LightValues {
+  readonly prefix: string;
+  readonly name: string;
+  readonly system: string;
+  readonly lightId: string;
+  readonly systemId: string;
+}
+
+/** What one call is made of, before it becomes placeholder values. */
+interface CallInput {
+  readonly ids: LightValues;
+  readonly at: number;
+  readonly window: number;
+  readonly hourCount: number;
+  readonly eventId: string | undefined;
+  readonly errorJson: string | undefined;
+}
+
+/** One call's placeholder values. */
+type Values = Partial<Record<Placeholder, string>>;
+
+/** Computes the values of the placeholders an operation uses (and only those: a call is built per event). */
+function valuesOf(used: readonly Placeholder[], input: CallInput): Values {
+  const values: Values = {};
+  const seconds = Math.floor(input.at);
+  let ms: number | undefined;
+  const millis = (): number => (ms ??= Math.floor(Number(injectedTimeArg(input.at)) / 1000));
+  for (const placeholder of used) {
+    switch (placeholder) {
+      case 'prefix':
+      case 'name':
+      case 'system':
+      case 'lightId':
+      case 'systemId':
+        values[placeholder] = input.ids[placeholder];
+        break;
+      case 'hour':
+        values.hour = String(hourStart(seconds));
+        break;
+      case 'lbrace':
+        values.lbrace = '{';
+        break;
+      case 'now':
+        values.now = String(input.at);
+        break;
+      case 'nowSeconds':
+      case 'windowEnd':
+        values[placeholder] = String(seconds);
+        break;
+      case 'nowMs':
+        values.nowMs = String(millis());
+        break;
+      case 'window':
+        values.window = String(input.window);
+        break;
+      case 'windowStart':
+        values.windowStart = String(seconds - input.window);
+        break;
+      case 'windowStartMs':
+        values.windowStartMs = String(millis() - input.window * 1000);
+        break;
+      case 'hourCount':
+        values.hourCount = String(input.hourCount);
+        break;
+      case 'eventId':
+        values.eventId = input.eventId ?? randomBytes(12).toString('hex');
+        break;
+      case 'errorJson':
+        values.errorJson = input.errorJson ?? '';
+        break;
+    }
+  }
+  return values;
+}
+
+/** A template with its values; `hour` is the hour of an eachHour item. */
+function render(template: Template, values: Values, hour?: number): string {
+  let out = '';
+  for (const part of template) {
+    if (typeof part === 'string') out += part;
+    else if (part.placeholder === 'hour' && hour !== undefined) out += String(hour);
+    else out += values[part.placeholder] ?? '';
+  }
+  return out;
+}
+
+function renderItems(items: readonly Item[], values: Values, hours: readonly number[]): string[] {
+  const out: string[] = [];
+  for (const item of items) {
+    if (item.kind === 'literal') out.push(item.value);
+    else if (item.kind === 'template') out.push(render(item.template, values));
+    else for (const hour of hours) out.push(render(item.template, values, hour));
+  }
+  return out;
+}
+
+function pickValue(reply: readonly unknown[], hash: Record<string, string> | undefined, pick: Pick | undefined): unknown {
+  if (!pick) return undefined;
+  let value: unknown;
+  if ('at' in pick) value = reply[pick.at];
+  else for (const field of pick.fields) if (value === undefined && hash && Object.hasOwn(hash, field)) value = hash[field];
+  return pick.json === undefined ? value : jsonMember(value, pick.json);
+}
+
+/** A member of JSON text, or undefined when the text is absent, not JSON, or not an object. */
+function jsonMember(text: unknown, member: string): unknown {
+  if (typeof text !== 'string') return undefined;
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>)[member] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads a reply as a snapshot by a manifest's reply spec; missing values read as 0 or null. */
+export function parseReply(spec: ReplySpec, reply: unknown): Snapshot {
+  const array = Array.isArray(reply) ? (reply as unknown[]) : [];
+  const hash = spec.hash === undefined ? undefined : pairsToRecord(array[spec.hash]);
+  const get = (pick: Pick | undefined): unknown => pickValue(array, hash, pick);
+  return {
+    successes: toInt(get(spec.successes)),
+    failures: toInt(get(spec.failures)),
+    consecutiveSuccesses: toInt(get(spec.consecutiveSuccesses)),
+    consecutiveErrors: toInt(get(spec.consecutiveErrors)),
+    lastSuccessAt: toIntOrNull(get(spec.lastSuccessAt)),
+    lastErrorAt: toIntOrNull(get(spec.lastErrorAt)),
+    lastErrorJson: toStringOrNull(get(spec.lastErrorJson)),
+  };
+}
+
+/** Manifest placeholders as the template inspector names them. */
+const INSPECTOR_PLACEHOLDER: Partial<Record<string, KeyPlaceholder>> = {
+  name: 'light',
+  system: 'system',
+  lightId: 'lightId',
+  systemId: 'systemId',
+  hour: 'hour',
+};
+
+/** A manifest key as the template inspector reads it: the prefix is literal text there. */
+function keyTemplate(spec: KeySpec, prefix: string): KeyTemplate {
+  const parts: KeyTemplate['parts'][number][] = [];
+  for (const part of spec.template) {
+    const text = typeof part === 'string' ? part : part.placeholder === 'prefix' ? prefix : null;
+    if (text !== null) {
+      const last = parts.at(-1);
+      if (typeof last === 'string') parts[parts.length - 1] = last + text;
+      else parts.push(text);
+    } else {
+      parts.push({ placeholder: INSPECTOR_PLACEHOLDER[(part as { placeholder: string }).placeholder] as KeyPlaceholder });
+    }
+  }
+  return { role: spec.role, parts, scoresAreSeconds: spec.scoresAreSeconds };
+}
+
+/**
+ * A layout built from a {@link Manifest}. Scripts that read Redis `TIME`
+ * (`clock: "redis-time"`) run wrapped by {@link withInjectedClock}, with the
+ * injected time as one extra, last ARGV that the wrapper takes off.
+ */
+export class ManifestLayout implements Layout {
+  readonly name: string;
+  readonly summary: string;
+  readonly windowSemantics: Layout['windowSemantics'];
+  readonly prefix: string;
+  readonly capabilities: LayoutCapabilities;
+  readonly inspector: LayoutInspector;
+  /** How the scripts stamp last_success_at / last_error_at. */
+  readonly stampPrecision: StampPrecision;
+  /**
+   * What the manifest's calls make the read miss on purpose: a read whose
+   * hour lists end at `now-1s` picks its hour keys as Stoplight 5.x's client
+   * does, and so misses the first second of an hour as 5.x does.
+   */
+  readonly deviations: readonly WindowDeviation[];
+  readonly scripts: readonly LuaScript[];
+  /** The folder the scripts were read from. */
+  readonly scriptsDir: string;
+  private readonly byOperation: Readonly<Record<OperationName, LuaScript>>;
+  /** Per operation, the last hour of its eachHour lists ('now' or 'now-1s'), or null when it has none. */
+  private readonly hourLists: Readonly<Record<OperationName, 'now' | 'now-1s' | null>>;
+  /** Per operation, the placeholders its KEYS and ARGV use. */
+  private readonly used: Readonly<Record<OperationName, readonly Placeholder[]>>;
+  private readonly ids = new Map<string, LightValues>();
+
+  constructor(
+    readonly manifest: Manifest,
+    options: ManifestLayoutOptions = {},
+  ) {
+    this.name = manifest.name;
+    this.summary = manifest.summary;
+    this.windowSemantics = manifest.windowSemantics;
+    this.prefix = options.prefix ?? manifest.prefix;
+    this.capabilities = { ...manifest.capabilities, maxWindowSeconds: manifest.maxWindowSeconds ?? null };
+    this.stampPrecision = manifest.stampPrecision;
+    this.scriptsDir = options.scriptsDir ?? path.resolve(path.dirname(manifest.file), manifest.scriptsRoot);
+    const loaded = new Map<string, LuaScript>();
+    const byOperation = {} as Record<OperationName, LuaScript>;
+    for (const op of OPERATIONS) {
+      const file = manifest.operations[op].script;
+      let script = loaded.get(file);
+      if (!script) {
+        try {
+          script = loadScript({ root: this.scriptsDir, file, includes: manifest.includes, id: `${manifest.name}/${file.replace(/\.lua$/, '')}` });
+        } catch (err) {
+          if (err instanceof InputFileError) throw new InputFileError(manifest.file, `operations.${op}.script: ${err.message}`);
+          throw err;
+        }
+        if (manifest.clock === 'redis-time') script = withInjectedClock(script);
+        loaded.set(file, script);
+      }
+      byOperation[op] = script;
+    }
+    this.byOperation = byOperation;
+    this.hourLists = Object.fromEntries(
+      OPERATIONS.map((op) => {
+        const { keys, args } = manifest.operations[op];
+        const list = [...keys, ...args].find((item) => item.kind === 'eachHour');
+        return [op, list?.kind === 'eachHour' ? list.through : null];
+      }),
+    ) as Record<OperationName, 'now' | 'now-1s' | null>;
+    this.deviations = this.hourLists.getMetrics === 'now-1s' ? [V5_FIRST_SECOND_OF_HOUR] : [];
+    this.used = Object.fromEntries(
+      OPERATIONS.map((op) => [op, [...placeholdersOf([...manifest.operations[op].keys, ...manifest.operations[op].args])]]),
+    ) as Record<OperationName, Placeholder[]>;
+    this.scripts = [...loaded.values()];
+    this.inspector =
+      options.inspector?.(this.prefix) ??
+      new TemplateInspector({ layout: this.name, templates: manifest.keys.map((spec) => keyTemplate(spec, this.prefix)), hashName: shortId });
+  }
+
+  /** The light's key parts, cached: two SHA-256 per call would cost more client time than the call. */
+  private idsOf(light: Light): LightValues {
+    const system = light.system ?? DEFAULT_SYSTEM;
+    const cacheKey = `${system}\u0000${light.name}`;
+    let ids = this.ids.get(cacheKey);
+    if (!ids) {
+      ids = { prefix: this.prefix, name: light.name, system, lightId: shortId(light.name), systemId: shortId(system) };
+      if (this.ids.size >= 10_000) this.ids.clear();
+      this.ids.set(cacheKey, ids);
+    }
+    return ids;
+  }
+
+  private call(op: OperationName, light: Light, options: CallOptions, eventId: string | undefined, errorJson: string | undefined): ScriptCall {
+    const spec: OperationSpec = this.manifest.operations[op];
+    // Without an injected time, a script that takes the time as an argument
+    // gets this machine's clock, as an application's client would send it.
+    const at = options.at ?? Date.now() / 1000;
+    const window = Math.min(options.windowSeconds, this.manifest.maxWindowSeconds ?? Infinity);
+    const hours: number[] = [];
+    const through = this.hourLists[op];
+    if (through !== null) {
+      const seconds = Math.floor(at);
+      const last = hourStart(through === 'now-1s' ? seconds - 1 : seconds);
+      for (let h = hourStart(seconds - window); h <= last; h += HOUR_SECONDS) hours.push(h);
+    }
+    const values = valuesOf(this.used[op], { ids: this.idsOf(light), at, window, hourCount: hours.length, eventId, errorJson });
+    const args: (string | number)[] = renderItems(spec.args, values, hours);
+    if (this.manifest.clock === 'redis-time') args.push(injectedTimeArg(options.at));
+    return { script: this.byOperation[op], keys: renderItems(spec.keys, values, hours), args };
+  }
+
+  recordSuccess(light: Light, options: RecordOptions): ScriptCall {
+    return this.call('recordSuccess', light, options, options.eventId, undefined);
+  }
+
+  recordFailure(light: Light, options: FailureOptions): ScriptCall {
+    return this.call('recordFailure', light, options, options.eventId, options.errorJson);
+  }
+
+  getMetrics(light: Light, options: CallOptions): ScriptCall {
+    return this.call('getMetrics', light, options, undefined, undefined);
+  }
+
+  parseMetrics(reply: unknown): Snapshot {
+    return parseReply(this.manifest.operations.getMetrics.reply as ReplySpec, reply);
+  }
+
+  parseFailure(reply: unknown): Snapshot | null {
+    const spec = this.manifest.operations.recordFailure.reply;
+    return spec ? parseReply(spec, reply) : null;
+  }
+
+  keysOf(light: Light, fromSecond: number, toSecond: number): LightKey[] {
+    const values: Values = { ...this.idsOf(light), lbrace: '{' };
+    const keys: LightKey[] = [];
+    for (const spec of this.manifest.keys) {
+      if (spec.template.some((p) => typeof p !== 'string' && p.placeholder === 'hour')) {
+        for (let h = hourStart(fromSecond); h <= toSecond; h += HOUR_SECONDS) keys.push({ key: render(spec.template, values, h), role: spec.role });
+      } else {
+        keys.push({ key: render(spec.template, values), role: spec.role });
+      }
+    }
+    return keys;
+  }
+}

@@ -1,0 +1,104 @@
+import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { timeArg } from './parse.js';
+import { parseCountsReply } from './snapshot.js';
+import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
+import type {
+  CallOptions,
+  FailureOptions,
+  FootprintCell,
+  Layout,
+  LayoutCapabilities,
+  LayoutOptions,
+  Light,
+  LightKey,
+  RecordOptions,
+  Snapshot,
+} from './types.js';
+
+
+/** Bytes of one slot: the slot's second, its successes, its failures, each an unsigned 32-bit integer. */
+export const PACKED_SLOT_BYTES = 12;
+
+/**
+ * The packed ring: the {@link Ring}'s W per-second slots as fixed-width
+ * counters in one string, written with BITFIELD. Slot `second mod W` is 12
+ * bytes at byte `12 × slot`: three big-endian u32 (the slot's second, its
+ * successes, its failures); a slot holding an older second is stale. The
+ * metadata lives in a small hash beside it. The smallest exact design.
+ *
+ * Stores: 12 bytes per second of window, whatever the rate, plus the
+ * metadata hash (a few hundred bytes, dominated by `last_error_json`).
+ * Costs: a write is two BITFIELD calls (O(1)); a read GETs the whole string
+ * and decodes it in Lua (O(W)), read-only.
+ * Where it is wrong: counters saturate at 2^32 − 1 events per second; the
+ * second stamps end in 2106; as with the ring, a change of a light's window
+ * size can lose the events of slots it overwrites (never counts one twice).
+ */
+export class Packed implements Layout {
+  readonly name = 'packed';
+  readonly windowSemantics = 'half-open' as const;
+  readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: false, readWrites: false, maxWindowSeconds: null };
+  readonly prefix: string;
+  readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
+  readonly inspector: TemplateInspector;
+
+  constructor(options: LayoutOptions = {}) {
+    this.prefix = options.prefix ?? 'swc:packed';
+    const root = options.scriptsDir;
+    this.scripts = [
+      readScript('packed/record_success', root),
+      readScript('packed/record_failure', root),
+      readScript('packed/get_metrics', root),
+    ];
+    this.inspector = new TemplateInspector({
+      layout: this.name,
+      templates: [
+        parseKeyTemplate('packed slots', `${this.prefix}:{{light}}:counters`),
+        parseKeyTemplate('metadata', `${this.prefix}:{{light}}:meta`),
+      ],
+    });
+  }
+
+  /** The light's keys: the packed counters, the metadata. */
+  private keys(light: Light): [string, string] {
+    const base = `${this.prefix}:{${light.name}}`;
+    return [`${base}:counters`, `${base}:meta`];
+  }
+
+  recordSuccess(light: Light, options: RecordOptions): ScriptCall {
+    return { script: this.scripts[0], keys: this.keys(light), args: [options.windowSeconds, timeArg(options.at)] };
+  }
+
+  recordFailure(light: Light, options: FailureOptions): ScriptCall {
+    return {
+      script: this.scripts[1],
+      keys: this.keys(light),
+      args: [options.windowSeconds, timeArg(options.at), options.errorJson],
+    };
+  }
+
+  getMetrics(light: Light, options: CallOptions): ScriptCall {
+    return { script: this.scripts[2], keys: this.keys(light), args: [options.windowSeconds, timeArg(options.at)] };
+  }
+
+  parseMetrics(reply: unknown): Snapshot {
+    return parseCountsReply(reply);
+  }
+
+  parseFailure(): null {
+    return null;
+  }
+
+  /** The string is 12 bytes per second of window from the first write (plus allocator rounding), and the metadata. */
+  peakBytesPerLight(cell: FootprintCell): number {
+    return Math.ceil(cell.windowSeconds * PACKED_SLOT_BYTES * 1.3) + 4096;
+  }
+
+  keysOf(light: Light): LightKey[] {
+    const [counters, meta] = this.keys(light);
+    return [
+      { key: counters, role: 'packed slots' },
+      { key: meta, role: 'metadata' },
+    ];
+  }
+}

@@ -1,0 +1,94 @@
+import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { footprints } from './footprint.js';
+import { timeArg } from './parse.js';
+import { parseCountsReply } from './snapshot.js';
+import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
+import type {
+  CallOptions,
+  FailureOptions,
+  FootprintCell,
+  Layout,
+  LayoutCapabilities,
+  LayoutOptions,
+  Light,
+  LightKey,
+  RecordOptions,
+  Snapshot,
+} from './types.js';
+
+
+/**
+ * The ring: a fixed ring of W per-second slots in one hash. Slot
+ * `second mod W` holds `"<second>:<successes>:<failures>"`; a slot is reused
+ * when its second comes round, and a slot whose stored second is older than
+ * the window is recognised as stale and not counted. No index, no eviction
+ * scan, no running totals. The metadata fields share the hash.
+ *
+ * Stores: at most W slot fields plus five metadata fields, whatever the rate.
+ * Costs: a write is O(1) (HGET, HSET); a read is O(W) (it reads every slot),
+ * and read-only.
+ * Where it is wrong: nowhere for one window size per light (exact, half-open
+ * on whole seconds). When a light's window size changes, seconds map to other
+ * slots: no event is counted twice (each sits in one slot), but a write may
+ * overwrite a slot of the old size whose second is still inside the window,
+ * losing its events.
+ */
+export class Ring implements Layout {
+  readonly name = 'ring';
+  readonly windowSemantics = 'half-open' as const;
+  readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: false, readWrites: false, maxWindowSeconds: null };
+  readonly prefix: string;
+  readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
+  readonly inspector: TemplateInspector;
+
+  constructor(options: LayoutOptions = {}) {
+    this.prefix = options.prefix ?? 'swc:ring';
+    const root = options.scriptsDir;
+    this.scripts = [
+      readScript('ring/record_success', root),
+      readScript('ring/record_failure', root),
+      readScript('ring/get_metrics', root),
+    ];
+    this.inspector = new TemplateInspector({
+      layout: this.name,
+      templates: [parseKeyTemplate('slots and metadata', `${this.prefix}:{{light}}:ring`)],
+    });
+  }
+
+  ringKey(light: Light): string {
+    return `${this.prefix}:{${light.name}}:ring`;
+  }
+
+  recordSuccess(light: Light, options: RecordOptions): ScriptCall {
+    return { script: this.scripts[0], keys: [this.ringKey(light)], args: [options.windowSeconds, timeArg(options.at)] };
+  }
+
+  recordFailure(light: Light, options: FailureOptions): ScriptCall {
+    return {
+      script: this.scripts[1],
+      keys: [this.ringKey(light)],
+      args: [options.windowSeconds, timeArg(options.at), options.errorJson],
+    };
+  }
+
+  getMetrics(light: Light, options: CallOptions): ScriptCall {
+    return { script: this.scripts[2], keys: [this.ringKey(light)], args: [options.windowSeconds, timeArg(options.at)] };
+  }
+
+  parseMetrics(reply: unknown): Snapshot {
+    return parseCountsReply(reply);
+  }
+
+  parseFailure(): null {
+    return null;
+  }
+
+  /** At most one slot per second of window: 6.0's per-second bound holds. */
+  peakBytesPerLight(cell: FootprintCell): number {
+    return footprints.bucketPerSecond(cell);
+  }
+
+  keysOf(light: Light): LightKey[] {
+    return [{ key: this.ringKey(light), role: 'slots and metadata' }];
+  }
+}

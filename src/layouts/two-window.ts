@@ -1,0 +1,118 @@
+import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { timeArg } from './parse.js';
+import { parseCountsReply } from './snapshot.js';
+import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
+import type {
+  Approximation,
+  CallOptions,
+  FootprintCell,
+  CountPair,
+  FailureOptions,
+  Layout,
+  LayoutCapabilities,
+  LayoutOptions,
+  Light,
+  LightKey,
+  RecordOptions,
+  Snapshot,
+} from './types.js';
+
+
+/**
+ * The error bound of {@link TwoWindow}. With `c` the start of the fixed window
+ * holding the read's second `t` and `w = (W − 1 − (t − c)) / W` the share of
+ * the previous fixed window `[c − W, c − 1]` still inside `(t − W, t]`, each
+ * estimated count is `current + w × previous`, while the exact count is
+ * `current + (the previous window's events still inside)`. Both lie between
+ * `current` and `current + previous`, so the error of each count is at most
+ * `max(w, 1 − w) × previous`.
+ */
+export const TWO_WINDOW_APPROXIMATION: Approximation = {
+  description:
+    'each count is off by at most max(w, 1 - w) × the previous fixed window\'s count of that outcome, where w is the share of the previous fixed window still inside the sliding window; exact when the previous window\'s traffic was spread evenly over its seconds',
+  errorBound(at, windowSeconds, countIn): CountPair {
+    const second = Math.floor(at);
+    const current = Math.floor(second / windowSeconds) * windowSeconds;
+    const weight = (windowSeconds - 1 - (second - current)) / windowSeconds;
+    const previous = countIn(current - windowSeconds, current - 1);
+    const share = Math.max(weight, 1 - weight);
+    return { successes: share * previous.successes, failures: share * previous.failures };
+  },
+};
+
+/**
+ * Two fixed windows, weighted by overlap, as several rate limiters do: one
+ * hash holds the current fixed window's start and counts and the previous
+ * window's counts (fixed windows start at multiples of W), beside the
+ * metadata. A read estimates the sliding window as the current counts plus
+ * the previous counts times the share of the previous window still inside it.
+ *
+ * Stores: five numbers and the metadata, whatever the window and the rate
+ * (constant memory).
+ * Costs: O(1) writes and reads; reads are read-only.
+ * Where it is wrong: it assumes the previous fixed window's events were
+ * spread evenly over its seconds. Counts are fractional estimates, off by at
+ * most max(w, 1 − w) × the previous window's count (see
+ * {@link TWO_WINDOW_APPROXIMATION}); a burst at the start of the previous
+ * window keeps counting after it left, one at its end fades too early.
+ */
+export class TwoWindow implements Layout {
+  readonly name = 'two-window';
+  readonly windowSemantics = 'half-open' as const;
+  readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: false, readWrites: false, maxWindowSeconds: null };
+  readonly approximation = TWO_WINDOW_APPROXIMATION;
+  readonly prefix: string;
+  readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
+  readonly inspector: TemplateInspector;
+
+  constructor(options: LayoutOptions = {}) {
+    this.prefix = options.prefix ?? 'swc:two-window';
+    const root = options.scriptsDir;
+    this.scripts = [
+      readScript('two-window/record_success', root),
+      readScript('two-window/record_failure', root),
+      readScript('two-window/get_metrics', root),
+    ];
+    this.inspector = new TemplateInspector({
+      layout: this.name,
+      templates: [parseKeyTemplate('windows and metadata', `${this.prefix}:{{light}}:windows`)],
+    });
+  }
+
+  windowsKey(light: Light): string {
+    return `${this.prefix}:{${light.name}}:windows`;
+  }
+
+  recordSuccess(light: Light, options: RecordOptions): ScriptCall {
+    return { script: this.scripts[0], keys: [this.windowsKey(light)], args: [options.windowSeconds, timeArg(options.at)] };
+  }
+
+  recordFailure(light: Light, options: FailureOptions): ScriptCall {
+    return {
+      script: this.scripts[1],
+      keys: [this.windowsKey(light)],
+      args: [options.windowSeconds, timeArg(options.at), options.errorJson],
+    };
+  }
+
+  getMetrics(light: Light, options: CallOptions): ScriptCall {
+    return { script: this.scripts[2], keys: [this.windowsKey(light)], args: [options.windowSeconds, timeArg(options.at)] };
+  }
+
+  parseMetrics(reply: unknown): Snapshot {
+    return parseCountsReply(reply);
+  }
+
+  parseFailure(): null {
+    return null;
+  }
+
+  /** Constant: five numbers and the metadata. */
+  peakBytesPerLight(): number {
+    return 4096;
+  }
+
+  keysOf(light: Light): LightKey[] {
+    return [{ key: this.windowsKey(light), role: 'windows and metadata' }];
+  }
+}

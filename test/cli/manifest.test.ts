@@ -1,0 +1,230 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LayoutClient } from '../../src/layouts/client.js';
+import { loadManifestLayout } from '../../src/layouts/manifest.js';
+import type { BenchReport } from '../../src/measure/types.js';
+import { LUA_DIR } from '../../src/lua/source.js';
+import { redisUrl, testRedis, uniqueName } from '../helpers.js';
+import { stoplight5Tree, stoplight6Tree, V6_STORAGE } from '../layouts/stoplight-tree.js';
+import { runCli } from './run-cli.js';
+
+const MANIFESTS = fileURLToPath(new URL('../../fixtures/manifests/', import.meta.url));
+
+// The user's own layout lives outside the repository, as it would.
+const outside = mkdtempSync(path.join(tmpdir(), 'swc-own-layout-'));
+const own = path.join(outside, 'my-log.json');
+cpSync(path.join(MANIFESTS, 'example'), outside, { recursive: true });
+const trees = [stoplight6Tree('time'), stoplight5Tree()];
+const [v6Tree, v5Tree] = trees as [string, string];
+
+let redis: Redis;
+beforeAll(async () => {
+  redis = await testRedis();
+});
+afterAll(() => {
+  for (const dir of [outside, ...trees]) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A copy of the example manifest with one change. */
+function variant(name: string, edit: (m: Record<string, any>) => void): string {
+  const manifest = JSON.parse(readFileSync(own, 'utf8')) as Record<string, any>;
+  edit(manifest);
+  const file = path.join(outside, name);
+  writeFileSync(file, JSON.stringify(manifest, null, 2));
+  return file;
+}
+
+const memoryOnly = ['--rate', '2', '--window', '30', '--no-throughput', '--no-progress', '--json'];
+
+function report(stdout: string): BenchReport {
+  return JSON.parse(stdout) as BenchReport;
+}
+
+describe('--layout <manifest>: bad manifests (exit 2, one line naming the file and the field, nothing sent)', () => {
+  const unknownPlaceholder = variant('typo.json', (m) => (m.operations.recordFailure.args[3] = '{errJson}'));
+  const missingScript = variant('missing-script.json', (m) => (m.operations.getMetrics.script = 'reed.lua'));
+  const unknownField = variant('unknown-field.json', (m) => (m.clocks = 'argv'));
+
+  it.each([
+    ['bench', unknownPlaceholder, /typo\.json: operations\.recordFailure\.args\[3\]: unknown placeholder "\{errJson\}"/],
+    ['inspect', unknownPlaceholder, /typo\.json: operations\.recordFailure\.args\[3\]: unknown placeholder "\{errJson\}"/],
+    ['lights', unknownPlaceholder, /typo\.json: operations\.recordFailure\.args\[3\]: unknown placeholder/],
+    ['bench', missingScript, /missing-script\.json: operations\.getMetrics\.script: .*reed\.lua: no such file/],
+    ['bench', unknownField, /unknown-field\.json: clocks: unknown field \(known: manifestVersion/],
+    ['bench', path.join(outside, 'absent.json'), /absent\.json: no such file/],
+  ])('swc %s --layout %s', async (verb, file, message) => {
+    // An unreachable URL: exit 2 proves nothing was sent (a connection attempt would be exit 3).
+    const args = verb === 'inspect' ? ['inspect', 'x', '--layout', file] : [verb, '--layout', file];
+    const result = await runCli([...args, '--redis-url', 'redis://127.0.0.1:1']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^swc: /);
+  });
+
+  it('in a scenario file (relative to the scenario), the manifest and its field are named', async () => {
+    const scenario = path.join(outside, 'scenario.json');
+    writeFileSync(scenario, JSON.stringify({ layouts: ['./typo.json'] }));
+    const result = await runCli(['bench', '--scenario', scenario, '--redis-url', 'redis://127.0.0.1:1']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^swc: .*typo\.json: operations\.recordFailure\.args\[3\]: unknown placeholder/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('--scripts: a folder that is neither swc\'s lua/ nor a Stoplight tree, and a tree with a missing include', async () => {
+    const neither = await runCli(['bench', '--scripts', outside, '--redis-url', 'redis://127.0.0.1:1']);
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toMatch(/^swc: --scripts: .*: neither a copy of swc's lua\/ folder/);
+    const broken = mkdtempSync(path.join(tmpdir(), 'swc-broken-tree-'));
+    try {
+      cpSync(v6Tree, broken, { recursive: true });
+      rmSync(path.join(broken, V6_STORAGE, 'now.lua'));
+      const result = await runCli(['bench', '--scripts', broken, '--redis-url', 'redis://127.0.0.1:1']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/record_success\.lua:1: "-- @include now": .*now\.lua: no such file/);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a layout whose manifest and scripts live outside the repository', () => {
+  it('benches, and the same run again compares equal to it', async () => {
+    const first = await runCli(['bench', '--redis-url', redisUrl(), '--layout', own, ...memoryOnly]);
+    expect(first.stderr).not.toMatch(/error|warning/i);
+    expect(first.code).toBe(0);
+    const result = report(first.stdout);
+    expect(result.results.map((r) => r.layout)).toEqual(['my-log']);
+    const keys = result.results[0]?.memory.keys ?? [];
+    expect(keys.map((k) => k.type).sort()).toEqual(['hash', 'zset', 'zset']);
+    const baseline = path.join(outside, 'baseline.json');
+    writeFileSync(baseline, first.stdout);
+    const again = await runCli(['bench', '--redis-url', redisUrl(), '--layout', own, ...memoryOnly.filter((a) => a !== '--json'), '--baseline', baseline]);
+    expect(again.code).toBe(0);
+    // The run left nothing behind.
+    expect(await redis.keys('swc-bench:*')).toEqual([]);
+  });
+
+  it('verifies against the reference model (its scripts read TIME: the wrapper gives them the injected clock)', async () => {
+    const result = await runCli(['verify', '--layout', own, '--calls', '3000', '--redis-url', redisUrl(), '--json']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('"my-log"');
+  });
+
+  it('lists and inspects its lights', async () => {
+    const layout = loadManifestLayout(own);
+    const client = await LayoutClient.open(redis, layout);
+    const light = { name: uniqueName('own') };
+    const now = Date.now() / 1000;
+    await client.recordSuccess(light, { windowSeconds: 600, at: now - 2 });
+    await client.recordFailure(light, { windowSeconds: 600, at: now - 1, errorJson: '{"error":{"class":"E","message":"m"},"time":1}' });
+    try {
+      const lights = await runCli(['lights', '--layout', own, '--redis-url', redisUrl(), '--json']);
+      expect(lights.code).toBe(0);
+      expect(lights.stdout).toContain(light.name);
+      const inspect = await runCli(['inspect', light.name, '--layout', own, '--redis-url', redisUrl(), '--json']);
+      expect(inspect.code).toBe(0);
+      const parsed = JSON.parse(inspect.stdout) as unknown;
+      expect(JSON.stringify(parsed)).toContain(`myapp:cb:{${light.name}}:failures`);
+    } finally {
+      await redis.del(...layout.keysOf(light, 0, 0).map((k) => k.key));
+    }
+  });
+});
+
+describe('swc bench with manifests and --scripts: byte-identical to the built-in layouts', () => {
+  it('the fixture manifests, benched beside the built-ins in one run', async () => {
+    const result = await runCli([
+      'bench',
+      '--redis-url',
+      redisUrl(),
+      '--layout',
+      `stoplight-v5,${path.join(MANIFESTS, 'stoplight-v5.json')},stoplight-v6,${path.join(MANIFESTS, 'stoplight-v6.json')}`,
+      '--rate',
+      '1',
+      '--window',
+      '100',
+      '--lights',
+      '2',
+      '--no-throughput',
+      '--no-progress',
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    const bytes = Object.fromEntries(report(result.stdout).results.map((r) => [r.layout, r.memory.bytesPerLight]));
+    expect(bytes['stoplight-v5']).toBeGreaterThan(1000);
+    expect(bytes['stoplight-v5-manifest']).toBe(bytes['stoplight-v5']);
+    expect(bytes['stoplight-v6-manifest']).toBe(bytes['stoplight-v6']);
+  });
+
+  it.each([
+    ['a Stoplight 6.0 tree (scripts read TIME)', () => v6Tree, 'stoplight-v6'],
+    ['a Stoplight 5.x tree', () => v5Tree, 'stoplight-v5'],
+    ["an unedited copy of swc's lua/", () => LUA_DIR, 'stoplight-v6'],
+  ])('--scripts %s', async (_label, tree, layout) => {
+    const args = ['bench', '--redis-url', redisUrl(), '--rate', '1', '--window', '100', '--no-throughput', '--no-progress', '--json'];
+    const theirs = await runCli([...args, '--scripts', tree()]);
+    expect(theirs.stderr).not.toMatch(/error|warning/i);
+    expect(theirs.code).toBe(0);
+    const ours = await runCli([...args, '--layout', layout]);
+    const theirResult = report(theirs.stdout).results.find((r) => r.layout === layout);
+    const ourResult = report(ours.stdout).results[0];
+    expect(theirResult?.memory.bytesPerLight).toBeGreaterThan(1000);
+    expect(theirResult?.memory.bytesPerLight).toBe(ourResult?.memory.bytesPerLight);
+    expect(report(theirs.stdout).options).toMatchObject({ scripts: tree() });
+    if (tree() !== LUA_DIR) expect(report(theirs.stdout).results.map((r) => r.layout)).toEqual([layout]);
+  });
+
+  it("--scripts an edited copy of swc's lua/: the bench measures the edit", async () => {
+    const copy = mkdtempSync(path.join(tmpdir(), 'swc-lua-edit-'));
+    try {
+      cpSync(LUA_DIR, copy, { recursive: true });
+      const window = path.join(copy, 'stoplight-v6/_window.lua');
+      // The edit: every write also stores a marker field in the 6.0 hash.
+      writeFileSync(
+        window,
+        readFileSync(window, 'utf8').replace(
+          "  redis.call('ZADD', index_key, second, bucket)\n",
+          "  redis.call('ZADD', index_key, second, bucket)\n  redis.call('HSET', metrics_key, 'edited-by-a-test', 1)\n",
+        ),
+      );
+      expect(readFileSync(window, 'utf8')).toContain('edited-by-a-test');
+      const args = ['bench', '--redis-url', redisUrl(), '--layout', 'stoplight-v6', '--rate', '1', '--window', '60', '--no-throughput', '--no-progress', '--json'];
+      const edited = await runCli([...args, '--scripts', copy]);
+      const plain = await runCli(args);
+      expect(edited.code).toBe(0);
+      const editedKeys = report(edited.stdout).results[0]?.memory.keys ?? [];
+      const plainKeys = report(plain.stdout).results[0]?.memory.keys ?? [];
+      expect(editedKeys.find((k) => k.type === 'hash')?.elements).toBe((plainKeys.find((k) => k.type === 'hash')?.elements ?? 0) + 1);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('--realtime with a Stoplight 6.0 tree whose scripts read TIME: the wrapper passes the server clock through', async () => {
+    const result = await runCli([
+      'bench', '--redis-url', redisUrl(), '--scripts', v6Tree, '--realtime', '--rate', '20', '--window', '5', '--duration', '2', '--no-progress', '--json',
+    ]);
+    expect(result.code).toBe(0);
+    const [cell] = report(result.stdout).results;
+    expect(cell?.layout).toBe('stoplight-v6');
+    // Two real seconds at 20/s: the buckets hold every event (the window is 5 s).
+    const hash = cell?.memory.keys.find((k) => k.type === 'hash');
+    expect(hash?.elements).toBeGreaterThan(4);
+    expect(cell?.realtime?.achievedRate).toBeGreaterThan(5);
+  });
+
+  it.each([
+    ['6.0 (scripts read TIME)', () => v6Tree, 'stoplight-v6'],
+    ['5.x', () => v5Tree, 'stoplight-v5'],
+  ])('swc verify --scripts a Stoplight %s tree: no finding', async (_label, tree, layout) => {
+    const result = await runCli(['verify', '--scripts', tree(), '--layout', layout, '--calls', '3000', '--redis-url', redisUrl()]);
+    expect(result.stdout + result.stderr).toContain(layout);
+    expect(result.code).toBe(0);
+  });
+});
