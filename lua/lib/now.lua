@@ -9,9 +9,11 @@
 --
 -- swc_millis(t) -> t cut to whole milliseconds, as a number of seconds,
 --   within t's own second. Stoplight 6.0 stamps events with its clock in
---   milliseconds divided by 1000. (The 0.001 ms absorbs the binary error of
---   t * 1000 for a time given with three decimals; src/traffic/events.ts
---   stampOf does the same arithmetic.)
+--   milliseconds divided by 1000, from a clock read to the microsecond: so
+--   t is taken to its nearest whole microsecond first (the 0.0005 ms), as
+--   an injected TIME carries it (src/lua/source.ts injectedTimeArg); that
+--   also absorbs the binary error of t * 1000 for a time given with three
+--   decimals. src/traffic/events.ts stampOf does the same arithmetic.)
 local function swc_now(arg)
   if arg ~= nil and arg ~= '' then
     local t = tonumber(arg)
@@ -26,5 +28,5 @@ end
 
 local function swc_millis(t)
   local second = math.floor(t)
-  return math.min(math.floor(t * 1000 + 0.001) / 1000, second + 0.999)
+  return math.min(math.floor(t * 1000 + 0.0005) / 1000, second + 0.999)
 end

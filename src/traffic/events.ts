@@ -60,7 +60,7 @@ const ERRORS = [
 
 /** `at` cut to the precision a layout stamps with, as a number of seconds (the same arithmetic as lua/lib/now.lua). */
 export function stampOf(at: number, precision: StampPrecision = 'seconds'): number {
-  return precision === 'seconds' ? Math.floor(at) : Math.min(Math.floor(at * 1000 + 0.001) / 1000, Math.floor(at) + 0.999);
+  return precision === 'seconds' ? Math.floor(at) : Math.min(Math.floor(at * 1000 + 0.0005) / 1000, Math.floor(at) + 0.999);
 }
 
 /**

@@ -90,12 +90,23 @@ function interleave(rng: Rng, streams: readonly ReproCall[][]): TrafficCall[] {
   return calls;
 }
 
+/**
+ * `at` on whole microseconds, as a clock reading is: a time a fraction of a
+ * microsecond below a millisecond would otherwise be stamped in one
+ * millisecond by a script given the time as a number and in the one before
+ * by a script given it as TIME (seconds and whole microseconds), and the
+ * difference would be a finding of the arithmetic, not of the layout.
+ */
+function onMicroseconds(at: number): number {
+  return Math.round(at * 1_000_000) / 1_000_000;
+}
+
 /** One light's calls, in time order. */
 function lightCalls(rng: Rng, window: number, start: number, count: number, withBacklog: boolean): ReproCall[] {
   const calls: ReproCall[] = [];
   const push = (op: VerifyOp, at: number): void => {
     // Never back in time, whatever a pattern's arithmetic gives on a tiny window.
-    if (calls.length < count) calls.push({ op, at: Math.max(at, calls.at(-1)?.at ?? at) });
+    if (calls.length < count) calls.push({ op, at: Math.max(onMicroseconds(at), calls.at(-1)?.at ?? at) });
   };
   const outcome = (): VerifyOp => (rng.next() < 0.45 ? 'failure' : 'success');
   let t = start;
