@@ -1,17 +1,13 @@
-import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
-import { timeArg } from './parse.js';
+import { operationScripts, WindowCalls, type OperationScripts } from './window-calls.js';
 import { parseCountsReply } from './snapshot.js';
 import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
 import type {
-  CallOptions,
-  FailureOptions,
   FootprintCell,
   Layout,
   LayoutCapabilities,
   LayoutOptions,
   Light,
   LightKey,
-  RecordOptions,
   Snapshot,
 } from './types.js';
 
@@ -34,22 +30,18 @@ export const PACKED_SLOT_BYTES = 12;
  * second stamps end in 2106; as with the ring, a change of a light's window
  * size can lose the events of slots it overwrites (never counts one twice).
  */
-export class Packed implements Layout {
+export class Packed extends WindowCalls implements Layout {
   readonly name = 'packed';
   readonly windowSemantics = 'half-open' as const;
   readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: false, readWrites: false, maxWindowSeconds: null };
   readonly prefix: string;
-  readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
+  readonly scripts: OperationScripts;
   readonly inspector: TemplateInspector;
 
   constructor(options: LayoutOptions = {}) {
+    super();
     this.prefix = options.prefix ?? 'swc:packed';
-    const root = options.scriptsDir;
-    this.scripts = [
-      readScript('packed/record_success', root),
-      readScript('packed/record_failure', root),
-      readScript('packed/get_metrics', root),
-    ];
+    this.scripts = operationScripts('packed', options.scriptsDir);
     this.inspector = new TemplateInspector({
       layout: this.name,
       templates: [
@@ -60,25 +52,9 @@ export class Packed implements Layout {
   }
 
   /** The light's keys: the packed counters, the metadata. */
-  private keys(light: Light): [string, string] {
+  protected callKeys(light: Light): [string, string] {
     const base = `${this.prefix}:{${light.name}}`;
     return [`${base}:counters`, `${base}:meta`];
-  }
-
-  recordSuccess(light: Light, options: RecordOptions): ScriptCall {
-    return { script: this.scripts[0], keys: this.keys(light), args: [options.windowSeconds, timeArg(options.at)] };
-  }
-
-  recordFailure(light: Light, options: FailureOptions): ScriptCall {
-    return {
-      script: this.scripts[1],
-      keys: this.keys(light),
-      args: [options.windowSeconds, timeArg(options.at), options.errorJson],
-    };
-  }
-
-  getMetrics(light: Light, options: CallOptions): ScriptCall {
-    return { script: this.scripts[2], keys: this.keys(light), args: [options.windowSeconds, timeArg(options.at)] };
   }
 
   parseMetrics(reply: unknown): Snapshot {
@@ -95,7 +71,7 @@ export class Packed implements Layout {
   }
 
   keysOf(light: Light): LightKey[] {
-    const [counters, meta] = this.keys(light);
+    const [counters, meta] = this.callKeys(light);
     return [
       { key: counters, role: 'packed slots' },
       { key: meta, role: 'metadata' },

@@ -1,18 +1,14 @@
-import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { operationScripts, WindowCalls, type OperationScripts } from './window-calls.js';
 import { footprints } from './footprint.js';
-import { timeArg } from './parse.js';
 import { parseCountsReply } from './snapshot.js';
 import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
 import type {
-  CallOptions,
-  FailureOptions,
   FootprintCell,
   Layout,
   LayoutCapabilities,
   LayoutOptions,
   Light,
   LightKey,
-  RecordOptions,
   Snapshot,
 } from './types.js';
 
@@ -33,46 +29,30 @@ import type {
  * overwrite a slot of the old size whose second is still inside the window,
  * losing its events.
  */
-export class Ring implements Layout {
+export class Ring extends WindowCalls implements Layout {
   readonly name = 'ring';
   readonly windowSemantics = 'half-open' as const;
   readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: false, readWrites: false, maxWindowSeconds: null };
   readonly prefix: string;
-  readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
+  readonly scripts: OperationScripts;
   readonly inspector: TemplateInspector;
 
   constructor(options: LayoutOptions = {}) {
+    super();
     this.prefix = options.prefix ?? 'swc:ring';
-    const root = options.scriptsDir;
-    this.scripts = [
-      readScript('ring/record_success', root),
-      readScript('ring/record_failure', root),
-      readScript('ring/get_metrics', root),
-    ];
+    this.scripts = operationScripts('ring', options.scriptsDir);
     this.inspector = new TemplateInspector({
       layout: this.name,
       templates: [parseKeyTemplate('slots and metadata', `${this.prefix}:{{light}}:ring`)],
     });
   }
 
+  protected callKeys(light: Light): [string] {
+    return [this.ringKey(light)];
+  }
+
   ringKey(light: Light): string {
     return `${this.prefix}:{${light.name}}:ring`;
-  }
-
-  recordSuccess(light: Light, options: RecordOptions): ScriptCall {
-    return { script: this.scripts[0], keys: [this.ringKey(light)], args: [options.windowSeconds, timeArg(options.at)] };
-  }
-
-  recordFailure(light: Light, options: FailureOptions): ScriptCall {
-    return {
-      script: this.scripts[1],
-      keys: [this.ringKey(light)],
-      args: [options.windowSeconds, timeArg(options.at), options.errorJson],
-    };
-  }
-
-  getMetrics(light: Light, options: CallOptions): ScriptCall {
-    return { script: this.scripts[2], keys: [this.ringKey(light)], args: [options.windowSeconds, timeArg(options.at)] };
   }
 
   parseMetrics(reply: unknown): Snapshot {

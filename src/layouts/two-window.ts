@@ -1,19 +1,14 @@
-import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
-import { timeArg } from './parse.js';
+import { operationScripts, WindowCalls, type OperationScripts } from './window-calls.js';
 import { parseCountsReply } from './snapshot.js';
 import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
 import type {
   Approximation,
-  CallOptions,
-  FootprintCell,
   CountPair,
-  FailureOptions,
   Layout,
   LayoutCapabilities,
   LayoutOptions,
   Light,
   LightKey,
-  RecordOptions,
   Snapshot,
 } from './types.js';
 
@@ -56,47 +51,31 @@ export const TWO_WINDOW_APPROXIMATION: Approximation = {
  * {@link TWO_WINDOW_APPROXIMATION}); a burst at the start of the previous
  * window keeps counting after it left, one at its end fades too early.
  */
-export class TwoWindow implements Layout {
+export class TwoWindow extends WindowCalls implements Layout {
   readonly name = 'two-window';
   readonly windowSemantics = 'half-open' as const;
   readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: false, readWrites: false, maxWindowSeconds: null };
   readonly approximation = TWO_WINDOW_APPROXIMATION;
   readonly prefix: string;
-  readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
+  readonly scripts: OperationScripts;
   readonly inspector: TemplateInspector;
 
   constructor(options: LayoutOptions = {}) {
+    super();
     this.prefix = options.prefix ?? 'swc:two-window';
-    const root = options.scriptsDir;
-    this.scripts = [
-      readScript('two-window/record_success', root),
-      readScript('two-window/record_failure', root),
-      readScript('two-window/get_metrics', root),
-    ];
+    this.scripts = operationScripts('two-window', options.scriptsDir);
     this.inspector = new TemplateInspector({
       layout: this.name,
       templates: [parseKeyTemplate('windows and metadata', `${this.prefix}:{{light}}:windows`)],
     });
   }
 
+  protected callKeys(light: Light): [string] {
+    return [this.windowsKey(light)];
+  }
+
   windowsKey(light: Light): string {
     return `${this.prefix}:{${light.name}}:windows`;
-  }
-
-  recordSuccess(light: Light, options: RecordOptions): ScriptCall {
-    return { script: this.scripts[0], keys: [this.windowsKey(light)], args: [options.windowSeconds, timeArg(options.at)] };
-  }
-
-  recordFailure(light: Light, options: FailureOptions): ScriptCall {
-    return {
-      script: this.scripts[1],
-      keys: [this.windowsKey(light)],
-      args: [options.windowSeconds, timeArg(options.at), options.errorJson],
-    };
-  }
-
-  getMetrics(light: Light, options: CallOptions): ScriptCall {
-    return { script: this.scripts[2], keys: [this.windowsKey(light)], args: [options.windowSeconds, timeArg(options.at)] };
   }
 
   parseMetrics(reply: unknown): Snapshot {
