@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
-import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { operationScripts, type OperationScripts } from './window-calls.js';
+import type { ScriptCall } from '../lua/source.js';
 import { footprints } from './footprint.js';
 import { timeArg } from './parse.js';
 import { parseCountsReply } from './snapshot.js';
@@ -81,7 +82,7 @@ export class Coarse implements Layout {
   readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: false, readWrites: true, maxWindowSeconds: null };
   readonly prefix: string;
   readonly bucketSeconds: number;
-  readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
+  readonly scripts: OperationScripts;
   readonly inspector: StoplightV6Inspector;
   readonly approximation: Approximation;
   /** The same rule as a window deviation (whole seconds left out of a read), which `swc verify` predicts exactly. */
@@ -95,12 +96,7 @@ export class Coarse implements Layout {
     this.bucketSeconds = width;
     this.name = width === DEFAULT_BUCKET_SECONDS ? 'coarse' : `coarse-${width}s`;
     this.prefix = options.prefix ?? (width === DEFAULT_BUCKET_SECONDS ? 'swc:coarse' : `swc:coarse-${width}s`);
-    const root = options.scriptsDir;
-    this.scripts = [
-      readScript('coarse/record_success', root),
-      readScript('coarse/record_failure', root),
-      readScript('coarse/get_metrics', root),
-    ];
+    this.scripts = operationScripts('coarse', options.scriptsDir);
     this.inspector = new StoplightV6Inspector(this.name, this.prefix, shortId);
     const description = `a read leaves out the seconds at the old end of the window before the first ${width}-second bucket start inside it (at most ${width - 1} s): counts are never above exact, and exact when the window starts on a bucket edge`;
     this.approximation = {

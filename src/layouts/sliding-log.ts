@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { operationScripts, type OperationScripts } from './window-calls.js';
+import type { ScriptCall } from '../lua/source.js';
 import { timeArg } from './parse.js';
 import { parseCountsReply } from './snapshot.js';
 import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
@@ -37,17 +38,12 @@ export class SlidingLog implements Layout {
   readonly windowSemantics = 'half-open' as const;
   readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: false, readWrites: false, maxWindowSeconds: null };
   readonly prefix: string;
-  readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
+  readonly scripts: OperationScripts;
   readonly inspector: TemplateInspector;
 
   constructor(options: LayoutOptions = {}) {
     this.prefix = options.prefix ?? 'swc:sliding-log';
-    const root = options.scriptsDir;
-    this.scripts = [
-      readScript('sliding-log/record_success', root),
-      readScript('sliding-log/record_failure', root),
-      readScript('sliding-log/get_metrics', root),
-    ];
+    this.scripts = operationScripts('sliding-log', options.scriptsDir);
     this.inspector = new TemplateInspector({
       layout: this.name,
       templates: [

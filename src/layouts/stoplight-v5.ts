@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { operationScripts, type OperationScripts } from './window-calls.js';
+import type { ScriptCall } from '../lua/source.js';
 import { footprints } from './footprint.js';
 import { pairsToRecord, timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
 import { StoplightV5Inspector } from './stoplight-v5-inspector.js';
@@ -62,18 +63,13 @@ export class StoplightV5 implements Layout {
     maxWindowSeconds: V5_MAX_WINDOW_SECONDS,
   };
   readonly prefix: string;
-  readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
+  readonly scripts: OperationScripts;
   readonly inspector: StoplightV5Inspector;
 
   constructor(options: StoplightV5Options = {}) {
     this.prefix = options.prefix ?? 'stoplight:v5';
     this.inspector = new StoplightV5Inspector(this.name, this.prefix, this.capabilities.maxWindowSeconds ?? V5_MAX_WINDOW_SECONDS);
-    const root = options.scriptsDir;
-    this.scripts = [
-      readScript('stoplight-v5/record_success', root),
-      readScript('stoplight-v5/record_failure', root),
-      readScript('stoplight-v5/get_metrics', root),
-    ];
+    this.scripts = operationScripts('stoplight-v5', options.scriptsDir);
   }
 
   metadataKey(light: Light): string {

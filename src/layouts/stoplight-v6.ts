@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { operationScripts, type OperationScripts } from './window-calls.js';
+import type { ScriptCall } from '../lua/source.js';
 import { footprints } from './footprint.js';
 import { timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
 import { StoplightV6Inspector } from './stoplight-v6-inspector.js';
@@ -37,18 +38,13 @@ export class StoplightV6 implements Layout {
   readonly stampPrecision = 'milliseconds' as const;
   readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: true, readWrites: true, maxWindowSeconds: null };
   readonly prefix: string;
-  readonly scripts: readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
+  readonly scripts: OperationScripts;
   readonly inspector: StoplightV6Inspector;
 
   constructor(options: StoplightV6Options = {}) {
     this.prefix = options.prefix ?? 'stoplight:v6';
     this.inspector = new StoplightV6Inspector(this.name, this.prefix, shortId);
-    const root = options.scriptsDir;
-    this.scripts = [
-      readScript('stoplight-v6/record_success', root),
-      readScript('stoplight-v6/record_failure', root),
-      readScript('stoplight-v6/get_metrics', root),
-    ];
+    this.scripts = operationScripts('stoplight-v6', options.scriptsDir);
   }
 
   /** Key bases by system and name: two SHA-256 per call would otherwise cost more client time than the call. */
