@@ -12,22 +12,13 @@
 --include lib/now.lua
 --include lib/meta.lua
 --include stoplight-v6/_window.lua
-
-local INDEX_TTL_SECONDS = 604800
+--include coarse/_bucket.lua
 
 local metrics_key = KEYS[1]
 local index_key = KEYS[2]
 local window = tonumber(ARGV[1])
 local second = math.floor(swc_now(ARGV[2]))
 local width = tonumber(ARGV[3])
-local start = math.floor(second / width) * width
-local bucket = 'bucket:' .. start
+local error_json = ARGV[4]
 
-swc_v6_evict(metrics_key, index_key, second - window)
-redis.call('HINCRBY', metrics_key, bucket .. ':f', 1)
-redis.call('HINCRBY', metrics_key, 'total_failures', 1)
-redis.call('ZADD', index_key, start, bucket)
-redis.call('EXPIRE', index_key, INDEX_TTL_SECONDS)
-swc_meta_record(metrics_key, 'failure', second, ARGV[4])
-
-return start
+return swc_coarse_record(metrics_key, index_key, window, second, width, 'failure', error_json)

@@ -11,22 +11,12 @@
 --include lib/now.lua
 --include lib/meta.lua
 --include stoplight-v6/_window.lua
-
-local INDEX_TTL_SECONDS = 604800
+--include coarse/_bucket.lua
 
 local metrics_key = KEYS[1]
 local index_key = KEYS[2]
 local window = tonumber(ARGV[1])
 local second = math.floor(swc_now(ARGV[2]))
 local width = tonumber(ARGV[3])
-local start = math.floor(second / width) * width
-local bucket = 'bucket:' .. start
 
-swc_v6_evict(metrics_key, index_key, second - window)
-redis.call('HINCRBY', metrics_key, bucket .. ':s', 1)
-redis.call('HINCRBY', metrics_key, 'total_successes', 1)
-redis.call('ZADD', index_key, start, bucket)
-redis.call('EXPIRE', index_key, INDEX_TTL_SECONDS)
-swc_meta_record(metrics_key, 'success', second, '')
-
-return start
+return swc_coarse_record(metrics_key, index_key, window, second, width, 'success', '')
