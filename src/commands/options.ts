@@ -1,12 +1,22 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parseRedisUrl, openSession, type Session } from '../redis/connect.js';
+import { MAX_PRIVATE_SHARDS, openClusterSession, type ClusterSession } from '../redis/cluster.js';
 import { checkServerSetting } from '../redis/server.js';
+import { UsageError } from '../errors.js';
 import { onShutdown, registerUrlSecrets } from './lifecycle.js';
 
 /** Flags every command that talks to Redis accepts. */
 export interface RedisFlags {
   redisUrl?: string;
+  /** Every `--redis-url` given, in order (several only as cluster seeds). */
+  redisUrls?: string[];
   redisServerArg: string[];
+}
+
+/** Flags of a command that can run on Redis Cluster ({@link addClusterOptions}). */
+export interface ClusterFlags {
+  cluster?: boolean;
+  clusterShards?: number;
 }
 
 /** Wraps a parser so that its UsageError reaches commander as an invalid argument. */
@@ -38,13 +48,15 @@ export function addRedisOptions(command: Command, { privateServer }: { privateSe
       privateServer
         ? 'Redis to use (default: $REDIS_URL, else a private redis-server that swc starts and stops)'
         : 'Redis to use (default: $REDIS_URL, else redis://127.0.0.1:6379)',
-    ).argParser(
-      parser((value) => {
-        registerUrlSecrets(value);
-        parseRedisUrl(value);
-        return value;
-      }),
-    ),
+    ).argParser((value: string, previous: string | string[] | undefined) => {
+      parser((v: string) => {
+        registerUrlSecrets(v);
+        parseRedisUrl(v);
+        return v;
+      })(value);
+      // The first value is `redisUrl` as before; repeats (cluster seeds) are gathered and split off in preAction.
+      return previous === undefined ? value : [previous, value].flat();
+    }),
   );
   if (privateServer) {
     command.option(
@@ -55,6 +67,15 @@ export function addRedisOptions(command: Command, { privateServer }: { privateSe
     );
   }
   command.hook('preAction', (cmd) => {
+    const raw = cmd.getOptionValue('redisUrl') as string | string[] | undefined;
+    if (Array.isArray(raw)) {
+      const clusterCapable = cmd.options.some((o) => o.long === '--cluster');
+      if (!clusterCapable) cmd.error(`error: --redis-url: given ${raw.length} times; ${cmd.name()} takes one server`, { exitCode: 2 });
+      cmd.setOptionValue('redisUrl', raw[0]);
+      cmd.setOptionValue('redisUrls', raw);
+    } else if (raw !== undefined) {
+      cmd.setOptionValue('redisUrls', [raw]);
+    }
     const opts = cmd.opts<Partial<RedisFlags>>();
     if (opts.redisUrl === undefined && env) {
       try {
@@ -78,6 +99,53 @@ export async function sessionFromFlags(flags: Partial<RedisFlags>, defaultUrl?: 
   const redisUrl = flags.redisUrl ?? env ?? defaultUrl;
   const session = await openSession({
     ...(redisUrl !== undefined ? { redisUrl } : {}),
+    serverSettings: flags.redisServerArg ?? [],
+    ...(flags.redisUrl === undefined && env ? { flag: 'REDIS_URL' } : {}),
+  });
+  onShutdown(() => session.close());
+  return session;
+}
+
+/**
+ * Adds `--cluster` and `--cluster-shards <n>` to a command that can run on
+ * Redis Cluster. With them, `--redis-url` (repeatable) names seed nodes; with
+ * no URL, swc starts a private cluster.
+ */
+export function addClusterOptions(command: Command): Command {
+  return command
+    .option('--cluster', 'Redis Cluster: --redis-url (repeatable) names seed nodes; without one, a private cluster of --cluster-shards primaries')
+    .addOption(
+      new Option('--cluster-shards <n>', `with no --redis-url: start a private cluster of n primaries (1..${MAX_PRIVATE_SHARDS}; implies --cluster; default 3)`).argParser(
+        parser((value) => {
+          const n = Number(value);
+          if (!/^\d+$/.test(value.trim()) || n < 1 || n > MAX_PRIVATE_SHARDS) {
+            throw new UsageError(`--cluster-shards: must be a whole number from 1 to ${MAX_PRIVATE_SHARDS}, got "${value}"`);
+          }
+          return n;
+        }),
+      ),
+    );
+}
+
+/** Whether the flags ask for Redis Cluster: `--cluster`, `--cluster-shards`, or several `--redis-url` seeds. */
+export function wantsCluster(flags: Partial<RedisFlags & ClusterFlags>): boolean {
+  return Boolean(flags.cluster) || flags.clusterShards !== undefined || (flags.redisUrls?.length ?? 0) > 1;
+}
+
+/**
+ * Opens the cluster session the flags ask for (seeds from `--redis-url`, else
+ * `REDIS_URL`, else a private cluster) and registers its cleanup, so a private
+ * cluster stops on every way out, Ctrl-C included.
+ */
+export async function clusterSessionFromFlags(flags: Partial<RedisFlags & ClusterFlags>): Promise<ClusterSession> {
+  const env = process.env.REDIS_URL || undefined;
+  const seeds = flags.redisUrls ?? (flags.redisUrl !== undefined ? [flags.redisUrl] : env !== undefined ? [env] : []);
+  if (seeds.length > 0 && flags.clusterShards !== undefined) {
+    throw new UsageError('--cluster-shards: starts a private cluster; drop it or drop --redis-url');
+  }
+  const session = await openClusterSession({
+    seeds,
+    ...(flags.clusterShards !== undefined ? { shards: flags.clusterShards } : {}),
     serverSettings: flags.redisServerArg ?? [],
     ...(flags.redisUrl === undefined && env ? { flag: 'REDIS_URL' } : {}),
   });
