@@ -23,3 +23,23 @@ describe('every --help lists exit codes and at least two examples', () => {
     }
   });
 });
+
+describe('bin/swc.js before a build', () => {
+  it('says in one line to build first, with exit 3, instead of a module stack trace', async () => {
+    const { mkdtempSync, mkdirSync, copyFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const { spawnSync } = await import('node:child_process');
+    const dir = mkdtempSync(path.join(tmpdir(), 'swc-unbuilt-'));
+    try {
+      mkdirSync(path.join(dir, 'bin'));
+      copyFileSync(new URL('../../bin/swc.js', import.meta.url), path.join(dir, 'bin', 'swc.js'));
+      const run = spawnSync(process.execPath, [path.join(dir, 'bin', 'swc.js'), '--version'], { encoding: 'utf8' });
+      expect(run.status).toBe(3);
+      expect(run.stderr).toBe('swc: not built yet (dist/cli.js is missing): run `npm ci` or `npm run build` in the swc folder first\n');
+      expect(run.stdout).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
