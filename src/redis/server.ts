@@ -91,6 +91,9 @@ const REFUSED_SETTINGS: ReadonlyMap<string, string> = new Map([
   ['cluster-config-file', 'it writes a file outside the temp folder'],
 ]);
 
+/** The fewest clients a private server may allow: swc's own connections, with room for --connections. */
+export const MIN_PRIVATE_MAXCLIENTS = 32;
+
 /**
  * Checks one `--redis-server-arg` (`name=value`, or `--name=value`) and
  * returns it as `name=value`. Throws a UsageError naming the setting when it
@@ -107,6 +110,15 @@ export function checkServerSetting(setting: string): string {
     (name.startsWith('tls-') && /port|cluster|replication/.test(name) ? 'it opens a TLS listener or link' : undefined);
   if (why !== undefined) {
     throw new UsageError(`--redis-server-arg: ${name} is not allowed on the private server (${why}); use --redis-url to run against a server you configure`);
+  }
+  if (name === 'maxclients') {
+    const value = normal.slice(normal.indexOf('=') + 1).trim();
+    if (!/^\d+$/.test(value) || Number(value) < MIN_PRIVATE_MAXCLIENTS) {
+      throw new UsageError(
+        `--redis-server-arg: maxclients must be a whole number of at least ${MIN_PRIVATE_MAXCLIENTS} on the private server, got "${value}" ` +
+          '(swc itself opens a session, a fill socket, one socket per --connections and the application view\'s client)',
+      );
+    }
   }
   return normal;
 }

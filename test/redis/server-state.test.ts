@@ -22,7 +22,7 @@ function privateServer(settings: string[] = []): { server: () => PrivateServer; 
   let server: PrivateServer;
   let redis: Redis;
   beforeAll(async () => {
-    server = await startPrivateServer({ settings });
+    server = await startPrivateServer({ settings, allowAnySetting: true });
     redis = await connect(server.url);
     await installScripts(redis, [...v5.scripts, ...v6.scripts]);
   });

@@ -56,6 +56,15 @@ describe('private redis-server', () => {
     expect(() => serverArguments(['maxmemory=1mb\ndir /'])).toThrow(/control characters/);
   });
 
+  it('refuses a maxclients too low for swc\'s own connections, naming the least it takes', () => {
+    for (const value of ['1', '31', 'lots', '-5']) {
+      expect(() => checkServerSetting(`maxclients=${value}`)).toThrow(
+        new RegExp(`^--redis-server-arg: maxclients must be a whole number of at least 32 on the private server, got "${value}" \\(swc itself opens`),
+      );
+    }
+    expect(checkServerSetting('maxclients=32')).toBe('maxclients=32');
+  });
+
   it('keeps tuning settings, normalised to lower case without dashes', () => {
     expect(serverArguments(['--Hash-Max-Listpack-Entries=128'])).toEqual(['--hash-max-listpack-entries', '128']);
     expect(serverArguments(['rename-command=FLUSHALL ""', 'maxmemory-policy=allkeys-lru'])).toEqual(['--rename-command', 'FLUSHALL', '""', '--maxmemory-policy', 'allkeys-lru']);
