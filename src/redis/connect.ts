@@ -222,7 +222,12 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
         timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
       }),
     ]);
-    await redis.ping();
+    // A server that refuses writes after a failed RDB save refuses PING too
+    // (MISCONF), yet it answers and serves reads: inspect and lights work on
+    // it, and a write says what is wrong, classified, where it is refused.
+    await redis.ping().catch((err: unknown) => {
+      if (!(err instanceof Error && /^MISCONF\b/.test(err.message))) throw err;
+    });
     // ioredis reports a failed SELECT only as an event and carries on in db 0;
     // select explicitly so a wrong index fails instead of writing elsewhere.
     const db = parsed.pathname.replace(/^\//, '');

@@ -294,3 +294,51 @@ describe('classifyRedisError on replies no test server can be put into', () => {
     expect((placed as SwcError).at('later').message).toMatch(/^Redis is out of memory \(maxmemory reached\) in cell 1\/2 later: /);
   });
 });
+
+describe('a server that refuses writes after a failed RDB save (MISCONF), for real', () => {
+  let server: PrivateServer;
+  let redis: Redis;
+  beforeAll(async () => {
+    // Save points on, then the folder gone: BGSAVE fails and stop-writes-on-bgsave-error refuses writes (and PING).
+    server = await startPrivateServer({ settings: ['save=3600 1'], allowAnySetting: true });
+    redis = await connect(server.url);
+    await redis.set('user:kept', 'value');
+    const [, dir] = (await redis.config('GET', 'dir')) as [string, string];
+    const { rmSync } = await import('node:fs');
+    rmSync(dir, { recursive: true, force: true });
+    await redis.bgsave();
+    for (;;) {
+      const persistence = String(await redis.info('persistence'));
+      if (/rdb_bgsave_in_progress:0/.test(persistence) && /rdb_last_bgsave_status:err/.test(persistence)) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await expect(redis.set('probe', '1')).rejects.toThrow(/^MISCONF/);
+  }, 20_000);
+  afterAll(async () => {
+    redis?.disconnect();
+    await server?.stop();
+  });
+
+  it('a script call is classified as misconf, naming the fix', async () => {
+    expectState(await failure(runScript(redis, write())), 'misconf', /^Redis refuses writes after a failed RDB save \(MISCONF\)/);
+  });
+
+  it('doctor fails its write check, bench and verify refuse before any write (exit 3), lights and inspect still read', async () => {
+    const doctor = await runCli(['doctor', '--redis-url', server.url]);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/FAIL +write +the server refuses writes after a failed save \(MISCONF/);
+    const bench = await runCli(['bench', '--redis-url', server.url, '--rate', '2', '--window', '1m', '--no-throughput', '--no-progress']);
+    expect(bench.code).toBe(3);
+    expect(bench.stderr).toMatch(/^swc: refusing to write to this server: the server refuses writes after a failed save \(MISCONF/m);
+    const verify = await runCli(['verify', '--redis-url', server.url, '--calls', '50']);
+    expect(verify.code).toBe(3);
+    expect(verify.stderr).toMatch(/^swc: refusing to write to this server: the server refuses writes after a failed save \(MISCONF/m);
+    const lights = await runCli(['lights', '--redis-url', server.url, '--json']);
+    expect(lights.code).toBe(0);
+    expect(JSON.parse(lights.stdout)).toHaveProperty('lights', []);
+    const inspect = await runCli(['inspect', 'nobody', '--redis-url', server.url]);
+    expect(inspect.code).toBe(1);
+    expect(inspect.stderr).toMatch(/^swc: light "nobody" not found/m);
+    expect(await redis.keys('*')).toEqual(['user:kept']);
+  }, 60_000);
+});
