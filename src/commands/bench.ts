@@ -476,6 +476,7 @@ Examples:
   swc bench --redis-url redis://127.0.0.1:6379 --json > result.json
   swc bench --scenario fixtures/scenarios/small.json --baseline fixtures/baselines/small.json
   swc bench --realtime --rate 100 --window 1m --duration 30s
+  swc bench --layout all --window 5m --rate 10 --no-throughput --sweep hash-max-listpack-value=64,128,256
   swc bench --layout ./my-window.json,stoplight-v6       (a layout of your own: README "Your own layout")
   swc bench --scripts "$(bundle show stoplight)"          (Stoplight's own scripts, from the installed gem)`,
   );

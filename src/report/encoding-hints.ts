@@ -15,20 +15,32 @@ function where(hint: EncodingHint): string {
   return `${hint.layout} at ${hint.cells.map((c) => `${windowText(c.windowSeconds)}, ${c.rate}/s`).join(' and ')}`;
 }
 
-/** What is too long, as words. */
+/** What is too long, as words: "field `last_error_json` holds 109 bytes". */
 function part(hint: EncodingHint): string {
   const name = visible(hint.name);
-  if (hint.kind === 'value') return `field \`${name}\` (${hint.bytes.toLocaleString('en-US')} bytes)`;
-  if (hint.kind === 'field') return `field name \`${name}\` (${hint.bytes.toLocaleString('en-US')} bytes)`;
-  return `member \`${name}\` (${hint.bytes.toLocaleString('en-US')} bytes)`;
+  const bytes = `${hint.bytes.toLocaleString('en-US')} bytes`;
+  if (hint.kind === 'value') return `field \`${name}\` holds ${bytes}`;
+  if (hint.kind === 'field') return `field name \`${name}\` is ${bytes}`;
+  return `member \`${name}\` is ${bytes}`;
 }
 
-/** One hint as a sentence a person can act on. */
+/** The settings a sweep should try: the limit, then round values from the one that fits the part measured. */
+function sweepValues(hint: EncodingHint): string {
+  return [hint.limit, hint.fits, hint.fits * 2].join(',');
+}
+
+/**
+ * One hint as a sentence a person can act on. It claims only what was
+ * measured: the key is past this one limit now. A higher limit that fits
+ * today's value may still not do, since an earlier, longer value converted
+ * the key and Redis never converts it back; the sweep it suggests measures that.
+ */
 export function hintLine(hint: EncodingHint): string {
-  const shorter = hint.kind === 'value' ? 'a value' : hint.kind === 'field' ? 'a field name' : 'a member';
+  const parts = hint.kind === 'value' ? 'Values' : hint.kind === 'field' ? 'Field names' : 'Members';
   return (
-    `${where(hint)}: its ${hint.type} \`${visible(hint.role)}\` is a ${hint.encoding} only because ${part(hint)} is longer than ${hint.setting} (${hint.limit}); ` +
-    `${shorter} of at most ${hint.limit} bytes, or ${hint.setting}=${hint.fits}, keeps it a listpack (--sweep ${hint.setting}=${hint.limit},${hint.fits} measures it)`
+    `${where(hint)}: its ${hint.type} \`${visible(hint.role)}\` is a ${hint.encoding}, and the only limit it is past is ${hint.setting} (${hint.limit}): ${part(hint)}. ` +
+    `${parts} of at most ${hint.limit} bytes keep it a listpack; --sweep ${hint.setting}=${sweepValues(hint)} measures higher limits ` +
+    `(an earlier, longer value counts too: Redis never converts a key back)`
   );
 }
 
