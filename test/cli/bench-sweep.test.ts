@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -214,6 +214,23 @@ describe('swc bench --sweep: refused input (exit 2, one line, nothing started)',
     const result = await runCli(['bench', '--window', '10', '--rate', '1', '--no-throughput', '--sweep', 'hash-max-listpack-value=64'], { ...env, REDIS_URL: redisUrl() });
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toMatch(/^swc: --sweep: REDIS_URL is set/);
+  });
+});
+
+describe('swc bench --sweep: a setting this redis-server does not know', () => {
+  it('set-max-listpack-entries (Redis 7.2+): runs where the server knows it, else exit 2 naming it and the version, the server stopped', async () => {
+    const version = /v=(\d+)\.(\d+)/.exec(execFileSync('redis-server', ['--version']).toString());
+    const knows = Number(version?.[1]) > 7 || (Number(version?.[1]) === 7 && Number(version?.[2]) >= 2);
+    const before = started().length;
+    const result = await runCli(['bench', ...SMALL, '--no-progress', '--json', '--sweep', 'set-max-listpack-entries=64,256'], env);
+    if (knows) {
+      expect(result.code).toBe(0);
+      expect((JSON.parse(result.stdout) as SweepJson).sweep.map((s) => s.settings['set-max-listpack-entries'])).toContain(256);
+    } else {
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim()).toMatch(/^swc: --sweep: redis-server \d+\.\d+\.\d+ does not know set-max-listpack-entries \(set-max-listpack-\* needs Redis 7\.2 or later\)$/);
+      expect(stoppedSince(before)).toHaveLength(1);
+    }
   });
 });
 
