@@ -185,6 +185,18 @@ describe('swc bench --sweep', () => {
   });
 });
 
+describe('swc bench --sweep --format csv', () => {
+  it('one row per run and cell, the swept setting and whether it is the default first', async () => {
+    const result = await runCli(['bench', ...SMALL, '--sweep', 'hash-max-listpack-value=64,256', '--format', 'csv', '--no-progress']);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^hash-max-listpack-value,default,layout,windowSeconds,rate,/);
+    expect(lines.slice(1).map((l) => l.split(',').slice(0, 5).join(','))).toEqual(['64,true,stoplight-v6,30,10', '256,false,stoplight-v6,30,10']);
+    expect(lines[1]).toMatch(/,hash:hashtable\+zset:listpack,/);
+    expect(lines[2]).toMatch(/,hash:listpack\+zset:listpack,/);
+  });
+});
+
 describe('swc bench --sweep: refused input (exit 2, one line, nothing started)', () => {
   it.each([
     [['--sweep', 'maxmemory=1mb'], /^swc: --sweep: maxmemory is not a listpack, ziplist or intset setting; accepted: hash-max-listpack-entries, .*list-max-ziplist-size$/],
