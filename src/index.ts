@@ -96,6 +96,20 @@ export type {
   RealtimeLatency,
 } from './measure/types.js';
 export { driveRealtime, type RealtimeOptions } from './bench/realtime.js';
+export type { EncodingHint, LongestParts } from './measure/types.js';
+export { withLongestParts } from './measure/encoding.js';
+export { causesOf, encodingHints, type LimitCause } from './bench/encoding-advice.js';
+export {
+  parseSweep,
+  combinationsOf,
+  summarize as summarizeSweep,
+  adviseSweep,
+  type SweepAxis,
+  type SweepReport,
+  type SweepRun,
+  type SweepSummaryRow,
+  type SweepAdvice,
+} from './bench/sweep.js';
 export { runLoad, type LoadOptions, type LoadResult, type LoadProgress, type LoadStop } from './measure/load.js';
 export {
   readScriptCommandStats,

@@ -5,6 +5,8 @@ import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import { performance } from 'node:perf_hooks';
 import { readScriptCommandStats, scriptCommandDelta } from '../measure/commandstats.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
+import { withLongestParts } from '../measure/encoding.js';
+import { encodingHints } from './encoding-advice.js';
 import type { BenchReport, CellResult, MemoryResult, RealtimeResult, ThroughputResult } from '../measure/types.js';
 import { measureThroughputRounds, type RoundsProgress, type ThroughputPhase } from '../measure/throughput.js';
 import type { Session } from '../redis/connect.js';
@@ -259,7 +261,8 @@ async function runMemory(
   let firstKeys: MemoryResult['keys'] = [];
   for (const [i, light] of lights.entries()) {
     const keys = await measureKeys(redis, layout.keysOf(light, span.from, span.to));
-    if (i === 0) firstKeys = keys;
+    // The first light's keys are reported, with what decides their encoding.
+    if (i === 0) firstKeys = await withLongestParts(redis, keys);
     total += keys.reduce((sum, k) => sum + k.bytes, 0);
   }
   return {
@@ -541,6 +544,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       elapsedSeconds: (Date.now() - started) / 1000,
       wallSeconds,
       serverScriptSeconds: scripts ? scripts.usec / 1e6 : null,
+      encodingHints: encodingHints(results, info.config),
     };
   }
 }

@@ -22,6 +22,9 @@ import { addCompareOptions, checkOutputPath, compareOptionsFrom, printVerdict, w
 import { withStableKeyNames } from '../bench/stable-keys.js';
 import { checkSvgPath, terminalChart, writeChartSvg } from './chart.js';
 import { action, onShutdown } from './lifecycle.js';
+import { parseSweep, MAX_SWEEP_COMBINATIONS, SWEEP_SETTINGS, type SweepAxis } from '../bench/sweep.js';
+import { renderSweep } from '../report/sweep.js';
+import { checkSweep, runSweep } from './bench-sweep.js';
 import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
 
 interface BenchFlags extends RedisFlags, CompareFlags {
@@ -54,6 +57,7 @@ interface BenchFlags extends RedisFlags, CompareFlags {
   output?: string;
   wide?: boolean;
   allowEviction?: boolean;
+  sweep: SweepAxis[];
 }
 
 const DEFAULT_RATES = [100];
@@ -420,7 +424,13 @@ export function benchCommand(): Command {
     .option('--chart', 'after the table, terminal charts of memory (and latency); printed even when stdout is not a terminal, never without this flag')
     .option('--chart-out <file.svg>', 'also write the charts as a standalone SVG (with --baseline: the baseline against this run)')
     .option('--wide', 'tables with every column (encodings and long ratio names inline); wider than 120 columns')
-    .option('--output <file>', 'also save the full result as JSON to this file (with --baseline too, whatever is printed)');
+    .option('--output <file>', 'also save the full result as JSON to this file (with --baseline too, whatever is printed)')
+    .option(
+      '--sweep <setting=v1,v2,…>',
+      `encoding what-if, repeatable: run the matrix on a fresh private server per value (and once on the defaults), then compare; settings: ${SWEEP_SETTINGS.join(', ')}; several flags run every combination (at most ${MAX_SWEEP_COMBINATIONS})`,
+      (value: string, previous: SweepAxis[]) => [...previous, parser(parseSweep)(value)],
+      [] as SweepAxis[],
+    );
   addCompareOptions(command);
   addJsonOption(command);
   addRedisOptions(command, { privateServer: true });
@@ -466,6 +476,7 @@ Examples:
   swc bench --redis-url redis://127.0.0.1:6379 --json > result.json
   swc bench --scenario fixtures/scenarios/small.json --baseline fixtures/baselines/small.json
   swc bench --realtime --rate 100 --window 1m --duration 30s
+  swc bench --layout all --window 5m --rate 10 --no-throughput --sweep hash-max-listpack-value=64,128,256
   swc bench --layout ./my-window.json,stoplight-v6       (a layout of your own: README "Your own layout")
   swc bench --scripts "$(bundle show stoplight)"          (Stoplight's own scripts, from the installed gem)`,
   );
@@ -484,6 +495,7 @@ Examples:
       const preset = flags.preset ? presets[flags.preset]?.() : undefined;
       const plan = planFromFlags(flags, preset);
       const format: BenchFormat = flags.json ? 'json' : flags.format;
+      const combinations = flags.sweep.length > 0 ? checkSweep(flags) : undefined;
       if (preset) {
         const missing = plan.windows.flatMap((w) => plan.rates.filter((r) => !preset.published.some((p) => p.windowSeconds === w && p.rate === r)).map((r) => `${formatWindow(w)} at ${r}/s`));
         if (missing.length > 0) process.stderr.write(`swc bench: no published figure for ${missing.join(', ')}; those cells show ours only\n`);
@@ -494,6 +506,44 @@ Examples:
       if (flags.output !== undefined) checkOutputPath('--output', flags.output);
       // Read the baseline before Redis is touched, so a bad file costs no run.
       const baseline = flags.baseline !== undefined ? { label: flags.baseline, report: loadReport(flags.baseline) } : undefined;
+      const options = {
+        layouts: plan.layouts,
+        windows: plan.windows,
+        rates: plan.rates,
+        failureRate: plan.failureRate,
+        lights: plan.lights,
+        durationSeconds: plan.durationSeconds ?? null,
+        seed: plan.seed,
+        preset: preset?.name ?? null,
+        throughput: plan.throughput ?? false,
+        realtime: plan.realtime === true,
+        ...(scenario ? { scenario: scenario.file } : {}),
+        ...(plan.scriptsDir !== undefined ? { scripts: plan.scriptsDir } : {}),
+      };
+      if (combinations) {
+        // One fresh private server per combination (src/commands/bench-sweep.ts); each runs the same plan.
+        const sweep = await runSweep({
+          axes: flags.sweep,
+          combinations,
+          serverArgs: flags.redisServerArg,
+          progress: flags.progress,
+          run: async (session, signal) => {
+            const namespace = createNamespace();
+            const progress = progressReporter(flags.progress, plan);
+            progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
+            try {
+              return withStableKeyNames(await runBench({ signal, session, plan, namespace, progress: progress.hooks, options }), namespace.prefix);
+            } finally {
+              progress.stop();
+            }
+          },
+        });
+        if (flags.output !== undefined) writeJsonFile('--output', flags.output, sweep);
+        for (const run of sweep.sweep) warnShortfall(run.report);
+        if (format === 'json') printJson(sweep);
+        else process.stdout.write(renderSweep(sweep, format, useColor(), { wide: Boolean(flags.wide) }));
+        return undefined;
+      }
       const session = await sessionFromFlags(flags);
       const namespace = createNamespace();
       const stop = new AbortController();
@@ -547,20 +597,7 @@ Examples:
         plan,
         namespace,
         progress: progress.hooks,
-        options: {
-          layouts: plan.layouts,
-          windows: plan.windows,
-          rates: plan.rates,
-          failureRate: plan.failureRate,
-          lights: plan.lights,
-          durationSeconds: plan.durationSeconds ?? null,
-          seed: plan.seed,
-          preset: preset?.name ?? null,
-          throughput: plan.throughput ?? false,
-          realtime: plan.realtime === true,
-          ...(scenario ? { scenario: scenario.file } : {}),
-          ...(plan.scriptsDir !== undefined ? { scripts: plan.scriptsDir } : {}),
-        },
+        options,
       });
       void running.then(
         () => (finished = true),

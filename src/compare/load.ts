@@ -63,6 +63,13 @@ function check(file: string, report: Fields): void {
  * this swc does not read, or a field it needs missing or mistyped.
  */
 export function parseReport(file: string, json: unknown): BenchReport {
+  // A sweep (swc bench --sweep) holds one report per setting: which one to compare is the user's choice.
+  if (isObject(json) && Object.hasOwn(json, 'sweep') && json.kind === 'sweep') {
+    throw new InputFileError(
+      file,
+      "a swc bench --sweep result (one report per setting), not one bench result; compare one of its reports, e.g. jq '.sweep[0].report' file > one.json",
+    );
+  }
   // Own properties only: a key named like an Object.prototype member must not be found through the prototype.
   if (!isObject(json) || !Object.hasOwn(json, 'schemaVersion') || !Object.hasOwn(json, 'results')) {
     throw new InputFileError(file, 'not a swc bench result (expected the JSON of `swc bench --json`, with schemaVersion and results)');

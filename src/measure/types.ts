@@ -17,6 +17,45 @@ export interface KeyMemory {
   readonly elements: number;
   /** `MEMORY USAGE <key> SAMPLES 0`. */
   readonly bytes: number;
+  /**
+   * For a hash that is a hashtable or a sorted set that is a skiplist (of the
+   * cell's first light, up to 10,000 elements): its longest parts, which
+   * decide against `*-max-listpack-value` whether it could be a listpack.
+   */
+  readonly longest?: LongestParts;
+}
+
+/**
+ * A key that left listpack only because of a length: a shorter value (or a
+ * higher `*-max-listpack-value`) would keep it compact. One per layout, key
+ * and cause, over the cells where it holds (src/bench/encoding-advice.ts).
+ */
+export interface EncodingHint {
+  readonly layout: string;
+  readonly role: string;
+  readonly type: string;
+  readonly encoding: string;
+  /** The setting the part is longer than, its value on the server, and a round value that fits the part. */
+  readonly setting: string;
+  readonly limit: number;
+  readonly fits: number;
+  /** What is too long: a hash value (`name` is its field), a field name, or a sorted-set member (`name`: its first characters). */
+  readonly kind: 'value' | 'field' | 'member';
+  readonly name: string;
+  /** Its length: the longest seen over the cells. */
+  readonly bytes: number;
+  /** Cells (window, rate) where the key was expanded for this reason only. */
+  readonly cells: readonly { readonly windowSeconds: number; readonly rate: number }[];
+  /** Whether that is every cell of the layout in the run. */
+  readonly everyCell: boolean;
+}
+
+/** The longest parts of a hash or sorted set, in bytes. */
+export interface LongestParts {
+  /** The longest field name (hash) or member (sorted set): its first 64 characters and its length. */
+  readonly name: { readonly text: string; readonly bytes: number };
+  /** Hash only: the longest value's length and the field that holds it. */
+  readonly value?: { readonly field: string; readonly bytes: number };
 }
 
 /** Memory of one cell, per light. */
@@ -208,4 +247,6 @@ export interface BenchReport {
    * too on a shared server); null when INFO is not readable.
    */
   readonly serverScriptSeconds?: number | null;
+  /** Keys that left listpack only because a value, field name or member is too long (see {@link EncodingHint}). */
+  readonly encodingHints?: readonly EncodingHint[];
 }

@@ -1,6 +1,7 @@
 import { NOISY_SPREAD, type AppView, type BenchReport, type CellResult, type LatencyStats, type Spread } from '../measure/types.js';
 import { palette, kb, percent, times } from './style.js';
 import { renderBox, renderCsv, renderMarkdown, type Grid } from './table.js';
+import { hintLines, wrapLine } from './encoding-hints.js';
 
 /** Output formats of `swc bench`; `--format` choices come from here. */
 export const benchFormats = ['table', 'json', 'markdown', 'csv'] as const;
@@ -405,6 +406,10 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
     const title = !grid.caption ? heading : heading.length + grid.caption.length + 2 <= 120 ? `${heading}: ${grid.caption}` : `${heading}\n${grid.caption}`;
     if (format === 'markdown') parts.push(`**${title}**\n\n${renderMarkdown(grid)}`);
     else parts.push(`${c.bold(title)}\n${renderBox(grid, color)}`);
+  }
+  const hints = hintLines(report);
+  if (hints.length > 0) {
+    parts.push(format === 'markdown' ? `**Encoding hints**\n\n${hints.map((h) => `- ${h}`).join('\n')}` : `${c.bold('Encoding hints')}\n${hints.map((h) => wrapLine(h)).join('\n')}`);
   }
   parts.push(format === 'markdown' ? `_${footer}_` : c.dim(footer));
   return `${parts.join('\n\n')}\n`;

@@ -1,0 +1,301 @@
+/**
+ * The encoding what-if (`swc bench --sweep <setting>=<v1>,<v2>,…`): the
+ * settings a sweep may change, the combinations of several flags, and what
+ * a finished sweep says: bytes per light under each combination, and advice
+ * where a combination shrinks a layout. Running the servers is the
+ * command's (src/commands/bench-sweep.ts); rendering is src/report/sweep.ts.
+ */
+import { UsageError } from '../errors.js';
+import { isExpanded } from '../measure/encoding.js';
+import type { BenchReport, CellResult } from '../measure/types.js';
+import { causesOf, explainKey, type LimitCause } from './encoding-advice.js';
+
+/** Combinations a sweep may run (each on a server of its own, the whole matrix each). */
+export const MAX_SWEEP_COMBINATIONS = 16;
+/** A combination at least this many times smaller than the default gets a line of advice. */
+export const ADVICE_MIN_RATIO = 2;
+
+/** Largest value accepted for a size setting: far past any listpack worth having. */
+const MAX_SIZE = 1_000_000;
+/** Largest positive list-max-listpack-size: Redis caps a quicklist node's entry count at 32767. */
+const MAX_LIST_ENTRIES = 32_767;
+
+interface SettingSpec {
+  /** The name in the `*-listpack-*` spelling (the one CONFIG GET and the reports use on Redis 7). */
+  readonly canonical: string;
+  readonly min: number;
+  readonly max: number;
+  /** Values in [min, max] the server does not take. */
+  readonly excluded?: readonly number[];
+  readonly range: string;
+}
+
+const size = (canonical: string): SettingSpec => ({ canonical, min: 0, max: MAX_SIZE, range: `0 to ${MAX_SIZE.toLocaleString('en-US')}` });
+
+/**
+ * The listpack, ziplist and intset settings of redis-server: every name a
+ * sweep accepts (the `*-ziplist-*` names are Redis's older aliases). The
+ * set-max-listpack ones exist from Redis 7.2; an older server is caught
+ * when its first combination starts.
+ */
+const SETTINGS: ReadonlyMap<string, SettingSpec> = new Map([
+  ['hash-max-listpack-entries', size('hash-max-listpack-entries')],
+  ['hash-max-listpack-value', size('hash-max-listpack-value')],
+  ['hash-max-ziplist-entries', size('hash-max-listpack-entries')],
+  ['hash-max-ziplist-value', size('hash-max-listpack-value')],
+  ['zset-max-listpack-entries', size('zset-max-listpack-entries')],
+  ['zset-max-listpack-value', size('zset-max-listpack-value')],
+  ['zset-max-ziplist-entries', size('zset-max-listpack-entries')],
+  ['zset-max-ziplist-value', size('zset-max-listpack-value')],
+  ['set-max-intset-entries', size('set-max-intset-entries')],
+  ['set-max-listpack-entries', size('set-max-listpack-entries')],
+  ['set-max-listpack-value', size('set-max-listpack-value')],
+  ...(['list-max-listpack-size', 'list-max-ziplist-size'] as const).map(
+    (name): [string, SettingSpec] => [
+      name,
+      { canonical: 'list-max-listpack-size', min: -5, max: MAX_LIST_ENTRIES, excluded: [0], range: `-5 to -1 (node size 4 KB to 64 KB) or 1 to ${MAX_LIST_ENTRIES.toLocaleString('en-US')} (entries per node)` },
+    ],
+  ),
+]);
+
+/** Every setting name `--sweep` accepts, in a stable order. */
+export const SWEEP_SETTINGS: readonly string[] = [...SETTINGS.keys()];
+
+/** One `--sweep` flag: a setting and the values to try, in the order given. */
+export interface SweepAxis {
+  /** As typed (lower case): passed to redis-server under this name. */
+  readonly setting: string;
+  /** The `*-listpack-*` spelling, to catch the same setting twice. */
+  readonly canonical: string;
+  readonly values: readonly number[];
+}
+
+/** The canonical spelling of a setting name, or undefined when it is not one a sweep may change. */
+export function canonicalSetting(name: string): string | undefined {
+  return SETTINGS.get(name.toLowerCase())?.canonical;
+}
+
+/** Parses one `--sweep` value: `<setting>=<v1>,<v2>,…` with whole numbers in the setting's range. */
+export function parseSweep(text: string): SweepAxis {
+  const match = /^(?:--)?([A-Za-z][A-Za-z0-9-]*)=(.*)$/s.exec(text.trim());
+  if (!match?.[1] || match[2] === undefined) {
+    throw new UsageError(`--sweep: expected <setting>=<v1>,<v2>,… (e.g. hash-max-listpack-value=64,256), got "${text}"`);
+  }
+  const setting = match[1].toLowerCase();
+  const spec = SETTINGS.get(setting);
+  if (!spec) {
+    throw new UsageError(`--sweep: ${setting} is not a listpack, ziplist or intset setting; accepted: ${SWEEP_SETTINGS.join(', ')}`);
+  }
+  const parts = match[2].split(',').map((p) => p.trim());
+  if (match[2].trim() === '' || parts.some((p) => p === '')) {
+    throw new UsageError(`--sweep: ${setting}: expected a comma-separated list of whole numbers (e.g. ${setting}=${spec.min === 0 ? '64,256' : '-2,-1'}), got "${match[2]}"`);
+  }
+  const values: number[] = [];
+  for (const part of parts) {
+    const n = /^[+-]?\d+$/.test(part) ? Number(part) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < spec.min || n > spec.max || spec.excluded?.includes(n)) {
+      throw new UsageError(`--sweep: ${setting} takes whole numbers from ${spec.range}, got "${part}"`);
+    }
+    if (!values.includes(n)) values.push(n);
+  }
+  return { setting, canonical: spec.canonical, values };
+}
+
+/** One combination: a value for every swept setting, as `name=value` in flag order. */
+export type Combination = readonly { readonly setting: string; readonly value: number }[];
+
+/**
+ * Every combination of the axes (the first axis varies slowest). Refuses the
+ * same setting twice (also as its alias), a setting also given with
+ * `--redis-server-arg`, and more than {@link MAX_SWEEP_COMBINATIONS}.
+ */
+export function combinationsOf(axes: readonly SweepAxis[], serverArgs: readonly string[] = []): Combination[] {
+  const seen = new Map<string, string>();
+  for (const axis of axes) {
+    const before = seen.get(axis.canonical);
+    if (before !== undefined) {
+      throw new UsageError(`--sweep: ${axis.setting} is swept twice${before !== axis.setting ? ` (as ${before} too, its other name)` : ''}; give its values in one flag`);
+    }
+    seen.set(axis.canonical, axis.setting);
+  }
+  for (const arg of serverArgs) {
+    const name = arg.slice(0, arg.indexOf('=')).replace(/^--/, '').toLowerCase();
+    const canonical = canonicalSetting(name);
+    if (canonical !== undefined && seen.has(canonical)) {
+      throw new UsageError(`--sweep/--redis-server-arg: both set ${name}; leave it to --sweep, or drop it from the sweep`);
+    }
+  }
+  const total = axes.reduce((n, a) => n * a.values.length, 1);
+  if (total > MAX_SWEEP_COMBINATIONS) {
+    throw new UsageError(
+      `--sweep: ${axes.map((a) => a.values.length).join(' × ')} = ${total} combinations; at most ${MAX_SWEEP_COMBINATIONS} (each runs the whole matrix on a server of its own)`,
+    );
+  }
+  let out: { setting: string; value: number }[][] = [[]];
+  for (const axis of axes) out = out.flatMap((combo) => axis.values.map((value) => [...combo, { setting: axis.setting, value }]));
+  return out;
+}
+
+/** `hash-max-listpack-value=64, zset-max-listpack-entries=128`. */
+export function settingsLabel(settings: Readonly<Record<string, number>>): string {
+  return Object.entries(settings)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
+}
+
+/** The settings of `settings` whose value differs from `base` (all of them when none does). */
+export function changedSettings(settings: Readonly<Record<string, number>>, base: Readonly<Record<string, number>>): Record<string, number> {
+  const changed = Object.fromEntries(Object.entries(settings).filter(([k, v]) => base[k] !== v));
+  return Object.keys(changed).length > 0 ? changed : { ...settings };
+}
+
+/** Figures within this fraction of each other count as a tie (separate servers differ by a few bytes of hashtable layout). */
+const TIE = 0.005;
+
+/** One run of a sweep: the settings the server ran with (as read back from it) and the ordinary bench report. */
+export interface SweepRun {
+  /** Each swept setting's value on that server. */
+  readonly settings: Readonly<Record<string, number>>;
+  /** The run on the server's defaults (with any --redis-server-arg): what the ratios divide. */
+  readonly default: boolean;
+  readonly report: BenchReport;
+}
+
+/** One layout at one window and rate, across the runs. */
+export interface SweepSummaryRow {
+  readonly layout: string;
+  readonly windowSeconds: number;
+  readonly rate: number;
+  /** Bytes per light in each run, in `sweep` order; null where the run has no such cell. */
+  readonly bytesPerLight: readonly (number | null)[];
+  /** Whether some key of the layout is a hashtable or skiplist in each run (left listpack); null where unmeasured. */
+  readonly expanded: readonly (boolean | null)[];
+  /** Index in `sweep` of the run with the fewest bytes. */
+  readonly smallest: number;
+  /** The default run's bytes over the smallest run's. */
+  readonly defaultOverSmallest: number | null;
+}
+
+/** A key that is expanded in the default run and compact in the smallest, and why. */
+export interface AdvisedKey {
+  readonly role: string;
+  readonly type: string;
+  /** Its encoding in the default run. */
+  readonly encoding: string;
+  /** The limits it is past at the default; empty when none is now. */
+  readonly causes: readonly LimitCause[];
+}
+
+/** One line of advice: a combination at least {@link ADVICE_MIN_RATIO} times smaller than the default for a layout and cell. */
+export interface SweepAdvice {
+  readonly layout: string;
+  readonly windowSeconds: number;
+  readonly rate: number;
+  /** Default bytes over the combination's. */
+  readonly times: number;
+  readonly settings: Readonly<Record<string, number>>;
+  readonly keys: readonly AdvisedKey[];
+  /** The whole line, as printed. */
+  readonly text: string;
+}
+
+/** The whole `swc bench --sweep --json` document (`kind: "sweep"`; `swc compare` reads one of its reports, not the document). */
+export interface SweepReport {
+  readonly schemaVersion: 1;
+  readonly kind: 'sweep';
+  readonly swcVersion: string;
+  /** The swept settings, in flag order. */
+  readonly settings: readonly string[];
+  readonly sweep: readonly SweepRun[];
+  readonly summary: readonly SweepSummaryRow[];
+  readonly advice: readonly SweepAdvice[];
+  readonly startedAt: string;
+  readonly elapsedSeconds: number;
+}
+
+const cellId = (r: Pick<CellResult, 'layout' | 'windowSeconds' | 'rate'>): string => `${r.layout}\u0000${r.windowSeconds}\u0000${r.rate}`;
+
+/** Whether some key of a cell left listpack. */
+const expandedCell = (cell: CellResult): boolean => cell.memory.keys.some(isExpanded);
+
+/** Bytes per light of every cell under every run; the default run is the one flagged `default`. */
+export function summarize(runs: readonly SweepRun[]): SweepSummaryRow[] {
+  const base = runs.findIndex((r) => r.default);
+  const order: CellResult[] = [];
+  const seen = new Set<string>();
+  for (const run of [runs[base], ...runs]) {
+    for (const cell of run?.report.results ?? []) {
+      if (seen.has(cellId(cell))) continue;
+      seen.add(cellId(cell));
+      order.push(cell);
+    }
+  }
+  return order.map((cell) => {
+    const found = runs.map((run) => run.report.results.find((r) => cellId(r) === cellId(cell)));
+    const bytes = found.map((f) => f?.memory.bytesPerLight ?? null);
+    // The fewest bytes; among ties the default, then the run changing the fewest settings from it.
+    const min = Math.min(...bytes.filter((b): b is number => b !== null));
+    const changes = (i: number): number =>
+      runs[i]?.default ? -1 : Object.entries(runs[i]?.settings ?? {}).filter(([k, v]) => runs[base]?.settings[k] !== v).length;
+    let smallest = -1;
+    bytes.forEach((b, i) => {
+      if (b === null || b > min * (1 + TIE)) return;
+      if (smallest < 0 || changes(i) < changes(smallest)) smallest = i;
+    });
+    const atDefault = base >= 0 ? bytes[base] : null;
+    const least = bytes[smallest];
+    return {
+      layout: cell.layout,
+      windowSeconds: cell.windowSeconds,
+      rate: cell.rate,
+      bytesPerLight: bytes,
+      expanded: found.map((f) => (f ? expandedCell(f) : null)),
+      smallest,
+      defaultOverSmallest: atDefault != null && least != null && least > 0 ? atDefault / least : null,
+    };
+  });
+}
+
+/** `300 s`, `5 min`, `1 h`. */
+function windowText(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
+
+/**
+ * A line for every layout and cell where a combination is at least
+ * {@link ADVICE_MIN_RATIO} times smaller than the default, naming the keys
+ * that are expanded at the default and compact there, and the limits they
+ * are past at the default (measured, against the default server's config).
+ */
+export function adviseSweep(runs: readonly SweepRun[], summary: readonly SweepSummaryRow[]): SweepAdvice[] {
+  const base = runs.find((r) => r.default);
+  if (!base) return [];
+  const out: SweepAdvice[] = [];
+  for (const row of summary) {
+    const best = runs[row.smallest];
+    if (!best || best.default || row.defaultOverSmallest === null || row.defaultOverSmallest < ADVICE_MIN_RATIO) continue;
+    const at = base.report.results.find((r) => cellId(r) === cellId(row));
+    const there = best.report.results.find((r) => cellId(r) === cellId(row));
+    if (!at || !there) continue;
+    const keys: AdvisedKey[] = [];
+    const clauses: string[] = [];
+    const roles = new Set(at.memory.keys.filter(isExpanded).map((k) => `${k.type}\u0000${k.role}`));
+    for (const role of roles) {
+      const compactThere = there.memory.keys.filter((k) => `${k.type}\u0000${k.role}` === role).every((k) => !isExpanded(k));
+      if (!compactThere) continue;
+      const key = at.memory.keys.find((k) => isExpanded(k) && `${k.type}\u0000${k.role}` === role);
+      if (!key) continue;
+      keys.push({ role: key.role, type: key.type, encoding: key.encoding, causes: causesOf(key, base.report.redis.config) ?? [] });
+      const clause = explainKey(key, base.report.redis.config, ' at the default');
+      if (clause) clauses.push(clause);
+    }
+    const ratio = row.defaultOverSmallest;
+    const text =
+      `${row.layout} at ${windowText(row.windowSeconds)}, ${row.rate}/s: ${ratio >= 10 ? ratio.toFixed(0) : ratio.toFixed(1)}× smaller with ${settingsLabel(changedSettings(best.settings, base.settings))}` +
+      (clauses.length > 0 ? ` — ${clauses.join('; ')}` : '');
+    out.push({ layout: row.layout, windowSeconds: row.windowSeconds, rate: row.rate, times: ratio, settings: best.settings, keys, text });
+  }
+  return out;
+}

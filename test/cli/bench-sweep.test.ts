@@ -1,0 +1,308 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { alive, redisUrl } from '../helpers.js';
+import { runCli, SWC_BIN, type CliResult } from './run-cli.js';
+
+// A stand-in for redis-server that records its PID and arguments before exec'ing the real one,
+// so a test sees which servers a sweep started, with which settings, and that each is gone.
+const dir = mkdtempSync(path.join(os.tmpdir(), 'swc-sweep-'));
+const pidFile = path.join(dir, 'pids');
+const wrapper = path.join(dir, 'redis-server');
+writeFileSync(wrapper, `#!/bin/sh\necho "$$ $*" >> '${pidFile}'\nexec redis-server "$@"\n`);
+chmodSync(wrapper, 0o755);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const env = { SWC_REDIS_SERVER: wrapper };
+
+interface Started {
+  pid: number;
+  args: string[];
+}
+
+function started(): Started[] {
+  let text = '';
+  try {
+    text = readFileSync(pidFile, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [pid, ...args] = line.split(' ');
+      return { pid: Number(pid), args };
+    });
+}
+
+/** The servers started since `before`: each gone, its temp folder too. */
+function stoppedSince(before: number): Started[] {
+  const servers = started().slice(before);
+  for (const server of servers) {
+    expect(alive(server.pid), `redis-server ${server.pid}`).toBe(false);
+    const folder = server.args[server.args.indexOf('--dir') + 1] ?? '';
+    expect(folder).toMatch(/swc-redis-/);
+    expect(existsSync(folder), folder).toBe(false);
+  }
+  return servers;
+}
+
+interface KeyJson {
+  role: string;
+  type: string;
+  encoding: string;
+  longest?: { name: { text: string; bytes: number }; value?: { field: string; bytes: number } };
+}
+interface ReportJson {
+  redis: { config: Record<string, number> };
+  results: { layout: string; windowSeconds: number; rate: number; memory: { bytesPerLight: number; keys: KeyJson[] } }[];
+  encodingHints?: { layout: string; kind: string; name: string; bytes: number; setting: string; limit: number; fits: number }[];
+}
+interface SweepJson {
+  schemaVersion: number;
+  kind: string;
+  settings: string[];
+  sweep: { settings: Record<string, number>; default: boolean; report: ReportJson }[];
+  summary: { layout: string; windowSeconds: number; rate: number; bytesPerLight: number[]; expanded: boolean[]; smallest: number; defaultOverSmallest: number }[];
+  advice: { layout: string; times: number; settings: Record<string, number>; keys: { role: string; encoding: string; causes: { kind: string; name?: string; actual: number; limit: number; setting: string }[] }[]; text: string }[];
+}
+
+// 30 s at 10/s: small and fast, and the 6.0 hash's buckets few enough that its metadata weighs (about 2.3× at the default).
+const SMALL = ['--layout', 'stoplight-v6', '--window', '30', '--rate', '10', '--no-throughput'];
+/** The 6.0 hash: buckets, totals and the light's metadata, last_error_json among it. */
+const V6_HASH = 'buckets, totals and metadata';
+const hashOf = (report: ReportJson): KeyJson | undefined => report.results[0]?.memory.keys.find((k) => k.role === V6_HASH);
+
+describe('swc bench --sweep', () => {
+  let json: CliResult;
+  let table: CliResult;
+  let before = 0;
+  let afterJson = 0;
+  beforeAll(async () => {
+    before = started().length;
+    json = await runCli(['bench', ...SMALL, '--sweep', 'hash-max-listpack-value=64,256', '--json'], env);
+    afterJson = started().length;
+    table = await runCli(['bench', ...SMALL, '--sweep', 'hash-max-listpack-value=64,256', '--no-progress'], env);
+  }, 120_000);
+
+  it('runs each value on a fresh private server started with it, and stops every one', () => {
+    expect(json.code).toBe(0);
+    const servers = stoppedSince(before).slice(0, afterJson - before);
+    // 64 is the server's default: the defaults' run is that value's, so two servers, not three.
+    expect(servers).toHaveLength(2);
+    expect(servers[0]?.args.join(' ')).not.toMatch(/hash-max-listpack-value/);
+    expect(servers[1]?.args.join(' ')).toMatch(/--hash-max-listpack-value 256\b/);
+    expect(json.stderr).toMatch(/^swc bench: sweep 1\/2: hash-max-listpack-value=64 \(the server's defaults\)$/m);
+    expect(json.stderr).toMatch(/^swc bench: sweep 2\/2: hash-max-listpack-value=256$/m);
+  });
+
+  it('JSON: a sweep document with one normal report per setting, the summary and the advice', () => {
+    const doc = JSON.parse(json.stdout) as SweepJson;
+    expect(doc).toMatchObject({ schemaVersion: 1, kind: 'sweep', settings: ['hash-max-listpack-value'] });
+    expect(doc.sweep.map((s) => [s.settings, s.default])).toEqual([
+      [{ 'hash-max-listpack-value': 64 }, true],
+      [{ 'hash-max-listpack-value': 256 }, false],
+    ]);
+    const [atDefault, at256] = doc.sweep.map((s) => s.report);
+    expect(atDefault?.redis.config['hash-max-listpack-value']).toBe(64);
+    expect(at256?.redis.config['hash-max-listpack-value']).toBe(256);
+    // The hash is a hashtable at 64 and a listpack at 256, and smaller there.
+    expect(hashOf(atDefault!)?.encoding).toBe('hashtable');
+    expect(hashOf(at256!)?.encoding).toBe('listpack');
+    const [bytes64, bytes256] = doc.sweep.map((s) => s.report.results[0]!.memory.bytesPerLight);
+    expect(bytes256!).toBeLessThan(bytes64!);
+    // What decides it was measured while the keys existed: the longest value is the error JSON, past 64 bytes.
+    const longest = hashOf(atDefault!)?.longest?.value;
+    expect(longest?.field).toBe('last_error_json');
+    expect(longest!.bytes).toBeGreaterThan(64);
+    expect(longest!.bytes).toBeLessThanOrEqual(256);
+    expect(doc.summary).toEqual([
+      {
+        layout: 'stoplight-v6',
+        windowSeconds: 30,
+        rate: 10,
+        bytesPerLight: [bytes64, bytes256],
+        expanded: [true, false],
+        smallest: 1,
+        defaultOverSmallest: bytes64! / bytes256!,
+      },
+    ]);
+    const ratio = bytes64! / bytes256!;
+    // At least 2× smaller: the advice says so, and why.
+    expect(ratio).toBeGreaterThanOrEqual(2);
+    expect(doc.advice).toHaveLength(1);
+    expect(doc.advice[0]).toMatchObject({
+      layout: 'stoplight-v6',
+      settings: { 'hash-max-listpack-value': 256 },
+      keys: [{ role: V6_HASH, encoding: 'hashtable', causes: [{ kind: 'value', name: 'last_error_json', actual: longest!.bytes, limit: 64, setting: 'hash-max-listpack-value' }] }],
+    });
+    expect(doc.advice[0]?.text).toBe(
+      `stoplight-v6 at 30 s, 10/s: ${ratio.toFixed(1)}× smaller with hash-max-listpack-value=256 — its hash \`${V6_HASH}\` is a hashtable at the default ` +
+        `because field \`last_error_json\` (${longest!.bytes} bytes) is longer than hash-max-listpack-value (64)`,
+    );
+    // Each report is an ordinary bench result: at 64 it carries the hint, at 256 none.
+    expect(atDefault?.encodingHints).toEqual([
+      expect.objectContaining({ layout: 'stoplight-v6', kind: 'value', name: 'last_error_json', setting: 'hash-max-listpack-value', limit: 64, fits: 256 }),
+    ]);
+    expect(at256?.encodingHints).toEqual([]);
+  });
+
+  it('table: one titled section per setting, the summary, and the advice line naming last_error_json', () => {
+    expect(table.code).toBe(0);
+    expect(table.stderr).toBe('');
+    const out = table.stdout;
+    expect(out).toMatch(/^Sweep 1\/2: hash-max-listpack-value=64 \(default\)$/m);
+    expect(out).toMatch(/^Sweep 2\/2: hash-max-listpack-value=256$/m);
+    expect(out).toMatch(/buckets, totals and metadata hashtable/);
+    expect(out).toMatch(/buckets, totals and metadata listpack/);
+    expect(out).toMatch(/^Where each layout leaves listpack$/m);
+    expect(out).toMatch(/stoplight-v6 │ +[\d.]+ \* │ +[\d.]+ │ hash-max-listpack-value=256 │/);
+    const advice = out.slice(out.indexOf('\nAdvice\n')).replace(/\n {2}/g, ' ');
+    expect(advice).toMatch(/stoplight-v6 at 30 s, 10\/s: [\d.]+× smaller with hash-max-listpack-value=256 — .*field `last_error_json` \(\d+ bytes\) is longer than hash-max-listpack-value \(64\)/);
+  });
+
+  it('runs the defaults first when no swept value is the default, and compare refuses the document (exit 2)', async () => {
+    const result = await runCli(['bench', ...SMALL, '--sweep', 'hash-max-listpack-value=128,256', '--json', '--no-progress']);
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout) as SweepJson;
+    expect(doc.sweep.map((s) => [s.settings['hash-max-listpack-value'], s.default])).toEqual([
+      [64, true],
+      [128, false],
+      [256, false],
+    ]);
+    const file = path.join(dir, 'sweep.json');
+    writeFileSync(file, result.stdout);
+    const compare = await runCli(['compare', file, file]);
+    expect(compare.code).toBe(2);
+    expect(compare.stdout).toBe('');
+    expect(compare.stderr.trim()).toMatch(/sweep\.json: a swc bench --sweep result .*jq '\.sweep\[0\]\.report'/);
+    // One of its reports is an ordinary result that compare reads.
+    writeFileSync(file, JSON.stringify(doc.sweep[1]!.report));
+    expect((await runCli(['compare', file, file])).code).toBe(0);
+  });
+});
+
+describe('swc bench --sweep --format csv', () => {
+  it('one row per run and cell, the swept setting and whether it is the default first', async () => {
+    const result = await runCli(['bench', ...SMALL, '--sweep', 'hash-max-listpack-value=64,256', '--format', 'csv', '--no-progress']);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^hash-max-listpack-value,default,layout,windowSeconds,rate,/);
+    expect(lines.slice(1).map((l) => l.split(',').slice(0, 5).join(','))).toEqual(['64,true,stoplight-v6,30,10', '256,false,stoplight-v6,30,10']);
+    expect(lines[1]).toMatch(/,hash:hashtable\+zset:listpack,/);
+    expect(lines[2]).toMatch(/,hash:listpack\+zset:listpack,/);
+  });
+});
+
+describe('swc bench --sweep: refused input (exit 2, one line, nothing started)', () => {
+  it.each([
+    [['--sweep', 'maxmemory=1mb'], /^swc: --sweep: maxmemory is not a listpack, ziplist or intset setting; accepted: hash-max-listpack-entries, .*list-max-ziplist-size$/],
+    [['--sweep', 'hash-max-listpack-value'], /^swc: --sweep: expected <setting>=<v1>,<v2>,…/],
+    [['--sweep', 'hash-max-listpack-value=64,abc'], /^swc: --sweep: hash-max-listpack-value takes whole numbers from 0 to 1,000,000, got "abc"$/],
+    [['--sweep', 'hash-max-listpack-value=1.5'], /^swc: --sweep: hash-max-listpack-value takes whole numbers/],
+    [['--sweep', 'zset-max-listpack-entries=-1'], /^swc: --sweep: zset-max-listpack-entries takes whole numbers from 0/],
+    [['--sweep', 'list-max-listpack-size=-6'], /^swc: --sweep: list-max-listpack-size takes whole numbers from -5 to -1/],
+    [['--sweep', 'hash-max-listpack-value=64,'], /^swc: --sweep: hash-max-listpack-value: expected a comma-separated list/],
+    [['--sweep', 'hash-max-listpack-value=1,2,3,4,5', '--sweep', 'zset-max-listpack-value=1,2,3,4'], /^swc: --sweep: 5 × 4 = 20 combinations; at most 16/],
+    [['--sweep', 'hash-max-listpack-value=64', '--sweep', 'hash-max-ziplist-value=128'], /^swc: --sweep: hash-max-ziplist-value is swept twice/],
+    [['--sweep', 'hash-max-listpack-value=64', '--redis-server-arg', 'hash-max-listpack-value=128'], /^swc: --sweep\/--redis-server-arg: both set hash-max-listpack-value/],
+    [['--sweep', 'hash-max-listpack-value=64', '--redis-url', 'redis://127.0.0.1:6379'], /^swc: --sweep\/--redis-url: .*swc never changes the settings of a server it did not start/],
+    [['--sweep', 'hash-max-listpack-value=64', '--baseline', 'x.json'], /^swc: --sweep\/--baseline: /],
+  ])('%j', async (args, message) => {
+    const before = started().length;
+    const result = await runCli(['bench', '--window', '10', '--rate', '1', '--no-throughput', ...args], env);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(message);
+    expect(started().length).toBe(before);
+  });
+
+  it('with REDIS_URL set: refused, naming it (the sweep never uses a server it did not start)', async () => {
+    const result = await runCli(['bench', '--window', '10', '--rate', '1', '--no-throughput', '--sweep', 'hash-max-listpack-value=64'], { ...env, REDIS_URL: redisUrl() });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toMatch(/^swc: --sweep: REDIS_URL is set/);
+  });
+});
+
+describe('swc bench --sweep: a setting this redis-server does not know', () => {
+  it('set-max-listpack-entries (Redis 7.2+): runs where the server knows it, else exit 2 naming it and the version, the server stopped', async () => {
+    const version = /v=(\d+)\.(\d+)/.exec(execFileSync('redis-server', ['--version']).toString());
+    const knows = Number(version?.[1]) > 7 || (Number(version?.[1]) === 7 && Number(version?.[2]) >= 2);
+    const before = started().length;
+    const result = await runCli(['bench', ...SMALL, '--no-progress', '--json', '--sweep', 'set-max-listpack-entries=64,256'], env);
+    if (knows) {
+      expect(result.code).toBe(0);
+      expect((JSON.parse(result.stdout) as SweepJson).sweep.map((s) => s.settings['set-max-listpack-entries'])).toContain(256);
+    } else {
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim()).toMatch(/^swc: --sweep: redis-server \d+\.\d+\.\d+ does not know set-max-listpack-entries \(set-max-listpack-\* needs Redis 7\.2 or later\)$/);
+      expect(stoppedSince(before)).toHaveLength(1);
+    }
+  });
+});
+
+describe('swc bench --sweep: Ctrl-C', () => {
+  it('stops the running combination and its private server; exit 130', async () => {
+    const before = started().length;
+    // A cell of some seconds: the second combination is still filling when the signal comes.
+    const child = spawn(process.execPath, [SWC_BIN, 'bench', '--layout', 'stoplight-v6', '--window', '10m', '--rate', '100', '--no-throughput', '--sweep', 'hash-max-listpack-value=64,256'], {
+      env: { ...process.env, ...env, REDIS_URL: '', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const deadline = Date.now() + 30_000;
+    // The second server has been spawned (the wrapper wrote its line) and is starting or filling.
+    while (!(/sweep 2\/2/.test(stderr) && started().length - before === 2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(stderr).toMatch(/sweep 2\/2: hash-max-listpack-value=256/);
+    child.kill('SIGINT');
+    expect(await closed).toBe(130);
+    // Both servers (the defaults', then 256's) are gone.
+    expect(stoppedSince(before)).toHaveLength(2);
+  });
+});
+
+describe('swc bench (no --sweep): encoding hints', () => {
+  it('finds by itself that the 6.0 hash is a hashtable only because last_error_json is longer than hash-max-listpack-value', async () => {
+    const result = await runCli(['bench', '--redis-url', redisUrl(), ...SMALL, '--no-progress']);
+    expect(result.code).toBe(0);
+    const hints = result.stdout.slice(result.stdout.indexOf('\nEncoding hints\n')).replace(/\n {2}/g, ' ');
+    expect(hints).toMatch(
+      /^\nEncoding hints\nstoplight-v6 at 30 s, 10\/s: its hash `buckets, totals and metadata` is a hashtable, and the only limit it is past is hash-max-listpack-value \(64\): field `last_error_json` holds (\d+) bytes\. Values of at most 64 bytes keep it a listpack; --sweep hash-max-listpack-value=64,(\d+),(\d+) measures higher limits \(an earlier, longer value counts too: Redis never converts a key back\)$/m,
+    );
+    const json = JSON.parse((await runCli(['bench', '--redis-url', redisUrl(), ...SMALL, '--json', '--no-progress'])).stdout) as ReportJson;
+    const bytes = json.results[0]?.memory.keys.find((k) => k.role === V6_HASH)?.longest?.value?.bytes ?? 0;
+    expect(json.encodingHints).toEqual([
+      {
+        layout: 'stoplight-v6',
+        role: V6_HASH,
+        type: 'hash',
+        encoding: 'hashtable',
+        setting: 'hash-max-listpack-value',
+        limit: 64,
+        fits: 2 ** Math.ceil(Math.log2(bytes)),
+        kind: 'value',
+        name: 'last_error_json',
+        bytes,
+        cells: [{ windowSeconds: 30, rate: 10 }],
+        everyCell: true,
+      },
+    ]);
+  });
+
+  it('gives no hint where the entry count already rules listpack out (6.0 at 10 min, 100/s: 1,200 buckets)', async () => {
+    const json = JSON.parse(
+      (await runCli(['bench', '--redis-url', redisUrl(), '--layout', 'stoplight-v6', '--window', '10m', '--rate', '100', '--no-throughput', '--json', '--no-progress'])).stdout,
+    ) as ReportJson;
+    const hash = json.results[0]?.memory.keys.find((k) => k.role === V6_HASH);
+    expect(hash?.encoding).toBe('hashtable');
+    expect(json.encodingHints).toEqual([]);
+  });
+});
