@@ -12,6 +12,7 @@ import { verifyLayout } from '../verify/verify.js';
 import { SWC_VERSION } from '../version.js';
 import { action, onShutdown } from './lifecycle.js';
 import { cleanHint } from './bench.js';
+import type { ClusterSession } from '../redis/cluster.js';
 import { nodeName, routedRedis } from '../redis/routed.js';
 import { primariesOf } from './cluster-read.js';
 import {
@@ -131,7 +132,9 @@ Examples:
         // As bench: check before writing (every primary of a cluster), mark the run so
         // `swc clean` spares it and a bench on this server waits, and take turns with other runs.
         for (const [i, node] of session.nodes.entries()) {
-          const report = await preflight(node, { prefix: namespace.prefix, peakBytes: flags.calls * PEAK_BYTES_PER_CALL });
+          // On a cluster each node's probe keys carry a hash tag that node owns (still under the run's namespace).
+          const prefix = cluster ? `${namespace.prefix}:{${tagOwnedBy(cluster, i)}}` : namespace.prefix;
+          const report = await preflight(node, { prefix, peakBytes: flags.calls * PEAK_BYTES_PER_CALL });
           // verify has no --allow-eviction: the way out is a smaller run.
           const refusal = refusalOf(report, false, ' (fewer --calls need less memory)');
           const which = cluster ? `cluster node ${nodeName(cluster, i)}` : 'this server';
@@ -177,6 +180,11 @@ Examples:
       return findings > 0 ? ExitCode.finding : ExitCode.ok;
     }),
   );
+}
+
+/** A hash tag whose slot primary `index` of the cluster owns. */
+function tagOwnedBy(cluster: ClusterSession, index: number): string {
+  for (let n = 0; ; n += 1) if (cluster.shardOfKey(`{n${n}}`) === index) return `n${n}`;
 }
 
 /** Key names as the layout writes them, without this run's namespace. */
