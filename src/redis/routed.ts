@@ -93,8 +93,8 @@ export function clusterError(session: ClusterSession, index: number, err: unknow
   if (moved) {
     return new ServerStateError(
       'cluster',
-      'a slot moved while swc was reading',
-      `slot ${moved[1]} is now served by ${moved[2]}, not ${nodeName(session, index)}; nothing was changed, run the command again`,
+      'a slot moved while swc was running',
+      `slot ${moved[1]} is now served by ${moved[2]}, not ${nodeName(session, index)} (resharding or a failover); run the command again once the cluster is stable`,
       { cause: err },
     );
   }

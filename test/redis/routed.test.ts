@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServerStateError } from '../../src/errors.js';
+import { scanKeys } from '../../src/inspect/keys.js';
+import { openClusterSession, type ClusterSession } from '../../src/redis/cluster.js';
+import { routedRedis, type RoutedRedis } from '../../src/redis/routed.js';
+import { keySlot } from '../../src/redis/slot.js';
+
+let session: ClusterSession;
+let routed: RoutedRedis;
+/** 30 keys of different slots: about ten on each primary. */
+const KEYS = Array.from({ length: 30 }, (_, i) => `swc-test:routed:{k${i}}`);
+
+beforeAll(async () => {
+  session = await openClusterSession({ shards: 3 });
+  routed = routedRedis(session);
+  for (const [i, key] of KEYS.entries()) await routed.set(key, String(i));
+}, 30_000);
+afterAll(() => session?.close());
+
+describe('routed Redis over a 3-shard cluster', () => {
+  it('puts each key on the primary that owns its slot', async () => {
+    const held = await Promise.all(session.shards.map((s) => s.redis.keys('swc-test:routed:*')));
+    expect(held.every((keys) => keys.length > 0)).toBe(true);
+    held.forEach((keys, i) => keys.forEach((k) => expect(session.shardOfKey(k)).toBe(i)));
+    expect(held.flat().sort()).toEqual([...KEYS].sort());
+  });
+
+  it('splits a pipeline per node and gives the replies back in the order queued', async () => {
+    const p = routed.pipeline();
+    for (const key of [...KEYS].reverse()) p.get(key).echo('x');
+    const replies = (await p.exec()) ?? [];
+    expect(replies.map(([err, v]) => (err ? err.message : v))).toEqual([...KEYS].reverse().flatMap((_, j) => [String(KEYS.length - 1 - j), 'x']));
+  });
+
+  it('scans every primary behind one cursor, each key once', async () => {
+    expect(await scanKeys(routed, 'swc-test:routed:*')).toEqual([...KEYS].sort());
+  });
+
+  it('deletes keys of many slots with one call, each DEL on its own node', async () => {
+    const extra = ['swc-test:routed:{d1}', 'swc-test:routed:{d2}', 'swc-test:routed:{d3}'];
+    for (const key of extra) await routed.set(key, '1');
+    expect(new Set(extra.map(keySlot)).size).toBe(3);
+    expect(await routed.del(...extra, 'swc-test:routed:{missing}')).toBe(3);
+    expect(await routed.exists(...extra)).toBe(0);
+  });
+
+  it('a slot that moved after the map was read is a clear error naming both nodes', async () => {
+    const key = 'swc-test:routed:{moving}';
+    const from = session.shardOfKey(key);
+    const to = (from + 1) % 3;
+    const slot = keySlot(key);
+    const target = session.topology.nodes[to]!;
+    // The slot is empty: hand it to another primary on every node.
+    for (const s of session.shards) await s.redis.call('CLUSTER', 'SETSLOT', String(slot), 'NODE', target.id);
+    const err = await routed.get(key).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServerStateError);
+    expect((err as Error).message).toBe(
+      `a slot moved while swc was running: slot ${slot} is now served by ${target.host}:${target.port}, not ${session.topology.nodes[from]!.host}:${session.topology.nodes[from]!.port} (resharding or a failover); run the command again once the cluster is stable`,
+    );
+    const p = routed.pipeline();
+    p.get(key);
+    const [[pipelined]] = ((await p.exec()) ?? []) as [[Error | null, unknown]];
+    expect(pipelined).toBeInstanceOf(ServerStateError);
+  });
+});
