@@ -65,7 +65,8 @@ export function inspectCommand(): Command {
         '\nOBJECT ENCODING, TTL, HLEN, ZCARD, HMGET, ZRANGE, HSCAN, MEMORY USAGE (ZRANGE and HSCAN in pages of 1000).' +
         '\nWithout MEMORY (renamed or denied) bytes show n/a; without CONFIG the listpack limits show ?.' +
         '\nOn Redis Cluster (--cluster, or several --redis-url seeds): each key is read on the primary that owns its slot,' +
-        '\nand the output names that node (JSON: each key\'s "node", and "cluster.primaries").' +
+        '\nand the output names that node (JSON: each key\'s "node", and "cluster.primaries"); swc also sends INFO,' +
+        '\nCLUSTER INFO and CLUSTER SLOTS (the slot map, once).' +
         '\n\nExit codes: 0 ok, 1 light not found, a key of the wrong type, or drift with --check, 2 bad usage, 3 Redis unreachable' +
         '\n(on a cluster: also a primary that does not answer, or a slot that moved while reading).' +
         '\n\nExamples:\n  swc inspect checkout --window 60\n  swc inspect 37a8eec1ce19/5f3a0c1b2d4e --json --check\n  swc inspect checkout --cluster --redis-url redis://10.0.0.5:7000',

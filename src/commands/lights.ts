@@ -135,6 +135,7 @@ On Redis Cluster (--cluster, or several --redis-url seeds): SCAN on every primar
 key read where its slot lives; a node column and a total per primary (JSON: each
 light's "node" and "placement", and "cluster": { primaries, nodeTotals }). A primary
 that cannot be scanned stops the listing (exit 3, naming it): never a partial list.
+On a cluster swc also sends INFO, CLUSTER INFO and CLUSTER SLOTS (the slot map, once).
 
 Exit codes: 0 ok, 1 drift found with --check, 2 bad usage, 3 Redis (or a cluster node) unreachable.
 

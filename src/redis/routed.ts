@@ -45,6 +45,9 @@ const KEY_AT: Readonly<Record<string, number | null>> = {
   EXEC: null,
 };
 
+/** Commands of swc's script runner sent to every primary (the script cache is per node). */
+const BROADCAST = new Set(['MULTI', 'EXEC', 'SCRIPT']);
+
 /** ioredis methods that take no key. */
 const KEYLESS_METHODS = new Set(['echo', 'ping', 'time', 'info', 'config', 'dbsize', 'script', 'client', 'acl', 'cluster', 'command', 'multi', 'exec']);
 
@@ -198,13 +201,14 @@ export function routedRedis(session: ClusterSession): RoutedRedis {
     return proxy;
   };
 
-  // The script channel: keyless commands (MULTI, SCRIPT LOAD, EXEC) to every primary, EVALSHA to its key's owner.
+  // The script channel: script loads (MULTI, SCRIPT LOAD, EXEC) to every primary, EVALSHA to its first key's owner, any other keyless command to the first.
   const send = async (commands: readonly RedisCommand[]): Promise<unknown[]> => {
     const keyed = commands.map((c) => keyOfCommand(c));
+    const everywhere = commands.map((c) => BROADCAST.has((c[0] ?? '').toUpperCase()));
     const out = new Array<unknown>(commands.length);
     await Promise.all(
       session.shards.map(async (shard, node) => {
-        const indexes = commands.map((_, i) => i).filter((i) => keyed[i] === null || nodeOfKey(keyed[i] as string) === node);
+        const indexes = commands.map((_, i) => i).filter((i) => everywhere[i] === true || nodeOfKey(keyed[i] ?? null) === node);
         if (indexes.length === 0) return;
         let replies: unknown[];
         try {
@@ -215,7 +219,7 @@ export function routedRedis(session: ClusterSession): RoutedRedis {
         indexes.forEach((i, j) => {
           const reply = replies[j];
           // A keyless command's reply: the first node's, unless a node answered with an error.
-          if (keyed[i] !== null) out[i] = reply instanceof Error ? clusterError(session, node, reply) : reply;
+          if (everywhere[i] !== true) out[i] = reply instanceof Error ? clusterError(session, node, reply) : reply;
           else if (out[i] === undefined || (reply instanceof Error && !(out[i] instanceof Error))) out[i] = reply;
         });
       }),

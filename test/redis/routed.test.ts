@@ -4,6 +4,8 @@ import { scanKeys } from '../../src/inspect/keys.js';
 import { openClusterSession, type ClusterSession } from '../../src/redis/cluster.js';
 import { routedRedis, type RoutedRedis } from '../../src/redis/routed.js';
 import { keySlot } from '../../src/redis/slot.js';
+import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
+import { execPipeline, installScripts } from '../../src/redis/scripts.js';
 
 let session: ClusterSession;
 let routed: RoutedRedis;
@@ -42,6 +44,24 @@ describe('routed Redis over a 3-shard cluster', () => {
     expect(new Set(extra.map(keySlot)).size).toBe(3);
     expect(await routed.del(...extra, 'swc-test:routed:{missing}')).toBe(3);
     expect(await routed.exists(...extra)).toBe(0);
+  });
+
+  it('as a script channel: loads scripts on every primary and runs each call on its key\'s owner, replies in order', async () => {
+    const v6 = new StoplightV6();
+    await installScripts(routed, v6.scripts);
+    for (const shard of session.shards) {
+      expect(await shard.redis.call('SCRIPT', 'EXISTS', ...v6.scripts.map((s) => s.sha1))).toEqual(v6.scripts.map(() => 1));
+    }
+    const names = Array.from({ length: 12 }, (_, i) => `swc-test-routed-${i}`);
+    const calls = names.flatMap((name) => [v6.recordSuccess({ name }, { at: 1_764_450_000, windowSeconds: 60 }), v6.getMetrics({ name }, { at: 1_764_450_001, windowSeconds: 60 })]);
+    const replies = await execPipeline(routed, calls);
+    expect(replies.filter(([err]) => err)).toEqual([]);
+    const owners = new Set(names.map((name) => session.shardOfKey(v6.keysOf({ name })[0]!.key)));
+    expect(owners.size).toBe(3);
+    for (const name of names) {
+      const [key] = v6.keysOf({ name });
+      expect(await session.shards[session.shardOfKey(key!.key)]!.redis.exists(key!.key)).toBe(1);
+    }
   });
 
   it('a slot that moved after the map was read is a clear error naming both nodes', async () => {
