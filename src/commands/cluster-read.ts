@@ -4,8 +4,9 @@
  * a running cluster behind one routed handle ({@link routedRedis}).
  */
 import type { Redis } from 'ioredis';
-import { UsageError } from '../errors.js';
+import { ServerStateError, UsageError } from '../errors.js';
 import type { ClusterSession } from '../redis/cluster.js';
+import { connect } from '../redis/connect.js';
 import { nodeName, routedRedis } from '../redis/routed.js';
 import { clusterSessionFromFlags, sessionFromFlags, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
 
@@ -37,7 +38,7 @@ export async function readTargetFromFlags(flags: Partial<RedisFlags & ClusterFla
   }
   const env = process.env.REDIS_URL || undefined;
   const seeds = flags.redisUrls ?? (flags.redisUrl !== undefined ? [flags.redisUrl] : [env ?? defaultUrl]);
-  const cluster = await clusterSessionFromFlags({ ...flags, redisUrls: seeds, redisUrl: seeds[0] as string });
+  const cluster = await openCluster({ ...flags, redisUrls: seeds, redisUrl: seeds[0] as string });
   return {
     redis: routedRedis(cluster),
     url: seeds[0] as string,
@@ -49,4 +50,42 @@ export async function readTargetFromFlags(flags: Partial<RedisFlags & ClusterFla
 /** The primaries of a cluster, for JSON: `host:port` and slot ranges. */
 export function primariesOf(cluster: ClusterSession): { node: string; slots: string }[] {
   return cluster.topology.nodes.map((n) => ({ node: `${n.host}:${n.port}`, slots: n.ranges.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(',') }));
+}
+
+/**
+ * The primaries a seed's `CLUSTER NODES` marks as failing (`fail` or
+ * `fail?`), as `host:port (slots …)`; empty when none is, or the seed cannot
+ * tell.
+ */
+export async function failingNodes(seed: string): Promise<string[]> {
+  let redis: Redis | undefined;
+  try {
+    redis = await connect(seed, { timeoutMs: 2000, commandTimeoutMs: 2000 });
+    const text = String(await redis.call('CLUSTER', 'NODES'));
+    return text
+      .split('\n')
+      .map((line) => line.trim().split(' '))
+      .filter((f) => f.length >= 8 && /(^|,)fail\??(,|$)/.test(f[2] ?? '') && /(^|,)master(,|$)/.test(f[2] ?? ''))
+      .map((f) => `${(f[1] ?? '').split('@')[0]}${f.length > 8 ? ` (slots ${f.slice(8).join(',')})` : ''}`);
+  } catch {
+    return [];
+  } finally {
+    redis?.disconnect();
+  }
+}
+
+/**
+ * {@link clusterSessionFromFlags}, and when the cluster says it is not ready,
+ * the same one-line error naming the primaries it marks as failing.
+ */
+export async function openCluster(flags: Partial<RedisFlags & ClusterFlags>): Promise<ClusterSession> {
+  try {
+    return await clusterSessionFromFlags(flags);
+  } catch (err) {
+    const seed = flags.redisUrls?.[0] ?? flags.redisUrl;
+    if (!(err instanceof ServerStateError) || err.kind !== 'cluster' || seed === undefined) throw err;
+    const failing = await failingNodes(seed);
+    if (failing.length === 0) throw err;
+    throw new ServerStateError('cluster', err.headline, `${err.detail.replace(/; wait until.*$/, '')}: primary ${failing.join(', ')} marked as failing (down or unreachable)`, { cause: err });
+  }
 }

@@ -14,12 +14,11 @@ import { action, onShutdown } from './lifecycle.js';
 import { cleanHint } from './bench.js';
 import type { ClusterSession } from '../redis/cluster.js';
 import { nodeName, routedRedis } from '../redis/routed.js';
-import { primariesOf } from './cluster-read.js';
+import { openCluster, primariesOf } from './cluster-read.js';
 import {
   addClusterOptions,
   addJsonOption,
   addRedisOptions,
-  clusterSessionFromFlags,
   parser,
   printJson,
   sessionFromFlags,
@@ -108,7 +107,7 @@ Examples:
       };
       // The seed is printed whatever the flags: a finding is only useful if it can be replayed.
       process.stderr.write(`swc verify: seed ${seed} (replay with --seed ${seed})\n`);
-      const cluster = wantsCluster(flags) ? await clusterSessionFromFlags(flags) : undefined;
+      const cluster = wantsCluster(flags) ? await openCluster(flags) : undefined;
       const session = cluster
         ? { redis: routedRedis(cluster), url: cluster.shards[0]?.url ?? '', private: cluster.cluster !== undefined, nodes: cluster.shards.map((s) => s.redis) }
         : await sessionFromFlags(flags).then((one) => ({ redis: one.redis, url: one.url, private: one.server !== undefined, nodes: [one.redis] }));

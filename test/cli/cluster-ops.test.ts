@@ -208,7 +208,7 @@ describe('swc verify on a cluster', () => {
     expect(run.stderr).toMatch(/writing only under swc-bench:[0-9a-f]{8}:\*/);
     expect(run.code).toBe(0);
     expect(await Promise.all(session.shards.map((s) => s.redis.dbsize()))).toEqual(before);
-  }, 60_000);
+  }, 90_000);
 });
 
 describe('swc clean --cluster', () => {
@@ -265,9 +265,18 @@ describe('cluster: bad usage and a dead node', () => {
       const err = await listLights(routedRedis(open)).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RedisUnavailableError);
       expect((err as Error).message).toMatch(new RegExp(`^cluster node 127\\.0\\.0\\.1:${victim.port} \\(slots 10922-16383\\) did not answer`));
+      // Once the others mark it failing (cluster-node-timeout 5 s), the cluster is not ok: the line names the failing primary.
+      const seedNode = open.shards[0]!.redis;
+      for (let waited = 0; !/cluster_state:fail/.test(String(await seedNode.call('CLUSTER', 'INFO'))) && waited < 30_000; waited += 250) {
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const later = await runCli(['lights', '--cluster', '--redis-url', doomed.urls[0]!]);
+      expect(later.code).toBe(3);
+      expect(later.stderr.trim().split('\n')).toHaveLength(1);
+      expect(later.stderr).toContain(`cluster_state:fail: primary 127.0.0.1:${victim.port} (slots 10922-16383) marked as failing`);
     } finally {
       await open.close();
       await doomed.stop();
     }
-  }, 60_000);
+  }, 90_000);
 });
