@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import { ServerStateError, UsageError } from '../errors.js';
 import type { ClusterSession } from '../redis/cluster.js';
 import { connect } from '../redis/connect.js';
-import { nodeName, routedRedis } from '../redis/routed.js';
+import { isSlotMoved, nodeName, routedRedis } from '../redis/routed.js';
 import { clusterSessionFromFlags, sessionFromFlags, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
 
 /** Where a read command reads. */
@@ -87,5 +87,27 @@ export async function openCluster(flags: Partial<RedisFlags & ClusterFlags>): Pr
     const failing = await failingNodes(seed);
     if (failing.length === 0) throw err;
     throw new ServerStateError('cluster', err.headline, `${err.detail.replace(/; wait until.*$/, '')}: primary ${failing.join(', ')} marked as failing (down or unreachable)`, { cause: err });
+  }
+}
+
+/**
+ * Runs a read-only `read` on what `open` gives; when a slot moved under it
+ * (resharding, failover) on a cluster, reads once more on a fresh slot map
+ * (`onRetry` is told why). A second move is the error.
+ */
+export async function withSlotRetry<T>(
+  open: () => Promise<ReadTarget>,
+  read: (target: ReadTarget) => Promise<T>,
+  onRetry?: (err: Error) => void,
+): Promise<{ target: ReadTarget; result: T }> {
+  const target = await open();
+  try {
+    return { target, result: await read(target) };
+  } catch (err) {
+    if (!target.cluster || !isSlotMoved(err)) throw err;
+    onRetry?.(err as Error);
+    await target.cluster.close();
+    const fresh = await open();
+    return { target: fresh, result: await read(fresh) };
   }
 }

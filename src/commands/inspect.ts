@@ -8,7 +8,7 @@ import { renderInspections } from '../report/inspect.js';
 import { visible } from '../report/style.js';
 import { action, printError } from './lifecycle.js';
 import { DEFAULT_INSPECT_URL, noteUnavailable, runList, unixSeconds, windowSeconds, type ListFlags } from './lights.js';
-import { primariesOf, readTargetFromFlags } from './cluster-read.js';
+import { primariesOf, readTargetFromFlags, withSlotRetry } from './cluster-read.js';
 import { type ClusterFlags, addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, useColor } from './options.js';
 
 interface InspectFlags extends ListFlags, ClusterFlags {
@@ -90,11 +90,16 @@ export function inspectCommand(): Command {
       };
       // A key of one layout with --layout naming another is bad usage: say so before connecting.
       resolveTargets(request);
-      const target = await readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect');
-      const inspections = await inspectLight(target.redis, request, target.nodeOf).catch((err: unknown) => {
-        // The message repeats the typed name and its keys: keep their control characters off the terminal.
-        throw err instanceof NotFoundError ? new NotFoundError(visible(err.message)) : err;
-      });
+      // Read-only: a slot that moves during the read is read again once on the new slot map.
+      const { target, result: inspections } = await withSlotRetry(
+        () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect'),
+        (target) =>
+          inspectLight(target.redis, request, target.nodeOf).catch((err: unknown) => {
+            // The message repeats the typed name and its keys: keep their control characters off the terminal.
+            throw err instanceof NotFoundError ? new NotFoundError(visible(err.message)) : err;
+          }),
+        (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; reading again on the new slot map`),
+      );
       if (flags.json) printJson(inspectionDocument(request, inspections, target.cluster ? { primaries: primariesOf(target.cluster) } : undefined));
       else {
         const color = useColor();

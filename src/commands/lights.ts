@@ -7,7 +7,7 @@ import { grandTotal, lightsFormats, renderLights, type LightsFormat } from '../r
 import { visible } from '../report/style.js';
 import { SWC_VERSION } from '../version.js';
 import { action, printError } from './lifecycle.js';
-import { primariesOf, readTargetFromFlags } from './cluster-read.js';
+import { primariesOf, readTargetFromFlags, withSlotRetry } from './cluster-read.js';
 import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, useColor, type ClusterFlags, type RedisFlags } from './options.js';
 
 /** Inspect reads what an application's Redis holds, so it defaults to the usual local one. */
@@ -59,15 +59,20 @@ export interface ListFlags extends RedisFlags, ClusterFlags {
 export async function runList(flags: ListFlags): Promise<number> {
   const format: LightsFormat = flags.json ? 'json' : (flags.format ?? 'table');
   if (flags.match !== undefined) globRegExp(flags.match);
-  const target = await readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'lights');
   const only = flags.layout === undefined || flags.layout === 'auto' ? undefined : [flags.layout].flat();
+  // Read-only: a slot that moves during the listing is read again once on the new slot map.
+  const { target, result: list } = await withSlotRetry(
+    () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'lights'),
+    (target) =>
+      listLights(target.redis, {
+        ...(only ? { only } : {}),
+        ...(target.nodeOf && target.cluster ? { nodeOf: target.nodeOf, nodes: primariesOf(target.cluster).map((p) => p.node) } : {}),
+        windowSeconds: flags.window ?? null,
+        ...(flags.at !== undefined ? { at: flags.at } : {}),
+      }),
+    (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; listing again on the new slot map`),
+  );
   const primaries = target.cluster ? primariesOf(target.cluster) : undefined;
-  const list = await listLights(target.redis, {
-    ...(only ? { only } : {}),
-    ...(target.nodeOf && primaries ? { nodeOf: target.nodeOf, nodes: primaries.map((p) => p.node) } : {}),
-    windowSeconds: flags.window ?? null,
-    ...(flags.at !== undefined ? { at: flags.at } : {}),
-  });
   noteUnavailable(list.unavailable);
   const { matched, shown } = selectLights(list, {
     ...(flags.sort ? { sort: flags.sort } : {}),

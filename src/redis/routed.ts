@@ -86,6 +86,11 @@ export const nodeName = (session: ClusterSession, index: number): string => {
 const rangesOf = (session: ClusterSession, index: number): string =>
   (session.topology.nodes[index]?.ranges ?? []).map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(',');
 
+const SLOT_MOVED = 'a slot moved while swc was running';
+
+/** Whether `err` says a slot moved after the slot map was read (see {@link clusterError}). */
+export const isSlotMoved = (err: unknown): boolean => err instanceof ServerStateError && err.kind === 'cluster' && err.headline === SLOT_MOVED;
+
 /**
  * The error of a command sent to primary `index`, made plain: a dead node
  * names itself; MOVED/ASK says the slot moved; other replies pass through.
@@ -96,7 +101,7 @@ export function clusterError(session: ClusterSession, index: number, err: unknow
   if (moved) {
     return new ServerStateError(
       'cluster',
-      'a slot moved while swc was running',
+      SLOT_MOVED,
       `slot ${moved[1]} is now served by ${moved[2]}, not ${nodeName(session, index)} (resharding or a failover); run the command again once the cluster is stable`,
       { cause: err },
     );
@@ -136,11 +141,11 @@ export function routedRedis(session: ClusterSession): RoutedRedis {
     const text = String(cursor);
     const [node, inner] = text === '0' ? [0, '0'] : [Number(text.slice(0, text.indexOf('-'))), text.slice(text.indexOf('-') + 1)];
     if (!Number.isInteger(node) || node < 0 || node >= count) throw new Error(`routed Redis: bad SCAN cursor ${text}`);
+    // Every key a primary holds is listed, even one of a slot the map gives another node (a slot
+    // moving since): a key lives on one primary only, and reading it at the map's owner then says MOVED.
     const [next, keys] = (await onNode(node, (r) => invoke(r, 'scan', [inner, ...rest]))) as [string, string[]];
-    // A replica's keys are not listed: only keys whose slot this primary owns (none other should be there).
-    const own = keys.filter((k) => nodeOfKey(k) === node);
-    if (next !== '0') return [`${node}-${next}`, own];
-    return [node + 1 < count ? `${node + 1}-0` : '0', own];
+    if (next !== '0') return [`${node}-${next}`, keys];
+    return [node + 1 < count ? `${node + 1}-0` : '0', keys];
   };
 
   /** A command over keys of several slots (DEL, EXISTS…): one per slot, the counts summed. */

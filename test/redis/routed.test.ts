@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerStateError } from '../../src/errors.js';
+import { withSlotRetry, type ReadTarget } from '../../src/commands/cluster-read.js';
+import { listLights } from '../../src/inspect/list.js';
+import { isSlotMoved, nodeName } from '../../src/redis/routed.js';
 import { scanKeys } from '../../src/inspect/keys.js';
 import { openClusterSession, type ClusterSession } from '../../src/redis/cluster.js';
 import { routedRedis, type RoutedRedis } from '../../src/redis/routed.js';
@@ -81,5 +84,55 @@ describe('routed Redis over a 3-shard cluster', () => {
     p.get(key);
     const [[pipelined]] = ((await p.exec()) ?? []) as [[Error | null, unknown]];
     expect(pipelined).toBeInstanceOf(ServerStateError);
+  });
+
+  it('a slot moved with its keys during a read: the stale map fails clearly, and a read-only command reads once more on a fresh map', async () => {
+    const v6 = new StoplightV6();
+    const name = 'swc-test-moving-light';
+    await installScripts(routed, v6.scripts);
+    const replies = await execPipeline(routed, [v6.recordSuccess({ name }, { at: 1_764_450_000, windowSeconds: 60 })]);
+    expect(replies.filter(([err]) => err)).toEqual([]);
+    const keys = v6.keysOf({ name }).map((k) => k.key);
+    const seedUrl = session.topology.nodes[0]!.url;
+    const stale = await openClusterSession({ seeds: [seedUrl] });
+    const from = stale.shardOfKey(keys[0]!);
+    const to = (from + 1) % 3;
+    const [source, target] = [session.topology.nodes[from]!, session.topology.nodes[to]!];
+    const slot = String(keySlot(keys[0]!));
+    // Move the slot with its keys, as redis-cli --cluster reshard does.
+    await session.shards[to]!.redis.call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', source.id);
+    await session.shards[from]!.redis.call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', target.id);
+    await session.shards[from]!.redis.call('MIGRATE', target.host, String(target.port), '', '0', '5000', 'KEYS', ...keys);
+    for (const s of session.shards) await s.redis.call('CLUSTER', 'SETSLOT', slot, 'NODE', target.id);
+
+    const staleTarget = (c: typeof stale): ReadTarget => ({ redis: routedRedis(c), url: seedUrl, cluster: c, nodeOf: (k) => nodeName(c, c.shardOfKey(k)) });
+    // Read on the old map alone: one clear error, not a list without the moved light.
+    const err = await listLights(routedRedis(stale), ['stoplight-v6']).catch((e: unknown) => e);
+    expect(isSlotMoved(err)).toBe(true);
+
+    const opened: (typeof stale)[] = [];
+    const retried: string[] = [];
+    const { target: used, result } = await withSlotRetry(
+      async () => {
+        if (opened.length === 0) {
+          opened.push(stale);
+          return staleTarget(stale);
+        }
+        const fresh = await openClusterSession({ seeds: [seedUrl] });
+        opened.push(fresh);
+        return staleTarget(fresh);
+      },
+      (t) => listLights(t.redis, { only: ['stoplight-v6'], nodeOf: t.nodeOf! }),
+      (e) => retried.push(e.message),
+    );
+    try {
+      expect(retried).toHaveLength(1);
+      expect(retried[0]).toMatch(new RegExp(`slot ${slot} is now served by ${target.host}:${target.port}`));
+      expect(used.cluster).toBe(opened[1]);
+      const moved = result.lights.find((l) => keys[0]!.includes(`{${l.light}}`));
+      expect(moved?.node).toBe(`${target.host}:${target.port}`);
+    } finally {
+      for (const c of opened) await c.close();
+    }
   });
 });
