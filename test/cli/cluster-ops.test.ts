@@ -200,6 +200,18 @@ describe('swc verify on a cluster', () => {
       expect(run.stdout).toMatch(new RegExp(`not cluster-safe: operation ${op}, Redis said CROSSSLOT Keys in request don't hash to the same slot \\(\\d+ calls? refused`));
     }
     expect(run.stdout).toMatch(/cluster: Redis Cluster refused .* with CROSSSLOT/);
+    const json = await runCli(['verify', '--cluster-shards', '3', '--layout', 'stoplight-v5', '--calls', '300', '--seed', '11', '--no-progress', '--json']);
+    expect(json.code).toBe(1);
+    const doc = JSON.parse(json.stdout) as { findings: number; results: { crossSlot: { op: string; calls: number; error: string; slots: number[]; keys: number }[]; slots: { lightsSpanningSlots: number } }[] };
+    const [result] = doc.results;
+    expect(result!.crossSlot.map((x) => x.op).sort()).toEqual(['failure', 'read', 'success']);
+    expect(doc.findings).toBe(3);
+    expect(result!.crossSlot.reduce((sum, x) => sum + x.calls, 0)).toBe(300);
+    for (const x of result!.crossSlot) {
+      expect(x.error).toBe("CROSSSLOT Keys in request don't hash to the same slot");
+      expect(x.slots.length).toBeGreaterThan(1);
+    }
+    expect(result!.slots.lightsSpanningSlots).toBeGreaterThan(0);
   }, 60_000);
 
   it('on a cluster swc did not start, writes only under its namespace and removes it on every node', async () => {
