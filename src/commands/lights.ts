@@ -81,7 +81,12 @@ export async function runList(flags: ListFlags): Promise<number> {
     ...(flags.match !== undefined ? { match: flags.match } : {}),
   });
   const totals = totalsOf(matched);
-  const nodeTotals = list.nodes ? nodeTotalsOf(matched, list.nodes) : undefined;
+  const nodeTotals = list.nodes
+    ? nodeTotalsOf(matched, list.nodes).map((t) => {
+        const slots = primaries?.find((p) => p.node === t.node)?.slots;
+        return slots === undefined ? t : { ...t, slots };
+      })
+    : undefined;
   if (format === 'json') {
     printJson({
       schemaVersion: 2,

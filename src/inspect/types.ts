@@ -262,6 +262,8 @@ export interface NodeShare {
 export interface NodeTotals extends NodeShare {
   /** Lights with at least one key on this primary (a light whose keys span primaries counts on each). */
   readonly lights: number;
+  /** The primary's slot ranges (`0-5460`), when known. */
+  readonly slots?: string;
 }
 
 /**

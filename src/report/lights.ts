@@ -121,7 +121,7 @@ function footerLines(view: LightsView): string[] {
   lines.push(totalLine(grandTotal(totals), 'total'));
   for (const n of view.nodeTotals ?? []) {
     const kb = n.bytes === null ? 'n/a' : `${kbText(n.bytes)} KB`;
-    lines.push(`node ${n.node}: ${int(n.lights)} light${n.lights === 1 ? '' : 's'}, ${int(n.keys)} key${n.keys === 1 ? '' : 's'}, ${kb}`);
+    lines.push(`node ${n.node}${n.slots !== undefined ? ` (slots ${n.slots})` : ''}: ${int(n.lights)} light${n.lights === 1 ? '' : 's'}, ${int(n.keys)} key${n.keys === 1 ? '' : 's'}, ${kb}`);
   }
   if (shown.length < matched.length) lines.push(`showing ${int(shown.length)} of ${int(matched.length)} (--top); totals count all ${int(matched.length)}`);
   if (matched.length < list.lights.length) lines.push(`${int(list.lights.length - matched.length)} other light(s) filtered out (--system/--match)`);

@@ -141,7 +141,8 @@ describe('swc lights --cluster', () => {
     const run = await runCli(['lights', ...seed(), '--at', String(LAST + 60), '--layout', 'stoplight-v6', '--top', '2']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/│ node +│/);
-    for (let i = 0; i < 3; i += 1) expect(run.stdout).toContain(`node ${node(i)}: 2 lights, 4 keys`);
+    const slots = ['0-5460', '5461-10921', '10922-16383'];
+    for (let i = 0; i < 3; i += 1) expect(run.stdout).toContain(`node ${node(i)} (slots ${slots[i]}): 2 lights, 4 keys`);
     expect(run.stdout).toContain('showing 2 of 6 (--top)');
   });
 });
