@@ -4,12 +4,16 @@ import { ExitCode } from '../errors.js';
 import { redactUrl } from '../redis/connect.js';
 import { SWC_VERSION } from '../version.js';
 import { action } from './lifecycle.js';
-import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, type RedisFlags } from './options.js';
+import { scanKeys } from '../inspect/keys.js';
+import type { ClusterSession } from '../redis/cluster.js';
+import { clusterError, nodeName } from '../redis/routed.js';
+import { primariesOf, readTargetFromFlags } from './cluster-read.js';
+import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, type ClusterFlags, type RedisFlags } from './options.js';
 
 /** Leftovers are on the server a bench ran against; there is no private server to clean. */
 const DEFAULT_URL = 'redis://127.0.0.1:6379';
 
-interface CleanFlags extends RedisFlags {
+interface CleanFlags extends RedisFlags, ClusterFlags {
   namespace?: Namespace;
   yes?: boolean;
   json?: boolean;
@@ -32,6 +36,27 @@ function describe(ns: NamespaceUsage, now: number): string {
   return `${ns.prefix}  ${ns.keys} key(s), ${size}, ${age(ns.startedAt, now)}${origin}${ns.alive ? ', STILL RUNNING' : ''}`;
 }
 
+/** On a cluster: keys of each namespace per primary (one SCAN on each node itself), prefix → `host:port` → count. */
+async function keysPerNode(cluster: ClusterSession, prefixes: readonly string[]): Promise<Map<string, Record<string, number>>> {
+  const out = new Map<string, Record<string, number>>(prefixes.map((p) => [p, {}]));
+  if (prefixes.length === 0) return out;
+  const pattern = prefixes.length === 1 ? `${prefixes[0] as string}:*` : 'swc-bench:*';
+  for (const [i, shard] of cluster.shards.entries()) {
+    const node = nodeName(cluster, i);
+    let keys: string[];
+    try {
+      keys = await scanKeys(shard.redis, pattern);
+    } catch (err) {
+      throw clusterError(cluster, i, err);
+    }
+    for (const key of keys) {
+      const counts = out.get(key.slice(0, key.indexOf(':', 'swc-bench:'.length)));
+      if (counts && cluster.shardOfKey(key) === i) counts[node] = (counts[node] ?? 0) + 1;
+    }
+  }
+  return out;
+}
+
 /** `swc clean`: list, and with --yes remove, what benchmark runs left on a server. */
 export function cleanCommand(): Command {
   const command = new Command('clean')
@@ -43,6 +68,7 @@ export function cleanCommand(): Command {
     )
     .option('--yes', 'remove the namespaces listed (never a running one: its keys are refreshed within the last 15 s)');
   addRedisOptions(command, { privateServer: false });
+  addClusterOptions(command);
   addJsonOption(command);
   command.addHelpText(
     'after',
@@ -54,15 +80,22 @@ key exists) is listed but not removed.
 Exit codes: 0 done (or nothing found), 1 something could not be removed or
 is still running, 2 bad usage, 3 Redis unreachable.
 
+On Redis Cluster (--cluster, or several --redis-url seeds): SCAN on every primary,
+each DEL sent to the primary that owns its slot; each namespace says how many of
+its keys each node holds (JSON: "nodes").
+
 Examples:
   swc clean --redis-url redis://127.0.0.1:6379/0
-  swc clean --redis-url redis://127.0.0.1:6379/0 --namespace swc-bench:1a2b3c4d --yes`,
+  swc clean --redis-url redis://127.0.0.1:6379/0 --namespace swc-bench:1a2b3c4d --yes
+  swc clean --cluster --redis-url redis://10.0.0.5:7000 --yes`,
   );
   return command.action(
     action(async (flags: CleanFlags) => {
-      const session = await sessionFromFlags(flags, DEFAULT_URL);
+      const session = await readTargetFromFlags(flags, DEFAULT_URL, 'clean');
       const now = Date.now();
-      const found = await listNamespaces(session.redis, flags.namespace);
+      const listed = await listNamespaces(session.redis, flags.namespace);
+      const perNode = session.cluster ? await keysPerNode(session.cluster, listed.map((ns) => ns.prefix)) : undefined;
+      const found: (NamespaceUsage & { nodes?: Record<string, number> })[] = perNode ? listed.map((ns) => ({ ...ns, nodes: perNode.get(ns.prefix) ?? {} })) : listed;
       const removed: { prefix: string; keys: number }[] = [];
       const kept: { prefix: string; reason: string }[] = [];
       if (flags.yes) {
@@ -80,12 +113,23 @@ Examples:
       }
       const code = kept.length > 0 ? ExitCode.finding : ExitCode.ok;
       if (flags.json) {
-        printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, redis: { url: redactUrl(session.url) }, namespaces: found, removed, kept });
+        printJson({
+          schemaVersion: 1,
+          swcVersion: SWC_VERSION,
+          redis: { url: redactUrl(session.url), ...(session.cluster ? { primaries: primariesOf(session.cluster) } : {}) },
+          namespaces: found,
+          removed,
+          kept,
+        });
         return code;
       }
       const out: string[] = [];
-      if (found.length === 0) out.push(flags.namespace ? `no keys under ${flags.namespace.pattern}` : 'no swc-bench:* namespaces on this server');
-      for (const ns of found) out.push(describe(ns, now));
+      const where = session.cluster ? `on the ${session.cluster.shards.length} primaries of this cluster` : 'on this server';
+      if (found.length === 0) out.push(flags.namespace ? `no keys under ${flags.namespace.pattern} ${where}` : `no swc-bench:* namespaces ${where}`);
+      for (const ns of found) {
+        out.push(describe(ns, now));
+        if (ns.nodes) out.push(`  ${Object.entries(ns.nodes).map(([node, keys]) => `${node}: ${keys} key(s)`).join(', ') || 'no key on any primary'}`);
+      }
       for (const r of removed) out.push(`removed ${r.keys} key(s) under ${r.prefix}:*`);
       for (const k of kept) out.push(`kept ${k.prefix}: ${k.reason}`);
       if (!flags.yes && found.length > 0) out.push('', 'nothing removed: run again with --yes to remove them');

@@ -8,9 +8,10 @@ import { renderInspections } from '../report/inspect.js';
 import { visible } from '../report/style.js';
 import { action, printError } from './lifecycle.js';
 import { DEFAULT_INSPECT_URL, noteUnavailable, runList, unixSeconds, windowSeconds, type ListFlags } from './lights.js';
-import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor } from './options.js';
+import { primariesOf, readTargetFromFlags, withSlotRetry } from './cluster-read.js';
+import { type ClusterFlags, addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, useColor } from './options.js';
 
-interface InspectFlags extends ListFlags {
+interface InspectFlags extends ListFlags, ClusterFlags {
   json?: boolean;
   list?: boolean;
   layout: string;
@@ -63,10 +64,15 @@ export function inspectCommand(): Command {
         '\nRead-only: runs no Stoplight script (a 6.0 read would evict). Commands sent: PING, TIME, CONFIG GET, SCAN, TYPE,' +
         '\nOBJECT ENCODING, TTL, HLEN, ZCARD, HMGET, ZRANGE, HSCAN, MEMORY USAGE (ZRANGE and HSCAN in pages of 1000).' +
         '\nWithout MEMORY (renamed or denied) bytes show n/a; without CONFIG the listpack limits show ?.' +
-        '\n\nExit codes: 0 ok, 1 light not found, a key of the wrong type, or drift with --check, 2 bad usage, 3 Redis unreachable.' +
-        '\n\nExamples:\n  swc inspect checkout --window 60\n  swc inspect 37a8eec1ce19/5f3a0c1b2d4e --json --check',
+        '\nOn Redis Cluster (--cluster, or several --redis-url seeds): each key is read on the primary that owns its slot,' +
+        '\nand the output names that node (JSON: each key\'s "node", and "cluster.primaries"); swc also sends INFO,' +
+        '\nCLUSTER INFO and CLUSTER SLOTS (the slot map, once).' +
+        '\n\nExit codes: 0 ok, 1 light not found, a key of the wrong type, or drift with --check, 2 bad usage, 3 Redis unreachable' +
+        '\n(on a cluster: also a primary that does not answer, or a slot that moved while reading).' +
+        '\n\nExamples:\n  swc inspect checkout --window 60\n  swc inspect 37a8eec1ce19/5f3a0c1b2d4e --json --check\n  swc inspect checkout --cluster --redis-url redis://10.0.0.5:7000',
     );
   addRedisOptions(command, { privateServer: false });
+  addClusterOptions(command);
   addJsonOption(command);
   return command.action(
     action(async (light: string | undefined, flags: InspectFlags) => {
@@ -84,12 +90,17 @@ export function inspectCommand(): Command {
       };
       // A key of one layout with --layout naming another is bad usage: say so before connecting.
       resolveTargets(request);
-      const session = await sessionFromFlags(flags, DEFAULT_INSPECT_URL);
-      const inspections = await inspectLight(session.redis, request).catch((err: unknown) => {
-        // The message repeats the typed name and its keys: keep their control characters off the terminal.
-        throw err instanceof NotFoundError ? new NotFoundError(visible(err.message)) : err;
-      });
-      if (flags.json) printJson(inspectionDocument(request, inspections));
+      // Read-only: a slot that moves during the read is read again once on the new slot map.
+      const { target, result: inspections } = await withSlotRetry(
+        () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect'),
+        (target) =>
+          inspectLight(target.redis, request, target.nodeOf).catch((err: unknown) => {
+            // The message repeats the typed name and its keys: keep their control characters off the terminal.
+            throw err instanceof NotFoundError ? new NotFoundError(visible(err.message)) : err;
+          }),
+        (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; reading again on the new slot map`),
+      );
+      if (flags.json) printJson(inspectionDocument(request, inspections, target.cluster ? { primaries: primariesOf(target.cluster) } : undefined));
       else {
         const color = useColor();
         process.stdout.write(renderInspections(inspections, { color, limit: flags.limit, picture: Boolean(process.stdout.isTTY), wide: Boolean(flags.wide) }));

@@ -1,13 +1,14 @@
 import { Command, Option } from 'commander';
 import { parseDuration, parseList, parseNumber } from '../bench/values.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { globRegExp, lightOrders, listLights, selectLights, totalsOf, type LightOrder } from '../inspect/list.js';
+import { globRegExp, lightOrders, listLights, nodeTotalsOf, selectLights, totalsOf, type LightOrder } from '../inspect/list.js';
 import { layoutNames, resolveLayoutName } from '../layouts/index.js';
 import { grandTotal, lightsFormats, renderLights, type LightsFormat } from '../report/lights.js';
 import { visible } from '../report/style.js';
 import { SWC_VERSION } from '../version.js';
 import { action, printError } from './lifecycle.js';
-import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
+import { primariesOf, readTargetFromFlags, withSlotRetry } from './cluster-read.js';
+import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, useColor, type ClusterFlags, type RedisFlags } from './options.js';
 
 /** Inspect reads what an application's Redis holds, so it defaults to the usual local one. */
 export const DEFAULT_INSPECT_URL = 'redis://127.0.0.1:6379';
@@ -40,7 +41,7 @@ export const layoutListOption = (): Option =>
   );
 
 /** Flags of `swc lights` (and of `inspect --list`, which has fewer). */
-export interface ListFlags extends RedisFlags {
+export interface ListFlags extends RedisFlags, ClusterFlags {
   json?: boolean;
   layout?: string | string[];
   format?: LightsFormat;
@@ -58,13 +59,20 @@ export interface ListFlags extends RedisFlags {
 export async function runList(flags: ListFlags): Promise<number> {
   const format: LightsFormat = flags.json ? 'json' : (flags.format ?? 'table');
   if (flags.match !== undefined) globRegExp(flags.match);
-  const session = await sessionFromFlags(flags, DEFAULT_INSPECT_URL);
   const only = flags.layout === undefined || flags.layout === 'auto' ? undefined : [flags.layout].flat();
-  const list = await listLights(session.redis, {
-    ...(only ? { only } : {}),
-    windowSeconds: flags.window ?? null,
-    ...(flags.at !== undefined ? { at: flags.at } : {}),
-  });
+  // Read-only: a slot that moves during the listing is read again once on the new slot map.
+  const { target, result: list } = await withSlotRetry(
+    () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'lights'),
+    (target) =>
+      listLights(target.redis, {
+        ...(only ? { only } : {}),
+        ...(target.nodeOf && target.cluster ? { nodeOf: target.nodeOf, nodes: primariesOf(target.cluster).map((p) => p.node) } : {}),
+        windowSeconds: flags.window ?? null,
+        ...(flags.at !== undefined ? { at: flags.at } : {}),
+      }),
+    (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; listing again on the new slot map`),
+  );
+  const primaries = target.cluster ? primariesOf(target.cluster) : undefined;
   noteUnavailable(list.unavailable);
   const { matched, shown } = selectLights(list, {
     ...(flags.sort ? { sort: flags.sort } : {}),
@@ -73,6 +81,12 @@ export async function runList(flags: ListFlags): Promise<number> {
     ...(flags.match !== undefined ? { match: flags.match } : {}),
   });
   const totals = totalsOf(matched);
+  const nodeTotals = list.nodes
+    ? nodeTotalsOf(matched, list.nodes).map((t) => {
+        const slots = primaries?.find((p) => p.node === t.node)?.slots;
+        return slots === undefined ? t : { ...t, slots };
+      })
+    : undefined;
   if (format === 'json') {
     printJson({
       schemaVersion: 2,
@@ -85,10 +99,11 @@ export async function runList(flags: ListFlags): Promise<number> {
       matched: matched.length,
       totals,
       total: grandTotal(totals),
+      ...(nodeTotals && primaries ? { cluster: { primaries, nodeTotals } } : {}),
       lights: shown,
     });
   } else {
-    process.stdout.write(renderLights({ list, matched, shown, totals, wide: Boolean(flags.wide) }, format, useColor()));
+    process.stdout.write(renderLights({ list, matched, shown, totals, wide: Boolean(flags.wide), ...(nodeTotals ? { nodeTotals } : {}) }, format, useColor()));
   }
   const drifted = matched.filter((l) => l.drift === true);
   if (flags.check && drifted.length > 0) {
@@ -115,6 +130,7 @@ export function lightsCommand(): Command {
     .addOption(new Option('--format <format>', 'output format').choices(lightsFormats).default('table'))
     .option('--wide', 'more columns: keys, stale buckets, first and last event (wider than 120 columns)');
   addRedisOptions(command, { privateServer: false });
+  addClusterOptions(command);
   addJsonOption(command);
   command.addHelpText(
     'after',
@@ -125,11 +141,17 @@ est. KB" is, for 5.x lights, an estimate of the same traffic stored as 6.0 count
 --json: { schemaVersion, at, windowSeconds, totals, total, matched, lights } (README).
 Read-only. Commands sent: PING, TIME, SCAN, TYPE, ECHO, ZCARD, HLEN, ZRANGE, ZCOUNT,
 HGETALL, MEMORY USAGE.
+On Redis Cluster (--cluster, or several --redis-url seeds): SCAN on every primary, each
+key read where its slot lives; a node column and a total per primary (JSON: each
+light's "node" and "placement", and "cluster": { primaries, nodeTotals }). A primary
+that cannot be scanned stops the listing (exit 3, naming it): never a partial list.
+On a cluster swc also sends INFO, CLUSTER INFO and CLUSTER SLOTS (the slot map, once).
 
-Exit codes: 0 ok, 1 drift found with --check, 2 bad usage, 3 Redis unreachable.
+Exit codes: 0 ok, 1 drift found with --check, 2 bad usage, 3 Redis (or a cluster node) unreachable.
 
 Examples:
   swc lights --top 20 --sort idle
+  swc lights --cluster --redis-url redis://10.0.0.5:7000 --top 20
   swc lights --system payments --match 'checkout*' --window 5m --check`,
   );
   return command.action(

@@ -12,9 +12,23 @@ import { verifyLayout } from '../verify/verify.js';
 import { SWC_VERSION } from '../version.js';
 import { action, onShutdown } from './lifecycle.js';
 import { cleanHint } from './bench.js';
-import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
+import type { ClusterSession } from '../redis/cluster.js';
+import { nodeName, routedRedis } from '../redis/routed.js';
+import { openCluster, primariesOf } from './cluster-read.js';
+import {
+  addClusterOptions,
+  addJsonOption,
+  addRedisOptions,
+  parser,
+  printJson,
+  sessionFromFlags,
+  useColor,
+  wantsCluster,
+  type ClusterFlags,
+  type RedisFlags,
+} from './options.js';
 
-interface VerifyFlags extends RedisFlags {
+interface VerifyFlags extends RedisFlags, ClusterFlags {
   layout?: LayoutName[];
   calls: number;
   seed?: number;
@@ -46,6 +60,7 @@ export function verifyCommand(): Command {
     .option('--no-progress', 'no progress on stderr');
   addJsonOption(command);
   addRedisOptions(command, { privateServer: true });
+  addClusterOptions(command);
   command.addHelpText(
     'after',
     `
@@ -58,12 +73,18 @@ that still disagree. Deviations a layout declares are reported apart and are
 not findings. On a server swc did not start, every key goes under
 swc-bench:<run id>: and exactly those keys are deleted at the end.
 
+On Redis Cluster (--cluster-shards <n> for a private one, or --cluster
+--redis-url <node>): each call goes to the primary that owns its keys' slot.
+A call Redis refuses because its keys hash to different slots is a finding,
+"not cluster-safe: operation <op>, Redis said CROSSSLOT …" (JSON: crossSlot).
+
 Exit codes: 0 no finding, 1 a finding, 2 bad usage, 3 Redis unreachable or unusable.
 
 Examples:
   swc verify
   swc verify --layout stoplight-v6 --calls 100000
   swc verify --seed 1234 --json
+  swc verify --cluster-shards 3 --layout stoplight-v5,stoplight-v6
   swc verify --scripts ./my-lua-copy --layout stoplight-v6      (check an edit before committing it)`,
   );
   return command.action(
@@ -86,7 +107,11 @@ Examples:
       };
       // The seed is printed whatever the flags: a finding is only useful if it can be replayed.
       process.stderr.write(`swc verify: seed ${seed} (replay with --seed ${seed})\n`);
-      const session = await sessionFromFlags(flags);
+      const cluster = wantsCluster(flags) ? await openCluster(flags) : undefined;
+      const session = cluster
+        ? { redis: routedRedis(cluster), url: cluster.shards[0]?.url ?? '', private: cluster.cluster !== undefined, nodes: cluster.shards.map((s) => s.redis) }
+        : await sessionFromFlags(flags).then((one) => ({ redis: one.redis, url: one.url, private: one.server !== undefined, nodes: [one.redis] }));
+      if (cluster) say(`on a cluster of ${cluster.shards.length} primaries (${cluster.shards.map((_, i) => nodeName(cluster, i)).join(', ')})${cluster.cluster ? ', started by swc' : ''}`);
       const namespace = createNamespace();
       const stop = new AbortController();
       let running: Promise<unknown> | undefined;
@@ -95,21 +120,26 @@ Examples:
         stop.abort();
         await running?.catch(() => undefined);
         heartbeat?.stop();
-        if (session.server) return;
+        if (session.private) return;
         try {
           await purgeNamespace(session.redis, namespace);
         } catch {
           process.stderr.write(`swc verify: could not remove this run's keys; when Redis is back: ${cleanHint(session.url, namespace)}\n`);
         }
       });
-      if (!session.server) {
-        // As bench: check before writing, mark the run so `swc clean` spares it and
-        // a bench on this server waits, and take turns with other runs.
-        const report = await preflight(session.redis, { prefix: namespace.prefix, peakBytes: flags.calls * PEAK_BYTES_PER_CALL });
-        // verify has no --allow-eviction: the way out is a smaller run.
-        const refusal = refusalOf(report, false, ' (fewer --calls need less memory)');
-        if (refusal) throw new SwcError(`refusing to write to this server: ${refusal}`, ExitCode.runtime);
-        for (const finding of report.findings) process.stderr.write(`swc verify: note: ${finding.detail}\n`);
+      if (!session.private) {
+        // As bench: check before writing (every primary of a cluster), mark the run so
+        // `swc clean` spares it and a bench on this server waits, and take turns with other runs.
+        for (const [i, node] of session.nodes.entries()) {
+          // On a cluster each node's probe keys carry a hash tag that node owns (still under the run's namespace).
+          const prefix = cluster ? `${namespace.prefix}:{${tagOwnedBy(cluster, i)}}` : namespace.prefix;
+          const report = await preflight(node, { prefix, peakBytes: flags.calls * PEAK_BYTES_PER_CALL });
+          // verify has no --allow-eviction: the way out is a smaller run.
+          const refusal = refusalOf(report, false, ' (fewer --calls need less memory)');
+          const which = cluster ? `cluster node ${nodeName(cluster, i)}` : 'this server';
+          if (refusal) throw new SwcError(`refusing to write to ${which}: ${refusal}`, ExitCode.runtime);
+          for (const finding of report.findings) process.stderr.write(`swc verify: note: ${cluster ? `${which}: ` : ''}${finding.detail}\n`);
+        }
         // Always shown (--no-progress too): the run id is what finds leftovers.
         process.stderr.write(`swc verify: run ${namespace.prefix}: writing only under ${namespace.pattern}; removed at the end\n`);
         heartbeat = await markRun(session.redis, namespace);
@@ -144,11 +174,16 @@ Examples:
         results.push(stripNamespace(result, `${namespace.prefix}:`));
       }
       const findings = results.reduce((sum, r) => sum + r.findings, 0);
-      if (flags.json) printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, seed, findings, results });
+      if (flags.json) printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, seed, findings, results, ...(cluster ? { cluster: { primaries: primariesOf(cluster) } } : {}) });
       else process.stdout.write(renderVerify(results, useColor()));
       return findings > 0 ? ExitCode.finding : ExitCode.ok;
     }),
   );
+}
+
+/** A hash tag whose slot primary `index` of the cluster owns. */
+function tagOwnedBy(cluster: ClusterSession, index: number): string {
+  for (let n = 0; ; n += 1) if (cluster.shardOfKey(`{n${n}}`) === index) return `n${n}`;
 }
 
 /** Key names as the layout writes them, without this run's namespace. */

@@ -59,7 +59,7 @@ async function serverSecond(redis: Redis): Promise<number> {
  * none has. What the server refuses to tell (bytes without MEMORY, limits
  * without CONFIG) is left null and named in each inspection's `unavailable`.
  */
-export async function inspectLight(redis: Redis, request: InspectRequest): Promise<Inspection[]> {
+export async function inspectLight(redis: Redis, request: InspectRequest, nodeOf?: (key: string) => string): Promise<Inspection[]> {
   const plan = resolveTargets(request);
   const { limits, unavailable } = await readEncodingLimits(redis);
   const given = request.at !== undefined;
@@ -71,7 +71,8 @@ export async function inspectLight(redis: Redis, request: InspectRequest): Promi
     for (const target of targets) {
       const inspection = await layout.inspector.inspect(redis, target, judge, limits);
       if (inspection) {
-        found.push(unavailable === null ? inspection : { ...inspection, unavailable: [...inspection.unavailable, unavailable] });
+        const placed = nodeOf ? { ...inspection, keys: inspection.keys.map((k) => ({ ...k, node: nodeOf(k.key) })) } : inspection;
+        found.push(unavailable === null ? placed : { ...placed, unavailable: [...placed.unavailable, unavailable] });
         break;
       }
     }
@@ -96,15 +97,22 @@ export interface InspectDocument {
   readonly drift: boolean;
   /** One per layout that holds the light, in registration order. */
   readonly inspections: readonly Inspection[];
+  /** On Redis Cluster: every primary (`host:port`, slot ranges); each key then names its `node`. */
+  readonly cluster?: { readonly primaries: readonly { readonly node: string; readonly slots: string }[] };
 }
 
 /** The JSON document of an inspection (see README, "inspect --json"). */
-export function inspectionDocument(request: InspectRequest, inspections: readonly Inspection[]): InspectDocument {
+export function inspectionDocument(
+  request: InspectRequest,
+  inspections: readonly Inspection[],
+  cluster?: InspectDocument['cluster'],
+): InspectDocument {
   return {
     schemaVersion: INSPECT_SCHEMA_VERSION,
     swcVersion: SWC_VERSION,
     request,
     drift: inspections.some((i) => i.kind === 'buckets' && !i.drift.ok),
     inspections,
+    ...(cluster ? { cluster } : {}),
   };
 }

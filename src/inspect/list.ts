@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { Layout } from '../layouts/types.js';
 import { keyTypes, memoryUsage, scanKeys } from './keys.js';
-import type { JudgeOptions, LayoutTotals, LightHealth, LightList, LightListing, SurveyLight } from './types.js';
+import type { JudgeOptions, LayoutTotals, LightHealth, LightList, LightListing, NodeShare, NodeTotals, SurveyLight } from './types.js';
 
 /** Keys described per pipeline, so a server with many lights gets many small round trips. */
 const BATCH = 500;
@@ -83,6 +83,10 @@ export interface ListOptions {
   readonly windowSeconds?: number | null;
   /** Unix seconds to judge at; default the server's clock. */
   readonly at?: number;
+  /** On Redis Cluster: the primary (`host:port`) that holds a key; each light then says where its keys are. */
+  readonly nodeOf?: (key: string) => string;
+  /** On Redis Cluster: every primary, so the per-node totals name the empty ones too. */
+  readonly nodes?: readonly string[];
 }
 
 /**
@@ -163,6 +167,7 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
       spanSeconds: firstSecond === null || lastSecond === null ? 0 : lastSecond - firstSecond + 1,
       idleSeconds: lastSecond === null ? null : Math.max(0, at - lastSecond),
       ...h,
+      ...(opts.nodeOf ? placementOf(of, opts.nodeOf) : {}),
     };
   });
   lights.sort(byOrder.bytes);
@@ -173,7 +178,40 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
     at,
     clock: judge.clock,
     windowSeconds: judge.windowSeconds,
+    ...(opts.nodes ? { nodes: [...opts.nodes] } : {}),
   };
+}
+
+/** Where a light's keys are on a cluster: its keys and bytes per primary. */
+function placementOf(keys: readonly { key: string; bytes: number | null }[], nodeOf: (key: string) => string): { node: string; placement: NodeShare[] } {
+  const shares = new Map<string, { keys: number; bytes: number | null }>();
+  for (const k of keys) {
+    const node = nodeOf(k.key);
+    const share = shares.get(node) ?? { keys: 0, bytes: 0 };
+    share.keys += 1;
+    share.bytes = share.bytes === null || k.bytes === null ? null : share.bytes + k.bytes;
+    shares.set(node, share);
+  }
+  const placement = [...shares].map(([node, share]) => ({ node, ...share })).sort((a, b) => a.node.localeCompare(b.node));
+  return { node: placement.map((p) => p.node).join(' + '), placement };
+}
+
+/**
+ * Totals per primary over `lights` (their placement), one row for every
+ * node in `nodes` (in that order, empty ones included), then any other.
+ */
+export function nodeTotalsOf(lights: readonly LightListing[], nodes: readonly string[]): NodeTotals[] {
+  const out = new Map<string, { lights: number; keys: number; bytes: number | null }>(nodes.map((n) => [n, { lights: 0, keys: 0, bytes: 0 }]));
+  for (const light of lights) {
+    for (const share of light.placement ?? []) {
+      const t = out.get(share.node) ?? { lights: 0, keys: 0, bytes: 0 };
+      t.lights += 1;
+      t.keys += share.keys;
+      t.bytes = t.bytes === null || share.bytes === null ? null : t.bytes + share.bytes;
+      out.set(share.node, t);
+    }
+  }
+  return [...out].map(([node, t]) => ({ node, ...t }));
 }
 
 /** Orders of `swc lights --sort`. */

@@ -40,6 +40,8 @@ export interface KeyInspection {
   readonly ttlSeconds: number | null;
   /** Redis Cluster slot (of the hash tag when the key has one). */
   readonly slot: number;
+  /** On Redis Cluster: `host:port` of the primary that holds the key (absent on a single server). */
+  readonly node?: string;
   /** Null for a key of the wrong type, and for types without listpack limits. */
   readonly limits: KeyLimits | null;
 }
@@ -241,6 +243,27 @@ export interface LightListing {
   readonly staleBuckets: number | null;
   readonly drift: boolean | null;
   readonly estimate: LightEstimate | null;
+  /** On Redis Cluster: the primary (`host:port`) holding the light's keys; several joined with ` + ` when its keys span primaries. */
+  readonly node?: string;
+  /** On Redis Cluster: the light's keys and bytes on each primary that holds some. */
+  readonly placement?: readonly NodeShare[];
+}
+
+/** A light's (or a listing's) keys and bytes on one primary of a cluster. */
+export interface NodeShare {
+  /** `host:port` of the primary. */
+  readonly node: string;
+  readonly keys: number;
+  /** Null when the server refuses MEMORY. */
+  readonly bytes: number | null;
+}
+
+/** Totals of a listing on one primary of a cluster. */
+export interface NodeTotals extends NodeShare {
+  /** Lights with at least one key on this primary (a light whose keys span primaries counts on each). */
+  readonly lights: number;
+  /** The primary's slot ranges (`0-5460`), when known. */
+  readonly slots?: string;
 }
 
 /**
@@ -315,4 +338,6 @@ export interface LightList {
   readonly clock: 'server' | 'given';
   /** The window stale events are judged against; null when none was given (layouts may use their longest). */
   readonly windowSeconds: number | null;
+  /** On Redis Cluster: every primary scanned (`host:port`), in slot order. */
+  readonly nodes?: readonly string[];
 }

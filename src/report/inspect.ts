@@ -89,7 +89,8 @@ function limitText(value: number, limit: number | null, c: ChalkInstance): strin
  * the names and slots in the table.
  */
 function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: boolean, wide: boolean): string {
-  const head = [...(wide ? ['key'] : ['#', 'role']), 'type', 'encoding', 'elements', 'bytes', 'ttl s', ...(wide ? ['slot'] : []), 'entries/limit', 'longest B/limit'];
+  const nodes = keys.some((key) => key.node !== undefined);
+  const head = [...(wide ? ['key'] : ['#', 'role']), 'type', 'encoding', 'elements', 'bytes', 'ttl s', ...(wide ? ['slot'] : []), ...(wide && nodes ? ['node'] : []), 'entries/limit', 'longest B/limit'];
   const t = table(head, c, color, ['#', 'elements', 'bytes', 'ttl s', 'slot', 'entries/limit']);
   keys.forEach((key, i) => {
     const type = key.wrongType ? c.red(`${key.type} (expected ${key.expectedType})`) : key.type;
@@ -102,12 +103,13 @@ function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: bool
       bytesCell(key.bytes, key.bytesExact),
       key.ttlSeconds === null ? 'none' : key.ttlSeconds.toLocaleString('en-US'),
       ...(wide ? [String(key.slot)] : []),
+      ...(wide && nodes ? [key.node ?? '–'] : []),
       limits ? limitText(key.elements ?? 0, limits.entriesLimit, c) : '–',
       limits ? limitText(limits.longestBytes, limits.valueLimit, c) + (limits.longest ? ` ${visible(limits.longest)}` : '') : '–',
     ]);
   });
   if (wide) return t.toString();
-  const names = keys.map((key, i) => `  ${i + 1}  ${visible(key.key)}  (slot ${key.slot})`);
+  const names = keys.map((key, i) => `  ${i + 1}  ${visible(key.key)}  (slot ${key.slot}${key.node !== undefined ? ` on ${key.node}` : ''})`);
   return [c.bold('keys'), ...names, t.toString()].join('\n');
 }
 
@@ -319,9 +321,27 @@ function renderOne(inspection: Inspection, options: InspectRenderOptions, c: Cha
   }
 }
 
+/**
+ * On Redis Cluster: which primary holds the light, and in which slot(s);
+ * null on a single server.
+ */
+export function clusterLine(inspection: Inspection): string | null {
+  const placed = inspection.keys.filter((key) => key.node !== undefined);
+  if (placed.length === 0) return null;
+  const byNode = new Map<string, Set<number>>();
+  for (const key of placed) byNode.set(key.node as string, (byNode.get(key.node as string) ?? new Set()).add(key.slot));
+  const parts = [...byNode].map(([node, slots]) => `${node} (slot${slots.size === 1 ? '' : 's'} ${[...slots].sort((a, b) => a - b).join(', ')})`);
+  return byNode.size === 1 ? `cluster node: ${parts[0]}` : `cluster nodes: the keys span ${byNode.size} primaries: ${parts.join(', ')}`;
+}
+
 /** Renders the inspections of one light (one per layout found) for a terminal. */
 export function renderInspections(inspections: readonly Inspection[], options: InspectRenderOptions): string {
   const c = palette(options.color);
-  const blocks = inspections.map((inspection) => renderOne(inspection, options, c).join('\n'));
+  const blocks = inspections.map((inspection) => {
+    const lines = renderOne(inspection, options, c);
+    const where = clusterLine(inspection);
+    if (where !== null) lines.splice(1, 0, where);
+    return lines.join('\n');
+  });
   return `${blocks.join('\n\n')}\n`;
 }

@@ -1,4 +1,4 @@
-import type { LayoutTotals, LightList, LightListing } from '../inspect/types.js';
+import type { LayoutTotals, LightList, LightListing, NodeTotals } from '../inspect/types.js';
 import { palette, visible } from './style.js';
 import { renderBox, renderCsv, renderMarkdown, type Grid } from './table.js';
 
@@ -16,6 +16,8 @@ export interface LightsView {
   readonly totals: readonly LayoutTotals[];
   /** More columns: keys, stale buckets, first and last event. */
   readonly wide: boolean;
+  /** On Redis Cluster: totals per primary over the matched lights. */
+  readonly nodeTotals?: readonly NodeTotals[];
 }
 
 const int = (n: number | null): string => (n === null ? '–' : Math.round(n).toLocaleString('en-US'));
@@ -35,9 +37,11 @@ function estimateLayout(lights: readonly LightListing[]): string | null {
 export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide'>): Grid {
   const { shown, wide } = view;
   const estimated = estimateLayout(shown);
+  const nodes = shown.some((l) => l.node !== undefined);
   const head = [
     'layout',
     'light',
+    ...(nodes ? ['node'] : []),
     ...(wide ? ['keys'] : []),
     'KB',
     'events',
@@ -51,6 +55,7 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide'>): Grid {
   const rows = shown.map((l) => [
     l.layout,
     visible(l.reference),
+    ...(nodes ? [l.node ?? '–'] : []),
     ...(wide ? [int(l.keys)] : []),
     kbText(l.bytes, l.bytesExact),
     int(l.events),
@@ -61,7 +66,7 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide'>): Grid {
     ...(estimated ? [l.estimate ? kbText(l.estimate.bytes) : '–'] : []),
     ...(wide ? [iso(l.firstSecond), iso(l.lastSecond)] : []),
   ]);
-  const numeric = head.map((h) => !['layout', 'light', 'drift', 'first event', 'last event'].includes(h));
+  const numeric = head.map((h) => !['layout', 'light', 'node', 'drift', 'first event', 'last event'].includes(h));
   return { head, rows, numeric };
 }
 
@@ -70,12 +75,14 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
   const head = [
     'layout', 'reference', 'light', 'systemId', 'keys', 'bytes', 'bytesExact', 'events', 'staleEvents', 'staleBuckets',
     'idleSeconds', 'drift', 'firstSecond', 'lastSecond', 'spanSeconds', 'estimateLayout', 'estimateBytes', 'estimateWindowSeconds',
+    ...(shown.some((l) => l.node !== undefined) ? ['node'] : []),
   ];
   const cell = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
   const rows = shown.map((l) =>
     [
       l.layout, l.reference, l.light, l.systemId, l.keys, l.bytes, l.bytesExact, l.events, l.staleEvents, l.staleBuckets,
       l.idleSeconds, l.drift, l.firstSecond, l.lastSecond, l.spanSeconds, l.estimate?.layout, l.estimate?.bytes, l.estimate?.windowSeconds,
+      ...(head.length > 18 ? [l.node] : []),
     ].map(cell),
   );
   return { head, rows };
@@ -112,6 +119,10 @@ function footerLines(view: LightsView): string[] {
   const { list, matched, shown, totals } = view;
   const lines = totals.map((t) => totalLine(t, `total ${t.layout}`));
   lines.push(totalLine(grandTotal(totals), 'total'));
+  for (const n of view.nodeTotals ?? []) {
+    const kb = n.bytes === null ? 'n/a' : `${kbText(n.bytes)} KB`;
+    lines.push(`node ${n.node}${n.slots !== undefined ? ` (slots ${n.slots})` : ''}: ${int(n.lights)} light${n.lights === 1 ? '' : 's'}, ${int(n.keys)} key${n.keys === 1 ? '' : 's'}, ${kb}`);
+  }
   if (shown.length < matched.length) lines.push(`showing ${int(shown.length)} of ${int(matched.length)} (--top); totals count all ${int(matched.length)}`);
   if (matched.length < list.lights.length) lines.push(`${int(list.lights.length - matched.length)} other light(s) filtered out (--system/--match)`);
   const at = `${iso(list.at)} (${list.clock === 'server' ? 'server clock' : '--at'})`;
@@ -134,7 +145,8 @@ function footerLines(view: LightsView): string[] {
 export function renderLights(view: LightsView, format: Exclude<LightsFormat, 'json'>, color: boolean): string {
   if (format === 'csv') return `${renderCsv(lightsCsvGrid(view.shown))}\n`;
   const { list } = view;
-  if (list.lights.length === 0) return `no light on this server (no key matching ${list.patterns.map(visible).join(', ')})\n`;
+  const where = list.nodes ? `on the ${list.nodes.length} primaries of this cluster (${list.nodes.join(', ')})` : 'on this server';
+  if (list.lights.length === 0) return `no light ${where} (no key matching ${list.patterns.map(visible).join(', ')})\n`;
   if (view.matched.length === 0) return `no light matched --system/--match (${int(list.lights.length)} light(s) on this server)\n`;
   const grid = lightsGrid(view);
   const footer = footerLines(view);

@@ -40,6 +40,12 @@ export function renderVerify(results: readonly VerifyResult[], color: boolean): 
         `${n(r.compared)} replies compared, largest eviction ${n(r.largestEviction)} buckets in one call, ${(r.durationMs / 1000).toFixed(1)} s`,
     );
     if (r.findings === 0) out.push(`  ${c.green('ok')}: every reply agrees with the model, no script error, every key has a TTL`);
+    for (const x of r.crossSlot) {
+      out.push(
+        `  ${c.red('not cluster-safe')}: operation ${x.op}, Redis said ${x.error} (${n(x.calls)} call${x.calls === 1 ? '' : 's'} refused; ` +
+          `the first passed ${x.keys} key${x.keys === 1 ? '' : 's'} in slots ${x.slots.join(', ')})`,
+      );
+    }
     for (const d of r.disagreements) {
       out.push(`  ${c.red('disagreement')} on a ${d.op} (window ${window(d.windowSeconds)}): expected ${fields(d.expected, d.fields)}; got ${fields(d.actual, d.fields)}`);
       out.push(...reproduction(d.reproduction, d.windowSeconds));
@@ -60,7 +66,9 @@ export function renderVerify(results: readonly VerifyResult[], color: boolean): 
       out.push(`  deviation (declared, not a finding): ${d.id}: seen ${n(d.observed)} time(s) exactly as declared. ${d.description}`);
     }
     out.push(
-      r.slots.oneSlotPerLight
+      r.crossSlot.length > 0
+        ? `  cluster: Redis Cluster refused ${r.crossSlot.map((x) => x.op).join(', ')} with CROSSSLOT: ${r.slots.lightsSpanningSlots} of ${r.slots.lightsChecked} lights span several slots`
+        : r.slots.oneSlotPerLight
         ? '  cluster: every light\'s keys share one slot'
         : `  cluster: the keys of ${r.slots.lightsSpanningSlots} of ${r.slots.lightsChecked} lights span several slots (a multi-key script fails with CROSSSLOT on Redis Cluster)`,
     );

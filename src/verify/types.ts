@@ -93,6 +93,22 @@ export interface KeyWithoutTtl {
   readonly light: number;
 }
 
+/**
+ * An operation Redis Cluster refused because its keys hash to different
+ * slots: the layout is not cluster-safe. Only seen on a cluster.
+ */
+export interface CrossSlotFinding {
+  readonly op: VerifyOp;
+  /** Calls of this operation refused. */
+  readonly calls: number;
+  /** What Redis said, as it said it (`CROSSSLOT Keys in request don't hash to the same slot`). */
+  readonly error: string;
+  /** The slots of the first refused call's keys, each once, ascending. */
+  readonly slots: readonly number[];
+  /** How many keys that call passed. */
+  readonly keys: number;
+}
+
 /** Everything `swc verify` found for one layout. */
 export interface VerifyResult {
   readonly layout: string;
@@ -114,12 +130,14 @@ export interface VerifyResult {
   readonly deviationMisses: readonly DeviationMiss[];
   readonly deviations: readonly DeviationSeen[];
   readonly keysWithoutTtl: readonly KeyWithoutTtl[];
+  /** On Redis Cluster: each operation refused with CROSSSLOT (one finding per operation); empty on a single server. */
+  readonly crossSlot: readonly CrossSlotFinding[];
   /** Whether every light's keys share one cluster slot (a multi-key script needs that on Redis Cluster). */
   readonly slots: { readonly lightsChecked: number; readonly lightsSpanningSlots: number; readonly oneSlotPerLight: boolean };
   /** Shrinking replays sent, and whether a budget stopped shrinking early. */
   readonly shrink: { readonly replays: number; readonly budgetExhausted: boolean };
   readonly durationMs: number;
-  /** Any disagreement, script error, deviation miss or key without a TTL. */
+  /** Any disagreement, script error, deviation miss, key without a TTL, or operation refused with CROSSSLOT. */
   readonly findings: number;
 }
 

@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ScriptCall } from '../lua/source.js';
 import type { Layout, Light } from '../layouts/types.js';
-import { ScriptError } from '../errors.js';
+import { ScriptError, ServerStateError } from '../errors.js';
 import { execPipeline, installScripts, type PipelineReply } from '../redis/scripts.js';
 import { keySlot } from '../redis/slot.js';
 import { LightJudge, verifyErrorJson, type Verdict } from './judge.js';
 import { shrink, type ShrinkBudget } from './shrink.js';
 import { generateTraffic } from './traffic.js';
 import type {
+  CrossSlotFinding,
   Disagreement,
   DeviationMiss,
   DeviationSeen,
@@ -79,6 +80,9 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
   const problems = new Map<ProblemKind, Problem[]>();
   const seen = new Map<string, number>();
   let compared = 0;
+  // On a cluster: operations refused because their keys span slots, and the lights that met it.
+  const crossSlot = new Map<ReproCall['op'], { calls: number; error: string; slots: number[]; keys: number }>();
+  const crossSlotLights = new Set<string>();
 
   // The lights' keys are deleted on every way out (found again when the run stopped before the check).
   let keysByLight: string[][] | undefined;
@@ -92,6 +96,17 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
       slice.forEach((call, i) => {
         const own = history[call.light] as ReproCall[];
         own.push({ op: call.op, at: call.at });
+        const refused = crossSlotText((replies[i] as PipelineReply)[0]);
+        if (refused !== null) {
+          // The call did not run: the light's state is no longer what the model holds, so it starts afresh.
+          const keys = (calls[i] as ScriptCall).keys;
+          const found = crossSlot.get(call.op) ?? { calls: 0, error: refused, slots: [...new Set(keys.map(keySlot))].sort((a, b) => a - b), keys: keys.length };
+          found.calls += 1;
+          crossSlot.set(call.op, found);
+          crossSlotLights.add(current(call.light).name);
+          restart.add(call.light);
+          return;
+        }
         const verdict = (judges[call.light] as LightJudge).judge(call, replies[i] as PipelineReply);
         if (verdict.kind === 'skip') return;
         if (verdict.kind === 'error') restart.add(call.light);
@@ -120,7 +135,10 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
     const lights = generations.flat();
     const lightIndex = generations.flatMap((g, i) => g.map(() => i));
     keysByLight = await keysOfLights(redis, layout, lights);
-    const { keysWithoutTtl, lightsSpanningSlots } = await checkKeys(redis, keysByLight, lightIndex);
+    const { keysWithoutTtl, spanning } = await checkKeys(redis, keysByLight, lightIndex);
+    // A light spans slots when its keys do, or when Redis Cluster refused one of its calls for it.
+    const lightsSpanningSlots = lights.filter((light, i) => spanning[i] === true || crossSlotLights.has(light.name)).length;
+    const crossSlotFindings: CrossSlotFinding[] = [...crossSlot].map(([op, f]) => ({ op, ...f }));
 
     const budget: ShrinkBudget = {
       deadline: Date.now() + (options.shrinkMs ?? 30_000),
@@ -184,10 +202,11 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
       deviationMisses,
       deviations,
       keysWithoutTtl,
+      crossSlot: crossSlotFindings,
       slots: { lightsChecked: lights.length, lightsSpanningSlots, oneSlotPerLight: lightsSpanningSlots === 0 },
       shrink: { replays: budget.replays, budgetExhausted: budget.exhausted },
       durationMs: Date.now() - started,
-      findings: lightsDisagreeing + lightsWithErrors + misses + keysWithoutTtl.length,
+      findings: lightsDisagreeing + lightsWithErrors + misses + keysWithoutTtl.length + crossSlotFindings.length,
     };
   } finally {
     try {
@@ -226,8 +245,21 @@ async function replay(redis: Redis, layout: Layout, light: Light, windowSeconds:
  */
 function throwServerState(replies: readonly PipelineReply[]): void {
   for (const [err] of replies) {
-    if (err && !(err instanceof ScriptError)) throw err;
+    if (err && !(err instanceof ScriptError) && crossSlotText(err) === null) throw err;
   }
+}
+
+/**
+ * What Redis said when it refused a call because its keys hash to different
+ * slots (only a cluster node does), or null for any other reply. That says
+ * something about the layout (not cluster-safe), so it is a finding, not a
+ * server state that stops the run.
+ */
+export function crossSlotText(err: Error | null): string | null {
+  if (!(err instanceof ServerStateError) || err.kind !== 'cluster') return null;
+  const raw = err.cause instanceof Error ? err.cause.message : err.message;
+  const match = /CROSSSLOT[^\n]*/.exec(raw);
+  return match ? match[0] : null;
 }
 
 function firstMatch(verdicts: readonly Verdict[], matches: (v: Verdict) => boolean): number | null {
@@ -269,12 +301,12 @@ async function keysOfLights(redis: Redis, layout: Layout, lights: readonly Light
   return keys.map((set) => [...set]);
 }
 
-/** Keys with no expiry, and how many lights' keys fall in more than one cluster slot. */
-async function checkKeys(redis: Redis, keysByLight: readonly string[][], lightIndex: readonly number[]): Promise<{ keysWithoutTtl: KeyWithoutTtl[]; lightsSpanningSlots: number }> {
+/** Keys with no expiry, and whether each light's keys fall in more than one cluster slot. */
+async function checkKeys(redis: Redis, keysByLight: readonly string[][], lightIndex: readonly number[]): Promise<{ keysWithoutTtl: KeyWithoutTtl[]; spanning: boolean[] }> {
   const keysWithoutTtl: KeyWithoutTtl[] = [];
-  let lightsSpanningSlots = 0;
+  const spanning: boolean[] = [];
   for (const [index, keys] of keysByLight.entries()) {
-    if (new Set(keys.map(keySlot)).size > 1) lightsSpanningSlots += 1;
+    spanning.push(new Set(keys.map(keySlot)).size > 1);
     const pipeline = redis.pipeline();
     for (const key of keys) pipeline.ttl(key);
     const ttls = (await pipeline.exec()) ?? [];
@@ -282,7 +314,7 @@ async function checkKeys(redis: Redis, keysByLight: readonly string[][], lightIn
       if (ttls[i]?.[1] === -1) keysWithoutTtl.push({ key, light: lightIndex[index] as number });
     });
   }
-  return { keysWithoutTtl, lightsSpanningSlots };
+  return { keysWithoutTtl, spanning };
 }
 
 async function deleteKeys(redis: Redis, keys: readonly string[]): Promise<void> {

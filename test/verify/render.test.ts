@@ -19,6 +19,7 @@ const clean: VerifyResult = {
   deviationMisses: [],
   deviations: [{ id: 'hour-key-of-window-end', description: 'a read in the first second of an hour …', observed: 12 }],
   keysWithoutTtl: [],
+  crossSlot: [],
   slots: { lightsChecked: 8, lightsSpanningSlots: 8, oneSlotPerLight: false },
   shrink: { replays: 0, budgetExhausted: false },
   durationMs: 1_234,
