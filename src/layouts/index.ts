@@ -7,6 +7,7 @@ import { Packed } from './packed.js';
 import { Ring } from './ring.js';
 import { SlidingLog } from './sliding-log.js';
 import { StoplightV5 } from './stoplight-v5.js';
+import { STOPLIGHT_V5_TAGGED, stoplightV5TaggedDefinition } from './stoplight-v5-tagged.js';
 import { StoplightV6 } from './stoplight-v6.js';
 import { TwoWindow } from './two-window.js';
 import type { Layout, LayoutOptions } from './types.js';
@@ -24,6 +25,14 @@ export interface LayoutDefinition {
    * time the name is asked for.
    */
   variant?(name: string): LayoutDefinition | null;
+  /** How tables label the layout when its name alone would mislead (e.g. a design Stoplight never shipped). */
+  readonly label?: string;
+  /**
+   * On Redis Cluster: a layout of the same design whose every call keeps its
+   * keys in one hash slot, run in this one's place when this one's calls
+   * cross slots (CROSSSLOT).
+   */
+  readonly clusterVariant?: string;
 }
 
 /**
@@ -126,6 +135,17 @@ export function registeredLayouts(): Layout[] {
   return names.map((name) => createLayout(name));
 }
 
+/** The label tables show beside a layout's name, if its definition has one ({@link LayoutDefinition.label}). */
+export function layoutLabel(name: LayoutName): string | undefined {
+  return registry.get(name)?.label;
+}
+
+/** The cluster-safe layout of the same design as `name` ({@link LayoutDefinition.clusterVariant}), registered; undefined when there is none. */
+export function clusterSafeVariant(name: LayoutName): LayoutName | undefined {
+  const variant = registry.get(name)?.clusterVariant;
+  return variant === undefined ? undefined : resolveLayoutName(variant);
+}
+
 /** Prefixes a layout's default key prefix with a namespace (`ns:stoplight:v6`). */
 export function namespacedLayout(name: LayoutName, namespace: string, options: LayoutOptions = {}): Layout {
   const plain = createLayout(name, options);
@@ -133,7 +153,14 @@ export function namespacedLayout(name: LayoutName, namespace: string, options: L
 }
 
 // The built-in layouts: adding one is its Lua, its module, its inspector, and one line here.
-registerLayout({ name: 'stoplight-v5', create: (options) => withScriptsDir('stoplight-v5', options, (o) => new StoplightV5(o)), byDefault: true });
+registerLayout({
+  name: 'stoplight-v5',
+  create: (options) => withScriptsDir('stoplight-v5', options, (o) => new StoplightV5(o)),
+  byDefault: true,
+  // Registered when asked for by name (--layout stoplight-v5-tagged, or a cluster run of stoplight-v5).
+  variant: (name) => (name === STOPLIGHT_V5_TAGGED ? stoplightV5TaggedDefinition : null),
+  clusterVariant: STOPLIGHT_V5_TAGGED,
+});
 registerLayout({ name: 'stoplight-v6', create: (options) => withScriptsDir('stoplight-v6', options, (o) => new StoplightV6(o)), byDefault: true });
 registerLayout({ name: 'sliding-log', create: (options) => new SlidingLog(options) });
 registerLayout({ name: 'ring', create: (options) => new Ring(options) });

@@ -1,6 +1,7 @@
 import { NOISY_SPREAD, type AppView, type BenchReport, type CellResult, type LatencyStats, type Spread } from '../measure/types.js';
 import { palette, kb, percent, times } from './style.js';
 import { renderBox, renderCsv, renderMarkdown, type Grid } from './table.js';
+import { clusterFooter, findingsGrid, labelsLine, shardsGrid } from './cluster.js';
 
 /** Output formats of `swc bench`; `--format` choices come from here. */
 export const benchFormats = ['table', 'json', 'markdown', 'csv'] as const;
@@ -382,6 +383,8 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
   const grids: [string, Grid | undefined][] = [
     ['Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light\'s keys)', memoryGrid(report, { wide })],
     ['Encodings', wide ? undefined : encodingsGrid(report)],
+    ['Per primary (Redis Cluster)', shardsGrid(report)],
+    ['Cluster-safety findings (CROSSSLOT)', findingsGrid(report)],
     [`Engine capacity (steady state, injected clock, ${capacity})`, throughputGrid(report, { wide })],
     ["Application's view (one request at a time through ioredis, a read then a write; tinybench)", appViewGrid(report)],
     [wide ? 'Throughput ratios (median and range of per-round ratios)' : 'Throughput ratios (median of per-round ratios; --wide for the range)', throughputRatioGrid(report, { wide })],
@@ -394,7 +397,8 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
     Object.entries(report.redis.config)
       .map(([k, v]) => `${k}=${v ?? '?'}`)
       .join(' '),
-    ...(t ? [`${t.connections} connection(s), pipeline ${t.pipeline}`] : []),
+    ...(t ? [`${t.connections} connection(s)${report.cluster ? ' per primary' : ''}, pipeline ${t.pipeline}`] : []),
+    ...[clusterFooter(report), labelsLine(report)].filter((x): x is string => x !== undefined),
   ];
   // Markdown keeps one line (a paragraph); a terminal gets lines of at most 120 columns.
   const footer = format === 'markdown' ? footerParts.join('; ') : wrapParts(footerParts, 120);
