@@ -30,7 +30,7 @@ export function checkClusterFlags(flags: BenchClusterFlags): void {
 }
 
 /** Removes a run's keys on one server, as bench does on a single one (src/commands/bench.ts cleanUp). */
-export type ServerCleanUp = (connectAnother: () => Promise<Redis>, current: Redis, url: string, namespace: Namespace, boundMs: number) => Promise<void>;
+export type ServerCleanUp = (connectAnother: () => Promise<Redis>, current: Redis, url: string, namespace: Namespace, boundMs: number, node?: string) => Promise<void>;
 
 /** An opened cluster for a bench run. */
 export interface ClusterTarget {
@@ -98,7 +98,7 @@ export async function openClusterTarget(flags: BenchClusterFlags): Promise<Clust
     async cleanUp(namespace, boundMs, serverCleanUp) {
       if (set.private) return;
       // Every primary at once, within the one bound; each says what it left and on which node.
-      await Promise.all(set.shards.map((s) => serverCleanUp(() => s.session.connectAnother(), s.session.redis, s.session.url, namespace, boundMs)));
+      await Promise.all(set.shards.map((s) => serverCleanUp(() => s.session.connectAnother(), s.session.redis, s.session.url, namespace, boundMs, s.node)));
     },
   };
 }

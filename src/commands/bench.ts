@@ -313,7 +313,8 @@ function plainTarget(url: string): string {
  * its own (the run's may be stuck behind a paused write) and says on stderr
  * what was removed, or what was left and the command that removes it.
  */
-export async function cleanUp(connectAnother: () => Promise<Redis>, current: Redis, url: string, namespace: Namespace, boundMs: number): Promise<void> {
+export async function cleanUp(connectAnother: () => Promise<Redis>, current: Redis, url: string, namespace: Namespace, boundMs: number, node?: string): Promise<void> {
+  const on = node !== undefined ? ` on node ${node}` : '';
   const opened: Redis[] = [];
   const deadline = Date.now() + boundMs;
   const open = async (): Promise<Redis> => {
@@ -345,14 +346,14 @@ export async function cleanUp(connectAnother: () => Promise<Redis>, current: Red
         );
       }),
     ]);
-    if (removed > 0) process.stderr.write(`swc bench: removed ${removed} key(s) of this run under ${namespace.pattern}\n`);
+    if (removed > 0) process.stderr.write(`swc bench: removed ${removed} key(s) of this run under ${namespace.pattern}${on}\n`);
   } catch (err) {
     const reason = err instanceof CleanupIncompleteError ? err.reason : err instanceof Error ? err.message : String(err);
     // SCAN is a read: it answers while writes are paused.
     const left = await Promise.race([open().then((redis) => countNamespace(redis, namespace)), sleep(1000).then(() => null)]).catch(() => null);
     if (left === 0) return;
     process.stderr.write(
-      `swc bench: could not remove ${left === null ? 'some' : left} key(s) of this run under ${namespace.pattern}: ${reason}; ` +
+      `swc bench: could not remove ${left === null ? 'some' : left} key(s) of this run under ${namespace.pattern}${on}: ${reason}; ` +
         `when Redis answers again, remove them with: ${cleanHint(url, namespace)}\n`,
     );
   } finally {
