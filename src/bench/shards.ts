@@ -115,7 +115,7 @@ export function byShard(set: ShardSet, keys: readonly string[]): Map<number, str
  */
 export function clusterChanged(err: unknown): unknown {
   const message = err instanceof Error ? err.message : String(err);
-  const moved = /\b(MOVED|ASK) (\d+) (\S+)/.exec(message);
+  const moved = /\b(MOVED|ASK) (\d+) (\[[^\]\s]+\]:\d+|[^\s:()]+:\d+)/.exec(message);
   if (moved) {
     return new SwcError(
       `the cluster changed during the run: slot ${moved[2]} is now served by ${moved[3]} (${moved[1]}); a figure taken while slots move would be wrong, so none is reported; run again once the cluster is stable`,
