@@ -379,14 +379,18 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
   // A terminal table fits 120 columns unless --wide; markdown is scrolled, so it keeps every column.
   const wide = format === 'markdown' || options.wide === true;
   const first = report.results.find((r) => r.throughput)?.throughput;
-  const capacity = first ? `${first.connections} connection(s) × pipeline ${first.pipeline} in flight` : '';
+  const capacity = first
+    ? report.cluster
+      ? `${first.connections} connection(s) × pipeline ${first.pipeline} in flight on each of ${report.cluster.shards} primaries at once`
+      : `${first.connections} connection(s) × pipeline ${first.pipeline} in flight`
+    : '';
   const grids: [string, Grid | undefined][] = [
-    ['Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light\'s keys)', memoryGrid(report, { wide })],
+    [`Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light's keys)${labelsLine(report) ? `\n${labelsLine(report)}` : ''}`, memoryGrid(report, { wide })],
     ['Encodings', wide ? undefined : encodingsGrid(report)],
     ['Per primary (Redis Cluster)', shardsGrid(report)],
     ['Cluster-safety findings (CROSSSLOT)', findingsGrid(report)],
     [`Engine capacity (steady state, injected clock, ${capacity})`, throughputGrid(report, { wide })],
-    ["Application's view (one request at a time through ioredis, a read then a write; tinybench)", appViewGrid(report)],
+    [`Application's view (one request at a time through ioredis, a read then a write; tinybench${report.cluster ? '; lights of the first primary' : ''})`, appViewGrid(report)],
     [wide ? 'Throughput ratios (median and range of per-round ratios)' : 'Throughput ratios (median of per-round ratios; --wide for the range)', throughputRatioGrid(report, { wide })],
     ['Real traffic (--realtime: server clock, paced)', realtimeGrid(report)],
     ['Accuracy', accuracyGrid(report)],
