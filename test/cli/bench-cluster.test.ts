@@ -46,6 +46,22 @@ describe('swc bench --cluster-shards (a private cluster)', () => {
     expect(result.stdout).toMatch(/Redis Cluster, 2 primaries \(127\.0\.0\.1:\d+, 127\.0\.0\.1:\d+\), private/);
   }, 130_000);
 
+  it('a layout that crosses slots with no cluster-safe variant: its cells are a finding and the rest run (exit 0); alone, nothing can run (exit 3)', async () => {
+    const common = ['--cluster-shards', '2', '--lights', '2', '--window', '60', '--rate', '2', '--no-throughput', '--no-progress'];
+    const mixed = await runCli(['bench', ...common, '--layout', 'fixtures/manifests/stoplight-v5.json,stoplight-v6', '--json'], {}, 120_000);
+    expect(mixed.code).toBe(0);
+    const report = JSON.parse(mixed.stdout) as BenchReport;
+    expect(report.results.map((r) => r.layout)).toEqual(['stoplight-v6']);
+    expect(report.cluster?.findings[0]).toMatchObject({ layout: 'stoplight-v5-manifest', cells: 1 });
+    expect(report.cluster?.findings[0]?.variant).toBeUndefined();
+    expect(mixed.stderr).toMatch(/stoplight-v5-manifest cannot run on Redis Cluster: .*its 1 cell\(s\) are not measured/);
+
+    const alone = await runCli(['bench', ...common, '--layout', 'fixtures/manifests/stoplight-v5.json'], {}, 120_000);
+    expect(alone.code).toBe(3);
+    expect(alone.stdout).toBe('');
+    expect(alone.stderr).toMatch(/^swc: no layout of this run can run on Redis Cluster: stoplight-v5-manifest's record_success takes keys in 2 hash slots \(CROSSSLOT /m);
+  }, 130_000);
+
   it.each([
     [['--cluster-shards', '0'], /--cluster-shards: must be a whole number from 1 to 16, got "0"/],
     [['--cluster-shards', '17'], /--cluster-shards: must be a whole number from 1 to 16, got "17"/],
