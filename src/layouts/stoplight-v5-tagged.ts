@@ -14,8 +14,9 @@ export const STOPLIGHT_V5_TAGGED = 'stoplight-v5-tagged';
  * in several slots, which a Redis Cluster refuses (CROSSSLOT). swc offers it
  * so a cluster run still compares 5.x's design (one sorted-set member per
  * event) with 6.0's. The scripts are 5.x's own (`lua/stoplight-v5/`, or a
- * `--scripts` tree's): only the key names differ, which adds two bytes per
- * key name.
+ * `--scripts` tree's): only the key names differ. Its prefix,
+ * `stoplight:v5t`, keeps its keys apart from 5.x's, so each key name is three
+ * bytes longer than 5.x's (the braces and the `t`).
  */
 export class StoplightV5Tagged extends StoplightV5 {
   override readonly name: string = STOPLIGHT_V5_TAGGED;
