@@ -85,6 +85,17 @@ export function isManifestPath(spec: string): boolean {
   return /\.json$/i.test(spec) || spec.includes('/') || spec.includes(path.sep);
 }
 
+/** The variant of a registered layout named `name`, registered now; undefined when no layout derives it. */
+function derivedDefinition(name: string): LayoutDefinition | undefined {
+  for (const definition of [...registry.values()]) {
+    const derived = definition.variant?.(name);
+    if (!derived) continue;
+    if (!registry.has(derived.name)) registerLayout(derived);
+    return registry.get(derived.name);
+  }
+  return undefined;
+}
+
 /**
  * Turns a `--layout` value into a registered name: a registered name is
  * returned as is; a manifest file (`*.json`, or a path) is loaded, registered
@@ -125,7 +136,8 @@ export function resolveLayout(spec: string, options: LayoutOptions & { baseDir?:
 
 /** Builds the registered layout `name`; throws a UsageError for a name the registry does not know. */
 export function createLayout(name: LayoutName, options?: LayoutOptions): Layout {
-  const definition = registry.get(name);
+  // A variant's name (coarse-30s, stoplight-v5-tagged) registers it on first use, as --layout does.
+  const definition = registry.get(name) ?? derivedDefinition(name);
   if (!definition) throw new UsageError(`--layout: expected one of ${names.join(', ')}, got "${name}"`);
   return definition.create(options);
 }
