@@ -562,7 +562,7 @@ Examples:
       progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
       progress.hooks.onWait = (others) =>
         process.stderr.write(
-          `swc bench: another swc run is writing to this server (${others.join(', ')}); waiting for it to end (at most ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)\n`,
+          `swc bench: another swc run is writing to this ${cluster ? 'cluster' : 'server'} (${others.join(', ')}); waiting for it to end (at most ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)\n`,
         );
       running = runBench({
         signal: stop.signal,

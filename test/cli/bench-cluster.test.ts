@@ -94,14 +94,20 @@ describe('swc bench --cluster on a cluster whose node dies mid-run', () => {
       'bench', '--cluster', '--redis-url', cluster.urls[2]!, '--layout', 'stoplight-v6', '--window', '60', '--rate', '10', '--lights', '3',
       '--time', '60', '--rounds', '1', '--no-app-view',
     ]);
-    await first.waitFor(/write throughput phase/);
-    const second = startCli(['bench', '--cluster', '--redis-url', cluster.urls[0]!, '--layout', 'stoplight-v6', '--window', '60', '--rate', '10', '--lights', '3', '--no-throughput']);
-    const [, ahead] = (await first.waitFor(RUN_LINE)) as unknown as [string, string];
-    await second.waitFor(new RegExp(`another swc run is writing to this server \\(${ahead}\\); waiting for it to end`));
-    first.child.kill('SIGTERM');
-    expect((await first.exited).code).toBe(143);
-    expect((await second.exited).code).toBe(0);
-    expect(second.stdout()).toMatch(/Per primary \(Redis Cluster\)/);
+    let second: ReturnType<typeof startCli> | undefined;
+    try {
+      await first.waitFor(/write throughput phase/);
+      second = startCli(['bench', '--cluster', '--redis-url', cluster.urls[0]!, '--layout', 'stoplight-v6', '--window', '60', '--rate', '10', '--lights', '3', '--no-throughput']);
+      const [, ahead] = (await first.waitFor(RUN_LINE)) as unknown as [string, string];
+      await second.waitFor(new RegExp(`another swc run is writing to this cluster \\(${ahead}\\); waiting for it to end`));
+      first.child.kill('SIGTERM');
+      expect((await first.exited).code).toBe(143);
+      expect((await second.exited).code).toBe(0);
+      expect(second.stdout()).toMatch(/Per primary \(Redis Cluster\)/);
+    } finally {
+      // A failed wait must not leave a run holding the cluster for the next test.
+      for (const run of [first, second]) if (run && run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+    }
   }, 90_000);
 
   it('exits 3 naming the dead node host:port, no stack trace, no figure; the other primaries are cleaned and the hint names the dead one', async () => {
