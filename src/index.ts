@@ -128,7 +128,13 @@ export {
   type ThroughputTarget,
   type RoundsOptions,
   type RoundsProgress,
+  type ShardedRedis,
 } from './measure/throughput.js';
+export { runLoadGroups, type LoadGroup } from './measure/load.js';
+export { StoplightV5Tagged, STOPLIGHT_V5_TAGGED } from './layouts/stoplight-v5-tagged.js';
+export { openClusterSession, startPrivateCluster, readTopology, type ClusterSession, type ClusterTopology, type ClusterNode, type PrivateCluster } from './redis/cluster.js';
+export { clusterShards, singleShard, spreadLights, shardOfLight, type Shard, type ShardSet } from './bench/shards.js';
+export { clusterSafePlan, type ClusterPlan } from './bench/cluster-safety.js';
 export { measureAppView, type AppViewOptions } from './measure/app-view.js';
 export { NOISY_SPREAD } from './measure/types.js';
 export { defaultErrorJson, type ErrorJson } from './measure/workload.js';

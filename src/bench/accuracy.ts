@@ -1,9 +1,14 @@
 import type { Redis } from 'ioredis';
-import type { Layout } from '../layouts/types.js';
+import type { Layout, Light } from '../layouts/types.js';
 import { measureAccuracy, type AccuracyResult } from '../measure/accuracy.js';
 import { BENCH_EPOCH, lightSeed } from '../traffic/events.js';
 import { deleteKeys } from './namespace.js';
 import type { BenchPlan, Cell } from './plan.js';
+
+/** The light a cell's accuracy is measured on. */
+export function accuracyLight(cell: Cell): Light {
+  return { name: `w${cell.windowSeconds}-r${cell.rate}-accuracy` };
+}
 
 /**
  * The accuracy of a cell's layout when the plan asks for it (`plan.accuracy`),
@@ -12,7 +17,7 @@ import type { BenchPlan, Cell } from './plan.js';
  */
 export async function cellAccuracy(redis: Redis, plan: BenchPlan, cell: Cell, layout: Layout, signal?: AbortSignal): Promise<AccuracyResult | undefined> {
   if (!plan.accuracy) return undefined;
-  const light = { name: `w${cell.windowSeconds}-r${cell.rate}-accuracy` };
+  const light = accuracyLight(cell);
   let endAt = BENCH_EPOCH + 3 * cell.windowSeconds + 1;
   try {
     const measured = await measureAccuracy(redis, layout, light, {

@@ -219,7 +219,7 @@ const aliveValue = (state: RunState, startedAt: number): string => `${state} ${s
  * fresh until `stop` is called. Other runs read the alive keys to take turns
  * ({@link waitForTurn}); after a SIGKILL the key expires within 15 s.
  */
-export async function markRun(redis: Redis, namespace: Namespace): Promise<RunHandle> {
+export async function markRun(redis: Redis, namespace: Namespace, aliveRedis: Redis = redis): Promise<RunHandle> {
   const startedAt = Date.now();
   const marker: Record<keyof RunMarker, string> = {
     startedAt: String(startedAt),
@@ -230,7 +230,8 @@ export async function markRun(redis: Redis, namespace: Namespace): Promise<RunHa
   await redis.hset(runKey(namespace), marker);
   await redis.expire(runKey(namespace), MARKER_TTL_SECONDS);
   let state: RunState = 'waiting';
-  const write = (): Promise<unknown> => redis.set(aliveKey(namespace), aliveValue(state, startedAt), 'EX', ALIVE_TTL_SECONDS);
+  // On a cluster the two markers may live on different nodes: `aliveRedis` owns the alive key.
+  const write = (): Promise<unknown> => aliveRedis.set(aliveKey(namespace), aliveValue(state, startedAt), 'EX', ALIVE_TTL_SECONDS);
   await write();
   const timer = setInterval(() => {
     write().catch(() => undefined);
@@ -247,8 +248,14 @@ export async function markRun(redis: Redis, namespace: Namespace): Promise<RunHa
   };
 }
 
-/** Other runs whose alive key exists: runs on this server now, waiting or writing. */
-export async function otherLiveRuns(redis: Redis, namespace: Namespace): Promise<LiveRun[]> {
+/** Other runs whose alive key exists: runs on this server (on every primary given, for a cluster) now, waiting or writing. */
+export async function otherLiveRuns(servers: Redis | readonly Redis[], namespace: Namespace): Promise<LiveRun[]> {
+  if (Array.isArray(servers)) {
+    const all: LiveRun[] = [];
+    for (const redis of servers as readonly Redis[]) all.push(...(await otherLiveRuns(redis, namespace)));
+    return all.sort((a, b) => a.prefix.localeCompare(b.prefix));
+  }
+  const redis = servers as Redis;
   const keys = (await scanAll(redis, `${BENCH_ROOT}*:alive`, Date.now())).filter((k) => {
     const prefix = k.slice(0, -':alive'.length);
     return PREFIX_SHAPE.test(prefix) && prefix !== namespace.prefix;
@@ -290,7 +297,7 @@ export const DEFAULT_TURN_TIMEOUT_MS = 120_000;
  * measuring each other's writes. Throws a SwcError (exit 3) after the
  * timeout, an InterruptedError when `signal` aborts.
  */
-export async function waitForTurn(redis: Redis, run: RunHandle, options: TurnOptions = {}): Promise<void> {
+export async function waitForTurn(redis: Redis | readonly Redis[], run: RunHandle, options: TurnOptions = {}): Promise<void> {
   const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS);
   const self = { prefix: run.namespace.prefix, startedAt: run.startedAt };
   let announced = false;

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import { ExitCode, InterruptedError, SwcError } from '../errors.js';
-import { namespacedLayout } from '../layouts/index.js';
+import { layoutLabel, namespacedLayout } from '../layouts/index.js';
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import { performance } from 'node:perf_hooks';
-import { readScriptCommandStats, scriptCommandDelta } from '../measure/commandstats.js';
+import { readScriptCommandStats, scriptCommandDelta, type ScriptCommandStats } from '../measure/commandstats.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
 import { withLongestParts } from '../measure/encoding.js';
 import { encodingHints } from './encoding-advice.js';
@@ -24,6 +24,9 @@ import { cellsOf, plannedEvents, type BenchPlan, type Cell } from './plan.js';
 import { cellAccuracy } from './accuracy.js';
 import { publishedKb } from './presets.js';
 import { driveRealtime } from './realtime.js';
+import { byShard, clusterChanged, redisOf, shardOfLight, singleShard, spreadLights, type ShardSet } from './shards.js';
+import { accuracyLight } from './accuracy.js';
+import type { ClusterFinding, ShardTotals } from '../measure/types.js';
 
 /** Calls per pipeline while filling a window: large enough to amortize round trips. */
 const FILL_BATCH = 1000;
@@ -62,7 +65,14 @@ export class DisturbedCellError extends SwcError {
 
 /** Inputs of {@link runBench}. */
 export interface BenchRun {
-  readonly session: Session;
+  /** A single server (give this or `shards`). */
+  readonly session?: Session;
+  /** The shards to write to: a cluster's primaries ({@link clusterShards}); default the single `session`. */
+  readonly shards?: ShardSet;
+  /** Layouts that could not run on the cluster (CROSSSLOT), reported beside the results. */
+  readonly findings?: readonly ClusterFinding[];
+  /** How lights were spread over the shards, for the result. */
+  readonly lightSpread?: string;
   readonly plan: BenchPlan;
   /** Every key of the run goes under this prefix. */
   readonly namespace: Namespace;
@@ -73,8 +83,28 @@ export interface BenchRun {
   readonly signal?: AbortSignal;
 }
 
-function lightsOf(cell: Cell, count: number): Light[] {
-  return Array.from({ length: count }, (_, i) => ({ name: `w${cell.windowSeconds}-r${cell.rate}-l${i}` }));
+function lightsOf(set: ShardSet, layout: Layout, cell: Cell, count: number): Light[] {
+  const base = `w${cell.windowSeconds}-r${cell.rate}`;
+  if (!set.cluster) return Array.from({ length: count }, (_, i) => ({ name: `${base}-l${i}` }));
+  return spreadLights(set, layout, base, count);
+}
+
+/** Says which node a shard's failure happened on (a single server's errors stay as they were). */
+function onShard<T>(set: ShardSet, shard: number, work: Promise<T>): Promise<T> {
+  if (!set.cluster) return work;
+  const node = set.shards[shard]?.node ?? '?';
+  return work.catch((err: unknown) => {
+    if (err instanceof InterruptedError) throw err;
+    if (err instanceof Error && err.message.includes(node)) throw err;
+    throw withPlace(clusterChanged(err), `on node ${node}`);
+  });
+}
+
+/** used_memory summed over every shard. */
+async function usedMemoryOf(set: ShardSet): Promise<number> {
+  let total = 0;
+  for (const [i, shard] of set.shards.entries()) total += await onShard(set, i, usedMemory(shard.session.redis));
+  return total;
 }
 
 function trafficOf(plan: BenchPlan, cell: Cell, lightIndex: number): TrafficSpec {
@@ -137,10 +167,11 @@ async function fill(
 }
 
 /** Runs a small cell through `layout` (injected clock, even in a realtime run: it only warms up) and deletes its keys. */
-async function warmUp(session: Session, plan: BenchPlan, layout: Layout): Promise<void> {
+async function warmUp(set: ShardSet, plan: BenchPlan, layout: Layout): Promise<void> {
   const cell: Cell = { layout: layout.name as Cell['layout'], windowSeconds: 60, rate: 50, durationSeconds: 60 };
-  const { lights, span } = await runMemory(session, { ...plan, lights: 1, realtime: false }, cell, layout, () => undefined);
-  await deleteLights(session.redis, layout, lights, span);
+  // One light per shard: every node compiles the scripts and makes its first allocations here.
+  const { lights, span } = await runMemory(set, { ...plan, lights: set.shards.length, realtime: false }, cell, layout, () => undefined);
+  await deleteLights(set, layout, lights, span);
 }
 
 /** The Unix seconds a cell's traffic covered: where 5.x hour keys can be. */
@@ -150,12 +181,19 @@ interface Span {
 }
 
 /** Deletes every key the layout says the lights have for traffic in `span`. */
-async function deleteLights(redis: Redis, layout: Layout, lights: readonly Light[], span: Span): Promise<void> {
-  await deleteKeys(redis, lights.flatMap((light) => layout.keysOf(light, span.from, span.to).map((k) => k.key)));
+async function deleteLights(set: ShardSet, layout: Layout, lights: readonly Light[], span: Span): Promise<void> {
+  await deleteRouted(set, lights.flatMap((light) => layout.keysOf(light, span.from, span.to).map((k) => k.key)));
+}
+
+/** Deletes keys, each on the shard that owns it. */
+async function deleteRouted(set: ShardSet, keys: readonly string[]): Promise<void> {
+  for (const [shard, mine] of byShard(set, keys)) {
+    await onShard(set, shard, deleteKeys((set.shards[shard] as ShardSet['shards'][number]).session.redis, mine));
+  }
 }
 
 /** Says where a run stopped, keeping the error's type (and so its exit code). */
-function withContext(err: unknown, where: string): unknown {
+function withPlace(err: unknown, where: string): unknown {
   if (err instanceof InterruptedError) return err;
   const classified = classifyRedisError(err);
   if (classified instanceof SwcError) return classified.at(where);
@@ -206,21 +244,25 @@ async function closeAndWait(observer: Redis, connection: Redis): Promise<void> {
  * and measures their memory; the caller removes their keys.
  */
 async function runMemory(
-  session: Session,
+  set: ShardSet,
   plan: BenchPlan,
   cell: Cell,
   layout: Layout,
   written: (n: number) => void,
   signal?: AbortSignal,
-): Promise<{ memory: MemoryResult; events: number; lights: Light[]; span: Span; realtime?: RealtimeResult }> {
+): Promise<{ memory: MemoryResult; events: number; lights: Light[]; span: Span; realtime?: RealtimeResult; shards?: ShardTotals[] }> {
+  const session = (set.shards[0] as ShardSet['shards'][number]).session;
   const { redis } = session;
-  const lights = lightsOf(cell, plan.lights);
-  const before = await usedMemory(redis);
+  const lights = lightsOf(set, layout, cell, plan.lights);
+  // Each light's keys live on one shard (one slot per light for a cluster-safe layout).
+  const owner = lights.map((light) => shardOfLight(set, layout, light));
+  const before = await usedMemoryOf(set);
   // A pipelined writer leaves a large query buffer behind on its connection;
   // writing on a connection of its own and closing it keeps that buffer out
   // of the used_memory delta.
   let realtime: RealtimeResult | undefined;
   if (plan.realtime) {
+    if (set.cluster) throw new SwcError('--realtime: not supported on Redis Cluster', ExitCode.usage);
     const writer = await session.connectAnother();
     try {
       realtime = await driveRealtime({
@@ -241,29 +283,56 @@ async function runMemory(
     }
     await closeAndWait(redis, writer);
   } else {
-    const writer = await RespConnection.open(redis.options);
-    let id: unknown;
-    try {
-      [id] = await writer.call([['CLIENT', 'ID']]);
-      await loadScripts(writer.channel, layout.scripts);
-      await fill(writer, layout, lights, lights.map((_, i) => trafficOf(plan, cell, i)), cell.windowSeconds, written, signal);
-    } finally {
-      writer.close();
-    }
-    await waitClosed(redis, id);
+    // Every shard fills its own lights at once, each on a writer of its own.
+    await Promise.all(
+      set.shards.map((shard, s) =>
+        onShard(
+          set,
+          s,
+          (async () => {
+            const mine = lights.flatMap((light, i) => (owner[i] === s ? [i] : []));
+            if (mine.length === 0) return;
+            const writer = await RespConnection.open(shard.session.redis.options);
+            let id: unknown;
+            try {
+              [id] = await writer.call([['CLIENT', 'ID']]);
+              await loadScripts(writer.channel, layout.scripts);
+              await fill(
+                writer,
+                layout,
+                mine.map((i) => lights[i] as Light),
+                mine.map((i) => trafficOf(plan, cell, i)),
+                cell.windowSeconds,
+                written,
+                signal,
+              );
+            } finally {
+              writer.close();
+            }
+            await waitClosed(shard.session.redis, id);
+          })(),
+        ),
+      ),
+    );
   }
-  const after = await usedMemory(redis);
+  const after = await usedMemoryOf(set);
   // Real traffic wrote 5.x hour keys by this machine's clock, between these seconds.
   const span: Span = realtime
     ? { from: Math.floor(realtime.startedAt), to: Math.ceil(realtime.endedAt) }
     : { from: BENCH_EPOCH, to: BENCH_EPOCH + cell.durationSeconds };
   let total = 0;
   let firstKeys: MemoryResult['keys'] = [];
+  const totals = set.shards.map((shard) => ({ node: shard.node, lights: 0, keys: 0, bytes: 0 }));
   for (const [i, light] of lights.entries()) {
-    const keys = await measureKeys(redis, layout.keysOf(light, span.from, span.to));
+    const shard = owner[i] as number;
+    const shardRedis = (set.shards[shard] as ShardSet['shards'][number]).session.redis;
+    const keys = await onShard(set, shard, measureKeys(shardRedis, layout.keysOf(light, span.from, span.to)));
     // The first light's keys are reported, with what decides their encoding.
-    if (i === 0) firstKeys = await withLongestParts(redis, keys);
-    total += keys.reduce((sum, k) => sum + k.bytes, 0);
+    if (i === 0) firstKeys = await onShard(set, shard, withLongestParts(shardRedis, keys));
+    const bytes = keys.reduce((sum, k) => sum + k.bytes, 0);
+    total += bytes;
+    const t = totals[shard] as ShardTotals;
+    totals[shard] = { ...t, lights: t.lights + 1, keys: t.keys + keys.length, bytes: t.bytes + bytes };
   }
   return {
     memory: {
@@ -276,7 +345,44 @@ async function runMemory(
     lights,
     span,
     ...(realtime ? { realtime } : {}),
+    ...(set.cluster ? { shards: totals } : {}),
   };
+}
+
+/** How a cluster run names its lights (said in the result). */
+export const LIGHT_SPREAD =
+  'light i of a cell goes to primary i mod n (primaries in slot order): named <window>-<rate>-l<j> with the lowest unused j whose keys hash to a slot of that primary';
+
+/** One INFO reading per shard; null where INFO is not allowed. */
+type Readings = (ServerCounters | null)[];
+
+async function readCounters(set: ShardSet): Promise<Readings> {
+  const out: Readings = [];
+  for (const [i, shard] of set.shards.entries()) out.push(await onShard(set, i, serverCounters(shard.session.redis)));
+  return out;
+}
+
+/** What disturbed any shard between two readings; on a cluster each names its node. */
+function disturbedOf(set: ShardSet, before: Readings, after: Readings): string[] {
+  return set.shards.flatMap((shard, i) => {
+    const a = before[i];
+    const b = after[i];
+    if (!a || !b) return [];
+    return disturbances(a, b).map((d) => (set.cluster ? `node ${shard.node}: ${d}` : d));
+  });
+}
+
+/** Script counters summed over the shards; null when any shard's are unreadable. */
+async function readScriptStats(set: ShardSet): Promise<ScriptCommandStats | null> {
+  let calls = 0;
+  let usec = 0;
+  for (const shard of set.shards) {
+    const stats = await readScriptCommandStats(shard.session.redis);
+    if (!stats) return null;
+    calls += stats.calls;
+    usec += stats.usec;
+  }
+  return { calls, usec };
 }
 
 /** How the plan's layouts are built: with the run's scripts folder (`--scripts`) when it has one. */
@@ -317,8 +423,14 @@ export function layoutsAcrossSlots(plan: BenchPlan, prefix: string): { layout: s
  * `namespace`; the caller removes the namespace on every way out.
  */
 export async function runBench(run: BenchRun): Promise<BenchReport> {
-  const { session, plan, namespace, progress } = run;
+  const { plan, namespace, progress } = run;
+  const given = run.shards ?? (run.session ? singleShard(run.session) : undefined);
+  if (!given || given.shards.length === 0) throw new Error('runBench: give a session or shards');
+  const set: ShardSet = given;
+  const { session } = set.shards[0] as ShardSet['shards'][number];
   const { redis } = session;
+  // A cluster that reshards or loses a node mid-run says so (exit 3), never a figure.
+  const withContext = (err: unknown, where: string): unknown => withPlace(set.cluster ? clusterChanged(err) : err, where);
   const started = Date.now();
   const info = await serverInfo(redis);
   const cells = cellsOf(plan);
@@ -326,7 +438,14 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
   // connection of its own and the load on lean sockets of its own, so this
   // one is idle while they run (and no extra client counts against maxclients).
   const watcher = redis;
-  const heartbeat = await markRun(watcher, namespace).catch((err: unknown) => {
+  // Each marker on the shard that owns its key (a single server owns both).
+  const runShard = set.shardOfKey(runKey(namespace));
+  const aliveShard = set.shardOfKey(aliveKey(namespace));
+  const runRedis = redisOf(set)[runShard] as Redis;
+  const aliveRedis = redisOf(set)[aliveShard] as Redis;
+  // Other runs' alive keys may sit on any primary.
+  const everyNode = set.cluster ? redisOf(set) : watcher;
+  const heartbeat = await markRun(runRedis, namespace, aliveRedis).catch((err: unknown) => {
     throw withContext(err, 'while marking the run');
   });
   try {
@@ -336,35 +455,34 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     // The markers go with the run; the caller's clean-up catches them if this fails.
     // Bounded: under a long CLIENT PAUSE the DEL waits, and the caller's clean-up reports what is left.
     await Promise.race([
-      deleteKeys(watcher, [runKey(namespace), aliveKey(namespace)]).catch(() => undefined),
+      deleteRouted(set, [runKey(namespace), aliveKey(namespace)]).catch(() => undefined),
       new Promise((r) => setTimeout(r, 2000).unref()),
     ]);
   }
 
   async function runCells(): Promise<BenchReport> {
     // Runs on one server take turns: another run's writes would land in this one's figures.
-    await waitForTurn(watcher, heartbeat, {
+    await waitForTurn(everyNode, heartbeat, {
       ...(run.signal ? { signal: run.signal } : {}),
       ...(progress?.onWait ? { onWait: (others: readonly string[]) => progress.onWait?.(others) } : {}),
     });
-    let last: ServerCounters | null = await serverCounters(watcher);
+    let last: Readings = await readCounters(set);
     // The server's own script time over the run, beside the run's wall time: how much of the wall is swc's.
-    const scriptsBefore = await readScriptCommandStats(watcher);
+    const scriptsBefore = await readScriptStats(set);
     const wallStarted = performance.now();
-    if (!last) progress?.onWarning?.('INFO is not allowed: evictions, pauses and restarts during the run cannot be noticed');
-    /** Fails the cell when the server was disturbed since the last reading. */
+    if (last.every((r) => r === null)) progress?.onWarning?.('INFO is not allowed: evictions, pauses and restarts during the run cannot be noticed');
+    else if (last.some((r) => r === null)) progress?.onWarning?.(`INFO is not allowed on ${set.shards.filter((_, i) => last[i] === null).map((s) => s.node).join(', ')}: evictions, pauses and restarts there cannot be noticed`);
+    /** Fails the cell when a server was disturbed since the last reading. */
     const watch = async (cell: string, what: string): Promise<void> => {
-      if (!last) return;
-      const now = await serverCounters(watcher);
-      if (!now) return;
-      const found = disturbances(last, now);
-      last = now;
+      const now = await readCounters(set);
+      const found = disturbedOf(set, last, now);
+      last = last.map((r, i) => now[i] ?? r);
       if (found.length > 0) {
         throw new DisturbedCellError(`${cell} failed during its ${what}: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`);
       }
     };
     const liveOthers = async (cell: string): Promise<void> => {
-      const found = (await otherLiveRuns(watcher, namespace)).filter((o) => o.state === 'writing');
+      const found = (await otherLiveRuns(everyNode, namespace)).filter((o) => o.state === 'writing');
       if (found.length > 0) {
         throw new DisturbedCellError(
           `${cell} failed: another swc run wrote to this server while it ran (${found.map((o) => o.prefix).join(', ')}); its writes would land in this cell's figures`,
@@ -376,8 +494,10 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     // would otherwise land in the first cell's used_memory delta.
     for (const name of new Set(cells.map((c) => c.layout))) {
       const layout = namespacedLayout(name, namespace.prefix, layoutOptionsOf(plan));
-      await installScripts(redis, layout.scripts);
-      await warmUp(session, plan, layout);
+      for (const [i, shard] of set.shards.entries()) await onShard(set, i, installScripts(shard.session.redis, layout.scripts));
+      await warmUp(set, plan, layout).catch((err: unknown) => {
+        throw withContext(err, `while warming up ${layout.name}`);
+      });
     }
     const totalEvents = plannedEvents(plan);
     let written = 0;
@@ -403,6 +523,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         lights: Light[];
         span: Span;
         realtime?: RealtimeResult;
+        shards?: ShardTotals[];
       }[] = [];
       for (const cell of group) {
         progress?.onCellStart?.(cell, index, cells.length);
@@ -411,7 +532,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         const where = (): string =>
           `in ${name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
         const measured = await runMemory(
-          session,
+          set,
           plan,
           cell,
           layout,
@@ -449,10 +570,10 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         let failures = 0;
         let phase: ThroughputPhase | undefined;
         // A reading at each phase change, so a pause is blamed on the phase it fell in.
-        const readings: { phase: ThroughputPhase; reading: Promise<ServerCounters | null> }[] = [];
+        const readings: { phase: ThroughputPhase; reading: Promise<Readings> }[] = [];
         const where = `in ${groupName} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
         throughputs = await measureThroughputRounds({
-          redis: session,
+          redis: set.cluster ? { shards: set.shards, shardOf: (l, light) => shardOfLight(set, l, light) } : session,
           targets: filled.map((f) => ({
             layout: f.layout,
             lights: f.lights,
@@ -472,7 +593,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           onProgress: (p) => {
             progress?.onThroughput?.(group, p);
             if (p.phase === phase) return;
-            if (phase && last) readings.push({ phase, reading: serverCounters(watcher) });
+            if (phase) readings.push({ phase, reading: readCounters(set) });
             progress?.onPhase?.(first.cell, (phase = p.phase), group);
           },
         }).catch((err: unknown) => {
@@ -480,9 +601,8 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         });
         for (const { phase: ended, reading } of readings) {
           const now = await reading;
-          if (!last || !now) continue;
-          const found = disturbances(last, now);
-          last = now;
+          const found = disturbedOf(set, last, now);
+          last = last.map((r, i) => now[i] ?? r);
           if (found.length > 0) {
             throw new DisturbedCellError(`${groupName} failed during its ${ended} throughput phase: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`);
           }
@@ -492,11 +612,12 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       await liveOthers(groupName);
       const done: { result: CellResult; index: number }[] = [];
       for (const [i, f] of filled.entries()) {
-        const { cell, memory, events, lights, span, realtime, layout } = f;
+        const { cell, memory, events, lights, span, realtime, layout, shards } = f;
         const throughput = throughputs?.[i];
         // Where the injected clock stopped, so every hour key it wrote is deleted below.
         const clockSpan = throughput ? { ...span, to: Math.ceil(throughput.clockEndAt ?? span.to) + 1 } : span;
-        const accuracy = await cellAccuracy(redis, plan, cell, layout, run.signal).catch((err: unknown) => {
+        const accuracyRedis = redisOf(set)[shardOfLight(set, layout, accuracyLight(cell))] as Redis;
+        const accuracy = await cellAccuracy(accuracyRedis, plan, cell, layout, run.signal).catch((err: unknown) => {
           throw withContext(err, `in ${f.name}, accuracy phase`);
         });
         if (accuracy) await watch(f.name, 'accuracy phase');
@@ -514,8 +635,9 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           ...(realtime ? { realtime } : {}),
           ...(accuracy ? { accuracy } : {}),
           ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
+          ...(shards ? { shards } : {}),
         };
-        await deleteLights(redis, layout, lights, clockSpan).catch((err: unknown) => {
+        await deleteLights(set, layout, lights, clockSpan).catch((err: unknown) => {
           throw withContext(err, `in ${f.name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events, while deleting its keys`);
         });
         done.push({ result, index: f.index });
@@ -527,7 +649,12 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       }
     }
     const wallSeconds = (performance.now() - wallStarted) / 1000;
-    const scripts = scriptCommandDelta(scriptsBefore, await readScriptCommandStats(watcher));
+    const labelled = [...new Set(plan.layouts)].flatMap((name) => {
+      const label = layoutLabel(name);
+      return label === undefined ? [] : [[name, label] as const];
+    });
+    const labels = labelled.length > 0 ? Object.fromEntries(labelled) : undefined;
+    const scripts = scriptCommandDelta(scriptsBefore, await readScriptStats(set));
     return {
       schemaVersion: 1,
       swcVersion: SWC_VERSION,
@@ -535,7 +662,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         version: info.version,
         memAllocator: info.memAllocator,
         mode: info.mode,
-        private: Boolean(session.server),
+        private: set.private,
         config: info.config,
       },
       options: run.options ?? {},
@@ -545,6 +672,18 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       wallSeconds,
       serverScriptSeconds: scripts ? scripts.usec / 1e6 : null,
       encodingHints: encodingHints(results, info.config),
+      ...(set.cluster
+        ? {
+            cluster: {
+              shards: set.shards.length,
+              nodes: set.shards.map((s) => s.node),
+              private: set.private,
+              lightSpread: run.lightSpread ?? LIGHT_SPREAD,
+              findings: run.findings ?? [],
+            },
+          }
+        : {}),
+      ...(labels ? { layoutLabels: labels } : {}),
     };
   }
 }

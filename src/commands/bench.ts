@@ -25,9 +25,10 @@ import { action, onShutdown } from './lifecycle.js';
 import { parseSweep, MAX_SWEEP_COMBINATIONS, SWEEP_SETTINGS, type SweepAxis } from '../bench/sweep.js';
 import { renderSweep } from '../report/sweep.js';
 import { checkSweep, runSweep } from './bench-sweep.js';
-import { addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
+import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
+import { checkClusterFlags, openClusterTarget } from './bench-cluster.js';
 
-interface BenchFlags extends RedisFlags, CompareFlags {
+interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags {
   rate?: number[];
   window?: number[];
   layout?: LayoutName[];
@@ -316,7 +317,8 @@ function plainTarget(url: string): string {
  * its own (the run's may be stuck behind a paused write) and says on stderr
  * what was removed, or what was left and the command that removes it.
  */
-async function cleanUp(connectAnother: () => Promise<Redis>, current: Redis, url: string, namespace: Namespace, boundMs: number): Promise<void> {
+export async function cleanUp(connectAnother: () => Promise<Redis>, current: Redis, url: string, namespace: Namespace, boundMs: number, node?: string): Promise<void> {
+  const on = node !== undefined ? ` on node ${node}` : '';
   const opened: Redis[] = [];
   const deadline = Date.now() + boundMs;
   const open = async (): Promise<Redis> => {
@@ -348,14 +350,14 @@ async function cleanUp(connectAnother: () => Promise<Redis>, current: Redis, url
         );
       }),
     ]);
-    if (removed > 0) process.stderr.write(`swc bench: removed ${removed} key(s) of this run under ${namespace.pattern}\n`);
+    if (removed > 0) process.stderr.write(`swc bench: removed ${removed} key(s) of this run under ${namespace.pattern}${on}\n`);
   } catch (err) {
     const reason = err instanceof CleanupIncompleteError ? err.reason : err instanceof Error ? err.message : String(err);
     // SCAN is a read: it answers while writes are paused.
     const left = await Promise.race([open().then((redis) => countNamespace(redis, namespace)), sleep(1000).then(() => null)]).catch(() => null);
     if (left === 0) return;
     process.stderr.write(
-      `swc bench: could not remove ${left === null ? 'some' : left} key(s) of this run under ${namespace.pattern}: ${reason}; ` +
+      `swc bench: could not remove ${left === null ? 'some' : left} key(s) of this run under ${namespace.pattern}${on}: ${reason}; ` +
         `when Redis answers again, remove them with: ${cleanHint(url, namespace)}\n`,
     );
   } finally {
@@ -434,6 +436,7 @@ export function benchCommand(): Command {
   addCompareOptions(command);
   addJsonOption(command);
   addRedisOptions(command, { privateServer: true });
+  addClusterOptions(command);
   command.addHelpText(
     'after',
     `
@@ -465,6 +468,18 @@ then memory per light as usual. The throughput phase is skipped: the paced
 traffic is the measurement. Limits: --duration at most 1 h, rate × lights
 at most ${LIMITS.realtimeEventsPerSecond.toLocaleString('en-US')} events/s per cell.
 
+Redis Cluster (--cluster with --redis-url seeds, or --cluster-shards <n> for a
+private cluster): light i of a cell goes to primary i mod n (names picked so
+their slot is on it), each primary fills its own lights at once, memory per
+light sums used_memory over the primaries and reads MEMORY USAGE on the owner,
+and throughput keeps --connections sockets on every primary, all busy at once.
+A layout whose scripts take keys in several hash slots is not run: it is a
+cluster-safety finding (the CROSSSLOT error Redis gave one real call) in the
+results, with its hash-tagged variant run in its place where there is one
+(stoplight-v5 → stoplight-v5-tagged, which Stoplight never shipped). Findings
+do not change the exit code; a run where no layout can run exits 3, as does a
+node that dies or a slot that moves during the run. Not with --realtime.
+
 Exit codes: 0 ok, 1 regression against --baseline, 2 bad usage or input
 (nothing sent to Redis), 3 runtime failure (Redis unreachable, script error),
 130/143 interrupted (the run's keys are removed first).
@@ -477,6 +492,8 @@ Examples:
   swc bench --scenario fixtures/scenarios/small.json --baseline fixtures/baselines/small.json
   swc bench --realtime --rate 100 --window 1m --duration 30s
   swc bench --layout all --window 5m --rate 10 --no-throughput --sweep hash-max-listpack-value=64,128,256
+  swc bench --cluster-shards 3 --lights 30 --window 60 --rate 10
+  swc bench --cluster --redis-url redis://10.0.0.1:7000 --redis-url redis://10.0.0.2:7000
   swc bench --layout ./my-window.json,stoplight-v6       (a layout of your own: README "Your own layout")
   swc bench --scripts "$(bundle show stoplight)"          (Stoplight's own scripts, from the installed gem)`,
   );
@@ -493,7 +510,7 @@ Examples:
       const scenario = given.scenario !== undefined ? loadScenario(given.scenario) : undefined;
       const flags = scenario ? withScenario(given, scenario, typed) : given;
       const preset = flags.preset ? presets[flags.preset]?.() : undefined;
-      const plan = planFromFlags(flags, preset);
+      let plan = planFromFlags(flags, preset);
       const format: BenchFormat = flags.json ? 'json' : flags.format;
       const combinations = flags.sweep.length > 0 ? checkSweep(flags) : undefined;
       if (preset) {
@@ -506,7 +523,8 @@ Examples:
       if (flags.output !== undefined) checkOutputPath('--output', flags.output);
       // Read the baseline before Redis is touched, so a bad file costs no run.
       const baseline = flags.baseline !== undefined ? { label: flags.baseline, report: loadReport(flags.baseline) } : undefined;
-      const options = {
+      // What the run was asked, echoed into its report (after a cluster's substitutions, when there are any).
+      const optionsOf = (plan: BenchPlan) => ({
         layouts: plan.layouts,
         windows: plan.windows,
         rates: plan.rates,
@@ -519,7 +537,11 @@ Examples:
         realtime: plan.realtime === true,
         ...(scenario ? { scenario: scenario.file } : {}),
         ...(plan.scriptsDir !== undefined ? { scripts: plan.scriptsDir } : {}),
-      };
+      });
+      const options = optionsOf(plan);
+      if (combinations && wantsCluster(flags)) {
+        throw new UsageError('--sweep: runs on private single servers it starts itself; drop --cluster / --cluster-shards');
+      }
       if (combinations) {
         // One fresh private server per combination (src/commands/bench-sweep.ts); each runs the same plan.
         const sweep = await runSweep({
@@ -544,7 +566,10 @@ Examples:
         else process.stdout.write(renderSweep(sweep, format, useColor(), { wide: Boolean(flags.wide) }));
         return undefined;
       }
-      const session = await sessionFromFlags(flags);
+      if (wantsCluster(flags)) checkClusterFlags(flags);
+      const cluster = wantsCluster(flags) ? await openClusterTarget(flags) : undefined;
+      const session = cluster ? cluster.set.shards[0]?.session : await sessionFromFlags(flags);
+      if (!session) throw new SwcError('the cluster has no primary', ExitCode.runtime);
       const namespace = createNamespace();
       const stop = new AbortController();
       let running: Promise<BenchReport> | undefined;
@@ -557,10 +582,13 @@ Examples:
         // Still running here means a signal stopped it: the handler's 8 s bound applies.
         const bound = running && !finished ? SIGNAL_CLEANUP_BOUND_MS : CLEANUP_BOUND_MS;
         if (running) await Promise.race([running.catch(() => undefined), sleep(STOP_WAIT_MS)]);
+        if (cluster) return cluster.cleanUp(namespace, bound, cleanUp);
         if (session.server) return;
         await cleanUp(() => session.connectAnother(), session.redis, session.url, namespace, bound);
       });
-      if (!session.server) {
+      const clustered = cluster ? await cluster.prepare(plan, namespace, flags.allowEviction === true) : undefined;
+      if (clustered) plan = clustered.plan;
+      if (!session.server && !cluster) {
         // Always shown (--no-progress too): the run id is what finds leftovers.
         process.stderr.write(
           `swc bench: run ${namespace.prefix}: writing only under ${namespace.pattern} on ${plainTarget(session.url)}; removed at the end\n`,
@@ -589,15 +617,15 @@ Examples:
       progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
       progress.hooks.onWait = (others) =>
         process.stderr.write(
-          `swc bench: another swc run is writing to this server (${others.join(', ')}); waiting for it to end (at most ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)\n`,
+          `swc bench: another swc run is writing to this ${cluster ? 'cluster' : 'server'} (${others.join(', ')}); waiting for it to end (at most ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)\n`,
         );
       running = runBench({
         signal: stop.signal,
-        session,
+        ...(cluster ? { shards: cluster.set, findings: clustered?.findings ?? [] } : { session }),
         plan,
         namespace,
         progress: progress.hooks,
-        options,
+        options: optionsOf(plan),
       });
       void running.then(
         () => (finished = true),

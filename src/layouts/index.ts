@@ -7,6 +7,7 @@ import { Packed } from './packed.js';
 import { Ring } from './ring.js';
 import { SlidingLog } from './sliding-log.js';
 import { StoplightV5 } from './stoplight-v5.js';
+import { STOPLIGHT_V5_TAGGED, stoplightV5TaggedDefinition } from './stoplight-v5-tagged.js';
 import { StoplightV6 } from './stoplight-v6.js';
 import { TwoWindow } from './two-window.js';
 import type { Layout, LayoutOptions } from './types.js';
@@ -24,6 +25,14 @@ export interface LayoutDefinition {
    * time the name is asked for.
    */
   variant?(name: string): LayoutDefinition | null;
+  /** How tables label the layout when its name alone would mislead (e.g. a design Stoplight never shipped). */
+  readonly label?: string;
+  /**
+   * On Redis Cluster: a layout of the same design whose every call keeps its
+   * keys in one hash slot, run in this one's place when this one's calls
+   * cross slots (CROSSSLOT).
+   */
+  readonly clusterVariant?: string;
 }
 
 /**
@@ -76,6 +85,17 @@ export function isManifestPath(spec: string): boolean {
   return /\.json$/i.test(spec) || spec.includes('/') || spec.includes(path.sep);
 }
 
+/** The variant of a registered layout named `name`, registered now; undefined when no layout derives it. */
+function derivedDefinition(name: string): LayoutDefinition | undefined {
+  for (const definition of [...registry.values()]) {
+    const derived = definition.variant?.(name);
+    if (!derived) continue;
+    if (!registry.has(derived.name)) registerLayout(derived);
+    return registry.get(derived.name);
+  }
+  return undefined;
+}
+
 /**
  * Turns a `--layout` value into a registered name: a registered name is
  * returned as is; a manifest file (`*.json`, or a path) is loaded, registered
@@ -116,7 +136,8 @@ export function resolveLayout(spec: string, options: LayoutOptions & { baseDir?:
 
 /** Builds the registered layout `name`; throws a UsageError for a name the registry does not know. */
 export function createLayout(name: LayoutName, options?: LayoutOptions): Layout {
-  const definition = registry.get(name);
+  // A variant's name (coarse-30s, stoplight-v5-tagged) registers it on first use, as --layout does.
+  const definition = registry.get(name) ?? derivedDefinition(name);
   if (!definition) throw new UsageError(`--layout: expected one of ${names.join(', ')}, got "${name}"`);
   return definition.create(options);
 }
@@ -126,6 +147,17 @@ export function registeredLayouts(): Layout[] {
   return names.map((name) => createLayout(name));
 }
 
+/** The label tables show beside a layout's name, if its definition has one ({@link LayoutDefinition.label}). */
+export function layoutLabel(name: LayoutName): string | undefined {
+  return registry.get(name)?.label;
+}
+
+/** The cluster-safe layout of the same design as `name` ({@link LayoutDefinition.clusterVariant}), registered; undefined when there is none. */
+export function clusterSafeVariant(name: LayoutName): LayoutName | undefined {
+  const variant = registry.get(name)?.clusterVariant;
+  return variant === undefined ? undefined : resolveLayoutName(variant);
+}
+
 /** Prefixes a layout's default key prefix with a namespace (`ns:stoplight:v6`). */
 export function namespacedLayout(name: LayoutName, namespace: string, options: LayoutOptions = {}): Layout {
   const plain = createLayout(name, options);
@@ -133,7 +165,14 @@ export function namespacedLayout(name: LayoutName, namespace: string, options: L
 }
 
 // The built-in layouts: adding one is its Lua, its module, its inspector, and one line here.
-registerLayout({ name: 'stoplight-v5', create: (options) => withScriptsDir('stoplight-v5', options, (o) => new StoplightV5(o)), byDefault: true });
+registerLayout({
+  name: 'stoplight-v5',
+  create: (options) => withScriptsDir('stoplight-v5', options, (o) => new StoplightV5(o)),
+  byDefault: true,
+  // Registered when asked for by name (--layout stoplight-v5-tagged, or a cluster run of stoplight-v5).
+  variant: (name) => (name === STOPLIGHT_V5_TAGGED ? stoplightV5TaggedDefinition : null),
+  clusterVariant: STOPLIGHT_V5_TAGGED,
+});
 registerLayout({ name: 'stoplight-v6', create: (options) => withScriptsDir('stoplight-v6', options, (o) => new StoplightV6(o)), byDefault: true });
 registerLayout({ name: 'sliding-log', create: (options) => new SlidingLog(options) });
 registerLayout({ name: 'ring', create: (options) => new Ring(options) });

@@ -53,7 +53,7 @@ export function hourStart(t: number): number {
  * grows with the request rate. Keys carry the raw light name and no hash tag.
  */
 export class StoplightV5 implements Layout {
-  readonly name = 'stoplight-v5';
+  readonly name: string = 'stoplight-v5';
   readonly windowSemantics = 'closed' as const;
   readonly stampPrecision = 'seconds' as const;
   readonly deviations = [V5_FIRST_SECOND_OF_HOUR];

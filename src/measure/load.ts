@@ -20,6 +20,14 @@ export interface LoadProgress {
   readonly fraction: number;
 }
 
+/** One group of load connections and the calls they carry (one per cluster shard: every call of a group goes to its node). */
+export interface LoadGroup {
+  readonly connections: readonly (Redis | RespConnection)[];
+  readonly nextCall: () => ScriptCall;
+  /** `host:port` of the group's node, named in errors (a cluster run has several nodes). */
+  readonly node?: string;
+}
+
 /** Options of {@link runLoad}. */
 export interface LoadOptions {
   /**
@@ -92,14 +100,15 @@ function checkOptions(options: LoadOptions): void {
  * being counted. BUSY is not waited out here: figures taken while another
  * script blocks the server would be wrong.
  */
-function callFailure(message: string, call: ScriptCall, connection: RespConnection, done: number | null): unknown {
-  return classifyRedisError(message, {
+function callFailure(message: string, call: ScriptCall, connection: RespConnection, done: number | null, node?: string): unknown {
+  const err = classifyRedisError(message, {
     script: call.script,
     command: 'EVALSHA',
     keys: call.keys,
     user: connection.channel.user,
     ...(done !== null ? { where: `after ${done} operations of the load` } : {}),
   });
+  return node !== undefined && err instanceof SwcError ? err.at(`on node ${node}`) : err;
 }
 
 /** The load connections: the given ones, and one opened per ioredis connection (all or none); `opened` are the run's to close. */
@@ -142,15 +151,37 @@ async function openLoadConnections(
  * a batch is re-run in order (see execPipeline).
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  checkOptions(options);
-  const { connections, pipeline, stop, nextCall, onProgress } = options;
+  return runLoadGroups([{ connections: options.connections, nextCall: options.nextCall }], options);
+}
+
+/**
+ * {@link runLoad} over several groups of connections at once, each with its
+ * own calls (a cluster: one group per shard, each call on the node that owns
+ * its keys). The stop condition, the latency histogram and the figures are
+ * the run's, over every group: ops/s is all operations over the wall time.
+ */
+export async function runLoadGroups(groups: readonly LoadGroup[], options: Omit<LoadOptions, 'connections' | 'nextCall'> & Partial<Pick<LoadOptions, 'connections' | 'nextCall'>>): Promise<LoadResult> {
+  if (groups.length === 0) throw new UsageError('load: at least one group of connections is needed');
+  for (const group of groups) checkOptions({ ...options, connections: group.connections, nextCall: group.nextCall });
+  const { pipeline, stop, onProgress } = options;
   const callsPerOp = options.callsPerOp ?? 1;
   const progressIntervalMs = options.progressIntervalMs ?? 250;
   const opsLimit = 'ops' in stop ? stop.ops : Infinity;
   const deadlineMs = 'seconds' in stop ? stop.seconds * 1000 : Infinity;
   const histogram: RecordableHistogram = createHistogram();
   // Opened before the clock starts: connecting is not load.
-  const { all: loadConnections, opened } = await openLoadConnections(connections, options.replyTimeoutMs ?? 10_000);
+  const loadConnections: { connection: RespConnection; group: LoadGroup }[] = [];
+  const opened: RespConnection[] = [];
+  try {
+    for (const group of groups) {
+      const mine = await openLoadConnections(group.connections, options.replyTimeoutMs ?? 10_000);
+      opened.push(...mine.opened);
+      for (const connection of mine.all) loadConnections.push({ connection, group });
+    }
+  } catch (err) {
+    for (const connection of opened) connection.close();
+    throw err;
+  }
 
   let claimed = 0;
   let done = 0;
@@ -167,7 +198,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     onProgress({ done, total, elapsedSeconds: elapsedMs / 1000, fraction });
   };
 
-  const worker = async (connection: RespConnection): Promise<void> => {
+  const worker = async (connection: RespConnection, { nextCall, node }: LoadGroup): Promise<void> => {
+    const onNode = node !== undefined ? ` on node ${node}` : '';
     /**
      * Two batches, each with one call array per step and one request
      * buffer: while one is in flight, the next single-step batch is built
@@ -262,7 +294,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         failure ??=
           err instanceof SwcError && !(err instanceof RedisUnavailableError)
             ? err
-            : new RedisUnavailableError(`load stopped after ${done} operations: ${err instanceof Error ? err.message : String(err)}`, {
+            : new RedisUnavailableError(`load stopped after ${done} operations${onNode}: ${err instanceof Error ? err.message : String(err)}`, {
                 cause: err,
               });
         return;
@@ -270,7 +302,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       const receivedAt = performance.now();
       now = receivedAt;
       if (errorIndex !== -1) {
-        failure ??= callFailure(errorMessage, batch[errorIndex] as ScriptCall, connection, options.placeInErrors === false ? null : done);
+        failure ??= callFailure(errorMessage, batch[errorIndex] as ScriptCall, connection, options.placeInErrors === false ? null : done, node);
         return;
       }
       // HDR histograms take integers >= 1; nanoseconds keep sub-microsecond detail.
@@ -282,11 +314,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     }
   };
 
-  const settled = await Promise.allSettled(loadConnections.map((connection) => worker(connection)));
+  const settled = await Promise.allSettled(loadConnections.map(({ connection, group }) => worker(connection, group)));
   const ended = performance.now();
   for (const connection of opened) connection.close();
   // A given connection that saw a failure may hold a batch's late replies: close it too, so nobody reuses it.
-  if (failure !== undefined) for (const connection of loadConnections) connection.close();
+  if (failure !== undefined) for (const { connection } of loadConnections) connection.close();
   if (failure !== undefined) throw failure;
   for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
   report(ended);

@@ -9,7 +9,8 @@ import { createRng } from '../traffic/random.js';
 import { readScriptCommandStats, scriptCommandDelta } from './commandstats.js';
 import { RespConnection } from '../redis/resp.js';
 import { measureAppView } from './app-view.js';
-import { runLoad, type LoadProgress, type LoadStop } from './load.js';
+import { runLoadGroups, type LoadGroup, type LoadProgress, type LoadStop } from './load.js';
+import type { ScriptCommandStats } from './commandstats.js';
 import { NOISY_SPREAD, type LatencyStats, type RoundStats, type Spread, type ThroughputRatio, type ThroughputResult } from './types.js';
 import {
   defaultErrorJson,
@@ -55,6 +56,19 @@ export interface RoundsProgress extends LoadProgress {
   readonly target: number;
 }
 
+/**
+ * Several servers at once (the primaries of a cluster): every target's
+ * lights are split by the shard that owns their keys, each shard gets its
+ * own load sockets, and every shard is busy at the same time.
+ */
+export interface ShardedRedis {
+  readonly shards: readonly { readonly session: Session; readonly node: string }[];
+  /** The index into `shards` of the shard that owns `light`'s keys under `layout`. */
+  shardOf(layout: Layout, light: Light): number;
+}
+
+const isSharded = (target: Session | readonly Redis[] | ShardedRedis): target is ShardedRedis => !Array.isArray(target) && 'shards' in target;
+
 /** Options of {@link measureThroughputRounds}. */
 export interface RoundsOptions {
   /**
@@ -63,7 +77,7 @@ export interface RoundsOptions {
    * the counters), or ioredis connections to load next to (at least
    * `connections` of them; the first reads the counters).
    */
-  readonly redis: Session | readonly Redis[];
+  readonly redis: Session | readonly Redis[] | ShardedRedis;
   /** The layouts measured, in order; every layout after the first gets ratios to the first. */
   readonly targets: readonly ThroughputTarget[];
   /** Default 1. */
@@ -201,6 +215,12 @@ function summarize(rounds: readonly RoundFigures[]): LatencyStats {
   };
 }
 
+/** Counters summed over nodes; null when any node's are unreadable. */
+function sumStats(list: readonly (ScriptCommandStats | null)[]): ScriptCommandStats | null {
+  if (list.some((s) => s === null)) return null;
+  return (list as ScriptCommandStats[]).reduce((sum, s) => ({ calls: sum.calls + s.calls, usec: sum.usec + s.usec }), { calls: 0, usec: 0 });
+}
+
 /** `total` split into `parts` whole shares that differ by at most one. */
 const share = (total: number, parts: number, index: number): number => Math.floor(total / parts) + (index < total % parts ? 1 : 0);
 
@@ -233,41 +253,81 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
   const connections = options.connections ?? 1;
   const pipeline = options.pipeline ?? 1;
   const rounds = options.rounds ?? 1;
-  const contexts: WorkloadContext[] = targets.map((t) => ({
-    layout: t.layout,
-    clock: new EventClock(t.lights, t.rate, t.startAt),
-    windowSeconds: t.windowSeconds,
-    failureRate: t.failureRate ?? 0,
-    errorJson: t.errorJson ?? defaultErrorJson,
-    rng: createRng(t.seed ?? 1),
-  }));
+  const sharded = isSharded(options.redis) ? options.redis : undefined;
+  // Each target's lights by shard (one part holding them all on a single server), each part with its own clock.
+  const parts: { shard: number; context: WorkloadContext }[][] = targets.map((t) => {
+    const byShard = new Map<number, Light[]>();
+    for (const light of t.lights) {
+      const shard = sharded ? sharded.shardOf(t.layout, light) : 0;
+      byShard.set(shard, [...(byShard.get(shard) ?? []), light]);
+    }
+    return [...byShard.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([shard, lights]) => ({
+        shard,
+        context: {
+          layout: t.layout,
+          clock: new EventClock(lights, t.rate, t.startAt),
+          windowSeconds: t.windowSeconds,
+          failureRate: t.failureRate ?? 0,
+          errorJson: t.errorJson ?? defaultErrorJson,
+          // Shard 0 draws the stream a single server draws.
+          rng: createRng((t.seed ?? 1) + shard * 7919),
+        },
+      }));
+  });
   const stopOf = (round: number): LoadStop =>
     options.ops !== undefined ? { ops: share(options.ops, rounds, round) } : { seconds: (options.seconds as number) / rounds };
 
-  const { pool, observer, release } = await acquire(options.redis, connections);
+  const acquired: { pool: (Redis | RespConnection)[]; observer: Redis; release: () => void }[] = [];
+  const release = (): void => {
+    for (const a of acquired) a.release();
+  };
+  try {
+    if (sharded) for (const shard of sharded.shards) acquired.push(await acquire(shard.session, connections));
+    else acquired.push(await acquire(options.redis as Session | readonly Redis[], connections));
+  } catch (err) {
+    release();
+    throw err;
+  }
+  const nodes = sharded?.shards.map((s) => s.node);
+  const observers = acquired.map((a) => a.observer);
+  const readStats = async (): Promise<(ScriptCommandStats | null)[]> => {
+    const out: (ScriptCommandStats | null)[] = [];
+    for (const observer of observers) out.push(await readScriptCommandStats(observer));
+    return out;
+  };
   try {
     const scripts = [...new Set(targets.flatMap((t) => t.layout.scripts))];
-    for (const connection of pool) {
-      if (connection instanceof RespConnection) await loadScripts(connection.channel, scripts);
-      else await installScripts(connection, scripts);
+    for (const { pool } of acquired) {
+      for (const connection of pool) {
+        if (connection instanceof RespConnection) await loadScripts(connection.channel, scripts);
+        else await installScripts(connection, scripts);
+      }
     }
 
     const phase = async (name: ThroughputPhase, workload: (c: WorkloadContext) => () => ScriptCall, callsPerOp: number): Promise<RoundFigures[][]> => {
-      const nextCalls = contexts.map(workload);
+      const nextCalls = parts.map((mine) =>
+        mine.map(({ shard, context }): LoadGroup => ({
+          connections: (acquired[shard] as (typeof acquired)[number]).pool,
+          nextCall: workload(context),
+          ...(nodes ? { node: nodes[shard] as string } : {}),
+        })),
+      );
       const figures: RoundFigures[][] = targets.map(() => []);
       for (let round = 0; round < rounds; round += 1) {
-        for (const [index, nextCall] of nextCalls.entries()) {
-          const before = await readScriptCommandStats(observer);
-          const load = await runLoad({
-            connections: pool,
+        for (const [index, groups] of nextCalls.entries()) {
+          const before = await readStats();
+          const load = await runLoadGroups(groups, {
             pipeline,
             stop: stopOf(round),
-            nextCall,
             callsPerOp,
             ...(options.signal ? { signal: options.signal } : {}),
             ...(onProgress ? { onProgress: (progress: LoadProgress) => onProgress({ ...progress, phase: name, round, target: index }) } : {}),
           });
-          const delta = scriptCommandDelta(before, await readScriptCommandStats(observer));
+          // Every node's script time: the calls and microseconds summed over the shards.
+          const after = await readStats();
+          const delta = scriptCommandDelta(sumStats(before), sumStats(after));
           // Per call times calls per op rather than usec / ops: on a shared server
           // other clients' scripts add calls as well as time, and this stays an average.
           const serverUsecPerCall = delta?.usecPerCall == null ? null : delta.usecPerCall * callsPerOp;
@@ -281,11 +341,14 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
     const write = await phase('write', writeWorkload, 1);
     const read = await phase('read', readWorkload, 1);
     const request = await phase('request', requestWorkload, 2);
+    // One application thread talks to one node: on a cluster, the lights of the first target's first shard.
+    const appShard = parts[0]?.[0]?.shard ?? 0;
+    const appContexts = parts.map((mine) => mine.find((p) => p.shard === appShard)?.context);
     const app =
-      options.appViewMs !== undefined && options.appViewMs > 0
+      options.appViewMs !== undefined && options.appViewMs > 0 && appContexts.every(Boolean)
         ? await measureAppView({
-            redis: observer,
-            targets: contexts.map((context, i) => ({ name: String(i), context })),
+            redis: observers[appShard] as Redis,
+            targets: appContexts.map((context, i) => ({ name: String(i), context: context as WorkloadContext })),
             timeMs: options.appViewMs,
             rounds,
             ...(options.signal ? { signal: options.signal } : {}),
@@ -326,7 +389,7 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
         rounds,
         ...(ratio ? { ratio } : {}),
         ...(view ? { app: view } : {}),
-        clockEndAt: (contexts[i] as WorkloadContext).clock.now,
+        clockEndAt: Math.max(...(parts[i] ?? []).map((p) => p.context.clock.now)),
       };
     });
   } finally {

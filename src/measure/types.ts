@@ -222,6 +222,37 @@ export interface CellResult {
   readonly published?: { readonly kb: number; readonly bytes: number; readonly diff: number };
   /** With `--accuracy`: the failure ratio's error against the exact window. */
   readonly accuracy?: AccuracyResult;
+  /** On Redis Cluster: the cell's lights, keys and MEMORY USAGE bytes on each primary, in slot order. */
+  readonly shards?: readonly ShardTotals[];
+}
+
+/** One primary's share of a cell on Redis Cluster. */
+export interface ShardTotals {
+  /** `host:port`. */
+  readonly node: string;
+  readonly lights: number;
+  readonly keys: number;
+  /** MEMORY USAGE … SAMPLES 0 summed over the keys, read on this node. */
+  readonly bytes: number;
+}
+
+/** A layout that cannot run on Redis Cluster: its scripts take keys in several hash slots. */
+export interface ClusterFinding {
+  readonly layout: string;
+  /** The operations whose calls cross slots (`record_success`, `record_failure`, `get_metrics`). */
+  readonly operations: readonly string[];
+  /** The slots of one sample call's keys. */
+  readonly slots: readonly number[];
+  /** What Redis answered one real call (the CROSSSLOT error), or what swc predicted when the call was not made. */
+  readonly error: string;
+  /** The operation of that call. */
+  readonly operation: string;
+  /** `host:port` of the node the call went to. */
+  readonly node: string;
+  /** Cells of the plan left unmeasured. */
+  readonly cells: number;
+  /** The cluster-safe layout of the same design run in its place, if any. */
+  readonly variant?: string;
 }
 
 /** The whole `swc bench --json` document. */
@@ -249,4 +280,15 @@ export interface BenchReport {
   readonly serverScriptSeconds?: number | null;
   /** Keys that left listpack only because a value, field name or member is too long (see {@link EncodingHint}). */
   readonly encodingHints?: readonly EncodingHint[];
+  /** On Redis Cluster: the primaries, how lights were spread over them, and the layouts that could not run. */
+  readonly cluster?: {
+    readonly shards: number;
+    /** `host:port` of each primary, in slot order. */
+    readonly nodes: readonly string[];
+    readonly private: boolean;
+    readonly lightSpread: string;
+    readonly findings: readonly ClusterFinding[];
+  };
+  /** Labels for layouts whose name alone would mislead (e.g. a variant Stoplight never shipped), by layout name. */
+  readonly layoutLabels?: Record<string, string>;
 }

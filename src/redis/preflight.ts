@@ -51,6 +51,8 @@ export interface PreflightOptions {
   readonly prefix: string;
   /** Upper bound of the memory the run's keys take at once. */
   readonly peakBytes: number;
+  /** The hash tag of the probe keys (default `probe`); on a cluster, one whose slot this node serves. */
+  readonly probeTag?: string;
 }
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -218,10 +220,11 @@ function memoryFinding(m: MemoryHeadroom): PreflightFinding | null {
 export async function preflight(redis: Redis, options: PreflightOptions): Promise<PreflightReport> {
   const findings: PreflightFinding[] = [];
   // One hash tag for every probe key: a cluster node takes multi-key probes without CROSSSLOT.
+  const tag = options.probeTag ?? 'probe';
   const keys: ProbeKeys = {
-    plain: `${options.prefix}:{probe}`,
-    hash: `${options.prefix}:{probe}:h`,
-    zset: `${options.prefix}:{probe}:z`,
+    plain: `${options.prefix}:{${tag}}`,
+    hash: `${options.prefix}:{${tag}}:h`,
+    zset: `${options.prefix}:{${tag}}:z`,
     sha: '0'.repeat(40),
   };
 

@@ -2,6 +2,7 @@ import { NOISY_SPREAD, type AppView, type BenchReport, type CellResult, type Lat
 import { palette, kb, percent, times } from './style.js';
 import { renderBox, renderCsv, renderMarkdown, type Grid } from './table.js';
 import { hintLines, wrapLine } from './encoding-hints.js';
+import { clusterFooter, findingsGrid, labelsLine, shardsGrid } from './cluster.js';
 
 /** Output formats of `swc bench`; `--format` choices come from here. */
 export const benchFormats = ['table', 'json', 'markdown', 'csv'] as const;
@@ -379,12 +380,18 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
   // A terminal table fits 120 columns unless --wide; markdown is scrolled, so it keeps every column.
   const wide = format === 'markdown' || options.wide === true;
   const first = report.results.find((r) => r.throughput)?.throughput;
-  const capacity = first ? `${first.connections} connection(s) × pipeline ${first.pipeline} in flight` : '';
+  const capacity = first
+    ? report.cluster
+      ? `${first.connections} connection(s) × pipeline ${first.pipeline} in flight on each of ${report.cluster.shards} primaries at once`
+      : `${first.connections} connection(s) × pipeline ${first.pipeline} in flight`
+    : '';
   const grids: [string, Grid | undefined][] = [
-    ['Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light\'s keys)', memoryGrid(report, { wide })],
+    [`Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light's keys)${labelsLine(report) ? `\n${labelsLine(report)}` : ''}`, memoryGrid(report, { wide })],
     ['Encodings', wide ? undefined : encodingsGrid(report)],
+    ['Per primary (Redis Cluster)', shardsGrid(report)],
+    ['Cluster-safety findings (CROSSSLOT)', findingsGrid(report)],
     [`Engine capacity (steady state, injected clock, ${capacity})`, throughputGrid(report, { wide })],
-    ["Application's view (one request at a time through ioredis, a read then a write; tinybench)", appViewGrid(report)],
+    [`Application's view (one request at a time through ioredis, a read then a write; tinybench${report.cluster ? '; lights of the first primary' : ''})`, appViewGrid(report)],
     [wide ? 'Throughput ratios (median and range of per-round ratios)' : 'Throughput ratios (median of per-round ratios; --wide for the range)', throughputRatioGrid(report, { wide })],
     ['Real traffic (--realtime: server clock, paced)', realtimeGrid(report)],
     ['Accuracy', accuracyGrid(report)],
@@ -395,7 +402,8 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
     Object.entries(report.redis.config)
       .map(([k, v]) => `${k}=${v ?? '?'}`)
       .join(' '),
-    ...(t ? [`${t.connections} connection(s), pipeline ${t.pipeline}`] : []),
+    ...(t ? [`${t.connections} connection(s)${report.cluster ? ' per primary' : ''}, pipeline ${t.pipeline}`] : []),
+    ...[clusterFooter(report), labelsLine(report)].filter((x): x is string => x !== undefined),
   ];
   // Markdown keeps one line (a paragraph); a terminal gets lines of at most 120 columns.
   const footer = format === 'markdown' ? footerParts.join('; ') : wrapParts(footerParts, 120);

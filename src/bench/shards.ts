@@ -1,0 +1,131 @@
+/**
+ * Where a bench run writes: one or more shards. A single server is one
+ * shard; a Redis Cluster is one shard per primary, each key on the primary
+ * that owns its slot. The run asks this module which shard holds a light
+ * and never names a layout.
+ */
+import type { Redis } from 'ioredis';
+import type { Layout, Light } from '../layouts/types.js';
+import type { ClusterSession } from '../redis/cluster.js';
+import type { Session } from '../redis/connect.js';
+import { BENCH_EPOCH } from '../traffic/events.js';
+import { ExitCode, SwcError } from '../errors.js';
+
+/** One server a run writes to. */
+export interface Shard {
+  readonly session: Session;
+  /** `host:port`, as messages and results name the node. */
+  readonly node: string;
+}
+
+/** The shards of a run and where each key lives. */
+export interface ShardSet {
+  readonly shards: readonly Shard[];
+  /** True on Redis Cluster (even of one primary): lights are spread by slot, results say per shard. */
+  readonly cluster: boolean;
+  /** Index into {@link shards} of the shard that owns `key`. */
+  shardOfKey(key: string): number;
+  /** Set when swc started every node itself. */
+  readonly private: boolean;
+}
+
+/** `host:port` of a session's URL. */
+export function nodeOf(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || '6379'}`;
+}
+
+/** A single server: one shard, every key on it. */
+export function singleShard(session: Session): ShardSet {
+  return { shards: [{ session, node: nodeOf(session.url) }], cluster: false, shardOfKey: () => 0, private: Boolean(session.server) };
+}
+
+/** The primaries of a cluster, in slot order. */
+export function clusterShards(cluster: ClusterSession): ShardSet {
+  return {
+    shards: cluster.shards.map((session, i) => {
+      const node = cluster.topology.nodes[i];
+      return { session, node: node ? `${node.host}:${node.port}` : nodeOf(session.url) };
+    }),
+    cluster: true,
+    shardOfKey: (key) => cluster.shardOfKey(key),
+    private: Boolean(cluster.cluster),
+  };
+}
+
+/**
+ * The shard that owns a light's keys: the slot of the first key of its
+ * write (a cluster-safe layout keeps every key of a call in that slot).
+ */
+export function shardOfLight(set: ShardSet, layout: Layout, light: Light): number {
+  if (set.shards.length === 1) return 0;
+  const [key] = layout.recordSuccess(light, { at: BENCH_EPOCH, windowSeconds: 60 }).keys;
+  return key === undefined ? 0 : set.shardOfKey(key);
+}
+
+/**
+ * `count` light names `<base>-l<j>` spread evenly over the shards: light i
+ * goes to shard i mod n. The names are the single server's (`<base>-l0`,
+ * `-l1`, …) where they fall right, else the next unused `j` whose keys land
+ * on the shard due, so names keep the single server's shape and length
+ * (within a digit) and the choice repeats for the same cluster layout.
+ */
+export function spreadLights(set: ShardSet, layout: Layout, base: string, count: number): Light[] {
+  const n = set.shards.length;
+  if (n === 1) return Array.from({ length: count }, (_, i) => ({ name: `${base}-l${i}` }));
+  const waiting: Light[][] = set.shards.map(() => []);
+  const out: Light[] = [];
+  let next = 0;
+  // A shard with no slots at all would never get a light; the search stops long before that matters.
+  const limit = count * n * 64 + 1024;
+  for (let i = 0; i < count; i += 1) {
+    const due = i % n;
+    const queue = waiting[due] as Light[];
+    while (queue.length === 0 && next < limit) {
+      const light = { name: `${base}-l${next}` };
+      next += 1;
+      (waiting[shardOfLight(set, layout, light)] as Light[]).push(light);
+    }
+    const light = queue.shift();
+    if (!light) throw new Error(`no light name found for shard ${set.shards[due]?.node}`);
+    out.push(light);
+  }
+  return out;
+}
+
+/** The shards' redis connections, in shard order. */
+export const redisOf = (set: ShardSet): Redis[] => set.shards.map((s) => s.session.redis);
+
+/** Groups keys by the shard that owns them; a single server gets one group. */
+export function byShard(set: ShardSet, keys: readonly string[]): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const key of keys) {
+    const shard = set.shards.length === 1 ? 0 : set.shardOfKey(key);
+    const list = out.get(shard);
+    if (list) list.push(key);
+    else out.set(shard, [key]);
+  }
+  return out;
+}
+
+/**
+ * A redirection or a down cluster seen mid-run, as the error a cluster run
+ * reports (exit 3): a figure taken while slots move would be wrong. Any
+ * other error is returned as it is.
+ */
+export function clusterChanged(err: unknown): unknown {
+  const message = err instanceof Error ? err.message : String(err);
+  const moved = /\b(MOVED|ASK) (\d+) (\[[^\]\s]+\]:\d+|[^\s:()]+:\d+)/.exec(message);
+  if (moved) {
+    return new SwcError(
+      `the cluster changed during the run: slot ${moved[2]} is now served by ${moved[3]} (${moved[1]}); a figure taken while slots move would be wrong, so none is reported; run again once the cluster is stable`,
+      ExitCode.runtime,
+      { cause: err },
+    );
+  }
+  const down = /\b(CLUSTERDOWN|TRYAGAIN)\b[^\n]*/.exec(message);
+  if (down) {
+    return new SwcError(`the cluster stopped serving some slots during the run (${down[0].trim()}); no figure is reported`, ExitCode.runtime, { cause: err });
+  }
+  return err;
+}
