@@ -509,7 +509,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           memory,
           ...(throughput ? { throughput } : {}),
           ...(realtime ? { realtime } : {}),
-          ...(accuracy ? { accuracy } : {}),
+          ...(accuracy ? { accuracy: accuracy.accuracy, ...(accuracy.serverCost ? { serverCost: accuracy.serverCost } : {}) } : {}),
           ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
         };
         await deleteLights(redis, layout, lights, clockSpan).catch((err: unknown) => {

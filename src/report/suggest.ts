@@ -1,0 +1,51 @@
+import { APPROXIMATE_MAX_FLIPS, APPROXIMATE_MIN_SAVING, NEAR_TIE, type Suggestion } from '../bench/suggest.js';
+import { formatWindow } from './bench.js';
+import { palette } from './style.js';
+import { renderBox, renderMarkdown, type Grid } from './table.js';
+
+/** The rule {@link suggest} applies, in one sentence (also in --help and the README). */
+export const SUGGEST_RULE_TEXT =
+  `an exact layout (zero error over every read) beats an approximate one unless the approximate one is at least ${APPROXIMATE_MIN_SAVING}× smaller ` +
+  `than the smallest exact layout and decides differently on at most ${APPROXIMATE_MAX_FLIPS * 100}% of reads; then fewer bytes per light win, ` +
+  `and layouts within ${NEAR_TIE * 100}% of each other's bytes go by server µs per request`;
+
+const dash = '–';
+
+/** The ranking of one window and rate: one row per layout, best first, failed and skipped ones last. */
+export function suggestGrid(s: Suggestion): Grid {
+  const head = ['rank', 'layout', 'bytes/light', 'B/s of window', '× smallest', 'server µs/request', 'max error', 'flips', 'verdict'];
+  const rows = s.ranking.map((r) => [
+    r.rank === null ? dash : String(r.rank),
+    r.layout,
+    r.bytesPerLight === null ? dash : Math.round(r.bytesPerLight).toLocaleString('en-US'),
+    r.bytesPerWindowSecond === null ? dash : r.bytesPerWindowSecond.toFixed(1),
+    r.ratioToSmallest === null ? dash : `${r.ratioToSmallest.toFixed(1)}×`,
+    r.serverUsecPerRequest === null ? dash : `${r.serverUsecPerRequest.toFixed(1)}${r.serverUsecSource === 'probe' ? '*' : ''}`,
+    r.maxAbsError === null ? dash : r.maxAbsError.toFixed(4),
+    r.decisionFlipShare === null ? dash : `${(r.decisionFlipShare * 100).toFixed(2)}%`,
+    r.verdict,
+  ]);
+  const probed = s.ranking.some((r) => r.serverUsecSource === 'probe');
+  return {
+    head,
+    rows,
+    numeric: head.map((h) => h !== 'layout' && h !== 'verdict'),
+    caption:
+      `flips = reads deciding differently from the exact window at ${s.threshold ?? '?'}` +
+      (probed ? '; * server µs from the accuracy phase\'s probe (500 writes, 500 reads)' : ''),
+  };
+}
+
+/** The suggestions as text: per window and rate, the ranking table, then the paragraph. */
+export function renderSuggestions(suggestions: readonly Suggestion[], format: 'table' | 'markdown', color: boolean): string {
+  const c = palette(color);
+  const parts: string[] = [];
+  for (const s of suggestions) {
+    const grid = suggestGrid(s);
+    const title = `Which layout? ${formatWindow(s.windowSeconds)} window at ${s.rate} req/s`;
+    if (format === 'markdown') parts.push(`**${title}** (${grid.caption})\n\n${renderMarkdown(grid)}\n\n${s.paragraph}`);
+    else parts.push(`${c.bold(title)}: ${grid.caption}\n${renderBox(grid, color)}\n${s.paragraph}`);
+  }
+  parts.push(format === 'markdown' ? `_Rule: ${SUGGEST_RULE_TEXT}._` : c.dim(`Rule: ${SUGGEST_RULE_TEXT}.`));
+  return `${parts.join('\n\n')}\n`;
+}
