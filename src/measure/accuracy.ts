@@ -273,13 +273,16 @@ async function scriptStats(connection: RespConnection): Promise<ReturnType<typeo
 async function timedCalls(connection: RespConnection, calls: readonly ScriptCall[], signal: AbortSignal | undefined): Promise<number | null> {
   const size = Math.ceil(calls.length / PROBE_BATCHES);
   let best: number | null = null;
+  // Each reading ends one pipeline's span and starts the next one's.
+  let before = await scriptStats(connection);
   for (let from = 0; from < calls.length; from += size) {
     if (signal?.aborted) throw new InterruptedError();
     const batch: Batch = { calls: calls.slice(from, from + size), reads: [], writer: new RequestWriter() };
     for (const call of batch.calls) batch.writer.add(call);
-    const before = await scriptStats(connection);
     await exchange(connection, batch);
-    const delta = scriptCommandDelta(before, await scriptStats(connection));
+    const after = await scriptStats(connection);
+    const delta = scriptCommandDelta(before, after);
+    before = after;
     // Only this pipeline's calls may be in between: more means another client's scripts ran too, and their time would count.
     if (!delta || delta.calls !== batch.calls.length) return null;
     const perCall = delta.usec / delta.calls;

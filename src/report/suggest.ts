@@ -23,7 +23,8 @@ export function suggestGrid(s: Suggestion): Grid {
     r.serverUsecPerRequest === null ? dash : `${r.serverUsecPerRequest.toFixed(1)}${r.serverUsecSource === 'probe' ? '*' : ''}`,
     r.maxAbsError === null ? dash : r.maxAbsError.toFixed(4),
     r.decisionFlipShare === null ? dash : `${(r.decisionFlipShare * 100).toFixed(2)}%`,
-    r.verdict,
+    // A failure's whole message is in the paragraph and the JSON; the table keeps its start.
+    r.verdict.length > 72 ? `${r.verdict.slice(0, 71)}…` : r.verdict,
   ]);
   const probed = s.ranking.some((r) => r.serverUsecSource === 'probe');
   return {
