@@ -35,7 +35,7 @@ export function estimatePeakBytes(plan: BenchPlan): PeakEstimate {
     const layout = createLayout(cell.layout);
     const perLight = layout.peakBytesPerLight ?? footprints.unknown;
     const lightsBytes = perLight.call(layout, { ...cell, extraEvents }) * plan.lights;
-    // Accuracy: one more light, with 1.5 windows of traffic and the server-cost probe's writes, while the cell's lights are still there.
+    // Accuracy: one more light, with 1.25 windows of traffic and the server-cost probe's writes, while the cell's lights are still there.
     const accuracyBytes = plan.accuracy
       ? perLight.call(layout, { ...cell, durationSeconds: ACCURACY_TRAFFIC.windows * cell.windowSeconds, extraEvents: PROBE_CALLS })
       : 0;

@@ -139,7 +139,7 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
         const events = accuracyEvents(w, r);
         if (events > LIMITS.eventsPerCell) {
           throw new UsageError(
-            `--accuracy: ${events.toLocaleString('en-US')} events to measure accuracy at ${r}/s over 1.5 windows of ${w} s; at most ${LIMITS.eventsPerCell.toLocaleString('en-US')} (--no-accuracy skips it)`,
+            `--accuracy: ${events.toLocaleString('en-US')} events to measure accuracy at ${r}/s over 1.25 windows of ${w} s; at most ${LIMITS.eventsPerCell.toLocaleString('en-US')} (--no-accuracy skips it)`,
           );
         }
       }
@@ -409,7 +409,7 @@ export function benchCommand(): Command {
     .option('--accuracy', 'measure each layout\'s failure ratio against the exact window (the default; kept for old scripts)')
     .option(
       '--no-accuracy',
-      'skip the accuracy phase: by default each layout also runs 1.5 windows of traffic with an incident on a light of its own, its reads compared with the exact window, and a short probe of its server µs per write and read',
+      'skip the accuracy phase: by default each layout also runs 1.25 windows of traffic with an incident on a light of its own, its reads compared with the exact window, and a short probe of its server µs per write and read',
     )
     .option('--threshold <0..1>', `accuracy: the failure ratio at which a light opens; reads deciding differently from the exact window are counted (default ${DEFAULT_THRESHOLD})`, parser((v) => parseNumber('--threshold', v, LIMITS.failureRate)))
     .option(

@@ -20,7 +20,7 @@ export interface AccuracyResult {
   readonly threshold: number;
   /** Share of reads (0..1) where the layout and the exact window fall on different sides of `threshold`. */
   readonly decisionMismatchShare: number;
-  /** Events written to the accuracy light (1.5 windows at the cell's rate). */
+  /** Events written to the accuracy light (1.25 windows at the cell's rate). */
   readonly events?: number;
 }
 
@@ -57,18 +57,19 @@ export interface AccuracySpec {
 }
 
 /**
- * The traffic, in windows from the start: 1.5 windows of evenly spaced
- * requests at the cell's rate, every one failing from 0.2 to 0.45 windows
+ * The traffic, in windows from the start: 1.25 windows of evenly spaced
+ * requests at the cell's rate, every one failing from 0.05 to 0.2 windows
  * (an incident). The incident enters a window that is still filling, then
- * leaves it between 1.2 and 1.45 windows: the exact ratio falls across any
- * threshold between the base failure rate and 1, the first events leave the
- * window from 1 window on (rings wrap, logs prune, buckets expire), and an
- * approximate layout is wrong where it is: a coarse bucket keeps or drops
- * the incident's seconds at the window's old end, a two-window estimate
- * still weighs the previous fixed window that held the incident.
+ * leaves it between 1.05 and 1.2 windows: the exact ratio falls back to the
+ * base failure rate, the first events leave the window from 1 window on
+ * (rings wrap, logs prune, buckets expire), and an approximate layout is
+ * wrong where it is: a coarse bucket drops the incident's seconds at the
+ * window's old end early, a two-window estimate still weighs the previous
+ * fixed window that held the incident. Barely more than one window: the
+ * events are what the phase costs.
  */
-export const ACCURACY_TRAFFIC = { windows: 1.5, incidentFrom: 0.2, incidentTo: 0.45 } as const;
-/** Reads evenly spread over the last window of the traffic (from 0.5 to 1.5 windows). */
+export const ACCURACY_TRAFFIC = { windows: 1.25, incidentFrom: 0.05, incidentTo: 0.2 } as const;
+/** Reads evenly spread over the last window of the traffic (from 0.25 to 1.25 windows). */
 export const EVEN_READS = 240;
 /** Plus a read at the end of every whole second this long after each incident edge leaves the window (bucket edges of up to a minute). */
 export const EDGE_READ_SECONDS = 60;
@@ -100,7 +101,7 @@ export function accuracyEvents(windowSeconds: number, rate: number): number {
  */
 export function accuracyReadTimes(startAt: number, windowSeconds: number): number[] {
   const w = windowSeconds;
-  const from = startAt + 0.5 * w;
+  const from = startAt + (ACCURACY_TRAFFIC.windows - 1) * w;
   const to = startAt + ACCURACY_TRAFFIC.windows * w;
   const times = new Set<number>();
   const add = (t: number): void => {
@@ -138,7 +139,7 @@ async function exchange(connection: RespConnection, batch: Batch): Promise<unkno
 }
 
 /**
- * Drives 1.5 windows of evenly spaced traffic at the cell's rate through
+ * Drives 1.25 windows of evenly spaced traffic at the cell's rate through
  * `layout` on `light` (outcomes seeded at `failureRate`, all failures during
  * the incident, see {@link ACCURACY_TRAFFIC}), reads the light at
  * {@link accuracyReadTimes}, and compares each read's failure ratio, as the

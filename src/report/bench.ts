@@ -237,7 +237,7 @@ export function accuracyGrid(report: BenchReport): Grid | undefined {
     rows,
     numeric: head.map((_, i) => i === 1 || i >= 3),
     caption:
-      'absolute error of the failure ratio against the exact window over 1.5 windows of traffic with an incident (all failures) from 0.2 to 0.45 windows' +
+      'absolute error of the failure ratio against the exact window over 1.25 windows of traffic with an incident (all failures) from 0.05 to 0.2 windows' +
       (probed ? '; server µs = a write plus a read, INFO commandstats, fastest of 10 pipelines' : ''),
   };
 }
