@@ -17,6 +17,7 @@ export async function cellAccuracy(
   cell: Cell,
   layout: Layout,
   signal?: AbortSignal,
+  onEvents?: (written: number) => void,
 ): Promise<{ accuracy: AccuracyResult; serverCost?: ServerCost } | undefined> {
   if (!plan.accuracy) return undefined;
   const light = { name: `w${cell.windowSeconds}-r${cell.rate}-accuracy` };
@@ -31,6 +32,7 @@ export async function cellAccuracy(
       threshold: plan.accuracy.threshold,
       startAt: BENCH_EPOCH,
       ...(signal ? { signal } : {}),
+      ...(onEvents ? { onEvents } : {}),
     });
     endAt = measured.endAt;
     return { accuracy: measured.accuracy, ...(measured.serverCost ? { serverCost: measured.serverCost } : {}) };

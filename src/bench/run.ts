@@ -493,7 +493,10 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         const throughput = throughputs?.[i];
         // Where the injected clock stopped, so every hour key it wrote is deleted below.
         const clockSpan = throughput ? { ...span, to: Math.ceil(throughput.clockEndAt ?? span.to) + 1 } : span;
-        const accuracy = await cellAccuracy(redis, plan, cell, layout, run.signal).catch((err: unknown) => {
+        const accuracy = await cellAccuracy(redis, plan, cell, layout, run.signal, (n) => {
+          written += n;
+          progress?.onEvents?.(written, totalEvents);
+        }).catch((err: unknown) => {
           throw withContext(err, `in ${f.name}, accuracy phase`);
         });
         if (accuracy) await watch(f.name, 'accuracy phase');

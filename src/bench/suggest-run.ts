@@ -2,7 +2,8 @@ import { ScriptError, UsageError } from '../errors.js';
 import { createLayout, layoutNames, type LayoutName } from '../layouts/index.js';
 import type { BenchReport } from '../measure/types.js';
 import { purgeNamespace } from './namespace.js';
-import { runBench, type BenchRun } from './run.js';
+import { cellsOf, plannedEvents } from './plan.js';
+import { runBench, type BenchProgress, type BenchRun } from './run.js';
 import type { Unmeasured } from './suggest.js';
 
 /**
@@ -37,14 +38,29 @@ export function suggestLayouts(asked: readonly LayoutName[] | undefined, scripts
 export async function runBenchPerLayout(run: BenchRun): Promise<{ report: BenchReport; failed: Unmeasured[] }> {
   const reports: BenchReport[] = [];
   const failed: Unmeasured[] = [];
+  // Progress counts across the layouts' runs, as one run would.
+  const totalCells = cellsOf(run.plan).length;
+  const totalEvents = plannedEvents(run.plan);
+  let cellsBefore = 0;
+  let eventsBefore = 0;
+  const hooks = run.progress;
   for (const layout of run.plan.layouts) {
+    const plan = { ...run.plan, layouts: [layout] };
+    const progress: BenchProgress | undefined = hooks && {
+      ...hooks,
+      onCellStart: (cell, i) => hooks.onCellStart?.(cell, cellsBefore + i, totalCells),
+      onEvents: (written) => hooks.onEvents?.(eventsBefore + written, totalEvents),
+      onCellDone: (result, i) => hooks.onCellDone?.(result, cellsBefore + i, totalCells),
+    };
     try {
-      reports.push(await runBench({ ...run, plan: { ...run.plan, layouts: [layout] } }));
+      reports.push(await runBench({ ...run, plan, ...(progress ? { progress } : {}) }));
     } catch (err) {
       if (!(err instanceof ScriptError)) throw err;
       failed.push({ layout, status: 'failed', reason: err.message });
       await purgeNamespace(run.session.redis, run.namespace);
     }
+    cellsBefore += cellsOf(plan).length;
+    eventsBefore += plannedEvents(plan);
   }
   const first = reports[0];
   if (!first) throw new ScriptError(`every layout failed: ${failed.map((f) => `${f.layout} (${f.reason})`).join('; ')}`);

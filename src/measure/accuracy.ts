@@ -51,6 +51,8 @@ export interface AccuracySpec {
   readonly threshold: number;
   /** Time of the first event, Unix seconds. */
   readonly startAt: number;
+  /** Called after each batch with the events it wrote (progress). */
+  readonly onEvents?: (written: number) => void;
   /** Also measure the layout's server time per write and read (see {@link ServerCost}); default true. */
   readonly serverCost?: boolean;
   readonly signal?: AbortSignal;
@@ -223,6 +225,7 @@ export async function measureAccuracy(
       const next = slots[1 - current] as Batch;
       ready = build(next);
       const replies = await sent;
+      spec.onEvents?.(batch.calls.length - batch.reads.length);
       for (const { index, ratio } of batch.reads) {
         const actual = ratioOf(layout.parseMetrics(replies[index]));
         const error = Math.abs(actual - ratio);
