@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { InterruptedError, ScriptError } from '../errors.js';
 import type { Layout, Light, Snapshot } from '../layouts/types.js';
@@ -22,6 +23,8 @@ export interface AccuracyResult {
   readonly decisionMismatchShare: number;
   /** Events written to the accuracy light (1.25 windows at the cell's rate). */
   readonly events?: number;
+  /** Wall seconds of the accuracy phase (traffic, reads and the server-cost probe): what it added to the run. */
+  readonly seconds?: number;
 }
 
 /**
@@ -160,6 +163,7 @@ export async function measureAccuracy(
   spec: AccuracySpec,
 ): Promise<{ accuracy: AccuracyResult; serverCost?: ServerCost; endAt: number }> {
   const { windowSeconds: w, rate } = spec;
+  const started = performance.now();
   const connection = target instanceof RespConnection ? target : await RespConnection.open(target.options);
   try {
     await loadScripts(connection.channel, layout.scripts);
@@ -252,6 +256,7 @@ export async function measureAccuracy(
         threshold: spec.threshold,
         decisionMismatchShare: reads > 0 ? mismatches / reads : 0,
         events: written,
+        seconds: (performance.now() - started) / 1000,
       },
       ...(serverCost ? { serverCost } : {}),
       endAt,
