@@ -134,7 +134,12 @@ function accuracyText(c: Candidate, threshold: number | null): string {
 /** The pick against another layout: memory and server time, as ratios. */
 function against(pick: Candidate, other: Candidate): string {
   const memory = other.bytes >= pick.bytes ? `${times(other.bytes / pick.bytes)} less memory than ${other.result.layout}` : `${times(pick.bytes / other.bytes)} the memory of ${other.result.layout}`;
-  const time = pick.usec !== null && other.usec !== null ? `, ${times(pick.usec / other.usec)} its server time per request (${usecText(pick.usec)} vs ${usecText(other.usec)})` : '';
+  const time =
+    pick.usec === null || other.usec === null
+      ? ''
+      : pick.usec <= other.usec
+        ? `, ${times(other.usec / pick.usec)} less server time per request (${usecText(pick.usec)} vs ${usecText(other.usec)})`
+        : `, ${times(pick.usec / other.usec)} its server time per request (${usecText(pick.usec)} vs ${usecText(other.usec)})`;
   return `${memory}${time}`;
 }
 
@@ -162,6 +167,13 @@ function paragraphOf(
   }
   if (runnerUp) {
     text += ` Runner-up: ${runnerUp.result.layout}, ${accuracyText(runnerUp, threshold)}; ${pick.result.layout} takes ${against(pick, runnerUp)}.`;
+  }
+  // The speed trade-off: an exact layout faster than the pick (and not the runner-up, already compared).
+  const fastest = ranked
+    .filter((c) => c.exact === true && c.usec !== null && c !== pick)
+    .sort((a, b) => (a.usec as number) - (b.usec as number))[0];
+  if (fastest && fastest !== runnerUp && pick.usec !== null && (fastest.usec as number) < pick.usec) {
+    text += ` The fastest exact layout, ${fastest.result.layout} (${usecText(fastest.usec as number)} per request), takes ${times(fastest.bytes / pick.bytes)} the memory.`;
   }
   // Smaller layouts the rule passed over, and why: the trade-off a reader asks about.
   const smaller = ranked.filter((c) => c !== pick && c.bytes < pick.bytes && c.klass > pick.klass);

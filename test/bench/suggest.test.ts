@@ -62,6 +62,13 @@ describe('suggest: ranking', () => {
     expect(flipping?.paragraph).toContain('approx is smaller still (1000 B, 48× less) but it misjudges 3.2% of threshold decisions (the rule allows 1.0%');
   });
 
+  it('names the speed trade-off: less server time than the runner-up, and the fastest exact layout when it is neither', () => {
+    const [s] = suggest(report([cell('small', 4_000, 30), cell('mid', 8_000, 60), cell('fast', 80_000, 10)]));
+    expect([s?.pick, s?.runnerUp]).toEqual(['small', 'mid']);
+    expect(s?.paragraph).toContain('small takes 2.0× less memory than mid, 2.0× less server time per request (30 µs vs 60 µs).');
+    expect(s?.paragraph).toContain('The fastest exact layout, fast (10 µs per request), takes 20× the memory.');
+  });
+
   it('exactness is what the reads showed: a layout with any error or any flip is approximate', () => {
     const [s] = suggest(report([cell('a', 1_000, 10, 0.0001, 0), cell('b', 2_000, 10, 0, 0)]));
     expect(s?.pick).toBe('b');
