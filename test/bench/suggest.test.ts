@@ -102,9 +102,9 @@ describe('suggest: ranking', () => {
     ]);
     expect(s?.paragraph).toContain('Not ranked: broken (failed: ERR user_script:1: boom), absent (skipped: no result in this run).');
     const table = renderSuggestions([s!], 'markdown', false);
-    expect(table).toContain('| rank | layout | bytes/light | B/s of window | × smallest | server µs/request | max error | flips | verdict |');
-    expect(table).toContain('| – | broken | – | – | – | – | – | – | failed: ERR user_script:1: boom |');
-    expect(table).toContain('| 1 | packed | 1,500 | 5.0 | 1.0× | 30.0* | 0.0000 | 0.00% | pick |');
+    expect(table).toContain('| rank | layout | bytes/light | × smallest | server µs/request | max error | flips | verdict |');
+    expect(table).toContain('| – | broken | – | – | – | – | – | failed: ERR user_script:1: boom |');
+    expect(table).toContain('| 1 | packed | 1,500 | 1.0× | 30.0* | 0.0000 | 0.00% | pick |');
   });
 
   it('one suggestion per window and rate; a window and rate where every layout failed still gets its paragraph', () => {

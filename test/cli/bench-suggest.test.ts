@@ -50,7 +50,9 @@ describe('swc bench --suggest (CLI)', () => {
     expect(run.stdout).toContain('Which layout? 30 s window at 5 req/s');
     expect(run.stdout).toMatch(/│ +1 │ packed +│/);
     expect(run.stdout).toMatch(/│ +– │ ring +│ +– │[^\n]*failed: /);
-    expect(run.stdout).toMatch(/pick packed: [^\n]*Not ranked: ring \(failed: [^\n]*broken on purpose/);
+    // The paragraph is wrapped at 120 columns, like every line of the terminal output.
+    expect(run.stdout.replace(/\n/g, ' ')).toMatch(/pick packed: .*Not ranked: ring \(failed: .*broken on purpose/);
+    for (const line of run.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(120);
   });
 
   it('refuses --no-accuracy, csv and --baseline with one line and exit 2, before connecting', async () => {
