@@ -131,20 +131,7 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
   if (flags.accuracy === false && flags.threshold !== undefined) {
     throw new UsageError('--no-accuracy/--threshold: --threshold sets the accuracy measurement that --no-accuracy skips');
   }
-  if (flags.accuracy !== false) {
-    const threshold = flags.threshold ?? DEFAULT_THRESHOLD;
-    plan = { ...plan, accuracy: { threshold } };
-    for (const w of plan.windows) {
-      for (const r of plan.rates) {
-        const events = accuracyEvents(w, r);
-        if (events > LIMITS.eventsPerCell) {
-          throw new UsageError(
-            `--accuracy: ${events.toLocaleString('en-US')} events to measure accuracy at ${r}/s over 1.25 windows of ${w} s; at most ${LIMITS.eventsPerCell.toLocaleString('en-US')} (--no-accuracy skips it)`,
-          );
-        }
-      }
-    }
-  }
+  if (flags.accuracy !== false) plan = { ...plan, accuracy: { threshold: flags.threshold ?? DEFAULT_THRESHOLD } };
   if (flags.ops !== undefined && flags.time !== undefined) {
     throw new UsageError('--ops/--time: give one of them, not both (ops per phase, or seconds per phase)');
   }
@@ -165,6 +152,19 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
         throw new UsageError(
           `--rate/--duration/--lights: ${Math.round(events).toLocaleString('en-US')} events in one cell (rate ${r} × ${plan.durationSeconds ?? w} s × ${plan.lights} lights); at most ${LIMITS.eventsPerCell.toLocaleString('en-US')}`,
         );
+      }
+    }
+  }
+  // After the cells' own checks, so a cell too large names --rate/--window first.
+  if (plan.accuracy) {
+    for (const w of plan.windows) {
+      for (const r of plan.rates) {
+        const events = accuracyEvents(w, r);
+        if (events > LIMITS.eventsPerCell) {
+          throw new UsageError(
+            `--accuracy: ${events.toLocaleString('en-US')} events to measure accuracy at ${r}/s over 1.25 windows of ${w} s; at most ${LIMITS.eventsPerCell.toLocaleString('en-US')} (--no-accuracy skips it)`,
+          );
+        }
       }
     }
   }
