@@ -480,6 +480,7 @@ Exit codes: 0 ok, 1 regression against --baseline, 2 bad usage or input
 Examples:
   swc bench --rate 100 --window 300
   swc bench --preset blog
+  swc bench --suggest --window 5m --rate 100 --no-throughput   (which layout to pick, and why)
   swc bench --rate 10,100 --window 1m,10m --format markdown
   swc bench --redis-url redis://127.0.0.1:6379 --json > result.json
   swc bench --scenario fixtures/scenarios/small.json --baseline fixtures/baselines/small.json
