@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Layout, Light } from '../layouts/types.js';
-import { measureAccuracy, type AccuracyResult } from '../measure/accuracy.js';
+import { measureAccuracy, type AccuracyResult, type ServerCost } from '../measure/accuracy.js';
 import { BENCH_EPOCH, lightSeed } from '../traffic/events.js';
 import { deleteKeys } from './namespace.js';
 import type { BenchPlan, Cell } from './plan.js';
@@ -11,14 +11,22 @@ export function accuracyLight(cell: Cell): Light {
 }
 
 /**
- * The accuracy of a cell's layout when the plan asks for it (`plan.accuracy`),
- * measured on a light of its own (deleted afterwards), so the memory and
- * throughput figures are untouched; undefined otherwise.
+ * The accuracy of a cell's layout (and its server time per write and read)
+ * when the plan asks for it (`plan.accuracy`, on by default), measured on a
+ * light of its own (deleted afterwards) over a lean connection of its own,
+ * so the memory and throughput figures are untouched; undefined otherwise.
  */
-export async function cellAccuracy(redis: Redis, plan: BenchPlan, cell: Cell, layout: Layout, signal?: AbortSignal): Promise<AccuracyResult | undefined> {
+export async function cellAccuracy(
+  redis: Redis,
+  plan: BenchPlan,
+  cell: Cell,
+  layout: Layout,
+  signal?: AbortSignal,
+  onEvents?: (written: number) => void,
+): Promise<{ accuracy: AccuracyResult; serverCost?: ServerCost } | undefined> {
   if (!plan.accuracy) return undefined;
   const light = accuracyLight(cell);
-  let endAt = BENCH_EPOCH + 3 * cell.windowSeconds + 1;
+  let endAt = BENCH_EPOCH + 2 * cell.windowSeconds + 1;
   try {
     const measured = await measureAccuracy(redis, layout, light, {
       windowSeconds: cell.windowSeconds,
@@ -29,10 +37,12 @@ export async function cellAccuracy(redis: Redis, plan: BenchPlan, cell: Cell, la
       threshold: plan.accuracy.threshold,
       startAt: BENCH_EPOCH,
       ...(signal ? { signal } : {}),
+      ...(onEvents ? { onEvents } : {}),
     });
     endAt = measured.endAt;
-    return measured.accuracy;
+    return { accuracy: measured.accuracy, ...(measured.serverCost ? { serverCost: measured.serverCost } : {}) };
   } finally {
-    await deleteKeys(redis, layout.keysOf(light, BENCH_EPOCH, endAt).map((k) => k.key));
+    // After a failure part-way, the probe may have written past the traffic's end: cover it.
+    await deleteKeys(redis, layout.keysOf(light, BENCH_EPOCH, Math.max(endAt, BENCH_EPOCH + 2 * cell.windowSeconds + Math.ceil(1000 / cell.rate) + 1)).map((k) => k.key));
   }
 }

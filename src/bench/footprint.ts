@@ -1,5 +1,6 @@
 import { footprints } from '../layouts/footprint.js';
 import { createLayout } from '../layouts/index.js';
+import { ACCURACY_TRAFFIC, PROBE_CALLS } from '../measure/accuracy.js';
 import { cellsOf, type BenchPlan, type Cell } from './plan.js';
 
 /**
@@ -34,8 +35,10 @@ export function estimatePeakBytes(plan: BenchPlan): PeakEstimate {
     const layout = createLayout(cell.layout);
     const perLight = layout.peakBytesPerLight ?? footprints.unknown;
     const lightsBytes = perLight.call(layout, { ...cell, extraEvents }) * plan.lights;
-    // --accuracy: one more light, with three windows of traffic, while the cell's lights are still there.
-    const accuracyBytes = plan.accuracy ? perLight.call(layout, { ...cell, durationSeconds: 3 * cell.windowSeconds, extraEvents: 0 }) : 0;
+    // Accuracy: one more light, with 1.25 windows of traffic and the server-cost probe's writes, while the cell's lights are still there.
+    const accuracyBytes = plan.accuracy
+      ? perLight.call(layout, { ...cell, durationSeconds: ACCURACY_TRAFFIC.windows * cell.windowSeconds, extraEvents: PROBE_CALLS })
+      : 0;
     const bytes = lightsBytes + accuracyBytes;
     if (bytes > worst.bytes) worst = { bytes, cell };
   }

@@ -1,3 +1,4 @@
+import { accuracyEvents } from '../measure/accuracy.js';
 import type { LayoutName } from '../layouts/index.js';
 import type { Preset } from './presets.js';
 
@@ -67,7 +68,10 @@ export function cellsOf(plan: BenchPlan): Cell[] {
   return cells;
 }
 
-/** Events the plan writes in all (memory phase), for progress and sanity limits. */
+/** Events the plan writes in all (memory phase, and the accuracy lights' traffic), for progress and sanity limits. */
 export function plannedEvents(plan: BenchPlan): number {
-  return cellsOf(plan).reduce((sum, c) => sum + Math.round(c.rate * c.durationSeconds) * plan.lights, 0);
+  return cellsOf(plan).reduce(
+    (sum, c) => sum + Math.round(c.rate * c.durationSeconds) * plan.lights + (plan.accuracy ? accuracyEvents(c.windowSeconds, c.rate) : 0),
+    0,
+  );
 }

@@ -617,7 +617,10 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         // Where the injected clock stopped, so every hour key it wrote is deleted below.
         const clockSpan = throughput ? { ...span, to: Math.ceil(throughput.clockEndAt ?? span.to) + 1 } : span;
         const accuracyRedis = redisOf(set)[shardOfLight(set, layout, accuracyLight(cell))] as Redis;
-        const accuracy = await cellAccuracy(accuracyRedis, plan, cell, layout, run.signal).catch((err: unknown) => {
+        const accuracy = await cellAccuracy(accuracyRedis, plan, cell, layout, run.signal, (n) => {
+          written += n;
+          progress?.onEvents?.(written, totalEvents);
+        }).catch((err: unknown) => {
           throw withContext(err, `in ${f.name}, accuracy phase`);
         });
         if (accuracy) await watch(f.name, 'accuracy phase');
@@ -633,7 +636,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           memory,
           ...(throughput ? { throughput } : {}),
           ...(realtime ? { realtime } : {}),
-          ...(accuracy ? { accuracy } : {}),
+          ...(accuracy ? { accuracy: accuracy.accuracy, ...(accuracy.serverCost ? { serverCost: accuracy.serverCost } : {}) } : {}),
           ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
           ...(shards ? { shards } : {}),
         };

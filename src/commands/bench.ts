@@ -7,6 +7,9 @@ import { cellsOf, plannedEvents, type BenchPlan } from '../bench/plan.js';
 import { presets, type Preset } from '../bench/presets.js';
 import { RunClock } from '../bench/progress.js';
 import { layoutsAcrossSlots, runBench, type BenchProgress } from '../bench/run.js';
+import { suggest, type Unmeasured } from '../bench/suggest.js';
+import { runBenchPerLayout, suggestLayouts } from '../bench/suggest-run.js';
+import { renderSuggestions, SUGGEST_RULE_TEXT } from '../report/suggest.js';
 import { loadScenario, type Scenario } from '../bench/scenario.js';
 import { compareReports } from '../compare/diff.js';
 import { loadReport } from '../compare/load.js';
@@ -14,6 +17,7 @@ import { checkCellEvents, checkInFlight, LIMITS, parseChoice, parseDuration, par
 import { ExitCode, SwcError, UsageError } from '../errors.js';
 import { preflight, refusalOf } from '../redis/preflight.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
+import { accuracyEvents } from '../measure/accuracy.js';
 import { createLayout, defaultLayoutNames, layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { classifyScriptsDir, scriptsDirLayouts } from '../layouts/manifest-scripts.js';
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
@@ -52,6 +56,7 @@ interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags {
   realtime?: boolean;
   accuracy?: boolean;
   threshold?: number;
+  suggest?: boolean;
   scripts?: string;
   chart?: boolean;
   chartOut?: string;
@@ -127,19 +132,11 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
         }
       : {}),
   };
-  if (flags.accuracy === true || flags.threshold !== undefined) {
-    const threshold = flags.threshold ?? DEFAULT_THRESHOLD;
-    plan = { ...plan, accuracy: { threshold } };
-    for (const w of plan.windows) {
-      for (const r of plan.rates) {
-        if (r * 3 * w > LIMITS.eventsPerCell) {
-          throw new UsageError(
-            `--accuracy: ${Math.round(r * 3 * w).toLocaleString('en-US')} events to measure accuracy at ${r}/s over three ${w} s windows; at most ${LIMITS.eventsPerCell.toLocaleString('en-US')}`,
-          );
-        }
-      }
-    }
+  // Accuracy is measured unless --no-accuracy (or a scenario's "accuracy": false) turns it off.
+  if (flags.accuracy === false && flags.threshold !== undefined) {
+    throw new UsageError('--no-accuracy/--threshold: --threshold sets the accuracy measurement that --no-accuracy skips');
   }
+  if (flags.accuracy !== false) plan = { ...plan, accuracy: { threshold: flags.threshold ?? DEFAULT_THRESHOLD } };
   if (flags.ops !== undefined && flags.time !== undefined) {
     throw new UsageError('--ops/--time: give one of them, not both (ops per phase, or seconds per phase)');
   }
@@ -160,6 +157,19 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
         throw new UsageError(
           `--rate/--duration/--lights: ${Math.round(events).toLocaleString('en-US')} events in one cell (rate ${r} × ${plan.durationSeconds ?? w} s × ${plan.lights} lights); at most ${LIMITS.eventsPerCell.toLocaleString('en-US')}`,
         );
+      }
+    }
+  }
+  // After the cells' own checks, so a cell too large names --rate/--window first.
+  if (plan.accuracy) {
+    for (const w of plan.windows) {
+      for (const r of plan.rates) {
+        const events = accuracyEvents(w, r);
+        if (events > LIMITS.eventsPerCell) {
+          throw new UsageError(
+            `--accuracy: ${events.toLocaleString('en-US')} events to measure accuracy at ${r}/s over 1.25 windows of ${w} s; at most ${LIMITS.eventsPerCell.toLocaleString('en-US')} (--no-accuracy skips it)`,
+          );
+        }
       }
     }
   }
@@ -402,8 +412,16 @@ export function benchCommand(): Command {
     .option('--preset <name>', `a named matrix: ${Object.keys(presets).join(', ')} (with published figures)`, parser((v) => parseChoice('--preset', v, Object.keys(presets))))
     .option('--seed <n>', 'seed for outcomes and event ids (same seed, same bytes)', parser((v) => parseNumber('--seed', v, LIMITS.seed)), 1)
     .option('--no-throughput', 'memory only: skip the throughput and latency phases')
-    .option('--accuracy', 'also measure each layout\'s failure ratio against the exact window (three windows of traffic with an incident, on a light of its own)')
-    .option('--threshold <0..1>', `with --accuracy (implies it): the failure ratio at which a light opens (default ${DEFAULT_THRESHOLD})`, parser((v) => parseNumber('--threshold', v, LIMITS.failureRate)))
+    .option('--accuracy', 'measure each layout\'s failure ratio against the exact window (the default; kept for old scripts)')
+    .option(
+      '--no-accuracy',
+      'skip the accuracy phase: by default each layout also runs 1.25 windows of traffic with an incident on a light of its own, its reads compared with the exact window, and a short probe of its server µs per write and read',
+    )
+    .option('--threshold <0..1>', `accuracy: the failure ratio at which a light opens; reads deciding differently from the exact window are counted (default ${DEFAULT_THRESHOLD})`, parser((v) => parseNumber('--threshold', v, LIMITS.failureRate)))
+    .option(
+      '--suggest',
+      `rank every layout (or those of --layout) for each window and rate by memory per light, server µs per request and accuracy, and say which to pick in a paragraph; rule: ${SUGGEST_RULE_TEXT}; layouts run one at a time, so one whose script fails is named and the others still ranked`,
+    )
     .option('--connections <n>', 'throughput: concurrent connections', parser((v) => parseNumber('--connections', v, LIMITS.connections)), 4)
     .option('--pipeline <n>', 'throughput: operations per pipelined batch on each connection', parser((v) => parseNumber('--pipeline', v, LIMITS.pipeline)), 1)
     .option('--ops <n>', 'throughput: operations per phase (instead of --time)', parser((v) => parseNumber('--ops', v, LIMITS.ops)))
@@ -487,6 +505,7 @@ Exit codes: 0 ok, 1 regression against --baseline, 2 bad usage or input
 Examples:
   swc bench --rate 100 --window 300
   swc bench --preset blog
+  swc bench --suggest --window 5m --rate 100 --no-throughput   (which layout to pick, and why)
   swc bench --rate 10,100 --window 1m,10m --format markdown
   swc bench --redis-url redis://127.0.0.1:6379 --json > result.json
   swc bench --scenario fixtures/scenarios/small.json --baseline fixtures/baselines/small.json
@@ -508,11 +527,20 @@ Examples:
         throw new UsageError(`--no-throughput/--${throughputFlag}: --${throughputFlag} sets the throughput phase that --no-throughput skips`);
       }
       const scenario = given.scenario !== undefined ? loadScenario(given.scenario) : undefined;
-      const flags = scenario ? withScenario(given, scenario, typed) : given;
+      let flags = scenario ? withScenario(given, scenario, typed) : given;
       const preset = flags.preset ? presets[flags.preset]?.() : undefined;
+      // --suggest: every layout unless --layout says which; those that cannot be built here are named, not run.
+      const suggested = flags.suggest ? suggestLayouts(flags.layout, flags.scripts) : undefined;
+      if (suggested) flags = { ...flags, layout: suggested.layouts };
       let plan = planFromFlags(flags, preset);
       const format: BenchFormat = flags.json ? 'json' : flags.format;
       const combinations = flags.sweep.length > 0 ? checkSweep(flags) : undefined;
+      if (flags.suggest) {
+        if (!plan.accuracy) throw new UsageError('--suggest/--no-accuracy: --suggest ranks layouts by their measured accuracy, which --no-accuracy skips');
+        if (format === 'csv') throw new UsageError('--suggest: prints its ranking as table, markdown or --json, not csv');
+        if (flags.baseline !== undefined) throw new UsageError('--suggest/--baseline: give one of them (a ranking, or a comparison with a saved result)');
+        if (combinations) throw new UsageError('--suggest/--sweep: give one of them (a ranking on one server, or a table per setting)');
+      }
       if (preset) {
         const missing = plan.windows.flatMap((w) => plan.rates.filter((r) => !preset.published.some((p) => p.windowSeconds === w && p.rate === r)).map((r) => `${formatWindow(w)} at ${r}/s`));
         if (missing.length > 0) process.stderr.write(`swc bench: no published figure for ${missing.join(', ')}; those cells show ours only\n`);
@@ -535,8 +563,10 @@ Examples:
         preset: preset?.name ?? null,
         throughput: plan.throughput ?? false,
         realtime: plan.realtime === true,
+        accuracy: plan.accuracy ?? false,
         ...(scenario ? { scenario: scenario.file } : {}),
         ...(plan.scriptsDir !== undefined ? { scripts: plan.scriptsDir } : {}),
+        ...(suggested ? { suggest: true } : {}),
       });
       const options = optionsOf(plan);
       if (combinations && wantsCluster(flags)) {
@@ -595,7 +625,11 @@ Examples:
         );
         const report = await preflight(session.redis, { prefix: namespace.prefix, peakBytes: estimatePeakBytes(plan).bytes });
         const spanning = report.cluster ? layoutsAcrossSlots(plan, namespace.prefix) : [];
-        if (spanning.length > 0) {
+        if (suggested && spanning.length > 0 && spanning.length < plan.layouts.length) {
+          // --suggest ranks the others and names these.
+          for (const s of spanning) suggested.skipped.push({ layout: s.layout, status: 'skipped', reason: `its scripts take keys in ${s.slots.length} hash slots (cluster mode)` });
+          plan = { ...plan, layouts: plan.layouts.filter((l) => !spanning.some((s) => s.layout === l)) };
+        } else if (spanning.length > 0) {
           throw new SwcError(
             `refusing to write to this server: it runs in cluster mode, and ${spanning.map((s) => `${s.layout}'s scripts take keys in ${s.slots.length} hash slots`).join(', ')} ` +
               `(Redis would answer CROSSSLOT); leave ${spanning.length > 1 ? 'those layouts' : 'it'} out with --layout`,
@@ -619,19 +653,29 @@ Examples:
         process.stderr.write(
           `swc bench: another swc run is writing to this ${cluster ? 'cluster' : 'server'} (${others.join(', ')}); waiting for it to end (at most ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)\n`,
         );
-      running = runBench({
+      const benchRun = {
         signal: stop.signal,
         ...(cluster ? { shards: cluster.set, findings: clustered?.findings ?? [] } : { session }),
         plan,
         namespace,
         progress: progress.hooks,
         options: optionsOf(plan),
-      });
+      };
+      const unmeasured: Unmeasured[] = [...(suggested?.skipped ?? [])];
+      running = suggested
+        ? runBenchPerLayout(benchRun).then(({ report: joined, failed }) => {
+            unmeasured.push(...failed);
+            return joined;
+          })
+        : runBench(benchRun);
       void running.then(
         () => (finished = true),
         () => (finished = true),
       );
-      const report = withStableKeyNames(await running, namespace.prefix);
+      const measured = withStableKeyNames(await running, namespace.prefix);
+      const suggestions = suggested ? suggest(measured, { layouts: [...suggested.layouts], unmeasured }) : undefined;
+      // --suggest: the JSON gains `suggestion` (the first window and rate) and `suggestions` (all of them).
+      const report = suggestions ? { ...measured, suggestion: suggestions[0], suggestions } : measured;
       progress.stop();
       if (flags.output !== undefined) writeJsonFile('--output', flags.output, report);
       warnShortfall(report);
@@ -641,6 +685,7 @@ Examples:
         code = printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: format === 'markdown' ? 'markdown' : 'table' });
       } else if (format === 'json') printJson(report);
       else process.stdout.write(renderBench(report, format, useColor(), { wide: Boolean(flags.wide) }));
+      if (suggestions && format !== 'json' && format !== 'csv') process.stdout.write(`\n${renderSuggestions(suggestions, format, useColor())}`);
       const charted = [...(baseline ? [baseline] : []), { label: 'this run', report }];
       if (flags.chart) {
         const text = terminalChart(charted);

@@ -2,7 +2,7 @@
  * Result shapes of `swc bench`. Units are in the field names. These are the
  * JSON contract other tools read: add fields freely, never rename.
  */
-import type { AccuracyResult } from './accuracy.js';
+import type { AccuracyResult, ServerCost } from './accuracy.js';
 
 /** One key of a light as measured. */
 export interface KeyMemory {
@@ -220,8 +220,10 @@ export interface CellResult {
   readonly realtime?: RealtimeResult;
   /** With `--preset blog`: the published figure and the difference. */
   readonly published?: { readonly kb: number; readonly bytes: number; readonly diff: number };
-  /** With `--accuracy`: the failure ratio's error against the exact window. */
+  /** The failure ratio's error against the exact window (by default; absent with `--no-accuracy`). */
   readonly accuracy?: AccuracyResult;
+  /** The layout's server time per write and read, probed after the accuracy traffic (absent with `--no-accuracy`, or when INFO is refused). */
+  readonly serverCost?: ServerCost;
   /** On Redis Cluster: the cell's lights, keys and MEMORY USAGE bytes on each primary, in slot order. */
   readonly shards?: readonly ShardTotals[];
 }

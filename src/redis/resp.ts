@@ -504,10 +504,20 @@ export class RespConnection {
   async call(commands: readonly RedisCommand[]): Promise<unknown[]> {
     const writer = new RequestWriter();
     for (const command of commands) writer.command(command);
-    this.capture = [];
+    return this.exchange(writer.bytes(), commands.length);
+  }
+
+  /**
+   * Writes an encoded `request` (`count` commands, e.g. from a
+   * {@link RequestWriter}) and resolves with their decoded replies, errors
+   * as {@link RespReplyError}: a pipelined batch whose replies are needed.
+   */
+  async exchange(request: Buffer, count: number): Promise<unknown[]> {
+    const capture: Buffer[] = [];
+    this.capture = capture;
     try {
-      await this.send(writer.bytes(), commands.length);
-      return decodeReplies(Buffer.concat(this.capture), commands.length);
+      await this.send(request, count);
+      return decodeReplies(Buffer.concat(capture), count);
     } finally {
       this.capture = undefined;
     }

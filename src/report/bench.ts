@@ -210,15 +210,17 @@ export function appViewGrid(report: BenchReport): Grid | undefined {
 }
 
 /**
- * Accuracy (`--accuracy`): one row per cell, the failure ratio's error
- * against the exact window and the share of reads deciding differently about
- * the threshold.
+ * Accuracy (by default; `--no-accuracy` skips it): one row per cell, the
+ * failure ratio's error against the exact window, the share of reads
+ * deciding differently about the threshold, and the server µs per request
+ * the accuracy phase probed.
  */
 export function accuracyGrid(report: BenchReport): Grid | undefined {
   const measured = report.results.filter((r) => r.accuracy);
   if (measured.length === 0) return undefined;
   const threshold = measured[0]?.accuracy?.threshold ?? 0.5;
-  const head = ['window', 'req/s', 'layout', 'reads', 'max error', 'mean error', `decides differently at ${threshold}`];
+  const probed = measured.some((r) => r.serverCost);
+  const head = ['window', 'req/s', 'layout', 'reads', 'max error', 'mean error', `decides differently at ${threshold}`, ...(probed ? ['server µs/request'] : [])];
   const rows = measured.map((r) => {
     const a = r.accuracy as NonNullable<CellResult['accuracy']>;
     return [
@@ -229,13 +231,17 @@ export function accuracyGrid(report: BenchReport): Grid | undefined {
       a.maxAbsError.toFixed(4),
       a.meanAbsError.toFixed(4),
       `${(a.decisionMismatchShare * 100).toFixed(2)}%`,
+      ...(probed ? [r.serverCost ? r.serverCost.requestUsecPerCall.toFixed(1) : '–'] : []),
     ];
   });
   return {
     head,
     rows,
     numeric: head.map((_, i) => i === 1 || i >= 3),
-    caption: 'absolute error of the failure ratio against the exact window, three windows of traffic with an incident (all failures) from 1.25 to 1.5 windows',
+    // At most 120 columns with the heading: a terminal table stays within that.
+    caption:
+      'failure ratio vs the exact window, 1.25 windows of traffic failing from 0.05 to 0.2' +
+      (probed ? '; server µs: write + read, probed' : ''),
   };
 }
 
@@ -334,6 +340,8 @@ export function csvGrid(report: BenchReport): Grid {
     ...['write', 'read', 'request'].flatMap((op) => ['OpsPerSec', 'P50Ms', 'P99Ms', 'P999Ms', 'ServerUsecPerCall'].map((f) => `${op}${f}`)),
     ...['RequestedRate', 'AchievedRate', 'Seconds', 'Events', 'LateP99Ms', 'LateMaxMs', 'WriteP50Ms', 'WriteP99Ms', 'WriteP999Ms'].map((f) => `realtime${f}`),
     ...['Reads', 'MaxAbsError', 'MeanAbsError', 'Threshold', 'DecisionMismatchShare'].map((f) => `accuracy${f}`),
+    'serverWriteUsecPerCall',
+    'serverReadUsecPerCall',
   ];
   const accuracy = (a: CellResult['accuracy']): string[] =>
     a ? [a.reads, a.maxAbsError, a.meanAbsError, a.threshold, a.decisionMismatchShare].map(String) : Array<string>(5).fill('');
@@ -358,6 +366,8 @@ export function csvGrid(report: BenchReport): Grid {
     ...stat(r.throughput?.request),
     ...realtime(r.realtime),
     ...accuracy(r.accuracy),
+    r.serverCost ? String(r.serverCost.writeUsecPerCall) : '',
+    r.serverCost ? String(r.serverCost.readUsecPerCall) : '',
   ]);
   return { head, rows };
 }

@@ -38,7 +38,7 @@ describe('swc bench --scenario (CLI)', () => {
     const file = write('accuracy.json', { layouts: ['two-window'], windows: [20], rates: [2], throughput: false, threshold: 0.3 });
     const fromFile = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', file, '--json', '--no-progress']);
     expect(fromFile.code).toBe(0);
-    expect((JSON.parse(fromFile.stdout) as BenchReport).results[0]?.accuracy).toMatchObject({ threshold: 0.3, reads: 40 });
+    expect((JSON.parse(fromFile.stdout) as BenchReport).results[0]?.accuracy).toMatchObject({ threshold: 0.3, reads: 240 });
     const overridden = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', file, '--threshold', '0.6', '--json', '--no-progress']);
     expect((JSON.parse(overridden.stdout) as BenchReport).results[0]?.accuracy?.threshold).toBe(0.6);
   });

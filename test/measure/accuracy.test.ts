@@ -4,7 +4,8 @@ import { estimatePeakBytes } from '../../src/bench/footprint.js';
 import { createNamespace } from '../../src/bench/namespace.js';
 import { runBench } from '../../src/bench/run.js';
 import { createLayout } from '../../src/layouts/index.js';
-import { measureAccuracy } from '../../src/measure/accuracy.js';
+import { accuracyEvents, accuracyReadTimes, EDGE_READ_SECONDS, EVEN_READS, measureAccuracy } from '../../src/measure/accuracy.js';
+import type { BenchReport } from '../../src/measure/types.js';
 import { installScripts } from '../../src/redis/scripts.js';
 import { openSession, type Session } from '../../src/redis/connect.js';
 import { renderBench } from '../../src/report/bench.js';
@@ -19,51 +20,68 @@ beforeAll(async () => {
 });
 afterAll(() => session.close());
 
-/** 20% failures, and all failures for a quarter window: the exact ratio climbs from 0.2 to 0.4 and back, crossing 0.3 twice. */
+/**
+ * 20% failures, and all failures for 0.15 windows: with the window full the exact ratio is 0.32, then falls
+ * to 0.2 as the incident leaves, crossing 0.28; coarse drops the incident's first bucket early (about 0.23
+ * while the exact ratio is still 0.32), two-window still weighs most of it (about 0.29 once the exact is 0.2).
+ */
 async function accuracyOf(name: string, windowSeconds: number, rate: number) {
   const layout = createLayout(name);
   await installScripts(redis, layout.scripts);
   const light = { name: uniqueName(`acc-${name}`) };
-  const { accuracy } = await measureAccuracy(redis, layout, light, { windowSeconds, rate, failureRate: 0.2, seed: 3, threshold: 0.3, startAt: HOUR_START });
-  return accuracy;
+  const measured = await measureAccuracy(redis, layout, light, { windowSeconds, rate, failureRate: 0.2, seed: 3, threshold: 0.28, startAt: HOUR_START });
+  await redis.del(...layout.keysOf(light, HOUR_START, measured.endAt).map((k) => k.key));
+  return measured;
 }
 
 describe('measureAccuracy', () => {
-  it.each(['stoplight-v6', 'sliding-log', 'ring', 'packed'])('%s (exact): zero error and no decision differs, over one read per second of two windows', async (name) => {
-    const accuracy = await accuracyOf(name, 60, 10);
-    expect(accuracy).toEqual({ reads: 120, maxAbsError: 0, meanAbsError: 0, threshold: 0.3, decisionMismatchShare: 0 });
+  it.each(['stoplight-v5', 'stoplight-v6', 'sliding-log', 'ring', 'packed'])('%s (exact): zero error and no decision differs over every read', async (name) => {
+    const { accuracy } = await accuracyOf(name, 60, 10);
+    expect(accuracy).toMatchObject({ reads: 240, maxAbsError: 0, meanAbsError: 0, threshold: 0.28, decisionMismatchShare: 0, events: 750 });
+    expect(accuracy.seconds).toBeGreaterThan(0);
   });
 
-  it.each(['coarse', 'two-window'])('%s (approximate): a nonzero error, the mean below the max, around the incident some reads decide differently', async (name) => {
-    const accuracy = await accuracyOf(name, 60, 10);
-    expect(accuracy.reads).toBe(120);
-    expect(accuracy.maxAbsError).toBeGreaterThan(0.01);
+  it.each(['coarse', 'two-window'])('%s (approximate): the incident leaving the window is miscounted, so the error is nonzero and some decisions differ', async (name) => {
+    // The incident (all failures, seconds 3–12 of a 60 s window) leaves the window from 63 s:
+    // coarse drops the 10 s bucket holding seconds 3–9 whole at 60 s, two-window still weighs the fixed window [0, 60) that held it.
+    const { accuracy } = await accuracyOf(name, 60, 10);
+    expect(accuracy.reads).toBe(240);
+    expect(accuracy.maxAbsError).toBeGreaterThan(0.03);
     expect(accuracy.maxAbsError).toBeLessThan(0.5);
     expect(accuracy.meanAbsError).toBeGreaterThan(0);
     expect(accuracy.meanAbsError).toBeLessThan(accuracy.maxAbsError);
-    // The exact ratio crosses 0.3 only while the incident enters and leaves the window.
+    // Decisions differ only around the incident leaving the window.
     expect(accuracy.decisionMismatchShare).toBeGreaterThan(0);
     expect(accuracy.decisionMismatchShare).toBeLessThan(0.2);
   });
 
-  it('reads are capped (2,000 by default) and spread over the two measured windows', async () => {
-    const layout = createLayout('two-window');
-    await installScripts(redis, layout.scripts);
-    const { accuracy, endAt } = await measureAccuracy(redis, layout, { name: uniqueName('acc-cap') }, {
-      windowSeconds: 3000,
-      rate: 1,
-      failureRate: 0.2,
-      seed: 1,
-      threshold: 0.5,
-      startAt: HOUR_START,
-      maxReads: 500,
-    });
-    expect(accuracy.reads).toBe(500);
-    expect(endAt).toBe(HOUR_START + 9001);
+  it("probes the layout's server time per write and per read (INFO commandstats on the test server)", async () => {
+    const { serverCost } = await accuracyOf('ring', 60, 10);
+    expect(serverCost?.calls).toBe(500);
+    expect(serverCost?.writeUsecPerCall).toBeGreaterThan(0);
+    expect(serverCost?.readUsecPerCall).toBeGreaterThan(0);
+    expect(serverCost?.requestUsecPerCall).toBeCloseTo((serverCost?.writeUsecPerCall ?? 0) + (serverCost?.readUsecPerCall ?? 0), 9);
+  });
+
+  it('reads: 240 spread over the last window of the traffic, plus every second for a minute after each incident edge starts to leave', () => {
+    const w = 600;
+    const times = accuracyReadTimes(HOUR_START, w);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(times[0]).toBeGreaterThan(HOUR_START + 0.25 * w);
+    expect(times.at(-1)).toBeCloseTo(HOUR_START + 1.25 * w - 0.001, 6);
+    // Incident edges at 0.05 and 0.2 windows leave at 630 s and 720 s: each whole second after them is read, up to the end (750 s).
+    for (const edge of [630, 720]) {
+      for (let k = edge; k <= Math.min(edge + EDGE_READ_SECONDS, 1.25 * w); k += 1) {
+        expect(times.filter((t) => Math.abs(t - (HOUR_START + k - 0.001)) < 1e-6), `a read at ${k} s`).toHaveLength(1);
+      }
+    }
+    expect(times.length).toBeGreaterThan(EVEN_READS);
+    expect(times.length).toBeLessThanOrEqual(EVEN_READS + 2 * (EDGE_READ_SECONDS + 1));
+    expect(accuracyEvents(w, 100)).toBe(75_000);
   });
 });
 
-describe('bench --accuracy', () => {
+describe('bench: accuracy by default', () => {
   it('each result carries its accuracy, the table shows it, and the accuracy light leaves no key behind', async () => {
     const namespace = createNamespace();
     const report = await runBench({
@@ -72,35 +90,51 @@ describe('bench --accuracy', () => {
       namespace,
     });
     expect(report.results.map((r) => [r.layout, r.accuracy?.reads, r.accuracy?.threshold])).toEqual([
-      ['packed', 60, 0.4],
-      ['two-window', 60, 0.4],
+      ['packed', 240, 0.4],
+      ['two-window', 240, 0.4],
     ]);
     expect(report.results[0]?.accuracy?.maxAbsError).toBe(0);
+    expect(report.results[1]?.accuracy?.maxAbsError).toBeGreaterThan(0);
+    expect(report.results.every((r) => (r.serverCost?.requestUsecPerCall ?? 0) > 0)).toBe(true);
     expect(await redis.keys(`${namespace.prefix}:*`)).toEqual([]);
     const table = renderBench(report, 'markdown', false);
-    expect(table).toContain('| window | req/s | layout | reads | max error | mean error | decides differently at 0.4 |');
-    expect(table).toMatch(/\| 30 s \| 5 \| packed \| 60 \| 0\.0000 \| 0\.0000 \| 0\.00% \|/);
-    expect(renderBench(report, 'csv', false).split('\n')[0]).toMatch(/,accuracyReads,accuracyMaxAbsError,accuracyMeanAbsError,accuracyThreshold,accuracyDecisionMismatchShare$/);
+    expect(table).toContain('| window | req/s | layout | reads | max error | mean error | decides differently at 0.4 | server µs/request |');
+    expect(table).toMatch(/\| 30 s \| 5 \| packed \| 240 \| 0\.0000 \| 0\.0000 \| 0\.00% \| [0-9.]+ \|/);
+    expect(renderBench(report, 'csv', false).split('\n')[0]).toMatch(
+      /,accuracyReads,accuracyMaxAbsError,accuracyMeanAbsError,accuracyThreshold,accuracyDecisionMismatchShare,serverWriteUsecPerCall,serverReadUsecPerCall$/,
+    );
   });
 
-  it('CLI: --threshold implies --accuracy and is checked (0..1), one line and exit 2 before connecting', async () => {
-    const run = await runCli(['bench', '--redis-url', redisUrl(), '--layout', 'coarse', '--window', '20', '--rate', '2', '--no-throughput', '--threshold', '0.3', '--json', '--no-progress']);
+  it('CLI: on without a flag, --no-accuracy skips it, --threshold is checked (0..1) and clashes with --no-accuracy, one line and exit 2 before connecting', async () => {
+    const base = ['bench', '--redis-url', redisUrl(), '--layout', 'coarse', '--window', '20', '--rate', '2', '--no-throughput', '--json', '--no-progress'];
+    const run = await runCli(base);
     expect(run.code).toBe(0);
-    const report = JSON.parse(run.stdout) as { results: { accuracy?: { threshold: number; reads: number } }[] };
-    expect(report.results[0]?.accuracy).toMatchObject({ threshold: 0.3, reads: 40 });
-    const bad = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', '--threshold', '2']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
-    expect(bad.stderr).toMatch(/^swc: --threshold: /);
+    const report = JSON.parse(run.stdout) as BenchReport;
+    expect(report.results[0]?.accuracy).toMatchObject({ threshold: 0.5, reads: 240 });
+    expect(report.options.accuracy).toEqual({ threshold: 0.5 });
+    const skipped = await runCli([...base, '--no-accuracy']);
+    expect(skipped.code).toBe(0);
+    const without = JSON.parse(skipped.stdout) as BenchReport;
+    expect(without.results[0]?.accuracy).toBeUndefined();
+    expect(without.results[0]?.serverCost).toBeUndefined();
+    expect(without.options.accuracy).toBe(false);
+    const asked = await runCli([...base, '--threshold', '0.3', '--accuracy']);
+    expect((JSON.parse(asked.stdout) as BenchReport).results[0]?.accuracy).toMatchObject({ threshold: 0.3 });
+    for (const args of [['--threshold', '2'], ['--no-accuracy', '--threshold', '0.3']]) {
+      const bad = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', ...args]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+      expect(bad.stderr).toMatch(/^swc: (--threshold: |--no-accuracy\/--threshold: )/);
+    }
   });
 });
 
-describe('the preflight with --accuracy', () => {
-  it("counts the accuracy light's three windows of traffic on top of the cell's lights", () => {
+describe('the preflight with accuracy', () => {
+  it("counts the accuracy light's 1.25 windows of traffic on top of the cell's lights", () => {
     const plan = { layouts: ['stoplight-v5'], windows: [600], rates: [100], failureRate: 0.5, lights: 1, seed: 1 };
     const without = estimatePeakBytes(plan).bytes;
     const withAccuracy = estimatePeakBytes({ ...plan, accuracy: { threshold: 0.5 } }).bytes;
-    // 5.x keeps every event: 180,000 more at over 120 bytes each.
-    expect(withAccuracy - without).toBeGreaterThan(180_000 * 120);
+    // 5.x keeps every event: 75,000 more at over 120 bytes each.
+    expect(withAccuracy - without).toBeGreaterThan(75_000 * 120);
   });
 });

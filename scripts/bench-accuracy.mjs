@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// Cost of the accuracy phase (on by default), printed (not asserted by tests):
+// the blog matrix with all seven layouts, memory only (`--no-throughput`),
+// run with `--no-accuracy` and with accuracy, alternating, RUNS times each
+// (default 2; `node scripts/bench-accuracy.mjs 3`). Target: with accuracy
+// under 30 s. Also, within each run with accuracy, the accuracy phases' own
+// wall seconds (results[].accuracy.seconds) against the rest of the run, a
+// ratio that a busy machine moves less than the wall times. Runs the real
+// CLI on a private server.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const bin = fileURLToPath(new URL('../bin/swc.js', import.meta.url));
+const runs = Number(process.argv[2] ?? 2);
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+
+function bench(extra) {
+  const started = process.hrtime.bigint();
+  const run = spawnSync(process.execPath, [bin, 'bench', '--preset', 'blog', '--layout', 'all', '--no-throughput', '--json', '--no-progress', ...extra], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (run.status !== 0) {
+    process.stderr.write(run.stderr);
+    process.exit(run.status ?? 3);
+  }
+  return { seconds, report: JSON.parse(run.stdout) };
+}
+
+const without = [];
+const withAccuracy = [];
+for (let i = 0; i < runs; i += 1) {
+  const a = bench(['--no-accuracy']);
+  without.push(a.seconds);
+  console.log(`run ${i + 1}: --no-accuracy ${a.seconds.toFixed(1)} s (load ${load()})`);
+  const b = bench([]);
+  withAccuracy.push(b.seconds);
+  const phases = b.report.results.reduce((sum, r) => sum + (r.accuracy?.seconds ?? 0), 0);
+  const rest = b.report.wallSeconds - phases;
+  const approximate = [...new Set(b.report.results.filter((r) => r.accuracy && r.accuracy.maxAbsError > 0).map((r) => r.layout))];
+  console.log(
+    `run ${i + 1}: with accuracy ${b.seconds.toFixed(1)} s (load ${load()}); accuracy phases ${phases.toFixed(1)} s = ${(phases / rest).toFixed(2)}× the rest of the run; ` +
+      `${b.report.results.length} results; layouts with a nonzero error somewhere: ${approximate.join(', ') || 'none'}`,
+  );
+}
+const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+console.log(
+  `\nmedian: --no-accuracy ${median(without).toFixed(1)} s, with accuracy ${median(withAccuracy).toFixed(1)} s ` +
+    `(${(median(withAccuracy) / median(without)).toFixed(2)}×); target under 30 s: ${median(withAccuracy) < 30 ? 'met' : 'NOT met on this run (a loaded machine slows both)'}`,
+);

@@ -1,0 +1,63 @@
+import { APPROXIMATE_MAX_FLIPS, APPROXIMATE_MIN_SAVING, NEAR_TIE, type Suggestion } from '../bench/suggest.js';
+import { formatWindow } from './bench.js';
+import { palette } from './style.js';
+import { renderBox, renderMarkdown, type Grid } from './table.js';
+
+/** The rule {@link suggest} applies, in one sentence (also in --help and the README). */
+export const SUGGEST_RULE_TEXT =
+  `an exact layout (zero error over every read) beats an approximate one unless the approximate one is at least ${APPROXIMATE_MIN_SAVING}× smaller ` +
+  `than the smallest exact layout and decides differently on at most ${APPROXIMATE_MAX_FLIPS * 100}% of reads; then fewer bytes per light win, ` +
+  `and layouts within ${NEAR_TIE * 100}% of each other's bytes go by server µs per request`;
+
+const dash = '–';
+
+/** The ranking of one window and rate: one row per layout, best first, failed and skipped ones last. */
+export function suggestGrid(s: Suggestion): Grid {
+  // Bytes per second of window are in the paragraph and the JSON: the table keeps within 120 columns.
+  const head = ['rank', 'layout', 'bytes/light', '× smallest', 'server µs/request', 'max error', 'flips', 'verdict'];
+  const rows = s.ranking.map((r) => [
+    r.rank === null ? dash : String(r.rank),
+    r.layout,
+    r.bytesPerLight === null ? dash : Math.round(r.bytesPerLight).toLocaleString('en-US'),
+    r.ratioToSmallest === null ? dash : `${r.ratioToSmallest.toFixed(1)}×`,
+    r.serverUsecPerRequest === null ? dash : `${r.serverUsecPerRequest.toFixed(1)}${r.serverUsecSource === 'probe' ? '*' : ''}`,
+    r.maxAbsError === null ? dash : r.maxAbsError.toFixed(4),
+    r.decisionFlipShare === null ? dash : `${(r.decisionFlipShare * 100).toFixed(2)}%`,
+    // A failure's whole message is in the paragraph and the JSON; the table keeps its start.
+    r.verdict.length > 40 ? `${r.verdict.slice(0, 39)}…` : r.verdict,
+  ]);
+  const probed = s.ranking.some((r) => r.serverUsecSource === 'probe');
+  return {
+    head,
+    rows,
+    numeric: head.map((h) => h !== 'layout' && h !== 'verdict'),
+    caption:
+      `flips = reads deciding differently from the exact window at ${s.threshold ?? '?'}` +
+      (probed ? '; * server µs probed in the accuracy phase' : ''),
+  };
+}
+
+/** Text broken between words into lines of at most `width` (a terminal paragraph). */
+function wrap(text: string, width: number): string {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + word.length <= width) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines.join('\n');
+}
+
+/** The suggestions as text: per window and rate, the ranking table, then the paragraph. */
+export function renderSuggestions(suggestions: readonly Suggestion[], format: 'table' | 'markdown', color: boolean): string {
+  const c = palette(color);
+  const parts: string[] = [];
+  for (const s of suggestions) {
+    const grid = suggestGrid(s);
+    const title = `Which layout? ${formatWindow(s.windowSeconds)} window at ${s.rate} req/s`;
+    if (format === 'markdown') parts.push(`**${title}** (${grid.caption})\n\n${renderMarkdown(grid)}\n\n${s.paragraph}`);
+    else parts.push(`${c.bold(title)}\n${grid.caption}\n${renderBox(grid, color)}\n${wrap(s.paragraph, 120)}`);
+  }
+  parts.push(format === 'markdown' ? `_Rule: ${SUGGEST_RULE_TEXT}._` : c.dim(wrap(`Rule: ${SUGGEST_RULE_TEXT}.`, 120)));
+  return `${parts.join('\n\n')}\n`;
+}
