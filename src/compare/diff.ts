@@ -11,14 +11,25 @@ export type Operation = (typeof OPERATIONS)[number];
  * most of the machine's noise; `<op>OpsPerSec` is absolute, gated only when
  * asked for. `<op>ServerUsecPerCall` is the server's own time per call
  * (INFO commandstats), from each run's fastest round: what a slower script
- * changes, and what a busy client machine moves least; it gates.
+ * changes; it gates unless both runs have `<op>ServerCpuUsecPerCall`, the
+ * server's CPU time per call (INFO cpu), which then takes over: on a busy
+ * machine the server is descheduled inside scripts, which adds to their usec
+ * but not to their CPU time. Even CPU time per call moves with the machine's
+ * load (a busy spell makes every call cost more), so for a layout other than
+ * the reference `<op>ServerCpuRatio` gates (its CPU per call over the
+ * reference's, median of per-round ratios: both measured back to back, the
+ * spell hits both) and the absolute figures are shown only; the reference
+ * layout (or a cell's only layout) gates on its absolute CPU per call, when
+ * every round of one run is beyond every round of the other.
  */
 export type Figure =
   | 'bytesPerLight'
   | 'usedMemoryDeltaPerLight'
   | `${Operation}Ratio`
   | `${Operation}OpsPerSec`
-  | `${Operation}ServerUsecPerCall`;
+  | `${Operation}ServerUsecPerCall`
+  | `${Operation}ServerCpuUsecPerCall`
+  | `${Operation}ServerCpuRatio`;
 
 /**
  * `regressed` fails the comparison; `missing` (in the baseline, not in the
@@ -210,6 +221,22 @@ export function judgeRounds(baseline: Measured, current: Measured, tolerance: nu
   return apart ? status : 'ok';
 }
 
+/**
+ * Status of a server cost (larger is worse), symmetric: regressed when it
+ * grew by more than `tolerance`, improved when the baseline was more than
+ * `tolerance` above it (so 2× slower and back again are both seen at 50%).
+ * With `apart`, and rounds on both sides, every round of one run must also
+ * be beyond every round of the other.
+ */
+function judgeServer(baseline: Measured, current: Measured, tolerance: number, apart: boolean): RowStatus {
+  const b = baseline.range;
+  const c = current.range;
+  const separate = (worse: boolean): boolean => !apart || !b || !c || (worse ? c.min > b.max : c.max < b.min);
+  if (current.value > baseline.value * (1 + tolerance) && separate(true)) return 'regressed';
+  if (baseline.value > current.value * (1 + tolerance) && separate(false)) return 'improved';
+  return 'ok';
+}
+
 /** Server µs per call: the fastest round when the run had rounds (see compareReports), else the one figure. */
 const fastest = (value: number, spread: Spread | null | undefined): Measured =>
   spread ? { value: spread.min, range: { min: spread.min, max: spread.max } } : { value };
@@ -272,6 +299,8 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
       // With rounds, the fastest round of each run: a busy machine only ever adds time to a
       // round (the server is preempted inside a script), so the least disturbed round is the
       // steadiest figure of the script's own cost.
+      // CPU time per call gates when both runs measured it (see Figure); usec per call is then shown only.
+      const byCpu = typeof bs.serverCpuUsecPerCall === 'number' && typeof cs?.serverCpuUsecPerCall === 'number';
       if (bs.serverUsecPerCall !== null && bs.serverUsecPerCall !== undefined) {
         const baseUsec = fastest(bs.serverUsecPerCall, bs.rounds?.serverUsecPerCall);
         if (!cs) rows.push(row(b, `${op}ServerUsecPerCall`, baseUsec, null, 'missing'));
@@ -280,7 +309,20 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
           rows.push(row(b, `${op}ServerUsecPerCall`, baseUsec, null, 'info'));
         } else {
           const curUsec = fastest(cs.serverUsecPerCall, cs.rounds?.serverUsecPerCall);
-          rows.push(row(b, `${op}ServerUsecPerCall`, baseUsec, curUsec, judge(baseUsec.value, curUsec.value, serverTolerance, 'up', true)));
+          rows.push(row(b, `${op}ServerUsecPerCall`, baseUsec, curUsec, judge(baseUsec.value, curUsec.value, serverTolerance, 'up', !byCpu)));
+        }
+      }
+      if (byCpu && cs) {
+        const baseRatio = b.throughput.ratio?.serverCpu?.[op];
+        const curRatio = c.throughput?.ratio?.serverCpu?.[op];
+        const relative = baseRatio && curRatio && b.throughput.ratio?.reference === c.throughput?.ratio?.reference;
+        const baseCpu = fastest(bs.serverCpuUsecPerCall as number, bs.rounds?.serverCpuUsecPerCall);
+        const curCpu = fastest(cs.serverCpuUsecPerCall as number, cs.rounds?.serverCpuUsecPerCall);
+        rows.push(row(b, `${op}ServerCpuUsecPerCall`, baseCpu, curCpu, relative ? 'info' : judgeServer(baseCpu, curCpu, serverTolerance, true)));
+        if (relative) {
+          const base = measured(baseRatio.median, baseRatio);
+          const cur = measured(curRatio.median, curRatio);
+          rows.push(row(b, `${op}ServerCpuRatio`, base, cur, judgeServer(plain(base.value), plain(cur.value), serverTolerance, false), b.throughput.ratio?.reference));
         }
       }
     }

@@ -6,7 +6,7 @@ import { installScripts, loadScripts } from '../redis/scripts.js';
 import { type ScriptCall } from '../lua/source.js';
 import { EventClock } from '../traffic/event-clock.js';
 import { createRng } from '../traffic/random.js';
-import { readScriptCommandStats, scriptCommandDelta } from './commandstats.js';
+import { readScriptCommandStats, readServerCpuSeconds, scriptCommandDelta } from './commandstats.js';
 import { RespConnection } from '../redis/resp.js';
 import { measureAppView } from './app-view.js';
 import { runLoad, type LoadProgress, type LoadStop } from './load.js';
@@ -173,12 +173,14 @@ interface RoundFigures {
   readonly ops: number;
   readonly seconds: number;
   readonly serverUsecPerCall: number | null;
+  readonly serverCpuUsecPerCall: number | null;
 }
 
 /** The rounds of one phase of one target, summed up: medians, with their spread. */
 function summarize(rounds: readonly RoundFigures[]): LatencyStats {
   const of = (pick: (r: RoundFigures) => number): Spread => spreadOf(rounds.map(pick));
   const server = rounds.every((r) => r.serverUsecPerCall !== null) ? of((r) => r.serverUsecPerCall as number) : null;
+  const cpu = rounds.every((r) => r.serverCpuUsecPerCall !== null) ? of((r) => r.serverCpuUsecPerCall as number) : null;
   const stats: RoundStats = {
     count: rounds.length,
     opsPerSec: of((r) => r.opsPerSec),
@@ -186,6 +188,7 @@ function summarize(rounds: readonly RoundFigures[]): LatencyStats {
     p99Ms: of((r) => r.p99Ms),
     p999Ms: of((r) => r.p999Ms),
     serverUsecPerCall: server,
+    serverCpuUsecPerCall: cpu,
   };
   return {
     opsPerSec: stats.opsPerSec.median,
@@ -196,6 +199,7 @@ function summarize(rounds: readonly RoundFigures[]): LatencyStats {
     ops: rounds.reduce((sum, r) => sum + r.ops, 0),
     seconds: rounds.reduce((sum, r) => sum + r.seconds, 0),
     serverUsecPerCall: server?.median ?? null,
+    serverCpuUsecPerCall: cpu?.median ?? null,
     rounds: stats,
     noisy: stats.opsPerSec.noisy || Boolean(server?.noisy),
   };
@@ -257,7 +261,8 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
       const figures: RoundFigures[][] = targets.map(() => []);
       for (let round = 0; round < rounds; round += 1) {
         for (const [index, nextCall] of nextCalls.entries()) {
-          const before = await readScriptCommandStats(observer);
+          // Both readings in one round trip (ioredis pipelines them on the observer).
+          const [before, cpuBefore] = await Promise.all([readScriptCommandStats(observer), readServerCpuSeconds(observer)]);
           const load = await runLoad({
             connections: pool,
             pipeline,
@@ -267,12 +272,19 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
             ...(options.signal ? { signal: options.signal } : {}),
             ...(onProgress ? { onProgress: (progress: LoadProgress) => onProgress({ ...progress, phase: name, round, target: index }) } : {}),
           });
-          const delta = scriptCommandDelta(before, await readScriptCommandStats(observer));
+          const [after, cpuAfter] = await Promise.all([readScriptCommandStats(observer), readServerCpuSeconds(observer)]);
+          const delta = scriptCommandDelta(before, after);
           // Per call times calls per op rather than usec / ops: on a shared server
           // other clients' scripts add calls as well as time, and this stays an average.
           const serverUsecPerCall = delta?.usecPerCall == null ? null : delta.usecPerCall * callsPerOp;
+          // The server's CPU time over the round per script call: the script's cost plus
+          // reading and answering the call, without the time the server sat descheduled.
+          const serverCpuUsecPerCall =
+            cpuBefore === null || cpuAfter === null || !delta || delta.calls === 0 || cpuAfter < cpuBefore
+              ? null
+              : (((cpuAfter - cpuBefore) * 1e6) / delta.calls) * callsPerOp;
           const { ops, seconds, opsPerSec, p50Ms, p99Ms, p999Ms, meanMs } = load;
-          (figures[index] as RoundFigures[]).push({ opsPerSec, p50Ms, p99Ms, p999Ms, meanMs, ops, seconds, serverUsecPerCall });
+          (figures[index] as RoundFigures[]).push({ opsPerSec, p50Ms, p99Ms, p999Ms, meanMs, ops, seconds, serverUsecPerCall, serverCpuUsecPerCall });
         }
       }
       return figures;
@@ -315,6 +327,11 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
               read: perRound(read, i, (r) => r.opsPerSec) as Spread,
               request: perRound(request, i, (r) => r.opsPerSec) as Spread,
               serverUsecPerRequest: perRound(request, i, (r) => r.serverUsecPerCall),
+              serverCpu: {
+                write: perRound(write, i, (r) => r.serverCpuUsecPerCall),
+                read: perRound(read, i, (r) => r.serverCpuUsecPerCall),
+                request: perRound(request, i, (r) => r.serverCpuUsecPerCall),
+              },
             };
       const view = app?.get(String(i));
       return {
