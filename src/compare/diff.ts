@@ -18,9 +18,12 @@ export type Operation = (typeof OPERATIONS)[number];
  * load (a busy spell makes every call cost more), so for a layout other than
  * the reference `<op>ServerCpuRatio` gates (its CPU per call over the
  * reference's, median of per-round ratios: both measured back to back, the
- * spell hits both) and the absolute figures are shown only; the reference
- * layout (or a cell's only layout) gates on its absolute CPU per call, when
- * every round of one run is beyond every round of the other.
+ * spell hits both; every round's ratio of one run beyond every round's of
+ * the other) and the absolute figures are shown only; the reference layout
+ * (or a cell's only layout) gates on its absolute CPU per call, when every
+ * round of one run is beyond every round of the other and, with other
+ * layouts in the cell, its CPU over theirs moved as far: a change that
+ * slows every layout alike is not told from a busy machine.
  */
 export type Figure =
   | 'bytesPerLight'
@@ -318,11 +321,26 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
         const relative = baseRatio && curRatio && b.throughput.ratio?.reference === c.throughput?.ratio?.reference;
         const baseCpu = fastest(bs.serverCpuUsecPerCall as number, bs.rounds?.serverCpuUsecPerCall);
         const curCpu = fastest(cs.serverCpuUsecPerCall as number, cs.rounds?.serverCpuUsecPerCall);
-        rows.push(row(b, `${op}ServerCpuUsecPerCall`, baseCpu, curCpu, relative ? 'info' : judgeServer(baseCpu, curCpu, serverTolerance, true)));
+        // The reference layout: its own figure, and only when the others did not move with it
+        // (its CPU over theirs, per round, moved as far): a busy spell moves all layouts alike.
+        let status: RowStatus = 'info';
+        if (!relative) {
+          status = judgeServer(baseCpu, curCpu, serverTolerance, true);
+          const others = current.results.filter((o) => groupKey(o) === groupKey(b) && o.layout !== b.layout && o.throughput?.ratio?.reference === b.layout);
+          for (const o of others) {
+            const ob = before.get(cellName(o))?.throughput?.ratio?.serverCpu?.[op];
+            const oc = o.throughput?.ratio?.serverCpu?.[op];
+            if (!ob || !oc || status === 'ok') continue;
+            // Theirs over the reference's, inverted: the reference's over theirs.
+            const own = judgeServer(plain(1 / ob.median), plain(1 / oc.median), serverTolerance, false);
+            if (own !== status) status = 'ok';
+          }
+        }
+        rows.push(row(b, `${op}ServerCpuUsecPerCall`, baseCpu, curCpu, status));
         if (relative) {
           const base = measured(baseRatio.median, baseRatio);
           const cur = measured(curRatio.median, curRatio);
-          rows.push(row(b, `${op}ServerCpuRatio`, base, cur, judgeServer(plain(base.value), plain(cur.value), serverTolerance, false), b.throughput.ratio?.reference));
+          rows.push(row(b, `${op}ServerCpuRatio`, base, cur, judgeServer(base, cur, serverTolerance, true), b.throughput.ratio?.reference));
         }
       }
     }
