@@ -243,8 +243,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
      * that ran, even in part, went before the tail it followed. BUSY is not
      * waited out: figures taken while the server is blocked would be wrong.
      */
-    const settle = async (calls: readonly ScriptCall[], errors: BatchErrors, behind: readonly InFlight[]): Promise<void> => {
-      if (errors === null) return;
+    const settle = async (calls: readonly ScriptCall[], errors: readonly (string | null)[], behind: readonly InFlight[]): Promise<void> => {
       const missing = flushedFrom(errors.length, (i) => isNoScript(errors[i]));
       noteErrors(calls, errors, 0, missing);
       if (missing === calls.length) return;
@@ -346,12 +345,15 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         if (head === undefined) return;
         if (readIntervalMs > 0 && !ending) await quietly(connection, head, readIntervalMs);
         errorCall = undefined;
-        await settle(head.calls, await head.replies, inFlight);
+        // No error reply (the usual case): no further promise to wait on.
+        const errors = await head.replies;
+        if (errors !== null) await settle(head.calls, errors, inFlight);
         // Each further step waits for the one before, as a client waits for the read before it writes.
         for (let j = 1; j < callsPerOp && errorCall === undefined; j += 1) {
           const calls = head.slot.steps[j] as ScriptCall[];
           encode(head.slot.writer, calls);
-          await settle(calls, await connection.send(head.slot.writer.bytes(), calls.length), []);
+          const stepErrors = await connection.send(head.slot.writer.bytes(), calls.length);
+          if (stepErrors !== null) await settle(calls, stepErrors, []);
         }
         const receivedAt = performance.now();
         now = receivedAt;
