@@ -11,14 +11,28 @@ export type Operation = (typeof OPERATIONS)[number];
  * most of the machine's noise; `<op>OpsPerSec` is absolute, gated only when
  * asked for. `<op>ServerUsecPerCall` is the server's own time per call
  * (INFO commandstats), from each run's fastest round: what a slower script
- * changes, and what a busy client machine moves least; it gates.
+ * changes; it gates unless both runs have `<op>ServerCpuUsecPerCall`, the
+ * server's CPU time per call (INFO cpu), which then takes over: on a busy
+ * machine the server is descheduled inside scripts, which adds to their usec
+ * but not to their CPU time. Even CPU time per call moves with the machine's
+ * load (a busy spell makes every call cost more), so for a layout other than
+ * the reference `<op>ServerCpuRatio` gates (its CPU per call over the
+ * reference's, median of per-round ratios: both measured back to back, the
+ * spell hits both; every round's ratio of one run beyond every round's of
+ * the other) and the absolute figures are shown only; the reference layout
+ * (or a cell's only layout) gates on its absolute CPU per call, when every
+ * round of one run is beyond every round of the other and, with other
+ * layouts in the cell, its CPU over theirs moved as far: a change that
+ * slows every layout alike is not told from a busy machine.
  */
 export type Figure =
   | 'bytesPerLight'
   | 'usedMemoryDeltaPerLight'
   | `${Operation}Ratio`
   | `${Operation}OpsPerSec`
-  | `${Operation}ServerUsecPerCall`;
+  | `${Operation}ServerUsecPerCall`
+  | `${Operation}ServerCpuUsecPerCall`
+  | `${Operation}ServerCpuRatio`;
 
 /**
  * `regressed` fails the comparison; `missing` (in the baseline, not in the
@@ -210,6 +224,22 @@ export function judgeRounds(baseline: Measured, current: Measured, tolerance: nu
   return apart ? status : 'ok';
 }
 
+/**
+ * Status of a server cost (larger is worse), symmetric: regressed when it
+ * grew by more than `tolerance`, improved when the baseline was more than
+ * `tolerance` above it (so 2× slower and back again are both seen at 50%).
+ * With `apart`, and rounds on both sides, every round of one run must also
+ * be beyond every round of the other.
+ */
+function judgeServer(baseline: Measured, current: Measured, tolerance: number, apart: boolean): RowStatus {
+  const b = baseline.range;
+  const c = current.range;
+  const separate = (worse: boolean): boolean => !apart || !b || !c || (worse ? c.min > b.max : c.max < b.min);
+  if (current.value > baseline.value * (1 + tolerance) && separate(true)) return 'regressed';
+  if (baseline.value > current.value * (1 + tolerance) && separate(false)) return 'improved';
+  return 'ok';
+}
+
 /** Server µs per call: the fastest round when the run had rounds (see compareReports), else the one figure. */
 const fastest = (value: number, spread: Spread | null | undefined): Measured =>
   spread ? { value: spread.min, range: { min: spread.min, max: spread.max } } : { value };
@@ -272,6 +302,8 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
       // With rounds, the fastest round of each run: a busy machine only ever adds time to a
       // round (the server is preempted inside a script), so the least disturbed round is the
       // steadiest figure of the script's own cost.
+      // CPU time per call gates when both runs measured it (see Figure); usec per call is then shown only.
+      const byCpu = typeof bs.serverCpuUsecPerCall === 'number' && typeof cs?.serverCpuUsecPerCall === 'number';
       if (bs.serverUsecPerCall !== null && bs.serverUsecPerCall !== undefined) {
         const baseUsec = fastest(bs.serverUsecPerCall, bs.rounds?.serverUsecPerCall);
         if (!cs) rows.push(row(b, `${op}ServerUsecPerCall`, baseUsec, null, 'missing'));
@@ -280,7 +312,35 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
           rows.push(row(b, `${op}ServerUsecPerCall`, baseUsec, null, 'info'));
         } else {
           const curUsec = fastest(cs.serverUsecPerCall, cs.rounds?.serverUsecPerCall);
-          rows.push(row(b, `${op}ServerUsecPerCall`, baseUsec, curUsec, judge(baseUsec.value, curUsec.value, serverTolerance, 'up', true)));
+          rows.push(row(b, `${op}ServerUsecPerCall`, baseUsec, curUsec, judge(baseUsec.value, curUsec.value, serverTolerance, 'up', !byCpu)));
+        }
+      }
+      if (byCpu && cs) {
+        const baseRatio = b.throughput.ratio?.serverCpu?.[op];
+        const curRatio = c.throughput?.ratio?.serverCpu?.[op];
+        const relative = baseRatio && curRatio && b.throughput.ratio?.reference === c.throughput?.ratio?.reference;
+        const baseCpu = fastest(bs.serverCpuUsecPerCall as number, bs.rounds?.serverCpuUsecPerCall);
+        const curCpu = fastest(cs.serverCpuUsecPerCall as number, cs.rounds?.serverCpuUsecPerCall);
+        // The reference layout: its own figure, and only when the others did not move with it
+        // (its CPU over theirs, per round, moved as far): a busy spell moves all layouts alike.
+        let status: RowStatus = 'info';
+        if (!relative) {
+          status = judgeServer(baseCpu, curCpu, serverTolerance, true);
+          const others = current.results.filter((o) => groupKey(o) === groupKey(b) && o.layout !== b.layout && o.throughput?.ratio?.reference === b.layout);
+          for (const o of others) {
+            const ob = before.get(cellName(o))?.throughput?.ratio?.serverCpu?.[op];
+            const oc = o.throughput?.ratio?.serverCpu?.[op];
+            if (!ob || !oc || status === 'ok') continue;
+            // Theirs over the reference's, inverted: the reference's over theirs.
+            const own = judgeServer(plain(1 / ob.median), plain(1 / oc.median), serverTolerance, false);
+            if (own !== status) status = 'ok';
+          }
+        }
+        rows.push(row(b, `${op}ServerCpuUsecPerCall`, baseCpu, curCpu, status));
+        if (relative) {
+          const base = measured(baseRatio.median, baseRatio);
+          const cur = measured(curRatio.median, curRatio);
+          rows.push(row(b, `${op}ServerCpuRatio`, base, cur, judgeServer(base, cur, serverTolerance, true), b.throughput.ratio?.reference));
         }
       }
     }

@@ -80,6 +80,17 @@ export class StoplightV5 implements Layout {
     return `${this.prefix}:metrics:${light.name}:${outcome}:${hour}`;
   }
 
+  /** Per outcome, the last call keys: a fill writes one light's hour keys hundreds of thousands of times in a row. */
+  private readonly lastKeys = new Map<string, { name: string; hour: number; keys: readonly string[] }>();
+
+  private recordKeys(light: Light, outcome: 'success' | 'failure', hour: number): readonly string[] {
+    const last = this.lastKeys.get(outcome);
+    if (last !== undefined && last.name === light.name && last.hour === hour) return last.keys;
+    const keys = [this.metadataKey(light), this.eventsKey(light, outcome, hour)];
+    this.lastKeys.set(outcome, { name: light.name, hour, keys });
+    return keys;
+  }
+
   recordSuccess(light: Light, options: RecordOptions): ScriptCall {
     return this.record(light, 'success', options, []);
   }
@@ -96,7 +107,7 @@ export class StoplightV5 implements Layout {
     const when = options.at ?? Date.now() / 1000;
     return {
       script: outcome === 'success' ? success : failure,
-      keys: [this.metadataKey(light), this.eventsKey(light, outcome, hourStart(when))],
+      keys: this.recordKeys(light, outcome, hourStart(when)),
       args: [options.eventId ?? randomBytes(12).toString('hex'), timeArg(options.at), ...extra],
     };
   }

@@ -71,8 +71,15 @@ export class StoplightV6 implements Layout {
     return `${this.base(light)}:window_metrics:ts_idx`;
   }
 
-  private keys(light: Light): string[] {
-    return [this.metricsKey(light), this.indexKey(light)];
+  /** The last light's call keys: a fill asks for the same light's keys hundreds of thousands of times in a row. */
+  private lastKeys: { system: string | undefined; name: string; keys: readonly string[] } | undefined;
+
+  private keys(light: Light): readonly string[] {
+    const last = this.lastKeys;
+    if (last !== undefined && last.name === light.name && last.system === light.system) return last.keys;
+    const keys = [this.metricsKey(light), this.indexKey(light)];
+    this.lastKeys = { system: light.system, name: light.name, keys };
+    return keys;
   }
 
   recordSuccess(light: Light, options: RecordOptions): ScriptCall {

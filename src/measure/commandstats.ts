@@ -74,3 +74,21 @@ export function scriptCommandDelta(
   if (calls < 0 || usec < 0) return null;
   return { calls, usec, usecPerCall: calls > 0 ? usec / calls : null };
 }
+
+/**
+ * The server's main-thread CPU time so far, in seconds (`INFO cpu`: user
+ * plus system; the whole process on servers without the main-thread
+ * fields); null when INFO is not allowed. Unlike commandstats usec, which
+ * is wall time inside each call, CPU time does not grow while the server is
+ * descheduled: on a busy machine it is the steadier cost of a call.
+ */
+export async function readServerCpuSeconds(redis: Redis): Promise<number | null> {
+  try {
+    const fields = parseInfo(await redis.info('cpu'));
+    const pair = (user: string | undefined, sys: string | undefined): number | null =>
+      user === undefined || sys === undefined || !Number.isFinite(Number(user)) || !Number.isFinite(Number(sys)) ? null : Number(user) + Number(sys);
+    return pair(fields.used_cpu_user_main_thread, fields.used_cpu_sys_main_thread) ?? pair(fields.used_cpu_user, fields.used_cpu_sys);
+  } catch {
+    return null;
+  }
+}

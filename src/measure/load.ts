@@ -1,8 +1,8 @@
 import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
-import { RedisUnavailableError, SwcError, UsageError, InterruptedError } from '../errors.js';
+import { RedisUnavailableError, ScriptError, SwcError, UsageError, InterruptedError } from '../errors.js';
 import { classifyRedisError } from '../redis/errors.js';
-import { RequestWriter, RespConnection } from '../redis/resp.js';
+import { RequestWriter, RespConnection, type BatchErrors } from '../redis/resp.js';
 import { flushedFrom, isNoScript, rerunFlushedTail } from '../redis/scripts.js';
 import { type ScriptCall } from '../lua/source.js';
 
@@ -41,6 +41,14 @@ export interface LoadOptions {
   readonly connections: readonly (Redis | RespConnection)[];
   /** Operations per pipelined batch (at least 1). */
   readonly pipeline: number;
+  /**
+   * Batches in flight per connection (default 1: a closed loop, each batch
+   * sent once the one before answered). A writer that only needs the server
+   * never to wait for it (the memory fill) sends the next batch before the
+   * last one answered; latency then includes the wait behind the batch
+   * ahead. Single-call operations only.
+   */
+  readonly depth?: number;
   readonly stop: LoadStop;
   /**
    * Produces the next call. Called `callsPerOp` times in a row for each
@@ -55,6 +63,16 @@ export interface LoadOptions {
    * together. Latency is the whole sequence. Default 1.
    */
   readonly callsPerOp?: number;
+  /**
+   * With `depth` above 1: read replies only every this many ms (default 0:
+   * as they arrive). Each reply the server writes wakes a reader, and on a
+   * busy machine a woken reader can take the CPU from the server between
+   * two scripts; reading at intervals, with enough batches queued to cover
+   * one, wakes it a few times per batch instead of every few calls. Replies
+   * are still all read: the last batches, with nothing left to send, are
+   * read as they arrive.
+   */
+  readonly readIntervalMs?: number;
   /** Called at most every `progressIntervalMs` and once at the end. */
   readonly onProgress?: (progress: LoadProgress) => void;
   /** Aborting stops every connection before its next batch; the run rejects with an InterruptedError. */
@@ -89,6 +107,9 @@ function checkOptions(options: LoadOptions): void {
   if (connections.length === 0) throw new UsageError('load: at least one connection is needed');
   if (!Number.isInteger(pipeline) || pipeline < 1) throw new UsageError(`load: pipeline must be a whole number >= 1, got ${pipeline}`);
   if (!Number.isInteger(callsPerOp) || callsPerOp < 1) throw new UsageError(`load: callsPerOp must be a whole number >= 1, got ${callsPerOp}`);
+  const depth = options.depth ?? 1;
+  if (!Number.isInteger(depth) || depth < 1) throw new UsageError(`load: depth must be a whole number >= 1, got ${depth}`);
+  if (depth > 1 && callsPerOp > 1) throw new UsageError('load: depth above 1 needs single-call operations (a write waits for its read)');
   if ('ops' in stop && (!Number.isInteger(stop.ops) || stop.ops < 1)) {
     throw new UsageError(`load: ops must be a whole number >= 1, got ${stop.ops}`);
   }
@@ -136,6 +157,24 @@ async function openLoadConnections(
 }
 
 /**
+ * Waits until `batch` is answered, reading replies only every `intervalMs`:
+ * reading stops, the wait passes, reading restarts for one turn of the event
+ * loop (which reads whatever the socket holds), and so on.
+ */
+async function quietly(connection: RespConnection, batch: { readonly answered: boolean }, intervalMs: number): Promise<void> {
+  try {
+    while (!batch.answered) {
+      connection.reading(false);
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+      connection.reading(true);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    connection.reading(true);
+  }
+}
+
+/**
  * Runs a closed-loop load: each connection repeatedly builds a batch of
  * `pipeline` operations, sends it as one pipeline and waits for every reply
  * before the next batch, so the number of operations in flight is
@@ -165,6 +204,8 @@ export async function runLoadGroups(groups: readonly LoadGroup[], options: Omit<
   for (const group of groups) checkOptions({ ...options, connections: group.connections, nextCall: group.nextCall });
   const { pipeline, stop, onProgress } = options;
   const callsPerOp = options.callsPerOp ?? 1;
+  const depth = options.depth ?? 1;
+  const readIntervalMs = depth > 1 ? (options.readIntervalMs ?? 0) : 0;
   const progressIntervalMs = options.progressIntervalMs ?? 250;
   const opsLimit = 'ops' in stop ? stop.ops : Infinity;
   const deadlineMs = 'seconds' in stop ? stop.seconds * 1000 : Infinity;
@@ -201,58 +242,73 @@ export async function runLoadGroups(groups: readonly LoadGroup[], options: Omit<
   const worker = async (connection: RespConnection, { nextCall, node }: LoadGroup): Promise<void> => {
     const onNode = node !== undefined ? ` on node ${node}` : '';
     /**
-     * Two batches, each with one call array per step and one request
-     * buffer: while one is in flight, the next single-step batch is built
-     * and encoded, so the client's work overlaps the server's instead of
-     * following it (a buffer being sent must not change until its replies
-     * are in). Multi-step operations build each step when the previous one
-     * answered, since a write follows its read.
+     * `depth + 1` batches, each with one call array per step and one
+     * request buffer: while `depth` are in flight, the next single-step
+     * batch is built and encoded, so the client's work overlaps the server's
+     * instead of following it (a buffer being sent must not change until its
+     * replies are in). Multi-step operations build each step when the
+     * previous one answered, since a write follows its read.
      */
-    const slots = [0, 1].map(() => ({
+    const slots = Array.from({ length: depth + 1 }, () => ({
       steps: Array.from({ length: callsPerOp }, () => [] as ScriptCall[]),
       writer: new RequestWriter(),
       ops: 0,
     }));
+    type Slot = (typeof slots)[number];
     const prebuild = callsPerOp === 1;
-    /** The step being sent, to name the call of an error reply. */
-    let batch: ScriptCall[] = [];
-    /** The first error reply of the current batch (not NOSCRIPT): its call's index and message. */
-    let errorIndex = -1;
+    /** The first error reply of a batch (not NOSCRIPT): its call and message. */
+    let errorCall: ScriptCall | undefined;
     let errorMessage = '';
-    const noteErrors = (errors: readonly (string | null)[], from: number, until: number): void => {
-      for (let i = from; i < until && errorIndex === -1; i += 1) {
+    const noteErrors = (calls: readonly ScriptCall[], errors: readonly (string | null)[], from: number, until: number): void => {
+      for (let i = from; i < until && errorCall === undefined; i += 1) {
         const message = errors[i - from];
         if (message != null) {
-          errorIndex = i;
+          errorCall = calls[i];
           errorMessage = message;
         }
       }
     };
-    /** Sends one step (already encoded in `writer`) and waits for all its replies. */
-    const sendStep = async (calls: ScriptCall[], writer: RequestWriter, meanwhile?: () => void): Promise<void> => {
-      batch = calls;
-      const sent = connection.send(writer.bytes(), calls.length);
-      meanwhile?.();
-      const errors = await sent;
-      if (errors === null) return;
+    /**
+     * Settles a step's replies: after a SCRIPT FLUSH (the rare path) the
+     * runner reloads and re-runs the flushed tail, in order, then every
+     * batch sent behind it (`behind`), which must not have run at all: one
+     * that ran, even in part, went before the tail it followed. BUSY is not
+     * waited out: figures taken while the server is blocked would be wrong.
+     */
+    const settle = async (calls: readonly ScriptCall[], errors: readonly (string | null)[], behind: readonly InFlight[]): Promise<void> => {
       const missing = flushedFrom(errors.length, (i) => isNoScript(errors[i]));
-      noteErrors(errors, 0, missing);
+      noteErrors(calls, errors, 0, missing);
       if (missing === calls.length) return;
-      // After a SCRIPT FLUSH (the rare path): the runner reloads and re-runs the tail, in order.
-      // It does not wait out BUSY: figures taken while the server is blocked would be wrong.
-      const replies = await rerunFlushedTail(connection.channel, calls, missing, errors[missing], { busyWaitMs: 0 });
-      noteErrors(
-        replies.map((reply) => (reply instanceof Error ? reply.message : null)),
-        missing,
-        calls.length,
-      );
+      const later: { calls: ScriptCall[]; errors: BatchErrors }[] = [];
+      for (const next of behind) later.push({ calls: next.calls, errors: await next.replies });
+      for (const next of later) {
+        if (next.errors === null || flushedFrom(next.errors.length, (i) => isNoScript(next.errors?.[i])) !== 0) {
+          throw new ScriptError(
+            `a batch sent behind one whose scripts were flushed ran before that one's tail was re-run (another connection reloaded the scripts); ` +
+              're-running would reorder calls, so swc stops',
+          );
+        }
+      }
+      const tails = [{ calls, from: missing, reason: errors[missing] }, ...later.map((n) => ({ calls: n.calls, from: 0, reason: n.errors?.[0] }))];
+      for (const tail of tails) {
+        const replies = await rerunFlushedTail(connection.channel, tail.calls, tail.from, tail.reason, { busyWaitMs: 0 });
+        noteErrors(
+          tail.calls,
+          replies.map((reply) => (reply instanceof Error ? reply.message : null)),
+          tail.from,
+          tail.calls.length,
+        );
+        if (errorCall !== undefined) return;
+      }
+      // The batches behind have run now: they settle as answered in full.
+      for (const next of behind) next.replies = Promise.resolve(null);
     };
     const encode = (writer: RequestWriter, calls: readonly ScriptCall[]): void => {
       writer.reset();
       for (const call of calls) writer.add(call);
     };
     /** Claims and builds the next batch into `slot`; false when the run has no operation left. */
-    const build = (slot: (typeof slots)[number]): boolean => {
+    const build = (slot: Slot): boolean => {
       const ops = Math.min(pipeline, opsLimit - claimed);
       if (ops <= 0) return false;
       claimed += ops;
@@ -264,53 +320,98 @@ export async function runLoadGroups(groups: readonly LoadGroup[], options: Omit<
       encode(slot.writer, slot.steps[0] as ScriptCall[]);
       return true;
     };
-    let current = 0;
-    let ready = false;
+    interface InFlight {
+      readonly slot: Slot;
+      readonly calls: ScriptCall[];
+      readonly sentAt: number;
+      replies: Promise<BatchErrors>;
+      /** Set once `replies` settled. */
+      answered: boolean;
+    }
+    /** Batches sent and not yet settled, oldest first. */
+    const inFlight: InFlight[] = [];
+    const free: Slot[] = [...slots];
+    /** A batch built ahead, not yet sent. */
+    let ready: Slot | undefined;
     // The last reply's time stands in for "now" at the top of the loop: one clock read less per batch.
     let now = started;
-    while (failure === undefined) {
-      if (options.signal?.aborted) {
-        failure ??= new InterruptedError();
-        return;
-      }
-      // A batch built ahead and not sent when time is up is dropped: its calls never reach Redis.
-      if (now - started >= deadlineMs) return;
-      const slot = slots[current] as (typeof slots)[number];
-      if (!ready && !build(slot)) return;
-      ready = false;
-      const ops = slot.ops;
-      const next = slots[1 - current] as (typeof slots)[number];
-      // Building and encoding the first step is the caller's cost, not the round trip's.
-      const sentAt = performance.now();
-      errorIndex = -1;
-      try {
-        // Each step waits for the one before, as a client waits for the read before it writes.
-        for (let j = 0; j < callsPerOp && errorIndex === -1; j += 1) {
-          if (j > 0) encode(slot.writer, slot.steps[j] as ScriptCall[]);
-          await sendStep(slot.steps[j] as ScriptCall[], slot.writer, prebuild && failure === undefined ? () => (ready = build(next)) : undefined);
+    /** Set when time is up, the run aborted or failed, or no operation is left: nothing more is sent. */
+    let ending = false;
+    try {
+      for (;;) {
+        while (!ending && inFlight.length < depth) {
+          if (options.signal?.aborted) {
+            failure ??= new InterruptedError();
+            ending = true;
+          } else if (failure !== undefined || now - started >= deadlineMs) {
+            // A batch built ahead and not sent when time is up is dropped: its calls never reach Redis.
+            ending = true;
+          } else {
+            let slot = ready;
+            ready = undefined;
+            if (slot === undefined) {
+              slot = free.pop() as Slot;
+              if (!build(slot)) {
+                free.push(slot);
+                ending = true;
+                break;
+              }
+            }
+            // Building and encoding the first step is the caller's cost, not the round trip's.
+            const sentAt = performance.now();
+            const calls = slot.steps[0] as ScriptCall[];
+            const entry: InFlight = { slot, calls, sentAt, replies: connection.send(slot.writer.bytes(), calls.length), answered: false };
+            if (readIntervalMs > 0) entry.replies.then(
+              () => (entry.answered = true),
+              () => (entry.answered = true),
+            );
+            inFlight.push(entry);
+          }
         }
-      } catch (err) {
-        // A lost connection says how far the run got; a ScriptError from a re-run tail says enough.
-        failure ??=
-          err instanceof SwcError && !(err instanceof RedisUnavailableError)
-            ? err
-            : new RedisUnavailableError(`load stopped after ${done} operations${onNode}: ${err instanceof Error ? err.message : String(err)}`, {
-                cause: err,
-              });
-        return;
+        if (prebuild && !ending && ready === undefined && failure === undefined) {
+          const slot = free.pop() as Slot;
+          if (build(slot)) ready = slot;
+          else free.push(slot);
+        }
+        const head = inFlight.shift();
+        if (head === undefined) return;
+        if (readIntervalMs > 0 && !ending) await quietly(connection, head, readIntervalMs);
+        errorCall = undefined;
+        // No error reply (the usual case): no further promise to wait on.
+        const errors = await head.replies;
+        if (errors !== null) await settle(head.calls, errors, inFlight);
+        // Each further step waits for the one before, as a client waits for the read before it writes.
+        for (let j = 1; j < callsPerOp && errorCall === undefined; j += 1) {
+          const calls = head.slot.steps[j] as ScriptCall[];
+          encode(head.slot.writer, calls);
+          const stepErrors = await connection.send(head.slot.writer.bytes(), calls.length);
+          if (stepErrors !== null) await settle(calls, stepErrors, []);
+        }
+        const receivedAt = performance.now();
+        now = receivedAt;
+        if (errorCall !== undefined) {
+          failure ??= callFailure(errorMessage, errorCall, connection, options.placeInErrors === false ? null : done, node);
+          return;
+        }
+        // HDR histograms take integers >= 1; nanoseconds keep sub-microsecond detail.
+        const latencyNs = Math.max(1, Math.round((receivedAt - head.sentAt) * NS_PER_MS));
+        const ops = head.slot.ops;
+        for (let i = 0; i < ops; i += 1) histogram.record(latencyNs);
+        done += ops;
+        free.push(head.slot);
+        if (onProgress && receivedAt - lastProgressMs >= progressIntervalMs) report(receivedAt);
       }
-      const receivedAt = performance.now();
-      now = receivedAt;
-      if (errorIndex !== -1) {
-        failure ??= callFailure(errorMessage, batch[errorIndex] as ScriptCall, connection, options.placeInErrors === false ? null : done, node);
-        return;
-      }
-      // HDR histograms take integers >= 1; nanoseconds keep sub-microsecond detail.
-      const latencyNs = Math.max(1, Math.round((receivedAt - sentAt) * NS_PER_MS));
-      for (let i = 0; i < ops; i += 1) histogram.record(latencyNs);
-      done += ops;
-      if (onProgress && receivedAt - lastProgressMs >= progressIntervalMs) report(receivedAt);
-      if (prebuild) current = 1 - current;
+    } catch (err) {
+      // A lost connection says how far the run got; a ScriptError from a re-run tail says enough.
+      failure ??=
+        err instanceof SwcError && !(err instanceof RedisUnavailableError)
+          ? err
+          : new RedisUnavailableError(`load stopped after ${done} operations${onNode}: ${err instanceof Error ? err.message : String(err)}`, {
+              cause: err,
+            });
+    } finally {
+      // Batches still in flight when this connection stops (another one failed, or this one did): their replies are not waited for.
+      for (const left of inFlight) left.replies.catch(() => undefined);
     }
   };
 

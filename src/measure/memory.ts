@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { classifyRedisError } from '../redis/errors.js';
 import { parseInfo } from '../redis/info.js';
-import { RequestWriter, RespConnection } from '../redis/resp.js';
+import { RequestWriter, RespConnection, type BatchErrors } from '../redis/resp.js';
 import type { LightKey } from '../layouts/types.js';
 import type { KeyMemory } from './types.js';
 
@@ -10,8 +10,10 @@ export async function usedMemory(redis: Redis): Promise<number> {
   return Number(parseInfo(await redis.info('memory')).used_memory ?? 0);
 }
 
-/** Lookups per pipeline while settling a key. */
-const SETTLE_BATCH = 4096;
+/** Lookups per command while settling a key (HMGET and ZMSCORE take many fields or members). */
+const SETTLE_PER_COMMAND = 1000;
+/** Commands per pipelined batch while settling a key. */
+const SETTLE_BATCH = 16;
 /** A field or member no layout writes: looking it up changes nothing but the rehash progress. */
 const ABSENT = '\u0000swc-settle';
 
@@ -23,24 +25,55 @@ const ABSENT = '\u0000swc-settle';
  * traffic measures one old table (e.g. 1024 bytes) more in some runs than in
  * others. Each lookup moves at least one bucket (or skips ten empty ones), and
  * a table that grew is at most twice its elements, so 2 × elements + 16
- * lookups always finish it.
+ * lookups always finish it. They go as HMGET / ZMSCORE with many absent
+ * fields or members each (every one a lookup of its own), two batches in
+ * flight: a thousandth of the commands one lookup each would take; a server
+ * without ZMSCORE (before 6.2) gets one ZSCORE per lookup.
  */
 async function settle(connection: RespConnection, key: string, type: string, elements: number): Promise<void> {
-  const name = type === 'hash' ? 'HEXISTS' : 'ZSCORE';
-  let left = 2 * elements + 16;
-  // One lookup encoded once and repeated: the client's cost stays far below the server's.
-  const per = Math.min(left, SETTLE_BATCH);
+  const total = 2 * elements + 16;
+  const many = type === 'hash' ? 'HMGET' : 'ZMSCORE';
+  const done = await lookups(connection, key, many, Math.min(SETTLE_PER_COMMAND, total), total);
+  if (done < total) await lookups(connection, key, type === 'hash' ? 'HEXISTS' : 'ZSCORE', 1, total - done);
+}
+
+/**
+ * Sends `total` lookups of ABSENT in `key`, `per` to a command; returns how
+ * many were done: all, or none when the server lacks the command (the
+ * caller falls back). Any other error reply throws, typed.
+ */
+async function lookups(connection: RespConnection, key: string, name: string, per: number, total: number): Promise<number> {
   const writer = new RequestWriter();
-  for (let i = 0; i < per; i += 1) writer.command([name, key, ABSENT]);
+  const commands = Math.ceil(total / per);
+  const batch = Math.min(commands, SETTLE_BATCH);
+  for (let i = 0; i < batch; i += 1) writer.command([name, key, ...Array.from({ length: per }, () => ABSENT)]);
   const full = Buffer.from(writer.bytes());
-  const size = full.length / per;
-  while (left > 0) {
-    const n = Math.min(left, per);
-    const errors = await connection.send(n === per ? full : full.subarray(0, n * size), n);
+  const size = full.length / batch;
+  const check = (errors: BatchErrors): boolean => {
     const message = errors?.find((e) => e !== null);
-    if (message) throw classifyRedisError(message, { command: name, keys: [key] });
-    left -= n;
+    if (!message) return true;
+    if (/^ERR unknown command/i.test(message) && per > 1) return false;
+    throw classifyRedisError(message, { command: name, keys: [key] });
+  };
+  // Whole commands only: the last batch may do up to one command's lookups more than asked, which changes nothing.
+  const first = connection.send(full, batch);
+  if (!check(await first)) return 0;
+  let left = commands - batch;
+  const inFlight: Promise<BatchErrors>[] = [];
+  try {
+    while (left > 0 || inFlight.length > 0) {
+      while (left > 0 && inFlight.length < 2) {
+        const n = Math.min(left, batch);
+        inFlight.push(connection.send(n === batch ? full : full.subarray(0, n * size), n));
+        left -= n;
+      }
+      check(await (inFlight.shift() as Promise<BatchErrors>));
+    }
+  } finally {
+    // After a failure, the batch still in flight fails when the caller closes the connection.
+    for (const pending of inFlight) pending.catch(() => undefined);
   }
+  return total;
 }
 
 /**

@@ -6,7 +6,7 @@ import { installScripts, loadScripts } from '../redis/scripts.js';
 import { type ScriptCall } from '../lua/source.js';
 import { EventClock } from '../traffic/event-clock.js';
 import { createRng } from '../traffic/random.js';
-import { readScriptCommandStats, scriptCommandDelta } from './commandstats.js';
+import { readScriptCommandStats, readServerCpuSeconds, scriptCommandDelta } from './commandstats.js';
 import { RespConnection } from '../redis/resp.js';
 import { measureAppView } from './app-view.js';
 import { runLoadGroups, type LoadGroup, type LoadProgress, type LoadStop } from './load.js';
@@ -187,12 +187,14 @@ interface RoundFigures {
   readonly ops: number;
   readonly seconds: number;
   readonly serverUsecPerCall: number | null;
+  readonly serverCpuUsecPerCall: number | null;
 }
 
 /** The rounds of one phase of one target, summed up: medians, with their spread. */
 function summarize(rounds: readonly RoundFigures[]): LatencyStats {
   const of = (pick: (r: RoundFigures) => number): Spread => spreadOf(rounds.map(pick));
   const server = rounds.every((r) => r.serverUsecPerCall !== null) ? of((r) => r.serverUsecPerCall as number) : null;
+  const cpu = rounds.every((r) => r.serverCpuUsecPerCall !== null) ? of((r) => r.serverCpuUsecPerCall as number) : null;
   const stats: RoundStats = {
     count: rounds.length,
     opsPerSec: of((r) => r.opsPerSec),
@@ -200,6 +202,7 @@ function summarize(rounds: readonly RoundFigures[]): LatencyStats {
     p99Ms: of((r) => r.p99Ms),
     p999Ms: of((r) => r.p999Ms),
     serverUsecPerCall: server,
+    serverCpuUsecPerCall: cpu,
   };
   return {
     opsPerSec: stats.opsPerSec.median,
@@ -210,6 +213,7 @@ function summarize(rounds: readonly RoundFigures[]): LatencyStats {
     ops: rounds.reduce((sum, r) => sum + r.ops, 0),
     seconds: rounds.reduce((sum, r) => sum + r.seconds, 0),
     serverUsecPerCall: server?.median ?? null,
+    serverCpuUsecPerCall: cpu?.median ?? null,
     rounds: stats,
     noisy: stats.opsPerSec.noisy || Boolean(server?.noisy),
   };
@@ -297,6 +301,11 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
     for (const observer of observers) out.push(await readScriptCommandStats(observer));
     return out;
   };
+  /** The main thread's CPU seconds summed over the nodes; null when any node refuses INFO. */
+  const readCpu = async (): Promise<number | null> => {
+    const each = await Promise.all(observers.map((observer) => readServerCpuSeconds(observer)));
+    return each.some((c) => c === null) ? null : each.reduce<number>((sum, c) => sum + (c as number), 0);
+  };
   try {
     const scripts = [...new Set(targets.flatMap((t) => t.layout.scripts))];
     for (const { pool } of acquired) {
@@ -317,7 +326,8 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
       const figures: RoundFigures[][] = targets.map(() => []);
       for (let round = 0; round < rounds; round += 1) {
         for (const [index, groups] of nextCalls.entries()) {
-          const before = await readStats();
+          // Both readings together (ioredis pipelines them on each observer).
+          const [before, cpuBefore] = await Promise.all([readStats(), readCpu()]);
           const load = await runLoadGroups(groups, {
             pipeline,
             stop: stopOf(round),
@@ -325,14 +335,20 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
             ...(options.signal ? { signal: options.signal } : {}),
             ...(onProgress ? { onProgress: (progress: LoadProgress) => onProgress({ ...progress, phase: name, round, target: index }) } : {}),
           });
-          // Every node's script time: the calls and microseconds summed over the shards.
-          const after = await readStats();
+          // Every node's script time and CPU: the calls, microseconds and seconds summed over the shards.
+          const [after, cpuAfter] = await Promise.all([readStats(), readCpu()]);
           const delta = scriptCommandDelta(sumStats(before), sumStats(after));
           // Per call times calls per op rather than usec / ops: on a shared server
           // other clients' scripts add calls as well as time, and this stays an average.
           const serverUsecPerCall = delta?.usecPerCall == null ? null : delta.usecPerCall * callsPerOp;
+          // The server's CPU time over the round per script call: the script's cost plus
+          // reading and answering the call, without the time the server sat descheduled.
+          const serverCpuUsecPerCall =
+            cpuBefore === null || cpuAfter === null || !delta || delta.calls === 0 || cpuAfter < cpuBefore
+              ? null
+              : (((cpuAfter - cpuBefore) * 1e6) / delta.calls) * callsPerOp;
           const { ops, seconds, opsPerSec, p50Ms, p99Ms, p999Ms, meanMs } = load;
-          (figures[index] as RoundFigures[]).push({ opsPerSec, p50Ms, p99Ms, p999Ms, meanMs, ops, seconds, serverUsecPerCall });
+          (figures[index] as RoundFigures[]).push({ opsPerSec, p50Ms, p99Ms, p999Ms, meanMs, ops, seconds, serverUsecPerCall, serverCpuUsecPerCall });
         }
       }
       return figures;
@@ -378,6 +394,11 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
               read: perRound(read, i, (r) => r.opsPerSec) as Spread,
               request: perRound(request, i, (r) => r.opsPerSec) as Spread,
               serverUsecPerRequest: perRound(request, i, (r) => r.serverUsecPerCall),
+              serverCpu: {
+                write: perRound(write, i, (r) => r.serverCpuUsecPerCall),
+                read: perRound(read, i, (r) => r.serverCpuUsecPerCall),
+                request: perRound(request, i, (r) => r.serverCpuUsecPerCall),
+              },
             };
       const view = app?.get(String(i));
       return {

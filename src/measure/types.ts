@@ -95,6 +95,8 @@ export interface RoundStats {
   readonly p999Ms: Spread;
   /** Null when INFO commandstats is not readable. */
   readonly serverUsecPerCall: Spread | null;
+  /** The server's CPU µs per call (INFO cpu); absent in results from before it was measured, null when unreadable. */
+  readonly serverCpuUsecPerCall?: Spread | null;
 }
 
 /** Throughput and latency of one kind of operation. */
@@ -109,6 +111,14 @@ export interface LatencyStats {
   readonly seconds: number;
   /** Server time per call from `INFO commandstats` (EVALSHA usec / calls, as deltas); null when unreadable. */
   readonly serverUsecPerCall: number | null;
+  /**
+   * The server's main-thread CPU time per call over the same rounds (`INFO
+   * cpu` deltas over script calls): the script plus reading and answering
+   * it, without time the server sat descheduled, so a busy machine moves it
+   * far less than `serverUsecPerCall`. Absent in older results, null when
+   * unreadable.
+   */
+  readonly serverCpuUsecPerCall?: number | null;
   /**
    * With rounds (swc 0.1 and later): each figure across the rounds. The
    * figures above are then the medians of the rounds (ops and seconds: sums).
@@ -127,6 +137,12 @@ export interface ThroughputRatio {
   readonly request: Spread;
   /** Server µs per request over the reference's, per round; null when INFO commandstats is not readable. */
   readonly serverUsecPerRequest: Spread | null;
+  /**
+   * The server's CPU µs per call over the reference's, per round (the two
+   * measured back to back, so a busy spell of the machine hits both); null
+   * when INFO is not readable, absent in older results.
+   */
+  readonly serverCpu?: { readonly write: Spread | null; readonly read: Spread | null; readonly request: Spread | null };
 }
 
 /**
@@ -144,6 +160,8 @@ export interface AppView {
   readonly samples: number;
   /** 1000 / meanMs: requests per second of one thread. */
   readonly opsPerSec: number;
+  /** Whether `rmePercent` stayed above the bound (5%) after the extra time; absent in older results. */
+  readonly noisy?: boolean;
 }
 
 /** Steady-state throughput of one layout in one cell. */

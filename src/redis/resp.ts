@@ -2,7 +2,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { RedisOptions } from 'ioredis';
 import { RedisUnavailableError, SwcError } from '../errors.js';
-import type { ScriptCall } from '../lua/source.js';
+import type { LuaScript, ScriptCall } from '../lua/source.js';
 import { classifyRedisError } from './errors.js';
 import type { RedisCommand, ScriptChannel } from './scripts.js';
 
@@ -161,7 +161,20 @@ export class ReplyParser {
   }
 }
 
-/** Encodes script calls as RESP EVALSHA commands into one reusable buffer. */
+/** The encoded start of a call, up to its first argument: header, EVALSHA, sha, key count and keys. */
+interface CallHead {
+  readonly keys: readonly string[];
+  readonly argc: number;
+  readonly bytes: Buffer;
+}
+
+/**
+ * Encodes script calls as RESP EVALSHA commands into one reusable buffer.
+ * Cheap per call, since a fill writes hundreds of thousands: the part of a
+ * call that repeats from one call of a script to the next (header, sha, key
+ * count, keys) is encoded once and copied; ASCII strings and whole numbers
+ * are written byte by byte instead of through a native call each.
+ */
 export class RequestWriter {
   private buffer = Buffer.allocUnsafe(16 * 1024);
   private length = 0;
@@ -170,6 +183,8 @@ export class RequestWriter {
   private lastCall: ScriptCall | undefined;
   private lastStart = 0;
   private lastEnd = 0;
+  /** Per script, the head of the last call encoded with it. */
+  private readonly heads = new Map<LuaScript, CallHead>();
 
   /** Starts a new request. */
   reset(): void {
@@ -191,29 +206,45 @@ export class RequestWriter {
       this.buffer.copyWithin(start, this.lastStart, this.lastEnd);
       this.length += size;
     } else {
-      const { keys, args } = call;
-      let room = 64 + 3 * call.script.sha1.length;
-      for (const key of keys) room += 16 + 3 * key.length;
-      for (const arg of args) room += 32 + 3 * String(arg).length;
+      const { args } = call;
+      const head = this.headOf(call);
+      let room = head.bytes.length;
+      for (const arg of args) room += typeof arg === 'string' ? 16 + 3 * arg.length : 40;
       this.reserve(room);
-      this.header(0x2a, 3 + keys.length + args.length);
-      this.text('EVALSHA');
-      this.text(call.script.sha1);
-      this.text(String(keys.length));
-      for (const key of keys) this.text(key);
-      for (const arg of args) this.text(typeof arg === 'string' ? arg : String(arg));
+      head.bytes.copy(this.buffer, this.length);
+      this.length += head.bytes.length;
+      for (const arg of args) {
+        if (typeof arg === 'string') this.text(arg);
+        else if (Number.isSafeInteger(arg) && arg >= 0) this.integer(arg);
+        else this.text(String(arg));
+      }
       this.lastCall = call;
     }
     this.lastStart = start;
     this.lastEnd = this.length;
   }
 
-  /** Adds any command (the rare path: script loads, the handshake). */
-  command(parts: RedisCommand): void {
+  /** The encoded head of `call`, from the cache when the script's last call had the same keys and argument count. */
+  private headOf(call: ScriptCall): CallHead {
+    const { script, keys, args } = call;
+    const cached = this.heads.get(script);
+    if (cached !== undefined && cached.argc === args.length && sameKeys(cached.keys, keys)) return cached;
+    const writer = new RequestWriter();
+    writer.command(['EVALSHA', script.sha1, String(keys.length), ...keys], 3 + keys.length + args.length);
+    const head = { keys, argc: args.length, bytes: Buffer.from(writer.bytes()) };
+    this.heads.set(script, head);
+    return head;
+  }
+
+  /**
+   * Adds any command (the rare path: script loads, the handshake); with
+   * `count`, only the array header says how many parts follow (a call's head).
+   */
+  command(parts: RedisCommand, count = parts.length): void {
     let room = 16;
     for (const part of parts) room += 16 + 3 * part.length;
     this.reserve(room);
-    this.header(0x2a, parts.length);
+    this.header(0x2a, count);
     for (const part of parts) this.text(part);
     this.lastCall = undefined;
   }
@@ -225,22 +256,89 @@ export class RequestWriter {
     this.buffer = grown;
   }
 
+  /** Writes the digits of a whole number >= 0 at the end. */
+  private digits(n: number): void {
+    const buffer = this.buffer;
+    if (n < 10) {
+      buffer[this.length++] = 0x30 + n;
+      return;
+    }
+    let width = 1;
+    for (let m = n; m >= 10; m = Math.floor(m / 10)) width += 1;
+    let at = this.length + width;
+    this.length = at;
+    for (let m = n; at > this.length - width; m = Math.floor(m / 10)) buffer[--at] = 0x30 + (m % 10);
+  }
+
   private header(type: number, n: number): void {
-    this.buffer[this.length] = type;
-    this.length += 1;
-    this.length += this.buffer.write(String(n), this.length, 'latin1');
+    this.buffer[this.length++] = type;
+    this.digits(n);
     this.buffer[this.length] = CR;
     this.buffer[this.length + 1] = LF;
     this.length += 2;
   }
 
-  private text(value: string): void {
-    this.header(0x24, Buffer.byteLength(value));
-    this.length += this.buffer.write(value, this.length);
-    this.buffer[this.length] = CR;
-    this.buffer[this.length + 1] = LF;
+  /** A whole number >= 0 as a bulk string. */
+  private integer(n: number): void {
+    const buffer = this.buffer;
+    const start = this.length;
+    // Room for `$dd\r\n` first, then the digits; the length goes in once known.
+    this.length = start + 5;
+    this.digits(n);
+    const width = this.length - start - 5;
+    if (width >= 10) {
+      this.length = start;
+      this.text(String(n));
+      return;
+    }
+    buffer[start] = 0x24;
+    buffer[start + 1] = 0x30 + width;
+    buffer[start + 2] = CR;
+    buffer[start + 3] = LF;
+    buffer.copyWithin(start + 4, start + 5, this.length);
+    this.length -= 1;
+    buffer[this.length] = CR;
+    buffer[this.length + 1] = LF;
     this.length += 2;
   }
+
+  private text(value: string): void {
+    const start = this.length;
+    const n = value.length;
+    this.header(0x24, n);
+    const buffer = this.buffer;
+    let at = this.length;
+    // Short ASCII strings byte by byte: a native write costs more than the copy.
+    if (n <= 256) {
+      let i = 0;
+      for (; i < n; i += 1) {
+        const c = value.charCodeAt(i);
+        if (c > 0x7f) break;
+        buffer[at++] = c;
+      }
+      if (i === n) {
+        buffer[at] = CR;
+        buffer[at + 1] = LF;
+        this.length = at + 2;
+        return;
+      }
+    }
+    // Not ASCII (or long): its byte length decides the header.
+    this.length = start;
+    this.header(0x24, Buffer.byteLength(value));
+    this.length += buffer.write(value, this.length);
+    buffer[this.length] = CR;
+    buffer[this.length + 1] = LF;
+    this.length += 2;
+  }
+}
+
+/** Whether two key lists are the same keys in the same order. */
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** An error reply, decoded ({@link decodeReplies}); named as ioredis names its own. */
@@ -354,22 +452,33 @@ function handshake(target: RespTarget): { bytes: Buffer; count: number } {
   return { bytes: Buffer.from(text), count: commands.length };
 }
 
+/** A batch sent and not yet answered in full. */
+interface PendingBatch {
+  readonly expected: number;
+  received: number;
+  errors: BatchErrors;
+  readonly resolve: (errors: BatchErrors) => void;
+  readonly reject: (err: Error) => void;
+}
+
 /**
- * One connection that sends a batch of calls and waits for all their replies
- * before the next (one batch in flight, as a closed-loop load engine needs).
- * A closed socket, a protocol error or a batch past its reply timeout fails
- * the batch with a RedisUnavailableError and closes the connection.
+ * One connection that sends batches of calls and resolves each once all its
+ * replies are in. A closed-loop load keeps one batch in flight; a writer that
+ * only needs the server kept busy (the memory fill) may queue the next batch
+ * before the last one answered: replies come back in order, so each batch
+ * gets its own. A closed socket, a protocol error or a batch past its reply
+ * timeout fails every pending batch with a RedisUnavailableError and closes
+ * the connection.
  */
 export class RespConnection {
   private readonly parser: ReplyParser;
-  private expected = 0;
-  private received = 0;
-  private errors: BatchErrors = null;
-  private resolve: ((errors: BatchErrors) => void) | undefined;
-  private reject: ((err: Error) => void) | undefined;
+  /** Batches in flight, oldest first: replies go to the head. */
+  private readonly pending: PendingBatch[] = [];
+  /** Index of the head in `pending` (shifting an array per batch would copy it). */
+  private head = 0;
   private failure: Error | undefined;
-  /** Batches sent so far: the watchdog fails a batch it sees twice still pending. */
-  private sequence = 0;
+  /** Batches answered so far: the watchdog fails a connection whose count stands still over two ticks while a batch waits. */
+  private answered = 0;
   private readonly watchdog: NodeJS.Timeout;
   /** The bytes read while a {@link call} is in flight, to decode its replies. */
   private capture: Buffer[] | undefined;
@@ -392,19 +501,36 @@ export class RespConnection {
     if (socket instanceof tls.TLSSocket) socket.on('data', (chunk: Buffer) => this.read(chunk, chunk.length));
     socket.on('error', (err) => this.fail(new RedisUnavailableError(`${where}: ${err.message}`, { cause: err })));
     socket.on('close', () => this.fail(new RedisUnavailableError(`${where}: the connection was closed`)));
-    // Ticks at half the timeout: a batch still pending at two ticks in a row
-    // has waited between one and one and a half timeouts.
+    // Ticks at half the timeout: a batch still pending at two ticks in a row,
+    // with no batch answered in between, has waited between one and one and
+    // a half timeouts.
     let seen = -1;
     this.watchdog = setInterval(() => {
-      if (this.resolve === undefined) {
+      if (this.head === this.pending.length) {
         seen = -1;
-      } else if (seen === this.sequence) {
+      } else if (seen === this.answered) {
         this.fail(new RedisUnavailableError(`${where}: no reply within ${replyTimeoutMs} ms`));
       } else {
-        seen = this.sequence;
+        seen = this.answered;
       }
     }, replyTimeoutMs / 2);
     this.watchdog.unref();
+  }
+
+  /** Batches sent and not yet answered in full. */
+  get inFlight(): number {
+    return this.pending.length - this.head;
+  }
+
+  /**
+   * Stops (false) or restarts (true) reading replies. While stopped, the
+   * server's replies wait in the socket and nothing wakes this process: on a
+   * busy machine each wake-up can take the CPU from the server mid-batch.
+   */
+  reading(on: boolean): void {
+    if (this.failure) return;
+    if (on) this.socket.resume();
+    else this.socket.pause();
   }
 
   /** Feeds bytes read to the parser; bytes that are not RESP end the connection. */
@@ -478,20 +604,15 @@ export class RespConnection {
   }
 
   /**
-   * Writes `request` (`count` commands) and resolves once `count` replies are
-   * in. The caller may reuse `request` afterwards: every byte of it has then
+   * Writes `request` (`count` commands) and resolves once its `count`
+   * replies are in; batches sent before it are answered first. The caller
+   * may reuse `request` once this resolves: every byte of it has then
    * reached the server.
    */
   send(request: Buffer, count: number): Promise<BatchErrors> {
     if (this.failure) return Promise.reject(this.failure);
-    if (this.resolve) return Promise.reject(new Error('RespConnection: a batch is already in flight'));
-    this.expected = count;
-    this.received = 0;
-    this.errors = null;
-    this.sequence += 1;
     const pending = new Promise<BatchErrors>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
+      this.pending.push({ expected: count, received: 0, errors: null, resolve, reject });
     });
     this.socket.write(request);
     return pending;
@@ -502,6 +623,8 @@ export class RespConnection {
    * {@link RespReplyError}); slower than {@link send}, for the rare path.
    */
   async call(commands: readonly RedisCommand[]): Promise<unknown[]> {
+    // Its replies are read from the bytes captured while it is in flight: nothing else may be.
+    if (this.inFlight > 0 && !this.failure) throw new Error('RespConnection: call() while batches are in flight');
     const writer = new RequestWriter();
     for (const command of commands) writer.command(command);
     return this.exchange(writer.bytes(), commands.length);
@@ -529,20 +652,28 @@ export class RespConnection {
   }
 
   private reply(error: string | null): void {
-    if (this.resolve === undefined) {
+    const batch = this.pending[this.head];
+    if (batch === undefined) {
       this.fail(new RedisUnavailableError(`${this.where}: a reply arrived that no command asked for`));
       return;
     }
     if (error !== null) {
-      this.errors ??= new Array<string | null>(this.expected).fill(null);
-      this.errors[this.received] = error;
+      batch.errors ??= new Array<string | null>(batch.expected).fill(null);
+      batch.errors[batch.received] = error;
     }
-    this.received += 1;
-    if (this.received === this.expected) {
-      const resolve = this.resolve;
-      this.resolve = undefined;
-      this.reject = undefined;
-      resolve(this.errors);
+    batch.received += 1;
+    if (batch.received === batch.expected) {
+      this.pending[this.head] = undefined as unknown as PendingBatch;
+      this.head += 1;
+      if (this.head === this.pending.length) {
+        this.pending.length = 0;
+        this.head = 0;
+      } else if (this.head >= 64) {
+        this.pending.splice(0, this.head);
+        this.head = 0;
+      }
+      this.answered += 1;
+      batch.resolve(batch.errors);
     }
   }
 
@@ -551,9 +682,9 @@ export class RespConnection {
     this.failure = err;
     clearInterval(this.watchdog);
     this.socket.destroy();
-    const reject = this.reject;
-    this.resolve = undefined;
-    this.reject = undefined;
-    reject?.(err);
+    const waiting = this.pending.slice(this.head);
+    this.pending.length = 0;
+    this.head = 0;
+    for (const batch of waiting) batch.reject(err);
   }
 }

@@ -202,7 +202,7 @@ export function appViewGrid(report: BenchReport): Grid | undefined {
       ms(a.meanMs),
       ms(a.p50Ms),
       ms(a.p99Ms),
-      `${a.rmePercent.toFixed(1)}%`,
+      `${a.rmePercent.toFixed(1)}%${a.noisy ? ' noisy' : ''}`,
       count(a.samples),
     ];
   });

@@ -26,9 +26,15 @@ const FIGURE_LABELS: Record<Figure, string> = {
   writeServerUsecPerCall: 'write server µs/call (fastest round)',
   readServerUsecPerCall: 'read server µs/call (fastest round)',
   requestServerUsecPerCall: 'request server µs/request (fastest round)',
+  writeServerCpuUsecPerCall: 'write server CPU µs/call (fastest round)',
+  readServerCpuUsecPerCall: 'read server CPU µs/call (fastest round)',
+  requestServerCpuUsecPerCall: 'request server CPU µs/request (fastest round)',
+  writeServerCpuRatio: 'write server CPU µs/call ratio',
+  readServerCpuRatio: 'read server CPU µs/call ratio',
+  requestServerCpuRatio: 'request server CPU µs/request ratio',
 };
 
-const isServer = (figure: Figure): boolean => figure.endsWith('ServerUsecPerCall');
+const isServer = (figure: Figure): boolean => figure.endsWith('UsecPerCall') || figure.endsWith('ServerCpuRatio');
 
 function figureLabel(r: CompareRow): string {
   const label = FIGURE_LABELS[r.figure];
@@ -134,7 +140,7 @@ export function renderCompare(verdict: Verdict, baseline: CompareSide, current: 
   const table = markdown
     ? renderMarkdown(grid)
     : renderBox({ ...grid, rows: grid.rows.map((row) => [...row.slice(0, -1), paint(row.at(-1) ?? '')]) }, color);
-  const tolerances = `memory tolerance ${percent(verdict.options.memoryTolerance)} growth of bytes per light; throughput tolerance ${percent(-verdict.options.throughputTolerance)} of each ratio${verdict.options.absolute ? ' and of absolute ops/s' : ''}; server µs/call tolerance ${percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance)} (fastest round against fastest round); with rounds in both runs, an ops/s change counts only when no round of one run overlaps the other's`;
+  const tolerances = `memory tolerance ${percent(verdict.options.memoryTolerance)} growth of bytes per light; throughput tolerance ${percent(-verdict.options.throughputTolerance)} of each ratio${verdict.options.absolute ? ' and of absolute ops/s' : ''}; server µs/call tolerance ${percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance)} (fastest round against fastest round; with CPU µs per call in both runs, each layout's per-round CPU ratio to the reference layout instead, and the reference's own CPU µs only when no round of one run overlaps the other's); with rounds in both runs, an ops/s change counts only when no round of one run overlaps the other's`;
   const failures = failureLines(verdict);
   const improvements = improvementLines(verdict);
   const summary = verdict.ok

@@ -58,6 +58,9 @@ const ERRORS = [
   ['Faraday::ServerError', 'the server responded with status 503'],
 ] as const;
 
+/** Each error's JSON up to its time, built once: a fill writes one per failure. */
+const ERROR_HEADS = ERRORS.map(([klass, message]) => `{"error":${JSON.stringify({ class: klass, message })},"time":`);
+
 /** `at` cut to the precision a layout stamps with, as a number of seconds (the same arithmetic as lua/lib/now.lua). */
 export function stampOf(at: number, precision: StampPrecision = 'seconds'): number {
   return precision === 'seconds' ? Math.floor(at) : Math.min(Math.floor(at * 1000 + 0.0005) / 1000, Math.floor(at) + 0.999);
@@ -71,8 +74,7 @@ export function stampOf(at: number, precision: StampPrecision = 'seconds'): numb
  * longer than 64 bytes, as real ones are, which decides the hash encoding.
  */
 export function errorJsonFor(at: number, index: number, precision: StampPrecision = 'seconds'): string {
-  const [klass, message] = ERRORS[index % ERRORS.length] as (typeof ERRORS)[number];
   const stamp = stampOf(at, precision);
   const time = precision === 'seconds' || !Number.isInteger(stamp) ? String(stamp) : `${stamp}.0`;
-  return `{"error":${JSON.stringify({ class: klass, message })},"time":${time}}`;
+  return `${ERROR_HEADS[index % ERRORS.length] as string}${time}}`;
 }

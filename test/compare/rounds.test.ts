@@ -120,6 +120,57 @@ describe('compare: throughput judged from rounds', () => {
     expect(verdict.ok).toBe(true);
   });
 
+  describe('with the server CPU per call in both runs', () => {
+    /** Adds CPU µs per call to every phase of a layout (rounds as given) and, for B, its per-round CPU ratios to A. */
+    const withCpu = (t: ThroughputResult, cpu: readonly number[], ratios?: readonly number[]): ThroughputResult => {
+      const add = (s: LatencyStats): LatencyStats => ({ ...s, serverCpuUsecPerCall: spreadOf(cpu).median, rounds: { ...s.rounds!, serverCpuUsecPerCall: spreadOf(cpu) } });
+      const r = ratios ? spreadOf(ratios) : null;
+      return {
+        ...t,
+        write: add(t.write),
+        read: add(t.read),
+        request: add(t.request),
+        ...(t.ratio ? { ratio: { ...t.ratio, serverCpu: { write: r, read: r, request: r } } } : {}),
+      };
+    };
+    const cpuA = [20, 21, 22, 20.5, 21.5];
+    const flat = [0.98, 1, 1.02, 0.99, 1.01];
+    const base = () => report(withCpu(layout(50_000, 10, steady), cpuA), withCpu(layout(50_000, 10, steady, ratio), cpuA, flat));
+
+    it('a busy spell that makes every call of both layouts cost 80% more passes: the per-round ratio stays', () => {
+      const busy = cpuA.map((x) => x * 1.8);
+      const current = report(withCpu(layout(50_000, 10, steady), [busy[0]! / 2, ...busy.slice(1)]), withCpu(layout(50_000, 10, steady, ratio), busy, flat));
+      const verdict = compareReports(base(), current);
+      expect(verdict.failures).toEqual([]);
+      const absolute = verdict.rows.find((r) => r.layout === 'B' && r.figure === 'writeServerCpuUsecPerCall')!;
+      expect(absolute.change).toBeGreaterThan(0.5);
+      expect(absolute.status).toBe('info');
+      // The script µs are shown, not judged, once CPU figures are there.
+      expect(verdict.rows.find((r) => r.layout === 'B' && r.figure === 'writeServerUsecPerCall')?.status).toBe('info');
+    });
+
+    it('a layout whose calls cost twice the reference\'s fails, even when its absolute figure barely moved; the way back is an improvement', () => {
+      const slow = report(withCpu(layout(50_000, 10, steady), cpuA), withCpu(layout(50_000, 10, steady, ratio), cpuA.map((x) => x * 1.05), flat.map((x) => x * 2)));
+      const verdict = compareReports(base(), slow);
+      expect(verdict.failures.map((r) => `${r.layout} ${r.figure}`)).toEqual(expect.arrayContaining(['B writeServerCpuRatio', 'B readServerCpuRatio']));
+      expect(verdict.failures.some((r) => r.layout === 'A')).toBe(false);
+      const back = compareReports(slow, base());
+      expect(back.ok).toBe(true);
+      expect(back.improvements.map((r) => `${r.layout} ${r.figure}`)).toEqual(expect.arrayContaining(['B writeServerCpuRatio']));
+    });
+
+    it('the reference layout fails on its own CPU per call only when every round is beyond every baseline round and the others did not move with it', () => {
+      const overlapping = report(withCpu(layout(50_000, 10, steady), [21.9, 40, 45, 42, 44]), withCpu(layout(50_000, 10, steady, ratio), cpuA, flat));
+      expect(compareReports(base(), overlapping).failures).toEqual([]);
+      // A twice as costly, B not: B's ratio to A halves.
+      const apart = report(withCpu(layout(50_000, 10, steady), cpuA.map((x) => x * 2)), withCpu(layout(50_000, 10, steady, ratio), cpuA, flat.map((x) => x / 2)));
+      expect(compareReports(base(), apart).failures.map((r) => `${r.layout} ${r.figure}`)).toEqual(expect.arrayContaining(['A writeServerCpuUsecPerCall']));
+      // Both twice as costly (a busy spell, or a change to both alike): the ratio stays, nothing fails.
+      const both = report(withCpu(layout(50_000, 10, steady), cpuA.map((x) => x * 2)), withCpu(layout(50_000, 10, steady, ratio), cpuA.map((x) => x * 2), flat));
+      expect(compareReports(base(), both).failures).toEqual([]);
+    });
+  });
+
   it('judgeRounds: past the tolerance and apart is a change; overlapping rounds or no rounds decide as described', () => {
     const base = { value: 10, range: { min: 9, max: 11 } };
     expect(judgeRounds(base, { value: 20, range: { min: 18, max: 22 } }, 0.25, 'up', true)).toBe('regressed');

@@ -6,7 +6,7 @@ import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
 import { runLoad, type LoadProgress } from '../../src/measure/load.js';
 import { connect } from '../../src/redis/connect.js';
 import { parseInfo } from '../../src/redis/info.js';
-import { installScripts } from '../../src/redis/scripts.js';
+import { installScripts, runScript } from '../../src/redis/scripts.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { createRng } from '../../src/traffic/random.js';
 import { HOUR_START, redisUrl, uniqueName } from '../helpers.js';
@@ -48,6 +48,23 @@ describe('runLoad', () => {
     expect(result.ops).toBe(1001);
     expect(result.calls).toBe(1001);
     expect(await connections[0]!.zcard(v5.eventsKey(light, 'success', HOUR_START))).toBe(1001);
+  });
+
+  it('with batches queued and replies read at intervals, runs exactly the asked calls, in order', async () => {
+    const light = { name: uniqueName('quiet') };
+    let at = HOUR_START;
+    const result = await runLoad({
+      connections: connections.slice(0, 1),
+      pipeline: 64,
+      depth: 4,
+      readIntervalMs: 5,
+      stop: { ops: 2001 },
+      nextCall: () => v6.recordSuccess(light, { windowSeconds: 3600, at: (at += 1) }),
+    });
+    expect(result.ops).toBe(2001);
+    const snapshot = v6.parseMetrics(await runScript(connections[0]!, v6.getMetrics(light, { windowSeconds: 3600, at })));
+    expect(snapshot.successes).toBe(2001);
+    expect(snapshot.lastSuccessAt).toBe(HOUR_START + 2001);
   });
 
   it('counts an operation of several calls once and sends every call', async () => {
@@ -202,6 +219,36 @@ describe('runLoad', () => {
       }
     });
 
+    it('with two batches in flight, re-runs the flushed tail and then the batch behind it, in order, when SCRIPT FLUSH hits', async () => {
+      const light = { name: uniqueName('flushed-deep') };
+      const flusher = await connect(server.url);
+      const noScriptErrors = async () => Number(/count=(\d+)/.exec(parseInfo(await own.info('errorstats')).errorstat_NOSCRIPT ?? '')?.[1] ?? 0);
+      const before = await noScriptErrors();
+      // Each call's time is one second later: 6.0 keeps the last success time, so a call run out of order leaves an older one.
+      let at = HOUR_START;
+      const timer = setInterval(() => void flusher.script('FLUSH').catch(() => undefined), 2);
+      let result;
+      try {
+        result = await runLoad({
+          connections: [own],
+          pipeline: 50,
+          depth: 2,
+          stop: { ops: 3000 },
+          nextCall: () => v6.recordSuccess(light, { windowSeconds: 3600, at: (at += 1) }),
+        });
+      } finally {
+        clearInterval(timer);
+        flusher.disconnect();
+      }
+      expect(result.ops).toBe(3000);
+      expect(await noScriptErrors()).toBeGreaterThan(before);
+      await installScripts(own, v6.scripts);
+      const snapshot = v6.parseMetrics(await runScript(own, v6.getMetrics(light, { windowSeconds: 3600, at })));
+      expect(snapshot.successes).toBe(3000);
+      expect(snapshot.consecutiveSuccesses).toBe(3000);
+      expect(snapshot.lastSuccessAt).toBe(HOUR_START + 3000);
+    });
+
     it('re-runs exactly the flushed calls when SCRIPT FLUSH hits mid-run', async () => {
       const light = { name: uniqueName('flushed') };
       const flusher = await connect(server.url);
@@ -229,5 +276,7 @@ describe('runLoad', () => {
     await expect(runLoad({ connections, pipeline: 0, stop: { ops: 1 }, nextCall })).rejects.toThrow(UsageError);
     await expect(runLoad({ connections, pipeline: 1, stop: { ops: 0 }, nextCall })).rejects.toThrow(UsageError);
     await expect(runLoad({ connections, pipeline: 1, stop: { seconds: 0 }, nextCall })).rejects.toThrow(UsageError);
+    await expect(runLoad({ connections, pipeline: 1, depth: 0, stop: { ops: 1 }, nextCall })).rejects.toThrow(UsageError);
+    await expect(runLoad({ connections, pipeline: 1, depth: 2, callsPerOp: 2, stop: { ops: 1 }, nextCall })).rejects.toThrow(UsageError);
   });
 });

@@ -106,6 +106,27 @@ describe('RequestWriter', () => {
     expect(writer.bytes().toString()).toBe(encoded(call));
   });
 
+  it('encodes every kind of argument as its bytes: ASCII, UTF-8, whole numbers, fractions, negatives, long text', () => {
+    const writer = new RequestWriter();
+    const calls = [
+      { ...call, args: [0, 9, 10, 600, 1_764_450_000, 2 ** 53 + 2, 1_764_450_000.25, -3, 'plain', '', 'naïve ✓', 'x'.repeat(300), 'é'.repeat(300)] },
+      { ...call, keys: ['k'], args: ['a'] },
+      { ...call, keys: ['other', 'keys'], args: ['a'] },
+      { ...call, args: [1, 2, 3] },
+    ];
+    for (const c of calls) writer.add(c);
+    expect(writer.bytes().toString()).toBe(calls.map(encoded).join(''));
+  });
+
+  it('re-encodes the head of a call whose keys changed since the script was last used', () => {
+    const writer = new RequestWriter();
+    const a = v6.recordSuccess({ name: 'a' }, { windowSeconds: 60, at: HOUR_START });
+    const b = v6.recordSuccess({ name: 'b' }, { windowSeconds: 60, at: HOUR_START + 1 });
+    const a2 = { ...a, keys: [...a.keys], args: [60, '7'] };
+    for (const c of [a, b, a2, b]) writer.add(c);
+    expect(writer.bytes().toString()).toBe([a, b, a2, b].map(encoded).join(''));
+  });
+
   it('grows past its first buffer', () => {
     const writer = new RequestWriter();
     const big = { ...call, args: ['y'.repeat(40_000), 1] };
@@ -152,6 +173,20 @@ describe('RespConnection', () => {
     const errors = (await connection.send(encode([good, bad, good, unknown, good]), 5)) as BatchErrors;
     expect(errors?.map((e) => (e === null ? null : e.split(' ')[0]))).toEqual([null, 'WRONGTYPE', null, 'NOSCRIPT', null]);
     expect(await connection.send(encode([good]), 1)).toBeNull();
+  });
+
+  it('answers batches sent before the one ahead answered, in order, each with its own errors', async () => {
+    const light = { name: uniqueName('queued') };
+    const good = v6.recordSuccess(light, { windowSeconds: 60, at: HOUR_START });
+    const unknown = { ...good, script: { ...good.script, sha1: 'e'.repeat(40) } };
+    const batches = [[good, good], [good, unknown, good], [good], [unknown]];
+    const sent = batches.map((calls) => connection.send(encode(calls), calls.length));
+    expect(connection.inFlight).toBe(4);
+    const errors = await Promise.all(sent);
+    expect(errors.map((e) => e?.map((x) => (x === null ? null : x.split(' ')[0])) ?? null)).toEqual([null, [null, 'NOSCRIPT', null], null, ['NOSCRIPT']]);
+    expect(connection.inFlight).toBe(0);
+    const metrics = await runScript(redis, v6.getMetrics(light, { windowSeconds: 60, at: HOUR_START }));
+    expect(v6.parseMetrics(metrics).successes).toBe(5);
   });
 
   it('reads replies that span many socket reads', async () => {

@@ -10,7 +10,7 @@ describe('renderCompare (colour off)', () => {
     expect(renderCompare(verdict, { label: 'base.json', report: twoLayouts }, { label: 'this run', report: twoLayouts }, 'markdown', false)).toMatchInlineSnapshot(`
       "- baseline base.json: swc 0.1.0, Redis 7.0.15, jemalloc-5.3.0
       - current this run: swc 0.1.0, Redis 7.0.15, jemalloc-5.3.0
-      - memory tolerance +1.0% growth of bytes per light; throughput tolerance -25.0% of each ratio; server µs/call tolerance +50.0% (fastest round against fastest round); with rounds in both runs, an ops/s change counts only when no round of one run overlaps the other's
+      - memory tolerance +1.0% growth of bytes per light; throughput tolerance -25.0% of each ratio; server µs/call tolerance +50.0% (fastest round against fastest round; with CPU µs per call in both runs, each layout's per-round CPU ratio to the reference layout instead, and the reference's own CPU µs only when no round of one run overlaps the other's); with rounds in both runs, an ops/s change counts only when no round of one run overlaps the other's
 
       | cell | figure | baseline | current | change | status |
       | --- | --- | ---: | ---: | ---: | --- |
