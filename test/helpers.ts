@@ -43,3 +43,24 @@ export function alive(pid: number): boolean {
     return true;
   }
 }
+
+/**
+ * The redis-servers a PID-recording wrapper started, in order: each line of
+ * `pidFile` is `<pid> <arguments…>` (the wrapper writes `echo "$$ $*"`).
+ */
+export function recordedServers(pidFile: string): { pid: number; args: string[] }[] {
+  let text = '';
+  try {
+    text = readFileSync(pidFile, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [pid, ...args] = line.split(' ');
+      return { pid: Number(pid), args };
+    });
+}

@@ -1,9 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alive, redisUrl } from '../helpers.js';
+import { alive, recordedServers, redisUrl } from '../helpers.js';
 import { runCli, SWC_BIN, type CliResult } from './run-cli.js';
 
 // A stand-in for redis-server that records its PID and arguments before exec'ing the real one,
@@ -22,20 +22,7 @@ interface Started {
 }
 
 function started(): Started[] {
-  let text = '';
-  try {
-    text = readFileSync(pidFile, 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [pid, ...args] = line.split(' ');
-      return { pid: Number(pid), args };
-    });
+  return recordedServers(pidFile);
 }
 
 /** The servers started since `before`: each gone, its temp folder too. */

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, SWC_BIN } from './run-cli.js';
-import { alive } from '../helpers.js';
+import { alive, recordedServers } from '../helpers.js';
 
 // A stand-in for redis-server that records its PID (the real server's, after
 // exec) and its arguments (which name the temp folder) before exec'ing it.
@@ -26,20 +26,7 @@ interface Started {
 }
 
 function started(): Started[] {
-  let text = '';
-  try {
-    text = readFileSync(pidFile, 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const words = line.split(' ');
-      return { pid: Number(words[0]), folder: words[words.indexOf('--dir') + 1] ?? '' };
-    });
+  return recordedServers(pidFile).map(({ pid, args }) => ({ pid, folder: args[args.indexOf('--dir') + 1] ?? '' }));
 }
 const startedPids = (): number[] => started().map((s) => s.pid);
 
