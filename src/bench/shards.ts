@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Layout, Light } from '../layouts/types.js';
-import type { ClusterSession } from '../redis/cluster.js';
+import { nodeAddress, redirectionOf, type ClusterSession } from '../redis/cluster.js';
 import type { Session } from '../redis/connect.js';
 import { BENCH_EPOCH } from '../traffic/events.js';
 import { ExitCode, SwcError } from '../errors.js';
@@ -45,7 +45,7 @@ export function clusterShards(cluster: ClusterSession): ShardSet {
   return {
     shards: cluster.shards.map((session, i) => {
       const node = cluster.topology.nodes[i];
-      return { session, node: node ? `${node.host}:${node.port}` : nodeOf(session.url) };
+      return { session, node: node ? nodeAddress(node) : nodeOf(session.url) };
     }),
     cluster: true,
     shardOfKey: (key) => cluster.shardOfKey(key),
@@ -115,10 +115,10 @@ export function byShard(set: ShardSet, keys: readonly string[]): Map<number, str
  */
 export function clusterChanged(err: unknown): unknown {
   const message = err instanceof Error ? err.message : String(err);
-  const moved = /\b(MOVED|ASK) (\d+) (\[[^\]\s]+\]:\d+|[^\s:()]+:\d+)/.exec(message);
+  const moved = redirectionOf(message);
   if (moved) {
     return new SwcError(
-      `the cluster changed during the run: slot ${moved[2]} is now served by ${moved[3]} (${moved[1]}); a figure taken while slots move would be wrong, so none is reported; run again once the cluster is stable`,
+      `the cluster changed during the run: slot ${moved.slot} is now served by ${moved.node} (${moved.kind}); a figure taken while slots move would be wrong, so none is reported; run again once the cluster is stable`,
       ExitCode.runtime,
       { cause: err },
     );

@@ -5,7 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { ServerStateError, UsageError } from '../errors.js';
-import type { ClusterSession } from '../redis/cluster.js';
+import { nodeAddress, slotRanges, type ClusterSession } from '../redis/cluster.js';
 import { connect } from '../redis/connect.js';
 import { isSlotMoved, nodeName, routedRedis } from '../redis/routed.js';
 import { clusterSessionFromFlags, sessionFromFlags, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
@@ -49,7 +49,7 @@ export async function readTargetFromFlags(flags: Partial<RedisFlags & ClusterFla
 
 /** The primaries of a cluster, for JSON: `host:port` and slot ranges. */
 export function primariesOf(cluster: ClusterSession): { node: string; slots: string }[] {
-  return cluster.topology.nodes.map((n) => ({ node: `${n.host}:${n.port}`, slots: n.ranges.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(',') }));
+  return cluster.topology.nodes.map((n) => ({ node: nodeAddress(n), slots: slotRanges(n) }));
 }
 
 /**

@@ -30,6 +30,22 @@ export interface ClusterNode {
   readonly ranges: readonly (readonly [number, number])[];
 }
 
+/** `host:port` of a node, as messages and results name it. */
+export function nodeAddress(node: Pick<ClusterNode, 'host' | 'port'>): string {
+  return `${node.host}:${node.port}`;
+}
+
+/** A node's slot ranges as `0-5460,7000` (a range of one slot as the slot). */
+export function slotRanges(node: Pick<ClusterNode, 'ranges'>): string {
+  return node.ranges.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(',');
+}
+
+/** A MOVED or ASK redirection in an error's text: the slot and the `host:port` now serving it. */
+export function redirectionOf(text: string): { kind: 'MOVED' | 'ASK'; slot: number; node: string } | undefined {
+  const found = /\b(MOVED|ASK) (\d+) (\[[^\]\s]+\]:\d+|[^\s()]+:\d+)/.exec(text);
+  return found ? { kind: found[1] as 'MOVED' | 'ASK', slot: Number(found[2]), node: found[3] as string } : undefined;
+}
+
 /** Which primary serves which slot, as one node reported it. */
 export interface ClusterTopology {
   /** The primaries, ordered by their first slot. */

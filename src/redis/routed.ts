@@ -22,7 +22,7 @@
  */
 import type { Redis } from 'ioredis';
 import { RedisUnavailableError, ServerStateError, SwcError } from '../errors.js';
-import type { ClusterSession } from './cluster.js';
+import { nodeAddress, redirectionOf, slotRanges, type ClusterSession } from './cluster.js';
 import { ioredisChannel, type RedisCommand, type ScriptChannel } from './scripts.js';
 import { keySlot } from './slot.js';
 
@@ -79,12 +79,14 @@ export type RoutedRedis = Redis & ScriptChannel & { readonly routed: true };
 /** `host:port` of a primary. */
 export const nodeName = (session: ClusterSession, index: number): string => {
   const node = session.topology.nodes[index];
-  return node ? `${node.host}:${node.port}` : `node ${index}`;
+  return node ? nodeAddress(node) : `node ${index}`;
 };
 
 /** The slot ranges of a primary, as `0-5460`. */
-const rangesOf = (session: ClusterSession, index: number): string =>
-  (session.topology.nodes[index]?.ranges ?? []).map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(',');
+const rangesOf = (session: ClusterSession, index: number): string => {
+  const node = session.topology.nodes[index];
+  return node ? slotRanges(node) : '';
+};
 
 const SLOT_MOVED = 'a slot moved while swc was running';
 
@@ -97,12 +99,12 @@ export const isSlotMoved = (err: unknown): boolean => err instanceof ServerState
  */
 export function clusterError(session: ClusterSession, index: number, err: unknown): unknown {
   const message = err instanceof Error ? err.message : String(err);
-  const moved = /^(?:MOVED|ASK) (\d+) (\S+)/.exec(message);
+  const moved = redirectionOf(message);
   if (moved) {
     return new ServerStateError(
       'cluster',
       SLOT_MOVED,
-      `slot ${moved[1]} is now served by ${moved[2]}, not ${nodeName(session, index)} (resharding or a failover); run the command again once the cluster is stable`,
+      `slot ${moved.slot} is now served by ${moved.node}, not ${nodeName(session, index)} (resharding or a failover); run the command again once the cluster is stable`,
       { cause: err },
     );
   }
