@@ -1,5 +1,4 @@
 import { operationScripts, WindowCalls, type OperationScripts } from './window-calls.js';
-import { parseCountsReply } from './snapshot.js';
 import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
 import type {
   FootprintCell,
@@ -8,7 +7,6 @@ import type {
   LayoutOptions,
   Light,
   LightKey,
-  Snapshot,
 } from './types.js';
 
 
@@ -55,14 +53,6 @@ export class Packed extends WindowCalls implements Layout {
   protected callKeys(light: Light): [string, string] {
     const base = `${this.prefix}:{${light.name}}`;
     return [`${base}:counters`, `${base}:meta`];
-  }
-
-  parseMetrics(reply: unknown): Snapshot {
-    return parseCountsReply(reply);
-  }
-
-  parseFailure(): null {
-    return null;
   }
 
   /** The string is 12 bytes per second of window from the first write (plus allocator rounding), and the metadata. */

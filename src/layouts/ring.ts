@@ -1,6 +1,5 @@
 import { operationScripts, WindowCalls, type OperationScripts } from './window-calls.js';
 import { footprints } from './footprint.js';
-import { parseCountsReply } from './snapshot.js';
 import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
 import type {
   FootprintCell,
@@ -9,7 +8,6 @@ import type {
   LayoutOptions,
   Light,
   LightKey,
-  Snapshot,
 } from './types.js';
 
 
@@ -53,14 +51,6 @@ export class Ring extends WindowCalls implements Layout {
 
   ringKey(light: Light): string {
     return `${this.prefix}:{${light.name}}:ring`;
-  }
-
-  parseMetrics(reply: unknown): Snapshot {
-    return parseCountsReply(reply);
-  }
-
-  parseFailure(): null {
-    return null;
   }
 
   /** At most one slot per second of window: 6.0's per-second bound holds. */

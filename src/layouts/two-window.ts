@@ -1,5 +1,4 @@
 import { operationScripts, WindowCalls, type OperationScripts } from './window-calls.js';
-import { parseCountsReply } from './snapshot.js';
 import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
 import type {
   Approximation,
@@ -9,7 +8,6 @@ import type {
   LayoutOptions,
   Light,
   LightKey,
-  Snapshot,
 } from './types.js';
 
 
@@ -76,14 +74,6 @@ export class TwoWindow extends WindowCalls implements Layout {
 
   windowsKey(light: Light): string {
     return `${this.prefix}:{${light.name}}:windows`;
-  }
-
-  parseMetrics(reply: unknown): Snapshot {
-    return parseCountsReply(reply);
-  }
-
-  parseFailure(): null {
-    return null;
   }
 
   /** Constant: five numbers and the metadata. */

@@ -1,6 +1,7 @@
 import { readScript, type LuaScript, type ScriptCall } from '../lua/source.js';
 import { timeArg } from './parse.js';
-import type { CallOptions, FailureOptions, Light, RecordOptions } from './types.js';
+import { parseCountsReply } from './snapshot.js';
+import type { CallOptions, FailureOptions, Light, RecordOptions, Snapshot } from './types.js';
 
 /** A layout's three scripts, in the order its calls use them. */
 export type OperationScripts = readonly [success: LuaScript, failure: LuaScript, read: LuaScript];
@@ -16,8 +17,10 @@ export function operationScripts(folder: string, root?: string): OperationScript
 
 /**
  * The calling convention most layouts share: KEYS are the light's keys, ARGV
- * the window and the time, and a failure adds its error JSON. A layout with
- * that convention extends this and says only which keys a light has.
+ * the window and the time, and a failure adds its error JSON; the read
+ * replies the window's counts and a write replies nothing of the window. A
+ * layout with that convention extends this and says only which keys a light
+ * has.
  */
 export abstract class WindowCalls {
   abstract readonly scripts: OperationScripts;
@@ -39,5 +42,15 @@ export abstract class WindowCalls {
 
   getMetrics(light: Light, options: CallOptions): ScriptCall {
     return { script: this.scripts[2], keys: this.callKeys(light), args: [options.windowSeconds, timeArg(options.at)] };
+  }
+
+  /** The read's reply: the window's success and failure counts. */
+  parseMetrics(reply: unknown): Snapshot {
+    return parseCountsReply(reply);
+  }
+
+  /** A failure's reply carries no snapshot (such layouts declare `failureReturnsSnapshot: false`). */
+  parseFailure(): null {
+    return null;
   }
 }
