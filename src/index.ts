@@ -45,6 +45,7 @@ export {
   type RedisCommand,
 } from './redis/scripts.js';
 export { classifyRedisError, type ErrorContext } from './redis/errors.js';
+export { RespConnection, RequestWriter, type BatchErrors, type RespTarget } from './redis/resp.js';
 export {
   readScript,
   loadScript,
