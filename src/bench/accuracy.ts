@@ -1,6 +1,10 @@
 import type { Redis } from 'ioredis';
+import { RedisUnavailableError, SwcError } from '../errors.js';
 import type { Layout, Light } from '../layouts/types.js';
 import { measureAccuracy, type AccuracyResult, type ServerCost } from '../measure/accuracy.js';
+import { readScriptCommandStats, scriptCommandDelta, type ScriptCommandStats } from '../measure/commandstats.js';
+import { connect } from '../redis/connect.js';
+import type { PrivateServer } from '../redis/server.js';
 import { BENCH_EPOCH, lightSeed } from '../traffic/events.js';
 import { deleteKeys } from './namespace.js';
 import type { BenchPlan, Cell } from './plan.js';
@@ -27,8 +31,12 @@ export async function cellAccuracy(
   if (!plan.accuracy) return undefined;
   const light = accuracyLight(cell);
   let endAt = BENCH_EPOCH + 2 * cell.windowSeconds + 1;
+  // After a failure part-way, the probe may have written past the traffic's end: cover it.
+  const keys = (): string[] =>
+    layout.keysOf(light, BENCH_EPOCH, Math.max(endAt, BENCH_EPOCH + 2 * cell.windowSeconds + Math.ceil(1000 / cell.rate) + 1)).map((k) => k.key);
+  let measured: Awaited<ReturnType<typeof measureAccuracy>>;
   try {
-    const measured = await measureAccuracy(redis, layout, light, {
+    measured = await measureAccuracy(redis, layout, light, {
       windowSeconds: cell.windowSeconds,
       rate: cell.rate,
       failureRate: plan.failureRate,
@@ -39,10 +47,90 @@ export async function cellAccuracy(
       ...(signal ? { signal } : {}),
       ...(onEvents ? { onEvents } : {}),
     });
-    endAt = measured.endAt;
-    return { accuracy: measured.accuracy, ...(measured.serverCost ? { serverCost: measured.serverCost } : {}) };
-  } finally {
-    // After a failure part-way, the probe may have written past the traffic's end: cover it.
-    await deleteKeys(redis, layout.keysOf(light, BENCH_EPOCH, Math.max(endAt, BENCH_EPOCH + 2 * cell.windowSeconds + Math.ceil(1000 / cell.rate) + 1)).map((k) => k.key));
+  } catch (err) {
+    // The failure is the news: a delete that fails too (a server gone) must not hide it; the caller's clean-up reports what is left.
+    await deleteKeys(redis, keys()).catch(() => undefined);
+    throw err;
+  }
+  endAt = measured.endAt;
+  await deleteKeys(redis, keys());
+  return { accuracy: measured.accuracy, ...(measured.serverCost ? { serverCost: measured.serverCost } : {}) };
+}
+
+/**
+ * Where the accuracy phases run when the run has a private server of its
+ * own: on a second private server, started with the same binary and
+ * settings, one phase after another, while the run goes on with the next
+ * cells' fills. The server is what a memory-only run waits for (the fill
+ * keeps it about 85% busy, and an accuracy phase writes about as many
+ * events again), and a second one runs on another core. The figures do not
+ * move: memory is read on the run's own server, which never sees an
+ * accuracy light; the accuracy phase's reads compare with the model, not
+ * with the clock; throughput phases wait until the lane is idle
+ * ({@link drain}), so nothing else runs beside them. A user's server (or a
+ * cluster) gets no lane: its accuracy phases run on it, after each cell.
+ */
+export class AccuracyLane {
+  private tail: Promise<unknown> = Promise.resolve();
+  private failed: { error: unknown } | undefined;
+  private readonly statsBefore: Promise<ScriptCommandStats | null>;
+
+  private constructor(
+    private readonly server: PrivateServer,
+    private readonly redis: Redis,
+  ) {
+    this.statsBefore = readScriptCommandStats(redis);
+  }
+
+  /** A lane beside `server`, or undefined when the plan has no accuracy phase or the run has no private server to copy. */
+  static async open(server: PrivateServer | undefined, plan: BenchPlan): Promise<AccuracyLane | undefined> {
+    if (!plan.accuracy || !server || plan.realtime) return undefined;
+    const sibling = await server.startSibling();
+    try {
+      return new AccuracyLane(sibling, await connect(sibling.url));
+    } catch (err) {
+      await sibling.stop();
+      throw err;
+    }
+  }
+
+  /** The first phase that failed, once one has: the run stops with it. */
+  get failure(): { error: unknown } | undefined {
+    return this.failed;
+  }
+
+  /** Queues `work` on the lane's server, after every phase queued before it. */
+  run<T>(work: (redis: Redis) => Promise<T>): Promise<T> {
+    const next = this.tail.then(async () => {
+      if (this.failed) throw this.failed.error;
+      try {
+        return await work(this.redis);
+      } catch (err) {
+        // Not the user's server: say which one failed.
+        const where = `on swc's second private server (127.0.0.1:${this.server.port}, where the accuracy phases run)`;
+        throw err instanceof SwcError ? err.at(where) : new RedisUnavailableError(`${err instanceof Error ? err.message : String(err)} ${where}`, { cause: err });
+      }
+    });
+    this.tail = next.catch((error: unknown) => {
+      this.failed ??= { error };
+    });
+    return next;
+  }
+
+  /** Waits until every phase queued so far has ended (a throughput phase must not share the machine); throws the first failure. */
+  async drain(): Promise<void> {
+    await this.tail;
+    if (this.failed) throw this.failed.error;
+  }
+
+  /** The lane server's script time since it opened (µs and calls), for the run's server script time; null when INFO is refused. */
+  async scriptStats(): Promise<ScriptCommandStats | null> {
+    return scriptCommandDelta(await this.statsBefore, await readScriptCommandStats(this.redis));
+  }
+
+  /** Disconnects and stops the lane's server; safe to call twice. */
+  async close(): Promise<void> {
+    this.redis.disconnect();
+    await this.server.stop();
   }
 }

@@ -25,7 +25,7 @@ import { cellAccuracy } from './accuracy.js';
 import { publishedKb } from './presets.js';
 import { driveRealtime } from './realtime.js';
 import { byShard, clusterChanged, redisOf, shardOfLight, singleShard, spreadLights, type ShardSet } from './shards.js';
-import { accuracyLight } from './accuracy.js';
+import { AccuracyLane, accuracyLight } from './accuracy.js';
 import type { ClusterFinding, ShardTotals } from '../measure/types.js';
 
 /** Calls per pipeline while filling a window: large enough to amortize round trips. */
@@ -65,6 +65,16 @@ export class DisturbedCellError extends SwcError {
   constructor(message: string) {
     super(message, ExitCode.runtime);
   }
+}
+
+/** What a cell's accuracy phase gives (see cellAccuracy). */
+type CellAccuracy = NonNullable<Awaited<ReturnType<typeof cellAccuracy>>>;
+
+/** A cell waiting to be reported: its result once its accuracy phase (perhaps on the lane) has ended. */
+interface Reported {
+  readonly result: Promise<CellResult>;
+  readonly index: number;
+  settled: boolean;
 }
 
 /** Inputs of {@link runBench}. */
@@ -457,9 +467,12 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
   const heartbeat = await markRun(runRedis, namespace, aliveRedis).catch((err: unknown) => {
     throw withContext(err, 'while marking the run');
   });
+  /** The accuracy phases' own private server, when the run has one to copy (see AccuracyLane). */
+  let lane: AccuracyLane | undefined;
   try {
     return await runCells();
   } finally {
+    await lane?.close();
     heartbeat.stop();
     // The markers go with the run; the caller's clean-up catches them if this fails.
     // Bounded: under a long CLIENT PAUSE the DEL waits, and the caller's clean-up reports what is left.
@@ -479,6 +492,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     // The server's own script time over the run, beside the run's wall time: how much of the wall is swc's.
     const scriptsBefore = await readScriptStats(set);
     const wallStarted = performance.now();
+    lane = set.cluster ? undefined : await AccuracyLane.open(session.server, plan);
     if (last.every((r) => r === null)) progress?.onWarning?.('INFO is not allowed: evictions, pauses and restarts during the run cannot be noticed');
     else if (last.some((r) => r === null)) progress?.onWarning?.(`INFO is not allowed on ${set.shards.filter((_, i) => last[i] === null).map((s) => s.node).join(', ')}: evictions, pauses and restarts there cannot be noticed`);
     /** Fails the cell when a server was disturbed since the last reading. */
@@ -511,6 +525,17 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     const totalEvents = plannedEvents(plan);
     let written = 0;
     const results: CellResult[] = [];
+    /** Cells measured and cleaned up, not yet reported, in cell order. */
+    const reported: Reported[] = [];
+    /** Reports the cells at the head of the queue whose accuracy phase has ended (with `all`, waits for every one). */
+    const report = async (all: boolean): Promise<void> => {
+      for (let head = reported[0]; head && (all || head.settled); head = reported[0]) {
+        reported.shift();
+        const result = await head.result;
+        results.push(result);
+        progress?.onCellDone?.(result, head.index, cells.length);
+      }
+    };
     // Cells of one window and rate run together: each layout's memory phase,
     // then their throughput phases with the layouts interleaved round by round.
     const groupsOf: Cell[][] = [];
@@ -535,6 +560,8 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         shards?: ShardTotals[];
       }[] = [];
       for (const cell of group) {
+        // An accuracy phase that failed on the lane stops the run at the next cell.
+        if (lane?.failure) throw lane.failure.error;
         progress?.onCellStart?.(cell, index, cells.length);
         const layout = namespacedLayout(cell.layout, namespace.prefix, layoutOptionsOf(plan));
         const name = `cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s)`;
@@ -576,6 +603,8 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           : `cells ${first.index + 1}-${lastFilled.index + 1}/${cells.length} (${filled.map((f) => f.cell.layout).join(', ')}, window ${first.cell.windowSeconds} s at ${first.cell.rate}/s)`;
       let throughputs: ThroughputResult[] | undefined;
       if (plan.throughput) {
+        // Nothing runs beside a throughput phase: the lane's accuracy phases end first.
+        await lane?.drain();
         let failures = 0;
         let phase: ThroughputPhase | undefined;
         // A reading at each phase change, so a pause is blamed on the phase it fell in.
@@ -619,22 +648,28 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         await watch(groupName, `${phase ?? 'request'} throughput phase`);
       }
       await liveOthers(groupName);
-      const done: { result: CellResult; index: number }[] = [];
       for (const [i, f] of filled.entries()) {
         const { cell, memory, events, lights, span, realtime, layout, shards } = f;
         const throughput = throughputs?.[i];
         // Where the injected clock stopped, so every hour key it wrote is deleted below.
         const clockSpan = throughput ? { ...span, to: Math.ceil(throughput.clockEndAt ?? span.to) + 1 } : span;
-        const accuracyRedis = redisOf(set)[shardOfLight(set, layout, accuracyLight(cell))] as Redis;
-        const accuracy = await cellAccuracy(accuracyRedis, plan, cell, layout, run.signal, (n) => {
-          written += n;
-          progress?.onEvents?.(written, totalEvents);
-        }).catch((err: unknown) => {
-          throw withContext(err, `in ${f.name}, accuracy phase`);
-        });
-        if (accuracy) await watch(f.name, 'accuracy phase');
+        const accuracyOn = (target: Redis): Promise<CellAccuracy | undefined> =>
+          cellAccuracy(target, plan, cell, layout, run.signal, (n) => {
+            written += n;
+            progress?.onEvents?.(written, totalEvents);
+          }).catch((err: unknown) => {
+            throw withContext(err, `in ${f.name}, accuracy phase`);
+          });
+        let accuracy: CellAccuracy | undefined | Promise<CellAccuracy | undefined>;
+        if (lane) {
+          // On the lane's own server, while the run goes on with the next cells.
+          accuracy = lane.run(accuracyOn);
+        } else {
+          accuracy = await accuracyOn(redisOf(set)[shardOfLight(set, layout, accuracyLight(cell))] as Redis);
+          if (accuracy) await watch(f.name, 'accuracy phase');
+        }
         const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
-        const result: CellResult = {
+        const resultOf = (accuracy: CellAccuracy | undefined): CellResult => ({
           layout: cell.layout,
           windowSeconds: cell.windowSeconds,
           rate: cell.rate,
@@ -648,25 +683,33 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           ...(accuracy ? { accuracy: accuracy.accuracy, ...(accuracy.serverCost ? { serverCost: accuracy.serverCost } : {}) } : {}),
           ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
           ...(shards ? { shards } : {}),
-        };
+        });
         await deleteLights(set, layout, lights, clockSpan).catch((err: unknown) => {
           throw withContext(err, `in ${f.name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events, while deleting its keys`);
         });
-        done.push({ result, index: f.index });
+        const entry: Reported = { result: Promise.resolve(accuracy).then(resultOf), index: f.index, settled: false };
+        // Awaited when reported; a failure before then stops the run at its next cell (lane.failure).
+        entry.result.then(
+          () => (entry.settled = true),
+          () => (entry.settled = true),
+        );
+        reported.push(entry);
       }
-      // Reported once every cell of the group is measured and cleaned up.
-      for (const { result, index: at } of done) {
-        results.push(result);
-        progress?.onCellDone?.(result, at, cells.length);
-      }
+      // Reported in cell order, once measured and cleaned up: a group at once,
+      // or, with the lane, each cell once its accuracy phase has ended.
+      await report(false);
     }
+    await report(true);
     const wallSeconds = (performance.now() - wallStarted) / 1000;
     const labelled = [...new Set(plan.layouts)].flatMap((name) => {
       const label = layoutLabel(name);
       return label === undefined ? [] : [[name, label] as const];
     });
     const labels = labelled.length > 0 ? Object.fromEntries(labelled) : undefined;
-    const scripts = scriptCommandDelta(scriptsBefore, await readScriptStats(set));
+    const onRun = scriptCommandDelta(scriptsBefore, await readScriptStats(set));
+    // The accuracy phases' scripts ran on the lane's server: the run's server script time counts them too.
+    const onLane = lane ? await lane.scriptStats() : undefined;
+    const scripts = onRun && onLane !== null ? { calls: onRun.calls + (onLane?.calls ?? 0), usec: onRun.usec + (onLane?.usec ?? 0) } : null;
     return {
       schemaVersion: 1,
       swcVersion: SWC_VERSION,

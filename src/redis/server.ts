@@ -13,6 +13,8 @@ export interface PrivateServer {
   readonly pid: number;
   /** Stops the server (SIGTERM, then SIGKILL) and removes its folder. Safe to call twice. */
   stop(): Promise<void>;
+  /** Starts another private server with the same binary and settings (its own port and folder). */
+  startSibling(): Promise<PrivateServer>;
 }
 
 /** Options for {@link startPrivateServer}. */
@@ -297,7 +299,7 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
     };
     const password = (options.settings ?? []).map(wellFormed).find((s) => s.startsWith('requirepass='))?.slice('requirepass='.length);
     const auth = password ? `:${encodeURIComponent(password)}@` : '';
-    return { url: `redis://${auth}127.0.0.1:${port}`, port, pid: child.pid ?? -1, stop };
+    return { url: `redis://${auth}127.0.0.1:${port}`, port, pid: child.pid ?? -1, stop, startSibling: () => startPrivateServer(options) };
   }
   throw lastError instanceof Error ? lastError : new ServerStartError('could not start redis-server');
 }

@@ -93,7 +93,7 @@ describe('the private redis-server is gone when the command ends', () => {
     const result = await runCli(['bench', '--rate', '100', '--window', '10m', '--no-throughput', '--redis-server-arg', 'maxmemory=3mb'], env);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/out of memory/);
-    expectNothingLeft(before);
+    expectNothingLeft(before, 2);
   });
 
   it('after Ctrl-C in the middle of a bench', async () => {
@@ -102,7 +102,7 @@ describe('the private redis-server is gone when the command ends', () => {
     await run.waitFor(/\[1\/16\]/);
     run.child.kill('SIGINT');
     expect(await run.closed).toBe(130);
-    expectNothingLeft(before);
+    expectNothingLeft(before, 2);
   });
 
   it('after two Ctrl-C in a row (the second does not wait for the orderly stop)', async () => {
@@ -112,7 +112,7 @@ describe('the private redis-server is gone when the command ends', () => {
     run.child.kill('SIGINT');
     run.child.kill('SIGINT');
     expect(await run.closed).toBe(130);
-    expectNothingLeft(before);
+    expectNothingLeft(before, 2);
   });
 
   it('after SIGTERM in the middle of a bench: exit 143', async () => {
@@ -121,7 +121,21 @@ describe('the private redis-server is gone when the command ends', () => {
     await run.waitFor(/\[1\/16\]/);
     run.child.kill('SIGTERM');
     expect(await run.closed).toBe(143);
-    expectNothingLeft(before);
+    expectNothingLeft(before, 2);
+  });
+
+  it('after the accuracy lane\'s server dies mid-bench: exit 3 naming the accuracy phase, and the run\'s own server gone too', async () => {
+    const before = startedPids().length;
+    const run = spawnCli(['bench', '--preset', 'blog', '--no-throughput'], env);
+    await run.waitFor(/\[2\/16\]/);
+    const lane = started()[before + 1];
+    expect(lane, 'the second server started: the accuracy lane').toBeDefined();
+    process.kill(lane?.pid ?? -1, 'SIGKILL');
+    expect(await run.closed).toBe(3);
+    const lines = run.stderr().trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/^swc: .*accuracy phase/);
+    expect(run.stderr()).not.toMatch(/\n\s+at /);
+    expectNothingLeft(before, 2);
   });
 
   it.each(['SIGINT', 'SIGTERM'] as const)('after %s while the server is still starting (between spawn and ready)', async (signal) => {

@@ -10,7 +10,7 @@ import { installScripts } from '../../src/redis/scripts.js';
 import { openSession, type Session } from '../../src/redis/connect.js';
 import { renderBench } from '../../src/report/bench.js';
 import { runCli } from '../cli/run-cli.js';
-import { HOUR_START, redisUrl, testRedis, uniqueName } from '../helpers.js';
+import { alive, HOUR_START, redisUrl, testRedis, uniqueName } from '../helpers.js';
 
 let redis: Redis;
 let session: Session;
@@ -103,6 +103,52 @@ describe('bench: accuracy by default', () => {
     expect(renderBench(report, 'csv', false).split('\n')[0]).toMatch(
       /,accuracyReads,accuracyMaxAbsError,accuracyMeanAbsError,accuracyThreshold,accuracyDecisionMismatchShare,serverWriteUsecPerCall,serverReadUsecPerCall$/,
     );
+  });
+
+  it('on a private server the accuracy phases run on a second private server beside the fill: the same figures as in line on a given server, cells reported in order, the second server stopped at the end', async () => {
+    const plan = { layouts: ['stoplight-v6', 'coarse', 'two-window'], windows: [20, 40], rates: [10], failureRate: 0.2, lights: 1, seed: 5, accuracy: { threshold: 0.3 } };
+    const inline = await runBench({ session, plan, namespace: createNamespace() });
+    const started: number[] = [];
+    const done: number[] = [];
+    const privateSession = await openSession();
+    const server = privateSession.server;
+    if (!server) throw new Error('expected a private server');
+    // Record the lane's server as it starts, to check it is gone afterwards.
+    const lanes: { pid: number; port: number }[] = [];
+    const startSibling = server.startSibling.bind(server);
+    (server as { startSibling: typeof startSibling }).startSibling = async () => {
+      const sibling = await startSibling();
+      lanes.push({ pid: sibling.pid, port: sibling.port });
+      return sibling;
+    };
+    let laned: BenchReport;
+    try {
+      laned = await runBench({
+        session: privateSession,
+        plan,
+        namespace: createNamespace(),
+        progress: { onCellStart: (_cell, i) => started.push(i), onCellDone: (_result, i) => done.push(i) },
+      });
+    } finally {
+      await privateSession.close();
+    }
+    expect(lanes).toHaveLength(1);
+    expect(alive(lanes[0]?.pid ?? -1)).toBe(false);
+    const figures = (r: BenchReport) => r.results.map((x) => [x.layout, x.windowSeconds, x.accuracy?.reads, x.accuracy?.maxAbsError, x.accuracy?.meanAbsError, x.accuracy?.decisionMismatchShare, x.accuracy?.events]);
+    expect(figures(laned)).toEqual(figures(inline));
+    // Approximate layouts were really measured (a figure of zero everywhere would match too).
+    expect(laned.results.some((x) => (x.accuracy?.maxAbsError ?? 0) > 0)).toBe(true);
+    expect(started).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(done).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(laned.results.every((x) => (x.serverCost?.requestUsecPerCall ?? 0) > 0)).toBe(true);
+    // The lane's script time counts in the run's: well over what the fills alone cost (the accuracy traffic is 1.25 windows, plus reads and the probe).
+    const fillsOnly = await openSession();
+    try {
+      const alone = await runBench({ session: fillsOnly, plan: { ...plan, accuracy: undefined }, namespace: createNamespace() });
+      expect(laned.serverScriptSeconds ?? 0).toBeGreaterThan(1.5 * (alone.serverScriptSeconds ?? Infinity));
+    } finally {
+      await fillsOnly.close();
+    }
   });
 
   it('CLI: on without a flag, --no-accuracy skips it, --threshold is checked (0..1) and clashes with --no-accuracy, one line and exit 2 before connecting', async () => {
