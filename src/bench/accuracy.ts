@@ -1,9 +1,10 @@
 import type { Redis } from 'ioredis';
-import { RedisUnavailableError, SwcError } from '../errors.js';
+import { ExitCode, RedisUnavailableError, ServerStartError, SwcError } from '../errors.js';
 import type { Layout, Light } from '../layouts/types.js';
 import { measureAccuracy, type AccuracyResult, type ServerCost } from '../measure/accuracy.js';
 import { readScriptCommandStats, scriptCommandDelta, type ScriptCommandStats } from '../measure/commandstats.js';
 import { connect } from '../redis/connect.js';
+import { disturbances, serverCounters, type ServerCounters } from '../redis/info.js';
 import type { PrivateServer } from '../redis/server.js';
 import { BENCH_EPOCH, lightSeed } from '../traffic/events.js';
 import { deleteKeys } from './namespace.js';
@@ -63,29 +64,47 @@ export async function cellAccuracy(
  * settings, one phase after another, while the run goes on with the next
  * cells' fills. The server is what a memory-only run waits for (the fill
  * keeps it about 85% busy, and an accuracy phase writes about as many
- * events again), and a second one runs on another core. The figures do not
- * move: memory is read on the run's own server, which never sees an
- * accuracy light; the accuracy phase's reads compare with the model, not
- * with the clock; throughput phases wait until the lane is idle
- * ({@link drain}), so nothing else runs beside them. A user's server (or a
- * cluster) gets no lane: its accuracy phases run on it, after each cell.
+ * events again), and a second one runs on another core. Memory is read on
+ * the run's own server, which never sees an accuracy light; the accuracy
+ * figures compare the layout's reads with the model, not with the clock, so
+ * they are the same as in line. The server-µs probe at the end of a phase
+ * does run beside a fill (its fastest pipeline is kept, which a busy
+ * machine slows least). Throughput phases wait until the lane is idle
+ * ({@link drain}), so nothing runs beside them. A user's server, a cluster
+ * or a realtime run gets no lane: accuracy phases run on the run's server,
+ * after each cell.
  */
 export class AccuracyLane {
   private tail: Promise<unknown> = Promise.resolve();
   private failed: { error: unknown } | undefined;
   private readonly statsBefore: Promise<ScriptCommandStats | null>;
+  /** Restarts and evictions are checked after every phase, against this reading. */
+  private counters: Promise<ServerCounters | null>;
 
   private constructor(
     private readonly server: PrivateServer,
     private readonly redis: Redis,
   ) {
     this.statsBefore = readScriptCommandStats(redis);
+    this.counters = serverCounters(redis);
   }
 
-  /** A lane beside `server`, or undefined when the plan has no accuracy phase or the run has no private server to copy. */
-  static async open(server: PrivateServer | undefined, plan: BenchPlan): Promise<AccuracyLane | undefined> {
+  /**
+   * A lane beside `server`; undefined when the plan has no accuracy phase,
+   * the run has no private server to copy, or it is a realtime run (or when
+   * the second server does not start: `warn` says so, and the phases run in
+   * line).
+   */
+  static async open(server: PrivateServer | undefined, plan: BenchPlan, warn?: (message: string) => void): Promise<AccuracyLane | undefined> {
     if (!plan.accuracy || !server || plan.realtime) return undefined;
-    const sibling = await server.startSibling();
+    let sibling: PrivateServer;
+    try {
+      sibling = await server.startSibling();
+    } catch (err) {
+      if (!(err instanceof ServerStartError)) throw err;
+      warn?.(`a second private server for the accuracy phases did not start (${err.message}); they run on the run's own server, after each cell`);
+      return undefined;
+    }
     try {
       return new AccuracyLane(sibling, await connect(sibling.url));
     } catch (err) {
@@ -99,17 +118,29 @@ export class AccuracyLane {
     return this.failed;
   }
 
-  /** Queues `work` on the lane's server, after every phase queued before it. */
-  run<T>(work: (redis: Redis) => Promise<T>): Promise<T> {
+  /** Queues `work` on the lane's server, after every phase queued before it; `what` names it (a cell's accuracy phase). */
+  run<T>(work: (redis: Redis) => Promise<T>, what = 'an accuracy phase'): Promise<T> {
+    const where = `on swc's second private server (127.0.0.1:${this.server.port}, where the accuracy phases run)`;
     const next = this.tail.then(async () => {
       if (this.failed) throw this.failed.error;
+      let result: T;
       try {
-        return await work(this.redis);
+        result = await work(this.redis);
       } catch (err) {
-        // Not the user's server: say which one failed.
-        const where = `on swc's second private server (127.0.0.1:${this.server.port}, where the accuracy phases run)`;
-        throw err instanceof SwcError ? err.at(where) : new RedisUnavailableError(`${err instanceof Error ? err.message : String(err)} ${where}`, { cause: err });
+        // Not the user's server: say which one failed. A bug in swc is left as it is.
+        if (err instanceof SwcError) throw err.at(where);
+        if (err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError) throw err;
+        throw new RedisUnavailableError(`${err instanceof Error ? err.message : String(err)} ${where}`, { cause: err });
       }
+      // A figure taken while the lane's server restarted or evicted would be wrong (a copied maxmemory with an eviction policy, say).
+      const before = await this.counters;
+      const after = await serverCounters(this.redis);
+      this.counters = Promise.resolve(after ?? before);
+      const found = before && after ? disturbances(before, after) : [];
+      if (found.length > 0) {
+        throw new SwcError(`${what} was disturbed ${where}: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`, ExitCode.runtime);
+      }
+      return result;
     });
     this.tail = next.catch((error: unknown) => {
       this.failed ??= { error };
@@ -123,7 +154,7 @@ export class AccuracyLane {
     if (this.failed) throw this.failed.error;
   }
 
-  /** The lane server's script time since it opened (µs and calls), for the run's server script time; null when INFO is refused. */
+  /** The lane server's script time since it opened (µs and calls); null when INFO is refused. */
   async scriptStats(): Promise<ScriptCommandStats | null> {
     return scriptCommandDelta(await this.statsBefore, await readScriptCommandStats(this.redis));
   }

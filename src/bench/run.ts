@@ -95,6 +95,12 @@ export interface BenchRun {
   readonly options?: Record<string, unknown>;
   /** Aborting stops the run before its next pipeline; the run then rejects with an InterruptedError. */
   readonly signal?: AbortSignal;
+  /**
+   * Runs each cell's accuracy phase on the run's server after the cell, even
+   * with a private server (no accuracy lane, see AccuracyLane): its
+   * server-µs probe then has the machine to itself (`--suggest` ranks on it).
+   */
+  readonly accuracyInLine?: boolean;
 }
 
 function lightsOf(set: ShardSet, layout: Layout, cell: Cell, count: number): Light[] {
@@ -472,13 +478,13 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
   try {
     return await runCells();
   } finally {
-    await lane?.close();
     heartbeat.stop();
     // The markers go with the run; the caller's clean-up catches them if this fails.
     // Bounded: under a long CLIENT PAUSE the DEL waits, and the caller's clean-up reports what is left.
-    await Promise.race([
-      deleteRouted(set, [runKey(namespace), aliveKey(namespace)]).catch(() => undefined),
-      new Promise((r) => setTimeout(r, 2000).unref()),
+    // The lane's server stops meanwhile (it holds nothing of the user's).
+    await Promise.all([
+      Promise.race([deleteRouted(set, [runKey(namespace), aliveKey(namespace)]).catch(() => undefined), new Promise((r) => setTimeout(r, 2000).unref())]),
+      lane?.close(),
     ]);
   }
 
@@ -489,10 +495,11 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       ...(progress?.onWait ? { onWait: (others: readonly string[]) => progress.onWait?.(others) } : {}),
     });
     let last: Readings = await readCounters(set);
-    // The server's own script time over the run, beside the run's wall time: how much of the wall is swc's.
+    // Started before the clock: a server's start-up is not the run's work.
+    lane = set.cluster || run.accuracyInLine ? undefined : await AccuracyLane.open(session.server, plan, (message) => progress?.onWarning?.(message));
+    // The run's own server's script time over the run, beside the run's wall time: how much of the wall that server's scripts take.
     const scriptsBefore = await readScriptStats(set);
     const wallStarted = performance.now();
-    lane = set.cluster ? undefined : await AccuracyLane.open(session.server, plan);
     if (last.every((r) => r === null)) progress?.onWarning?.('INFO is not allowed: evictions, pauses and restarts during the run cannot be noticed');
     else if (last.some((r) => r === null)) progress?.onWarning?.(`INFO is not allowed on ${set.shards.filter((_, i) => last[i] === null).map((s) => s.node).join(', ')}: evictions, pauses and restarts there cannot be noticed`);
     /** Fails the cell when a server was disturbed since the last reading. */
@@ -663,7 +670,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         let accuracy: CellAccuracy | undefined | Promise<CellAccuracy | undefined>;
         if (lane) {
           // On the lane's own server, while the run goes on with the next cells.
-          accuracy = lane.run(accuracyOn);
+          accuracy = lane.run(accuracyOn, `${f.name}'s accuracy phase`);
         } else {
           accuracy = await accuracyOn(redisOf(set)[shardOfLight(set, layout, accuracyLight(cell))] as Redis);
           if (accuracy) await watch(f.name, 'accuracy phase');
@@ -687,13 +694,18 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         await deleteLights(set, layout, lights, clockSpan).catch((err: unknown) => {
           throw withContext(err, `in ${f.name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events, while deleting its keys`);
         });
-        const entry: Reported = { result: Promise.resolve(accuracy).then(resultOf), index: f.index, settled: false };
-        // Awaited when reported; a failure before then stops the run at its next cell (lane.failure).
-        entry.result.then(
-          () => (entry.settled = true),
-          () => (entry.settled = true),
-        );
-        reported.push(entry);
+        if (accuracy instanceof Promise) {
+          const entry: Reported = { result: accuracy.then(resultOf), index: f.index, settled: false };
+          // Awaited when reported; a failure before then stops the run at its next cell (lane.failure) or at the end.
+          entry.result.then(
+            () => (entry.settled = true),
+            () => (entry.settled = true),
+          );
+          reported.push(entry);
+        } else {
+          // In line: measured already, so reported with its group.
+          reported.push({ result: Promise.resolve(resultOf(accuracy)), index: f.index, settled: true });
+        }
       }
       // Reported in cell order, once measured and cleaned up: a group at once,
       // or, with the lane, each cell once its accuracy phase has ended.
@@ -706,10 +718,9 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       return label === undefined ? [] : [[name, label] as const];
     });
     const labels = labelled.length > 0 ? Object.fromEntries(labelled) : undefined;
-    const onRun = scriptCommandDelta(scriptsBefore, await readScriptStats(set));
-    // The accuracy phases' scripts ran on the lane's server: the run's server script time counts them too.
+    const scripts = scriptCommandDelta(scriptsBefore, await readScriptStats(set));
+    // The accuracy phases' scripts ran on the lane's server, at the same time as the run's own: reported apart, never added.
     const onLane = lane ? await lane.scriptStats() : undefined;
-    const scripts = onRun && onLane !== null ? { calls: onRun.calls + (onLane?.calls ?? 0), usec: onRun.usec + (onLane?.usec ?? 0) } : null;
     return {
       schemaVersion: 1,
       swcVersion: SWC_VERSION,
@@ -726,6 +737,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       elapsedSeconds: (Date.now() - started) / 1000,
       wallSeconds,
       serverScriptSeconds: scripts ? scripts.usec / 1e6 : null,
+      ...(onLane !== undefined ? { accuracyServerScriptSeconds: onLane ? onLane.usec / 1e6 : null } : {}),
       encodingHints: encodingHints(results, info.config),
       ...(set.cluster
         ? {

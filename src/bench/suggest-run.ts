@@ -54,7 +54,8 @@ export async function runBenchPerLayout(run: BenchRun): Promise<{ report: BenchR
       onCellDone: (result, i) => hooks.onCellDone?.(result, cellsBefore + i, totalCells),
     };
     try {
-      reports.push(await runBench({ ...run, plan, ...(progress ? { progress } : {}) }));
+      // Accuracy in line: the ranking weighs each layout's server µs, and a probe beside a fill is timed on a busier machine.
+      reports.push(await runBench({ ...run, plan, accuracyInLine: true, ...(progress ? { progress } : {}) }));
     } catch (err) {
       if (!(err instanceof ScriptError)) throw err;
       failed.push({ layout, status: 'failed', reason: err.message });
@@ -76,6 +77,13 @@ export async function runBenchPerLayout(run: BenchRun): Promise<{ report: BenchR
       elapsedSeconds: reports.reduce((sum, r) => sum + r.elapsedSeconds, 0),
       wallSeconds: reports.reduce((sum, r) => sum + (r.wallSeconds ?? 0), 0),
       serverScriptSeconds: seconds.some((s) => s === null || s === undefined) ? null : seconds.reduce<number>((sum, s) => sum + (s ?? 0), 0),
+      ...(reports.some((r) => r.accuracyServerScriptSeconds !== undefined)
+        ? {
+            accuracyServerScriptSeconds: reports.some((r) => r.accuracyServerScriptSeconds == null)
+              ? null
+              : reports.reduce((sum, r) => sum + (r.accuracyServerScriptSeconds ?? 0), 0),
+          }
+        : {}),
     },
     failed,
   };

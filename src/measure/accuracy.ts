@@ -23,7 +23,7 @@ export interface AccuracyResult {
   readonly decisionMismatchShare: number;
   /** Events written to the accuracy light (1.25 windows at the cell's rate). */
   readonly events?: number;
-  /** Wall seconds of the accuracy phase (traffic, reads and the server-cost probe): what it added to the run. */
+  /** Wall seconds of the accuracy phase (traffic, reads and the server-cost probe): what it added to the run when it ran in line; on the accuracy lane it ran beside the next cells' fills. */
   readonly seconds?: number;
 }
 

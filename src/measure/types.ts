@@ -293,11 +293,20 @@ export interface BenchReport {
   /** Wall seconds from the run's first write (after waiting for its turn) to its last figure. */
   readonly wallSeconds?: number;
   /**
-   * Seconds the server spent running scripts meanwhile (EVALSHA and EVAL
-   * usec from INFO commandstats, as a delta; other clients' scripts count
-   * too on a shared server); null when INFO is not readable.
+   * Seconds the run's own server (every primary of a cluster) spent running
+   * scripts meanwhile (EVALSHA and EVAL usec from INFO commandstats, as a
+   * delta; other clients' scripts count too on a shared server); null when
+   * INFO is not readable. Accuracy phases run in line count here; those on
+   * the accuracy lane do not (see {@link accuracyServerScriptSeconds}).
    */
   readonly serverScriptSeconds?: number | null;
+  /**
+   * With the accuracy lane (a second private server the accuracy phases ran
+   * on, beside the run's own), its script seconds over the run: they ran at
+   * the same time as the run's own server's, so the two are not added; null
+   * when INFO is not readable there. Absent without a lane.
+   */
+  readonly accuracyServerScriptSeconds?: number | null;
   /** Keys that left listpack only because a value, field name or member is too long (see {@link EncodingHint}). */
   readonly encodingHints?: readonly EncodingHint[];
   /** On Redis Cluster: the primaries, how lights were spread over them, and the layouts that could not run. */

@@ -140,6 +140,19 @@ describe('the private redis-server is gone when the command ends', () => {
     expectNothingLeft(before, 2);
   });
 
+  it('when the accuracy lane\'s server evicts (maxmemory and allkeys-lru copied to it, room for the cell but not its accuracy light): exit 3 naming the phase and the eviction, no figure', async () => {
+    const before = startedPids().length;
+    // 5.x at 10 min and 100/s: about 7 MB for the cell's light on the run's server, about 9 MB for the accuracy light on the lane's.
+    const args = ['bench', '--layout', 'stoplight-v5', '--window', '10m', '--rate', '100', '--no-throughput', '--no-progress', '--json'];
+    const result = await runCli([...args, '--redis-server-arg', 'maxmemory=10mb', '--redis-server-arg', 'maxmemory-policy=allkeys-lru'], env);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toMatch(
+      /^swc: cell 1\/1 \(stoplight-v5, window 600 s at 100\/s\)'s accuracy phase was disturbed on swc's second private server \(127\.0\.0\.1:\d+, where the accuracy phases run\): Redis evicted \d+ key\(s\) \(maxmemory reached\); a figure taken then would be wrong, so none is reported$/,
+    );
+    expectNothingLeft(before, 2);
+  });
+
   it.each(['SIGINT', 'SIGTERM'] as const)('after %s while the server is still starting (between spawn and ready)', async (signal) => {
     const before = startedPids().length;
     const run = spawnCli(['doctor'], { SWC_REDIS_SERVER: slowWrapper });

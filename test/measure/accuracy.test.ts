@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimatePeakBytes } from '../../src/bench/footprint.js';
 import { createNamespace } from '../../src/bench/namespace.js';
 import { runBench } from '../../src/bench/run.js';
+import { runBenchPerLayout } from '../../src/bench/suggest-run.js';
 import { createLayout } from '../../src/layouts/index.js';
 import { accuracyEvents, accuracyReadTimes, EDGE_READ_SECONDS, EVEN_READS, measureAccuracy } from '../../src/measure/accuracy.js';
 import type { BenchReport } from '../../src/measure/types.js';
@@ -141,13 +142,47 @@ describe('bench: accuracy by default', () => {
     expect(started).toEqual([0, 1, 2, 3, 4, 5]);
     expect(done).toEqual([0, 1, 2, 3, 4, 5]);
     expect(laned.results.every((x) => (x.serverCost?.requestUsecPerCall ?? 0) > 0)).toBe(true);
-    // The lane's script time counts in the run's: well over what the fills alone cost (the accuracy traffic is 1.25 windows, plus reads and the probe).
-    const fillsOnly = await openSession();
+    // Script time per server, apart: the lane's is reported beside the run's own; in line there is none.
+    expect(inline.accuracyServerScriptSeconds).toBeUndefined();
+    expect(laned.accuracyServerScriptSeconds ?? 0).toBeGreaterThan(0);
+    expect(laned.serverScriptSeconds ?? 0).toBeGreaterThan(0);
+  });
+
+  it('in line (a given server): each group of cells is reported before the next group starts', async () => {
+    const events: string[] = [];
+    await runBench({
+      session,
+      plan: { layouts: ['packed', 'two-window'], windows: [20, 40], rates: [5], failureRate: 0.2, lights: 1, seed: 2, accuracy: { threshold: 0.3 } },
+      namespace: createNamespace(),
+      progress: { onCellStart: (_cell, i) => events.push(`start ${i}`), onCellDone: (_result, i) => events.push(`done ${i}`) },
+    });
+    expect(events).toEqual(['start 0', 'start 1', 'done 0', 'done 1', 'start 2', 'start 3', 'done 2', 'done 3']);
+  });
+
+  it('--suggest runs accuracy in line on a private server too (no second server): its ranking weighs each probe, which then has the machine to itself', async () => {
+    const privateSession = await openSession();
+    const server = privateSession.server;
+    if (!server) throw new Error('expected a private server');
+    let siblings = 0;
+    const startSibling = server.startSibling.bind(server);
+    (server as { startSibling: typeof startSibling }).startSibling = async () => {
+      siblings += 1;
+      return startSibling();
+    };
     try {
-      const alone = await runBench({ session: fillsOnly, plan: { ...plan, accuracy: undefined }, namespace: createNamespace() });
-      expect(laned.serverScriptSeconds ?? 0).toBeGreaterThan(1.5 * (alone.serverScriptSeconds ?? Infinity));
+      const { report } = await runBenchPerLayout({
+        session: privateSession,
+        plan: { layouts: ['packed', 'two-window'], windows: [20], rates: [5], failureRate: 0.2, lights: 1, seed: 2, accuracy: { threshold: 0.3 } },
+        namespace: createNamespace(),
+      });
+      expect(report.results.map((r) => [r.layout, r.accuracy?.reads])).toEqual([
+        ['packed', 240],
+        ['two-window', 240],
+      ]);
+      expect(report.accuracyServerScriptSeconds).toBeUndefined();
+      expect(siblings).toBe(0);
     } finally {
-      await fillsOnly.close();
+      await privateSession.close();
     }
   });
 
