@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // How close the blog preset's memory fill comes to the server's own script
-// time: runs `swc bench --preset blog --no-throughput --json` several times
+// time: runs `swc bench --preset blog --no-throughput --no-accuracy --json`
+// several times (the fill alone: the accuracy phases, on by default, run on
+// a second private server beside it and have `npm run bench:accuracy`)
 // (each on its own private server, as a user would) and prints, side by side
-// per run, the run's wall time (JSON wallSeconds), the busiest server's
-// script time over the same run (EVALSHA/EVAL usec from INFO commandstats:
-// serverScriptSeconds for the run's own server, accuracyServerScriptSeconds
-// for the second private server its accuracy phases run on beside it; the
-// larger, since the two run at once) and their ratio, then min/median/max of the ratio (target:
+// per run, the run's wall time (JSON wallSeconds), the server's script time
+// over the same run (serverScriptSeconds: EVALSHA/EVAL usec from INFO
+// commandstats) and their ratio, then min/median/max of the ratio (target:
 // at most 1.3). With --against <other swc.js> the runs alternate between
 // this build and that one (A B A B …), so a change is judged under the same
 // machine load. The load average is printed with each run: on a shared
@@ -30,12 +30,12 @@ if (values.against) builds.push({ name: 'against', bin: values.against });
 
 const load = () => loadavg()[0].toFixed(1);
 const ratios = new Map(builds.map((b) => [b.name, []]));
-console.log(`blog preset, memory only; ${runs} run(s)${builds.length > 1 ? ' per build, alternating' : ''}; 2 cores shared with whatever else runs (load average shown)\n`);
+console.log(`blog preset, memory only, --no-accuracy; ${runs} run(s)${builds.length > 1 ? ' per build, alternating' : ''}; 2 cores shared with whatever else runs (load average shown)\n`);
 console.log(`${'build'.padEnd(8)} ${'run'.padStart(3)}  ${'wall s'.padStart(7)}  ${'server s'.padStart(8)}  ${'ratio'.padStart(6)}  load`);
 for (let i = 1; i <= runs; i += 1) {
   for (const build of builds) {
     const before = load();
-    const run = spawnSync(process.execPath, [build.bin, 'bench', '--preset', 'blog', '--no-throughput', '--json', '--no-progress'], {
+    const run = spawnSync(process.execPath, [build.bin, 'bench', '--preset', 'blog', '--no-throughput', '--no-accuracy', '--json', '--no-progress'], {
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
     });
@@ -45,8 +45,8 @@ for (let i = 1; i <= runs; i += 1) {
     }
     const report = JSON.parse(run.stdout);
     const wall = report.wallSeconds;
-    const server = Math.max(report.serverScriptSeconds, report.accuracyServerScriptSeconds ?? 0);
-    if (typeof wall !== 'number' || typeof report.serverScriptSeconds !== 'number' || !(server > 0)) {
+    const server = report.serverScriptSeconds;
+    if (typeof wall !== 'number' || typeof server !== 'number' || !(server > 0)) {
       process.stderr.write(`bench-fill: ${build.bin} reported no wallSeconds/serverScriptSeconds\n`);
       process.exit(3);
     }
