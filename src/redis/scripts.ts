@@ -233,20 +233,23 @@ const flushingError = (script: LuaScript): ScriptError =>
  * blocking script ended part-way through).
  *
  * @param notRun whether call `index` got NOSCRIPT (or BUSY): it did not run
+ * @param within where these `count` calls sit in the caller's pipeline (a re-run tail's), for the error's numbers
  */
-export function flushedFrom(count: number, notRun: (index: number) => boolean): number {
+export function flushedFrom(count: number, notRun: (index: number) => boolean, within: { offset: number; total: number } = { offset: 0, total: count }): number {
   let first = 0;
   while (first < count && !notRun(first)) first += 1;
   let last = first;
+  // Numbered as in the caller's pipeline: a re-run tail's calls keep their places in it.
+  const at = (index: number): number => within.offset + index + 1;
   for (let i = first + 1; i < count; i += 1) {
     if (notRun(i)) {
       last = i;
       continue;
     }
-    const skipped = last === first ? `call ${first + 1}` : `calls ${first + 1}-${last + 1}`;
+    const skipped = last === first ? `call ${at(first)}` : `calls ${at(first)}-${at(last)}`;
     throw new ScriptError(
-      `${skipped} of a pipeline of ${count} did not run (the script cache was flushed, or a script blocked the server) ` +
-        `while call ${i + 1} after them did (another connection reloaded the scripts, or the block ended); ` +
+      `${skipped} of a pipeline of ${within.total} did not run (the script cache was flushed, or a script blocked the server) ` +
+        `while call ${at(i)} after them did (another connection reloaded the scripts, or the block ended); ` +
         're-running them would reorder calls, so swc stops',
     );
   }
@@ -291,7 +294,7 @@ export async function rerunFlushedTail(
     // A BUSY load leaves its calls not run, as the tail below shows.
     checkLoad(channel, scripts, sent.slice(0, load.length));
     const results = sent.slice(load.length);
-    const missing = flushedFrom(results.length, (i) => notRun(results[i]));
+    const missing = flushedFrom(results.length, (i) => notRun(results[i]), { offset: start, total: calls.length });
     for (let i = 0; i < missing; i += 1) replies.push(results[i]);
     if (missing === results.length) return replies;
     if (missing > 0) stalls = 0;

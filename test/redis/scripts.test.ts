@@ -202,5 +202,7 @@ describe('the script runner', () => {
     expect(flushedFrom(4, pattern('xxxx'))).toBe(0);
     expect(() => flushedFrom(5, pattern('.xx.x'))).toThrow(/^calls 2-3 of a pipeline of 5 did not run .* while call 4 after them did/);
     expect(() => flushedFrom(3, pattern('x..'))).toThrow(/^call 1 of a pipeline of 3 did not run/);
+    // A re-run tail (calls 33-200 of a pipeline of 200) numbers its calls as in that pipeline.
+    expect(() => flushedFrom(4, pattern('.xx.'), { offset: 32, total: 200 })).toThrow(/^calls 34-35 of a pipeline of 200 did not run .* while call 36 after them did/);
   });
 });
