@@ -7,6 +7,7 @@ import { runBenchPerLayout } from '../../src/bench/suggest-run.js';
 import { createLayout } from '../../src/layouts/index.js';
 import { accuracyEvents, accuracyReadTimes, EDGE_READ_SECONDS, EVEN_READS, measureAccuracy } from '../../src/measure/accuracy.js';
 import type { BenchReport } from '../../src/measure/types.js';
+import { ServerStartError } from '../../src/errors.js';
 import { installScripts } from '../../src/redis/scripts.js';
 import { openSession, type Session } from '../../src/redis/connect.js';
 import { renderBench } from '../../src/report/bench.js';
@@ -181,6 +182,29 @@ describe('bench: accuracy by default', () => {
       ]);
       expect(report.accuracyServerScriptSeconds).toBeUndefined();
       expect(siblings).toBe(0);
+    } finally {
+      await privateSession.close();
+    }
+  });
+
+  it('when the second private server does not start, a warning says so and the accuracy phases run in line on the run\'s server', async () => {
+    const privateSession = await openSession();
+    const server = privateSession.server;
+    if (!server) throw new Error('expected a private server');
+    (server as { startSibling: typeof server.startSibling }).startSibling = () => Promise.reject(new ServerStartError('redis-server exited at once (a test)'));
+    const warnings: string[] = [];
+    try {
+      const report = await runBench({
+        session: privateSession,
+        plan: { layouts: ['two-window'], windows: [20], rates: [5], failureRate: 0.2, lights: 1, seed: 2, accuracy: { threshold: 0.3 } },
+        namespace: createNamespace(),
+        progress: { onWarning: (message) => warnings.push(message) },
+      });
+      expect(warnings).toEqual([
+        "a second private server for the accuracy phases did not start (redis-server exited at once (a test)); they run on the run's own server, after each cell",
+      ]);
+      expect(report.results[0]?.accuracy?.maxAbsError).toBeGreaterThan(0);
+      expect(report.accuracyServerScriptSeconds).toBeUndefined();
     } finally {
       await privateSession.close();
     }
