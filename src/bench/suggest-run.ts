@@ -77,13 +77,6 @@ export async function runBenchPerLayout(run: BenchRun): Promise<{ report: BenchR
       elapsedSeconds: reports.reduce((sum, r) => sum + r.elapsedSeconds, 0),
       wallSeconds: reports.reduce((sum, r) => sum + (r.wallSeconds ?? 0), 0),
       serverScriptSeconds: seconds.some((s) => s === null || s === undefined) ? null : seconds.reduce<number>((sum, s) => sum + (s ?? 0), 0),
-      ...(reports.some((r) => r.accuracyServerScriptSeconds !== undefined)
-        ? {
-            accuracyServerScriptSeconds: reports.some((r) => r.accuracyServerScriptSeconds == null)
-              ? null
-              : reports.reduce((sum, r) => sum + (r.accuracyServerScriptSeconds ?? 0), 0),
-          }
-        : {}),
     },
     failed,
   };
