@@ -5,9 +5,10 @@
 // what `swc bench` would be measuring.
 //
 // Each setting gets a warm-up run of both tools, then `rounds` rounds; each
-// round runs both twice, mirrored (A B B A, then B A A B), so drift on a noisy
-// machine and the order of the runs hit both alike. The verdict uses the median of the per-round
-// ratios (each taken from two runs seconds apart); best-of shows the ceiling.
+// round runs both twice, mirrored (A B B A, then B A A B), so drift on a
+// noisy machine and the order of the runs hit both alike. The verdict uses
+// the median of the per-round ratios (each from its round's four runs);
+// best-of shows the ceiling.
 //
 // Usage: npm run bench:driver [-- --rounds 9 --scale 1 --target 0.95 --only 1x1,8x16]
 // (--only: the settings to run, as <connections>x<pipeline>)
