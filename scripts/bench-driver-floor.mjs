@@ -21,6 +21,7 @@ import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { parseArgs } from 'node:util';
 import { RequestWriter, RespConnection, StoplightV6, connect, installScripts, runLoad, startPrivateServer } from '../dist/index.js';
+import { redisBenchmark } from './redis-benchmark.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -86,14 +87,7 @@ try {
 
   /** Microseconds per call of each contender. */
   const contenders = {
-    'redis-benchmark': () => {
-      const args = ['-h', '127.0.0.1', '-p', String(server.port), '-c', '1', '-P', '1', '-n', String(ops), '--csv', ...command];
-      const run = values.pin ? spawnSync('taskset', ['-c', '1', 'redis-benchmark', ...args]) : spawnSync('redis-benchmark', args);
-      const row = run.stdout.toString().split('\n').find((line) => line.startsWith('"EVALSHA'));
-      const rps = row ? Number(row.split('","')[1]) : NaN;
-      if (!Number.isFinite(rps)) throw new Error(`redis-benchmark failed: ${run.stderr.toString() || run.stdout.toString()}`);
-      return 1e6 / rps;
-    },
+    'redis-benchmark': async () => 1e6 / (await redisBenchmark(server.port, { connections: 1, pipeline: 1, ops }, command, values.pin ? ['taskset', '-c', '1'] : [])),
     bare: async () => {
       const started = performance.now();
       await new Promise((resolve) => {

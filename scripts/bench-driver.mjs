@@ -12,9 +12,9 @@
 //
 // Usage: npm run bench:driver [-- --rounds 9 --scale 1 --target 0.95 --only 1x1,8x16]
 // (--only: the settings to run, as <connections>x<pipeline>)
-import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { RespConnection, StoplightV6, connect, installScripts, runLoad, startPrivateServer } from '../dist/index.js';
+import { redisBenchmark } from './redis-benchmark.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -59,26 +59,6 @@ const median = (xs) => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
-
-/** Runs redis-benchmark and returns its requests per second (from --csv). */
-function redisBenchmark(port, { connections, pipeline, ops }, command) {
-  const args = ['-h', '127.0.0.1', '-p', String(port), '-c', String(connections), '-P', String(pipeline), '-n', String(ops), '--csv', ...command];
-  return new Promise((resolve, reject) => {
-    const child = spawn('redis-benchmark', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      // The data row: "EVALSHA …","<rps>","<avg ms>",…
-      const row = out.split('\n').find((line) => line.startsWith('"EVALSHA'));
-      const rps = row ? Number(row.split('","')[1]) : NaN;
-      if (code !== 0 || !Number.isFinite(rps)) reject(new Error(`redis-benchmark failed (exit ${code}): ${err || out}`));
-      else resolve(rps);
-    });
-  });
-}
 
 const server = await startPrivateServer();
 const pool = [];

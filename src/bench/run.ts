@@ -21,11 +21,10 @@ import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type Tra
 import { SWC_VERSION } from '../version.js';
 import { aliveKey, deleteKeys, markRun, otherLiveRuns, runKey, waitForTurn, type Namespace } from './namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan, type Cell } from './plan.js';
-import { cellAccuracy } from './accuracy.js';
 import { publishedKb } from './presets.js';
 import { driveRealtime } from './realtime.js';
 import { byShard, clusterChanged, redisOf, shardOfLight, singleShard, spreadLights, type ShardSet } from './shards.js';
-import { AccuracyLane, accuracyLight } from './accuracy.js';
+import { AccuracyLane, accuracyLight, cellAccuracy } from './accuracy.js';
 import type { ClusterFinding, ShardTotals } from '../measure/types.js';
 
 /** Calls per pipeline while filling a window: large enough to amortize round trips. */
