@@ -1,11 +1,48 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Three lanes (see docs/architecture.md):
+ * - unit: pure functions and in-process calls; no redis-server, no spawned CLI.
+ * - cli: end-to-end spawns of bin/swc.js (which runs dist/: build first).
+ * - integration: everything else, against a real redis-server. It takes every
+ *   *.test.ts outside test/unit and test/cli, so a test file added in any other
+ *   folder still runs instead of silently dropping out of every lane.
+ */
+const UNIT = 'test/unit/**/*.test.ts';
+const CLI = 'test/cli/**/*.test.ts';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: [UNIT],
+          // A unit test that tries to start a redis-server fails at once instead of quietly needing one.
+          env: { SWC_REDIS_SERVER: '/nonexistent/unit-lane-has-no-redis-server' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [UNIT, CLI, '**/node_modules/**'],
+          globalSetup: ['test/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'cli',
+          include: [CLI],
+          globalSetup: ['test/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

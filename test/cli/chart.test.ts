@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { result } from '../report/chart-fixtures.js';
+import { result } from '../unit/report/chart-fixtures.js';
 import { runCli } from './run-cli.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'swc-chart-'));

@@ -9,7 +9,7 @@ import { loadManifestLayout } from '../../src/layouts/manifest.js';
 import type { BenchReport } from '../../src/measure/types.js';
 import { LUA_DIR } from '../../src/lua/source.js';
 import { redisUrl, testRedis, uniqueName } from '../helpers.js';
-import { stoplight5Tree, stoplight6Tree, V6_STORAGE } from '../layouts/stoplight-tree.js';
+import { stoplight5Tree, stoplight6Tree, V6_STORAGE } from '../integration/layouts/stoplight-tree.js';
 import { runCli } from './run-cli.js';
 
 const MANIFESTS = fileURLToPath(new URL('../../fixtures/manifests/', import.meta.url));

@@ -1,0 +1,140 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LayoutClient } from '../../src/layouts/client.js';
+import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
+import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
+import { connect } from '../../src/redis/connect.js';
+import { startPrivateServer } from '../../src/redis/server.js';
+import { HOUR_START, redisUrl, uniqueName } from '../helpers.js';
+import { runCli } from './run-cli.js';
+import { digest, keysMatching } from '../reliability/digest.js';
+import { RUN_LINE, startCli } from '../reliability/spawn.js';
+
+let redis: Redis;
+beforeAll(async () => {
+  redis = await connect(redisUrl());
+});
+afterAll(() => redis.disconnect());
+
+/** Real-looking data of somebody else: plain keys and Stoplight keys of other lights. */
+async function seedUserData(tag: string): Promise<string> {
+  await redis.set(`${tag}:plain`, 'keep me');
+  await redis.hset(`${tag}:hash`, { a: '1', b: '2' });
+  await redis.zadd(`${tag}:zset`, 1, 'x', 2, 'y');
+  await redis.expire(`${tag}:hash`, 3600);
+  const v5 = await LayoutClient.open(redis, new StoplightV5({ prefix: `${tag}:stoplight:v5` }));
+  const v6 = await LayoutClient.open(redis, new StoplightV6({ prefix: `${tag}:stoplight:v6` }));
+  for (let i = 0; i < 50; i += 1) {
+    await v5.recordSuccess({ name: 'checkout' }, { at: HOUR_START + i, windowSeconds: 60 });
+    await v6.recordFailure({ name: 'checkout' }, { at: HOUR_START + i, windowSeconds: 60, errorJson: '{"e":1}' });
+  }
+  return `${tag}:*`;
+}
+
+/** Starts `swc bench --no-throughput`; `firstCell` resolves once its first cell's result line is on stderr. */
+function startBench(args: string[]) {
+  const run = startCli(['bench', '--no-throughput', ...args]);
+  const firstCell = run.waitFor(/^swc bench: \[1\/\d+\] .* KB per light/m);
+  const exited = run.exited.then(({ code }) => ({ code, at: Date.now() }));
+  return { child: run.child, firstCell, exited, stderr: run.stderr };
+}
+
+describe('bench leaves other data alone', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s after the first cell: exits %i, other keys byte-identical, none of the run\'s keys remain', async (signal, code) => {
+    const pattern = await seedUserData(uniqueName('user'));
+    const before = await digest(redis, pattern);
+    const run = startBench(['--redis-url', redisUrl(), '--preset', 'blog']);
+    await run.firstCell;
+    run.child.kill(signal);
+    const { code: exitCode } = await run.exited;
+    expect(exitCode).toBe(code);
+    const namespace = /swc-bench:[0-9a-f]{8}/.exec(run.stderr())?.[0];
+    expect(namespace).toBeDefined();
+    expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
+    expect(await digest(redis, pattern)).toEqual(before);
+  });
+
+  it('SIGINT in the write throughput phase: exit 130 within 5 s, user keys byte-identical, none of the run\'s keys remain', async () => {
+    const pattern = await seedUserData(uniqueName('user'));
+    const before = await digest(redis, pattern);
+    const run = startCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '1m', '--time', '30']);
+    const [, namespace] = (await run.waitFor(RUN_LINE)) as unknown as [string, string];
+    await run.waitFor(/write throughput phase/);
+    const startedAt = Date.now();
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(130);
+    expect(Date.now() - startedAt).toBeLessThan(5000);
+    expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
+    expect(await digest(redis, pattern)).toEqual(before);
+  });
+
+  it('a complete run: exit 0, other keys byte-identical, none of the run\'s keys remain', async () => {
+    const pattern = await seedUserData(uniqueName('user'));
+    const before = await digest(redis, pattern);
+    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '1m,3m', '--ops', '300']);
+    expect(result.code).toBe(0);
+    const namespace = /swc-bench:[0-9a-f]{8}/.exec(result.stderr)?.[0];
+    expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
+    expect(await digest(redis, pattern)).toEqual(before);
+  });
+});
+
+describe('bench when the server fails', () => {
+  it('the server dies after the first cell: exit 3 within 5 s, one line saying how far it got, no stack trace', async () => {
+    const server = await startPrivateServer();
+    const run = startBench(['--redis-url', server.url, '--preset', 'blog']);
+    await run.firstCell;
+    const killedAt = Date.now();
+    process.kill(server.pid, 'SIGKILL');
+    const { code, at } = await run.exited;
+    await server.stop();
+    expect(code).toBe(3);
+    expect(at - killedAt).toBeLessThan(5000);
+    expect(run.stderr()).toMatch(/^swc: .*Redis.*in cell \d+\/16 .* after [\d,]+ of [\d,]+ events/m);
+    expect(run.stderr()).not.toMatch(/\n\s+at /);
+  });
+
+  it('maxmemory with noeviction and --allow-eviction: the OOM is one clear line naming the cell, exit 3, own keys removed', async () => {
+    const server = await startPrivateServer({ settings: ['maxmemory=3mb', 'maxmemory-policy=noeviction'] });
+    const own = await connect(server.url);
+    try {
+      await own.set('user:precious', 'x');
+      const result = await runCli(['bench', '--redis-url', server.url, '--rate', '100', '--window', '10m', '--no-throughput', '--allow-eviction']);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/out of memory \(maxmemory reached\) in cell 1\/2/);
+      const namespace = /swc-bench:[0-9a-f]{8}/.exec(result.stderr)?.[0];
+      expect(namespace).toBeDefined();
+      expect(await keysMatching(own, `${namespace}:*`)).toEqual([]);
+      expect(await own.get('user:precious')).toBe('x');
+    } finally {
+      own.disconnect();
+      await server.stop();
+    }
+  });
+
+  it.each([50, 5])('SCRIPT FLUSH every %i ms: the same bytes per light as an undisturbed run, or (at 5 ms) exit 3 naming the script cache', async (everyMs) => {
+    // A server of its own: flushing the shared one would disturb other test files.
+    const server = await startPrivateServer();
+    const own = await connect(server.url);
+    const args = ['bench', '--redis-url', server.url, '--rate', '2', '--window', '1m', '--lights', '20', '--json', '--no-progress', '--no-throughput'];
+    const quiet = await runCli(args);
+    const flusher = setInterval(() => void own.script('FLUSH').catch(() => undefined), everyMs);
+    const flushed = await runCli(args).finally(async () => {
+      clearInterval(flusher);
+      own.disconnect();
+      await server.stop();
+    });
+    if (everyMs === 5 && flushed.code !== 0) {
+      expect(flushed.code).toBe(3);
+      expect(flushed.stderr).toMatch(/^swc: .*(script|cache)/m);
+      return;
+    }
+    expect(flushed.code).toBe(0);
+    const bytes = (out: string) =>
+      (JSON.parse(out) as { results: { memory: { bytesPerLight: number } }[] }).results.map((r) => r.memory.bytesPerLight);
+    expect(bytes(flushed.stdout)).toEqual(bytes(quiet.stdout));
+  });
+});

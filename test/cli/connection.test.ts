@@ -1,0 +1,108 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
+import { runCli } from './run-cli.js';
+
+let secured: PrivateServer;
+let silent: net.Server;
+let silentPort: number;
+beforeAll(async () => {
+  secured = await startPrivateServer({ settings: ['requirepass=s3cret'] });
+  // Accepts connections and never answers: a firewall that drops, a wrong port on a busy host.
+  silent = net.createServer(() => undefined);
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  silentPort = (silent.address() as net.AddressInfo).port;
+});
+afterAll(async () => {
+  await secured.stop();
+  silent.close();
+});
+
+const hasOpenssl = (() => {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** A redis-server that speaks only TLS, with a throw-away self-signed certificate. */
+async function startTlsServer(): Promise<{ port: number; stop: () => void }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swc-tls-'));
+  const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+  const port = await freePort();
+  const child: ChildProcess = spawn('redis-server', [
+    '--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1', '--tls-cert-file', cert, '--tls-key-file', key,
+    '--tls-ca-cert-file', cert, '--tls-auth-clients', 'no', '--save', '', '--appendonly', 'no', '--dir', dir,
+  ], { stdio: 'ignore' });
+  for (let i = 0; i < 100; i += 1) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (up) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    port,
+    stop: () => {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function expectRuntimeFailure(url: string, hint: RegExp): Promise<void> {
+  for (const command of [['doctor'], ['bench', '--rate', '10', '--window', '60'], ['inspect', 'some-light']]) {
+    const result = await runCli([...command, '--redis-url', url]);
+    expect(result.code, `${command[0]}: ${result.stderr}`).toBe(3);
+    expect(result.ms).toBeLessThan(5000);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(hint);
+  }
+}
+
+describe('an unusable Redis: exit 3 within 5 s, one line saying what to check', () => {
+  it('nothing listening on the port: says connection refused', async () => {
+    await expectRuntimeFailure(`redis://127.0.0.1:${await freePort()}`, /connection refused/);
+  });
+
+  it('a port that accepts and never answers: says no answer within 3 s', async () => {
+    await expectRuntimeFailure(`redis://127.0.0.1:${silentPort}`, /no answer within \d s/);
+  });
+
+  it('wrong password: says authentication failed, check the password', async () => {
+    await expectRuntimeFailure(`redis://:wrong@127.0.0.1:${secured.port}`, /authentication failed.*password/);
+  });
+
+  it('no password for a server that requires one: says authentication failed', async () => {
+    await expectRuntimeFailure(`redis://127.0.0.1:${secured.port}`, /authentication failed/);
+  });
+
+  it('a database index the server lacks: says database 99 does not exist', async () => {
+    await expectRuntimeFailure(`redis://:s3cret@127.0.0.1:${secured.port}/99`, /database 99 does not exist/);
+  });
+
+  it('rediss:// against a plain server: names the TLS mismatch and redis://', async () => {
+    await expectRuntimeFailure(`rediss://:s3cret@127.0.0.1:${secured.port}`, /(TLS handshake failed|no answer within \d s).*redis:\/\//);
+  });
+
+  it.skipIf(!hasOpenssl)('redis:// against a TLS-only server (needs openssl for a certificate): names rediss://', async () => {
+    const tls = await startTlsServer();
+    try {
+      await expectRuntimeFailure(`redis://127.0.0.1:${tls.port}`, /rediss:\/\//);
+    } finally {
+      tls.stop();
+    }
+  });
+});

@@ -1,0 +1,212 @@
+import type { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connect } from '../../src/redis/connect.js';
+import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
+import { runCli } from './run-cli.js';
+import { digest, keysMatching } from '../reliability/digest.js';
+
+/** Servers and connections of one test, stopped after it. */
+const opened: { server: PrivateServer; redis: Redis }[] = [];
+afterEach(async () => {
+  for (const { server, redis } of opened.splice(0)) {
+    redis.disconnect();
+    await server.stop();
+  }
+});
+
+async function server(settings: string[] = []): Promise<{ server: PrivateServer; redis: Redis; url: string }> {
+  const s = await startPrivateServer({ settings });
+  const redis = await connect(s.url);
+  opened.push({ server: s, redis });
+  return { server: s, redis, url: s.url };
+}
+
+/** 300 keys of somebody else's: strings, hashes and sorted sets, some with a TTL. */
+async function seedUserKeys(redis: Redis): Promise<void> {
+  const pipeline = redis.pipeline();
+  for (let i = 0; i < 300; i += 1) {
+    if (i % 3 === 0) pipeline.set(`app:s:${i}`, `value ${i}`.repeat(4));
+    else if (i % 3 === 1) pipeline.hset(`app:h:${i}`, { a: String(i), b: 'x'.repeat(20) });
+    else pipeline.zadd(`app:z:${i}`, i, `m${i}`);
+    if (i % 10 === 0) pipeline.expire(`app:s:${i}`, 3600);
+  }
+  await pipeline.exec();
+}
+
+/** What must hold after every case: the user's keys unchanged, none of swc's left. */
+async function expectUntouched(redis: Redis, before: Record<string, string>): Promise<void> {
+  expect(await digest(redis, 'app:*')).toEqual(before);
+  expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
+}
+
+describe('bench refuses before writing to a server where it would evict', () => {
+  it('maxmemory 3mb + allkeys-lru with 300 user keys: bench exit 3 before any write, doctor exit 1 on headroom, user keys byte-identical, no swc key', async () => {
+    const { redis, url } = await server();
+    await redis.config('SET', 'maxmemory', '3mb');
+    await redis.config('SET', 'maxmemory-policy', 'allkeys-lru');
+    await seedUserKeys(redis);
+    const before = await digest(redis, 'app:*');
+    expect(Object.keys(before)).toHaveLength(300);
+    const result = await runCli(['bench', '--redis-url', url, '--rate', '100', '--window', '600']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^swc: refusing to write to this server: maxmemory 3\.0 MB, .* Redis would evict other clients' keys \(allkeys-lru\) \(--allow-eviction runs anyway/m);
+    expect(result.stderr.split('\n').filter((l) => l.startsWith('swc: '))).toHaveLength(1);
+    expect(result.stdout).toBe('');
+    expect(Number(/evicted_keys:(\d+)/.exec(await redis.info('stats'))?.[1])).toBe(0);
+    const doctor = await runCli(['doctor', '--redis-url', url]);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/FAIL\s+memory headroom\s+the default bench \(--rate 100 --window 300\): maxmemory 3\.0 MB/);
+    await expectUntouched(redis, before);
+  });
+
+  it.each(['volatile-lru', 'noeviction'])('maxmemory with %s: refuses too, naming what Redis would do', async (policy) => {
+    const { redis, url } = await server();
+    await redis.config('SET', 'maxmemory', '3mb');
+    await redis.config('SET', 'maxmemory-policy', policy);
+    await seedUserKeys(redis);
+    const before = await digest(redis, 'app:*');
+    const result = await runCli(['bench', '--redis-url', url, '--rate', '100', '--window', '600', '--no-throughput']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(
+      policy === 'noeviction' ? /refuse writes \(OOM\) from every client.*the run would fail anyway/ : /evict keys that have a TTL \(volatile-lru\)/,
+    );
+    await expectUntouched(redis, before);
+  });
+
+  it('with --allow-eviction it runs, and the cell during which Redis evicted fails with exit 3 and no figure; no swc key left', async () => {
+    const { redis, url } = await server();
+    await redis.config('SET', 'maxmemory', '3mb');
+    await redis.config('SET', 'maxmemory-policy', 'allkeys-lru');
+    await seedUserKeys(redis);
+    const result = await runCli(['bench', '--redis-url', url, '--rate', '100', '--window', '600', '--allow-eviction', '--json', '--no-throughput']);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/warning \(--allow-eviction\): maxmemory 3\.0 MB/);
+    expect(result.stderr).toMatch(/^swc: cell 1\/2 \(stoplight-v5, window 600 s at 100\/s\) failed during its memory phase: Redis evicted [\d,]+ key\(s\)/m);
+    expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
+  });
+
+  it('a run that fits under maxmemory goes ahead and leaves the user keys alone', async () => {
+    const { redis, url } = await server();
+    await redis.config('SET', 'maxmemory', '64mb');
+    await redis.config('SET', 'maxmemory-policy', 'allkeys-lru');
+    await seedUserKeys(redis);
+    const before = await digest(redis, 'app:*');
+    const result = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--ops', '200', '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).results).toHaveLength(2);
+    await expectUntouched(redis, before);
+  });
+});
+
+describe('bench refuses a server that cannot take its writes; doctor names why', () => {
+  it('a replica: bench exit 3 naming the primary, doctor exit 1', async () => {
+    const primary = await server();
+    const replica = await server();
+    await seedUserKeys(primary.redis);
+    await replica.redis.call('REPLICAOF', '127.0.0.1', String(primary.server.port));
+    const before = await digest(primary.redis, 'app:*');
+    const bench = await runCli(['bench', '--redis-url', replica.url, '--rate', '10', '--window', '60', '--no-throughput']);
+    expect(bench.code).toBe(3);
+    expect(bench.stderr).toMatch(new RegExp(`^swc: refusing to write to this server: this server is a replica of 127\\.0\\.0\\.1:${primary.server.port} \\(read-only\\); point --redis-url at the primary`, 'm'));
+    const doctor = await runCli(['doctor', '--redis-url', replica.url, '--json']);
+    expect(doctor.code).toBe(1);
+    const checks = (JSON.parse(doctor.stdout) as { checks: { name: string; status: string }[] }).checks;
+    expect(checks).toContainEqual(expect.objectContaining({ name: 'replica', status: 'fail' }));
+    await expectUntouched(primary.redis, before);
+    expect(await keysMatching(replica.redis, 'swc-bench:*')).toEqual([]);
+  });
+
+  it('min-replicas-to-write 1 with no replica: bench exit 3, doctor exit 1', async () => {
+    const { redis, url } = await server();
+    await seedUserKeys(redis);
+    await redis.config('SET', 'min-replicas-to-write', '1');
+    const before = await digest(redis, 'app:*');
+    const bench = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
+    expect(bench.code).toBe(3);
+    expect(bench.stderr).toMatch(/^swc: refusing to write to this server: min-replicas-to-write 1 with 0 good replica\(s\) connected/m);
+    const doctor = await runCli(['doctor', '--redis-url', url]);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/FAIL\s+min-replicas\s+min-replicas-to-write 1/);
+    await expectUntouched(redis, before);
+  });
+
+  it('a user without EVALSHA: bench exit 3 and doctor exit 1, each naming EVALSHA', async () => {
+    const { redis, server: s } = await server();
+    await seedUserKeys(redis);
+    await redis.call('ACL', 'SETUSER', 'noscripts', 'on', '>pw', '~*', '+@all', '-evalsha');
+    const url = `redis://noscripts:pw@127.0.0.1:${s.port}`;
+    const before = await digest(redis, 'app:*');
+    const bench = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
+    expect(bench.code).toBe(3);
+    expect(bench.stderr).toMatch(/^swc: refusing to write to this server: .*user "noscripts" may not run EVALSHA/m);
+    const doctor = await runCli(['doctor', '--redis-url', url, '--json']);
+    expect(doctor.code).toBe(1);
+    const report = JSON.parse(doctor.stdout) as { permissions: { missing: string[] }; checks: { name: string; status: string; detail: string }[] };
+    expect(report.permissions.missing.some((m) => m.startsWith('EVALSHA'))).toBe(true);
+    expect(report.checks).toContainEqual(expect.objectContaining({ name: 'permission', status: 'fail', detail: expect.stringMatching(/EVALSHA/) }));
+    await expectUntouched(redis, before);
+  });
+
+  it('a user limited to ~app:* (no ACL command either, so probes are used): bench exit 3 naming the key pattern', async () => {
+    const { redis, server: s } = await server();
+    await seedUserKeys(redis);
+    await redis.call('ACL', 'SETUSER', 'apponly', 'on', '>pw', '~app:*', '+@all', '-@admin');
+    const url = `redis://apponly:pw@127.0.0.1:${s.port}`;
+    const before = await digest(redis, 'app:*');
+    const bench = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
+    expect(bench.code).toBe(3);
+    expect(bench.stderr).toMatch(/^swc: refusing to write to this server: user "apponly" may not access keys under swc-bench:\* \(ACL key patterns; needed by SET, .*EVALSHA/m);
+    const doctor = await runCli(['doctor', '--redis-url', url]);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/FAIL\s+permission\s+user "apponly" may not access keys under swc-bench:\*/);
+    await expectUntouched(redis, before);
+  });
+
+  it('a user denied HSET and MEMORY (checked inside scripts too): each is named', async () => {
+    const { redis, server: s } = await server();
+    await redis.call('ACL', 'SETUSER', 'nohset', 'on', '>pw', '~*', '+@all', '-hset', '-memory', '-acl');
+    const url = `redis://nohset:pw@127.0.0.1:${s.port}`;
+    const bench = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
+    expect(bench.code).toBe(3);
+    expect(bench.stderr).toMatch(/may not run HSET: NOPERM/);
+    expect(bench.stderr).toMatch(/may not run MEMORY USAGE: NOPERM/);
+    expect(bench.stderr).toMatch(/may not run HSET in scripts/);
+    expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
+  });
+
+  it('a user denied INFO: bench refuses (it reads used_memory and evictions from INFO) and doctor exits 1', async () => {
+    const { redis, server: s } = await server();
+    await redis.call('ACL', 'SETUSER', 'noinfo', 'on', '>pw', '~*', '+@all', '-info');
+    const url = `redis://noinfo:pw@127.0.0.1:${s.port}`;
+    const bench = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
+    expect(bench.code).toBe(3);
+    expect(bench.stderr).toMatch(/^swc: refusing to write to this server: INFO is not allowed .*cannot be checked/m);
+    const doctor = await runCli(['doctor', '--redis-url', url]);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/FAIL\s+info\s+INFO is not allowed/);
+    expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
+  });
+
+  it('MEMORY renamed and CONFIG denied: doctor exits 1 naming each, and --json carries the findings and the permission method', async () => {
+    const { redis, server: s } = await server(['rename-command=MEMORY SWCMEMORY']);
+    await redis.call('ACL', 'SETUSER', 'noconfig', 'on', '>pw', '~*', '+@all', '-config');
+    const url = `redis://noconfig:pw@127.0.0.1:${s.port}`;
+    const doctor = await runCli(['doctor', '--redis-url', url, '--json']);
+    expect(doctor.code).toBe(1);
+    const report = JSON.parse(doctor.stdout) as {
+      checks: { name: string; status: string; detail: string }[];
+      permissions: { user: string; method: string; missing: string[] };
+      memory: { maxBytes: number } | null;
+    };
+    expect(report.permissions).toMatchObject({ user: 'noconfig', method: 'acl-dryrun' });
+    expect(report.checks).toContainEqual(expect.objectContaining({ name: 'memory usage', status: 'fail' }));
+    expect(report.checks).toContainEqual(expect.objectContaining({ name: 'permission', status: 'fail', detail: expect.stringMatching(/MEMORY USAGE/) }));
+    expect(report.checks).toContainEqual(expect.objectContaining({ name: 'permission', status: 'fail', detail: expect.stringMatching(/CONFIG GET/) }));
+    expect(report.memory).toMatchObject({ maxBytes: 0 });
+    const bench = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
+    expect(bench.code).toBe(3);
+    expect(bench.stderr).toMatch(/^swc: refusing to write to this server: .*may not run MEMORY USAGE/m);
+    expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
+  });
+});

@@ -1,0 +1,245 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { estimatePeakBytes } from '../../../src/bench/footprint.js';
+import { createNamespace } from '../../../src/bench/namespace.js';
+import { runBench } from '../../../src/bench/run.js';
+import { runBenchPerLayout } from '../../../src/bench/suggest-run.js';
+import { createLayout } from '../../../src/layouts/index.js';
+import { accuracyEvents, accuracyReadTimes, EDGE_READ_SECONDS, EVEN_READS, measureAccuracy } from '../../../src/measure/accuracy.js';
+import type { BenchReport } from '../../../src/measure/types.js';
+import { ServerStartError } from '../../../src/errors.js';
+import { installScripts } from '../../../src/redis/scripts.js';
+import { openSession, type Session } from '../../../src/redis/connect.js';
+import { renderBench } from '../../../src/report/bench.js';
+import { runCli } from '../../cli/run-cli.js';
+import { alive, HOUR_START, redisUrl, testRedis, uniqueName } from '../../helpers.js';
+
+let redis: Redis;
+let session: Session;
+beforeAll(async () => {
+  redis = await testRedis();
+  session = await openSession({ redisUrl: redisUrl() });
+});
+afterAll(() => session.close());
+
+/**
+ * 20% failures, and all failures for 0.15 windows: with the window full the exact ratio is 0.32, then falls
+ * to 0.2 as the incident leaves, crossing 0.28; coarse drops the incident's first bucket early (about 0.23
+ * while the exact ratio is still 0.32), two-window still weighs most of it (about 0.29 once the exact is 0.2).
+ */
+async function accuracyOf(name: string, windowSeconds: number, rate: number) {
+  const layout = createLayout(name);
+  await installScripts(redis, layout.scripts);
+  const light = { name: uniqueName(`acc-${name}`) };
+  const measured = await measureAccuracy(redis, layout, light, { windowSeconds, rate, failureRate: 0.2, seed: 3, threshold: 0.28, startAt: HOUR_START });
+  await redis.del(...layout.keysOf(light, HOUR_START, measured.endAt).map((k) => k.key));
+  return measured;
+}
+
+describe('measureAccuracy', () => {
+  it.each(['stoplight-v5', 'stoplight-v6', 'sliding-log', 'ring', 'packed'])('%s (exact): zero error and no decision differs over every read', async (name) => {
+    const { accuracy } = await accuracyOf(name, 60, 10);
+    expect(accuracy).toMatchObject({ reads: 240, maxAbsError: 0, meanAbsError: 0, threshold: 0.28, decisionMismatchShare: 0, events: 750 });
+    expect(accuracy.seconds).toBeGreaterThan(0);
+  });
+
+  it.each(['coarse', 'two-window'])('%s (approximate): the incident leaving the window is miscounted, so the error is nonzero and some decisions differ', async (name) => {
+    // The incident (all failures, seconds 3–12 of a 60 s window) leaves the window from 63 s:
+    // coarse drops the 10 s bucket holding seconds 3–9 whole at 60 s, two-window still weighs the fixed window [0, 60) that held it.
+    const { accuracy } = await accuracyOf(name, 60, 10);
+    expect(accuracy.reads).toBe(240);
+    expect(accuracy.maxAbsError).toBeGreaterThan(0.03);
+    expect(accuracy.maxAbsError).toBeLessThan(0.5);
+    expect(accuracy.meanAbsError).toBeGreaterThan(0);
+    expect(accuracy.meanAbsError).toBeLessThan(accuracy.maxAbsError);
+    // Decisions differ only around the incident leaving the window.
+    expect(accuracy.decisionMismatchShare).toBeGreaterThan(0);
+    expect(accuracy.decisionMismatchShare).toBeLessThan(0.2);
+  });
+
+  it("probes the layout's server time per write and per read (INFO commandstats on the test server)", async () => {
+    const { serverCost } = await accuracyOf('ring', 60, 10);
+    expect(serverCost?.calls).toBe(500);
+    expect(serverCost?.writeUsecPerCall).toBeGreaterThan(0);
+    expect(serverCost?.readUsecPerCall).toBeGreaterThan(0);
+    expect(serverCost?.requestUsecPerCall).toBeCloseTo((serverCost?.writeUsecPerCall ?? 0) + (serverCost?.readUsecPerCall ?? 0), 9);
+  });
+
+  it('reads: 240 spread over the last window of the traffic, plus every second for a minute after each incident edge starts to leave', () => {
+    const w = 600;
+    const times = accuracyReadTimes(HOUR_START, w);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(times[0]).toBeGreaterThan(HOUR_START + 0.25 * w);
+    expect(times.at(-1)).toBeCloseTo(HOUR_START + 1.25 * w - 0.001, 6);
+    // Incident edges at 0.05 and 0.2 windows leave at 630 s and 720 s: each whole second after them is read, up to the end (750 s).
+    for (const edge of [630, 720]) {
+      for (let k = edge; k <= Math.min(edge + EDGE_READ_SECONDS, 1.25 * w); k += 1) {
+        expect(times.filter((t) => Math.abs(t - (HOUR_START + k - 0.001)) < 1e-6), `a read at ${k} s`).toHaveLength(1);
+      }
+    }
+    expect(times.length).toBeGreaterThan(EVEN_READS);
+    expect(times.length).toBeLessThanOrEqual(EVEN_READS + 2 * (EDGE_READ_SECONDS + 1));
+    expect(accuracyEvents(w, 100)).toBe(75_000);
+  });
+});
+
+describe('bench: accuracy by default', () => {
+  it('each result carries its accuracy, the table shows it, and the accuracy light leaves no key behind', async () => {
+    const namespace = createNamespace();
+    const report = await runBench({
+      session,
+      plan: { layouts: ['packed', 'two-window'], windows: [30], rates: [5], failureRate: 0.2, lights: 1, seed: 1, accuracy: { threshold: 0.4 } },
+      namespace,
+    });
+    expect(report.results.map((r) => [r.layout, r.accuracy?.reads, r.accuracy?.threshold])).toEqual([
+      ['packed', 240, 0.4],
+      ['two-window', 240, 0.4],
+    ]);
+    expect(report.results[0]?.accuracy?.maxAbsError).toBe(0);
+    expect(report.results[1]?.accuracy?.maxAbsError).toBeGreaterThan(0);
+    expect(report.results.every((r) => (r.serverCost?.requestUsecPerCall ?? 0) > 0)).toBe(true);
+    expect(await redis.keys(`${namespace.prefix}:*`)).toEqual([]);
+    const table = renderBench(report, 'markdown', false);
+    expect(table).toContain('| window | req/s | layout | reads | max error | mean error | decides differently at 0.4 | server µs/request |');
+    expect(table).toMatch(/\| 30 s \| 5 \| packed \| 240 \| 0\.0000 \| 0\.0000 \| 0\.00% \| [0-9.]+ \|/);
+    expect(renderBench(report, 'csv', false).split('\n')[0]).toMatch(
+      /,accuracyReads,accuracyMaxAbsError,accuracyMeanAbsError,accuracyThreshold,accuracyDecisionMismatchShare,serverWriteUsecPerCall,serverReadUsecPerCall$/,
+    );
+  });
+
+  it('on a private server the accuracy phases run on a second private server beside the fill: the same figures as in line on a given server, cells reported in order, the second server stopped at the end', async () => {
+    const plan = { layouts: ['stoplight-v6', 'coarse', 'two-window'], windows: [20, 40], rates: [10], failureRate: 0.2, lights: 1, seed: 5, accuracy: { threshold: 0.3 } };
+    const inline = await runBench({ session, plan, namespace: createNamespace() });
+    const started: number[] = [];
+    const done: number[] = [];
+    const privateSession = await openSession();
+    const server = privateSession.server;
+    if (!server) throw new Error('expected a private server');
+    // Record the lane's server as it starts, to check it is gone afterwards.
+    const lanes: { pid: number; port: number }[] = [];
+    const startSibling = server.startSibling.bind(server);
+    (server as { startSibling: typeof startSibling }).startSibling = async () => {
+      const sibling = await startSibling();
+      lanes.push({ pid: sibling.pid, port: sibling.port });
+      return sibling;
+    };
+    let laned: BenchReport;
+    try {
+      laned = await runBench({
+        session: privateSession,
+        plan,
+        namespace: createNamespace(),
+        progress: { onCellStart: (_cell, i) => started.push(i), onCellDone: (_result, i) => done.push(i) },
+      });
+    } finally {
+      await privateSession.close();
+    }
+    expect(lanes).toHaveLength(1);
+    expect(alive(lanes[0]?.pid ?? -1)).toBe(false);
+    const figures = (r: BenchReport) => r.results.map((x) => [x.layout, x.windowSeconds, x.accuracy?.reads, x.accuracy?.maxAbsError, x.accuracy?.meanAbsError, x.accuracy?.decisionMismatchShare, x.accuracy?.events]);
+    expect(figures(laned)).toEqual(figures(inline));
+    // Approximate layouts were really measured (a figure of zero everywhere would match too).
+    expect(laned.results.some((x) => (x.accuracy?.maxAbsError ?? 0) > 0)).toBe(true);
+    expect(started).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(done).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(laned.results.every((x) => (x.serverCost?.requestUsecPerCall ?? 0) > 0)).toBe(true);
+    // Script time per server, apart: the lane's is reported beside the run's own; in line there is none.
+    expect(inline.accuracyServerScriptSeconds).toBeUndefined();
+    expect(laned.accuracyServerScriptSeconds ?? 0).toBeGreaterThan(0);
+    expect(laned.serverScriptSeconds ?? 0).toBeGreaterThan(0);
+  });
+
+  it('in line (a given server): each group of cells is reported before the next group starts', async () => {
+    const events: string[] = [];
+    await runBench({
+      session,
+      plan: { layouts: ['packed', 'two-window'], windows: [20, 40], rates: [5], failureRate: 0.2, lights: 1, seed: 2, accuracy: { threshold: 0.3 } },
+      namespace: createNamespace(),
+      progress: { onCellStart: (_cell, i) => events.push(`start ${i}`), onCellDone: (_result, i) => events.push(`done ${i}`) },
+    });
+    expect(events).toEqual(['start 0', 'start 1', 'done 0', 'done 1', 'start 2', 'start 3', 'done 2', 'done 3']);
+  });
+
+  it('--suggest runs accuracy in line on a private server too (no second server): its ranking weighs each probe, which then has the machine to itself', async () => {
+    const privateSession = await openSession();
+    const server = privateSession.server;
+    if (!server) throw new Error('expected a private server');
+    let siblings = 0;
+    const startSibling = server.startSibling.bind(server);
+    (server as { startSibling: typeof startSibling }).startSibling = async () => {
+      siblings += 1;
+      return startSibling();
+    };
+    try {
+      const { report } = await runBenchPerLayout({
+        session: privateSession,
+        plan: { layouts: ['packed', 'two-window'], windows: [20], rates: [5], failureRate: 0.2, lights: 1, seed: 2, accuracy: { threshold: 0.3 } },
+        namespace: createNamespace(),
+      });
+      expect(report.results.map((r) => [r.layout, r.accuracy?.reads])).toEqual([
+        ['packed', 240],
+        ['two-window', 240],
+      ]);
+      expect(report.accuracyServerScriptSeconds).toBeUndefined();
+      expect(siblings).toBe(0);
+    } finally {
+      await privateSession.close();
+    }
+  });
+
+  it('when the second private server does not start, a warning says so and the accuracy phases run in line on the run\'s server', async () => {
+    const privateSession = await openSession();
+    const server = privateSession.server;
+    if (!server) throw new Error('expected a private server');
+    (server as { startSibling: typeof server.startSibling }).startSibling = () => Promise.reject(new ServerStartError('redis-server exited at once (a test)'));
+    const warnings: string[] = [];
+    try {
+      const report = await runBench({
+        session: privateSession,
+        plan: { layouts: ['two-window'], windows: [20], rates: [5], failureRate: 0.2, lights: 1, seed: 2, accuracy: { threshold: 0.3 } },
+        namespace: createNamespace(),
+        progress: { onWarning: (message) => warnings.push(message) },
+      });
+      expect(warnings).toEqual([
+        "a second private server for the accuracy phases did not start (redis-server exited at once (a test)); they run on the run's own server, after each cell",
+      ]);
+      expect(report.results[0]?.accuracy?.maxAbsError).toBeGreaterThan(0);
+      expect(report.accuracyServerScriptSeconds).toBeUndefined();
+    } finally {
+      await privateSession.close();
+    }
+  });
+
+  it('CLI: on without a flag, --no-accuracy skips it, --threshold is checked (0..1) and clashes with --no-accuracy, one line and exit 2 before connecting', async () => {
+    const base = ['bench', '--redis-url', redisUrl(), '--layout', 'coarse', '--window', '20', '--rate', '2', '--no-throughput', '--json', '--no-progress'];
+    const run = await runCli(base);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as BenchReport;
+    expect(report.results[0]?.accuracy).toMatchObject({ threshold: 0.5, reads: 240 });
+    expect(report.options.accuracy).toEqual({ threshold: 0.5 });
+    const skipped = await runCli([...base, '--no-accuracy']);
+    expect(skipped.code).toBe(0);
+    const without = JSON.parse(skipped.stdout) as BenchReport;
+    expect(without.results[0]?.accuracy).toBeUndefined();
+    expect(without.results[0]?.serverCost).toBeUndefined();
+    expect(without.options.accuracy).toBe(false);
+    const asked = await runCli([...base, '--threshold', '0.3', '--accuracy']);
+    expect((JSON.parse(asked.stdout) as BenchReport).results[0]?.accuracy).toMatchObject({ threshold: 0.3 });
+    for (const args of [['--threshold', '2'], ['--no-accuracy', '--threshold', '0.3']]) {
+      const bad = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', ...args]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+      expect(bad.stderr).toMatch(/^swc: (--threshold: |--no-accuracy\/--threshold: )/);
+    }
+  });
+});
+
+describe('the preflight with accuracy', () => {
+  it("counts the accuracy light's 1.25 windows of traffic on top of the cell's lights", () => {
+    const plan = { layouts: ['stoplight-v5'], windows: [600], rates: [100], failureRate: 0.5, lights: 1, seed: 1 };
+    const without = estimatePeakBytes(plan).bytes;
+    const withAccuracy = estimatePeakBytes({ ...plan, accuracy: { threshold: 0.5 } }).bytes;
+    // 5.x keeps every event: 75,000 more at over 120 bytes each.
+    expect(withAccuracy - without).toBeGreaterThan(75_000 * 120);
+  });
+});

@@ -1,0 +1,188 @@
+import type { Redis } from 'ioredis';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createLayout, type Layout, type LayoutName } from '../../../src/layouts/index.js';
+import { generateTraffic, BACKLOG_BUCKETS } from '../../../src/verify/traffic.js';
+import type { ReproCall, VerifyResult } from '../../../src/verify/types.js';
+import { verifyLayout } from '../../../src/verify/verify.js';
+import { testRedis, uniqueName } from '../../helpers.js';
+import { plantBug } from './plant.js';
+
+let redis: Redis;
+beforeAll(async () => {
+  redis = await testRedis();
+});
+
+async function verify(name: LayoutName, scriptsDir?: string, calls = 8000, seed = 7, shrinkMs?: number): Promise<VerifyResult> {
+  return verifyLayout(redis, createLayout(name, scriptsDir ? { scriptsDir } : {}), { seed, calls, ...(shrinkMs ? { shrinkMs } : {}) });
+}
+
+/** A reproduction replays on one light in time order and ends with the call that shows the problem. */
+function expectShortReproduction(reproduction: readonly ReproCall[], lastOp?: ReproCall['op']): void {
+  expect(reproduction.length).toBeGreaterThan(0);
+  expect(reproduction.length).toBeLessThanOrEqual(10);
+  for (let i = 1; i < reproduction.length; i += 1) {
+    expect((reproduction[i] as ReproCall).at).toBeGreaterThanOrEqual((reproduction[i - 1] as ReproCall).at);
+  }
+  if (lastOp) expect(reproduction.at(-1)?.op).toBe(lastOp);
+}
+
+describe('generated traffic', () => {
+  it('is the same for the same seed and differs for another', () => {
+    const a = generateTraffic({ seed: 3, calls: 7000 });
+    expect(generateTraffic({ seed: 3, calls: 7000 })).toEqual(a);
+    expect(generateTraffic({ seed: 4, calls: 7000 }).calls).not.toEqual(a.calls);
+  });
+
+  it('has exactly the calls asked for, each light in time order, windows from 1 s to 2 h', () => {
+    const traffic = generateTraffic({ seed: 5, calls: 20_000 });
+    expect(traffic.calls).toHaveLength(20_000);
+    const last = traffic.lights.map(() => Number.NEGATIVE_INFINITY);
+    for (const call of traffic.calls) {
+      expect(call.at).toBeGreaterThanOrEqual(last[call.light] as number);
+      last[call.light] = call.at;
+    }
+    const windows = traffic.lights.map((l) => l.windowSeconds);
+    expect(Math.max(...windows)).toBe(7200);
+    expect(new Set(windows).size).toBe(windows.length);
+    const ops = new Set(traffic.calls.map((c) => c.op));
+    expect([...ops].sort()).toEqual(['failure', 'read', 'success']);
+  });
+
+  it('gives every light an idle gap longer than its window, a read in the first second of an hour, and a burst inside one second', () => {
+    const traffic = generateTraffic({ seed: 8, calls: 20_000 });
+    traffic.lights.forEach((light, i) => {
+      const own = traffic.calls.filter((c) => c.light === i);
+      const gaps = own.slice(1).map((c, k) => c.at - (own[k] as { at: number }).at);
+      expect(Math.max(...gaps)).toBeGreaterThan(light.windowSeconds);
+      expect(own.some((c) => c.op === 'read' && Math.floor(c.at) % 3600 === 0)).toBe(true);
+      const perSecond = new Map<number, number>();
+      for (const c of own) if (c.op !== 'read') perSecond.set(Math.floor(c.at), (perSecond.get(Math.floor(c.at)) ?? 0) + 1);
+      expect(Math.max(...perSecond.values())).toBeGreaterThan(2);
+    });
+  });
+});
+
+describe.each(['stoplight-v5', 'stoplight-v6'] as const)('%s as shipped', (name) => {
+  it('gives zero findings over 20,000 calls, one of which evicts a backlog of over 4,000 buckets', async () => {
+    const result = await verify(name, undefined, 20_000, 1);
+    expect(result.calls).toBe(20_000);
+    expect(result.compared).toBeGreaterThan(4000);
+    expect(result.largestEviction).toBeGreaterThanOrEqual(BACKLOG_BUCKETS);
+    expect(result.disagreements).toEqual([]);
+    expect(result.scriptErrors).toEqual([]);
+    expect(result.deviationMisses).toEqual([]);
+    expect(result.keysWithoutTtl).toEqual([]);
+    expect(result.findings).toBe(0);
+    expect(result.slots.oneSlotPerLight).toBe(name === 'stoplight-v6');
+    // 5.x declares one deviation (a read in the first second of an hour) and the traffic makes it happen.
+    if (name === 'stoplight-v5') expect(result.deviations).toEqual([expect.objectContaining({ id: 'hour-key-of-window-end', observed: expect.any(Number) })]);
+    for (const d of result.deviations) expect(d.observed).toBeGreaterThan(0);
+    if (name === 'stoplight-v6') expect(result.deviations).toEqual([]);
+  });
+});
+
+describe('keys', () => {
+  it.each(['stoplight-v5', 'stoplight-v6'] as const)('%s: a run with findings, shrinking and restarted lights leaves none of its keys behind', async (name) => {
+    const dir = plantBug(
+      'lib/outcome.lua',
+      "redis.call('HINCRBY', hash_key, bump_field, 1)",
+      "if redis.call('HINCRBY', hash_key, bump_field, 1) == 4 and bump_field == 'consecutive_errors' then error('planted') end",
+    );
+    const prefix = `${uniqueName('verify-keys')}:${name}`;
+    const result = await verifyLayout(redis, createLayout(name, { scriptsDir: dir, prefix }), { seed: 11, calls: 3000 });
+    expect(result.lightsWithErrors).toBeGreaterThan(0);
+    expect(result.shrink.replays).toBeGreaterThan(0);
+    const [, left] = await redis.scan('0', 'MATCH', `${prefix}:*`, 'COUNT', 100_000);
+    expect(left).toEqual([]);
+  });
+});
+
+describe('declared deviations', () => {
+  it('an undeclared one is a disagreement: stoplight-v5 without its declaration disagrees on a read in the first second of an hour', async () => {
+    const plain = createLayout('stoplight-v5');
+    const undeclared = Object.create(plain, { deviations: { value: [] } }) as Layout;
+    const result = await verifyLayout(redis, undeclared, { seed: 7, calls: 3000 });
+    expect(result.lightsDisagreeing).toBeGreaterThan(0);
+    const [first] = result.disagreements;
+    expectShortReproduction(first?.reproduction ?? [], 'read');
+    expect(Math.floor(first?.reproduction.at(-1)?.at ?? 1) % 3600).toBe(0);
+    const total = (f?: { successes: number; failures: number }): number => (f ? f.successes + f.failures : 0);
+    expect(total(first?.actual)).toBeLessThan(total(first?.expected));
+  });
+
+  it('one that does not happen as declared is a finding: stoplight-v6 declaring the 5.x rule', async () => {
+    const plain = createLayout('stoplight-v6');
+    const v5 = createLayout('stoplight-v5');
+    const wrong = Object.create(plain, { deviations: { value: v5.deviations } }) as Layout;
+    const result = await verifyLayout(redis, wrong, { seed: 7, calls: 3000 });
+    expect(result.findings).toBeGreaterThan(0);
+    const [miss] = result.deviationMisses;
+    expect(miss?.deviation).toBe('hour-key-of-window-end');
+    expectShortReproduction(miss?.reproduction ?? [], 'read');
+  });
+});
+
+describe('planted bugs are found, with a reproduction of at most 10 calls', () => {
+  it('stoplight-v6 read keeping one second too many (off-by-one window boundary)', async () => {
+    const dir = plantBug('stoplight-v6/get_metrics.lua', 'second - window)', 'second - window - 1)');
+    const result = await verify('stoplight-v6', dir);
+    expect(result.findings).toBeGreaterThan(0);
+    const [first] = result.disagreements;
+    expect(first?.fields).toEqual(expect.arrayContaining([expect.stringMatching(/^(successes|failures)$/)]));
+    expectShortReproduction(first?.reproduction ?? [], 'read');
+  });
+
+  it('stoplight-v5 read starting its window one second late (off-by-one window boundary)', async () => {
+    const dir = plantBug('stoplight-v5/get_metrics.lua', 'local window_start = now - window', 'local window_start = now - window + 1');
+    const result = await verify('stoplight-v5', dir);
+    expect(result.lightsDisagreeing).toBeGreaterThan(0);
+    expectShortReproduction(result.disagreements[0]?.reproduction ?? [], 'read');
+  });
+
+  it('stoplight-v6 eviction dropping its last, partial batch (lost eviction batch)', async () => {
+    const dir = plantBug('stoplight-v6/_window.lua', 'if count == 0 then', 'if count < EVICT_BATCH then');
+    const result = await verify('stoplight-v6', dir);
+    expect(result.lightsDisagreeing).toBeGreaterThan(0);
+    expectShortReproduction(result.disagreements[0]?.reproduction ?? []);
+  });
+
+  it('stoplight-v6 eviction loop running only once: found by the backlog light, needs over 1,000 buckets', async () => {
+    const dir = plantBug(
+      'stoplight-v6/_window.lua',
+      "redis.call('ZREM', index_key, unpack(buckets))\n",
+      "redis.call('ZREM', index_key, unpack(buckets))\n    do return end\n",
+    );
+    const result = await verify('stoplight-v6', dir, 8000, 7, 5000);
+    expect(result.lightsDisagreeing).toBe(1);
+    const [found] = result.disagreements;
+    expect(found?.windowSeconds).toBe(7200);
+    // A batch is 1000 buckets, so no sequence of fewer than 1001 writes can lose one.
+    expect(found?.reproduction.filter((c) => c.op !== 'read').length).toBeGreaterThan(1000);
+    expect(found?.reproduction.length).toBeLessThan(found?.originalLength ?? 0);
+  });
+
+  it('stoplight-v6 and stoplight-v5 answering an error when a count reaches 3 (error reply on some input)', async () => {
+    const dir = plantBug(
+      'lib/outcome.lua',
+      "redis.call('HINCRBY', hash_key, bump_field, 1)",
+      "if redis.call('HINCRBY', hash_key, bump_field, 1) == 3 and bump_field == 'consecutive_errors' then error('planted: third error in a row') end",
+    );
+    for (const name of ['stoplight-v5', 'stoplight-v6'] as const) {
+      const result = await verify(name, dir);
+      expect(result.lightsWithErrors).toBeGreaterThan(0);
+      const [failure] = result.scriptErrors;
+      expect(failure?.op).toBe('failure');
+      expect(failure?.error).toContain('planted: third error in a row');
+      expectShortReproduction(failure?.reproduction ?? [], 'failure');
+      expect(failure?.reproduction.filter((c) => c.op === 'failure').length).toBeGreaterThanOrEqual(3);
+    }
+  });
+
+  it('stoplight-v6 forgetting the index key TTL: keys left without a TTL', async () => {
+    const dir = plantBug('stoplight-v6/_window.lua', "redis.call('EXPIRE', index_key, KEY_TTL_SECONDS)\n", '');
+    const result = await verify('stoplight-v6', dir, 2000);
+    expect(result.keysWithoutTtl.length).toBeGreaterThan(0);
+    for (const { key } of result.keysWithoutTtl) expect(key).toMatch(/:window_metrics:ts_idx$/);
+    expect(result.findings).toBe(result.keysWithoutTtl.length);
+  });
+});

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { selectLights, totalsOf } from '../../../src/inspect/list.js';
+import { renderLights } from '../../../src/report/lights.js';
+import { lightList } from './fixtures.js';
+
+const view = (wide = false) => ({ list: lightList, matched: lightList.lights, shown: lightList.lights, totals: totalsOf(lightList.lights), wide });
+const widest = (text: string): number => Math.max(...text.split('\n').map((l) => [...l].length));
+
+describe('renderLights (colour off)', () => {
+  it('one row per light: reference, KB in one unit right-aligned, events, stale, idle, drift, the 6.0 estimate; totals per layout', () => {
+    const text = renderLights(view(), 'table', false);
+    expect(text).not.toMatch(/[\x1b\r]/);
+    expect(text).toMatchInlineSnapshot(`
+      "┌──────────────┬───────────────────────────┬───────┬────────┬───────┬────────┬───────┬──────────────┐
+      │ layout       │ light                     │    KB │ events │ stale │ idle s │ drift │ stoplight-v6 │
+      │              │                           │       │        │       │        │       │      est. KB │
+      ├──────────────┼───────────────────────────┼───────┼────────┼───────┼────────┼───────┼──────────────┤
+      │ stoplight-v5 │ checkout                  │ 458.8 │  4,000 │   120 │      0 │ –     │        163.1 │
+      │ stoplight-v6 │ 37a8eec1ce19/0e3d1f6d5e0a │   9.3 │      7 │     2 │     96 │ DRIFT │            – │
+      │ my-window    │ evil\\x1b[2J\\x0dname       │   n/a │      – │     – │      – │ –     │            – │
+      └──────────────┴───────────────────────────┴───────┴────────┴───────┴────────┴───────┴──────────────┘
+      total stoplight-v5: 1 light, 3 keys, 458.8 KB, 4,000 events (120 stale), 0 with drift
+      total stoplight-v6: 1 light, 2 keys, 9.3 KB, 7 events (2 stale), 1 with drift
+      total my-window: 1 light, 1 key, n/a, 0 with drift
+      total: 3 lights, 6 keys, n/a, 1 with drift
+      idle and stale at 2025-11-29T21:00:00Z (--at); window 600 s
+      stoplight-v6 est.: an estimate, not a measurement, of the same traffic in stoplight-v6:
+        the events in the window, spread over its seconds, at the bytes per second swc measured
+      "
+    `);
+    expect(widest(text)).toBeLessThanOrEqual(120);
+  });
+
+  it('--wide adds keys, stale buckets, first and last event', () => {
+    const text = renderLights(view(true), 'table', false);
+    const head = text.split('\n').slice(1, 3).join('\n');
+    for (const word of ['keys', 'buckets', 'first event', 'last event']) expect(head).toContain(word);
+  });
+
+  it('markdown: a table then one list item per total line (no lines run together)', () => {
+    expect(renderLights(view(), 'markdown', false)).toMatchInlineSnapshot(`
+      "| layout | light | KB | events | stale | idle s | drift | stoplight-v6 est. KB |
+      | --- | --- | ---: | ---: | ---: | ---: | --- | ---: |
+      | stoplight-v5 | checkout | 458.8 | 4,000 | 120 | 0 | – | 163.1 |
+      | stoplight-v6 | 37a8eec1ce19/0e3d1f6d5e0a | 9.3 | 7 | 2 | 96 | DRIFT | – |
+      | my-window | evil\\x1b[2J\\x0dname | n/a | – | – | – | – | – |
+
+      - total stoplight-v5: 1 light, 3 keys, 458.8 KB, 4,000 events (120 stale), 0 with drift
+      - total stoplight-v6: 1 light, 2 keys, 9.3 KB, 7 events (2 stale), 1 with drift
+      - total my-window: 1 light, 1 key, n/a, 0 with drift
+      - total: 3 lights, 6 keys, n/a, 1 with drift
+      - idle and stale at 2025-11-29T21:00:00Z (--at); window 600 s
+      - stoplight-v6 est.: an estimate, not a measurement, of the same traffic in stoplight-v6:
+      -   the events in the window, spread over its seconds, at the bytes per second swc measured
+      "
+    `);
+  });
+
+  it('csv: every field in machine units, no totals', () => {
+    const csv = renderLights(view(), 'csv', false).trim().split('\n');
+    expect(csv[0]).toBe('layout,reference,light,systemId,keys,bytes,bytesExact,events,staleEvents,staleBuckets,idleSeconds,drift,firstSecond,lastSecond,spanSeconds,estimateLayout,estimateBytes,estimateWindowSeconds');
+    expect(csv[2]).toBe('stoplight-v6,37a8eec1ce19/0e3d1f6d5e0a,0e3d1f6d5e0a,37a8eec1ce19,2,9503,true,7,2,1,96,true,1764449834,1764449904,71,,,');
+    expect(csv).toHaveLength(4);
+  });
+
+  it('an empty server says which patterns were searched', () => {
+    const empty = { ...lightList, lights: [], patterns: ['stoplight:v5:*', 'stoplight:v6:*'] };
+    expect(renderLights({ list: empty, matched: [], shown: [], totals: [], wide: false }, 'table', false)).toBe(
+      'no light on this server (no key matching stoplight:v5:*, stoplight:v6:*)\n',
+    );
+  });
+});
+
+describe('selectLights', () => {
+  it('sorts by bytes, idle, events or name, unknown figures last; --top cuts after the sort', () => {
+    const refs = (sort: 'bytes' | 'idle' | 'events' | 'name', top?: number) =>
+      selectLights(lightList, { sort, ...(top !== undefined ? { top } : {}) }).shown.map((l) => l.reference);
+    expect(refs('bytes')).toEqual(['checkout', '37a8eec1ce19/0e3d1f6d5e0a', 'evil\x1b[2J\rname']);
+    expect(refs('idle')).toEqual(['37a8eec1ce19/0e3d1f6d5e0a', 'checkout', 'evil\x1b[2J\rname']);
+    expect(refs('events', 1)).toEqual(['checkout']);
+    expect(refs('name')).toEqual(['evil\x1b[2J\rname', 'checkout', '37a8eec1ce19/0e3d1f6d5e0a']);
+  });
+
+  it('--system takes the name (hashed) or the id; --match is a glob on the name or the reference', () => {
+    // shortId('default') is 37a8eec1ce19.
+    expect(selectLights(lightList, { system: 'default' }).matched.map((l) => l.light)).toEqual(['0e3d1f6d5e0a']);
+    expect(selectLights(lightList, { system: '37a8eec1ce19' }).matched).toHaveLength(1);
+    expect(selectLights(lightList, { system: 'payments' }).matched).toHaveLength(0);
+    expect(selectLights(lightList, { match: 'check*' }).matched.map((l) => l.light)).toEqual(['checkout']);
+    expect(selectLights(lightList, { match: '37a8eec1ce19/*' }).matched).toHaveLength(1);
+    expect(selectLights(lightList, { match: 'c?eckou[st]' }).matched).toHaveLength(1);
+  });
+
+  it('totals add up per layout; an unknown figure makes the total unknown', () => {
+    expect(totalsOf(lightList.lights)).toEqual([
+      { layout: 'stoplight-v5', lights: 1, keys: 3, bytes: 469_811, events: 4000, staleEvents: 120, drifted: 0 },
+      { layout: 'stoplight-v6', lights: 1, keys: 2, bytes: 9503, events: 7, staleEvents: 2, drifted: 1 },
+      { layout: 'my-window', lights: 1, keys: 1, bytes: null, events: null, staleEvents: null, drifted: 0 },
+    ]);
+  });
+});
