@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { afterAll, inject } from 'vitest';
 import { connect } from '../src/redis/connect.js';
+import { startPrivateServer, type PrivateServer, type PrivateServerOptions } from '../src/redis/server.js';
 
 /** The test server's URL (from global setup). */
 export function redisUrl(): string {
@@ -63,4 +64,41 @@ export function recordedServers(pidFile: string): { pid: number; args: string[] 
       const [pid, ...args] = line.split(' ');
       return { pid: Number(pid), args };
     });
+}
+
+/**
+ * Runs `body` against a redis-server of its own (for a test that changes
+ * server settings, kills the server or must not see other tests' keys), then
+ * closes the connection and stops the server, also when `body` throws.
+ */
+export async function withPrivateServer<T>(
+  options: PrivateServerOptions,
+  body: (server: PrivateServer, redis: Redis) => Promise<T>,
+): Promise<T> {
+  const server = await startPrivateServer(options);
+  let redis: Redis | undefined;
+  try {
+    redis = await connect(server.url);
+    return await body(server, redis);
+  } finally {
+    redis?.disconnect();
+    await server.stop();
+  }
+}
+
+/** Every key under `pattern` with its DUMP payload (hex): equal digests mean byte-identical values. */
+export async function digest(redis: Redis, pattern: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    for (const key of keys) out[key] = ((await redis.dumpBuffer(key)) ?? Buffer.alloc(0)).toString('hex');
+  } while (cursor !== '0');
+  return out;
+}
+
+/** Keys matching `pattern`. */
+export async function keysMatching(redis: Redis, pattern: string): Promise<string[]> {
+  return Object.keys(await digest(redis, pattern));
 }

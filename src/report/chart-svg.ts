@@ -41,8 +41,6 @@ function logDomain(min: number, max: number): [number, number] {
   return [below, above];
 }
 
-const label = (v: number): string => (v >= 1000 ? v.toLocaleString('en-US') : String(+v.toPrecision(3)));
-
 /** One panel as a Vega group: its own x scale and axes, the shared colour scale, lines, points, published markers. */
 function panelGroup(panel: ChartPanel, index: number, model: ChartModel): Record<string, unknown> {
   const y = model.yScales[panel.kind];

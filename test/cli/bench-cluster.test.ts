@@ -3,8 +3,7 @@ import { connect } from '../../src/redis/connect.js';
 import { startPrivateCluster, type PrivateCluster } from '../../src/redis/cluster.js';
 import type { BenchReport } from '../../src/measure/types.js';
 import { alive, redisUrl } from '../helpers.js';
-import { RUN_LINE, startCli } from '../reliability/spawn.js';
-import { runCli } from './run-cli.js';
+import { runCli, RUN_LINE, startCli } from './run-cli.js';
 
 describe('swc bench --cluster-shards (a private cluster)', () => {
   it('runs to the end with stoplight-v5 as a cluster-safety finding (CROSSSLOT), stoplight-v5-tagged in its place, keys on every primary; exit 0', async () => {

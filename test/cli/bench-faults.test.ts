@@ -5,10 +5,8 @@ import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
 import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer } from '../../src/redis/server.js';
-import { HOUR_START, redisUrl, uniqueName } from '../helpers.js';
-import { runCli } from './run-cli.js';
-import { digest, keysMatching } from '../reliability/digest.js';
-import { RUN_LINE, startCli } from '../reliability/spawn.js';
+import { HOUR_START, redisUrl, uniqueName, digest, keysMatching } from '../helpers.js';
+import { runCli, RUN_LINE, startCli } from './run-cli.js';
 
 let redis: Redis;
 beforeAll(async () => {

@@ -2,10 +2,8 @@ import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BenchReport } from '../../src/measure/types.js';
 import { renderBench } from '../../src/report/bench.js';
-import { keysMatching } from '../reliability/digest.js';
-import { redisUrl, testRedis } from '../helpers.js';
-import { RUN_LINE, startCli } from '../reliability/spawn.js';
-import { runCli } from './run-cli.js';
+import { redisUrl, testRedis, keysMatching } from '../helpers.js';
+import { runCli, RUN_LINE, startCli } from './run-cli.js';
 
 let redis: Redis;
 beforeAll(async () => {

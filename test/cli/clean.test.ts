@@ -2,10 +2,8 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
-import { alive } from '../helpers.js';
-import { digest, keysMatching } from '../reliability/digest.js';
-import { RUN_LINE, startCli } from '../reliability/spawn.js';
-import { runCli } from './run-cli.js';
+import { alive, digest, keysMatching } from '../helpers.js';
+import { runCli, RUN_LINE, startCli } from './run-cli.js';
 
 // A server of this file's own: the listing must not see other files' runs.
 let server: PrivateServer;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { runCli } from './run-cli.js';
+import { redisUrl } from '../helpers.js';
 
 let secured: PrivateServer;
 let silent: net.Server;
@@ -104,5 +105,37 @@ describe('an unusable Redis: exit 3 within 5 s, one line saying what to check', 
     } finally {
       tls.stop();
     }
+  });
+});
+
+describe('--redis-url values that are not URLs', () => {
+  const SECRET = 'Pw0nlyS3cret';
+
+  it('a pasted password alone is refused with exit 2 and never echoed, by every command', async () => {
+    for (const args of [['lights'], ['doctor', '--json'], ['clean'], ['inspect', 'x'], ['verify']]) {
+      const result = await runCli([...args, '--redis-url', SECRET]);
+      expect(result.code).toBe(2);
+      expect(result.stdout + result.stderr).not.toContain(SECRET);
+      // The hint used to be mangled by the scrubber into "redis://***@]host".
+      expect(result.stderr).toMatch(/^swc: --redis-url: not a URL \(value not shown.*with user:password@ before the host when needed\)$/m);
+    }
+    const fromEnv = await runCli(['lights'], { REDIS_URL: SECRET });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stdout + fromEnv.stderr).not.toContain(SECRET);
+  });
+
+  it('a bare host:port gets its fix', async () => {
+    const result = await runCli(['lights', '--redis-url', '127.0.0.1:6379']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('did you mean redis://127.0.0.1:6379?');
+  });
+
+  it('?db=x is a usage error (exit 2), not a raw "ERR value is not an integer" from Redis (exit 3)', async () => {
+    const url = new URL(redisUrl());
+    url.search = `?db=x&password=${SECRET}`;
+    const result = await runCli(['lights', '--redis-url', url.toString()]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^swc: --redis-url: database must be a whole number \(\?db=0 to \?db=15 by default\), got "\?db=x"$/m);
+    expect(result.stdout + result.stderr).not.toContain(SECRET);
   });
 });

@@ -6,7 +6,7 @@ import { connect } from '../../src/redis/connect.js';
 import { execPipeline, installScripts } from '../../src/redis/scripts.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import type { ScriptCall } from '../../src/lua/source.js';
-import { HOUR_START } from '../helpers.js';
+import { HOUR_START, withPrivateServer } from '../helpers.js';
 import { runCli } from './run-cli.js';
 
 const ERROR_JSON = '{"error":{"class":"Timeout::Error","message":"execution expired"},"time":1764450000}';
@@ -226,5 +226,21 @@ describe('swc lights: bad usage and large lights', () => {
     } finally {
       await redis.del(v6.metricsKey(light), v6.indexKey(light));
     }
+  });
+});
+
+describe('an ACL user limited to ~app:* runs lights', () => {
+  it('exit 3, the hint names the pattern lights reads (stoplight:*), not only the one a bench writes', async () => {
+    await withPrivateServer({}, async (own, admin) => {
+      await admin.call('ACL', 'SETUSER', 'apponly', 'on', '>pw-apponly', '~app:*', '+@all');
+      await admin.hset('stoplight:v5:metadata:a', 'last_success_at', '1');
+      const url = new URL(own.url);
+      url.username = 'apponly';
+      url.password = 'pw-apponly';
+      const result = await runCli(['lights', '--redis-url', url.toString()]);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/^swc: Redis ACL denies .* \(NOPERM\): grant it \(e\.g\. ACL SETUSER <user> ~swc-bench:\* for a bench, %R~stoplight:\* for lights and inspect\)/m);
+      expect(result.stdout + result.stderr).not.toContain('pw-apponly');
+    });
   });
 });

@@ -30,7 +30,9 @@ afterAll(() => {
 });
 
 /** A copy of the example manifest with one change. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test edits parsed JSON at any depth
 function variant(name: string, edit: (m: Record<string, any>) => void): string {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
   const manifest = JSON.parse(readFileSync(own, 'utf8')) as Record<string, any>;
   edit(manifest);
   const file = path.join(outside, name);

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, lstatSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { BenchReport } from '../../src/measure/types.js';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer } from '../../src/redis/server.js';
-import { SWC_BIN } from './run-cli.js';
+import { SWC_BIN, runCli } from './run-cli.js';
+import { redisUrl } from '../helpers.js';
 
 const BASELINE = fileURLToPath(new URL('../../fixtures/baselines/small.json', import.meta.url));
 const dir = mkdtempSync(path.join(os.tmpdir(), 'swc-output-'));
@@ -92,5 +93,28 @@ describe('stdout that cannot be written', () => {
     const outcome = await runWithBrokenStdout(['compare', ...files, '--json'], 'closed');
     expect(outcome.code).toBe(code);
     expect(expectCleanLines(outcome)).toEqual([]);
+  });
+});
+
+describe('output paths that are not regular files', () => {
+  const fifo = path.join(dir, 'out.fifo.svg');
+  execFileSync('mkfifo', [fifo]);
+  // A link to a device stands in for /dev/full: were it replaced, only the link would be lost.
+  const device = path.join(dir, 'device.json');
+  symlinkSync('/dev/null', device);
+  const bench = ['bench', '--rate', '1', '--window', '60', '--lights', '1', '--no-throughput', '--redis-url', redisUrl()];
+
+  it.each([
+    ['bench --output to a FIFO', [...bench, '--output', fifo], /a FIFO \(named pipe\): --output writes only to a regular file/],
+    ['bench --output to a device (used to be renamed over)', [...bench, '--output', device], /a character device: --output writes only to a regular file/],
+    ['bench --chart-out to a FIFO (used to block past SIGINT)', [...bench, '--chart-out', fifo], /--chart-out writes only to a regular file/],
+  ])('%s: exit 2 before connecting, the path left as it was', async (_name, args, message) => {
+    const result = await runCli(args, {}, 60_000);
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/swc bench: run /);
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(lstatSync(device).isSymbolicLink()).toBe(true);
   });
 });

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync, readlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, SWC_BIN } from './run-cli.js';
+import { runCli, SWC_BIN, startCli } from './run-cli.js';
 import { alive, recordedServers } from '../helpers.js';
 
 // A stand-in for redis-server that records its PID (the real server's, after
@@ -209,4 +209,26 @@ describe('settings that would make the private server not swc\'s alone are refus
     expect((JSON.parse(result.stdout) as { redis: { config: Record<string, number> } }).redis.config['hash-max-listpack-entries']).toBe(256);
     expectNothingLeft(before);
   });
+});
+
+describe('SIGKILL of swc with a private server', () => {
+  it('the watchdogs stop both private redis-servers (the run\'s and its accuracy lane\'s) and remove their folders (one used to run on with parent 1)', async () => {
+    const run = startCli(['bench', '--rate', '100', '--window', '300', '--lights', '5', '--time', '5']);
+    // The private server's run shows no run line; the first cell's line means the server is up.
+    await run.waitFor(/^swc bench: /m);
+    // The run's server and its accuracy lane's (a second private server, started before the first cell).
+    const children = execFileSync('pgrep', ['-P', String(run.child.pid), '-x', 'redis-server'], { encoding: 'utf8' }).trim().split('\n');
+    expect(children).toHaveLength(2);
+    const servers = children.map((pid) => ({ pid: Number(pid), folder: readlinkSync(`/proc/${pid}/cwd`) }));
+    for (const { folder } of servers) expect(folder).toMatch(/swc-redis-/);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const deadline = Date.now() + 20_000;
+    const left = (): boolean => servers.some(({ pid, folder }) => alive(pid) || existsSync(folder));
+    while (left() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    for (const { pid, folder } of servers) {
+      expect(alive(pid), `redis-server ${pid}`).toBe(false);
+      expect(existsSync(folder), folder).toBe(false);
+    }
+  }, 120_000);
 });

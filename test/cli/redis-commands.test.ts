@@ -78,3 +78,12 @@ describe('the README names exactly the Redis commands inspect and lights send', 
     expect(await redis.dbsize()).toBe(before);
   });
 });
+
+describe('a renamed command is named for what it is', () => {
+  it('INFO renamed away: bench exit 3 naming INFO, not "EVALSHA and SCRIPT LOAD"', async () => {
+    const result = await runCli(['bench', '--rate', '1', '--window', '60', '--lights', '1', '--no-throughput', '--redis-server-arg', 'rename-command=INFO ""']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^swc: Redis does not offer the INFO command .*: swc needs INFO; use a server that allows it/m);
+    expect(result.stderr).not.toMatch(/EVALSHA and SCRIPT LOAD/);
+  });
+});

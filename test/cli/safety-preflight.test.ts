@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { digest, keysMatching } from '../helpers.js';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { runCli } from './run-cli.js';
-import { digest, keysMatching } from '../reliability/digest.js';
 
 /** Servers and connections of one test, stopped after it. */
 const opened: { server: PrivateServer; redis: Redis }[] = [];

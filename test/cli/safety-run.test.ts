@@ -2,10 +2,8 @@ import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
-import { alive } from '../helpers.js';
-import { runCli } from './run-cli.js';
-import { digest, keysMatching } from '../reliability/digest.js';
-import { RUN_LINE, startCli, type RunningCli } from '../reliability/spawn.js';
+import { alive, digest, keysMatching } from '../helpers.js';
+import { runCli, RUN_LINE, startCli, type RunningCli } from './run-cli.js';
 
 const opened: { server: PrivateServer; redis: Redis[] }[] = [];
 const started: RunningCli[] = [];

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { digest, keysMatching, withPrivateServer } from '../helpers.js';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { runCli } from './run-cli.js';
-import { digest, keysMatching } from '../reliability/digest.js';
 
 const opened: { server: PrivateServer; redis: Redis }[] = [];
 afterEach(async () => {
@@ -41,5 +41,22 @@ describe('swc verify on a server swc did not start', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^swc verify: run swc-bench:[0-9a-f]{8}: writing only under swc-bench:[0-9a-f]{8}:\*; removed at the end$/m);
     expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
+  });
+});
+
+describe('verify on a server where it would evict', () => {
+  it('refuses naming its own way out (fewer --calls), not bench-only --allow-eviction; user keys byte-identical, no swc key', async () => {
+    await withPrivateServer({ settings: ['maxmemory=3mb', 'maxmemory-policy=allkeys-lru'] }, async (server, redis) => {
+      for (let i = 0; i < 300; i += 1) await redis.set(`app:${i}`, `value ${i}`.repeat(4));
+      const before = await digest(redis, 'app:*');
+      const result = await runCli(['verify', '--calls', '20000', '--redis-url', server.url]);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/^swc: refusing to write to this server: maxmemory 3\.0 MB, .*\(allkeys-lru\) \(fewer --calls need less memory\)$/m);
+      expect(result.stderr).not.toMatch(/--allow-eviction/);
+      // verify has no such option: the hint it used to print was a usage error.
+      expect((await runCli(['verify', '--allow-eviction', '--redis-url', server.url])).stderr).toMatch(/unknown option '--allow-eviction'/);
+      expect(await digest(redis, 'app:*')).toEqual(before);
+      expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
+    });
   });
 });

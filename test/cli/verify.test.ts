@@ -3,6 +3,11 @@ import { connect } from '../../src/redis/connect.js';
 import { runCli } from './run-cli.js';
 import { redisUrl, uniqueName } from '../helpers.js';
 import { plantBug } from '../integration/verify/plant.js';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import os from 'node:os';
+import path from 'node:path';
 
 async function keysMatching(url: string, pattern: string): Promise<string[]> {
   const redis = await connect(url);
@@ -100,5 +105,30 @@ describe('swc verify', () => {
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(new RegExp(`^swc: ${flag}`));
+  });
+});
+
+describe('verify --scripts reads Lua files as input files', () => {
+  it('refuses a FIFO in the scripts folder with exit 2 instead of blocking forever', async () => {
+    const lua = fileURLToPath(new URL('../../lua/', import.meta.url));
+    const root = mkdtempSync(path.join(os.tmpdir(), 'swc-verify-scripts-'));
+    try {
+      const layout = path.join(root, 'stoplight-v6');
+      mkdirSync(layout, { recursive: true });
+      for (const name of readdirSync(path.join(lua, 'stoplight-v6'))) copyFileSync(path.join(lua, 'stoplight-v6', name), path.join(layout, name));
+      mkdirSync(path.join(root, 'lib'));
+      for (const name of readdirSync(path.join(lua, 'lib'))) copyFileSync(path.join(lua, 'lib', name), path.join(root, 'lib', name));
+      // record_success.lua stays a file: the folder is recognised by it; the next script read is the FIFO.
+      rmSync(path.join(layout, 'record_failure.lua'));
+      execFileSync('mkfifo', [path.join(layout, 'record_failure.lua')]);
+      // Before the fix the read of the FIFO never returned and ignored SIGTERM; runCli's timeout would kill it.
+      const result = await runCli(['verify', '--layout', 'stoplight-v6', '--scripts', root, '--redis-url', redisUrl()], {}, 30_000);
+      expect(result.signal).toBeNull();
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/record_failure\.lua: a FIFO \(named pipe\), not a regular file/);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

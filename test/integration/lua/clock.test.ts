@@ -109,6 +109,7 @@ describe('a script that reads TIME, wrapped for an injected clock', () => {
 describe('the injected time argument', () => {
   it('is whole microseconds, never carried into the next second by rounding, and empty for the server clock', () => {
     expect(injectedTimeArg(1_764_450_000.25)).toBe('1764450000250000');
+    // eslint-disable-next-line no-loss-of-precision -- the nearest double is the point: it must not round up into the next second
     expect(injectedTimeArg(1_764_450_000.9999997)).toBe('1764450000999999');
     expect(injectedTimeArg(1_764_450_001)).toBe('1764450001000000');
     expect(injectedTimeArg(undefined)).toBe('');

@@ -1,17 +1,15 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { estimatePeakBytes } from '../../../src/bench/footprint.js';
 import { createNamespace } from '../../../src/bench/namespace.js';
 import { runBench } from '../../../src/bench/run.js';
 import { runBenchPerLayout } from '../../../src/bench/suggest-run.js';
 import { createLayout } from '../../../src/layouts/index.js';
-import { accuracyEvents, accuracyReadTimes, EDGE_READ_SECONDS, EVEN_READS, measureAccuracy } from '../../../src/measure/accuracy.js';
+import { measureAccuracy } from '../../../src/measure/accuracy.js';
 import type { BenchReport } from '../../../src/measure/types.js';
 import { ServerStartError } from '../../../src/errors.js';
 import { installScripts } from '../../../src/redis/scripts.js';
 import { openSession, type Session } from '../../../src/redis/connect.js';
 import { renderBench } from '../../../src/report/bench.js';
-import { runCli } from '../../cli/run-cli.js';
 import { alive, HOUR_START, redisUrl, testRedis, uniqueName } from '../../helpers.js';
 
 let redis: Redis;
@@ -63,23 +61,6 @@ describe('measureAccuracy', () => {
     expect(serverCost?.writeUsecPerCall).toBeGreaterThan(0);
     expect(serverCost?.readUsecPerCall).toBeGreaterThan(0);
     expect(serverCost?.requestUsecPerCall).toBeCloseTo((serverCost?.writeUsecPerCall ?? 0) + (serverCost?.readUsecPerCall ?? 0), 9);
-  });
-
-  it('reads: 240 spread over the last window of the traffic, plus every second for a minute after each incident edge starts to leave', () => {
-    const w = 600;
-    const times = accuracyReadTimes(HOUR_START, w);
-    expect(times).toEqual([...times].sort((a, b) => a - b));
-    expect(times[0]).toBeGreaterThan(HOUR_START + 0.25 * w);
-    expect(times.at(-1)).toBeCloseTo(HOUR_START + 1.25 * w - 0.001, 6);
-    // Incident edges at 0.05 and 0.2 windows leave at 630 s and 720 s: each whole second after them is read, up to the end (750 s).
-    for (const edge of [630, 720]) {
-      for (let k = edge; k <= Math.min(edge + EDGE_READ_SECONDS, 1.25 * w); k += 1) {
-        expect(times.filter((t) => Math.abs(t - (HOUR_START + k - 0.001)) < 1e-6), `a read at ${k} s`).toHaveLength(1);
-      }
-    }
-    expect(times.length).toBeGreaterThan(EVEN_READS);
-    expect(times.length).toBeLessThanOrEqual(EVEN_READS + 2 * (EDGE_READ_SECONDS + 1));
-    expect(accuracyEvents(w, 100)).toBe(75_000);
   });
 });
 
@@ -208,38 +189,5 @@ describe('bench: accuracy by default', () => {
     } finally {
       await privateSession.close();
     }
-  });
-
-  it('CLI: on without a flag, --no-accuracy skips it, --threshold is checked (0..1) and clashes with --no-accuracy, one line and exit 2 before connecting', async () => {
-    const base = ['bench', '--redis-url', redisUrl(), '--layout', 'coarse', '--window', '20', '--rate', '2', '--no-throughput', '--json', '--no-progress'];
-    const run = await runCli(base);
-    expect(run.code).toBe(0);
-    const report = JSON.parse(run.stdout) as BenchReport;
-    expect(report.results[0]?.accuracy).toMatchObject({ threshold: 0.5, reads: 240 });
-    expect(report.options.accuracy).toEqual({ threshold: 0.5 });
-    const skipped = await runCli([...base, '--no-accuracy']);
-    expect(skipped.code).toBe(0);
-    const without = JSON.parse(skipped.stdout) as BenchReport;
-    expect(without.results[0]?.accuracy).toBeUndefined();
-    expect(without.results[0]?.serverCost).toBeUndefined();
-    expect(without.options.accuracy).toBe(false);
-    const asked = await runCli([...base, '--threshold', '0.3', '--accuracy']);
-    expect((JSON.parse(asked.stdout) as BenchReport).results[0]?.accuracy).toMatchObject({ threshold: 0.3 });
-    for (const args of [['--threshold', '2'], ['--no-accuracy', '--threshold', '0.3']]) {
-      const bad = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', ...args]);
-      expect(bad.code).toBe(2);
-      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
-      expect(bad.stderr).toMatch(/^swc: (--threshold: |--no-accuracy\/--threshold: )/);
-    }
-  });
-});
-
-describe('the preflight with accuracy', () => {
-  it("counts the accuracy light's 1.25 windows of traffic on top of the cell's lights", () => {
-    const plan = { layouts: ['stoplight-v5'], windows: [600], rates: [100], failureRate: 0.5, lights: 1, seed: 1 };
-    const without = estimatePeakBytes(plan).bytes;
-    const withAccuracy = estimatePeakBytes({ ...plan, accuracy: { threshold: 0.5 } }).bytes;
-    // 5.x keeps every event: 75,000 more at over 120 bytes each.
-    expect(withAccuracy - without).toBeGreaterThan(75_000 * 120);
   });
 });

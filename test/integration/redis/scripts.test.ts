@@ -150,13 +150,16 @@ describe('the script runner', () => {
     try {
       for (let round = 0; round < 40; round += 1) {
         const { calls } = mixedCalls(200, round);
+        let replies: Awaited<ReturnType<typeof execPipeline>>;
         try {
-          const replies = await execPipeline(redis, calls);
-          expect(replies.filter(([err]) => err)).toEqual([]);
-          succeeded += 1;
+          replies = await execPipeline(redis, calls);
         } catch (err) {
           failures.push(err);
+          continue;
         }
+        // Outside the try: a wrong reply must fail the test, not count as a failed round.
+        expect(replies.filter(([err]) => err)).toEqual([]);
+        succeeded += 1;
       }
     } finally {
       going = false;
@@ -170,7 +173,8 @@ describe('the script runner', () => {
         /^calls? \d+(-\d+)? of a pipeline of 200 did not run \(the script cache was flushed.*\) while call \d+ after them did \(another connection reloaded the scripts.*reorder calls, so swc stops$|^lua\/.*: the server keeps dropping swc's scripts from its cache/,
       );
     }
-    expect(succeeded + failures.length).toBe(40);
+    // Refusing is allowed, refusing every time is not: most rounds are re-run past the flushes and succeed.
+    expect(succeeded, `${failures.length} of 40 rounds failed`).toBeGreaterThan(0);
   });
 
   it('loads through a RESP socket too, checking the SHA1s Redis returns', async () => {
