@@ -66,7 +66,7 @@ export { inspectLight, resolveTargets, inspectionDocument, INSPECT_SCHEMA_VERSIO
 export { listLights, selectLights, totalsOf, globRegExp, lightOrders, type ListOptions, type LightOrder, type LightSelection } from './inspect/list.js';
 export { StoplightV5Inspector, type V5Target } from './layouts/stoplight-v5-inspector.js';
 export { StoplightV6Inspector, type V6Target } from './layouts/stoplight-v6-inspector.js';
-export type * from './inspect/types.js';
+export type * from './layouts/inspection.js';
 export { loadScenario, parseScenario, type Scenario, type ScenarioThroughput } from './bench/scenario.js';
 export { loadReport, parseReport, RESULT_SCHEMA_VERSION } from './compare/load.js';
 export {
@@ -99,7 +99,7 @@ export type {
 export { driveRealtime, type RealtimeOptions } from './bench/realtime.js';
 export type { EncodingHint, LongestParts } from './measure/types.js';
 export { withLongestParts } from './measure/encoding.js';
-export { causesOf, encodingHints, type LimitCause } from './bench/encoding-advice.js';
+export { causesOf, encodingHints, type LimitCause } from './measure/encoding-advice.js';
 export {
   parseSweep,
   combinationsOf,

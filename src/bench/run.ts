@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { readScriptCommandStats, scriptCommandDelta, type ScriptCommandStats } from '../measure/commandstats.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
 import { withLongestParts } from '../measure/encoding.js';
-import { encodingHints } from './encoding-advice.js';
+import { encodingHints } from '../measure/encoding-advice.js';
 import type { BenchReport, CellResult, MemoryResult, RealtimeResult, ThroughputResult } from '../measure/types.js';
 import { measureThroughputRounds, type RoundsProgress, type ThroughputPhase } from '../measure/throughput.js';
 import type { Session } from '../redis/connect.js';

@@ -7,25 +7,11 @@
  * exact window. Whether a layout counts as exact is what its reads showed
  * (zero error, no decision differing), never what it declares.
  */
+import { APPROXIMATE_MAX_FLIPS, APPROXIMATE_MIN_SAVING, NEAR_TIE } from '../core/thresholds.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
 
-/**
- * The rule, in numbers. An exact layout beats an approximate one, unless the
- * approximate one takes at most 1 / {@link APPROXIMATE_MIN_SAVING} of the
- * smallest exact layout's bytes AND decides differently from the exact window
- * on at most {@link APPROXIMATE_MAX_FLIPS} of the reads. Within a class,
- * fewer bytes win; layouts within {@link NEAR_TIE} of each other's bytes are
- * a near-tie, which the lower server µs per request breaks (then the name).
- */
-export const SUGGEST_RULE = {
-  /** An approximate layout must be at least this many times smaller than the smallest exact one. */
-  APPROXIMATE_MIN_SAVING: 4,
-  /** … and decide differently on at most this share of reads (0.01 = 1%). */
-  APPROXIMATE_MAX_FLIPS: 0.01,
-  /** Bytes within 10% of each other: server time decides. */
-  NEAR_TIE: 0.1,
-} as const;
-export const { APPROXIMATE_MIN_SAVING, APPROXIMATE_MAX_FLIPS, NEAR_TIE } = SUGGEST_RULE;
+// The rule's numbers (SUGGEST_RULE) live in core/ so report/suggest.ts can state them; re-exported for existing callers.
+export { APPROXIMATE_MAX_FLIPS, APPROXIMATE_MIN_SAVING, NEAR_TIE, SUGGEST_RULE } from '../core/thresholds.js';
 
 /** One layout of a suggestion. */
 export interface SuggestRow {

@@ -5,15 +5,18 @@
  * where a combination shrinks a layout. Running the servers is the
  * command's (src/commands/bench-sweep.ts); rendering is src/report/sweep.ts.
  */
+import { ADVICE_MIN_RATIO } from '../core/thresholds.js';
+import { changedSettings, settingsLabel } from '../core/settings.js';
 import { UsageError } from '../errors.js';
 import { isExpanded } from '../measure/encoding.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
-import { causesOf, explainKey, type LimitCause } from './encoding-advice.js';
+import { causesOf, explainKey, type LimitCause } from '../measure/encoding-advice.js';
 
 /** Combinations a sweep may run (each on a server of its own, the whole matrix each). */
 export const MAX_SWEEP_COMBINATIONS = 16;
-/** A combination at least this many times smaller than the default gets a line of advice. */
-export const ADVICE_MIN_RATIO = 2;
+// Shared with report/sweep.ts, which states them: kept in core/ and re-exported for existing callers.
+export { ADVICE_MIN_RATIO } from '../core/thresholds.js';
+export { changedSettings, settingsLabel } from '../core/settings.js';
 
 /** Largest value accepted for a size setting: far past any listpack worth having. */
 const MAX_SIZE = 1_000_000;
@@ -134,19 +137,6 @@ export function combinationsOf(axes: readonly SweepAxis[], serverArgs: readonly 
   let out: { setting: string; value: number }[][] = [[]];
   for (const axis of axes) out = out.flatMap((combo) => axis.values.map((value) => [...combo, { setting: axis.setting, value }]));
   return out;
-}
-
-/** `hash-max-listpack-value=64, zset-max-listpack-entries=128`. */
-export function settingsLabel(settings: Readonly<Record<string, number>>): string {
-  return Object.entries(settings)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(', ');
-}
-
-/** The settings of `settings` whose value differs from `base` (all of them when none does). */
-export function changedSettings(settings: Readonly<Record<string, number>>, base: Readonly<Record<string, number>>): Record<string, number> {
-  const changed = Object.fromEntries(Object.entries(settings).filter(([k, v]) => base[k] !== v));
-  return Object.keys(changed).length > 0 ? changed : { ...settings };
 }
 
 /** Figures within this fraction of each other count as a tie (separate servers differ by a few bytes of hashtable layout). */

@@ -4,7 +4,7 @@ import { ExitCode } from '../errors.js';
 import { redactUrl } from '../redis/connect.js';
 import { SWC_VERSION } from '../version.js';
 import { action } from './lifecycle.js';
-import { scanKeys } from '../inspect/keys.js';
+import { scanKeys } from '../layouts/inspection-keys.js';
 import type { ClusterSession } from '../redis/cluster.js';
 import { clusterError, nodeName } from '../redis/routed.js';
 import { primariesOf, readTargetFromFlags } from './cluster-read.js';

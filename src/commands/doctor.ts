@@ -3,7 +3,7 @@ import { estimatePeakBytes } from '../bench/footprint.js';
 import { ExitCode } from '../errors.js';
 import { layoutNames } from '../layouts/index.js';
 import { redactUrl } from '../redis/connect.js';
-import { diagnose } from '../redis/diagnose.js';
+import { diagnose } from '../doctor/diagnose.js';
 import { renderDiagnosis } from '../report/doctor.js';
 import { SWC_VERSION } from '../version.js';
 import { action } from './lifecycle.js';

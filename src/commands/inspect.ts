@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { parseNumber } from '../bench/values.js';
 import { ExitCode, NotFoundError, UsageError } from '../errors.js';
 import { inspectLight, inspectionDocument, resolveTargets, type InspectRequest } from '../inspect/inspect.js';
-import type { Inspection } from '../inspect/types.js';
+import type { Inspection } from '../layouts/inspection.js';
 import { layoutNames, resolveLayoutName } from '../layouts/index.js';
 import { renderInspections } from '../report/inspect.js';
 import { visible } from '../report/style.js';

@@ -2,9 +2,9 @@ import type { Redis } from 'ioredis';
 import { NotFoundError, UsageError } from '../errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { InspectTarget, Layout } from '../layouts/types.js';
-import { readEncodingLimits } from './keys.js';
+import { readEncodingLimits } from '../layouts/inspection-keys.js';
 import { SWC_VERSION } from '../version.js';
-import type { Inspection, JudgeOptions } from './types.js';
+import type { Inspection, JudgeOptions } from '../layouts/inspection.js';
 
 /** What to inspect and how to judge it. */
 export interface InspectRequest {

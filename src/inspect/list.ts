@@ -2,8 +2,8 @@ import type { Redis } from 'ioredis';
 import { UsageError } from '../errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { Layout } from '../layouts/types.js';
-import { keyTypes, memoryUsage, scanKeys } from './keys.js';
-import type { JudgeOptions, LayoutTotals, LightHealth, LightList, LightListing, NodeShare, NodeTotals, SurveyLight } from './types.js';
+import { keyTypes, memoryUsage, scanKeys } from '../layouts/inspection-keys.js';
+import type { JudgeOptions, LayoutTotals, LightHealth, LightList, LightListing, NodeShare, NodeTotals, SurveyLight } from '../layouts/inspection.js';
 
 /** Keys described per pipeline, so a server with many lights gets many small round trips. */
 const BATCH = 500;

@@ -11,8 +11,8 @@ import {
   scanKeys,
   summarize,
   type KeySpec,
-} from '../inspect/keys.js';
-import type { EncodingLimits, EventInspection, EventKey, EventSecond, JudgeOptions, LightEstimate, LightHealth, SurveyLight } from '../inspect/types.js';
+} from './inspection-keys.js';
+import type { EncodingLimits, EventInspection, EventKey, EventSecond, JudgeOptions, LightEstimate, LightHealth, SurveyLight } from './inspection.js';
 import { escapeGlob, escapeRegExp } from './parse.js';
 import type { InspectTarget, KeyOwner, LayoutInspector, TargetRequest } from './types.js';
 

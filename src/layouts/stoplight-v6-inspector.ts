@@ -15,8 +15,8 @@ import {
   windowOf,
   type KeyHeader,
   type KeySpec,
-} from '../inspect/keys.js';
-import type { Bucket, BucketDrift, BucketInspection, EncodingLimits, JudgeOptions, LightHealth, SurveyLight } from '../inspect/types.js';
+} from './inspection-keys.js';
+import type { Bucket, BucketDrift, BucketInspection, EncodingLimits, JudgeOptions, LightHealth, SurveyLight } from './inspection.js';
 import { escapeGlob, escapeRegExp } from './parse.js';
 import { DEFAULT_SYSTEM, type InspectTarget, type KeyOwner, type LayoutInspector, type TargetRequest } from './types.js';
 

@@ -13,8 +13,8 @@ import {
   summarize,
   windowOf,
   type KeySpec,
-} from '../inspect/keys.js';
-import type { EncodingLimits, JudgeOptions, KeysInspection } from '../inspect/types.js';
+} from './inspection-keys.js';
+import type { EncodingLimits, JudgeOptions, KeysInspection } from './inspection.js';
 import { escapeGlob, escapeRegExp } from './parse.js';
 import { DEFAULT_SYSTEM, type InspectTarget, type KeyOwner, type LayoutInspector, type TargetRequest } from './types.js';
 

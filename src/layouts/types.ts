@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { EncodingLimits, Inspection, JudgeOptions, LightHealth, SurveyLight } from '../inspect/types.js';
+import type { EncodingLimits, Inspection, JudgeOptions, LightHealth, SurveyLight } from './inspection.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';
 
 /** A light (one circuit breaker). `system` only matters to layouts that hash it. */

@@ -1,4 +1,5 @@
-import { NOISY_SPREAD, type AppView, type BenchReport, type CellResult, type LatencyStats, type Spread } from '../measure/types.js';
+import { NOISY_SPREAD } from '../core/thresholds.js';
+import type { AppView, BenchReport, CellResult, LatencyStats, Spread } from '../measure/types.js';
 import { palette, kb, percent, times } from './style.js';
 import { renderBox, renderCsv, renderMarkdown, type Grid } from './table.js';
 import { hintLines, wrapLine } from './encoding-hints.js';

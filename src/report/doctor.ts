@@ -1,4 +1,4 @@
-import type { Diagnosis } from '../redis/diagnose.js';
+import type { Diagnosis } from '../doctor/diagnose.js';
 import { palette } from './style.js';
 
 /** Renders a diagnosis as lines for a terminal. */

@@ -1,4 +1,4 @@
-import { hintsOf } from '../bench/encoding-advice.js';
+import { hintsOf } from '../measure/encoding-advice.js';
 import type { BenchReport, EncodingHint } from '../measure/types.js';
 import { visible } from './style.js';
 

@@ -7,7 +7,7 @@ import type {
   KeyInspection,
   KeysInspection,
   LightMetadata,
-} from '../inspect/types.js';
+} from '../layouts/inspection.js';
 import { palette, visible } from './style.js';
 
 /** How to render an inspection. */

@@ -1,4 +1,4 @@
-import type { LayoutTotals, LightList, LightListing, NodeTotals } from '../inspect/types.js';
+import type { LayoutTotals, LightList, LightListing, NodeTotals } from '../layouts/inspection.js';
 import { palette, visible } from './style.js';
 import { renderBox, renderCsv, renderMarkdown, type Grid } from './table.js';
 

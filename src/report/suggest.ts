@@ -1,4 +1,5 @@
-import { APPROXIMATE_MAX_FLIPS, APPROXIMATE_MIN_SAVING, NEAR_TIE, type Suggestion } from '../bench/suggest.js';
+import type { Suggestion } from '../bench/suggest.js';
+import { APPROXIMATE_MAX_FLIPS, APPROXIMATE_MIN_SAVING, NEAR_TIE } from '../core/thresholds.js';
 import { formatWindow } from './bench.js';
 import { palette } from './style.js';
 import { renderBox, renderMarkdown, type Grid } from './table.js';

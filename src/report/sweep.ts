@@ -1,4 +1,6 @@
-import { ADVICE_MIN_RATIO, changedSettings, settingsLabel, type SweepReport, type SweepRun } from '../bench/sweep.js';
+import type { SweepReport, SweepRun } from '../bench/sweep.js';
+import { changedSettings, settingsLabel } from '../core/settings.js';
+import { ADVICE_MIN_RATIO } from '../core/thresholds.js';
 import { csvGrid, formatWindow, renderBench, type BenchFormat } from './bench.js';
 import { wrapLine } from './encoding-hints.js';
 import { kb, palette, times } from './style.js';

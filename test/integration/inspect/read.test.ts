@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../../src/errors.js';
 import { inspectLight } from '../../../src/inspect/inspect.js';
 import { listLights } from '../../../src/inspect/list.js';
-import type { BucketInspection, EventInspection } from '../../../src/inspect/types.js';
+import type { BucketInspection, EventInspection } from '../../../src/layouts/inspection.js';
 import { LayoutClient } from '../../../src/layouts/client.js';
 import { StoplightV5 } from '../../../src/layouts/stoplight-v5.js';
 import { shortId, StoplightV6 } from '../../../src/layouts/stoplight-v6.js';

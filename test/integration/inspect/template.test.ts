@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
-import { readEncodingLimits } from '../../../src/inspect/keys.js';
-import type { JudgeOptions } from '../../../src/inspect/types.js';
+import { readEncodingLimits } from '../../../src/layouts/inspection-keys.js';
+import type { JudgeOptions } from '../../../src/layouts/inspection.js';
 import { LayoutClient } from '../../../src/layouts/client.js';
 import { StoplightV5 } from '../../../src/layouts/stoplight-v5.js';
 import { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectLight } from '../../../src/inspect/inspect.js';
-import type { BucketInspection } from '../../../src/inspect/types.js';
+import type { BucketInspection } from '../../../src/layouts/inspection.js';
 import { LayoutClient } from '../../../src/layouts/client.js';
 import { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
 import { connect } from '../../../src/redis/connect.js';

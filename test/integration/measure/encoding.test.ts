@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { measureKeys } from '../../../src/measure/memory.js';
 import { withLongestParts } from '../../../src/measure/encoding.js';
-import { causesOf } from '../../../src/bench/encoding-advice.js';
+import { causesOf } from '../../../src/measure/encoding-advice.js';
 import { testRedis, uniqueName } from '../../helpers.js';
 
 const redis = await testRedis();

@@ -3,7 +3,7 @@ import { ServerStateError } from '../../../src/errors.js';
 import { withSlotRetry, type ReadTarget } from '../../../src/commands/cluster-read.js';
 import { listLights } from '../../../src/inspect/list.js';
 import { isSlotMoved, nodeName } from '../../../src/redis/routed.js';
-import { scanKeys } from '../../../src/inspect/keys.js';
+import { scanKeys } from '../../../src/layouts/inspection-keys.js';
 import { openClusterSession, type ClusterSession } from '../../../src/redis/cluster.js';
 import { routedRedis, type RoutedRedis } from '../../../src/redis/routed.js';
 import { keySlot } from '../../../src/redis/slot.js';

@@ -1,4 +1,4 @@
-import type { BucketInspection, EventInspection, KeyInspection, KeysInspection, LightList } from '../../../src/inspect/types.js';
+import type { BucketInspection, EventInspection, KeyInspection, KeysInspection, LightList } from '../../../src/layouts/inspection.js';
 import type { BenchReport, CellResult, LatencyStats } from '../../../src/measure/types.js';
 
 /** Fixed results for the renderer snapshots: no Redis, nothing that changes between runs. */

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { ENCODING_SETTINGS, type EncodingSetting } from '../redis/info.js';
 import { keySlot } from '../redis/slot.js';
-import type { Counts, EncodingLimits, InspectionSummary, JudgeOptions, KeyInspection, KeyLimits, WindowView } from './types.js';
+import type { Counts, EncodingLimits, InspectionSummary, JudgeOptions, KeyInspection, KeyLimits, WindowView } from './inspection.js';
 
 /** Elements per HSCAN / ZRANGE / SCAN call: no single call walks a large key. */
 export const PAGE_SIZE = 1000;

@@ -4,8 +4,8 @@
  * `*-max-listpack-*` limits as the report recorded them. Nothing here is a
  * claim about a layout by name: every line comes from a cell's figures.
  */
-import { isExpanded, LONGEST_SCAN_LIMIT } from '../measure/encoding.js';
-import type { BenchReport, CellResult, EncodingHint, KeyMemory } from '../measure/types.js';
+import { isExpanded, LONGEST_SCAN_LIMIT } from './encoding.js';
+import type { BenchReport, CellResult, EncodingHint, KeyMemory } from './types.js';
 
 /** One limit a key is past. */
 export interface LimitCause {

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import { layoutNames, createLayout } from '../layouts/index.js';
 import { randomBytes } from 'node:crypto';
-import { compareVersions, serverInfo, type ServerInfo } from './info.js';
-import { preflight, type PreflightReport } from './preflight.js';
-import { installScripts } from './scripts.js';
+import { compareVersions, serverInfo, type ServerInfo } from '../redis/info.js';
+import { preflight, type PreflightReport } from '../redis/preflight.js';
+import { installScripts } from '../redis/scripts.js';
 
 /** One finding of {@link diagnose}. */
 export interface Check {
