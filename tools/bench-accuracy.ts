@@ -1,8 +1,7 @@
-#!/usr/bin/env node
 // Cost of the accuracy phase (on by default), printed (not asserted by tests):
 // the blog matrix with all seven layouts, memory only (`--no-throughput`),
 // run with `--no-accuracy` and with accuracy, alternating, RUNS times each
-// (default 2; `node scripts/bench-accuracy.mjs 3`). Target: with accuracy
+// (default 2; `npx tsx tools/bench-accuracy.ts 3`). Target: with accuracy
 // under 30 s. Also, within each run with accuracy, the accuracy phases' own
 // wall seconds (results[].accuracy.seconds), which on a private server run
 // on a second private server beside the fill (the accuracy lane): their sum
@@ -11,12 +10,13 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { BenchReport } from '../src/measure/types.js';
 
 const bin = fileURLToPath(new URL('../bin/swc.js', import.meta.url));
 const runs = Number(process.argv[2] ?? 2);
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 
-function bench(extra) {
+function bench(extra: readonly string[]): { seconds: number; report: BenchReport } {
   const started = process.hrtime.bigint();
   const run = spawnSync(process.execPath, [bin, 'bench', '--preset', 'blog', '--layout', 'all', '--no-throughput', '--json', '--no-progress', ...extra], {
     encoding: 'utf8',
@@ -27,11 +27,11 @@ function bench(extra) {
     process.stderr.write(run.stderr);
     process.exit(run.status ?? 3);
   }
-  return { seconds, report: JSON.parse(run.stdout) };
+  return { seconds, report: JSON.parse(run.stdout) as BenchReport };
 }
 
-const without = [];
-const withAccuracy = [];
+const without: number[] = [];
+const withAccuracy: number[] = [];
 for (let i = 0; i < runs; i += 1) {
   const a = bench(['--no-accuracy']);
   without.push(a.seconds);
@@ -41,11 +41,11 @@ for (let i = 0; i < runs; i += 1) {
   const phases = b.report.results.reduce((sum, r) => sum + (r.accuracy?.seconds ?? 0), 0);
   const approximate = [...new Set(b.report.results.filter((r) => r.accuracy && r.accuracy.maxAbsError > 0).map((r) => r.layout))];
   console.log(
-    `run ${i + 1}: with accuracy ${b.seconds.toFixed(1)} s (load ${load()}); accuracy phases ${phases.toFixed(1)} s in all, ${((100 * phases) / b.report.wallSeconds).toFixed(0)}% of the run's wall (beside the fill, on their own server); ` +
+    `run ${i + 1}: with accuracy ${b.seconds.toFixed(1)} s (load ${load()}); accuracy phases ${phases.toFixed(1)} s in all, ${((100 * phases) / (b.report.wallSeconds ?? NaN)).toFixed(0)}% of the run's wall (beside the fill, on their own server); ` +
       `${b.report.results.length} results; layouts with a nonzero error somewhere: ${approximate.join(', ') || 'none'}`,
   );
 }
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+const median = (xs: readonly number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? NaN;
 console.log(
   `\nmedian: --no-accuracy ${median(without).toFixed(1)} s, with accuracy ${median(withAccuracy).toFixed(1)} s ` +
     `(${(median(withAccuracy) / median(without)).toFixed(2)}×); target under 30 s: ${median(withAccuracy) < 30 ? 'met' : 'NOT met on this run (a loaded machine slows both)'}`,

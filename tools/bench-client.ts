@@ -1,10 +1,10 @@
-#!/usr/bin/env node
 // Client-side cost per operation of each layout, without Redis: building the
 // script call (key names, arguments, event id) and parsing a reply. This is
 // the part of a throughput figure that is swc's own, not the server's; it is
 // how the per-call SHA-256 of 6.0 key names showed up (now cached).
 import { Bench } from 'tinybench';
-import { createLayout, errorJsonFor } from '../dist/index.js';
+import { createLayout } from '../src/layouts/index.js';
+import { errorJsonFor } from '../src/traffic/events.js';
 
 const bench = new Bench({ time: 400, warmupTime: 100 });
 const light = { name: 'payments-api' };

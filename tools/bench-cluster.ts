@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // Throughput on a 3-shard private Redis Cluster against a 1-shard one, side
 // by side in one run: the same layout, lights, rate, connections per shard and
 // pipeline, measured by swc's own engine (runBench), the two clusters taking
@@ -8,7 +7,14 @@
 // used_cpu_sys + used_cpu_user from INFO cpu across its runs, and this
 // process's own CPU (the client), against the machine's cores.
 import os from 'node:os';
-import { clusterShards, createNamespace, openClusterSession, parseInfo, runBench } from '../dist/index.js';
+import { clusterShards } from '../src/bench/shards.js';
+import { createNamespace } from '../src/bench/namespace.js';
+import { runBench } from '../src/bench/run.js';
+import { openClusterSession } from '../src/redis/cluster.js';
+import { parseInfo } from '../src/redis/info.js';
+import type { ShardSet } from '../src/bench/shards.js';
+import type { ThroughputResult } from '../src/measure/types.js';
+import type { ClusterSession } from '../src/redis/cluster.js';
 
 const LAYOUT = process.env.LAYOUT ?? 'stoplight-v6';
 const LIGHTS = Number(process.env.LIGHTS ?? 30);
@@ -27,7 +33,7 @@ const plan = {
   throughput: { connections: CONNECTIONS, pipeline: PIPELINE, seconds: SECONDS, rounds: 1 },
 };
 
-const cpuOf = async (session) =>
+const cpuOf = async (session: ClusterSession): Promise<number[]> =>
   Promise.all(
     session.shards.map(async (s) => {
       const info = parseInfo(String(await s.redis.info('cpu')));
@@ -46,13 +52,32 @@ const machine = () =>
     { busy: 0, total: 0 },
   );
 
-const median = (xs) => {
+const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
+  const at = (i: number): number => s[i] ?? NaN;
   const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+  return s.length % 2 ? at(m) : (at(m - 1) + at(m)) / 2;
 };
 
-const setups = [];
+interface Setup {
+  shards: number;
+  session: ClusterSession;
+  set: ShardSet;
+  runs: ThroughputResult[];
+  nodeCpu: number[];
+  clientCpu: number;
+  wall: number;
+  machineBusy: number;
+  machineTotal: number;
+}
+interface Mark {
+  nodes: Promise<number[]>;
+  client: NodeJS.CpuUsage;
+  machine: { busy: number; total: number };
+  at: number;
+}
+
+const setups: Setup[] = [];
 try {
   for (const shards of [1, 3]) {
     const session = await openClusterSession({ shards });
@@ -61,7 +86,7 @@ try {
   for (let turn = 0; turn < TURNS; turn += 1) {
     for (const s of setups) {
       // From the start of the write phase (after the fill and memory phase) to the end of the run.
-      let from;
+      let from: Mark | undefined;
       const report = await runBench({
         shards: s.set,
         plan,
@@ -72,16 +97,19 @@ try {
           },
         },
       });
+      if (!from) throw new Error('bench-cluster: the run had no write phase');
       const until = { client: process.cpuUsage(from.client), machine: machine(), at: performance.now() };
       const before = await from.nodes;
       const after = await cpuOf(s.session);
       s.wall += (until.at - from.at) / 1000;
       s.clientCpu += (until.client.user + until.client.system) / 1e6;
-      after.forEach((c, i) => (s.nodeCpu[i] += c - before[i]));
+      after.forEach((c, i) => (s.nodeCpu[i] = (s.nodeCpu[i] ?? 0) + c - (before[i] ?? 0)));
       s.machineBusy += until.machine.busy - from.machine.busy;
       s.machineTotal += until.machine.total - from.machine.total;
-      s.runs.push(report.results[0].throughput);
-      process.stderr.write(`bench-cluster: turn ${turn + 1}/${TURNS}, ${s.shards} shard(s): write ${Math.round(report.results[0].throughput.write.opsPerSec).toLocaleString('en-US')} ops/s\n`);
+      const throughput = report.results[0]?.throughput;
+      if (!throughput) throw new Error('bench-cluster: the run reported no throughput');
+      s.runs.push(throughput);
+      process.stderr.write(`bench-cluster: turn ${turn + 1}/${TURNS}, ${s.shards} shard(s): write ${Math.round(throughput.write.opsPerSec).toLocaleString('en-US')} ops/s\n`);
     }
   }
   const cores = os.cpus().length;
@@ -89,8 +117,8 @@ try {
   console.log(`machine: ${cores} core(s), load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (other work shares it: read the ratio, not the figures)`);
   console.log('');
   console.log('phase     1 shard ops/s   3 shards ops/s   3 / 1   p50 ms (1 → 3)');
-  const [one, three] = setups;
-  for (const phase of ['write', 'read', 'request']) {
+  const [one, three] = setups as [Setup, Setup];
+  for (const phase of ['write', 'read', 'request'] as const) {
     const a = median(one.runs.map((t) => t[phase].opsPerSec));
     const b = median(three.runs.map((t) => t[phase].opsPerSec));
     const pa = median(one.runs.map((t) => t[phase].p50Ms));
@@ -108,8 +136,8 @@ try {
         `in ${s.wall.toFixed(2)} s: swc used ${((nodes + s.clientCpu) / s.wall).toFixed(2)} of ${cores} cores; the machine was ${Math.round((100 * s.machineBusy) / s.machineTotal)}% busy`,
     );
   }
-  const busy = (s) => s.machineBusy / s.machineTotal;
-  const ours = (s) => (s.nodeCpu.reduce((x, y) => x + y, 0) + s.clientCpu) / s.wall;
+  const busy = (s: Setup): number => s.machineBusy / s.machineTotal;
+  const ours = (s: Setup): number => (s.nodeCpu.reduce((x, y) => x + y, 0) + s.clientCpu) / s.wall;
   console.log('');
   console.log(
     busy(three) > 0.9

@@ -20,8 +20,14 @@
 import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { parseArgs } from 'node:util';
-import { RequestWriter, RespConnection, StoplightV6, connect, installScripts, runLoad, startPrivateServer } from '../dist/index.js';
-import { redisBenchmark } from './redis-benchmark.mjs';
+import { StoplightV6 } from '../src/layouts/stoplight-v6.js';
+import { runLoad } from '../src/measure/load.js';
+import { connect } from '../src/redis/connect.js';
+import { RequestWriter, RespConnection } from '../src/redis/resp.js';
+import { installScripts } from '../src/redis/scripts.js';
+import { startPrivateServer } from '../src/redis/server.js';
+import { redisBenchmark } from './redis-benchmark.js';
+import type { Redis } from 'ioredis';
 
 const { values } = parseArgs({
   options: {
@@ -32,24 +38,25 @@ const { values } = parseArgs({
 });
 const rounds = Number(values.rounds);
 const ops = Number(values.ops);
-const median = (xs) => {
+const median = (xs: readonly number[]): number => {
   const sorted = [...xs].sort((a, b) => a - b);
+  const at = (i: number): number => sorted[i] ?? NaN;
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return sorted.length % 2 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
 };
-const shuffled = (xs) => {
+const shuffled = <T>(xs: readonly T[]): T[] => {
   const out = [...xs];
   for (let i = out.length - 1; i > 0; i -= 1) {
     const j = Math.floor(Math.random() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
   }
   return out;
 };
 
 const server = await startPrivateServer();
-let redis;
-let connection;
-let socket;
+let redis: Redis | undefined;
+let connection: RespConnection | undefined;
+let socket: net.Socket | undefined;
 try {
   if (values.pin) {
     const pinned = [spawnSync('taskset', ['-acp', '0', String(server.pid)]), spawnSync('taskset', ['-acp', '1', String(process.pid)])];
@@ -64,12 +71,13 @@ try {
   const request = Buffer.from(writer.bytes());
   const command = ['EVALSHA', call.script.sha1, String(call.keys.length), ...call.keys, ...call.args.map(String)];
 
-  connection = await RespConnection.open(redis.options);
+  const open = await RespConnection.open(redis.options);
+  connection = open;
   // The bare loop: one reply per read is assumed (each is a short integer reply, one round trip at a time).
   const readBuffer = Buffer.allocUnsafe(64 * 1024);
   let left = 0;
-  let finished = () => undefined;
-  socket = net.connect({
+  let finished: () => void = () => undefined;
+  const bare: net.Socket = net.connect({
     host: '127.0.0.1',
     port: server.port,
     onread: {
@@ -77,48 +85,50 @@ try {
       callback: () => {
         left -= 1;
         if (left === 0) finished();
-        else socket.write(request);
+        else bare.write(request);
         return true;
       },
     },
   });
-  socket.setNoDelay(true);
-  await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  socket = bare;
+  bare.setNoDelay(true);
+  await new Promise((resolve, reject) => bare.once('connect', resolve).once('error', reject));
 
   /** Microseconds per call of each contender. */
-  const contenders = {
+  const contenders: Record<string, () => Promise<number>> = {
     'redis-benchmark': async () => 1e6 / (await redisBenchmark(server.port, { connections: 1, pipeline: 1, ops }, command, values.pin ? ['taskset', '-c', '1'] : [])),
     bare: async () => {
       const started = performance.now();
-      await new Promise((resolve) => {
+      await new Promise<void>((resolve) => {
         finished = resolve;
         left = ops;
-        socket.write(request);
+        bare.write(request);
       });
       return ((performance.now() - started) * 1000) / ops;
     },
     connection: async () => {
       const started = performance.now();
-      for (let i = 0; i < ops; i += 1) await connection.send(request, 1);
+      for (let i = 0; i < ops; i += 1) await open.send(request, 1);
       return ((performance.now() - started) * 1000) / ops;
     },
     engine: async () => {
-      const result = await runLoad({ connections: [connection], pipeline: 1, stop: { ops }, nextCall: () => call });
+      const result = await runLoad({ connections: [open], pipeline: 1, stop: { ops }, nextCall: () => call });
       return 1e6 / result.opsPerSec;
     },
   };
   const names = Object.keys(contenders);
-  for (const name of names) await contenders[name](); // warm-up, not recorded
-  const ratios = Object.fromEntries(names.map((name) => [name, []]));
+  const run = (name: string): Promise<number> => (contenders[name] as () => Promise<number>)();
+  for (const name of names) await run(name); // warm-up, not recorded
+  const ratios = new Map<string, number[]>(names.map((name) => [name, []]));
   for (let round = 0; round < rounds; round += 1) {
-    const usec = {};
-    for (const name of shuffled(names)) usec[name] = await contenders[name]();
-    for (const name of names) ratios[name].push(usec['redis-benchmark'] / usec[name]);
+    const usec = new Map<string, number>();
+    for (const name of shuffled(names)) usec.set(name, await run(name));
+    for (const name of names) ratios.get(name)?.push((usec.get('redis-benchmark') ?? NaN) / (usec.get(name) ?? NaN));
   }
   console.log(`EVALSHA ${call.script.id}, one connection, no pipelining; ${rounds} rounds of ${ops} calls each, random order${values.pin ? ', pinned (server CPU 0, clients CPU 1)' : ''}`);
   console.log('ops/s over redis-benchmark in the same round: median (min–max)');
   for (const name of names) {
-    const xs = ratios[name];
+    const xs = ratios.get(name) ?? [];
     console.log(`${name.padEnd(16)} ${median(xs).toFixed(3)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`);
   }
 } finally {

@@ -13,8 +13,14 @@
 // Usage: npm run bench:driver [-- --rounds 9 --scale 1 --target 0.95 --only 1x1,8x16]
 // (--only: the settings to run, as <connections>x<pipeline>)
 import { parseArgs } from 'node:util';
-import { RespConnection, StoplightV6, connect, installScripts, runLoad, startPrivateServer } from '../dist/index.js';
-import { redisBenchmark } from './redis-benchmark.mjs';
+import { StoplightV6 } from '../src/layouts/stoplight-v6.js';
+import { runLoad } from '../src/measure/load.js';
+import { connect } from '../src/redis/connect.js';
+import { RespConnection } from '../src/redis/resp.js';
+import { installScripts } from '../src/redis/scripts.js';
+import { startPrivateServer } from '../src/redis/server.js';
+import { redisBenchmark, type BenchmarkLoad } from './redis-benchmark.js';
+import type { Redis } from 'ioredis';
 
 const { values } = parseArgs({
   options: {
@@ -54,15 +60,16 @@ const WINDOW_SECONDS = 600;
 /** A fixed event time: every call hits one bucket, as a benchmark of one call should. */
 const FIXED_AT = 1_764_450_000;
 
-const median = (xs) => {
+const median = (xs: readonly number[]): number => {
   const sorted = [...xs].sort((a, b) => a - b);
+  const at = (i: number): number => sorted[i] ?? NaN;
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return sorted.length % 2 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
 };
 
 const server = await startPrivateServer();
-const pool = [];
-let redis;
+const pool: RespConnection[] = [];
+let redis: Redis | undefined;
 try {
   const maxConnections = Math.max(...SETTINGS.map((s) => s.connections));
   const layout = new StoplightV6({ prefix: 'swc-driver:stoplight:v6' });
@@ -75,7 +82,7 @@ try {
   const command = ['EVALSHA', call.script.sha1, String(call.keys.length), ...call.keys, ...call.args.map(String)];
   const nextCall = () => call;
 
-  const swcRun = async (setting, ops) => {
+  const swcRun = async (setting: BenchmarkLoad, ops: number): Promise<number> => {
     const result = await runLoad({
       connections: pool.slice(0, setting.connections),
       pipeline: setting.pipeline,
@@ -86,31 +93,31 @@ try {
     return result.opsPerSec;
   };
 
-  const rows = [];
+  const rows: (BenchmarkLoad & { swc: number; reference: number; ratio: number; best: number })[] = [];
   for (const setting of SETTINGS) {
     const ops = Math.max(1, Math.round(setting.ops * scale));
     // Warm-up, not recorded: the JIT, the server's caches, the kernel's socket buffers.
     const warmOps = Math.max(1, Math.round(ops / 4));
     await redisBenchmark(server.port, { ...setting, ops: warmOps }, command);
     await swcRun(setting, warmOps);
-    const swc = [];
-    const reference = [];
+    const swc: number[] = [];
+    const reference: number[] = [];
     // Each round is A B B A (or B A A B): two half-length runs of each tool,
     // mirrored, so a drift within the round and whatever one tool's run does
     // to the next (measured: up to ±10% on the run straight after
     // redis-benchmark exits) weigh on both alike.
     const half = Math.max(1, Math.round(ops / 2));
-    const combined = (a, b) => 2 / (1 / a + 1 / b); // two runs of `half` ops: ops over their total time
+    const combined = (runs: readonly number[]): number => 2 / (1 / (runs[0] ?? NaN) + 1 / (runs[1] ?? NaN)); // two runs of `half` ops: ops over their total time
     for (let round = 0; round < rounds; round += 1) {
-      const runs = { swc: [], reference: [] };
-      const order = round % 2 === 0 ? ['reference', 'swc', 'swc', 'reference'] : ['swc', 'reference', 'reference', 'swc'];
+      const runs: Record<'swc' | 'reference', number[]> = { swc: [], reference: [] };
+      const order = round % 2 === 0 ? (['reference', 'swc', 'swc', 'reference'] as const) : (['swc', 'reference', 'reference', 'swc'] as const);
       for (const tool of order) {
         runs[tool].push(tool === 'swc' ? await swcRun(setting, half) : await redisBenchmark(server.port, { ...setting, ops: half }, command));
       }
-      swc.push(combined(...runs.swc));
-      reference.push(combined(...runs.reference));
+      swc.push(combined(runs.swc));
+      reference.push(combined(runs.reference));
     }
-    const ratio = median(swc.map((value, i) => value / reference[i]));
+    const ratio = median(swc.map((value, i) => value / (reference[i] ?? NaN)));
     const best = Math.max(...swc) / Math.max(...reference);
     rows.push({ ...setting, ops, swc: median(swc), reference: median(reference), ratio, best });
   }
@@ -126,8 +133,8 @@ try {
     r.best.toFixed(2),
     r.ratio >= target ? 'PASS' : 'MISS',
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const format = (cells) => cells.map((cell, i) => cell.padStart(widths[i])).join('  ');
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
+  const format = (cells: readonly string[]): string => cells.map((cell, i) => cell.padStart(widths[i] ?? 0)).join('  ');
   console.log(`EVALSHA ${call.script.id} ${call.keys.length} <keys> ${call.args.join(' ')}`);
   console.log(
     `ops/s: median of ${rounds} rounds; ratio: median of per-round swc / redis-benchmark; ` +

@@ -1,5 +1,5 @@
-// redis-benchmark on one command, for the driver scripts (bench-driver.mjs,
-// bench-driver-floor.mjs): the same arguments and the same reading of its
+// redis-benchmark on one command, for the driver scripts (bench-driver.ts,
+// bench-driver-floor.ts): the same arguments and the same reading of its
 // --csv output in both.
 import { spawn } from 'node:child_process';
 
@@ -8,15 +8,22 @@ import { spawn } from 'node:child_process';
  * against 127.0.0.1:`port` and resolves with its requests per second.
  * `prefix` runs it through another program (e.g. ['taskset', '-c', '1']).
  */
-export function redisBenchmark(port, { connections, pipeline, ops }, command, prefix = []) {
+/** What redis-benchmark sends: `-c`, `-P` and `-n`. */
+export interface BenchmarkLoad {
+  connections: number;
+  pipeline: number;
+  ops: number;
+}
+
+export function redisBenchmark(port: number, { connections, pipeline, ops }: BenchmarkLoad, command: readonly string[], prefix: readonly string[] = []): Promise<number> {
   const args = ['-h', '127.0.0.1', '-p', String(port), '-c', String(connections), '-P', String(pipeline), '-n', String(ops), '--csv', ...command];
-  const [program, ...programArgs] = [...prefix, 'redis-benchmark', ...args];
+  const [program = 'redis-benchmark', ...programArgs] = [...prefix, 'redis-benchmark', ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(program, programArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (err += chunk));
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
       // The data row: "<command> …","<rps>","<avg ms>",…
