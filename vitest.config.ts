@@ -22,6 +22,10 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: [UNIT],
+          // Pure tests share one module cache per worker: importing src/ once per file
+          // was most of this lane's time. A unit test must leave no global state behind.
+          pool: 'threads',
+          isolate: false,
           // A unit test that tries to start a redis-server fails at once instead of quietly needing one.
           env: { SWC_REDIS_SERVER: '/nonexistent/unit-lane-has-no-redis-server' },
         },
