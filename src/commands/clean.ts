@@ -4,6 +4,7 @@ import { ExitCode } from '../errors.js';
 import { redactUrl } from '../redis/connect.js';
 import { SWC_VERSION } from '../version.js';
 import { action } from './lifecycle.js';
+import { shown as escapeText } from '../safety/text.js';
 import { scanKeys } from '../inspect/keys.js';
 import type { ClusterSession } from '../redis/cluster.js';
 import { clusterError, nodeName } from '../redis/routed.js';
@@ -30,9 +31,13 @@ function age(startedAt: number | null, now: number): string {
   return hours < 48 ? `${hours} h ${minutes % 60} min old` : `${Math.floor(hours / 24)} d ${hours % 24} h old`;
 }
 
+/** How clean names a namespace whose marker does not prove swc wrote it. */
+const NOT_SWCS = "not swc's (no run marker)";
+
 function describe(ns: NamespaceUsage, now: number): string {
+  if (!ns.marked) return `${escapeText(ns.prefix)}  ${ns.keys} key(s), ${NOT_SWCS}: left alone`;
   const size = ns.bytes === null ? 'bytes unavailable (MEMORY not allowed)' : `${(ns.bytes / 1024).toFixed(1)} KB`;
-  const origin = ns.host ? `, from ${ns.host} pid ${ns.pid ?? '?'}` : '';
+  const origin = ns.host ? `, from ${escapeText(ns.host)} pid ${ns.pid ?? '?'}` : '';
   return `${ns.prefix}  ${ns.keys} key(s), ${size}, ${age(ns.startedAt, now)}${origin}${ns.alive ? ', STILL RUNNING' : ''}`;
 }
 
@@ -100,6 +105,11 @@ Examples:
       const kept: { prefix: string; reason: string }[] = [];
       if (flags.yes) {
         for (const ns of found) {
+          if (!ns.marked) {
+            // Keys that only look like swc's may be someone's data: never deleted.
+            kept.push({ prefix: ns.prefix, reason: NOT_SWCS });
+            continue;
+          }
           if (ns.alive) {
             kept.push({ prefix: ns.prefix, reason: 'still running' });
             continue;
@@ -111,7 +121,8 @@ Examples:
           }
         }
       }
-      const code = kept.length > 0 ? ExitCode.finding : ExitCode.ok;
+      // Leaving a namespace that is not swc's is what clean is for: not a failure.
+      const code = kept.some((k) => k.reason !== NOT_SWCS) ? ExitCode.finding : ExitCode.ok;
       if (flags.json) {
         printJson({
           schemaVersion: 1,
@@ -132,7 +143,7 @@ Examples:
       }
       for (const r of removed) out.push(`removed ${r.keys} key(s) under ${r.prefix}:*`);
       for (const k of kept) out.push(`kept ${k.prefix}: ${k.reason}`);
-      if (!flags.yes && found.length > 0) out.push('', 'nothing removed: run again with --yes to remove them');
+      if (!flags.yes && found.some((ns) => ns.marked)) out.push('', 'nothing removed: run again with --yes to remove them');
       process.stdout.write(`${out.join('\n')}\n`);
       return code;
     }),
