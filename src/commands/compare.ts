@@ -1,4 +1,4 @@
-import { renameSync, statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { compareReports, DEFAULT_COMPARE_OPTIONS, type CompareOptions, type Verdict } from '../compare/diff.js';
@@ -10,6 +10,7 @@ import { SWC_VERSION } from '../version.js';
 import { action, printError } from './lifecycle.js';
 import { parser, printJson, useColor } from './options.js';
 import { checkOutputTarget } from '../json-file.js';
+import { refuseSymlink, writeFileSafely } from '../safety/write-file.js';
 
 /** Flags shared by `swc compare` and `swc bench --baseline`. */
 export interface CompareFlags {
@@ -35,18 +36,18 @@ export function checkOutputPath(flag: string, file: string): string {
     if (err instanceof UsageError) throw err;
   }
   checkOutputTarget(flag, file);
+  refuseSymlink(flag, file);
   return file;
 }
 
 /** Writes a result as JSON to `file` whole (a temporary file renamed over it), so a reader never sees half of one. */
 export function writeJsonFile(flag: string, file: string, value: unknown): void {
-  const temporary = `${file}.${process.pid}.tmp`;
   // Again at write time: the path may have become a FIFO or a device since the check.
   checkOutputTarget(flag, file);
   try {
-    writeFileSync(temporary, `${JSON.stringify(value, null, 2)}\n`);
-    renameSync(temporary, file);
+    writeFileSafely(flag, file, `${JSON.stringify(value, null, 2)}\n`);
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     throw new SwcError(`${flag}: cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`, ExitCode.runtime);
   }
   printError(`swc: result saved to ${file}`);
