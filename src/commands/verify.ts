@@ -9,6 +9,8 @@ import { scriptsDirLayouts } from '../layouts/manifest-scripts.js';
 import { renderVerify } from '../report/verify.js';
 import type { VerifyResult } from '../verify/types.js';
 import { verifyLayout } from '../verify/verify.js';
+import { guardUntrustedScripts, TRUST_SCRIPTS_HELP, usersServer } from '../safety/probe.js';
+import { redactUrl } from '../redis/connect.js';
 import { SWC_VERSION } from '../version.js';
 import { action, onShutdown } from './lifecycle.js';
 import { cleanHint } from './bench.js';
@@ -36,6 +38,7 @@ interface VerifyFlags extends RedisFlags, ClusterFlags {
   json?: boolean;
   progress: boolean;
   scripts?: string;
+  trustScripts?: boolean;
 }
 
 const DEFAULT_CALLS = 20_000;
@@ -56,6 +59,7 @@ export function verifyCommand(): Command {
     .option('--calls <n>', `calls per layout, over every light (default ${DEFAULT_CALLS.toLocaleString('en-US')})`, parser((v) => parseNumber('--calls', v, CALLS)), DEFAULT_CALLS)
     .option('--seed <n>', 'seed of the traffic, to replay a run (default random; always printed)', parser((v) => parseNumber('--seed', v, LIMITS.seed)))
     .option('--lights <n>', 'lights per layout, each with its own window', parser((v) => parseNumber('--lights', v, LIGHTS)), 8)
+    .option('--trust-scripts', TRUST_SCRIPTS_HELP)
     .option('--scripts <dir>', "run the layouts' scripts from this folder, e.g. an edited copy of swc's lua/ folder")
     .option('--no-progress', 'no progress on stderr');
   addJsonOption(command);
@@ -102,6 +106,16 @@ Examples:
           throw err;
         }
       }
+      // Scripts swc did not write are probed on a private server before they may reach the user's (src/safety/probe.ts).
+      const usersUrl = usersServer(flags);
+      await guardUntrustedScripts({
+        layouts: names,
+        layoutOptions: scripts,
+        privateServer: usersUrl === undefined,
+        trust: flags.trustScripts === true,
+        target: usersUrl === undefined ? '' : redactUrl(usersUrl),
+        command: 'swc verify',
+      });
       const say = (line: string): void => {
         if (flags.progress) process.stderr.write(`swc verify: ${line}\n`);
       };

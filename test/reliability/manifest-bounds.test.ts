@@ -136,17 +136,42 @@ describe('a script reply over 1 MB', () => {
     const user = await connect(server.url);
     await user.set('app:user:1', 'precious');
     const before = await digest(user, '*');
-    // --trust-scripts: this case is about the reply bound, not the confinement of scripts (tested elsewhere).
     const result = await runCli(
       ['bench', '--layout', file, '--rate', '2', '--window', '30', '--lights', '2', '--no-throughput', '--no-progress', '--redis-url', server.url],
       {},
       60_000,
     );
-    expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/read\.lua: replied more than 1 MB/);
+    // The probe on swc's private server sees the reply first: the user's server never runs the script.
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/read\.lua: refused: this script replied more than 1 MB \([\d,]+ bytes or more\)/);
+    expect(result.stderr).not.toMatch(/swc bench: run swc-bench:/);
     expect(await keysMatching(user, 'swc-bench:*')).toEqual([]);
     expect(await digest(user, '*')).toEqual(before);
     user.disconnect();
     await server.stop();
+  });
+});
+
+describe('the runner bounds replies on every server', () => {
+  it('a call whose reply is over 1 MB is a ScriptError naming the script (the server swc started, no probe)', async () => {
+    const { execPipeline, installScripts } = await import('../../src/redis/scripts.js');
+    const { loadScript } = await import('../../src/lua/source.js');
+    const root = path.join(dir, 'runner');
+    mkdirSync(root);
+    writeFileSync(path.join(root, 'big.lua'), "return string.rep('x', 2 * 1024 * 1024)\n");
+    writeFileSync(path.join(root, 'small.lua'), "return 'ok'\n");
+    const server = await startPrivateServer();
+    const redis = await connect(server.url);
+    try {
+      const big = loadScript({ root, file: 'big.lua', includes: 'none' });
+      const small = loadScript({ root, file: 'small.lua', includes: 'none' });
+      await installScripts(redis, [big, small]);
+      const [first, second] = await execPipeline(redis, [{ script: big, keys: [], args: [] }, { script: small, keys: [], args: [] }]);
+      expect(first?.[0]?.message).toMatch(/big\.lua: replied more than 1 MB \(at least [\d,]+ bytes\)/);
+      expect(second).toEqual([null, 'ok']);
+    } finally {
+      redis.disconnect();
+      await server.stop();
+    }
   });
 });
