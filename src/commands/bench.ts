@@ -23,7 +23,8 @@ import { classifyScriptsDir, scriptsDirLayouts } from '../layouts/manifest-scrip
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
 import { addCompareOptions, checkOutputPath, compareOptionsFrom, printVerdict, writeJsonFile, type CompareFlags } from './compare.js';
-import { guardUntrustedScripts, TRUST_SCRIPTS_HELP, usersServer } from '../safety/probe.js';
+import { confineOrRefuse, guardUntrustedScripts, TRUST_SCRIPTS_HELP, usersServer } from '../safety/probe.js';
+import { deniedAsFinding } from '../safety/acl.js';
 import { redactUrl } from '../redis/connect.js';
 import { withStableKeyNames } from '../bench/stable-keys.js';
 import { checkSvgPath, terminalChart, writeChartSvg } from './chart.js';
@@ -602,7 +603,7 @@ Examples:
       }
       // Scripts swc did not write are probed on a private server before they may reach the user's (src/safety/probe.ts).
       const usersUrl = usersServer(flags);
-      await guardUntrustedScripts({
+      const untrusted = await guardUntrustedScripts({
         layouts: plan.layouts,
         layoutOptions: plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {},
         privateServer: usersUrl === undefined,
@@ -661,6 +662,8 @@ Examples:
         const cells = cellsOf(plan).length;
         process.stderr.write(`swc bench: realtime: ${cells} cell(s) × ${plan.durationSeconds ?? 0} s of real traffic, one after another\n`);
       }
+      // After the probe, on the user's server: the scripts run as the run's temporary ACL user (src/safety/acl.ts).
+      const runUser = untrusted ? await confineOrRefuse(untrusted, cluster ? undefined : session.redis, namespace, (c) => void onShutdown(c)) : null;
       const progress = progressReporter(flags.progress, plan);
       progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
       progress.hooks.onWait = (others) =>
@@ -686,7 +689,7 @@ Examples:
         () => (finished = true),
         () => (finished = true),
       );
-      const measured = withStableKeyNames(await running, namespace.prefix);
+      const measured = withStableKeyNames(await deniedAsFinding(running, session.redis, runUser), namespace.prefix);
       const suggestions = suggested ? suggest(measured, { layouts: [...suggested.layouts], unmeasured }) : undefined;
       // --suggest: the JSON gains `suggestion` (the first window and rate) and `suggestions` (all of them).
       const report = suggestions ? { ...measured, suggestion: suggestions[0], suggestions } : measured;

@@ -5,6 +5,7 @@ import { redactUrl } from '../redis/connect.js';
 import { SWC_VERSION } from '../version.js';
 import { action } from './lifecycle.js';
 import { shown as escapeText } from '../safety/text.js';
+import { leftoverRunUsers } from '../safety/acl.js';
 import { scanKeys } from '../inspect/keys.js';
 import type { ClusterSession } from '../redis/cluster.js';
 import { clusterError, nodeName } from '../redis/routed.js';
@@ -121,6 +122,20 @@ Examples:
           }
         }
       }
+      // Temporary ACL users of runs that are gone (a SIGKILLed run leaves its user; src/safety/acl.ts).
+      const aliveRuns = new Set(found.filter((ns) => ns.alive).map((ns) => ns.prefix));
+      const users = session.cluster ? [] : await leftoverRunUsers(session.redis, (prefix) => aliveRuns.has(prefix));
+      const removedUsers: string[] = [];
+      if (flags.yes) {
+        for (const name of users) {
+          try {
+            await session.redis.call('ACL', 'DELUSER', name);
+            removedUsers.push(name);
+          } catch (err) {
+            kept.push({ prefix: name, reason: `ACL DELUSER failed: ${err instanceof Error ? err.message : String(err)}` });
+          }
+        }
+      }
       // Leaving a namespace that is not swc's is what clean is for: not a failure.
       const code = kept.some((k) => k.reason !== NOT_SWCS) ? ExitCode.finding : ExitCode.ok;
       if (flags.json) {
@@ -131,17 +146,21 @@ Examples:
           namespaces: found,
           removed,
           kept,
+          runUsers: users,
+          removedUsers,
         });
         return code;
       }
       const out: string[] = [];
       const where = session.cluster ? `on the ${session.cluster.shards.length} primaries of this cluster` : 'on this server';
-      if (found.length === 0) out.push(flags.namespace ? `no keys under ${flags.namespace.pattern} ${where}` : `no swc-bench:* namespaces ${where}`);
+      if (found.length === 0 && users.length === 0) out.push(flags.namespace ? `no keys under ${flags.namespace.pattern} ${where}` : `no swc-bench:* namespaces ${where}`);
       for (const ns of found) {
         out.push(describe(ns, now));
         if (ns.nodes) out.push(`  ${Object.entries(ns.nodes).map(([node, keys]) => `${node}: ${keys} key(s)`).join(', ') || 'no key on any primary'}`);
       }
+      for (const name of users) if (!removedUsers.includes(name)) out.push(`${name}  temporary ACL user of a run that is gone`);
       for (const r of removed) out.push(`removed ${r.keys} key(s) under ${r.prefix}:*`);
+      for (const name of removedUsers) out.push(`removed the temporary ACL user ${name}`);
       for (const k of kept) out.push(`kept ${k.prefix}: ${k.reason}`);
       if (!flags.yes && found.some((ns) => ns.marked)) out.push('', 'nothing removed: run again with --yes to remove them');
       process.stdout.write(`${out.join('\n')}\n`);

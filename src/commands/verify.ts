@@ -9,7 +9,8 @@ import { scriptsDirLayouts } from '../layouts/manifest-scripts.js';
 import { renderVerify } from '../report/verify.js';
 import type { VerifyResult } from '../verify/types.js';
 import { verifyLayout } from '../verify/verify.js';
-import { guardUntrustedScripts, TRUST_SCRIPTS_HELP, usersServer } from '../safety/probe.js';
+import { confineOrRefuse, guardUntrustedScripts, TRUST_SCRIPTS_HELP, usersServer } from '../safety/probe.js';
+import { deniedAsFinding } from '../safety/acl.js';
 import { redactUrl } from '../redis/connect.js';
 import { SWC_VERSION } from '../version.js';
 import { action, onShutdown } from './lifecycle.js';
@@ -108,7 +109,7 @@ Examples:
       }
       // Scripts swc did not write are probed on a private server before they may reach the user's (src/safety/probe.ts).
       const usersUrl = usersServer(flags);
-      await guardUntrustedScripts({
+      const untrusted = await guardUntrustedScripts({
         layouts: names,
         layoutOptions: scripts,
         privateServer: usersUrl === undefined,
@@ -162,6 +163,8 @@ Examples:
           onWait: (others) => say(`another swc run is writing to this server (${others.join(', ')}); waiting for it to end (at most ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)`),
         });
       }
+      // After the probe, on the user's server: the scripts run as the run's temporary ACL user (src/safety/acl.ts).
+      const runUser = untrusted ? await confineOrRefuse(untrusted, cluster ? undefined : session.redis, namespace, (c) => void onShutdown(c)) : null;
       const results: VerifyResult[] = [];
       for (const name of names) {
         const layout = namespacedLayout(name, namespace.prefix, scripts);
@@ -183,7 +186,7 @@ Examples:
           },
         });
         running = task;
-        const result = await task;
+        const result = await deniedAsFinding(task, session.redis, runUser);
         say(`${name}: ${result.findings === 0 ? 'no finding' : `${result.findings} finding(s)`} in ${(result.durationMs / 1000).toFixed(1)} s`);
         results.push(stripNamespace(result, `${namespace.prefix}:`));
       }

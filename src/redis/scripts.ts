@@ -100,6 +100,15 @@ export function ioredisChannel(redis: Redis): ScriptChannel {
   return channel;
 }
 
+/**
+ * Routes every script call made through `redis` (loads, calls, pipelines)
+ * over `confined` instead: a connection of a temporary ACL user whose
+ * permissions end at the run's namespace (src/safety/acl.ts).
+ */
+export function confineScriptsOf(redis: Redis, confined: Redis): void {
+  channels.set(redis, ioredisChannel(confined));
+}
+
 /** Sends through a channel; a failed connection is thrown typed. */
 async function sendOn(channel: ScriptChannel, commands: readonly RedisCommand[], context: ErrorContext): Promise<unknown[]> {
   try {

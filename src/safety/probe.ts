@@ -16,6 +16,7 @@ import type { LuaScript, ScriptCall } from '../lua/source.js';
 import { connect } from '../redis/connect.js';
 import { installScripts, runScript } from '../redis/scripts.js';
 import { startPrivateServer } from '../redis/server.js';
+import { confineRun, type RunUser } from './acl.js';
 
 /** Commands a counter script has no business running: each is a refusal when a probe sees it. */
 export const FORBIDDEN_COMMANDS = [
@@ -265,41 +266,78 @@ export interface GuardOptions {
   readonly layoutOptions: LayoutOptions;
   /** Whether the scripts will run on a server swc started (no probe needed then). */
   readonly privateServer: boolean;
-  /** `--trust-scripts`: run scripts swc did not write unconfined on a server it did not start. */
+  /** `--trust-scripts`: run scripts swc did not write unconfined where swc cannot confine them. */
   readonly trust: boolean;
   /** The user's server, as shown in messages (redacted). */
   readonly target: string;
-  /** The command, for the one-line notice (`swc bench`). */
+  /** The command, for the one-line notices (`swc bench`). */
   readonly command: string;
   readonly binary?: string;
 }
 
+/** Layouts with scripts swc did not write, probed and bound for a server swc did not start. */
+export interface Untrusted {
+  readonly layouts: readonly LayoutName[];
+  /** Their script files, for messages. */
+  readonly files: string;
+  readonly options: GuardOptions;
+}
+
 /**
  * Before scripts swc did not write reach a server swc did not start: probes
- * each layout's (refused, exit 2, on the first misdeed); then, since swc
- * does not confine a run on the user's server (no temporary ACL user yet),
- * refuses them unless `--trust-scripts`, which prints one line saying the
- * run is unconfined. Built-in layouts, and any layout on a private server,
- * pass untouched.
+ * each such layout on a private server (refused, exit 2, on the first
+ * misdeed). Returns what then has to be confined on the user's server
+ * ({@link confineOrRefuse}), or null: only built-in layouts, or a private server.
  */
-export async function guardUntrustedScripts(options: GuardOptions): Promise<void> {
-  if (options.privateServer) return;
+export async function guardUntrustedScripts(options: GuardOptions): Promise<Untrusted | null> {
+  if (options.privateServer) return null;
   const untrusted = options.layouts
     .map((name) => ({ name, scripts: untrustedScripts(createLayout(name, options.layoutOptions)) }))
     .filter((l) => l.scripts.length > 0);
-  if (untrusted.length === 0) return;
+  if (untrusted.length === 0) return null;
   for (const { name } of untrusted) await probeLayout(name, options.layoutOptions, options.target, options.binary);
   const files = [...new Set(untrusted.flatMap((l) => l.scripts.map((s) => s.file)))];
-  const shownFiles = files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', ');
+  return {
+    layouts: untrusted.map((l) => l.name),
+    files: files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', '),
+    options,
+  };
+}
+
+/**
+ * On the user's server, after the probe: runs the scripts as the run's
+ * temporary ACL user ({@link confineRun}), removed on every way out. Where
+ * swc may not create users (or on a cluster), refuses them unless
+ * `--trust-scripts`, which prints one line saying the run is unconfined.
+ */
+export async function confineOrRefuse(
+  untrusted: Untrusted,
+  admin: Redis | undefined,
+  namespace: { readonly prefix: string; readonly pattern: string },
+  register: (cleanup: () => Promise<void>) => void,
+): Promise<RunUser | null> {
+  const { options } = untrusted;
+  const files = new Map(untrusted.layouts.flatMap((name) => createLayout(name, options.layoutOptions).scripts.map((s) => [s.sha1, s] as const)));
+  const user = admin ? await confineRun(admin, namespace, files) : null;
+  if (user) {
+    register(() => user.remove());
+    process.stderr.write(
+      `${options.command}: scripts swc did not write (${untrusted.files}) run as the temporary ACL user ${user.name}: keys ${namespace.pattern} only, no ${DENIED_SHOWN}; removed at the end\n`,
+    );
+    return user;
+  }
   if (!options.trust) {
     throw new UsageError(
-      `--trust-scripts: ${untrusted.map((l) => l.name).join(', ')} run${untrusted.length === 1 ? 's' : ''} scripts swc did not write (${shownFiles}); ` +
-        `they passed swc's probe on a private server, but swc does not confine them on a server it did not start (${options.target}); ` +
+      `--trust-scripts: ${untrusted.layouts.join(', ')} run${untrusted.layouts.length === 1 ? 's' : ''} scripts swc did not write (${untrusted.files}); ` +
+        `they passed swc's probe on a private server, but ${admin ? `${options.target} does not let swc create a temporary ACL user to confine them (ACL SETUSER refused)` : 'swc cannot confine them on a cluster'}; ` +
         'run without --redis-url (a private server), or pass --trust-scripts to run them there unconfined',
     );
   }
-  process.stderr.write(`${options.command}: --trust-scripts: running ${shownFiles} unconfined on ${options.target} (they passed swc's probe on a private server)\n`);
+  process.stderr.write(`${options.command}: --trust-scripts: running ${untrusted.files} unconfined on ${options.target} (they passed swc's probe on a private server)\n`);
+  return null;
 }
+
+const DENIED_SHOWN = 'FLUSHALL, FLUSHDB, SELECT, SWAPDB, MOVE, KEYS, SCAN or CONFIG';
 
 /** The server a command's flags point at when swc did not start it (`--redis-url`, else `REDIS_URL`), or undefined for a private server. */
 export function usersServer(flags: { readonly redisUrl?: string }): string | undefined {

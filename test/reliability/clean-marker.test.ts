@@ -62,4 +62,16 @@ describe('swc clean and run markers', () => {
     expect(Number(marker.startedAt)).toBeGreaterThan(Date.now() - 60_000);
     await redis.del(runKey(ns), `${ns.prefix}:alive`);
   });
+
+  it('lists the temporary ACL user of a run that is gone, removes it with --yes, and leaves other users alone', async () => {
+    await redis.call('ACL', 'SETUSER', 'swc-run-0a0b0c0d', 'on', '>x', '~swc-bench:0a0b0c0d:*');
+    await redis.call('ACL', 'SETUSER', 'app-user', 'on', '>y', '~app:*');
+    const listed = await runCli(['clean', '--redis-url', server.url]);
+    expect(listed.stdout).toMatch(/^swc-run-0a0b0c0d  temporary ACL user of a run that is gone$/m);
+    const cleaned = await runCli(['clean', '--redis-url', server.url, '--yes']);
+    expect(cleaned.code).toBe(0);
+    expect(cleaned.stdout).toMatch(/removed the temporary ACL user swc-run-0a0b0c0d/);
+    expect(((await redis.call('ACL', 'USERS')) as string[]).sort()).toEqual(['app-user', 'default']);
+    await redis.call('ACL', 'DELUSER', 'app-user');
+  });
 });

@@ -114,15 +114,13 @@ describe('done when: hostile manifests are refused, and nothing of the user chan
     expect(evals(String(await redis.info('commandstats')))).toBe(evals(commandsBefore));
   }, 120_000);
 
-  it('a well-behaved manifest passes the probe and needs --trust-scripts on a server swc did not start; it says so in one line', async () => {
+  it('a well-behaved manifest passes the probe and runs as a temporary ACL user, removed afterwards; the user\'s keys identical', async () => {
     const manifest = hostile('fine', {});
     const before = await digests();
-    const refused = await runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', server.url]);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/--trust-scripts: my-log runs scripts swc did not write .*passed swc's probe on a private server/);
-    const trusted = await runCli(['bench', '--layout', manifest, ...benchArgs, '--trust-scripts', '--redis-url', server.url]);
-    expect(trusted.code).toBe(0);
-    expect(trusted.stderr.split('\n').filter((l) => /unconfined/.test(l))).toHaveLength(1);
+    const result = await runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', server.url]);
+    expect(result.code).toBe(0);
+    expect(result.stderr.split('\n').filter((l) => /temporary ACL user/.test(l))).toHaveLength(1);
+    expect(await redis.call('ACL', 'USERS')).toEqual(['default']);
     expect(await digests()).toEqual(before);
   });
 
