@@ -10,6 +10,7 @@ import { action } from './lifecycle.js';
 import { useColor } from './options.js';
 import { checkOutputTarget } from '../json-file.js';
 import { refuseSymlink, writeFileSafely } from '../safety/write-file.js';
+import { shownDeep } from '../safety/text.js';
 
 /** Terminal columns when stdout is not a terminal and COLUMNS is unset. */
 const DEFAULT_COLUMNS = 80;
@@ -57,7 +58,8 @@ export async function writeChartSvg(flag: string, file: string, sides: readonly 
 
 /** Terminal charts of results, as text for stdout (colour and width from the terminal). */
 export function terminalChart(sides: readonly ChartSide[]): string {
-  return renderChartTerminal(chartModel(sides), { width: chartWidth(), color: useColor() });
+  // Labels come from the files: escaped and cut before they reach the terminal (src/safety/text.ts).
+  return renderChartTerminal(chartModel(shownDeep(sides)), { width: chartWidth(), color: useColor() });
 }
 
 interface ChartFlags {

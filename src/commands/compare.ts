@@ -11,6 +11,7 @@ import { action, printError } from './lifecycle.js';
 import { parser, printJson, useColor } from './options.js';
 import { checkOutputTarget } from '../json-file.js';
 import { refuseSymlink, writeFileSafely } from '../safety/write-file.js';
+import { shown, shownDeep } from '../safety/text.js';
 
 /** Flags shared by `swc compare` and `swc bench --baseline`. */
 export interface CompareFlags {
@@ -103,10 +104,12 @@ const sideJson = (s: CompareSide) => ({
  */
 export function printVerdict(verdict: Verdict, baseline: CompareSide, current: CompareSide, output: { json: boolean; format: CompareFormat }): number {
   for (const m of verdict.mismatches) {
-    process.stderr.write(`swc: not comparable: ${m.field} differs (baseline ${m.baseline}, current ${m.current}); regenerate the baseline with this build and these settings\n`);
+    // Field values come from the files: escaped and cut, never raw on the terminal (src/safety/text.ts).
+    process.stderr.write(`swc: not comparable: ${shown(String(m.field))} differs (baseline ${shown(String(m.baseline))}, current ${shown(String(m.current))}); regenerate the baseline with this build and these settings\n`);
   }
   if (output.json) printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, baseline: sideJson(baseline), current: sideJson(current), comparable: verdict.mismatches.length === 0, ...verdict });
-  else process.stdout.write(renderCompare(verdict, baseline, current, output.format, useColor()));
+  // Every human format (table, markdown, github) renders escaped copies: names, labels and fields from a file carry no control character.
+  else process.stdout.write(renderCompare(shownDeep(verdict), shownDeep(baseline), shownDeep(current), output.format, useColor()));
   return verdict.ok ? ExitCode.ok : ExitCode.finding;
 }
 

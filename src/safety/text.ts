@@ -17,3 +17,22 @@ export function shown(text: string, max = MAX_SHOWN_CHARS): string {
   if (text.length <= max) return visible(text);
   return `${visible(text.slice(0, max))}… (${Buffer.byteLength(text).toLocaleString('en-US')} bytes)`;
 }
+
+/**
+ * A copy of `value` with every string made {@link shown} (escaped, cut),
+ * objects and arrays copied, numbers and the rest kept: for data read from
+ * a file (a baseline, a result) before a human format renders it.
+ */
+export function shownDeep<T>(value: T, max = MAX_SHOWN_CHARS): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return shown(v, max);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, inner] of Object.entries(v as Record<string, unknown>)) out[k] = walk(inner);
+      return out;
+    }
+    return v;
+  };
+  return walk(value) as T;
+}
