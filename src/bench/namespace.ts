@@ -186,6 +186,10 @@ export async function countNamespace(redis: Redis, namespace: Namespace): Promis
 
 /** What a run marker says. */
 export interface RunMarker {
+  /** Always `swc`: what tells swc's marker from a hash a user happened to name alike. */
+  readonly origin: string;
+  /** The 8 hex digits of the namespace, repeated inside the marker. */
+  readonly runId: string;
   readonly startedAt: number;
   readonly host: string;
   readonly pid: number;
@@ -222,6 +226,8 @@ const aliveValue = (state: RunState, startedAt: number): string => `${state} ${s
 export async function markRun(redis: Redis, namespace: Namespace, aliveRedis: Redis = redis): Promise<RunHandle> {
   const startedAt = Date.now();
   const marker: Record<keyof RunMarker, string> = {
+    origin: RUN_ORIGIN,
+    runId: namespace.prefix.slice(BENCH_ROOT.length),
     startedAt: String(startedAt),
     host: os.hostname(),
     pid: String(process.pid),
@@ -336,6 +342,23 @@ function processExists(pid: number): boolean {
   }
 }
 
+/** The `origin` field of every run marker swc writes. */
+export const RUN_ORIGIN = 'swc';
+
+/**
+ * Whether a marker hash proves the namespace is a run of swc: its origin,
+ * its own run id and a start time (a marker of an swc from before `origin`
+ * was written holds its version, start time, host and pid instead). Keys
+ * that only look like swc's (`swc-bench:deadbeef:*` made by someone else)
+ * have none, and `swc clean` leaves them alone.
+ */
+export function isRunMarker(prefix: string, marker: Readonly<Record<string, string>>): boolean {
+  const started = /^\d{10,16}$/.test(marker.startedAt ?? '');
+  if (!started) return false;
+  if (marker.origin !== undefined) return marker.origin === RUN_ORIGIN && marker.runId === prefix.slice(BENCH_ROOT.length);
+  return /^\d+\.\d+/.test(marker.swcVersion ?? '') && /^\d+$/.test(marker.pid ?? '') && (marker.host ?? '') !== '';
+}
+
 /** One namespace found by {@link listNamespaces}. */
 export interface NamespaceUsage {
   readonly prefix: string;
@@ -348,6 +371,8 @@ export interface NamespaceUsage {
   readonly pid: number | null;
   /** The run's alive key exists: it is probably still running. */
   readonly alive: boolean;
+  /** Its run marker proves swc wrote it ({@link isRunMarker}); `swc clean` removes only such namespaces. */
+  readonly marked: boolean;
 }
 
 /**
@@ -376,15 +401,19 @@ export async function listNamespaces(redis: Redis, only?: Namespace): Promise<Na
       if (replies.some(([err]) => err && /NOPERM|unknown command|ERR unknown/i.test(err.message))) bytes = null;
       else bytes += replies.reduce((sum, [, reply]) => sum + Number(reply ?? 0), 0);
     }
-    const marker = members.includes(runKey(ns)) ? await redis.hgetall(runKey(ns)).catch(() => ({}) as Record<string, string>) : {};
+    // TYPE first: a user's key of another type under the marker's name is no marker (HGETALL would answer WRONGTYPE).
+    const isHash = members.includes(runKey(ns)) && (await redis.type(runKey(ns)).catch(() => 'none')) === 'hash';
+    const marker: Record<string, string> = isHash ? await redis.hgetall(runKey(ns)).catch(() => ({}) as Record<string, string>) : {};
+    const marked = isRunMarker(prefix, marker);
     out.push({
       prefix,
       keys: members.length,
       bytes,
-      startedAt: marker.startedAt ? Number(marker.startedAt) : null,
-      host: marker.host ?? null,
-      pid: marker.pid ? Number(marker.pid) : null,
+      startedAt: marked && marker.startedAt ? Number(marker.startedAt) : null,
+      host: marked ? (marker.host ?? null) : null,
+      pid: marked && marker.pid ? Number(marker.pid) : null,
       alive: members.includes(aliveKey(ns)) && !(marker.host === os.hostname() && marker.pid && !processExists(Number(marker.pid))),
+      marked,
     });
   }
   return out.sort((a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0) || a.prefix.localeCompare(b.prefix));

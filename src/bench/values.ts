@@ -9,6 +9,9 @@ const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
 const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400 };
 
 /** A number in [min, max]; `integer` rejects fractions. */
+/** A decimal number as a user types one: `12`, `-0.5`, `.5`, `1e3`. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
 export function parseNumber(
   flag: string,
   value: string,
@@ -17,7 +20,8 @@ export function parseNumber(
   const text = value.trim();
   const range = `${minExclusive ? `more than ${min}` : min} to ${max}`;
   const what = integer ? 'a whole number' : 'a number';
-  const n = text === '' ? Number.NaN : Number(text);
+  // Decimal only: Number() also reads 0x10, 0b1, 0o7 and "Infinity", which no flag means.
+  const n = DECIMAL.test(text) ? Number(text) : Number.NaN;
   if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) {
     throw new UsageError(`${flag}: expected ${what} from ${range}, got "${value}"`);
   }

@@ -23,6 +23,9 @@ import { classifyScriptsDir, scriptsDirLayouts } from '../layouts/manifest-scrip
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
 import { addCompareOptions, checkOutputPath, compareOptionsFrom, printVerdict, writeJsonFile, type CompareFlags } from './compare.js';
+import { confineOrRefuse, guardUntrustedScripts, TRUST_SCRIPTS_HELP, usersServer } from '../safety/probe.js';
+import { deniedAsFinding } from '../safety/acl.js';
+import { redactUrl } from '../redis/connect.js';
 import { withStableKeyNames } from '../bench/stable-keys.js';
 import { checkSvgPath, terminalChart, writeChartSvg } from './chart.js';
 import { action, onShutdown } from './lifecycle.js';
@@ -33,6 +36,7 @@ import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, s
 import { checkClusterFlags, openClusterTarget } from './bench-cluster.js';
 
 interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags {
+  trustScripts?: boolean;
   rate?: number[];
   window?: number[];
   layout?: LayoutName[];
@@ -444,6 +448,7 @@ export function benchCommand(): Command {
     .option('--chart', 'after the table, terminal charts of memory (and latency); printed even when stdout is not a terminal, never without this flag')
     .option('--chart-out <file.svg>', 'also write the charts as a standalone SVG (with --baseline: the baseline against this run)')
     .option('--wide', 'tables with every column (encodings and long ratio names inline); wider than 120 columns')
+    .option('--trust-scripts', TRUST_SCRIPTS_HELP)
     .option('--output <file>', 'also save the full result as JSON to this file (with --baseline too, whatever is printed)')
     .option(
       '--sweep <setting=v1,v2,…>',
@@ -596,6 +601,16 @@ Examples:
         else process.stdout.write(renderSweep(sweep, format, useColor(), { wide: Boolean(flags.wide) }));
         return undefined;
       }
+      // Scripts swc did not write are probed on a private server before they may reach the user's (src/safety/probe.ts).
+      const usersUrl = usersServer(flags);
+      const untrusted = await guardUntrustedScripts({
+        layouts: plan.layouts,
+        layoutOptions: plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {},
+        privateServer: usersUrl === undefined,
+        trust: flags.trustScripts === true,
+        target: usersUrl === undefined ? '' : redactUrl(usersUrl),
+        command: 'swc bench',
+      });
       if (wantsCluster(flags)) checkClusterFlags(flags);
       const cluster = wantsCluster(flags) ? await openClusterTarget(flags) : undefined;
       const session = cluster ? cluster.set.shards[0]?.session : await sessionFromFlags(flags);
@@ -647,6 +662,8 @@ Examples:
         const cells = cellsOf(plan).length;
         process.stderr.write(`swc bench: realtime: ${cells} cell(s) × ${plan.durationSeconds ?? 0} s of real traffic, one after another\n`);
       }
+      // After the probe, on the user's server: the scripts run as the run's temporary ACL user (src/safety/acl.ts).
+      const runUser = untrusted ? await confineOrRefuse(untrusted, cluster ? undefined : session.redis, namespace, (c) => void onShutdown(c)) : null;
       const progress = progressReporter(flags.progress, plan);
       progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
       progress.hooks.onWait = (others) =>
@@ -672,7 +689,7 @@ Examples:
         () => (finished = true),
         () => (finished = true),
       );
-      const measured = withStableKeyNames(await running, namespace.prefix);
+      const measured = withStableKeyNames(await deniedAsFinding(running, session.redis, runUser), namespace.prefix);
       const suggestions = suggested ? suggest(measured, { layouts: [...suggested.layouts], unmeasured }) : undefined;
       // --suggest: the JSON gains `suggestion` (the first window and rate) and `suggestions` (all of them).
       const report = suggestions ? { ...measured, suggestion: suggestions[0], suggestions } : measured;

@@ -1,4 +1,4 @@
-import { statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import { loadReport } from '../compare/load.js';
@@ -9,6 +9,8 @@ import { renderChartTerminal } from '../report/chart-terminal.js';
 import { action } from './lifecycle.js';
 import { useColor } from './options.js';
 import { checkOutputTarget } from '../json-file.js';
+import { refuseSymlink, writeFileSafely } from '../safety/write-file.js';
+import { shownDeep } from '../safety/text.js';
 
 /** Terminal columns when stdout is not a terminal and COLUMNS is unset. */
 const DEFAULT_COLUMNS = 80;
@@ -37,6 +39,7 @@ export function checkSvgPath(flag: string, file: string): string {
   }
   if (!isFolder) throw new UsageError(`${flag}: folder ${folder} does not exist`);
   checkOutputTarget(flag, file);
+  refuseSymlink(flag, file);
   return file;
 }
 
@@ -45,8 +48,9 @@ export async function writeChartSvg(flag: string, file: string, sides: readonly 
   const svg = await renderChartSvg(chartModel(sides));
   checkOutputTarget(flag, file);
   try {
-    writeFileSync(file, svg);
+    writeFileSafely(flag, file, svg);
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     throw new UsageError(`${flag}: cannot write ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   process.stderr.write(`${prefix}: chart written to ${file}\n`);
@@ -54,7 +58,8 @@ export async function writeChartSvg(flag: string, file: string, sides: readonly 
 
 /** Terminal charts of results, as text for stdout (colour and width from the terminal). */
 export function terminalChart(sides: readonly ChartSide[]): string {
-  return renderChartTerminal(chartModel(sides), { width: chartWidth(), color: useColor() });
+  // Labels come from the files: escaped and cut before they reach the terminal (src/safety/text.ts).
+  return renderChartTerminal(chartModel(shownDeep(sides)), { width: chartWidth(), color: useColor() });
 }
 
 interface ChartFlags {

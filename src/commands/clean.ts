@@ -5,6 +5,8 @@ import { redactUrl } from '../redis/connect.js';
 import { SWC_VERSION } from '../version.js';
 import { action } from './lifecycle.js';
 import { scanKeys } from '../layouts/inspection-keys.js';
+import { shown as escapeText } from '../safety/text.js';
+import { leftoverRunUsers } from '../safety/acl.js';
 import type { ClusterSession } from '../redis/cluster.js';
 import { clusterError, nodeName } from '../redis/routed.js';
 import { primariesOf, readTargetFromFlags } from './cluster-read.js';
@@ -30,9 +32,13 @@ function age(startedAt: number | null, now: number): string {
   return hours < 48 ? `${hours} h ${minutes % 60} min old` : `${Math.floor(hours / 24)} d ${hours % 24} h old`;
 }
 
+/** How clean names a namespace whose marker does not prove swc wrote it. */
+const NOT_SWCS = "not swc's (no run marker)";
+
 function describe(ns: NamespaceUsage, now: number): string {
+  if (!ns.marked) return `${escapeText(ns.prefix)}  ${ns.keys} key(s), ${NOT_SWCS}: left alone`;
   const size = ns.bytes === null ? 'bytes unavailable (MEMORY not allowed)' : `${(ns.bytes / 1024).toFixed(1)} KB`;
-  const origin = ns.host ? `, from ${ns.host} pid ${ns.pid ?? '?'}` : '';
+  const origin = ns.host ? `, from ${escapeText(ns.host)} pid ${ns.pid ?? '?'}` : '';
   return `${ns.prefix}  ${ns.keys} key(s), ${size}, ${age(ns.startedAt, now)}${origin}${ns.alive ? ', STILL RUNNING' : ''}`;
 }
 
@@ -100,6 +106,11 @@ Examples:
       const kept: { prefix: string; reason: string }[] = [];
       if (flags.yes) {
         for (const ns of found) {
+          if (!ns.marked) {
+            // Keys that only look like swc's may be someone's data: never deleted.
+            kept.push({ prefix: ns.prefix, reason: NOT_SWCS });
+            continue;
+          }
           if (ns.alive) {
             kept.push({ prefix: ns.prefix, reason: 'still running' });
             continue;
@@ -111,7 +122,22 @@ Examples:
           }
         }
       }
-      const code = kept.length > 0 ? ExitCode.finding : ExitCode.ok;
+      // Temporary ACL users of runs that are gone (a SIGKILLed run leaves its user; src/safety/acl.ts).
+      const aliveRuns = new Set(found.filter((ns) => ns.alive).map((ns) => ns.prefix));
+      const users = session.cluster ? [] : await leftoverRunUsers(session.redis, (prefix) => aliveRuns.has(prefix));
+      const removedUsers: string[] = [];
+      if (flags.yes) {
+        for (const name of users) {
+          try {
+            await session.redis.call('ACL', 'DELUSER', name);
+            removedUsers.push(name);
+          } catch (err) {
+            kept.push({ prefix: name, reason: `ACL DELUSER failed: ${err instanceof Error ? err.message : String(err)}` });
+          }
+        }
+      }
+      // Leaving a namespace that is not swc's is what clean is for: not a failure.
+      const code = kept.some((k) => k.reason !== NOT_SWCS) ? ExitCode.finding : ExitCode.ok;
       if (flags.json) {
         printJson({
           schemaVersion: 1,
@@ -120,19 +146,23 @@ Examples:
           namespaces: found,
           removed,
           kept,
+          runUsers: users,
+          removedUsers,
         });
         return code;
       }
       const out: string[] = [];
       const where = session.cluster ? `on the ${session.cluster.shards.length} primaries of this cluster` : 'on this server';
-      if (found.length === 0) out.push(flags.namespace ? `no keys under ${flags.namespace.pattern} ${where}` : `no swc-bench:* namespaces ${where}`);
+      if (found.length === 0 && users.length === 0) out.push(flags.namespace ? `no keys under ${flags.namespace.pattern} ${where}` : `no swc-bench:* namespaces ${where}`);
       for (const ns of found) {
         out.push(describe(ns, now));
         if (ns.nodes) out.push(`  ${Object.entries(ns.nodes).map(([node, keys]) => `${node}: ${keys} key(s)`).join(', ') || 'no key on any primary'}`);
       }
+      for (const name of users) if (!removedUsers.includes(name)) out.push(`${name}  temporary ACL user of a run that is gone`);
       for (const r of removed) out.push(`removed ${r.keys} key(s) under ${r.prefix}:*`);
+      for (const name of removedUsers) out.push(`removed the temporary ACL user ${name}`);
       for (const k of kept) out.push(`kept ${k.prefix}: ${k.reason}`);
-      if (!flags.yes && found.length > 0) out.push('', 'nothing removed: run again with --yes to remove them');
+      if (!flags.yes && found.some((ns) => ns.marked)) out.push('', 'nothing removed: run again with --yes to remove them');
       process.stdout.write(`${out.join('\n')}\n`);
       return code;
     }),

@@ -1,4 +1,4 @@
-import { renameSync, statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { compareReports, DEFAULT_COMPARE_OPTIONS, type CompareOptions, type Verdict } from '../compare/diff.js';
@@ -10,6 +10,8 @@ import { SWC_VERSION } from '../version.js';
 import { action, printError } from './lifecycle.js';
 import { parser, printJson, useColor } from './options.js';
 import { checkOutputTarget } from '../json-file.js';
+import { refuseSymlink, writeFileSafely } from '../safety/write-file.js';
+import { shown, shownDeep } from '../safety/text.js';
 
 /** Flags shared by `swc compare` and `swc bench --baseline`. */
 export interface CompareFlags {
@@ -35,18 +37,18 @@ export function checkOutputPath(flag: string, file: string): string {
     if (err instanceof UsageError) throw err;
   }
   checkOutputTarget(flag, file);
+  refuseSymlink(flag, file);
   return file;
 }
 
 /** Writes a result as JSON to `file` whole (a temporary file renamed over it), so a reader never sees half of one. */
 export function writeJsonFile(flag: string, file: string, value: unknown): void {
-  const temporary = `${file}.${process.pid}.tmp`;
   // Again at write time: the path may have become a FIFO or a device since the check.
   checkOutputTarget(flag, file);
   try {
-    writeFileSync(temporary, `${JSON.stringify(value, null, 2)}\n`);
-    renameSync(temporary, file);
+    writeFileSafely(flag, file, `${JSON.stringify(value, null, 2)}\n`);
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     throw new SwcError(`${flag}: cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`, ExitCode.runtime);
   }
   printError(`swc: result saved to ${file}`);
@@ -102,10 +104,12 @@ const sideJson = (s: CompareSide) => ({
  */
 export function printVerdict(verdict: Verdict, baseline: CompareSide, current: CompareSide, output: { json: boolean; format: CompareFormat }): number {
   for (const m of verdict.mismatches) {
-    process.stderr.write(`swc: not comparable: ${m.field} differs (baseline ${m.baseline}, current ${m.current}); regenerate the baseline with this build and these settings\n`);
+    // Field values come from the files: escaped and cut, never raw on the terminal (src/safety/text.ts).
+    process.stderr.write(`swc: not comparable: ${shown(String(m.field))} differs (baseline ${shown(String(m.baseline))}, current ${shown(String(m.current))}); regenerate the baseline with this build and these settings\n`);
   }
   if (output.json) printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, baseline: sideJson(baseline), current: sideJson(current), comparable: verdict.mismatches.length === 0, ...verdict });
-  else process.stdout.write(renderCompare(verdict, baseline, current, output.format, useColor()));
+  // Every human format (table, markdown, github) renders escaped copies: names, labels and fields from a file carry no control character.
+  else process.stdout.write(renderCompare(shownDeep(verdict), shownDeep(baseline), shownDeep(current), output.format, useColor()));
   return verdict.ok ? ExitCode.ok : ExitCode.finding;
 }
 

@@ -9,6 +9,9 @@ import { scriptsDirLayouts } from '../layouts/manifest-scripts.js';
 import { renderVerify } from '../report/verify.js';
 import type { VerifyResult } from '../verify/types.js';
 import { verifyLayout } from '../verify/verify.js';
+import { confineOrRefuse, guardUntrustedScripts, TRUST_SCRIPTS_HELP, usersServer } from '../safety/probe.js';
+import { deniedAsFinding } from '../safety/acl.js';
+import { redactUrl } from '../redis/connect.js';
 import { SWC_VERSION } from '../version.js';
 import { action, onShutdown } from './lifecycle.js';
 import { cleanHint } from './bench.js';
@@ -36,6 +39,7 @@ interface VerifyFlags extends RedisFlags, ClusterFlags {
   json?: boolean;
   progress: boolean;
   scripts?: string;
+  trustScripts?: boolean;
 }
 
 const DEFAULT_CALLS = 20_000;
@@ -56,6 +60,7 @@ export function verifyCommand(): Command {
     .option('--calls <n>', `calls per layout, over every light (default ${DEFAULT_CALLS.toLocaleString('en-US')})`, parser((v) => parseNumber('--calls', v, CALLS)), DEFAULT_CALLS)
     .option('--seed <n>', 'seed of the traffic, to replay a run (default random; always printed)', parser((v) => parseNumber('--seed', v, LIMITS.seed)))
     .option('--lights <n>', 'lights per layout, each with its own window', parser((v) => parseNumber('--lights', v, LIGHTS)), 8)
+    .option('--trust-scripts', TRUST_SCRIPTS_HELP)
     .option('--scripts <dir>', "run the layouts' scripts from this folder, e.g. an edited copy of swc's lua/ folder")
     .option('--no-progress', 'no progress on stderr');
   addJsonOption(command);
@@ -102,6 +107,16 @@ Examples:
           throw err;
         }
       }
+      // Scripts swc did not write are probed on a private server before they may reach the user's (src/safety/probe.ts).
+      const usersUrl = usersServer(flags);
+      const untrusted = await guardUntrustedScripts({
+        layouts: names,
+        layoutOptions: scripts,
+        privateServer: usersUrl === undefined,
+        trust: flags.trustScripts === true,
+        target: usersUrl === undefined ? '' : redactUrl(usersUrl),
+        command: 'swc verify',
+      });
       const say = (line: string): void => {
         if (flags.progress) process.stderr.write(`swc verify: ${line}\n`);
       };
@@ -148,6 +163,8 @@ Examples:
           onWait: (others) => say(`another swc run is writing to this server (${others.join(', ')}); waiting for it to end (at most ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)`),
         });
       }
+      // After the probe, on the user's server: the scripts run as the run's temporary ACL user (src/safety/acl.ts).
+      const runUser = untrusted ? await confineOrRefuse(untrusted, cluster ? undefined : session.redis, namespace, (c) => void onShutdown(c)) : null;
       const results: VerifyResult[] = [];
       for (const name of names) {
         const layout = namespacedLayout(name, namespace.prefix, scripts);
@@ -169,7 +186,7 @@ Examples:
           },
         });
         running = task;
-        const result = await task;
+        const result = await deniedAsFinding(task, session.redis, runUser);
         say(`${name}: ${result.findings === 0 ? 'no finding' : `${result.findings} finding(s)`} in ${(result.durationMs / 1000).toFixed(1)} s`);
         results.push(stripNamespace(result, `${namespace.prefix}:`));
       }

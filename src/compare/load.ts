@@ -30,6 +30,14 @@ function check(file: string, report: Fields): void {
   if (typeof redis.memAllocator !== 'string') fail('redis.memAllocator', 'a string');
   if (redis.config !== undefined && !isObject(redis.config)) fail('redis.config', 'an object');
   if (report.options !== undefined && !isObject(report.options)) fail('options', 'an object');
+  // The traffic settings compare decides on: each of the type a bench writes (a string seed compares as "differs" and hides a bad file).
+  if (isObject(report.options)) {
+    const o = report.options;
+    if (o.seed !== undefined && o.seed !== null && (typeof o.seed !== 'number' || !Number.isSafeInteger(o.seed))) fail('options.seed', 'a whole number');
+    if (o.failureRate !== undefined && (typeof o.failureRate !== 'number' || !(o.failureRate >= 0 && o.failureRate <= 1))) fail('options.failureRate', 'a number from 0 to 1');
+    if (o.lights !== undefined && (typeof o.lights !== 'number' || !Number.isSafeInteger(o.lights) || o.lights < 1)) fail('options.lights', 'a whole number above 0');
+    if (o.realtime !== undefined && typeof o.realtime !== 'boolean') fail('options.realtime', 'true or false');
+  }
   if (!Array.isArray(report.results)) fail('results', 'an array');
   // An empty baseline would pass any run: every current cell would be "extra".
   if ((report.results as unknown[]).length === 0) fail('results', 'at least one result (the file has none, so it would pass or fail nothing)');

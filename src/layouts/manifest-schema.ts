@@ -342,6 +342,37 @@ const TOP_LEVEL = [
   'operations',
 ];
 
+/** Whether two templates are the same text and placeholders. */
+function sameTemplate(a: Template, b: Template): boolean {
+  return (
+    a.length === b.length &&
+    a.every((part, i) => {
+      const other = b[i];
+      return typeof part === 'string' ? part === other : typeof other !== 'string' && other !== undefined && other.placeholder === part.placeholder;
+    })
+  );
+}
+
+/**
+ * Every KEYS item of every operation must be one of the light's declared
+ * keys: a literal key name, or a template of its own, would let a script
+ * be handed a key outside swc's namespace (an application's key), which
+ * swc would then write and never know to delete.
+ */
+function checkOperationKeys(check: Checker, keys: readonly KeySpec[], operations: Record<OperationName, OperationSpec>): void {
+  const declared = keys.map((k) => k.text).join(', ');
+  for (const op of OPERATIONS) {
+    operations[op].keys.forEach((item, i) => {
+      const at = `operations.${op}.keys[${i}]`;
+      if (item.kind === 'literal') check.fail(at, `a literal key name is not allowed; KEYS must be among the declared keys (${declared})`);
+      const field = item.kind === 'eachHour' ? `${at}.eachHour` : at;
+      if (!keys.some((k) => sameTemplate(k.template, item.template))) {
+        check.fail(field, `not one of the declared keys (${declared}): every key an operation passes must be a light key of "keys"`);
+      }
+    });
+  }
+}
+
 /** Validates parsed manifest JSON from `file` (named in every error). */
 export function parseManifest(file: string, value: unknown): Manifest {
   const check = new Checker(file);
@@ -382,6 +413,13 @@ export function parseManifest(file: string, value: unknown): Manifest {
     const template = check.template(`${field}.template`, text, (p) =>
       KEY_PLACEHOLDERS.has(p) ? null : "is not known in a light's key (keys name a light, not a moment or an event)",
     );
+    // A benchmark puts its namespace in {prefix}: a key that does not start
+    // with it would be written (and deleted) outside swc's namespace, among
+    // the application's own keys.
+    const first = template[0];
+    if (typeof first === 'string' || first?.placeholder !== 'prefix') {
+      check.fail(`${field}.template`, `must start with "{prefix}" (swc writes only under its own namespace, which {prefix} carries), got "${text}"`);
+    }
     const type = check.choice(`${field}.type`, fields.type, KEY_TYPES);
     const scoresAreSeconds = fields.scoresAreSeconds === undefined ? false : check.boolean(`${field}.scoresAreSeconds`, fields.scoresAreSeconds);
     if (scoresAreSeconds && type !== 'zset') check.fail(`${field}.scoresAreSeconds`, `only a zset has scores, this key is a ${type}`);
@@ -400,6 +438,7 @@ export function parseManifest(file: string, value: unknown): Manifest {
       return [op, operation(check, `operations.${op}`, ops[op], op, clock)];
     }),
   ) as Record<OperationName, OperationSpec>;
+  checkOperationKeys(check, keys, operations);
   if (!operations.getMetrics.reply) check.fail('operations.getMetrics.reply', 'required (how to read the window from the reply)');
   if (capabilities.failureReturnsSnapshot && !operations.recordFailure.reply) {
     check.fail('operations.recordFailure.reply', 'required when capabilities.failureReturnsSnapshot is true');

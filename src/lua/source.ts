@@ -1,5 +1,6 @@
 /** Lua sources: reading a script with its includes, wrapping it for an injected clock, and the calls built from them. */
 import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputFileError } from '../errors.js';
@@ -63,6 +64,42 @@ export interface ScriptSource {
 
 const cache = new Map<string, LuaScript>();
 
+/**
+ * Bounds on include expansion. Stoplight's convention splices a file every
+ * time it is named, so a "diamond" of includes grows exponentially (25
+ * levels would be gigabytes); a real script is a few kilobytes, with two or
+ * three levels of includes.
+ */
+export const INCLUDE_LIMITS = {
+  /** Includes nested deeper than this are refused. */
+  depth: 16,
+  /** The resolved source of one script may not exceed this many bytes. */
+  bytes: 1024 * 1024,
+  /** Include lines expanded in one script, at most. */
+  expansions: 10_000,
+} as const;
+
+/** The real path of `root`, or the path itself when it cannot be resolved (reading it will say why). */
+function realOr(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
+
+/**
+ * Refuses a script or include path that leaves `root` once symlinks and
+ * `..` are resolved: an include is uploaded to the server as script text,
+ * so it must not pull in an arbitrary file of the machine.
+ */
+function insideRoot(root: string, relative: string): string | null {
+  const base = realOr(root);
+  const target = realOr(path.resolve(root, relative));
+  if (target === base || target.startsWith(base.endsWith(path.sep) ? base : base + path.sep)) return null;
+  return `resolves to ${target}, outside the scripts folder ${base}: includes and scripts must stay inside it`;
+}
+
 /** How a file under `root` is named in messages: `lua/…` for swc's own scripts, else its path. */
 function displayName(root: string, relative: string): string {
   return path.resolve(root) === path.resolve(LUA_DIR) ? `lua/${relative}` : path.join(root, relative);
@@ -96,24 +133,40 @@ export function loadScript(options: ScriptSource): LuaScript {
   const lines: string[] = [];
   const lineMap: { file: string; line: number }[] = [];
   const seen = new Set<string>();
+  // Each file is read from disk once, however often it is spliced in.
+  const texts = new Map<string, string>();
+  let bytes = 0;
+  let expansions = 0;
   /** `from`: the including file and line, for messages. */
   const append = (relative: string, chain: readonly string[], from?: { file: string; line: number; text: string }): void => {
     const at = from ? `${displayName(root, from.file)}:${from.line}` : displayName(root, relative);
+    const named = from ? `"${from.text.trim()}": ` : '';
     if (chain.includes(relative)) {
       throw new InputFileError(at, `include cycle (${[...chain, relative].join(' -> ')})`);
     }
+    if (chain.length >= INCLUDE_LIMITS.depth) {
+      throw new InputFileError(at, `${named}includes nested more than ${INCLUDE_LIMITS.depth} deep (${[...chain, relative].join(' -> ')})`);
+    }
+    if (from && (expansions += 1) > INCLUDE_LIMITS.expansions) {
+      throw new InputFileError(at, `${named}more than ${INCLUDE_LIMITS.expansions.toLocaleString('en-US')} includes expanded in one script (an include bomb?)`);
+    }
+    const outside = insideRoot(root, relative);
+    if (outside) throw new InputFileError(at, `${named}${relative}: ${outside}`);
     if (includes === 'swc') {
       if (seen.has(relative)) return;
       seen.add(relative);
     }
-    let text: string;
-    try {
-      // Like every input file: a FIFO or a device in an edited scripts folder
-      // must not block swc beyond the reach of Ctrl-C, nor fill its memory.
-      text = readInputFile(path.join(root, relative));
-    } catch (err) {
-      const why = err instanceof InputFileError ? err.problem : `cannot read (${(err as Error).message})`;
-      throw new InputFileError(at, from ? `"${from.text.trim()}": ${displayName(root, relative)}: ${why}` : why);
+    let text = texts.get(relative);
+    if (text === undefined) {
+      try {
+        // Like every input file: a FIFO or a device in an edited scripts folder
+        // must not block swc beyond the reach of Ctrl-C, nor fill its memory.
+        text = readInputFile(path.join(root, relative));
+      } catch (err) {
+        const why = err instanceof InputFileError ? err.problem : `cannot read (${(err as Error).message})`;
+        throw new InputFileError(at, from ? `${named}${displayName(root, relative)}: ${why}` : why);
+      }
+      texts.set(relative, text);
     }
     text.split('\n').forEach((line, index) => {
       const include = includes === 'swc' ? SWC_INCLUDE.exec(line) : includes === 'stoplight' ? STOPLIGHT_INCLUDE.exec(line) : null;
@@ -121,6 +174,14 @@ export function loadScript(options: ScriptSource): LuaScript {
         const target = includes === 'swc' ? include[1] : `${include[1]}.lua`;
         append(target, [...chain, relative], { file: relative, line: index + 1, text: line });
         return;
+      }
+      // Checked as lines are added, so an exponential expansion stops at the bound, not after it.
+      bytes += Buffer.byteLength(line) + 1;
+      if (bytes > INCLUDE_LIMITS.bytes) {
+        throw new InputFileError(
+          displayName(root, file),
+          `the script with its includes exceeds ${INCLUDE_LIMITS.bytes / 1024 / 1024} MiB (at ${displayName(root, relative)}:${index + 1}): an include bomb or a file that is not a script`,
+        );
       }
       lines.push(line);
       lineMap.push({ file: displayName(root, relative), line: index + 1 });

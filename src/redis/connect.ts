@@ -37,6 +37,11 @@ export function parseRedisUrl(url: string, flag = '--redis-url'): URL {
   if (db !== '' && !/^\d+$/.test(db)) {
     throw new UsageError(`${flag}: database must be a whole number (…/0 to …/15 by default), got "/${redactUrl(db)}"`);
   }
+  // Redis reads the index as a 32-bit integer: a larger one gets its raw "value is out of range".
+  const index = db !== '' ? db : parsed.searchParams.get('db') ?? '';
+  if (/^\d+$/.test(index) && Number(index) > MAX_DB_INDEX) {
+    throw new UsageError(`${flag}: database must be a whole number from 0 to ${MAX_DB_INDEX} (…/0 to …/15 by default), got ${index.length > 20 ? `${index.slice(0, 20)}…` : index}`);
+  }
   // ioredis reads ?db= when the path names none; a bad one would reach Redis as SELECT x.
   const dbParam = parsed.searchParams.get('db');
   if (db === '' && dbParam !== null && !/^\d+$/.test(dbParam)) {
@@ -44,6 +49,9 @@ export function parseRedisUrl(url: string, flag = '--redis-url'): URL {
   }
   return parsed;
 }
+
+/** The largest database index Redis accepts in SELECT (INT_MAX). */
+const MAX_DB_INDEX = 2_147_483_647;
 
 /** What stands in for a secret in anything swc shows. */
 export const REDACTED = '***';

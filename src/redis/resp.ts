@@ -5,6 +5,7 @@ import { RedisUnavailableError, SwcError } from '../errors.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';
 import { classifyRedisError } from './errors.js';
 import type { RedisCommand, ScriptChannel } from './scripts.js';
+import { respTargetOf } from '../safety/confined-targets.js';
 
 /**
  * A minimal RESP2 client for the load engine. ioredis spends more client CPU
@@ -545,7 +546,9 @@ export class RespConnection {
   }
 
   /** Connects to `target`, authenticates and selects its database. */
-  static async open(target: RespTarget, options: RespConnectionOptions = {}): Promise<RespConnection> {
+  static async open(given: RespTarget, options: RespConnectionOptions = {}): Promise<RespConnection> {
+    // A confined run's sockets authenticate as its temporary ACL user (src/safety/acl.ts).
+    const target = respTargetOf(given);
     const connectTimeoutMs = options.connectTimeoutMs ?? 4000;
     const where = `Redis at ${target.path ?? `${target.host ?? '127.0.0.1'}:${target.port ?? 6379}`}`;
     // Set once the connection exists; reads before that cannot happen.

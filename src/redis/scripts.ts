@@ -100,6 +100,15 @@ export function ioredisChannel(redis: Redis): ScriptChannel {
   return channel;
 }
 
+/**
+ * Routes every script call made through `redis` (loads, calls, pipelines)
+ * over `confined` instead: a connection of a temporary ACL user whose
+ * permissions end at the run's namespace (src/safety/acl.ts).
+ */
+export function confineScriptsOf(redis: Redis, confined: Redis): void {
+  channels.set(redis, ioredisChannel(confined));
+}
+
 /** Sends through a channel; a failed connection is thrown typed. */
 async function sendOn(channel: ScriptChannel, commands: readonly RedisCommand[], context: ErrorContext): Promise<unknown[]> {
   try {
@@ -324,8 +333,41 @@ export async function execPipeline(target: Redis | ScriptChannel, calls: readonl
   if (missing < calls.length) {
     results = [...results.slice(0, missing), ...(await rerunFlushedTail(channel, calls, missing, results[missing], options))];
   }
-  return results.map((reply, i) =>
-    reply instanceof Error ? [callError(channel, calls[i] as ScriptCall, reply) as Error, null] : [null, reply],
+  return results.map((reply, i) => {
+    if (reply instanceof Error) return [callError(channel, calls[i] as ScriptCall, reply) as Error, null];
+    const oversize = replyTooLarge(reply);
+    return oversize === null ? [null, reply] : [oversizeError((calls[i] as ScriptCall).script, oversize), null];
+  });
+}
+
+/**
+ * The largest reply a script may give swc. A window read is a few hundred
+ * bytes (a 6.0 hash of buckets a few kilobytes); a script that answers
+ * megabytes is not a counter, and reading it again and again would drive the
+ * server's memory (its output buffers) up for no figure.
+ */
+export const MAX_SCRIPT_REPLY_BYTES = 1024 * 1024;
+
+/** The size of a reply in bytes when it is over {@link MAX_SCRIPT_REPLY_BYTES}, else null (stops counting at the bound). */
+export function replyTooLarge(reply: unknown, limit = MAX_SCRIPT_REPLY_BYTES): number | null {
+  let total = 0;
+  const walk = (value: unknown): boolean => {
+    if (typeof value === 'string') total += value.length;
+    else if (Buffer.isBuffer(value)) total += value.length;
+    else if (Array.isArray(value)) {
+      total += 8;
+      for (const item of value as unknown[]) if (walk(item)) return true;
+    } else total += 8;
+    return total > limit;
+  };
+  return walk(reply) ? Math.max(total, limit + 1) : null;
+}
+
+/** A reply over the bound, as the error of its call. */
+function oversizeError(script: LuaScript, bytes: number): ScriptError {
+  return new ScriptError(
+    `${script.file}: replied more than ${(MAX_SCRIPT_REPLY_BYTES / 1024 / 1024).toFixed(0)} MB (at least ${bytes.toLocaleString('en-US')} bytes); ` +
+      'a sliding-window script answers a few kilobytes at most, so swc stops instead of reading it again',
   );
 }
 

@@ -141,6 +141,17 @@ function wellFormed(setting: string): string {
   return `${name}=${value}`;
 }
 
+/** Settings whose value is a secret: passed as one word, and never shown in a start-up error. */
+const SECRET_SETTINGS: ReadonlySet<string> = new Set(['requirepass', 'masterauth']);
+
+/** The values of secret settings among `settings`, to mask in redis-server's output. */
+function secretsOf(settings: readonly string[]): string[] {
+  return settings
+    .map((s) => /^(?:--)?([a-z][a-z0-9-]*)=(.*)$/is.exec(s))
+    .filter((m): m is RegExpExecArray => m !== null && SECRET_SETTINGS.has((m[1] ?? '').toLowerCase()) && (m[2] ?? '').trim() !== '')
+    .map((m) => (m[2] as string).trim());
+}
+
 /** Parses `name=value` settings into redis-server arguments, refusing the ones {@link checkServerSetting} refuses. */
 export function serverArguments(settings: readonly string[], { allowAnySetting = false } = {}): string[] {
   const args: string[] = [];
@@ -150,7 +161,9 @@ export function serverArguments(settings: readonly string[], { allowAnySetting =
     const value = setting.slice(eq + 1).trim();
     // Directives with several arguments (`rename-command=SCRIPT OTHER`, `save=900 1`)
     // need one argv entry each; redis-server joins them back into one line.
-    args.push(`--${setting.slice(0, eq)}`, ...(value === '' ? [''] : value.split(/\s+/)));
+    // A secret is one word whatever it holds (a password with a space): redis-server quotes each argv word back into the line.
+    const name = setting.slice(0, eq);
+    args.push(`--${name}`, ...(value === '' ? [''] : SECRET_SETTINGS.has(name) ? [value] : value.split(/\s+/)));
   }
   return args;
 }
@@ -250,8 +263,9 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
       running.delete(child);
       rmSync(dir, { recursive: true, force: true });
     };
+    const secrets = secretsOf(options.settings ?? []);
     const lastLines = (): string =>
-      output
+      secrets.reduce((text, secret) => text.split(secret).join('***'), output)
         .split('\n')
         .map((l) => l.trim())
         .filter(Boolean)
@@ -297,7 +311,7 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
       });
       return stopped;
     };
-    const password = (options.settings ?? []).map(wellFormed).find((s) => s.startsWith('requirepass='))?.slice('requirepass='.length);
+    const password = (options.settings ?? []).map(wellFormed).find((s) => s.startsWith('requirepass='))?.slice('requirepass='.length).trim();
     const auth = password ? `:${encodeURIComponent(password)}@` : '';
     return { url: `redis://${auth}127.0.0.1:${port}`, port, pid: child.pid ?? -1, stop, startSibling: () => startPrivateServer(options) };
   }

@@ -42,7 +42,7 @@ describe('swc bench --suggest (CLI)', () => {
     const read = join(scripts, 'ring', 'get_metrics.lua');
     writeFileSync(read, `error('broken on purpose')\n${readFileSync(read, 'utf8')}`);
     const run = await runCli(
-      ['bench', '--redis-url', redisUrl(), '--suggest', '--layout', 'ring,packed', '--scripts', scripts, '--window', '30', '--rate', '5', '--no-throughput', '--no-progress'],
+      ['bench', '--redis-url', redisUrl(), '--suggest', '--layout', 'ring,packed', '--scripts', scripts, '--trust-scripts', '--window', '30', '--rate', '5', '--no-throughput', '--no-progress'],
       {},
       120_000,
     );

@@ -97,7 +97,7 @@ describe('--layout <manifest>: bad manifests (exit 2, one line naming the file a
 
 describe('a layout whose manifest and scripts live outside the repository', () => {
   it('benches, and the same run again compares equal to it', async () => {
-    const first = await runCli(['bench', '--redis-url', redisUrl(), '--layout', own, ...memoryOnly]);
+    const first = await runCli(['bench', '--redis-url', redisUrl(), '--layout', own, '--trust-scripts', ...memoryOnly]);
     expect(first.stderr).not.toMatch(/error|warning/i);
     expect(first.code).toBe(0);
     const result = report(first.stdout);
@@ -106,14 +106,14 @@ describe('a layout whose manifest and scripts live outside the repository', () =
     expect(keys.map((k) => k.type).sort()).toEqual(['hash', 'zset', 'zset']);
     const baseline = path.join(outside, 'baseline.json');
     writeFileSync(baseline, first.stdout);
-    const again = await runCli(['bench', '--redis-url', redisUrl(), '--layout', own, ...memoryOnly.filter((a) => a !== '--json'), '--baseline', baseline]);
+    const again = await runCli(['bench', '--redis-url', redisUrl(), '--layout', own, '--trust-scripts', ...memoryOnly.filter((a) => a !== '--json'), '--baseline', baseline]);
     expect(again.code).toBe(0);
     // The run left nothing behind.
     expect(await redis.keys('swc-bench:*')).toEqual([]);
   });
 
   it('verifies against the reference model (its scripts read TIME: the wrapper gives them the injected clock)', async () => {
-    const result = await runCli(['verify', '--layout', own, '--calls', '3000', '--redis-url', redisUrl(), '--json']);
+    const result = await runCli(['verify', '--layout', own, '--calls', '3000', '--redis-url', redisUrl(), '--trust-scripts', '--json']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('"my-log"');
   });
@@ -170,7 +170,7 @@ describe('swc bench with manifests and --scripts: byte-identical to the built-in
     ["an unedited copy of swc's lua/", () => LUA_DIR, 'stoplight-v6'],
   ])('--scripts %s', async (_label, tree, layout) => {
     const args = ['bench', '--redis-url', redisUrl(), '--rate', '1', '--window', '100', '--no-throughput', '--no-progress', '--json'];
-    const theirs = await runCli([...args, '--scripts', tree()]);
+    const theirs = await runCli([...args, '--scripts', tree(), '--trust-scripts']);
     expect(theirs.stderr).not.toMatch(/error|warning/i);
     expect(theirs.code).toBe(0);
     const ours = await runCli([...args, '--layout', layout]);
@@ -197,7 +197,7 @@ describe('swc bench with manifests and --scripts: byte-identical to the built-in
       );
       expect(readFileSync(window, 'utf8')).toContain('edited-by-a-test');
       const args = ['bench', '--redis-url', redisUrl(), '--layout', 'stoplight-v6', '--rate', '1', '--window', '60', '--no-throughput', '--no-progress', '--json'];
-      const edited = await runCli([...args, '--scripts', copy]);
+      const edited = await runCli([...args, '--scripts', copy, '--trust-scripts']);
       const plain = await runCli(args);
       expect(edited.code).toBe(0);
       const editedKeys = report(edited.stdout).results[0]?.memory.keys ?? [];
@@ -210,7 +210,7 @@ describe('swc bench with manifests and --scripts: byte-identical to the built-in
 
   it('--realtime with a Stoplight 6.0 tree whose scripts read TIME: the wrapper passes the server clock through', async () => {
     const result = await runCli([
-      'bench', '--redis-url', redisUrl(), '--scripts', v6Tree, '--realtime', '--rate', '20', '--window', '5', '--duration', '2', '--no-progress', '--json',
+      'bench', '--redis-url', redisUrl(), '--scripts', v6Tree, '--trust-scripts', '--realtime', '--rate', '20', '--window', '5', '--duration', '2', '--no-progress', '--json',
     ]);
     expect(result.code).toBe(0);
     const [cell] = report(result.stdout).results;
@@ -225,7 +225,7 @@ describe('swc bench with manifests and --scripts: byte-identical to the built-in
     ['6.0 (scripts read TIME)', () => v6Tree, 'stoplight-v6'],
     ['5.x', () => v5Tree, 'stoplight-v5'],
   ])('swc verify --scripts a Stoplight %s tree: no finding', async (_label, tree, layout) => {
-    const result = await runCli(['verify', '--scripts', tree(), '--layout', layout, '--calls', '3000', '--redis-url', redisUrl()]);
+    const result = await runCli(['verify', '--scripts', tree(), '--layout', layout, '--calls', '3000', '--redis-url', redisUrl(), '--trust-scripts']);
     expect(result.stdout + result.stderr).toContain(layout);
     expect(result.code).toBe(0);
   });

@@ -76,6 +76,9 @@ describe('manifest validation: one line naming the file and the field', () => {
     ['an unknown stamp precision', () => edited((m) => (m.stampPrecision = 'micro')), 'my.json: stampPrecision: expected one of "seconds", "milliseconds", got "micro"'],
     ['no key naming the light', () => edited((m) => (m.keys = [{ template: '{prefix}:all', role: 'everything', type: 'hash' }])), 'my.json: keys: no key template names the light (use {name} or {lightId})'],
     ['seconds on a hash', () => edited((m) => (m.keys[0].scoresAreSeconds = true)), 'my.json: keys[0].scoresAreSeconds: only a zset has scores, this key is a hash'],
+    ['a key outside {prefix}', () => edited((m) => (m.keys[1].template = 'app:{systemId}:{{lightId}}:window_metrics:ts_idx')), 'my.json: keys[1].template: must start with "{prefix}"'],
+    ['an operation key not declared', () => edited((m) => (m.operations.getMetrics.keys[1] = 'app:user:1')), 'my.json: operations.getMetrics.keys[1]: not one of the declared keys'],
+    ['a literal operation key', () => edited((m) => (m.operations.getMetrics.keys[1] = 12)), 'my.json: operations.getMetrics.keys[1]: a literal key name is not allowed'],
     ['a max window of 0', () => edited((m) => (m.maxWindowSeconds = 0)), 'my.json: maxWindowSeconds: expected a whole number from 1 to 604800, got 0'],
   ])('%s', (_label, build, expected) => {
     expect(problem(build())).toContain(expected);
@@ -84,9 +87,10 @@ describe('manifest validation: one line naming the file and the field', () => {
   it('treats a brace that opens no placeholder as literal, and {lbrace} as a literal brace', () => {
     const manifest = parseManifest(
       'my.json',
-      edited((m) => (m.keys[0].template = '{prefix}:{{lightId}}:{lbrace}orders}:{ x }')),
+      // An extra key (no operation passes it), so the operations' keys stay among the declared ones.
+      edited((m) => m.keys.push({ template: '{prefix}:{{lightId}}:{lbrace}orders}:{ x }', role: 'extra', type: 'hash' })),
     );
-    expect(manifest.keys[0]?.template).toEqual([{ placeholder: 'prefix' }, ':{', { placeholder: 'lightId' }, '}:{orders}:{ x }']);
+    expect(manifest.keys[2]?.template).toEqual([{ placeholder: 'prefix' }, ':{', { placeholder: 'lightId' }, '}:{orders}:{ x }']);
   });
 });
 

@@ -1,0 +1,38 @@
+/**
+ * Text that came from Redis or a file, made safe for a terminal: control
+ * characters escaped (see {@link visible}) and an over-long value cut, with
+ * its full size named, so an 8 MB `last_error_json` or an escape sequence in
+ * a baseline never reaches the terminal as it is.
+ */
+import { visible } from '../report/style.js';
+
+/** Longest value shown whole in human output (tables, markdown, github, csv). */
+export const MAX_SHOWN_CHARS = 200;
+
+/**
+ * `text` escaped and, past `max` characters, cut: `abc… (8,388,608 bytes)`.
+ * JSON output keeps the exact string; this is for every other format.
+ */
+export function shown(text: string, max = MAX_SHOWN_CHARS): string {
+  if (text.length <= max) return visible(text);
+  return `${visible(text.slice(0, max))}… (${Buffer.byteLength(text).toLocaleString('en-US')} bytes)`;
+}
+
+/**
+ * A copy of `value` with every string made {@link shown} (escaped, cut),
+ * objects and arrays copied, numbers and the rest kept: for data read from
+ * a file (a baseline, a result) before a human format renders it.
+ */
+export function shownDeep<T>(value: T, max = MAX_SHOWN_CHARS): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return shown(v, max);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, inner] of Object.entries(v as Record<string, unknown>)) out[k] = walk(inner);
+      return out;
+    }
+    return v;
+  };
+  return walk(value) as T;
+}

@@ -1,0 +1,137 @@
+/**
+ * On a server swc did not start, scripts swc did not write run as a
+ * temporary ACL user confined to the run's namespace: a script that passes
+ * the probe and breaks out later is denied (NOPERM) and reported as a
+ * finding (exit 1); where swc may not create users they are refused unless
+ * --trust-scripts. Redis's own promise, that `redis.call` inside a script
+ * obeys the calling user's ACL, is checked on every build at hand.
+ */
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createNamespace } from '../../src/bench/namespace.js';
+import { connect } from '../../src/redis/connect.js';
+import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
+import { confineRun, DENIAL, DENIED_TO_RUN_USER } from '../../src/safety/acl.js';
+import { runCli } from '../cli/run-cli.js';
+import { startCli } from './spawn.js';
+import { digest } from './digest.js';
+
+const EXAMPLE = fileURLToPath(new URL('../../fixtures/manifests/example/', import.meta.url));
+const dir = mkdtempSync(path.join(tmpdir(), 'swc-acl-'));
+const servers: PrivateServer[] = [];
+const clients: Redis[] = [];
+afterAll(async () => {
+  for (const c of clients) c.disconnect();
+  for (const s of servers) await s.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function server(settings: string[] = [], binary?: string): Promise<{ url: string; redis: Redis }> {
+  const s = await startPrivateServer({ settings, allowAnySetting: true, ...(binary ? { binary } : {}) });
+  servers.push(s);
+  const redis = await connect(s.url);
+  clients.push(redis);
+  return { url: s.url, redis };
+}
+
+/**
+ * The example manifest whose record.lua behaves during swc's probe (a dozen
+ * calls per light) and, from its 16th call on a light, writes a user's key:
+ * a probe cannot see it, the ACL must stop it.
+ */
+function sleeper(name: string): string {
+  const folder = path.join(dir, name);
+  cpSync(EXAMPLE, folder, { recursive: true });
+  const file = path.join(folder, 'record.lua');
+  const late = "if redis.call('HINCRBY', KEYS[2], 'calls', 1) > 15 then redis.call('SET', 'app:user:1', 'pwned') end";
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/\nreturn now\n$/, `\n${late}\nreturn now\n`));
+  return path.join(folder, 'my-log.json');
+}
+
+const benchArgs = ['--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress'];
+
+describe('a script that passes the probe and breaks out on the user\'s server', () => {
+  it.each([
+    ['bench', (m: string) => ['bench', '--layout', m, ...benchArgs]],
+    ['verify', (m: string) => ['verify', '--layout', m, '--calls', '300', '--lights', '1']],
+  ])('%s: denied by the ACL (NOPERM), a finding naming the key, exit 1; user keys unchanged, the temporary user removed', async (_verb, args) => {
+    const { url, redis } = await server();
+    for (let i = 0; i < 20; i += 1) await redis.set(`app:user:${i}`, `user ${i}`);
+    const before = await digest(redis, '*');
+    const result = await runCli([...args(sleeper(`sleeper-${_verb}`)), '--redis-url', url], {}, 90_000);
+    expect(result.stderr).toMatch(/run as the temporary ACL user swc-run-[0-9a-f]{8}: keys swc-bench:[0-9a-f]{8}:\* only/);
+    expect(result.stderr).toMatch(/denied by swc's confinement: .*record\.lua:\d+ tried key "app:user:1"/);
+    expect(result.code).toBe(1);
+    expect(await digest(redis, '*')).toEqual(before);
+    expect(await redis.call('ACL', 'USERS')).toEqual(['default']);
+  });
+});
+
+describe('the temporary user is removed on every way out', () => {
+  it.each([['SIGINT', 130], ['SIGTERM', 143]] as const)('%s mid-bench: exit %i, no temporary user and no key left', async (signal, code) => {
+    const { url, redis } = await server();
+    const folder = path.join(dir, `signal-${signal}`);
+    cpSync(EXAMPLE, folder, { recursive: true });
+    const run = startCli(['bench', '--layout', path.join(folder, 'my-log.json'), '--rate', '10', '--window', '60', '--time', '30', '--redis-url', url]);
+    await run.waitFor(/temporary ACL user swc-run-/);
+    await run.waitFor(/throughput phase/);
+    expect(((await redis.call('ACL', 'USERS')) as string[]).some((u) => u.startsWith('swc-run-'))).toBe(true);
+    run.child.kill(signal);
+    expect((await run.exited).code).toBe(code);
+    expect(await redis.call('ACL', 'USERS')).toEqual(['default']);
+    expect(await redis.keys('swc-bench:*')).toEqual([]);
+  });
+});
+
+describe('where swc may not create users (the default user lacks +acl)', () => {
+  it('refuses scripts swc did not write (exit 2) unless --trust-scripts, which says in one line that it runs unconfined', async () => {
+    const { url, redis } = await server(['user=default on nopass ~* &* +@all -acl']);
+    const folder = path.join(dir, 'plain');
+    cpSync(EXAMPLE, folder, { recursive: true });
+    const manifest = path.join(folder, 'my-log.json');
+    const refused = await runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', url]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/does not let swc create a temporary ACL user to confine them \(ACL SETUSER refused\)/);
+    const trusted = await runCli(['bench', '--layout', manifest, ...benchArgs, '--trust-scripts', '--redis-url', url]);
+    expect(trusted.code).toBe(0);
+    expect(trusted.stderr.split('\n').filter((l) => /unconfined/.test(l))).toEqual([
+      expect.stringMatching(/^swc bench: --trust-scripts: running .*record\.lua.* unconfined on redis:\/\/127\.0\.0\.1:\d+/),
+    ]);
+    expect(await redis.keys('swc-bench:*')).toEqual([]);
+  });
+});
+
+const BUILDS = [
+  ['redis-server on PATH', undefined],
+  ['Redis 7.4.1', '/work/builds/redis-7.4.1/src/redis-server'],
+  ['Valkey 8.0.1', '/work/builds/valkey-8.0.1/src/valkey-server'],
+] as const;
+
+describe.each(BUILDS.filter(([, binary]) => binary === undefined || existsSync(binary)))('redis.call inside a script obeys the ACL (%s)', (_label, binary) => {
+  it('the run user may touch its namespace only, and none of the denied commands', async () => {
+    const { redis } = await server([], binary);
+    await redis.set('app:user:1', 'keep');
+    const ns = createNamespace();
+    const user = await confineRun(redis, ns);
+    expect(user).not.toBeNull();
+    const confined = (user as NonNullable<typeof user>).scripts;
+    const script = (body: string) => confined.eval(body, 1, `${ns.prefix}:k`);
+    await expect(script("return redis.call('SET', KEYS[1], 'mine')")).resolves.toBe('OK');
+    await expect(script("return redis.call('SET', 'app:user:1', 'pwned')")).rejects.toThrow(DENIAL);
+    await expect(script("return redis.call('DEL', 'app:user:1')")).rejects.toThrow(DENIAL);
+    for (const command of ['FLUSHALL', 'FLUSHDB', 'KEYS', 'SCAN', 'SELECT', 'SWAPDB', 'MOVE']) {
+      const args = { FLUSHALL: '', FLUSHDB: '', KEYS: ", '*'", SCAN: ", '0'", SELECT: ', 1', SWAPDB: ', 0, 1', MOVE: ', KEYS[1], 1' }[command];
+      await expect(script(`return redis.call('${command}'${args})`), command).rejects.toThrow(DENIAL);
+    }
+    // And directly, not only from scripts.
+    await expect(confined.call('CONFIG', 'GET', 'maxmemory')).rejects.toThrow(/NOPERM/);
+    expect(DENIED_TO_RUN_USER).toEqual(expect.arrayContaining(['flushall', 'flushdb', 'swapdb', 'move', 'keys', 'scan', 'config']));
+    expect(await redis.get('app:user:1')).toBe('keep');
+    await (user as NonNullable<typeof user>).remove();
+    expect(await redis.call('ACL', 'USERS')).toEqual(['default']);
+  });
+});

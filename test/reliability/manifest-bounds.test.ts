@@ -1,0 +1,177 @@
+/**
+ * Manifests cannot name keys outside swc's namespace, includes stay inside
+ * the scripts folder and are bounded, and a script's reply is bounded:
+ * each against the built CLI and a real redis-server.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InputFileError } from '../../src/errors.js';
+import { INCLUDE_LIMITS, loadScript } from '../../src/lua/source.js';
+import { connect } from '../../src/redis/connect.js';
+import { startPrivateServer } from '../../src/redis/server.js';
+import { runCli } from '../cli/run-cli.js';
+import { digest, keysMatching } from './digest.js';
+
+const EXAMPLE = fileURLToPath(new URL('../../fixtures/manifests/example/', import.meta.url));
+const dir = mkdtempSync(path.join(tmpdir(), 'swc-manifest-bounds-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+
+/** A copy of the example manifest (and its scripts) in a folder of its own, with one change. */
+function variant(name: string, edit: (m: Record<string, any>) => void, scripts: Record<string, string> = {}): string {
+  const folder = path.join(dir, name);
+  cpSync(EXAMPLE, folder, { recursive: true });
+  for (const [file, text] of Object.entries(scripts)) writeFileSync(path.join(folder, file), text);
+  const manifest = JSON.parse(readFileSync(path.join(folder, 'my-log.json'), 'utf8')) as Record<string, any>;
+  edit(manifest);
+  const file = path.join(folder, 'my-log.json');
+  writeFileSync(file, JSON.stringify(manifest, null, 2));
+  return file;
+}
+
+// An unreachable URL: exit 2 proves nothing was sent (a connection attempt would be exit 3).
+const UNREACHABLE = ['--redis-url', 'redis://127.0.0.1:1'];
+
+describe('key templates and operation keys stay inside {prefix}', () => {
+  it.each([
+    ['a key template without {prefix}', (m: Record<string, any>) => (m.keys[0].template = 'app:{{name}}:successes'), /keys\[0\]\.template: must start with "\{prefix\}"/],
+    ['{prefix} not at the start', (m: Record<string, any>) => (m.keys[2].template = 'app:{prefix}:{{name}}:meta'), /keys\[2\]\.template: must start with "\{prefix\}"/],
+    ['an operation key that is a literal user key', (m: Record<string, any>) => (m.operations.recordSuccess.keys[1] = 'app:user:1'), /operations\.recordSuccess\.keys\[1\]: not one of the declared keys/],
+    ['an operation key given as a number', (m: Record<string, any>) => (m.operations.getMetrics.keys[2] = 7), /operations\.getMetrics\.keys\[2\]: a literal key name is not allowed/],
+    ['an operation key under {prefix} but not declared', (m: Record<string, any>) => (m.operations.recordFailure.keys[0] = '{prefix}:{{name}}:other'), /operations\.recordFailure\.keys\[0\]: not one of the declared keys/],
+  ])('%s: exit 2 naming the file and field, nothing sent', async (label, edit, message) => {
+    const file = variant(label.replace(/\W+/g, '-'), edit);
+    for (const verb of ['bench', 'verify']) {
+      const result = await runCli([verb, '--layout', file, ...UNREACHABLE]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(file);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
+
+describe('-- @include stays inside the scripts folder and is bounded', () => {
+  it('an include that climbs out of the folder (..) is exit 2, not read', async () => {
+    // swc's convention takes any path; Stoplight's takes letters, digits, "-" and "/" (an absolute path).
+    for (const [includes, line, shown] of [
+      ['swc', '--include ../../../../../../../etc/passwd', /read\.lua:1: "--include \.\.\/.*passwd": .*outside the scripts folder/],
+      ['stoplight', '-- @include /etc/passwd', /read\.lua:1: "-- @include \/etc\/passwd": .*outside the scripts folder/],
+    ] as const) {
+      const file = variant(`traversal-${includes}`, (m) => (m.includes = includes), {
+        'read.lua': `${line}\n${readFileSync(path.join(EXAMPLE, 'read.lua'), 'utf8')}`,
+      });
+      const result = await runCli(['bench', '--layout', file, ...UNREACHABLE]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(shown);
+    }
+  });
+
+  it('an include through a symlink to a file outside the folder is exit 2', async () => {
+    const secret = path.join(dir, 'secret.lua');
+    writeFileSync(secret, 'return 1\n');
+    const file = variant('symlinked', (m) => (m.includes = 'stoplight'), {
+      'read.lua': `-- @include lib/leak\n${readFileSync(path.join(EXAMPLE, 'read.lua'), 'utf8')}`,
+    });
+    mkdirSync(path.join(path.dirname(file), 'lib'));
+    symlinkSync(secret, path.join(path.dirname(file), 'lib', 'leak.lua'));
+    const result = await runCli(['bench', '--layout', file, ...UNREACHABLE]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/outside the scripts folder/);
+  });
+
+  it('an operation script outside the folder is exit 2', async () => {
+    writeFileSync(path.join(dir, 'elsewhere.lua'), 'return 1\n');
+    const file = variant('script-outside', (m) => (m.operations.getMetrics.script = '../elsewhere.lua'));
+    const result = await runCli(['bench', '--layout', file, ...UNREACHABLE]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/operations\.getMetrics\.script: .*outside the scripts folder/);
+  });
+
+  it('a 25-level diamond of includes (an include bomb) is refused within seconds', async () => {
+    // level i includes level i+1 twice: 2^25 copies of the last file once expanded.
+    const scripts: Record<string, string> = {};
+    for (let i = 0; i < 25; i += 1) scripts[`b${i}.lua`] = `-- @include b${i + 1}\n-- @include b${i + 1}\n`;
+    scripts['b25.lua'] = `local x = 1 -- ${'x'.repeat(200)}\n`;
+    scripts['read.lua'] = `-- @include b0\n${readFileSync(path.join(EXAMPLE, 'read.lua'), 'utf8')}`;
+    const file = variant('bomb', (m) => (m.includes = 'stoplight'), scripts);
+    const result = await runCli(['bench', '--layout', file, ...UNREACHABLE], {}, 30_000);
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/nested more than 16 deep|exceeds 1 MiB|include bomb/);
+    // Before: depth 18 took 16 s, depth 20 over 60 s and 1.5 GB.
+    console.log(`include bomb refused in ${result.ms} ms`);
+  });
+
+  it('a wide bomb (each level shallow, many copies) stops at the size bound, not after expanding it', () => {
+    const root = path.join(dir, 'wide');
+    mkdirSync(root);
+    // 12 levels × 4 includes each: 4^12 = 16.7 M copies, under the depth limit.
+    for (let i = 0; i < 12; i += 1) writeFileSync(path.join(root, `w${i}.lua`), `-- @include w${i + 1}\n`.repeat(4));
+    writeFileSync(path.join(root, 'w12.lua'), `-- ${'y'.repeat(100)}\n`);
+    const started = Date.now();
+    expect(() => loadScript({ root, file: 'w0.lua', includes: 'stoplight' })).toThrow(InputFileError);
+    expect(() => loadScript({ root, file: 'w0.lua', includes: 'stoplight' })).toThrow(/exceeds 1 MiB|include bomb/);
+    console.log(`wide include bomb refused in ${Date.now() - started} ms (bounds: ${JSON.stringify(INCLUDE_LIMITS)})`);
+  });
+
+  it('an include cycle is refused naming the chain', () => {
+    const root = path.join(dir, 'cycle');
+    mkdirSync(root);
+    writeFileSync(path.join(root, 'a.lua'), '-- @include b\n');
+    writeFileSync(path.join(root, 'b.lua'), '-- @include a\n');
+    expect(() => loadScript({ root, file: 'a.lua', includes: 'stoplight' })).toThrow(/include cycle \(a\.lua -> b\.lua -> a\.lua\)/);
+  });
+});
+
+describe('a script reply over 1 MB', () => {
+  it('is an error naming the script, and the run leaves no key behind', async () => {
+    const huge = `local n = redis.call('ZCARD', KEYS[1]) local big = string.rep('x', 4 * 1024 * 1024)\nreturn { 0, 0, { 'last_error_json', big } }\n`;
+    const file = variant('huge-reply', () => undefined, { 'read.lua': huge });
+    // A server of its own (swc did not start it: given by --redis-url), so no other test's keys move meanwhile.
+    const server = await startPrivateServer();
+    const user = await connect(server.url);
+    await user.set('app:user:1', 'precious');
+    const before = await digest(user, '*');
+    const result = await runCli(
+      ['bench', '--layout', file, '--rate', '2', '--window', '30', '--lights', '2', '--no-throughput', '--no-progress', '--redis-url', server.url],
+      {},
+      60_000,
+    );
+    // The probe on swc's private server sees the reply first: the user's server never runs the script.
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/read\.lua: refused: this script replied more than 1 MB \([\d,]+ bytes or more\)/);
+    expect(result.stderr).not.toMatch(/swc bench: run swc-bench:/);
+    expect(await keysMatching(user, 'swc-bench:*')).toEqual([]);
+    expect(await digest(user, '*')).toEqual(before);
+    user.disconnect();
+    await server.stop();
+  });
+});
+
+describe('the runner bounds replies on every server', () => {
+  it('a call whose reply is over 1 MB is a ScriptError naming the script (the server swc started, no probe)', async () => {
+    const { execPipeline, installScripts } = await import('../../src/redis/scripts.js');
+    const { loadScript } = await import('../../src/lua/source.js');
+    const root = path.join(dir, 'runner');
+    mkdirSync(root);
+    writeFileSync(path.join(root, 'big.lua'), "return string.rep('x', 2 * 1024 * 1024)\n");
+    writeFileSync(path.join(root, 'small.lua'), "return 'ok'\n");
+    const server = await startPrivateServer();
+    const redis = await connect(server.url);
+    try {
+      const big = loadScript({ root, file: 'big.lua', includes: 'none' });
+      const small = loadScript({ root, file: 'small.lua', includes: 'none' });
+      await installScripts(redis, [big, small]);
+      const [first, second] = await execPipeline(redis, [{ script: big, keys: [], args: [] }, { script: small, keys: [], args: [] }]);
+      expect(first?.[0]?.message).toMatch(/big\.lua: replied more than 1 MB \(at least [\d,]+ bytes\)/);
+      expect(second).toEqual([null, 'ok']);
+    } finally {
+      redis.disconnect();
+      await server.stop();
+    }
+  });
+});
