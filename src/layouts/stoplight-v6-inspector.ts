@@ -92,6 +92,7 @@ export class StoplightV6Inspector implements LayoutInspector {
       system: match[2] as string,
       role: match[4].endsWith(':ts_idx') ? 'index' : 'metrics',
       scoresAreSeconds: true,
+      expectedType: match[4].endsWith(':ts_idx') ? 'zset' : 'hash',
     };
   }
 
@@ -143,6 +144,17 @@ export class StoplightV6Inspector implements LayoutInspector {
   }
 }
 
+/** A counter as Stoplight writes it (HINCRBY): a whole number; anything else is garbage. */
+function isCount(value: string): boolean {
+  return /^-?\d{1,15}$/.test(value);
+}
+
+/** The problem line of a counter field that holds something else. */
+function garbageLine(key: string, field: string, value: string): string {
+  const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+  return `${key} field ${field} holds "${shown}", not a count: counted as 0`;
+}
+
 /** Lights surveyed per pipeline. */
 const SURVEY_BATCH = 200;
 /** Larger hashes are left to `swc inspect` (it pages), so a listing never sends one huge HGETALL. */
@@ -173,23 +185,34 @@ async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: Jud
     const replies = ((await pipeline.exec()) ?? []).map(([err, value]) => (err ? null : value));
     batch.forEach(({ hash, index, small }, j) => {
       if (!small) {
-        out.push({ events: null, staleEvents: null, staleBuckets: null, drift: null, estimate: null });
+        out.push({ events: null, staleEvents: null, staleBuckets: null, drift: null, estimate: null, window: null });
         return;
       }
+      const problems: string[] = [];
       const fields = hash ? ((replies[2 * j] ?? {}) as Record<string, string>) : {};
       const flat = index ? ((replies[2 * j + 1] ?? []) as string[]) : [];
       const counters = new Map<number, number>();
       const sums = { successes: 0, failures: 0 };
       let staleEvents = 0;
+      const inWindow = { successes: 0, failures: 0 };
       for (const [field, value] of Object.entries(fields)) {
+        if (TOTAL_FIELDS.has(field) && !isCount(value)) problems.push(garbageLine(hash?.key ?? '', field, value));
         const bucket = BUCKET_FIELD.exec(field);
         if (!bucket) continue;
         const second = Number(bucket[1]);
+        if (!isCount(value) || !Number.isSafeInteger(second)) {
+          problems.push(garbageLine(hash?.key ?? '', field, value));
+          continue;
+        }
         const n = count(value);
         if (bucket[2] === 's') sums.successes += n;
         else sums.failures += n;
         counters.set(second, (counters.get(second) ?? 0) + n);
         if (cutoff !== null && second <= cutoff) staleEvents += n;
+        else if (cutoff !== null && second <= judge.at) {
+          if (bucket[2] === 's') inWindow.successes += n;
+          else inWindow.failures += n;
+        }
       }
       const indexed = new Set<number>();
       let badIndex = false;
@@ -208,6 +231,8 @@ async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: Jud
         staleBuckets: cutoff === null ? null : [...counters.keys()].filter((s) => s <= cutoff).length,
         drift: !(totalsOk && indexOk),
         estimate: null,
+        window: cutoff === null ? null : inWindow,
+        problems,
       });
     });
   }
@@ -285,6 +310,11 @@ async function inspectV6(
     hashLongest.see(field, `field ${field}`);
     hashLongest.see(value, `value of ${field}`);
     const bucket = BUCKET_FIELD.exec(field);
+    if ((bucket || TOTAL_FIELDS.has(field)) && !isCount(value)) problems.push(garbageLine(all[0]?.key ?? '', field, value));
+    if (bucket && !Number.isSafeInteger(Number(bucket[1]))) {
+      problems.push(`${all[0]?.key ?? ''} field ${field}: not a second swc can place in time; not counted`);
+      continue;
+    }
     if (bucket) {
       const second = Number(bucket[1]);
       const entry = counters.get(second) ?? { successes: 0, failures: 0 };

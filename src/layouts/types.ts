@@ -100,6 +100,8 @@ export interface KeyOwner {
   readonly role: string;
   /** Sorted-set scores of this key are Unix seconds (so a listing can show the span of a light's events). */
   readonly scoresAreSeconds: boolean;
+  /** The type the layout keeps under this name (`hash`, `zset`); a key of another type is a problem, not the light's. Absent: any type. */
+  readonly expectedType?: string;
 }
 
 /** What the user typed, as an inspector needs it to find a light. */
