@@ -193,7 +193,7 @@ async function listOnce(flags: ListFlags, target: ReadTarget, control: { stopped
   if (list.partial) printError(`swc: stopped: the listing above is PARTIAL (the scan walked ${list.scan?.calls ?? 0} SCAN calls of the keyspace before Ctrl-C)`);
   const drifted = matched.filter((l) => l.drift === true);
   if (flags.check && drifted.length > 0) {
-    printError(`swc: drift in ${drifted.length} light(s): ${drifted.slice(0, 5).map((l) => visible(l.name)).join(', ')}${drifted.length > 5 ? ', …' : ''} (swc inspect <light> shows where)`);
+    printError(`swc: drift in ${drifted.length} light(s): ${drifted.slice(0, 5).map((l) => visible(l.reference)).join(', ')}${drifted.length > 5 ? ', …' : ''} (swc inspect <light> shows where)`);
     return { code: ExitCode.finding, partial: list.partial };
   }
   return { code: ExitCode.ok, partial: list.partial };

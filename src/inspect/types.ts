@@ -155,6 +155,9 @@ export interface BucketInspection extends InspectionBase {
   /** The ids of the system and of the light, as they appear in the keys. */
   readonly systemId: string;
   readonly lightId: string;
+  /** Their names where known (`default`, --system, --names, the name asked for, a Stoplight registry); null otherwise. */
+  readonly systemName: string | null;
+  readonly lightName: string | null;
   readonly totals: Counts;
   /** The running totals as stored in the hash (`total_successes`, `total_failures`); equal to {@link totals} unless drifted. */
   readonly storedTotals: Counts;

@@ -18,6 +18,8 @@ import {
 } from '../inspect/keys.js';
 import type { Bucket, BucketDrift, BucketInspection, EncodingLimits, JudgeOptions, LightHealth, SurveyLight } from '../inspect/types.js';
 import { escapeGlob, escapeRegExp } from './parse.js';
+import { addRegistry, nameId, newNameBook, type NameBook } from '../inspect/names.js';
+import { scanOnce } from '../inspect/scan.js';
 import { DEFAULT_SYSTEM, type InspectTarget, type KeyOwner, type LayoutInspector, type TargetRequest } from './types.js';
 
 /** The 12 hex characters of SHA-256 that 6.0 keys carry instead of names. */
@@ -28,6 +30,8 @@ export interface V6Target extends InspectTarget {
   readonly prefix: string;
   readonly systemId: string;
   readonly lightId: string;
+  /** Names known for ids, for the report and for the error that lists a name's systems. */
+  readonly names?: NameBook;
 }
 
 const BUCKET_FIELD = /^bucket:(\d+):([sf])$/;
@@ -104,18 +108,28 @@ export class StoplightV6Inspector implements LayoutInspector {
       const target = { light, prefix: key[1] as string, systemId: key[2] as string, lightId: key[3] as string };
       return [{ ...target, lookedFor: [v6Keys(target)[0]?.key ?? light] }];
     }
+    const names = request.names;
     const make = (systemId: string, lightId: string): V6Target => {
-      const target = { light, prefix: this.prefix, systemId, lightId };
+      const target = { light, prefix: this.prefix, systemId, lightId, ...(names ? { names } : {}) };
       const lookedFor = systemId === ANY_SYSTEM ? `${this.prefix}:*:{${lightId}}:window_metrics` : (v6Keys(target)[0]?.key ?? '');
       return { ...target, lookedFor: [lookedFor] };
     };
     // `<system id>/<light id>`, as swc lights prints a 6.0 light.
     const pair = REFERENCE.exec(light);
     if (pair && request.system === undefined) return [make(pair[1] as string, pair[2] as string)];
+    // `<system>/<light>` by names (as swc lights prints them where names are known), or a mix of a name and an id.
+    const slash = light.indexOf('/');
+    if (slash > 0 && slash < light.length - 1 && request.system === undefined) {
+      const system = light.slice(0, slash);
+      const name = light.slice(slash + 1);
+      const systemId = LIGHT_ID.test(system) ? system : this.shortId(system);
+      const lightIds = LIGHT_ID.test(name) ? [name, this.shortId(name)] : [this.shortId(name)];
+      return lightIds.map((id) => make(systemId, id));
+    }
     // --system takes a name or the id the keys carry; a 12-hex text is tried as an id first.
     const systems =
       request.system === undefined
-        ? [this.shortId(DEFAULT_SYSTEM)]
+        ? []
         : LIGHT_ID.test(request.system)
           ? [request.system, this.shortId(request.system)]
           : [this.shortId(request.system)];
@@ -126,7 +140,7 @@ export class StoplightV6Inspector implements LayoutInspector {
       else for (const systemId of systems) targets.push(make(systemId, light));
     }
     for (const systemId of systems) targets.push(make(systemId, this.shortId(light)));
-    // A name without --system that is not in the default system: any system that has it.
+    // A name without --system: whichever system has it; a name in several systems is an error that lists them.
     if (request.system === undefined) targets.push(make(ANY_SYSTEM, this.shortId(light)));
     return targets;
   }
@@ -252,16 +266,23 @@ async function inspectV6(
   limits: EncodingLimits,
 ): Promise<BucketInspection | null> {
   if (target.systemId === ANY_SYSTEM) {
-    const systems = new Set(
-      (await scanKeys(redis, `${escapeGlob(target.prefix)}:*:{${target.lightId}}:window_metrics*`))
-        .map((key) => LIGHT_KEY.exec(key.slice(target.prefix.length))?.[1])
-        .filter((id): id is string => id !== undefined),
-    );
+    // One paced SCAN pass, as swc lights makes: this may walk a large keyspace.
+    const found = new Set<string>();
+    await scanOnce(redis, [`${escapeGlob(target.prefix)}:*:{${target.lightId}}:window_metrics*`], (key) => {
+      const id = LIGHT_KEY.exec(key.slice(target.prefix.length))?.[1];
+      if (id !== undefined) found.add(id);
+    });
+    const systems = found;
     if (systems.size === 0) return null;
     if (systems.size > 1) {
-      throw new UsageError(
-        `light id ${target.lightId} is in ${systems.size} systems (${[...systems].sort().join(', ')}): give --system <name or id>, or <system id>/${target.lightId}`,
-      );
+      const named = [...systems]
+        .map((id) => {
+          const name = target.names?.systems.get(id);
+          return name === undefined ? id : `${name} (${id})`;
+        })
+        .sort();
+      const what = LIGHT_ID.test(target.light) ? `light id ${target.lightId}` : `light "${target.light}"`;
+      throw new UsageError(`${what} is in ${systems.size} systems: ${named.join(', ')}; give --system <name or id>, or <system>/${target.light}`);
     }
     return inspectV6(redis, layout, { ...target, systemId: [...systems][0] as string }, judge, limits);
   }
@@ -367,12 +388,14 @@ async function inspectV6(
     ...header,
     limits: limitsOf(header, limits, header.role === 'metrics' ? hashLongest : indexLongest),
   }));
+  const names = await namesFor(redis, target);
   return {
     kind: 'buckets',
     light: target.light,
     layout,
     systemId: target.systemId,
     lightId: target.lightId,
+    ...names,
     keys,
     totals: bucketSum,
     storedTotals,
@@ -386,6 +409,31 @@ async function inspectV6(
     problems,
     unavailable: unavailable === null ? [] : [unavailable],
   };
+}
+
+/**
+ * The names of a 6.0 light's system and light: from the name book, the name
+ * typed (when it hashes to the light id), or the light's entry in a Stoplight
+ * registry of light configs (`<prefix>:<system id>:lights`, read-only).
+ */
+async function namesFor(redis: Redis, target: V6Target): Promise<{ systemName: string | null; lightName: string | null }> {
+  const systemName = target.names?.systems.get(target.systemId) ?? null;
+  let lightName = target.names?.lights.get(target.lightId) ?? null;
+  const typed = target.light.includes('/') ? target.light.slice(target.light.indexOf('/') + 1) : target.light;
+  if (lightName === null && nameId(typed) === target.lightId) lightName = typed;
+  if (lightName === null) {
+    try {
+      const entry = await redis.hget(`${target.prefix}:${target.systemId}:lights`, target.lightId);
+      if (entry !== null) {
+        const book = newNameBook();
+        addRegistry(book, `${target.prefix}:${target.systemId}:lights`, new Map([[target.lightId, entry]]));
+        lightName = book.lights.get(target.lightId) ?? null;
+      }
+    } catch {
+      // Not a registry (a key of another type under its name): the light keeps its id.
+    }
+  }
+  return { systemName, lightName };
 }
 
 function driftOf(

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { EncodingLimits, Inspection, JudgeOptions, LightHealth, SurveyLight } from '../inspect/types.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';
+import type { NameBook } from '../inspect/names.js';
 
 /** A light (one circuit breaker). `system` only matters to layouts that hash it. */
 export interface Light {
@@ -110,6 +111,8 @@ export interface TargetRequest {
   readonly light: string;
   /** The system name, for layouts that scope lights by system. */
   readonly system?: string;
+  /** Names known for ids (6.0 keys carry hashes of names), so reports and errors can name systems and lights. */
+  readonly names?: NameBook;
 }
 
 /** One place an inspector will look for a light; each inspector extends it with what it needs. */

@@ -25,9 +25,17 @@ const SPARKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 /** Columns of the sparkline at most; wider windows are summed into columns. */
 const SPARK_WIDTH = 60;
 
-/** A Unix second as `2025-11-29T21:00:00Z`. */
+/** A Unix second as `2025-11-29T21:00:00Z`; `?` for a second no date can hold. */
 export function isoSecond(second: number): string {
-  return new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+  const date = new Date(second * 1000);
+  return Number.isNaN(date.getTime()) ? `? (${second})` : date.toISOString().replace('.000Z', 'Z');
+}
+
+/** Unix seconds with a fraction as ISO with milliseconds (`2026-11-30T12:34:38.940Z`); whole seconds without them. */
+export function isoStamp(seconds: number): string {
+  if (Number.isInteger(seconds)) return isoSecond(seconds);
+  const date = new Date(Math.round(seconds * 1000));
+  return Number.isNaN(date.getTime()) ? `? (${seconds})` : date.toISOString();
 }
 
 function table(head: string[], c: ChalkInstance, color: boolean, right: readonly string[] = []): Table.Table {
@@ -56,6 +64,58 @@ export function sparkline(points: ReadonlyArray<{ second: number; events: number
   return columns
     .map((v) => (v === 0 ? ' ' : (SPARKS[Math.min(SPARKS.length - 1, Math.floor((v / max) * SPARKS.length))] as string)))
     .join('');
+}
+
+/** Sums of successes and failures per column over `from..to`, as {@link sparkline} groups seconds. */
+function columnsOf(points: ReadonlyArray<OutcomePoint>, from: number, to: number): { successes: number; failures: number }[] {
+  const seconds = to - from + 1;
+  const per = Math.ceil(seconds / SPARK_WIDTH);
+  const columns = Array.from({ length: Math.ceil(seconds / per) }, () => ({ successes: 0, failures: 0 }));
+  for (const p of points) {
+    if (p.second < from || p.second > to) continue;
+    const column = columns[Math.floor((p.second - from) / per)];
+    if (!column) continue;
+    column.successes += p.successes;
+    column.failures += p.failures;
+  }
+  return columns;
+}
+
+/** One block per column for values scaled to `max`; a blank column is zero (or nothing to rate). */
+function blocks(values: readonly (number | null)[], max: number): string {
+  return values
+    .map((v) => (v === null || v <= 0 || max <= 0 ? ' ' : (SPARKS[Math.min(SPARKS.length - 1, Math.floor((v / max) * SPARKS.length))] as string)))
+    .join('');
+}
+
+/** A second's successes and failures, for the pictures of a light over time. */
+export interface OutcomePoint {
+  readonly second: number;
+  readonly successes: number;
+  readonly failures: number;
+}
+
+/**
+ * Failures apart from successes over time: a line of successes and one of
+ * failures (each on its own scale, so a few failures still show), and the
+ * failure rate per column on a fixed 0–100% scale, where a burst of
+ * failures stands out whatever the traffic.
+ */
+export function outcomeLines(points: ReadonlyArray<OutcomePoint>, from: number, to: number): string[] {
+  if (to < from) return [];
+  const columns = columnsOf(points, from, to);
+  const per = Math.ceil((to - from + 1) / SPARK_WIDTH);
+  const maxS = Math.max(0, ...columns.map((c) => c.successes));
+  const maxF = Math.max(0, ...columns.map((c) => c.failures));
+  const rates = columns.map((c) => (c.successes + c.failures === 0 ? null : c.failures / (c.successes + c.failures)));
+  const unit = per === 1 ? 'per second' : `per ${per} s`;
+  const peak = Math.max(0, ...rates.map((r) => r ?? 0));
+  return [
+    `successes │${blocks(columns.map((c) => c.successes), maxS)}│ max ${maxS} ${unit}`,
+    `failures  │${blocks(columns.map((c) => c.failures), maxF)}│ max ${maxF} ${unit}`,
+    `fail rate │${blocks(rates.map((r) => (r === null ? null : Math.max(r, 0.0001))), 1)}│ 0–100%, peak ${(peak * 100).toFixed(0)}%`,
+    `           ${isoSecond(from)} .. ${isoSecond(to)}`,
+  ];
 }
 
 /** Bytes for people in running text; `n/a` when the server refused MEMORY. */
@@ -119,8 +179,11 @@ function metadataLines(metadata: LightMetadata, c: ChalkInstance): string[] {
   const width = Math.max(...entries.map(([name]) => visible(name).length));
   const lines = [c.bold('metadata')];
   for (const [name, value] of entries) {
-    const when = /_at$/.test(name) && /^\d+(\.\d+)?$/.test(value) ? `  (${isoSecond(Math.floor(Number(value)))})` : '';
-    lines.push(`  ${visible(name).padEnd(width)}  ${visible(value)}${when}`);
+    const stamp = /_at$/.test(name) && /^\d+(\.\d+)?$/.test(value) && Number(value) < 1e11 ? Number(value) : null;
+    // 6.0 stores float seconds (1796140478.9400001): shown to the millisecond, with the ISO time.
+    const shownValue = stamp === null ? visible(value) : Number.isInteger(stamp) ? value : stamp.toFixed(3);
+    const when = stamp === null ? '' : `  (${isoStamp(stamp)})`;
+    lines.push(`  ${visible(name).padEnd(width)}  ${shownValue}${when}`);
   }
   if (metadata.lastErrorInvalid) lines.push(`  ${c.yellow('last_error_json is not valid JSON')}`);
   else if (metadata.lastError !== null) lines.push(`  ${'last error'.padEnd(width)}  ${describeError(metadata.lastError)}`);
@@ -174,26 +237,23 @@ function summaryLine(inspection: Inspection, c: ChalkInstance): string {
   return `${c.bold('summary')}  ${rate} · ${bytesText(summary.bytes, inspection.keys.every((k) => k.bytesExact))} · ${perSecond}`;
 }
 
-function pictureLine(inspection: Inspection, points: { second: number; events: number }[]): string | null {
+function pictureLine(inspection: Inspection, points: OutcomePoint[]): string | null {
   const { window } = inspection;
   const from = window.fromSecond ?? points[0]?.second;
   const to = window.fromSecond === null ? points[points.length - 1]?.second : window.at;
   if (from === undefined || to === undefined) return null;
-  return `traffic  │${sparkline(points, from, to)}│  events per second\n         ${isoSecond(from)} .. ${isoSecond(to)}`;
+  return outcomeLines(points, from, to).join('\n');
 }
 
 function renderBuckets(inspection: BucketInspection, options: InspectRenderOptions, c: ChalkInstance): string[] {
   const { buckets, totals } = inspection;
   const lines: string[] = [
-    `${c.bold(inspection.layout)}  ${visible(inspection.light)}  (system id ${inspection.systemId}, light id ${inspection.lightId})`,
+    `${c.bold(inspection.layout)}  ${visible(`${inspection.systemName ?? inspection.systemId}/${inspection.lightName ?? inspection.lightId}`)}  (system id ${inspection.systemId}, light id ${inspection.lightId})`,
     windowLine(inspection),
     keysTable(inspection.keys, c, options.color, options.wide === true),
   ];
   if (options.picture) {
-    const line = pictureLine(
-      inspection,
-      buckets.map((b) => ({ second: b.second, events: b.successes + b.failures })),
-    );
+    const line = pictureLine(inspection, buckets);
     if (line) lines.push(line);
   }
   const shown = buckets.slice(Math.max(0, buckets.length - options.limit));
@@ -208,10 +268,13 @@ function renderBuckets(inspection: BucketInspection, options: InspectRenderOptio
       (shown.length < buckets.length ? `, the last ${shown.length} shown (--limit)` : ''),
   );
   if (shown.length > 0) {
-    const t = table(['time', 'age s', 'successes', 'failures', 'state'], c, options.color, ['age s', 'successes', 'failures']);
+    // Without --window no bucket is in or out of a window: the state column then only marks buckets after --at.
+    const windowed = inspection.window.seconds !== null;
+    const stateColumn = windowed || future > 0;
+    const t = table(['time', 'age s', 'successes', 'failures', ...(stateColumn ? ['state'] : [])], c, options.color, ['age s', 'successes', 'failures']);
     for (const b of shown) {
-      const state = b.stale ? c.yellow('stale') : b.future ? c.yellow('after --at') : 'in window';
-      t.push([isoSecond(b.second), b.ageSeconds, b.successes, b.failures, state]);
+      const state = b.stale ? c.yellow('stale') : b.future ? c.yellow('after --at') : windowed ? 'in window' : '';
+      t.push([isoSecond(b.second), b.ageSeconds, b.successes, b.failures, ...(stateColumn ? [state] : [])]);
     }
     lines.push(t.toString());
   }
@@ -232,15 +295,16 @@ function listSeconds(seconds: readonly number[]): string {
 }
 
 function driftLines(inspection: BucketInspection, c: ChalkInstance): string[] {
-  const { drift, totals } = inspection;
+  const { drift } = inspection;
+  const stored = inspection.storedTotals;
   if (drift.ok) {
     return [`${c.bold('drift')}    ${c.green('ok')}: totals equal the sum of the buckets, index and buckets agree`];
   }
   const lines = [`${c.bold('drift')}    ${c.red('found')}`];
   if (!drift.totalsOk) {
     lines.push(
-      `  totals ${totals.successes} / ${totals.failures} but the buckets sum to ${drift.bucketSum.successes} / ${drift.bucketSum.failures}` +
-        ` (successes ${signed(totals.successes - drift.bucketSum.successes)}, failures ${signed(totals.failures - drift.bucketSum.failures)})`,
+      `  stored totals ${stored.successes} / ${stored.failures} (total_successes / total_failures) but the buckets sum to ${drift.bucketSum.successes} / ${drift.bucketSum.failures}` +
+        ` (successes ${signed(stored.successes - drift.bucketSum.successes)}, failures ${signed(stored.failures - drift.bucketSum.failures)})`,
     );
   }
   if (drift.indexWithoutBucket.length > 0) lines.push(`  indexed, no counters: ${listSeconds(drift.indexWithoutBucket)}`);
@@ -274,10 +338,7 @@ function renderEvents(inspection: EventInspection, options: InspectRenderOptions
     lines.push(c.bold('hour keys'), t.toString());
   }
   if (options.picture) {
-    const line = pictureLine(
-      inspection,
-      inspection.seconds.map((s) => ({ second: s.second, events: s.successes + s.failures })),
-    );
+    const line = pictureLine(inspection, inspection.seconds);
     if (line) lines.push(line);
   }
   const live = inspection.seconds.filter((s) => !s.stale);

@@ -38,6 +38,8 @@ export const bucketInspection: BucketInspection = {
   light: 'checkout',
   systemId: '37a8eec1ce19',
   lightId: '0e3d1f6d5e0a',
+  systemName: 'default',
+  lightName: 'checkout',
   keys: [
     key({ key: 'stoplight:v6:37a8eec1ce19:{0e3d1f6d5e0a}:window_metrics', role: 'metrics', type: 'hash', elements: 9, bytes: 312, limits: { entriesSetting: 'hash-max-listpack-entries', entriesLimit: 128, valueSetting: 'hash-max-listpack-value', valueLimit: 64, longestBytes: 86, longest: 'value of last_error_json' } }),
     key({ key: 'stoplight:v6:37a8eec1ce19:{0e3d1f6d5e0a}:window_metrics:ts_idx', role: 'index', type: 'zset', elements: 3, bytes: 120 }),
