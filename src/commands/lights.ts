@@ -97,7 +97,7 @@ function scanProgress(enabled: boolean): { onProgress?: (p: ScanProgress) => voi
   return {
     onProgress: (p) => {
       // Short scans stay silent; a terminal is redrawn 4 times a second, a log gets a line every 5 s.
-      if (p.elapsedMs < 1000 || p.elapsedMs - last < (tty ? 250 : 5000)) return;
+      if (p.elapsedMs < 1000 || (last > 0 && p.elapsedMs - last < (tty ? 250 : 5000))) return;
       last = p.elapsedMs;
       const eta = p.etaMs === null ? '' : `, about ${Math.ceil(p.etaMs / 1000)} s left`;
       const line = `swc: scanning: ~${p.seen.toLocaleString('en-US')} of ${p.dbsize.toLocaleString('en-US')} keys (${p.calls} SCAN calls)${eta}`;
@@ -117,7 +117,7 @@ async function listOnce(flags: ListFlags, target: ReadTarget, control: { stopped
   const format: LightsFormat = flags.json ? 'json' : (flags.format ?? 'table');
   const only = layoutsOf(flags);
   const names = nameBookOf(flags);
-  const progress = scanProgress(flags.progress !== false && format !== 'json' ? true : flags.progress !== false);
+  const progress = scanProgress(flags.progress !== false);
   let list: LightList;
   try {
     list = await listLights(target.redis, {

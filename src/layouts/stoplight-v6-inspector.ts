@@ -417,9 +417,11 @@ async function inspectV6(
  * registry of light configs (`<prefix>:<system id>:lights`, read-only).
  */
 async function namesFor(redis: Redis, target: V6Target): Promise<{ systemName: string | null; lightName: string | null }> {
-  const systemName = target.names?.systems.get(target.systemId) ?? null;
+  const slash = target.light.indexOf('/');
+  const typedSystem = slash > 0 ? target.light.slice(0, slash) : null;
+  const systemName = target.names?.systems.get(target.systemId) ?? (typedSystem !== null && nameId(typedSystem) === target.systemId ? typedSystem : null);
   let lightName = target.names?.lights.get(target.lightId) ?? null;
-  const typed = target.light.includes('/') ? target.light.slice(target.light.indexOf('/') + 1) : target.light;
+  const typed = slash > 0 ? target.light.slice(slash + 1) : target.light;
   if (lightName === null && nameId(typed) === target.lightId) lightName = typed;
   if (lightName === null) {
     try {
