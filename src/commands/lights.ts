@@ -114,6 +114,24 @@ function scanProgress(enabled: boolean): { onProgress?: (p: ScanProgress) => voi
 
 /** One listing, printed. Returns the exit code it calls for. */
 async function listOnce(flags: ListFlags, target: ReadTarget, control: { stopped: () => boolean }): Promise<{ code: number; partial: boolean }> {
+  // Ctrl-C during a scan stops it; the clean-up waits for what was found so far to be printed.
+  // Registered after the connection's own clean-up, so it runs first (newest first) and the connection is still open.
+  let stopping = false;
+  let printed = (): void => undefined;
+  const done = new Promise<void>((resolve) => (printed = resolve));
+  const unregister = onShutdown(async () => {
+    stopping = true;
+    await done;
+  });
+  try {
+    return await listAndPrint(flags, target, { stopped: () => stopping || control.stopped() });
+  } finally {
+    printed();
+    unregister();
+  }
+}
+
+async function listAndPrint(flags: ListFlags, target: ReadTarget, control: { stopped: () => boolean }): Promise<{ code: number; partial: boolean }> {
   const format: LightsFormat = flags.json ? 'json' : (flags.format ?? 'table');
   const only = layoutsOf(flags);
   const names = nameBookOf(flags);
@@ -218,11 +236,9 @@ export async function runList(flags: ListFlags, given?: ReadTarget): Promise<num
     throw new UsageError('--watch: redraws a table; drop --json/--format');
   }
   let stopping = false;
-  let printed: Promise<unknown> = Promise.resolve();
-  // Ctrl-C during a scan stops it; the cleanup waits for what was found so far to be printed.
+  // In --watch, Ctrl-C between listings ends the loop (the signal handler then exits 130).
   const unregister = onShutdown(async () => {
     stopping = true;
-    await printed;
   });
   try {
     const read = (): Promise<{ code: number; partial: boolean }> =>
@@ -234,18 +250,14 @@ export async function runList(flags: ListFlags, given?: ReadTarget): Promise<num
             (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; listing again on the new slot map`),
           ).then((r) => r.result);
     if (flags.watch === undefined) {
-      const run = read();
-      printed = run.catch(() => undefined);
-      const { code, partial } = await run;
+      const { code, partial } = await read();
       return partial ? 130 : code;
     }
     const target = given ?? (await readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'lights', { commandTimeoutMs: LIGHTS_COMMAND_TIMEOUT_MS }));
     for (;;) {
       if (process.stdout.isTTY) process.stdout.write('\x1b[H\x1b[2J');
       else process.stdout.write(`--- ${new Date().toISOString()} (--watch ${flags.watch} s)\n`);
-      const run = listOnce(flags, target, { stopped: () => stopping });
-      printed = run.catch(() => undefined);
-      const { partial } = await run;
+      const { partial } = await listOnce(flags, target, { stopped: () => stopping });
       if (partial || stopping) return 130;
       await sleep(flags.watch * 1000);
       if (stopping) return 130;
