@@ -7,7 +7,7 @@ import { layoutNames, resolveLayoutName } from '../layouts/index.js';
 import { renderInspections } from '../report/inspect.js';
 import { visible } from '../report/style.js';
 import { action, printError } from './lifecycle.js';
-import { DEFAULT_INSPECT_URL, nameBookOf, noteUnavailable, runList, unixSeconds, windowSeconds, type ListFlags } from './lights.js';
+import { DEFAULT_INSPECT_URL, nameBookOf, noteUnavailable, rdbTarget, runList, unixSeconds, windowSeconds, type ListFlags } from './lights.js';
 import { primariesOf, readTargetFromFlags, withSlotRetry } from './cluster-read.js';
 import { type ClusterFlags, addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, useColor } from './options.js';
 
@@ -53,6 +53,8 @@ export function inspectCommand(): Command {
     .option('--system <name or id>', 'the system of a light given by name or light id: its name, or the id its keys carry (6.0: 12 hex); default "default" for names, any system for a light id')
     .option('--window <time>', "window to judge buckets against: 60, 90s, 5m, 1h (default: 5.x its longest, a day; 6.0 stores none: no window, no error rate)", windowSeconds)
     .option('--at <time>', 'judge the window at this Unix time in seconds (default: the server clock)', unixSeconds)
+    .option('--rdb <file>', 'read an RDB snapshot instead of a live server: loaded into a private redis-server on a unix socket only (no TCP)')
+    .option('--redis-server <path>', 'with --rdb: the redis-server that loads it (default SWC_REDIS_SERVER, else redis-server on PATH)')
     .option('--names <file>', 'names for 6.0 ids: one "light" or "system/light" per line (swc hashes them as Stoplight does)')
     .option('--limit <n>', 'most recent buckets or seconds to print (JSON has all)', parser((v) => parseNumber('--limit', v, { min: 0, max: 1_000_000, integer: true })), 30)
     .option('--check', 'exit 1 when the light has drift (running totals or index disagree with the buckets)')
@@ -79,7 +81,7 @@ export function inspectCommand(): Command {
     action(async (light: string | undefined, flags: InspectFlags) => {
       if (flags.list) {
         if (light !== undefined) throw new UsageError('--list: takes no light; drop one of them');
-        return runList(flags);
+        return runList(flags, flags.rdb !== undefined ? await rdbTarget(flags) : undefined);
       }
       if (light === undefined || light === '') throw new UsageError('inspect: give a light name, id or key (or --list)');
       const request: InspectRequest = {
@@ -94,7 +96,10 @@ export function inspectCommand(): Command {
       // A key of one layout with --layout naming another is bad usage: say so before connecting.
       resolveTargets(request, names);
       // Read-only: a slot that moves during the read is read again once on the new slot map.
-      const { target, result: inspections } = await withSlotRetry(
+      const { target, result: inspections } = flags.rdb !== undefined ? await (async () => {
+        const snapshot = await rdbTarget(flags);
+        return { target: snapshot, result: await inspectLight(snapshot.redis, request, undefined, names) };
+      })() : await withSlotRetry(
         () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect'),
         (target) =>
           inspectLight(target.redis, request, target.nodeOf, names).catch((err: unknown) => {

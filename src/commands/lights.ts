@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { addName, isLiteral, newNameBook, readNamesFile, type NameBook } from '../inspect/names.js';
 import { DEFAULT_SCAN_PAUSE_MS, type ScanProgress } from '../inspect/scan.js';
 import type { LightList } from '../inspect/types.js';
+import { startRdbServer } from '../redis/rdb-server.js';
 import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, useColor, type ClusterFlags, type RedisFlags } from './options.js';
 
 /** Inspect reads what an application's Redis holds, so it defaults to the usual local one. */
@@ -70,6 +71,7 @@ export interface ListFlags extends RedisFlags, ClusterFlags {
   threshold?: number;
   watch?: number;
   rdb?: string;
+  redisServer?: string;
 }
 
 /** The layouts a listing reads: the ones asked for, every registered one (`all`), or an application's. */
@@ -144,8 +146,10 @@ async function listAndPrint(flags: ListFlags, target: ReadTarget, control: { sto
       windowSeconds: flags.window ?? null,
       ...(flags.at !== undefined ? { at: flags.at } : {}),
       names,
+      // A snapshot's server is swc's own: no pause is needed, and every MEMORY USAGE can be exact.
+      ...(flags.rdb !== undefined ? { exactMemory: true } : {}),
       scan: {
-        ...(flags.scanPause !== undefined ? { pauseMs: flags.scanPause } : {}),
+        ...(flags.scanPause !== undefined ? { pauseMs: flags.scanPause } : flags.rdb !== undefined ? { pauseMs: 0 } : {}),
         ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
         stopped: control.stopped,
       },
@@ -285,6 +289,8 @@ export function lightsCommand(): Command {
     .option('--watch <seconds>', 'list again every n seconds until Ctrl-C (1..3600)', parser((v) => parseNumber('--watch', v, { min: 1, max: 3600 })))
     .option('--scan-pause <ms>', `pause between SCAN calls, 0..1000 ms (default ${DEFAULT_SCAN_PAUSE_MS}: the scan keeps well under a core of the server)`, parser((v) => parseNumber('--scan-pause', v, { min: 0, max: 1000 })))
     .option('--no-progress', 'no scan progress on stderr')
+    .option('--rdb <file>', 'analyse an RDB snapshot instead of a live server: loaded into a private redis-server on a unix socket only (no TCP), exact MEMORY USAGE')
+    .option('--redis-server <path>', 'with --rdb: the redis-server that loads it (default SWC_REDIS_SERVER, else redis-server on PATH)')
     .option('--check', 'exit 1 when any listed light has drift (running totals or index disagree with the buckets)')
     .addOption(new Option('--format <format>', 'output format').choices(lightsFormats).default('table'))
     .option('--wide', 'more columns: keys, stale buckets, first and last event (wider than 120 columns)');
@@ -318,7 +324,21 @@ Examples:
       if (flags.json && cmd.getOptionValueSource('format') === 'cli' && flags.format !== 'json') {
         throw new UsageError(`--json/--format: --json means --format json; drop one of them (got --format ${flags.format})`);
       }
+      if (flags.rdb !== undefined) return runList(flags, await rdbTarget(flags));
       return runList(flags);
     }),
   );
+}
+
+/**
+ * `--rdb <file>`: the snapshot loaded into a private server on a unix socket
+ * (stopped on every way out), as the target to read; refuses the flags that
+ * name another server.
+ */
+export async function rdbTarget(flags: Pick<ListFlags, 'rdb' | 'redisUrl' | 'redisUrls' | 'cluster' | 'redisServer'>): Promise<ReadTarget> {
+  if (flags.redisUrl !== undefined || (flags.redisUrls?.length ?? 0) > 0) throw new UsageError('--rdb/--redis-url: --rdb reads a snapshot, not a server; drop one of them');
+  if (flags.cluster) throw new UsageError('--rdb/--cluster: --rdb reads one snapshot; drop --cluster');
+  const server = await startRdbServer(flags.rdb as string, flags.redisServer);
+  onShutdown(() => server.stop());
+  return { redis: server.redis, url: server.url };
 }

@@ -37,6 +37,7 @@ interface KeyFacts {
 async function keyFacts(
   redis: Redis,
   keys: readonly { key: string; scoresAreSeconds: boolean }[],
+  exactMaxElements?: number,
 ): Promise<{ facts: Map<string, KeyFacts>; unavailable: string | null }> {
   const facts = new Map<string, KeyFacts>();
   let unavailable: string | null = null;
@@ -65,6 +66,7 @@ async function keyFacts(
     const memory = await memoryUsage(
       redis,
       batch.map(({ key }, j) => ({ key, elements: elementsOf(j) })),
+      exactMaxElements,
     );
     unavailable ??= memory.unavailable;
     batch.forEach(({ key, scoresAreSeconds }, j) => {
@@ -101,6 +103,8 @@ export interface ListOptions {
   readonly names?: NameBook;
   /** Pace, progress and Ctrl-C of the one SCAN pass. */
   readonly scan?: ScanControl;
+  /** A server of swc's own (an RDB snapshot): every MEMORY USAGE exact (SAMPLES 0), however large the key. */
+  readonly exactMemory?: boolean;
 }
 
 /** Keys of benchmark runs: a namespace `swc-bench:<8 hex>`, whatever follows. */
@@ -169,6 +173,7 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
   const { facts, unavailable } = await keyFacts(
     redis,
     all.flatMap((g) => g.keys),
+    opts.exactMemory ? Number.POSITIVE_INFINITY : undefined,
   );
   const base = all
     .map((group) => {
