@@ -7,7 +7,7 @@ import { layoutNames, resolveLayoutName } from '../layouts/index.js';
 import { renderInspections } from '../report/inspect.js';
 import { visible } from '../report/style.js';
 import { action, printError } from './lifecycle.js';
-import { DEFAULT_INSPECT_URL, nameBookOf, noteUnavailable, rdbTarget, runList, unixSeconds, windowSeconds, type ListFlags } from './lights.js';
+import { DEFAULT_INSPECT_URL, LIGHTS_COMMAND_TIMEOUT_MS, nameBookOf, noteUnavailable, rdbTarget, runList, terminalColumns, unixSeconds, windowSeconds, type ListFlags } from './lights.js';
 import { primariesOf, readTargetFromFlags, withSlotRetry } from './cluster-read.js';
 import { type ClusterFlags, addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, useColor } from './options.js';
 
@@ -100,7 +100,7 @@ export function inspectCommand(): Command {
         const snapshot = await rdbTarget(flags);
         return { target: snapshot, result: await inspectLight(snapshot.redis, request, undefined, names) };
       })() : await withSlotRetry(
-        () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect'),
+        () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect', { commandTimeoutMs: LIGHTS_COMMAND_TIMEOUT_MS }),
         (target) =>
           inspectLight(target.redis, request, target.nodeOf, names).catch((err: unknown) => {
             // The message repeats the typed name and its keys: keep their control characters off the terminal.
@@ -111,7 +111,10 @@ export function inspectCommand(): Command {
       if (flags.json) printJson(inspectionDocument(request, inspections, target.cluster ? { primaries: primariesOf(target.cluster) } : undefined));
       else {
         const color = useColor();
-        process.stdout.write(renderInspections(inspections, { color, limit: flags.limit, picture: Boolean(process.stdout.isTTY), wide: Boolean(flags.wide) }));
+        const columns = terminalColumns();
+        process.stdout.write(
+          renderInspections(inspections, { color, limit: flags.limit, picture: Boolean(process.stdout.isTTY), wide: Boolean(flags.wide), ...(columns !== null ? { columns } : {}) }),
+        );
       }
       const problem = warn(inspections);
       const drifted = inspections.filter((i) => i.kind === 'buckets' && !i.drift.ok);

@@ -19,6 +19,66 @@ export interface InspectRenderOptions {
   readonly picture: boolean;
   /** Key names and slots inside the keys table (wider than 120 columns). */
   readonly wide?: boolean;
+  /** The terminal's width (80 at the least): tables drop columns and long text is cut so no row wraps; `wide` ignores it. */
+  readonly columns?: number;
+}
+
+/** Narrower terminals still get 80 columns. */
+const MIN_COLUMNS = 80;
+
+/** The width a rendered table takes: its longest line, colours left out. */
+function renderedWidth(text: string): number {
+  // eslint-disable-next-line no-control-regex
+  return Math.max(0, ...text.split('\n').map((l) => [...l.replace(/\x1b\[[0-9;]*m/g, '')].length));
+}
+
+/** A line of prose broken between words to fit `limit`; later lines indented 9 (under the text after a label). */
+function wrapProse(line: string, limit: number): string {
+  // eslint-disable-next-line no-control-regex
+  const plain = (t: string): number => [...t.replace(/\x1b\[[0-9;]*m/g, '')].length;
+  if (plain(line) <= limit) return line;
+  const out: string[] = [];
+  let rest = line;
+  while (plain(rest) > limit) {
+    const window = rest.slice(0, limit + 1);
+    const at = window.lastIndexOf(' ', limit);
+    if (at <= 10) break;
+    out.push(rest.slice(0, at).trimEnd());
+    rest = `         ${rest.slice(at + 1).trimStart()}`;
+  }
+  out.push(rest);
+  return out.join('\n');
+}
+
+/** Cuts text to `max` characters, the cut marked with `…`. */
+function cutText(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, Math.max(1, max - 1)).join('')}…`;
+}
+
+/**
+ * A table that fits `limit` columns: it is drawn with every column, then
+ * without the first of `dropOrder` still in it, and so on until it fits (or
+ * nothing is left to drop). Rows are never wrapped.
+ */
+function fittedTable(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+  draw: (head: string[], rows: string[][]) => string,
+  limit: number | undefined,
+  dropOrder: readonly string[],
+): string {
+  let keep = head.map((_, i) => i);
+  const render = (): string => draw(keep.map((i) => head[i] as string), rows.map((r) => keep.map((i) => r[i] as string)));
+  let text = render();
+  for (const name of dropOrder) {
+    if (limit === undefined || renderedWidth(text) <= limit) break;
+    const index = head.indexOf(name);
+    if (index < 0 || !keep.includes(index)) continue;
+    keep = keep.filter((i) => i !== index);
+    text = render();
+  }
+  return text;
 }
 
 const SPARKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
@@ -67,9 +127,9 @@ export function sparkline(points: ReadonlyArray<{ second: number; events: number
 }
 
 /** Sums of successes and failures per column over `from..to`, as {@link sparkline} groups seconds. */
-function columnsOf(points: ReadonlyArray<OutcomePoint>, from: number, to: number): { successes: number; failures: number }[] {
+function columnsOf(points: ReadonlyArray<OutcomePoint>, from: number, to: number, width = SPARK_WIDTH): { successes: number; failures: number }[] {
   const seconds = to - from + 1;
-  const per = Math.ceil(seconds / SPARK_WIDTH);
+  const per = Math.ceil(seconds / width);
   const columns = Array.from({ length: Math.ceil(seconds / per) }, () => ({ successes: 0, failures: 0 }));
   for (const p of points) {
     if (p.second < from || p.second > to) continue;
@@ -101,10 +161,10 @@ export interface OutcomePoint {
  * failure rate per column on a fixed 0–100% scale, where a burst of
  * failures stands out whatever the traffic.
  */
-export function outcomeLines(points: ReadonlyArray<OutcomePoint>, from: number, to: number): string[] {
+export function outcomeLines(points: ReadonlyArray<OutcomePoint>, from: number, to: number, width = SPARK_WIDTH): string[] {
   if (to < from) return [];
-  const columns = columnsOf(points, from, to);
-  const per = Math.ceil((to - from + 1) / SPARK_WIDTH);
+  const columns = columnsOf(points, from, to, width);
+  const per = Math.ceil((to - from + 1) / width);
   const maxS = Math.max(0, ...columns.map((c) => c.successes));
   const maxF = Math.max(0, ...columns.map((c) => c.failures));
   const rates = columns.map((c) => (c.successes + c.failures === 0 ? null : c.failures / (c.successes + c.failures)));
@@ -148,14 +208,17 @@ function limitText(value: number, limit: number | null, c: ChalkInstance): strin
  * table of roles, so it fits 120 columns whatever the names; `wide` puts
  * the names and slots in the table.
  */
-function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: boolean, wide: boolean): string {
+function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: boolean, wide: boolean, columns?: number): string {
   const nodes = keys.some((key) => key.node !== undefined);
   const head = [...(wide ? ['key'] : ['#', 'role']), 'type', 'encoding', 'elements', 'bytes', 'ttl s', ...(wide ? ['slot'] : []), ...(wide && nodes ? ['node'] : []), 'entries/limit', 'longest B/limit'];
-  const t = table(head, c, color, ['#', 'elements', 'bytes', 'ttl s', 'slot', 'entries/limit']);
-  keys.forEach((key, i) => {
+  const right = ['#', 'elements', 'bytes', 'ttl s', 'slot', 'entries/limit'];
+  const limit = wide || columns === undefined ? undefined : Math.max(MIN_COLUMNS, columns);
+  // The label of the longest element (a field or member name) is cut first when the table does not fit.
+  const labelMax = limit === undefined ? Number.POSITIVE_INFINITY : 24;
+  const rows = keys.map((key, i) => {
     const type = key.wrongType ? c.red(`${key.type} (expected ${key.expectedType})`) : key.type;
     const limits = key.limits;
-    t.push([
+    return [
       ...(wide ? [visible(key.key)] : [String(i + 1), visible(key.role)]),
       type,
       key.encoding ?? '–',
@@ -165,15 +228,32 @@ function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: bool
       ...(wide ? [String(key.slot)] : []),
       ...(wide && nodes ? [key.node ?? '–'] : []),
       limits ? limitText(key.elements ?? 0, limits.entriesLimit, c) : '–',
-      limits ? limitText(limits.longestBytes, limits.valueLimit, c) + (limits.longest ? ` ${visible(limits.longest)}` : '') : '–',
-    ]);
+      limits ? limitText(limits.longestBytes, limits.valueLimit, c) + (limits.longest ? ` ${cutText(visible(limits.longest), labelMax)}` : '') : '–',
+    ];
   });
-  if (wide) return t.toString();
+  const draw = (h: string[], r: string[][]): string => {
+    const t = table(h, c, color, right);
+    for (const row of r) t.push(row);
+    return t.toString();
+  };
+  let drawn = fittedTable(head, rows, draw, limit, ['ttl s', 'encoding', '#']);
+  if (limit !== undefined && renderedWidth(drawn) > limit) {
+    // Still too wide: the labels give up what is left over, down to none.
+    const budget = Math.max(0, labelMax - (renderedWidth(drawn) - limit));
+    const cutRows = rows.map((row, i) => {
+      const limits = keys[i]?.limits;
+      if (!limits?.longest) return row;
+      const label = budget > 1 ? ` ${cutText(visible(limits.longest), budget - 1)}` : '';
+      return [...row.slice(0, -1), limitText(limits.longestBytes, limits.valueLimit, c) + label];
+    });
+    drawn = fittedTable(head, cutRows, draw, limit, ['ttl s', 'encoding', '#']);
+  }
+  if (wide) return drawn;
   const names = keys.map((key, i) => `  ${i + 1}  ${visible(key.key)}  (slot ${key.slot}${key.node !== undefined ? ` on ${key.node}` : ''})`);
-  return [c.bold('keys'), ...names, t.toString()].join('\n');
+  return [c.bold('keys'), ...names, drawn].join('\n');
 }
 
-function metadataLines(metadata: LightMetadata, c: ChalkInstance): string[] {
+function metadataLines(metadata: LightMetadata, c: ChalkInstance, columns?: number): string[] {
   const entries = Object.entries(metadata.fields);
   if (entries.length === 0) return [`${c.bold('metadata')}  none`];
   const width = Math.max(...entries.map(([name]) => visible(name).length));
@@ -183,7 +263,9 @@ function metadataLines(metadata: LightMetadata, c: ChalkInstance): string[] {
     // 6.0 stores float seconds (1796140478.9400001): shown to the millisecond, with the ISO time.
     const shownValue = stamp === null ? visible(value) : Number.isInteger(stamp) ? value : stamp.toFixed(3);
     const when = stamp === null ? '' : `  (${isoStamp(stamp)})`;
-    lines.push(`  ${visible(name).padEnd(width)}  ${shownValue}${when}`);
+    const line = `  ${visible(name).padEnd(width)}  ${shownValue}${when}`;
+    // A long value (an error's JSON) is cut at the terminal's edge, its length said; --json has it whole.
+    lines.push(columns === undefined || [...line].length <= columns ? line : `${cutText(line, Math.max(MIN_COLUMNS, columns) - 14)} (${value.length} B)`);
   }
   if (metadata.lastErrorInvalid) lines.push(`  ${c.yellow('last_error_json is not valid JSON')}`);
   else if (metadata.lastError !== null) lines.push(`  ${'last error'.padEnd(width)}  ${describeError(metadata.lastError)}`);
@@ -237,12 +319,14 @@ function summaryLine(inspection: Inspection, c: ChalkInstance): string {
   return `${c.bold('summary')}  ${rate} · ${bytesText(summary.bytes, inspection.keys.every((k) => k.bytesExact))} · ${perSecond}`;
 }
 
-function pictureLine(inspection: Inspection, points: OutcomePoint[]): string | null {
+function pictureLine(inspection: Inspection, points: OutcomePoint[], columns?: number): string | null {
   const { window } = inspection;
   const from = window.fromSecond ?? points[0]?.second;
   const to = window.fromSecond === null ? points[points.length - 1]?.second : window.at;
   if (from === undefined || to === undefined) return null;
-  return outcomeLines(points, from, to).join('\n');
+  // The labels and scale take about 36 columns; the blocks get the rest, up to 60.
+  const width = columns === undefined ? SPARK_WIDTH : Math.max(20, Math.min(SPARK_WIDTH, Math.max(MIN_COLUMNS, columns) - 36));
+  return outcomeLines(points, from, to, width).join('\n');
 }
 
 function renderBuckets(inspection: BucketInspection, options: InspectRenderOptions, c: ChalkInstance): string[] {
@@ -250,10 +334,10 @@ function renderBuckets(inspection: BucketInspection, options: InspectRenderOptio
   const lines: string[] = [
     `${c.bold(inspection.layout)}  ${visible(`${inspection.systemName ?? inspection.systemId}/${inspection.lightName ?? inspection.lightId}`)}  (system id ${inspection.systemId}, light id ${inspection.lightId})`,
     windowLine(inspection),
-    keysTable(inspection.keys, c, options.color, options.wide === true),
+    keysTable(inspection.keys, c, options.color, options.wide === true, options.columns),
   ];
   if (options.picture) {
-    const line = pictureLine(inspection, buckets);
+    const line = pictureLine(inspection, buckets, options.wide === true ? undefined : options.columns);
     if (line) lines.push(line);
   }
   const shown = buckets.slice(Math.max(0, buckets.length - options.limit));
@@ -284,7 +368,7 @@ function renderBuckets(inspection: BucketInspection, options: InspectRenderOptio
       `stored running totals ${inspection.storedTotals.successes} / ${inspection.storedTotals.failures})`,
   );
   lines.push(...driftLines(inspection, c));
-  lines.push(...metadataLines(inspection.metadata, c));
+  lines.push(...metadataLines(inspection.metadata, c, options.wide === true ? undefined : options.columns));
   lines.push(summaryLine(inspection, c));
   return lines;
 }
@@ -322,23 +406,26 @@ function renderEvents(inspection: EventInspection, options: InspectRenderOptions
   const lines: string[] = [
     `${c.bold(inspection.layout)}  ${visible(inspection.light)}`,
     windowLine(inspection) + (inspection.recoveredAt === null ? '' : ` (starts at recovered_at ${isoSecond(inspection.recoveredAt)})`),
-    keysTable(inspection.keys, c, options.color, options.wide === true),
+    keysTable(inspection.keys, c, options.color, options.wide === true, options.columns),
   ];
   if (inspection.hours.length > 0) {
-    const t = table(['hour', 'outcome', 'events', 'first', 'last'], c, options.color, ['events']);
-    for (const h of inspection.hours) {
-      t.push([
-        isoSecond(h.hour),
-        visible(h.outcome),
-        h.events,
-        h.firstSecond === null ? '–' : isoSecond(h.firstSecond),
-        h.lastSecond === null ? '–' : isoSecond(h.lastSecond),
-      ]);
-    }
-    lines.push(c.bold('hour keys'), t.toString());
+    const rows = inspection.hours.map((h) => [
+      isoSecond(h.hour),
+      visible(h.outcome),
+      h.events.toLocaleString('en-US'),
+      h.firstSecond === null ? '–' : isoSecond(h.firstSecond),
+      h.lastSecond === null ? '–' : isoSecond(h.lastSecond),
+    ]);
+    const draw = (head: string[], r: string[][]): string => {
+      const t = table(head, c, options.color, ['events']);
+      for (const row of r) t.push(row);
+      return t.toString();
+    };
+    const limit = options.wide === true || options.columns === undefined ? undefined : Math.max(MIN_COLUMNS, options.columns);
+    lines.push(c.bold('hour keys'), fittedTable(['hour', 'outcome', 'events', 'first', 'last'], rows, draw, limit, ['first']));
   }
   if (options.picture) {
-    const line = pictureLine(inspection, inspection.seconds);
+    const line = pictureLine(inspection, inspection.seconds, options.wide === true ? undefined : options.columns);
     if (line) lines.push(line);
   }
   const live = inspection.seconds.filter((s) => !s.stale);
@@ -356,7 +443,7 @@ function renderEvents(inspection: EventInspection, options: InspectRenderOptions
     `${c.bold('totals')}   successes ${inspection.totals.successes}  failures ${inspection.totals.failures}  (held in the hour keys; in the window: ` +
       `${inspection.windowTotals.successes} / ${inspection.windowTotals.failures})`,
   );
-  lines.push(...metadataLines(inspection.metadata, c));
+  lines.push(...metadataLines(inspection.metadata, c, options.wide === true ? undefined : options.columns));
   lines.push(summaryLine(inspection, c));
   return lines;
 }
@@ -365,7 +452,7 @@ function renderKeys(inspection: KeysInspection, options: InspectRenderOptions, c
   return [
     `${c.bold(inspection.layout)}  ${visible(inspection.light)}`,
     windowLine(inspection),
-    keysTable(inspection.keys, c, options.color, options.wide === true),
+    keysTable(inspection.keys, c, options.color, options.wide === true, options.columns),
     summaryLine(inspection, c),
   ];
 }
@@ -402,7 +489,13 @@ export function renderInspections(inspections: readonly Inspection[], options: I
     const lines = renderOne(inspection, options, c);
     const where = clusterLine(inspection);
     if (where !== null) lines.splice(1, 0, where);
-    return lines.join('\n');
+    const text = lines.join('\n');
+    if (options.wide === true || options.columns === undefined) return text;
+    const limit = Math.max(MIN_COLUMNS, options.columns);
+    return text
+      .split('\n')
+      .map((line) => (/^[┌│├└]/.test(line) || /^\S+ +│/.test(line) ? line : wrapProse(line, limit)))
+      .join('\n');
   });
   return `${blocks.join('\n\n')}\n`;
 }
