@@ -66,6 +66,8 @@ export function inspectCommand(): Command {
         '\n--json: one object { schemaVersion, swcVersion, request, drift, inspections }; totals = events the keys hold (README).' +
         '\nRead-only: runs no Stoplight script (a 6.0 read would evict). Commands sent: PING, TIME, CONFIG GET, SCAN, TYPE,' +
         '\nOBJECT ENCODING, TTL, HLEN, ZCARD, HMGET, ZRANGE, HSCAN, MEMORY USAGE (ZRANGE and HSCAN in pages of 1000).' +
+        '\nA 6.0 light given by id whose name is unknown: also HGET of its entry in a Stoplight registry of light configs.' +
+        '\n6.0 names: the "default" system, the name given, --system, --names, a registry; a name in several systems is exit 2.' +
         '\nWithout MEMORY (renamed or denied) bytes show n/a; without CONFIG the listpack limits show ?.' +
         '\nOn Redis Cluster (--cluster, or several --redis-url seeds): each key is read on the primary that owns its slot,' +
         '\nand the output names that node (JSON: each key\'s "node", and "cluster.primaries"); swc also sends INFO,' +

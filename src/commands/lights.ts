@@ -99,7 +99,7 @@ function scanProgress(enabled: boolean): { onProgress?: (p: ScanProgress) => voi
   return {
     onProgress: (p) => {
       // Short scans stay silent; a terminal is redrawn 4 times a second, a log gets a line every 5 s.
-      if (p.elapsedMs < 1000 || (last > 0 && p.elapsedMs - last < (tty ? 250 : 5000))) return;
+      if (last > 0 && p.elapsedMs - last < (tty ? 250 : 5000)) return;
       last = p.elapsedMs;
       const eta = p.etaMs === null ? '' : `, about ${Math.ceil(p.etaMs / 1000)} s left`;
       const line = `swc: scanning: ~${p.seen.toLocaleString('en-US')} of ${p.dbsize.toLocaleString('en-US')} keys (${p.calls} SCAN calls)${eta}`;
@@ -305,7 +305,11 @@ The light column is the reference swc inspect takes as is (6.0: system-id/light-
 est. KB" is, for 5.x lights, an estimate of the same traffic stored as 6.0 counters.
 --json: { schemaVersion, at, windowSeconds, totals, total, matched, lights } (README).
 Read-only. Commands sent: PING, TIME, SCAN, TYPE, ECHO, ZCARD, HLEN, ZRANGE, ZCOUNT,
-HGETALL, MEMORY USAGE.
+HGETALL, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
+a Stoplight registry of light configs, where one exists: HSCAN).
+One SCAN pass (COUNT 1000, --scan-pause between calls) matches every layout's keys;
+Ctrl-C prints what it found so far, marked partial (exit 130). 6.0 names: the
+"default" system, a Stoplight registry, --names, a literal --system or --match.
 On Redis Cluster (--cluster, or several --redis-url seeds): SCAN on every primary, each
 key read where its slot lives; a node column and a total per primary (JSON: each
 light's "node" and "placement", and "cluster": { primaries, nodeTotals }). A primary

@@ -11,6 +11,8 @@ export const SCAN_COUNT = 1000;
  * leaves room for the application's commands between calls.
  */
 export const DEFAULT_SCAN_PAUSE_MS = 2;
+/** Progress is reported once a scan has run this long (a short scan stays silent and sends no DBSIZE). */
+export const PROGRESS_AFTER_MS = 1000;
 
 /** How a scan is paced and watched. */
 export interface ScanControl {
@@ -39,7 +41,8 @@ export interface ScanReport {
   readonly calls: number;
   /** Keys the server returned. */
   readonly returned: number;
-  readonly dbsize: number;
+  /** DBSIZE, read once the scan ran long enough to show progress; null for a short scan. */
+  readonly dbsize: number | null;
   readonly elapsedMs: number;
   /** Stopped before the cursor came back to 0. */
   readonly partial: boolean;
@@ -124,7 +127,8 @@ export async function scanOnce(
 ): Promise<ScanReport> {
   const match = commonMatch(patterns);
   const tests = patterns.map(globToRegExp);
-  const dbsize = Number(await redis.dbsize());
+  // DBSIZE only once a scan is long enough to show progress: a short one sends SCAN alone.
+  let dbsize: number | null = null;
   const started = performance.now();
   const seenKeys = new Set<string>();
   const pauseMs = control.pauseMs ?? DEFAULT_SCAN_PAUSE_MS;
@@ -148,7 +152,8 @@ export async function scanOnce(
       onKey(key);
     }
     cursor = next;
-    if (control.onProgress) {
+    if (control.onProgress && cursor !== '0' && performance.now() - started >= PROGRESS_AFTER_MS) {
+      dbsize ??= Number(await redis.dbsize());
       const fraction = cursorFraction(cursor, dbsize);
       const elapsedMs = performance.now() - started;
       control.onProgress({
