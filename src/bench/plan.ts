@@ -14,6 +14,8 @@ export interface ThroughputPlan {
   readonly rounds?: number;
   /** Time one application thread per layout for this many ms (tinybench); absent or 0 = not measured. */
   readonly appViewMs?: number;
+  /** A load cap (`--max-ops`): operations per second at most, over every connection; absent = as fast as the server answers. */
+  readonly maxOpsPerSecond?: number;
 }
 
 /** Everything one `swc bench` run does, decided before Redis is touched. */

@@ -37,6 +37,8 @@ import { checkClusterFlags, openClusterTarget } from './bench-cluster.js';
 
 interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags {
   trustScripts?: boolean;
+  /** `--max-ops`: a load cap for the throughput phases. */
+  maxOps?: number;
   rate?: number[];
   window?: number[];
   layout?: LayoutName[];
@@ -132,6 +134,7 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
             ...(flags.ops !== undefined ? { ops: flags.ops } : {}),
             rounds: flags.rounds ?? DEFAULT_ROUNDS,
             ...(flags.appView !== false ? { appViewMs: APP_VIEW_MS } : {}),
+            ...(flags.maxOps !== undefined ? { maxOpsPerSecond: flags.maxOps } : {}),
           },
         }
       : {}),
@@ -429,6 +432,7 @@ export function benchCommand(): Command {
     .option('--connections <n>', 'throughput: concurrent connections', parser((v) => parseNumber('--connections', v, LIMITS.connections)), 4)
     .option('--pipeline <n>', 'throughput: operations per pipelined batch on each connection', parser((v) => parseNumber('--pipeline', v, LIMITS.pipeline)), 1)
     .option('--ops <n>', 'throughput: operations per phase (instead of --time)', parser((v) => parseNumber('--ops', v, LIMITS.ops)))
+    .option('--max-ops <n/s>', 'throughput: a load cap, at most n operations per second over every connection (needed for throughput on a server named only by REDIS_URL)', parser((v) => parseNumber('--max-ops', v, { min: 1, max: 10_000_000, integer: true })))
     .option('--time <seconds>', `throughput: seconds per phase per layout, split over the rounds (default ${DEFAULT_PHASE_SECONDS})`, parser((v) => parseDuration('--time', v, LIMITS.time)))
     .option('--rounds <n>', 'throughput: rounds per phase, the layouts alternating (A B A B …); figures are medians with min and max', parser((v) => parseNumber('--rounds', v, LIMITS.rounds)), DEFAULT_ROUNDS)
     .option('--no-app-view', `throughput: skip the application's view (one request at a time through ioredis, timed with tinybench, ${APP_VIEW_MS} ms per layout and cell)`)
@@ -538,6 +542,15 @@ Examples:
       const suggested = flags.suggest ? suggestLayouts(flags.layout, flags.scripts) : undefined;
       if (suggested) flags = { ...flags, layout: suggested.layouts };
       let plan = planFromFlags(flags, preset);
+      // A server named only by REDIS_URL may be one exported for lights (a shared one): no full-speed phase there unasked.
+      const fromEnvOnly = flags.redisUrl === undefined && (flags.redisUrls?.length ?? 0) === 0 && Boolean(process.env.REDIS_URL);
+      if (fromEnvOnly && plan.throughput && plan.throughput.maxOpsPerSecond === undefined) {
+        process.stderr.write(
+          `swc bench: the server comes from REDIS_URL alone (${plainTarget(process.env.REDIS_URL as string)}): memory only; throughput phases need --redis-url or a load cap --max-ops <n/s>\n`,
+        );
+        const { throughput: _skipped, ...memoryOnly } = plan;
+        plan = memoryOnly;
+      }
       const format: BenchFormat = flags.json ? 'json' : flags.format;
       const combinations = flags.sweep.length > 0 ? checkSweep(flags) : undefined;
       if (flags.suggest) {

@@ -28,9 +28,14 @@ export interface ReadTarget {
  * commands read an existing cluster, so `--cluster-shards` (a new, empty
  * private cluster) is refused.
  */
-export async function readTargetFromFlags(flags: Partial<RedisFlags & ClusterFlags>, defaultUrl: string, command: string): Promise<ReadTarget> {
+export async function readTargetFromFlags(
+  flags: Partial<RedisFlags & ClusterFlags>,
+  defaultUrl: string,
+  command: string,
+  connectOptions: { commandTimeoutMs?: number } = {},
+): Promise<ReadTarget> {
   if (!wantsCluster(flags)) {
-    const session = await sessionFromFlags(flags, defaultUrl);
+    const session = await sessionFromFlags(flags, defaultUrl, connectOptions);
     return { redis: session.redis, url: session.url };
   }
   if (flags.clusterShards !== undefined) {

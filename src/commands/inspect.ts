@@ -7,7 +7,7 @@ import { layoutNames, resolveLayoutName } from '../layouts/index.js';
 import { renderInspections } from '../report/inspect.js';
 import { visible } from '../report/style.js';
 import { action, printError } from './lifecycle.js';
-import { DEFAULT_INSPECT_URL, noteUnavailable, runList, unixSeconds, windowSeconds, type ListFlags } from './lights.js';
+import { DEFAULT_INSPECT_URL, LIGHTS_COMMAND_TIMEOUT_MS, nameBookOf, noteUnavailable, rdbTarget, runList, terminalColumns, unixSeconds, windowSeconds, type ListFlags } from './lights.js';
 import { primariesOf, readTargetFromFlags, withSlotRetry } from './cluster-read.js';
 import { type ClusterFlags, addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, useColor } from './options.js';
 
@@ -53,6 +53,9 @@ export function inspectCommand(): Command {
     .option('--system <name or id>', 'the system of a light given by name or light id: its name, or the id its keys carry (6.0: 12 hex); default "default" for names, any system for a light id')
     .option('--window <time>', "window to judge buckets against: 60, 90s, 5m, 1h (default: 5.x its longest, a day; 6.0 stores none: no window, no error rate)", windowSeconds)
     .option('--at <time>', 'judge the window at this Unix time in seconds (default: the server clock)', unixSeconds)
+    .option('--rdb <file>', 'read an RDB snapshot instead of a live server: loaded into a private redis-server on a unix socket only (no TCP)')
+    .option('--redis-server <path>', 'with --rdb: the redis-server that loads it (default SWC_REDIS_SERVER, else redis-server on PATH)')
+    .option('--names <file>', 'names for 6.0 ids: one "light" or "system/light" per line (swc hashes them as Stoplight does)')
     .option('--limit <n>', 'most recent buckets or seconds to print (JSON has all)', parser((v) => parseNumber('--limit', v, { min: 0, max: 1_000_000, integer: true })), 30)
     .option('--check', 'exit 1 when the light has drift (running totals or index disagree with the buckets)')
     .option('--wide', 'key names and slots inside the keys table (wider than 120 columns)')
@@ -63,6 +66,8 @@ export function inspectCommand(): Command {
         '\n--json: one object { schemaVersion, swcVersion, request, drift, inspections }; totals = events the keys hold (README).' +
         '\nRead-only: runs no Stoplight script (a 6.0 read would evict). Commands sent: PING, TIME, CONFIG GET, SCAN, TYPE,' +
         '\nOBJECT ENCODING, TTL, HLEN, ZCARD, HMGET, ZRANGE, HSCAN, MEMORY USAGE (ZRANGE and HSCAN in pages of 1000).' +
+        '\nA 6.0 light given by id whose name is unknown: also HGET of its entry in a Stoplight registry of light configs.' +
+        '\n6.0 names: the "default" system, the name given, --system, --names, a registry; a name in several systems is exit 2.' +
         '\nWithout MEMORY (renamed or denied) bytes show n/a; without CONFIG the listpack limits show ?.' +
         '\nOn Redis Cluster (--cluster, or several --redis-url seeds): each key is read on the primary that owns its slot,' +
         '\nand the output names that node (JSON: each key\'s "node", and "cluster.primaries"); swc also sends INFO,' +
@@ -78,7 +83,7 @@ export function inspectCommand(): Command {
     action(async (light: string | undefined, flags: InspectFlags) => {
       if (flags.list) {
         if (light !== undefined) throw new UsageError('--list: takes no light; drop one of them');
-        return runList(flags);
+        return runList(flags, flags.rdb !== undefined ? await rdbTarget(flags) : undefined);
       }
       if (light === undefined || light === '') throw new UsageError('inspect: give a light name, id or key (or --list)');
       const request: InspectRequest = {
@@ -88,13 +93,18 @@ export function inspectCommand(): Command {
         ...(flags.window !== undefined ? { windowSeconds: flags.window } : {}),
         ...(flags.at !== undefined ? { at: flags.at } : {}),
       };
+      // Names for 6.0 ids: --names, a literal --system, and the light asked for.
+      const names = nameBookOf({ ...(flags.names !== undefined ? { names: flags.names } : {}), ...(flags.system !== undefined ? { system: flags.system } : {}) });
       // A key of one layout with --layout naming another is bad usage: say so before connecting.
-      resolveTargets(request);
+      resolveTargets(request, names);
       // Read-only: a slot that moves during the read is read again once on the new slot map.
-      const { target, result: inspections } = await withSlotRetry(
-        () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect'),
+      const { target, result: inspections } = flags.rdb !== undefined ? await (async () => {
+        const snapshot = await rdbTarget(flags);
+        return { target: snapshot, result: await inspectLight(snapshot.redis, request, undefined, names) };
+      })() : await withSlotRetry(
+        () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect', { commandTimeoutMs: LIGHTS_COMMAND_TIMEOUT_MS }),
         (target) =>
-          inspectLight(target.redis, request, target.nodeOf).catch((err: unknown) => {
+          inspectLight(target.redis, request, target.nodeOf, names).catch((err: unknown) => {
             // The message repeats the typed name and its keys: keep their control characters off the terminal.
             throw err instanceof NotFoundError ? new NotFoundError(visible(err.message)) : err;
           }),
@@ -103,7 +113,10 @@ export function inspectCommand(): Command {
       if (flags.json) printJson(inspectionDocument(request, inspections, target.cluster ? { primaries: primariesOf(target.cluster) } : undefined));
       else {
         const color = useColor();
-        process.stdout.write(renderInspections(inspections, { color, limit: flags.limit, picture: Boolean(process.stdout.isTTY), wide: Boolean(flags.wide) }));
+        const columns = terminalColumns();
+        process.stdout.write(
+          renderInspections(inspections, { color, limit: flags.limit, picture: Boolean(process.stdout.isTTY), wide: Boolean(flags.wide), ...(columns !== null ? { columns } : {}) }),
+        );
       }
       const problem = warn(inspections);
       const drifted = inspections.filter((i) => i.kind === 'buckets' && !i.drift.ok);

@@ -93,7 +93,7 @@ export function addRedisOptions(command: Command, { privateServer }: { privateSe
  * Opens the session the flags ask for and registers its cleanup, so the
  * private server stops on every way out, Ctrl-C included.
  */
-export async function sessionFromFlags(flags: Partial<RedisFlags>, defaultUrl?: string): Promise<Session> {
+export async function sessionFromFlags(flags: Partial<RedisFlags>, defaultUrl?: string, connectOptions: { commandTimeoutMs?: number } = {}): Promise<Session> {
   // An empty REDIS_URL counts as unset, as the preAction check treats it.
   const env = process.env.REDIS_URL || undefined;
   const redisUrl = flags.redisUrl ?? env ?? defaultUrl;
@@ -101,6 +101,7 @@ export async function sessionFromFlags(flags: Partial<RedisFlags>, defaultUrl?: 
     ...(redisUrl !== undefined ? { redisUrl } : {}),
     serverSettings: flags.redisServerArg ?? [],
     ...(flags.redisUrl === undefined && env ? { flag: 'REDIS_URL' } : {}),
+    ...connectOptions,
   });
   onShutdown(() => session.close());
   return session;

@@ -5,6 +5,7 @@ import type { InspectTarget, Layout } from '../layouts/types.js';
 import { readEncodingLimits } from '../layouts/inspection-keys.js';
 import { SWC_VERSION } from '../version.js';
 import type { Inspection, JudgeOptions } from '../layouts/inspection.js';
+import type { NameBook } from '../layouts/stoplight-names.js';
 
 /** What to inspect and how to judge it. */
 export interface InspectRequest {
@@ -32,11 +33,11 @@ export interface LayoutTargets {
  * `layout` when one is asked for); a name or id is looked for in every
  * layout, or only in the one asked for.
  */
-export function resolveTargets(request: InspectRequest): LayoutTargets[] {
+export function resolveTargets(request: InspectRequest, names?: NameBook): LayoutTargets[] {
   const asked = request.layout ?? 'auto';
   const layouts = registeredLayouts();
   const owner = layouts.find((l) => l.inspector.lightOfKey(request.light) !== null);
-  const target = { light: request.light, ...(request.system !== undefined ? { system: request.system } : {}) };
+  const target = { light: request.light, ...(request.system !== undefined ? { system: request.system } : {}), ...(names ? { names } : {}) };
   if (owner) {
     if (asked !== 'auto' && asked !== owner.name) {
       throw new UsageError(`--layout: "${request.light}" is a ${owner.name} key, but --layout ${asked} was given`);
@@ -59,8 +60,8 @@ async function serverSecond(redis: Redis): Promise<number> {
  * none has. What the server refuses to tell (bytes without MEMORY, limits
  * without CONFIG) is left null and named in each inspection's `unavailable`.
  */
-export async function inspectLight(redis: Redis, request: InspectRequest, nodeOf?: (key: string) => string): Promise<Inspection[]> {
-  const plan = resolveTargets(request);
+export async function inspectLight(redis: Redis, request: InspectRequest, nodeOf?: (key: string) => string, names?: NameBook): Promise<Inspection[]> {
+  const plan = resolveTargets(request, names);
   const { limits, unavailable } = await readEncodingLimits(redis);
   const given = request.at !== undefined;
   const at = given ? Math.floor(request.at as number) : await serverSecond(redis);

@@ -2,17 +2,27 @@ import type { Redis } from 'ioredis';
 import { UsageError } from '../errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { Layout } from '../layouts/types.js';
-import { keyTypes, memoryUsage, scanKeys } from '../layouts/inspection-keys.js';
+import { keyTypes, memoryUsage, readHash } from '../layouts/inspection-keys.js';
+import { addRegistry, isLiteral, nameId, namesOf, newNameBook, registrySystemOf, type NameBook } from '../layouts/stoplight-names.js';
+import { scanOnce, type ScanControl } from '../redis/scan.js';
 import type { JudgeOptions, LayoutTotals, LightHealth, LightList, LightListing, NodeShare, NodeTotals, SurveyLight } from '../layouts/inspection.js';
 
 /** Keys described per pipeline, so a server with many lights gets many small round trips. */
 const BATCH = 500;
 
+interface GroupKey {
+  key: string;
+  scoresAreSeconds: boolean;
+  /** The type the layout keeps under this name; null when any type may be (keys read from templates). */
+  expectedType: string | null;
+  role: string;
+}
+
 interface Group {
   readonly layout: Layout;
   readonly light: string;
   readonly systemId: string | null;
-  readonly keys: { key: string; scoresAreSeconds: boolean }[];
+  readonly keys: GroupKey[];
 }
 
 interface KeyFacts {
@@ -27,6 +37,7 @@ interface KeyFacts {
 async function keyFacts(
   redis: Redis,
   keys: readonly { key: string; scoresAreSeconds: boolean }[],
+  exactMaxElements?: number,
 ): Promise<{ facts: Map<string, KeyFacts>; unavailable: string | null }> {
   const facts = new Map<string, KeyFacts>();
   let unavailable: string | null = null;
@@ -55,6 +66,7 @@ async function keyFacts(
     const memory = await memoryUsage(
       redis,
       batch.map(({ key }, j) => ({ key, elements: elementsOf(j) })),
+      exactMaxElements,
     );
     unavailable ??= memory.unavailable;
     batch.forEach(({ key, scoresAreSeconds }, j) => {
@@ -73,7 +85,7 @@ async function keyFacts(
   return { facts, unavailable };
 }
 
-const NO_HEALTH: LightHealth = { events: null, staleEvents: null, staleBuckets: null, drift: null, estimate: null };
+const NO_HEALTH: LightHealth = { events: null, staleEvents: null, staleBuckets: null, drift: null, estimate: null, window: null };
 
 /** What to list and how to judge it. */
 export interface ListOptions {
@@ -87,15 +99,28 @@ export interface ListOptions {
   readonly nodeOf?: (key: string) => string;
   /** On Redis Cluster: every primary, so the per-node totals name the empty ones too. */
   readonly nodes?: readonly string[];
+  /** Names known for 6.0 ids (a `--names` file, literal `--system`/`--match`); registries found on the server are added to it. */
+  readonly names?: NameBook;
+  /** Pace, progress and Ctrl-C of the one SCAN pass. */
+  readonly scan?: ScanControl;
+  /** A server of swc's own (an RDB snapshot): every MEMORY USAGE exact (SAMPLES 0), however large the key. */
+  readonly exactMemory?: boolean;
 }
 
+/** Keys of benchmark runs: a namespace `swc-bench:<8 hex>`, whatever follows. */
+const BENCH_KEY = /^(swc-bench:[0-9a-f]{8}):/;
+const BENCH_PATTERN = 'swc-bench:*';
+
 /**
- * Every light of every registered layout on the server, found with SCAN on
- * each layout's patterns, largest first, with each light's health from its
+ * Every light of the layouts asked for (default every registered one) on
+ * the server, found in ONE SCAN pass whose keys are matched here against
+ * every layout's patterns, largest first, with each light's health from its
  * layout's survey where the layout has one (events held, stale events,
- * drift, an estimate in another layout). A key belongs to the first layout
- * (in registration order) that claims it. Bytes are null, and `unavailable`
- * says why, when the server refuses MEMORY. Read-only.
+ * drift, failures in the window, an estimate in another layout). A key
+ * belongs to the first layout (in the order given) that claims it; a key of
+ * the wrong type under a layout's names is a problem, never a light. Bytes
+ * are null, and `unavailable` says why, when the server refuses MEMORY.
+ * Read-only.
  */
 export async function listLights(redis: Redis, options: ListOptions | readonly string[] = {}): Promise<LightList> {
   const opts: ListOptions = Array.isArray(options) ? { only: options as readonly string[] } : (options as ListOptions);
@@ -103,40 +128,72 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
   const given = opts.at !== undefined;
   const at = given ? Math.floor(opts.at as number) : Number((await redis.time())[0]);
   const judge: JudgeOptions = { windowSeconds: opts.windowSeconds ?? null, at, clock: given ? 'given' : 'server' };
+  const names = opts.names ?? newNameBook();
   const groups = new Map<string, Group>();
-  const claimed = new Set<string>();
-  const patterns: string[] = [];
-  for (const layout of layouts) {
-    for (const pattern of layout.inspector.scanPatterns()) {
-      patterns.push(pattern);
-      for (const key of await scanKeys(redis, pattern)) {
-        if (claimed.has(key)) continue;
+  const patterns = [...new Set(layouts.flatMap((layout) => layout.inspector.scanPatterns()))];
+  const registries: string[] = [];
+  const leftovers = new Map<string, number>();
+  const scan = await scanOnce(
+    redis,
+    [...patterns, BENCH_PATTERN],
+    (key) => {
+      const bench = BENCH_KEY.exec(key);
+      if (bench) {
+        leftovers.set(bench[1] as string, (leftovers.get(bench[1] as string) ?? 0) + 1);
+        return;
+      }
+      if (registrySystemOf(key) !== null) {
+        registries.push(key);
+        return;
+      }
+      for (const layout of layouts) {
         const owner = layout.inspector.lightOfKey(key);
         if (!owner) continue;
-        claimed.add(key);
         const id = `${layout.name}\u0000${owner.system ?? ''}\u0000${owner.light}`;
         const group = groups.get(id) ?? { layout, light: owner.light, systemId: owner.system, keys: [] };
-        group.keys.push({ key, scoresAreSeconds: owner.scoresAreSeconds });
+        group.keys.push({ key, scoresAreSeconds: owner.scoresAreSeconds, expectedType: owner.expectedType ?? null, role: owner.role });
         groups.set(id, group);
+        return;
       }
+    },
+    opts.scan ?? {},
+  );
+  const problems: string[] = [];
+  for (const key of registries.sort()) {
+    try {
+      problems.push(...addRegistry(names, key, await readHash(redis, key)));
+    } catch (err) {
+      // A key of the wrong type under the registry's name is not a registry.
+      if (!(err instanceof Error && /WRONGTYPE/.test(err.message))) throw err;
+      problems.push(`${key} is not a hash: not a Stoplight registry of light configs, not read`);
     }
   }
-  const all = [...groups.values()];
+  for (const group of groups.values()) group.keys.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const all = [...groups.values()].sort((a, b) => (a.keys[0]?.key ?? '').localeCompare(b.keys[0]?.key ?? ''));
   const { facts, unavailable } = await keyFacts(
     redis,
     all.flatMap((g) => g.keys),
+    opts.exactMemory ? Number.POSITIVE_INFINITY : undefined,
   );
-  const base = all.map((group) => {
-    const of = group.keys.map(({ key }) => ({ key, ...(facts.get(key) as KeyFacts) })).filter((f) => f.type !== undefined && f.type !== 'none');
-    const firsts = of.map((f) => f.first).filter((s): s is number => s !== null);
-    const lasts = of.map((f) => f.last).filter((s): s is number => s !== null);
-    return {
-      group,
-      of,
-      firstSecond: firsts.length > 0 ? Math.min(...firsts) : null,
-      lastSecond: lasts.length > 0 ? Math.max(...lasts) : null,
-    };
-  });
+  const base = all
+    .map((group) => {
+      const present = group.keys.map((k) => ({ ...k, ...(facts.get(k.key) as KeyFacts) })).filter((f) => f.type !== undefined && f.type !== 'none');
+      // Under a layout's names, a key of another type is someone else's: a problem to report, never part of a light.
+      const wrong = present.filter((f) => f.expectedType !== null && f.type !== f.expectedType);
+      for (const f of wrong) {
+        problems.push(`${f.key} is a ${f.type}, expected a ${f.expectedType as string}: not a ${group.layout.name} ${f.role} key, not listed`);
+      }
+      const of = present.filter((f) => !wrong.includes(f));
+      const firsts = of.map((f) => f.first).filter((s): s is number => s !== null);
+      const lasts = of.map((f) => f.last).filter((s): s is number => s !== null);
+      return {
+        group,
+        of,
+        firstSecond: firsts.length > 0 ? Math.min(...firsts) : null,
+        lastSecond: lasts.length > 0 ? Math.max(...lasts) : null,
+      };
+    })
+    .filter((b) => b.of.length > 0);
   // Each layout reads its own lights' health in one batched pass.
   const health = new Map<(typeof base)[number], LightHealth>();
   for (const layout of layouts) {
@@ -153,12 +210,22 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
     mine.forEach((b, i) => health.set(b, results[i] ?? NO_HEALTH));
   }
   const lights = base.map(({ group, of, firstSecond, lastSecond }, i): LightListing => {
-    const h = health.get(base[i] as (typeof base)[number]) ?? NO_HEALTH;
+    const { problems: lightProblems, window, ...h } = health.get(base[i] as (typeof base)[number]) ?? NO_HEALTH;
+    problems.push(...(lightProblems ?? []));
+    const named = group.systemId === null ? { systemName: null, lightName: null } : namesOf(names, group.systemId, group.light);
+    const config = group.systemId === null ? undefined : names.configs.get(`${group.systemId}/${group.light}`);
+    const windowEvents = window ? window.successes + window.failures : null;
     return {
       layout: group.layout.name,
       light: group.light,
       systemId: group.systemId,
       reference: group.systemId === null ? group.light : `${group.systemId}/${group.light}`,
+      ...named,
+      name:
+        group.systemId === null
+          ? group.light
+          : `${named.systemName ?? group.systemId}/${named.lightName ?? group.light}`,
+      ...(config ? { registered: config } : {}),
       keys: of.length,
       bytes: of.some((f) => f.bytes === null) ? null : of.reduce((sum, f) => sum + (f.bytes ?? 0), 0),
       bytesExact: of.every((f) => f.exact),
@@ -167,17 +234,24 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
       spanSeconds: firstSecond === null || lastSecond === null ? 0 : lastSecond - firstSecond + 1,
       idleSeconds: lastSecond === null ? null : Math.max(0, at - lastSecond),
       ...h,
+      windowSuccesses: window ? window.successes : null,
+      windowFailures: window ? window.failures : null,
+      failureRate: window && windowEvents !== null && windowEvents > 0 ? window.failures / windowEvents : null,
       ...(opts.nodeOf ? placementOf(of, opts.nodeOf) : {}),
     };
   });
   lights.sort(byOrder.bytes);
   return {
     lights,
-    patterns: [...new Set(patterns)],
+    patterns,
     unavailable: unavailable === null ? [] : [unavailable],
     at,
     clock: judge.clock,
     windowSeconds: judge.windowSeconds,
+    problems,
+    leftovers: [...leftovers].sort(([a], [b]) => a.localeCompare(b)).map(([namespace, keys]) => ({ namespace, keys })),
+    scan,
+    partial: scan.partial,
     ...(opts.nodes ? { nodes: [...opts.nodes] } : {}),
   };
 }
@@ -215,11 +289,11 @@ export function nodeTotalsOf(lights: readonly LightListing[], nodes: readonly st
 }
 
 /** Orders of `swc lights --sort`. */
-export const lightOrders = ['bytes', 'idle', 'events', 'name'] as const;
+export const lightOrders = ['bytes', 'idle', 'events', 'name', 'rate'] as const;
 export type LightOrder = (typeof lightOrders)[number];
 
 const byName = (a: LightListing, b: LightListing): number =>
-  a.layout.localeCompare(b.layout) || a.reference.localeCompare(b.reference);
+  a.layout.localeCompare(b.layout) || a.name.localeCompare(b.name) || a.reference.localeCompare(b.reference);
 /** Unknown figures (null) sort last in every order. */
 const desc = (a: number | null, b: number | null): number => (b ?? -1) - (a ?? -1);
 
@@ -228,6 +302,8 @@ const byOrder: Record<LightOrder, (a: LightListing, b: LightListing) => number> 
   idle: (a, b) => desc(a.idleSeconds, b.idleSeconds) || byName(a, b),
   events: (a, b) => desc(a.events, b.events) || byName(a, b),
   name: byName,
+  // Highest failure rate first; among equal rates the busier light first.
+  rate: (a, b) => desc(a.failureRate, b.failureRate) || desc(a.windowFailures, b.windowFailures) || byName(a, b),
 };
 
 /** Which lights of a listing to show. */
@@ -237,8 +313,10 @@ export interface LightSelection {
   readonly top?: number;
   /** A system: its name or the id the keys carry. */
   readonly system?: string;
-  /** A glob (`*`, `?`, `[…]`) on the light's name or reference. */
+  /** A glob (`*`, `?`, `[…]`) on the light's name or reference; a literal also matches the 6.0 light id it hashes to. */
   readonly match?: string;
+  /** Marks lights whose failure rate in the window is at or over this fraction. */
+  readonly threshold?: number;
 }
 
 /** A glob as a whole-text regular expression: `*` any run, `?` one character, `[…]` a class. */
@@ -277,7 +355,20 @@ export function selectLights(list: LightList, selection: LightSelection): { matc
   }
   if (selection.match !== undefined) {
     const pattern = globRegExp(selection.match);
-    matched = matched.filter((l) => pattern.test(l.light) || pattern.test(l.reference));
+    // A literal is a name: 6.0 keys carry its hash.
+    const id = isLiteral(selection.match) ? nameId(selection.match) : null;
+    matched = matched.filter(
+      (l) =>
+        pattern.test(l.light) ||
+        pattern.test(l.reference) ||
+        pattern.test(l.name) ||
+        (l.lightName !== null && pattern.test(l.lightName)) ||
+        (id !== null && l.systemId !== null && l.light === id),
+    );
+  }
+  if (selection.threshold !== undefined) {
+    const threshold = selection.threshold;
+    matched = matched.map((l) => ({ ...l, overThreshold: l.failureRate !== null && l.failureRate >= threshold }));
   }
   matched = [...matched].sort(byOrder[selection.sort ?? 'bytes']);
   const shown = selection.top === undefined ? matched : matched.slice(0, selection.top);

@@ -82,8 +82,9 @@ export async function readEncodingLimits(redis: Redis): Promise<{ limits: Encodi
 export async function memoryUsage(
   redis: Redis,
   keys: readonly { readonly key: string; readonly elements: number | null }[],
+  exactMaxElements = EXACT_MEMORY_MAX_ELEMENTS,
 ): Promise<{ bytes: (number | null)[]; exact: boolean[]; unavailable: string | null }> {
-  const exact = keys.map((k) => (k.elements ?? 0) <= EXACT_MEMORY_MAX_ELEMENTS);
+  const exact = keys.map((k) => (k.elements ?? 0) <= exactMaxElements);
   if (keys.length === 0) return { bytes: [], exact, unavailable: null };
   const pipeline = redis.pipeline();
   keys.forEach((k, i) => {

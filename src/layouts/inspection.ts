@@ -1,3 +1,4 @@
+import type { ScanReport } from '../redis/scan.js';
 import type { EncodingSetting } from '../redis/info.js';
 
 /** The server's listpack limits, by setting; null where CONFIG GET is refused. */
@@ -154,6 +155,9 @@ export interface BucketInspection extends InspectionBase {
   /** The ids of the system and of the light, as they appear in the keys. */
   readonly systemId: string;
   readonly lightId: string;
+  /** Their names where known (`default`, --system, --names, the name asked for, a Stoplight registry); null otherwise. */
+  readonly systemName: string | null;
+  readonly lightName: string | null;
   readonly totals: Counts;
   /** The running totals as stored in the hash (`total_successes`, `total_failures`); equal to {@link totals} unless drifted. */
   readonly storedTotals: Counts;
@@ -225,6 +229,14 @@ export interface LightListing {
    * for layouts with systems, else the light.
    */
   readonly reference: string;
+  /** 6.0: the system's name where known (the `default` system, `--names`, `--system`); null otherwise and for 5.x. */
+  readonly systemName: string | null;
+  /** 6.0: the light's name where known (a Stoplight registry, `--names`, a literal `--match`); null otherwise and for 5.x. */
+  readonly lightName: string | null;
+  /** How reports name the light: `<system>/<light>` with names where known and ids otherwise (5.x: the name). */
+  readonly name: string;
+  /** 6.0: the light's config as a Stoplight registry on the server holds it, when one does. */
+  readonly registered?: { readonly windowSeconds: number | null; readonly threshold: number | null };
   readonly keys: number;
   /** Null when the server refuses MEMORY. */
   readonly bytes: number | null;
@@ -243,6 +255,13 @@ export interface LightListing {
   readonly staleBuckets: number | null;
   readonly drift: boolean | null;
   readonly estimate: LightEstimate | null;
+  /** Successes and failures in the window (`--window`); null without one. */
+  readonly windowSuccesses: number | null;
+  readonly windowFailures: number | null;
+  /** failures / (successes + failures) in the window; null without a window or without events in it. */
+  readonly failureRate: number | null;
+  /** With `--threshold`: the failure rate is at or over it. */
+  readonly overThreshold?: boolean;
   /** On Redis Cluster: the primary (`host:port`) holding the light's keys; several joined with ` + ` when its keys span primaries. */
   readonly node?: string;
   /** On Redis Cluster: the light's keys and bytes on each primary that holds some. */
@@ -281,6 +300,10 @@ export interface LightHealth {
   readonly drift: boolean | null;
   /** What the same traffic would cost in another layout: an estimate, not a measurement. */
   readonly estimate: LightEstimate | null;
+  /** Successes and failures inside the window (`--window`); null without a window, or where the layout cannot tell. */
+  readonly window?: Counts | null;
+  /** What looked wrong in the light's keys (a counter that is not a number): one line each. */
+  readonly problems?: readonly string[];
 }
 
 /** An estimate of a light's bytes in another layout, from its events over the window. */
@@ -340,4 +363,12 @@ export interface LightList {
   readonly windowSeconds: number | null;
   /** On Redis Cluster: every primary scanned (`host:port`), in slot order. */
   readonly nodes?: readonly string[];
+  /** Keys under the layouts' names that are not lights (wrong type, unreadable counters), one line each. */
+  readonly problems: string[];
+  /** Namespaces that benchmark runs left (`swc clean` lists and removes them). */
+  readonly leftovers: { readonly namespace: string; readonly keys: number }[];
+  /** The one SCAN pass: its MATCH, calls, keys returned, DBSIZE, time. */
+  readonly scan?: ScanReport;
+  /** True when the scan was stopped (Ctrl-C) before it walked every key. */
+  readonly partial: boolean;
 }

@@ -83,7 +83,9 @@ export class StoplightV5Inspector implements LayoutInspector {
 
   lightOfKey(key: string): KeyOwner | null {
     const parsed = this.parse(key);
-    return parsed ? { light: parsed.name, system: null, role: parsed.role, scoresAreSeconds: true } : null;
+    return parsed
+      ? { light: parsed.name, system: null, role: parsed.role, scoresAreSeconds: true, expectedType: parsed.role === 'metadata' ? 'hash' : 'zset' }
+      : null;
   }
 
   targetsFor(request: TargetRequest): V5Target[] {
@@ -113,15 +115,36 @@ export class StoplightV5Inspector implements LayoutInspector {
       }),
     );
     const pipeline = redis.pipeline();
-    for (const keys of eventKeys) for (const k of keys) pipeline.zcount(k.key, '-inf', before);
+    // With --window, also the events inside it ([at - window, at], as 5.x counts), for the failure rate.
+    const counted = judge.windowSeconds !== null;
+    for (const keys of eventKeys) {
+      for (const k of keys) {
+        pipeline.zcount(k.key, '-inf', before);
+        if (counted) pipeline.zcount(k.key, judge.at - windowSeconds, judge.at);
+      }
+    }
     const replies = ((await pipeline.exec()) ?? []).map(([err, value]) => (err ? 0 : Number(value)));
     let next = 0;
     return lights.map((light, i) => {
       const keys = eventKeys[i] ?? [];
       const events = keys.reduce((sum, k) => sum + k.elements, 0);
       let stale = 0;
-      for (let k = 0; k < keys.length; k += 1) stale += replies[next++] ?? 0;
-      return { events, staleEvents: stale, staleBuckets: null, drift: null, estimate: v6Estimate(light, events - stale, judge.windowSeconds, this.maxWindowSeconds) };
+      const window = { successes: 0, failures: 0 };
+      for (const k of keys) {
+        stale += replies[next++] ?? 0;
+        if (!counted) continue;
+        const n = replies[next++] ?? 0;
+        if (this.parse(k.key)?.role === 'failure events') window.failures += n;
+        else window.successes += n;
+      }
+      return {
+        events,
+        staleEvents: stale,
+        staleBuckets: null,
+        drift: null,
+        estimate: v6Estimate(light, events - stale, judge.windowSeconds, this.maxWindowSeconds),
+        window: counted ? window : null,
+      };
     });
   }
 }

@@ -18,6 +18,8 @@ import {
 } from './inspection-keys.js';
 import type { Bucket, BucketDrift, BucketInspection, EncodingLimits, JudgeOptions, LightHealth, SurveyLight } from './inspection.js';
 import { escapeGlob, escapeRegExp } from './parse.js';
+import { addRegistry, nameId, newNameBook, type NameBook } from './stoplight-names.js';
+import { scanOnce } from '../redis/scan.js';
 import { DEFAULT_SYSTEM, type InspectTarget, type KeyOwner, type LayoutInspector, type TargetRequest } from './types.js';
 
 /** The 12 hex characters of SHA-256 that 6.0 keys carry instead of names. */
@@ -28,6 +30,8 @@ export interface V6Target extends InspectTarget {
   readonly prefix: string;
   readonly systemId: string;
   readonly lightId: string;
+  /** Names known for ids, for the report and for the error that lists a name's systems. */
+  readonly names?: NameBook;
 }
 
 const BUCKET_FIELD = /^bucket:(\d+):([sf])$/;
@@ -92,6 +96,7 @@ export class StoplightV6Inspector implements LayoutInspector {
       system: match[2] as string,
       role: match[4].endsWith(':ts_idx') ? 'index' : 'metrics',
       scoresAreSeconds: true,
+      expectedType: match[4].endsWith(':ts_idx') ? 'zset' : 'hash',
     };
   }
 
@@ -103,18 +108,28 @@ export class StoplightV6Inspector implements LayoutInspector {
       const target = { light, prefix: key[1] as string, systemId: key[2] as string, lightId: key[3] as string };
       return [{ ...target, lookedFor: [v6Keys(target)[0]?.key ?? light] }];
     }
+    const names = request.names;
     const make = (systemId: string, lightId: string): V6Target => {
-      const target = { light, prefix: this.prefix, systemId, lightId };
+      const target = { light, prefix: this.prefix, systemId, lightId, ...(names ? { names } : {}) };
       const lookedFor = systemId === ANY_SYSTEM ? `${this.prefix}:*:{${lightId}}:window_metrics` : (v6Keys(target)[0]?.key ?? '');
       return { ...target, lookedFor: [lookedFor] };
     };
     // `<system id>/<light id>`, as swc lights prints a 6.0 light.
     const pair = REFERENCE.exec(light);
     if (pair && request.system === undefined) return [make(pair[1] as string, pair[2] as string)];
+    // `<system>/<light>` by names (as swc lights prints them where names are known), or a mix of a name and an id.
+    const slash = light.indexOf('/');
+    if (slash > 0 && slash < light.length - 1 && request.system === undefined) {
+      const system = light.slice(0, slash);
+      const name = light.slice(slash + 1);
+      const systemId = LIGHT_ID.test(system) ? system : this.shortId(system);
+      const lightIds = LIGHT_ID.test(name) ? [name, this.shortId(name)] : [this.shortId(name)];
+      return lightIds.map((id) => make(systemId, id));
+    }
     // --system takes a name or the id the keys carry; a 12-hex text is tried as an id first.
     const systems =
       request.system === undefined
-        ? [this.shortId(DEFAULT_SYSTEM)]
+        ? []
         : LIGHT_ID.test(request.system)
           ? [request.system, this.shortId(request.system)]
           : [this.shortId(request.system)];
@@ -125,7 +140,7 @@ export class StoplightV6Inspector implements LayoutInspector {
       else for (const systemId of systems) targets.push(make(systemId, light));
     }
     for (const systemId of systems) targets.push(make(systemId, this.shortId(light)));
-    // A name without --system that is not in the default system: any system that has it.
+    // A name without --system: whichever system has it; a name in several systems is an error that lists them.
     if (request.system === undefined) targets.push(make(ANY_SYSTEM, this.shortId(light)));
     return targets;
   }
@@ -141,6 +156,17 @@ export class StoplightV6Inspector implements LayoutInspector {
   survey(redis: Redis, lights: readonly SurveyLight[], judge: JudgeOptions): Promise<LightHealth[]> {
     return surveyV6(redis, lights, judge);
   }
+}
+
+/** A counter as Stoplight writes it (HINCRBY): a whole number; anything else is garbage. */
+function isCount(value: string): boolean {
+  return /^-?\d{1,15}$/.test(value);
+}
+
+/** The problem line of a counter field that holds something else. */
+function garbageLine(key: string, field: string, value: string): string {
+  const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+  return `${key} field ${field} holds "${shown}", not a count: counted as 0`;
 }
 
 /** Lights surveyed per pipeline. */
@@ -173,23 +199,34 @@ async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: Jud
     const replies = ((await pipeline.exec()) ?? []).map(([err, value]) => (err ? null : value));
     batch.forEach(({ hash, index, small }, j) => {
       if (!small) {
-        out.push({ events: null, staleEvents: null, staleBuckets: null, drift: null, estimate: null });
+        out.push({ events: null, staleEvents: null, staleBuckets: null, drift: null, estimate: null, window: null });
         return;
       }
+      const problems: string[] = [];
       const fields = hash ? ((replies[2 * j] ?? {}) as Record<string, string>) : {};
       const flat = index ? ((replies[2 * j + 1] ?? []) as string[]) : [];
       const counters = new Map<number, number>();
       const sums = { successes: 0, failures: 0 };
       let staleEvents = 0;
+      const inWindow = { successes: 0, failures: 0 };
       for (const [field, value] of Object.entries(fields)) {
+        if (TOTAL_FIELDS.has(field) && !isCount(value)) problems.push(garbageLine(hash?.key ?? '', field, value));
         const bucket = BUCKET_FIELD.exec(field);
         if (!bucket) continue;
         const second = Number(bucket[1]);
+        if (!isCount(value) || !Number.isSafeInteger(second)) {
+          problems.push(garbageLine(hash?.key ?? '', field, value));
+          continue;
+        }
         const n = count(value);
         if (bucket[2] === 's') sums.successes += n;
         else sums.failures += n;
         counters.set(second, (counters.get(second) ?? 0) + n);
         if (cutoff !== null && second <= cutoff) staleEvents += n;
+        else if (cutoff !== null && second <= judge.at) {
+          if (bucket[2] === 's') inWindow.successes += n;
+          else inWindow.failures += n;
+        }
       }
       const indexed = new Set<number>();
       let badIndex = false;
@@ -208,6 +245,8 @@ async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: Jud
         staleBuckets: cutoff === null ? null : [...counters.keys()].filter((s) => s <= cutoff).length,
         drift: !(totalsOk && indexOk),
         estimate: null,
+        window: cutoff === null ? null : inWindow,
+        problems,
       });
     });
   }
@@ -227,16 +266,23 @@ async function inspectV6(
   limits: EncodingLimits,
 ): Promise<BucketInspection | null> {
   if (target.systemId === ANY_SYSTEM) {
-    const systems = new Set(
-      (await scanKeys(redis, `${escapeGlob(target.prefix)}:*:{${target.lightId}}:window_metrics*`))
-        .map((key) => LIGHT_KEY.exec(key.slice(target.prefix.length))?.[1])
-        .filter((id): id is string => id !== undefined),
-    );
+    // One paced SCAN pass, as swc lights makes: this may walk a large keyspace.
+    const found = new Set<string>();
+    await scanOnce(redis, [`${escapeGlob(target.prefix)}:*:{${target.lightId}}:window_metrics*`], (key) => {
+      const id = LIGHT_KEY.exec(key.slice(target.prefix.length))?.[1];
+      if (id !== undefined) found.add(id);
+    });
+    const systems = found;
     if (systems.size === 0) return null;
     if (systems.size > 1) {
-      throw new UsageError(
-        `light id ${target.lightId} is in ${systems.size} systems (${[...systems].sort().join(', ')}): give --system <name or id>, or <system id>/${target.lightId}`,
-      );
+      const named = [...systems]
+        .map((id) => {
+          const name = target.names?.systems.get(id);
+          return name === undefined ? id : `${name} (${id})`;
+        })
+        .sort();
+      const what = LIGHT_ID.test(target.light) ? `light id ${target.lightId}` : `light "${target.light}"`;
+      throw new UsageError(`${what} is in ${systems.size} systems: ${named.join(', ')}; give --system <name or id>, or <system>/${target.light}`);
     }
     return inspectV6(redis, layout, { ...target, systemId: [...systems][0] as string }, judge, limits);
   }
@@ -285,6 +331,11 @@ async function inspectV6(
     hashLongest.see(field, `field ${field}`);
     hashLongest.see(value, `value of ${field}`);
     const bucket = BUCKET_FIELD.exec(field);
+    if ((bucket || TOTAL_FIELDS.has(field)) && !isCount(value)) problems.push(garbageLine(all[0]?.key ?? '', field, value));
+    if (bucket && !Number.isSafeInteger(Number(bucket[1]))) {
+      problems.push(`${all[0]?.key ?? ''} field ${field}: not a second swc can place in time; not counted`);
+      continue;
+    }
     if (bucket) {
       const second = Number(bucket[1]);
       const entry = counters.get(second) ?? { successes: 0, failures: 0 };
@@ -337,12 +388,14 @@ async function inspectV6(
     ...header,
     limits: limitsOf(header, limits, header.role === 'metrics' ? hashLongest : indexLongest),
   }));
+  const names = await namesFor(redis, target);
   return {
     kind: 'buckets',
     light: target.light,
     layout,
     systemId: target.systemId,
     lightId: target.lightId,
+    ...names,
     keys,
     totals: bucketSum,
     storedTotals,
@@ -356,6 +409,33 @@ async function inspectV6(
     problems,
     unavailable: unavailable === null ? [] : [unavailable],
   };
+}
+
+/**
+ * The names of a 6.0 light's system and light: from the name book, the name
+ * typed (when it hashes to the light id), or the light's entry in a Stoplight
+ * registry of light configs (`<prefix>:<system id>:lights`, read-only).
+ */
+async function namesFor(redis: Redis, target: V6Target): Promise<{ systemName: string | null; lightName: string | null }> {
+  const slash = target.light.indexOf('/');
+  const typedSystem = slash > 0 ? target.light.slice(0, slash) : null;
+  const systemName = target.names?.systems.get(target.systemId) ?? (typedSystem !== null && nameId(typedSystem) === target.systemId ? typedSystem : null);
+  let lightName = target.names?.lights.get(target.lightId) ?? null;
+  const typed = slash > 0 ? target.light.slice(slash + 1) : target.light;
+  if (lightName === null && nameId(typed) === target.lightId) lightName = typed;
+  if (lightName === null) {
+    try {
+      const entry = await redis.hget(`${target.prefix}:${target.systemId}:lights`, target.lightId);
+      if (entry !== null) {
+        const book = newNameBook();
+        addRegistry(book, `${target.prefix}:${target.systemId}:lights`, new Map([[target.lightId, entry]]));
+        lightName = book.lights.get(target.lightId) ?? null;
+      }
+    } catch {
+      // Not a registry (a key of another type under its name): the light keeps its id.
+    }
+  }
+  return { systemName, lightName };
 }
 
 function driftOf(

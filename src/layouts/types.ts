@@ -100,6 +100,8 @@ export interface KeyOwner {
   readonly role: string;
   /** Sorted-set scores of this key are Unix seconds (so a listing can show the span of a light's events). */
   readonly scoresAreSeconds: boolean;
+  /** The type the layout keeps under this name (`hash`, `zset`); a key of another type is a problem, not the light's. Absent: any type. */
+  readonly expectedType?: string;
 }
 
 /** What the user typed, as an inspector needs it to find a light. */
@@ -108,6 +110,8 @@ export interface TargetRequest {
   readonly light: string;
   /** The system name, for layouts that scope lights by system. */
   readonly system?: string;
+  /** Names known for ids (6.0 keys carry hashes of names), so reports and errors can name systems and lights. */
+  readonly names?: NameBook;
 }
 
 /** One place an inspector will look for a light; each inspector extends it with what it needs. */
@@ -239,4 +243,20 @@ export interface Layout {
    * most one member per event.
    */
   peakBytesPerLight?(cell: FootprintCell): number;
+}
+
+/** Names known for 6.0 ids: read from a Stoplight registry, a `--names` file, or a literal `--system` / `--match` value. */
+export interface NameBook {
+  /** System id → system name. */
+  readonly systems: Map<string, string>;
+  /** Light id → light name: a light's id does not depend on its system, so a name known anywhere names it everywhere. */
+  readonly lights: Map<string, string>;
+  /** `<system id>/<light id>` → the light's config as its registry holds it (window and threshold), where a registry was read. */
+  readonly configs: Map<string, RegisteredConfig>;
+}
+
+/** What a registry entry says of a light, besides its name. */
+export interface RegisteredConfig {
+  readonly windowSeconds: number | null;
+  readonly threshold: number | null;
 }

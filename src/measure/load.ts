@@ -77,6 +77,8 @@ export interface LoadOptions {
   readonly onProgress?: (progress: LoadProgress) => void;
   /** Aborting stops every connection before its next batch; the run rejects with an InterruptedError. */
   readonly signal?: AbortSignal;
+  /** A load cap: batches wait so that the run sends at most this many operations per second, over every connection. */
+  readonly maxOpsPerSecond?: number;
   /** Default 250 ms. */
   readonly progressIntervalMs?: number;
   /** Whether an error reply says how many operations the run had done (default true); off for a caller that says where itself. */
@@ -356,6 +358,11 @@ export async function runLoadGroups(groups: readonly LoadGroup[], options: Omit<
                 ending = true;
                 break;
               }
+            }
+            // A load cap: this batch's operations are due once the run's earlier ones had their share of time.
+            if (options.maxOpsPerSecond !== undefined) {
+              const dueMs = started + ((claimed - slot.ops) / options.maxOpsPerSecond) * 1000 - performance.now();
+              if (dueMs > 0) await new Promise((resolve) => setTimeout(resolve, dueMs));
             }
             // Building and encoding the first step is the caller's cost, not the round trip's.
             const sentAt = performance.now();

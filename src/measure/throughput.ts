@@ -93,6 +93,8 @@ export interface RoundsOptions {
   /** Also time one application thread per target ({@link measureAppView}) for this many ms, after the rounds. */
   readonly appViewMs?: number;
   readonly onProgress?: (progress: RoundsProgress) => void;
+  /** A load cap: operations per second at most (bench --max-ops on a shared server). */
+  readonly maxOpsPerSecond?: number;
   /** Aborting stops the current phase before its next batch (InterruptedError). */
   readonly signal?: AbortSignal;
 }
@@ -332,6 +334,7 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
             pipeline,
             stop: stopOf(round),
             callsPerOp,
+            ...(options.maxOpsPerSecond !== undefined ? { maxOpsPerSecond: options.maxOpsPerSecond } : {}),
             ...(options.signal ? { signal: options.signal } : {}),
             ...(onProgress ? { onProgress: (progress: LoadProgress) => onProgress({ ...progress, phase: name, round, target: index }) } : {}),
           });

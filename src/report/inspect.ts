@@ -19,15 +19,83 @@ export interface InspectRenderOptions {
   readonly picture: boolean;
   /** Key names and slots inside the keys table (wider than 120 columns). */
   readonly wide?: boolean;
+  /** The terminal's width (80 at the least): tables drop columns and long text is cut so no row wraps; `wide` ignores it. */
+  readonly columns?: number;
+}
+
+/** Narrower terminals still get 80 columns. */
+const MIN_COLUMNS = 80;
+
+/** The width a rendered table takes: its longest line, colours left out. */
+function renderedWidth(text: string): number {
+  // eslint-disable-next-line no-control-regex
+  return Math.max(0, ...text.split('\n').map((l) => [...l.replace(/\x1b\[[0-9;]*m/g, '')].length));
+}
+
+/** A line of prose broken between words to fit `limit`; later lines indented 9 (under the text after a label). */
+function wrapProse(line: string, limit: number): string {
+  // eslint-disable-next-line no-control-regex
+  const plain = (t: string): number => [...t.replace(/\x1b\[[0-9;]*m/g, '')].length;
+  if (plain(line) <= limit) return line;
+  const out: string[] = [];
+  let rest = line;
+  while (plain(rest) > limit) {
+    const window = rest.slice(0, limit + 1);
+    const at = window.lastIndexOf(' ', limit);
+    if (at <= 10) break;
+    out.push(rest.slice(0, at).trimEnd());
+    rest = `         ${rest.slice(at + 1).trimStart()}`;
+  }
+  out.push(rest);
+  return out.join('\n');
+}
+
+/** Cuts text to `max` characters, the cut marked with `…`. */
+function cutText(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, Math.max(1, max - 1)).join('')}…`;
+}
+
+/**
+ * A table that fits `limit` columns: it is drawn with every column, then
+ * without the first of `dropOrder` still in it, and so on until it fits (or
+ * nothing is left to drop). Rows are never wrapped.
+ */
+function fittedTable(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+  draw: (head: string[], rows: string[][]) => string,
+  limit: number | undefined,
+  dropOrder: readonly string[],
+): string {
+  let keep = head.map((_, i) => i);
+  const render = (): string => draw(keep.map((i) => head[i] as string), rows.map((r) => keep.map((i) => r[i] as string)));
+  let text = render();
+  for (const name of dropOrder) {
+    if (limit === undefined || renderedWidth(text) <= limit) break;
+    const index = head.indexOf(name);
+    if (index < 0 || !keep.includes(index)) continue;
+    keep = keep.filter((i) => i !== index);
+    text = render();
+  }
+  return text;
 }
 
 const SPARKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 /** Columns of the sparkline at most; wider windows are summed into columns. */
 const SPARK_WIDTH = 60;
 
-/** A Unix second as `2025-11-29T21:00:00Z`. */
+/** A Unix second as `2025-11-29T21:00:00Z`; `?` for a second no date can hold. */
 export function isoSecond(second: number): string {
-  return new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+  const date = new Date(second * 1000);
+  return Number.isNaN(date.getTime()) ? `? (${second})` : date.toISOString().replace('.000Z', 'Z');
+}
+
+/** Unix seconds with a fraction as ISO with milliseconds (`2026-11-30T12:34:38.940Z`); whole seconds without them. */
+export function isoStamp(seconds: number): string {
+  if (Number.isInteger(seconds)) return isoSecond(seconds);
+  const date = new Date(Math.round(seconds * 1000));
+  return Number.isNaN(date.getTime()) ? `? (${seconds})` : date.toISOString();
 }
 
 function table(head: string[], c: ChalkInstance, color: boolean, right: readonly string[] = []): Table.Table {
@@ -56,6 +124,58 @@ export function sparkline(points: ReadonlyArray<{ second: number; events: number
   return columns
     .map((v) => (v === 0 ? ' ' : (SPARKS[Math.min(SPARKS.length - 1, Math.floor((v / max) * SPARKS.length))] as string)))
     .join('');
+}
+
+/** Sums of successes and failures per column over `from..to`, as {@link sparkline} groups seconds. */
+function columnsOf(points: ReadonlyArray<OutcomePoint>, from: number, to: number, width = SPARK_WIDTH): { successes: number; failures: number }[] {
+  const seconds = to - from + 1;
+  const per = Math.ceil(seconds / width);
+  const columns = Array.from({ length: Math.ceil(seconds / per) }, () => ({ successes: 0, failures: 0 }));
+  for (const p of points) {
+    if (p.second < from || p.second > to) continue;
+    const column = columns[Math.floor((p.second - from) / per)];
+    if (!column) continue;
+    column.successes += p.successes;
+    column.failures += p.failures;
+  }
+  return columns;
+}
+
+/** One block per column for values scaled to `max`; a blank column is zero (or nothing to rate). */
+function blocks(values: readonly (number | null)[], max: number): string {
+  return values
+    .map((v) => (v === null || v <= 0 || max <= 0 ? ' ' : (SPARKS[Math.min(SPARKS.length - 1, Math.floor((v / max) * SPARKS.length))] as string)))
+    .join('');
+}
+
+/** A second's successes and failures, for the pictures of a light over time. */
+export interface OutcomePoint {
+  readonly second: number;
+  readonly successes: number;
+  readonly failures: number;
+}
+
+/**
+ * Failures apart from successes over time: a line of successes and one of
+ * failures (each on its own scale, so a few failures still show), and the
+ * failure rate per column on a fixed 0–100% scale, where a burst of
+ * failures stands out whatever the traffic.
+ */
+export function outcomeLines(points: ReadonlyArray<OutcomePoint>, from: number, to: number, width = SPARK_WIDTH): string[] {
+  if (to < from) return [];
+  const columns = columnsOf(points, from, to, width);
+  const per = Math.ceil((to - from + 1) / width);
+  const maxS = Math.max(0, ...columns.map((c) => c.successes));
+  const maxF = Math.max(0, ...columns.map((c) => c.failures));
+  const rates = columns.map((c) => (c.successes + c.failures === 0 ? null : c.failures / (c.successes + c.failures)));
+  const unit = per === 1 ? 'per second' : `per ${per} s`;
+  const peak = Math.max(0, ...rates.map((r) => r ?? 0));
+  return [
+    `successes │${blocks(columns.map((c) => c.successes), maxS)}│ max ${maxS} ${unit}`,
+    `failures  │${blocks(columns.map((c) => c.failures), maxF)}│ max ${maxF} ${unit}`,
+    `fail rate │${blocks(rates.map((r) => (r === null ? null : Math.max(r, 0.0001))), 1)}│ 0–100%, peak ${(peak * 100).toFixed(0)}%`,
+    `           ${isoSecond(from)} .. ${isoSecond(to)}`,
+  ];
 }
 
 /** Bytes for people in running text; `n/a` when the server refused MEMORY. */
@@ -88,14 +208,17 @@ function limitText(value: number, limit: number | null, c: ChalkInstance): strin
  * table of roles, so it fits 120 columns whatever the names; `wide` puts
  * the names and slots in the table.
  */
-function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: boolean, wide: boolean): string {
+function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: boolean, wide: boolean, columns?: number): string {
   const nodes = keys.some((key) => key.node !== undefined);
   const head = [...(wide ? ['key'] : ['#', 'role']), 'type', 'encoding', 'elements', 'bytes', 'ttl s', ...(wide ? ['slot'] : []), ...(wide && nodes ? ['node'] : []), 'entries/limit', 'longest B/limit'];
-  const t = table(head, c, color, ['#', 'elements', 'bytes', 'ttl s', 'slot', 'entries/limit']);
-  keys.forEach((key, i) => {
+  const right = ['#', 'elements', 'bytes', 'ttl s', 'slot', 'entries/limit'];
+  const limit = wide || columns === undefined ? undefined : Math.max(MIN_COLUMNS, columns);
+  // The label of the longest element (a field or member name) is cut first when the table does not fit.
+  const labelMax = limit === undefined ? Number.POSITIVE_INFINITY : 24;
+  const rows = keys.map((key, i) => {
     const type = key.wrongType ? c.red(`${key.type} (expected ${key.expectedType})`) : key.type;
     const limits = key.limits;
-    t.push([
+    return [
       ...(wide ? [visible(key.key)] : [String(i + 1), visible(key.role)]),
       type,
       key.encoding ?? '–',
@@ -105,22 +228,44 @@ function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: bool
       ...(wide ? [String(key.slot)] : []),
       ...(wide && nodes ? [key.node ?? '–'] : []),
       limits ? limitText(key.elements ?? 0, limits.entriesLimit, c) : '–',
-      limits ? limitText(limits.longestBytes, limits.valueLimit, c) + (limits.longest ? ` ${visible(limits.longest)}` : '') : '–',
-    ]);
+      limits ? limitText(limits.longestBytes, limits.valueLimit, c) + (limits.longest ? ` ${cutText(visible(limits.longest), labelMax)}` : '') : '–',
+    ];
   });
-  if (wide) return t.toString();
+  const draw = (h: string[], r: string[][]): string => {
+    const t = table(h, c, color, right);
+    for (const row of r) t.push(row);
+    return t.toString();
+  };
+  let drawn = fittedTable(head, rows, draw, limit, ['ttl s', 'encoding', '#']);
+  if (limit !== undefined && renderedWidth(drawn) > limit) {
+    // Still too wide: the labels give up what is left over, down to none.
+    const budget = Math.max(0, labelMax - (renderedWidth(drawn) - limit));
+    const cutRows = rows.map((row, i) => {
+      const limits = keys[i]?.limits;
+      if (!limits?.longest) return row;
+      const label = budget > 1 ? ` ${cutText(visible(limits.longest), budget - 1)}` : '';
+      return [...row.slice(0, -1), limitText(limits.longestBytes, limits.valueLimit, c) + label];
+    });
+    drawn = fittedTable(head, cutRows, draw, limit, ['ttl s', 'encoding', '#']);
+  }
+  if (wide) return drawn;
   const names = keys.map((key, i) => `  ${i + 1}  ${visible(key.key)}  (slot ${key.slot}${key.node !== undefined ? ` on ${key.node}` : ''})`);
-  return [c.bold('keys'), ...names, t.toString()].join('\n');
+  return [c.bold('keys'), ...names, drawn].join('\n');
 }
 
-function metadataLines(metadata: LightMetadata, c: ChalkInstance): string[] {
+function metadataLines(metadata: LightMetadata, c: ChalkInstance, columns?: number): string[] {
   const entries = Object.entries(metadata.fields);
   if (entries.length === 0) return [`${c.bold('metadata')}  none`];
   const width = Math.max(...entries.map(([name]) => visible(name).length));
   const lines = [c.bold('metadata')];
   for (const [name, value] of entries) {
-    const when = /_at$/.test(name) && /^\d+(\.\d+)?$/.test(value) ? `  (${isoSecond(Math.floor(Number(value)))})` : '';
-    lines.push(`  ${visible(name).padEnd(width)}  ${visible(value)}${when}`);
+    const stamp = /_at$/.test(name) && /^\d+(\.\d+)?$/.test(value) && Number(value) < 1e11 ? Number(value) : null;
+    // 6.0 stores float seconds (1796140478.9400001): shown to the millisecond, with the ISO time.
+    const shownValue = stamp === null ? visible(value) : Number.isInteger(stamp) ? value : stamp.toFixed(3);
+    const when = stamp === null ? '' : `  (${isoStamp(stamp)})`;
+    const line = `  ${visible(name).padEnd(width)}  ${shownValue}${when}`;
+    // A long value (an error's JSON) is cut at the terminal's edge, its length said; --json has it whole.
+    lines.push(columns === undefined || [...line].length <= columns ? line : `${cutText(line, Math.max(MIN_COLUMNS, columns) - 14)} (${value.length} B)`);
   }
   if (metadata.lastErrorInvalid) lines.push(`  ${c.yellow('last_error_json is not valid JSON')}`);
   else if (metadata.lastError !== null) lines.push(`  ${'last error'.padEnd(width)}  ${describeError(metadata.lastError)}`);
@@ -174,26 +319,25 @@ function summaryLine(inspection: Inspection, c: ChalkInstance): string {
   return `${c.bold('summary')}  ${rate} · ${bytesText(summary.bytes, inspection.keys.every((k) => k.bytesExact))} · ${perSecond}`;
 }
 
-function pictureLine(inspection: Inspection, points: { second: number; events: number }[]): string | null {
+function pictureLine(inspection: Inspection, points: OutcomePoint[], columns?: number): string | null {
   const { window } = inspection;
   const from = window.fromSecond ?? points[0]?.second;
   const to = window.fromSecond === null ? points[points.length - 1]?.second : window.at;
   if (from === undefined || to === undefined) return null;
-  return `traffic  │${sparkline(points, from, to)}│  events per second\n         ${isoSecond(from)} .. ${isoSecond(to)}`;
+  // The labels and scale take about 36 columns; the blocks get the rest, up to 60.
+  const width = columns === undefined ? SPARK_WIDTH : Math.max(20, Math.min(SPARK_WIDTH, Math.max(MIN_COLUMNS, columns) - 36));
+  return outcomeLines(points, from, to, width).join('\n');
 }
 
 function renderBuckets(inspection: BucketInspection, options: InspectRenderOptions, c: ChalkInstance): string[] {
   const { buckets, totals } = inspection;
   const lines: string[] = [
-    `${c.bold(inspection.layout)}  ${visible(inspection.light)}  (system id ${inspection.systemId}, light id ${inspection.lightId})`,
+    `${c.bold(inspection.layout)}  ${visible(`${inspection.systemName ?? inspection.systemId}/${inspection.lightName ?? inspection.lightId}`)}  (system id ${inspection.systemId}, light id ${inspection.lightId})`,
     windowLine(inspection),
-    keysTable(inspection.keys, c, options.color, options.wide === true),
+    keysTable(inspection.keys, c, options.color, options.wide === true, options.columns),
   ];
   if (options.picture) {
-    const line = pictureLine(
-      inspection,
-      buckets.map((b) => ({ second: b.second, events: b.successes + b.failures })),
-    );
+    const line = pictureLine(inspection, buckets, options.wide === true ? undefined : options.columns);
     if (line) lines.push(line);
   }
   const shown = buckets.slice(Math.max(0, buckets.length - options.limit));
@@ -208,10 +352,13 @@ function renderBuckets(inspection: BucketInspection, options: InspectRenderOptio
       (shown.length < buckets.length ? `, the last ${shown.length} shown (--limit)` : ''),
   );
   if (shown.length > 0) {
-    const t = table(['time', 'age s', 'successes', 'failures', 'state'], c, options.color, ['age s', 'successes', 'failures']);
+    // Without --window no bucket is in or out of a window: the state column then only marks buckets after --at.
+    const windowed = inspection.window.seconds !== null;
+    const stateColumn = windowed || future > 0;
+    const t = table(['time', 'age s', 'successes', 'failures', ...(stateColumn ? ['state'] : [])], c, options.color, ['age s', 'successes', 'failures']);
     for (const b of shown) {
-      const state = b.stale ? c.yellow('stale') : b.future ? c.yellow('after --at') : 'in window';
-      t.push([isoSecond(b.second), b.ageSeconds, b.successes, b.failures, state]);
+      const state = b.stale ? c.yellow('stale') : b.future ? c.yellow('after --at') : windowed ? 'in window' : '';
+      t.push([isoSecond(b.second), b.ageSeconds, b.successes, b.failures, ...(stateColumn ? [state] : [])]);
     }
     lines.push(t.toString());
   }
@@ -221,7 +368,7 @@ function renderBuckets(inspection: BucketInspection, options: InspectRenderOptio
       `stored running totals ${inspection.storedTotals.successes} / ${inspection.storedTotals.failures})`,
   );
   lines.push(...driftLines(inspection, c));
-  lines.push(...metadataLines(inspection.metadata, c));
+  lines.push(...metadataLines(inspection.metadata, c, options.wide === true ? undefined : options.columns));
   lines.push(summaryLine(inspection, c));
   return lines;
 }
@@ -232,15 +379,16 @@ function listSeconds(seconds: readonly number[]): string {
 }
 
 function driftLines(inspection: BucketInspection, c: ChalkInstance): string[] {
-  const { drift, totals } = inspection;
+  const { drift } = inspection;
+  const stored = inspection.storedTotals;
   if (drift.ok) {
     return [`${c.bold('drift')}    ${c.green('ok')}: totals equal the sum of the buckets, index and buckets agree`];
   }
   const lines = [`${c.bold('drift')}    ${c.red('found')}`];
   if (!drift.totalsOk) {
     lines.push(
-      `  totals ${totals.successes} / ${totals.failures} but the buckets sum to ${drift.bucketSum.successes} / ${drift.bucketSum.failures}` +
-        ` (successes ${signed(totals.successes - drift.bucketSum.successes)}, failures ${signed(totals.failures - drift.bucketSum.failures)})`,
+      `  stored totals ${stored.successes} / ${stored.failures} (total_successes / total_failures) but the buckets sum to ${drift.bucketSum.successes} / ${drift.bucketSum.failures}` +
+        ` (successes ${signed(stored.successes - drift.bucketSum.successes)}, failures ${signed(stored.failures - drift.bucketSum.failures)})`,
     );
   }
   if (drift.indexWithoutBucket.length > 0) lines.push(`  indexed, no counters: ${listSeconds(drift.indexWithoutBucket)}`);
@@ -258,26 +406,26 @@ function renderEvents(inspection: EventInspection, options: InspectRenderOptions
   const lines: string[] = [
     `${c.bold(inspection.layout)}  ${visible(inspection.light)}`,
     windowLine(inspection) + (inspection.recoveredAt === null ? '' : ` (starts at recovered_at ${isoSecond(inspection.recoveredAt)})`),
-    keysTable(inspection.keys, c, options.color, options.wide === true),
+    keysTable(inspection.keys, c, options.color, options.wide === true, options.columns),
   ];
   if (inspection.hours.length > 0) {
-    const t = table(['hour', 'outcome', 'events', 'first', 'last'], c, options.color, ['events']);
-    for (const h of inspection.hours) {
-      t.push([
-        isoSecond(h.hour),
-        visible(h.outcome),
-        h.events,
-        h.firstSecond === null ? '–' : isoSecond(h.firstSecond),
-        h.lastSecond === null ? '–' : isoSecond(h.lastSecond),
-      ]);
-    }
-    lines.push(c.bold('hour keys'), t.toString());
+    const rows = inspection.hours.map((h) => [
+      isoSecond(h.hour),
+      visible(h.outcome),
+      h.events.toLocaleString('en-US'),
+      h.firstSecond === null ? '–' : isoSecond(h.firstSecond),
+      h.lastSecond === null ? '–' : isoSecond(h.lastSecond),
+    ]);
+    const draw = (head: string[], r: string[][]): string => {
+      const t = table(head, c, options.color, ['events']);
+      for (const row of r) t.push(row);
+      return t.toString();
+    };
+    const limit = options.wide === true || options.columns === undefined ? undefined : Math.max(MIN_COLUMNS, options.columns);
+    lines.push(c.bold('hour keys'), fittedTable(['hour', 'outcome', 'events', 'first', 'last'], rows, draw, limit, ['first']));
   }
   if (options.picture) {
-    const line = pictureLine(
-      inspection,
-      inspection.seconds.map((s) => ({ second: s.second, events: s.successes + s.failures })),
-    );
+    const line = pictureLine(inspection, inspection.seconds, options.wide === true ? undefined : options.columns);
     if (line) lines.push(line);
   }
   const live = inspection.seconds.filter((s) => !s.stale);
@@ -295,7 +443,7 @@ function renderEvents(inspection: EventInspection, options: InspectRenderOptions
     `${c.bold('totals')}   successes ${inspection.totals.successes}  failures ${inspection.totals.failures}  (held in the hour keys; in the window: ` +
       `${inspection.windowTotals.successes} / ${inspection.windowTotals.failures})`,
   );
-  lines.push(...metadataLines(inspection.metadata, c));
+  lines.push(...metadataLines(inspection.metadata, c, options.wide === true ? undefined : options.columns));
   lines.push(summaryLine(inspection, c));
   return lines;
 }
@@ -304,7 +452,7 @@ function renderKeys(inspection: KeysInspection, options: InspectRenderOptions, c
   return [
     `${c.bold(inspection.layout)}  ${visible(inspection.light)}`,
     windowLine(inspection),
-    keysTable(inspection.keys, c, options.color, options.wide === true),
+    keysTable(inspection.keys, c, options.color, options.wide === true, options.columns),
     summaryLine(inspection, c),
   ];
 }
@@ -341,7 +489,13 @@ export function renderInspections(inspections: readonly Inspection[], options: I
     const lines = renderOne(inspection, options, c);
     const where = clusterLine(inspection);
     if (where !== null) lines.splice(1, 0, where);
-    return lines.join('\n');
+    const text = lines.join('\n');
+    if (options.wide === true || options.columns === undefined) return text;
+    const limit = Math.max(MIN_COLUMNS, options.columns);
+    return text
+      .split('\n')
+      .map((line) => (/^[┌│├└]/.test(line) || /^\S+ +│/.test(line) ? line : wrapProse(line, limit)))
+      .join('\n');
   });
   return `${blocks.join('\n\n')}\n`;
 }

@@ -1,6 +1,6 @@
 import type { LayoutTotals, LightList, LightListing, NodeTotals } from '../layouts/inspection.js';
 import { palette, visible } from './style.js';
-import { renderBox, renderCsv, renderMarkdown, type Grid } from './table.js';
+import { renderBox, renderCsv, renderMarkdown, wrapHead, type Grid } from './table.js';
 
 /** Output formats of `swc lights`; `--format` choices come from here. */
 export const lightsFormats = ['table', 'json', 'csv', 'markdown'] as const;
@@ -18,7 +18,16 @@ export interface LightsView {
   readonly wide: boolean;
   /** On Redis Cluster: totals per primary over the matched lights. */
   readonly nodeTotals?: readonly NodeTotals[];
+  /** The terminal's width: columns are dropped (never rows wrapped) to fit it, 80 at the least; absent = no limit. `wide` ignores it. */
+  readonly columns?: number;
+  /** `--threshold`: lights at or over it are marked. */
+  readonly threshold?: number;
 }
+
+/** Narrower terminals still get 80 columns: fewer columns would say too little. */
+export const MIN_COLUMNS = 80;
+/** A light's name is cut to this many characters before any column is dropped for it. */
+const NAME_MIN = 24;
 
 const int = (n: number | null): string => (n === null ? '–' : Math.round(n).toLocaleString('en-US'));
 /** KB (1024 bytes) with one decimal, grouped: one unit in the whole column. */
@@ -33,56 +42,111 @@ function estimateLayout(lights: readonly LightListing[]): string | null {
   return names.size === 1 ? ([...names][0] as string) : null;
 }
 
-/** The listing as a grid: narrow by default (fits 120 columns with names up to about 40 characters), more with `wide`. */
-export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide'>): Grid {
+const rateText = (l: LightListing, threshold: number | undefined): string => {
+  if (l.failureRate === null) return '–';
+  const text = `${(l.failureRate * 100).toFixed(1)}%`;
+  return threshold !== undefined && l.overThreshold === true ? `${text} ≥` : text;
+};
+
+/** A column of the listing: its head, its cells, and how readily it is dropped to fit a terminal (higher goes first). */
+interface Column {
+  readonly head: string;
+  readonly cells: readonly string[];
+  readonly numeric: boolean;
+  /** 0: never dropped. */
+  readonly drop: number;
+}
+
+/** The width cli-table3 draws a column at: its widest line plus one space each side and a border. */
+function columnWidth(column: Column): number {
+  const head = column.numeric ? wrapHead(column.head) : column.head;
+  const lines = [...head.split('\n'), ...column.cells];
+  return Math.max(...lines.map((l) => [...l].length)) + 3;
+}
+
+/** Cuts a cell to `max` characters, the cut marked with `…`. */
+function cut(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+/**
+ * The listing as a grid: names with ids where no name is known, failures
+ * in the window with --window; `wide` adds keys, stale buckets, first and
+ * last event and the ids. Given a terminal's width (`columns`, 80 at least),
+ * columns are dropped and long names cut so that no row wraps.
+ */
+export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' | 'threshold'> & { readonly windowed?: boolean }): Grid {
   const { shown, wide } = view;
   const estimated = estimateLayout(shown);
   const nodes = shown.some((l) => l.node !== undefined);
-  const head = [
-    'layout',
-    'light',
-    ...(nodes ? ['node'] : []),
-    ...(wide ? ['keys'] : []),
-    'KB',
-    'events',
-    'stale',
-    ...(wide ? ['stale buckets'] : []),
-    'idle s',
-    'drift',
-    ...(estimated ? [`${estimated} est. KB`] : []),
-    ...(wide ? ['first event', 'last event'] : []),
+  const named = shown.some((l) => l.name !== l.reference);
+  const windowed = view.windowed ?? shown.some((l) => l.windowSuccesses !== null);
+  const col = (head: string, cells: string[], numeric: boolean, drop: number): Column => ({ head, cells, numeric, drop });
+  const columns: Column[] = [
+    col('layout', shown.map((l) => l.layout), false, 3),
+    col('light', shown.map((l) => visible(l.name)), false, 0),
+    ...(wide && named ? [col('id', shown.map((l) => (l.name === l.reference ? '' : l.reference)), false, 0)] : []),
+    ...(nodes ? [col('node', shown.map((l) => l.node ?? '–'), false, 0)] : []),
+    ...(wide ? [col('keys', shown.map((l) => int(l.keys)), true, 0)] : []),
+    col('KB', shown.map((l) => kbText(l.bytes, l.bytesExact)), true, 0),
+    col('events', shown.map((l) => int(l.events)), true, 2),
+    ...(windowed
+      ? [
+          col('in window', shown.map((l) => (l.windowSuccesses === null ? '–' : int((l.windowSuccesses ?? 0) + (l.windowFailures ?? 0)))), true, 4),
+          col('failures', shown.map((l) => int(l.windowFailures)), true, 0),
+          col('fail rate', shown.map((l) => rateText(l, view.threshold)), true, 0),
+        ]
+      : []),
+    col('stale', shown.map((l) => int(l.staleEvents)), true, 5),
+    ...(wide ? [col('stale buckets', shown.map((l) => int(l.staleBuckets)), true, 0)] : []),
+    col('idle s', shown.map((l) => int(l.idleSeconds)), true, 1),
+    col('drift', shown.map((l) => driftText(l.drift)), false, 0),
+    ...(estimated ? [col(`${estimated} est. KB`, shown.map((l) => (l.estimate ? kbText(l.estimate.bytes) : '–')), true, 6)] : []),
+    ...(wide ? [col('first event', shown.map((l) => iso(l.firstSecond)), false, 0), col('last event', shown.map((l) => iso(l.lastSecond)), false, 0)] : []),
   ];
-  const rows = shown.map((l) => [
-    l.layout,
-    visible(l.reference),
-    ...(nodes ? [l.node ?? '–'] : []),
-    ...(wide ? [int(l.keys)] : []),
-    kbText(l.bytes, l.bytesExact),
-    int(l.events),
-    int(l.staleEvents),
-    ...(wide ? [int(l.staleBuckets)] : []),
-    int(l.idleSeconds),
-    driftText(l.drift),
-    ...(estimated ? [l.estimate ? kbText(l.estimate.bytes) : '–'] : []),
-    ...(wide ? [iso(l.firstSecond), iso(l.lastSecond)] : []),
-  ]);
-  const numeric = head.map((h) => !['layout', 'light', 'node', 'drift', 'first event', 'last event'].includes(h));
-  return { head, rows, numeric };
+  let kept = columns;
+  if (!wide && view.columns !== undefined) {
+    const limit = Math.max(MIN_COLUMNS, view.columns);
+    const total = (cols: readonly Column[]): number => cols.reduce((sum, c) => sum + columnWidth(c), 1);
+    const light = kept.findIndex((c) => c.head === 'light');
+    // First cut long names to a readable length, then drop columns, most dispensable first, then cut names further.
+    const cutNames = (max: number): void => {
+      kept = kept.map((c, i) => (i === light ? { ...c, cells: c.cells.map((t) => cut(t, max)) } : c));
+    };
+    if (total(kept) > limit) cutNames(Math.max(NAME_MIN, columnWidth(kept[light] as Column) - 3 - (total(kept) - limit)));
+    for (const drop of [6, 5, 4, 3, 2, 1]) {
+      if (total(kept) <= limit) break;
+      kept = kept.filter((c) => c.drop !== drop);
+    }
+    if (total(kept) > limit) {
+      const lightColumn = kept.find((c) => c.head === 'light') as Column;
+      cutNames(Math.max(8, columnWidth(lightColumn) - 3 - (total(kept) - limit)));
+    }
+  }
+  return {
+    head: kept.map((c) => c.head),
+    rows: shown.map((_, r) => kept.map((c) => c.cells[r] as string)),
+    numeric: kept.map((c) => c.numeric),
+  };
 }
 
 /** Every field of every shown light, one row each, machine units (bytes, seconds). */
 export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
+  const nodes = shown.some((l) => l.node !== undefined);
   const head = [
     'layout', 'reference', 'light', 'systemId', 'keys', 'bytes', 'bytesExact', 'events', 'staleEvents', 'staleBuckets',
     'idleSeconds', 'drift', 'firstSecond', 'lastSecond', 'spanSeconds', 'estimateLayout', 'estimateBytes', 'estimateWindowSeconds',
-    ...(shown.some((l) => l.node !== undefined) ? ['node'] : []),
+    ...(nodes ? ['node'] : []),
+    'name', 'systemName', 'lightName', 'windowSuccesses', 'windowFailures', 'failureRate', 'overThreshold',
   ];
   const cell = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
   const rows = shown.map((l) =>
     [
       l.layout, l.reference, l.light, l.systemId, l.keys, l.bytes, l.bytesExact, l.events, l.staleEvents, l.staleBuckets,
       l.idleSeconds, l.drift, l.firstSecond, l.lastSecond, l.spanSeconds, l.estimate?.layout, l.estimate?.bytes, l.estimate?.windowSeconds,
-      ...(head.length > 18 ? [l.node] : []),
+      ...(nodes ? [l.node] : []),
+      l.name, l.systemName, l.lightName, l.windowSuccesses, l.windowFailures, l.failureRate, l.overThreshold,
     ].map(cell),
   );
   return { head, rows };
@@ -131,6 +195,23 @@ function footerLines(view: LightsView): string[] {
       ? `idle and stale at ${at}; no --window: 6.0 buckets are not judged stale (6.0 stores no window),\n  5.x events are stale when older than a day (its longest window)`
       : `idle and stale at ${at}; window ${list.windowSeconds} s`,
   );
+  if (view.threshold !== undefined) {
+    const over = matched.filter((l) => l.overThreshold === true).length;
+    lines.push(`fail rate ≥: ${int(over)} light${over === 1 ? '' : 's'} at or over --threshold ${view.threshold} in the window`);
+  }
+  if (list.windowSeconds === null && shown.length > 0) lines.push('no failure rate without --window (e.g. --window 5m)');
+  const unnamed = shown.filter((l) => l.systemId !== null && (l.lightName === null || l.systemName === null)).length;
+  if (unnamed > 0) lines.push(`${int(unnamed)} 6.0 light(s) shown with ids where no name is known: give --names <file> ("light" or "system/light" per line)`);
+  for (const problem of list.problems.slice(0, 20)) lines.push(`problem: ${visible(problem)}`);
+  if (list.problems.length > 20) lines.push(`… ${list.problems.length - 20} more problem(s) (--json lists all)`);
+  if (list.leftovers.length > 0) {
+    const keys = list.leftovers.reduce((sum, l) => sum + l.keys, 0);
+    const named = list.leftovers.slice(0, 3).map((l) => l.namespace).join(', ');
+    lines.push(
+      `leftovers: ${list.leftovers.length} swc-bench namespace(s) with ${int(keys)} key(s) (${named}${list.leftovers.length > 3 ? ', …' : ''}): not lights; swc clean lists and removes them`,
+    );
+  }
+  if (list.partial) lines.push('PARTIAL: stopped (Ctrl-C) before the scan walked every key; lights and totals above are what it found so far');
   const estimated = estimateLayout(shown);
   if (estimated) {
     lines.push(
@@ -146,15 +227,20 @@ export function renderLights(view: LightsView, format: Exclude<LightsFormat, 'js
   if (format === 'csv') return `${renderCsv(lightsCsvGrid(view.shown))}\n`;
   const { list } = view;
   const where = list.nodes ? `on the ${list.nodes.length} primaries of this cluster (${list.nodes.join(', ')})` : 'on this server';
-  if (list.lights.length === 0) return `no light ${where} (no key matching ${list.patterns.map(visible).join(', ')})\n`;
+  if (list.lights.length === 0) {
+    const extra = footerLines(view).filter((l) => /^(problem|leftovers|PARTIAL|…)/.test(l));
+    return [`no light ${where} (no key matching ${list.patterns.map(visible).join(', ')})`, ...extra].join('\n') + '\n';
+  }
   if (view.matched.length === 0) return `no light matched --system/--match (${int(list.lights.length)} light(s) on this server)\n`;
-  const grid = lightsGrid(view);
+  // Markdown is read where it is rendered, not in this terminal: it keeps every column.
+  const { columns, ...unbounded } = view;
+  const grid = lightsGrid(format === 'markdown' || columns === undefined ? unbounded : { ...unbounded, columns });
   const footer = footerLines(view);
   if (format === 'markdown') {
     const escaped = { ...grid, rows: grid.rows.map((r) => r.map((cell) => cell.replace(/`/g, '\\`'))) };
     return `${renderMarkdown(escaped)}\n\n${footer.map((l) => `- ${l.replace(/\n +/g, ' ')}`).join('\n')}\n`;
   }
   const c = palette(color);
-  const painted = { ...grid, rows: grid.rows.map((r) => r.map((cell) => (cell === 'DRIFT' ? c.red(cell) : cell))) };
+  const painted = { ...grid, rows: grid.rows.map((r) => r.map((cell) => (cell === 'DRIFT' || cell.endsWith(' ≥') ? c.red(cell) : cell))) };
   return `${renderBox(painted, color)}\n${footer.join('\n')}\n`;
 }

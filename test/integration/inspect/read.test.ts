@@ -135,7 +135,7 @@ describe('inspect a 6.0 light', () => {
     const client = await LayoutClient.open(redis, v6);
     for (const system of ['a', 'b']) await client.recordSuccess({ name, system }, { at: HOUR_START, windowSeconds: 60 });
     await expect(inspectLight(redis, { light: shortId(name) })).rejects.toThrow(
-      `light id ${shortId(name)} is in 2 systems (${[shortId('a'), shortId('b')].sort().join(', ')}): give --system <name or id>, or <system id>/${shortId(name)}`,
+      `light id ${shortId(name)} is in 2 systems: ${[shortId('a'), shortId('b')].sort().join(', ')}; give --system <name or id>, or <system>/${shortId(name)}`,
     );
   });
 });

@@ -38,6 +38,8 @@ export const bucketInspection: BucketInspection = {
   light: 'checkout',
   systemId: '37a8eec1ce19',
   lightId: '0e3d1f6d5e0a',
+  systemName: 'default',
+  lightName: 'checkout',
   keys: [
     key({ key: 'stoplight:v6:37a8eec1ce19:{0e3d1f6d5e0a}:window_metrics', role: 'metrics', type: 'hash', elements: 9, bytes: 312, limits: { entriesSetting: 'hash-max-listpack-entries', entriesLimit: 128, valueSetting: 'hash-max-listpack-value', valueLimit: 64, longestBytes: 86, longest: 'value of last_error_json' } }),
     key({ key: 'stoplight:v6:37a8eec1ce19:{0e3d1f6d5e0a}:window_metrics:ts_idx', role: 'index', type: 'zset', elements: 3, bytes: 120 }),
@@ -124,20 +126,22 @@ export const keysInspection: KeysInspection = {
 };
 
 const health = { events: null, staleEvents: null, staleBuckets: null, drift: null, estimate: null };
+const noRate = { windowSuccesses: null, windowFailures: null, failureRate: null };
 
 export const lightList: LightList = {
   lights: [
     {
-      layout: 'stoplight-v5', light: 'checkout', systemId: null, reference: 'checkout', keys: 3, bytes: 469_811, bytesExact: true,
+      layout: 'stoplight-v5', light: 'checkout', systemId: null, reference: 'checkout', systemName: null, lightName: null, name: 'checkout', ...noRate, keys: 3, bytes: 469_811, bytesExact: true,
       firstSecond: T - 3000, lastSecond: T, spanSeconds: 3001, idleSeconds: 0, events: 4000, staleEvents: 120, staleBuckets: null, drift: null,
       estimate: { layout: 'stoplight-v6', bytes: 167_000, windowSeconds: 600, basis: 'the events in the 600 s window; 275 B per second with traffic' },
     },
     {
-      layout: 'stoplight-v6', light: '0e3d1f6d5e0a', systemId: '37a8eec1ce19', reference: '37a8eec1ce19/0e3d1f6d5e0a', keys: 2, bytes: 9503, bytesExact: true,
+      layout: 'stoplight-v6', light: '0e3d1f6d5e0a', systemId: '37a8eec1ce19', reference: '37a8eec1ce19/0e3d1f6d5e0a', systemName: null, lightName: null,
+      name: '37a8eec1ce19/0e3d1f6d5e0a', ...noRate, keys: 2, bytes: 9503, bytesExact: true,
       firstSecond: T - 166, lastSecond: T - 96, spanSeconds: 71, idleSeconds: 96, events: 7, staleEvents: 2, staleBuckets: 1, drift: true, estimate: null,
     },
     {
-      layout: 'my-window', light: 'evil\x1b[2J\rname', systemId: null, reference: 'evil\x1b[2J\rname', keys: 1, bytes: null, bytesExact: true,
+      layout: 'my-window', light: 'evil\x1b[2J\rname', systemId: null, reference: 'evil\x1b[2J\rname', systemName: null, lightName: null, name: 'evil\x1b[2J\rname', ...noRate, keys: 1, bytes: null, bytesExact: true,
       firstSecond: null, lastSecond: null, spanSeconds: 0, idleSeconds: null, ...health,
     },
   ],
@@ -146,6 +150,9 @@ export const lightList: LightList = {
   at: T,
   clock: 'given',
   windowSeconds: 600,
+  problems: [],
+  leftovers: [],
+  partial: false,
 };
 
 function stats(opsPerSec: number, serverUsecPerCall: number | null): LatencyStats {

@@ -7,7 +7,7 @@ const plain = { color: false, limit: 30, picture: false };
 describe('renderInspections (colour off)', () => {
   it('a 6.0-style light: keys table, buckets with the stale one marked, drift ok, metadata, summary', () => {
     expect(renderInspections([bucketInspection], { ...plain, picture: true })).toMatchInlineSnapshot(`
-      "stoplight-v6  checkout  (system id 37a8eec1ce19, light id 0e3d1f6d5e0a)
+      "stoplight-v6  default/checkout  (system id 37a8eec1ce19, light id 0e3d1f6d5e0a)
       window 60 s: 2025-11-29T20:59:01Z .. 2025-11-29T21:00:00Z (--at)
       keys
         1  stoplight:v6:37a8eec1ce19:{0e3d1f6d5e0a}:window_metrics  (slot 1234)
@@ -18,8 +18,10 @@ describe('renderInspections (colour off)', () => {
       │ 1 │ metrics │ hash │ listpack │        9 │   312 │ 604,800 │         9/128 │ 86/64 value of last_error_json │
       │ 2 │ index   │ zset │ listpack │        3 │   120 │ 604,800 │         3/128 │ 12/64 member                   │
       └───┴─────────┴──────┴──────────┴──────────┴───────┴─────────┴───────────────┴────────────────────────────────┘
-      traffic  │                                                 █         ▆│  events per second
-               2025-11-29T20:59:01Z .. 2025-11-29T21:00:00Z
+      successes │                                                 █         ▃│ max 3 per second
+      failures  │                                                           █│ max 1 per second
+      fail rate │                                                 ▁         ▅│ 0–100%, peak 50%
+                 2025-11-29T20:59:01Z .. 2025-11-29T21:00:00Z
       buckets  3 (1 stale: outside the window, not evicted yet)
       ┌──────────────────────┬───────┬───────────┬──────────┬───────────┐
       │ time                 │ age s │ successes │ failures │ state     │
@@ -42,7 +44,7 @@ describe('renderInspections (colour off)', () => {
 
   it('drift found and bytes refused: each drift line, n/a bytes, escaped field names, --limit', () => {
     expect(renderInspections([driftedWithoutBytes], { ...plain, limit: 1 })).toMatchInlineSnapshot(`
-      "stoplight-v6  checkout  (system id 37a8eec1ce19, light id 0e3d1f6d5e0a)
+      "stoplight-v6  default/checkout  (system id 37a8eec1ce19, light id 0e3d1f6d5e0a)
       window 60 s: 2025-11-29T20:59:01Z .. 2025-11-29T21:00:00Z (--at)
       keys
         1  stoplight:v6:37a8eec1ce19:{0e3d1f6d5e0a}:window_metrics  (slot 1234)
@@ -61,7 +63,7 @@ describe('renderInspections (colour off)', () => {
       └──────────────────────┴───────┴───────────┴──────────┴───────────┘
       totals   successes 5  failures 2  (held in the buckets; in the window: 4 / 1; stored running totals 6 / 2)
       drift    found
-        totals 5 / 2 but the buckets sum to 5 / 2 (successes 0, failures 0)
+        stored totals 6 / 2 (total_successes / total_failures) but the buckets sum to 5 / 2 (successes +1, failures 0)
         indexed, no counters: 2025-11-29T20:59:55Z
         malformed index members: bucket:x (score 1)
         unknown hash fields: odd\\x1bfield
@@ -128,7 +130,7 @@ describe('renderInspections (colour off)', () => {
 
   it('two layouts of one light are separated by a blank line', () => {
     const text = renderInspections([eventInspection, bucketInspection], plain);
-    expect(text).toContain('per event held\n\nstoplight-v6  checkout');
+    expect(text).toContain('per event held\n\nstoplight-v6  default/checkout');
   });
 });
 

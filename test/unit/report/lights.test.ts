@@ -24,6 +24,7 @@ describe('renderLights (colour off)', () => {
       total my-window: 1 light, 1 key, n/a, 0 with drift
       total: 3 lights, 6 keys, n/a, 1 with drift
       idle and stale at 2025-11-29T21:00:00Z (--at); window 600 s
+      1 6.0 light(s) shown with ids where no name is known: give --names <file> ("light" or "system/light" per line)
       stoplight-v6 est.: an estimate, not a measurement, of the same traffic in stoplight-v6:
         the events in the window, spread over its seconds, at the bytes per second swc measured
       "
@@ -50,6 +51,7 @@ describe('renderLights (colour off)', () => {
       - total my-window: 1 light, 1 key, n/a, 0 with drift
       - total: 3 lights, 6 keys, n/a, 1 with drift
       - idle and stale at 2025-11-29T21:00:00Z (--at); window 600 s
+      - 1 6.0 light(s) shown with ids where no name is known: give --names <file> ("light" or "system/light" per line)
       - stoplight-v6 est.: an estimate, not a measurement, of the same traffic in stoplight-v6:
       -   the events in the window, spread over its seconds, at the bytes per second swc measured
       "
@@ -58,8 +60,8 @@ describe('renderLights (colour off)', () => {
 
   it('csv: every field in machine units, no totals', () => {
     const csv = renderLights(view(), 'csv', false).trim().split('\n');
-    expect(csv[0]).toBe('layout,reference,light,systemId,keys,bytes,bytesExact,events,staleEvents,staleBuckets,idleSeconds,drift,firstSecond,lastSecond,spanSeconds,estimateLayout,estimateBytes,estimateWindowSeconds');
-    expect(csv[2]).toBe('stoplight-v6,37a8eec1ce19/0e3d1f6d5e0a,0e3d1f6d5e0a,37a8eec1ce19,2,9503,true,7,2,1,96,true,1764449834,1764449904,71,,,');
+    expect(csv[0]).toBe('layout,reference,light,systemId,keys,bytes,bytesExact,events,staleEvents,staleBuckets,idleSeconds,drift,firstSecond,lastSecond,spanSeconds,estimateLayout,estimateBytes,estimateWindowSeconds,name,systemName,lightName,windowSuccesses,windowFailures,failureRate,overThreshold');
+    expect(csv[2]).toBe('stoplight-v6,37a8eec1ce19/0e3d1f6d5e0a,0e3d1f6d5e0a,37a8eec1ce19,2,9503,true,7,2,1,96,true,1764449834,1764449904,71,,,,37a8eec1ce19/0e3d1f6d5e0a,,,,,,');
     expect(csv).toHaveLength(4);
   });
 

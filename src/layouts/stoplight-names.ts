@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { UsageError } from '../errors.js';
+import { DEFAULT_SYSTEM, type NameBook, type RegisteredConfig } from './types.js';
+
+export type { NameBook, RegisteredConfig };
+
+/** 12 hex characters of SHA-256, as Stoplight 6.0 names systems and lights. */
+export function nameId(name: string): string {
+  return createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 12);
+}
+
+
+/**
+ * Stoplight 6.0 keys carry the first 12 hex characters of SHA-256 of the
+ * system name and of the light name, never the names. A name book turns
+ * those ids back into names from what swc can know: the name `default`
+ * (every application has that system), the registry of light configs some
+ * Stoplight versions keep in Redis, a `--names` file, and a literal
+ * `--system` / `--match` value.
+ */
+/** A book that knows the `default` system only. */
+export function newNameBook(): NameBook {
+  return { systems: new Map([[nameId(DEFAULT_SYSTEM), DEFAULT_SYSTEM]]), lights: new Map(), configs: new Map() };
+}
+
+/** Adds a light name, and its system's name when given. */
+export function addName(book: NameBook, light: string | null, system?: string): void {
+  if (system !== undefined && system !== '') book.systems.set(nameId(system), system);
+  if (light !== null && light !== '') book.lights.set(nameId(light), light);
+}
+
+/** Glob characters of SCAN and `--match`: a value without them is a name. */
+export function isLiteral(value: string): boolean {
+  return !/[*?[\\]/.test(value);
+}
+
+/** Names longer than this are not names a person wrote (and would flood the terminal). */
+const MAX_NAME_BYTES = 1024;
+/** Lines of a `--names` file at most: a bound that no real application reaches. */
+const MAX_NAME_LINES = 1_000_000;
+
+/**
+ * Reads a `--names` file: one `light` or `system/light` per line; blank
+ * lines and lines starting with `#` are skipped. The first `/` splits the
+ * system from the light (light names may hold further slashes).
+ */
+export function readNamesFile(file: string, book: NameBook): number {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--names: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const lines = text.split(/\r?\n/);
+  if (lines.length > MAX_NAME_LINES) throw new UsageError(`--names: ${file} has ${lines.length} lines; at most ${MAX_NAME_LINES}`);
+  let added = 0;
+  lines.forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    if (Buffer.byteLength(line, 'utf8') > MAX_NAME_BYTES) throw new UsageError(`--names: ${file} line ${i + 1} is longer than ${MAX_NAME_BYTES} bytes`);
+    const slash = line.indexOf('/');
+    if (slash === 0 || slash === line.length - 1) {
+      throw new UsageError(`--names: ${file} line ${i + 1}: expected "light" or "system/light", got "${line.slice(0, 80)}"`);
+    }
+    if (slash < 0) addName(book, line);
+    else addName(book, line.slice(slash + 1), line.slice(0, slash));
+    added += 1;
+  });
+  return added;
+}
+
+/**
+ * A Stoplight registry of light configs: a hash `<prefix>:<system id>:lights`
+ * (released 6.0 under `stoplight:v6`, an earlier development version under
+ * `stoplight:v5`) whose fields are light ids and whose values are JSON
+ * `{ meta: { version, registered_at }, config: { id, name, window_size, threshold, … } }`.
+ */
+export const REGISTRY_KEY = /^((?:[^\n]*:)?stoplight:v[56]):([0-9a-f]{12}):lights$/;
+
+/** The system id of a registry key; null for any other key. */
+export function registrySystemOf(key: string): string | null {
+  return REGISTRY_KEY.exec(key)?.[2] ?? null;
+}
+
+const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/**
+ * Adds what one registry hash says to the book: each field whose value is a
+ * config naming a light whose id is the field (a value that does not hash to
+ * its field is not trusted). Returns problems: entries that are not such configs.
+ */
+export function addRegistry(book: NameBook, key: string, fields: ReadonlyMap<string, string>): string[] {
+  const systemId = registrySystemOf(key);
+  if (systemId === null) return [];
+  const problems: string[] = [];
+  for (const [field, value] of fields) {
+    let config: { name?: unknown; window_size?: unknown; threshold?: unknown } | undefined;
+    try {
+      const parsed = JSON.parse(value) as { config?: typeof config } | null;
+      config = parsed && typeof parsed === 'object' ? parsed.config : undefined;
+    } catch {
+      config = undefined;
+    }
+    const name = config && typeof config === 'object' ? config.name : undefined;
+    if (typeof name !== 'string' || nameId(name) !== field) {
+      problems.push(`${key} field ${field.slice(0, 40)}: not a light config naming that light id; ignored`);
+      continue;
+    }
+    book.lights.set(field, name);
+    book.configs.set(`${systemId}/${field}`, { windowSeconds: finite(config?.window_size), threshold: finite(config?.threshold) });
+  }
+  return problems;
+}
+
+/** What the book says of a 6.0 light, by the ids its keys carry. */
+export function namesOf(book: NameBook | undefined, systemId: string | null, lightId: string): { systemName: string | null; lightName: string | null } {
+  return {
+    systemName: systemId === null ? null : (book?.systems.get(systemId) ?? null),
+    lightName: book?.lights.get(lightId) ?? null,
+  };
+}

@@ -1,0 +1,120 @@
+import { spawn } from 'node:child_process';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
+import { commonMatch, cursorFraction } from '../../src/redis/scan.js';
+import { connect } from '../../src/redis/connect.js';
+import { execPipeline, installScripts } from '../../src/redis/scripts.js';
+import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
+import { runCli, SWC_BIN } from './run-cli.js';
+
+/** Other keys of the application: lights must walk them once, and only once. */
+const OTHER_KEYS = 120_000;
+const LIGHTS = 50;
+
+let server: PrivateServer;
+let redis: Redis;
+
+/** SCAN calls the server counted since the last CONFIG RESETSTAT. */
+async function scanCalls(): Promise<number> {
+  const info = await redis.info('commandstats');
+  return Number(/cmdstat_scan:calls=(\d+)/.exec(info)?.[1] ?? 0);
+}
+
+beforeAll(async () => {
+  // DEBUG POPULATE fills the keyspace in one call; only a private server of the test's own allows it.
+  server = await startPrivateServer({ settings: ['enable-debug-command=yes'], allowAnySetting: true });
+  redis = await connect(server.url);
+  await redis.call('DEBUG', 'POPULATE', String(OTHER_KEYS), 'app:session');
+  const v6 = new StoplightV6();
+  await installScripts(redis, v6.scripts);
+  const now = Number((await redis.time())[0]);
+  await execPipeline(
+    redis,
+    Array.from({ length: LIGHTS }, (_, i) => v6.recordSuccess({ name: `light-${i}`, system: 'payments' }, { at: now - 1, windowSeconds: 60 })),
+  );
+}, 60_000);
+
+afterAll(async () => {
+  redis?.disconnect();
+  await server?.stop();
+});
+
+describe('one gentle SCAN pass', () => {
+  it(`on ${OTHER_KEYS + 2 * LIGHTS} keys: cmdstat_scan calls ≤ DBSIZE / COUNT + 2, and every light is found`, async () => {
+    const dbsize = Number(await redis.dbsize());
+    await redis.call('CONFIG', 'RESETSTAT');
+    const run = await runCli(['lights', '--redis-url', server.url, '--json', '--scan-pause', '0']);
+    expect(run.code, run.stderr).toBe(0);
+    const calls = await scanCalls();
+    const doc = JSON.parse(run.stdout) as { matched: number; scan: { calls: number; match: string; dbsize: number } };
+    expect(doc.matched).toBe(LIGHTS);
+    expect(doc.scan.match).toBe('s[tw]*');
+    expect(calls).toBe(doc.scan.calls);
+    expect(calls).toBeLessThanOrEqual(Math.floor(dbsize / 1000) + 2);
+    // Reported for the record: the figure docs/operator.md quotes.
+    console.log(`lights on ${dbsize} keys: ${calls} SCAN calls (bound ${Math.floor(dbsize / 1000) + 2})`);
+  });
+
+  it('--layout all reads swc\'s own designs too, still in one pass', async () => {
+    await redis.call('CONFIG', 'RESETSTAT');
+    const run = await runCli(['lights', '--redis-url', server.url, '--json', '--scan-pause', '0', '--layout', 'all']);
+    expect(run.code, run.stderr).toBe(0);
+    const doc = JSON.parse(run.stdout) as { patterns: string[] };
+    expect(doc.patterns.length).toBeGreaterThan(2);
+    expect(await scanCalls()).toBeLessThanOrEqual(Math.floor(Number(await redis.dbsize()) / 1000) + 2);
+  });
+
+  it('a long scan shows progress on stderr (keys seen of DBSIZE, time left); --no-progress silences it', async () => {
+    const run = await runCli(['lights', '--redis-url', server.url, '--scan-pause', '25', '--top', '1']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/^swc: scanning: ~[\d,]+ of 120,100 keys \(\d+ SCAN calls\)(, about \d+ s left)?$/m);
+    const quiet = await runCli(['lights', '--redis-url', server.url, '--scan-pause', '25', '--top', '1', '--no-progress']);
+    expect(quiet.stderr).toBe('');
+  });
+
+  it('Ctrl-C during the scan prints what was found so far, marked partial, and exits 130', async () => {
+    const child = spawn(process.execPath, [SWC_BIN, 'lights', '--redis-url', server.url, '--scan-pause', '50', '--no-progress'], {
+      env: { ...process.env, REDIS_URL: '', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    await new Promise((r) => setTimeout(r, 2500));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+    expect(code).toBe(130);
+    expect(stdout).toContain('PARTIAL: stopped (Ctrl-C) before the scan walked every key');
+    expect(stderr).toContain('swc: stopped: the listing above is PARTIAL');
+  });
+
+  it('the MATCH shared by the patterns, and the cursor read as progress', () => {
+    expect(commonMatch(['stoplight:v5:*', 'stoplight:v6:*', 'swc-bench:*'])).toBe('s[tw]*');
+    expect(commonMatch(['stoplight:v6:*'])).toBe('stoplight:v6:*');
+    expect(commonMatch(['stoplight:v6:*', 'rl:{*}:x'])).toBe('[sr]*');
+    expect(commonMatch(['stoplight:v6:*', '*:x'])).toBeNull();
+    expect(commonMatch(['a*b:*', 'a*c:*'])).toBe('a*');
+    expect(cursorFraction('0', 1000)).toBe(1);
+    // Cursor 1 of a 1024-slot table: its reversed bits put it half way.
+    expect(cursorFraction('1', 1000)).toBe(0.5);
+  });
+});
+
+describe('a server that does not answer', () => {
+  it('lights under CLIENT PAUSE gives up within its bound (5 s per command), exit 3', async () => {
+    const pauser = await connect(server.url);
+    try {
+      await pauser.call('CLIENT', 'PAUSE', '9000', 'ALL');
+      const run = await runCli(['lights', '--redis-url', server.url]);
+      expect(run.code).toBe(3);
+      expect(run.ms).toBeLessThan(8500);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      // The pause ends by itself; wait it out so the next test file's server is not the paused one.
+      await new Promise((r) => setTimeout(r, 9500));
+      pauser.disconnect();
+    }
+  }, 30_000);
+});
