@@ -1,0 +1,149 @@
+/**
+ * The README's examples, run as a user would run them, and their output
+ * written back under each example (`npm run docs:figures`), or only checked
+ * (`--check`: every example exits 0 and no line is wider than 80 columns;
+ * the CLI test lane runs this).
+ *
+ * An example is a pair of markers in README.md:
+ *
+ *   <!-- example: swc bench --rate 100 --window 300 -->
+ *   …output, replaced on every run…
+ *   <!-- /example -->
+ *
+ * `example app:` runs the command against a private server seeded like a
+ * small Stoplight application (two systems, 5.x and 6.0 lights, an
+ * incident on one light), with REDIS_URL pointing at it; plain `example:`
+ * runs with no REDIS_URL, so `bench` starts its own private server. The
+ * `first-commands` figure is the wall time of the first example, measured
+ * in the same run.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { createLayout } from '../src/layouts/index.js';
+import { LayoutClient } from '../src/layouts/client.js';
+import { startPrivateServer, type PrivateServer } from '../src/redis/server.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const README = join(ROOT, 'README.md');
+const WIDTH = 80;
+const EXAMPLE = /<!-- example( app)?: (.+?) -->\n[\s\S]*?<!-- \/example -->/g;
+const FIGURE = /<!-- figure: first-commands -->\n[\s\S]*?<!-- \/figure -->/;
+
+interface Run {
+  readonly command: string;
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly seconds: number;
+}
+
+function argvOf(command: string): string[] {
+  const words = command.match(/'[^']*'|\S+/g) ?? [];
+  const args = words.map((word) => word.replace(/^'(.*)'$/, '$1'));
+  if (args[0] !== 'swc') throw new Error(`an example must start with swc: ${command}`);
+  return args.slice(1);
+}
+
+function run(command: string, redisUrl: string | undefined): Promise<Run> {
+  const env: NodeJS.ProcessEnv = { ...process.env, COLUMNS: String(WIDTH), NO_COLOR: '1' };
+  delete env.REDIS_URL;
+  if (redisUrl) env.REDIS_URL = redisUrl;
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/swc.js'), ...argvOf(command), '--no-progress'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      resolve({ command, code, stdout, seconds });
+    });
+  });
+}
+
+/** A server seeded like a small Stoplight application; the clock is the server's own. */
+async function seededApp(): Promise<PrivateServer> {
+  const server = await startPrivateServer();
+  const redis = new Redis(server.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  try {
+    const [nowText] = await redis.time();
+    const now = Number(nowText);
+    const error = (at: number): string =>
+      JSON.stringify({ error: { class: 'Net::ReadTimeout', message: 'Net::ReadTimeout with #<TCPSocket:(closed)>' }, time: at });
+    const v6 = await LayoutClient.open(redis, createLayout('stoplight-v6'));
+    const v5 = await LayoutClient.open(redis, createLayout('stoplight-v5'));
+    const lights = [
+      { client: v6, light: { system: 'payments', name: 'checkout' }, rate: 5, failures: 0.02 },
+      { client: v6, light: { system: 'payments', name: 'stripe-api' }, rate: 3, failures: 0.05, burst: true },
+      { client: v6, light: { system: 'search', name: 'checkout' }, rate: 1, failures: 0.01 },
+      { client: v5, light: { name: 'legacy-geocoder' }, rate: 2, failures: 0.1 },
+    ];
+    for (const { client, light, rate, failures, burst } of lights) {
+      let n = 0;
+      for (let second = now - 120; second < now; second++) {
+        for (let i = 0; i < rate; i++) {
+          const at = second + i / rate;
+          // An incident: 80% failures for ten seconds, half a minute ago.
+          const share = burst && second >= now - 40 && second < now - 30 ? 0.8 : failures;
+          const failed = (n++ * 7919) % 1000 < share * 1000;
+          if (failed) await client.recordFailure(light, { windowSeconds: 300, at, errorJson: error(at) });
+          else await client.recordSuccess(light, { windowSeconds: 300, at });
+        }
+      }
+    }
+  } finally {
+    redis.disconnect();
+  }
+  return server;
+}
+
+function block(run: Run): string {
+  const status = run.code === 0 ? '' : `\n(exit ${run.code})`;
+  return '```text\n' + run.stdout.trimEnd() + status + '\n```';
+}
+
+async function main(): Promise<number> {
+  const check = process.argv.includes('--check');
+  let text = readFileSync(README, 'utf8');
+  const examples = [...text.matchAll(EXAMPLE)].map((m) => ({ whole: m[0], app: Boolean(m[1]), command: m[2] ?? '' }));
+  const app = examples.some((e) => e.app) ? await seededApp() : undefined;
+  const problems: string[] = [];
+  const runs: Run[] = [];
+  try {
+    for (const example of examples) {
+      process.stderr.write(`docs: ${example.command}\n`);
+      const result = await run(example.command, example.app ? app?.url : undefined);
+      runs.push(result);
+      if (result.code !== 0) problems.push(`${example.command}: exit ${result.code}`);
+      const wide = result.stdout.split('\n').filter((line) => [...line].length > WIDTH);
+      if (wide.length > 0) problems.push(`${example.command}: ${wide.length} line(s) wider than ${WIDTH} columns`);
+      const marker = example.app ? 'example app' : 'example';
+      text = text.replace(example.whole, `<!-- ${marker}: ${example.command} -->\n${block(result)}\n<!-- /example -->`);
+    }
+  } finally {
+    await app?.stop();
+  }
+  const first = runs[0];
+  if (first) {
+    const figure = `_On this repository's 2-core test machine the first command's benchmark took ${first.seconds.toFixed(0)} s (regenerated by \`npm run docs:figures\`)._`;
+    text = text.replace(FIGURE, `<!-- figure: first-commands -->\n${figure}\n<!-- /figure -->`);
+  }
+  for (const problem of problems) process.stderr.write(`docs: ${problem}\n`);
+  if (!check) writeFileSync(README, text);
+  return problems.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`docs: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(3);
+  },
+);
