@@ -31,8 +31,9 @@ import { renderSweep } from '../report/sweep.js';
 import { checkSweep, runSweep } from './bench-sweep.js';
 import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
 import { checkClusterFlags, openClusterTarget } from './bench-cluster.js';
+import { addInstructionOptions, countForReport, instructionsOf, type InstructionFlags } from './bench-instructions.js';
 
-interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags {
+interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, InstructionFlags {
   rate?: number[];
   window?: number[];
   layout?: LayoutName[];
@@ -451,6 +452,7 @@ export function benchCommand(): Command {
       (value: string, previous: SweepAxis[]) => [...previous, parser(parseSweep)(value)],
       [] as SweepAxis[],
     );
+  addInstructionOptions(command);
   addCompareOptions(command);
   addJsonOption(command);
   addRedisOptions(command, { privateServer: true });
@@ -533,6 +535,8 @@ Examples:
       const suggested = flags.suggest ? suggestLayouts(flags.layout, flags.scripts) : undefined;
       if (suggested) flags = { ...flags, layout: suggested.layouts };
       let plan = planFromFlags(flags, preset);
+      // Refused before any server starts (a URL: exit 2; no valgrind: exit 3).
+      const counting = instructionsOf(flags);
       const format: BenchFormat = flags.json ? 'json' : flags.format;
       const combinations = flags.sweep.length > 0 ? checkSweep(flags) : undefined;
       if (flags.suggest) {
@@ -672,7 +676,8 @@ Examples:
         () => (finished = true),
         () => (finished = true),
       );
-      const measured = withStableKeyNames(await running, namespace.prefix);
+      let measured = withStableKeyNames(await running, namespace.prefix);
+      if (counting) measured = await countForReport(counting, session, plan, measured, { progress: flags.progress, signal: stop.signal });
       const suggestions = suggested ? suggest(measured, { layouts: [...suggested.layouts], unmeasured }) : undefined;
       // --suggest: the JSON gains `suggestion` (the first window and rate) and `suggestions` (all of them).
       const report = suggestions ? { ...measured, suggestion: suggestions[0], suggestions } : measured;
