@@ -6,7 +6,6 @@ import { EventClock } from '../traffic/event-clock.js';
 import { createRng } from '../traffic/random.js';
 import type { CallgrindControl, CallgrindDump } from './callgrind.js';
 import { runLoad } from './load.js';
-import { median } from './throughput.js';
 import { defaultErrorJson, readWorkload, requestWorkload, writeWorkload, type ErrorJson, type WorkloadContext } from './workload.js';
 
 /** Above this (max − min) / median across repeats an instruction count is flagged: counts normally repeat within 0.3%. */
@@ -30,13 +29,13 @@ export interface ProfileEntry {
 
 /** The instructions of one operation of one layout, over its repeats. */
 export interface OpInstructions {
-  /** The median of the repeats: instructions the server executed per operation (a request: its read and its write). */
+  /** The mean of the repeats (every counted call): instructions the server executed per operation (a request: its read and its write). */
   readonly instructionsPerCall: number;
   /** Each repeat's instructions per operation. */
   readonly repeats: readonly number[];
   readonly min: number;
   readonly max: number;
-  /** (max − min) / median. */
+  /** (max − min) / the mean. */
   readonly spread: number;
   /** Whether the spread is above {@link INSTRUCTIONS_SPREAD}. */
   readonly noisy: boolean;
@@ -127,8 +126,14 @@ export function topFunctions(summed: Summed, total: number, ops: number, top: nu
     }));
 }
 
+/**
+ * The figure is the mean over every repeat's calls (all of them counted,
+ * nothing dropped): a repeat's own count moves with its share of failures
+ * (a seeded draw per event, so a run repeats it exactly), and the mean
+ * over all the calls moves least from one run to the next.
+ */
 function opFigures(perOp: readonly number[], calls: number, callsPerOp: number): OpInstructions {
-  const mid = median(perOp);
+  const mid = perOp.reduce((sum, x) => sum + x, 0) / perOp.length;
   const min = Math.min(...perOp);
   const max = Math.max(...perOp);
   const spread = mid > 0 ? (max - min) / mid : 0;
@@ -170,9 +175,10 @@ export async function countInstructions(options: CountOptions): Promise<Instruct
     for (const op of COUNTED_OPS) {
       const { make, callsPerOp } = workloads[op];
       const next = contexts.map((c) => make(c));
+      // A dump starts the next part from zero: one zero per phase, then a dump after each share.
+      await control.zero();
       for (let repeat = 0; repeat < repeats; repeat += 1) {
         for (const [i, nextCall] of next.entries()) {
-          await control.zero();
           await runLoad({
             connections: [connection],
             pipeline: Math.max(1, Math.min(options.pipeline ?? 50, calls)),
