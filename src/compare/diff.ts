@@ -1,5 +1,5 @@
 import type { BenchReport, CellResult, Spread, ThroughputResult } from '../measure/types.js';
-import { DEFAULT_INSTRUCTIONS_TOLERANCE, instructionRows, type InstructionFigure } from './instructions.js';
+import { countsDecide, DEFAULT_INSTRUCTIONS_TOLERANCE, instructionRows, type InstructionFigure } from './instructions.js';
 
 /** Operations whose throughput is compared. */
 export const OPERATIONS = ['write', 'read', 'request'] as const;
@@ -358,6 +358,7 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
     rows.push(row(c, 'bytesPerLight', null, c.memory.bytesPerLight, 'extra'));
   }
   const mismatches = mismatchesOf(baseline, current);
+  rows.splice(0, rows.length, ...countsDecide(rows, baseline, current, cellName));
   const failures = rows.filter((r) => r.status === 'regressed' || r.status === 'missing');
   const improvements = rows.filter((r) => r.status === 'improved');
   return { ok: failures.length === 0 && mismatches.length === 0, options, mismatches, rows, failures, improvements, missingCells, extraCells };

@@ -97,3 +97,19 @@ export function countsText(r: Pick<CompareRow, 'figure' | 'baseline' | 'current'
   const n = (v: number | null): string => (v === null ? '–' : Math.round(v).toLocaleString('en-US'));
   return `; ${n(r.baseline)} → ${n(r.current)} instructions/${r.figure.startsWith('request') ? 'request' : 'call'}`;
 }
+
+/**
+ * Where both runs counted a cell's instructions, the counts decide its
+ * server cost: the timed server figures (µs and CPU µs per call, and their
+ * ratios) of that cell are shown only. Timed, they wander with the machine
+ * (a +64% CPU µs on an unchanged read was seen at load 18); counted, the
+ * same change is exact to a percent.
+ */
+export function countsDecide(rows: readonly CompareRow[], baseline: BenchReport, current: BenchReport, cellName: (r: { layout: string; windowSeconds: number; rate: number }) => string): CompareRow[] {
+  const counted = new Set(baseline.results.filter((r) => r.instructions).map((r) => cellName(r)));
+  const both = new Set(current.results.filter((r) => r.instructions && counted.has(cellName(r))).map((r) => cellName(r)));
+  if (both.size === 0) return [...rows];
+  return rows.map((r) =>
+    both.has(r.cell) && /Server(Usec|Cpu)/.test(r.figure) && r.status !== 'missing' && r.status !== 'info' ? { ...r, status: 'info' } : r,
+  );
+}

@@ -85,6 +85,20 @@ describe('compare on instructions per call', () => {
     expect(rows.every((r) => r.status === 'info' && r.current === null)).toBe(true);
   });
 
+  it("lets the counts decide a counted cell's server cost: timed server figures there are shown only", () => {
+    const stats = (usec: number) => ({ opsPerSec: 1000, p50Ms: 0.1, p99Ms: 0.2, p999Ms: 0.3, meanMs: 0.1, ops: 1000, seconds: 1, serverUsecPerCall: usec });
+    const timed = (report: BenchReport, usec: number): BenchReport => ({
+      ...report,
+      results: report.results.map((r) => ({ ...r, throughput: { write: stats(usec), read: stats(usec), request: stats(usec), connections: 1, pipeline: 1 } })),
+    });
+    // Twice the µs per call: a regression by time alone, without counts.
+    const byTime = compareReports(timed(plain(), 5), timed(plain(), 10), options);
+    expect(byTime.failures.some((r) => r.figure === 'writeServerUsecPerCall')).toBe(true);
+    const counted = compareReports(timed(withCounts(), 5), timed(withCounts(), 10), options);
+    expect(counted.ok).toBe(true);
+    expect(counted.rows.filter((r) => r.figure === 'writeServerUsecPerCall').every((r) => r.status === 'info')).toBe(true);
+  });
+
   it('swc compare exits 1 naming the layout, the op and both counts; --instructions-tolerance widens the gate', async () => {
     const before = join(dir, 'before.json');
     const after = join(dir, 'after.json');
