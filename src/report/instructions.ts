@@ -39,12 +39,12 @@ export function throughputNotes(report: BenchReport): string[] {
   const rounds = measured[0]?.throughput?.rounds ?? 1;
   if (noisy) {
     notes.push(
-      `noisy (rounds more than ${Math.round(NOISY_SPREAD * 100)}% apart): ${hasInstructions(report) ? 'the instructions/call column does not wander; ' : '--instructions counts what does not wander; '}` +
-        `more rounds (--rounds ${Math.min(100, Math.max(rounds * 2, 10))}, now ${rounds}) or a quieter machine settle ops/s and µs`,
+      `noisy = rounds over ${Math.round(NOISY_SPREAD * 100)}% apart; settled by ${hasInstructions(report) ? 'the instructions/call column (counted, it does not wander), ' : '--instructions (counts, which do not wander), '}` +
+        `more rounds (--rounds ${Math.min(100, Math.max(rounds * 2, 10))}; now ${rounds}) or a quieter machine`,
     );
   }
   if (!hasInstructions(report) && measured.length > 0) {
-    notes.push("instructions/call not counted: --instructions counts them under valgrind (opt-in: it adds 30–60 s, more than the run's own throughput phase)");
+    notes.push('instructions/call: not counted; opt-in with --instructions (valgrind; adds 30-60 s to a run)');
   }
   const spread = report.results.flatMap((r) =>
     (['write', 'read', 'request'] as const).flatMap((op) => {
@@ -54,8 +54,8 @@ export function throughputNotes(report: BenchReport): string[] {
   );
   if (spread.length > 0) {
     notes.push(
-      `instructions/call repeats more than ${pct(INSTRUCTIONS_SPREAD)} apart (${spread.join(', ')}): each repeat is other events, with its own share of failures; ` +
-        'the same seed repeats them exactly, so runs still agree (more --instruction-calls narrow it)',
+      `instructions/call repeats over ${pct(INSTRUCTIONS_SPREAD)} apart (${spread.join(', ')}): each repeat's events have their own share of failures;`,
+      'the seed repeats them exactly, so runs still agree (more --instruction-calls narrow it)',
     );
   }
   return notes;
