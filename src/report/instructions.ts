@@ -9,7 +9,7 @@ const pct = (f: number): string => `${(f * 100).toFixed(f < 0.1 ? 1 : 0)}%`;
 export function instructionsCell(r: CellResult, op: CountedOp): string {
   const i = r.instructions?.[op];
   if (!i) return '–';
-  return `${count(i.instructionsPerCall)}${i.noisy ? ` (±${pct(i.spread / 2)})` : ''}`;
+  return `${count(i.instructionsPerCall)}${i.noisy ? ` ±${pct(i.spread / 2)}` : ''}`;
 }
 
 /** Whether any result of the report carries counts. */
@@ -38,9 +38,11 @@ export function throughputNotes(report: BenchReport): string[] {
   );
   const rounds = measured[0]?.throughput?.rounds ?? 1;
   if (noisy) {
+    const more = `--rounds ${Math.min(100, Math.max(rounds * 2, 10))} (now ${rounds})`;
     notes.push(
-      `noisy = rounds over ${Math.round(NOISY_SPREAD * 100)}% apart; settled by ${hasInstructions(report) ? 'the instructions/call column (counted, it does not wander), ' : '--instructions (counts, which do not wander), '}` +
-        `more rounds (--rounds ${Math.min(100, Math.max(rounds * 2, 10))}; now ${rounds}) or a quieter machine`,
+      hasInstructions(report)
+        ? `noisy = rounds over ${Math.round(NOISY_SPREAD * 100)}% apart; counted instructions do not wander (ops/s, µs: ${more}, a quieter machine)`
+        : `noisy = rounds over ${Math.round(NOISY_SPREAD * 100)}% apart; settled by --instructions (counts do not wander), ${more} or a quieter machine`,
     );
   }
   if (!hasInstructions(report) && measured.length > 0) {
@@ -49,13 +51,14 @@ export function throughputNotes(report: BenchReport): string[] {
   const spread = report.results.flatMap((r) =>
     (['write', 'read', 'request'] as const).flatMap((op) => {
       const i: OpInstructions | undefined = r.instructions?.[op];
-      return i?.noisy ? [`${r.layout} ${op} ${pct(i.spread)}`] : [];
+      return i?.noisy ? [{ what: `${r.layout} ${op}`, spread: i.spread }] : [];
     }),
   );
-  if (spread.length > 0) {
+  const worst = spread.sort((a, b) => b.spread - a.spread)[0];
+  if (worst) {
     notes.push(
-      `instructions/call repeats over ${pct(INSTRUCTIONS_SPREAD)} apart (${spread.join(', ')}): each repeat's events have their own share of failures;`,
-      'the seed repeats them exactly, so runs still agree (more --instruction-calls narrow it)',
+      `instructions: ${spread.length} count(s) with repeats over ${pct(INSTRUCTIONS_SPREAD)} apart (widest ${worst.what}, ${pct(worst.spread)}), shown ±half that;`,
+      "each repeat's events have their own share of failures, which the seed repeats exactly: runs still agree",
     );
   }
   return notes;
