@@ -8,9 +8,10 @@ import { ExitCode, SwcError } from '../errors.js';
  * command (an EVALSHA, and again for each redis.call inside it), from its
  * lookup to its reply in the client's buffer. Reading the request, writing
  * the reply to the socket, the event loop and serverCron stay outside it.
- * Measured on 7.0.15: collecting on `call` gives the same count per EVALSHA
- * whether the server is idle or its cron runs between calls, and nested
- * redis.call commands are counted (callgrind toggles on the outermost entry).
+ * Measured on 7.0.15: every instruction of a dump lies under `call()`
+ * (nothing from aeMain or serverCron), and the commands a script runs
+ * through redis.call are counted too (they enter `call()` again, which
+ * callgrind keeps as the recursion `call'2` inside the outer one).
  */
 export const COUNTED_FUNCTION = 'call';
 
