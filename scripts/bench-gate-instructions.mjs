@@ -13,7 +13,7 @@
 // average it ran at. A benchmark (it prints figures), not a test; exit 1 on
 // a false alarm, a miss or an improvement not reported.
 //
-// Usage: npm run bench:gate -- --instructions [--same 20 --extra 20 --shared 3 --rate 10 --window 60 --calls 300 --repeats 3]
+// Usage: npm run bench:gate -- --instructions [--same 20 --extra 20 --shared 3 --rate 10 --window 60 --calls 300 --repeats 3 --tolerance 2]
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -32,13 +32,14 @@ const { values } = parseArgs({
     window: { type: 'string', default: '60' },
     calls: { type: 'string', default: '300' },
     repeats: { type: 'string', default: '3' },
+    tolerance: { type: 'string' },
   },
 });
 const bin = fileURLToPath(new URL('../bin/swc.js', import.meta.url));
 const source = fileURLToPath(new URL('../lua', import.meta.url));
 const scratch = mkdtempSync(path.join(tmpdir(), 'swc-gate-instructions-'));
 const { DEFAULT_INSTRUCTIONS_TOLERANCE } = await import('../dist/compare/instructions.js');
-const options = { ...DEFAULT_COMPARE_OPTIONS, instructionsTolerance: DEFAULT_INSTRUCTIONS_TOLERANCE };
+const options = { ...DEFAULT_COMPARE_OPTIONS, instructionsTolerance: values.tolerance !== undefined ? Number(values.tolerance) / 100 : DEFAULT_INSTRUCTIONS_TOLERANCE };
 const load = () => loadavg()[0].toFixed(1);
 
 function bench(scripts) {

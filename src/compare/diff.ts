@@ -83,7 +83,7 @@ export interface CompareOptions {
   readonly absolute: boolean;
   /** Largest allowed rise of the server's µs per call, fastest round against fastest round (default 50%). */
   readonly serverTolerance?: number;
-  /** Largest allowed change of instructions per call, per layout and as a ratio to the reference layout (default 1.5%). */
+  /** Largest allowed change of instructions per call, per layout and as a ratio to the reference layout (default 2%). */
   readonly instructionsTolerance?: number;
 }
 

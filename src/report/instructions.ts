@@ -1,5 +1,6 @@
 import { INSTRUCTIONS_SPREAD, type CountedOp, type OpInstructions } from '../measure/instructions.js';
 import { NOISY_SPREAD, type BenchReport, type CellResult } from '../measure/types.js';
+import { formatWindow } from './bench.js';
 import type { Grid } from './table.js';
 
 const count = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -75,7 +76,7 @@ export function instructionsGrid(report: BenchReport): Grid | undefined {
     if (!i) continue;
     for (const op of ['write', 'read', 'request'] as const) {
       rows.push([
-        String(r.windowSeconds),
+        formatWindow(r.windowSeconds),
         String(r.rate),
         r.layout,
         op,
@@ -106,7 +107,7 @@ export function profileGrid(report: BenchReport): Grid | undefined {
     if (!p) continue;
     for (const op of ['write', 'read'] as const) {
       for (const e of p[op]) {
-        rows.push([String(r.windowSeconds), String(r.rate), r.layout, op, e.function, pct(e.inclusiveShare), count(e.inclusivePerCall), pct(e.selfShare)]);
+        rows.push([formatWindow(r.windowSeconds), String(r.rate), r.layout, op, e.function, pct(e.inclusiveShare), count(e.inclusivePerCall), pct(e.selfShare)]);
       }
     }
   }
