@@ -47,7 +47,7 @@ export function throughputNotes(report: BenchReport): string[] {
     );
   }
   if (!hasInstructions(report) && measured.length > 0) {
-    notes.push('instructions/call: not counted; opt-in with --instructions (valgrind; adds 30-60 s to a run)');
+    notes.push('instructions/call: not counted; opt-in with --instructions (under valgrind, it adds 30 s or more to a run)');
   }
   const spread = report.results.flatMap((r) =>
     (['write', 'read', 'request'] as const).flatMap((op) => {
