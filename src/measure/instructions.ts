@@ -104,6 +104,13 @@ export const COUNTED_TEXT =
  */
 const SCRIPT_FRAME = new Set(['evalShaCommand', 'evalGenericCommand', 'luaCallFunction', 'lua_pcall', 'luaD_call', 'luaD_rawrunprotected', 'lua_call', 'luaD_pcall']);
 
+/**
+ * glibc's inner frames of one snprintf: `__snprintf_chk` (all of it) and
+ * `__printf_fp` (its floating-point part) are kept, the frames between them
+ * would repeat the same share.
+ */
+const INNER_FRAME = new Set(['__vsnprintf_internal', '__vfprintf_internal', '__printf_fp_l']);
+
 /** Functions summed over dumps. */
 type Summed = Map<string, { self: number; inclusive: number }>;
 
@@ -122,7 +129,7 @@ function addDump(into: Summed, dump: CallgrindDump): void {
 export function topFunctions(summed: Summed, total: number, ops: number, top: number): ProfileEntry[] {
   if (!(total > 0)) return [];
   return [...summed.entries()]
-    .filter(([name, cost]) => cost.inclusive < total * 0.999 && !/^0x[0-9a-f]+('\d+)?$/i.test(name) && !name.startsWith('(') && !SCRIPT_FRAME.has(name))
+    .filter(([name, cost]) => cost.inclusive < total * 0.999 && !/^0x[0-9a-f]+('\d+)?$/i.test(name) && !name.startsWith('(') && !SCRIPT_FRAME.has(name) && !INNER_FRAME.has(name))
     .sort((a, b) => b[1].inclusive - a[1].inclusive)
     .slice(0, top)
     .map(([name, cost]) => ({
