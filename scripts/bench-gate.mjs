@@ -12,12 +12,19 @@
 // benchmark (it prints figures), not a test.
 //
 // Usage: npm run bench:gate [-- --runs 20 --slow-runs 20 --time 0.5 --rounds 5 --save runs.json]
+//        npm run bench:gate -- --instructions [...]   (the instruction gate: scripts/bench-gate-instructions.mjs)
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { compareReports, createNamespace, DEFAULT_COMPARE_OPTIONS, openSession, purgeNamespace, runBench } from '../dist/index.js';
+
+// `-- --instructions`: the instruction gate instead (scripts/bench-gate-instructions.mjs, its own flags).
+if (process.argv.includes('--instructions')) {
+  await import('./bench-gate-instructions.mjs');
+  process.exit();
+}
 
 const { values } = parseArgs({
   options: {

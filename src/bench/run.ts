@@ -142,7 +142,7 @@ function trafficOf(plan: BenchPlan, cell: Cell, lightIndex: number): TrafficSpec
  * is on the server, so the fill's wall time stays close to the server's own
  * script time. Lights are written one after another, each in event order.
  */
-async function fill(
+export async function fill(
   connection: RespConnection,
   layout: Layout,
   lights: readonly Light[],

@@ -34,8 +34,9 @@ import { renderSweep } from '../report/sweep.js';
 import { checkSweep, runSweep } from './bench-sweep.js';
 import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
 import { checkClusterFlags, openClusterTarget } from './bench-cluster.js';
+import { addInstructionOptions, countForReport, instructionsOf, type InstructionFlags } from './bench-instructions.js';
 
-interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags {
+interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, InstructionFlags {
   trustScripts?: boolean;
   /** `--max-ops`: a load cap for the throughput phases. */
   maxOps?: number;
@@ -460,6 +461,7 @@ export function benchCommand(): Command {
       (value: string, previous: SweepAxis[]) => [...previous, parser(parseSweep)(value)],
       [] as SweepAxis[],
     );
+  addInstructionOptions(command);
   addCompareOptions(command);
   addJsonOption(command);
   addRedisOptions(command, { privateServer: true });
@@ -551,6 +553,8 @@ Examples:
         const { throughput: _skipped, ...memoryOnly } = plan;
         plan = memoryOnly;
       }
+      // Refused before any server starts (a URL: exit 2; no valgrind: exit 3).
+      const counting = instructionsOf(flags);
       const format: BenchFormat = flags.json ? 'json' : flags.format;
       const combinations = flags.sweep.length > 0 ? checkSweep(flags) : undefined;
       if (flags.suggest) {
@@ -702,7 +706,8 @@ Examples:
         () => (finished = true),
         () => (finished = true),
       );
-      const measured = withStableKeyNames(await deniedAsFinding(running, session.redis, runUser), namespace.prefix);
+      let measured = withStableKeyNames(await deniedAsFinding(running, session.redis, runUser), namespace.prefix);
+      if (counting) measured = await countForReport(counting, session, plan, measured, { progress: flags.progress, signal: stop.signal });
       const suggestions = suggested ? suggest(measured, { layouts: [...suggested.layouts], unmeasured }) : undefined;
       // --suggest: the JSON gains `suggestion` (the first window and rate) and `suggestions` (all of them).
       const report = suggestions ? { ...measured, suggestion: suggestions[0], suggestions } : measured;

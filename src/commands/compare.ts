@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { compareReports, DEFAULT_COMPARE_OPTIONS, type CompareOptions, type Verdict } from '../compare/diff.js';
+import { DEFAULT_INSTRUCTIONS_TOLERANCE } from '../compare/instructions.js';
 import { loadReport } from '../compare/load.js';
 import { parseNumber } from '../bench/values.js';
 import { ExitCode, SwcError, UsageError } from '../errors.js';
@@ -19,6 +20,7 @@ export interface CompareFlags {
   throughputTolerance: number;
   absolute?: boolean;
   serverTolerance: number;
+  instructionsTolerance?: number;
 }
 
 /** Checks before a run that `--output` can be written: a path whose folder exists and that is not a folder itself. */
@@ -79,6 +81,14 @@ export function addCompareOptions(command: Command): Command {
         .argParser(percentage('--server-tolerance', 1000))
         .default(DEFAULT_COMPARE_OPTIONS.serverTolerance, pct(DEFAULT_COMPARE_OPTIONS.serverTolerance ?? 0)),
     )
+    .addOption(
+      new Option(
+        '--instructions-tolerance <percent>',
+        "when both results counted instructions (swc bench --instructions): fail when a layout's instructions per call, or its ratio to the reference layout's, rise by more than this many percent",
+      )
+        .argParser(percentage('--instructions-tolerance', 1000))
+        .default(DEFAULT_INSTRUCTIONS_TOLERANCE, pct(DEFAULT_INSTRUCTIONS_TOLERANCE)),
+    )
     .option('--absolute', 'also fail when absolute ops/s fall by more than the throughput tolerance (noisy across machines)');
 }
 
@@ -89,6 +99,7 @@ export function compareOptionsFrom(flags: CompareFlags): CompareOptions {
     throughputTolerance: flags.throughputTolerance,
     absolute: Boolean(flags.absolute),
     serverTolerance: flags.serverTolerance ?? DEFAULT_COMPARE_OPTIONS.serverTolerance ?? flags.throughputTolerance,
+    instructionsTolerance: flags.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE,
   };
 }
 
@@ -139,6 +150,9 @@ gate only with --absolute. With rounds (swc bench --rounds) in both results,
 a change counts only when it passes the tolerance and no round of one run
 overlaps the other's: noise moves some rounds, a real change moves all.
 Improvements beyond the tolerance are listed too; they never fail.
+Instructions per call (both results from swc bench --instructions) gate at
+--instructions-tolerance for each layout and op, and as each layout's count
+over the reference layout's; results without counts compare as before.
 
 Fails (exit 1) on: a figure beyond its tolerance; a cell or figure of the
 baseline missing from the current run; a different Redis version, allocator,

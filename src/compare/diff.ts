@@ -1,4 +1,5 @@
 import type { BenchReport, CellResult, Spread, ThroughputResult } from '../measure/types.js';
+import { countsDecide, DEFAULT_INSTRUCTIONS_TOLERANCE, instructionRows, type InstructionFigure } from './instructions.js';
 
 /** Operations whose throughput is compared. */
 export const OPERATIONS = ['write', 'read', 'request'] as const;
@@ -32,7 +33,9 @@ export type Figure =
   | `${Operation}OpsPerSec`
   | `${Operation}ServerUsecPerCall`
   | `${Operation}ServerCpuUsecPerCall`
-  | `${Operation}ServerCpuRatio`;
+  | `${Operation}ServerCpuRatio`
+  // Instructions per call under callgrind, and their ratio to the reference layout (src/compare/instructions.ts).
+  | InstructionFigure;
 
 /**
  * `regressed` fails the comparison; `missing` (in the baseline, not in the
@@ -80,6 +83,8 @@ export interface CompareOptions {
   readonly absolute: boolean;
   /** Largest allowed rise of the server's µs per call, fastest round against fastest round (default 50%). */
   readonly serverTolerance?: number;
+  /** Largest allowed change of instructions per call, per layout and as a ratio to the reference layout (default 2%). */
+  readonly instructionsTolerance?: number;
 }
 
 /** The outcome of {@link compareReports}. */
@@ -345,6 +350,7 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
       }
     }
   }
+  rows.push(...instructionRows(baseline, current, options.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE, cellName));
   const extraCells: string[] = [];
   for (const c of current.results) {
     if (before.has(cellName(c))) continue;
@@ -352,6 +358,7 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
     rows.push(row(c, 'bytesPerLight', null, c.memory.bytesPerLight, 'extra'));
   }
   const mismatches = mismatchesOf(baseline, current);
+  rows.splice(0, rows.length, ...countsDecide(rows, baseline, current, cellName));
   const failures = rows.filter((r) => r.status === 'regressed' || r.status === 'missing');
   const improvements = rows.filter((r) => r.status === 'improved');
   return { ok: failures.length === 0 && mismatches.length === 0, options, mismatches, rows, failures, improvements, missingCells, extraCells };

@@ -3,6 +3,7 @@
  * JSON contract other tools read: add fields freely, never rename.
  */
 import type { AccuracyResult, ServerCost } from './accuracy.js';
+import type { InstructionsResult } from './instructions.js';
 
 /** One key of a light as measured. */
 export interface KeyMemory {
@@ -244,6 +245,8 @@ export interface CellResult {
   readonly serverCost?: ServerCost;
   /** On Redis Cluster: the cell's lights, keys and MEMORY USAGE bytes on each primary, in slot order. */
   readonly shards?: readonly ShardTotals[];
+  /** With `--instructions`: the server's instructions per call of each op, counted under callgrind (src/measure/instructions.ts). */
+  readonly instructions?: InstructionsResult;
 }
 
 /** One primary's share of a cell on Redis Cluster. */
@@ -318,6 +321,8 @@ export interface BenchReport {
     readonly lightSpread: string;
     readonly findings: readonly ClusterFinding[];
   };
+  /** With `--instructions`: wall seconds the count took (start-up under valgrind, fills and counted calls), after the run's own. */
+  readonly instructionsWallSeconds?: number;
   /** Labels for layouts whose name alone would mislead (e.g. a variant Stoplight never shipped), by layout name. */
   readonly layoutLabels?: Record<string, string>;
 }

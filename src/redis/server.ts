@@ -13,8 +13,14 @@ export interface PrivateServer {
   readonly pid: number;
   /** Stops the server (SIGTERM, then SIGKILL) and removes its folder. Safe to call twice. */
   stop(): Promise<void>;
-  /** Starts another private server with the same binary and settings (its own port and folder). */
-  startSibling(): Promise<PrivateServer>;
+  /**
+   * Starts another private server with the same binary and settings (its own
+   * port and folder); `under` runs it under a wrapper (valgrind, for counting
+   * instructions) with a longer start-up allowance.
+   */
+  startSibling(under?: Pick<PrivateServerOptions, 'wrapper' | 'readyTimeoutMs'>): Promise<PrivateServer>;
+  /** The folder the server works in (removed by stop): a wrapper's output files go here. */
+  readonly dir?: string;
 }
 
 /** Options for {@link startPrivateServer}. */
@@ -31,6 +37,13 @@ export interface PrivateServerOptions {
    * sets it: `--redis-server-arg` is always checked.
    */
   readonly allowAnySetting?: boolean;
+  /**
+   * A command the server runs under, before the binary (`valgrind
+   * --tool=callgrind …`); `{dir}` in its words becomes the server's temp
+   * folder. The process is still the server's own pid (valgrind runs the
+   * program in its own process).
+   */
+  readonly wrapper?: readonly string[];
 }
 
 /** Every server this process started and has not stopped yet, with the folder to remove after it. */
@@ -227,9 +240,11 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const port = await freePort();
     const dir = mkdtempSync(path.join(os.tmpdir(), 'swc-redis-'));
+    const wrapper = (options.wrapper ?? []).map((word) => word.replaceAll('{dir}', dir));
     const child = spawn(
-      binary,
+      wrapper[0] ?? binary,
       [
+        ...(wrapper.length > 0 ? [...wrapper.slice(1), binary] : []),
         '--port', String(port),
         '--bind', '127.0.0.1',
         '--save', '',
@@ -313,7 +328,7 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
     };
     const password = (options.settings ?? []).map(wellFormed).find((s) => s.startsWith('requirepass='))?.slice('requirepass='.length).trim();
     const auth = password ? `:${encodeURIComponent(password)}@` : '';
-    return { url: `redis://${auth}127.0.0.1:${port}`, port, pid: child.pid ?? -1, stop, startSibling: () => startPrivateServer(options) };
+    return { url: `redis://${auth}127.0.0.1:${port}`, port, pid: child.pid ?? -1, stop, dir, startSibling: (under) => startPrivateServer({ ...options, ...under }) };
   }
   throw lastError instanceof Error ? lastError : new ServerStartError('could not start redis-server');
 }

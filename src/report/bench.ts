@@ -1,5 +1,6 @@
 import { NOISY_SPREAD } from '../core/thresholds.js';
 import type { AppView, BenchReport, CellResult, LatencyStats, Spread } from '../measure/types.js';
+import { hasInstructions, instructionRatioCell, instructionsCell, instructionsGrid, profileGrid, throughputNotes } from './instructions.js';
 import { palette, kb, percent, times } from './style.js';
 import { renderBox, renderCsv, renderMarkdown, type Grid } from './table.js';
 import { hintLines, wrapLine } from './encoding-hints.js';
@@ -146,9 +147,11 @@ export function throughputGrid(report: BenchReport, options: { wide?: boolean } 
     ...(rounded ? ['spread'] : []),
     'p50 ms',
     'p99 ms',
-    'p99.9 ms',
+    // With counts, p99.9 goes to --wide: the table keeps 120 columns.
+    ...(hasInstructions(report) && options.wide === false ? [] : ['p99.9 ms']),
     'server µs/call',
     ...(rounded ? ['µs spread'] : []),
+    ...(hasInstructions(report) ? ['instructions per call'] : []),
   ];
   const rows: string[][] = [];
   for (const r of measured) {
@@ -165,17 +168,20 @@ export function throughputGrid(report: BenchReport, options: { wide?: boolean } 
         ...(rounded ? [spreadText(stats.rounds?.opsPerSec)] : []),
         ms(stats.p50Ms),
         ms(stats.p99Ms),
-        ms(stats.p999Ms),
+        ...(hasInstructions(report) && options.wide === false ? [] : [ms(stats.p999Ms)]),
         stats.serverUsecPerCall === null ? '–' : stats.serverUsecPerCall.toFixed(1),
         ...(rounded ? [spreadText(stats.rounds?.serverUsecPerCall)] : []),
+        ...(hasInstructions(report) ? [instructionsCell(r, op as 'write' | 'read' | 'request')] : []),
       ]);
     }
   }
   const text = new Set(['window', 'layout', 'op', 'ops/s min–max', 'spread', 'µs spread']);
   const t = measured[0]?.throughput;
+  const notes = throughputNotes(report);
   return {
     head,
     rows,
+    ...(notes.length > 0 ? { notes } : {}),
     numeric: head.map((h) => !text.has(h) || h === 'ops/s min–max'),
     ...(t && rounded
       ? {
@@ -308,6 +314,7 @@ export function throughputRatioGrid(report: BenchReport, options: { wide?: boole
           a.request.serverUsecPerCall && b.request.serverUsecPerCall ? b.request.serverUsecPerCall / a.request.serverUsecPerCall : null,
         ),
         ...(hasApp ? [a.app && b.app ? times(a.app.meanMs / b.app.meanMs) : '–'] : []),
+        ...(hasInstructions(report) ? [instructionRatioCell(g.byLayout.get(other), g.byLayout.get(first))] : []),
       ]);
     }
   }
@@ -321,6 +328,7 @@ export function throughputRatioGrid(report: BenchReport, options: { wide?: boole
     'request ops/s',
     'server µs/request',
     ...(hasApp ? ['app requests/s'] : []),
+    ...(hasInstructions(report) ? ['instructions/request'] : []),
   ];
   const only = pairs[0];
   return {
@@ -404,6 +412,8 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
     [`Engine capacity (steady state, injected clock, ${capacity})`, throughputGrid(report, { wide })],
     [`Application's view (one request at a time through ioredis, a read then a write; tinybench${report.cluster ? '; lights of the first primary' : ''})`, appViewGrid(report)],
     [wide ? 'Throughput ratios (median and range of per-round ratios)' : 'Throughput ratios (median of per-round ratios; --wide for the range)', throughputRatioGrid(report, { wide })],
+    ['Instructions per call (valgrind callgrind, inside call())', instructionsGrid(report)],
+    ["Where the instructions go (--profile: top server functions)", profileGrid(report)],
     ['Real traffic (--realtime: server clock, paced)', realtimeGrid(report)],
     ['Accuracy', accuracyGrid(report)],
   ];
@@ -425,6 +435,7 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
     const title = !grid.caption ? heading : heading.length + grid.caption.length + 2 <= 120 ? `${heading}: ${grid.caption}` : `${heading}\n${grid.caption}`;
     if (format === 'markdown') parts.push(`**${title}**\n\n${renderMarkdown(grid)}`);
     else parts.push(`${c.bold(title)}\n${renderBox(grid, color)}`);
+    if (grid.notes && grid.notes.length > 0) parts[parts.length - 1] += `${format === "markdown" ? "\n\n" : "\n"}${grid.notes.map((n) => (format === 'markdown' ? `_${n}_` : c.dim(n))).join('\n')}`;
   }
   const hints = hintLines(report);
   if (hints.length > 0) {

@@ -1,4 +1,5 @@
 import type { CompareRow, Figure, Verdict } from '../compare/diff.js';
+import { countsText, DEFAULT_INSTRUCTIONS_TOLERANCE, isInstructionFigure } from '../compare/instructions.js';
 import type { BenchReport } from '../measure/types.js';
 import { palette, percent } from './style.js';
 import { renderBox, renderCsv, renderMarkdown, type Grid } from './table.js';
@@ -32,6 +33,12 @@ const FIGURE_LABELS: Record<Figure, string> = {
   writeServerCpuRatio: 'write server CPU µs/call ratio',
   readServerCpuRatio: 'read server CPU µs/call ratio',
   requestServerCpuRatio: 'request server CPU µs/request ratio',
+  writeInstructions: 'write instructions/call',
+  readInstructions: 'read instructions/call',
+  requestInstructions: 'request instructions/request',
+  writeInstructionRatio: 'write instructions/call ratio',
+  readInstructionRatio: 'read instructions/call ratio',
+  requestInstructionRatio: 'request instructions/request ratio',
 };
 
 const isServer = (figure: Figure): boolean => figure.endsWith('UsecPerCall') || figure.endsWith('ServerCpuRatio');
@@ -43,12 +50,13 @@ function figureLabel(r: CompareRow): string {
 
 function value(r: CompareRow, v: number | null): string {
   if (v === null) return '–';
-  if (r.reference !== undefined) return v.toFixed(3);
+  if (r.reference !== undefined) return v.toFixed(isInstructionFigure(r.figure) ? 4 : 3);
   if (isServer(r.figure)) return v.toFixed(1);
   return Math.round(v).toLocaleString('en-US');
 }
 
 function tolerance(r: CompareRow, verdict: Verdict): string {
+  if (isInstructionFigure(r.figure)) return percent(verdict.options.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE);
   if (isServer(r.figure)) return percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance);
   return r.figure === 'bytesPerLight' ? percent(verdict.options.memoryTolerance) : percent(-verdict.options.throughputTolerance);
 }
@@ -84,7 +92,7 @@ export function failureLines(verdict: Verdict): string[] {
   );
   for (const r of verdict.failures) {
     if (r.status === 'missing') lines.push(`${r.cell}: ${figureLabel(r)} missing from the current run`);
-    else lines.push(`${r.cell}: ${figureLabel(r)} ${percent(r.change ?? Number.NaN)} (tolerance ${tolerance(r, verdict)}${roundsNote(r)})`);
+    else lines.push(`${r.cell}: ${figureLabel(r)} ${percent(r.change ?? Number.NaN)} (tolerance ${tolerance(r, verdict)}${roundsNote(r)}${countsText(r)})`);
   }
   return lines;
 }
@@ -99,7 +107,7 @@ function roundsNote(r: CompareRow): string {
 export function improvementLines(verdict: Verdict): string[] {
   return verdict.rows
     .filter((r) => r.status === 'improved')
-    .map((r) => `${r.cell}: ${figureLabel(r)} ${percent(r.change ?? Number.NaN)} (better than the tolerance ${tolerance(r, verdict)}${roundsNote(r)})`);
+    .map((r) => `${r.cell}: ${figureLabel(r)} ${percent(r.change ?? Number.NaN)} (better than the tolerance ${tolerance(r, verdict)}${roundsNote(r)}${countsText(r)})`);
 }
 
 /** GitHub Actions workflow-command escaping: data, and property values (which also escape `:` and `,`). */
@@ -140,7 +148,7 @@ export function renderCompare(verdict: Verdict, baseline: CompareSide, current: 
   const table = markdown
     ? renderMarkdown(grid)
     : renderBox({ ...grid, rows: grid.rows.map((row) => [...row.slice(0, -1), paint(row.at(-1) ?? '')]) }, color);
-  const tolerances = `memory tolerance ${percent(verdict.options.memoryTolerance)} growth of bytes per light; throughput tolerance ${percent(-verdict.options.throughputTolerance)} of each ratio${verdict.options.absolute ? ' and of absolute ops/s' : ''}; server µs/call tolerance ${percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance)} (fastest round against fastest round; with CPU µs per call in both runs, each layout's per-round CPU ratio to the reference layout instead, and the reference's own CPU µs only when no round of one run overlaps the other's); with rounds in both runs, an ops/s change counts only when no round of one run overlaps the other's`;
+  const tolerances = `memory tolerance ${percent(verdict.options.memoryTolerance)} growth of bytes per light; throughput tolerance ${percent(-verdict.options.throughputTolerance)} of each ratio${verdict.options.absolute ? ' and of absolute ops/s' : ''}; server µs/call tolerance ${percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance)} (fastest round against fastest round; with CPU µs per call in both runs, each layout's per-round CPU ratio to the reference layout instead, and the reference's own CPU µs only when no round of one run overlaps the other's); with rounds in both runs, an ops/s change counts only when no round of one run overlaps the other's${verdict.rows.some((r) => isInstructionFigure(r.figure)) ? `; instructions/call tolerance ${percent(verdict.options.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE)} per layout and of each layout's ratio to the reference layout` : ''}`;
   const failures = failureLines(verdict);
   const improvements = improvementLines(verdict);
   const summary = verdict.ok

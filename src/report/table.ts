@@ -8,6 +8,8 @@ export interface Grid {
   readonly numeric?: readonly boolean[];
   /** A note for the title, e.g. what a ratio divides. */
   readonly caption?: string;
+  /** Lines printed under the table (what would settle a noisy figure, say). */
+  readonly notes?: readonly string[];
 }
 
 /** Header cells wider than this are broken between words, so a long name does not widen its column past its values. */

@@ -43,6 +43,7 @@ describe('renderBench (colour off)', () => {
       │ 1 min  │   100 │ stoplight-v6 │ read    │ 21,500 │  0.210 │  0.520 │    1.400 │     9.5 │
       │ 1 min  │   100 │ stoplight-v6 │ request │  9,750 │  0.210 │  0.520 │    1.400 │    18.0 │
       └────────┴───────┴──────────────┴─────────┴────────┴────────┴────────┴──────────┴─────────┘
+      instructions/call: not counted; opt-in with --instructions (under valgrind, it adds 30 s or more to a run)
 
       Throughput ratios (median of per-round ratios; --wide for the range): stoplight-v6 / stoplight-v5
       ┌────────┬───────┬─────────────┬────────────┬─────────┬────────────┐
@@ -84,6 +85,8 @@ describe('renderBench (colour off)', () => {
       | 1 min | 100 | stoplight-v6 | write | 19,500 | 0.210 | 0.520 | 1.400 | 8.5 |
       | 1 min | 100 | stoplight-v6 | read | 21,500 | 0.210 | 0.520 | 1.400 | 9.5 |
       | 1 min | 100 | stoplight-v6 | request | 9,750 | 0.210 | 0.520 | 1.400 | 18.0 |
+
+      _instructions/call: not counted; opt-in with --instructions (under valgrind, it adds 30 s or more to a run)_
 
       **Throughput ratios (median and range of per-round ratios): stoplight-v6 / stoplight-v5**
 

@@ -1,0 +1,95 @@
+import type { Command } from 'commander';
+import {
+  checkInstructions,
+  DEFAULT_INSTRUCTION_CALLS,
+  DEFAULT_INSTRUCTION_REPEATS,
+  openCountedServer,
+  runInstructionPhase,
+  withInstructions,
+  type InstructionsPlan,
+} from '../bench/instructions.js';
+import type { BenchPlan } from '../bench/plan.js';
+import { parseNumber } from '../bench/values.js';
+import { ExitCode, SwcError, UsageError } from '../errors.js';
+import type { ValgrindTools } from '../measure/callgrind.js';
+import type { BenchReport } from '../measure/types.js';
+import type { Session } from '../redis/connect.js';
+import { parser } from './options.js';
+
+/** The flags `swc bench` takes for counting instructions. */
+export interface InstructionFlags {
+  instructions?: boolean;
+  profile?: boolean;
+  instructionCalls?: number;
+  instructionRepeats?: number;
+}
+
+/** Adds `--instructions`, `--profile` and their settings to `swc bench`. */
+export function addInstructionOptions(command: Command): Command {
+  return command
+    .option(
+      '--instructions',
+      "also count the server's instructions per call of each op (write, read, request) on one more private redis-server, the same binary and settings, run under valgrind callgrind: exact where ops/s and µs are noisy (needs valgrind; not with --redis-url)",
+    )
+    .option('--profile', "with the counts, the server functions taking most of each layout's write and read (inclusive share); implies --instructions")
+    .option(
+      '--instruction-calls <n>',
+      `--instructions: operations per repeat (default ${DEFAULT_INSTRUCTION_CALLS})`,
+      parser((v) => parseNumber('--instruction-calls', v, { min: 10, max: 100_000, integer: true })),
+    )
+    .option(
+      '--instruction-repeats <n>',
+      `--instructions: repeats per op, their spread shown (default ${DEFAULT_INSTRUCTION_REPEATS})`,
+      parser((v) => parseNumber('--instruction-repeats', v, { min: 1, max: 50, integer: true })),
+    );
+}
+
+/** What a run that counts needs: the plan and valgrind found; undefined when the run does not count. Refusals are thrown before any server starts. */
+export function instructionsOf(
+  flags: InstructionFlags & { redisUrl?: string; redisUrls?: string[]; cluster?: boolean; clusterShards?: number; realtime?: boolean; sweep?: readonly unknown[] },
+): { plan: InstructionsPlan; tools: ValgrindTools } | undefined {
+  const wanted = flags.instructions === true || flags.profile === true;
+  if (!wanted) {
+    const stray = flags.instructionCalls !== undefined ? '--instruction-calls' : flags.instructionRepeats !== undefined ? '--instruction-repeats' : undefined;
+    if (stray) throw new UsageError(`${stray}: sets the instruction count; add --instructions`);
+    return undefined;
+  }
+  const flag = flags.profile && !flags.instructions ? '--profile' : '--instructions';
+  if ((flags.sweep?.length ?? 0) > 0) throw new UsageError(`${flag}/--sweep: give one of them`);
+  const tools = checkInstructions(flags, flag);
+  return {
+    tools,
+    plan: {
+      calls: flags.instructionCalls ?? DEFAULT_INSTRUCTION_CALLS,
+      repeats: flags.instructionRepeats ?? DEFAULT_INSTRUCTION_REPEATS,
+      profile: flags.profile === true,
+    },
+  };
+}
+
+/** Counts the plan's cells on a server under callgrind beside the run's private one, and adds the counts to the report. */
+export async function countForReport(
+  counting: { plan: InstructionsPlan; tools: ValgrindTools },
+  session: Session,
+  plan: BenchPlan,
+  report: BenchReport,
+  options: { progress: boolean; signal?: AbortSignal },
+): Promise<BenchReport> {
+  if (!session.server) throw new SwcError('--instructions: needs swc\'s private server', ExitCode.usage);
+  const started = performance.now();
+  if (options.progress) process.stderr.write('swc bench: counting instructions: starting redis-server under valgrind callgrind\n');
+  const counted = await openCountedServer(session.server, counting.tools);
+  try {
+    const counts = await runInstructionPhase(
+      counted,
+      plan,
+      counting.plan,
+      options.progress ? (text) => process.stderr.write(`swc bench: counting instructions: ${text}\n`) : undefined,
+      options.signal,
+    );
+    const out = withInstructions(report, counts);
+    return { ...out, instructionsWallSeconds: (performance.now() - started) / 1000 };
+  } finally {
+    await counted.close();
+  }
+}

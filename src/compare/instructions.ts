@@ -1,0 +1,116 @@
+import type { BenchReport, CellResult } from '../measure/types.js';
+import type { CompareRow, RowStatus } from './diff.js';
+
+/** The ops whose counts are compared. */
+const OPS = ['write', 'read', 'request'] as const;
+type Op = (typeof OPS)[number];
+
+/** The compared count figures: instructions per call, and their ratio to the cell's reference layout. */
+export type InstructionFigure = `${Op}Instructions` | `${Op}InstructionRatio`;
+
+export const INSTRUCTION_FIGURES: readonly InstructionFigure[] = OPS.flatMap((op) => [`${op}Instructions`, `${op}InstructionRatio`] as const);
+
+export const isInstructionFigure = (figure: string): figure is InstructionFigure => (INSTRUCTION_FIGURES as readonly string[]).includes(figure);
+
+/**
+ * Default tolerance of instructions per call, from measurements on 7.0.15
+ * (docs/instructions.md): unchanged runs of one build differ by up to 1.7%
+ * (5.x's write at 10/s; Redis seeds skiplist levels with the time and pid,
+ * so 5.x's sorted-set walks differ a little from one server start to the
+ * next), 6.0's figures by under 1.1%; one extra redis.call in 6.0's write
+ * adds 3%, three HGETs on its successes 4.5%.
+ */
+export const DEFAULT_INSTRUCTIONS_TOLERANCE = 0.02;
+
+/** Symmetric, as the server µs figures: regressed above `1 + tolerance` times the baseline, improved below `1 / (1 + tolerance)`. */
+function judgeCount(baseline: number, current: number, tolerance: number): RowStatus {
+  if (current > baseline * (1 + tolerance)) return 'regressed';
+  if (baseline > current * (1 + tolerance)) return 'improved';
+  return 'ok';
+}
+
+const change = (baseline: number, current: number): number => (baseline === current ? 0 : baseline === 0 ? Number.POSITIVE_INFINITY : current / baseline - 1);
+
+function row(cell: CellResult, name: string, figure: InstructionFigure, baseline: number, current: number | null, status: RowStatus, reference?: string): CompareRow {
+  return {
+    cell: name,
+    layout: cell.layout,
+    windowSeconds: cell.windowSeconds,
+    rate: cell.rate,
+    // The row type's figure union includes these (src/compare/diff.ts Figure).
+    figure,
+    ...(reference !== undefined ? { reference } : {}),
+    baseline,
+    current,
+    change: current === null ? null : change(baseline, current),
+    status,
+  };
+}
+
+/**
+ * Rows comparing instructions per call, for the cells where the baseline
+ * has counts. When both runs counted, each op's count gates for each layout
+ * on its own (a change that costs every layout alike is seen there), and
+ * each layout's count over the reference layout's (the cell's first layout
+ * in the baseline) gates too. A current run without counts gets shown-only
+ * rows: results without counts compare as before.
+ */
+export function instructionRows(
+  baseline: BenchReport,
+  current: BenchReport,
+  tolerance: number,
+  cellName: (r: { layout: string; windowSeconds: number; rate: number }) => string,
+): CompareRow[] {
+  const now = new Map(current.results.map((r) => [cellName(r), r]));
+  const before = new Map(baseline.results.map((r) => [cellName(r), r]));
+  const references = new Map<string, string>();
+  for (const r of baseline.results) {
+    const key = `${r.windowSeconds}|${r.rate}`;
+    if (!references.has(key)) references.set(key, r.layout);
+  }
+  const rows: CompareRow[] = [];
+  for (const b of baseline.results) {
+    const bi = b.instructions;
+    if (!bi) continue;
+    const name = cellName(b);
+    const ci = now.get(name)?.instructions;
+    const refName = references.get(`${b.windowSeconds}|${b.rate}`);
+    const refB = refName !== undefined && refName !== b.layout ? before.get(cellName({ ...b, layout: refName }))?.instructions : undefined;
+    const refC = refName !== undefined && refName !== b.layout ? now.get(cellName({ ...b, layout: refName }))?.instructions : undefined;
+    for (const op of OPS) {
+      const base = bi[op].instructionsPerCall;
+      const cur = ci?.[op].instructionsPerCall ?? null;
+      rows.push(row(b, name, `${op}Instructions`, base, cur, cur === null ? 'info' : judgeCount(base, cur, tolerance)));
+      if (refB && refName !== undefined) {
+        const baseRatio = base / refB[op].instructionsPerCall;
+        const curRatio = cur !== null && refC ? cur / refC[op].instructionsPerCall : null;
+        rows.push(row(b, name, `${op}InstructionRatio`, baseRatio, curRatio, curRatio === null ? 'info' : judgeCount(baseRatio, curRatio, tolerance), refName));
+      }
+    }
+  }
+  return rows;
+}
+
+/** `156,873 → 167,402 instructions/call` for a count row; '' for any other. */
+export function countsText(r: Pick<CompareRow, 'figure' | 'baseline' | 'current'>): string {
+  if (r.figure.endsWith('InstructionRatio')) return r.baseline !== null && r.current !== null ? `; ${r.baseline.toFixed(4)} → ${r.current.toFixed(4)}` : '';
+  if (!r.figure.endsWith('Instructions')) return '';
+  const n = (v: number | null): string => (v === null ? '–' : Math.round(v).toLocaleString('en-US'));
+  return `; ${n(r.baseline)} → ${n(r.current)} instructions/${r.figure.startsWith('request') ? 'request' : 'call'}`;
+}
+
+/**
+ * Where both runs counted a cell's instructions, the counts decide its
+ * server cost: the timed server figures (µs and CPU µs per call, and their
+ * ratios) of that cell are shown only. Timed, they wander with the machine
+ * (a +64% CPU µs on an unchanged read was seen at load 18); counted, the
+ * same change is exact to a percent.
+ */
+export function countsDecide(rows: readonly CompareRow[], baseline: BenchReport, current: BenchReport, cellName: (r: { layout: string; windowSeconds: number; rate: number }) => string): CompareRow[] {
+  const counted = new Set(baseline.results.filter((r) => r.instructions).map((r) => cellName(r)));
+  const both = new Set(current.results.filter((r) => r.instructions && counted.has(cellName(r))).map((r) => cellName(r)));
+  if (both.size === 0) return [...rows];
+  return rows.map((r) =>
+    both.has(r.cell) && /Server(Usec|Cpu)/.test(r.figure) && r.status !== 'missing' && r.status !== 'info' ? { ...r, status: 'info' } : r,
+  );
+}

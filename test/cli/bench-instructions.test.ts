@@ -1,0 +1,88 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findValgrind } from '../../src/measure/callgrind.js';
+import type { BenchReport } from '../../src/measure/types.js';
+import { redisUrl } from '../helpers.js';
+import { runCli } from './run-cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'swc-instructions-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const where = (name: string): string | undefined => {
+  try {
+    return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+};
+const hasValgrind = ((): boolean => {
+  try {
+    findValgrind();
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe('swc bench --instructions: refusals', () => {
+  it('refuses --redis-url with exit 2: valgrind must own the server process', async () => {
+    const r = await runCli(['bench', '--instructions', '--redis-url', redisUrl(), '--window', '10', '--rate', '1', '--no-throughput', '--no-accuracy']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/--instructions: not with --redis-url: valgrind must start and own the server process/);
+    // --profile counts too, so it is refused the same way.
+    const p = await runCli(['bench', '--profile', '--redis-url', redisUrl(), '--window', '10', '--rate', '1']);
+    expect(p.code).toBe(2);
+    expect(p.stderr).toMatch(/--profile: not with --redis-url/);
+  });
+
+  it("without valgrind on PATH: one line naming Debian's valgrind package, exit 3", async () => {
+    // A PATH holding redis-server only (node runs by its absolute path).
+    const bin = join(dir, 'bin');
+    execFileSync('mkdir', ['-p', bin]);
+    const server = where('redis-server');
+    if (server) symlinkSync(server, join(bin, 'redis-server'));
+    const r = await runCli(['bench', '--instructions', '--window', '10', '--rate', '1', '--no-throughput', '--no-accuracy'], { PATH: bin });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/valgrind not found on PATH; install Debian's valgrind package \(apt-get install -y valgrind\)/);
+  });
+
+  it('refuses --instruction-calls without --instructions (exit 2)', async () => {
+    const r = await runCli(['bench', '--instruction-calls', '100', '--window', '10', '--rate', '1']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--instruction-calls: sets the instruction count; add --instructions/);
+  });
+});
+
+// Slow (valgrind starts in seconds and runs the server 40× slower): one small case.
+describe.skipIf(!hasValgrind)('swc bench --instructions under valgrind', () => {
+  it('counts a 6.0 write, read and request, with repeats and a profile', async () => {
+    const r = await runCli(
+      ['bench', '--layout', 'stoplight-v6', '--window', '10', '--rate', '10', '--no-throughput', '--no-accuracy', '--profile', '--instruction-calls', '20', '--instruction-repeats', '2', '--json', '--no-progress'],
+      {},
+      240_000,
+    );
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as BenchReport;
+    const counts = report.results[0]?.instructions;
+    expect(counts).toBeDefined();
+    for (const op of ['write', 'read', 'request'] as const) {
+      const c = counts?.[op];
+      expect(c?.repeats).toHaveLength(2);
+      // 6.0's scripts run tens of thousands of instructions per call on 7.x; nothing near zero or millions.
+      expect(c?.instructionsPerCall).toBeGreaterThan(10_000);
+      expect(c?.instructionsPerCall).toBeLessThan(1_000_000);
+    }
+    // A request is a read and a write.
+    expect(counts?.request.instructionsPerCall).toBeGreaterThan(counts?.read.instructionsPerCall ?? Infinity);
+    expect(counts?.profile?.write.length).toBeGreaterThan(0);
+    expect(counts?.profile?.write.every((e) => e.inclusiveShare > 0 && e.inclusiveShare < 1)).toBe(true);
+  }, 300_000);
+});

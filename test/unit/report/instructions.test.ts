@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import type { InstructionsResult, OpInstructions } from '../../../src/measure/instructions.js';
+import type { BenchReport, CellResult, Spread } from '../../../src/measure/types.js';
+import { renderBench } from '../../../src/report/bench.js';
+import { throughputNotes } from '../../../src/report/instructions.js';
+import { twoLayouts } from './fixtures.js';
+
+const spread = (median: number, wide: number): Spread => ({ median, min: median * (1 - wide / 2), max: median * (1 + wide / 2), spread: wide, noisy: wide > 0.25 });
+
+/** The fixture with 5 rounds per phase, ops/s `wide` apart. */
+function withRounds(report: BenchReport, wide: number): BenchReport {
+  return {
+    ...report,
+    results: report.results.map((r): CellResult => {
+      const t = r.throughput;
+      if (!t) return r;
+      const round = (s: typeof t.write) => ({
+        ...s,
+        rounds: { count: 5, opsPerSec: spread(s.opsPerSec, wide), p50Ms: spread(s.p50Ms, 0), p99Ms: spread(s.p99Ms, 0), p999Ms: spread(s.p999Ms, 0), serverUsecPerCall: spread(s.serverUsecPerCall ?? 1, 0.1) },
+      });
+      return { ...r, throughput: { ...t, rounds: 5, write: round(t.write), read: round(t.read), request: round(t.request) } };
+    }),
+  };
+}
+
+const op = (n: number, wide = 0.004): OpInstructions => ({ instructionsPerCall: n, repeats: [n * (1 - wide / 2), n, n * (1 + wide / 2)], min: n * (1 - wide / 2), max: n * (1 + wide / 2), spread: wide, noisy: wide > 0.01, calls: 300, callsPerOp: 1 });
+const counts = (write: number, wide = 0.004): InstructionsResult => ({ counted: 'test', write: op(write, wide), read: op(65_500), request: op(222_500), lights: 1 });
+
+describe('notes under the throughput table', () => {
+  it('say what settles figures marked noisy, and that counting is opt-in when the run did not count', () => {
+    const notes = throughputNotes(withRounds(twoLayouts, 0.6));
+    expect(notes[0]).toBe('noisy = rounds over 25% apart; settled by --instructions (counts do not wander), --rounds 10 (now 5) or a quieter machine');
+    expect(notes[1]).toMatch(/not counted; opt-in with --instructions/);
+    // Quiet rounds: no advice, only the opt-in line.
+    expect(throughputNotes(withRounds(twoLayouts, 0.1))).toEqual(['instructions/call: not counted; opt-in with --instructions (under valgrind, it adds 30 s or more to a run)']);
+  });
+
+  it('point at the counts when the run has them, and flag repeats more than 1% apart', () => {
+    const counted: BenchReport = {
+      ...withRounds(twoLayouts, 0.6),
+      results: withRounds(twoLayouts, 0.6).results.map((r) => ({ ...r, instructions: counts(155_600, r.layout === 'stoplight-v6' ? 0.016 : 0.004) })),
+    };
+    const notes = throughputNotes(counted);
+    expect(notes[0]).toMatch(/counted instructions do not wander/);
+    expect(notes.join('\n')).toMatch(/instructions: 2 count\(s\) with repeats over 1\.0% apart \(widest stoplight-v6 write, 1\.6%\)/);
+    const text = renderBench(counted, 'table', false);
+    expect(text).toMatch(/instructions/);
+    expect(text).toMatch(/155,600 ±0\.8%/);
+    for (const line of text.split("\n")) expect(line.length, line).toBeLessThanOrEqual(120);
+  });
+});
