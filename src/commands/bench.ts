@@ -31,8 +31,10 @@ import { renderSweep } from '../report/sweep.js';
 import { checkSweep, runSweep } from './bench-sweep.js';
 import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
 import { checkClusterFlags, openClusterTarget } from './bench-cluster.js';
+import { addBuildsOption, buildsToRun, type BuildsFlags } from './builds.js';
+import { benchAcrossBuilds } from './bench-builds.js';
 
-interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags {
+interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, BuildsFlags {
   rate?: number[];
   window?: number[];
   layout?: LayoutName[];
@@ -455,6 +457,7 @@ export function benchCommand(): Command {
   addJsonOption(command);
   addRedisOptions(command, { privateServer: true });
   addClusterOptions(command);
+  addBuildsOption(command);
   command.addHelpText(
     'after',
     `
@@ -522,6 +525,9 @@ Examples:
       if (given.json && typed('format') && given.format !== 'json') {
         throw new UsageError(`--json/--format: --json means --format json; drop one of them (got --format ${given.format})`);
       }
+      // Several --redis-server: the same bench once per build (src/commands/bench-builds.ts).
+      const builds = buildsToRun(given);
+      if (builds) return benchAcrossBuilds(builds, given, given.json ? 'json' : given.format);
       const throughputFlag = (['connections', 'pipeline', 'ops', 'time', 'rounds'] as const).find(typed);
       if (!given.throughput && typed('throughput') && throughputFlag) {
         throw new UsageError(`--no-throughput/--${throughputFlag}: --${throughputFlag} sets the throughput phase that --no-throughput skips`);
