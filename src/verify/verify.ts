@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { rejectedCommand } from './rejected.js';
 import type { Redis } from 'ioredis';
 import type { ScriptCall } from '../lua/source.js';
 import type { Layout, Light } from '../layouts/types.js';
@@ -39,6 +40,12 @@ export interface VerifyOptions {
   readonly progress?: VerifyProgress;
   /** Stops between batches and replays. */
   readonly signal?: AbortSignal;
+  /**
+   * Replays each script error's reproduction under MONITOR to show the
+   * command the server rejected as it received it (see rejectedCommand);
+   * only on a server swc started itself.
+   */
+  readonly monitorRejected?: boolean;
 }
 
 /** A problem seen on one light of the main run: the light's calls up to it, and the verdict. */
@@ -179,6 +186,14 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
       reproduction,
       originalLength: problem.calls.length,
     }));
+    if (options.monitorRejected) {
+      for (const [i, e] of scriptErrors.entries()) {
+        const rejected = await rejectedCommand(redis, async () => {
+          await replay(redis, layout, replayLight(), e.windowSeconds, e.reproduction);
+        }).catch(() => null);
+        if (rejected !== null) scriptErrors[i] = { ...e, rejected };
+      }
+    }
     const deviationMisses: DeviationMiss[] = (await shrunk('deviation-miss')).map(({ problem, reproduction }) => {
       const v = problem.verdict as Extract<Verdict, { kind: 'deviation-miss' }>;
       return { deviation: v.id, windowSeconds: windowOf(problem), predicted: v.predicted, actual: v.actual, reproduction, originalLength: problem.calls.length };
