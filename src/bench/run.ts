@@ -732,6 +732,8 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         mode: info.mode,
         private: set.private,
         config: info.config,
+        // Which build measured (a non-Redis server only: Redis reports stay as they were).
+        ...(info.server ? { server: info.server.name, serverVersion: info.server.version } : {}),
       },
       options: run.options ?? {},
       results,
