@@ -1,4 +1,8 @@
 import { ExitCode } from '../errors.js';
+import { namespacedLayout, type LayoutName } from '../layouts/index.js';
+import { connect } from '../redis/connect.js';
+import { startPrivateServer } from '../redis/server.js';
+import { acceptedInstead } from '../verify/verify.js';
 import { renderVerify } from '../report/verify.js';
 import { palette } from '../report/style.js';
 import type { VerifyResult } from '../verify/types.js';
@@ -31,6 +35,46 @@ export interface BuildDifference {
   readonly noneOn: readonly string[];
   /** "script error on Redis 7.0.15 …; none on Redis 7.4.1 … / Valkey 8.0.1 …" */
   readonly text: string;
+  /** For a script error: the command a build rejected, and what each build without the error received in its place. */
+  received?: { readonly build: string; readonly command: string; readonly rejected: boolean }[];
+}
+
+/** What to start a build's server with and which scripts to run, for the replays that show what another build accepted. */
+export interface VerifyBuildsInput {
+  readonly settings: readonly string[];
+  readonly scriptsDir?: string;
+}
+
+/**
+ * For each script error that only some builds have: the reproduction of the
+ * first failing build's error replayed on each build without it, under
+ * MONITOR on a private server of that build, to show the command it
+ * received where the other build rejected one.
+ */
+async function addAccepted(differences: BuildDifference[], runs: readonly ChildRun[], outputs: readonly (VerifyOutput | undefined)[], input: VerifyBuildsInput): Promise<void> {
+  for (const d of differences) {
+    if (d.kind !== 'script error') continue;
+    const failing = runs.findIndex((r) => r.label === d.on[0]);
+    const error = outputs[failing]?.results.find((r) => r.layout === d.layout)?.scriptErrors.find((e) => e.rejected !== undefined);
+    if (!error?.rejected) continue;
+    d.received = [{ build: d.on[0] as string, command: error.rejected, rejected: true }];
+    for (const label of d.noneOn) {
+      const run = runs.find((r) => r.label === label);
+      if (!run) continue;
+      const server = await startPrivateServer({ binary: run.build.path, settings: input.settings }).catch(() => undefined);
+      if (!server) continue;
+      const redis = await connect(server.url).catch(() => undefined);
+      try {
+        if (!redis) continue;
+        const layout = namespacedLayout(d.layout as LayoutName, 'swc-verify-builds', input.scriptsDir !== undefined ? { scriptsDir: input.scriptsDir } : {});
+        const command = await acceptedInstead(redis, layout, error.windowSeconds, error.reproduction, error.rejected).catch(() => null);
+        if (command !== null) d.received.push({ build: label, command: command.split('swc-verify-builds:').join(''), rejected: false });
+      } finally {
+        redis?.disconnect();
+        await server.stop();
+      }
+    }
+  }
 }
 
 /** Per layout and kind of finding, the builds that have it where others do not. */
@@ -61,7 +105,7 @@ export function buildDifferences(runs: readonly { label: string; output: VerifyO
  * finding some builds have and others not named as such. Returns the exit
  * code: a run that failed gives its code, else 1 for any finding.
  */
-export async function verifyAcrossBuilds(binaries: readonly string[], seed: number, json: boolean): Promise<number> {
+export async function verifyAcrossBuilds(binaries: readonly string[], seed: number, json: boolean, input: VerifyBuildsInput = { settings: [] }): Promise<number> {
   const args = [...withoutFlags(process.argv.slice(2), ['--redis-server', '--json', '--seed']), '--json', '--seed', String(seed)];
   const runs: ChildRun[] = await runAcrossBuilds(binaries, args);
   const outputs = runs.map((r) => {
@@ -69,6 +113,7 @@ export async function verifyAcrossBuilds(binaries: readonly string[], seed: numb
     return isVerifyOutput(parsed) ? parsed : undefined;
   });
   const differences = buildDifferences(runs.map((r, i) => ({ label: r.label, output: outputs[i] })));
+  await addAccepted(differences, runs, outputs, input);
   const findings = outputs.reduce((sum, o) => sum + (o?.findings ?? 0), 0);
   if (json) printJson(buildsJson(runs, outputs, { seed, findings, differences }));
   else {
@@ -76,7 +121,10 @@ export async function verifyAcrossBuilds(binaries: readonly string[], seed: numb
     const parts: string[] = [];
     if (differences.length > 0) {
       parts.push(c.bold('Findings that differ between builds'));
-      for (const d of differences) parts.push(`  ${d.layout}: ${c.red(d.text)}`);
+      for (const d of differences) {
+        parts.push(`  ${d.layout}: ${c.red(d.text)}`);
+        for (const r of d.received ?? []) parts.push(`    ${r.build} received: ${r.command} (${r.rejected ? 'rejected' : 'accepted'})`);
+      }
       parts.push('');
     } else if (runs.length > 1) {
       parts.push('Every build gives the same kinds of finding for every layout.', '');

@@ -95,7 +95,7 @@ Examples:
       const seed = flags.seed ?? randomInt(0, 2 ** 32);
       // Several --redis-server: the same traffic (this seed) on each build (src/commands/verify-builds.ts).
       const builds = buildsToRun(flags);
-      if (builds) return verifyAcrossBuilds(builds, seed, flags.json === true);
+      if (builds) return verifyAcrossBuilds(builds, seed, flags.json === true, { settings: flags.redisServerArg ?? [], ...(flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {}) });
       // A Stoplight tree holds one version's scripts: by default, verify the layouts it has.
       const names = flags.layout ?? (flags.scripts !== undefined ? scriptsDirLayouts(flags.scripts) : [...layoutNames]);
       const scripts = flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {};

@@ -21,7 +21,7 @@ chmodSync(wrapper, 0o755);
 interface BuildsVerifyJson {
   seed: number;
   findings: number;
-  differences: { layout: string; kind: string; on: string[]; noneOn: string[]; text: string }[];
+  differences: { layout: string; kind: string; on: string[]; noneOn: string[]; text: string; received?: { build: string; command: string; rejected: boolean }[] }[];
   builds: Record<string, { build: { path: string; server: string; version: string; allocator: string }; exitCode: number; result: { findings: number; results: { layout: string; scriptErrors: { error: string; rejected?: string }[] }[] } | null }>;
 }
 
@@ -66,6 +66,10 @@ describe('swc verify across server builds', () => {
     expect(first?.result?.findings).toBe(0);
     expect(second?.result?.results[0]?.scriptErrors[0]?.error).toMatch(/Unknown Redis command called from script/);
     expect(second?.build.path).toBe(wrapper);
+    // What the failing build was sent last, and what the build without the error received in its place.
+    const received = json.differences[0]?.received ?? [];
+    expect(received.map((r) => r.rejected)).toEqual([true, false]);
+    expect(received[1]?.command.split(' ')[0]).toBe(received[0]?.command.split(' ')[0]);
   }, 120_000);
 
   it('--redis-server that is not an executable file: exit 2, one line naming the flag', async () => {
