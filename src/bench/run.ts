@@ -5,6 +5,7 @@ import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import { performance } from 'node:perf_hooks';
 import { readScriptCommandStats, scriptCommandDelta, type ScriptCommandStats } from '../measure/commandstats.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
+import { settleLazyFree } from '../measure/lazyfree.js';
 import { withLongestParts } from '../measure/encoding.js';
 import { encodingHints } from '../measure/encoding-advice.js';
 import type { BenchReport, CellResult, MemoryResult, RealtimeResult, ThroughputResult } from '../measure/types.js';
@@ -280,6 +281,8 @@ async function runMemory(
   const lights = lightsOf(set, layout, cell, plan.lights);
   // Each light's keys live on one shard (one slot per light for a cluster-safe layout).
   const owner = lights.map((light) => shardOfLight(set, layout, light));
+  // Keys of earlier cells a lazy-free thread still holds would be freed during this cell's fill.
+  await settleLazyFree(redisOf(set));
   const before = await usedMemoryOf(set);
   // A pipelined writer leaves a large query buffer behind on its connection;
   // writing on a connection of its own and closing it keeps that buffer out
@@ -730,6 +733,8 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         mode: info.mode,
         private: set.private,
         config: info.config,
+        // Which build measured (a non-Redis server only: Redis reports stay as they were).
+        ...(info.server ? { server: info.server.name, serverVersion: info.server.version } : {}),
       },
       options: run.options ?? {},
       results,

@@ -35,8 +35,10 @@ import { checkSweep, runSweep } from './bench-sweep.js';
 import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
 import { checkClusterFlags, openClusterTarget } from './bench-cluster.js';
 import { addInstructionOptions, countForReport, instructionsOf, type InstructionFlags } from './bench-instructions.js';
+import { addBuildsOption, buildsToRun, type BuildsFlags } from './builds.js';
+import { benchAcrossBuilds } from './bench-builds.js';
 
-interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, InstructionFlags {
+interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, InstructionFlags, BuildsFlags {
   trustScripts?: boolean;
   /** `--max-ops`: a load cap for the throughput phases. */
   maxOps?: number;
@@ -466,6 +468,7 @@ export function benchCommand(): Command {
   addJsonOption(command);
   addRedisOptions(command, { privateServer: true });
   addClusterOptions(command);
+  addBuildsOption(command);
   command.addHelpText(
     'after',
     `
@@ -533,6 +536,9 @@ Examples:
       if (given.json && typed('format') && given.format !== 'json') {
         throw new UsageError(`--json/--format: --json means --format json; drop one of them (got --format ${given.format})`);
       }
+      // Several --redis-server: the same bench once per build (src/commands/bench-builds.ts).
+      const builds = buildsToRun(given);
+      if (builds) return benchAcrossBuilds(builds, given, given.json ? 'json' : given.format);
       const throughputFlag = (['connections', 'pipeline', 'ops', 'time', 'rounds'] as const).find(typed);
       if (!given.throughput && typed('throughput') && throughputFlag) {
         throw new UsageError(`--no-throughput/--${throughputFlag}: --${throughputFlag} sets the throughput phase that --no-throughput skips`);

@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { compareReports, DEFAULT_COMPARE_OPTIONS, type CompareOptions, type Verdict } from '../compare/diff.js';
 import { DEFAULT_INSTRUCTIONS_TOLERANCE } from '../compare/instructions.js';
 import { loadReport } from '../compare/load.js';
+import { compareAcrossBuilds } from './compare-builds.js';
 import { parseNumber } from '../bench/values.js';
 import { ExitCode, SwcError, UsageError } from '../errors.js';
 import { compareFormats, renderCompare, type CompareFormat, type CompareSide } from '../report/compare.js';
@@ -126,6 +127,7 @@ export function printVerdict(verdict: Verdict, baseline: CompareSide, current: C
 
 interface CompareCommandFlags extends CompareFlags {
   json?: boolean;
+  acrossBuilds?: boolean;
   format: CompareFormat;
 }
 
@@ -136,7 +138,8 @@ export function compareCommand(): Command {
     .argument('<baseline>', 'the reference result (JSON of swc bench --json)')
     .argument('<current>', 'the result to check')
     .addOption(new Option('--format <format>', 'output format (github: Actions annotations)').choices(compareFormats).default('table'))
-    .option('--json', 'print the verdict as JSON on stdout');
+    .option('--json', 'print the verdict as JSON on stdout')
+    .option('--across-builds', 'the two results come from different server builds (e.g. Redis 7.0 and Valkey 8): report per key role what changed (encoding, elements, bytes) instead of refusing');
   addCompareOptions(command);
   command.addHelpText(
     'after',
@@ -155,9 +158,11 @@ Instructions per call (both results from swc bench --instructions) gate at
 over the reference layout's; results without counts compare as before.
 
 Fails (exit 1) on: a figure beyond its tolerance; a cell or figure of the
-baseline missing from the current run; a different Redis version, allocator,
-encoding setting, seed, failure rate, lights or duration (the bytes are not
-comparable: regenerate the baseline). Cells only in the current run are listed.
+baseline missing from the current run; a different encoding setting, seed,
+failure rate, lights or duration (the bytes are not comparable: regenerate
+the baseline). Cells only in the current run are listed. Results of two
+server builds (another version, allocator, or Valkey) are refused (exit 2)
+unless --across-builds, which reports per key role what the build changed.
 Figures better than their tolerance are listed as improvements (they pass).
 --format github prints GitHub Actions annotations (::error per regression,
 ::notice per improvement and for the verdict) on stdout.
@@ -172,6 +177,9 @@ Examples:
     action(async (baselineFile: string, currentFile: string, flags: CompareCommandFlags) => {
       const baseline: CompareSide = { label: baselineFile, report: loadReport(baselineFile) };
       const current: CompareSide = { label: currentFile, report: loadReport(currentFile) };
+      // Two builds: refused, or with --across-builds what the build changed (src/commands/compare-builds.ts).
+      const across = compareAcrossBuilds(baseline, current, { acrossBuilds: flags.acrossBuilds === true, json: Boolean(flags.json), format: flags.format });
+      if (across !== undefined) return across;
       const verdict = compareReports(baseline.report, current.report, compareOptionsFrom(flags));
       return printVerdict(verdict, baseline, current, { json: Boolean(flags.json), format: flags.format });
     }),

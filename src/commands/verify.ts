@@ -14,6 +14,8 @@ import { deniedAsFinding } from '../safety/acl.js';
 import { redactUrl } from '../redis/connect.js';
 import { SWC_VERSION } from '../version.js';
 import { action, onShutdown } from './lifecycle.js';
+import { addBuildsOption, buildsToRun, type BuildsFlags } from './builds.js';
+import { verifyAcrossBuilds } from './verify-builds.js';
 import { cleanHint } from './bench.js';
 import type { ClusterSession } from '../redis/cluster.js';
 import { nodeName, routedRedis } from '../redis/routed.js';
@@ -31,7 +33,7 @@ import {
   type RedisFlags,
 } from './options.js';
 
-interface VerifyFlags extends RedisFlags, ClusterFlags {
+interface VerifyFlags extends RedisFlags, ClusterFlags, BuildsFlags {
   layout?: LayoutName[];
   calls: number;
   seed?: number;
@@ -66,6 +68,7 @@ export function verifyCommand(): Command {
   addJsonOption(command);
   addRedisOptions(command, { privateServer: true });
   addClusterOptions(command);
+  addBuildsOption(command);
   command.addHelpText(
     'after',
     `
@@ -95,6 +98,9 @@ Examples:
   return command.action(
     action(async (flags: VerifyFlags) => {
       const seed = flags.seed ?? randomInt(0, 2 ** 32);
+      // Several --redis-server: the same traffic (this seed) on each build (src/commands/verify-builds.ts).
+      const builds = buildsToRun(flags);
+      if (builds) return verifyAcrossBuilds(builds, seed, flags.json === true, { settings: flags.redisServerArg ?? [], ...(flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {}) });
       // A Stoplight tree holds one version's scripts: by default, verify the layouts it has.
       const names = flags.layout ?? (flags.scripts !== undefined ? scriptsDirLayouts(flags.scripts) : [...layoutNames]);
       const scripts = flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {};
@@ -174,6 +180,8 @@ Examples:
           calls: flags.calls,
           lights: flags.lights,
           signal: stop.signal,
+          // On a server of its own swc may MONITOR a replay to show what a failing script sent.
+          monitorRejected: session.private && !cluster,
           progress: {
             onCalls: (sent, total) => {
               const tenth = Math.floor((sent / total) * 4);
@@ -208,5 +216,6 @@ function stripNamespace(result: VerifyResult, prefix: string): VerifyResult {
   return {
     ...result,
     keysWithoutTtl: result.keysWithoutTtl.map((k) => ({ ...k, key: k.key.startsWith(prefix) ? k.key.slice(prefix.length) : k.key })),
+    scriptErrors: result.scriptErrors.map((e) => (e.rejected === undefined ? e : { ...e, rejected: e.rejected.split(prefix).join('') })),
   };
 }

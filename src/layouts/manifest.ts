@@ -246,6 +246,8 @@ export class ManifestLayout implements Layout {
   readonly inspector: LayoutInspector;
   /** How the scripts stamp last_success_at / last_error_at. */
   readonly stampPrecision: StampPrecision;
+  /** The scripts take the time as an argument and may store it as passed (see Layout.stampsAsPassed). */
+  readonly stampsAsPassed: boolean;
   /**
    * What the manifest's calls make the read miss on purpose: a read whose
    * hour lists end at `now-1s` picks its hour keys as Stoplight 5.x's client
@@ -272,6 +274,7 @@ export class ManifestLayout implements Layout {
     this.prefix = options.prefix ?? manifest.prefix;
     this.capabilities = { ...manifest.capabilities, maxWindowSeconds: manifest.maxWindowSeconds ?? null };
     this.stampPrecision = manifest.stampPrecision;
+    this.stampsAsPassed = manifest.clock === 'argv' || manifest.clock === 'argv-ms';
     this.scriptsDir = options.scriptsDir ?? path.resolve(path.dirname(manifest.file), manifest.scriptsRoot);
     const loaded = new Map<string, LuaScript>();
     const byOperation = {} as Record<OperationName, LuaScript>;

@@ -225,6 +225,12 @@ export interface Layout {
    * (Stoplight 5.x, and the default) or seconds with milliseconds (6.0).
    */
   readonly stampPrecision?: StampPrecision;
+  /**
+   * The caller passes the time and the scripts store it as given (a
+   * manifest's `clock: "argv"`): a stored stamp may carry more digits than
+   * {@link stampPrecision}, which verify then compares at that precision.
+   */
+  readonly stampsAsPassed?: boolean;
 
   recordSuccess(light: Light, options: RecordOptions): ScriptCall;
   recordFailure(light: Light, options: FailureOptions): ScriptCall;

@@ -288,6 +288,9 @@ export interface BenchReport {
     readonly mode: string;
     readonly private: boolean;
     readonly config: Record<string, number | null>;
+    /** A server that is not Redis (e.g. `valkey`), and its own version; absent on Redis. */
+    readonly server?: string;
+    readonly serverVersion?: string;
   };
   readonly options: Record<string, unknown>;
   readonly results: readonly CellResult[];

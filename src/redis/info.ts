@@ -20,6 +20,12 @@ export interface ServerInfo {
   readonly configReadable: boolean;
   /** Changes whenever the server restarts (and so loses a benchmark's keys). */
   readonly runId: string;
+  /**
+   * A server that is not Redis (INFO server_name, e.g. `valkey`) and its own
+   * version: Valkey reports redis_version 7.2.4 whatever its release, so
+   * without these two builds could not be told apart. Absent on Redis.
+   */
+  readonly server?: { readonly name: string; readonly version: string };
 }
 
 /** Parses `INFO` text into a flat record. */
@@ -67,6 +73,9 @@ export async function serverInfo(redis: Redis): Promise<ServerInfo> {
     config,
     configReadable,
     runId: info.run_id ?? '',
+    ...(info.server_name !== undefined && info.server_name !== 'redis'
+      ? { server: { name: info.server_name, version: info[`${info.server_name}_version`] ?? info.redis_version ?? 'unknown' } }
+      : {}),
   };
 }
 

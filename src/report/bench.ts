@@ -419,7 +419,7 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
   ];
   const t = report.results.find((r) => r.throughput)?.throughput;
   const footerParts = [
-    `Redis ${report.redis.version}, ${report.redis.memAllocator}${report.redis.private ? ' (private server)' : ''}`,
+    `${report.redis.server ? `${report.redis.server.charAt(0).toUpperCase()}${report.redis.server.slice(1)} ${report.redis.serverVersion ?? '?'} (redis_version ${report.redis.version})` : `Redis ${report.redis.version}`}, ${report.redis.memAllocator}${report.redis.private ? ' (private server)' : ''}`,
     Object.entries(report.redis.config)
       .map(([k, v]) => `${k}=${v ?? '?'}`)
       .join(' '),

@@ -53,6 +53,7 @@ export function renderVerify(results: readonly VerifyResult[], color: boolean): 
     if (r.lightsDisagreeing > r.disagreements.length) out.push(`  … ${r.lightsDisagreeing - r.disagreements.length} more light(s) disagreed`);
     for (const e of r.scriptErrors) {
       out.push(`  ${c.red('script error')} on a ${e.op} (window ${window(e.windowSeconds)}): ${e.error}`);
+      if (e.rejected !== undefined) out.push(`    the server received: ${e.rejected}`);
       out.push(...reproduction(e.reproduction, e.windowSeconds));
     }
     if (r.lightsWithErrors > r.scriptErrors.length) out.push(`  … ${r.lightsWithErrors - r.scriptErrors.length} more light(s) got errors`);

@@ -141,8 +141,23 @@ export class LightJudge {
     );
   }
 
-  private compare({ op, at }: ReproCall, actual: ComparedFields): Verdict {
+  /**
+   * The stamps of a reply at the layout's precision when its scripts store
+   * the time as the caller passed it: such a script keeps every digit of the
+   * argument (e.g. 1764496803.1557941), which is right by its convention, so
+   * only the digits the precision defines are compared. Other layouts compute
+   * their stamps themselves and are held to them exactly.
+   */
+  private atPrecision(actual: ComparedFields): ComparedFields {
+    if (!this.layout.stampsAsPassed) return actual;
+    const precision = this.layout.stampPrecision ?? 'seconds';
+    const cut = (stamp: number | null): number | null => (stamp === null ? null : stampOf(stamp, precision));
+    return { ...actual, lastSuccessAt: cut(actual.lastSuccessAt), lastErrorAt: cut(actual.lastErrorAt) };
+  }
+
+  private compare({ op, at }: ReproCall, reply: ComparedFields): Verdict {
     const exact = this.exact(this.model.count(Math.floor(at)));
+    const actual = this.atPrecision(reply);
     const fields = differing(exact, actual);
     // A declaration describes reads; a snapshot returned by a write is held to the exact window.
     const deviations = op === 'read' ? (this.layout.deviations ?? []) : [];
@@ -154,6 +169,6 @@ export class LightJudge {
     }
     if (fields.length === 0) return { kind: 'ok' };
     if (op === 'read' && this.withinApproximation(at, exact, actual)) return { kind: 'ok' };
-    return { kind: 'disagreement', expected: exact, actual, fields };
+    return { kind: 'disagreement', expected: exact, actual: reply, fields };
   }
 }

@@ -62,6 +62,8 @@ export interface ScriptFailure {
   readonly op: VerifyOp;
   /** The error text as the server (or the script runner) gave it. */
   readonly error: string;
+  /** The command the server rejected, as it received it (MONITOR on a private server), e.g. `HINCRBY "…" "total_failures" "-0"`. */
+  readonly rejected?: string;
   /** The calls on one fresh light that lead to it; the last one fails. */
   readonly reproduction: readonly ReproCall[];
   readonly originalLength: number;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { formatCommand, monitoredLuaCommands, parseMonitorLine, rejectedCommand } from './rejected.js';
 import type { Redis } from 'ioredis';
 import type { ScriptCall } from '../lua/source.js';
 import type { Layout, Light } from '../layouts/types.js';
@@ -39,6 +40,12 @@ export interface VerifyOptions {
   readonly progress?: VerifyProgress;
   /** Stops between batches and replays. */
   readonly signal?: AbortSignal;
+  /**
+   * Replays each script error's reproduction under MONITOR to show the
+   * command the server rejected as it received it (see rejectedCommand);
+   * only on a server swc started itself.
+   */
+  readonly monitorRejected?: boolean;
 }
 
 /** A problem seen on one light of the main run: the light's calls up to it, and the verdict. */
@@ -179,6 +186,14 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
       reproduction,
       originalLength: problem.calls.length,
     }));
+    if (options.monitorRejected) {
+      for (const [i, e] of scriptErrors.entries()) {
+        const rejected = await rejectedCommand(redis, async () => {
+          await replay(redis, layout, replayLight(), e.windowSeconds, e.reproduction);
+        }).catch(() => null);
+        if (rejected !== null) scriptErrors[i] = { ...e, rejected };
+      }
+    }
     const deviationMisses: DeviationMiss[] = (await shrunk('deviation-miss')).map(({ problem, reproduction }) => {
       const v = problem.verdict as Extract<Verdict, { kind: 'deviation-miss' }>;
       return { deviation: v.id, windowSeconds: windowOf(problem), predicted: v.predicted, actual: v.actual, reproduction, originalLength: problem.calls.length };
@@ -223,6 +238,27 @@ function scriptCall(layout: Layout, light: Light, call: ReproCall, windowSeconds
   if (call.op === 'read') return layout.getMetrics(light, options);
   if (call.op === 'success') return layout.recordSuccess(light, options);
   return layout.recordFailure(light, { ...options, errorJson: verifyErrorJson(call.at, layout.stampPrecision ?? 'seconds') });
+}
+
+/**
+ * Replays a reproduction on a fresh light of `layout` under MONITOR and
+ * returns the command of the last call's script that matches `rejected`
+ * (same command and arguments but the key and the last one), as this server
+ * received it: what a build that accepts the call was sent in the place of
+ * what another build refused. Null when nothing matches. Only for a server
+ * swc started itself (see rejectedCommand).
+ */
+export async function acceptedInstead(redis: Redis, layout: Layout, windowSeconds: number, reproduction: readonly ReproCall[], rejected: string): Promise<string | null> {
+  await installScripts(redis, layout.scripts);
+  const wanted = parseMonitorLine(rejected);
+  const light: Light = { name: `swc-verify-accepted-${randomBytes(4).toString('hex')}` };
+  const seen = await monitoredLuaCommands(redis, () => replay(redis, layout, light, windowSeconds, reproduction).then(() => undefined));
+  const same = (args: readonly string[]): boolean =>
+    args.length === wanted.length &&
+    args[0]?.toUpperCase() === wanted[0]?.toUpperCase() &&
+    args.slice(2, -1).every((a, i) => a === wanted[i + 2]);
+  const found = seen.filter(same).at(-1);
+  return found ? formatCommand(found) : null;
 }
 
 /** Sends `calls` on a fresh light in one pipeline and judges every reply. */

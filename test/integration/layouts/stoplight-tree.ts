@@ -21,16 +21,34 @@ export const V6_STORAGE = 'lib/stoplight/infrastructure/redis/storage';
 /** Where a 5.x tree keeps its scripts. */
 export const V5_DATA_STORE = 'lib/stoplight/data_store/redis';
 
+/** Variants of a 6.0 tree, as 6.0 generations differ. */
+export interface Stoplight6Variant {
+  /** argv clock: store ARGV[1] as given (every digit the caller sent) instead of cutting it to milliseconds. */
+  readonly keepArgvTime?: boolean;
+  /**
+   * Eviction subtracts with `HINCRBY … -count` even when the count is 0:
+   * Lua's -0 reaches Redis 7.0 as "-0", which HINCRBY refuses; Redis 7.2+
+   * and Valkey send "0".
+   */
+  readonly unguardedEviction?: boolean;
+}
+
 /**
  * A 6.0 tree. `clock: 'time'`: the scripts read Redis TIME through an
  * included `now` (milliseconds); `'argv'`: the time is ARGV[1], seconds.
  */
-export function stoplight6Tree(clock: 'time' | 'argv'): string {
+export function stoplight6Tree(clock: 'time' | 'argv', variant: Stoplight6Variant = {}): string {
   const dir = mkdtempSync(path.join(tmpdir(), `swc-stoplight6-${clock}-`));
   const root = path.join(dir, V6_STORAGE);
   // The shared helpers include another file: includes nest.
   write(root, 'lib/outcome.lua', own('lib/outcome.lua'));
-  write(root, 'window_metrics/_evict.lua', own('stoplight-v6/_window.lua').replace('--include lib/outcome.lua', '-- @include lib/outcome'));
+  let evict = own('stoplight-v6/_window.lua').replace('--include lib/outcome.lua', '-- @include lib/outcome');
+  if (variant.unguardedEviction) {
+    const guarded = /if (successes|failures) ~= 0 then\n\s*(redis\.call\('HINCRBY'[^\n]*)\n\s*end/g;
+    if (!guarded.test(evict)) throw new Error('stoplight6Tree: the eviction guards were not found');
+    evict = evict.replace(guarded, '$2');
+  }
+  write(root, 'window_metrics/_evict.lua', evict);
   const time = clock === 'time';
   if (time) {
     write(root, 'now.lua', ["-- now(): the server's clock in whole milliseconds.", 'local function now()', "  local t = redis.call('TIME')", '  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)', 'end', ''].join('\n'));
@@ -41,7 +59,7 @@ export function stoplight6Tree(clock: 'time' | 'argv'): string {
   // ARGV slots shift by one when the time is an argument.
   const a = (n: number): string => `ARGV[${time ? n : n + 1}]`;
   // The time in seconds with its milliseconds, then its whole second.
-  const stamp = time ? 'now() / 1000' : 'swc_millis(tonumber(ARGV[1]))';
+  const stamp = time ? 'now() / 1000' : variant.keepArgvTime ? 'tonumber(ARGV[1])' : 'swc_millis(tonumber(ARGV[1]))';
   const second = 'math.floor(stamp)';
   write(
     root,

@@ -93,16 +93,17 @@ describe('swc compare (CLI)', () => {
     expect((JSON.parse(added.stdout) as VerdictJson).extraCells).toEqual(['stoplight-v5 30 s @ 5/s']);
   });
 
-  it('flags a result from another Redis version or allocator, and fails it', async () => {
+  it('refuses a result from another Redis version or allocator (another build): exit 2, one line; --across-builds compares per key role', async () => {
     const report = baseline();
     const other = write('other-redis.json', { ...report, redis: { ...report.redis, version: '7.2.4', memAllocator: 'libc' } });
     const result = await runCli(['compare', BASELINE, other, '--json']);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/not comparable: redis\.version differs \(baseline 7\.0\.15, current 7\.2\.4\)/);
-    expect(result.stderr).toMatch(/not comparable: redis\.memAllocator differs/);
-    const verdict = JSON.parse(result.stdout) as VerdictJson;
-    expect(verdict.comparable).toBe(false);
-    expect(verdict.mismatches.map((m) => m.field)).toEqual(['redis.version', 'redis.memAllocator']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/measured on Redis 7\.0\.15 jemalloc-5\.3\.0, .* on Redis 7\.2\.4 libc; pass --across-builds/);
+    const across = await runCli(['compare', BASELINE, other, '--across-builds', '--json']);
+    expect(across.code).toBe(0);
+    expect((JSON.parse(across.stdout) as { acrossBuilds: boolean }).acrossBuilds).toBe(true);
   });
 
   it('gates the throughput ratio measured in the same run, and absolute ops/s only with --absolute', async () => {

@@ -1,0 +1,143 @@
+import { ExitCode } from '../errors.js';
+import { namespacedLayout, type LayoutName } from '../layouts/index.js';
+import { connect } from '../redis/connect.js';
+import { startPrivateServer } from '../redis/server.js';
+import { acceptedInstead } from '../verify/verify.js';
+import { renderVerify } from '../report/verify.js';
+import { palette } from '../report/style.js';
+import type { VerifyResult } from '../verify/types.js';
+import { buildsJson, childJson, runAcrossBuilds, withoutFlags, type ChildRun } from './builds.js';
+import { printJson, useColor } from './options.js';
+
+/** What one build's `swc verify --json` prints. */
+interface VerifyOutput {
+  readonly findings: number;
+  readonly results: readonly VerifyResult[];
+}
+
+const isVerifyOutput = (value: unknown): value is VerifyOutput =>
+  typeof value === 'object' && value !== null && Array.isArray((value as { results?: unknown }).results);
+
+/** The kinds of finding, each with how a result counts it. */
+const KINDS: readonly { readonly name: string; readonly count: (r: VerifyResult) => number }[] = [
+  { name: 'script error', count: (r) => r.lightsWithErrors },
+  { name: 'disagreement', count: (r) => r.lightsDisagreeing },
+  { name: 'declared deviation missed', count: (r) => r.deviationMisses.length },
+  { name: 'key without a TTL', count: (r) => r.keysWithoutTtl.length },
+  { name: 'not cluster-safe', count: (r) => r.crossSlot.length },
+];
+
+/** A finding that some builds have and others not. */
+export interface BuildDifference {
+  readonly layout: string;
+  readonly kind: string;
+  readonly on: readonly string[];
+  readonly noneOn: readonly string[];
+  /** "script error on Redis 7.0.15 …; none on Redis 7.4.1 … / Valkey 8.0.1 …" */
+  readonly text: string;
+  /** For a script error: the command a build rejected, and what each build without the error received in its place. */
+  received?: { readonly build: string; readonly command: string; readonly rejected: boolean }[];
+}
+
+/** What to start a build's server with and which scripts to run, for the replays that show what another build accepted. */
+export interface VerifyBuildsInput {
+  readonly settings: readonly string[];
+  readonly scriptsDir?: string;
+}
+
+/**
+ * For each script error that only some builds have: the reproduction of the
+ * first failing build's error replayed on each build without it, under
+ * MONITOR on a private server of that build, to show the command it
+ * received where the other build rejected one.
+ */
+async function addAccepted(differences: BuildDifference[], runs: readonly ChildRun[], outputs: readonly (VerifyOutput | undefined)[], input: VerifyBuildsInput): Promise<void> {
+  for (const d of differences) {
+    if (d.kind !== 'script error') continue;
+    const failing = runs.findIndex((r) => r.label === d.on[0]);
+    const error = outputs[failing]?.results.find((r) => r.layout === d.layout)?.scriptErrors.find((e) => e.rejected !== undefined);
+    if (!error?.rejected) continue;
+    d.received = [{ build: d.on[0] as string, command: error.rejected, rejected: true }];
+    for (const label of d.noneOn) {
+      const run = runs.find((r) => r.label === label);
+      if (!run) continue;
+      const server = await startPrivateServer({ binary: run.build.path, settings: input.settings }).catch(() => undefined);
+      if (!server) continue;
+      const redis = await connect(server.url).catch(() => undefined);
+      try {
+        if (!redis) continue;
+        const layout = namespacedLayout(d.layout as LayoutName, 'swc-verify-builds', input.scriptsDir !== undefined ? { scriptsDir: input.scriptsDir } : {});
+        const command = await acceptedInstead(redis, layout, error.windowSeconds, error.reproduction, error.rejected).catch(() => null);
+        if (command !== null) d.received.push({ build: label, command: command.split('swc-verify-builds:').join(''), rejected: false });
+      } finally {
+        redis?.disconnect();
+        await server.stop();
+      }
+    }
+  }
+}
+
+/** Per layout and kind of finding, the builds that have it where others do not. */
+export function buildDifferences(runs: readonly { label: string; output: VerifyOutput | undefined }[]): BuildDifference[] {
+  const measured = runs.filter((r): r is { label: string; output: VerifyOutput } => r.output !== undefined);
+  const layouts = [...new Set(measured.flatMap((r) => r.output.results.map((x) => x.layout)))];
+  const out: BuildDifference[] = [];
+  for (const layout of layouts) {
+    for (const kind of KINDS) {
+      const on: string[] = [];
+      const noneOn: string[] = [];
+      for (const r of measured) {
+        const result = r.output.results.find((x) => x.layout === layout);
+        if (!result) continue;
+        (kind.count(result) > 0 ? on : noneOn).push(r.label);
+      }
+      if (on.length > 0 && noneOn.length > 0) {
+        out.push({ layout, kind: kind.name, on, noneOn, text: `${kind.name} on ${on.join(' / ')}; none on ${noneOn.join(' / ')}` });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * `swc verify … --redis-server A --redis-server B`: the same traffic (one
+ * seed) on each build's private server, a finding per build, and each
+ * finding some builds have and others not named as such. Returns the exit
+ * code: a run that failed gives its code, else 1 for any finding.
+ */
+export async function verifyAcrossBuilds(binaries: readonly string[], seed: number, json: boolean, input: VerifyBuildsInput = { settings: [] }): Promise<number> {
+  const args = [...withoutFlags(process.argv.slice(2), ['--redis-server', '--json', '--seed']), '--json', '--seed', String(seed)];
+  const runs: ChildRun[] = await runAcrossBuilds(binaries, args);
+  const outputs = runs.map((r) => {
+    const parsed = childJson(r);
+    return isVerifyOutput(parsed) ? parsed : undefined;
+  });
+  const differences = buildDifferences(runs.map((r, i) => ({ label: r.label, output: outputs[i] })));
+  await addAccepted(differences, runs, outputs, input);
+  const findings = outputs.reduce((sum, o) => sum + (o?.findings ?? 0), 0);
+  if (json) printJson(buildsJson(runs, outputs, { seed, findings, differences }));
+  else {
+    const c = palette(useColor());
+    const parts: string[] = [];
+    if (differences.length > 0) {
+      parts.push(c.bold('Findings that differ between builds'));
+      for (const d of differences) {
+        parts.push(`  ${d.layout}: ${c.red(d.text)}`);
+        for (const r of d.received ?? []) parts.push(`    ${r.build} received: ${r.command} (${r.rejected ? 'rejected' : 'accepted'})`);
+      }
+      parts.push('');
+    } else if (runs.length > 1) {
+      parts.push('Every build gives the same kinds of finding for every layout.', '');
+    }
+    for (const [i, r] of runs.entries()) {
+      const output = outputs[i];
+      parts.push(c.bold(`== ${r.label} (${r.build.path}) ==`));
+      parts.push(output ? renderVerify(output.results, useColor()).trimEnd() : `  the run failed (exit ${r.code}; its lines above say why)`);
+      parts.push('');
+    }
+    process.stdout.write(`${parts.join('\n')}`);
+  }
+  const failed = runs.find((r) => r.code !== ExitCode.ok && r.code !== ExitCode.finding);
+  if (failed) return failed.code;
+  return findings > 0 ? ExitCode.finding : ExitCode.ok;
+}
