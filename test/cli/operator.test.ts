@@ -136,6 +136,11 @@ describe('names for 6.0 lights', () => {
     // A glob matches names where they are known (the registry named stripe-api).
     const glob = await listJson('--match', 'stripe*');
     expect(glob.lights.map((l) => l.lightName)).toEqual(['stripe-api']);
+    // A glob cannot match a name swc does not know; the listing says what would.
+    const unknown = await lights('--match', 'check*');
+    expect(unknown.stdout).toBe(
+      'no light matched --system/--match (5 light(s) on this server); 3 6.0 light(s) have no known name for a pattern to match: give --names <file>, or a literal name (hashed)\n',
+    );
   });
 
   it('inspect: a name in several systems is exit 2 listing them; --system or system/light picks one', async () => {
