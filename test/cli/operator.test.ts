@@ -250,6 +250,13 @@ describe('what inspect prints is right', () => {
     const widest = Math.max(...narrow.stdout.split('\n').filter((l) => /^[│┌├└]/.test(l)).map((l) => [...l].length));
     expect(widest).toBeLessThanOrEqual(80);
     expect(narrow.stdout).toContain('fail rate');
+    // inspect too: every line of a 6.0 and a 5.x light within 80 columns (tables drop columns, prose breaks between words).
+    for (const light of ['payments/stripe-api', 'legacy']) {
+      const shown = await runCli(['inspect', light, '--redis-url', server.url, '--at', String(AT), '--window', '60'], { COLUMNS: '80' });
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(Math.max(...shown.stdout.split('\n').map((l) => [...l].length))).toBeLessThanOrEqual(80);
+      expect(shown.stdout).toContain('longest B/limit');
+    }
     const wide = await runCli(['lights', '--redis-url', server.url, '--at', String(AT), '--window', '60', '--wide'], { COLUMNS: '80' });
     expect(wide.stdout).toContain('first event');
     expect(wide.stdout).toContain('layout');
