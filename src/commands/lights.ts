@@ -102,7 +102,8 @@ function scanProgress(enabled: boolean): { onProgress?: (p: ScanProgress) => voi
       if (last > 0 && p.elapsedMs - last < (tty ? 250 : 5000)) return;
       last = p.elapsedMs;
       const eta = p.etaMs === null ? '' : `, about ${Math.ceil(p.etaMs / 1000)} s left`;
-      const line = `swc: scanning: ~${p.seen.toLocaleString('en-US')} of ${p.dbsize.toLocaleString('en-US')} keys (${p.calls} SCAN calls)${eta}`;
+      const where = p.seen === null ? `${p.calls} SCAN calls` : `~${p.seen.toLocaleString('en-US')} of ${p.dbsize.toLocaleString('en-US')} keys (${p.calls} SCAN calls)`;
+      const line = `swc: scanning: ${where}${eta}`;
       if (tty) {
         process.stderr.write(`\r${line}\x1b[K`);
         drawn = true;

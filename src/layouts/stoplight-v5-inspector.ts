@@ -8,11 +8,11 @@ import {
   readConsistently,
   readHash,
   readSortedSet,
-  scanKeys,
   summarize,
   type KeySpec,
 } from './inspection-keys.js';
 import type { EncodingLimits, EventInspection, EventKey, EventSecond, JudgeOptions, LightEstimate, LightHealth, SurveyLight } from './inspection.js';
+import { scanOnce } from '../redis/scan.js';
 import { escapeGlob, escapeRegExp } from './parse.js';
 import type { InspectTarget, KeyOwner, LayoutInspector, TargetRequest } from './types.js';
 
@@ -35,7 +35,10 @@ async function v5Keys(redis: Redis, target: V5Target): Promise<KeySpec[]> {
   const eventsPrefix = `${target.prefix}:metrics:${target.name}:`;
   const [metadataType] = await keyTypes(redis, [metadata]);
   const specs: KeySpec[] = metadataType === 'none' ? [] : [{ key: metadata, role: 'metadata', expectedType: 'hash' }];
-  const events = (await scanKeys(redis, `${escapeGlob(eventsPrefix)}*`))
+  // One paced SCAN pass, as swc lights makes: this walks the whole keyspace.
+  const found: string[] = [];
+  await scanOnce(redis, [`${escapeGlob(eventsPrefix)}*`], (key) => found.push(key));
+  const events = found
     .map((key) => ({ key, match: V5_EVENTS_SUFFIX.exec(key.slice(eventsPrefix.length)) }))
     .filter((k): k is { key: string; match: RegExpExecArray } => k.match !== null)
     .sort((a, b) => Number(a.match[2]) - Number(b.match[2]) || (a.match[1] as string).localeCompare(b.match[1] as string));

@@ -10,7 +10,6 @@ import {
   readConsistently,
   readHash,
   readSortedSet,
-  scanKeys,
   summarize,
   windowOf,
   type KeyHeader,
@@ -20,7 +19,7 @@ import type { Bucket, BucketDrift, BucketInspection, EncodingLimits, JudgeOption
 import { escapeGlob, escapeRegExp } from './parse.js';
 import { addRegistry, nameId, newNameBook, type NameBook } from './stoplight-names.js';
 import { scanOnce } from '../redis/scan.js';
-import { DEFAULT_SYSTEM, type InspectTarget, type KeyOwner, type LayoutInspector, type TargetRequest } from './types.js';
+import type { InspectTarget, KeyOwner, LayoutInspector, TargetRequest } from './types.js';
 
 /** The 12 hex characters of SHA-256 that 6.0 keys carry instead of names. */
 type ShortId = (name: string) => string;

@@ -25,8 +25,8 @@ export interface ScanControl {
 }
 
 export interface ScanProgress {
-  /** Estimated keys walked (from the cursor's position in the table). */
-  readonly seen: number;
+  /** Estimated keys walked (from the cursor's position in the table); null where the cursor cannot tell (a cluster). */
+  readonly seen: number | null;
   readonly dbsize: number;
   readonly calls: number;
   readonly elapsedMs: number;
@@ -106,8 +106,10 @@ function reverseBits(n: bigint, bits: number): bigint {
  * power-of-two size of at least DBSIZE; the cursor counts through it with
  * its bits reversed. An estimate: the table may be larger, or rehashing.
  */
-export function cursorFraction(cursor: string, dbsize: number): number {
+export function cursorFraction(cursor: string, dbsize: number): number | null {
   if (cursor === '0') return 1;
+  // A cursor over several nodes (a cluster's routed handle: `<node>-<cursor>`) has no one table to place it in.
+  if (!/^\d+$/.test(cursor)) return null;
   const bits = Math.max(2, Math.ceil(Math.log2(Math.max(4, dbsize))));
   const size = 1n << BigInt(bits);
   const position = reverseBits(BigInt(cursor) & (size - 1n), bits);
@@ -157,11 +159,11 @@ export async function scanOnce(
       const fraction = cursorFraction(cursor, dbsize);
       const elapsedMs = performance.now() - started;
       control.onProgress({
-        seen: Math.round(fraction * dbsize),
+        seen: fraction === null ? null : Math.round(fraction * dbsize),
         dbsize,
         calls,
         elapsedMs,
-        etaMs: fraction > 0.01 ? (elapsedMs * (1 - fraction)) / fraction : null,
+        etaMs: fraction !== null && fraction > 0.01 ? (elapsedMs * (1 - fraction)) / fraction : null,
       });
     }
   } while (cursor !== '0');

@@ -231,7 +231,12 @@ export function renderLights(view: LightsView, format: Exclude<LightsFormat, 'js
     const extra = footerLines(view).filter((l) => /^(problem|leftovers|PARTIAL|…)/.test(l));
     return [`no light ${where} (no key matching ${list.patterns.map(visible).join(', ')})`, ...extra].join('\n') + '\n';
   }
-  if (view.matched.length === 0) return `no light matched --system/--match (${int(list.lights.length)} light(s) on this server)\n`;
+  if (view.matched.length === 0) {
+    const unnamed = list.lights.filter((l) => l.systemId !== null && l.lightName === null).length;
+    // A glob can only match the names swc knows: say so when 6.0 lights without names were there to match.
+    const hint = unnamed > 0 ? `; ${int(unnamed)} 6.0 light(s) have no known name for a pattern to match: give --names <file>, or a literal name (hashed)` : '';
+    return `no light matched --system/--match (${int(list.lights.length)} light(s) on this server)${hint}\n`;
+  }
   // Markdown is read where it is rendered, not in this terminal: it keeps every column.
   const { columns, ...unbounded } = view;
   const grid = lightsGrid(format === 'markdown' || columns === undefined ? unbounded : { ...unbounded, columns });

@@ -136,6 +136,11 @@ describe('names for 6.0 lights', () => {
     // A glob matches names where they are known (the registry named stripe-api).
     const glob = await listJson('--match', 'stripe*');
     expect(glob.lights.map((l) => l.lightName)).toEqual(['stripe-api']);
+    // A glob cannot match a name swc does not know; the listing says what would.
+    const unknown = await lights('--match', 'check*');
+    expect(unknown.stdout).toBe(
+      'no light matched --system/--match (5 light(s) on this server); 3 6.0 light(s) have no known name for a pattern to match: give --names <file>, or a literal name (hashed)\n',
+    );
   });
 
   it('inspect: a name in several systems is exit 2 listing them; --system or system/light picks one', async () => {
@@ -245,6 +250,13 @@ describe('what inspect prints is right', () => {
     const widest = Math.max(...narrow.stdout.split('\n').filter((l) => /^[│┌├└]/.test(l)).map((l) => [...l].length));
     expect(widest).toBeLessThanOrEqual(80);
     expect(narrow.stdout).toContain('fail rate');
+    // inspect too: every line of a 6.0 and a 5.x light within 80 columns (tables drop columns, prose breaks between words).
+    for (const light of ['payments/stripe-api', 'legacy']) {
+      const shown = await runCli(['inspect', light, '--redis-url', server.url, '--at', String(AT), '--window', '60'], { COLUMNS: '80' });
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(Math.max(...shown.stdout.split('\n').map((l) => [...l].length))).toBeLessThanOrEqual(80);
+      expect(shown.stdout).toContain('longest B/limit');
+    }
     const wide = await runCli(['lights', '--redis-url', server.url, '--at', String(AT), '--window', '60', '--wide'], { COLUMNS: '80' });
     expect(wide.stdout).toContain('first event');
     expect(wide.stdout).toContain('layout');
