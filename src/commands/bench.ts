@@ -28,6 +28,7 @@ import { checkSvgPath, terminalChart, writeChartSvg } from './chart.js';
 import { action, onShutdown } from './lifecycle.js';
 import { parseSweep, MAX_SWEEP_COMBINATIONS, SWEEP_SETTINGS, type SweepAxis } from '../bench/sweep.js';
 import { renderSweep } from '../report/sweep.js';
+import { outputWidth, proseWidth, wrapText } from '../report/width.js';
 import { checkSweep, runSweep } from './bench-sweep.js';
 import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
 import { checkClusterFlags, openClusterTarget } from './bench-cluster.js';
@@ -48,7 +49,7 @@ interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags {
   time?: number;
   rounds: number;
   appView: boolean;
-  format: BenchFormat;
+  format: BenchFormat | 'github';
   json?: boolean;
   progress: boolean;
   scenario?: string;
@@ -262,34 +263,36 @@ function progressReporter(enabled: boolean, plan: BenchPlan): { hooks: BenchProg
     return { hooks, stop };
   }
   let at = '';
+  // Progress lines off a TTY fit COLUMNS when it is set (a log keeps them whole otherwise).
+  const width = proseWidth({ stream: process.stderr });
+  const say = (line: string): void => void process.stderr.write(`${wrapText(line, width, 4)}\n`);
   const hooks: BenchProgress = {
     onCellStart: (cell, i: number, n: number) => {
       clock.cellStart();
       at = `${i + 1}/${n}`;
       // Real traffic takes real time: say when each cell's starts.
       if (realtime) {
-        process.stderr.write(`swc bench: [${at}] ${cell.layout} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: real traffic for ${cell.durationSeconds} s\n`);
+        say(`swc bench: [${at}] ${cell.layout} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: real traffic for ${cell.durationSeconds} s`);
       }
     },
     // One line per phase: a log (or a test) sees where a long run is.
     onEvents: (written: number) => clock.events(written),
     onThroughput: (_group, p) => clock.round(PHASES.indexOf(p.phase), p.round, p.target, p.fraction),
     onPhase: (cell, phase: string, group) =>
-      process.stderr.write(
+      say(
         `swc bench: [${at}] ${group.map((c) => c.layout).join(', ')} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: ${phase} throughput phase` +
           (group.length > 1 ? ' (layouts alternating round by round)' : '') +
-          `; about ${etaText(clock.etaSeconds())} left\n`,
+          `; about ${etaText(clock.etaSeconds())} left`,
       ),
     onCellDone: (r: CellResult, i: number, n: number) => {
       clock.cellDone();
-      process.stderr.write(
+      say(
         `swc bench: [${i + 1}/${n}] ${r.layout} window ${formatWindow(r.windowSeconds)} at ${r.rate}/s: ` +
           `${kb(r.memory.bytesPerLight)} KB per light` +
           (r.throughput ? `, request ${Math.round(r.throughput.request.opsPerSec).toLocaleString('en-US')} ops/s` : '') +
           (r.realtime
             ? `, sent ${r.realtime.achievedRate.toFixed(1)}/s per light (asked ${r.realtime.requestedRate}), write p99 ${r.realtime.write.p99Ms.toFixed(2)} ms`
-            : '') +
-          '\n',
+            : ''),
       );
     },
   };
@@ -428,7 +431,7 @@ export function benchCommand(): Command {
     .option('--time <seconds>', `throughput: seconds per phase per layout, split over the rounds (default ${DEFAULT_PHASE_SECONDS})`, parser((v) => parseDuration('--time', v, LIMITS.time)))
     .option('--rounds <n>', 'throughput: rounds per phase, the layouts alternating (A B A B …); figures are medians with min and max', parser((v) => parseNumber('--rounds', v, LIMITS.rounds)), DEFAULT_ROUNDS)
     .option('--no-app-view', `throughput: skip the application's view (one request at a time through ioredis, timed with tinybench, ${APP_VIEW_MS} ms per layout and cell)`)
-    .addOption(new Option('--format <format>', 'output format').choices(benchFormats).default('table'))
+    .addOption(new Option('--format <format>', 'output format (github: with --baseline, GitHub Actions annotations and $GITHUB_STEP_SUMMARY)').choices([...benchFormats, 'github']).default('table'))
     .option('--no-progress', 'no progress on stderr')
     .option(
       '--scripts <dir>',
@@ -533,7 +536,12 @@ Examples:
       const suggested = flags.suggest ? suggestLayouts(flags.layout, flags.scripts) : undefined;
       if (suggested) flags = { ...flags, layout: suggested.layouts };
       let plan = planFromFlags(flags, preset);
-      const format: BenchFormat = flags.json ? 'json' : flags.format;
+      const chosen = flags.json ? 'json' : flags.format;
+      // github is a comparison's format: annotations for the baseline file, a summary for the job's page.
+      const github = chosen === 'github';
+      if (github && flags.baseline === undefined) throw new UsageError('--format github: annotates a comparison; give --baseline <file> (or run swc compare)');
+      if (github && (flags.chart || flags.suggest || flags.sweep.length > 0)) throw new UsageError('--format github: prints only the comparison; drop --chart, --suggest and --sweep');
+      const format: BenchFormat = chosen === 'github' ? 'table' : chosen;
       const combinations = flags.sweep.length > 0 ? checkSweep(flags) : undefined;
       if (flags.suggest) {
         if (!plan.accuracy) throw new UsageError('--suggest/--no-accuracy: --suggest ranks layouts by their measured accuracy, which --no-accuracy skips');
@@ -593,7 +601,7 @@ Examples:
         if (flags.output !== undefined) writeJsonFile('--output', flags.output, sweep);
         for (const run of sweep.sweep) warnShortfall(run.report);
         if (format === 'json') printJson(sweep);
-        else process.stdout.write(renderSweep(sweep, format, useColor(), { wide: Boolean(flags.wide) }));
+        else process.stdout.write(renderSweep(sweep, format, useColor(), { wide: Boolean(flags.wide), width: outputWidth(flags.wide) }));
         return undefined;
       }
       if (wantsCluster(flags)) checkClusterFlags(flags);
@@ -621,7 +629,7 @@ Examples:
       if (!session.server && !cluster) {
         // Always shown (--no-progress too): the run id is what finds leftovers.
         process.stderr.write(
-          `swc bench: run ${namespace.prefix}: writing only under ${namespace.pattern} on ${plainTarget(session.url)}; removed at the end\n`,
+          `${wrapText(`swc bench: run ${namespace.prefix}: writing only under ${namespace.pattern} on ${plainTarget(session.url)}; removed at the end`, proseWidth({ stream: process.stderr }), 4)}\n`,
         );
         const report = await preflight(session.redis, { prefix: namespace.prefix, peakBytes: estimatePeakBytes(plan).bytes });
         const spanning = report.cluster ? layoutsAcrossSlots(plan, namespace.prefix) : [];
@@ -682,10 +690,10 @@ Examples:
       let code: number | undefined;
       if (baseline) {
         const verdict = compareReports(baseline.report, report, compareOptionsFrom(flags));
-        code = printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: format === 'markdown' ? 'markdown' : 'table' });
+        code = printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: github ? 'github' : format === 'markdown' ? 'markdown' : 'table' });
       } else if (format === 'json') printJson(report);
-      else process.stdout.write(renderBench(report, format, useColor(), { wide: Boolean(flags.wide) }));
-      if (suggestions && format !== 'json' && format !== 'csv') process.stdout.write(`\n${renderSuggestions(suggestions, format, useColor())}`);
+      else process.stdout.write(renderBench(report, format, useColor(), { wide: Boolean(flags.wide), width: outputWidth(flags.wide) }));
+      if (suggestions && format !== 'json' && format !== 'csv') process.stdout.write(`\n${renderSuggestions(suggestions, format, useColor(), outputWidth(flags.wide))}`);
       const charted = [...(baseline ? [baseline] : []), { label: 'this run', report }];
       if (flags.chart) {
         const text = terminalChart(charted);

@@ -9,6 +9,7 @@ import type { ClusterSession } from '../redis/cluster.js';
 import { clusterError, nodeName } from '../redis/routed.js';
 import { primariesOf, readTargetFromFlags } from './cluster-read.js';
 import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, type ClusterFlags, type RedisFlags } from './options.js';
+import { proseWidth, wrapText } from '../report/width.js';
 
 /** Leftovers are on the server a bench ran against; there is no private server to clean. */
 const DEFAULT_URL = 'redis://127.0.0.1:6379';
@@ -133,7 +134,7 @@ Examples:
       for (const r of removed) out.push(`removed ${r.keys} key(s) under ${r.prefix}:*`);
       for (const k of kept) out.push(`kept ${k.prefix}: ${k.reason}`);
       if (!flags.yes && found.length > 0) out.push('', 'nothing removed: run again with --yes to remove them');
-      process.stdout.write(`${out.join('\n')}\n`);
+      process.stdout.write(`${wrapText(out.join('\n'), proseWidth())}\n`);
       return code;
     }),
   );

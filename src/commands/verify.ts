@@ -7,6 +7,7 @@ import { preflight, refusalOf } from '../redis/preflight.js';
 import { createLayout, layoutNames, namespacedLayout, resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { scriptsDirLayouts } from '../layouts/manifest-scripts.js';
 import { renderVerify } from '../report/verify.js';
+import { proseWidth, wrapText } from '../report/width.js';
 import type { VerifyResult } from '../verify/types.js';
 import { verifyLayout } from '../verify/verify.js';
 import { SWC_VERSION } from '../version.js';
@@ -175,7 +176,7 @@ Examples:
       }
       const findings = results.reduce((sum, r) => sum + r.findings, 0);
       if (flags.json) printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, seed, findings, results, ...(cluster ? { cluster: { primaries: primariesOf(cluster) } } : {}) });
-      else process.stdout.write(renderVerify(results, useColor()));
+      else process.stdout.write(wrapText(renderVerify(results, useColor()), proseWidth(), 4));
       return findings > 0 ? ExitCode.finding : ExitCode.ok;
     }),
   );
