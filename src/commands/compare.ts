@@ -1,4 +1,4 @@
-import { renameSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { compareReports, DEFAULT_COMPARE_OPTIONS, type CompareOptions, type Verdict } from '../compare/diff.js';
@@ -10,10 +10,29 @@ import { SWC_VERSION } from '../version.js';
 import { action, printError } from './lifecycle.js';
 import { parser, printJson, useColor } from './options.js';
 import { checkOutputTarget } from '../json-file.js';
+import { parseMemoryTolerance, type MemoryTolerance } from '../compare/memory-detail.js';
+import { outputWidth } from '../report/width.js';
+import { renderStepSummary } from '../report/compare.js';
+
+/**
+ * With `--format github` inside GitHub Actions: the verdict as Markdown
+ * appended to $GITHUB_STEP_SUMMARY (the job's summary page). Outside Actions
+ * the variable is unset and nothing is written; a file that cannot be
+ * written is a warning, never a failed gate.
+ */
+function writeStepSummary(verdict: Verdict, baseline: CompareSide, current: CompareSide): void {
+  const file = process.env.GITHUB_STEP_SUMMARY;
+  if (!file) return;
+  try {
+    appendFileSync(file, renderStepSummary(verdict, baseline, current));
+  } catch (err) {
+    printError(`swc: warning: cannot write the step summary to ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
 
 /** Flags shared by `swc compare` and `swc bench --baseline`. */
 export interface CompareFlags {
-  memoryTolerance: number;
+  memoryTolerance: MemoryTolerance;
   throughputTolerance: number;
   absolute?: boolean;
   serverTolerance: number;
@@ -63,9 +82,18 @@ const pct = (fraction: number): string => `${+(fraction * 100).toFixed(4)}%`;
 export function addCompareOptions(command: Command): Command {
   return command
     .addOption(
-      new Option('--memory-tolerance <percent>', 'fail when bytes per light grow by more than this many percent; 1 and 1% both mean one percent')
-        .argParser(percentage('--memory-tolerance', 1000))
-        .default(DEFAULT_COMPARE_OPTIONS.memoryTolerance, pct(DEFAULT_COMPARE_OPTIONS.memoryTolerance)),
+      new Option(
+        '--memory-tolerance <percent|bytes>',
+        'fail when bytes per light grow by more than this: a percentage (1 and 1% both mean one percent) or bytes (64B, 1KB = 1024 B)',
+      )
+        .argParser(
+          parser((value: string): MemoryTolerance => {
+            const parsed = parseMemoryTolerance(value);
+            if (typeof parsed === 'string') throw new UsageError(parsed);
+            return parsed;
+          }),
+        )
+        .default({ fraction: DEFAULT_COMPARE_OPTIONS.memoryTolerance } satisfies MemoryTolerance, pct(DEFAULT_COMPARE_OPTIONS.memoryTolerance)),
     )
     .addOption(
       new Option('--throughput-tolerance <percent>', "fail when a layout's ops/s ratio to the reference layout falls by more than this many percent")
@@ -73,7 +101,10 @@ export function addCompareOptions(command: Command): Command {
         .default(DEFAULT_COMPARE_OPTIONS.throughputTolerance, pct(DEFAULT_COMPARE_OPTIONS.throughputTolerance)),
     )
     .addOption(
-      new Option('--server-tolerance <percent>', "fail when the server's µs per call (INFO commandstats; each run's fastest round) rises by more than this many percent")
+      new Option(
+        '--server-tolerance <percent>',
+        "fail when the server's time per call rises by more than this many percent: its CPU time per call (INFO cpu, each layout's per-round ratio to the cell's first layout) when both results have it, else µs per call from INFO commandstats (each run's fastest round)",
+      )
         .argParser(percentage('--server-tolerance', 1000))
         .default(DEFAULT_COMPARE_OPTIONS.serverTolerance, pct(DEFAULT_COMPARE_OPTIONS.serverTolerance ?? 0)),
     )
@@ -82,8 +113,10 @@ export function addCompareOptions(command: Command): Command {
 
 /** The tolerances the flags ask for. */
 export function compareOptionsFrom(flags: CompareFlags): CompareOptions {
+  const memory = flags.memoryTolerance ?? { fraction: DEFAULT_COMPARE_OPTIONS.memoryTolerance };
   return {
-    memoryTolerance: flags.memoryTolerance,
+    memoryTolerance: 'fraction' in memory ? memory.fraction : DEFAULT_COMPARE_OPTIONS.memoryTolerance,
+    ...('bytes' in memory ? { memoryToleranceBytes: memory.bytes } : {}),
     throughputTolerance: flags.throughputTolerance,
     absolute: Boolean(flags.absolute),
     serverTolerance: flags.serverTolerance ?? DEFAULT_COMPARE_OPTIONS.serverTolerance ?? flags.throughputTolerance,
@@ -104,8 +137,20 @@ export function printVerdict(verdict: Verdict, baseline: CompareSide, current: C
   for (const m of verdict.mismatches) {
     process.stderr.write(`swc: not comparable: ${m.field} differs (baseline ${m.baseline}, current ${m.current}); regenerate the baseline with this build and these settings\n`);
   }
-  if (output.json) printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, baseline: sideJson(baseline), current: sideJson(current), comparable: verdict.mismatches.length === 0, ...verdict });
-  else process.stdout.write(renderCompare(verdict, baseline, current, output.format, useColor()));
+  if (output.json) {
+    const bytes = verdict.options.memoryToleranceBytes;
+    // The unit in the name: memoryTolerance (a fraction) stays for older readers, null when bytes were asked for.
+    const options = {
+      ...verdict.options,
+      memoryTolerance: bytes === undefined ? verdict.options.memoryTolerance : null,
+      memoryToleranceFraction: bytes === undefined ? verdict.options.memoryTolerance : null,
+      memoryToleranceBytes: bytes ?? null,
+    };
+    printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, baseline: sideJson(baseline), current: sideJson(current), comparable: verdict.mismatches.length === 0, ...verdict, options });
+  } else {
+    if (output.format === 'github') writeStepSummary(verdict, baseline, current);
+    process.stdout.write(renderCompare(verdict, baseline, current, output.format, useColor(), output.format === 'table' ? outputWidth(false) : Number.POSITIVE_INFINITY));
+  }
   return verdict.ok ? ExitCode.ok : ExitCode.finding;
 }
 

@@ -23,6 +23,12 @@ export interface KeyMemory {
    * decide against `*-max-listpack-value` whether it could be a listpack.
    */
   readonly longest?: LongestParts;
+  /**
+   * For a hash of at most 10,000 fields (of the cell's first light), whatever
+   * its encoding: its longest values, up to 5, longest first. What `swc
+   * compare` names when a field grew or a new one appeared.
+   */
+  readonly largest?: readonly { readonly field: string; readonly bytes: number }[];
 }
 
 /**
