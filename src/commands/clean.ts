@@ -69,7 +69,7 @@ export function cleanCommand(): Command {
     )
     .option('--yes', 'remove the namespaces listed (never a running one: its keys are refreshed within the last 15 s)');
   addRedisOptions(command, { privateServer: false });
-  addClusterOptions(command);
+  addClusterOptions(command, { privateCluster: false });
   addJsonOption(command);
   command.addHelpText(
     'after',

@@ -54,7 +54,7 @@ export function verifyCommand(): Command {
       'drive seeded random traffic through a layout and the reference model on an injected clock; report disagreements (shrunk to a short reproduction), script errors, keys without a TTL and cluster slots',
     )
     .addOption(new Option('--layout <list>', `layouts, comma-separated: ${layoutNames.join(', ')}, or manifest files (default all registered; with --scripts, the layouts that folder has)`).argParser(layoutList))
-    .option('--calls <n>', `calls per layout, over every light (default ${DEFAULT_CALLS.toLocaleString('en-US')})`, parser((v) => parseNumber('--calls', v, CALLS)), DEFAULT_CALLS)
+    .addOption(new Option('--calls <n>', 'calls per layout, over every light').argParser(parser((v) => parseNumber('--calls', v, CALLS))).default(DEFAULT_CALLS, DEFAULT_CALLS.toLocaleString('en-US')))
     .option('--seed <n>', 'seed of the traffic, to replay a run (default random; always printed)', parser((v) => parseNumber('--seed', v, LIMITS.seed)))
     .option('--lights <n>', 'lights per layout, each with its own window', parser((v) => parseNumber('--lights', v, LIGHTS)), 8)
     .option('--scripts <dir>', "run the layouts' scripts from this folder, e.g. an edited copy of swc's lua/ folder")
