@@ -29,6 +29,8 @@ import { action, onShutdown } from './lifecycle.js';
 import { parseSweep, MAX_SWEEP_COMBINATIONS, SWEEP_SETTINGS, type SweepAxis } from '../bench/sweep.js';
 import { renderSweep } from '../report/sweep.js';
 import { outputWidth, proseWidth, wrapText } from '../report/width.js';
+import { durationText, estimatePlan, LONG_RUN_SECONDS } from '../bench/estimate.js';
+import { dryRunJson, renderDryRun } from '../report/dry-run.js';
 import { checkSweep, runSweep } from './bench-sweep.js';
 import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
 import { checkClusterFlags, openClusterTarget } from './bench-cluster.js';
@@ -63,6 +65,7 @@ interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags {
   chartOut?: string;
   output?: string;
   wide?: boolean;
+  dryRun?: boolean;
   allowEviction?: boolean;
   sweep: SweepAxis[];
 }
@@ -448,6 +451,7 @@ export function benchCommand(): Command {
     .option('--chart-out <file.svg>', 'also write the charts as a standalone SVG (with --baseline: the baseline against this run)')
     .option('--wide', 'tables with every column (encodings and long ratio names inline); wider than 120 columns')
     .option('--output <file>', 'also save the full result as JSON to this file (with --baseline too, whatever is printed)')
+    .option('--dry-run', 'print the cells, their phases and the estimated time, then stop: nothing is sent to Redis and no server is started')
     .option(
       '--sweep <setting=v1,v2,…>',
       `encoding what-if, repeatable: run the matrix on a fresh private server per value (and once on the defaults), then compare; settings: ${SWEEP_SETTINGS.join(', ')}; several flags run every combination (at most ${MAX_SWEEP_COMBINATIONS})`,
@@ -549,6 +553,15 @@ Examples:
         if (flags.baseline !== undefined) throw new UsageError('--suggest/--baseline: give one of them (a ranking, or a comparison with a saved result)');
         if (combinations) throw new UsageError('--suggest/--sweep: give one of them (a ranking on one server, or a table per setting)');
       }
+      // Only swc's own servers cost a start: a sweep starts one per combination, no --redis-url (nor REDIS_URL) one.
+      const estimate = estimatePlan(plan, {
+        runs: combinations ? combinations.length : 1,
+        privateServer: combinations !== undefined || (flags.redisUrl === undefined && !process.env.REDIS_URL),
+      });
+      // A long run says so before anything else, so Ctrl-C costs nothing.
+      if (!flags.dryRun && estimate.totalSeconds > LONG_RUN_SECONDS) {
+        process.stderr.write(`swc bench: estimated ${durationText(estimate.totalSeconds)} (over a minute); --dry-run shows the cells and phases\n`);
+      }
       if (preset) {
         const missing = plan.windows.flatMap((w) => plan.rates.filter((r) => !preset.published.some((p) => p.windowSeconds === w && p.rate === r)).map((r) => `${formatWindow(w)} at ${r}/s`));
         if (missing.length > 0) process.stderr.write(`swc bench: no published figure for ${missing.join(', ')}; those cells show ours only\n`);
@@ -559,6 +572,11 @@ Examples:
       if (flags.output !== undefined) checkOutputPath('--output', flags.output);
       // Read the baseline before Redis is touched, so a bad file costs no run.
       const baseline = flags.baseline !== undefined ? { label: flags.baseline, report: loadReport(flags.baseline) } : undefined;
+      if (flags.dryRun) {
+        if (format === 'json') printJson(dryRunJson(estimate));
+        else process.stdout.write(renderDryRun(estimate, format === 'markdown' ? 'markdown' : 'table', useColor(), outputWidth(flags.wide)));
+        return undefined;
+      }
       // What the run was asked, echoed into its report (after a cluster's substitutions, when there are any).
       const optionsOf = (plan: BenchPlan) => ({
         layouts: plan.layouts,
