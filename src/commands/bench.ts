@@ -708,7 +708,7 @@ Examples:
       let code: number | undefined;
       if (baseline) {
         const verdict = compareReports(baseline.report, report, compareOptionsFrom(flags));
-        code = printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: github ? 'github' : format === 'markdown' ? 'markdown' : 'table' });
+        code = printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: github ? 'github' : format === 'markdown' ? 'markdown' : 'table', wide: Boolean(flags.wide) });
       } else if (format === 'json') printJson(report);
       else process.stdout.write(renderBench(report, format, useColor(), { wide: Boolean(flags.wide), width: outputWidth(flags.wide) }));
       if (suggestions && format !== 'json' && format !== 'csv') process.stdout.write(`\n${renderSuggestions(suggestions, format, useColor(), outputWidth(flags.wide))}`);

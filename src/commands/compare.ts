@@ -133,7 +133,7 @@ const sideJson = (s: CompareSide) => ({
  * Prints a verdict (warnings for incomparable runs on stderr, the comparison
  * on stdout) and returns the exit code: 0 ok, 1 regression.
  */
-export function printVerdict(verdict: Verdict, baseline: CompareSide, current: CompareSide, output: { json: boolean; format: CompareFormat }): number {
+export function printVerdict(verdict: Verdict, baseline: CompareSide, current: CompareSide, output: { json: boolean; format: CompareFormat; wide?: boolean }): number {
   for (const m of verdict.mismatches) {
     process.stderr.write(`swc: not comparable: ${m.field} differs (baseline ${m.baseline}, current ${m.current}); regenerate the baseline with this build and these settings\n`);
   }
@@ -149,13 +149,14 @@ export function printVerdict(verdict: Verdict, baseline: CompareSide, current: C
     printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, baseline: sideJson(baseline), current: sideJson(current), comparable: verdict.mismatches.length === 0, ...verdict, options });
   } else {
     if (output.format === 'github') writeStepSummary(verdict, baseline, current);
-    process.stdout.write(renderCompare(verdict, baseline, current, output.format, useColor(), output.format === 'table' ? outputWidth(false) : Number.POSITIVE_INFINITY));
+    process.stdout.write(renderCompare(verdict, baseline, current, output.format, useColor(), output.format === 'table' ? outputWidth(output.wide) : Number.POSITIVE_INFINITY));
   }
   return verdict.ok ? ExitCode.ok : ExitCode.finding;
 }
 
 interface CompareCommandFlags extends CompareFlags {
   json?: boolean;
+  wide?: boolean;
   format: CompareFormat;
 }
 
@@ -166,7 +167,8 @@ export function compareCommand(): Command {
     .argument('<baseline>', 'the reference result (JSON of swc bench --json)')
     .argument('<current>', 'the result to check')
     .addOption(new Option('--format <format>', 'output format (github: Actions annotations)').choices(compareFormats).default('table'))
-    .option('--json', 'print the verdict as JSON on stdout');
+    .option('--json', 'print the verdict as JSON on stdout')
+    .option('--wide', 'the table with every column, whatever the terminal width');
   addCompareOptions(command);
   command.addHelpText(
     'after',
@@ -200,7 +202,7 @@ Examples:
       const baseline: CompareSide = { label: baselineFile, report: loadReport(baselineFile) };
       const current: CompareSide = { label: currentFile, report: loadReport(currentFile) };
       const verdict = compareReports(baseline.report, current.report, compareOptionsFrom(flags));
-      return printVerdict(verdict, baseline, current, { json: Boolean(flags.json), format: flags.format });
+      return printVerdict(verdict, baseline, current, { json: Boolean(flags.json), format: flags.format, wide: Boolean(flags.wide) });
     }),
   );
 }
