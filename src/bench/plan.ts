@@ -14,6 +14,8 @@ export interface ThroughputPlan {
   readonly rounds?: number;
   /** Time one application thread per layout for this many ms (tinybench); absent or 0 = not measured. */
   readonly appViewMs?: number;
+  /** Latency percentiles the tables show instead of p50/p99/p99.9 (`--percentiles 50,90,99,99.9`). */
+  readonly percentiles?: readonly number[];
 }
 
 /** Everything one `swc bench` run does, decided before Redis is touched. */

@@ -66,6 +66,7 @@ interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags {
   output?: string;
   wide?: boolean;
   dryRun?: boolean;
+  percentiles?: number[];
   allowEviction?: boolean;
   sweep: SweepAxis[];
 }
@@ -132,6 +133,7 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
             ...(flags.ops !== undefined ? { ops: flags.ops } : {}),
             rounds: flags.rounds ?? DEFAULT_ROUNDS,
             ...(flags.appView !== false ? { appViewMs: APP_VIEW_MS } : {}),
+            ...(flags.percentiles ? { percentiles: flags.percentiles } : {}),
           },
         }
       : {}),
@@ -302,6 +304,21 @@ function progressReporter(enabled: boolean, plan: BenchPlan): { hooks: BenchProg
   return { hooks, stop: () => undefined };
 }
 
+/** `--percentiles 50,90,99,99.9`: up to 8 distinct numbers above 0 and below 100, in the order given. */
+export function parsePercentiles(value: string): number[] {
+  const parts = value.split(',').map((p) => p.trim());
+  const out: number[] = [];
+  for (const part of parts) {
+    const n = Number(part);
+    if (part === '' || !Number.isFinite(n) || n <= 0 || n >= 100) {
+      throw new UsageError(`--percentiles: each must be a number above 0 and below 100 (e.g. 50,90,99,99.9), got "${value}"`);
+    }
+    if (!out.includes(n)) out.push(n);
+  }
+  if (out.length > 8) throw new UsageError(`--percentiles: at most 8, got ${out.length}`);
+  return out;
+}
+
 /** How long the clean-up after a signal may take: the signal handler exits at 8 s whatever happens. */
 const SIGNAL_CLEANUP_BOUND_MS = 4000;
 /** How long the clean-up after a finished or failed run may wait out BUSY or a pause. */
@@ -451,6 +468,11 @@ export function benchCommand(): Command {
     .option('--chart-out <file.svg>', 'also write the charts as a standalone SVG (with --baseline: the baseline against this run)')
     .option('--wide', 'tables with every column (encodings and long ratio names inline); wider than 120 columns')
     .option('--output <file>', 'also save the full result as JSON to this file (with --baseline too, whatever is printed)')
+    .option(
+      '--percentiles <list>',
+      'latency percentiles of the throughput tables and JSON (percentilesMs), as memtier takes them, e.g. 50,90,99,99.9 (default: 50,99,99.9)',
+      parser(parsePercentiles),
+    )
     .option('--dry-run', 'print the cells, their phases and the estimated time, then stop: nothing is sent to Redis and no server is started')
     .option(
       '--sweep <setting=v1,v2,…>',
@@ -529,7 +551,7 @@ Examples:
       if (given.json && typed('format') && given.format !== 'json') {
         throw new UsageError(`--json/--format: --json means --format json; drop one of them (got --format ${given.format})`);
       }
-      const throughputFlag = (['connections', 'pipeline', 'ops', 'time', 'rounds'] as const).find(typed);
+      const throughputFlag = (['connections', 'pipeline', 'ops', 'time', 'rounds', 'percentiles'] as const).find(typed);
       if (!given.throughput && typed('throughput') && throughputFlag) {
         throw new UsageError(`--no-throughput/--${throughputFlag}: --${throughputFlag} sets the throughput phase that --no-throughput skips`);
       }

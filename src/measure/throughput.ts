@@ -92,6 +92,8 @@ export interface RoundsOptions {
   readonly seconds?: number;
   /** Also time one application thread per target ({@link measureAppView}) for this many ms, after the rounds. */
   readonly appViewMs?: number;
+  /** Latency percentiles to report besides p50/p99/p99.9 (`--percentiles`), per round, their medians in `percentilesMs`. */
+  readonly percentiles?: readonly number[];
   readonly onProgress?: (progress: RoundsProgress) => void;
   /** Aborting stops the current phase before its next batch (InterruptedError). */
   readonly signal?: AbortSignal;
@@ -188,6 +190,14 @@ interface RoundFigures {
   readonly seconds: number;
   readonly serverUsecPerCall: number | null;
   readonly serverCpuUsecPerCall: number | null;
+  readonly percentilesMs?: Readonly<Record<string, number>>;
+}
+
+/** The median over the rounds of each percentile asked for; nothing when none was. */
+function percentilesOf(rounds: readonly RoundFigures[]): { percentilesMs?: Record<string, number> } {
+  const keys = Object.keys(rounds[0]?.percentilesMs ?? {});
+  if (keys.length === 0) return {};
+  return { percentilesMs: Object.fromEntries(keys.map((k) => [k, median(rounds.map((r) => r.percentilesMs?.[k] ?? 0))])) };
 }
 
 /** The rounds of one phase of one target, summed up: medians, with their spread. */
@@ -213,6 +223,7 @@ function summarize(rounds: readonly RoundFigures[]): LatencyStats {
     ops: rounds.reduce((sum, r) => sum + r.ops, 0),
     seconds: rounds.reduce((sum, r) => sum + r.seconds, 0),
     serverUsecPerCall: server?.median ?? null,
+    ...percentilesOf(rounds),
     serverCpuUsecPerCall: cpu?.median ?? null,
     rounds: stats,
     noisy: stats.opsPerSec.noisy || Boolean(server?.noisy),
@@ -332,6 +343,7 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
             pipeline,
             stop: stopOf(round),
             callsPerOp,
+            ...(options.percentiles ? { percentiles: options.percentiles } : {}),
             ...(options.signal ? { signal: options.signal } : {}),
             ...(onProgress ? { onProgress: (progress: LoadProgress) => onProgress({ ...progress, phase: name, round, target: index }) } : {}),
           });
@@ -348,7 +360,10 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
               ? null
               : (((cpuAfter - cpuBefore) * 1e6) / delta.calls) * callsPerOp;
           const { ops, seconds, opsPerSec, p50Ms, p99Ms, p999Ms, meanMs } = load;
-          (figures[index] as RoundFigures[]).push({ opsPerSec, p50Ms, p99Ms, p999Ms, meanMs, ops, seconds, serverUsecPerCall, serverCpuUsecPerCall });
+          (figures[index] as RoundFigures[]).push({
+            opsPerSec, p50Ms, p99Ms, p999Ms, meanMs, ops, seconds, serverUsecPerCall, serverCpuUsecPerCall,
+            ...(load.percentilesMs ? { percentilesMs: load.percentilesMs } : {}),
+          });
         }
       }
       return figures;

@@ -112,6 +112,8 @@ export interface LatencyStats {
   readonly p99Ms: number;
   readonly p999Ms: number;
   readonly meanMs: number;
+  /** With `--percentiles`: each asked percentile in ms (median of the rounds), keyed by `String(p)`: `{ "90": 0.31, "99.9": 1.2 }`. */
+  readonly percentilesMs?: Readonly<Record<string, number>>;
   /** Operations measured. */
   readonly ops: number;
   readonly seconds: number;

@@ -302,6 +302,11 @@ export function throughputGrid(report: BenchReport, options: { wide?: boolean } 
   const measured = report.results.filter((r) => r.throughput);
   if (measured.length === 0) return undefined;
   const rounded = measured.some((r) => (r.throughput?.rounds ?? 1) > 1);
+  // --percentiles: the percentiles asked for, in their order, instead of p50/p99/p99.9.
+  const asked = Object.keys(measured[0]?.throughput?.write.percentilesMs ?? {});
+  const latencyHead = asked.length > 0 ? asked.map((p) => `p${p} ms`) : ['p50 ms', 'p99 ms', 'p99.9 ms'];
+  const latency = (stats: LatencyStats): string[] =>
+    asked.length > 0 ? asked.map((p) => { const v = stats.percentilesMs?.[p]; return v === undefined ? '–' : ms(v); }) : [ms(stats.p50Ms), ms(stats.p99Ms), ms(stats.p999Ms)];
   // The range takes the most room: a terminal table of 120 columns keeps the spread, --wide adds the range.
   const ranged = rounded && options.wide !== false;
   const head = [
@@ -312,9 +317,7 @@ export function throughputGrid(report: BenchReport, options: { wide?: boolean } 
     'ops/s',
     ...(ranged ? ['ops/s min–max'] : []),
     ...(rounded ? ['spread'] : []),
-    'p50 ms',
-    'p99 ms',
-    'p99.9 ms',
+    ...latencyHead,
     'server µs/call',
     ...(rounded ? ['µs spread'] : []),
   ];
@@ -331,9 +334,7 @@ export function throughputGrid(report: BenchReport, options: { wide?: boolean } 
         count(stats.opsPerSec),
         ...(ranged ? [range(stats.rounds?.opsPerSec, count)] : []),
         ...(rounded ? [spreadText(stats.rounds?.opsPerSec)] : []),
-        ms(stats.p50Ms),
-        ms(stats.p99Ms),
-        ms(stats.p999Ms),
+        ...latency(stats),
         stats.serverUsecPerCall === null ? '–' : stats.serverUsecPerCall.toFixed(1),
         ...(rounded ? [spreadText(stats.rounds?.serverUsecPerCall)] : []),
       ]);
@@ -344,7 +345,15 @@ export function throughputGrid(report: BenchReport, options: { wide?: boolean } 
   return {
     head,
     rows,
-    fit: fitByName(head, { 'ops/s min–max': 6, 'µs spread': 5, 'p99.9 ms': 5, 'p50 ms': 4, spread: 3, 'p99 ms': 2 }),
+    // Asked percentiles: the highest and the lowest give way first, after the range and the µs spread.
+    fit: fitByName(head, {
+      'ops/s min–max': 6,
+      'µs spread': 5,
+      ...(asked.length > 0
+        ? Object.fromEntries(latencyHead.map((h, i) => [h, i === latencyHead.length - 1 ? 5 : i === 0 ? 4 : 2]))
+        : { 'p99.9 ms': 5, 'p50 ms': 4, 'p99 ms': 2 }),
+      spread: 3,
+    }),
     numeric: head.map((h) => !text.has(h) || h === 'ops/s min–max'),
     ...(t && rounded
       ? {
