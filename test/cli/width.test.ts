@@ -32,4 +32,16 @@ describe('output fits COLUMNS=80', () => {
     // Seven layouts: one row per layout, not a column each.
     expect(r.stdout).toMatch(/│ layout +│ +KB │ +ratio │ +cost │/);
   }, 240_000);
+
+  it('swc doctor and swc verify wrap at COLUMNS=80; off a TTY without COLUMNS a finding stays on one line', async () => {
+    const doctor = await runCli(['doctor', '--redis-url', redisUrl()], { COLUMNS: '80' });
+    expect(doctor.code).toBe(0);
+    expect(over(doctor.stdout, 80)).toEqual([]);
+    const args = ['verify', '--redis-url', redisUrl(), '--layout', 'stoplight-v6', '--calls', '300', '--seed', '3', '--no-progress'];
+    const verify = await runCli(args, { COLUMNS: '80' });
+    expect(verify.code).toBe(0);
+    expect(over(verify.stdout, 80)).toEqual([]);
+    const piped = await runCli(args, { COLUMNS: '' });
+    expect(piped.stdout.split('\n')[0]).toMatch(/^stoplight-v6: 300 calls on 8 lights \(windows .*\), \d+ replies compared, .* s$/);
+  }, 120_000);
 });
