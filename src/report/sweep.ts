@@ -43,7 +43,12 @@ export function sweepSummaryGrid(report: SweepReport): Grid {
     numeric: head.map((h, i) => i === 1 || (i >= 3 && i < last - 1) || i === last),
     caption: `columns: KB per light by ${report.settings.join('/')}; * = a key of the layout is a hashtable or skiplist there (it left listpack)`,
     // The swept columns are the point of the table: the verdict columns go first.
-    fit: { priority: head.map((_, i) => (i === last ? 2 : i === last - 1 ? 1 : 0)), hoist: head.map((h) => h === 'window' || h === 'req/s') },
+    fit: {
+      priority: head.map((_, i) => (i === last ? 2 : i === last - 1 ? 1 : 0)),
+      hoist: head.map((h) => h === 'window' || h === 'req/s'),
+      // Long settings go to a legend before a column is dropped.
+      legend: head.map((_, i) => i === last - 1),
+    },
   };
 }
 
