@@ -16,6 +16,8 @@ export interface ThroughputPlan {
   readonly appViewMs?: number;
   /** A load cap (`--max-ops`): operations per second at most, over every connection; absent = as fast as the server answers. */
   readonly maxOpsPerSecond?: number;
+  /** Latency percentiles the tables show instead of p50/p99/p99.9 (`--percentiles 50,90,99,99.9`). */
+  readonly percentiles?: readonly number[];
 }
 
 /** Everything one `swc bench` run does, decided before Redis is touched. */

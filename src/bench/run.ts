@@ -637,6 +637,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           ...(plan.throughput.ops !== undefined ? { ops: plan.throughput.ops } : { seconds: plan.throughput.seconds }),
           ...(plan.throughput.appViewMs ? { appViewMs: plan.throughput.appViewMs } : {}),
           ...(plan.throughput.maxOpsPerSecond !== undefined ? { maxOpsPerSecond: plan.throughput.maxOpsPerSecond } : {}),
+          ...(plan.throughput.percentiles ? { percentiles: plan.throughput.percentiles } : {}),
           ...(run.signal ? { signal: run.signal } : {}),
           onProgress: (p) => {
             progress?.onThroughput?.(group, p);

@@ -142,6 +142,15 @@ export function combinationsOf(axes: readonly SweepAxis[], serverArgs: readonly 
 /** Figures within this fraction of each other count as a tie (separate servers differ by a few bytes of hashtable layout). */
 const TIE = 0.005;
 
+/**
+ * The default stays "smallest with" unless a combination saves more than
+ * this share of its bytes: separate private servers of one build differ by
+ * up to about 1% for the same traffic (allocator and hashtable layout, most
+ * of all in 5.x's skiplists), so a 0.5% saving is noise, not a setting to
+ * recommend.
+ */
+export const SWEEP_MIN_SAVING = 0.02;
+
 /** One run of a sweep: the settings the server ran with (as read back from it) and the ordinary bench report. */
 export interface SweepRun {
   /** Each swept setting's value on that server. */
@@ -233,6 +242,8 @@ export function summarize(runs: readonly SweepRun[]): SweepSummaryRow[] {
       if (smallest < 0 || changes(i) < changes(smallest)) smallest = i;
     });
     const atDefault = base >= 0 ? bytes[base] : null;
+    // A saving within the noise between servers is no reason to leave the default.
+    if (atDefault != null && atDefault <= min * (1 + SWEEP_MIN_SAVING)) smallest = base;
     const least = bytes[smallest];
     return {
       layout: cell.layout,

@@ -31,6 +31,9 @@ import { checkSvgPath, terminalChart, writeChartSvg } from './chart.js';
 import { action, onShutdown } from './lifecycle.js';
 import { parseSweep, MAX_SWEEP_COMBINATIONS, SWEEP_SETTINGS, type SweepAxis } from '../bench/sweep.js';
 import { renderSweep } from '../report/sweep.js';
+import { outputWidth, proseWidth, wrapText } from '../report/width.js';
+import { durationText, estimatePlan, LONG_RUN_SECONDS } from '../bench/estimate.js';
+import { dryRunJson, renderDryRun } from '../report/dry-run.js';
 import { checkSweep, runSweep } from './bench-sweep.js';
 import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
 import { checkClusterFlags, openClusterTarget } from './bench-cluster.js';
@@ -57,7 +60,7 @@ interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, Instruction
   time?: number;
   rounds: number;
   appView: boolean;
-  format: BenchFormat;
+  format: BenchFormat | 'github';
   json?: boolean;
   progress: boolean;
   scenario?: string;
@@ -71,6 +74,8 @@ interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, Instruction
   chartOut?: string;
   output?: string;
   wide?: boolean;
+  dryRun?: boolean;
+  percentiles?: number[];
   allowEviction?: boolean;
   sweep: SweepAxis[];
 }
@@ -138,6 +143,7 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
             rounds: flags.rounds ?? DEFAULT_ROUNDS,
             ...(flags.appView !== false ? { appViewMs: APP_VIEW_MS } : {}),
             ...(flags.maxOps !== undefined ? { maxOpsPerSecond: flags.maxOps } : {}),
+            ...(flags.percentiles ? { percentiles: flags.percentiles } : {}),
           },
         }
       : {}),
@@ -272,38 +278,55 @@ function progressReporter(enabled: boolean, plan: BenchPlan): { hooks: BenchProg
     return { hooks, stop };
   }
   let at = '';
+  // Progress lines off a TTY fit COLUMNS when it is set (a log keeps them whole otherwise).
+  const width = proseWidth({ stream: process.stderr });
+  const say = (line: string): void => void process.stderr.write(`${wrapText(line, width, 4)}\n`);
   const hooks: BenchProgress = {
     onCellStart: (cell, i: number, n: number) => {
       clock.cellStart();
       at = `${i + 1}/${n}`;
       // Real traffic takes real time: say when each cell's starts.
       if (realtime) {
-        process.stderr.write(`swc bench: [${at}] ${cell.layout} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: real traffic for ${cell.durationSeconds} s\n`);
+        say(`swc bench: [${at}] ${cell.layout} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: real traffic for ${cell.durationSeconds} s`);
       }
     },
     // One line per phase: a log (or a test) sees where a long run is.
     onEvents: (written: number) => clock.events(written),
     onThroughput: (_group, p) => clock.round(PHASES.indexOf(p.phase), p.round, p.target, p.fraction),
     onPhase: (cell, phase: string, group) =>
-      process.stderr.write(
+      say(
         `swc bench: [${at}] ${group.map((c) => c.layout).join(', ')} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: ${phase} throughput phase` +
           (group.length > 1 ? ' (layouts alternating round by round)' : '') +
-          `; about ${etaText(clock.etaSeconds())} left\n`,
+          `; about ${etaText(clock.etaSeconds())} left`,
       ),
     onCellDone: (r: CellResult, i: number, n: number) => {
       clock.cellDone();
-      process.stderr.write(
+      say(
         `swc bench: [${i + 1}/${n}] ${r.layout} window ${formatWindow(r.windowSeconds)} at ${r.rate}/s: ` +
           `${kb(r.memory.bytesPerLight)} KB per light` +
           (r.throughput ? `, request ${Math.round(r.throughput.request.opsPerSec).toLocaleString('en-US')} ops/s` : '') +
           (r.realtime
             ? `, sent ${r.realtime.achievedRate.toFixed(1)}/s per light (asked ${r.realtime.requestedRate}), write p99 ${r.realtime.write.p99Ms.toFixed(2)} ms`
-            : '') +
-          '\n',
+            : ''),
       );
     },
   };
   return { hooks, stop: () => undefined };
+}
+
+/** `--percentiles 50,90,99,99.9`: up to 8 distinct numbers above 0 and below 100, in the order given. */
+export function parsePercentiles(value: string): number[] {
+  const parts = value.split(',').map((p) => p.trim());
+  const out: number[] = [];
+  for (const part of parts) {
+    const n = Number(part);
+    if (part === '' || !Number.isFinite(n) || n <= 0 || n >= 100) {
+      throw new UsageError(`--percentiles: each must be a number above 0 and below 100 (e.g. 50,90,99,99.9), got "${value}"`);
+    }
+    if (!out.includes(n)) out.push(n);
+  }
+  if (out.length > 8) throw new UsageError(`--percentiles: at most 8, got ${out.length}`);
+  return out;
 }
 
 /** How long the clean-up after a signal may take: the signal handler exits at 8 s whatever happens. */
@@ -439,7 +462,7 @@ export function benchCommand(): Command {
     .option('--time <seconds>', `throughput: seconds per phase per layout, split over the rounds (default ${DEFAULT_PHASE_SECONDS})`, parser((v) => parseDuration('--time', v, LIMITS.time)))
     .option('--rounds <n>', 'throughput: rounds per phase, the layouts alternating (A B A B …); figures are medians with min and max', parser((v) => parseNumber('--rounds', v, LIMITS.rounds)), DEFAULT_ROUNDS)
     .option('--no-app-view', `throughput: skip the application's view (one request at a time through ioredis, timed with tinybench, ${APP_VIEW_MS} ms per layout and cell)`)
-    .addOption(new Option('--format <format>', 'output format').choices(benchFormats).default('table'))
+    .addOption(new Option('--format <format>', 'output format (github: with --baseline, GitHub Actions annotations and $GITHUB_STEP_SUMMARY)').choices([...benchFormats, 'github']).default('table'))
     .option('--no-progress', 'no progress on stderr')
     .option(
       '--scripts <dir>',
@@ -457,6 +480,12 @@ export function benchCommand(): Command {
     .option('--wide', 'tables with every column (encodings and long ratio names inline); wider than 120 columns')
     .option('--trust-scripts', TRUST_SCRIPTS_HELP)
     .option('--output <file>', 'also save the full result as JSON to this file (with --baseline too, whatever is printed)')
+    .option(
+      '--percentiles <list>',
+      'latency percentiles of the throughput tables and JSON (percentilesMs), as memtier takes them, e.g. 50,90,99,99.9 (default: 50,99,99.9)',
+      parser(parsePercentiles),
+    )
+    .option('--dry-run', 'print the cells, their phases and the estimated time, then stop: nothing is sent to Redis and no server is started')
     .option(
       '--sweep <setting=v1,v2,…>',
       `encoding what-if, repeatable: run the matrix on a fresh private server per value (and once on the defaults), then compare; settings: ${SWEEP_SETTINGS.join(', ')}; several flags run every combination (at most ${MAX_SWEEP_COMBINATIONS})`,
@@ -538,8 +567,11 @@ Examples:
       }
       // Several --redis-server: the same bench once per build (src/commands/bench-builds.ts).
       const builds = buildsToRun(given);
-      if (builds) return benchAcrossBuilds(builds, given, given.json ? 'json' : given.format);
-      const throughputFlag = (['connections', 'pipeline', 'ops', 'time', 'rounds'] as const).find(typed);
+      if (builds) {
+        if (given.format === 'github') throw new UsageError('--format github: annotates a comparison with one baseline; across builds use swc compare --across-builds');
+        return benchAcrossBuilds(builds, given, given.json ? 'json' : given.format);
+      }
+      const throughputFlag = (['connections', 'pipeline', 'ops', 'time', 'rounds', 'percentiles'] as const).find(typed);
       if (!given.throughput && typed('throughput') && throughputFlag) {
         throw new UsageError(`--no-throughput/--${throughputFlag}: --${throughputFlag} sets the throughput phase that --no-throughput skips`);
       }
@@ -561,13 +593,27 @@ Examples:
       }
       // Refused before any server starts (a URL: exit 2; no valgrind: exit 3).
       const counting = instructionsOf(flags);
-      const format: BenchFormat = flags.json ? 'json' : flags.format;
+      const chosen = flags.json ? 'json' : flags.format;
+      // github is a comparison's format: annotations for the baseline file, a summary for the job's page.
+      const github = chosen === 'github';
+      if (github && flags.baseline === undefined) throw new UsageError('--format github: annotates a comparison; give --baseline <file> (or run swc compare)');
+      if (github && (flags.chart || flags.suggest || flags.sweep.length > 0)) throw new UsageError('--format github: prints only the comparison; drop --chart, --suggest and --sweep');
+      const format: BenchFormat = chosen === 'github' ? 'table' : chosen;
       const combinations = flags.sweep.length > 0 ? checkSweep(flags) : undefined;
       if (flags.suggest) {
         if (!plan.accuracy) throw new UsageError('--suggest/--no-accuracy: --suggest ranks layouts by their measured accuracy, which --no-accuracy skips');
         if (format === 'csv') throw new UsageError('--suggest: prints its ranking as table, markdown or --json, not csv');
         if (flags.baseline !== undefined) throw new UsageError('--suggest/--baseline: give one of them (a ranking, or a comparison with a saved result)');
         if (combinations) throw new UsageError('--suggest/--sweep: give one of them (a ranking on one server, or a table per setting)');
+      }
+      // Only swc's own servers cost a start: a sweep starts one per combination, no --redis-url (nor REDIS_URL) one.
+      const estimate = estimatePlan(plan, {
+        runs: combinations ? combinations.length : 1,
+        privateServer: combinations !== undefined || (flags.redisUrl === undefined && !process.env.REDIS_URL),
+      });
+      // A long run says so before anything else, so Ctrl-C costs nothing.
+      if (!flags.dryRun && estimate.totalSeconds > LONG_RUN_SECONDS) {
+        process.stderr.write(`swc bench: estimated ${durationText(estimate.totalSeconds)} (over a minute); --dry-run shows the cells and phases\n`);
       }
       if (preset) {
         const missing = plan.windows.flatMap((w) => plan.rates.filter((r) => !preset.published.some((p) => p.windowSeconds === w && p.rate === r)).map((r) => `${formatWindow(w)} at ${r}/s`));
@@ -579,6 +625,11 @@ Examples:
       if (flags.output !== undefined) checkOutputPath('--output', flags.output);
       // Read the baseline before Redis is touched, so a bad file costs no run.
       const baseline = flags.baseline !== undefined ? { label: flags.baseline, report: loadReport(flags.baseline) } : undefined;
+      if (flags.dryRun) {
+        if (format === 'json') printJson(dryRunJson(estimate));
+        else process.stdout.write(renderDryRun(estimate, format === 'markdown' ? 'markdown' : 'table', useColor(), outputWidth(flags.wide)));
+        return undefined;
+      }
       // What the run was asked, echoed into its report (after a cluster's substitutions, when there are any).
       const optionsOf = (plan: BenchPlan) => ({
         layouts: plan.layouts,
@@ -621,7 +672,7 @@ Examples:
         if (flags.output !== undefined) writeJsonFile('--output', flags.output, sweep);
         for (const run of sweep.sweep) warnShortfall(run.report);
         if (format === 'json') printJson(sweep);
-        else process.stdout.write(renderSweep(sweep, format, useColor(), { wide: Boolean(flags.wide) }));
+        else process.stdout.write(renderSweep(sweep, format, useColor(), { wide: Boolean(flags.wide), width: outputWidth(flags.wide) }));
         return undefined;
       }
       // Scripts swc did not write are probed on a private server before they may reach the user's (src/safety/probe.ts).
@@ -659,7 +710,7 @@ Examples:
       if (!session.server && !cluster) {
         // Always shown (--no-progress too): the run id is what finds leftovers.
         process.stderr.write(
-          `swc bench: run ${namespace.prefix}: writing only under ${namespace.pattern} on ${plainTarget(session.url)}; removed at the end\n`,
+          `${wrapText(`swc bench: run ${namespace.prefix}: writing only under ${namespace.pattern} on ${plainTarget(session.url)}; removed at the end`, proseWidth({ stream: process.stderr }), 4)}\n`,
         );
         const report = await preflight(session.redis, { prefix: namespace.prefix, peakBytes: estimatePeakBytes(plan).bytes });
         const spanning = report.cluster ? layoutsAcrossSlots(plan, namespace.prefix) : [];
@@ -723,10 +774,10 @@ Examples:
       let code: number | undefined;
       if (baseline) {
         const verdict = compareReports(baseline.report, report, compareOptionsFrom(flags));
-        code = printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: format === 'markdown' ? 'markdown' : 'table' });
+        code = printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: github ? 'github' : format === 'markdown' ? 'markdown' : 'table', wide: Boolean(flags.wide) });
       } else if (format === 'json') printJson(report);
-      else process.stdout.write(renderBench(report, format, useColor(), { wide: Boolean(flags.wide) }));
-      if (suggestions && format !== 'json' && format !== 'csv') process.stdout.write(`\n${renderSuggestions(suggestions, format, useColor())}`);
+      else process.stdout.write(renderBench(report, format, useColor(), { wide: Boolean(flags.wide), width: outputWidth(flags.wide) }));
+      if (suggestions && format !== 'json' && format !== 'csv') process.stdout.write(`\n${renderSuggestions(suggestions, format, useColor(), outputWidth(flags.wide))}`);
       const charted = [...(baseline ? [baseline] : []), { label: 'this run', report }];
       if (flags.chart) {
         const text = terminalChart(charted);

@@ -11,6 +11,7 @@ import type { ClusterSession } from '../redis/cluster.js';
 import { clusterError, nodeName } from '../redis/routed.js';
 import { primariesOf, readTargetFromFlags } from './cluster-read.js';
 import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, type ClusterFlags, type RedisFlags } from './options.js';
+import { proseWidth, wrapText } from '../report/width.js';
 
 /** Leftovers are on the server a bench ran against; there is no private server to clean. */
 const DEFAULT_URL = 'redis://127.0.0.1:6379';
@@ -74,7 +75,7 @@ export function cleanCommand(): Command {
     )
     .option('--yes', 'remove the namespaces listed (never a running one: its keys are refreshed within the last 15 s)');
   addRedisOptions(command, { privateServer: false });
-  addClusterOptions(command);
+  addClusterOptions(command, { privateCluster: false });
   addJsonOption(command);
   command.addHelpText(
     'after',
@@ -163,7 +164,7 @@ Examples:
       for (const name of removedUsers) out.push(`removed the temporary ACL user ${name}`);
       for (const k of kept) out.push(`kept ${k.prefix}: ${k.reason}`);
       if (!flags.yes && found.some((ns) => ns.marked)) out.push('', 'nothing removed: run again with --yes to remove them');
-      process.stdout.write(`${out.join('\n')}\n`);
+      process.stdout.write(`${wrapText(out.join('\n'), proseWidth())}\n`);
       return code;
     }),
   );

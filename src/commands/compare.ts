@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { appendFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { compareReports, DEFAULT_COMPARE_OPTIONS, type CompareOptions, type Verdict } from '../compare/diff.js';
@@ -14,10 +14,29 @@ import { parser, printJson, useColor } from './options.js';
 import { checkOutputTarget } from '../json-file.js';
 import { refuseSymlink, writeFileSafely } from '../safety/write-file.js';
 import { shown, shownDeep } from '../safety/text.js';
+import { parseMemoryTolerance, type MemoryTolerance } from '../compare/memory-detail.js';
+import { outputWidth } from '../report/width.js';
+import { renderStepSummary } from '../report/compare.js';
+
+/**
+ * With `--format github` inside GitHub Actions: the verdict as Markdown
+ * appended to $GITHUB_STEP_SUMMARY (the job's summary page). Outside Actions
+ * the variable is unset and nothing is written; a file that cannot be
+ * written is a warning, never a failed gate.
+ */
+function writeStepSummary(verdict: Verdict, baseline: CompareSide, current: CompareSide): void {
+  const file = process.env.GITHUB_STEP_SUMMARY;
+  if (!file) return;
+  try {
+    appendFileSync(file, renderStepSummary(verdict, baseline, current));
+  } catch (err) {
+    printError(`swc: warning: cannot write the step summary to ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
 
 /** Flags shared by `swc compare` and `swc bench --baseline`. */
 export interface CompareFlags {
-  memoryTolerance: number;
+  memoryTolerance: MemoryTolerance;
   throughputTolerance: number;
   absolute?: boolean;
   serverTolerance: number;
@@ -68,9 +87,18 @@ const pct = (fraction: number): string => `${+(fraction * 100).toFixed(4)}%`;
 export function addCompareOptions(command: Command): Command {
   return command
     .addOption(
-      new Option('--memory-tolerance <percent>', 'fail when bytes per light grow by more than this many percent; 1 and 1% both mean one percent')
-        .argParser(percentage('--memory-tolerance', 1000))
-        .default(DEFAULT_COMPARE_OPTIONS.memoryTolerance, pct(DEFAULT_COMPARE_OPTIONS.memoryTolerance)),
+      new Option(
+        '--memory-tolerance <percent|bytes>',
+        'fail when bytes per light grow by more than this: a percentage (1 and 1% both mean one percent) or bytes (64B, 1KB = 1024 B)',
+      )
+        .argParser(
+          parser((value: string): MemoryTolerance => {
+            const parsed = parseMemoryTolerance(value);
+            if (typeof parsed === 'string') throw new UsageError(parsed);
+            return parsed;
+          }),
+        )
+        .default({ fraction: DEFAULT_COMPARE_OPTIONS.memoryTolerance } satisfies MemoryTolerance, pct(DEFAULT_COMPARE_OPTIONS.memoryTolerance)),
     )
     .addOption(
       new Option('--throughput-tolerance <percent>', "fail when a layout's ops/s ratio to the reference layout falls by more than this many percent")
@@ -78,7 +106,10 @@ export function addCompareOptions(command: Command): Command {
         .default(DEFAULT_COMPARE_OPTIONS.throughputTolerance, pct(DEFAULT_COMPARE_OPTIONS.throughputTolerance)),
     )
     .addOption(
-      new Option('--server-tolerance <percent>', "fail when the server's µs per call (INFO commandstats; each run's fastest round) rises by more than this many percent")
+      new Option(
+        '--server-tolerance <percent>',
+        "fail when the server's time per call rises by more than this many percent: its CPU time per call (INFO cpu, each layout's per-round ratio to the cell's first layout) when both results have it, else µs per call from INFO commandstats (each run's fastest round)",
+      )
         .argParser(percentage('--server-tolerance', 1000))
         .default(DEFAULT_COMPARE_OPTIONS.serverTolerance, pct(DEFAULT_COMPARE_OPTIONS.serverTolerance ?? 0)),
     )
@@ -95,8 +126,10 @@ export function addCompareOptions(command: Command): Command {
 
 /** The tolerances the flags ask for. */
 export function compareOptionsFrom(flags: CompareFlags): CompareOptions {
+  const memory = flags.memoryTolerance ?? { fraction: DEFAULT_COMPARE_OPTIONS.memoryTolerance };
   return {
-    memoryTolerance: flags.memoryTolerance,
+    memoryTolerance: 'fraction' in memory ? memory.fraction : DEFAULT_COMPARE_OPTIONS.memoryTolerance,
+    ...('bytes' in memory ? { memoryToleranceBytes: memory.bytes } : {}),
     throughputTolerance: flags.throughputTolerance,
     absolute: Boolean(flags.absolute),
     serverTolerance: flags.serverTolerance ?? DEFAULT_COMPARE_OPTIONS.serverTolerance ?? flags.throughputTolerance,
@@ -114,20 +147,33 @@ const sideJson = (s: CompareSide) => ({
  * Prints a verdict (warnings for incomparable runs on stderr, the comparison
  * on stdout) and returns the exit code: 0 ok, 1 regression.
  */
-export function printVerdict(verdict: Verdict, baseline: CompareSide, current: CompareSide, output: { json: boolean; format: CompareFormat }): number {
+export function printVerdict(verdict: Verdict, baseline: CompareSide, current: CompareSide, output: { json: boolean; format: CompareFormat; wide?: boolean }): number {
   for (const m of verdict.mismatches) {
     // Field values come from the files: escaped and cut, never raw on the terminal (src/safety/text.ts).
     process.stderr.write(`swc: not comparable: ${shown(String(m.field))} differs (baseline ${shown(String(m.baseline))}, current ${shown(String(m.current))}); regenerate the baseline with this build and these settings\n`);
   }
-  if (output.json) printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, baseline: sideJson(baseline), current: sideJson(current), comparable: verdict.mismatches.length === 0, ...verdict });
-  // Every human format (table, markdown, github) renders escaped copies: names, labels and fields from a file carry no control character.
-  else process.stdout.write(renderCompare(shownDeep(verdict), shownDeep(baseline), shownDeep(current), output.format, useColor()));
+  if (output.json) {
+    const bytes = verdict.options.memoryToleranceBytes;
+    // The unit in the name: memoryTolerance (a fraction) stays for older readers, null when bytes were asked for.
+    const options = {
+      ...verdict.options,
+      memoryTolerance: bytes === undefined ? verdict.options.memoryTolerance : null,
+      memoryToleranceFraction: bytes === undefined ? verdict.options.memoryTolerance : null,
+      memoryToleranceBytes: bytes ?? null,
+    };
+    printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, baseline: sideJson(baseline), current: sideJson(current), comparable: verdict.mismatches.length === 0, ...verdict, options });
+  } else {
+    // Every human format (table, markdown, github) renders escaped copies: names, labels and fields from a file carry no control character.
+    if (output.format === 'github') writeStepSummary(shownDeep(verdict), shownDeep(baseline), shownDeep(current));
+    process.stdout.write(renderCompare(shownDeep(verdict), shownDeep(baseline), shownDeep(current), output.format, useColor(), output.format === 'table' ? outputWidth(output.wide) : Number.POSITIVE_INFINITY));
+  }
   return verdict.ok ? ExitCode.ok : ExitCode.finding;
 }
 
 interface CompareCommandFlags extends CompareFlags {
   json?: boolean;
   acrossBuilds?: boolean;
+  wide?: boolean;
   format: CompareFormat;
 }
 
@@ -139,7 +185,8 @@ export function compareCommand(): Command {
     .argument('<current>', 'the result to check')
     .addOption(new Option('--format <format>', 'output format (github: Actions annotations)').choices(compareFormats).default('table'))
     .option('--json', 'print the verdict as JSON on stdout')
-    .option('--across-builds', 'the two results come from different server builds (e.g. Redis 7.0 and Valkey 8): report per key role what changed (encoding, elements, bytes) instead of refusing');
+    .option('--across-builds', 'the two results come from different server builds (e.g. Redis 7.0 and Valkey 8): report per key role what changed (encoding, elements, bytes) instead of refusing')
+    .option('--wide', 'the table with every column, whatever the terminal width');
   addCompareOptions(command);
   command.addHelpText(
     'after',
@@ -181,7 +228,7 @@ Examples:
       const across = compareAcrossBuilds(baseline, current, { acrossBuilds: flags.acrossBuilds === true, json: Boolean(flags.json), format: flags.format });
       if (across !== undefined) return across;
       const verdict = compareReports(baseline.report, current.report, compareOptionsFrom(flags));
-      return printVerdict(verdict, baseline, current, { json: Boolean(flags.json), format: flags.format });
+      return printVerdict(verdict, baseline, current, { json: Boolean(flags.json), format: flags.format, wide: Boolean(flags.wide) });
     }),
   );
 }

@@ -5,6 +5,7 @@ import { layoutNames } from '../layouts/index.js';
 import { redactUrl } from '../redis/connect.js';
 import { diagnose } from '../doctor/diagnose.js';
 import { renderDiagnosis } from '../report/doctor.js';
+import { proseWidth, wrapText } from '../report/width.js';
 import { SWC_VERSION } from '../version.js';
 import { action } from './lifecycle.js';
 import { addJsonOption, addRedisOptions, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
@@ -41,7 +42,7 @@ export function doctorCommand(): Command {
       if (flags.json) {
         printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, redis: { url: where, private: Boolean(session.server), ...diagnosis.server }, scripts: diagnosis.scripts, checks: diagnosis.checks, memory: diagnosis.preflight.memory, permissions: diagnosis.preflight.permissions, ok: diagnosis.ok });
       } else {
-        process.stdout.write(renderDiagnosis(diagnosis, where, useColor()));
+        process.stdout.write(wrapText(renderDiagnosis(diagnosis, where, useColor()), proseWidth(), 6));
       }
       return diagnosis.ok ? ExitCode.ok : ExitCode.finding;
     }),

@@ -77,7 +77,7 @@ export function inspectCommand(): Command {
         '\n\nExamples:\n  swc inspect checkout --window 60\n  swc inspect 37a8eec1ce19/5f3a0c1b2d4e --json --check\n  swc inspect checkout --cluster --redis-url redis://10.0.0.5:7000',
     );
   addRedisOptions(command, { privateServer: false });
-  addClusterOptions(command);
+  addClusterOptions(command, { privateCluster: false });
   addJsonOption(command);
   return command.action(
     action(async (light: string | undefined, flags: InspectFlags) => {

@@ -296,7 +296,7 @@ export function lightsCommand(): Command {
     .addOption(new Option('--format <format>', 'output format').choices(lightsFormats).default('table'))
     .option('--wide', 'more columns: keys, stale buckets, first and last event (wider than 120 columns)');
   addRedisOptions(command, { privateServer: false });
-  addClusterOptions(command);
+  addClusterOptions(command, { privateCluster: false });
   addJsonOption(command);
   command.addHelpText(
     'after',

@@ -112,11 +112,19 @@ export async function sessionFromFlags(flags: Partial<RedisFlags>, defaultUrl?: 
  * Redis Cluster. With them, `--redis-url` (repeatable) names seed nodes; with
  * no URL, swc starts a private cluster.
  */
-export function addClusterOptions(command: Command): Command {
+export function addClusterOptions(command: Command, { privateCluster = true }: { privateCluster?: boolean } = {}): Command {
+  // A command that reads a running cluster keeps `--cluster-shards` only to refuse it with a reason; its help does not offer it.
+  const shards = new Option('--cluster-shards <n>', `with no --redis-url: start a private cluster of n primaries (1..${MAX_PRIVATE_SHARDS}; implies --cluster; default 3)`);
+  if (!privateCluster) shards.hideHelp();
   return command
-    .option('--cluster', 'Redis Cluster: --redis-url (repeatable) names seed nodes; without one, a private cluster of --cluster-shards primaries')
+    .option(
+      '--cluster',
+      privateCluster
+        ? 'Redis Cluster: --redis-url (repeatable) names seed nodes; without one, a private cluster of --cluster-shards primaries'
+        : 'Redis Cluster: --redis-url (repeatable) names seed nodes of a running cluster',
+    )
     .addOption(
-      new Option('--cluster-shards <n>', `with no --redis-url: start a private cluster of n primaries (1..${MAX_PRIVATE_SHARDS}; implies --cluster; default 3)`).argParser(
+      shards.argParser(
         parser((value) => {
           const n = Number(value);
           if (!/^\d+$/.test(value.trim()) || n < 1 || n > MAX_PRIVATE_SHARDS) {

@@ -7,6 +7,7 @@ import { preflight, refusalOf } from '../redis/preflight.js';
 import { createLayout, layoutNames, namespacedLayout, resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { scriptsDirLayouts } from '../layouts/manifest-scripts.js';
 import { renderVerify } from '../report/verify.js';
+import { proseWidth, wrapText } from '../report/width.js';
 import type { VerifyResult } from '../verify/types.js';
 import { verifyLayout } from '../verify/verify.js';
 import { confineOrRefuse, guardUntrustedScripts, TRUST_SCRIPTS_HELP, usersServer } from '../safety/probe.js';
@@ -59,7 +60,7 @@ export function verifyCommand(): Command {
       'drive seeded random traffic through a layout and the reference model on an injected clock; report disagreements (shrunk to a short reproduction), script errors, keys without a TTL and cluster slots',
     )
     .addOption(new Option('--layout <list>', `layouts, comma-separated: ${layoutNames.join(', ')}, or manifest files (default all registered; with --scripts, the layouts that folder has)`).argParser(layoutList))
-    .option('--calls <n>', `calls per layout, over every light (default ${DEFAULT_CALLS.toLocaleString('en-US')})`, parser((v) => parseNumber('--calls', v, CALLS)), DEFAULT_CALLS)
+    .addOption(new Option('--calls <n>', 'calls per layout, over every light').argParser(parser((v) => parseNumber('--calls', v, CALLS))).default(DEFAULT_CALLS, DEFAULT_CALLS.toLocaleString('en-US')))
     .option('--seed <n>', 'seed of the traffic, to replay a run (default random; always printed)', parser((v) => parseNumber('--seed', v, LIMITS.seed)))
     .option('--lights <n>', 'lights per layout, each with its own window', parser((v) => parseNumber('--lights', v, LIGHTS)), 8)
     .option('--trust-scripts', TRUST_SCRIPTS_HELP)
@@ -200,7 +201,7 @@ Examples:
       }
       const findings = results.reduce((sum, r) => sum + r.findings, 0);
       if (flags.json) printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, seed, findings, results, ...(cluster ? { cluster: { primaries: primariesOf(cluster) } } : {}) });
-      else process.stdout.write(renderVerify(results, useColor()));
+      else process.stdout.write(wrapText(renderVerify(results, useColor()), proseWidth(), 4));
       return findings > 0 ? ExitCode.finding : ExitCode.ok;
     }),
   );

@@ -1,5 +1,6 @@
 import type { BenchReport, CellResult, Spread, ThroughputResult } from '../measure/types.js';
 import { countsDecide, DEFAULT_INSTRUCTIONS_TOLERANCE, instructionRows, type InstructionFigure } from './instructions.js';
+import { judgeMemory, keyChanges, type KeyChange, type MemoryTolerance } from './memory-detail.js';
 
 /** Operations whose throughput is compared. */
 export const OPERATIONS = ['write', 'read', 'request'] as const;
@@ -63,6 +64,8 @@ export interface CompareRow {
   readonly baselineRange?: { readonly min: number; readonly max: number };
   /** With rounds: the current run's rounds, lowest and highest. */
   readonly currentRange?: { readonly min: number; readonly max: number };
+  /** bytesPerLight rows whose bytes changed: what changed per key role (src/compare/memory-detail.ts). */
+  readonly keys?: readonly KeyChange[];
 }
 
 /** A setting that differs between the two runs and makes their figures incomparable. */
@@ -75,8 +78,10 @@ export interface Mismatch {
 
 /** Tolerances as fractions (0.01 = 1%). */
 export interface CompareOptions {
-  /** Largest allowed growth of bytesPerLight. */
+  /** Largest allowed growth of bytesPerLight, as a fraction (ignored when {@link memoryToleranceBytes} is set). */
   readonly memoryTolerance: number;
+  /** Largest allowed growth of bytesPerLight in bytes (`--memory-tolerance 64B`); replaces the fraction. */
+  readonly memoryToleranceBytes?: number;
   /** Largest allowed fall of a throughput ratio (and of ops/s with `absolute`). */
   readonly throughputTolerance: number;
   /** Also gate absolute ops/s. */
@@ -198,6 +203,18 @@ function rowValues(cell: CellResult, figure: Figure, baseline: number | null, cu
   };
 }
 
+/** The memory tolerance the options ask for: bytes when given, else the fraction. */
+export function memoryToleranceOf(options: CompareOptions): MemoryTolerance {
+  return options.memoryToleranceBytes !== undefined ? { bytes: options.memoryToleranceBytes } : { fraction: options.memoryTolerance };
+}
+
+/** A bytesPerLight row with, when the bytes changed, what changed per key role. */
+function memoryRow(r: CompareRow, baseline: CellResult, current: CellResult): CompareRow {
+  if (r.baseline === r.current) return r;
+  const keys = keyChanges(baseline, current);
+  return keys.length > 0 ? { ...r, keys } : r;
+}
+
 /** Status of a figure where larger is worse (memory) or smaller is worse (throughput). */
 function judge(baseline: number, current: number, tolerance: number, worse: 'up' | 'down', gating: boolean): RowStatus {
   const c = change(baseline, current);
@@ -278,7 +295,7 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
       rows.push(row(b, 'bytesPerLight', b.memory.bytesPerLight, null, 'missing'));
       continue;
     }
-    rows.push(row(b, 'bytesPerLight', b.memory.bytesPerLight, c.memory.bytesPerLight, judge(b.memory.bytesPerLight, c.memory.bytesPerLight, options.memoryTolerance, 'up', true)));
+    rows.push(memoryRow(row(b, 'bytesPerLight', b.memory.bytesPerLight, c.memory.bytesPerLight, judgeMemory(b.memory.bytesPerLight, c.memory.bytesPerLight, memoryToleranceOf(options))), b, c));
     rows.push(row(b, 'usedMemoryDeltaPerLight', b.memory.usedMemoryDeltaPerLight, c.memory.usedMemoryDeltaPerLight, 'info'));
     if (!b.throughput) continue;
     const refName = references.get(groupKey(b));

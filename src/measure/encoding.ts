@@ -58,6 +58,19 @@ async function longestParts(redis: Redis, key: KeyMemory): Promise<LongestParts 
   return undefined;
 }
 
+/** How many of a hash's longest values {@link KeyMemory.largest} keeps. */
+const LARGEST_KEPT = 5;
+
+/** A hash's longest values, longest first (ties by field name, so runs compare), at most {@link LARGEST_KEPT}. */
+async function largestValues(redis: Redis, key: KeyMemory): Promise<{ field: string; bytes: number }[]> {
+  const flat = (await redis.callBuffer('HGETALL', key.key)) as Buffer[];
+  const out: { field: string; bytes: number }[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    out.push({ field: (flat[i] as Buffer).toString('utf8').slice(0, TEXT_KEPT), bytes: (flat[i + 1] as Buffer).length });
+  }
+  return out.sort((a, b) => b.bytes - a.bytes || (a.field < b.field ? -1 : a.field > b.field ? 1 : 0)).slice(0, LARGEST_KEPT);
+}
+
 /**
  * The keys with {@link KeyMemory.longest} filled in for every hash and
  * sorted set that left listpack and has at most {@link LONGEST_SCAN_LIMIT}
@@ -66,12 +79,14 @@ async function longestParts(redis: Redis, key: KeyMemory): Promise<LongestParts 
 export async function withLongestParts(redis: Redis, keys: readonly KeyMemory[]): Promise<KeyMemory[]> {
   const out: KeyMemory[] = [];
   for (const key of keys) {
-    if (!isExpanded(key) || key.elements > LONGEST_SCAN_LIMIT) {
+    if (key.elements > LONGEST_SCAN_LIMIT) {
       out.push(key);
       continue;
     }
-    const longest = await longestParts(redis, key);
-    out.push(longest ? { ...key, longest } : key);
+    // Every hash, listpack too: a comparison names the field that grew (src/compare/memory-detail.ts).
+    const largest = key.type === 'hash' && key.elements > 0 ? await largestValues(redis, key) : [];
+    const longest = isExpanded(key) ? await longestParts(redis, key) : undefined;
+    out.push({ ...key, ...(longest ? { longest } : {}), ...(largest.length > 0 ? { largest } : {}) });
   }
   return out;
 }

@@ -83,6 +83,8 @@ export interface LoadOptions {
   readonly progressIntervalMs?: number;
   /** Whether an error reply says how many operations the run had done (default true); off for a caller that says where itself. */
   readonly placeInErrors?: boolean;
+  /** Also report these latency percentiles (0 < p < 100), as `percentilesMs` keyed by `String(p)`. */
+  readonly percentiles?: readonly number[];
   /** A batch without a reply for this long means a hung server (RedisUnavailableError); default 10 000 ms. */
   readonly replyTimeoutMs?: number;
 }
@@ -99,6 +101,8 @@ export interface LoadResult {
   readonly p99Ms: number;
   readonly p999Ms: number;
   readonly meanMs: number;
+  /** The percentiles asked for ({@link LoadOptions.percentiles}), keyed by `String(p)`: `{ "90": 0.31 }`. */
+  readonly percentilesMs?: Readonly<Record<string, number>>;
 }
 
 const NS_PER_MS = 1e6;
@@ -442,5 +446,8 @@ export async function runLoadGroups(groups: readonly LoadGroup[], options: Omit<
     p99Ms: ms(histogram.percentile(99)),
     p999Ms: ms(histogram.percentile(99.9)),
     meanMs: ms(histogram.mean),
+    ...(options.percentiles && options.percentiles.length > 0
+      ? { percentilesMs: Object.fromEntries(options.percentiles.map((p) => [String(p), ms(histogram.percentile(p))])) }
+      : {}),
   };
 }

@@ -92,6 +92,8 @@ export interface RoundsOptions {
   readonly seconds?: number;
   /** Also time one application thread per target ({@link measureAppView}) for this many ms, after the rounds. */
   readonly appViewMs?: number;
+  /** Latency percentiles to report besides p50/p99/p99.9 (`--percentiles`), per round, their medians in `percentilesMs`. */
+  readonly percentiles?: readonly number[];
   readonly onProgress?: (progress: RoundsProgress) => void;
   /** A load cap: operations per second at most (bench --max-ops on a shared server). */
   readonly maxOpsPerSecond?: number;
@@ -190,6 +192,14 @@ interface RoundFigures {
   readonly seconds: number;
   readonly serverUsecPerCall: number | null;
   readonly serverCpuUsecPerCall: number | null;
+  readonly percentilesMs?: Readonly<Record<string, number>>;
+}
+
+/** The median over the rounds of each percentile asked for; nothing when none was. */
+function percentilesOf(rounds: readonly RoundFigures[]): { percentilesMs?: Record<string, number> } {
+  const keys = Object.keys(rounds[0]?.percentilesMs ?? {});
+  if (keys.length === 0) return {};
+  return { percentilesMs: Object.fromEntries(keys.map((k) => [k, median(rounds.map((r) => r.percentilesMs?.[k] ?? 0))])) };
 }
 
 /** The rounds of one phase of one target, summed up: medians, with their spread. */
@@ -215,6 +225,7 @@ function summarize(rounds: readonly RoundFigures[]): LatencyStats {
     ops: rounds.reduce((sum, r) => sum + r.ops, 0),
     seconds: rounds.reduce((sum, r) => sum + r.seconds, 0),
     serverUsecPerCall: server?.median ?? null,
+    ...percentilesOf(rounds),
     serverCpuUsecPerCall: cpu?.median ?? null,
     rounds: stats,
     noisy: stats.opsPerSec.noisy || Boolean(server?.noisy),
@@ -335,6 +346,7 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
             stop: stopOf(round),
             callsPerOp,
             ...(options.maxOpsPerSecond !== undefined ? { maxOpsPerSecond: options.maxOpsPerSecond } : {}),
+            ...(options.percentiles ? { percentiles: options.percentiles } : {}),
             ...(options.signal ? { signal: options.signal } : {}),
             ...(onProgress ? { onProgress: (progress: LoadProgress) => onProgress({ ...progress, phase: name, round, target: index }) } : {}),
           });
@@ -351,7 +363,10 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
               ? null
               : (((cpuAfter - cpuBefore) * 1e6) / delta.calls) * callsPerOp;
           const { ops, seconds, opsPerSec, p50Ms, p99Ms, p999Ms, meanMs } = load;
-          (figures[index] as RoundFigures[]).push({ opsPerSec, p50Ms, p99Ms, p999Ms, meanMs, ops, seconds, serverUsecPerCall, serverCpuUsecPerCall });
+          (figures[index] as RoundFigures[]).push({
+            opsPerSec, p50Ms, p99Ms, p999Ms, meanMs, ops, seconds, serverUsecPerCall, serverCpuUsecPerCall,
+            ...(load.percentilesMs ? { percentilesMs: load.percentilesMs } : {}),
+          });
         }
       }
       return figures;

@@ -24,6 +24,12 @@ export interface KeyMemory {
    * decide against `*-max-listpack-value` whether it could be a listpack.
    */
   readonly longest?: LongestParts;
+  /**
+   * For a hash of at most 10,000 fields (of the cell's first light), whatever
+   * its encoding: its longest values, up to 5, longest first. What `swc
+   * compare` names when a field grew or a new one appeared.
+   */
+  readonly largest?: readonly { readonly field: string; readonly bytes: number }[];
 }
 
 /**
@@ -107,6 +113,8 @@ export interface LatencyStats {
   readonly p99Ms: number;
   readonly p999Ms: number;
   readonly meanMs: number;
+  /** With `--percentiles`: each asked percentile in ms (median of the rounds), keyed by `String(p)`: `{ "90": 0.31, "99.9": 1.2 }`. */
+  readonly percentilesMs?: Readonly<Record<string, number>>;
   /** Operations measured. */
   readonly ops: number;
   readonly seconds: number;

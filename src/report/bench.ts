@@ -5,6 +5,7 @@ import { palette, kb, percent, times } from './style.js';
 import { renderBox, renderCsv, renderMarkdown, type Grid } from './table.js';
 import { hintLines, wrapLine } from './encoding-hints.js';
 import { clusterFooter, findingsGrid, labelsLine, shardsGrid } from './cluster.js';
+import { PIPED_COLUMNS, fitsWhole, renderFitted, wrapText } from './width.js';
 
 /** Output formats of `swc bench`; `--format` choices come from here. */
 export const benchFormats = ['table', 'json', 'markdown', 'csv'] as const;
@@ -18,6 +19,15 @@ export function formatWindow(seconds: number): string {
 }
 
 const count = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+/** Fit hints by column name: `window` and `req/s` move to the title when constant; `drop` ranks the others (higher goes first). */
+function fitByName(head: readonly string[], drop: Readonly<Record<string, number>>, legend: readonly string[] = []): NonNullable<Grid['fit']> {
+  return {
+    priority: head.map((h) => drop[h] ?? 0),
+    hoist: head.map((h) => h === 'window' || h === 'req/s'),
+    legend: head.map((h) => legend.includes(h)),
+  };
+}
 
 /** The cells of a report grouped by window and rate, layouts side by side, in run order. */
 function groups(report: BenchReport): { windowSeconds: number; rate: number; byLayout: Map<string, CellResult> }[] {
@@ -62,6 +72,9 @@ export function memoryGrid(report: BenchReport, { wide = true }: { wide?: boolea
   // Narrow: one pair is named in the caption, and encodings get a table of their own.
   const onePair = !wide && pairs.length === 1 ? pairs[0] : undefined;
   const ratio = onePair ? ['ratio'] : pairs.map(({ first, other }) => `${first} / ${other}`);
+  // The cost beside the saving: server µs per request, other over first (as the throughput ratios divide).
+  const costed = report.results.some((r) => r.throughput?.request.serverUsecPerCall || r.serverCost);
+  const cost = !costed ? [] : onePair ? ['cost'] : pairs.map(({ first, other }) => `${other} / ${first} cost`);
   const head = [
     'window',
     'req/s',
@@ -69,6 +82,7 @@ export function memoryGrid(report: BenchReport, { wide = true }: { wide?: boolea
     'events in window',
     ...layouts.flatMap((l) => [`${l} KB`, ...(hasPublished(l) ? [`published`, `diff`] : [])]),
     ...ratio,
+    ...cost,
     ...(wide ? ['encodings'] : []),
   ];
   const rows = groups(report).map((g) => {
@@ -88,6 +102,12 @@ export function memoryGrid(report: BenchReport, { wide = true }: { wide?: boolea
         const b = g.byLayout.get(other);
         return a && b ? times(a.memory.bytesPerLight / b.memory.bytesPerLight) : '';
       }),
+      ...(costed
+        ? pairs.map(({ first, other }) => {
+            const c = costRatio(g.byLayout.get(first), g.byLayout.get(other));
+            return c ? `${times(c.ratio)}${c.noisy ? ' noisy' : ''}` : '–';
+          })
+        : []),
       ...(wide
         ? [
             cells
@@ -99,7 +119,144 @@ export function memoryGrid(report: BenchReport, { wide = true }: { wide?: boolea
     ];
   });
   const numeric = head.map((h) => h !== 'window' && h !== 'encodings' && h !== 'traffic');
-  return { head, rows, numeric, ...(onePair ? { caption: `ratio = ${onePair.first} / ${onePair.other}` } : {}) };
+  const priorityOf: Record<string, number> = { traffic: 3, 'events in window': 2, published: 4, diff: 4 };
+  const caption = onePair
+    ? `ratio = ${onePair.first} / ${onePair.other}${costed ? `; cost = ${onePair.other} / ${onePair.first} server µs per request` : ''}`
+    : undefined;
+  return {
+    head,
+    rows,
+    numeric,
+    ...(caption ? { caption } : {}),
+    fit: {
+      priority: head.map((h) => priorityOf[h] ?? 0),
+      hoist: head.map((h) => h === 'window' || h === 'req/s' || h === 'traffic'),
+      legend: head.map((h) => h === 'encodings'),
+    },
+  };
+}
+
+/**
+ * What a request costs the server in `other` over `first`: the median of
+ * per-round ratios when the throughput phases ran (with whether the rounds
+ * were noisy), else the ratio of the accuracy phase's probe; null without either.
+ */
+export function costRatio(a: CellResult | undefined, b: CellResult | undefined): { ratio: number; noisy: boolean } | null {
+  if (!a || !b) return null;
+  const per = b.throughput?.ratio?.reference === a.layout ? b.throughput.ratio.serverUsecPerRequest : null;
+  if (per) return { ratio: per.median, noisy: per.noisy };
+  const x = a.throughput?.request.serverUsecPerCall;
+  const y = b.throughput?.request.serverUsecPerCall;
+  if (x && y) return { ratio: y / x, noisy: false };
+  if (a.serverCost?.requestUsecPerCall && b.serverCost?.requestUsecPerCall) {
+    return { ratio: b.serverCost.requestUsecPerCall / a.serverCost.requestUsecPerCall, noisy: false };
+  }
+  return null;
+}
+
+/**
+ * One sentence per pair of layouts saying what the memory table means: how
+ * much smaller a light is and what a request costs the server for it. One
+ * cell is told with its figures; several with the range across cells.
+ */
+export function meaningLines(report: BenchReport): string[] {
+  const all = groups(report);
+  const lines: string[] = [];
+  const pairs = pairsOf(report);
+  const reference = pairs[0]?.first;
+  // Many layouts: a sentence each would fill the screen; say how to read the columns instead.
+  if (pairs.length > 2 && reference !== undefined) {
+    return [
+      `What it means: ratio = ${reference}'s bytes per light over the layout's (higher, smaller light); ` +
+        `cost = the layout's server µs per request over ${reference}'s (lower, cheaper).`,
+    ];
+  }
+  for (const { first, other } of pairs) {
+    const cells = all
+      .map((g) => ({ g, a: g.byLayout.get(first), b: g.byLayout.get(other) }))
+      .filter((x): x is { g: (typeof all)[number]; a: CellResult; b: CellResult } => Boolean(x.a && x.b));
+    if (cells.length === 0) continue;
+    const memory = cells.map(({ a, b }) => a.memory.bytesPerLight / b.memory.bytesPerLight);
+    const costs = cells.map(({ a, b }) => costRatio(a, b));
+    const known = costs.filter((c): c is { ratio: number; noisy: boolean } => c !== null);
+    const noisy = known.some((c) => c.noisy) ? ' (rounds noisy)' : '';
+    const spanOf = (xs: number[]): string => {
+      const lo = Math.min(...xs);
+      const hi = Math.max(...xs);
+      return times(lo) === times(hi) ? times(lo) : `${times(lo)}–${times(hi)}`;
+    };
+    const same = memory.every((m) => times(m) === times(1));
+    const less = memory.every((m) => m >= 1);
+    const more = memory.every((m) => m <= 1);
+    const size = same
+      ? `the same memory as ${first}`
+      : less
+      ? `${spanOf(memory)} less memory than ${first}`
+      : more
+        ? `${spanOf(memory.map((m) => 1 / m))} more memory than ${first}`
+        : `from ${spanOf(memory)} less to ${spanOf(memory.filter((m) => m < 1).map((m) => 1 / m))} more memory than ${first}`;
+    const cost = known.length > 0 ? `, and costs the server ${spanOf(known.map((c) => c.ratio))} the time per request${noisy}` : '';
+    const only = cells.length === 1 ? cells[0] : undefined;
+    lines.push(
+      only
+        ? `What it means: at a ${formatWindow(only.g.windowSeconds)} window and ${only.g.rate} req/s, a ${other} light takes ` +
+            `${kb(only.b.memory.bytesPerLight)} KB against ${kb(only.a.memory.bytesPerLight)} KB: ${size}${cost}.`
+        : `What it means: across ${cells.length} cells a ${other} light takes ${size}${cost}.`,
+    );
+  }
+  return lines;
+}
+
+/**
+ * Memory per light with one row per layout: what a narrow terminal gets when
+ * {@link memoryGrid}'s column per layout does not fit. `ratio` is the first
+ * layout's bytes over the row's, `cost` the row's server µs per request over
+ * the first layout's (as the wide table divides).
+ */
+export function memoryByLayoutGrid(report: BenchReport): Grid {
+  const [reference] = layoutsOf(report);
+  const published = report.results.some((r) => r.published);
+  const hasDuration = report.results.some((r) => r.durationSeconds !== r.windowSeconds);
+  const costed = report.results.some((r) => r.throughput?.request.serverUsecPerCall || r.serverCost);
+  const head = [
+    'window',
+    'req/s',
+    ...(hasDuration ? ['traffic'] : []),
+    'events in window',
+    'layout',
+    'KB',
+    ...(published ? ['published', 'diff'] : []),
+    'ratio',
+    ...(costed ? ['cost'] : []),
+  ];
+  const rows: string[][] = [];
+  for (const g of groups(report)) {
+    const first = reference === undefined ? undefined : g.byLayout.get(reference);
+    for (const c of g.byLayout.values()) {
+      const cost = c === first ? null : costRatio(first, c);
+      rows.push([
+        formatWindow(g.windowSeconds),
+        String(g.rate),
+        ...(hasDuration ? [formatWindow(c.durationSeconds)] : []),
+        count(c.eventsInWindow),
+        c.layout,
+        kb(c.memory.bytesPerLight),
+        ...(published ? [c.published ? c.published.kb.toFixed(1) : '', c.published ? percent(c.published.diff) : ''] : []),
+        c === first || !first ? '' : times(first.memory.bytesPerLight / c.memory.bytesPerLight),
+        ...(costed ? [cost ? `${times(cost.ratio)}${cost.noisy ? ' noisy' : ''}` : ''] : []),
+      ]);
+    }
+  }
+  return {
+    head,
+    rows,
+    numeric: head.map((h) => h !== 'window' && h !== 'traffic' && h !== 'layout'),
+    caption: `ratio = ${reference ?? '?'} / the layout${costed ? `; cost = the layout / ${reference ?? '?'} server µs per request` : ''}`,
+    fit: {
+      priority: head.map((h) => ({ traffic: 3, 'events in window': 2, published: 4, diff: 4 })[h] ?? 0),
+      hoist: head.map((h) => h === 'window' || h === 'req/s' || h === 'traffic' || h === 'events in window'),
+    },
+  };
 }
 
 /** Each role of a light's keys with its encoding(s): `metadata listpack, success events skiplist`. */
@@ -113,7 +270,19 @@ export function keyEncodings(cell: CellResult): string {
 export function encodingsGrid(report: BenchReport): Grid {
   const head = ['window', 'req/s', 'layout', 'encoding of each key'];
   const rows = report.results.map((r) => [formatWindow(r.windowSeconds), String(r.rate), r.layout, keyEncodings(r)]);
-  return { head, rows, numeric: [false, true, false, false] };
+  return { head, rows, numeric: [false, true, false, false], fit: fitByName(head, {}, ['encoding of each key']) };
+}
+
+/** The encodings with one row per key role: what a narrow terminal gets instead of {@link encodingsGrid}. */
+export function encodingsByRoleGrid(report: BenchReport): Grid {
+  const head = ['window', 'req/s', 'layout', 'key', 'encoding'];
+  const rows: string[][] = [];
+  for (const r of report.results) {
+    const byRole = new Map<string, Set<string>>();
+    for (const key of r.memory.keys) byRole.set(key.role, (byRole.get(key.role) ?? new Set()).add(key.encoding));
+    for (const [role, encodings] of byRole) rows.push([formatWindow(r.windowSeconds), String(r.rate), r.layout, role, [...encodings].join('/')]);
+  }
+  return { head, rows, numeric: [false, true, false, false, false], fit: fitByName(head, {}, ['key']) };
 }
 
 const ms = (n: number): string => (n >= 10 ? n.toFixed(1) : n.toFixed(3));
@@ -135,6 +304,11 @@ export function throughputGrid(report: BenchReport, options: { wide?: boolean } 
   const measured = report.results.filter((r) => r.throughput);
   if (measured.length === 0) return undefined;
   const rounded = measured.some((r) => (r.throughput?.rounds ?? 1) > 1);
+  // --percentiles: the percentiles asked for, in their order, instead of p50/p99/p99.9.
+  const asked = Object.keys(measured[0]?.throughput?.write.percentilesMs ?? {});
+  const latencyHead = asked.length > 0 ? asked.map((p) => `p${p} ms`) : ['p50 ms', 'p99 ms', 'p99.9 ms'];
+  const latency = (stats: LatencyStats): string[] =>
+    asked.length > 0 ? asked.map((p) => { const v = stats.percentilesMs?.[p]; return v === undefined ? '–' : ms(v); }) : [ms(stats.p50Ms), ms(stats.p99Ms), ms(stats.p999Ms)];
   // The range takes the most room: a terminal table of 120 columns keeps the spread, --wide adds the range.
   const ranged = rounded && options.wide !== false;
   const head = [
@@ -145,10 +319,7 @@ export function throughputGrid(report: BenchReport, options: { wide?: boolean } 
     'ops/s',
     ...(ranged ? ['ops/s min–max'] : []),
     ...(rounded ? ['spread'] : []),
-    'p50 ms',
-    'p99 ms',
-    // With counts, p99.9 goes to --wide: the table keeps 120 columns.
-    ...(hasInstructions(report) && options.wide === false ? [] : ['p99.9 ms']),
+    ...latencyHead,
     'server µs/call',
     ...(rounded ? ['µs spread'] : []),
     ...(hasInstructions(report) ? ['instructions per call'] : []),
@@ -166,9 +337,7 @@ export function throughputGrid(report: BenchReport, options: { wide?: boolean } 
         count(stats.opsPerSec),
         ...(ranged ? [range(stats.rounds?.opsPerSec, count)] : []),
         ...(rounded ? [spreadText(stats.rounds?.opsPerSec)] : []),
-        ms(stats.p50Ms),
-        ms(stats.p99Ms),
-        ...(hasInstructions(report) && options.wide === false ? [] : [ms(stats.p999Ms)]),
+        ...latency(stats),
         stats.serverUsecPerCall === null ? '–' : stats.serverUsecPerCall.toFixed(1),
         ...(rounded ? [spreadText(stats.rounds?.serverUsecPerCall)] : []),
         ...(hasInstructions(report) ? [instructionsCell(r, op as 'write' | 'read' | 'request')] : []),
@@ -182,6 +351,15 @@ export function throughputGrid(report: BenchReport, options: { wide?: boolean } 
     head,
     rows,
     ...(notes.length > 0 ? { notes } : {}),
+    // Asked percentiles: the highest and the lowest give way first, after the range and the µs spread.
+    fit: fitByName(head, {
+      'ops/s min–max': 6,
+      'µs spread': 5,
+      ...(asked.length > 0
+        ? Object.fromEntries(latencyHead.map((h, i) => [h, i === latencyHead.length - 1 ? 5 : i === 0 ? 4 : 2]))
+        : { 'p99.9 ms': 5, 'p50 ms': 4, 'p99 ms': 2 }),
+      spread: 3,
+    }),
     numeric: head.map((h) => !text.has(h) || h === 'ops/s min–max'),
     ...(t && rounded
       ? {
@@ -213,7 +391,7 @@ export function appViewGrid(report: BenchReport): Grid | undefined {
       count(a.samples),
     ];
   });
-  return { head, rows, numeric: head.map((h) => h !== 'window' && h !== 'layout') };
+  return { head, rows, numeric: head.map((h) => h !== 'window' && h !== 'layout'), fit: fitByName(head, { samples: 4, 'p50 ms': 3, 'p99 ms': 2, '± mean': 1 }) };
 }
 
 /**
@@ -245,6 +423,7 @@ export function accuracyGrid(report: BenchReport): Grid | undefined {
     head,
     rows,
     numeric: head.map((_, i) => i === 1 || i >= 3),
+    fit: fitByName(head, { reads: 3, 'mean error': 2, 'server µs/request': 1 }),
     // At most 120 columns with the heading: a terminal table stays within that.
     caption:
       'failure ratio vs the exact window, 1.25 windows of traffic failing from 0.05 to 0.2' +
@@ -276,7 +455,13 @@ export function realtimeGrid(report: BenchReport): Grid | undefined {
       ms(t.write.p999Ms),
     ]);
   }
-  return { head, rows, numeric: head.map((_, i) => i === 1 || i >= 3), caption: 'achieved/s is per light; events are all lights' };
+  return {
+    head,
+    rows,
+    numeric: head.map((_, i) => i === 1 || i >= 3),
+    caption: 'achieved/s is per light; events are all lights',
+    fit: fitByName(head, { 'write p50 ms': 6, 'write p99.9 ms': 5, events: 4, seconds: 4, 'late max ms': 3, 'late p99 ms': 2, 'write p99 ms': 1 }),
+  };
 }
 
 /**
@@ -335,6 +520,7 @@ export function throughputRatioGrid(report: BenchReport, options: { wide?: boole
     head,
     rows,
     numeric: head.map((h, i) => i > 0 && h !== 'layouts'),
+    fit: fitByName(head, { 'app requests/s': 2, 'write ops/s': 1, 'read ops/s': 1 }),
     ...(!named && only ? { caption: `${only.other} / ${only.first}` } : {}),
   };
 }
@@ -393,11 +579,23 @@ function wrapParts(parts: readonly string[], width: number): string {
 }
 
 /** The human-readable report: memory table, throughput tables, and the server it ran on. */
-export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'json'>, color: boolean, options: { wide?: boolean } = {}): string {
+export function renderBench(
+  report: BenchReport,
+  format: Exclude<BenchFormat, 'json'>,
+  color: boolean,
+  options: { wide?: boolean; width?: number } = {},
+): string {
   if (format === 'csv') return `${renderCsv(csvGrid(report))}\n`;
   const c = palette(color);
-  // A terminal table fits 120 columns unless --wide; markdown is scrolled, so it keeps every column.
+  // A terminal table fits `width` (120 columns unless told: see src/report/width.ts) unless --wide; markdown is scrolled, so it keeps every column.
   const wide = format === 'markdown' || options.wide === true;
+  const width = wide ? Number.POSITIVE_INFINITY : (options.width ?? PIPED_COLUMNS);
+  // Prose (footer, hints) never runs past 120 columns, even with --wide.
+  const prose = Math.min(width, PIPED_COLUMNS);
+  const encodings = encodingsGrid(report);
+  const memory = memoryGrid(report, { wide });
+  // A column per layout until they do not fit; then a row per layout.
+  const memoryShown = !wide && layoutsOf(report).length > 2 && !fitsWhole(memory, width) ? memoryByLayoutGrid(report) : memory;
   const first = report.results.find((r) => r.throughput)?.throughput;
   const capacity = first
     ? report.cluster
@@ -405,8 +603,9 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
       : `${first.connections} connection(s) × pipeline ${first.pipeline} in flight`
     : '';
   const grids: [string, Grid | undefined][] = [
-    [`Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light's keys)${labelsLine(report) ? `\n${labelsLine(report)}` : ''}`, memoryGrid(report, { wide })],
-    ['Encodings', wide ? undefined : encodingsGrid(report)],
+    [`${width < PIPED_COLUMNS ? "Memory per light (KB = 1024 bytes; MEMORY USAGE summed over a light's keys)" : "Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light's keys)"}${labelsLine(report) ? `\n${labelsLine(report)}` : ''}`, memoryShown],
+    // Narrow: one row per key role rather than a legend holding every encoding.
+    ['Encodings', wide ? undefined : fitsWhole({ ...encodings, fit: {} }, width) ? encodings : encodingsByRoleGrid(report)],
     ['Per primary (Redis Cluster)', shardsGrid(report)],
     ['Cluster-safety findings (CROSSSLOT)', findingsGrid(report)],
     [`Engine capacity (steady state, injected clock, ${capacity})`, throughputGrid(report, { wide })],
@@ -427,19 +626,29 @@ export function renderBench(report: BenchReport, format: Exclude<BenchFormat, 'j
     ...[clusterFooter(report), labelsLine(report)].filter((x): x is string => x !== undefined),
   ];
   // Markdown keeps one line (a paragraph); a terminal gets lines of at most 120 columns.
-  const footer = format === 'markdown' ? footerParts.join('; ') : wrapParts(footerParts, 120);
+  const footer = format === 'markdown' ? footerParts.join('; ') : wrapText(wrapParts(footerParts, prose), prose);
   const parts: string[] = [];
   for (const [heading, grid] of grids) {
     if (!grid) continue;
-    // A caption that would run past 120 columns goes on a line of its own.
-    const title = !grid.caption ? heading : heading.length + grid.caption.length + 2 <= 120 ? `${heading}: ${grid.caption}` : `${heading}\n${grid.caption}`;
-    if (format === 'markdown') parts.push(`**${title}**\n\n${renderMarkdown(grid)}`);
-    else parts.push(`${c.bold(title)}\n${renderBox(grid, color)}`);
-    if (grid.notes && grid.notes.length > 0) parts[parts.length - 1] += `${format === "markdown" ? "\n\n" : "\n"}${grid.notes.map((n) => (format === 'markdown' ? `_${n}_` : c.dim(n))).join('\n')}`;
+    if (format === 'markdown') {
+      const title = grid.caption ? `${heading}: ${grid.caption}` : heading;
+      parts.push(`**${title}**\n\n${renderMarkdown(grid)}`);
+    } else {
+      parts.push(renderFitted(heading, grid, width, { color, bold: (t) => c.bold(t), dim: (t) => c.dim(t) }));
+    }
+    // The first screen answers the question: right under the memory table, what it means.
+    if (grid === grids[0]?.[1]) {
+      const meaning = meaningLines(report);
+      if (meaning.length > 0) parts[parts.length - 1] += `${format === 'markdown' ? '\n\n' : '\n'}${meaning.map((l) => (format === 'markdown' ? l : wrapText(l, prose))).join('\n')}`;
+    }
+    if (grid.notes && grid.notes.length > 0) {
+      const notes = grid.notes.map((n) => (format === 'markdown' ? `_${n}_` : c.dim(wrapText(n, prose))));
+      parts[parts.length - 1] += `${format === 'markdown' ? '\n\n' : '\n'}${notes.join('\n')}`;
+    }
   }
   const hints = hintLines(report);
   if (hints.length > 0) {
-    parts.push(format === 'markdown' ? `**Encoding hints**\n\n${hints.map((h) => `- ${h}`).join('\n')}` : `${c.bold('Encoding hints')}\n${hints.map((h) => wrapLine(h)).join('\n')}`);
+    parts.push(format === 'markdown' ? `**Encoding hints**\n\n${hints.map((h) => `- ${h}`).join('\n')}` : `${c.bold('Encoding hints')}\n${hints.map((h) => wrapLine(h, prose)).join('\n')}`);
   }
   parts.push(format === 'markdown' ? `_${footer}_` : c.dim(footer));
   return `${parts.join('\n\n')}\n`;

@@ -20,7 +20,13 @@ export function shardsGrid(report: BenchReport): Grid | undefined {
       return s ? `${s.lights} / ${s.keys} / ${kb(s.bytes)}` : '';
     }),
   ]);
-  return { head, rows, numeric: head.map((_, i) => i === 1 || i >= 3), caption: 'lights / keys / KB (MEMORY USAGE) on each primary' };
+  return {
+    head,
+    rows,
+    numeric: head.map((_, i) => i === 1 || i >= 3),
+    caption: 'lights / keys / KB (MEMORY USAGE) on each primary',
+    fit: { hoist: head.map((h) => h === 'window' || h === 'req/s') },
+  };
 }
 
 /** Cluster-safety findings: layouts whose scripts take keys in several hash slots, with what Redis said. */
@@ -37,7 +43,7 @@ export function findingsGrid(report: BenchReport): Grid | undefined {
       f.variant !== undefined ? `${f.variant}${report.layoutLabels?.[f.variant] ? ` (${report.layoutLabels[f.variant]})` : ''}` : `nothing: ${f.cells} cell(s) not measured`,
     ],
   ]);
-  return { head, rows, numeric: head.map(() => false), caption: 'layouts not measured; the run went on' };
+  return { head, rows, numeric: head.map(() => false), caption: 'layouts not measured; the run went on', fit: { legend: head.map((h) => h === 'finding') } };
 }
 
 /** Layouts whose name needs a word: `stoplight-v5-tagged = 5.x + hash tag, not shipped`. */

@@ -1,8 +1,10 @@
-import type { CompareRow, Figure, Verdict } from '../compare/diff.js';
+import { memoryToleranceOf, type CompareRow, type Figure, type Verdict } from '../compare/diff.js';
 import { countsText, DEFAULT_INSTRUCTIONS_TOLERANCE, isInstructionFigure } from '../compare/instructions.js';
+import { keyChangeText, memoryToleranceText } from '../compare/memory-detail.js';
 import type { BenchReport } from '../measure/types.js';
 import { palette, percent } from './style.js';
-import { renderBox, renderCsv, renderMarkdown, type Grid } from './table.js';
+import { renderCsv, renderMarkdown, type Grid } from './table.js';
+import { PIPED_COLUMNS, renderFitted, visibleLength, wrapText } from './width.js';
 
 /** Output formats of `swc compare` besides `--json`; `--format` choices come from here. */
 export const compareFormats = ['table', 'markdown', 'csv', 'github'] as const;
@@ -58,7 +60,76 @@ function value(r: CompareRow, v: number | null): string {
 function tolerance(r: CompareRow, verdict: Verdict): string {
   if (isInstructionFigure(r.figure)) return percent(verdict.options.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE);
   if (isServer(r.figure)) return percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance);
-  return r.figure === 'bytesPerLight' ? percent(verdict.options.memoryTolerance) : percent(-verdict.options.throughputTolerance);
+  return r.figure === 'bytesPerLight' ? memoryTolerance(verdict) : percent(-verdict.options.throughputTolerance);
+}
+
+/** The memory tolerance as the verdict states it: `64 B` or `+1.0%`. */
+function memoryTolerance(verdict: Verdict): string {
+  const t = memoryToleranceOf(verdict.options);
+  return 'bytes' in t ? memoryToleranceText(t) : percent(t.fraction);
+}
+
+/** Bytes grown, signed: `+96 B`. */
+const grownBytes = (r: CompareRow): string => {
+  const d = (r.current ?? 0) - (r.baseline ?? 0);
+  return `${d >= 0 ? '+' : '−'}${Math.abs(Math.round(d)).toLocaleString('en-US')} B`;
+};
+
+/** A row's change as the verdict tells it: bytes per light in bytes and percent, the others in percent. */
+function changeText(r: CompareRow): string {
+  const p = percent(r.change ?? Number.NaN);
+  return r.figure === 'bytesPerLight' && r.baseline !== null && r.current !== null ? `${grownBytes(r)}, ${p}` : p;
+}
+
+/** Whether the comparison covered throughput at all (a memory-only run never talks of ratios or µs). */
+const hasThroughput = (verdict: Verdict): boolean =>
+  verdict.rows.some((r) => r.figure !== 'bytesPerLight' && r.figure !== 'usedMemoryDeltaPerLight' && !isInstructionFigure(r.figure));
+/** Whether both results counted instructions per call (swc bench --instructions). */
+const hasInstructionRows = (verdict: Verdict): boolean => verdict.rows.some((r) => isInstructionFigure(r.figure));
+
+/** At most `max` characters, cut with `…`. */
+const clip = (text: string, max: number): string => (visibleLength(text) <= max ? text : `${[...text].slice(0, max - 1).join('')}…`);
+
+/** The verdict's first line: at most 100 characters, about what was compared only. */
+export function verdictLine(verdict: Verdict): string {
+  const cells = new Set(verdict.rows.map((r) => r.cell)).size;
+  const compared = [
+    'bytes per light',
+    ...(hasInstructionRows(verdict) ? ['instructions per call'] : []),
+    ...(hasThroughput(verdict) ? ['throughput and server time'] : []),
+  ].join(', ');
+  if (verdict.ok) return clip(`ok: no regression in ${cells} cell(s) (${compared})`, 100);
+  const memory = verdict.failures.filter((r) => r.figure === 'bytesPerLight' && r.status === 'regressed');
+  const counts = verdict.failures.filter((r) => r.status === 'regressed' && isInstructionFigure(r.figure));
+  const others = verdict.failures.filter((r) => r.status === 'regressed' && r.figure !== 'bytesPerLight' && !isInstructionFigure(r.figure));
+  const missing = verdict.failures.filter((r) => r.status === 'missing');
+  // From the most detailed wording down: the first that fits 100 characters.
+  const wordings = [2, 1, 0].map((detail) => {
+    const parts: string[] = [];
+    if (verdict.mismatches.length > 0) {
+      parts.push(detail > 0 ? `not comparable (${verdict.mismatches.map((m) => m.field).join(', ')} differ)` : 'not comparable');
+    }
+    if (memory.length > 0) {
+      const worst = memory.reduce((a, b) => ((b.current ?? 0) - (b.baseline ?? 0) > (a.current ?? 0) - (a.baseline ?? 0) ? b : a));
+      const layouts = [...new Set(memory.map((r) => r.layout))];
+      const who = detail > 1 && layouts.length === 1 ? `${layouts[0]}, ` : '';
+      const limit = detail > 1 ? `; tolerance ${memoryTolerance(verdict)}` : '';
+      parts.push(`bytes per light grew in ${memory.length} of ${cells} cells (${who}up to ${changeText(worst)}${limit})`);
+    }
+    if (counts.length > 0) {
+      const layouts = [...new Set(counts.map((r) => r.layout))];
+      parts.push(`instructions per call rose in ${counts.length} figure(s)${detail > 0 ? ` (${layouts.join(', ')})` : ''}`);
+    }
+    if (others.length > 0) parts.push(`${others.length} throughput figure(s) regressed`);
+    if (missing.length > 0) parts.push(`${missing.length} figure(s) missing`);
+    return `FAIL: ${parts.join('; ')}`;
+  });
+  return clip(wordings.find((w) => visibleLength(w) <= 100) ?? wordings.at(-1) ?? 'FAIL', 100);
+}
+
+/** What changed per key role under a bytes-per-light row, one line each. */
+export function keyLines(r: CompareRow): string[] {
+  return (r.keys ?? []).map(keyChangeText);
 }
 
 /** The comparison as a grid: one row per cell and figure. */
@@ -72,7 +143,13 @@ export function compareGrid(verdict: Verdict): Grid {
     r.change === null ? '–' : percent(r.change),
     r.status,
   ]);
-  return { head, rows, numeric: [false, false, true, true, true, false] };
+  return {
+    head,
+    rows,
+    numeric: [false, false, true, true, true, false],
+    // The change and its status are the point; the baseline's figure goes first, long figure names to a legend.
+    fit: { priority: [0, 0, 1, 0, 0, 0], legend: [false, true, false, false, false, false] },
+  };
 }
 
 /** Every row with raw numbers, for spreadsheets. */
@@ -92,7 +169,7 @@ export function failureLines(verdict: Verdict): string[] {
   );
   for (const r of verdict.failures) {
     if (r.status === 'missing') lines.push(`${r.cell}: ${figureLabel(r)} missing from the current run`);
-    else lines.push(`${r.cell}: ${figureLabel(r)} ${percent(r.change ?? Number.NaN)} (tolerance ${tolerance(r, verdict)}${roundsNote(r)}${countsText(r)})`);
+    else lines.push(`${r.cell}: ${figureLabel(r)} ${changeText(r)} (tolerance ${tolerance(r, verdict)}${roundsNote(r)}${countsText(r)})`);
   }
   return lines;
 }
@@ -107,7 +184,7 @@ function roundsNote(r: CompareRow): string {
 export function improvementLines(verdict: Verdict): string[] {
   return verdict.rows
     .filter((r) => r.status === 'improved')
-    .map((r) => `${r.cell}: ${figureLabel(r)} ${percent(r.change ?? Number.NaN)} (better than the tolerance ${tolerance(r, verdict)}${roundsNote(r)}${countsText(r)})`);
+    .map((r) => `${r.cell}: ${figureLabel(r)} ${changeText(r)} (better than the tolerance ${tolerance(r, verdict)}${roundsNote(r)}${countsText(r)})`);
 }
 
 /** GitHub Actions workflow-command escaping: data, and property values (which also escape `:` and `,`). */
@@ -121,25 +198,92 @@ const ghProperty = (text: string): string => ghData(text).replace(/:/g, '%3A').r
  */
 export function renderGithub(verdict: Verdict, baseline: CompareSide): string {
   const file = `file=${ghProperty(baseline.label)}`;
+  const failing = failureRowsWithLines(verdict);
   const lines = [
-    ...failureLines(verdict).map((l) => `::error ${file},title=swc regression::${ghData(l)}`),
+    ...failing.map(({ line, keys }) => `::error ${file},title=swc regression::${ghData([line, ...keys.map((k) => `  ${k}`)].join('\n'))}`),
     ...improvementLines(verdict).map((l) => `::notice ${file},title=swc improvement::${ghData(l)}`),
   ];
-  const cells = new Set(verdict.rows.map((r) => r.cell)).size;
   lines.push(
     verdict.ok
-      ? `::notice ${file},title=swc compare::${ghData(`ok: no regression in ${cells} cell(s)`)}`
-      : `::error ${file},title=swc compare::${ghData(`FAIL: ${failureLines(verdict).length} problem(s)`)}`,
+      ? `::notice ${file},title=swc compare::${ghData(verdictLine(verdict))}`
+      : `::error ${file},title=swc compare::${ghData(verdictLine(verdict))}`,
   );
   return `${lines.join('\n')}\n`;
 }
 
-/** The human-readable comparison: which builds, the table, then the verdict with each failure and improvement named. */
-export function renderCompare(verdict: Verdict, baseline: CompareSide, current: CompareSide, format: CompareFormat, color: boolean): string {
+/** Each failure line with the key-role lines that explain it (bytes per light rows only). */
+function failureRowsWithLines(verdict: Verdict): { line: string; keys: string[] }[] {
+  const lines = failureLines(verdict);
+  // failureLines lists the mismatches first, then one line per failure row, in order.
+  const offset = verdict.mismatches.length;
+  return lines.map((line, i) => {
+    const r = i >= offset ? verdict.failures[i - offset] : undefined;
+    return { line, keys: r ? keyLines(r) : [] };
+  });
+}
+
+/** What the gate applied, only for the figures compared. */
+function gateText(verdict: Verdict): string {
+  const counted = hasInstructionRows(verdict)
+    ? `; instructions per call may rise by ${percent(verdict.options.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE).replace(/^\+/, '')} per layout and in each layout's ratio to the cell's first layout`
+    : '';
+  const memory = `bytes per light may grow by ${memoryTolerance(verdict).replace(/^\+/, '')} (MEMORY USAGE; used_memory Δ is shown only)${counted}`;
+  if (!hasThroughput(verdict)) return `gate: ${memory}`;
+  const server = percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance);
+  return (
+    `gate: ${memory}; each layout's ops/s ratio to the cell's first layout may fall by ${percent(verdict.options.throughputTolerance).replace('+', '')}` +
+    `${verdict.options.absolute ? ', and absolute ops/s too' : ''}; server time per call may rise by ${server.replace(/^\+/, '')} ` +
+    "(CPU time per call when both results have it, else µs per call of each run's fastest round); " +
+    "with rounds in both runs a change counts only when no round of one run overlaps the other's"
+  );
+}
+
+/**
+ * The verdict as Markdown for $GITHUB_STEP_SUMMARY: the first line, what
+ * failed with what grew per key role, what improved, then the full table in
+ * a collapsed block.
+ */
+export function renderStepSummary(verdict: Verdict, baseline: CompareSide, current: CompareSide): string {
+  const build = (s: CompareSide): string => `\`${s.label}\`: swc ${s.report.swcVersion}, Redis ${s.report.redis.version}, ${s.report.redis.memAllocator}`;
+  const item = (text: string): string => `- ${text.replace(/\|/g, '\\|')}`;
+  const failing = failureRowsWithLines(verdict).flatMap(({ line, keys }) => [item(line), ...keys.map((k) => `  ${item(k)}`)]);
+  const improved = improvementLines(verdict).map(item);
+  return [
+    `### swc compare: ${verdictLine(verdict)}`,
+    '',
+    `baseline ${build(baseline)}; current ${build(current)}`,
+    '',
+    gateText(verdict),
+    ...(failing.length > 0 ? ['', '**Regressions**', '', ...failing] : []),
+    ...(improved.length > 0 ? ['', '**Improvements** (consider refreshing the baseline)', '', ...improved] : []),
+    '',
+    '<details><summary>Every figure</summary>',
+    '',
+    renderMarkdown(compareGrid(verdict)),
+    '',
+    '</details>',
+    '',
+  ].join('\n');
+}
+
+/**
+ * The human-readable comparison: which builds, what the gate applied, the
+ * table, then the verdict (its first line at most 100 characters) with each
+ * failure and what grew, and each improvement. A terminal table fits `width`.
+ */
+export function renderCompare(
+  verdict: Verdict,
+  baseline: CompareSide,
+  current: CompareSide,
+  format: CompareFormat,
+  color: boolean,
+  width: number = PIPED_COLUMNS,
+): string {
   if (format === 'csv') return `${renderCsv(compareCsvGrid(verdict))}\n`;
   if (format === 'github') return renderGithub(verdict, baseline);
   const markdown = format === 'markdown';
   const c = palette(color && !markdown);
+  const prose = Math.min(width, PIPED_COLUMNS);
   const build = (s: CompareSide): string =>
     `${s.label}: swc ${s.report.swcVersion}, Redis ${s.report.redis.version}, ${s.report.redis.memAllocator}`;
   const grid = compareGrid(verdict);
@@ -147,39 +291,40 @@ export function renderCompare(verdict: Verdict, baseline: CompareSide, current: 
     status === 'regressed' || status === 'missing' ? c.red(status) : status === 'improved' ? c.green(status) : status === 'extra' ? c.yellow(status) : status;
   const table = markdown
     ? renderMarkdown(grid)
-    : renderBox({ ...grid, rows: grid.rows.map((row) => [...row.slice(0, -1), paint(row.at(-1) ?? '')]) }, color);
-  const tolerances = `memory tolerance ${percent(verdict.options.memoryTolerance)} growth of bytes per light; throughput tolerance ${percent(-verdict.options.throughputTolerance)} of each ratio${verdict.options.absolute ? ' and of absolute ops/s' : ''}; server µs/call tolerance ${percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance)} (fastest round against fastest round; with CPU µs per call in both runs, each layout's per-round CPU ratio to the reference layout instead, and the reference's own CPU µs only when no round of one run overlaps the other's); with rounds in both runs, an ops/s change counts only when no round of one run overlaps the other's${verdict.rows.some((r) => isInstructionFigure(r.figure)) ? `; instructions/call tolerance ${percent(verdict.options.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE)} per layout and of each layout's ratio to the reference layout` : ''}`;
-  const failures = failureLines(verdict);
+    : renderFitted('', { ...grid, rows: grid.rows.map((row) => [...row.slice(0, -1), paint(row.at(-1) ?? '')]) }, width, { color, bold: (t) => t }).replace(/^\n/, '');
+  const gate = gateText(verdict);
+  const failing = failureRowsWithLines(verdict);
   const improvements = improvementLines(verdict);
-  const summary = verdict.ok
-    ? c.green(`ok: no regression in ${new Set(verdict.rows.map((r) => r.cell)).size} cell(s)`)
-    : c.red(`FAIL: ${failures.length} problem(s)`);
+  const first = wrapText(verdictLine(verdict), prose, 6);
+  const summary = verdict.ok ? c.green(first) : c.red(first);
   const improved = improvements.length > 0 ? [`improved: ${improvements.length} figure(s); consider refreshing the baseline`] : [];
   const extra = verdict.extraCells.length > 0 ? [`new in the current run (no baseline): ${verdict.extraCells.join(', ')}`] : [];
   if (markdown) {
     // Markdown joins consecutive lines into one paragraph: every line is a list item or stands alone between blank lines.
     const list = (items: string[]): string[] => (items.length > 0 ? ['', ...items.map((l) => `- ${l}`)] : []);
+    const failures = failing.flatMap(({ line, keys }) => [`- ${line}`, ...keys.map((k) => `  - ${k}`)]);
     const blocks = [
-      ['- baseline ' + build(baseline), '- current ' + build(current), `- ${tolerances}`].join('\n'),
+      ['- baseline ' + build(baseline), '- current ' + build(current), `- ${gate}`].join('\n'),
       table,
-      [`**${summary}**`, ...list(failures)].join('\n'),
+      [`**${verdictLine(verdict)}**`, ...(failures.length > 0 ? ['', ...failures] : [])].join('\n'),
       ...(improved.length > 0 ? [[`**${improved[0]}**`, ...list(improvements)].join('\n')] : []),
       ...extra,
     ];
     return `${blocks.join('\n\n')}\n`;
   }
+  const wrap = (text: string): string => wrapText(text, prose, 4);
   const lines = [
-    build(baseline),
-    build(current),
-    tolerances,
+    wrap(`baseline ${build(baseline)}`),
+    wrap(`current  ${build(current)}`),
+    wrap(gate),
     '',
     table,
     '',
     summary,
-    ...failures.map((l) => `  ${l}`),
-    ...improved.map((l) => c.green(l)),
-    ...improvements.map((l) => `  ${l}`),
-    ...extra,
+    ...failing.flatMap(({ line, keys }) => [wrap(`  ${line}`), ...keys.map((k) => wrap(`    ${k}`))]),
+    ...improved.map((l) => c.green(wrap(l))),
+    ...improvements.map((l) => wrap(`  ${l}`)),
+    ...extra.map(wrap),
   ];
   return `${lines.join('\n')}\n`;
 }

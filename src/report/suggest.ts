@@ -2,7 +2,8 @@ import type { Suggestion } from '../bench/suggest.js';
 import { APPROXIMATE_MAX_FLIPS, APPROXIMATE_MIN_SAVING, NEAR_TIE } from '../core/thresholds.js';
 import { formatWindow } from './bench.js';
 import { palette } from './style.js';
-import { renderBox, renderMarkdown, type Grid } from './table.js';
+import { renderMarkdown, type Grid } from './table.js';
+import { PIPED_COLUMNS, renderFitted } from './width.js';
 
 /** The rule {@link suggest} applies, in one sentence (also in --help and the README). */
 export const SUGGEST_RULE_TEXT =
@@ -35,6 +36,10 @@ export function suggestGrid(s: Suggestion): Grid {
     caption:
       `flips = reads deciding differently from the exact window at ${s.threshold ?? '?'}` +
       (probed ? '; * server µs probed in the accuracy phase' : ''),
+    fit: {
+      priority: head.map((h) => ({ 'max error': 3, '× smallest': 2, flips: 1 })[h] ?? 0),
+      legend: head.map((h) => h === 'verdict'),
+    },
   };
 }
 
@@ -50,15 +55,19 @@ function wrap(text: string, width: number): string {
 }
 
 /** The suggestions as text: per window and rate, the ranking table, then the paragraph. */
-export function renderSuggestions(suggestions: readonly Suggestion[], format: 'table' | 'markdown', color: boolean): string {
+export function renderSuggestions(suggestions: readonly Suggestion[], format: 'table' | 'markdown', color: boolean, width: number = PIPED_COLUMNS): string {
+  const prose = Math.min(width, PIPED_COLUMNS);
   const c = palette(color);
   const parts: string[] = [];
   for (const s of suggestions) {
     const grid = suggestGrid(s);
     const title = `Which layout? ${formatWindow(s.windowSeconds)} window at ${s.rate} req/s`;
     if (format === 'markdown') parts.push(`**${title}** (${grid.caption})\n\n${renderMarkdown(grid)}\n\n${s.paragraph}`);
-    else parts.push(`${c.bold(title)}\n${grid.caption}\n${renderBox(grid, color)}\n${wrap(s.paragraph, 120)}`);
+    else {
+      const table = renderFitted(title, grid, width, { color, bold: (t) => c.bold(t), dim: (t) => c.dim(t), captionBelow: true });
+      parts.push(`${table}\n${wrap(s.paragraph, prose)}`);
+    }
   }
-  parts.push(format === 'markdown' ? `_Rule: ${SUGGEST_RULE_TEXT}._` : c.dim(wrap(`Rule: ${SUGGEST_RULE_TEXT}.`, 120)));
+  parts.push(format === 'markdown' ? `_Rule: ${SUGGEST_RULE_TEXT}._` : c.dim(wrap(`Rule: ${SUGGEST_RULE_TEXT}.`, prose)));
   return `${parts.join('\n\n')}\n`;
 }

@@ -4,7 +4,8 @@ import { ADVICE_MIN_RATIO } from '../core/thresholds.js';
 import { csvGrid, formatWindow, renderBench, type BenchFormat } from './bench.js';
 import { wrapLine } from './encoding-hints.js';
 import { kb, palette, times } from './style.js';
-import { renderBox, renderCsv, renderMarkdown, type Grid } from './table.js';
+import { renderCsv, renderMarkdown, type Grid } from './table.js';
+import { PIPED_COLUMNS, renderFitted } from './width.js';
 
 /** A run's name in titles and columns: its settings, and whether they are the server's defaults. */
 export function runLabel(run: SweepRun): string {
@@ -43,6 +44,13 @@ export function sweepSummaryGrid(report: SweepReport): Grid {
     rows,
     numeric: head.map((h, i) => i === 1 || (i >= 3 && i < last - 1) || i === last),
     caption: `columns: KB per light by ${report.settings.join('/')}; * = a key of the layout is a hashtable or skiplist there (it left listpack)`,
+    // The swept columns are the point of the table: the verdict columns go first.
+    fit: {
+      priority: head.map((_, i) => (i === last ? 2 : i === last - 1 ? 1 : 0)),
+      hoist: head.map((h) => h === 'window' || h === 'req/s'),
+      // Long settings go to a legend before a column is dropped.
+      legend: head.map((_, i) => i === last - 1),
+    },
   };
 }
 
@@ -58,7 +66,12 @@ export function sweepCsvGrid(report: SweepReport): Grid {
  * A sweep for people: each run's normal tables under a title naming its
  * settings, then the summary across runs, then the advice.
  */
-export function renderSweep(report: SweepReport, format: Exclude<BenchFormat, 'json'>, color: boolean, options: { wide?: boolean } = {}): string {
+export function renderSweep(
+  report: SweepReport,
+  format: Exclude<BenchFormat, 'json'>,
+  color: boolean,
+  options: { wide?: boolean; width?: number } = {},
+): string {
   if (format === 'csv') return `${renderCsv(sweepCsvGrid(report))}\n`;
   const c = palette(color);
   const parts: string[] = [];
@@ -68,11 +81,16 @@ export function renderSweep(report: SweepReport, format: Exclude<BenchFormat, 'j
     parts.push(format === 'markdown' ? `### ${title}\n\n${body}` : `${c.bold.underline(title)}\n\n${body}`);
   }
   const grid = sweepSummaryGrid(report);
-  const heading = `Where each layout leaves listpack\n${grid.caption ?? ''}`;
-  parts.push(format === 'markdown' ? `### Where each layout leaves listpack\n\n_${grid.caption ?? ''}_\n\n${renderMarkdown(grid)}` : `${c.bold(heading)}\n${renderBox(grid, color)}`);
+  const width = format === 'markdown' || options.wide ? Number.POSITIVE_INFINITY : (options.width ?? PIPED_COLUMNS);
+  const prose = Math.min(width, PIPED_COLUMNS);
+  parts.push(
+    format === 'markdown'
+      ? `### Where each layout leaves listpack\n\n_${grid.caption ?? ''}_\n\n${renderMarkdown(grid)}`
+      : renderFitted('Where each layout leaves listpack', grid, width, { color, bold: (t) => c.bold(t), dim: (t) => c.dim(t), captionBelow: true }),
+  );
   const lines = report.advice.map((a) => a.text);
   const none = `No combination makes a layout at least ${ADVICE_MIN_RATIO}× smaller than the default.`;
   if (format === 'markdown') parts.push(`**Advice**\n\n${lines.length > 0 ? lines.map((l) => `- ${l}`).join('\n') : none}`);
-  else parts.push(`${c.bold('Advice')}\n${lines.length > 0 ? lines.map((l) => wrapLine(l)).join('\n') : none}`);
+  else parts.push(`${c.bold('Advice')}\n${lines.length > 0 ? lines.map((l) => wrapLine(l, prose)).join('\n') : none}`);
   return `${parts.join('\n\n')}\n`;
 }

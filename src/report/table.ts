@@ -10,6 +10,21 @@ export interface Grid {
   readonly caption?: string;
   /** Lines printed under the table (what would settle a noisy figure, say). */
   readonly notes?: readonly string[];
+  /** How the columns give way on a narrow terminal (src/report/width.ts). */
+  readonly fit?: FitHints;
+}
+
+/** How a grid's columns may give way when it is too wide (all optional, indexed by column; see fitGrid). */
+export interface FitHints {
+  /**
+   * Importance of each column: 0 (or missing) is never dropped; among the
+   * others the highest number goes first, the rightmost on a tie.
+   */
+  readonly priority?: readonly number[];
+  /** Columns that, when every row has the same value, move into the title (`window 5 min, req/s 100`). */
+  readonly hoist?: readonly boolean[];
+  /** Text columns whose values may move into a numbered legend below the table. */
+  readonly legend?: readonly boolean[];
 }
 
 /** Header cells wider than this are broken between words, so a long name does not widen its column past its values. */

@@ -66,8 +66,8 @@ describe('swc compare (CLI)', () => {
     const current = write('grown.json', doctor(baseline(), 'stoplight-v6', 60, 2, grow(1.02)));
     const table = await runCli(['compare', BASELINE, current]);
     expect(table.code).toBe(1);
-    expect(table.stdout).toMatch(/FAIL: 1 problem/);
-    expect(table.stdout).toMatch(/stoplight-v6 60 s @ 2\/s: bytes per light \+2\.0% \(tolerance \+1\.0%\)/);
+    expect(table.stdout).toMatch(/^FAIL: bytes per light grew in 1 of 8 cells \(stoplight-v6, up to \+\d+ B, \+2\.0%; tolerance \+1\.0%\)$/m);
+    expect(table.stdout).toMatch(/stoplight-v6 60 s @ 2\/s: bytes per light \+\d+ B, \+2\.0% \(tolerance \+1\.0%\)/);
     const json = await runCli(['compare', BASELINE, current, '--json']);
     expect(json.code).toBe(1);
     const verdict = JSON.parse(json.stdout) as VerdictJson;
@@ -203,7 +203,7 @@ describe('swc compare (CLI)', () => {
     expect(missing.stderr).toMatch(/nope\.json: no such file/);
     const bad = await runCli(['compare', BASELINE, BASELINE, '--memory-tolerance', 'lots']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--memory-tolerance: expected a number/);
+    expect(bad.stderr).toMatch(/--memory-tolerance: a percentage \(1, 1%, 0\.5%\) or bytes \(64B, 1KB\), got "lots"/);
   });
 });
 
@@ -218,11 +218,11 @@ describe('CI: output files and GitHub annotations', () => {
     const bigger = write('bigger.json', doctor(baseline(), 'stoplight-v6', 60, 2, grow(1.05)));
     const failing = await runCli(['compare', BASELINE, bigger, '--format', 'github']);
     expect(failing.code).toBe(1);
-    expect(failing.stdout).toMatch(/^::error file=.*small\.json,title=swc regression::stoplight-v6 60 s @ 2\/s: bytes per light \+5\.0%25/m);
+    expect(failing.stdout).toMatch(/^::error file=.*small\.json,title=swc regression::stoplight-v6 60 s @ 2\/s: bytes per light \+\d+ B, \+5\.0%25/m);
     const smaller = write('smaller.json', doctor(baseline(), 'stoplight-v6', 60, 2, grow(0.9)));
     const passing = await runCli(['compare', BASELINE, smaller, '--format', 'github']);
     expect(passing.code).toBe(0);
-    expect(passing.stdout).toMatch(/^::notice file=.*title=swc improvement::stoplight-v6 60 s @ 2\/s: bytes per light -10\.0%25/m);
+    expect(passing.stdout).toMatch(/^::notice file=.*title=swc improvement::stoplight-v6 60 s @ 2\/s: bytes per light −[\d,]+ B, -10\.0%25/m);
     const csv = await runCli(['compare', BASELINE, smaller, '--format', 'csv']);
     expect(csv.stdout.split('\n')[0]).toBe('cell,layout,windowSeconds,rate,figure,reference,baseline,current,change,status');
   });

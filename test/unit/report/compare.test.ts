@@ -10,7 +10,7 @@ describe('renderCompare (colour off)', () => {
     expect(renderCompare(verdict, { label: 'base.json', report: twoLayouts }, { label: 'this run', report: twoLayouts }, 'markdown', false)).toMatchInlineSnapshot(`
       "- baseline base.json: swc 0.1.0, Redis 7.0.15, jemalloc-5.3.0
       - current this run: swc 0.1.0, Redis 7.0.15, jemalloc-5.3.0
-      - memory tolerance +1.0% growth of bytes per light; throughput tolerance -25.0% of each ratio; server µs/call tolerance +50.0% (fastest round against fastest round; with CPU µs per call in both runs, each layout's per-round CPU ratio to the reference layout instead, and the reference's own CPU µs only when no round of one run overlaps the other's); with rounds in both runs, an ops/s change counts only when no round of one run overlaps the other's
+      - gate: bytes per light may grow by 1.0% (MEMORY USAGE; used_memory Δ is shown only); each layout's ops/s ratio to the cell's first layout may fall by 25.0%; server time per call may rise by 50.0% (CPU time per call when both results have it, else µs per call of each run's fastest round); with rounds in both runs a change counts only when no round of one run overlaps the other's
 
       | cell | figure | baseline | current | change | status |
       | --- | --- | ---: | ---: | ---: | --- |
@@ -53,7 +53,7 @@ describe('renderCompare (colour off)', () => {
       | stoplight-v6 60 s @ 100/s | request ops/s | 9,750 | 9,750 | +0.0% | info |
       | stoplight-v6 60 s @ 100/s | request server µs/request (fastest round) | 18.0 | 18.0 | +0.0% | ok |
 
-      **ok: no regression in 4 cell(s)**
+      **ok: no regression in 4 cell(s) (bytes per light, throughput and server time)**
       "
     `);
   });
@@ -63,8 +63,9 @@ describe('renderCompare (colour off)', () => {
     expect(verdict.ok).toBe(false);
     const text = renderCompare(verdict, { label: 'base.json', report: twoLayouts }, { label: 'this run', report: twoLayoutsLater }, 'table', false);
     expect(text.slice(text.indexOf('FAIL'))).toMatchInlineSnapshot(`
-      "FAIL: 4 problem(s)
-        stoplight-v6 60 s @ 10/s: bytes per light +5.0% (tolerance +1.0%)
+      "FAIL: bytes per light grew in 1 of 4 cells (up to +553 B, +5.0%); 3 throughput figure(s) regressed
+        stoplight-v6 60 s @ 10/s: bytes per light +553 B, +5.0% (tolerance +1.0%)
+          metrics: +553 B (11,059 B → 11,612 B)
         stoplight-v6 60 s @ 10/s: write ops/s ratio (÷ stoplight-v5) -33.3% (tolerance -25.0%)
         stoplight-v6 60 s @ 10/s: read ops/s ratio (÷ stoplight-v5) -30.4% (tolerance -25.0%)
         stoplight-v6 60 s @ 10/s: request ops/s ratio (÷ stoplight-v5) -33.3% (tolerance -25.0%)
@@ -82,18 +83,20 @@ describe('compare formats: improvements, csv, GitHub annotations, markdown that 
     const verdict = compareReports(twoLayouts, smaller);
     expect(verdict.ok).toBe(true);
     const text = renderCompare(verdict, base, { label: 'this run', report: smaller }, 'table', false);
-    expect(text).toContain('improved: 1 figure(s); consider refreshing the baseline\n  stoplight-v6 60 s @ 10/s: bytes per light -10.0% (better than the tolerance +1.0%)');
+    expect(text).toContain('improved: 1 figure(s); consider refreshing the baseline\n  stoplight-v6 60 s @ 10/s: bytes per light −1,106 B, -10.0% (better than the tolerance +1.0%)');
   });
 
   // GitHub decodes %25 back to % when it shows the annotation.
   it('--format github: ::error per failure on the baseline file, ::notice per improvement and for the verdict', () => {
     const failing = renderCompare(compareReports(twoLayouts, twoLayoutsLater), base, { label: 'this run', report: twoLayoutsLater }, 'github', false);
-    expect(failing.split('\n')[0]).toBe('::error file=fixtures/base.json,title=swc regression::stoplight-v6 60 s @ 10/s: bytes per light +5.0%25 (tolerance +1.0%25)');
-    expect(failing.trimEnd().split('\n').at(-1)).toBe('::error file=fixtures/base.json,title=swc compare::FAIL: 4 problem(s)');
+    expect(failing.split('\n')[0]).toBe(
+      '::error file=fixtures/base.json,title=swc regression::stoplight-v6 60 s @ 10/s: bytes per light +553 B, +5.0%25 (tolerance +1.0%25)%0A  metrics: +553 B (11,059 B → 11,612 B)',
+    );
+    expect(failing.trimEnd().split('\n').at(-1)).toBe('::error file=fixtures/base.json,title=swc compare::FAIL: bytes per light grew in 1 of 4 cells (up to +553 B, +5.0%25); 3 throughput figure(s) regressed');
     const improved = renderCompare(compareReports(twoLayouts, smaller), { label: 'a,b:c%.json', report: twoLayouts }, { label: 'x', report: smaller }, 'github', false);
     expect(improved).toBe(
-      '::notice file=a%2Cb%3Ac%25.json,title=swc improvement::stoplight-v6 60 s @ 10/s: bytes per light -10.0%25 (better than the tolerance +1.0%25)\n' +
-        '::notice file=a%2Cb%3Ac%25.json,title=swc compare::ok: no regression in 4 cell(s)\n',
+      '::notice file=a%2Cb%3Ac%25.json,title=swc improvement::stoplight-v6 60 s @ 10/s: bytes per light −1,106 B, -10.0%25 (better than the tolerance +1.0%25)\n' +
+        '::notice file=a%2Cb%3Ac%25.json,title=swc compare::ok: no regression in 4 cell(s) (bytes per light, throughput and server time)\n',
     );
   });
 
@@ -113,6 +116,9 @@ describe('compare formats: improvements, csv, GitHub annotations, markdown that 
       expect(plain(line) && plain(next), `${line} / ${next}`).toBe(false);
     });
     expect(md).toContain('- baseline fixtures/base.json: swc 0.1.0');
-    expect(md).toContain('**FAIL: 4 problem(s)**\n\n- stoplight-v6 60 s @ 10/s: bytes per light +5.0% (tolerance +1.0%)');
+    expect(md).toContain(
+      '**FAIL: bytes per light grew in 1 of 4 cells (up to +553 B, +5.0%); 3 throughput figure(s) regressed**\n\n' +
+        '- stoplight-v6 60 s @ 10/s: bytes per light +553 B, +5.0% (tolerance +1.0%)\n  - metrics: +553 B (11,059 B → 11,612 B)',
+    );
   });
 });

@@ -1,0 +1,60 @@
+import { durationText, type PlanEstimate } from '../bench/estimate.js';
+import { SWC_VERSION } from '../version.js';
+import { formatWindow } from './bench.js';
+import { palette } from './style.js';
+import { renderMarkdown, type Grid } from './table.js';
+import { PIPED_COLUMNS, renderFitted, wrapText } from './width.js';
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/** One row per cell: what it writes and which phases it runs. */
+export function dryRunGrid(estimate: PlanEstimate): Grid {
+  const accuracy = estimate.cells.some((c) => c.accuracyEvents > 0);
+  const head = ['window', 'req/s', 'layout', 'events', ...(accuracy ? ['accuracy events'] : []), 'phases'];
+  const rows = estimate.cells.map((c) => [
+    formatWindow(c.windowSeconds),
+    String(c.rate),
+    c.layout,
+    count(c.events),
+    ...(accuracy ? [count(c.accuracyEvents)] : []),
+    c.phases.join(', '),
+  ]);
+  return {
+    head,
+    rows,
+    numeric: head.map((h) => h === 'req/s' || h === 'events' || h === 'accuracy events'),
+    fit: { priority: head.map((h) => (h === 'accuracy events' ? 1 : 0)), hoist: head.map((h) => h === 'window' || h === 'req/s'), legend: head.map((h) => h === 'phases') },
+  };
+}
+
+/** The estimate in words: `estimated 12 s: server start 1 s, fill 1.8 s, …`. */
+export function estimateLine(estimate: PlanEstimate): string {
+  const seconds = (s: number): string => (s < 10 ? `${s.toFixed(1)} s` : durationText(s));
+  return `estimated ${durationText(estimate.totalSeconds)}: ${estimate.phases.map((p) => `${p.phase} ${seconds(p.seconds)}`).join(', ')}`;
+}
+
+const NOTE =
+  'from per-phase costs measured on a 2-core machine (src/bench/estimate.ts); a busy machine takes longer, up to half as long again or more';
+
+/** `swc bench --dry-run` for people: the cells, then the estimate. */
+export function renderDryRun(estimate: PlanEstimate, format: 'table' | 'markdown', color: boolean, width: number = PIPED_COLUMNS): string {
+  const c = palette(color);
+  const grid = dryRunGrid(estimate);
+  const title = `Plan: ${estimate.cells.length} cell(s); --dry-run sends nothing to Redis`;
+  if (format === 'markdown') return `**${title}**\n\n${renderMarkdown(grid)}\n\n${estimateLine(estimate)} (${NOTE})\n`;
+  const prose = Math.min(width, PIPED_COLUMNS);
+  return `${renderFitted(title, grid, width, { color, bold: (t) => c.bold(t), dim: (t) => c.dim(t) })}\n${wrapText(estimateLine(estimate), prose)}\n${c.dim(wrapText(NOTE, prose))}\n`;
+}
+
+/** `swc bench --dry-run --json`. */
+export function dryRunJson(estimate: PlanEstimate): Record<string, unknown> {
+  return {
+    schemaVersion: 1,
+    swcVersion: SWC_VERSION,
+    dryRun: true,
+    cells: estimate.cells,
+    phases: estimate.phases.map((p) => ({ phase: p.phase, estimatedSeconds: p.seconds })),
+    servers: estimate.servers,
+    estimatedSeconds: estimate.totalSeconds,
+  };
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from './run-cli.js';
+
+/** Nothing listens here: a command that connected would fail (exit 3). */
+const NOWHERE = 'redis://127.0.0.1:1';
+
+describe('swc bench --dry-run', () => {
+  it('prints the cells, their phases and the estimate without touching Redis', async () => {
+    const r = await runCli(['bench', '--dry-run', '--rate', '10,100', '--window', '300', '--redis-url', NOWHERE], { COLUMNS: '80' });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    // One window for every cell: it moves into the title at 80 columns.
+    expect(r.stdout).toMatch(/^Plan: 4 cell\(s\); --dry-run sends nothing to Redis — window 5 min\n/);
+    expect(r.stdout).toMatch(/│ +100 │ stoplight-v6 │ +30,000 │ +37,500 │/);
+    expect(r.stdout).toMatch(/fill, accuracy, write\/read\/request throughput × 5 rounds, app view/);
+    // No server of swc's own: no start in the estimate.
+    expect(r.stdout).toMatch(/^estimated \d+ s: fill [\d.]+ s, accuracy [\d.]+ s, throughput [\d.]+ s, app view/m);
+    expect(r.stdout.split('\n').filter((l) => [...l].length > 80)).toEqual([]);
+  });
+
+  it('--json: the same plan as data', async () => {
+    const r = await runCli(['bench', '--dry-run', '--json', '--no-throughput', '--layout', 'stoplight-v6', '--window', '60', '--rate', '10']);
+    expect(r.code).toBe(0);
+    const plan = JSON.parse(r.stdout) as { dryRun: boolean; cells: { events: number; accuracyEvents: number; phases: string[] }[]; phases: { phase: string; estimatedSeconds: number }[]; estimatedSeconds: number };
+    expect(plan.dryRun).toBe(true);
+    expect(plan.cells).toEqual([{ layout: 'stoplight-v6', windowSeconds: 60, rate: 10, events: 600, accuracyEvents: 750, phases: ['fill', 'accuracy'] }]);
+    expect(plan.phases.map((p) => p.phase)).toEqual(['server start', 'fill', 'accuracy', 'cells']);
+    expect(plan.estimatedSeconds).toBeCloseTo(plan.phases.reduce((sum, p) => sum + p.estimatedSeconds, 0), 6);
+  });
+
+  it('a run estimated over a minute says so in its first stderr line, before it connects', async () => {
+    const r = await runCli(['bench', '--suggest', '--window', '1m,10m', '--rate', '10,100', '--redis-url', NOWHERE]);
+    expect(r.code).toBe(3);
+    const first = r.stderr.split('\n')[0];
+    expect(first).toMatch(/^swc bench: estimated \d+ min( \d+ s)? \(over a minute\); --dry-run shows the cells and phases$/);
+    const short = await runCli(['bench', '--window', '60', '--rate', '10', '--no-throughput', '--redis-url', NOWHERE]);
+    expect(short.code).toBe(3);
+    expect(short.stderr).not.toMatch(/estimated/);
+  });
+});
