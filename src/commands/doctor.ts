@@ -12,6 +12,7 @@ import { addJsonOption, addRedisOptions, printJson, sessionFromFlags, useColor, 
 
 interface DoctorFlags extends RedisFlags {
   json?: boolean;
+  writeCheck?: boolean;
 }
 
 /** `swc doctor`: can this Redis run swc, and will its figures be comparable? */
@@ -22,6 +23,7 @@ export function doctorCommand(): Command {
       'after',
       '\nExit codes: 0 ready, 1 a check failed, 2 bad usage, 3 Redis unreachable.\n\nExamples:\n  swc doctor\n  swc doctor --redis-url redis://127.0.0.1:6379 --json',
     );
+  command.option('--write-check', "also load the scripts and probe with writes under swc-bench:* on a server swc did not start (by default doctor sends it no SCRIPT LOAD and no write)");
   addRedisOptions(command, { privateServer: true });
   addJsonOption(command);
   return command.action(
@@ -37,7 +39,8 @@ export function doctorCommand(): Command {
         seed: 1,
         throughput: { connections: 4, pipeline: 1, seconds: 1 },
       });
-      const diagnosis = await diagnose(session.redis, { peakBytes: peak.bytes, peakFor: 'the default bench (--rate 100 --window 300)' });
+      const readOnly = !session.server && flags.writeCheck !== true;
+      const diagnosis = await diagnose(session.redis, { peakBytes: peak.bytes, peakFor: 'the default bench (--rate 100 --window 300)', readOnly });
       const where = session.server ? `private redis-server on port ${session.server.port}` : redactUrl(session.url);
       if (flags.json) {
         printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, redis: { url: where, private: Boolean(session.server), ...diagnosis.server }, scripts: diagnosis.scripts, checks: diagnosis.checks, memory: diagnosis.preflight.memory, permissions: diagnosis.preflight.permissions, ok: diagnosis.ok });

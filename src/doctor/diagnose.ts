@@ -29,6 +29,8 @@ export interface DiagnoseOptions {
   readonly peakBytes?: number;
   /** What `peakBytes` is for, in the check's text, e.g. `the default bench`. */
   readonly peakFor?: string;
+  /** Send no SCRIPT LOAD and no write (a server swc did not start, without --write-check). */
+  readonly readOnly?: boolean;
 }
 
 /** The compiled defaults the published figures were taken with. */
@@ -59,7 +61,7 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
   );
 
   const scripts: { file: string; sha1: string; loaded: boolean }[] = [];
-  for (const name of layoutNames) {
+  for (const name of options.readOnly ? [] : layoutNames) {
     const layout = createLayout(name);
     try {
       await installScripts(redis, layout.scripts);
@@ -69,6 +71,12 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
       for (const s of layout.scripts) scripts.push({ file: s.file, sha1: s.sha1, loaded: false });
       add(`scripts ${name}`, 'fail', err instanceof Error ? err.message : String(err));
     }
+  }
+
+  if (options.readOnly) {
+    // SCRIPT LOAD writes the server's script cache: not without --write-check.
+    for (const name of layoutNames) for (const s of createLayout(name).scripts) scripts.push({ file: s.file, sha1: s.sha1, loaded: false });
+    add('scripts', 'warn', 'not loaded: SCRIPT LOAD changes the script cache of a server swc did not start; --write-check loads them');
   }
 
   try {
@@ -112,6 +120,7 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
   const report = await preflight(redis, {
     prefix: `swc-bench:${randomBytes(4).toString('hex')}`,
     peakBytes: options.peakBytes ?? 0,
+    ...(options.readOnly ? { readOnly: true } : {}),
   });
   const { memory } = report;
   const headroom = report.findings.filter((f) => f.check === 'memory');

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import { RedisUnavailableError, ServerStateError, UsageError } from '../errors.js';
 import { probeRefusal } from './resp.js';
@@ -236,6 +237,15 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
     await redis.ping().catch((err: unknown) => {
       if (!(err instanceof Error && /^MISCONF\b/.test(err.message))) throw err;
     });
+    // Something that answers PING with +PONG is not yet a Redis (a stub, a proxy in the wrong
+    // mode): ECHO of a random word must come back as it was, or every later reply is nonsense
+    // (a SCAN whose cursor never ends). An error reply (ACL -echo) still speaks Redis.
+    const token = `swc-${randomBytes(6).toString('hex')}`;
+    const echoed = await Promise.race([
+      redis.echo(token).catch((err: unknown) => (err instanceof Error && err.name === 'ReplyError' ? token : Promise.reject(err))),
+      new Promise<string>((resolve) => setTimeout(() => resolve(''), timeoutMs).unref()),
+    ]);
+    if (echoed !== token) throw new NotRedisError(`it answered ECHO ${token} with ${echoed === '' ? 'nothing' : JSON.stringify(String(echoed).slice(0, 40))}`);
     // ioredis reports a failed SELECT only as an event and carries on in db 0;
     // select explicitly so a wrong index fails instead of writing elsewhere.
     const db = parsed.pathname.replace(/^\//, '');
@@ -244,6 +254,13 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
     return redis;
   } catch (err) {
     redis.disconnect();
+    const text = err instanceof Error ? err.message : String(err);
+    const protocol = /Protocol error/.test(text) || /Protocol error/.test(String(lastError));
+    if (err instanceof NotRedisError || protocol) {
+      throw new RedisUnavailableError(
+        `cannot use Redis at ${redactUrl(parsed)}: not a Redis server (${err instanceof NotRedisError ? err.message : 'its reply is not the Redis protocol: an HTTP server, or TLS behind redis://?'}); check the host and port`,
+      );
+    }
     const reason =
       err instanceof Error && /Connection is closed|timed out/.test(err.message) && lastError ? lastError : err;
     // A full server (maxclients) says why only as it accepts, and ioredis drops that line: listen for it.
@@ -254,6 +271,9 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
     clearTimeout(timer);
   }
 }
+
+/** What {@link connect} throws inside when the peer is not a Redis server. */
+class NotRedisError extends Error {}
 
 /** A connection plus, when swc started one, the private server behind it. */
 export interface Session {

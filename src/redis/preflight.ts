@@ -53,6 +53,12 @@ export interface PreflightOptions {
   readonly peakBytes: number;
   /** The hash tag of the probe keys (default `probe`); on a cluster, one whose slot this node serves. */
   readonly probeTag?: string;
+  /**
+   * Send no write at all (`swc doctor` without --write-check): permissions
+   * only through ACL DRYRUN, and no write probe; what that leaves unchecked
+   * is one advisory finding.
+   */
+  readonly readOnly?: boolean;
 }
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -281,7 +287,16 @@ export async function preflight(redis: Redis, options: PreflightOptions): Promis
   const exact = user !== null ? await dryRun(redis, user, keys) : null;
   let missing: string[];
   let writeError: string | null;
-  if (exact) {
+  if (options.readOnly) {
+    missing = exact ?? [];
+    writeError = null;
+    findings.push({
+      check: 'unchecked',
+      detail: `no write was sent (${exact ? 'permissions checked with ACL DRYRUN' : 'permissions not probed: ACL DRYRUN is not available'}; whether the server takes writes is not checked); --write-check probes with writes under swc-bench:*`,
+      overridable: false,
+      advisory: true,
+    });
+  } else if (exact) {
     missing = exact;
     writeError = missing.some((m) => m.startsWith('SET')) ? null : await writeProbe(redis, keys.plain);
   } else {

@@ -80,6 +80,8 @@ beforeAll(async () => {
     await routed.set(`${LEFTOVER}:{${tagOn(i, 1)}}:k`, 'x');
     await routed.set(`${LEFTOVER}:{${tagOn(i, 2)}}:k`, 'x');
   }
+  // A run marker as markRun writes it: clean removes only namespaces that carry one.
+  await routed.hset(`${LEFTOVER}:run`, { origin: 'swc', runId: LEFTOVER.slice('swc-bench:'.length), startedAt: String(Date.now() - 60_000), host: 'h', pid: '1', swcVersion: '0.1.0' });
 }, 90_000);
 
 afterAll(async () => {
@@ -231,13 +233,14 @@ describe('swc clean --cluster', () => {
     const doc = JSON.parse(listed.stdout) as { namespaces: { prefix: string; keys: number; nodes: Record<string, number> }[] };
     expect(doc.namespaces).toHaveLength(1);
     expect(doc.namespaces[0]!.prefix).toBe(LEFTOVER);
-    expect(doc.namespaces[0]!.keys).toBe(6);
-    expect(doc.namespaces[0]!.nodes).toEqual(Object.fromEntries([0, 1, 2].map((i) => [node(i), 2])));
+    expect(doc.namespaces[0]!.keys).toBe(7);
+    const markerShard = session.shardOfKey(`${LEFTOVER}:run`);
+    expect(doc.namespaces[0]!.nodes).toEqual(Object.fromEntries([0, 1, 2].map((i) => [node(i), i === markerShard ? 3 : 2])));
     const otherKeys = await Promise.all(session.shards.map(async (s) => (await s.redis.keys('*')).filter((k) => !k.startsWith(LEFTOVER)).sort()));
 
     const removed = await runCli(['clean', ...seed(), '--yes']);
     expect(removed.code).toBe(0);
-    expect(removed.stdout).toContain(`removed 6 key(s) under ${LEFTOVER}:*`);
+    expect(removed.stdout).toContain(`removed 7 key(s) under ${LEFTOVER}:*`);
     const after = await Promise.all(session.shards.map(async (s) => (await s.redis.keys('*')).sort()));
     expect(after).toEqual(otherKeys);
     for (const key of userKeys) expect(await routed.get(key)).toBe('not swc');

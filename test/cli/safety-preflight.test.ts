@@ -53,7 +53,7 @@ describe('bench refuses before writing to a server where it would evict', () => 
     expect(result.stderr.split('\n').filter((l) => l.startsWith('swc: '))).toHaveLength(1);
     expect(result.stdout).toBe('');
     expect(Number(/evicted_keys:(\d+)/.exec(await redis.info('stats'))?.[1])).toBe(0);
-    const doctor = await runCli(['doctor', '--redis-url', url]);
+    const doctor = await runCli(['doctor', '--write-check', '--redis-url', url]);
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/FAIL\s+memory headroom\s+the default bench \(--rate 100 --window 300\): maxmemory 3\.0 MB/);
     await expectUntouched(redis, before);
@@ -109,7 +109,7 @@ describe('bench refuses a server that cannot take its writes; doctor names why',
     const bench = await runCli(['bench', '--redis-url', replica.url, '--rate', '10', '--window', '60', '--no-throughput']);
     expect(bench.code).toBe(3);
     expect(bench.stderr).toMatch(new RegExp(`^swc: refusing to write to this server: this server is a replica of 127\\.0\\.0\\.1:${primary.server.port} \\(read-only\\); point --redis-url at the primary`, 'm'));
-    const doctor = await runCli(['doctor', '--redis-url', replica.url, '--json']);
+    const doctor = await runCli(['doctor', '--write-check', '--redis-url', replica.url, '--json']);
     expect(doctor.code).toBe(1);
     const checks = (JSON.parse(doctor.stdout) as { checks: { name: string; status: string }[] }).checks;
     expect(checks).toContainEqual(expect.objectContaining({ name: 'replica', status: 'fail' }));
@@ -125,7 +125,7 @@ describe('bench refuses a server that cannot take its writes; doctor names why',
     const bench = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
     expect(bench.code).toBe(3);
     expect(bench.stderr).toMatch(/^swc: refusing to write to this server: min-replicas-to-write 1 with 0 good replica\(s\) connected/m);
-    const doctor = await runCli(['doctor', '--redis-url', url]);
+    const doctor = await runCli(['doctor', '--write-check', '--redis-url', url]);
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/FAIL\s+min-replicas\s+min-replicas-to-write 1/);
     await expectUntouched(redis, before);
@@ -140,7 +140,7 @@ describe('bench refuses a server that cannot take its writes; doctor names why',
     const bench = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
     expect(bench.code).toBe(3);
     expect(bench.stderr).toMatch(/^swc: refusing to write to this server: .*user "noscripts" may not run EVALSHA/m);
-    const doctor = await runCli(['doctor', '--redis-url', url, '--json']);
+    const doctor = await runCli(['doctor', '--write-check', '--redis-url', url, '--json']);
     expect(doctor.code).toBe(1);
     const report = JSON.parse(doctor.stdout) as { permissions: { missing: string[] }; checks: { name: string; status: string; detail: string }[] };
     expect(report.permissions.missing.some((m) => m.startsWith('EVALSHA'))).toBe(true);
@@ -157,7 +157,7 @@ describe('bench refuses a server that cannot take its writes; doctor names why',
     const bench = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
     expect(bench.code).toBe(3);
     expect(bench.stderr).toMatch(/^swc: refusing to write to this server: user "apponly" may not access keys under swc-bench:\* \(ACL key patterns; needed by SET, .*EVALSHA/m);
-    const doctor = await runCli(['doctor', '--redis-url', url]);
+    const doctor = await runCli(['doctor', '--write-check', '--redis-url', url]);
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/FAIL\s+permission\s+user "apponly" may not access keys under swc-bench:\*/);
     await expectUntouched(redis, before);
@@ -182,7 +182,7 @@ describe('bench refuses a server that cannot take its writes; doctor names why',
     const bench = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
     expect(bench.code).toBe(3);
     expect(bench.stderr).toMatch(/^swc: refusing to write to this server: INFO is not allowed .*cannot be checked/m);
-    const doctor = await runCli(['doctor', '--redis-url', url]);
+    const doctor = await runCli(['doctor', '--write-check', '--redis-url', url]);
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/FAIL\s+info\s+INFO is not allowed/);
     expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
@@ -192,7 +192,7 @@ describe('bench refuses a server that cannot take its writes; doctor names why',
     const { redis, server: s } = await server(['rename-command=MEMORY SWCMEMORY']);
     await redis.call('ACL', 'SETUSER', 'noconfig', 'on', '>pw', '~*', '+@all', '-config');
     const url = `redis://noconfig:pw@127.0.0.1:${s.port}`;
-    const doctor = await runCli(['doctor', '--redis-url', url, '--json']);
+    const doctor = await runCli(['doctor', '--write-check', '--redis-url', url, '--json']);
     expect(doctor.code).toBe(1);
     const report = JSON.parse(doctor.stdout) as {
       checks: { name: string; status: string; detail: string }[];

@@ -211,7 +211,7 @@ describe('maxclients reached, through the CLI', () => {
     // With this connection and two more, the server is full before swc starts.
     const others = [await connect(server().url), await connect(server().url)];
     try {
-      const doctor = await runCli(['doctor', '--redis-url', server().url]);
+      const doctor = await runCli(['doctor', '--write-check', '--redis-url', server().url]);
       expect(doctor.code).toBe(3);
       expect(doctor.stderr).toMatch(/^swc: Redis refused the connection: max number of clients reached \(maxclients\) at redis:\/\/127\.0\.0\.1:\d+\/?: close idle clients/m);
       expect(doctor.stderr).not.toMatch(/lua\/|unexpected error/);
@@ -324,7 +324,7 @@ describe('a server that refuses writes after a failed RDB save (MISCONF), for re
   });
 
   it('doctor fails its write check, bench and verify refuse before any write (exit 3), lights and inspect still read', async () => {
-    const doctor = await runCli(['doctor', '--redis-url', server.url]);
+    const doctor = await runCli(['doctor', '--write-check', '--redis-url', server.url]);
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/FAIL +write +the server refuses writes after a failed save \(MISCONF/);
     const bench = await runCli(['bench', '--redis-url', server.url, '--rate', '2', '--window', '1m', '--no-throughput', '--no-progress']);
