@@ -107,11 +107,4 @@ export function estimatePlan(plan: BenchPlan, { runs = 1, privateServer = true }
   return { cells: planned, phases: shown, totalSeconds: shown.reduce((sum, p) => sum + p.seconds, 0), servers };
 }
 
-/** `9 s`, `2 min 9 s`, `1 h 5 min`. */
-export function durationText(seconds: number): string {
-  const s = Math.max(1, Math.round(seconds));
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
-  const m = Math.round(s / 60);
-  return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
-}
+export { durationText } from '../core/format.js';

@@ -1,5 +1,5 @@
 import type { BenchReport, CellResult, KeyMemory } from '../measure/types.js';
-import { formatWindow } from '../report/bench.js';
+import { formatWindow } from '../core/format.js';
 import { kb, percent } from '../report/style.js';
 import { renderBox, renderMarkdown, type Grid } from '../report/table.js';
 

@@ -1,12 +1,9 @@
 import type { BenchReport, CellResult } from '../measure/types.js';
-import type { CompareRow, RowStatus } from './diff.js';
+import { OPERATIONS, type CompareRow, type InstructionFigure, type RowStatus } from './rows.js';
 
 /** The ops whose counts are compared. */
-const OPS = ['write', 'read', 'request'] as const;
-type Op = (typeof OPS)[number];
-
-/** The compared count figures: instructions per call, and their ratio to the cell's reference layout. */
-export type InstructionFigure = `${Op}Instructions` | `${Op}InstructionRatio`;
+const OPS = OPERATIONS;
+export type { InstructionFigure };
 
 export const INSTRUCTION_FIGURES: readonly InstructionFigure[] = OPS.flatMap((op) => [`${op}Instructions`, `${op}InstructionRatio`] as const);
 

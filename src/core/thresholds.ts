@@ -26,3 +26,6 @@ export const ADVICE_MIN_RATIO = 2;
 
 /** Above this (max − min) / median across rounds, a figure is marked noisy. */
 export const NOISY_SPREAD = 0.25;
+
+/** Above this (max − min) / mean across repeats an instruction count is flagged: counts normally repeat within 0.3%. */
+export const INSTRUCTIONS_SPREAD = 0.01;

@@ -8,8 +8,8 @@ import type { CallgrindControl, CallgrindDump } from './callgrind.js';
 import { runLoad } from './load.js';
 import { defaultErrorJson, readWorkload, requestWorkload, writeWorkload, type ErrorJson, type WorkloadContext } from './workload.js';
 
-/** Above this (max − min) / median across repeats an instruction count is flagged: counts normally repeat within 0.3%. */
-export const INSTRUCTIONS_SPREAD = 0.01;
+import { INSTRUCTIONS_SPREAD } from '../core/thresholds.js';
+export { INSTRUCTIONS_SPREAD };
 
 /** The counted operations, as the throughput phase runs them. */
 export type CountedOp = 'write' | 'read' | 'request';

@@ -1,8 +1,9 @@
 import { NOISY_SPREAD } from '../core/thresholds.js';
+import { formatWindow } from '../core/format.js';
 import type { AppView, BenchReport, CellResult, LatencyStats, Spread } from '../measure/types.js';
 import { hasInstructions, instructionRatioCell, instructionsCell, instructionsGrid, profileGrid, throughputNotes } from './instructions.js';
 import { palette, kb, percent, times } from './style.js';
-import { renderBox, renderCsv, renderMarkdown, type Grid } from './table.js';
+import { renderCsv, renderMarkdown, type Grid } from './table.js';
 import { hintLines, wrapLine } from './encoding-hints.js';
 import { clusterFooter, findingsGrid, labelsLine, shardsGrid } from './cluster.js';
 import { PIPED_COLUMNS, fitsWhole, renderFitted, wrapText } from './width.js';
@@ -11,12 +12,7 @@ import { PIPED_COLUMNS, fitsWhole, renderFitted, wrapText } from './width.js';
 export const benchFormats = ['table', 'json', 'markdown', 'csv'] as const;
 export type BenchFormat = (typeof benchFormats)[number];
 
-/** `60` → `1 min`, `90` → `90 s`, `3600` → `1 h`. */
-export function formatWindow(seconds: number): string {
-  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
-  if (seconds % 60 === 0) return `${seconds / 60} min`;
-  return `${seconds} s`;
-}
+export { formatWindow } from '../core/format.js';
 
 const count = (n: number): string => Math.round(n).toLocaleString('en-US');
 

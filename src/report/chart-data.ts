@@ -1,5 +1,5 @@
 import type { BenchReport, CellResult } from '../measure/types.js';
-import { formatWindow } from './bench.js';
+import { formatWindow } from '../core/format.js';
 
 /**
  * What the charts draw, worked out once from results so the terminal and the

@@ -1,6 +1,6 @@
-import { durationText, type PlanEstimate } from '../bench/estimate.js';
+import type { PlanEstimate } from '../bench/estimate.js';
+import { durationText, formatWindow } from '../core/format.js';
 import { SWC_VERSION } from '../version.js';
-import { formatWindow } from './bench.js';
 import { palette } from './style.js';
 import { renderMarkdown, type Grid } from './table.js';
 import { PIPED_COLUMNS, renderFitted, wrapText } from './width.js';

@@ -28,13 +28,13 @@ const MIN_COLUMNS = 80;
 
 /** The width a rendered table takes: its longest line, colours left out. */
 function renderedWidth(text: string): number {
-  // eslint-disable-next-line no-control-regex
+   
   return Math.max(0, ...text.split('\n').map((l) => [...l.replace(/\x1b\[[0-9;]*m/g, '')].length));
 }
 
 /** A line of prose broken between words to fit `limit`; later lines indented 9 (under the text after a label). */
 function wrapProse(line: string, limit: number): string {
-  // eslint-disable-next-line no-control-regex
+   
   const plain = (t: string): number => [...t.replace(/\x1b\[[0-9;]*m/g, '')].length;
   if (plain(line) <= limit) return line;
   const out: string[] = [];

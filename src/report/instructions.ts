@@ -1,7 +1,7 @@
-import { INSTRUCTIONS_SPREAD, type CountedOp, type OpInstructions } from '../measure/instructions.js';
-import { NOISY_SPREAD } from '../core/thresholds.js';
+import type { CountedOp, OpInstructions } from '../measure/instructions.js';
+import { INSTRUCTIONS_SPREAD, NOISY_SPREAD } from '../core/thresholds.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
-import { formatWindow } from './bench.js';
+import { formatWindow } from '../core/format.js';
 import type { Grid } from './table.js';
 
 const count = (n: number): string => Math.round(n).toLocaleString('en-US');

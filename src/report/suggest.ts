@@ -1,6 +1,6 @@
 import type { Suggestion } from '../bench/suggest.js';
 import { APPROXIMATE_MAX_FLIPS, APPROXIMATE_MIN_SAVING, NEAR_TIE } from '../core/thresholds.js';
-import { formatWindow } from './bench.js';
+import { formatWindow } from '../core/format.js';
 import { palette } from './style.js';
 import { renderMarkdown, type Grid } from './table.js';
 import { PIPED_COLUMNS, renderFitted } from './width.js';

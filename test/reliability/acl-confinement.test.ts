@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
+import { type Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNamespace } from '../../src/bench/namespace.js';
 import { connect } from '../../src/redis/connect.js';

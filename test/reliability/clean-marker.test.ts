@@ -39,7 +39,7 @@ describe('swc clean and run markers', () => {
     for (const id of ['deadbeef', '0badc0de', '12345678', '87654321']) {
       expect(listed.stdout).toMatch(new RegExp(`^swc-bench:${id}  \\d+ key\\(s\\), not swc's \\(no run marker\\): left alone$`, 'm'));
     }
-    expect(listed.stdout).toMatch(/^swc-bench:a1b2c3d4  2 key\(s\), .* old, from h pid 1$/m);
+    expect(listed.stdout).toMatch(/^swc-bench:a1b2c3d4 {2}2 key\(s\), .* old, from h pid 1$/m);
 
     const cleaned = await runCli(['clean', '--redis-url', server.url, '--yes', '--json']);
     expect(cleaned.code).toBe(0);
@@ -67,7 +67,7 @@ describe('swc clean and run markers', () => {
     await redis.call('ACL', 'SETUSER', 'swc-run-0a0b0c0d', 'on', '>x', '~swc-bench:0a0b0c0d:*');
     await redis.call('ACL', 'SETUSER', 'app-user', 'on', '>y', '~app:*');
     const listed = await runCli(['clean', '--redis-url', server.url]);
-    expect(listed.stdout).toMatch(/^swc-run-0a0b0c0d  temporary ACL user of a run that is gone$/m);
+    expect(listed.stdout).toMatch(/^swc-run-0a0b0c0d {2}temporary ACL user of a run that is gone$/m);
     const cleaned = await runCli(['clean', '--redis-url', server.url, '--yes']);
     expect(cleaned.code).toBe(0);
     expect(cleaned.stdout).toMatch(/removed the temporary ACL user swc-run-0a0b0c0d/);

@@ -14,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** An OSC title change, a screen clear and a bell: what a hostile file would slip to a terminal. */
 const HOSTILE = '\x1b]0;pwned\x07\x1b[2J\r';
-// eslint-disable-next-line no-control-regex
+ 
 const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f\x9b]/;
 
 function hostileCopy(name: string, edit: (r: Record<string, any>) => void): string {

@@ -1,0 +1,17 @@
+/** Formatting shared by every output: windows and durations as people say them. */
+
+/** A window as people say it: `5 min`, `1 h`, `90 s`. */
+export function formatWindow(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
+
+/** `9 s`, `2 min 9 s`, `1 h 5 min`. */
+export function durationText(seconds: number): string {
+  const s = Math.max(1, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+  const m = Math.round(s / 60);
+  return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
+}
