@@ -1,6 +1,7 @@
 import type { LayoutTotals, LightList, LightListing, NodeTotals } from '../layouts/inspection.js';
 import { palette, visible } from './style.js';
 import { renderBox, renderCsv, renderMarkdown, wrapHead, type Grid } from './table.js';
+import { FLOOR_COLUMNS, wrapText } from './width.js';
 
 /** Output formats of `swc lights`; `--format` choices come from here. */
 export const lightsFormats = ['table', 'json', 'csv', 'markdown'] as const;
@@ -247,5 +248,7 @@ export function renderLights(view: LightsView, format: Exclude<LightsFormat, 'js
   }
   const c = palette(color);
   const painted = { ...grid, rows: grid.rows.map((r) => r.map((cell) => (cell === 'DRIFT' || cell.endsWith(' ≥') ? c.red(cell) : cell))) };
-  return `${renderBox(painted, color)}\n${footer.join('\n')}\n`;
+  // The lines under the table break between words at the terminal's width, like the table itself.
+  const lines = columns === undefined || view.wide ? footer : footer.map((l) => wrapText(l, Math.max(FLOOR_COLUMNS, columns)));
+  return `${renderBox(painted, color)}\n${lines.join('\n')}\n`;
 }
