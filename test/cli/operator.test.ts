@@ -103,7 +103,6 @@ const listJson = async (...args: string[]): Promise<ListJson> => {
   expect(run.code, run.stderr).toBe(0);
   return JSON.parse(run.stdout) as ListJson;
 };
-const byName = (doc: ListJson, name: string): Listed[] => doc.lights.filter((l) => l.name === name);
 
 describe('names for 6.0 lights', () => {
   it('a registry entry names its light; the default system is always named', async () => {

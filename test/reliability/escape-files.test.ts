@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { shown } from '../../src/safety/text.js';
+import { at, type ReportJson } from '../documents.js';
 import { redisUrl } from '../helpers.js';
 import { runCli } from '../cli/run-cli.js';
 
@@ -17,8 +18,8 @@ const HOSTILE = '\x1b]0;pwned\x07\x1b[2J\r';
  
 const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f\x9b]/;
 
-function hostileCopy(name: string, edit: (r: Record<string, any>) => void): string {
-  const report = JSON.parse(readFileSync(SMALL, 'utf8')) as Record<string, any>;
+function hostileCopy(name: string, edit: (r: ReportJson) => void): string {
+  const report = JSON.parse(readFileSync(SMALL, 'utf8')) as ReportJson;
   edit(report);
   const file = path.join(dir, name);
   writeFileSync(file, JSON.stringify(report));
@@ -36,17 +37,17 @@ describe('shown()', () => {
 });
 
 describe('hostile strings in compared files', () => {
-  const edit = (r: Record<string, any>): void => {
+  const edit = (r: ReportJson): void => {
     r.redis.version = `7.0.15${HOSTILE}`;
     r.swcVersion = `0.1.0${HOSTILE}`;
     r.options.scenario = `${HOSTILE}${'s'.repeat(8 * 1024 * 1024 - 100)}`;
-    r.results[0].layout = `evil${HOSTILE}`;
+    at(r.results, 0).layout = `evil${HOSTILE}`;
   };
   const baseline = hostileCopy('baseline.json', edit);
   const current = hostileCopy('current.json', (r) => {
     edit(r);
     r.redis.version = `7.2.0${HOSTILE}`;
-    r.results[0].memory.bytesPerLight *= 2;
+    at(r.results, 0).memory.bytesPerLight *= 2;
   });
 
   it.each(['table', 'markdown', 'github'])('compare --format %s: no raw control character on stdout or stderr, values cut', async (format) => {

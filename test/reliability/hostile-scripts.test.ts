@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { runCli } from '../cli/run-cli.js';
+import { at, type ManifestJson } from '../documents.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../fixtures/manifests/example/', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-hostile-'));
@@ -57,7 +58,7 @@ async function digests(): Promise<Record<string, string>> {
 }
 
 /** The example manifest in a folder of its own, with its record.lua given `extra` lines before its last line, or the manifest edited. */
-function hostile(name: string, { extra, first, edit }: { extra?: string; first?: string; edit?: (m: Record<string, any>) => void }): string {
+function hostile(name: string, { extra, first, edit }: { extra?: string; first?: string; edit?: (m: ManifestJson) => void }): string {
   const folder = path.join(dir, name);
   cpSync(EXAMPLE, folder, { recursive: true });
   if (first !== undefined) {
@@ -70,7 +71,7 @@ function hostile(name: string, { extra, first, edit }: { extra?: string; first?:
   }
   const manifest = path.join(folder, 'my-log.json');
   if (edit) {
-    const m = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, any>;
+    const m = JSON.parse(readFileSync(manifest, 'utf8')) as ManifestJson;
     edit(m);
     writeFileSync(manifest, JSON.stringify(m));
   }
@@ -83,8 +84,8 @@ describe('done when: hostile manifests are refused, and nothing of the user chan
   it.each([
     ["a script that calls FLUSHALL", { extra: "redis.call('FLUSHALL')" }, /record\.lua:\d+: refused: this script ran FLUSHALL/],
     ['a script that writes a user key by name', { extra: "redis.call('SET', 'app:user:1', 'pwned')" }, /record\.lua:\d+: refused: this script ran SET on "app:user:1", outside the run's namespace/],
-    ['templates that leave out {prefix}', { edit: (m: Record<string, any>) => {
-      m.keys[0].template = 'myapp:cb:{{name}}:successes';
+    ['templates that leave out {prefix}', { edit: (m: ManifestJson) => {
+      at(m.keys, 0).template = 'myapp:cb:{{name}}:successes';
       m.operations.recordSuccess.keys[0] = 'myapp:cb:{{name}}:successes';
       m.operations.getMetrics.keys[0] = 'myapp:cb:{{name}}:successes';
     } }, /my-log\.json: keys\[0\]\.template: must start with "\{prefix\}"/],

@@ -5,13 +5,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/run-cli.js';
+import { at, type ReportJson } from '../documents.js';
 
 const SMALL = fileURLToPath(new URL('../../fixtures/baselines/small.json', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-input3-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function edited(name: string, edit: (r: Record<string, any>) => void, raw?: (text: string) => string): string {
-  const report = JSON.parse(readFileSync(SMALL, 'utf8')) as Record<string, any>;
+function edited(name: string, edit: (r: ReportJson) => void, raw?: (text: string) => string): string {
+  const report = JSON.parse(readFileSync(SMALL, 'utf8')) as ReportJson;
   edit(report);
   const file = path.join(dir, name);
   const text = JSON.stringify(report);
@@ -45,7 +46,7 @@ describe('bad input, third round', () => {
   });
 
   it('a hostile number (1e999) in a chart input is exit 2', async () => {
-    const file = edited('inf.json', (r) => (r.results[0].memory.bytesPerLight = 123456789), (t) => t.replace('123456789', '1e999'));
+    const file = edited('inf.json', (r) => (at(r.results, 0).memory.bytesPerLight = 123456789), (t) => t.replace('123456789', '1e999'));
     const result = await runCli(['chart', file]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/inf\.json: results\[0\]\.memory\.bytesPerLight: expected a number above 0/);

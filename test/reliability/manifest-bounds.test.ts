@@ -13,6 +13,7 @@ import { INCLUDE_LIMITS, loadScript } from '../../src/lua/source.js';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer } from '../../src/redis/server.js';
 import { runCli } from '../cli/run-cli.js';
+import { at, type ManifestJson } from '../documents.js';
 import { digest, keysMatching } from './digest.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../fixtures/manifests/example/', import.meta.url));
@@ -21,11 +22,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 
 /** A copy of the example manifest (and its scripts) in a folder of its own, with one change. */
-function variant(name: string, edit: (m: Record<string, any>) => void, scripts: Record<string, string> = {}): string {
+function variant(name: string, edit: (m: ManifestJson) => void, scripts: Record<string, string> = {}): string {
   const folder = path.join(dir, name);
   cpSync(EXAMPLE, folder, { recursive: true });
   for (const [file, text] of Object.entries(scripts)) writeFileSync(path.join(folder, file), text);
-  const manifest = JSON.parse(readFileSync(path.join(folder, 'my-log.json'), 'utf8')) as Record<string, any>;
+  const manifest = JSON.parse(readFileSync(path.join(folder, 'my-log.json'), 'utf8')) as ManifestJson;
   edit(manifest);
   const file = path.join(folder, 'my-log.json');
   writeFileSync(file, JSON.stringify(manifest, null, 2));
@@ -37,11 +38,11 @@ const UNREACHABLE = ['--redis-url', 'redis://127.0.0.1:1'];
 
 describe('key templates and operation keys stay inside {prefix}', () => {
   it.each([
-    ['a key template without {prefix}', (m: Record<string, any>) => (m.keys[0].template = 'app:{{name}}:successes'), /keys\[0\]\.template: must start with "\{prefix\}"/],
-    ['{prefix} not at the start', (m: Record<string, any>) => (m.keys[2].template = 'app:{prefix}:{{name}}:meta'), /keys\[2\]\.template: must start with "\{prefix\}"/],
-    ['an operation key that is a literal user key', (m: Record<string, any>) => (m.operations.recordSuccess.keys[1] = 'app:user:1'), /operations\.recordSuccess\.keys\[1\]: not one of the declared keys/],
-    ['an operation key given as a number', (m: Record<string, any>) => (m.operations.getMetrics.keys[2] = 7), /operations\.getMetrics\.keys\[2\]: a literal key name is not allowed/],
-    ['an operation key under {prefix} but not declared', (m: Record<string, any>) => (m.operations.recordFailure.keys[0] = '{prefix}:{{name}}:other'), /operations\.recordFailure\.keys\[0\]: not one of the declared keys/],
+    ['a key template without {prefix}', (m: ManifestJson) => (at(m.keys, 0).template = 'app:{{name}}:successes'), /keys\[0\]\.template: must start with "\{prefix\}"/],
+    ['{prefix} not at the start', (m: ManifestJson) => (at(m.keys, 2).template = 'app:{prefix}:{{name}}:meta'), /keys\[2\]\.template: must start with "\{prefix\}"/],
+    ['an operation key that is a literal user key', (m: ManifestJson) => (m.operations.recordSuccess.keys[1] = 'app:user:1'), /operations\.recordSuccess\.keys\[1\]: not one of the declared keys/],
+    ['an operation key given as a number', (m: ManifestJson) => (m.operations.getMetrics.keys[2] = 7), /operations\.getMetrics\.keys\[2\]: a literal key name is not allowed/],
+    ['an operation key under {prefix} but not declared', (m: ManifestJson) => (m.operations.recordFailure.keys[0] = '{prefix}:{{name}}:other'), /operations\.recordFailure\.keys\[0\]: not one of the declared keys/],
   ])('%s: exit 2 naming the file and field, nothing sent', async (label, edit, message) => {
     const file = variant(label.replace(/\W+/g, '-'), edit);
     for (const verb of ['bench', 'verify']) {
