@@ -1,3 +1,4 @@
+import { shown, shownDeep } from '../safety/text.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { differentBuilds, renderRoleChanges, roleChanges } from '../compare/builds.js';
 import type { CompareSide } from '../report/compare.js';
@@ -17,14 +18,15 @@ export function compareAcrossBuilds(baseline: CompareSide, current: CompareSide,
   if (!builds) return undefined;
   if (!output.acrossBuilds) {
     throw new UsageError(
-      `compare: ${baseline.label} was measured on ${builds.baseline}, ${current.label} on ${builds.current}; pass --across-builds to see what the build changes per key role (no regression verdict across builds)`,
+      `compare: ${shown(baseline.label)} was measured on ${shown(builds.baseline)}, ${shown(current.label)} on ${shown(builds.current)}; pass --across-builds to see what the build changes per key role (no regression verdict across builds)`,
     );
   }
   const changes = roleChanges(baseline.report, current.report);
   if (output.json) {
     printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, acrossBuilds: true, baseline: { label: baseline.label, build: builds.baseline }, current: { label: current.label, build: builds.current }, changes });
   } else {
-    process.stdout.write(renderRoleChanges(changes, builds, output.format === 'markdown' ? 'markdown' : 'table', useColor()));
+    // Labels and builds come from the files: escaped, as every human format of compare.
+    process.stdout.write(renderRoleChanges(shownDeep(changes), shownDeep(builds), output.format === 'markdown' ? 'markdown' : 'table', useColor()));
   }
   return ExitCode.ok;
 }

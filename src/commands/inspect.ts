@@ -64,7 +64,7 @@ export function inspectCommand(): Command {
       '\nThe light: what swc lights prints (a name, or 6.0 system-id/light-id), a 6.0 light id (any system), a name' +
         '\n(without --system: "default", then any system), or a full key.' +
         '\n--json: one object { schemaVersion, swcVersion, request, drift, inspections }; totals = events the keys hold (README).' +
-        '\nRead-only: runs no Stoplight script (a 6.0 read would evict). Commands sent: PING, TIME, CONFIG GET, SCAN, TYPE,' +
+        '\nRead-only: runs no Stoplight script (a 6.0 read would evict). Commands sent: PING, ECHO, TIME, CONFIG GET, SCAN, TYPE,' +
         '\nOBJECT ENCODING, TTL, HLEN, ZCARD, HMGET, ZRANGE, HSCAN, MEMORY USAGE (ZRANGE and HSCAN in pages of 1000).' +
         '\nA 6.0 light given by id whose name is unknown: also HGET of its entry in a Stoplight registry of light configs.' +
         '\n6.0 names: the "default" system, the name given, --system, --names, a registry; a name in several systems is exit 2.' +

@@ -71,12 +71,11 @@ afterAll(async () => {
 const lights = (...args: string[]) => runCli(['lights', '--redis-url', server.url, '--at', String(LAST + 96), ...args]);
 
 describe('swc lights over 4,000 lights in several systems', () => {
-  it('lists all 4,000 within 5 s and prints a total per layout and overall', async () => {
+  it('lists all 4,000 and prints a total per layout and overall', async () => {
     const run = await lights('--top', '10');
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    // Generous for a loaded 2-core machine; measured about 0.7 s idle.
-    expect(run.ms).toBeLessThan(5000);
+    // Its cost is counted, not timed: test/cli/lights-scan.test.ts holds the SCAN calls to DBSIZE / COUNT + 2.
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines.filter((l) => l.startsWith('│ stoplight-'))).toHaveLength(10);
     expect(run.stdout).toContain('total stoplight-v5: 2,000 lights, 6,000 keys');

@@ -10,13 +10,14 @@ import { startPrivateServer, type PrivateServer } from '../../src/redis/server.j
 import { HOUR_START } from '../helpers.js';
 import { runCli } from './run-cli.js';
 
-const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+// The list lives in docs/inspect.md, the manual page of inspect and lights.
+const README = readFileSync(fileURLToPath(new URL('../../docs/inspect.md', import.meta.url)), 'utf8');
 const ERROR_JSON = '{"error":{"class":"Timeout::Error","message":"execution expired"},"time":1764450000}';
 
-/** The list the README gives for a command: `Commands \`inspect\` sends: A, B C, D.` */
+/** The list docs/inspect.md gives for a command: `Commands \`inspect\` sends: A, B C, D.` */
 function claimed(command: string): string[] {
   const match = new RegExp(`^Commands \`${command}\` sends: (.+)\\.$`, 'm').exec(README);
-  expect(match, `README line for ${command}`).not.toBeNull();
+  expect(match, `docs/inspect.md line for ${command}`).not.toBeNull();
   return (match?.[1] ?? '').split(', ').map((c) => c.trim().toLowerCase().replace(' ', '|')).sort();
 }
 

@@ -46,8 +46,19 @@ describe('hostile strings in compared files', () => {
   const baseline = hostileCopy('baseline.json', edit);
   const current = hostileCopy('current.json', (r) => {
     edit(r);
-    r.redis.version = `7.2.0${HOSTILE}`;
     at(r.results, 0).memory.bytesPerLight *= 2;
+  });
+  // Another build: compare refuses it (exit 2) in one line that names both builds, escaped too.
+  const otherBuild = hostileCopy('other-build.json', (r) => {
+    edit(r);
+    r.redis.version = `7.2.0${HOSTILE}`;
+  });
+
+  it('compare of two builds: the refusal names them escaped', async () => {
+    const result = await runCli(['compare', baseline, otherBuild]);
+    expect(result.code).toBe(2);
+    expect(result.stdout + result.stderr).not.toMatch(RAW_CONTROL);
+    expect(result.stderr).toContain('7.2.0\\x1b]0;pwned\\x07');
   });
 
   it.each(['table', 'markdown', 'github'])('compare --format %s: no raw control character on stdout or stderr, values cut', async (format) => {
