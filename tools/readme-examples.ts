@@ -15,7 +15,8 @@
  * incident on one light), with REDIS_URL pointing at it; plain `example:`
  * runs with no REDIS_URL, so `bench` starts its own private server. The
  * `first-commands` figure is the wall time of the first example, measured
- * in the same run.
+ * in the same run. `example lines=N:` shows the first N lines of the output
+ * and says how many follow (the check still reads every line).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -30,7 +31,7 @@ import { startPrivateServer, type PrivateServer } from '../src/redis/server.js';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const README = join(ROOT, 'README.md');
 const WIDTH = 80;
-const EXAMPLE = /<!-- example( app)?: (.+?) -->\n[\s\S]*?<!-- \/example -->/g;
+const EXAMPLE = /<!-- example( app)?(?: lines=(\d+))?: (.+?) -->\n[\s\S]*?<!-- \/example -->/g;
 const FIGURE = /<!-- figure: first-commands -->\n[\s\S]*?<!-- \/figure -->/;
 
 interface Run {
@@ -113,15 +114,22 @@ async function seededApp(): Promise<PrivateServer> {
   return server;
 }
 
-function block(run: Run): string {
+function block(run: Run, lines: number | undefined): string {
   const status = run.code === 0 ? '' : `\n(exit ${run.code})`;
-  return '```text\n' + run.stdout.trimEnd() + status + '\n```';
+  const all = run.stdout.trimEnd().split('\n');
+  const shown = lines === undefined || all.length <= lines ? all : [...all.slice(0, lines), `… (${all.length - lines} more lines)`];
+  return '```text\n' + shown.join('\n') + status + '\n```';
 }
 
 async function main(): Promise<number> {
   const check = process.argv.includes('--check');
   let text = readFileSync(README, 'utf8');
-  const examples = [...text.matchAll(EXAMPLE)].map((m) => ({ whole: m[0], app: Boolean(m[1]), command: m[2] ?? '' }));
+  const examples = [...text.matchAll(EXAMPLE)].map((m) => ({
+    whole: m[0],
+    app: Boolean(m[1]),
+    lines: m[2] === undefined ? undefined : Number(m[2]),
+    command: m[3] ?? '',
+  }));
   const app = examples.some((e) => e.app) ? await seededApp() : undefined;
   const problems: string[] = [];
   const runs: Run[] = [];
@@ -133,8 +141,8 @@ async function main(): Promise<number> {
       if (result.code !== 0) problems.push(`${example.command}: exit ${result.code}`);
       const wide = result.stdout.split('\n').filter((line) => [...line].length > WIDTH);
       if (wide.length > 0) problems.push(`${example.command}: ${wide.length} line(s) wider than ${WIDTH} columns`);
-      const marker = example.app ? 'example app' : 'example';
-      text = text.replace(example.whole, `<!-- ${marker}: ${example.command} -->\n${block(result)}\n<!-- /example -->`);
+      const marker = `example${example.app ? ' app' : ''}${example.lines === undefined ? '' : ` lines=${example.lines}`}`;
+      text = text.replace(example.whole, `<!-- ${marker}: ${example.command} -->\n${block(result, example.lines)}\n<!-- /example -->`);
     }
   } finally {
     await app?.stop();
