@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nameId } from './stoplight-names.js';
 import { operationScripts, type OperationScripts } from './window-calls.js';
 import type { ScriptCall } from '../lua/source.js';
 import { footprints } from './footprint.js';
@@ -21,10 +21,8 @@ import {
 /** Options for {@link StoplightV6}: the key prefix defaults to `stoplight:v6`. */
 export type StoplightV6Options = LayoutOptions;
 
-/** The first 12 hex characters of SHA-256, as 6.0 names systems and lights in keys. */
-export function shortId(name: string): string {
-  return createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 12);
-}
+/** The first 12 hex characters of SHA-256, as 6.0 names systems and lights in keys (one definition: stoplight-names.ts). */
+export const shortId: (name: string) => string = nameId;
 
 /**
  * Stoplight 6.0: per-second success and failure counters in one hash with

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nameId } from './stoplight-names.js';
 import type { Redis } from 'ioredis';
 import { UsageError } from '../errors.js';
 import {
@@ -55,10 +55,8 @@ export function parseKeyTemplate(role: string, template: string, options: { scor
   return { role, parts, ...(options.scoresAreSeconds !== undefined ? { scoresAreSeconds: options.scoresAreSeconds } : {}) };
 }
 
-/** The 12 hex characters of SHA-256 of a name, as Stoplight 6.0 puts ids in keys. */
-export function sha256Id(name: string): string {
-  return createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 12);
-}
+/** The 12 hex characters of SHA-256 of a name, as Stoplight 6.0 puts ids in keys (one definition: stoplight-names.ts). */
+export const sha256Id: (name: string) => string = nameId;
 
 /** Options of {@link TemplateInspector}. */
 export interface TemplateInspectorOptions {
