@@ -6,10 +6,50 @@ import { runCli } from '../cli/run-cli.js';
 const fakes: net.Server[] = [];
 const ports: Record<string, number> = {};
 
-/** A TCP server answering `reply` to every chunk it gets. */
+/**
+ * How many whole RESP commands `buffer` holds from its start, and where the rest begins. A client may send
+ * several commands in one TCP chunk (a pipeline), so answering once per chunk would leave the later ones
+ * unanswered and turn "not a Redis server" into a timeout; a +PONG-only server answers every command.
+ */
+function wholeCommands(buffer: string): { count: number; rest: string } {
+  let at = 0;
+  let count = 0;
+  for (;;) {
+    const head = /^\*(\d+)\r\n/.exec(buffer.slice(at));
+    if (!head) break;
+    let cursor = at + head[0].length;
+    let whole = true;
+    for (let i = 0; i < Number(head[1]); i += 1) {
+      const bulk = /^\$(\d+)\r\n/.exec(buffer.slice(cursor));
+      if (!bulk || buffer.length < cursor + bulk[0].length + Number(bulk[1]) + 2) {
+        whole = false;
+        break;
+      }
+      cursor += bulk[0].length + Number(bulk[1]) + 2;
+    }
+    if (!whole) break;
+    at = cursor;
+    count += 1;
+  }
+  return { count, rest: buffer.slice(at) };
+}
+
+/** A TCP server answering `reply` to every RESP command it gets (and once to anything that is not RESP). */
 async function fake(reply: string): Promise<number> {
   const server = net.createServer((socket) => {
-    socket.on('data', () => socket.write(reply));
+    let pending = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      pending += chunk;
+      if (!pending.startsWith('*')) {
+        pending = '';
+        socket.write(reply);
+        return;
+      }
+      const { count, rest } = wholeCommands(pending);
+      pending = rest;
+      for (let i = 0; i < count; i += 1) socket.write(reply);
+    });
     socket.on('error', () => undefined);
   });
   fakes.push(server);
