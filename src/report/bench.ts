@@ -533,7 +533,12 @@ export function csvGrid(report: BenchReport): Grid {
     ...['Reads', 'MaxAbsError', 'MeanAbsError', 'Threshold', 'DecisionMismatchShare'].map((f) => `accuracy${f}`),
     'serverWriteUsecPerCall',
     'serverReadUsecPerCall',
+    ...['write', 'read', 'request'].flatMap((op) => ['InstructionsPerCall', 'InstructionsSpread', 'InstructionsRatio'].map((f) => `${op}${f}`)),
   ];
+  const instructions = (i: CellResult['instructions']): string[] =>
+    (['write', 'read', 'request'] as const).flatMap((op) =>
+      i ? [String(i[op].instructionsPerCall), String(i[op].spread), i.ratio ? String(i.ratio[op]) : ''] : ['', '', ''],
+    );
   const accuracy = (a: CellResult['accuracy']): string[] =>
     a ? [a.reads, a.maxAbsError, a.meanAbsError, a.threshold, a.decisionMismatchShare].map(String) : Array<string>(5).fill('');
   const realtime = (t: CellResult['realtime']): string[] =>
@@ -559,6 +564,7 @@ export function csvGrid(report: BenchReport): Grid {
     ...accuracy(r.accuracy),
     r.serverCost ? String(r.serverCost.writeUsecPerCall) : '',
     r.serverCost ? String(r.serverCost.readUsecPerCall) : '',
+    ...instructions(r.instructions),
   ]);
   return { head, rows };
 }

@@ -106,11 +106,11 @@ describe('renderBench (colour off)', () => {
 
   it('csv: one flat row per result', () => {
     expect(renderBench(twoLayouts, 'csv', false)).toMatchInlineSnapshot(`
-      "layout,windowSeconds,rate,durationSeconds,eventsInWindow,events,bytesPerLight,usedMemoryDeltaPerLight,encodings,publishedKb,publishedDiff,writeOpsPerSec,writeP50Ms,writeP99Ms,writeP999Ms,writeServerUsecPerCall,readOpsPerSec,readP50Ms,readP99Ms,readP999Ms,readServerUsecPerCall,requestOpsPerSec,requestP50Ms,requestP99Ms,requestP999Ms,requestServerUsecPerCall,realtimeRequestedRate,realtimeAchievedRate,realtimeSeconds,realtimeEvents,realtimeLateP99Ms,realtimeLateMaxMs,realtimeWriteP50Ms,realtimeWriteP99Ms,realtimeWriteP999Ms,accuracyReads,accuracyMaxAbsError,accuracyMeanAbsError,accuracyThreshold,accuracyDecisionMismatchShare,serverWriteUsecPerCall,serverReadUsecPerCall
-      stoplight-v5,60,10,60,600,600,76186,76286,hash:skiplist,,,20000,0.21,0.52,1.4,8.5,22000,0.21,0.52,1.4,9.5,10000,0.21,0.52,1.4,18,,,,,,,,,,,,,,,,
-      stoplight-v6,60,10,60,600,600,11059,11159,hash:listpack,,,21000,0.21,0.52,1.4,8.5,23000,0.21,0.52,1.4,9.5,10500,0.21,0.52,1.4,18,,,,,,,,,,,,,,,,
-      stoplight-v5,60,100,60,6000,6000,723046,723146,hash:skiplist,,,19000,0.21,0.52,1.4,8.5,21000,0.21,0.52,1.4,9.5,9500,0.21,0.52,1.4,18,,,,,,,,,,,,,,,,
-      stoplight-v6,60,100,60,6000,6000,11059,11159,hash:listpack,,,19500,0.21,0.52,1.4,8.5,21500,0.21,0.52,1.4,9.5,9750,0.21,0.52,1.4,18,,,,,,,,,,,,,,,,
+      "layout,windowSeconds,rate,durationSeconds,eventsInWindow,events,bytesPerLight,usedMemoryDeltaPerLight,encodings,publishedKb,publishedDiff,writeOpsPerSec,writeP50Ms,writeP99Ms,writeP999Ms,writeServerUsecPerCall,readOpsPerSec,readP50Ms,readP99Ms,readP999Ms,readServerUsecPerCall,requestOpsPerSec,requestP50Ms,requestP99Ms,requestP999Ms,requestServerUsecPerCall,realtimeRequestedRate,realtimeAchievedRate,realtimeSeconds,realtimeEvents,realtimeLateP99Ms,realtimeLateMaxMs,realtimeWriteP50Ms,realtimeWriteP99Ms,realtimeWriteP999Ms,accuracyReads,accuracyMaxAbsError,accuracyMeanAbsError,accuracyThreshold,accuracyDecisionMismatchShare,serverWriteUsecPerCall,serverReadUsecPerCall,writeInstructionsPerCall,writeInstructionsSpread,writeInstructionsRatio,readInstructionsPerCall,readInstructionsSpread,readInstructionsRatio,requestInstructionsPerCall,requestInstructionsSpread,requestInstructionsRatio
+      stoplight-v5,60,10,60,600,600,76186,76286,hash:skiplist,,,20000,0.21,0.52,1.4,8.5,22000,0.21,0.52,1.4,9.5,10000,0.21,0.52,1.4,18,,,,,,,,,,,,,,,,,,,,,,,,,
+      stoplight-v6,60,10,60,600,600,11059,11159,hash:listpack,,,21000,0.21,0.52,1.4,8.5,23000,0.21,0.52,1.4,9.5,10500,0.21,0.52,1.4,18,,,,,,,,,,,,,,,,,,,,,,,,,
+      stoplight-v5,60,100,60,6000,6000,723046,723146,hash:skiplist,,,19000,0.21,0.52,1.4,8.5,21000,0.21,0.52,1.4,9.5,9500,0.21,0.52,1.4,18,,,,,,,,,,,,,,,,,,,,,,,,,
+      stoplight-v6,60,100,60,6000,6000,11059,11159,hash:listpack,,,19500,0.21,0.52,1.4,8.5,21500,0.21,0.52,1.4,9.5,9750,0.21,0.52,1.4,18,,,,,,,,,,,,,,,,,,,,,,,,,
       "
     `);
   });

@@ -49,3 +49,27 @@ describe('notes under the throughput table', () => {
     for (const line of text.split("\n")) expect(line.length, line).toBeLessThanOrEqual(120);
   });
 });
+
+describe('csv with counted instructions', () => {
+  it('carries each op’s count, its spread and its ratio to the first layout, empty where the run did not count', () => {
+    const counted: BenchReport = {
+      ...twoLayouts,
+      results: twoLayouts.results.map((r, i) =>
+        i === 1 ? { ...r, instructions: { ...counts(155_600), ratio: { reference: 'stoplight-v5', write: 0.5, read: 0.25, request: 0.4 } } } : r,
+      ),
+    };
+    const [head, first, second] = renderBench(counted, 'csv', false).split('\n');
+    const columns = (head ?? '').split(',');
+    const cell = (row: string | undefined, name: string): string | undefined => (row ?? '').split(',')[columns.indexOf(name)];
+    expect(columns.slice(-9)).toEqual([
+      'writeInstructionsPerCall', 'writeInstructionsSpread', 'writeInstructionsRatio',
+      'readInstructionsPerCall', 'readInstructionsSpread', 'readInstructionsRatio',
+      'requestInstructionsPerCall', 'requestInstructionsSpread', 'requestInstructionsRatio',
+    ]);
+    expect(cell(first, 'writeInstructionsPerCall')).toBe('');
+    expect(cell(second, 'writeInstructionsPerCall')).toBe('155600');
+    expect(cell(second, 'writeInstructionsSpread')).toBe('0.004');
+    expect(cell(second, 'readInstructionsRatio')).toBe('0.25');
+    expect(cell(second, 'requestInstructionsPerCall')).toBe('222500');
+  });
+});
