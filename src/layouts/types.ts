@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { EncodingLimits, Inspection, JudgeOptions, LightHealth, SurveyLight } from './inspection.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';
 import type { Light, StampPrecision, WindowSemantics } from '../core/light.js';
+import type { LightKey } from './kit/keys.js';
 
 // The domain types live in core/ (the model and the traffic use them too); a layout's callers get them here.
 export { DEFAULT_SYSTEM, type Light, type StampPrecision, type WindowSemantics } from '../core/light.js';
@@ -43,12 +44,8 @@ export interface FailureOptions extends RecordOptions {
   readonly errorJson: string;
 }
 
-/** A key of a light and what it holds. */
-export interface LightKey {
-  readonly key: string;
-  /** What the key is for, e.g. `metadata`, `success events`, `buckets`, `index`. */
-  readonly role: string;
-}
+/** A key of a light, what it is for and the type it holds: one key model for every layout (kit/keys.ts). */
+export type { LightKey } from './kit/keys.js';
 
 /** Options every layout accepts when it is built. */
 export interface LayoutOptions {
