@@ -27,7 +27,7 @@ export { createLayout, layoutNames, registerLayout, type LayoutDefinition, type 
 export type { Layout } from './layouts/types.js';
 export { LayoutClient } from './layouts/client.js';
 export { loadManifestLayout } from './layouts/manifest.js';
-export { shortId } from './layouts/stoplight-v6.js';
+export { shortId } from './layouts/stoplight/v6.js';
 export { SlidingWindowModel } from './model/sliding-window.js';
 
 // bench: memory, accuracy and throughput of layouts, in a namespace of its own.

@@ -20,7 +20,7 @@
 import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { parseArgs } from 'node:util';
-import { StoplightV6 } from '../src/layouts/stoplight-v6.js';
+import { StoplightV6 } from '../src/layouts/stoplight/v6.js';
 import { runLoad } from '../src/measure/load.js';
 import { connect } from '../src/redis/connect.js';
 import { RequestWriter, RespConnection } from '../src/redis/resp.js';

@@ -13,7 +13,7 @@
 // Usage: npm run bench:driver [-- --rounds 9 --scale 1 --target 0.95 --only 1x1,8x16]
 // (--only: the settings to run, as <connections>x<pipeline>)
 import { parseArgs } from 'node:util';
-import { StoplightV6 } from '../src/layouts/stoplight-v6.js';
+import { StoplightV6 } from '../src/layouts/stoplight/v6.js';
 import { runLoad } from '../src/measure/load.js';
 import { connect } from '../src/redis/connect.js';
 import { RespConnection } from '../src/redis/resp.js';

@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { createLayout } from '../src/layouts/index.js';
 import { LayoutClient } from '../src/layouts/client.js';
-import { nameId } from '../src/layouts/stoplight-names.js';
+import { nameId } from '../src/layouts/stoplight/names.js';
 import { startPrivateServer, type PrivateServer } from '../src/redis/server.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -19,7 +19,7 @@ import { preflight, refusalOf } from '../redis/preflight.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
 import { accuracyEvents } from '../measure/accuracy.js';
 import { createLayout, defaultLayoutNames, layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
-import { classifyScriptsDir, scriptsDirLayouts } from '../layouts/manifest-scripts.js';
+import { classifyScriptsDir, scriptsDirLayouts } from '../layouts/stoplight/scripts-dir.js';
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
 import { addCompareOptions, checkOutputPath, compareOptionsFrom, printVerdict, writeJsonFile, type CompareFlags } from './compare.js';

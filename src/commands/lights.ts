@@ -9,7 +9,7 @@ import { SWC_VERSION } from '../version.js';
 import { action, onShutdown, printError } from './lifecycle.js';
 import { primariesOf, readTargetFromFlags, withSlotRetry, type ReadTarget } from './cluster-read.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { addName, isLiteral, newNameBook, readNamesFile, type NameBook } from '../layouts/stoplight-names.js';
+import { addName, isLiteral, newNameBook, readNamesFile, type NameBook } from '../layouts/stoplight/names.js';
 import { DEFAULT_SCAN_PAUSE_MS, type ScanProgress } from '../redis/scan.js';
 import type { LightList } from '../layouts/inspection.js';
 import { startRdbServer } from '../redis/rdb-server.js';

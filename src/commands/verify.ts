@@ -5,7 +5,7 @@ import { LIMITS, parseList, parseNumber } from '../bench/values.js';
 import { ExitCode, ScriptError, SwcError, UsageError } from '../errors.js';
 import { preflight, refusalOf } from '../redis/preflight.js';
 import { createLayout, layoutNames, namespacedLayout, resolveLayoutName, type LayoutName } from '../layouts/index.js';
-import { scriptsDirLayouts } from '../layouts/manifest-scripts.js';
+import { scriptsDirLayouts } from '../layouts/stoplight/scripts-dir.js';
 import { renderVerify } from '../report/verify.js';
 import { proseWidth, wrapText } from '../report/width.js';
 import type { VerifyResult } from '../verify/types.js';

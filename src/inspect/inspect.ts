@@ -5,7 +5,7 @@ import type { InspectTarget, Layout } from '../layouts/types.js';
 import { readEncodingLimits } from '../layouts/inspection-keys.js';
 import { SWC_VERSION } from '../version.js';
 import type { Inspection, JudgeOptions } from '../layouts/inspection.js';
-import type { NameBook } from '../layouts/stoplight-names.js';
+import type { NameBook } from '../layouts/stoplight/names.js';
 
 /** What to inspect and how to judge it. */
 export interface InspectRequest {

@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { Layout } from '../layouts/types.js';
 import { keyTypes, memoryUsage, readHash } from '../layouts/inspection-keys.js';
-import { addRegistry, isLiteral, nameId, namesOf, newNameBook, registrySystemOf, type NameBook } from '../layouts/stoplight-names.js';
+import { addRegistry, isLiteral, nameId, namesOf, newNameBook, registrySystemOf, type NameBook } from '../layouts/stoplight/names.js';
 import { scanOnce, type ScanControl } from '../redis/scan.js';
 import type { JudgeOptions, LayoutTotals, LightHealth, LightList, LightListing, NodeShare, NodeTotals, SurveyLight } from '../layouts/inspection.js';
 

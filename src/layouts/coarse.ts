@@ -1,27 +1,10 @@
 import { UsageError } from '../errors.js';
-import { operationScripts, type OperationScripts } from './window-calls.js';
-import type { ScriptCall } from '../lua/source.js';
 import { footprints } from './footprint.js';
-import { timeArg } from './parse.js';
-import { parseCountsReply } from './snapshot.js';
-import { shortId } from './stoplight-v6.js';
-import { StoplightV6Inspector } from './stoplight-v6-inspector.js';
-import {
-  DEFAULT_SYSTEM,
-  type Approximation,
-  type CallOptions,
-  type CountPair,
-  type FailureOptions,
-  type FootprintCell,
-  type Layout,
-  type LayoutCapabilities,
-  type LayoutOptions,
-  type Light,
-  type LightKey,
-  type RecordOptions,
-  type Snapshot,
-  type WindowDeviation,
-} from './types.js';
+import { KeyTable } from './kit/keys.js';
+import { operationScripts, WindowCalls, type OperationScripts } from './kit/window-calls.js';
+import { V6_KEYS } from './stoplight/v6.js';
+import { StoplightV6Inspector } from './stoplight/v6-inspector.js';
+import type { Approximation, CountPair, FootprintCell, Layout, LayoutCapabilities, LayoutOptions, WindowDeviation } from './types.js';
 
 /** Options for {@link Coarse}: the bucket width, default {@link DEFAULT_BUCKET_SECONDS}. */
 export interface CoarseOptions extends LayoutOptions {
@@ -76,19 +59,22 @@ export function coarseUncounted(at: number, windowSeconds: number, bucketSeconds
  * on a bucket edge. The error of each count is exactly that stretch's events
  * ({@link coarseUncounted}).
  */
-export class Coarse implements Layout {
+export class Coarse extends WindowCalls implements Layout {
   readonly name: string;
   readonly windowSemantics = 'half-open' as const;
   readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: false, readWrites: true, maxWindowSeconds: null };
   readonly prefix: string;
   readonly bucketSeconds: number;
   readonly scripts: OperationScripts;
+  /** Keys shaped as 6.0's, under the layout's own prefix. */
+  readonly keyTable: KeyTable<keyof typeof V6_KEYS>;
   readonly inspector: StoplightV6Inspector;
   readonly approximation: Approximation;
   /** The same rule as a window deviation (whole seconds left out of a read), which `swc verify` predicts exactly. */
   readonly deviations: readonly WindowDeviation[];
 
   constructor(options: CoarseOptions = {}) {
+    super();
     const width = options.bucketSeconds ?? DEFAULT_BUCKET_SECONDS;
     if (!Number.isInteger(width) || width < 1 || width > 3600) {
       throw new UsageError(`--layout: coarse-<N>s takes N from 1 to 3600 (the bucket width in seconds), got ${width}`);
@@ -97,7 +83,8 @@ export class Coarse implements Layout {
     this.name = width === DEFAULT_BUCKET_SECONDS ? 'coarse' : `coarse-${width}s`;
     this.prefix = options.prefix ?? (width === DEFAULT_BUCKET_SECONDS ? 'swc:coarse' : `swc:coarse-${width}s`);
     this.scripts = operationScripts('coarse', options.scriptsDir);
-    this.inspector = new StoplightV6Inspector(this.name, this.prefix, shortId);
+    this.keyTable = new KeyTable(this.prefix, V6_KEYS);
+    this.inspector = new StoplightV6Inspector(this.name, this.keyTable);
     const description = `a read leaves out the seconds at the old end of the window before the first ${width}-second bucket start inside it (at most ${width - 1} s): counts are never above exact, and exact when the window starts on a bucket edge`;
     this.approximation = {
       description,
@@ -115,59 +102,13 @@ export class Coarse implements Layout {
     ];
   }
 
-  private readonly bases = new Map<string, string>();
-
-  private base(light: Light): string {
-    const system = light.system ?? DEFAULT_SYSTEM;
-    const cacheKey = `${system}\u0000${light.name}`;
-    let base = this.bases.get(cacheKey);
-    if (base === undefined) {
-      base = `${this.prefix}:${shortId(system)}:{${shortId(light.name)}}`;
-      if (this.bases.size >= 10_000) this.bases.clear();
-      this.bases.set(cacheKey, base);
-    }
-    return base;
-  }
-
-  private keys(light: Light): [string, string] {
-    const base = this.base(light);
-    return [`${base}:window_metrics`, `${base}:window_metrics:ts_idx`];
-  }
-
-  recordSuccess(light: Light, options: RecordOptions): ScriptCall {
-    return { script: this.scripts[0], keys: this.keys(light), args: [options.windowSeconds, timeArg(options.at), this.bucketSeconds] };
-  }
-
-  recordFailure(light: Light, options: FailureOptions): ScriptCall {
-    return {
-      script: this.scripts[1],
-      keys: this.keys(light),
-      args: [options.windowSeconds, timeArg(options.at), this.bucketSeconds, options.errorJson],
-    };
-  }
-
-  getMetrics(light: Light, options: CallOptions): ScriptCall {
-    return { script: this.scripts[2], keys: this.keys(light), args: [options.windowSeconds, timeArg(options.at)] };
-  }
-
-  parseMetrics(reply: unknown): Snapshot {
-    return parseCountsReply(reply);
-  }
-
-  parseFailure(): null {
-    return null;
+  /** A write passes the bucket width after the window and the time. */
+  protected override writeArgs(args: (string | number)[]): void {
+    args.push(this.bucketSeconds);
   }
 
   /** Fewer buckets than 6.0 has seconds: 6.0's per-second bound holds. */
   peakBytesPerLight(cell: FootprintCell): number {
     return footprints.bucketPerSecond(cell);
-  }
-
-  keysOf(light: Light): LightKey[] {
-    const [metrics, index] = this.keys(light);
-    return [
-      { key: metrics, role: 'buckets, totals and metadata' },
-      { key: index, role: 'bucket index' },
-    ];
   }
 }

@@ -2,13 +2,13 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { Coarse, coarseVariant } from './coarse.js';
 import { manifestDefinition } from './manifest.js';
-import { withScriptsDir } from './manifest-scripts.js';
 import { Packed } from './packed.js';
 import { Ring } from './ring.js';
 import { SlidingLog } from './sliding-log.js';
-import { StoplightV5 } from './stoplight-v5.js';
-import { STOPLIGHT_V5_TAGGED, stoplightV5TaggedDefinition } from './stoplight-v5-tagged.js';
-import { StoplightV6 } from './stoplight-v6.js';
+import { withScriptsDir } from './stoplight/scripts-dir.js';
+import { StoplightV5 } from './stoplight/v5.js';
+import { STOPLIGHT_V5_TAGGED, stoplightV5TaggedDefinition } from './stoplight/v5-tagged.js';
+import { StoplightV6 } from './stoplight/v6.js';
 import { TwoWindow } from './two-window.js';
 import type { Layout, LayoutOptions } from './types.js';
 
@@ -164,7 +164,7 @@ export function namespacedLayout(name: LayoutName, namespace: string, options: L
   return createLayout(name, { ...options, prefix: `${namespace}:${plain.prefix}` });
 }
 
-// The built-in layouts: adding one is its Lua, its module, its inspector, and one line here.
+// The built-in layouts: adding one is its Lua, one module stating its keys once (docs/layouts.md, "Adding a layout"), and one line here.
 registerLayout({
   name: 'stoplight-v5',
   create: (options) => withScriptsDir('stoplight-v5', options, (o) => new StoplightV5(o)),

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { ENCODING_SETTINGS, type EncodingSetting } from '../redis/info.js';
 import { keySlot } from '../redis/slot.js';
+import type { LightKey } from './kit/keys.js';
 import type { Counts, EncodingLimits, InspectionSummary, JudgeOptions, KeyInspection, KeyLimits, WindowView } from './inspection.js';
 
 /** Elements per HSCAN / ZRANGE / SCAN call: no single call walks a large key. */
@@ -12,16 +13,6 @@ export const PAGE_SIZE = 1000;
  * block the server. The figure is then marked as not exact.
  */
 export const EXACT_MEMORY_MAX_ELEMENTS = 100_000;
-
-/** A key the layout expects, before it is read. */
-export interface KeySpec {
-  readonly key: string;
-  readonly role: string;
-  /** `hash`, `zset`, `set`, `list`, `string` or `stream`. */
-  readonly expectedType: string;
-  /** Hash fields that change with every write (running counters): they make the consistency check see writes that keep the size. */
-  readonly watchFields?: readonly string[];
-}
 
 /** The command that counts a key's elements, by type. */
 const SIZE_COMMAND: Readonly<Record<string, string>> = {
@@ -131,7 +122,7 @@ export async function exec(pipeline: ReturnType<Redis['pipeline']>): Promise<unk
  */
 export async function describeKeys(
   redis: Redis,
-  specs: readonly KeySpec[],
+  specs: readonly LightKey[],
 ): Promise<{ headers: KeyHeader[]; unavailable: string | null }> {
   const types = await keyTypes(
     redis,
@@ -139,22 +130,22 @@ export async function describeKeys(
   );
   const pipeline = redis.pipeline();
   specs.forEach((spec, i) => {
-    const size = SIZE_COMMAND[spec.expectedType];
+    const size = SIZE_COMMAND[spec.type];
     pipeline.call('OBJECT', 'ENCODING', spec.key);
     pipeline.ttl(spec.key);
-    if (types[i] !== spec.expectedType || size === undefined) pipeline.echo('');
+    if (types[i] !== spec.type || size === undefined) pipeline.echo('');
     else pipeline.call(size, spec.key);
   });
   const replies = await exec(pipeline);
   const headers = specs.map((spec, i) => {
     const type = types[i] ?? 'none';
-    const wrongType = type !== spec.expectedType;
+    const wrongType = type !== spec.type;
     const ttl = Number(replies[3 * i + 1]);
     const counted = !wrongType && SIZE_COMMAND[type] !== undefined;
     return {
       key: spec.key,
       role: spec.role,
-      expectedType: spec.expectedType,
+      expectedType: spec.type,
       type,
       wrongType,
       encoding: wrongType ? null : String(replies[3 * i]),
@@ -251,19 +242,19 @@ export async function scanKeys(redis: Redis, pattern: string): Promise<string[]>
  * the counters of hashes. Equal before and after a read means no write (that
  * these show) landed in between.
  */
-export async function fingerprint(redis: Redis, specs: readonly KeySpec[]): Promise<string> {
+export async function fingerprint(redis: Redis, specs: readonly LightKey[]): Promise<string> {
   const pipeline = redis.pipeline();
   for (const spec of specs) {
     pipeline.type(spec.key);
     // On a key of the wrong type these fail; the error text still fingerprints it.
-    if (spec.expectedType === 'hash') {
+    if (spec.type === 'hash') {
       pipeline.hlen(spec.key);
       if (spec.watchFields && spec.watchFields.length > 0) pipeline.hmget(spec.key, ...spec.watchFields);
-    } else if (spec.expectedType === 'zset') {
+    } else if (spec.type === 'zset') {
       pipeline.zcard(spec.key);
       pipeline.zrange(spec.key, -1, -1, 'WITHSCORES');
     } else {
-      const size = SIZE_COMMAND[spec.expectedType];
+      const size = SIZE_COMMAND[spec.type];
       if (size !== undefined) pipeline.call(size, spec.key);
     }
   }
@@ -278,7 +269,7 @@ export async function fingerprint(redis: Redis, specs: readonly KeySpec[]): Prom
  */
 export async function readConsistently<T>(
   redis: Redis,
-  specs: () => readonly KeySpec[],
+  specs: () => readonly LightKey[],
   read: () => Promise<T>,
   attempts = 3,
 ): Promise<{ result: T; consistent: boolean }> {

@@ -5,6 +5,7 @@
  */
 import { InputFileError } from '../errors.js';
 import { INCLUDE_CONVENTIONS, type IncludeConvention } from '../lua/source.js';
+import { KEY_TYPES, type KeyDef, type KeyPart } from './kit/keys.js';
 import type { WindowSemantics } from './types.js';
 
 /** The manifest format version this swc reads. */
@@ -25,8 +26,6 @@ export type ClockSource =
 
 const CLOCKS: readonly ClockSource[] = ['argv', 'argv-ms', 'redis-time'];
 const SEMANTICS: readonly WindowSemantics[] = ['closed', 'half-open'];
-const KEY_TYPES = ['hash', 'zset', 'string', 'list', 'set', 'stream'] as const;
-export type KeyType = (typeof KEY_TYPES)[number];
 
 /**
  * Every placeholder a template may use, with what it stands for. Templates
@@ -100,14 +99,10 @@ export interface OperationSpec {
   readonly reply?: ReplySpec;
 }
 
-/** One key a light has. */
-export interface KeySpec {
-  readonly template: Template;
+/** One key a light has: a row of the layout's key table (kit/keys.ts), as the manifest wrote it. */
+export interface KeySpec extends KeyDef {
   /** The template as written, for messages and inspection. */
   readonly text: string;
-  readonly role: string;
-  readonly type: KeyType;
-  /** Sorted-set scores are Unix seconds (a listing then shows the span of a light's events). */
   readonly scoresAreSeconds: boolean;
 }
 
@@ -343,7 +338,7 @@ const TOP_LEVEL = [
 ];
 
 /** Whether two templates are the same text and placeholders. */
-function sameTemplate(a: Template, b: Template): boolean {
+function sameTemplate(a: readonly KeyPart[], b: Template): boolean {
   return (
     a.length === b.length &&
     a.every((part, i) => {
@@ -423,7 +418,8 @@ export function parseManifest(file: string, value: unknown): Manifest {
     const type = check.choice(`${field}.type`, fields.type, KEY_TYPES);
     const scoresAreSeconds = fields.scoresAreSeconds === undefined ? false : check.boolean(`${field}.scoresAreSeconds`, fields.scoresAreSeconds);
     if (scoresAreSeconds && type !== 'zset') check.fail(`${field}.scoresAreSeconds`, `only a zset has scores, this key is a ${type}`);
-    return { template, text, role: check.string(`${field}.role`, fields.role), type, scoresAreSeconds };
+    // Key templates use only key placeholders (checked above): the key table's.
+    return { template: template as readonly KeyPart[], text, role: check.string(`${field}.role`, fields.role), type, scoresAreSeconds };
   });
   // Inspection finds a light by its keys: at least one must carry its name or id.
   if (!keys.some((k) => k.template.some((p) => typeof p !== 'string' && (p.placeholder === 'name' || p.placeholder === 'lightId')))) {

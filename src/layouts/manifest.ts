@@ -14,7 +14,6 @@ import {
   parseManifest,
   placeholdersOf,
   type Item,
-  type KeySpec,
   type Manifest,
   type OperationName,
   type OperationSpec,
@@ -24,9 +23,9 @@ import {
   type Template,
 } from './manifest-schema.js';
 import { pairsToRecord, toInt, toIntOrNull, toStringOrNull } from './parse.js';
-import { HOUR_SECONDS, hourStart, V5_FIRST_SECOND_OF_HOUR } from './stoplight-v5.js';
-import { shortId } from './stoplight-v6.js';
-import { TemplateInspector, type KeyPlaceholder, type KeyTemplate } from './template-inspector.js';
+import { HOUR_SECONDS, hourStart, KeyTable, nameId } from './kit/keys.js';
+import { TemplateInspector } from './kit/template-inspector.js';
+import { V5_FIRST_SECOND_OF_HOUR } from './stoplight/v5.js';
 import {
   DEFAULT_SYSTEM,
   type CallOptions,
@@ -207,31 +206,6 @@ export function parseReply(spec: ReplySpec, reply: unknown): Snapshot {
   };
 }
 
-/** Manifest placeholders as the template inspector names them. */
-const INSPECTOR_PLACEHOLDER: Partial<Record<string, KeyPlaceholder>> = {
-  name: 'light',
-  system: 'system',
-  lightId: 'lightId',
-  systemId: 'systemId',
-  hour: 'hour',
-};
-
-/** A manifest key as the template inspector reads it: the prefix is literal text there. */
-function keyTemplate(spec: KeySpec, prefix: string): KeyTemplate {
-  const parts: KeyTemplate['parts'][number][] = [];
-  for (const part of spec.template) {
-    const text = typeof part === 'string' ? part : part.placeholder === 'prefix' ? prefix : null;
-    if (text !== null) {
-      const last = parts.at(-1);
-      if (typeof last === 'string') parts[parts.length - 1] = last + text;
-      else parts.push(text);
-    } else {
-      parts.push({ placeholder: INSPECTOR_PLACEHOLDER[(part as { placeholder: string }).placeholder] as KeyPlaceholder });
-    }
-  }
-  return { role: spec.role, parts, scoresAreSeconds: spec.scoresAreSeconds };
-}
-
 /**
  * A layout built from a {@link Manifest}. Scripts that read Redis `TIME`
  * (`clock: "redis-time"`) run wrapped by {@link withInjectedClock}, with the
@@ -263,6 +237,8 @@ export class ManifestLayout implements Layout {
   /** Per operation, the placeholders its KEYS and ARGV use. */
   private readonly used: Readonly<Record<OperationName, readonly Placeholder[]>>;
   private readonly ids = new Map<string, LightValues>();
+  /** The manifest's `keys`, as the layout's key table. */
+  readonly keyTable: KeyTable;
 
   constructor(
     readonly manifest: Manifest,
@@ -306,9 +282,8 @@ export class ManifestLayout implements Layout {
       OPERATIONS.map((op) => [op, [...placeholdersOf([...manifest.operations[op].keys, ...manifest.operations[op].args])]]),
     ) as Record<OperationName, Placeholder[]>;
     this.scripts = [...loaded.values()];
-    this.inspector =
-      options.inspector?.(this.prefix) ??
-      new TemplateInspector({ layout: this.name, templates: manifest.keys.map((spec) => keyTemplate(spec, this.prefix)), hashName: shortId });
+    this.keyTable = new KeyTable(this.prefix, Object.fromEntries(manifest.keys.map((spec, i) => [String(i), spec])));
+    this.inspector = options.inspector?.(this.prefix) ?? new TemplateInspector(this.name, this.keyTable);
   }
 
   /** The light's key parts, cached: two SHA-256 per call would cost more client time than the call. */
@@ -317,7 +292,7 @@ export class ManifestLayout implements Layout {
     const cacheKey = `${system}\u0000${light.name}`;
     let ids = this.ids.get(cacheKey);
     if (!ids) {
-      ids = { prefix: this.prefix, name: light.name, system, lightId: shortId(light.name), systemId: shortId(system) };
+      ids = { prefix: this.prefix, name: light.name, system, lightId: nameId(light.name), systemId: nameId(system) };
       if (this.ids.size >= 10_000) this.ids.clear();
       this.ids.set(cacheKey, ids);
     }
@@ -365,15 +340,6 @@ export class ManifestLayout implements Layout {
   }
 
   keysOf(light: Light, fromSecond: number, toSecond: number): LightKey[] {
-    const values: Values = { ...this.idsOf(light), lbrace: '{' };
-    const keys: LightKey[] = [];
-    for (const spec of this.manifest.keys) {
-      if (spec.template.some((p) => typeof p !== 'string' && p.placeholder === 'hour')) {
-        for (let h = hourStart(fromSecond); h <= toSecond; h += HOUR_SECONDS) keys.push({ key: render(spec.template, values, h), role: spec.role });
-      } else {
-        keys.push({ key: render(spec.template, values), role: spec.role });
-      }
-    }
-    return keys;
+    return this.keyTable.keysOf(light, fromSecond, toSecond);
   }
 }

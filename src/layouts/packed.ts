@@ -1,14 +1,13 @@
-import { operationScripts, WindowCalls, type OperationScripts } from './window-calls.js';
-import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
-import type {
-  FootprintCell,
-  Layout,
-  LayoutCapabilities,
-  LayoutOptions,
-  Light,
-  LightKey,
-} from './types.js';
+import { keyDef, KeyTable } from './kit/keys.js';
+import { TemplateInspector } from './kit/template-inspector.js';
+import { operationScripts, WindowCalls, type OperationScripts } from './kit/window-calls.js';
+import type { FootprintCell, Layout, LayoutCapabilities, LayoutOptions } from './types.js';
 
+/** The packed counters, then the metadata, as the scripts take them. */
+export const PACKED_KEYS = {
+  counters: keyDef('packed slots', '{prefix}:{{name}}:counters', 'string'),
+  meta: keyDef('metadata', '{prefix}:{{name}}:meta', 'hash'),
+};
 
 /** Bytes of one slot: the slot's second, its successes, its failures, each an unsigned 32-bit integer. */
 export const PACKED_SLOT_BYTES = 12;
@@ -34,37 +33,19 @@ export class Packed extends WindowCalls implements Layout {
   readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: false, readWrites: false, maxWindowSeconds: null };
   readonly prefix: string;
   readonly scripts: OperationScripts;
+  readonly keyTable: KeyTable<keyof typeof PACKED_KEYS>;
   readonly inspector: TemplateInspector;
 
   constructor(options: LayoutOptions = {}) {
     super();
     this.prefix = options.prefix ?? 'swc:packed';
     this.scripts = operationScripts('packed', options.scriptsDir);
-    this.inspector = new TemplateInspector({
-      layout: this.name,
-      templates: [
-        parseKeyTemplate('packed slots', `${this.prefix}:{{light}}:counters`),
-        parseKeyTemplate('metadata', `${this.prefix}:{{light}}:meta`),
-      ],
-    });
-  }
-
-  /** The light's keys: the packed counters, the metadata. */
-  protected callKeys(light: Light): [string, string] {
-    const base = `${this.prefix}:{${light.name}}`;
-    return [`${base}:counters`, `${base}:meta`];
+    this.keyTable = new KeyTable(this.prefix, PACKED_KEYS);
+    this.inspector = new TemplateInspector(this.name, this.keyTable);
   }
 
   /** The string is 12 bytes per second of window from the first write (plus allocator rounding), and the metadata. */
   peakBytesPerLight(cell: FootprintCell): number {
     return Math.ceil(cell.windowSeconds * PACKED_SLOT_BYTES * 1.3) + 4096;
-  }
-
-  keysOf(light: Light): LightKey[] {
-    const [counters, meta] = this.callKeys(light);
-    return [
-      { key: counters, role: 'packed slots' },
-      { key: meta, role: 'metadata' },
-    ];
   }
 }

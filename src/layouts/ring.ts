@@ -1,15 +1,11 @@
-import { operationScripts, WindowCalls, type OperationScripts } from './window-calls.js';
 import { footprints } from './footprint.js';
-import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
-import type {
-  FootprintCell,
-  Layout,
-  LayoutCapabilities,
-  LayoutOptions,
-  Light,
-  LightKey,
-} from './types.js';
+import { keyDef, KeyTable } from './kit/keys.js';
+import { TemplateInspector } from './kit/template-inspector.js';
+import { operationScripts, WindowCalls, type OperationScripts } from './kit/window-calls.js';
+import type { FootprintCell, Layout, LayoutCapabilities, LayoutOptions, Light } from './types.js';
 
+/** The ring's one key: its slots and the metadata share a hash. */
+export const RING_KEYS = { ring: keyDef('slots and metadata', '{prefix}:{{name}}:ring', 'hash') };
 
 /**
  * The ring: a fixed ring of W per-second slots in one hash. Slot
@@ -33,24 +29,19 @@ export class Ring extends WindowCalls implements Layout {
   readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: false, readWrites: false, maxWindowSeconds: null };
   readonly prefix: string;
   readonly scripts: OperationScripts;
+  readonly keyTable: KeyTable<keyof typeof RING_KEYS>;
   readonly inspector: TemplateInspector;
 
   constructor(options: LayoutOptions = {}) {
     super();
     this.prefix = options.prefix ?? 'swc:ring';
     this.scripts = operationScripts('ring', options.scriptsDir);
-    this.inspector = new TemplateInspector({
-      layout: this.name,
-      templates: [parseKeyTemplate('slots and metadata', `${this.prefix}:{{light}}:ring`)],
-    });
-  }
-
-  protected callKeys(light: Light): [string] {
-    return [this.ringKey(light)];
+    this.keyTable = new KeyTable(this.prefix, RING_KEYS);
+    this.inspector = new TemplateInspector(this.name, this.keyTable);
   }
 
   ringKey(light: Light): string {
-    return `${this.prefix}:{${light.name}}:ring`;
+    return this.keyTable.key('ring', light);
   }
 
   /** At most one slot per second of window: 6.0's per-second bound holds. */
@@ -58,7 +49,4 @@ export class Ring extends WindowCalls implements Layout {
     return footprints.bucketPerSecond(cell);
   }
 
-  keysOf(light: Light): LightKey[] {
-    return [{ key: this.ringKey(light), role: 'slots and metadata' }];
-  }
 }

@@ -1,22 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { operationScripts, type OperationScripts } from './window-calls.js';
-import type { ScriptCall } from '../lua/source.js';
-import { timeArg } from './parse.js';
-import { parseCountsReply } from './snapshot.js';
-import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
-import type {
-  CallOptions,
-  FailureOptions,
-  FootprintCell,
-  Layout,
-  LayoutCapabilities,
-  LayoutOptions,
-  Light,
-  LightKey,
-  RecordOptions,
-  Snapshot,
-} from './types.js';
+import { keyDef, KeyTable } from './kit/keys.js';
+import { TemplateInspector } from './kit/template-inspector.js';
+import { operationScripts, WindowCalls, type OperationScripts } from './kit/window-calls.js';
+import type { FootprintCell, Layout, LayoutCapabilities, LayoutOptions, RecordOptions } from './types.js';
 
+/** One log per outcome, then the metadata, as the scripts take them. */
+export const SLIDING_LOG_KEYS = {
+  success: keyDef('success events', '{prefix}:{{name}}:success', 'zset', { scoresAreSeconds: true }),
+  failure: keyDef('failure events', '{prefix}:{{name}}:failure', 'zset', { scoresAreSeconds: true }),
+  meta: keyDef('metadata', '{prefix}:{{name}}:meta', 'hash'),
+};
 
 /**
  * The sliding log: one sorted set per outcome holding every event (member =
@@ -33,72 +26,30 @@ import type {
  * write prunes them, so an idle light keeps its last window's members until
  * the keys expire.
  */
-export class SlidingLog implements Layout {
+export class SlidingLog extends WindowCalls implements Layout {
   readonly name = 'sliding-log';
   readonly windowSemantics = 'half-open' as const;
   readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: false, readWrites: false, maxWindowSeconds: null };
   readonly prefix: string;
   readonly scripts: OperationScripts;
+  readonly keyTable: KeyTable<keyof typeof SLIDING_LOG_KEYS>;
   readonly inspector: TemplateInspector;
 
   constructor(options: LayoutOptions = {}) {
+    super();
     this.prefix = options.prefix ?? 'swc:sliding-log';
     this.scripts = operationScripts('sliding-log', options.scriptsDir);
-    this.inspector = new TemplateInspector({
-      layout: this.name,
-      templates: [
-        parseKeyTemplate('success events', `${this.prefix}:{{light}}:success`, { scoresAreSeconds: true }),
-        parseKeyTemplate('failure events', `${this.prefix}:{{light}}:failure`, { scoresAreSeconds: true }),
-        parseKeyTemplate('metadata', `${this.prefix}:{{light}}:meta`),
-      ],
-    });
+    this.keyTable = new KeyTable(this.prefix, SLIDING_LOG_KEYS);
+    this.inspector = new TemplateInspector(this.name, this.keyTable);
   }
 
-  /** The light's keys: success log, failure log, metadata. */
-  private keys(light: Light): [string, string, string] {
-    const base = `${this.prefix}:{${light.name}}`;
-    return [`${base}:success`, `${base}:failure`, `${base}:meta`];
-  }
-
-  recordSuccess(light: Light, options: RecordOptions): ScriptCall {
-    return {
-      script: this.scripts[0],
-      keys: this.keys(light),
-      args: [options.windowSeconds, timeArg(options.at), options.eventId ?? randomBytes(12).toString('hex')],
-    };
-  }
-
-  recordFailure(light: Light, options: FailureOptions): ScriptCall {
-    return {
-      script: this.scripts[1],
-      keys: this.keys(light),
-      args: [options.windowSeconds, timeArg(options.at), options.eventId ?? randomBytes(12).toString('hex'), options.errorJson],
-    };
-  }
-
-  getMetrics(light: Light, options: CallOptions): ScriptCall {
-    return { script: this.scripts[2], keys: this.keys(light), args: [options.windowSeconds, timeArg(options.at)] };
-  }
-
-  parseMetrics(reply: unknown): Snapshot {
-    return parseCountsReply(reply);
-  }
-
-  parseFailure(): null {
-    return null;
+  /** Each event is a member of its own: its id follows the window and the time. */
+  protected override writeArgs(args: (string | number)[], options: RecordOptions): void {
+    args.push(options.eventId ?? randomBytes(12).toString('hex'));
   }
 
   /** Every event of the window (pruned on each write) at up to 165 bytes, and the metadata. */
   peakBytesPerLight(cell: FootprintCell): number {
     return Math.min(cell.rate * (cell.windowSeconds + 1), cell.rate * cell.durationSeconds + cell.extraEvents) * 165 + 4096;
-  }
-
-  keysOf(light: Light): LightKey[] {
-    const [success, failure, meta] = this.keys(light);
-    return [
-      { key: success, role: 'success events' },
-      { key: failure, role: 'failure events' },
-      { key: meta, role: 'metadata' },
-    ];
   }
 }

@@ -1,15 +1,10 @@
-import { operationScripts, WindowCalls, type OperationScripts } from './window-calls.js';
-import { parseKeyTemplate, TemplateInspector } from './template-inspector.js';
-import type {
-  Approximation,
-  CountPair,
-  Layout,
-  LayoutCapabilities,
-  LayoutOptions,
-  Light,
-  LightKey,
-} from './types.js';
+import { keyDef, KeyTable } from './kit/keys.js';
+import { TemplateInspector } from './kit/template-inspector.js';
+import { operationScripts, WindowCalls, type OperationScripts } from './kit/window-calls.js';
+import type { Approximation, CountPair, Layout, LayoutCapabilities, LayoutOptions, Light } from './types.js';
 
+/** The two windows' counts and the metadata share one hash. */
+export const TWO_WINDOW_KEYS = { windows: keyDef('windows and metadata', '{prefix}:{{name}}:windows', 'hash') };
 
 /**
  * The error bound of {@link TwoWindow}. With `c` the start of the fixed window
@@ -56,32 +51,23 @@ export class TwoWindow extends WindowCalls implements Layout {
   readonly approximation = TWO_WINDOW_APPROXIMATION;
   readonly prefix: string;
   readonly scripts: OperationScripts;
+  readonly keyTable: KeyTable<keyof typeof TWO_WINDOW_KEYS>;
   readonly inspector: TemplateInspector;
 
   constructor(options: LayoutOptions = {}) {
     super();
     this.prefix = options.prefix ?? 'swc:two-window';
     this.scripts = operationScripts('two-window', options.scriptsDir);
-    this.inspector = new TemplateInspector({
-      layout: this.name,
-      templates: [parseKeyTemplate('windows and metadata', `${this.prefix}:{{light}}:windows`)],
-    });
-  }
-
-  protected callKeys(light: Light): [string] {
-    return [this.windowsKey(light)];
+    this.keyTable = new KeyTable(this.prefix, TWO_WINDOW_KEYS);
+    this.inspector = new TemplateInspector(this.name, this.keyTable);
   }
 
   windowsKey(light: Light): string {
-    return `${this.prefix}:{${light.name}}:windows`;
+    return this.keyTable.key('windows', light);
   }
 
   /** Constant: five numbers and the metadata. */
   peakBytesPerLight(): number {
     return 4096;
-  }
-
-  keysOf(light: Light): LightKey[] {
-    return [{ key: this.windowsKey(light), role: 'windows and metadata' }];
   }
 }

@@ -1,23 +1,11 @@
 import type { Redis } from 'ioredis';
 import type { EncodingLimits, Inspection, JudgeOptions, LightHealth, SurveyLight } from './inspection.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';
+import type { Light, StampPrecision, WindowSemantics } from '../core/light.js';
+import type { LightKey } from './kit/keys.js';
 
-/** A light (one circuit breaker). `system` only matters to layouts that hash it. */
-export interface Light {
-  readonly name: string;
-  /** Stoplight 6.0 scopes lights by a system name; defaults to {@link DEFAULT_SYSTEM}. */
-  readonly system?: string;
-}
-
-/** The system name used when a light does not give one. */
-export const DEFAULT_SYSTEM = 'default';
-
-/** Which interval a layout counts as "in the window" at time `now` (seconds floored). */
-export type WindowSemantics =
-  /** `[now - W, now]`: W + 1 integer seconds (Stoplight 5.x). */
-  | 'closed'
-  /** `(now - W, now]`: W integer seconds (Stoplight 6.0). */
-  | 'half-open';
+// The domain types live in core/ (the model and the traffic use them too); a layout's callers get them here.
+export { DEFAULT_SYSTEM, type Light, type StampPrecision, type WindowSemantics } from '../core/light.js';
 
 /** The counts and metadata of one light at one moment. */
 export interface Snapshot {
@@ -56,12 +44,8 @@ export interface FailureOptions extends RecordOptions {
   readonly errorJson: string;
 }
 
-/** A key of a light and what it holds. */
-export interface LightKey {
-  readonly key: string;
-  /** What the key is for, e.g. `metadata`, `success events`, `buckets`, `index`. */
-  readonly role: string;
-}
+/** A key of a light, what it is for and the type it holds: one key model for every layout (kit/keys.ts). */
+export type { LightKey } from './kit/keys.js';
 
 /** Options every layout accepts when it is built. */
 export interface LayoutOptions {
@@ -170,9 +154,6 @@ export interface Approximation {
    */
   errorBound(at: number, windowSeconds: number, countIn: (fromSecond: number, toSecond: number) => CountPair): CountPair;
 }
-
-/** Whole seconds, or seconds with their milliseconds. */
-export type StampPrecision = 'seconds' | 'milliseconds';
 
 /** Whole seconds `fromSecond..toSecond`, both included. */
 export interface SecondRange {

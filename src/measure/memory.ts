@@ -83,7 +83,7 @@ async function lookups(connection: RespConnection, key: string, name: string, pe
  * settled first (see {@link settle}) so the figure does not depend on how far
  * a rehash got. Keys that do not exist are left out.
  */
-export async function measureKeys(redis: Redis, keys: readonly LightKey[]): Promise<KeyMemory[]> {
+export async function measureKeys(redis: Redis, keys: readonly Pick<LightKey, 'key' | 'role'>[]): Promise<KeyMemory[]> {
   if (keys.length === 0) return [];
   const probe = redis.pipeline();
   for (const { key } of keys) {

@@ -1,4 +1,4 @@
-import type { WindowSemantics } from '../layouts/types.js';
+import type { WindowSemantics } from '../core/light.js';
 
 /** Counts in a window. */
 export interface WindowCounts {

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import type { Light } from '../layouts/types.js';
+import type { Light } from '../core/light.js';
 
 /** One event handed out by an {@link EventClock}. */
 export interface ClockTick {

@@ -1,4 +1,4 @@
-import type { StampPrecision } from '../layouts/types.js';
+import type { StampPrecision } from '../core/light.js';
 import { createRng } from './random.js';
 
 /** One synthetic request outcome for one light. */

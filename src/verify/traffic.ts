@@ -1,4 +1,4 @@
-import { HOUR_SECONDS } from '../layouts/stoplight-v5.js';
+import { HOUR_SECONDS } from '../layouts/stoplight/v5.js';
 import { BENCH_EPOCH } from '../traffic/events.js';
 import { createRng, type Rng } from '../traffic/random.js';
 import type { ReproCall, TrafficCall, TrafficLight, VerifyOp, VerifyTraffic } from './types.js';

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../src/layouts/client.js';
-import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
-import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
+import { StoplightV5 } from '../../src/layouts/stoplight/v5.js';
+import { StoplightV6 } from '../../src/layouts/stoplight/v6.js';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer } from '../../src/redis/server.js';
 import { HOUR_START, redisUrl, uniqueName, digest, keysMatching } from '../helpers.js';

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../src/layouts/client.js';
-import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
+import { StoplightV5 } from '../../src/layouts/stoplight/v5.js';
 import { visible } from '../../src/report/style.js';
 import { runCli } from './run-cli.js';
 import { HOUR_START, redisUrl, testRedis, uniqueName } from '../helpers.js';

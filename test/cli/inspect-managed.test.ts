@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../src/layouts/client.js';
-import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
-import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
+import { StoplightV5 } from '../../src/layouts/stoplight/v5.js';
+import { StoplightV6 } from '../../src/layouts/stoplight/v6.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { runCli } from './run-cli.js';
 import { HOUR_START } from '../helpers.js';

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../src/layouts/client.js';
-import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
-import { shortId, StoplightV6 } from '../../src/layouts/stoplight-v6.js';
+import { StoplightV5 } from '../../src/layouts/stoplight/v5.js';
+import { shortId, StoplightV6 } from '../../src/layouts/stoplight/v6.js';
 import { HOUR_START, redisUrl, testRedis, uniqueName } from '../helpers.js';
 import { SWC_BIN } from './run-cli.js';
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StoplightV6 } from '../../src/layouts/stoplight-v6.js';
+import { StoplightV6 } from '../../src/layouts/stoplight/v6.js';
 import { commonMatch, cursorFraction } from '../../src/redis/scan.js';
 import { connect } from '../../src/redis/connect.js';
 import { execPipeline, installScripts } from '../../src/redis/scripts.js';

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
-import { shortId, StoplightV6 } from '../../src/layouts/stoplight-v6.js';
+import { StoplightV5 } from '../../src/layouts/stoplight/v5.js';
+import { shortId, StoplightV6 } from '../../src/layouts/stoplight/v6.js';
 import { connect } from '../../src/redis/connect.js';
 import { execPipeline, installScripts } from '../../src/redis/scripts.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';

@@ -4,8 +4,8 @@ import { createNamespace, deleteNamespace } from '../../../src/bench/namespace.j
 import { driveRealtime } from '../../../src/bench/realtime.js';
 import { InterruptedError } from '../../../src/errors.js';
 import { namespacedLayout } from '../../../src/layouts/index.js';
-import type { StoplightV5 } from '../../../src/layouts/stoplight-v5.js';
-import type { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
+import type { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
+import type { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import type { Light } from '../../../src/layouts/types.js';
 import { installScripts } from '../../../src/redis/scripts.js';
 import { evenTraffic, lightSeed } from '../../../src/traffic/events.js';

@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { inspectLight } from '../../../src/inspect/inspect.js';
 import { listLights } from '../../../src/inspect/list.js';
 import { LayoutClient } from '../../../src/layouts/client.js';
-import { StoplightV5 } from '../../../src/layouts/stoplight-v5.js';
-import { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
+import { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
+import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import { HOUR_START, testRedis, uniqueName } from '../../helpers.js';
 
 const ERROR_JSON = '{"error":{"class":"Timeout::Error","message":"execution expired"},"time":1764450000}';

@@ -5,8 +5,8 @@ import { inspectLight } from '../../../src/inspect/inspect.js';
 import { listLights } from '../../../src/inspect/list.js';
 import type { BucketInspection, EventInspection } from '../../../src/layouts/inspection.js';
 import { LayoutClient } from '../../../src/layouts/client.js';
-import { StoplightV5 } from '../../../src/layouts/stoplight-v5.js';
-import { shortId, StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
+import { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
+import { shortId, StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import { keySlot } from '../../../src/redis/slot.js';
 import { HOUR_START, testRedis, uniqueName } from '../../helpers.js';
 

@@ -4,40 +4,29 @@ import { UsageError } from '../../../src/errors.js';
 import { readEncodingLimits } from '../../../src/layouts/inspection-keys.js';
 import type { JudgeOptions } from '../../../src/layouts/inspection.js';
 import { LayoutClient } from '../../../src/layouts/client.js';
-import { StoplightV5 } from '../../../src/layouts/stoplight-v5.js';
-import { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
-import { parseKeyTemplate, TemplateInspector } from '../../../src/layouts/template-inspector.js';
+import { keyDef, KeyTable, parseTemplate } from '../../../src/layouts/kit/keys.js';
+import { StoplightV5, V5_KEYS } from '../../../src/layouts/stoplight/v5.js';
+import { StoplightV6, V6_KEYS } from '../../../src/layouts/stoplight/v6.js';
+import { TemplateInspector } from '../../../src/layouts/kit/template-inspector.js';
 import { HOUR_START, testRedis, uniqueName } from '../../helpers.js';
 
 const ERROR_JSON = '{"error":{"class":"Timeout::Error","message":"execution expired"},"time":1764450000}';
 const judge: JudgeOptions = { windowSeconds: null, at: HOUR_START + 3600, clock: 'given' };
 
-/** The built-in layouts' keys, described only by templates, as a user's manifest would. */
-const v6Templates = new TemplateInspector({
-  layout: 'v6-by-template',
-  templates: [
-    parseKeyTemplate('metrics', 'stoplight:v6:{systemId}:{{lightId}}:window_metrics'),
-    parseKeyTemplate('index', 'stoplight:v6:{systemId}:{{lightId}}:window_metrics:ts_idx', { scoresAreSeconds: true }),
-  ],
-});
-const v5Templates = new TemplateInspector({
-  layout: 'v5-by-template',
-  templates: [
-    parseKeyTemplate('metadata', 'stoplight:v5:metadata:{light}'),
-    parseKeyTemplate('success events', 'stoplight:v5:metrics:{light}:success:{hour}', { scoresAreSeconds: true }),
-    parseKeyTemplate('failure events', 'stoplight:v5:metrics:{light}:failure:{hour}', { scoresAreSeconds: true }),
-  ],
-});
+/** The built-in layouts' key tables read by the template inspector alone, as a user's manifest would be. */
+const v6Templates = new TemplateInspector('v6-by-template', new KeyTable('stoplight:v6', V6_KEYS));
+const v5Templates = new TemplateInspector('v5-by-template', new KeyTable('stoplight:v5', V5_KEYS));
 
 let redis: Redis;
 beforeAll(async () => {
   redis = await testRedis();
 });
 
-describe('parseKeyTemplate', () => {
+describe('parseTemplate', () => {
   it('turns known {placeholders} into parts and keeps other braces (hash tags) literal', () => {
-    expect(parseKeyTemplate('m', 'p:{systemId}:{{lightId}}:x{y}').parts).toEqual([
-      'p:',
+    expect(parseTemplate('{prefix}:{systemId}:{{lightId}}:x{y}')).toEqual([
+      { placeholder: 'prefix' },
+      ':',
       { placeholder: 'systemId' },
       ':{',
       { placeholder: 'lightId' },
@@ -46,7 +35,7 @@ describe('parseKeyTemplate', () => {
   });
 
   it('a layout whose templates never name the light is refused', () => {
-    expect(() => new TemplateInspector({ layout: 'x', templates: [parseKeyTemplate('m', 'app:{hour}')] })).toThrow(UsageError);
+    expect(() => new TemplateInspector('x', new KeyTable('app', { m: keyDef('m', '{prefix}:{hour}', 'string') }))).toThrow(UsageError);
   });
 });
 

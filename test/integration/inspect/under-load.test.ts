@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectLight } from '../../../src/inspect/inspect.js';
 import type { BucketInspection } from '../../../src/layouts/inspection.js';
 import { LayoutClient } from '../../../src/layouts/client.js';
-import { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
+import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import { connect } from '../../../src/redis/connect.js';
 import { redisUrl, uniqueName } from '../../helpers.js';
 

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../../src/layouts/client.js';
-import { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
+import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import { SlidingWindowModel } from '../../../src/model/sliding-window.js';
 import { connect } from '../../../src/redis/connect.js';
 import { runScript } from '../../../src/redis/scripts.js';

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLayout, layoutNames, type LayoutName } from '../../../src/layouts/index.js';
-import type { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
+import type { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import type { ScriptCall } from '../../../src/lua/source.js';
 import { execPipeline, installScripts, type PipelineReply } from '../../../src/redis/scripts.js';
 import { LightJudge, verifyErrorJson } from '../../../src/verify/judge.js';

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../../src/layouts/client.js';
-import { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
+import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import { execPipeline } from '../../../src/redis/scripts.js';
 import { HOUR_START, testRedis, uniqueName } from '../../helpers.js';
 

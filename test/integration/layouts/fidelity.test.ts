@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../../src/layouts/client.js';
-import { StoplightV5 } from '../../../src/layouts/stoplight-v5.js';
-import { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
+import { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
+import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import { HOUR_START, testRedis, uniqueName } from '../../helpers.js';
 
 let redis: Redis;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputFileError, UsageError } from '../../../src/errors.js';
 import { createLayout } from '../../../src/layouts/index.js';
 import type { ManifestLayout } from '../../../src/layouts/manifest.js';
-import { classifyScriptsDir, scriptsDirLayouts, stoplightLayout } from '../../../src/layouts/manifest-scripts.js';
+import { classifyScriptsDir, scriptsDirLayouts, stoplightLayout } from '../../../src/layouts/stoplight/scripts-dir.js';
 import type { Layout, Snapshot } from '../../../src/layouts/types.js';
 import { LUA_DIR, type ScriptCall } from '../../../src/lua/source.js';
 import { measureKeys } from '../../../src/measure/memory.js';

@@ -4,7 +4,7 @@ import { createNamespace } from '../../../src/bench/namespace.js';
 import { runBench } from '../../../src/bench/run.js';
 import { inspectLight } from '../../../src/inspect/inspect.js';
 import { listLights } from '../../../src/inspect/list.js';
-import { shortId } from '../../../src/layouts/stoplight-v6.js';
+import { shortId } from '../../../src/layouts/stoplight/v6.js';
 import { LayoutClient } from '../../../src/layouts/client.js';
 import { Coarse } from '../../../src/layouts/coarse.js';
 import { createLayout, resolveLayoutName } from '../../../src/layouts/index.js';

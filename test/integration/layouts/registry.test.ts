@@ -16,7 +16,8 @@ import {
   registerManifestLoader,
   resolveLayoutName,
 } from '../../../src/layouts/index.js';
-import { parseKeyTemplate, TemplateInspector } from '../../../src/layouts/template-inspector.js';
+import { keyDef, KeyTable } from '../../../src/layouts/kit/keys.js';
+import { TemplateInspector } from '../../../src/layouts/kit/template-inspector.js';
 import type {
   CallOptions,
   FailureOptions,
@@ -55,12 +56,13 @@ class MinuteCounters implements Layout {
   constructor(options: LayoutOptions = {}) {
     this.prefix = options.prefix ?? 'swc-test:mc';
     this.scripts = [readScript('minute-counters/record', LUA_ROOT), readScript('minute-counters/get_metrics', LUA_ROOT)];
-    this.inspector = new TemplateInspector({
-      layout: NAME,
-      templates: ['success', 'failure'].map((outcome) =>
-        parseKeyTemplate(`${outcome} counts`, `${this.prefix}:{{light}}:${outcome}:{number}`),
-      ),
-    });
+    this.inspector = new TemplateInspector(
+      NAME,
+      new KeyTable(this.prefix, {
+        success: keyDef('success counts', '{prefix}:{{name}}:success:{number}', 'string'),
+        failure: keyDef('failure counts', '{prefix}:{{name}}:failure:{number}', 'string'),
+      }),
+    );
   }
 
   private key(light: Light, outcome: string, minute: number): string {
@@ -111,8 +113,8 @@ class MinuteCounters implements Layout {
   keysOf(light: Light, fromSecond: number, toSecond: number): LightKey[] {
     const keys: LightKey[] = [];
     for (let m = Math.floor(fromSecond / 60) * 60; m <= toSecond; m += 60) {
-      keys.push({ key: this.key(light, 'success', m), role: 'success counts' });
-      keys.push({ key: this.key(light, 'failure', m), role: 'failure counts' });
+      keys.push({ key: this.key(light, 'success', m), role: 'success counts', type: 'string' });
+      keys.push({ key: this.key(light, 'failure', m), role: 'failure counts', type: 'string' });
     }
     return keys;
   }

@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../../src/layouts/client.js';
 import { createLayout, layoutNames } from '../../../src/layouts/index.js';
 import { installScripts, runScript } from '../../../src/redis/scripts.js';
-import { StoplightV5 } from '../../../src/layouts/stoplight-v5.js';
-import { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
+import { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
+import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import { keySlot } from '../../../src/redis/slot.js';
 import { HOUR_START, testRedis, uniqueName } from '../../helpers.js';
 

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
+import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import {
   parseScriptCommandStats,
   readScriptCommandStats,

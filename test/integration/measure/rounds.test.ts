@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StoplightV5 } from '../../../src/layouts/stoplight-v5.js';
-import { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
+import { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
+import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import { APP_VIEW_RME_BOUND, measureAppView } from '../../../src/measure/app-view.js';
 import { measureThroughputRounds, spreadOf, type RoundsProgress } from '../../../src/measure/throughput.js';
 import { NOISY_SPREAD, type Spread } from '../../../src/measure/types.js';

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
-import { StoplightV5 } from '../../../src/layouts/stoplight-v5.js';
-import { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
+import { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
+import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import type { Light } from '../../../src/layouts/types.js';
 import { measureThroughput, type ThroughputPhase } from '../../../src/measure/throughput.js';
 import type { LatencyStats } from '../../../src/measure/types.js';

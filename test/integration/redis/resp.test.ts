@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisUnavailableError } from '../../../src/errors.js';
-import { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
+import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import { connect } from '../../../src/redis/connect.js';
 import { RequestWriter, RespConnection, type BatchErrors } from '../../../src/redis/resp.js';
 import { installScripts, runScript } from '../../../src/redis/scripts.js';

@@ -7,7 +7,7 @@ import { scanKeys } from '../../../src/layouts/inspection-keys.js';
 import { openClusterSession, type ClusterSession } from '../../../src/redis/cluster.js';
 import { routedRedis, type RoutedRedis } from '../../../src/redis/routed.js';
 import { keySlot } from '../../../src/redis/slot.js';
-import { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
+import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import { execPipeline, installScripts } from '../../../src/redis/scripts.js';
 
 let session: ClusterSession;

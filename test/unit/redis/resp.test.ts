@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StoplightV6 } from '../../../src/layouts/stoplight-v6.js';
+import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import type { ScriptCall } from '../../../src/lua/source.js';
 import { decodeReplies, ReplyParser, RequestWriter, RespReplyError } from '../../../src/redis/resp.js';
 import { createRng } from '../../../src/traffic/random.js';

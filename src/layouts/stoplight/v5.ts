@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { operationScripts, type OperationScripts } from './window-calls.js';
-import type { ScriptCall } from '../lua/source.js';
-import { footprints } from './footprint.js';
-import { pairsToRecord, timeArg, toInt, toIntOrNull, toStringOrNull } from './parse.js';
-import { StoplightV5Inspector } from './stoplight-v5-inspector.js';
+import type { ScriptCall } from '../../lua/source.js';
+import { footprints } from '../footprint.js';
+import { HOUR_SECONDS, hourStart, keyDef, KeyTable, type KeyDef, type LightKey } from '../kit/keys.js';
+import { operationScripts, type OperationScripts } from '../kit/window-calls.js';
+import { pairsToRecord, timeArg, toInt, toIntOrNull, toStringOrNull } from '../parse.js';
 import type {
   CallOptions,
   FailureOptions,
@@ -12,15 +12,30 @@ import type {
   LayoutCapabilities,
   LayoutOptions,
   Light,
-  LightKey,
   RecordOptions,
   SecondRange,
   Snapshot,
   WindowDeviation,
-} from './types.js';
+} from '../types.js';
+import { StoplightV5Inspector } from './v5-inspector.js';
 
-/** Events are grouped into one sorted set per clock hour. */
-export const HOUR_SECONDS = 3600;
+// Events are grouped into one sorted set per clock hour: the key model's `{hour}`.
+export { HOUR_SECONDS, hourStart };
+
+/** The rows of a 5.x key table: the metadata hash, and one sorted set of events per outcome and clock hour. */
+export type V5KeyRows = Readonly<Record<'metadata' | 'success' | 'failure', KeyDef>>;
+
+/** Stoplight 5.x's keys: the raw light name, no hash tag. */
+export const V5_KEYS: V5KeyRows = {
+  metadata: keyDef('metadata', '{prefix}:metadata:{name}', 'hash'),
+  success: keyDef('success events', '{prefix}:metrics:{name}:success:{hour}', 'zset', { scoresAreSeconds: true }),
+  failure: keyDef('failure events', '{prefix}:metrics:{name}:failure:{hour}', 'zset', { scoresAreSeconds: true }),
+};
+
+/** The table of 5.x keys under `prefix`: an hour's success and failure keys are listed together, as 5.x's bench lists them. */
+export function v5KeyTable(prefix: string, rows: V5KeyRows = V5_KEYS): KeyTable<keyof V5KeyRows> {
+  return new KeyTable(prefix, rows, { order: 'hour' });
+}
 /** The read never looks further back than the hour keys live. */
 export const V5_MAX_WINDOW_SECONDS = 86_400;
 
@@ -43,11 +58,6 @@ export const V5_FIRST_SECOND_OF_HOUR: WindowDeviation = {
   },
 };
 
-/** The start of the clock hour that holds second `t`. */
-export function hourStart(t: number): number {
-  return Math.floor(t / HOUR_SECONDS) * HOUR_SECONDS;
-}
-
 /**
  * Stoplight 5.x: one sorted-set member per event, in hour keys, so memory
  * grows with the request rate. Keys carry the raw light name and no hash tag.
@@ -64,20 +74,23 @@ export class StoplightV5 implements Layout {
   };
   readonly prefix: string;
   readonly scripts: OperationScripts;
+  readonly keyTable: KeyTable<keyof V5KeyRows>;
   readonly inspector: StoplightV5Inspector;
 
-  constructor(options: StoplightV5Options = {}) {
+  /** `rows`: the key table's rows (5.x's own by default; the tagged variant brings its own). */
+  constructor(options: StoplightV5Options = {}, rows: V5KeyRows = V5_KEYS) {
     this.prefix = options.prefix ?? 'stoplight:v5';
-    this.inspector = new StoplightV5Inspector(this.name, this.prefix, this.capabilities.maxWindowSeconds ?? V5_MAX_WINDOW_SECONDS);
+    this.keyTable = v5KeyTable(this.prefix, rows);
+    this.inspector = new StoplightV5Inspector(this.name, this.keyTable, this.capabilities.maxWindowSeconds ?? V5_MAX_WINDOW_SECONDS);
     this.scripts = operationScripts('stoplight-v5', options.scriptsDir);
   }
 
   metadataKey(light: Light): string {
-    return `${this.prefix}:metadata:${light.name}`;
+    return this.keyTable.key('metadata', light);
   }
 
   eventsKey(light: Light, outcome: 'success' | 'failure', hour: number): string {
-    return `${this.prefix}:metrics:${light.name}:${outcome}:${hour}`;
+    return this.keyTable.key(outcome, light, hour);
   }
 
   /** Per outcome, the last call keys: a fill writes one light's hour keys hundreds of thousands of times in a row. */
@@ -155,12 +168,7 @@ export class StoplightV5 implements Layout {
   }
 
   keysOf(light: Light, fromSecond: number, toSecond: number): LightKey[] {
-    const keys: LightKey[] = [{ key: this.metadataKey(light), role: 'metadata' }];
-    for (let h = hourStart(fromSecond); h <= toSecond; h += HOUR_SECONDS) {
-      keys.push({ key: this.eventsKey(light, 'success', h), role: 'success events' });
-      keys.push({ key: this.eventsKey(light, 'failure', h), role: 'failure events' });
-    }
-    return keys;
+    return this.keyTable.keysOf(light, fromSecond, toSecond);
   }
 
 }

@@ -9,12 +9,13 @@ import {
   readHash,
   readSortedSet,
   summarize,
-  type KeySpec,
-} from './inspection-keys.js';
-import type { EncodingLimits, EventInspection, EventKey, EventSecond, JudgeOptions, LightEstimate, LightHealth, SurveyLight } from './inspection.js';
-import { scanOnce } from '../redis/scan.js';
-import { escapeGlob, escapeRegExp } from './parse.js';
-import type { InspectTarget, KeyOwner, LayoutInspector, TargetRequest } from './types.js';
+} from '../inspection-keys.js';
+import type { EncodingLimits, EventInspection, EventKey, EventSecond, JudgeOptions, LightHealth, SurveyLight } from '../inspection.js';
+import type { KeyTable, LightKey } from '../kit/keys.js';
+import { scanOnce } from '../../redis/scan.js';
+import { escapeGlob, escapeRegExp } from '../parse.js';
+import type { InspectTarget, KeyOwner, LayoutInspector, TargetRequest } from '../types.js';
+import { v6Estimate } from './v6-memory.js';
 
 /** A 5.x light: its raw name is in every key. */
 export interface V5Target extends InspectTarget {
@@ -30,11 +31,11 @@ const V5_EVENTS_SUFFIX = /^(success|failure|recovery_probe_success|recovery_prob
  * SCAN's pattern also matches lights whose name extends this one with a colon
  * (`a` and `a:b`), so the rest of each key must be exactly outcome and hour.
  */
-async function v5Keys(redis: Redis, target: V5Target): Promise<KeySpec[]> {
+async function v5Keys(redis: Redis, target: V5Target): Promise<LightKey[]> {
   const metadata = `${target.prefix}:metadata:${target.name}`;
   const eventsPrefix = `${target.prefix}:metrics:${target.name}:`;
   const [metadataType] = await keyTypes(redis, [metadata]);
-  const specs: KeySpec[] = metadataType === 'none' ? [] : [{ key: metadata, role: 'metadata', expectedType: 'hash' }];
+  const specs: LightKey[] = metadataType === 'none' ? [] : [{ key: metadata, role: 'metadata', type: 'hash' }];
   // One paced SCAN pass, as swc lights makes: this walks the whole keyspace.
   const found: string[] = [];
   await scanOnce(redis, [`${escapeGlob(eventsPrefix)}*`], (key) => found.push(key));
@@ -42,7 +43,7 @@ async function v5Keys(redis: Redis, target: V5Target): Promise<KeySpec[]> {
     .map((key) => ({ key, match: V5_EVENTS_SUFFIX.exec(key.slice(eventsPrefix.length)) }))
     .filter((k): k is { key: string; match: RegExpExecArray } => k.match !== null)
     .sort((a, b) => Number(a.match[2]) - Number(b.match[2]) || (a.match[1] as string).localeCompare(b.match[1] as string));
-  for (const { key, match } of events) specs.push({ key, role: `${match[1]} events`, expectedType: 'zset' });
+  for (const { key, match } of events) specs.push({ key, role: `${match[1]} events`, type: 'zset' });
   return specs;
 }
 
@@ -55,20 +56,25 @@ async function v5Keys(redis: Redis, target: V5Target): Promise<KeySpec[]> {
 export class StoplightV5Inspector implements LayoutInspector {
   private readonly metadataPattern: RegExp;
   private readonly metricsPattern: RegExp;
+  private readonly prefix: string;
 
   constructor(
     private readonly layout: string,
-    private readonly prefix: string,
+    /** The layout's key table: where its lights' keys are. The names in them are decoded here, from the right. */
+    private readonly table: KeyTable,
     /** The longest window the layout's read honours. */
     private readonly maxWindowSeconds: number,
   ) {
+    const prefix = table.prefix;
+    this.prefix = prefix;
     // `s`: names may hold any character, line breaks included.
     this.metadataPattern = new RegExp(`^((?:.*:)?${escapeRegExp(prefix)}):metadata:(.+)$`, 's');
     this.metricsPattern = new RegExp(`^((?:.*:)?${escapeRegExp(prefix)}):metrics:(.+)$`, 's');
   }
 
   scanPatterns(): string[] {
-    return [`${escapeGlob(this.prefix)}:*`];
+    // Every key under the prefix: the recovery probes' hour keys are 5.x's too, though no write of swc makes them.
+    return this.table.prefixPattern();
   }
 
   /** The prefix, the name and the role of a 5.x key; null for any other key. */
@@ -150,41 +156,6 @@ export class StoplightV5Inspector implements LayoutInspector {
       };
     });
   }
-}
-
-/**
- * 6.0 bytes per light measured by `swc bench --preset blog` (Redis 7.0,
- * jemalloc): about 600 bytes of metadata and totals, then per second with
- * traffic about 175 bytes while the index is a listpack (up to 128 buckets)
- * and about 275 bytes once it is a skiplist.
- */
-const V6_BASE_BYTES = 600;
-const V6_SMALL_BUCKET_BYTES = 175;
-const V6_LARGE_BUCKET_BYTES = 275;
-const V6_LISTPACK_BUCKETS = 128;
-
-/**
- * What a 5.x light's traffic would cost as 6.0 counters: the window's events
- * spread over its seconds (Poisson: a second sees traffic with probability
- * 1 - e^-rate), times the measured bytes per bucket. Without a window, the
- * span of the events held stands for it. An estimate, never a measurement.
- */
-function v6Estimate(light: SurveyLight, inWindow: number, windowSeconds: number | null, maxWindowSeconds: number): LightEstimate | null {
-  const span = light.firstSecond === null || light.lastSecond === null ? null : light.lastSecond - light.firstSecond + 1;
-  const seconds = windowSeconds ?? (span === null ? null : Math.min(span, maxWindowSeconds));
-  if (seconds === null || seconds <= 0) return null;
-  const rate = inWindow / seconds;
-  const buckets = Math.min(inWindow, seconds * (1 - Math.exp(-rate)));
-  const perBucket = buckets <= V6_LISTPACK_BUCKETS ? V6_SMALL_BUCKET_BYTES : V6_LARGE_BUCKET_BYTES;
-  return {
-    layout: 'stoplight-v6',
-    bytes: Math.round(V6_BASE_BYTES + buckets * perBucket),
-    windowSeconds: seconds,
-    basis:
-      windowSeconds === null
-        ? `the events held over their span (${seconds} s) as the window; ${perBucket} B per second with traffic`
-        : `the events in the ${seconds} s window; ${perBucket} B per second with traffic`,
-  };
 }
 
 /**

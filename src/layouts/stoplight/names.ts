@@ -1,15 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { UsageError } from '../errors.js';
-import { DEFAULT_SYSTEM, type NameBook, type RegisteredConfig } from './types.js';
+import { UsageError } from '../../errors.js';
+import { nameId } from '../kit/keys.js';
+import { DEFAULT_SYSTEM, type NameBook, type RegisteredConfig } from '../types.js';
 
 export type { NameBook, RegisteredConfig };
-
-/** 12 hex characters of SHA-256, as Stoplight 6.0 names systems and lights. */
-export function nameId(name: string): string {
-  return createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 12);
-}
-
+// The ids 6.0 keys carry: the key model's {lightId} and {systemId}.
+export { nameId };
 
 /**
  * Stoplight 6.0 keys carry the first 12 hex characters of SHA-256 of the

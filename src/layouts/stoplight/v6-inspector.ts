@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
 import {
   count,
   decodeMetadata,
@@ -13,16 +13,16 @@ import {
   summarize,
   windowOf,
   type KeyHeader,
-  type KeySpec,
-} from './inspection-keys.js';
-import type { Bucket, BucketDrift, BucketInspection, EncodingLimits, JudgeOptions, LightHealth, SurveyLight } from './inspection.js';
-import { escapeGlob, escapeRegExp } from './parse.js';
-import { addRegistry, nameId, newNameBook, type NameBook } from './stoplight-names.js';
-import { scanOnce } from '../redis/scan.js';
-import type { InspectTarget, KeyOwner, LayoutInspector, TargetRequest } from './types.js';
+} from '../inspection-keys.js';
+import type { Bucket, BucketDrift, BucketInspection, EncodingLimits, JudgeOptions, LightHealth, SurveyLight } from '../inspection.js';
+import { nameId, renderTemplate, type KeyTable, type LightKey } from '../kit/keys.js';
+import { escapeGlob, escapeRegExp } from '../parse.js';
+import { scanOnce } from '../../redis/scan.js';
+import type { InspectTarget, KeyOwner, LayoutInspector, TargetRequest } from '../types.js';
+import { addRegistry, newNameBook, type NameBook } from './names.js';
 
-/** The 12 hex characters of SHA-256 that 6.0 keys carry instead of names. */
-type ShortId = (name: string) => string;
+/** The table of 6.0's two keys (6.0's own, or a layout's with keys of the same shape). */
+type V6Table = KeyTable<'metrics' | 'index'>;
 
 /** A 6.0 light by the ids its keys carry. */
 export interface V6Target extends InspectTarget {
@@ -54,12 +54,13 @@ const ANY_SYSTEM = '*';
 /** Fields that change with every write, so a read under load notices writes that keep the hash's size. */
 const WATCH_FIELDS = ['total_successes', 'total_failures', 'consecutive_successes', 'consecutive_errors'];
 
-/** The two keys of a 6.0 light. */
-function v6Keys(target: Pick<V6Target, 'prefix' | 'systemId' | 'lightId'>): KeySpec[] {
-  const base = `${target.prefix}:${target.systemId}:{${target.lightId}}:window_metrics`;
+/** The two keys of a 6.0 light, off the layout's key table, under the target's prefix (which may carry a namespace). */
+function v6Keys(table: V6Table, target: Pick<V6Target, 'prefix' | 'systemId' | 'lightId'>): LightKey[] {
+  const values = { prefix: target.prefix, systemId: target.systemId, lightId: target.lightId };
+  const { metrics, index } = table.rows;
   return [
-    { key: base, role: 'metrics', expectedType: 'hash', watchFields: WATCH_FIELDS },
-    { key: `${base}:ts_idx`, role: 'index', expectedType: 'zset' },
+    { key: renderTemplate(metrics.template, values), role: metrics.inspectRole ?? metrics.role, type: metrics.type, watchFields: WATCH_FIELDS },
+    { key: renderTemplate(index.template, values), role: index.inspectRole ?? index.role, type: index.type },
   ];
 }
 
@@ -71,12 +72,17 @@ function v6Keys(target: Pick<V6Target, 'prefix' | 'systemId' | 'lightId'>): KeyS
 export class StoplightV6Inspector implements LayoutInspector {
   /** Prefix (any namespace in front), system id, light id, and the key's suffix. */
   private readonly keyPattern: RegExp;
+  private readonly prefix: string;
+  /** The 12 hex characters of SHA-256 that 6.0 keys carry instead of names. */
+  private readonly shortId: (name: string) => string;
 
   constructor(
     private readonly layout: string,
-    private readonly prefix: string,
-    private readonly shortId: ShortId,
+    private readonly table: V6Table,
   ) {
+    this.prefix = table.prefix;
+    this.shortId = table.hashName;
+    const prefix = table.prefix;
     this.keyPattern = new RegExp(
       `^((?:.*:)?${escapeRegExp(prefix)}):([0-9a-f]{12}):\\{([0-9a-f]{12})\\}(:window_metrics(?::ts_idx)?)?$`,
       's',
@@ -84,7 +90,7 @@ export class StoplightV6Inspector implements LayoutInspector {
   }
 
   scanPatterns(): string[] {
-    return [`${escapeGlob(this.prefix)}:*`];
+    return this.table.prefixPattern();
   }
 
   lightOfKey(key: string): KeyOwner | null {
@@ -105,12 +111,12 @@ export class StoplightV6Inspector implements LayoutInspector {
     const key = this.keyPattern.exec(light);
     if (key) {
       const target = { light, prefix: key[1] as string, systemId: key[2] as string, lightId: key[3] as string };
-      return [{ ...target, lookedFor: [v6Keys(target)[0]?.key ?? light] }];
+      return [{ ...target, lookedFor: [v6Keys(this.table, target)[0]?.key ?? light] }];
     }
     const names = request.names;
     const make = (systemId: string, lightId: string): V6Target => {
       const target = { light, prefix: this.prefix, systemId, lightId, ...(names ? { names } : {}) };
-      const lookedFor = systemId === ANY_SYSTEM ? `${this.prefix}:*:{${lightId}}:window_metrics` : (v6Keys(target)[0]?.key ?? '');
+      const lookedFor = v6Keys(this.table, target)[0]?.key ?? '';
       return { ...target, lookedFor: [lookedFor] };
     };
     // `<system id>/<light id>`, as swc lights prints a 6.0 light.
@@ -145,7 +151,7 @@ export class StoplightV6Inspector implements LayoutInspector {
   }
 
   inspect(redis: Redis, target: V6Target, judge: JudgeOptions, limits: EncodingLimits): Promise<BucketInspection | null> {
-    return inspectV6(redis, this.layout, target, judge, limits);
+    return inspectV6(redis, this.layout, this.table, target, judge, limits);
   }
 
   systemIdOf(system: string): string {
@@ -260,6 +266,7 @@ async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: Jud
 async function inspectV6(
   redis: Redis,
   layout: string,
+  table: V6Table,
   target: V6Target,
   judge: JudgeOptions,
   limits: EncodingLimits,
@@ -267,7 +274,8 @@ async function inspectV6(
   if (target.systemId === ANY_SYSTEM) {
     // One paced SCAN pass, as swc lights makes: this may walk a large keyspace.
     const found = new Set<string>();
-    await scanOnce(redis, [`${escapeGlob(target.prefix)}:*:{${target.lightId}}:window_metrics*`], (key) => {
+    const pattern = `${renderTemplate(table.rows.metrics.template, { prefix: escapeGlob(target.prefix), systemId: '*', lightId: target.lightId })}*`;
+    await scanOnce(redis, [pattern], (key) => {
       const id = LIGHT_KEY.exec(key.slice(target.prefix.length))?.[1];
       if (id !== undefined) found.add(id);
     });
@@ -283,9 +291,9 @@ async function inspectV6(
       const what = LIGHT_ID.test(target.light) ? `light id ${target.lightId}` : `light "${target.light}"`;
       throw new UsageError(`${what} is in ${systems.size} systems: ${named.join(', ')}; give --system <name or id>, or <system>/${target.light}`);
     }
-    return inspectV6(redis, layout, { ...target, systemId: [...systems][0] as string }, judge, limits);
+    return inspectV6(redis, layout, table, { ...target, systemId: [...systems][0] as string }, judge, limits);
   }
-  const all = v6Keys(target);
+  const all = v6Keys(table, target);
   const types = await keyTypes(
     redis,
     all.map((s) => s.key),

@@ -7,18 +7,17 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UsageError } from '../errors.js';
-import { loadScript } from '../lua/source.js';
-import { ManifestLayout, readManifest } from './manifest.js';
-import { OPERATIONS, type Item, type Manifest } from './manifest-schema.js';
-import { V5_MAX_WINDOW_SECONDS } from './stoplight-v5.js';
-import { StoplightV5Inspector } from './stoplight-v5-inspector.js';
-import { shortId } from './stoplight-v6.js';
-import { StoplightV6Inspector } from './stoplight-v6-inspector.js';
-import type { Layout, LayoutOptions } from './types.js';
+import { UsageError } from '../../errors.js';
+import { loadScript } from '../../lua/source.js';
+import { ManifestLayout, readManifest } from '../manifest.js';
+import { OPERATIONS, type Item, type Manifest } from '../manifest-schema.js';
+import type { Layout, LayoutInspector, LayoutOptions } from '../types.js';
+import { v5KeyTable, V5_MAX_WINDOW_SECONDS } from './v5.js';
+import { StoplightV5Inspector } from './v5-inspector.js';
+import { v6Inspector } from './v6.js';
 
 /** Where swc's manifests for Stoplight's own scripts live (in the package). */
-export const STOPLIGHT_MANIFESTS_DIR = fileURLToPath(new URL('../../fixtures/manifests/stoplight/', import.meta.url));
+export const STOPLIGHT_MANIFESTS_DIR = fileURLToPath(new URL('../../../fixtures/manifests/stoplight/', import.meta.url));
 
 /** The built-in layouts a scripts folder can stand in for. */
 export type ScriptsLayoutName = 'stoplight-v5' | 'stoplight-v6';
@@ -107,6 +106,47 @@ function checkConvention(manifest: Manifest, root: string, what: string): void {
   }
 }
 
+/** Where a Stoplight tree keeps one version's scripts, and which of swc's manifests calls them. */
+interface TreeScripts {
+  readonly root: string;
+  readonly manifestFile: string;
+  /** The version and convention, for messages. */
+  readonly what: string;
+}
+
+/** What a Stoplight tree gives each built-in layout: its scripts, and the inspector of the keys they write (the built-in's). */
+interface TreeLayout {
+  scripts(found: Extract<ScriptsDir, { kind: 'stoplight' }>, dir: string): TreeScripts;
+  inspector(name: ScriptsLayoutName, prefix: string): LayoutInspector;
+}
+
+const TREE_LAYOUTS: Readonly<Record<ScriptsLayoutName, TreeLayout>> = {
+  'stoplight-v6': {
+    scripts(found, dir) {
+      if (!found.v6Root) throw new UsageError(`--scripts: ${dir}: no Stoplight 6.0 scripts (window_metrics/record_success.lua) for layout stoplight-v6`);
+      const root = found.v6Root;
+      if (includes(root, 'window_metrics/record_success.lua', 'now')) {
+        return { root, manifestFile: '6.0-redis-time.json', what: 'Stoplight 6.0 with the clock from Redis TIME' };
+      }
+      if (isFile(path.join(root, 'window_metrics/_evict.lua'))) {
+        return { root, manifestFile: '6.0-argv-clock.json', what: 'Stoplight 6.0 with the clock as first argument' };
+      }
+      throw new UsageError(
+        `--scripts: ${root}: cannot tell this Stoplight 6.0 version's calling convention from its files ` +
+          '(window_metrics/record_success.lua includes neither `now` nor window_metrics/_evict); pass a manifest with --layout <file>',
+      );
+    },
+    inspector: (name, prefix) => v6Inspector(name, prefix),
+  },
+  'stoplight-v5': {
+    scripts(found, dir) {
+      if (!found.v5Root) throw new UsageError(`--scripts: ${dir}: no Stoplight 5.x scripts (data_store/redis/get_metadata.lua) for layout stoplight-v5`);
+      return { root: found.v5Root, manifestFile: '5.x.json', what: 'Stoplight 5.x' };
+    },
+    inspector: (name, prefix) => new StoplightV5Inspector(name, v5KeyTable(prefix), V5_MAX_WINDOW_SECONDS),
+  },
+};
+
 /**
  * The layout `name` with its operations run from `dir`: swc's own layout
  * reading an edited copy of `lua/`, or (for a Stoplight tree) Stoplight's
@@ -116,37 +156,12 @@ function checkConvention(manifest: Manifest, root: string, what: string): void {
 export function stoplightLayout(name: ScriptsLayoutName, dir: string, options: { readonly prefix?: string } = {}): ManifestLayout | null {
   const found = classifyScriptsDir(dir);
   if (found.kind === 'swc') return null;
-  let manifestFile: string;
-  let root: string;
-  let what: string;
-  if (name === 'stoplight-v6') {
-    if (!found.v6Root) throw new UsageError(`--scripts: ${dir}: no Stoplight 6.0 scripts (window_metrics/record_success.lua) for layout stoplight-v6`);
-    root = found.v6Root;
-    if (includes(root, 'window_metrics/record_success.lua', 'now')) {
-      manifestFile = '6.0-redis-time.json';
-      what = 'Stoplight 6.0 with the clock from Redis TIME';
-    } else if (isFile(path.join(root, 'window_metrics/_evict.lua'))) {
-      manifestFile = '6.0-argv-clock.json';
-      what = 'Stoplight 6.0 with the clock as first argument';
-    } else {
-      throw new UsageError(
-        `--scripts: ${root}: cannot tell this Stoplight 6.0 version's calling convention from its files ` +
-          '(window_metrics/record_success.lua includes neither `now` nor window_metrics/_evict); pass a manifest with --layout <file>',
-      );
-    }
-  } else {
-    if (!found.v5Root) throw new UsageError(`--scripts: ${dir}: no Stoplight 5.x scripts (data_store/redis/get_metadata.lua) for layout stoplight-v5`);
-    root = found.v5Root;
-    manifestFile = '5.x.json';
-    what = 'Stoplight 5.x';
-  }
+  const version = TREE_LAYOUTS[name];
+  const { root, manifestFile, what } = version.scripts(found, dir);
   const manifest = readManifest(path.join(STOPLIGHT_MANIFESTS_DIR, manifestFile));
   checkConvention(manifest, root, `swc's manifest for ${what}`);
   // The keys are the built-in layout's: so is the inspector that decodes them.
-  const inspector =
-    name === 'stoplight-v6'
-      ? (prefix: string) => new StoplightV6Inspector(name, prefix, shortId)
-      : (prefix: string) => new StoplightV5Inspector(name, prefix, V5_MAX_WINDOW_SECONDS);
+  const inspector = (prefix: string): LayoutInspector => version.inspector(name, prefix);
   return new ManifestLayout({ ...manifest, summary: `${manifest.summary}, from ${root}` }, { ...options, scriptsDir: root, inspector });
 }
 

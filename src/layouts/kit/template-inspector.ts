@@ -1,6 +1,6 @@
-import { nameId } from './stoplight-names.js';
 import type { Redis } from 'ioredis';
-import { UsageError } from '../errors.js';
+import { DEFAULT_SYSTEM } from '../../core/light.js';
+import { UsageError } from '../../errors.js';
 import {
   describeKeys,
   keyTypes,
@@ -12,64 +12,17 @@ import {
   scanKeys,
   summarize,
   windowOf,
-  type KeySpec,
-} from './inspection-keys.js';
-import type { EncodingLimits, JudgeOptions, KeysInspection } from './inspection.js';
-import { escapeGlob, escapeRegExp } from './parse.js';
-import { DEFAULT_SYSTEM, type InspectTarget, type KeyOwner, type LayoutInspector, type TargetRequest } from './types.js';
+} from '../inspection-keys.js';
+import type { EncodingLimits, JudgeOptions, KeysInspection } from '../inspection.js';
+import { escapeGlob, escapeRegExp } from '../parse.js';
+import type { InspectTarget, KeyOwner, LayoutInspector, TargetRequest } from '../types.js';
+import type { CarriedPart, KeyDef, KeyPlaceholder, KeyTable, LightKey } from './keys.js';
 
-/**
- * What a part of a key name stands for: the light's name, the system's name,
- * their hashed ids, an hour start, or any other whole number (a bucket, a
- * second).
- */
-export type KeyPlaceholder = 'light' | 'system' | 'lightId' | 'systemId' | 'hour' | 'number';
-
-const PLACEHOLDERS: readonly KeyPlaceholder[] = ['light', 'system', 'lightId', 'systemId', 'hour', 'number'];
-
-/** One key of a light, as literal text and placeholders in order. */
-export interface KeyTemplate {
-  /** What the key is for, e.g. `counters`, `index`. */
-  readonly role: string;
-  /** E.g. `['myapp:rl:', { placeholder: 'light' }, ':counts']`; the layout's prefix is literal text here. */
-  readonly parts: readonly (string | { readonly placeholder: KeyPlaceholder })[];
-  /** Sorted-set scores of this key are Unix seconds (a listing then shows the span of the light's events). */
-  readonly scoresAreSeconds?: boolean;
-}
-
-/**
- * Parses a key template written with `{light}`, `{system}`, `{lightId}`,
- * `{systemId}`, `{hour}` and `{number}`; any other brace is literal, so the
- * Redis Cluster hash tag of `stoplight:v6:{systemId}:{{lightId}}` stays in the key.
- */
-export function parseKeyTemplate(role: string, template: string, options: { scoresAreSeconds?: boolean } = {}): KeyTemplate {
-  const parts: KeyTemplate['parts'][number][] = [];
-  const pattern = new RegExp(`\\{(${PLACEHOLDERS.join('|')})\\}`, 'g');
-  let last = 0;
-  for (const match of template.matchAll(pattern)) {
-    if (match.index > last) parts.push(template.slice(last, match.index));
-    parts.push({ placeholder: match[1] as KeyPlaceholder });
-    last = match.index + match[0].length;
-  }
-  if (last < template.length) parts.push(template.slice(last));
-  return { role, parts, ...(options.scoresAreSeconds !== undefined ? { scoresAreSeconds: options.scoresAreSeconds } : {}) };
-}
-
-/** The 12 hex characters of SHA-256 of a name, as Stoplight 6.0 puts ids in keys (one definition: stoplight-names.ts). */
-export const sha256Id: (name: string) => string = nameId;
-
-/** Options of {@link TemplateInspector}. */
-export interface TemplateInspectorOptions {
-  /** The registered layout's name, for reports. */
-  readonly layout: string;
-  /** Every key a light can have; at least one must name the light (`light` or `lightId`). */
-  readonly templates: readonly KeyTemplate[];
-  /** How names become ids in keys (`lightId`, `systemId`); default {@link sha256Id}. */
-  readonly hashName?: (name: string) => string;
-}
+/** What a key name carries besides the prefix: every placeholder but `{prefix}`. */
+type Carried = Exclude<KeyPlaceholder, 'prefix'>;
 
 /** Known values of placeholders; absent = unknown (scanned for, or the template is skipped). */
-type Values = Partial<Record<KeyPlaceholder, string>>;
+type Values = Partial<Record<Carried, string>>;
 
 /** A light by the placeholder values its keys carry. */
 export interface TemplateTarget extends InspectTarget {
@@ -78,8 +31,8 @@ export interface TemplateTarget extends InspectTarget {
   readonly values: Values;
 }
 
-const GROUP: Record<KeyPlaceholder, string> = {
-  light: '(.+)',
+const GROUP: Record<Carried, string> = {
+  name: '(.+)',
   system: '(.+)',
   lightId: '([0-9a-f]+)',
   systemId: '([0-9a-f]+)',
@@ -88,15 +41,17 @@ const GROUP: Record<KeyPlaceholder, string> = {
 };
 
 interface Compiled {
-  readonly template: KeyTemplate;
+  readonly def: KeyDef;
+  /** The row's template with the prefix as literal text. */
+  readonly parts: readonly CarriedPart[];
   /** Namespace (group 1), then one group per placeholder in order. */
   readonly regex: RegExp;
-  readonly placeholders: KeyPlaceholder[];
+  readonly placeholders: Carried[];
 }
 
 /**
- * A generic inspector for any layout described by key templates: it finds a
- * light's keys and reports each key's type, encoding, elements, exact bytes,
+ * A generic inspector for any layout by its key table: it finds a light's
+ * keys (the table's templates as patterns) and reports each key's type, encoding, elements, exact bytes,
  * TTL, cluster slot and distance to the listpack limits. It does not decode
  * what the keys hold (no buckets, no drift check): a layout that wants that
  * brings an inspector of its own.
@@ -105,29 +60,31 @@ export class TemplateInspector implements LayoutInspector {
   private readonly compiled: Compiled[];
   private readonly hashName: (name: string) => string;
 
-  constructor(private readonly options: TemplateInspectorOptions) {
-    this.hashName = options.hashName ?? sha256Id;
-    this.compiled = options.templates.map((template) => {
-      const placeholders: KeyPlaceholder[] = [];
-      const body = template.parts
+  /** The inspector of the layout named `layout`, over the rows of its key table. */
+  constructor(
+    private readonly layout: string,
+    private readonly table: KeyTable,
+  ) {
+    this.hashName = table.hashName;
+    this.compiled = table.defs.map((def) => {
+      const parts = table.resolved(def);
+      const placeholders: Carried[] = [];
+      const body = parts
         .map((part) => {
           if (typeof part === 'string') return escapeRegExp(part);
           placeholders.push(part.placeholder);
           return GROUP[part.placeholder];
         })
         .join('');
-      return { template, regex: new RegExp(`^((?:.*?:)??)${body}$`, 's'), placeholders };
+      return { def, parts, regex: new RegExp(`^((?:.*?:)??)${body}$`, 's'), placeholders };
     });
-    if (!this.compiled.some((c) => c.placeholders.includes('light') || c.placeholders.includes('lightId'))) {
-      throw new UsageError(`layout ${options.layout}: no key template names the light ({light} or {lightId})`);
+    if (!this.compiled.some((c) => c.placeholders.includes('name') || c.placeholders.includes('lightId'))) {
+      throw new UsageError(`layout ${layout}: no key template names the light ({name} or {lightId})`);
     }
   }
 
   scanPatterns(): string[] {
-    const patterns = this.compiled.map((c) =>
-      c.template.parts.map((part) => (typeof part === 'string' ? escapeGlob(part) : '*')).join(''),
-    );
-    return [...new Set(patterns)];
+    return this.table.scanPatterns();
   }
 
   /** The placeholder values a key carries under one template; null when it does not fit. */
@@ -147,13 +104,13 @@ export class TemplateInspector implements LayoutInspector {
   lightOfKey(key: string): KeyOwner | null {
     for (const c of this.compiled) {
       const found = this.match(c, key);
-      const light = found?.values.light ?? found?.values.lightId;
+      const light = found?.values.name ?? found?.values.lightId;
       if (!found || light === undefined) continue;
       return {
         light,
         system: found.values.system ?? found.values.systemId ?? null,
-        role: c.template.role,
-        scoresAreSeconds: c.template.scoresAreSeconds ?? false,
+        role: c.def.inspectRole ?? c.def.role,
+        scoresAreSeconds: c.def.scoresAreSeconds ?? false,
       };
     }
     return null;
@@ -163,24 +120,24 @@ export class TemplateInspector implements LayoutInspector {
     const { light } = request;
     for (const c of this.compiled) {
       const found = this.match(c, light);
-      if (found && (found.values.light !== undefined || found.values.lightId !== undefined)) {
+      if (found && (found.values.name !== undefined || found.values.lightId !== undefined)) {
         const values: Values = {};
-        for (const name of ['light', 'lightId', 'system', 'systemId'] as const) {
+        for (const name of ['name', 'lightId', 'system', 'systemId'] as const) {
           if (found.values[name] !== undefined) values[name] = found.values[name];
         }
         return [this.target(light, found.namespace, values)];
       }
     }
     const system = request.system ?? DEFAULT_SYSTEM;
-    const byName = this.target(light, '', { light, lightId: this.hashName(light), system, systemId: this.hashName(system) });
+    const byName = this.target(light, '', { name: light, lightId: this.hashName(light), system, systemId: this.hashName(system) });
     // `<system>/<light>`, as swc lights prints a light of a layout with systems (names or ids, as the keys carry them).
     const slash = light.indexOf('/');
     const usesSystems = this.compiled.some((c) => c.placeholders.includes('system') || c.placeholders.includes('systemId'));
     if (slash > 0 && request.system === undefined && usesSystems) {
       const [s, l] = [light.slice(0, slash), light.slice(slash + 1)];
-      const uses = (p: KeyPlaceholder): boolean => this.compiled.some((c) => c.placeholders.includes(p));
+      const uses = (p: Carried): boolean => this.compiled.some((c) => c.placeholders.includes(p));
       const values: Values = {
-        ...(uses('light') ? { light: l, lightId: this.hashName(l) } : { lightId: l }),
+        ...(uses('name') ? { name: l, lightId: this.hashName(l) } : { lightId: l }),
         ...(uses('system') ? { system: s, systemId: this.hashName(s) } : { systemId: s }),
       };
       return [this.target(light, '', values), byName];
@@ -205,7 +162,7 @@ export class TemplateInspector implements LayoutInspector {
     let exact = true;
     const pieces: string[] = [escapeGlob(namespace)];
     const plain: string[] = [namespace];
-    for (const part of c.template.parts) {
+    for (const part of c.parts) {
       if (typeof part === 'string') {
         pieces.push(escapeGlob(part));
         plain.push(part);
@@ -237,12 +194,12 @@ export class TemplateInspector implements LayoutInspector {
         : (await scanKeys(redis, found.text)).filter((key) => {
             const m = this.match(c, key.slice(target.namespace.length));
             // A pattern's `*` also matches lights whose name extends this one: keep exact fits.
-            return m !== null && m.namespace === '' && Object.entries(target.values).every(([k, v]) => m.values[k as KeyPlaceholder] === undefined || m.values[k as KeyPlaceholder] === v);
+            return m !== null && m.namespace === '' && Object.entries(target.values).every(([k, v]) => m.values[k as Carried] === undefined || m.values[k as Carried] === v);
           });
       for (const key of candidates) {
         if (seen.has(key)) continue;
         seen.add(key);
-        keys.push({ key, role: c.template.role });
+        keys.push({ key, role: c.def.inspectRole ?? c.def.role });
       }
     }
     const types = await keyTypes(
@@ -259,7 +216,8 @@ export class TemplateInspector implements LayoutInspector {
       redis,
       found.map((k) => k.key),
     );
-    const specs: KeySpec[] = found.map((k, i) => ({ ...k, expectedType: types[i] ?? 'none' }));
+    // Any type is the light's here: each key is read as the type it has.
+    const specs: LightKey[] = found.map((k, i) => ({ ...k, type: types[i] ?? 'none' }));
     const { result, consistent } = await readConsistently(
       redis,
       () => specs,
@@ -290,7 +248,7 @@ export class TemplateInspector implements LayoutInspector {
     }));
     return {
       kind: 'keys',
-      layout: this.options.layout,
+      layout: this.layout,
       light: target.light,
       keys,
       window: windowOf(judge),

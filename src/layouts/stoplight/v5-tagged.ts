@@ -1,10 +1,17 @@
-import { StoplightV5, type StoplightV5Options } from './stoplight-v5.js';
-import { StoplightV5Inspector } from './stoplight-v5-inspector.js';
-import { V5_MAX_WINDOW_SECONDS } from './stoplight-v5.js';
-import type { Layout, Light } from './types.js';
+import { keyDef } from '../kit/keys.js';
+import type { Layout } from '../types.js';
+import { StoplightV5, V5_MAX_WINDOW_SECONDS, type StoplightV5Options, type V5KeyRows } from './v5.js';
+import { StoplightV5Inspector } from './v5-inspector.js';
 
 /** The variant's registered name. */
 export const STOPLIGHT_V5_TAGGED = 'stoplight-v5-tagged';
+
+/** 5.x's keys with the light's name as a hash tag. */
+export const V5_TAGGED_KEYS: V5KeyRows = {
+  metadata: keyDef('metadata', '{prefix}:metadata:{{name}}', 'hash'),
+  success: keyDef('success events', '{prefix}:metrics:{{name}}:success:{hour}', 'zset', { scoresAreSeconds: true }),
+  failure: keyDef('failure events', '{prefix}:metrics:{{name}}:failure:{hour}', 'zset', { scoresAreSeconds: true }),
+};
 
 /**
  * Stoplight 5.x's design with the light's name in a `{…}` hash tag:
@@ -23,16 +30,8 @@ export class StoplightV5Tagged extends StoplightV5 {
   override readonly inspector: StoplightV5Inspector;
 
   constructor(options: StoplightV5Options = {}) {
-    super({ ...options, prefix: options.prefix ?? 'stoplight:v5t' });
-    this.inspector = new StoplightV5Inspector(STOPLIGHT_V5_TAGGED, this.prefix, V5_MAX_WINDOW_SECONDS);
-  }
-
-  override metadataKey(light: Light): string {
-    return `${this.prefix}:metadata:{${light.name}}`;
-  }
-
-  override eventsKey(light: Light, outcome: 'success' | 'failure', hour: number): string {
-    return `${this.prefix}:metrics:{${light.name}}:${outcome}:${hour}`;
+    super({ ...options, prefix: options.prefix ?? 'stoplight:v5t' }, V5_TAGGED_KEYS);
+    this.inspector = new StoplightV5Inspector(STOPLIGHT_V5_TAGGED, this.keyTable, V5_MAX_WINDOW_SECONDS);
   }
 }
 
