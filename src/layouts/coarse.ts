@@ -166,8 +166,8 @@ export class Coarse implements Layout {
   keysOf(light: Light): LightKey[] {
     const [metrics, index] = this.keys(light);
     return [
-      { key: metrics, role: 'buckets, totals and metadata' },
-      { key: index, role: 'bucket index' },
+      { key: metrics, role: 'metrics' },
+      { key: index, role: 'index' },
     ];
   }
 }

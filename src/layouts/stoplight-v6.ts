@@ -120,8 +120,8 @@ export class StoplightV6 implements Layout {
 
   keysOf(light: Light): LightKey[] {
     return [
-      { key: this.metricsKey(light), role: 'buckets, totals and metadata' },
-      { key: this.indexKey(light), role: 'bucket index' },
+      { key: this.metricsKey(light), role: 'metrics' },
+      { key: this.indexKey(light), role: 'index' },
     ];
   }
 
