@@ -55,8 +55,8 @@ export const compareBuildsSchema = z
   .looseObject({
     ...header,
     acrossBuilds: z.literal(true),
-    baseline: z.looseObject({ label: z.string(), build: z.looseObject({}) }),
-    current: z.looseObject({ label: z.string(), build: z.looseObject({}) }),
+    baseline: z.looseObject({ label: z.string(), build: z.string() }),
+    current: z.looseObject({ label: z.string(), build: z.string() }),
     changes: z.array(
       z.looseObject({
         layout: z.string(),
