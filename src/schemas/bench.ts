@@ -57,7 +57,9 @@ const throughput = z.looseObject({
       serverUsecPerRequest: spread.nullable(),
     })
     .optional(),
-  app: z.looseObject({ meanMs: z.number(), p50Ms: z.number(), p99Ms: z.number(), rmePercent: z.number(), samples: z.number(), opsPerSec: z.number() }).optional(),
+  app: z
+    .looseObject({ meanMs: z.number(), p50Ms: z.number(), p99Ms: z.number(), rmePercent: z.number(), samples: z.number(), opsPerSec: z.number() })
+    .optional(),
   clockEndAt: moment.optional(),
 });
 
@@ -162,7 +164,13 @@ export const benchSchema = z
     accuracyServerScriptSeconds: figure.optional(),
     encodingHints: z.array(z.looseObject({ layout: z.string(), role: z.string(), setting: z.string(), bytes: z.number() })).optional(),
     cluster: z
-      .looseObject({ shards: z.number().int(), nodes: z.array(z.string()), private: z.boolean(), lightSpread: z.string(), findings: z.array(z.looseObject({ layout: z.string() })) })
+      .looseObject({
+        shards: z.number().int(),
+        nodes: z.array(z.string()),
+        private: z.boolean(),
+        lightSpread: z.string(),
+        findings: z.array(z.looseObject({ layout: z.string() })),
+      })
       .optional(),
     instructionsSeconds: z.number().optional(),
     layoutLabels: z.record(z.string(), z.string()).optional(),

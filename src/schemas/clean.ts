@@ -7,7 +7,16 @@ export const cleanSchema = z
     ...header,
     redis: z.looseObject({ url: z.string(), primaries: z.array(primary).optional() }),
     namespaces: z.array(
-      z.looseObject({ prefix: z.string(), keys: z.number().int(), bytes: figure, startedAt: moment.nullable(), host: z.string().nullable(), pid: figure, alive: z.boolean(), marked: z.boolean() }),
+      z.looseObject({
+        prefix: z.string(),
+        keys: z.number().int(),
+        bytes: figure,
+        startedAt: moment.nullable(),
+        host: z.string().nullable(),
+        pid: figure,
+        alive: z.boolean(),
+        marked: z.boolean(),
+      }),
     ),
     removed: z.array(z.object({ prefix: z.string(), keys: z.number().int() })),
     kept: z.array(z.object({ prefix: z.string(), reason: z.string() })),

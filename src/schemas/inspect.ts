@@ -17,7 +17,9 @@ const key = z.looseObject({
   ttlSeconds: figure,
   slot: z.number().int(),
   node: z.string().optional(),
-  limits: z.looseObject({ entriesSetting: z.string(), entriesLimit: figure, valueSetting: z.string(), valueLimit: figure, longestBytes: z.number() }).nullable(),
+  limits: z
+    .looseObject({ entriesSetting: z.string(), entriesLimit: figure, valueSetting: z.string(), valueLimit: figure, longestBytes: z.number() })
+    .nullable(),
 });
 
 const inspection = z.looseObject({
@@ -45,7 +47,13 @@ const inspection = z.looseObject({
 export const inspectSchema = z
   .looseObject({
     ...header,
-    request: z.looseObject({ light: z.string(), layout: z.string().optional(), system: z.string().optional(), windowSeconds: z.number().optional(), at: moment.optional() }),
+    request: z.looseObject({
+      light: z.string(),
+      layout: z.string().optional(),
+      system: z.string().optional(),
+      windowSeconds: z.number().optional(),
+      at: moment.optional(),
+    }),
     drift: z.boolean(),
     inspections: z.array(inspection),
     cluster: clusterPrimaries.optional(),

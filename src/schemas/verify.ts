@@ -22,7 +22,9 @@ const result = z.looseObject({
   lights: z.number().int(),
   windows: z.array(z.number()),
   largestEviction: z.number(),
-  disagreements: z.array(z.looseObject({ windowSeconds: z.number(), expected: fields, actual: fields, reproduction: z.array(call), originalLength: z.number() })),
+  disagreements: z.array(
+    z.looseObject({ windowSeconds: z.number(), expected: fields, actual: fields, reproduction: z.array(call), originalLength: z.number() }),
+  ),
   lightsDisagreeing: z.number().int(),
   scriptErrors: z.array(z.looseObject({ windowSeconds: z.number(), error: z.string(), reproduction: z.array(call) })),
   lightsWithErrors: z.number().int(),

@@ -68,7 +68,23 @@ describe('every --json validates against its shipped schema (real runs)', () => 
   });
 
   it('bench --realtime: its moments are ISO 8601 on the wall clock', async () => {
-    const bench = await jsonOf('bench', ['bench', '--redis-url', server.url, '--realtime', '--layout', 'stoplight-v6', '--rate', '20', '--window', '30', '--duration', '1s', '--no-accuracy', '--no-progress', '--json']);
+    const bench = await jsonOf('bench', [
+      'bench',
+      '--redis-url',
+      server.url,
+      '--realtime',
+      '--layout',
+      'stoplight-v6',
+      '--rate',
+      '20',
+      '--window',
+      '30',
+      '--duration',
+      '1s',
+      '--no-accuracy',
+      '--no-progress',
+      '--json',
+    ]);
     const realtime = (bench.results as { realtime: { startedAt: string; endedAt: string } }[])[0]?.realtime;
     expect(realtime?.startedAt).toMatch(ISO);
     expect(Date.parse(realtime!.endedAt)).toBeGreaterThanOrEqual(Date.parse(realtime!.startedAt));
@@ -78,12 +94,27 @@ describe('every --json validates against its shipped schema (real runs)', () => 
     await jsonOf('bench-dry-run', ['bench', '--dry-run', ...SMALL, '--json']);
     const suggested = await jsonOf('bench', ['bench', '--suggest', ...SMALL, '--json']);
     expect(suggested.suggestions).toBeInstanceOf(Array);
-    const counted = await jsonOf('bench', ['bench', '--instructions', '--window', '10', '--rate', '1', '--no-throughput', '--no-accuracy', '--no-progress', '--json'], 0, {}, 240_000);
+    const counted = await jsonOf(
+      'bench',
+      ['bench', '--instructions', '--window', '10', '--rate', '1', '--no-throughput', '--no-accuracy', '--no-progress', '--json'],
+      0,
+      {},
+      240_000,
+    );
     expect(counted.instructionsSeconds).toBeGreaterThan(0);
   }, 400_000);
 
   it('bench --sweep', async () => {
-    const sweep = await jsonOf('bench-sweep', ['bench', '--sweep', 'hash-max-listpack-value=64,256', '--layout', 'stoplight-v6', ...SMALL, '--no-accuracy', '--json']);
+    const sweep = await jsonOf('bench-sweep', [
+      'bench',
+      '--sweep',
+      'hash-max-listpack-value=64,256',
+      '--layout',
+      'stoplight-v6',
+      ...SMALL,
+      '--no-accuracy',
+      '--json',
+    ]);
     for (const run of sweep.sweep as { report: unknown }[]) expect(schemaErrors('bench', run.report)).toEqual([]);
   }, 200_000);
 
@@ -91,9 +122,34 @@ describe('every --json validates against its shipped schema (real runs)', () => 
     const system = execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim();
     const linked = path.join(dir, 'redis-server-link');
     symlinkSync(system, linked);
-    const builds = await jsonOf('builds', ['bench', '--layout', 'stoplight-v6', ...SMALL, '--no-accuracy', '--json', '--redis-server', system, '--redis-server', linked]);
+    const builds = await jsonOf('builds', [
+      'bench',
+      '--layout',
+      'stoplight-v6',
+      ...SMALL,
+      '--no-accuracy',
+      '--json',
+      '--redis-server',
+      system,
+      '--redis-server',
+      linked,
+    ]);
     for (const entry of Object.values(builds.builds as Record<string, { result: unknown }>)) expect(schemaErrors('bench', entry.result)).toEqual([]);
-    const verified = await jsonOf('builds', ['verify', '--layout', 'stoplight-v6', '--calls', '500', '--seed', '11', '--no-progress', '--json', '--redis-server', system, '--redis-server', linked]);
+    const verified = await jsonOf('builds', [
+      'verify',
+      '--layout',
+      'stoplight-v6',
+      '--calls',
+      '500',
+      '--seed',
+      '11',
+      '--no-progress',
+      '--json',
+      '--redis-server',
+      system,
+      '--redis-server',
+      linked,
+    ]);
     for (const entry of Object.values(verified.builds as Record<string, { result: unknown }>)) expect(schemaErrors('verify', entry.result)).toEqual([]);
     const baseline = JSON.parse(readFileSync('fixtures/baselines/small.json', 'utf8')) as { redis: Record<string, unknown> };
     const other = path.join(dir, 'valkey.json');

@@ -7,7 +7,11 @@ const BASELINE = 'fixtures/baselines/small.json';
 
 describe('results of schemaVersion 1', () => {
   it("load in today's shape: version, key roles and durations renamed, bytes as written", () => {
-    const raw = JSON.parse(readFileSync(BASELINE, 'utf8')) as { schemaVersion: number; wallSeconds: number; results: { memory: { bytesPerLight: number; keys: { role: string }[] } }[] };
+    const raw = JSON.parse(readFileSync(BASELINE, 'utf8')) as {
+      schemaVersion: number;
+      wallSeconds: number;
+      results: { memory: { bytesPerLight: number; keys: { role: string }[] } }[];
+    };
     expect(raw.schemaVersion).toBe(1);
     const report = loadReport(BASELINE);
     expect(report.schemaVersion).toBe(SCHEMA_VERSION);
@@ -33,7 +37,14 @@ describe('results of schemaVersion 1', () => {
           windowSeconds: 60,
           rate: 1,
           memory: { bytesPerLight: 100, usedMemoryDeltaPerLight: 100, keys: [], lights: 1 },
-          throughput: { write: { ...stats, rounds: { count: 1, opsPerSec: spread } }, read: stats, request: stats, connections: 1, pipeline: 1, clockEndAt: 1_764_450_018 },
+          throughput: {
+            write: { ...stats, rounds: { count: 1, opsPerSec: spread } },
+            read: stats,
+            request: stats,
+            connections: 1,
+            pipeline: 1,
+            clockEndAt: 1_764_450_018,
+          },
           realtime: { shortfall: 0.25, seconds: 4, startedAt: 1_764_450_000.5, endedAt: 1_764_450_004 },
           accuracy: { seconds: 2, decisionMismatchShare: 0.1 },
         },
@@ -48,6 +59,8 @@ describe('results of schemaVersion 1', () => {
   });
 
   it('other versions are refused, naming the ones this swc reads', () => {
-    expect(() => parseReport('v2.json', { schemaVersion: 2, results: [] })).toThrow(/v2\.json: schemaVersion 2 is not supported: this swc reads schemaVersion 1 or 3/);
+    expect(() => parseReport('v2.json', { schemaVersion: 2, results: [] })).toThrow(
+      /v2\.json: schemaVersion 2 is not supported: this swc reads schemaVersion 1 or 3/,
+    );
   });
 });

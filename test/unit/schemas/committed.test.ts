@@ -11,7 +11,15 @@ describe('schemas/ (the shipped JSON Schema files)', () => {
   });
 
   it('refuse an old document: another schemaVersion, a Unix-second moment, a renamed field', () => {
-    const good = { schemaVersion: 3, swcVersion: '0.1.0', dryRun: true, cells: [], phases: [{ phase: 'fill', estimatedSeconds: 1 }], servers: 1, estimatedSeconds: 1 };
+    const good = {
+      schemaVersion: 3,
+      swcVersion: '0.1.0',
+      dryRun: true,
+      cells: [],
+      phases: [{ phase: 'fill', estimatedSeconds: 1 }],
+      servers: 1,
+      estimatedSeconds: 1,
+    };
     expect(schemaErrors('bench-dry-run', good)).toEqual([]);
     expect(schemaErrors('bench-dry-run', { ...good, schemaVersion: 1 }).join('\n')).toMatch(/\/schemaVersion/);
     expect(schemaErrors('bench-dry-run', { ...good, phases: [{ phase: 'fill', seconds: 1 }] }).join('\n')).toMatch(/estimatedSeconds/);
