@@ -29,7 +29,9 @@ export function isoMoment(unixSeconds: number): string {
   return fraction === '' ? `${base}Z` : `${base}.${fraction}Z`;
 }
 
-/** The Unix seconds of a moment written by {@link isoMoment} (or any ISO 8601 text `Date` reads). */
+/** The Unix seconds of a moment written by {@link isoMoment} (or any ISO 8601 text `Date` reads), its microseconds kept. */
 export function unixSecondsOf(moment: string): number {
-  return Date.parse(moment) / 1000;
+  const fraction = /\.(\d+)Z$/.exec(moment);
+  if (!fraction) return Date.parse(moment) / 1000;
+  return Date.parse(moment.slice(0, fraction.index) + 'Z') / 1000 + Number(`0.${fraction[1] ?? '0'}`);
 }

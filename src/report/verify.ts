@@ -1,6 +1,6 @@
 import type { ComparedFields, ReproCall, VerifyResult } from '../verify/types.js';
 import { palette } from './style.js';
-import { isoMoment } from '../core/format.js';
+import { isoMoment, unixSecondsOf } from '../core/format.js';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 
@@ -97,5 +97,25 @@ export function verifyResultJson(r: VerifyResult) {
     disagreements: r.disagreements.map((d) => ({ ...d, expected: fieldsJson(d.expected), actual: fieldsJson(d.actual), reproduction: reproJson(d.reproduction) })),
     scriptErrors: r.scriptErrors.map((e) => ({ ...e, reproduction: reproJson(e.reproduction) })),
     deviationMisses: r.deviationMisses.map((m) => ({ ...m, predicted: fieldsJson(m.predicted), actual: fieldsJson(m.actual), reproduction: reproJson(m.reproduction) })),
+  };
+}
+
+/** One result as `swc verify --json` prints it. */
+export type VerifyResultJson = ReturnType<typeof verifyResultJson>;
+type ResultJson = VerifyResultJson;
+const reproOf = (calls: ResultJson['disagreements'][number]['reproduction']): ReproCall[] => calls.map((c) => ({ ...c, at: unixSecondsOf(c.at) }));
+const fieldsOf = (f: ReturnType<typeof fieldsJson>): ComparedFields => ({
+  ...f,
+  lastSuccessAt: f.lastSuccessAt === null ? null : unixSecondsOf(f.lastSuccessAt),
+  lastErrorAt: f.lastErrorAt === null ? null : unixSecondsOf(f.lastErrorAt),
+});
+
+/** A result read back from `swc verify --json` (another build's run): its moments as Unix seconds again, to replay. */
+export function verifyResultOfJson(r: ResultJson): VerifyResult {
+  return {
+    ...r,
+    disagreements: r.disagreements.map((d) => ({ ...d, expected: fieldsOf(d.expected), actual: fieldsOf(d.actual), reproduction: reproOf(d.reproduction) })),
+    scriptErrors: r.scriptErrors.map((e) => ({ ...e, reproduction: reproOf(e.reproduction) })),
+    deviationMisses: r.deviationMisses.map((m) => ({ ...m, predicted: fieldsOf(m.predicted), actual: fieldsOf(m.actual), reproduction: reproOf(m.reproduction) })),
   };
 }
