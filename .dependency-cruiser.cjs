@@ -6,7 +6,7 @@
 //   measure     src/measure/
 //   layouts     src/layouts/
 //   base        src/redis/ src/lua/ src/traffic/ src/model/
-//   core        src/core/, src/errors.ts, src/json-file.ts, src/version.ts
+//   core        src/core/, src/schemas/ (the --json contract), src/errors.ts, src/json-file.ts, src/version.ts
 //
 // A known violation that needs the larger redesign is allowed by name in
 // KNOWN below, with the reason; the rule itself stays as strict as designed.
@@ -17,7 +17,7 @@ const REPORT = '^src/report/';
 const MEASURE = '^src/measure/';
 const LAYOUTS = '^src/layouts/';
 const BASE = '^src/(redis|lua|traffic|model)/';
-const CORE = '^src/(core/|errors\\.ts$|json-file\\.ts$|version\\.ts$)';
+const CORE = '^src/(core/|schemas/|errors\\.ts$|json-file\\.ts$|version\\.ts$)';
 
 /** Each layer and the layers above it, which it must not import. */
 const ABOVE = {

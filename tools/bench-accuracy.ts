@@ -38,10 +38,10 @@ for (let i = 0; i < runs; i += 1) {
   console.log(`run ${i + 1}: --no-accuracy ${a.seconds.toFixed(1)} s (load ${load()})`);
   const b = bench([]);
   withAccuracy.push(b.seconds);
-  const phases = b.report.results.reduce((sum, r) => sum + (r.accuracy?.seconds ?? 0), 0);
+  const phases = b.report.results.reduce((sum, r) => sum + (r.accuracy?.durationSeconds ?? 0), 0);
   const approximate = [...new Set(b.report.results.filter((r) => r.accuracy && r.accuracy.maxAbsError > 0).map((r) => r.layout))];
   console.log(
-    `run ${i + 1}: with accuracy ${b.seconds.toFixed(1)} s (load ${load()}); accuracy phases ${phases.toFixed(1)} s in all, ${((100 * phases) / (b.report.wallSeconds ?? NaN)).toFixed(0)}% of the run's wall (beside the fill, on their own server); ` +
+    `run ${i + 1}: with accuracy ${b.seconds.toFixed(1)} s (load ${load()}); accuracy phases ${phases.toFixed(1)} s in all, ${((100 * phases) / (b.report.measuringSeconds ?? NaN)).toFixed(0)}% of the run's wall (beside the fill, on their own server); ` +
       `${b.report.results.length} results; layouts with a nonzero error somewhere: ${approximate.join(', ') || 'none'}`,
   );
 }

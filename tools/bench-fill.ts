@@ -3,7 +3,7 @@
 // several times (the fill alone: the accuracy phases, on by default, run on
 // a second private server beside it and have `npm run bench:accuracy`)
 // (each on its own private server, as a user would) and prints, side by side
-// per run, the run's wall time (JSON wallSeconds), the server's script time
+// per run, the run's wall time (JSON measuringSeconds), the server's script time
 // over the same run (serverScriptSeconds: EVALSHA/EVAL usec from INFO
 // commandstats) and their ratio, then min/median/max of the ratio (target:
 // at most 1.3). With --against <other swc.js> the runs alternate between
@@ -44,10 +44,10 @@ for (let i = 1; i <= runs; i += 1) {
       process.exit(run.status ?? 3);
     }
     const report = JSON.parse(run.stdout) as BenchReport;
-    const wall = report.wallSeconds;
+    const wall = report.measuringSeconds;
     const server = report.serverScriptSeconds;
     if (typeof wall !== 'number' || typeof server !== 'number' || !(server > 0)) {
-      process.stderr.write(`bench-fill: ${build.bin} reported no wallSeconds/serverScriptSeconds\n`);
+      process.stderr.write(`bench-fill: ${build.bin} reported no measuringSeconds/serverScriptSeconds\n`);
       process.exit(3);
     }
     ratios.get(build.name)?.push(wall / server);

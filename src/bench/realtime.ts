@@ -7,6 +7,7 @@ import type { RealtimeResult } from '../measure/types.js';
 import { execPipeline } from '../redis/scripts.js';
 import { type ScriptCall } from '../lua/source.js';
 import { errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficEvent } from '../traffic/events.js';
+import { isoMoment } from '../core/format.js';
 
 /** Calls per pipeline at most: a client that fell far behind catches up in batches this size. */
 const MAX_BATCH = 1000;
@@ -161,8 +162,8 @@ export async function driveRealtime(options: RealtimeOptions): Promise<RealtimeR
   return {
     requestedRate: rate,
     achievedRate,
-    shortfall: Math.max(0, 1 - achievedRate / rate),
-    seconds: elapsed,
+    shortfallFraction: Math.max(0, 1 - achievedRate / rate),
+    durationSeconds: elapsed,
     events: perLight,
     eventsTotal: total,
     lights: lights.length,
@@ -177,7 +178,7 @@ export async function driveRealtime(options: RealtimeOptions): Promise<RealtimeR
       maxMs: latencyMaxMs,
       ops: total,
     },
-    startedAt,
-    endedAt: Date.now() / 1000,
+    startedAt: isoMoment(startedAt),
+    endedAt: isoMoment(Date.now() / 1000),
   };
 }

@@ -27,6 +27,8 @@ import { driveRealtime } from './realtime.js';
 import { byShard, clusterChanged, redisOf, shardOfLight, singleShard, spreadLights, type ShardSet } from './shards.js';
 import { AccuracyLane, accuracyLight, cellAccuracy } from './accuracy.js';
 import type { ClusterFinding, ShardTotals } from '../measure/types.js';
+import { SCHEMA_VERSION } from '../core/schema-version.js';
+import { unixSecondsOf } from '../core/format.js';
 
 /** Calls per pipeline while filling a window: large enough to amortize round trips. */
 const FILL_BATCH = 1000;
@@ -345,7 +347,7 @@ async function runMemory(
   const after = await usedMemoryOf(set);
   // Real traffic wrote 5.x hour keys by this machine's clock, between these seconds.
   const span: Span = realtime
-    ? { from: Math.floor(realtime.startedAt), to: Math.ceil(realtime.endedAt) }
+    ? { from: Math.floor(unixSecondsOf(realtime.startedAt)), to: Math.ceil(unixSecondsOf(realtime.endedAt)) }
     : { from: BENCH_EPOCH, to: BENCH_EPOCH + cell.durationSeconds };
   let total = 0;
   let firstKeys: MemoryResult['keys'] = [];
@@ -663,7 +665,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         const { cell, memory, events, lights, span, realtime, layout, shards } = f;
         const throughput = throughputs?.[i];
         // Where the injected clock stopped, so every hour key it wrote is deleted below.
-        const clockSpan = throughput ? { ...span, to: Math.ceil(throughput.clockEndAt ?? span.to) + 1 } : span;
+        const clockSpan = throughput ? { ...span, to: Math.ceil(throughput.clockEndAt !== undefined ? unixSecondsOf(throughput.clockEndAt) : span.to) + 1 } : span;
         const accuracyOn = (target: Redis): Promise<CellAccuracy | undefined> =>
           cellAccuracy(target, plan, cell, layout, run.signal, (n) => {
             written += n;
@@ -686,7 +688,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           rate: cell.rate,
           durationSeconds: cell.durationSeconds,
           // What the window holds at the end: a run shorter than the window fills only part of it.
-          eventsInWindow: Math.round(cell.rate * Math.min(realtime?.seconds ?? cell.durationSeconds, cell.windowSeconds)),
+          eventsInWindow: Math.round(cell.rate * Math.min(realtime?.durationSeconds ?? cell.durationSeconds, cell.windowSeconds)),
           events,
           memory,
           ...(throughput ? { throughput } : {}),
@@ -716,7 +718,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       await report(false);
     }
     await report(true);
-    const wallSeconds = (performance.now() - wallStarted) / 1000;
+    const measuringSeconds = (performance.now() - wallStarted) / 1000;
     const labelled = [...new Set(plan.layouts)].flatMap((name) => {
       const label = layoutLabel(name);
       return label === undefined ? [] : [[name, label] as const];
@@ -726,7 +728,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     // The accuracy phases' scripts ran on the lane's server, at the same time as the run's own: reported apart, never added.
     const onLane = lane ? await lane.scriptStats() : undefined;
     return {
-      schemaVersion: 1,
+      schemaVersion: SCHEMA_VERSION,
       swcVersion: SWC_VERSION,
       redis: {
         version: info.version,
@@ -741,7 +743,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       results,
       startedAt: new Date(started).toISOString(),
       elapsedSeconds: (Date.now() - started) / 1000,
-      wallSeconds,
+      measuringSeconds,
       serverScriptSeconds: scripts ? scripts.usec / 1e6 : null,
       ...(onLane !== undefined ? { accuracyServerScriptSeconds: onLane ? onLane.usec / 1e6 : null } : {}),
       encodingHints: encodingHints(results, info.config),

@@ -75,7 +75,7 @@ export async function runBenchPerLayout(run: BenchRun): Promise<{ report: BenchR
       options: run.options ?? first.options,
       results: reports.flatMap((r) => r.results),
       elapsedSeconds: reports.reduce((sum, r) => sum + r.elapsedSeconds, 0),
-      wallSeconds: reports.reduce((sum, r) => sum + (r.wallSeconds ?? 0), 0),
+      measuringSeconds: reports.reduce((sum, r) => sum + (r.measuringSeconds ?? 0), 0),
       serverScriptSeconds: seconds.some((s) => s === null || s === undefined) ? null : seconds.reduce<number>((sum, s) => sum + (s ?? 0), 0),
     },
     failed,

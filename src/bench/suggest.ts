@@ -31,7 +31,7 @@ export interface SuggestRow {
   readonly serverUsecSource: 'throughput' | 'probe' | null;
   readonly maxAbsError: number | null;
   /** Share of reads deciding differently from the exact window at the threshold. */
-  readonly decisionFlipShare: number | null;
+  readonly decisionFlipFraction: number | null;
   readonly reads: number | null;
   /** Measured exact: zero error and no decision differing over every read. */
   readonly exact: boolean | null;
@@ -114,7 +114,7 @@ function accuracyText(c: Candidate, threshold: number | null): string {
   const a = c.result.accuracy;
   if (!a) return 'accuracy not measured';
   if (c.exact) return `exact (all ${a.reads.toLocaleString('en-US')} reads matched the exact window)`;
-  return `approximate (failure ratio off by up to ${a.maxAbsError.toFixed(3)}, ${pct(a.decisionMismatchShare)} of reads deciding differently at ${threshold ?? a.threshold})`;
+  return `approximate (failure ratio off by up to ${a.maxAbsError.toFixed(3)}, ${pct(a.decisionMismatchFraction)} of reads deciding differently at ${threshold ?? a.threshold})`;
 }
 
 /** The pick against another layout: memory and server time, as ratios. */
@@ -201,8 +201,8 @@ export function suggest(report: BenchReport, input: SuggestInput = {}): Suggesti
         bytes: result.memory.bytesPerLight,
         usec,
         source,
-        exact: a ? a.maxAbsError === 0 && a.decisionMismatchShare === 0 : null,
-        flips: a ? a.decisionMismatchShare : null,
+        exact: a ? a.maxAbsError === 0 && a.decisionMismatchFraction === 0 : null,
+        flips: a ? a.decisionMismatchFraction : null,
         klass: a ? 1 : 3,
       };
     });
@@ -229,7 +229,7 @@ export function suggest(report: BenchReport, input: SuggestInput = {}): Suggesti
       serverUsecPerRequest: null,
       serverUsecSource: null,
       maxAbsError: null,
-      decisionFlipShare: null,
+      decisionFlipFraction: null,
       reads: null,
       exact: null,
     } as const;
@@ -270,7 +270,7 @@ export function suggest(report: BenchReport, input: SuggestInput = {}): Suggesti
         serverUsecPerRequest: c.usec,
         serverUsecSource: c.source,
         maxAbsError: a ? a.maxAbsError : null,
-        decisionFlipShare: a ? a.decisionMismatchShare : null,
+        decisionFlipFraction: a ? a.decisionMismatchFraction : null,
         reads: a ? a.reads : null,
         exact: c.exact,
         verdict,

@@ -11,6 +11,7 @@ import { UsageError } from '../errors.js';
 import { isExpanded } from '../measure/encoding.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
 import { causesOf, explainKey, type LimitCause } from '../measure/encoding-advice.js';
+import type { SCHEMA_VERSION } from '../core/schema-version.js';
 
 /** Combinations a sweep may run (each on a server of its own, the whole matrix each). */
 export const MAX_SWEEP_COMBINATIONS = 16;
@@ -200,7 +201,7 @@ export interface SweepAdvice {
 
 /** The whole `swc bench --sweep --json` document (`kind: "sweep"`; `swc compare` reads one of its reports, not the document). */
 export interface SweepReport {
-  readonly schemaVersion: 1;
+  readonly schemaVersion: typeof SCHEMA_VERSION;
   readonly kind: 'sweep';
   readonly swcVersion: string;
   /** The swept settings, in flag order. */

@@ -88,7 +88,7 @@ export async function countForReport(
       options.signal,
     );
     const out = withInstructions(report, counts);
-    return { ...out, instructionsWallSeconds: (performance.now() - started) / 1000 };
+    return { ...out, instructionsSeconds: (performance.now() - started) / 1000 };
   } finally {
     await counted.close();
   }

@@ -12,6 +12,7 @@ import { openSession, type Session } from '../redis/connect.js';
 import { parseInfo } from '../redis/info.js';
 import { SWC_VERSION } from '../version.js';
 import { onShutdown } from './lifecycle.js';
+import { SCHEMA_VERSION } from '../core/schema-version.js';
 
 /** What decides whether a sweep may run at all, checked before any server starts. */
 export interface SweepFlags {
@@ -162,7 +163,7 @@ export async function runSweep(input: SweepInput): Promise<SweepReport> {
   }
   const summary = summarize(runs);
   return {
-    schemaVersion: 1,
+    schemaVersion: SCHEMA_VERSION,
     kind: 'sweep',
     swcVersion: SWC_VERSION,
     settings: names,

@@ -414,10 +414,10 @@ const SHORTFALL_WARNING = 0.05;
 /** Says on stderr which realtime cells could not keep pace, so a slow client is not read as a slow layout. */
 function warnShortfall(report: BenchReport): void {
   for (const r of report.results) {
-    if (!r.realtime || r.realtime.shortfall <= SHORTFALL_WARNING) continue;
+    if (!r.realtime || r.realtime.shortfallFraction <= SHORTFALL_WARNING) continue;
     process.stderr.write(
       `swc bench: warning: ${r.layout} window ${formatWindow(r.windowSeconds)} at ${r.rate}/s fell behind: ` +
-        `sent ${r.realtime.achievedRate.toFixed(1)}/s per light (${(r.realtime.shortfall * 100).toFixed(1)}% short); ` +
+        `sent ${r.realtime.achievedRate.toFixed(1)}/s per light (${(r.realtime.shortfallFraction * 100).toFixed(1)}% short); ` +
         `this client, not the layout, set the pace\n`,
     );
   }

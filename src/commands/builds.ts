@@ -6,6 +6,7 @@ import { probeBuild, uniqueLabels, type BuildIdentity } from '../redis/build.js'
 import { SWC_VERSION } from '../version.js';
 import { onShutdown } from './lifecycle.js';
 import { parser } from './options.js';
+import { SCHEMA_VERSION } from '../core/schema-version.js';
 
 /** Flags of a command that can run on several server builds. */
 export interface BuildsFlags {
@@ -157,7 +158,7 @@ export function childJson(run: ChildRun): unknown {
 /** The JSON of a multi-build run: one entry per build, keyed by its label. */
 export function buildsJson(runs: readonly { label: string; build: BuildIdentity; code: number }[], results: readonly unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    schemaVersion: 1,
+    schemaVersion: SCHEMA_VERSION,
     swcVersion: SWC_VERSION,
     ...extra,
     builds: Object.fromEntries(runs.map((r, i) => [r.label, { build: r.build, exitCode: r.code, result: results[i] ?? null }])),

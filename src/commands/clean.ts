@@ -12,6 +12,7 @@ import { clusterError, nodeName } from '../redis/routed.js';
 import { primariesOf, readTargetFromFlags } from './cluster-read.js';
 import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, type ClusterFlags, type RedisFlags } from './options.js';
 import { proseWidth, wrapText } from '../report/width.js';
+import { SCHEMA_VERSION } from '../core/schema-version.js';
 
 /** Leftovers are on the server a bench ran against; there is no private server to clean. */
 const DEFAULT_URL = 'redis://127.0.0.1:6379';
@@ -141,10 +142,11 @@ Examples:
       const code = kept.some((k) => k.reason !== NOT_SWCS) ? ExitCode.finding : ExitCode.ok;
       if (flags.json) {
         printJson({
-          schemaVersion: 1,
+          schemaVersion: SCHEMA_VERSION,
           swcVersion: SWC_VERSION,
           redis: { url: redactUrl(session.url), ...(session.cluster ? { primaries: primariesOf(session.cluster) } : {}) },
-          namespaces: found,
+          // A moment of the contract is ISO 8601; the marker holds milliseconds.
+          namespaces: found.map((ns) => ({ ...ns, startedAt: ns.startedAt === null ? null : new Date(ns.startedAt).toISOString() })),
           removed,
           kept,
           runUsers: users,

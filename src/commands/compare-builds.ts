@@ -4,6 +4,7 @@ import { differentBuilds, renderRoleChanges, roleChanges } from '../compare/buil
 import type { CompareSide } from '../report/compare.js';
 import { SWC_VERSION } from '../version.js';
 import { printJson, useColor } from './options.js';
+import { SCHEMA_VERSION } from '../core/schema-version.js';
 
 /**
  * Results of two server builds differ by the build (encodings, allocator,
@@ -23,7 +24,7 @@ export function compareAcrossBuilds(baseline: CompareSide, current: CompareSide,
   }
   const changes = roleChanges(baseline.report, current.report);
   if (output.json) {
-    printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, acrossBuilds: true, baseline: { label: baseline.label, build: builds.baseline }, current: { label: current.label, build: builds.current }, changes });
+    printJson({ schemaVersion: SCHEMA_VERSION, swcVersion: SWC_VERSION, acrossBuilds: true, baseline: { label: baseline.label, build: builds.baseline }, current: { label: current.label, build: builds.current }, changes });
   } else {
     // Labels and builds come from the files: escaped, as every human format of compare.
     process.stdout.write(renderRoleChanges(shownDeep(changes), shownDeep(builds), output.format === 'markdown' ? 'markdown' : 'table', useColor()));

@@ -17,6 +17,7 @@ import { shown, shownDeep } from '../safety/text.js';
 import { parseMemoryTolerance, type MemoryTolerance } from '../compare/memory-detail.js';
 import { outputWidth } from '../report/width.js';
 import { renderStepSummary } from '../report/compare.js';
+import { SCHEMA_VERSION } from '../core/schema-version.js';
 
 /**
  * With `--format github` inside GitHub Actions: the verdict as Markdown
@@ -153,15 +154,17 @@ export function printVerdict(verdict: Verdict, baseline: CompareSide, current: C
     process.stderr.write(`swc: not comparable: ${shown(String(m.field))} differs (baseline ${shown(String(m.baseline))}, current ${shown(String(m.current))}); regenerate the baseline with this build and these settings\n`);
   }
   if (output.json) {
-    const bytes = verdict.options.memoryToleranceBytes;
-    // The unit in the name: memoryTolerance (a fraction) stays for older readers, null when bytes were asked for.
+    const o = verdict.options;
+    // The unit in every name (docs/output.md): tolerances are fractions (0.01 = the flag's 1%), or bytes.
     const options = {
-      ...verdict.options,
-      memoryTolerance: bytes === undefined ? verdict.options.memoryTolerance : null,
-      memoryToleranceFraction: bytes === undefined ? verdict.options.memoryTolerance : null,
-      memoryToleranceBytes: bytes ?? null,
+      memoryToleranceFraction: o.memoryToleranceBytes === undefined ? o.memoryTolerance : null,
+      memoryToleranceBytes: o.memoryToleranceBytes ?? null,
+      throughputToleranceFraction: o.throughputTolerance,
+      absolute: o.absolute,
+      serverToleranceFraction: o.serverTolerance ?? null,
+      instructionsToleranceFraction: o.instructionsTolerance ?? null,
     };
-    printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, baseline: sideJson(baseline), current: sideJson(current), comparable: verdict.mismatches.length === 0, ...verdict, options });
+    printJson({ schemaVersion: SCHEMA_VERSION, swcVersion: SWC_VERSION, baseline: sideJson(baseline), current: sideJson(current), comparable: verdict.mismatches.length === 0, ...verdict, options });
   } else {
     // Every human format (table, markdown, github) renders escaped copies: names, labels and fields from a file carry no control character.
     if (output.format === 'github') writeStepSummary(shownDeep(verdict), shownDeep(baseline), shownDeep(current));

@@ -9,6 +9,7 @@ import { proseWidth, wrapText } from '../report/width.js';
 import { SWC_VERSION } from '../version.js';
 import { action } from './lifecycle.js';
 import { addJsonOption, addRedisOptions, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
+import { SCHEMA_VERSION } from '../core/schema-version.js';
 
 interface DoctorFlags extends RedisFlags {
   json?: boolean;
@@ -43,7 +44,7 @@ export function doctorCommand(): Command {
       const diagnosis = await diagnose(session.redis, { peakBytes: peak.bytes, peakFor: 'the default bench (--rate 100 --window 300)', readOnly });
       const where = session.server ? `private redis-server on port ${session.server.port}` : redactUrl(session.url);
       if (flags.json) {
-        printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, redis: { url: where, private: Boolean(session.server), ...diagnosis.server }, scripts: diagnosis.scripts, checks: diagnosis.checks, memory: diagnosis.preflight.memory, permissions: diagnosis.preflight.permissions, ok: diagnosis.ok });
+        printJson({ schemaVersion: SCHEMA_VERSION, swcVersion: SWC_VERSION, redis: { url: where, private: Boolean(session.server), ...diagnosis.server }, scripts: diagnosis.scripts, checks: diagnosis.checks, memory: diagnosis.preflight.memory, permissions: diagnosis.preflight.permissions, ok: diagnosis.ok });
       } else {
         process.stdout.write(wrapText(renderDiagnosis(diagnosis, where, useColor()), proseWidth(), 6));
       }

@@ -1,3 +1,4 @@
+import { isoMoment } from '../core/format.js';
 import { Command, Option } from 'commander';
 import { parseDuration, parseList, parseNumber } from '../bench/values.js';
 import { ExitCode, UsageError } from '../errors.js';
@@ -14,6 +15,7 @@ import { DEFAULT_SCAN_PAUSE_MS, type ScanProgress } from '../redis/scan.js';
 import type { LightList } from '../layouts/inspection.js';
 import { startRdbServer } from '../redis/rdb-server.js';
 import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, useColor, type ClusterFlags, type RedisFlags } from './options.js';
+import { SCHEMA_VERSION } from '../core/schema-version.js';
 
 /** Inspect reads what an application's Redis holds, so it defaults to the usual local one. */
 export const DEFAULT_INSPECT_URL = 'redis://127.0.0.1:6379';
@@ -176,9 +178,9 @@ async function listAndPrint(flags: ListFlags, target: ReadTarget, control: { sto
     : undefined;
   if (format === 'json') {
     printJson({
-      schemaVersion: 2,
+      schemaVersion: SCHEMA_VERSION,
       swcVersion: SWC_VERSION,
-      at: list.at,
+      at: isoMoment(list.at),
       clock: list.clock,
       windowSeconds: list.windowSeconds,
       ...(flags.threshold !== undefined ? { threshold: flags.threshold } : {}),

@@ -3,7 +3,7 @@ import { namespacedLayout, type LayoutName } from '../layouts/index.js';
 import { connect } from '../redis/connect.js';
 import { startPrivateServer } from '../redis/server.js';
 import { acceptedInstead } from '../verify/verify.js';
-import { renderVerify } from '../report/verify.js';
+import { renderVerify, verifyResultOfJson, type VerifyResultJson } from '../report/verify.js';
 import { palette } from '../report/style.js';
 import type { VerifyResult } from '../verify/types.js';
 import { buildsJson, childJson, runAcrossBuilds, withoutFlags, type ChildRun } from './builds.js';
@@ -108,14 +108,13 @@ export function buildDifferences(runs: readonly { label: string; output: VerifyO
 export async function verifyAcrossBuilds(binaries: readonly string[], seed: number, json: boolean, input: VerifyBuildsInput = { settings: [] }): Promise<number> {
   const args = [...withoutFlags(process.argv.slice(2), ['--redis-server', '--json', '--seed']), '--json', '--seed', String(seed)];
   const runs: ChildRun[] = await runAcrossBuilds(binaries, args);
-  const outputs = runs.map((r) => {
-    const parsed = childJson(r);
-    return isVerifyOutput(parsed) ? parsed : undefined;
-  });
+  const printed = runs.map((r) => childJson(r));
+  // Read back in Unix seconds (the JSON's moments are ISO 8601): a reproduction is replayed on the other builds.
+  const outputs = printed.map((parsed) => (isVerifyOutput(parsed) ? { ...parsed, results: parsed.results.map((r) => verifyResultOfJson(r as unknown as VerifyResultJson)) } : undefined));
   const differences = buildDifferences(runs.map((r, i) => ({ label: r.label, output: outputs[i] })));
   await addAccepted(differences, runs, outputs, input);
   const findings = outputs.reduce((sum, o) => sum + (o?.findings ?? 0), 0);
-  if (json) printJson(buildsJson(runs, outputs, { seed, findings, differences }));
+  if (json) printJson(buildsJson(runs, printed.map((p) => (isVerifyOutput(p) ? p : undefined)), { seed, findings, differences }));
   else {
     const c = palette(useColor());
     const parts: string[] = [];

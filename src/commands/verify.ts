@@ -6,7 +6,7 @@ import { ExitCode, ScriptError, SwcError, UsageError } from '../errors.js';
 import { preflight, refusalOf } from '../redis/preflight.js';
 import { createLayout, layoutNames, namespacedLayout, resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { scriptsDirLayouts } from '../layouts/stoplight/scripts-dir.js';
-import { renderVerify } from '../report/verify.js';
+import { renderVerify, verifyResultJson } from '../report/verify.js';
 import { proseWidth, wrapText } from '../report/width.js';
 import type { VerifyResult } from '../verify/types.js';
 import { verifyLayout } from '../verify/verify.js';
@@ -33,6 +33,7 @@ import {
   type ClusterFlags,
   type RedisFlags,
 } from './options.js';
+import { SCHEMA_VERSION } from '../core/schema-version.js';
 
 interface VerifyFlags extends RedisFlags, ClusterFlags, BuildsFlags {
   layout?: LayoutName[];
@@ -196,11 +197,11 @@ Examples:
         });
         running = task;
         const result = await deniedAsFinding(task, session.redis, runUser);
-        say(`${name}: ${result.findings === 0 ? 'no finding' : `${result.findings} finding(s)`} in ${(result.durationMs / 1000).toFixed(1)} s`);
+        say(`${name}: ${result.findings === 0 ? 'no finding' : `${result.findings} finding(s)`} in ${result.durationSeconds.toFixed(1)} s`);
         results.push(stripNamespace(result, `${namespace.prefix}:`));
       }
       const findings = results.reduce((sum, r) => sum + r.findings, 0);
-      if (flags.json) printJson({ schemaVersion: 1, swcVersion: SWC_VERSION, seed, findings, results, ...(cluster ? { cluster: { primaries: primariesOf(cluster) } } : {}) });
+      if (flags.json) printJson({ schemaVersion: SCHEMA_VERSION, swcVersion: SWC_VERSION, seed, findings, results: results.map(verifyResultJson), ...(cluster ? { cluster: { primaries: primariesOf(cluster) } } : {}) });
       else process.stdout.write(wrapText(renderVerify(results, useColor()), proseWidth(), 4));
       return findings > 0 ? ExitCode.finding : ExitCode.ok;
     }),

@@ -135,7 +135,7 @@ function rowValues(cell: CellResult, figure: Figure, baseline: number | null, cu
     ...(reference !== undefined ? { reference } : {}),
     baseline,
     current,
-    change: baseline !== null && current !== null ? change(baseline, current) : null,
+    changeFraction: baseline !== null && current !== null ? change(baseline, current) : null,
     status,
   };
 }

@@ -39,7 +39,7 @@ function row(cell: CellResult, name: string, figure: InstructionFigure, baseline
     ...(reference !== undefined ? { reference } : {}),
     baseline,
     current,
-    change: current === null ? null : change(baseline, current),
+    changeFraction: current === null ? null : change(baseline, current),
     status,
   };
 }

@@ -1,9 +1,11 @@
 import { InputFileError } from '../errors.js';
 import { readJsonFile } from '../json-file.js';
 import type { BenchReport } from '../measure/types.js';
+import { READABLE_RESULT_VERSIONS, SCHEMA_VERSION } from '../core/schema-version.js';
+import { upgradeResult } from './upgrade.js';
 
-/** The result schema this swc reads. */
-export const RESULT_SCHEMA_VERSION = 1;
+/** The result schema this swc writes; it reads {@link READABLE_RESULT_VERSIONS} (older ones upgraded on load). */
+export const RESULT_SCHEMA_VERSION = SCHEMA_VERSION;
 
 type Fields = Record<string, unknown>;
 
@@ -82,14 +84,15 @@ export function parseReport(file: string, json: unknown): BenchReport {
   if (!isObject(json) || !Object.hasOwn(json, 'schemaVersion') || !Object.hasOwn(json, 'results')) {
     throw new InputFileError(file, 'not a swc bench result (expected the JSON of `swc bench --json`, with schemaVersion and results)');
   }
-  if (json.schemaVersion !== RESULT_SCHEMA_VERSION) {
+  if (typeof json.schemaVersion !== 'number' || !READABLE_RESULT_VERSIONS.includes(json.schemaVersion)) {
     throw new InputFileError(
       file,
-      `schemaVersion ${JSON.stringify(json.schemaVersion)} is not supported: this swc reads schemaVersion ${RESULT_SCHEMA_VERSION}`,
+      `schemaVersion ${JSON.stringify(json.schemaVersion)} is not supported: this swc reads schemaVersion ${READABLE_RESULT_VERSIONS.join(' or ')}`,
     );
   }
+  // Checked as written (the messages name the file's own fields), then read in today's shape.
   check(file, json);
-  return json as unknown as BenchReport;
+  return upgradeResult(json) as unknown as BenchReport;
 }
 
 /** Reads and validates a result file (see {@link parseReport}). */

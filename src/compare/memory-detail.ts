@@ -58,7 +58,7 @@ export interface FieldLength {
 
 /** What changed in the keys of one role of a light (the cell's first light), for {@link keyChanges}. */
 export interface KeyChange {
-  /** `buckets, totals and metadata`, `success events`, … */
+  /** `metrics`, `success events`, … */
   readonly role: string;
   readonly bytes: Change<number>;
   readonly elements: Change<number>;
@@ -153,7 +153,7 @@ const size = (n: number): string => `${n.toLocaleString('en-US')} B`;
 const signed = (n: number): string => `${n >= 0 ? '+' : '−'}${size(Math.abs(n))}`;
 
 /**
- * One role's change as words: `buckets, totals and metadata +96 B (3,192 B → 3,288 B),
+ * One role's change as words: `metrics +96 B (3,192 B → 3,288 B),
  * 37 → 38 elements; new field `debug_trace` (88 B)`.
  */
 export function keyChangeText(k: KeyChange): string {

@@ -64,7 +64,7 @@ export interface CompareRow {
   readonly baseline: number | null;
   readonly current: number | null;
   /** current / baseline − 1; null when either is absent. */
-  readonly change: number | null;
+  readonly changeFraction: number | null;
   readonly status: RowStatus;
   /** With rounds: the baseline's rounds, lowest and highest (the figure above is their median). */
   readonly baselineRange?: { readonly min: number; readonly max: number };

@@ -15,3 +15,23 @@ export function durationText(seconds: number): string {
   const m = Math.round(s / 60);
   return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
 }
+
+/**
+ * A moment of the JSON contract (docs/output.md): ISO 8601 in UTC, from Unix
+ * seconds. A fraction is kept to the microsecond (an injected clock's stamps
+ * are finer than a millisecond); whole seconds print without one.
+ */
+export function isoMoment(unixSeconds: number): string {
+  const micros = Math.round(unixSeconds * 1e6);
+  const whole = Math.floor(micros / 1e6);
+  const fraction = String(micros - whole * 1e6).padStart(6, '0').replace(/0+$/, '');
+  const base = new Date(whole * 1000).toISOString().replace('.000Z', '');
+  return fraction === '' ? `${base}Z` : `${base}.${fraction}Z`;
+}
+
+/** The Unix seconds of a moment written by {@link isoMoment} (or any ISO 8601 text `Date` reads), its microseconds kept. */
+export function unixSecondsOf(moment: string): number {
+  const fraction = /\.(\d+)Z$/.exec(moment);
+  if (!fraction) return Date.parse(moment) / 1000;
+  return Date.parse(moment.slice(0, fraction.index) + 'Z') / 1000 + Number(`0.${fraction[1] ?? '0'}`);
+}

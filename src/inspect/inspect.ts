@@ -4,8 +4,10 @@ import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { InspectTarget, Layout } from '../layouts/types.js';
 import { readEncodingLimits } from '../layouts/inspection-keys.js';
 import { SWC_VERSION } from '../version.js';
-import type { Inspection, JudgeOptions } from '../layouts/inspection.js';
+import type { BucketInspection, EventInspection, Inspection, JudgeOptions, KeysInspection, WindowView } from '../layouts/inspection.js';
+import { isoMoment } from '../core/format.js';
 import type { NameBook } from '../layouts/stoplight/names.js';
+import { SCHEMA_VERSION } from '../core/schema-version.js';
 
 /** What to inspect and how to judge it. */
 export interface InspectRequest {
@@ -85,21 +87,31 @@ export async function inspectLight(redis: Redis, request: InspectRequest, nodeOf
   return found;
 }
 
-/** The version of `swc inspect --json`; bumped when a field changes meaning. */
-export const INSPECT_SCHEMA_VERSION = 2;
+/** A moment of the document: ISO 8601 where the inspection holds Unix seconds (docs/output.md). */
+type Moments<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]: null extends T[P] ? string | null : string };
+
+/** An inspection as `--json` prints it: the judged moment and `recovered_at` as ISO 8601. */
+export type InspectionJson =
+  | (Omit<BucketInspection | KeysInspection, 'window'> & { readonly window: Moments<WindowView, 'at'> })
+  | (Omit<EventInspection, 'window' | 'recoveredAt'> & { readonly window: Moments<WindowView, 'at'>; readonly recoveredAt: string | null });
 
 /** What `swc inspect --json` prints: one object. */
 export interface InspectDocument {
-  readonly schemaVersion: typeof INSPECT_SCHEMA_VERSION;
+  readonly schemaVersion: typeof SCHEMA_VERSION;
   readonly swcVersion: string;
-  /** What was asked for, as given. */
-  readonly request: InspectRequest;
+  /** What was asked for, as given (`at` as ISO 8601). */
+  readonly request: Moments<InspectRequest, 'at'> | Omit<InspectRequest, 'at'>;
   /** True when any inspection found drift (running totals or index against the buckets). */
   readonly drift: boolean;
   /** One per layout that holds the light, in registration order. */
-  readonly inspections: readonly Inspection[];
+  readonly inspections: readonly InspectionJson[];
   /** On Redis Cluster: every primary (`host:port`, slot ranges); each key then names its `node`. */
   readonly cluster?: { readonly primaries: readonly { readonly node: string; readonly slots: string }[] };
+}
+
+function inspectionJson(i: Inspection): InspectionJson {
+  const window = { ...i.window, at: isoMoment(i.window.at) };
+  return i.kind === 'events' ? { ...i, window, recoveredAt: i.recoveredAt === null ? null : isoMoment(i.recoveredAt) } : { ...i, window };
 }
 
 /** The JSON document of an inspection (see README, "inspect --json"). */
@@ -109,11 +121,11 @@ export function inspectionDocument(
   cluster?: InspectDocument['cluster'],
 ): InspectDocument {
   return {
-    schemaVersion: INSPECT_SCHEMA_VERSION,
+    schemaVersion: SCHEMA_VERSION,
     swcVersion: SWC_VERSION,
-    request,
+    request: request.at === undefined ? request : { ...request, at: isoMoment(request.at) },
     drift: inspections.some((i) => i.kind === 'buckets' && !i.drift.ok),
-    inspections,
+    inspections: inspections.map(inspectionJson),
     ...(cluster ? { cluster } : {}),
   };
 }

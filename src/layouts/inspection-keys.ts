@@ -324,7 +324,7 @@ export function summarize(
 /** The window as reports show it: `(at - seconds, at]`, or everything when there is no window. */
 export function windowOf(judge: JudgeOptions): WindowView {
   return {
-    seconds: judge.windowSeconds,
+    lengthSeconds: judge.windowSeconds,
     at: judge.at,
     clock: judge.clock,
     fromSecond: judge.windowSeconds === null ? null : judge.at - judge.windowSeconds + 1,

@@ -56,7 +56,7 @@ export interface Counts {
 /** The window a light is judged against. */
 export interface WindowView {
   /** Window size in seconds; null (6.0 without `--window`) = everything, nothing stale. */
-  readonly seconds: number | null;
+  readonly lengthSeconds: number | null;
   /** The second the window ends at (floored). */
   readonly at: number;
   /** Where {@link at} came from. */

@@ -20,11 +20,11 @@ export interface AccuracyResult {
   /** The failure ratio at or above which a light opens. */
   readonly threshold: number;
   /** Share of reads (0..1) where the layout and the exact window fall on different sides of `threshold`. */
-  readonly decisionMismatchShare: number;
+  readonly decisionMismatchFraction: number;
   /** Events written to the accuracy light (1.25 windows at the cell's rate). */
   readonly events?: number;
   /** Wall seconds of the accuracy phase (traffic, reads and the server-cost probe): what it added to the run when it ran in line; on the accuracy lane it ran beside the next cells' fills. */
-  readonly seconds?: number;
+  readonly durationSeconds?: number;
 }
 
 /**
@@ -254,9 +254,9 @@ export async function measureAccuracy(
         maxAbsError: maxError,
         meanAbsError: reads > 0 ? errorSum / reads : 0,
         threshold: spec.threshold,
-        decisionMismatchShare: reads > 0 ? mismatches / reads : 0,
+        decisionMismatchFraction: reads > 0 ? mismatches / reads : 0,
         events: written,
-        seconds: (performance.now() - started) / 1000,
+        durationSeconds: (performance.now() - started) / 1000,
       },
       ...(serverCost ? { serverCost } : {}),
       endAt,

@@ -36,7 +36,7 @@ export interface OpInstructions {
   readonly min: number;
   readonly max: number;
   /** (max − min) / the mean. */
-  readonly spread: number;
+  readonly spreadFraction: number;
   /** Whether the spread is above {@link INSTRUCTIONS_SPREAD}. */
   readonly noisy: boolean;
   /** Operations per repeat. */
@@ -151,7 +151,7 @@ function opFigures(perOp: readonly number[], calls: number, callsPerOp: number):
   const min = Math.min(...perOp);
   const max = Math.max(...perOp);
   const spread = mid > 0 ? (max - min) / mid : 0;
-  return { instructionsPerCall: mid, repeats: perOp, min, max, spread, noisy: spread > INSTRUCTIONS_SPREAD, calls, callsPerOp };
+  return { instructionsPerCall: mid, repeats: perOp, min, max, spreadFraction: spread, noisy: spread > INSTRUCTIONS_SPREAD, calls, callsPerOp };
 }
 
 /**

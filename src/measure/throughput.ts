@@ -20,6 +20,7 @@ import {
   type ErrorJson,
   type WorkloadContext,
 } from './workload.js';
+import { isoMoment } from '../core/format.js';
 
 /** The three operations measured, in the order they run. */
 export type ThroughputPhase = 'write' | 'read' | 'request';
@@ -178,7 +179,7 @@ export function spreadOf(values: readonly number[]): Spread {
   const min = Math.min(...values);
   const max = Math.max(...values);
   const spread = mid > 0 ? (max - min) / mid : max > min ? Number.POSITIVE_INFINITY : 0;
-  return { median: mid, min, max, spread, noisy: spread > NOISY_SPREAD };
+  return { median: mid, min, max, spreadFraction: spread, noisy: spread > NOISY_SPREAD };
 }
 
 /** One round of one phase of one target. */
@@ -223,7 +224,7 @@ function summarize(rounds: readonly RoundFigures[]): LatencyStats {
     p999Ms: stats.p999Ms.median,
     meanMs: median(rounds.map((r) => r.meanMs)),
     ops: rounds.reduce((sum, r) => sum + r.ops, 0),
-    seconds: rounds.reduce((sum, r) => sum + r.seconds, 0),
+    durationSeconds: rounds.reduce((sum, r) => sum + r.seconds, 0),
     serverUsecPerCall: server?.median ?? null,
     ...percentilesOf(rounds),
     serverCpuUsecPerCall: cpu?.median ?? null,
@@ -428,7 +429,7 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
         rounds,
         ...(ratio ? { ratio } : {}),
         ...(view ? { app: view } : {}),
-        clockEndAt: Math.max(...(parts[i] ?? []).map((p) => p.context.clock.now)),
+        clockEndAt: isoMoment(Math.max(...(parts[i] ?? []).map((p) => p.context.clock.now))),
       };
     });
   } finally {

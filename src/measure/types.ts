@@ -4,10 +4,11 @@
  */
 import type { AccuracyResult, ServerCost } from './accuracy.js';
 import type { InstructionsResult } from './instructions.js';
+import type { SCHEMA_VERSION } from '../core/schema-version.js';
 
 /** One key of a light as measured. */
 export interface KeyMemory {
-  /** What the key holds (`metadata`, `success events`, `buckets, totals and metadata`, …). */
+  /** What the key holds (`metadata`, `success events`, `metrics`, `index`, …: the names `swc inspect` gives them). */
   readonly role: string;
   readonly key: string;
   /** `hash`, `zset`, … */
@@ -78,14 +79,14 @@ export interface MemoryResult {
 
 /**
  * How a figure varied across a phase's rounds: its median, min and max, and
- * `spread = (max - min) / median`. A figure is `noisy` when its spread is
+ * `spreadFraction = (max - min) / median`. A figure is `noisy` when its spread is
  * over {@link NOISY_SPREAD}: a single run of it says little.
  */
 export interface Spread {
   readonly median: number;
   readonly min: number;
   readonly max: number;
-  readonly spread: number;
+  readonly spreadFraction: number;
   readonly noisy: boolean;
 }
 
@@ -117,7 +118,8 @@ export interface LatencyStats {
   readonly percentilesMs?: Readonly<Record<string, number>>;
   /** Operations measured. */
   readonly ops: number;
-  readonly seconds: number;
+  /** Wall seconds the operations took (with rounds: summed). */
+  readonly durationSeconds: number;
   /** Server time per call from `INFO commandstats` (EVALSHA usec / calls, as deltas); null when unreadable. */
   readonly serverUsecPerCall: number | null;
   /**
@@ -130,7 +132,7 @@ export interface LatencyStats {
   readonly serverCpuUsecPerCall?: number | null;
   /**
    * With rounds (swc 0.1 and later): each figure across the rounds. The
-   * figures above are then the medians of the rounds (ops and seconds: sums).
+   * figures above are then the medians of the rounds (ops and durationSeconds: sums).
    */
   readonly rounds?: RoundStats;
   /** Whether ops/s or server µs/call varied by more than {@link NOISY_SPREAD} across rounds. */
@@ -189,8 +191,8 @@ export interface ThroughputResult {
   readonly ratio?: ThroughputRatio;
   /** One application thread's view (`--app-view`). */
   readonly app?: AppView;
-  /** Unix seconds (simulated) the injected clock reached: the last event written. */
-  readonly clockEndAt?: number;
+  /** The moment (ISO 8601, on the injected clock) of the last event written. */
+  readonly clockEndAt?: string;
 }
 
 /** Latency of the writes of a realtime run, client side, from send to reply. */
@@ -208,12 +210,12 @@ export interface RealtimeLatency {
 export interface RealtimeResult {
   /** Events per second per light, as asked for. */
   readonly requestedRate: number;
-  /** Events per second per light, as sent: `events / seconds`. */
+  /** Events per second per light, as sent: `events / durationSeconds`. */
   readonly achievedRate: number;
   /** 0 when on pace; 0.25 when the client sent 25% fewer events per second than asked (it never drops, it runs longer). */
-  readonly shortfall: number;
+  readonly shortfallFraction: number;
   /** Real seconds from the start to the moment the last event was sent. */
-  readonly seconds: number;
+  readonly durationSeconds: number;
   /** Events sent per light. */
   readonly events: number;
   /** Events sent, all lights of the cell. */
@@ -224,9 +226,9 @@ export interface RealtimeResult {
   readonly lateP99Ms: number;
   readonly lateMaxMs: number;
   readonly write: RealtimeLatency;
-  /** Unix seconds (wall clock) when the traffic started and ended. */
-  readonly startedAt: number;
-  readonly endedAt: number;
+  /** When the traffic started and ended (ISO 8601, wall clock, to the millisecond). */
+  readonly startedAt: string;
+  readonly endedAt: string;
 }
 
 /** One layout at one window and rate. */
@@ -288,7 +290,7 @@ export interface ClusterFinding {
 
 /** The whole `swc bench --json` document. */
 export interface BenchReport {
-  readonly schemaVersion: 1;
+  readonly schemaVersion: typeof SCHEMA_VERSION;
   readonly swcVersion: string;
   readonly redis: {
     readonly version: string;
@@ -305,7 +307,7 @@ export interface BenchReport {
   readonly startedAt: string;
   readonly elapsedSeconds: number;
   /** Wall seconds from the run's first write (after waiting for its turn) to its last figure. */
-  readonly wallSeconds?: number;
+  readonly measuringSeconds?: number;
   /**
    * Seconds the run's own server (every primary of a cluster) spent running
    * scripts meanwhile (EVALSHA and EVAL usec from INFO commandstats, as a
@@ -333,7 +335,7 @@ export interface BenchReport {
     readonly findings: readonly ClusterFinding[];
   };
   /** With `--instructions`: wall seconds the count took (start-up under valgrind, fills and counted calls), after the run's own. */
-  readonly instructionsWallSeconds?: number;
+  readonly instructionsSeconds?: number;
   /** Labels for layouts whose name alone would mislead (e.g. a variant Stoplight never shipped), by layout name. */
   readonly layoutLabels?: Record<string, string>;
 }

@@ -289,7 +289,7 @@ const range = (spread: Spread | undefined, show: (n: number) => string): string 
 
 /** The spread as a percentage, `noisy` past the threshold; empty without rounds. */
 const spreadText = (spread: Spread | null | undefined): string =>
-  spread ? `${Math.round(spread.spread * 100)}%${spread.noisy ? ' noisy' : ''}` : '';
+  spread ? `${Math.round(spread.spreadFraction * 100)}%${spread.noisy ? ' noisy' : ''}` : '';
 
 /**
  * The engine's capacity: one row per cell and operation, with many calls in
@@ -411,7 +411,7 @@ export function accuracyGrid(report: BenchReport): Grid | undefined {
       count(a.reads),
       a.maxAbsError.toFixed(4),
       a.meanAbsError.toFixed(4),
-      `${(a.decisionMismatchShare * 100).toFixed(2)}%`,
+      `${(a.decisionMismatchFraction * 100).toFixed(2)}%`,
       ...(probed ? [r.serverCost ? r.serverCost.requestUsecPerCall.toFixed(1) : '–'] : []),
     ];
   });
@@ -441,8 +441,8 @@ export function realtimeGrid(report: BenchReport): Grid | undefined {
       String(r.rate),
       r.layout,
       t.achievedRate.toFixed(1),
-      `${(t.shortfall * 100).toFixed(1)}%`,
-      t.seconds.toFixed(2),
+      `${(t.shortfallFraction * 100).toFixed(1)}%`,
+      t.durationSeconds.toFixed(2),
       count(t.eventsTotal),
       ms(t.lateP99Ms),
       ms(t.lateMaxMs),
@@ -537,13 +537,13 @@ export function csvGrid(report: BenchReport): Grid {
   ];
   const instructions = (i: CellResult['instructions']): string[] =>
     (['write', 'read', 'request'] as const).flatMap((op) =>
-      i ? [String(i[op].instructionsPerCall), String(i[op].spread), i.ratio ? String(i.ratio[op]) : ''] : ['', '', ''],
+      i ? [String(i[op].instructionsPerCall), String(i[op].spreadFraction), i.ratio ? String(i.ratio[op]) : ''] : ['', '', ''],
     );
   const accuracy = (a: CellResult['accuracy']): string[] =>
-    a ? [a.reads, a.maxAbsError, a.meanAbsError, a.threshold, a.decisionMismatchShare].map(String) : Array<string>(5).fill('');
+    a ? [a.reads, a.maxAbsError, a.meanAbsError, a.threshold, a.decisionMismatchFraction].map(String) : Array<string>(5).fill('');
   const realtime = (t: CellResult['realtime']): string[] =>
     t
-      ? [t.requestedRate, t.achievedRate, t.seconds, t.events, t.lateP99Ms, t.lateMaxMs, t.write.p50Ms, t.write.p99Ms, t.write.p999Ms].map(String)
+      ? [t.requestedRate, t.achievedRate, t.durationSeconds, t.events, t.lateP99Ms, t.lateMaxMs, t.write.p50Ms, t.write.p99Ms, t.write.p999Ms].map(String)
       : Array<string>(9).fill('');
   const rows = report.results.map((r) => [
     r.layout,

@@ -77,7 +77,7 @@ const grownBytes = (r: CompareRow): string => {
 
 /** A row's change as the verdict tells it: bytes per light in bytes and percent, the others in percent. */
 function changeText(r: CompareRow): string {
-  const p = percent(r.change ?? Number.NaN);
+  const p = percent(r.changeFraction ?? Number.NaN);
   return r.figure === 'bytesPerLight' && r.baseline !== null && r.current !== null ? `${grownBytes(r)}, ${p}` : p;
 }
 
@@ -140,7 +140,7 @@ export function compareGrid(verdict: Verdict): Grid {
     figureLabel(r),
     value(r, r.baseline),
     value(r, r.current),
-    r.change === null ? '–' : percent(r.change),
+    r.changeFraction === null ? '–' : percent(r.changeFraction),
     r.status,
   ]);
   return {
@@ -157,7 +157,7 @@ export function compareCsvGrid(verdict: Verdict): Grid {
   const head = ['cell', 'layout', 'windowSeconds', 'rate', 'figure', 'reference', 'baseline', 'current', 'change', 'status'];
   const cell = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
   const rows = verdict.rows.map((r) =>
-    [r.cell, r.layout, r.windowSeconds, r.rate, r.figure, r.reference, r.baseline, r.current, r.change, r.status].map(cell),
+    [r.cell, r.layout, r.windowSeconds, r.rate, r.figure, r.reference, r.baseline, r.current, r.changeFraction, r.status].map(cell),
   );
   return { head, rows };
 }

@@ -4,6 +4,7 @@ import { SWC_VERSION } from '../version.js';
 import { palette } from './style.js';
 import { renderMarkdown, type Grid } from './table.js';
 import { PIPED_COLUMNS, renderFitted, wrapText } from './width.js';
+import { SCHEMA_VERSION } from '../core/schema-version.js';
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
@@ -49,7 +50,7 @@ export function renderDryRun(estimate: PlanEstimate, format: 'table' | 'markdown
 /** `swc bench --dry-run --json`. */
 export function dryRunJson(estimate: PlanEstimate): Record<string, unknown> {
   return {
-    schemaVersion: 1,
+    schemaVersion: SCHEMA_VERSION,
     swcVersion: SWC_VERSION,
     dryRun: true,
     cells: estimate.cells,

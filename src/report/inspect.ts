@@ -284,14 +284,14 @@ function describeError(error: unknown): string {
 function windowLine(inspection: Inspection): string {
   const { window } = inspection;
   const clock = window.clock === 'server' ? 'server clock' : '--at';
-  if (window.seconds === null) {
+  if (window.lengthSeconds === null) {
     // Undecoded keys have no buckets to call stale.
     if (inspection.kind === 'keys') return `now ${isoSecond(window.at)} (${clock})`;
     return `no window given (--window): no bucket judged stale, no error rate; now ${isoSecond(window.at)} (${clock})`;
   }
   const from = window.fromSecond ?? window.at;
   const source = window.source === 'layout' ? ' (no --window: the longest this layout honours)' : '';
-  return `window ${window.seconds} s${source}: ${isoSecond(from)} .. ${isoSecond(window.at)} (${clock})`;
+  return `window ${window.lengthSeconds} s${source}: ${isoSecond(from)} .. ${isoSecond(window.at)} (${clock})`;
 }
 
 function percentText(rate: number | null): string {
@@ -353,7 +353,7 @@ function renderBuckets(inspection: BucketInspection, options: InspectRenderOptio
   );
   if (shown.length > 0) {
     // Without --window no bucket is in or out of a window: the state column then only marks buckets after --at.
-    const windowed = inspection.window.seconds !== null;
+    const windowed = inspection.window.lengthSeconds !== null;
     const stateColumn = windowed || future > 0;
     const t = table(['time', 'age s', 'successes', 'failures', ...(stateColumn ? ['state'] : [])], c, options.color, ['age s', 'successes', 'failures']);
     for (const b of shown) {

@@ -11,7 +11,7 @@ const pct = (f: number): string => `${(f * 100).toFixed(f < 0.1 ? 1 : 0)}%`;
 export function instructionsCell(r: CellResult, op: CountedOp): string {
   const i = r.instructions?.[op];
   if (!i) return '–';
-  return `${count(i.instructionsPerCall)}${i.noisy ? ` ±${pct(i.spread / 2)}` : ''}`;
+  return `${count(i.instructionsPerCall)}${i.noisy ? ` ±${pct(i.spreadFraction / 2)}` : ''}`;
 }
 
 /** Whether any result of the report carries counts. */
@@ -53,7 +53,7 @@ export function throughputNotes(report: BenchReport): string[] {
   const spread = report.results.flatMap((r) =>
     (['write', 'read', 'request'] as const).flatMap((op) => {
       const i: OpInstructions | undefined = r.instructions?.[op];
-      return i?.noisy ? [{ what: `${r.layout} ${op}`, spread: i.spread }] : [];
+      return i?.noisy ? [{ what: `${r.layout} ${op}`, spread: i.spreadFraction }] : [];
     }),
   );
   const worst = spread.sort((a, b) => b.spread - a.spread)[0];
@@ -83,7 +83,7 @@ export function instructionsGrid(report: BenchReport): Grid | undefined {
         op,
         count(i[op].instructionsPerCall),
         `${count(i[op].min)}–${count(i[op].max)}`,
-        `${pct(i[op].spread)}${i[op].noisy ? ' >1%' : ''}`,
+        `${pct(i[op].spreadFraction)}${i[op].noisy ? ' >1%' : ''}`,
         i.ratio ? `${i.ratio[op].toFixed(3)}×` : '',
       ]);
     }

@@ -24,7 +24,7 @@ export function suggestGrid(s: Suggestion): Grid {
     r.ratioToSmallest === null ? dash : `${r.ratioToSmallest.toFixed(1)}×`,
     r.serverUsecPerRequest === null ? dash : `${r.serverUsecPerRequest.toFixed(1)}${r.serverUsecSource === 'probe' ? '*' : ''}`,
     r.maxAbsError === null ? dash : r.maxAbsError.toFixed(4),
-    r.decisionFlipShare === null ? dash : `${(r.decisionFlipShare * 100).toFixed(2)}%`,
+    r.decisionFlipFraction === null ? dash : `${(r.decisionFlipFraction * 100).toFixed(2)}%`,
     // A failure's whole message is in the paragraph and the JSON; the table keeps its start.
     r.verdict.length > 40 ? `${r.verdict.slice(0, 39)}…` : r.verdict,
   ]);

@@ -1,5 +1,6 @@
 import type { ComparedFields, ReproCall, VerifyResult } from '../verify/types.js';
 import { palette } from './style.js';
+import { isoMoment, unixSecondsOf } from '../core/format.js';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 
@@ -37,7 +38,7 @@ export function renderVerify(results: readonly VerifyResult[], color: boolean): 
     const windows = [...new Set(r.windows)].sort((a, b) => a - b);
     out.push(
       `${c.bold(r.layout)}: ${n(r.calls)} calls on ${r.lights} lights (windows ${windows.map(window).join(', ')}), ` +
-        `${n(r.compared)} replies compared, largest eviction ${n(r.largestEviction)} buckets in one call, ${(r.durationMs / 1000).toFixed(1)} s`,
+        `${n(r.compared)} replies compared, largest eviction ${n(r.largestEviction)} buckets in one call, ${r.durationSeconds.toFixed(1)} s`,
     );
     if (r.findings === 0) out.push(`  ${c.green('ok')}: every reply agrees with the model, no script error, every key has a TTL`);
     for (const x of r.crossSlot) {
@@ -76,4 +77,45 @@ export function renderVerify(results: readonly VerifyResult[], color: boolean): 
     if (r.shrink.budgetExhausted) out.push(`  shrinking stopped at its budget after ${n(r.shrink.replays)} replays: reproductions may be longer than needed`);
   }
   return `${out.join('\n')}\n`;
+}
+
+const reproJson = (calls: readonly ReproCall[]) => calls.map((c) => ({ ...c, at: isoMoment(c.at) }));
+const fieldsJson = (f: ComparedFields) => ({
+  ...f,
+  lastSuccessAt: f.lastSuccessAt === null ? null : isoMoment(f.lastSuccessAt),
+  lastErrorAt: f.lastErrorAt === null ? null : isoMoment(f.lastErrorAt),
+});
+
+/**
+ * One result as `swc verify --json` prints it: every moment (a call's
+ * injected time, a success's or failure's stamp) as ISO 8601, the rest as
+ * measured (docs/output.md).
+ */
+export function verifyResultJson(r: VerifyResult) {
+  return {
+    ...r,
+    disagreements: r.disagreements.map((d) => ({ ...d, expected: fieldsJson(d.expected), actual: fieldsJson(d.actual), reproduction: reproJson(d.reproduction) })),
+    scriptErrors: r.scriptErrors.map((e) => ({ ...e, reproduction: reproJson(e.reproduction) })),
+    deviationMisses: r.deviationMisses.map((m) => ({ ...m, predicted: fieldsJson(m.predicted), actual: fieldsJson(m.actual), reproduction: reproJson(m.reproduction) })),
+  };
+}
+
+/** One result as `swc verify --json` prints it. */
+export type VerifyResultJson = ReturnType<typeof verifyResultJson>;
+type ResultJson = VerifyResultJson;
+const reproOf = (calls: ResultJson['disagreements'][number]['reproduction']): ReproCall[] => calls.map((c) => ({ ...c, at: unixSecondsOf(c.at) }));
+const fieldsOf = (f: ReturnType<typeof fieldsJson>): ComparedFields => ({
+  ...f,
+  lastSuccessAt: f.lastSuccessAt === null ? null : unixSecondsOf(f.lastSuccessAt),
+  lastErrorAt: f.lastErrorAt === null ? null : unixSecondsOf(f.lastErrorAt),
+});
+
+/** A result read back from `swc verify --json` (another build's run): its moments as Unix seconds again, to replay. */
+export function verifyResultOfJson(r: ResultJson): VerifyResult {
+  return {
+    ...r,
+    disagreements: r.disagreements.map((d) => ({ ...d, expected: fieldsOf(d.expected), actual: fieldsOf(d.actual), reproduction: reproOf(d.reproduction) })),
+    scriptErrors: r.scriptErrors.map((e) => ({ ...e, reproduction: reproOf(e.reproduction) })),
+    deviationMisses: r.deviationMisses.map((m) => ({ ...m, predicted: fieldsOf(m.predicted), actual: fieldsOf(m.actual), reproduction: reproOf(m.reproduction) })),
+  };
 }

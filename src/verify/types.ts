@@ -138,7 +138,8 @@ export interface VerifyResult {
   readonly slots: { readonly lightsChecked: number; readonly lightsSpanningSlots: number; readonly oneSlotPerLight: boolean };
   /** Shrinking replays sent, and whether a budget stopped shrinking early. */
   readonly shrink: { readonly replays: number; readonly budgetExhausted: boolean };
-  readonly durationMs: number;
+  /** Wall seconds the run took. */
+  readonly durationSeconds: number;
   /** Any disagreement, script error, deviation miss, key without a TTL, or operation refused with CROSSSLOT. */
   readonly findings: number;
 }

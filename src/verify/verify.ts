@@ -220,7 +220,7 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
       crossSlot: crossSlotFindings,
       slots: { lightsChecked: lights.length, lightsSpanningSlots, oneSlotPerLight: lightsSpanningSlots === 0 },
       shrink: { replays: budget.replays, budgetExhausted: budget.exhausted },
-      durationMs: Date.now() - started,
+      durationSeconds: (Date.now() - started) / 1000,
       findings: lightsDisagreeing + lightsWithErrors + misses + keysWithoutTtl.length + crossSlotFindings.length,
     };
   } finally {

@@ -45,11 +45,11 @@ describe('swc bench --redis-server, repeated: one column group per build', () =>
     const run = await runCli([...small, '--redis-server', system, '--redis-server', wrapper], {}, 120_000);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Encodings that differ between builds/);
-    expect(run.stdout).toMatch(/bucket index listpack.*│.*bucket index skiplist/);
+    expect(run.stdout).toMatch(/index listpack.*│.*index skiplist/);
     expect(run.stdout).toMatch(/#2: .*redis-server-skiplists.*zset-max-listpack-entries=0/);
     const json = JSON.parse((await runCli([...small, '--json', '--redis-server', system, '--redis-server', wrapper], {}, 120_000)).stdout) as BuildsJson;
     const [plain, other] = Object.values(json.builds);
-    const index = (x: typeof plain) => x?.result.results[0]?.memory.keys.find((k) => k.role === 'bucket index')?.encoding;
+    const index = (x: typeof plain) => x?.result.results[0]?.memory.keys.find((k) => k.role === 'index')?.encoding;
     expect([index(plain), index(other)]).toEqual(['listpack', 'skiplist']);
     expect(other?.result.results[0]?.memory.bytesPerLight).toBeGreaterThan(plain?.result.results[0]?.memory.bytesPerLight ?? Infinity);
   }, 250_000);

@@ -28,7 +28,7 @@ describe('swc bench --suggest (CLI)', () => {
     expect(s.pick).toBe('packed');
     expect(s.ranking.find((r) => r.layout === 'two-window')).toMatchObject({ exact: false });
     for (const name of ['stoplight-v5', 'stoplight-v6', 'sliding-log', 'ring', 'packed']) {
-      expect(s.ranking.find((r) => r.layout === name), name).toMatchObject({ exact: true, maxAbsError: 0, decisionFlipShare: 0 });
+      expect(s.ranking.find((r) => r.layout === name), name).toMatchObject({ exact: true, maxAbsError: 0, decisionFlipFraction: 0 });
     }
     expect(s.paragraph).toMatch(/^For a 1 min window at 10 req\/s, pick packed: 1\.5 KB per light \(26 B per second of window\), exact /);
     expect(s.paragraph).toContain(`Runner-up: ${s.runnerUp}`);

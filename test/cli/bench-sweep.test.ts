@@ -60,7 +60,7 @@ interface SweepJson {
 // 30 s at 10/s: small and fast, and the 6.0 hash's buckets few enough that its metadata weighs (about 2.3× at the default).
 const SMALL = ['--layout', 'stoplight-v6', '--window', '30', '--rate', '10', '--no-throughput'];
 /** The 6.0 hash: buckets, totals and the light's metadata, last_error_json among it. */
-const V6_HASH = 'buckets, totals and metadata';
+const V6_HASH = 'metrics';
 const hashOf = (report: ReportJson): KeyJson | undefined => report.results[0]?.memory.keys.find((k) => k.role === V6_HASH);
 
 describe('swc bench --sweep', () => {
@@ -91,7 +91,7 @@ describe('swc bench --sweep', () => {
 
   it('JSON: a sweep document with one normal report per setting, the summary and the advice', () => {
     const doc = JSON.parse(json.stdout) as SweepJson;
-    expect(doc).toMatchObject({ schemaVersion: 1, kind: 'sweep', settings: ['hash-max-listpack-value'] });
+    expect(doc).toMatchObject({ schemaVersion: 3, kind: 'sweep', settings: ['hash-max-listpack-value'] });
     expect(doc.sweep.map((s) => [s.settings, s.default])).toEqual([
       [{ 'hash-max-listpack-value': 64 }, true],
       [{ 'hash-max-listpack-value': 256 }, false],
@@ -146,8 +146,8 @@ describe('swc bench --sweep', () => {
     const out = table.stdout;
     expect(out).toMatch(/^Sweep 1\/2: hash-max-listpack-value=64 \(default\)$/m);
     expect(out).toMatch(/^Sweep 2\/2: hash-max-listpack-value=256$/m);
-    expect(out).toMatch(/buckets, totals and metadata hashtable/);
-    expect(out).toMatch(/buckets, totals and metadata listpack/);
+    expect(out).toMatch(/metrics hashtable/);
+    expect(out).toMatch(/metrics listpack/);
     expect(out).toMatch(/^Where each layout leaves listpack$/m);
     expect(out).toMatch(/stoplight-v6 │ +[\d.]+ \* │ +[\d.]+ │ hash-max-listpack-value=256 │/);
     const advice = out.slice(out.indexOf('\nAdvice\n')).replace(/\n {2}/g, ' ');
@@ -266,7 +266,7 @@ describe('swc bench (no --sweep): encoding hints', () => {
     expect(result.code).toBe(0);
     const hints = result.stdout.slice(result.stdout.indexOf('\nEncoding hints\n')).replace(/\n {2}/g, ' ');
     expect(hints).toMatch(
-      /^\nEncoding hints\nstoplight-v6 at 30 s, 10\/s: its hash `buckets, totals and metadata` is a hashtable, and the only limit it is past is hash-max-listpack-value \(64\): field `last_error_json` holds (\d+) bytes\. Values of at most 64 bytes keep it a listpack; --sweep hash-max-listpack-value=64,(\d+),(\d+) measures higher limits \(an earlier, longer value counts too: Redis never converts a key back\)$/m,
+      /^\nEncoding hints\nstoplight-v6 at 30 s, 10\/s: its hash `metrics` is a hashtable, and the only limit it is past is hash-max-listpack-value \(64\): field `last_error_json` holds (\d+) bytes\. Values of at most 64 bytes keep it a listpack; --sweep hash-max-listpack-value=64,(\d+),(\d+) measures higher limits \(an earlier, longer value counts too: Redis never converts a key back\)$/m,
     );
     const json = JSON.parse((await runCli(['bench', '--redis-url', redisUrl(), ...SMALL, '--json', '--no-progress'])).stdout) as ReportJson;
     const bytes = json.results[0]?.memory.keys.find((k) => k.role === V6_HASH)?.longest?.value?.bytes ?? 0;

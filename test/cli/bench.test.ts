@@ -14,7 +14,7 @@ describe('swc bench (CLI)', () => {
       options: { rates: number[] };
       results: { layout: string; windowSeconds: number; rate: number; eventsInWindow: number; throughput: Record<string, unknown> & Record<'write' | 'read' | 'request', Record<string, number | null>>; memory: { bytesPerLight: number; usedMemoryDeltaPerLight: number; keys: { type: string; encoding: string; elements: number; bytes: number }[] } }[];
     };
-    expect(report.schemaVersion).toBe(1);
+    expect(report.schemaVersion).toBe(3);
     expect(report.redis.config['hash-max-listpack-entries']).toBeGreaterThan(0);
     expect(report.results).toHaveLength(4);
     expect(report.results[0]).toMatchObject({ layout: 'stoplight-v5', windowSeconds: 60, rate: 5, eventsInWindow: 300 });

@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 interface Listing {
-  namespaces: { prefix: string; keys: number; bytes: number | null; startedAt: number | null; alive: boolean }[];
+  namespaces: { prefix: string; keys: number; bytes: number | null; startedAt: string | null; alive: boolean }[];
   removed: { prefix: string; keys: number }[];
   kept: { prefix: string; reason: string }[];
 }
@@ -41,10 +41,10 @@ describe('swc clean', () => {
     expect(listed.code).toBe(0);
     const listing = JSON.parse(listed.stdout) as Listing;
     expect(listing.namespaces).toEqual([
-      expect.objectContaining({ prefix: namespace, keys: left.length, bytes: expect.any(Number), startedAt: expect.any(Number), alive: false }),
+      expect.objectContaining({ prefix: namespace, keys: left.length, bytes: expect.any(Number), startedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/), alive: false }),
     ]);
     expect(listing.namespaces[0]!.bytes).toBeGreaterThan(1000);
-    expect(Date.now() - listing.namespaces[0]!.startedAt!).toBeLessThan(120_000);
+    expect(Date.now() - Date.parse(listing.namespaces[0]!.startedAt!)).toBeLessThan(120_000);
     expect(listing.removed).toEqual([]);
     expect(await keysMatching(redis, `${namespace}:*`)).toHaveLength(left.length);
 

@@ -56,7 +56,7 @@ describe('compare names what grew (real redis-server)', () => {
     const r = await runCli(['compare', base, waste, '--memory-tolerance', '64B', '--json']);
     expect(r.code).toBe(1);
     const verdict = JSON.parse(r.stdout) as { ok: boolean; rows: Row[]; options: Record<string, unknown> };
-    expect(verdict.options).toMatchObject({ memoryToleranceBytes: 64, memoryToleranceFraction: null, memoryTolerance: null });
+    expect(verdict.options).toMatchObject({ memoryToleranceBytes: 64, memoryToleranceFraction: null });
     const memory = verdict.rows.filter((x) => x.figure === 'bytesPerLight');
     expect(memory).toHaveLength(8);
     for (const row of memory) {
@@ -66,7 +66,7 @@ describe('compare names what grew (real redis-server)', () => {
       }
       expect(row.status, row.cell).toBe('regressed');
       const grown = row.keys?.[0];
-      expect(grown?.role).toBe('buckets, totals and metadata');
+      expect(grown?.role).toBe('metrics');
       expect(grown!.bytes.current - grown!.bytes.baseline).toBeGreaterThan(88);
       expect(grown?.newFields).toEqual([{ field: 'debug_trace', bytes: 88 }]);
     }
@@ -83,7 +83,7 @@ describe('compare names what grew (real redis-server)', () => {
     expect([...(first ?? '')].length).toBeLessThanOrEqual(100);
     expect(first).toMatch(/^FAIL: bytes per light grew in 4 of 8 cells \(stoplight-v6, up to \+\d+ B, \+\d\.\d%; tolerance 64 B\)$/);
     expect(r.stdout).not.toMatch(/ops\/s|µs|throughput|ratio/);
-    expect(r.stdout).toMatch(/buckets, totals and metadata: \+\d+ B \([\d,]+ B → [\d,]+ B\), \d+ → \d+ elements;\s+new field `debug_trace` \(88 B\)/);
+    expect(r.stdout).toMatch(/metrics: \+\d+ B \([\d,]+ B → [\d,]+ B\), \d+ → \d+ elements;\s+new field\s+`debug_trace` \(88 B\)/);
   });
 
   it('--format github: annotations naming the field, and a Markdown summary in $GITHUB_STEP_SUMMARY', async () => {
@@ -96,7 +96,7 @@ describe('compare names what grew (real redis-server)', () => {
     expect(errors[0]).toMatch(/new field `debug_trace` \(88 B\)/);
     const md = readFileSync(summary, 'utf8');
     expect(md.startsWith('# earlier step\n### swc compare: FAIL: bytes per light grew in 4 of 8 cells')).toBe(true);
-    expect(md).toMatch(/\n {2}- buckets, totals and metadata: .*new field `debug_trace` \(88 B\)/);
+    expect(md).toMatch(/\n {2}- metrics: .*new field `debug_trace` \(88 B\)/);
     expect(md).toContain('<details><summary>Every figure</summary>');
   });
 

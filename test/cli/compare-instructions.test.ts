@@ -19,7 +19,7 @@ const op = (n: number, callsPerOp = 1): OpInstructions => ({
   repeats: [n * 0.998, n, n * 1.002],
   min: n * 0.998,
   max: n * 1.002,
-  spread: 0.004,
+  spreadFraction: 0.004,
   noisy: false,
   calls: 300,
   callsPerOp,
@@ -86,7 +86,7 @@ describe('compare on instructions per call', () => {
   });
 
   it("lets the counts decide a counted cell's server cost: timed server figures there are shown only", () => {
-    const stats = (usec: number) => ({ opsPerSec: 1000, p50Ms: 0.1, p99Ms: 0.2, p999Ms: 0.3, meanMs: 0.1, ops: 1000, seconds: 1, serverUsecPerCall: usec });
+    const stats = (usec: number) => ({ opsPerSec: 1000, p50Ms: 0.1, p99Ms: 0.2, p999Ms: 0.3, meanMs: 0.1, ops: 1000, durationSeconds: 1, serverUsecPerCall: usec });
     const timed = (report: BenchReport, usec: number): BenchReport => ({
       ...report,
       results: report.results.map((r) => ({ ...r, throughput: { write: stats(usec), read: stats(usec), request: stats(usec), connections: 1, pipeline: 1 } })),

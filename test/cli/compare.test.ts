@@ -33,7 +33,7 @@ describe('CI: the full result saved beside a verdict, stable key names', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, comparable: true });
     expect(run.stderr).toContain(`swc: result saved to ${first}`);
     const saved = JSON.parse(readFileSync(first, 'utf8')) as BenchReport;
-    expect(saved.schemaVersion).toBe(1);
+    expect(saved.schemaVersion).toBe(3);
     expect(saved.results).toHaveLength(baseline().results.length);
     const again = await runCli(['bench', '--scenario', SCENARIO, '--output', second, '--no-progress', '--format', 'csv']);
     expect(again.code, again.stderr).toBe(0);

@@ -34,7 +34,7 @@ describe('swc inspect', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const parsed = JSON.parse(run.stdout) as { schemaVersion: number; drift: boolean; inspections: Record<string, unknown>[] };
-    expect(parsed).toMatchObject({ schemaVersion: 2, drift: false, request: { light: name, windowSeconds: 60 } });
+    expect(parsed).toMatchObject({ schemaVersion: 3, drift: false, request: { light: name, windowSeconds: 60 } });
     const [v5, v6] = parsed.inspections;
     for (const doc of [v5, v6]) {
       // totals mean the same in every layout: the events the keys hold.

@@ -88,7 +88,7 @@ describe('swc lights over 4,000 lights in several systems', () => {
   it('--json: every light with events, idle time and a reference; totals over every match', async () => {
     const run = await lights('--json');
     const doc = JSON.parse(run.stdout) as ListJson;
-    expect(doc.schemaVersion).toBe(2);
+    expect(doc.schemaVersion).toBe(3);
     expect(doc.lights).toHaveLength(LIGHTS);
     expect(doc.total).toMatchObject({ lights: LIGHTS, events: LIGHTS * 10, drifted: 0 });
     expect(doc.lights.every((l) => l.events === 10 && l.idleSeconds === 96 && l.drift !== true)).toBe(true);
@@ -182,7 +182,7 @@ describe('drift: lights marks it, --check exits 1; inspect --check too', () => {
       expect(inspect.stdout).toContain('drift    found');
       const checked = await runCli(['inspect', reference, '--redis-url', server.url, '--check', '--json']);
       expect(checked.code).toBe(1);
-      expect(JSON.parse(checked.stdout)).toMatchObject({ schemaVersion: 2, drift: true, inspections: [{ totals: { successes: 6, failures: 4 }, storedTotals: { successes: 6, failures: 11 } }] });
+      expect(JSON.parse(checked.stdout)).toMatchObject({ schemaVersion: 3, drift: true, inspections: [{ totals: { successes: 6, failures: 4 }, storedTotals: { successes: 6, failures: 11 } }] });
       expect(checked.stderr).toContain('swc: drift in stoplight-v6');
     } finally {
       await redis.hincrby(v6.metricsKey(light), 'total_failures', -7);

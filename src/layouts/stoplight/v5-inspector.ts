@@ -265,7 +265,7 @@ async function inspectV5(
     hours,
     metadata: decodeMetadata(metadata),
     recoveredAt,
-    window: { seconds: windowSeconds, at: judge.at, clock: judge.clock, fromSecond, source: judge.windowSeconds === null ? 'layout' : 'given' },
+    window: { lengthSeconds: windowSeconds, at: judge.at, clock: judge.clock, fromSecond, source: judge.windowSeconds === null ? 'layout' : 'given' },
     summary: summarize(windowTotals, keys, { heldEvents: hours.reduce((sum, h) => sum + h.events, 0) }),
     consistent,
     problems,

@@ -18,11 +18,8 @@ export const shortId: (name: string) => string = nameId;
  * `metrics` and `index`.
  */
 export const V6_KEYS = {
-  metrics: keyDef('buckets, totals and metadata', '{prefix}:{systemId}:{{lightId}}:window_metrics', 'hash', { inspectRole: 'metrics' }),
-  index: keyDef('bucket index', '{prefix}:{systemId}:{{lightId}}:window_metrics:ts_idx', 'zset', {
-    scoresAreSeconds: true,
-    inspectRole: 'index',
-  }),
+  metrics: keyDef('metrics', '{prefix}:{systemId}:{{lightId}}:window_metrics', 'hash'),
+  index: keyDef('index', '{prefix}:{systemId}:{{lightId}}:window_metrics:ts_idx', 'zset', { scoresAreSeconds: true }),
 };
 
 /** The inspector of a layout whose keys are 6.0's under `prefix` (6.0 itself, or Stoplight's own scripts run through a manifest). */

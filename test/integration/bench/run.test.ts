@@ -39,7 +39,7 @@ describe('runBench memory', () => {
   it('measures every cell per light, with encodings, and leaves none of its keys behind', async () => {
     const namespace = createNamespace();
     const report = await runBench({ session, plan: plan(), namespace });
-    expect(report.schemaVersion).toBe(1);
+    expect(report.schemaVersion).toBe(3);
     expect(report.redis.version).toMatch(/^\d+\.\d+/);
     expect(report.results.map((r) => [r.layout, r.windowSeconds, r.rate])).toEqual([
       ['stoplight-v5', 60, 1],

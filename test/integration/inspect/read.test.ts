@@ -68,7 +68,7 @@ describe('inspect a 6.0 light', () => {
     await client.recordSuccess({ name }, { at: HOUR_START, windowSeconds: 1000 });
     await client.recordSuccess({ name }, { at: HOUR_START + 500, windowSeconds: 1000 });
     const result = await only<BucketInspection>(inspectLight(redis, { light: name, at: HOUR_START + 900 }));
-    expect(result.window.seconds).toBeNull();
+    expect(result.window.lengthSeconds).toBeNull();
     expect(result.buckets.map((b) => b.stale)).toEqual([false, false]);
     expect(result.totals).toEqual({ successes: 2, failures: 0 });
     expect(result.windowTotals).toBeNull();

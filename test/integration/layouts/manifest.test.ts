@@ -138,8 +138,8 @@ describe('inspecting a manifest layout', () => {
     const light = { name: 'pay:ments', system: 'billing' };
     const [metrics, index] = v6.keysOf(light, 0, 0);
     const lightId = metrics?.key.split('{')[1]?.slice(0, 12);
-    expect(v6.inspector.lightOfKey(metrics?.key as string)).toMatchObject({ role: 'buckets, totals and metadata', light: lightId, scoresAreSeconds: false });
-    expect(v6.inspector.lightOfKey(index?.key as string)).toMatchObject({ role: 'bucket index', light: lightId, scoresAreSeconds: true });
+    expect(v6.inspector.lightOfKey(metrics?.key as string)).toMatchObject({ role: 'metrics', light: lightId, scoresAreSeconds: false });
+    expect(v6.inspector.lightOfKey(index?.key as string)).toMatchObject({ role: 'index', light: lightId, scoresAreSeconds: true });
     expect(v5.inspector.lightOfKey(`stoplight:v5:metrics:pay:ments:failure:${BENCH_EPOCH}`)).toMatchObject({ role: 'failure events', light: 'pay:ments' });
     expect(v5.inspector.lightOfKey('stoplight:v5:metadata:pay:ments')).toMatchObject({ role: 'metadata', light: 'pay:ments' });
     expect(v5.inspector.scanPatterns()).toEqual(['stoplight:v5:metadata:*', 'stoplight:v5:metrics:*:success:*', 'stoplight:v5:metrics:*:failure:*']);

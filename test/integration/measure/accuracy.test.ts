@@ -37,8 +37,8 @@ async function accuracyOf(name: string, windowSeconds: number, rate: number) {
 describe('measureAccuracy', () => {
   it.each(['stoplight-v5', 'stoplight-v6', 'sliding-log', 'ring', 'packed'])('%s (exact): zero error and no decision differs over every read', async (name) => {
     const { accuracy } = await accuracyOf(name, 60, 10);
-    expect(accuracy).toMatchObject({ reads: 240, maxAbsError: 0, meanAbsError: 0, threshold: 0.28, decisionMismatchShare: 0, events: 750 });
-    expect(accuracy.seconds).toBeGreaterThan(0);
+    expect(accuracy).toMatchObject({ reads: 240, maxAbsError: 0, meanAbsError: 0, threshold: 0.28, decisionMismatchFraction: 0, events: 750 });
+    expect(accuracy.durationSeconds).toBeGreaterThan(0);
   });
 
   it.each(['coarse', 'two-window'])('%s (approximate): the incident leaving the window is miscounted, so the error is nonzero and some decisions differ', async (name) => {
@@ -51,8 +51,8 @@ describe('measureAccuracy', () => {
     expect(accuracy.meanAbsError).toBeGreaterThan(0);
     expect(accuracy.meanAbsError).toBeLessThan(accuracy.maxAbsError);
     // Decisions differ only around the incident leaving the window.
-    expect(accuracy.decisionMismatchShare).toBeGreaterThan(0);
-    expect(accuracy.decisionMismatchShare).toBeLessThan(0.2);
+    expect(accuracy.decisionMismatchFraction).toBeGreaterThan(0);
+    expect(accuracy.decisionMismatchFraction).toBeLessThan(0.2);
   });
 
   it("probes the layout's server time per write and per read (INFO commandstats on the test server)", async () => {
@@ -117,7 +117,7 @@ describe('bench: accuracy by default', () => {
     }
     expect(lanes).toHaveLength(1);
     expect(alive(lanes[0]?.pid ?? -1)).toBe(false);
-    const figures = (r: BenchReport) => r.results.map((x) => [x.layout, x.windowSeconds, x.accuracy?.reads, x.accuracy?.maxAbsError, x.accuracy?.meanAbsError, x.accuracy?.decisionMismatchShare, x.accuracy?.events]);
+    const figures = (r: BenchReport) => r.results.map((x) => [x.layout, x.windowSeconds, x.accuracy?.reads, x.accuracy?.maxAbsError, x.accuracy?.meanAbsError, x.accuracy?.decisionMismatchFraction, x.accuracy?.events]);
     expect(figures(laned)).toEqual(figures(inline));
     // Approximate layouts were really measured (a figure of zero everywhere would match too).
     expect(laned.results.some((x) => (x.accuracy?.maxAbsError ?? 0) > 0)).toBe(true);

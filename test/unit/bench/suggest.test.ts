@@ -13,14 +13,14 @@ function cell(layout: string, bytes: number, usec: number | null, maxAbsError = 
     eventsInWindow: at.windowSeconds * at.rate,
     events: at.windowSeconds * at.rate,
     memory: { bytesPerLight: bytes, usedMemoryDeltaPerLight: bytes, keys: [], lights: 1 },
-    accuracy: { reads: 300, maxAbsError, meanAbsError: maxAbsError / 4, threshold: 0.5, decisionMismatchShare: flips },
+    accuracy: { reads: 300, maxAbsError, meanAbsError: maxAbsError / 4, threshold: 0.5, decisionMismatchFraction: flips },
     ...(usec !== null ? { serverCost: { writeUsecPerCall: usec / 2, readUsecPerCall: usec / 2, requestUsecPerCall: usec, calls: 500 } } : {}),
   };
 }
 
 function report(results: CellResult[]): BenchReport {
   return {
-    schemaVersion: 1,
+    schemaVersion: 3,
     swcVersion: 'test',
     redis: { version: '7.0.15', memAllocator: 'jemalloc', mode: 'standalone', private: true, config: {} },
     options: {},
@@ -125,9 +125,9 @@ describe('suggest: ranking', () => {
     const withThroughput: CellResult = {
       ...measured,
       throughput: {
-        write: { opsPerSec: 1, p50Ms: 1, p99Ms: 1, p999Ms: 1, meanMs: 1, ops: 1, seconds: 1, serverUsecPerCall: 5 },
-        read: { opsPerSec: 1, p50Ms: 1, p99Ms: 1, p999Ms: 1, meanMs: 1, ops: 1, seconds: 1, serverUsecPerCall: 6 },
-        request: { opsPerSec: 1, p50Ms: 1, p99Ms: 1, p999Ms: 1, meanMs: 1, ops: 1, seconds: 1, serverUsecPerCall: 11 },
+        write: { opsPerSec: 1, p50Ms: 1, p99Ms: 1, p999Ms: 1, meanMs: 1, ops: 1, durationSeconds: 1, serverUsecPerCall: 5 },
+        read: { opsPerSec: 1, p50Ms: 1, p99Ms: 1, p999Ms: 1, meanMs: 1, ops: 1, durationSeconds: 1, serverUsecPerCall: 6 },
+        request: { opsPerSec: 1, p50Ms: 1, p99Ms: 1, p999Ms: 1, meanMs: 1, ops: 1, durationSeconds: 1, serverUsecPerCall: 11 },
         connections: 1,
         pipeline: 1,
       },

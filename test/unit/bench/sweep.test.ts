@@ -60,7 +60,7 @@ function run(value: number, isDefault: boolean, bytes: number, encoding: string)
     memory: { bytesPerLight: bytes, usedMemoryDeltaPerLight: bytes, lights: 1, keys: [hashKey(encoding, 187)] },
   };
   const report: BenchReport = {
-    schemaVersion: 1,
+    schemaVersion: 3,
     swcVersion: 'test',
     redis: { version: '7.0.0', memAllocator: 'jemalloc', mode: 'standalone', private: true, config: { 'hash-max-listpack-entries': 512, 'hash-max-listpack-value': value } },
     options: {},

@@ -30,7 +30,7 @@ function doctor(report: BenchReport, layout: string, windowSeconds: number, rate
 
 const grow = (factor: number) => (r: CellResult): CellResult => ({ ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight * factor } });
 
-const stats = (opsPerSec: number): LatencyStats => ({ opsPerSec, p50Ms: 0.1, p99Ms: 0.2, p999Ms: 0.3, meanMs: 0.1, ops: 1000, seconds: 1, serverUsecPerCall: 5 });
+const stats = (opsPerSec: number): LatencyStats => ({ opsPerSec, p50Ms: 0.1, p99Ms: 0.2, p999Ms: 0.3, meanMs: 0.1, ops: 1000, durationSeconds: 1, serverUsecPerCall: 5 });
 
 /** Gives every result a throughput of `ops(layout)` ops/s for each operation. */
 function withThroughput(report: BenchReport, ops: (layout: string) => number): BenchReport {
@@ -46,7 +46,7 @@ function withThroughput(report: BenchReport, ops: (layout: string) => number): B
 interface VerdictJson {
   ok: boolean;
   comparable: boolean;
-  failures: { cell: string; figure: string; change: number; status: string }[];
+  failures: { cell: string; figure: string; changeFraction: number; status: string }[];
   missingCells: string[];
   extraCells: string[];
   mismatches: { field: string; baseline: string; current: string }[];
@@ -73,7 +73,7 @@ describe('swc compare (CLI)', () => {
     const verdict = JSON.parse(json.stdout) as VerdictJson;
     expect(verdict.ok).toBe(false);
     expect(verdict.failures).toEqual([expect.objectContaining({ cell: 'stoplight-v6 60 s @ 2/s', figure: 'bytesPerLight', status: 'regressed' })]);
-    expect(verdict.failures[0]!.change).toBeCloseTo(0.02, 6);
+    expect(verdict.failures[0]!.changeFraction).toBeCloseTo(0.02, 6);
     // A looser tolerance lets the same growth pass; shrinking is an improvement, not a failure.
     expect((await runCli(['compare', BASELINE, current, '--memory-tolerance', '3%'])).code).toBe(0);
     const shrunk = await runCli(['compare', BASELINE, write('shrunk.json', doctor(baseline(), 'stoplight-v5', 30, 1, grow(0.9))), '--json']);

@@ -17,7 +17,7 @@ function op(ops: readonly number[], usec: readonly number[]): LatencyStats {
     p999Ms: 0.3,
     meanMs: 0.1,
     ops: 1000,
-    seconds: 1,
+    durationSeconds: 1,
     serverUsecPerCall: u.median,
     rounds: { count: ops.length, opsPerSec: o, p50Ms: flat, p99Ms: flat, p999Ms: flat, serverUsecPerCall: u },
     noisy: o.noisy || u.noisy,
@@ -39,7 +39,7 @@ function cell(layout: string, t: ThroughputResult): CellResult {
 
 function report(a: ThroughputResult, b: ThroughputResult): BenchReport {
   return {
-    schemaVersion: 1,
+    schemaVersion: 3,
     swcVersion: '0.1.0',
     redis: { version: '7.0.15', memAllocator: 'jemalloc-5.3.0', mode: 'standalone', private: true, config: {} },
     options: { seed: 1, failureRate: 0.5, lights: 1 },
@@ -78,7 +78,7 @@ describe('compare: throughput judged from rounds', () => {
     expect(verdict.failures).toEqual([]);
     expect(verdict.ok).toBe(true);
     const writeOps = verdict.rows.find((r) => r.cell.startsWith('A ') && r.figure === 'writeOpsPerSec');
-    expect(writeOps?.change).toBeLessThan(-0.25);
+    expect(writeOps?.changeFraction).toBeLessThan(-0.25);
     expect(writeOps?.status).toBe('ok');
     expect(writeOps?.baselineRange?.min).toBeCloseTo(45_000);
     expect(writeOps?.baselineRange?.max).toBeCloseTo(55_000);
@@ -143,7 +143,7 @@ describe('compare: throughput judged from rounds', () => {
       const verdict = compareReports(base(), current);
       expect(verdict.failures).toEqual([]);
       const absolute = verdict.rows.find((r) => r.layout === 'B' && r.figure === 'writeServerCpuUsecPerCall')!;
-      expect(absolute.change).toBeGreaterThan(0.5);
+      expect(absolute.changeFraction).toBeGreaterThan(0.5);
       expect(absolute.status).toBe('info');
       // The script µs are shown, not judged, once CPU figures are there.
       expect(verdict.rows.find((r) => r.layout === 'B' && r.figure === 'writeServerUsecPerCall')?.status).toBe('info');

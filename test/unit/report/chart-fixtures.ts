@@ -10,7 +10,7 @@ import type { BenchReport, CellResult, LatencyStats } from '../../../src/measure
 export const LAYOUTS = ['grows', 'windowed', 'flat'] as const;
 
 function stats(p50Ms: number): LatencyStats {
-  return { opsPerSec: 10_000, p50Ms, p99Ms: p50Ms * 4, p999Ms: p50Ms * 20, meanMs: p50Ms * 1.2, ops: 10_000, seconds: 1, serverUsecPerCall: 10 };
+  return { opsPerSec: 10_000, p50Ms, p99Ms: p50Ms * 4, p999Ms: p50Ms * 20, meanMs: p50Ms * 1.2, ops: 10_000, durationSeconds: 1, serverUsecPerCall: 10 };
 }
 
 const BYTES: Record<(typeof LAYOUTS)[number], (windowSeconds: number, rate: number) => number> = {
@@ -48,7 +48,7 @@ export function result(
   const results = windows.flatMap((w) => rates.flatMap((r) => layouts.map((l) => cell(l, w, r, flags))));
   const scaled = options.scale === undefined ? results : results.map((c) => ({ ...c, memory: { ...c.memory, bytesPerLight: c.memory.bytesPerLight * (options.scale ?? 1) } }));
   return {
-    schemaVersion: 1,
+    schemaVersion: 3,
     swcVersion: '0.1.0',
     redis: { version: '7.0.15', memAllocator: 'jemalloc-5.3.0', mode: 'standalone', private: true, config: { 'hash-max-listpack-entries': 128, 'zset-max-listpack-entries': 128 } },
     options: { layouts, windows, rates, failureRate: 0.5, lights: 1, durationSeconds: null, seed: 1, preset: options.published ? 'blog' : null, throughput: false },

@@ -62,7 +62,7 @@ export const bucketInspection: BucketInspection = {
     lastError: { error: { class: 'Timeout::Error', message: 'execution expired' }, time: T },
     lastErrorInvalid: false,
   },
-  window: { seconds: 60, at: T, clock: 'given', fromSecond: T - 59, source: 'given' },
+  window: { lengthSeconds: 60, at: T, clock: 'given', fromSecond: T - 59, source: 'given' },
   summary: { errorRate: 0.2, bytes: 432, bytesPerWindowSecond: 7.2, bytesPerEvent: null },
   consistent: true,
   problems: [],
@@ -104,7 +104,7 @@ export const eventInspection: EventInspection = {
   hours: [{ key: `stoplight:v5:metrics:checkout:success:${T - 3600}`, outcome: 'success', hour: T - 3600, events: 2, firstSecond: T - 3000, lastSecond: T - 30 }],
   metadata: { fields: { last_success_at: String(T - 30) }, lastError: null, lastErrorInvalid: false },
   recoveredAt: null,
-  window: { seconds: 60, at: T, clock: 'server', fromSecond: T - 60, source: 'given' },
+  window: { lengthSeconds: 60, at: T, clock: 'server', fromSecond: T - 60, source: 'given' },
   summary: { errorRate: 0, bytes: 632, bytesPerWindowSecond: null, bytesPerEvent: 316 },
   consistent: true,
   problems: [],
@@ -116,7 +116,7 @@ export const keysInspection: KeysInspection = {
   layout: 'my-window',
   light: 'evil\x1b[2J\rname',
   keys: [key({ key: 'rl:{evil\x1b[2J\rname}:success:60', role: 'success counts', type: 'string', elements: 1, bytes: 56, ttlSeconds: 120 })],
-  window: { seconds: null, at: T, clock: 'server', fromSecond: null, source: 'none' },
+  window: { lengthSeconds: null, at: T, clock: 'server', fromSecond: null, source: 'none' },
   totals: null,
   windowTotals: null,
   summary: { errorRate: null, bytes: 56, bytesPerWindowSecond: null, bytesPerEvent: null },
@@ -156,7 +156,7 @@ export const lightList: LightList = {
 };
 
 function stats(opsPerSec: number, serverUsecPerCall: number | null): LatencyStats {
-  return { opsPerSec, p50Ms: 0.21, p99Ms: 0.52, p999Ms: 1.4, meanMs: 0.25, ops: opsPerSec, seconds: 1, serverUsecPerCall };
+  return { opsPerSec, p50Ms: 0.21, p99Ms: 0.52, p999Ms: 1.4, meanMs: 0.25, ops: opsPerSec, durationSeconds: 1, serverUsecPerCall };
 }
 
 function cell(layout: string, windowSeconds: number, rate: number, bytesPerLight: number, opsPerSec?: number): CellResult {
@@ -181,7 +181,7 @@ function cell(layout: string, windowSeconds: number, rate: number, bytesPerLight
 
 function report(results: CellResult[]): BenchReport {
   return {
-    schemaVersion: 1,
+    schemaVersion: 3,
     swcVersion: '0.1.0',
     redis: { version: '7.0.15', memAllocator: 'jemalloc-5.3.0', mode: 'standalone', private: true, config: { 'hash-max-listpack-entries': 128, 'zset-max-listpack-entries': 128 } },
     options: { seed: 1 },

@@ -138,7 +138,7 @@ describe('renderInspections without a window', () => {
   it('a 6.0 light with no --window claims no error rate and says why', () => {
     const noWindow = {
       ...bucketInspection,
-      window: { ...bucketInspection.window, seconds: null, fromSecond: null, source: 'none' as const },
+      window: { ...bucketInspection.window, lengthSeconds: null, fromSecond: null, source: 'none' as const },
       windowTotals: null,
       buckets: bucketInspection.buckets.map((b) => ({ ...b, stale: false })),
       summary: { ...bucketInspection.summary, errorRate: null, bytesPerWindowSecond: null },
@@ -151,7 +151,7 @@ describe('renderInspections without a window', () => {
   });
 
   it('a 5.x light without --window says the day it uses is the layout\'s longest', () => {
-    const text = renderInspections([{ ...eventInspection, window: { ...eventInspection.window, seconds: 86_400, source: 'layout' } }], plain);
+    const text = renderInspections([{ ...eventInspection, window: { ...eventInspection.window, lengthSeconds: 86_400, source: 'layout' } }], plain);
     expect(text.split('\n')[1]).toMatch(/^window 86400 s \(no --window: the longest this layout honours\): /);
   });
 });

@@ -5,7 +5,7 @@ import { renderBench } from '../../../src/report/bench.js';
 import { throughputNotes } from '../../../src/report/instructions.js';
 import { twoLayouts } from './fixtures.js';
 
-const spread = (median: number, wide: number): Spread => ({ median, min: median * (1 - wide / 2), max: median * (1 + wide / 2), spread: wide, noisy: wide > 0.25 });
+const spread = (median: number, wide: number): Spread => ({ median, min: median * (1 - wide / 2), max: median * (1 + wide / 2), spreadFraction: wide, noisy: wide > 0.25 });
 
 /** The fixture with 5 rounds per phase, ops/s `wide` apart. */
 function withRounds(report: BenchReport, wide: number): BenchReport {
@@ -23,7 +23,7 @@ function withRounds(report: BenchReport, wide: number): BenchReport {
   };
 }
 
-const op = (n: number, wide = 0.004): OpInstructions => ({ instructionsPerCall: n, repeats: [n * (1 - wide / 2), n, n * (1 + wide / 2)], min: n * (1 - wide / 2), max: n * (1 + wide / 2), spread: wide, noisy: wide > 0.01, calls: 300, callsPerOp: 1 });
+const op = (n: number, wide = 0.004): OpInstructions => ({ instructionsPerCall: n, repeats: [n * (1 - wide / 2), n, n * (1 + wide / 2)], min: n * (1 - wide / 2), max: n * (1 + wide / 2), spreadFraction: wide, noisy: wide > 0.01, calls: 300, callsPerOp: 1 });
 const counts = (write: number, wide = 0.004): InstructionsResult => ({ counted: 'test', write: op(write, wide), read: op(65_500), request: op(222_500), lights: 1 });
 
 describe('notes under the throughput table', () => {

@@ -22,7 +22,7 @@ const clean: VerifyResult = {
   crossSlot: [],
   slots: { lightsChecked: 8, lightsSpanningSlots: 8, oneSlotPerLight: false },
   shrink: { replays: 0, budgetExhausted: false },
-  durationMs: 1_234,
+  durationSeconds: 1.234,
   findings: 0,
 };
 

@@ -1,0 +1,180 @@
+/** `swc bench --json` (also with --instructions and --suggest): one result per layout, window and rate. */
+import { z } from 'zod';
+import { figure, header, moment, spread } from './common.js';
+
+const roundStats = z.looseObject({
+  count: z.number().int(),
+  opsPerSec: spread,
+  p50Ms: spread,
+  p99Ms: spread,
+  p999Ms: spread,
+  serverUsecPerCall: spread.nullable(),
+  serverCpuUsecPerCall: spread.nullable().optional(),
+});
+
+const latency = z.looseObject({
+  opsPerSec: z.number(),
+  p50Ms: z.number(),
+  p99Ms: z.number(),
+  p999Ms: z.number(),
+  meanMs: z.number(),
+  percentilesMs: z.record(z.string(), z.number()).optional(),
+  ops: z.number(),
+  durationSeconds: z.number(),
+  serverUsecPerCall: figure,
+  serverCpuUsecPerCall: figure.optional(),
+  rounds: roundStats.optional(),
+  noisy: z.boolean().optional(),
+});
+
+/** One key of a light as measured; `role` names it as `swc inspect` does. */
+export const keyMemory = z.looseObject({
+  role: z.string(),
+  key: z.string(),
+  type: z.string(),
+  encoding: z.string(),
+  elements: z.number().int(),
+  bytes: z.number(),
+  longest: z
+    .looseObject({ name: z.object({ text: z.string(), bytes: z.number() }), value: z.object({ field: z.string(), bytes: z.number() }).optional() })
+    .optional(),
+  largest: z.array(z.object({ field: z.string(), bytes: z.number() })).optional(),
+});
+
+const throughput = z.looseObject({
+  write: latency,
+  read: latency,
+  request: latency,
+  connections: z.number().int(),
+  pipeline: z.number().int(),
+  rounds: z.number().int().optional(),
+  ratio: z
+    .looseObject({
+      reference: z.string(),
+      write: spread,
+      read: spread,
+      request: spread,
+      serverUsecPerRequest: spread.nullable(),
+    })
+    .optional(),
+  app: z
+    .looseObject({ meanMs: z.number(), p50Ms: z.number(), p99Ms: z.number(), rmePercent: z.number(), samples: z.number(), opsPerSec: z.number() })
+    .optional(),
+  clockEndAt: moment.optional(),
+});
+
+const realtime = z.looseObject({
+  requestedRate: z.number(),
+  achievedRate: z.number(),
+  shortfallFraction: z.number(),
+  durationSeconds: z.number(),
+  events: z.number(),
+  eventsTotal: z.number(),
+  lights: z.number(),
+  lateP50Ms: z.number(),
+  lateP99Ms: z.number(),
+  lateMaxMs: z.number(),
+  write: z.looseObject({ p50Ms: z.number(), p99Ms: z.number(), p999Ms: z.number(), meanMs: z.number(), maxMs: z.number(), ops: z.number() }),
+  startedAt: moment,
+  endedAt: moment,
+});
+
+const accuracy = z.looseObject({
+  reads: z.number(),
+  maxAbsError: z.number(),
+  meanAbsError: z.number(),
+  threshold: z.number(),
+  decisionMismatchFraction: z.number(),
+  events: z.number().optional(),
+  durationSeconds: z.number().optional(),
+});
+
+const opInstructions = z.looseObject({
+  instructionsPerCall: z.number(),
+  repeats: z.array(z.number()),
+  min: z.number(),
+  max: z.number(),
+  spreadFraction: z.number(),
+  noisy: z.boolean(),
+});
+
+/** One layout at one window and rate. */
+export const cellResult = z.looseObject({
+  layout: z.string(),
+  windowSeconds: z.number(),
+  rate: z.number(),
+  durationSeconds: z.number(),
+  eventsInWindow: z.number(),
+  events: z.number(),
+  memory: z.looseObject({ bytesPerLight: z.number(), usedMemoryDeltaPerLight: z.number(), keys: z.array(keyMemory), lights: z.number().int() }),
+  throughput: throughput.optional(),
+  realtime: realtime.optional(),
+  published: z.looseObject({ kb: z.number(), bytes: z.number() }).optional(),
+  accuracy: accuracy.optional(),
+  serverCost: z.looseObject({ writeUsecPerCall: z.number(), readUsecPerCall: z.number(), requestUsecPerCall: z.number(), calls: z.number() }).optional(),
+  shards: z.array(z.looseObject({ node: z.string(), lights: z.number(), keys: z.number(), bytes: z.number() })).optional(),
+  instructions: z.looseObject({ write: opInstructions.optional(), read: opInstructions.optional(), request: opInstructions.optional() }).optional(),
+});
+
+const suggestRow = z.looseObject({
+  layout: z.string(),
+  status: z.enum(['measured', 'failed', 'skipped']),
+  rank: z.number().int().nullable(),
+  bytesPerLight: figure,
+  bytesPerWindowSecond: figure,
+  ratioToSmallest: figure,
+  serverUsecPerRequest: figure,
+  maxAbsError: figure,
+  decisionFlipFraction: figure,
+  reads: figure,
+  exact: z.boolean().nullable(),
+  verdict: z.string(),
+});
+
+const suggestion = z.looseObject({
+  windowSeconds: z.number(),
+  rate: z.number(),
+  lights: z.number(),
+  threshold: figure,
+  pick: z.string().nullable(),
+  runnerUp: z.string().nullable(),
+  ranking: z.array(suggestRow),
+  paragraph: z.string(),
+});
+
+/** The whole `swc bench --json` document. */
+export const benchSchema = z
+  .looseObject({
+    ...header,
+    redis: z.looseObject({
+      version: z.string(),
+      memAllocator: z.string(),
+      mode: z.string(),
+      private: z.boolean(),
+      config: z.record(z.string(), z.number().nullable()),
+      server: z.string().optional(),
+      serverVersion: z.string().optional(),
+    }),
+    options: z.record(z.string(), z.unknown()),
+    results: z.array(cellResult),
+    startedAt: moment,
+    elapsedSeconds: z.number(),
+    measuringSeconds: z.number().optional(),
+    serverScriptSeconds: figure.optional(),
+    accuracyServerScriptSeconds: figure.optional(),
+    encodingHints: z.array(z.looseObject({ layout: z.string(), role: z.string(), setting: z.string(), bytes: z.number() })).optional(),
+    cluster: z
+      .looseObject({
+        shards: z.number().int(),
+        nodes: z.array(z.string()),
+        private: z.boolean(),
+        lightSpread: z.string(),
+        findings: z.array(z.looseObject({ layout: z.string() })),
+      })
+      .optional(),
+    instructionsSeconds: z.number().optional(),
+    layoutLabels: z.record(z.string(), z.string()).optional(),
+    suggestion: suggestion.optional(),
+    suggestions: z.array(suggestion).optional(),
+  })
+  .meta({ title: 'swc bench --json', description: 'One result per layout, window and rate (docs/output.md).' });

@@ -1,0 +1,61 @@
+/** `swc inspect --json`: one light, in every layout that holds it. */
+import { z } from 'zod';
+import { clusterPrimaries, figure, header, moment } from './common.js';
+
+const counts = z.object({ successes: z.number(), failures: z.number() });
+
+const key = z.looseObject({
+  key: z.string(),
+  role: z.string(),
+  expectedType: z.string(),
+  type: z.string(),
+  wrongType: z.boolean(),
+  encoding: z.string().nullable(),
+  elements: figure,
+  bytes: figure,
+  bytesExact: z.boolean(),
+  ttlSeconds: figure,
+  slot: z.number().int(),
+  node: z.string().optional(),
+  limits: z
+    .looseObject({ entriesSetting: z.string(), entriesLimit: figure, valueSetting: z.string(), valueLimit: figure, longestBytes: z.number() })
+    .nullable(),
+});
+
+const inspection = z.looseObject({
+  kind: z.enum(['buckets', 'events', 'keys']),
+  layout: z.string(),
+  light: z.string(),
+  keys: z.array(key),
+  window: z.looseObject({
+    lengthSeconds: figure,
+    at: moment,
+    clock: z.enum(['server', 'given']),
+    // A Unix second as Redis holds it (a bucket's second, a score): a number named …Second.
+    fromSecond: figure,
+    source: z.enum(['given', 'layout', 'none']),
+  }),
+  totals: counts.nullable(),
+  windowTotals: counts.nullable(),
+  summary: z.looseObject({ errorRate: figure, bytes: figure, bytesPerWindowSecond: figure, bytesPerEvent: figure }),
+  consistent: z.boolean(),
+  problems: z.array(z.string()),
+  unavailable: z.array(z.string()),
+  recoveredAt: moment.nullable().optional(),
+});
+
+export const inspectSchema = z
+  .looseObject({
+    ...header,
+    request: z.looseObject({
+      light: z.string(),
+      layout: z.string().optional(),
+      system: z.string().optional(),
+      windowSeconds: z.number().optional(),
+      at: moment.optional(),
+    }),
+    drift: z.boolean(),
+    inspections: z.array(inspection),
+    cluster: clusterPrimaries.optional(),
+  })
+  .meta({ title: 'swc inspect --json' });

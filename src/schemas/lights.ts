@@ -1,0 +1,42 @@
+/** `swc lights --json`: every light of every registered layout on a Redis, with totals per layout. */
+import { z } from 'zod';
+import { figure, header, moment, primary } from './common.js';
+
+const light = z.looseObject({
+  layout: z.string(),
+  light: z.string(),
+  systemId: z.string().nullable(),
+  reference: z.string(),
+  name: z.string(),
+  keys: z.number().int(),
+  bytes: figure,
+  bytesExact: z.boolean(),
+  firstSecond: figure,
+  lastSecond: figure,
+  spanSeconds: z.number(),
+  idleSeconds: figure,
+  events: figure,
+  staleEvents: figure,
+  drift: z.boolean().nullable(),
+  failureRate: figure,
+});
+
+export const lightsSchema = z
+  .looseObject({
+    ...header,
+    at: moment,
+    clock: z.string(),
+    windowSeconds: figure,
+    threshold: z.number().optional(),
+    patterns: z.array(z.unknown()),
+    unavailable: z.array(z.string()),
+    partial: z.boolean(),
+    problems: z.array(z.unknown()),
+    leftovers: z.unknown(),
+    matched: z.number().int(),
+    totals: z.array(z.looseObject({ layout: z.string() })),
+    total: z.looseObject({}),
+    cluster: z.looseObject({ primaries: z.array(primary), nodeTotals: z.array(z.looseObject({ node: z.string() })) }).optional(),
+    lights: z.array(light),
+  })
+  .meta({ title: 'swc lights --json' });
