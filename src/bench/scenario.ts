@@ -1,6 +1,8 @@
+import path from 'node:path';
+import type { z } from 'zod';
+import { closedObject, expected, jointIssue, lazy, parseInput, zod } from '../core/input-schema.js';
 import { InputFileError, UsageError } from '../errors.js';
 import { readJsonFile } from '../json-file.js';
-import path from 'node:path';
 import { resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { presets } from './presets.js';
 import { checkInFlight, LIMITS, parseChoice, parseDuration, parseNumber } from './values.js';
@@ -43,76 +45,103 @@ export interface Scenario {
   readonly threshold?: number;
 }
 
-type Fields = Record<string, unknown>;
-
-const KNOWN = ['$schema', 'description', 'layouts', 'windows', 'rates', 'failureRate', 'lights', 'duration', 'seed', 'preset', 'throughput', 'accuracy', 'threshold'];
-const THROUGHPUT_KNOWN = ['connections', 'pipeline', 'ops', 'seconds', 'rounds'];
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? `"${value}"` : typeof value === 'object' ? 'an object' : String(value);
-}
-
-/** Re-throws a parser's UsageError as an InputFileError naming the file (the parser already named the field). */
-function inFile<T>(file: string, parse: () => T): T {
+/**
+ * Runs one of the flag parsers (values.ts) on a file field: its message
+ * names the flag it was given, the field is named by the schema's path, so
+ * the parser gets a stand-in name and its problem is the issue's message.
+ */
+const FIELD = 'field';
+function byFlagParser<T>(parse: (field: string) => T, ctx: z.core.$RefinementCtx): T {
   try {
-    return parse();
+    return parse(FIELD);
   } catch (err) {
-    if (err instanceof UsageError && !(err instanceof InputFileError)) throw new InputFileError(file, err.message);
-    throw err;
+    if (!(err instanceof UsageError) || err instanceof InputFileError) throw err;
+    ctx.issues.push({ code: 'custom', message: err.message.replace(`${FIELD}: `, ''), input: undefined });
+    return zod().NEVER;
   }
 }
 
-function number(file: string, field: string, value: unknown, limits: Parameters<typeof parseNumber>[2]): number {
-  if (typeof value !== 'number') throw new InputFileError(file, `${field}: expected a number, got ${describe(value)}`);
-  return inFile(file, () => parseNumber(field, String(value), limits));
+const text = lazy(() => zod().string({ error: expected('a string') }));
+
+function number(limits: Parameters<typeof parseNumber>[2]) {
+  return zod()
+    .number({ error: expected('a number') })
+    .transform((value, ctx) => byFlagParser((field) => parseNumber(field, String(value), limits), ctx));
 }
 
 /** A duration field: seconds as a number, or a string such as "90s", "5m", "1h". */
-function duration(file: string, field: string, value: unknown, limits: { min: number; max: number }): number {
-  if (typeof value !== 'number' && typeof value !== 'string') {
-    throw new InputFileError(file, `${field}: expected seconds or a duration such as "5m", got ${describe(value)}`);
-  }
-  return inFile(file, () => parseDuration(field, String(value), limits));
+function duration(limits: { min: number; max: number }) {
+  const z = zod();
+  return z
+    .union([z.number(), z.string()], { error: expected('seconds or a duration such as "5m"') })
+    .transform((value, ctx) => byFlagParser((field) => parseDuration(field, String(value), limits), ctx));
 }
 
-function list<T>(file: string, field: string, value: unknown, item: (v: unknown, field: string) => T): T[] {
-  if (!Array.isArray(value) || value.length === 0) {
-    throw new InputFileError(file, `${field}: expected a non-empty array, got ${describe(value)}`);
-  }
-  return [...new Set(value.map((v, i) => item(v, `${field}[${i}]`)))];
+/** A non-empty list, duplicates dropped. */
+function list<T extends z.ZodType>(item: T) {
+  return zod()
+    .array(item, { error: expected('a non-empty array') })
+    .min(1, { error: expected('a non-empty array'), abort: true })
+    .transform((items) => [...new Set(items)]);
 }
 
-function onlyKnown(file: string, fields: Fields, known: readonly string[], where: string): void {
-  const unknown = Object.keys(fields).find((k) => !known.includes(k));
-  if (unknown !== undefined) {
-    throw new InputFileError(file, `${where}${unknown}: unknown field (known: ${known.filter((k) => k !== '$schema').join(', ')})`);
-  }
-}
+const throughput = lazy(() =>
+  zod().union(
+    [
+      zod().literal(false),
+      closedObject({
+        connections: number(LIMITS.connections),
+        pipeline: number(LIMITS.pipeline),
+        ops: number(LIMITS.ops).optional(),
+        seconds: number(LIMITS.time).optional(),
+        rounds: number(LIMITS.rounds).optional(),
+      }).superRefine(({ connections, pipeline }, ctx) => {
+        const names = ['throughput.connections', 'throughput.pipeline'] as const;
+        try {
+          checkInFlight(connections, pipeline, names);
+        } catch (err) {
+          if (!(err instanceof UsageError)) throw err;
+          ctx.addIssue(jointIssue([['connections'], ['pipeline']], err.message.replace(`${names.join('/')}: `, '')));
+        }
+      }),
+    ],
+    { error: expected('false or an object with connections and pipeline') },
+  ),
+);
 
-function flag(file: string, field: string, value: unknown): boolean {
-  if (typeof value !== 'boolean') throw new InputFileError(file, `${field}: expected true or false, got ${describe(value)}`);
-  return value;
-}
-
-function throughputOf(file: string, value: unknown): ScenarioThroughput | false {
-  if (value === false) return false;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InputFileError(file, `throughput: expected false or an object with connections and pipeline, got ${describe(value)}`);
-  }
-  const t = value as Fields;
-  onlyKnown(file, t, THROUGHPUT_KNOWN, 'throughput.');
-  const connections = number(file, 'throughput.connections', t.connections, LIMITS.connections);
-  const pipeline = number(file, 'throughput.pipeline', t.pipeline, LIMITS.pipeline);
-  inFile(file, () => checkInFlight(connections, pipeline, ['throughput.connections', 'throughput.pipeline']));
-  return {
-    connections,
-    pipeline,
-    ...(t.ops !== undefined ? { ops: number(file, 'throughput.ops', t.ops, LIMITS.ops) } : {}),
-    ...(t.seconds !== undefined ? { seconds: number(file, 'throughput.seconds', t.seconds, LIMITS.time) } : {}),
-    ...(t.rounds !== undefined ? { rounds: number(file, 'throughput.rounds', t.rounds, LIMITS.rounds) } : {}),
-  };
+/** The schema of a scenario from `file`: its manifest paths are relative to the file's folder. */
+function scenarioSchema(file: string) {
+  const z = zod();
+  const layout = text().transform((spec, ctx): LayoutName => {
+    // A manifest path is relative to the scenario file, as a user reading the file expects.
+    try {
+      return resolveLayoutName(spec, { baseDir: path.dirname(file) });
+    } catch (err) {
+      if (!(err instanceof UsageError) || err instanceof InputFileError) throw err;
+      ctx.issues.push({ code: 'custom', message: err.message.replace(/^--layout: /, ''), input: spec });
+      return z.NEVER;
+    }
+  });
+  return closedObject(
+    {
+      $schema: z.unknown().optional(),
+      description: text().optional(),
+      layouts: list(layout).optional(),
+      windows: list(duration(LIMITS.window)).optional(),
+      rates: list(number(LIMITS.rate)).optional(),
+      failureRate: number(LIMITS.failureRate).optional(),
+      lights: number(LIMITS.lights).optional(),
+      duration: duration(LIMITS.duration).optional(),
+      seed: number(LIMITS.seed).optional(),
+      preset: text()
+        .transform((name, ctx) => byFlagParser((field) => parseChoice(field, name, Object.keys(presets)), ctx))
+        .optional(),
+      throughput: throughput().optional(),
+      accuracy: z.boolean({ error: expected('true or false') }).optional(),
+      threshold: number(LIMITS.failureRate).optional(),
+    },
+    { what: 'a scenario object such as {"windows": [60], "rates": [1, 2]}' },
+  );
 }
 
 /**
@@ -121,48 +150,8 @@ function throughputOf(file: string, value: unknown): ScenarioThroughput | false 
  * matching flag's error would be (same parsers, same limits).
  */
 export function parseScenario(file: string, json: unknown): Scenario {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new InputFileError(file, `expected a scenario object such as {"windows": [60], "rates": [1, 2]}, got ${describe(json)}`);
-  }
-  const f = json as Fields;
-  onlyKnown(file, f, KNOWN, '');
-  if (f.description !== undefined && typeof f.description !== 'string') {
-    throw new InputFileError(file, `description: expected a string, got ${describe(f.description)}`);
-  }
-  const text = (field: string, v: unknown): string => {
-    if (typeof v !== 'string') throw new InputFileError(file, `${field}: expected a string, got ${describe(v)}`);
-    return v;
-  };
-  return {
-    file,
-    ...(f.description !== undefined ? { description: f.description as string } : {}),
-    ...(f.layouts !== undefined
-      ? {
-          layouts: list(file, 'layouts', f.layouts, (v, field) => {
-            const spec = text(field, v);
-            // A manifest path is relative to the scenario file, as a user reading the file expects.
-            try {
-              return resolveLayoutName(spec, { baseDir: path.dirname(file) });
-            } catch (err) {
-              if (err instanceof UsageError && !(err instanceof InputFileError)) {
-                throw new InputFileError(file, `${field}: ${err.message.replace(/^--layout: /, '')}`);
-              }
-              throw err;
-            }
-          }),
-        }
-      : {}),
-    ...(f.windows !== undefined ? { windows: list(file, 'windows', f.windows, (v, field) => duration(file, field, v, LIMITS.window)) } : {}),
-    ...(f.rates !== undefined ? { rates: list(file, 'rates', f.rates, (v, field) => number(file, field, v, LIMITS.rate)) } : {}),
-    ...(f.failureRate !== undefined ? { failureRate: number(file, 'failureRate', f.failureRate, LIMITS.failureRate) } : {}),
-    ...(f.lights !== undefined ? { lights: number(file, 'lights', f.lights, LIMITS.lights) } : {}),
-    ...(f.duration !== undefined ? { duration: duration(file, 'duration', f.duration, LIMITS.duration) } : {}),
-    ...(f.seed !== undefined ? { seed: number(file, 'seed', f.seed, LIMITS.seed) } : {}),
-    ...(f.preset !== undefined ? { preset: inFile(file, () => parseChoice('preset', text('preset', f.preset), Object.keys(presets))) } : {}),
-    ...(f.throughput !== undefined ? { throughput: throughputOf(file, f.throughput) } : {}),
-    ...(f.accuracy !== undefined ? { accuracy: flag(file, 'accuracy', f.accuracy) } : {}),
-    ...(f.threshold !== undefined ? { threshold: number(file, 'threshold', f.threshold, LIMITS.failureRate) } : {}),
-  };
+  const { $schema: _, ...fields } = parseInput(scenarioSchema(file), file, json);
+  return { file, ...fields };
 }
 
 /** Reads and validates a scenario file (see {@link parseScenario}). */

@@ -1,8 +1,9 @@
 /**
- * A layout described by a manifest file (see manifest-schema.ts): its scripts
- * are read from the user's disk, its calls built from KEYS/ARGV templates and
- * its replies read by position or hash field, so a layout swc does not ship
- * benches, inspects and verifies like a built-in one.
+ * A layout described by a manifest file (see manifest-schema.ts, and
+ * manifest-zod.ts for its validation): its scripts are read from the user's
+ * disk, its calls built from KEYS/ARGV templates and its replies read by
+ * position or hash field, so a layout swc does not ship benches, inspects
+ * and verifies like a built-in one.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -11,7 +12,6 @@ import { readJsonFile } from '../json-file.js';
 import { injectedTimeArg, loadScript, withInjectedClock, type LuaScript, type ScriptCall } from '../lua/source.js';
 import {
   OPERATIONS,
-  parseManifest,
   placeholdersOf,
   type Item,
   type Manifest,
@@ -22,6 +22,7 @@ import {
   type ReplySpec,
   type Template,
 } from './manifest-schema.js';
+import { parseManifest } from './manifest-zod.js';
 import { pairsToRecord, toInt, toIntOrNull, toStringOrNull } from './parse.js';
 import { HOUR_SECONDS, hourStart, KeyTable, nameId } from './kit/keys.js';
 import { TemplateInspector } from './kit/template-inspector.js';

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import type { RedisOptions } from 'ioredis';
+import RedisParser from 'redis-parser';
 import { RedisUnavailableError, SwcError } from '../errors.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';
 import { classifyRedisError } from './errors.js';
@@ -350,47 +351,31 @@ export class RespReplyError extends Error {
   }
 }
 
+/** A decoded reply with each error in it (redis-parser's ReplyError) as a {@link RespReplyError}. */
+function withReplyErrors(reply: unknown): unknown {
+  if (reply instanceof Error) return new RespReplyError(reply.message);
+  return Array.isArray(reply) ? reply.map(withReplyErrors) : reply;
+}
+
 /**
  * Decodes `count` complete RESP2 replies from `bytes` into values: strings,
  * numbers, null, arrays, and a {@link RespReplyError} per error reply (also
- * inside arrays, as in an EXEC reply). For the rare path only; a load batch
- * is counted by {@link ReplyParser} instead.
+ * inside arrays, as in an EXEC reply), by redis-parser (ioredis' parser).
+ * For the rare path only; a load batch is counted by {@link ReplyParser}
+ * instead.
  */
 export function decodeReplies(bytes: Buffer, count: number): unknown[] {
-  let i = 0;
-  const line = (): string => {
-    const cr = bytes.indexOf(CR, i);
-    if (cr === -1) throw new Error('not a RESP2 reply: a line without CRLF');
-    const text = bytes.toString('utf8', i, cr);
-    i = cr + 2;
-    return text;
-  };
-  const value = (): unknown => {
-    const type = bytes[i++];
-    switch (type) {
-      case 0x2b /* + */:
-        return line();
-      case 0x2d /* - */:
-        return new RespReplyError(line());
-      case 0x3a /* : */:
-        return Number(line());
-      case 0x24 /* $ */: {
-        const n = Number(line());
-        if (n < 0) return null;
-        const text = bytes.toString('utf8', i, i + n);
-        i += n + 2;
-        return text;
-      }
-      case 0x2a /* * */: {
-        const n = Number(line());
-        if (n < 0) return null;
-        return Array.from({ length: n }, value);
-      }
-      default:
-        throw new Error(`not a RESP2 reply: unexpected byte 0x${(type ?? 0).toString(16)}`);
-    }
-  };
-  return Array.from({ length: count }, value);
+  const replies: unknown[] = [];
+  let fatal: Error | undefined;
+  const parser = new RedisParser({
+    returnReply: (reply) => replies.push(withReplyErrors(reply)),
+    returnError: (error) => replies.push(new RespReplyError(error.message)),
+    returnFatalError: (error) => (fatal ??= error),
+  });
+  parser.execute(bytes);
+  if (fatal) throw new Error(`not a RESP2 reply: ${fatal.message}`);
+  if (replies.length < count) throw new Error(`not a RESP2 reply: ${replies.length} complete replies of ${count}`);
+  return replies.slice(0, count);
 }
 
 /** Where to connect, as ioredis resolved it from a URL (`redis.options`). */

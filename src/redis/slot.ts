@@ -1,20 +1,8 @@
-/** Redis Cluster slot of a key: CRC16 (XMODEM) of its hash tag, or of the whole key, mod 16384. */
-
-const TABLE = (() => {
-  const table = new Uint16Array(256);
-  for (let i = 0; i < 256; i += 1) {
-    let crc = i << 8;
-    for (let bit = 0; bit < 8; bit += 1) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-    table[i] = crc;
-  }
-  return table;
-})();
-
-function crc16(bytes: Uint8Array): number {
-  let crc = 0;
-  for (const byte of bytes) crc = ((crc << 8) & 0xffff) ^ (TABLE[((crc >> 8) ^ byte) & 0xff] as number);
-  return crc;
-}
+/**
+ * Redis Cluster slot of a key: CRC16 (XMODEM) of its hash tag, or of the
+ * whole key, mod 16384, by cluster-key-slot (the function ioredis routes with).
+ */
+import calculateSlot from 'cluster-key-slot';
 
 /** The part of a key that decides its slot: the first non-empty `{…}`, else the whole key. */
 export function hashTag(key: string): string {
@@ -25,7 +13,12 @@ export function hashTag(key: string): string {
   return key.slice(open + 1, close);
 }
 
-/** The cluster slot (0..16383) a key belongs to. */
+/**
+ * The cluster slot (0..16383) a key belongs to. The key goes in as the
+ * UTF-8 bytes a client sends: cluster-key-slot's own string encoding writes
+ * a lone surrogate as three bytes of its own, where the bytes on the wire
+ * (and so the server's slot) have U+FFFD.
+ */
 export function keySlot(key: string): number {
-  return crc16(Buffer.from(hashTag(key), 'utf8')) % 16384;
+  return calculateSlot(Buffer.from(key, 'utf8'));
 }

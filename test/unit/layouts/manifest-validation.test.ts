@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { InputFileError } from '../../../src/errors.js';
 import { readManifest } from '../../../src/layouts/manifest.js';
-import { parseManifest } from '../../../src/layouts/manifest-schema.js';
+import { parseManifest } from '../../../src/layouts/manifest-zod.js';
 
 const good = JSON.parse(readFileSync(fileURLToPath(new URL('../../../fixtures/manifests/stoplight-v6.json', import.meta.url)), 'utf8')) as Record<
   string,
