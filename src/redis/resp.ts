@@ -4,7 +4,7 @@ import type { RedisOptions } from 'ioredis';
 import { RedisUnavailableError, SwcError } from '../errors.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';
 import { classifyRedisError } from './errors.js';
-import type { RedisCommand, ScriptChannel } from './scripts.js';
+import { isWatched, RUNAWAY_FIRST_CHECK_MS, stopIfRunaway, type RedisCommand, type ScriptChannel } from './scripts.js';
 import { respTargetOf } from '../safety/confined-targets.js';
 
 /**
@@ -500,8 +500,8 @@ export class RespConnection {
     this.parser = new ReplyParser((error) => this.reply(error));
     // TLS sockets cannot read into a buffer of ours (see open); they emit data.
     if (socket instanceof tls.TLSSocket) socket.on('data', (chunk: Buffer) => this.read(chunk, chunk.length));
-    socket.on('error', (err) => this.fail(new RedisUnavailableError(`${where}: ${err.message}`, { cause: err })));
-    socket.on('close', () => this.fail(new RedisUnavailableError(`${where}: the connection was closed`)));
+    socket.on('error', (err) => this.aborted || this.fail(new RedisUnavailableError(`${where}: ${err.message}`, { cause: err })));
+    socket.on('close', () => this.aborted || this.fail(new RedisUnavailableError(`${where}: the connection was closed`)));
     // Ticks at half the timeout: a batch still pending at two ticks in a row,
     // with no batch answered in between, has waited between one and one and
     // a half timeouts.
@@ -516,6 +516,51 @@ export class RespConnection {
       }
     }, replyTimeoutMs / 2);
     this.watchdog.unref();
+    if (isWatched(this.channel.server)) this.runaways = this.watchRunaways();
+  }
+
+  /** Closed by {@link watchRunaways} before SCRIPT KILL: the close is not the failure, the runaway is. */
+  private aborted = false;
+  private readonly runaways: NodeJS.Timeout | undefined;
+
+  /**
+   * Scripts swc did not write run on this server: a batch unanswered for
+   * a second while the server answers BUSY elsewhere is stopped (see
+   * {@link stopIfRunaway}) and fails this connection with what happened.
+   */
+  private watchRunaways(): NodeJS.Timeout {
+    let seen = -1;
+    let since = 0;
+    let asking = false;
+    const timer = setInterval(() => {
+      if (this.failure) return clearInterval(timer);
+      if (this.head === this.pending.length) {
+        seen = -1;
+        return;
+      }
+      if (seen !== this.answered) {
+        seen = this.answered;
+        since = Date.now();
+        return;
+      }
+      if (asking) return;
+      asking = true;
+      const abort = (): void => {
+        this.aborted = true;
+        this.socket.destroy();
+      };
+      void stopIfRunaway(this.channel.server, since - RUNAWAY_FIRST_CHECK_MS, abort).then(
+        (stopped) => {
+          asking = false;
+          if (stopped) this.fail(stopped);
+        },
+        () => {
+          asking = false;
+        },
+      );
+    }, RUNAWAY_FIRST_CHECK_MS);
+    timer.unref();
+    return timer;
   }
 
   /** Batches sent and not yet answered in full. */
@@ -684,6 +729,7 @@ export class RespConnection {
     if (this.failure) return;
     this.failure = err;
     clearInterval(this.watchdog);
+    clearInterval(this.runaways);
     this.socket.destroy();
     const waiting = this.pending.slice(this.head);
     this.pending.length = 0;

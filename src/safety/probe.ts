@@ -14,7 +14,7 @@ import { createLayout, namespacedLayout, type LayoutName } from '../layouts/inde
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';
 import { connect } from '../redis/connect.js';
-import { installScripts, runScript } from '../redis/scripts.js';
+import { confineScriptsOf, installScripts, runScript, watchRunawayScripts } from '../redis/scripts.js';
 import { startPrivateServer } from '../redis/server.js';
 import { confineRun, type RunUser } from './acl.js';
 
@@ -319,6 +319,20 @@ export async function confineOrRefuse(
   const { options } = untrusted;
   const files = new Map(untrusted.layouts.flatMap((name) => createLayout(name, options.layoutOptions).scripts.map((s) => [s.sha1, s] as const)));
   const user = admin ? await confineRun(admin, namespace, files) : null;
+  if (admin && (user || options.trust)) {
+    // A script that loops past the server's busy threshold is stopped with SCRIPT KILL, and the run says in what state it left the server.
+    const scripts = [...new Set(untrusted.layouts.flatMap((name) => untrustedScripts(createLayout(name, options.layoutOptions))))];
+    const unwatch = await watchRunawayScripts(admin, options.target, scripts);
+    register(() => Promise.resolve(unwatch()));
+    if (!user) {
+      // Unconfined, the scripts still get a connection of their own: stopping a runaway closes it, and the clean-up keeps admin's.
+      const own = admin.duplicate();
+      own.on('error', () => undefined);
+      if (own.status === 'wait') await own.connect();
+      confineScriptsOf(admin, own);
+      register(() => Promise.resolve(own.disconnect()));
+    }
+  }
   if (user) {
     register(() => user.remove());
     process.stderr.write(
