@@ -537,7 +537,7 @@ export function replyTooLarge(reply: unknown, limit = MAX_SCRIPT_REPLY_BYTES): n
 }
 
 /** A reply over the bound, as the error of its call. */
-function oversizeError(script: LuaScript, bytes: number): ScriptError {
+export function oversizeError(script: LuaScript, bytes: number): ScriptError {
   return new ScriptError(
     `${script.file}: replied more than ${(MAX_SCRIPT_REPLY_BYTES / 1024 / 1024).toFixed(0)} MB (at least ${bytes.toLocaleString('en-US')} bytes); ` +
       'a sliding-window script answers a few kilobytes at most, so swc stops instead of reading it again',
