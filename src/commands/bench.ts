@@ -740,7 +740,9 @@ Examples:
         process.stderr.write(`swc bench: realtime: ${cells} cell(s) × ${plan.durationSeconds ?? 0} s of real traffic, one after another\n`);
       }
       // After the probe, on the user's server: the scripts run as the run's temporary ACL user (src/safety/acl.ts).
-      const runUser = untrusted ? await confineOrRefuse(untrusted, cluster ? undefined : session.redis, namespace, (c) => void onShutdown(c)) : null;
+      const runUser = untrusted
+        ? await confineOrRefuse(untrusted, cluster ? cluster.set.shards.map((s) => s.session.redis) : session.redis, namespace, (c) => void onShutdown(c))
+        : null;
       const progress = progressReporter(flags.progress, plan);
       progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
       progress.hooks.onWait = (others) =>

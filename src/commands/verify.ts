@@ -177,7 +177,7 @@ Examples:
         });
       }
       // After the probe, on the user's server: the scripts run as the run's temporary ACL user (src/safety/acl.ts).
-      const runUser = untrusted ? await confineOrRefuse(untrusted, cluster ? undefined : session.redis, namespace, (c) => void onShutdown(c)) : null;
+      const runUser = untrusted ? await confineOrRefuse(untrusted, cluster ? session.nodes : session.redis, namespace, (c) => void onShutdown(c)) : null;
       const results: VerifyResult[] = [];
       for (const name of names) {
         const layout = namespacedLayout(name, namespace.prefix, scripts);
