@@ -286,15 +286,19 @@ const ahead = (a: { startedAt: number; prefix: string }, b: { startedAt: number;
 
 /** Options of {@link waitForTurn}. */
 export interface TurnOptions {
-  /** Give up after this long; default 120 s. */
+  /** Give up after this long; default {@link DEFAULT_TURN_TIMEOUT_MS}. */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
   /** Called once, when the run has to wait, with the runs ahead of it. */
   readonly onWait?: (ahead: readonly string[]) => void;
 }
 
-/** How long a run waits for others before giving up. */
-export const DEFAULT_TURN_TIMEOUT_MS = 120_000;
+/**
+ * How long a run waits for others before giving up (`--wait-for-runs`): a
+ * few seconds by default, so a run never sits silently behind another for
+ * minutes; the message says how to wait longer.
+ */
+export const DEFAULT_TURN_TIMEOUT_MS = 10_000;
 
 /**
  * Waits until no other run is writing and no earlier run is waiting, then
@@ -322,9 +326,12 @@ export async function waitForTurn(redis: Redis | readonly Redis[], run: RunHandl
       options.onWait?.(blocking.map((o) => o.prefix));
     }
     if (Date.now() >= deadline) {
+      const now = Date.now();
+      const shown = blocking.map((o) => `${o.prefix}, ${o.state}${o.startedAt > 0 ? `, started ${Math.max(0, Math.round((now - o.startedAt) / 1000))} s ago` : ''}`);
       throw new SwcError(
-        `another swc run (${blocking.map((o) => o.prefix).join(', ')}) kept this server busy for ${Math.round((options.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS) / 1000)} s; ` +
-          'its writes would land in this run\'s figures, so this run did not start (a run that died stops counting within 15 s)',
+        `another swc run (${shown.join('; ')}) is using this server: swc waited ${Math.round((options.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS) / 1000)} s for it to end and did not start, ` +
+          "since its writes would land in this run's figures; run again once it is done, or wait longer with --wait-for-runs <seconds> " +
+          `(a run that died stops counting within ${ALIVE_TTL_SECONDS} s; swc clean lists the runs on this server)`,
         ExitCode.runtime,
       );
     }

@@ -103,6 +103,8 @@ export interface BenchRun {
    * server-µs probe then has the machine to itself (`--suggest` ranks on it).
    */
   readonly accuracyInLine?: boolean;
+  /** How long to wait for other runs on the server before giving up (see waitForTurn); default DEFAULT_TURN_TIMEOUT_MS. */
+  readonly turnWaitMs?: number;
 }
 
 function lightsOf(set: ShardSet, layout: Layout, cell: Cell, count: number): Light[] {
@@ -496,6 +498,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     // Runs on one server take turns: another run's writes would land in this one's figures.
     await waitForTurn(everyNode, heartbeat, {
       ...(run.signal ? { signal: run.signal } : {}),
+      ...(run.turnWaitMs !== undefined ? { timeoutMs: run.turnWaitMs } : {}),
       ...(progress?.onWait ? { onWait: (others: readonly string[]) => progress.onWait?.(others) } : {}),
     });
     let last: Readings = await readCounters(set);

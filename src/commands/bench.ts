@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import type { Redis } from 'ioredis';
 import { estimatePeakBytes } from '../bench/footprint.js';
-import { CleanupIncompleteError, countNamespace, createNamespace, DEFAULT_TURN_TIMEOUT_MS, purgeNamespace, type Namespace } from '../bench/namespace.js';
+import { CleanupIncompleteError, countNamespace, createNamespace, purgeNamespace, type Namespace } from '../bench/namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan } from '../bench/plan.js';
 import { presets, type Preset } from '../bench/presets.js';
 import { RunClock } from '../bench/progress.js';
@@ -35,7 +35,7 @@ import { outputWidth, proseWidth, wrapText } from '../report/width.js';
 import { durationText, estimatePlan, LONG_RUN_SECONDS } from '../bench/estimate.js';
 import { dryRunJson, renderDryRun } from '../report/dry-run.js';
 import { checkSweep, runSweep } from './bench-sweep.js';
-import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, useColor, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
+import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, turnWaitMs, waitForRunsOption, useColor, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
 import { checkClusterFlags, openClusterTarget } from './bench-cluster.js';
 import { addInstructionOptions, countForReport, instructionsOf, type InstructionFlags } from './bench-instructions.js';
 import { addBuildsOption, buildsToRun, type BuildsFlags } from './builds.js';
@@ -43,6 +43,8 @@ import { benchAcrossBuilds } from './bench-builds.js';
 
 interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, InstructionFlags, BuildsFlags {
   trustScripts?: boolean;
+  /** `--wait-for-runs`, seconds. */
+  waitForRuns?: number;
   /** `--max-ops`: a load cap for the throughput phases. */
   maxOps?: number;
   rate?: number[];
@@ -479,6 +481,7 @@ export function benchCommand(): Command {
     .option('--chart-out <file.svg>', 'also write the charts as a standalone SVG (with --baseline: the baseline against this run)')
     .option('--wide', 'tables with every column (encodings and long ratio names inline); wider than 120 columns')
     .option('--trust-scripts', TRUST_SCRIPTS_HELP)
+    .addOption(waitForRunsOption())
     .option('--output <file>', 'also save the full result as JSON to this file (with --baseline too, whatever is printed)')
     .option(
       '--percentiles <list>',
@@ -663,7 +666,7 @@ Examples:
             const progress = progressReporter(flags.progress, plan);
             progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
             try {
-              return withStableKeyNames(await runBench({ signal, session, plan, namespace, progress: progress.hooks, options }), namespace.prefix);
+              return withStableKeyNames(await runBench({ signal, session, plan, namespace, progress: progress.hooks, options, turnWaitMs: turnWaitMs(flags.waitForRuns) }), namespace.prefix);
             } finally {
               progress.stop();
             }
@@ -737,15 +740,18 @@ Examples:
         process.stderr.write(`swc bench: realtime: ${cells} cell(s) × ${plan.durationSeconds ?? 0} s of real traffic, one after another\n`);
       }
       // After the probe, on the user's server: the scripts run as the run's temporary ACL user (src/safety/acl.ts).
-      const runUser = untrusted ? await confineOrRefuse(untrusted, cluster ? undefined : session.redis, namespace, (c) => void onShutdown(c)) : null;
+      const runUser = untrusted
+        ? await confineOrRefuse(untrusted, cluster ? cluster.set.shards.map((s) => s.session.redis) : session.redis, namespace, (c) => void onShutdown(c))
+        : null;
       const progress = progressReporter(flags.progress, plan);
       progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
       progress.hooks.onWait = (others) =>
         process.stderr.write(
-          `swc bench: another swc run is writing to this ${cluster ? 'cluster' : 'server'} (${others.join(', ')}); waiting for it to end (at most ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)\n`,
+          `swc bench: another swc run is writing to this ${cluster ? 'cluster' : 'server'} (${others.join(', ')}); waiting for it to end (at most ${turnWaitMs(flags.waitForRuns) / 1000} s)\n`,
         );
       const benchRun = {
         signal: stop.signal,
+        turnWaitMs: turnWaitMs(flags.waitForRuns),
         ...(cluster ? { shards: cluster.set, findings: clustered?.findings ?? [] } : { session }),
         plan,
         namespace,

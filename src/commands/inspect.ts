@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { parseNumber } from '../bench/values.js';
 import { ExitCode, NotFoundError, UsageError } from '../errors.js';
 import { inspectLight, inspectionDocument, resolveTargets, type InspectRequest } from '../inspect/inspect.js';
-import type { Inspection } from '../layouts/inspection.js';
+import type { Inspection, LightMetadata } from '../layouts/inspection.js';
 import { layoutNames, resolveLayoutName } from '../layouts/index.js';
 import { renderInspections } from '../report/inspect.js';
 import { visible } from '../report/style.js';
@@ -10,6 +10,7 @@ import { action, printError } from './lifecycle.js';
 import { DEFAULT_INSPECT_URL, LIGHTS_COMMAND_TIMEOUT_MS, nameBookOf, noteUnavailable, rdbTarget, runList, terminalColumns, unixSeconds, windowSeconds, type ListFlags } from './lights.js';
 import { primariesOf, readTargetFromFlags, withSlotRetry } from './cluster-read.js';
 import { type ClusterFlags, addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, useColor } from './options.js';
+import { cutOnly, shownDeep } from '../safety/text.js';
 
 interface InspectFlags extends ListFlags, ClusterFlags {
   json?: boolean;
@@ -110,12 +111,13 @@ export function inspectCommand(): Command {
           }),
         (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; reading again on the new slot map`),
       );
-      if (flags.json) printJson(inspectionDocument(request, inspections, target.cluster ? { primaries: primariesOf(target.cluster) } : undefined));
+      // Values from Redis over a sane length (an 8 MB last_error_json) are cut, their size in bytes said (src/safety/text.ts).
+      if (flags.json) printJson(shownDeep(inspectionDocument(request, inspections, target.cluster ? { primaries: primariesOf(target.cluster) } : undefined), MAX_JSON_CHARS, cutOnly));
       else {
         const color = useColor();
         const columns = terminalColumns();
         process.stdout.write(
-          renderInspections(inspections, { color, limit: flags.limit, picture: Boolean(process.stdout.isTTY), wide: Boolean(flags.wide), ...(columns !== null ? { columns } : {}) }),
+          renderInspections(inspections.map(cutMetadata), { color, limit: flags.limit, picture: Boolean(process.stdout.isTTY), wide: Boolean(flags.wide), ...(columns !== null ? { columns } : {}) }),
         );
       }
       const problem = warn(inspections);
@@ -127,4 +129,14 @@ export function inspectCommand(): Command {
       return problem ? ExitCode.finding : ExitCode.ok;
     }),
   );
+}
+
+/** Longest string kept whole in inspect's JSON (longer ones are cut with their size; a Stoplight error's JSON is far shorter). */
+const MAX_JSON_CHARS = 4096;
+
+/** An inspection with its metadata values escaped and cut for the terminal (the rest is rendered escaped already). */
+function cutMetadata(inspection: Inspection): Inspection {
+  if (!('metadata' in inspection)) return inspection;
+  const metadata: LightMetadata = inspection.metadata;
+  return { ...inspection, metadata: { ...metadata, fields: shownDeep(metadata.fields), lastError: shownDeep(metadata.lastError) } };
 }

@@ -3,6 +3,8 @@ import { parseRedisUrl, openSession, type Session } from '../redis/connect.js';
 import { MAX_PRIVATE_SHARDS, openClusterSession, type ClusterSession } from '../redis/cluster.js';
 import { checkServerSetting } from '../redis/server.js';
 import { UsageError } from '../errors.js';
+import { DEFAULT_TURN_TIMEOUT_MS } from '../bench/namespace.js';
+import { parseDuration } from '../bench/values.js';
 import { onShutdown, registerUrlSecrets } from './lifecycle.js';
 
 /** Flags every command that talks to Redis accepts. */
@@ -177,3 +179,13 @@ export function useColor(): boolean {
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
+
+/** `--wait-for-runs`, for commands that take turns with other swc runs on a server (bench, verify). */
+export const waitForRunsOption = (): Option =>
+  new Option(
+    '--wait-for-runs <seconds>',
+    `how long to wait for another swc run writing to the same server to end before giving up, 0 to 3600 (default ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)`,
+  ).argParser(parser((v) => parseDuration('--wait-for-runs', v, { min: 0, max: 3600 })));
+
+/** The turn wait of `--wait-for-runs` (seconds) in milliseconds. */
+export const turnWaitMs = (seconds: number | undefined): number => (seconds ?? DEFAULT_TURN_TIMEOUT_MS / 1000) * 1000;

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { Command, Option } from 'commander';
-import { createNamespace, DEFAULT_TURN_TIMEOUT_MS, markRun, purgeNamespace, waitForTurn, type RunHandle } from '../bench/namespace.js';
+import { createNamespace, markRun, purgeNamespace, waitForTurn, type RunHandle } from '../bench/namespace.js';
 import { LIMITS, parseList, parseNumber } from '../bench/values.js';
 import { ExitCode, ScriptError, SwcError, UsageError } from '../errors.js';
 import { preflight, refusalOf } from '../redis/preflight.js';
@@ -28,6 +28,8 @@ import {
   parser,
   printJson,
   sessionFromFlags,
+  turnWaitMs,
+  waitForRunsOption,
   useColor,
   wantsCluster,
   type ClusterFlags,
@@ -44,6 +46,8 @@ interface VerifyFlags extends RedisFlags, ClusterFlags, BuildsFlags {
   progress: boolean;
   scripts?: string;
   trustScripts?: boolean;
+  /** `--wait-for-runs`, seconds. */
+  waitForRuns?: number;
 }
 
 const DEFAULT_CALLS = 20_000;
@@ -65,6 +69,7 @@ export function verifyCommand(): Command {
     .option('--seed <n>', 'seed of the traffic, to replay a run (default random; always printed)', parser((v) => parseNumber('--seed', v, LIMITS.seed)))
     .option('--lights <n>', 'lights per layout, each with its own window', parser((v) => parseNumber('--lights', v, LIGHTS)), 8)
     .option('--trust-scripts', TRUST_SCRIPTS_HELP)
+    .addOption(waitForRunsOption())
     .option('--scripts <dir>', "run the layouts' scripts from this folder, e.g. an edited copy of swc's lua/ folder")
     .option('--no-progress', 'no progress on stderr');
   addJsonOption(command);
@@ -168,11 +173,12 @@ Examples:
         heartbeat = await markRun(session.redis, namespace);
         await waitForTurn(session.redis, heartbeat, {
           signal: stop.signal,
-          onWait: (others) => say(`another swc run is writing to this server (${others.join(', ')}); waiting for it to end (at most ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)`),
+          timeoutMs: turnWaitMs(flags.waitForRuns),
+          onWait: (others) => say(`another swc run is writing to this server (${others.join(', ')}); waiting for it to end (at most ${turnWaitMs(flags.waitForRuns) / 1000} s)`),
         });
       }
       // After the probe, on the user's server: the scripts run as the run's temporary ACL user (src/safety/acl.ts).
-      const runUser = untrusted ? await confineOrRefuse(untrusted, cluster ? undefined : session.redis, namespace, (c) => void onShutdown(c)) : null;
+      const runUser = untrusted ? await confineOrRefuse(untrusted, cluster ? session.nodes : session.redis, namespace, (c) => void onShutdown(c)) : null;
       const results: VerifyResult[] = [];
       for (const name of names) {
         const layout = namespacedLayout(name, namespace.prefix, scripts);

@@ -167,7 +167,8 @@ export class Longest {
   label: string | null = null;
 
   see(text: string, label: string): void {
-    const bytes = Buffer.byteLength(text, 'utf8');
+    // A value left on the server ({@link notRead}) counts at its real size.
+    const bytes = notReadBytes(text) ?? Buffer.byteLength(text, 'utf8');
     if (bytes > this.bytes) {
       this.bytes = bytes;
       this.label = label;
@@ -190,8 +191,35 @@ export function limitsOf(header: KeyHeader, limits: EncodingLimits, longest: Lon
   };
 }
 
-/** Every field and value of a hash, read with HSCAN in pages. */
+/** The largest hash value swc reads off a server; a longer one is named by its length ({@link notRead}) and left on the server. */
+export const MAX_READ_VALUE_BYTES = 64 * 1024;
+/** Hashes up to this size (MEMORY USAGE) are read with HSCAN as they are. */
+const SMALL_HASH_BYTES = 1024 * 1024;
+/** Above this many bytes per field on average, a large hash holds big values: its fields are sized one by one first. */
+const BIG_VALUE_AVERAGE_BYTES = 512;
+
+/** The size a {@link notRead} placeholder names, or null for any other text. */
+export function notReadBytes(text: string): number | null {
+  const match = NOT_READ.exec(text);
+  return match ? Number((match[1] as string).replace(/,/g, '')) : null;
+}
+const NOT_READ = /^\[not read: ([\d,]+) bytes, over swc's [\d,]+-byte read bound\]$/;
+
+/** What stands for a value over {@link MAX_READ_VALUE_BYTES} that was not read. */
+export const notRead = (bytes: number): string =>
+  `[not read: ${bytes.toLocaleString('en-US')} bytes, over swc's ${MAX_READ_VALUE_BYTES.toLocaleString('en-US')}-byte read bound]`;
+
+/**
+ * Every field and value of a hash, read with HSCAN in pages. A hash over
+ * 1 MiB whose fields average over 512 bytes (an 8 MB `last_error_json` in a
+ * metadata hash) is read field by field instead (HRANDFIELD for the names,
+ * HSTRLEN for each size, HMGET of those under the bound): a value over
+ * {@link MAX_READ_VALUE_BYTES} is never pulled off the server, its length
+ * stands in its place ({@link notRead}).
+ */
 export async function readHash(redis: Redis, key: string): Promise<Map<string, string>> {
+  const bounded = await readHashBounded(redis, key);
+  if (bounded) return bounded;
   const fields = new Map<string, string>();
   let cursor = '0';
   do {
@@ -201,6 +229,38 @@ export async function readHash(redis: Redis, key: string): Promise<Map<string, s
     cursor = next;
   } while (cursor !== '0');
   return fields;
+}
+
+/** {@link readHash}'s field-by-field read of a hash with big values, or null when HSCAN is fine (or a command it needs is refused). */
+async function readHashBounded(redis: Redis, key: string): Promise<Map<string, string> | null> {
+  try {
+    const bytes = Number(await redis.call('MEMORY', 'USAGE', key));
+    if (!(bytes > SMALL_HASH_BYTES)) return null;
+    const count = await redis.hlen(key);
+    if (count === 0 || bytes / count <= BIG_VALUE_AVERAGE_BYTES) return null;
+    const names = (await redis.call('HRANDFIELD', key, String(count))) as string[];
+    const sizing = redis.pipeline();
+    for (const name of names) sizing.hstrlen(key, name);
+    const sizes = ((await sizing.exec()) ?? []).map(([err, n]) => (err ? 0 : Number(n)));
+    const fields = new Map<string, string>();
+    const small = names.filter((name, i) => {
+      const size = sizes[i] ?? 0;
+      if (size > MAX_READ_VALUE_BYTES) fields.set(name, notRead(size));
+      return size <= MAX_READ_VALUE_BYTES;
+    });
+    for (let i = 0; i < small.length; i += PAGE_SIZE) {
+      const page = small.slice(i, i + PAGE_SIZE);
+      const values = await redis.hmget(key, ...page);
+      // A field deleted in between is left out, as HSCAN would.
+      page.forEach((name, j) => {
+        const value = values[j];
+        if (value !== null && value !== undefined) fields.set(name, value);
+      });
+    }
+    return fields;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -291,7 +351,8 @@ export function decodeMetadata(fields: Map<string, string>): {
 } {
   const record = Object.fromEntries([...fields].sort(([a], [b]) => a.localeCompare(b)));
   const raw = fields.get('last_error_json');
-  if (raw === undefined) return { fields: record, lastError: null, lastErrorInvalid: false };
+  // Left on the server for its size: not read, so neither parsed nor called invalid.
+  if (raw === undefined || notReadBytes(raw) !== null) return { fields: record, lastError: null, lastErrorInvalid: false };
   try {
     return { fields: record, lastError: JSON.parse(raw) as unknown, lastErrorInvalid: false };
   } catch {

@@ -5,8 +5,8 @@ import type { Layout, Light, Snapshot } from '../layouts/types.js';
 import type { ScriptCall } from '../lua/source.js';
 import { SlidingWindowModel, type WindowCounts } from '../model/sliding-window.js';
 import { classifyRedisError } from '../redis/errors.js';
-import { RequestWriter, RespConnection } from '../redis/resp.js';
-import { flushedFrom, isNoScript, loadScripts, rerunFlushedTail } from '../redis/scripts.js';
+import { ReplyTooLargeError, RequestWriter, RespConnection } from '../redis/resp.js';
+import { flushedFrom, isNoScript, loadScripts, oversizeError, rerunFlushedTail } from '../redis/scripts.js';
 import { errorJsonFor, evenTraffic } from '../traffic/events.js';
 import { parseScriptCommandStats, scriptCommandDelta } from './commandstats.js';
 
@@ -129,7 +129,14 @@ interface Batch {
 
 /** Sends a batch and returns its replies; a SCRIPT FLUSH part-way re-runs the flushed tail in order, any other error reply stops. */
 async function exchange(connection: RespConnection, batch: Batch): Promise<unknown[]> {
-  const replies = await connection.exchange(batch.writer.bytes(), batch.calls.length);
+  let replies: unknown[];
+  try {
+    replies = await connection.exchange(batch.writer.bytes(), batch.calls.length);
+  } catch (err) {
+    // The connection stopped reading a reply over the bound: name the script that gave it.
+    const call = err instanceof ReplyTooLargeError ? batch.calls[err.index ?? 0] : undefined;
+    throw call ? oversizeError(call.script, err instanceof ReplyTooLargeError ? err.bytes : 0) : err;
+  }
   const missing = flushedFrom(replies.length, (i) => isNoScript(replies[i]));
   if (missing < replies.length) {
     const tail = await rerunFlushedTail(connection.channel, batch.calls, missing, replies[missing], { busyWaitMs: 0 });

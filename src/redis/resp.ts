@@ -5,7 +5,7 @@ import RedisParser from 'redis-parser';
 import { RedisUnavailableError, SwcError } from '../errors.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';
 import { classifyRedisError } from './errors.js';
-import type { RedisCommand, ScriptChannel } from './scripts.js';
+import { isWatched, MAX_SCRIPT_REPLY_BYTES, RUNAWAY_FIRST_CHECK_MS, stopIfRunaway, type RedisCommand, type ScriptChannel } from './scripts.js';
 import { respTargetOf } from '../safety/confined-targets.js';
 
 /**
@@ -57,12 +57,22 @@ export class ReplyParser {
    * @param onReply called once per top-level reply, with its error message
    *   when it is an error reply
    */
-  constructor(private readonly onReply: (error: string | null) => void) {}
+  constructor(
+    private readonly onReply: (error: string | null) => void,
+    /** The most bytes one top-level reply may take; past it, {@link feed} throws a {@link ReplyTooLargeError}. */
+    private readonly maxReplyBytes = Number.POSITIVE_INFINITY,
+  ) {}
 
-  /** Feeds `bytes[0..end)`; throws on bytes that are not RESP2. */
+  /** Bytes of the top-level reply being read so far. */
+  private replyBytes = 0;
+  /** Set by {@link complete} when a top-level reply ends. */
+  private ended = false;
+
+  /** Feeds `bytes[0..end)`; throws on bytes that are not RESP2, or on a reply over the bound. */
   feed(bytes: Buffer, end = bytes.length): void {
     let i = 0;
     while (i < end) {
+      const at = i;
       switch (this.step) {
         case Step.Type: {
           const type = bytes[i++] as number;
@@ -126,6 +136,12 @@ export class ReplyParser {
           break;
         }
       }
+      if (this.ended) {
+        this.ended = false;
+        this.replyBytes = 0;
+      } else if ((this.replyBytes += i - at) > this.maxReplyBytes) {
+        throw new ReplyTooLargeError(this.replyBytes);
+      }
     }
   }
 
@@ -156,10 +172,24 @@ export class ReplyParser {
         }
         open.pop();
       }
+      this.ended = true;
       this.onReply(null);
       return;
     }
+    this.ended = true;
     this.onReply(error);
+  }
+}
+
+/** A reply past the parser's bound: the connection stops reading it (see {@link MAX_SCRIPT_REPLY_BYTES}). */
+export class ReplyTooLargeError extends Error {
+  constructor(
+    /** Bytes read of it when the parser stopped. */
+    readonly bytes: number,
+    /** Its place in the batch it answers, when known. */
+    readonly index?: number,
+  ) {
+    super(`a reply of more than ${MAX_SCRIPT_REPLY_BYTES.toLocaleString('en-US')} bytes (${bytes.toLocaleString('en-US')} read before swc stopped reading it)`);
   }
 }
 
@@ -482,11 +512,12 @@ export class RespConnection {
       user: target.username || 'default',
       send: (commands) => this.call(commands),
     };
-    this.parser = new ReplyParser((error) => this.reply(error));
+    // A script's reply over the runner's bound stops the connection instead of filling this process (and the server's output buffer).
+    this.parser = new ReplyParser((error) => this.reply(error), MAX_SCRIPT_REPLY_BYTES);
     // TLS sockets cannot read into a buffer of ours (see open); they emit data.
     if (socket instanceof tls.TLSSocket) socket.on('data', (chunk: Buffer) => this.read(chunk, chunk.length));
-    socket.on('error', (err) => this.fail(new RedisUnavailableError(`${where}: ${err.message}`, { cause: err })));
-    socket.on('close', () => this.fail(new RedisUnavailableError(`${where}: the connection was closed`)));
+    socket.on('error', (err) => this.aborted || this.fail(new RedisUnavailableError(`${where}: ${err.message}`, { cause: err })));
+    socket.on('close', () => this.aborted || this.fail(new RedisUnavailableError(`${where}: the connection was closed`)));
     // Ticks at half the timeout: a batch still pending at two ticks in a row,
     // with no batch answered in between, has waited between one and one and
     // a half timeouts.
@@ -501,6 +532,51 @@ export class RespConnection {
       }
     }, replyTimeoutMs / 2);
     this.watchdog.unref();
+    if (isWatched(this.channel.server)) this.runaways = this.watchRunaways();
+  }
+
+  /** Closed by {@link watchRunaways} before SCRIPT KILL: the close is not the failure, the runaway is. */
+  private aborted = false;
+  private readonly runaways: NodeJS.Timeout | undefined;
+
+  /**
+   * Scripts swc did not write run on this server: a batch unanswered for
+   * a second while the server answers BUSY elsewhere is stopped (see
+   * {@link stopIfRunaway}) and fails this connection with what happened.
+   */
+  private watchRunaways(): NodeJS.Timeout {
+    let seen = -1;
+    let since = 0;
+    let asking = false;
+    const timer = setInterval(() => {
+      if (this.failure) return clearInterval(timer);
+      if (this.head === this.pending.length) {
+        seen = -1;
+        return;
+      }
+      if (seen !== this.answered) {
+        seen = this.answered;
+        since = Date.now();
+        return;
+      }
+      if (asking) return;
+      asking = true;
+      const abort = (): void => {
+        this.aborted = true;
+        this.socket.destroy();
+      };
+      void stopIfRunaway(this.channel.server, since - RUNAWAY_FIRST_CHECK_MS, abort).then(
+        (stopped) => {
+          asking = false;
+          if (stopped) this.fail(stopped);
+        },
+        () => {
+          asking = false;
+        },
+      );
+    }, RUNAWAY_FIRST_CHECK_MS);
+    timer.unref();
+    return timer;
   }
 
   /** Batches sent and not yet answered in full. */
@@ -526,7 +602,8 @@ export class RespConnection {
     try {
       this.parser.feed(bytes, length);
     } catch (err) {
-      this.fail(new RedisUnavailableError(`${this.where}: ${(err as Error).message}`));
+      if (err instanceof ReplyTooLargeError) this.fail(new ReplyTooLargeError(err.bytes, this.pending[this.head]?.received));
+      else this.fail(new RedisUnavailableError(`${this.where}: ${(err as Error).message}`));
     }
   }
 
@@ -669,6 +746,7 @@ export class RespConnection {
     if (this.failure) return;
     this.failure = err;
     clearInterval(this.watchdog);
+    clearInterval(this.runaways);
     this.socket.destroy();
     const waiting = this.pending.slice(this.head);
     this.pending.length = 0;

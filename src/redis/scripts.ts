@@ -11,7 +11,7 @@
  * One path of our own keeps both kinds of connection on the same rules.
  */
 import { Command, type Redis } from 'ioredis';
-import { ScriptError } from '../errors.js';
+import { ExitCode, ScriptError, SwcError } from '../errors.js';
 import { locate, type LuaScript, type ScriptCall } from '../lua/source.js';
 import { classifyRedisError, type ErrorContext } from './errors.js';
 
@@ -29,6 +29,8 @@ export interface ScriptChannel {
   /** The ACL user, for NOPERM messages. */
   readonly user: string;
   send(commands: readonly RedisCommand[]): Promise<unknown[]>;
+  /** Closes the connection, so calls queued behind a runaway script never run ({@link stopIfRunaway}). */
+  readonly abort?: () => void;
 }
 
 /** How the runner waits out a busy server. */
@@ -95,6 +97,7 @@ export function ioredisChannel(redis: Redis): ScriptChannel {
       }
       return Promise.all(replies);
     },
+    abort: () => redis.disconnect(),
   };
   channels.set(redis, channel);
   return channel;
@@ -112,9 +115,179 @@ export function confineScriptsOf(redis: Redis, confined: Redis): void {
 /** Sends through a channel; a failed connection is thrown typed. */
 async function sendOn(channel: ScriptChannel, commands: readonly RedisCommand[], context: ErrorContext): Promise<unknown[]> {
   try {
-    return await channel.send(commands);
+    return await (watches.has(channel.server) ? watched(channel, commands) : channel.send(commands));
   } catch (err) {
     throw classifyRedisError(err, { ...context, user: channel.user });
+  }
+}
+
+/**
+ * A second connection to a server that runs scripts swc did not write, open
+ * before they run (a new one would get BUSY in its handshake): it notices a
+ * runaway script and stops it with SCRIPT KILL.
+ */
+interface RunawayWatch {
+  /** The server as shown in messages (a redacted URL). */
+  readonly shown: string;
+  readonly redis: Redis;
+  /** The scripts swc did not write, to name when the call that ran away cannot be told. */
+  readonly scripts: readonly LuaScript[];
+}
+
+/** Watches by {@link ScriptChannel.server}: the confined user's connection and the admin's share one. */
+const watches = new Map<string, RunawayWatch>();
+
+/** How long a batch of calls may be unanswered before the watch asks the server whether a script blocks it. */
+export const RUNAWAY_FIRST_CHECK_MS = 1000;
+const RUNAWAY_CHECK_EVERY_MS = 500;
+/** How long swc keeps killing the calls queued behind a runaway one (each runs to the busy threshold first: 5 s by default). */
+const RUNAWAY_KILL_BOUND_MS = 30_000;
+
+/**
+ * Watches script calls made on `redis`'s server (through any channel to
+ * it, the load engine's sockets included) for a runaway: a call left
+ * unanswered while the server answers BUSY to another connection is one of
+ * swc's own (a script blocking the server from elsewhere would have made
+ * swc's call answer BUSY at once, not wait). swc then closes the connection
+ * that waits (the calls queued behind the script must not run), sends
+ * SCRIPT KILL and fails with a {@link RunawayScriptError} saying what state
+ * the server is in. Returns the function that stops watching and closes the
+ * second connection.
+ *
+ * @param shown the server as messages name it (redacted URL)
+ * @param scripts the scripts that may run away (swc's own cannot loop)
+ */
+export async function watchRunawayScripts(redis: Redis, shown: string, scripts: readonly LuaScript[]): Promise<() => void> {
+  const second = redis.duplicate();
+  second.on('error', () => undefined);
+  try {
+    if (second.status === 'wait') await second.connect();
+    await second.ping();
+  } catch (err) {
+    second.disconnect();
+    throw classifyRedisError(err, { command: 'PING' });
+  }
+  const server = ioredisChannel(redis).server;
+  const watch: RunawayWatch = { shown, redis: second, scripts };
+  watches.set(server, watch);
+  return () => {
+    if (watches.get(server) === watch) watches.delete(server);
+    second.disconnect();
+  };
+}
+
+/** Whether script calls to `server` are watched for runaways ({@link watchRunawayScripts}). */
+export const isWatched = (server: string): boolean => watches.has(server);
+
+/** A script swc ran did not end: killed with SCRIPT KILL, or left running when Redis refused (the message says which). */
+export class RunawayScriptError extends SwcError {
+  constructor(
+    message: string,
+    /** What SCRIPT KILL answered: `killed`, `UNKILLABLE`, `NOTBUSY`, or another error's text. */
+    readonly killed: string,
+  ) {
+    // Not a ScriptError: the run stops here, instead of going on to the next layout on a server that may still be busy.
+    super(message, ExitCode.runtime);
+  }
+}
+
+/**
+ * Asks `server`'s watch whether a script blocks the server. When it does
+ * (BUSY), the waiting connection is closed (`abort`), SCRIPT KILL is sent,
+ * and the error saying what happened is returned; null when the server
+ * answers, or nothing watches it.
+ *
+ * @param startedAt when the unanswered call was sent (Date.now())
+ * @param among the files of the scripts the waiting calls run, when the caller can tell
+ */
+export async function stopIfRunaway(server: string, startedAt: number, abort: () => void, among?: ReadonlySet<string>): Promise<RunawayScriptError | null> {
+  const watch = watches.get(server);
+  if (!watch) return null;
+  const pong = await watch.redis.ping().catch((err: unknown) => err);
+  if (!isBusy(pong)) return null;
+  const ranMs = Date.now() - startedAt;
+  abort();
+  // Closing swc's connection does not drop the calls Redis has already read from it: each runs in turn, and may run away too.
+  const until = Date.now() + RUNAWAY_KILL_BOUND_MS;
+  let kills = 0;
+  let answer: string;
+  let after: unknown;
+  for (;;) {
+    answer = await watch.redis.call('SCRIPT', 'KILL').then(
+      () => 'killed',
+      (err: unknown) => messageOf(err),
+    );
+    kills += 1;
+    // NOTBUSY after a kill: the last queued call ended between the PING and this kill.
+    if (answer !== 'killed' && !(kills > 1 && answer.startsWith('NOTBUSY'))) break;
+    if (answer !== 'killed') answer = 'killed';
+    // PONG once no call of swc's blocks the server; BUSY (after the threshold) when the next one ran away as well.
+    after = await watch.redis.ping().catch((err: unknown) => err);
+    if (!isBusy(after) || Date.now() >= until) break;
+  }
+  const candidates = watch.scripts.map((s) => s.file).filter((f) => among === undefined || among.has(f));
+  const files = candidates.length > 0 ? candidates : watch.scripts.map((s) => s.file);
+  const named = files.length === 1 ? `script ${files[0] ?? ''}` : `one of the scripts ${files.join(', ')}`;
+  const head = `${named} ran over ${(ranMs / 1000).toFixed(1)} s on ${watch.shown} (Redis answered BUSY)`;
+  const code = /^[A-Z]+/.exec(answer)?.[0];
+  const times = kills > 1 ? ` (${kills} times: the calls queued behind it on swc's connection ran away too)` : '';
+  const tail =
+    answer === 'killed'
+      ? isBusy(after)
+        ? `swc sent SCRIPT KILL ${kills} times within ${RUNAWAY_KILL_BOUND_MS / 1000} s (each call queued behind it on swc's connection runs away too) and the server is still busy: send SCRIPT KILL until PING answers`
+        : `swc sent SCRIPT KILL${times}: killed; the server answers again`
+      : code === 'UNKILLABLE'
+        ? `the script had written, so SCRIPT KILL was refused (UNKILLABLE${kills > 1 ? `, at the ${kills}th call: the calls queued behind the first ran away too` : ''}): the server stays busy until SHUTDOWN NOSAVE or the script ends`
+        : code === 'NOTBUSY'
+          ? `swc sent SCRIPT KILL${times}: NOTBUSY (the script had just ended by itself)`
+          : `swc sent SCRIPT KILL, which failed (${answer}): the server may stay busy until SHUTDOWN NOSAVE or the script ends`;
+  return new RunawayScriptError(`${head}; ${tail}`, code === 'UNKILLABLE' || code === 'NOTBUSY' ? code : answer === 'killed' ? 'killed' : answer);
+}
+
+/** The scripts of `commands`' EVALSHA calls, among those loaded on `server`. */
+function scriptsIn(server: string, commands: readonly RedisCommand[]): LuaScript[] {
+  const shas = new Set(commands.filter((c) => c[0] === 'EVALSHA').map((c) => c[1]));
+  return [...(loadedOn.get(server) ?? [])].filter((s) => shas.has(s.sha1));
+}
+
+/** Sends `commands`, and meanwhile asks the server's watch whether a script of theirs has run away. */
+async function watched(channel: ScriptChannel, commands: readonly RedisCommand[]): Promise<unknown[]> {
+  if (!commands.some((c) => c[0] === 'EVALSHA') || !channel.abort) return channel.send(commands);
+  const started = Date.now();
+  let answered = false;
+  let stopping = false;
+  const abort = (): void => {
+    stopping = true;
+    channel.abort?.();
+  };
+  const sending = channel.send(commands).finally(() => {
+    answered = true;
+  });
+  // Once the watch closes the connection, its "connection closed" is not the error: the runaway is.
+  const replies = sending.catch((err: unknown) => (stopping ? new Promise<never>(() => undefined) : Promise.reject(err)));
+  let timer: NodeJS.Timeout | undefined;
+  const tick = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    });
+  const watching = (async (): Promise<unknown[]> => {
+    await tick(RUNAWAY_FIRST_CHECK_MS);
+    for (;;) {
+      if (answered) return replies;
+      // Which call runs cannot be told (Redis holds back the replies before it while the script runs): name the batch's scripts.
+      const files = new Set(scriptsIn(channel.server, commands).map((s) => s.file));
+      const stopped = await stopIfRunaway(channel.server, started, abort, files);
+      if (stopped) throw stopped;
+      if (answered) return replies;
+      await tick(RUNAWAY_CHECK_EVERY_MS);
+    }
+  })();
+  try {
+    return await Promise.race([replies, watching]);
+  } finally {
+    clearTimeout(timer);
+    watching.catch(() => undefined);
+    sending.catch(() => undefined);
   }
 }
 
@@ -364,7 +537,7 @@ export function replyTooLarge(reply: unknown, limit = MAX_SCRIPT_REPLY_BYTES): n
 }
 
 /** A reply over the bound, as the error of its call. */
-function oversizeError(script: LuaScript, bytes: number): ScriptError {
+export function oversizeError(script: LuaScript, bytes: number): ScriptError {
   return new ScriptError(
     `${script.file}: replied more than ${(MAX_SCRIPT_REPLY_BYTES / 1024 / 1024).toFixed(0)} MB (at least ${bytes.toLocaleString('en-US')} bytes); ` +
       'a sliding-window script answers a few kilobytes at most, so swc stops instead of reading it again',

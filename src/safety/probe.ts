@@ -14,7 +14,7 @@ import { createLayout, namespacedLayout, type LayoutName } from '../layouts/inde
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';
 import { connect } from '../redis/connect.js';
-import { installScripts, runScript } from '../redis/scripts.js';
+import { confineScriptsOf, installScripts, runScript, watchRunawayScripts } from '../redis/scripts.js';
 import { startPrivateServer } from '../redis/server.js';
 import { confineRun, type RunUser } from './acl.js';
 
@@ -306,19 +306,38 @@ export async function guardUntrustedScripts(options: GuardOptions): Promise<Untr
 
 /**
  * On the user's server, after the probe: runs the scripts as the run's
- * temporary ACL user ({@link confineRun}), removed on every way out. Where
- * swc may not create users (or on a cluster), refuses them unless
+ * temporary ACL user ({@link confineRun}; on a cluster, made on every
+ * primary), removed on every way out. Where swc may not create users (on
+ * any primary), refuses them unless
  * `--trust-scripts`, which prints one line saying the run is unconfined.
  */
 export async function confineOrRefuse(
   untrusted: Untrusted,
-  admin: Redis | undefined,
+  admin: Redis | readonly Redis[] | undefined,
   namespace: { readonly prefix: string; readonly pattern: string },
   register: (cleanup: () => Promise<void>) => void,
 ): Promise<RunUser | null> {
   const { options } = untrusted;
   const files = new Map(untrusted.layouts.flatMap((name) => createLayout(name, options.layoutOptions).scripts.map((s) => [s.sha1, s] as const)));
-  const user = admin ? await confineRun(admin, namespace, files) : null;
+  // A cluster: ACL users are per node, so the run's user is made on every primary (each confines its own scripts and sockets).
+  const admins: readonly Redis[] = admin === undefined ? [] : Array.isArray(admin) ? (admin as readonly Redis[]) : [admin as Redis];
+  const user = admins.length > 0 ? await confineEvery(admins, namespace, files) : null;
+  if (admins.length > 0 && (user || options.trust)) {
+    // A script that loops past the server's busy threshold is stopped with SCRIPT KILL, and the run says in what state it left the server.
+    const scripts = [...new Set(untrusted.layouts.flatMap((name) => untrustedScripts(createLayout(name, options.layoutOptions))))];
+    for (const node of admins) {
+      const unwatch = await watchRunawayScripts(node, admins.length > 1 ? `${options.target} (node ${node.options.host ?? '127.0.0.1'}:${node.options.port ?? 6379})` : options.target, scripts);
+      register(() => Promise.resolve(unwatch()));
+      if (!user) {
+        // Unconfined, the scripts still get a connection of their own: stopping a runaway closes it, and the clean-up keeps admin's.
+        const own = node.duplicate();
+        own.on('error', () => undefined);
+        if (own.status === 'wait') await own.connect();
+        confineScriptsOf(node, own);
+        register(() => Promise.resolve(own.disconnect()));
+      }
+    }
+  }
   if (user) {
     register(() => user.remove());
     process.stderr.write(
@@ -329,12 +348,31 @@ export async function confineOrRefuse(
   if (!options.trust) {
     throw new UsageError(
       `--trust-scripts: ${untrusted.layouts.join(', ')} run${untrusted.layouts.length === 1 ? 's' : ''} scripts swc did not write (${untrusted.files}); ` +
-        `they passed swc's probe on a private server, but ${admin ? `${options.target} does not let swc create a temporary ACL user to confine them (ACL SETUSER refused)` : 'swc cannot confine them on a cluster'}; ` +
+        `they passed swc's probe on a private server, but ${admins.length > 0 ? `${options.target} does not let swc create a temporary ACL user to confine them (ACL SETUSER refused${admins.length > 1 ? ' on a primary' : ''})` : 'swc cannot confine them there'}; ` +
         'run without --redis-url (a private server), or pass --trust-scripts to run them there unconfined',
     );
   }
   process.stderr.write(`${options.command}: --trust-scripts: running ${untrusted.files} unconfined on ${options.target} (they passed swc's probe on a private server)\n`);
   return null;
+}
+
+/** The run's user on every node of `admins`, as one; null (and none left behind) when any node refuses. */
+async function confineEvery(admins: readonly Redis[], namespace: { readonly prefix: string; readonly pattern: string }, files: ReadonlyMap<string, LuaScript>): Promise<RunUser | null> {
+  const users: RunUser[] = [];
+  for (const node of admins) {
+    const user = await confineRun(node, namespace, files).catch(async (err: unknown) => {
+      for (const made of users) await made.remove();
+      throw err;
+    });
+    if (!user) {
+      for (const made of users) await made.remove();
+      return null;
+    }
+    users.push(user);
+  }
+  const first = users[0] as RunUser;
+  if (users.length === 1) return first;
+  return { ...first, remove: async () => void (await Promise.all(users.map((u) => u.remove()))) };
 }
 
 const DENIED_SHOWN = 'FLUSHALL, FLUSHDB, SELECT, SWAPDB, MOVE, KEYS, SCAN or CONFIG';

@@ -19,13 +19,14 @@ export function shown(text: string, max = MAX_SHOWN_CHARS): string {
 }
 
 /**
- * A copy of `value` with every string made {@link shown} (escaped, cut),
+ * A copy of `value` with every string made {@link shown} (escaped, cut; or
+ * what `each` makes of it, e.g. {@link cutOnly} for JSON),
  * objects and arrays copied, numbers and the rest kept: for data read from
  * a file (a baseline, a result) before a human format renders it.
  */
-export function shownDeep<T>(value: T, max = MAX_SHOWN_CHARS): T {
+export function shownDeep<T>(value: T, max = MAX_SHOWN_CHARS, each: (text: string, max: number) => string = shown): T {
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return shown(v, max);
+    if (typeof v === 'string') return each(v, max);
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === 'object') {
       const out: Record<string, unknown> = {};
@@ -35,4 +36,13 @@ export function shownDeep<T>(value: T, max = MAX_SHOWN_CHARS): T {
     return v;
   };
   return walk(value) as T;
+}
+
+/**
+ * `text` cut past `max` characters, `abc… (8,388,608 bytes)`, and not
+ * escaped: for JSON output, which keeps strings exact up to the bound
+ * (JSON.stringify escapes control characters itself).
+ */
+export function cutOnly(text: string, max = MAX_SHOWN_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${Buffer.byteLength(text).toLocaleString('en-US')} bytes)`;
 }

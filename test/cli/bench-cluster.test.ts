@@ -99,7 +99,7 @@ describe('swc bench --cluster on a cluster whose node dies mid-run', () => {
     let second: ReturnType<typeof startCli> | undefined;
     try {
       await first.waitFor(/write throughput phase/);
-      second = startCli(['bench', '--cluster', '--redis-url', cluster.urls[0]!, '--layout', 'stoplight-v6', '--window', '60', '--rate', '10', '--lights', '3', '--no-throughput']);
+      second = startCli(['bench', '--cluster', '--redis-url', cluster.urls[0]!, '--layout', 'stoplight-v6', '--window', '60', '--rate', '10', '--lights', '3', '--no-throughput', '--wait-for-runs', '120']);
       const [, ahead] = (await first.waitFor(RUN_LINE)) as unknown as [string, string];
       await second.waitFor(new RegExp(`another swc run is writing to this cluster \\(${ahead}\\); waiting for it to end`));
       first.child.kill('SIGTERM');

@@ -68,14 +68,43 @@ describe('a cell disturbed while it runs fails instead of reporting a figure', (
     const first = bench(args);
     const [, firstNs] = (await first.waitFor(RUN_LINE)) as unknown as [string, string];
     await first.waitFor(/write throughput phase/);
-    const second = bench(args);
-    await second.waitFor(new RegExp(`another swc run is writing to this server \\(${firstNs}\\); waiting for it to end`));
+    // Longer than the default 10 s: the first run's clean-up on a busy machine may take a while.
+    const second = bench([...args, '--wait-for-runs', '120']);
+    await second.waitFor(new RegExp(`another swc run is writing to this server \\(${firstNs}\\); waiting for it to end \\(at most 120 s\\)`));
     const [a, b] = await Promise.all([first.exited, second.exited]);
     expect([a.code, b.code]).toEqual([0, 0]);
     // The second started writing only after the first had finished.
     expect(second.stderr()).not.toMatch(/throughput phase[\s\S]*waiting for it to end/);
     for (const run of [first, second]) expect(JSON.parse(run.stdout()).results).toHaveLength(1);
     await expectUntouched(redis, before, second);
+  });
+
+  it.each([
+    ['bench', [] as string[], 10],
+    ['bench', ['--wait-for-runs', '2'], 2],
+    ['verify', ['--wait-for-runs', '2'], 2],
+  ])('another run that never ends (a live alive key): %s %j gives up after %i s, exit 3, naming it and how to proceed', async (verb, extra, seconds) => {
+    const { url, redis, other, before } = await server();
+    const intruder = await other();
+    await intruder.set('swc-bench:0badc0de:alive', `writing ${Date.now() - 40_000}`, 'EX', 60);
+    const started = Date.now();
+    const args =
+      verb === 'bench'
+        ? ['bench', '--redis-url', url, '--rate', '2', '--window', '30', '--layout', 'stoplight-v6', '--no-throughput', '--no-progress', ...extra]
+        : ['verify', '--redis-url', url, '--layout', 'stoplight-v6', '--calls', '100', '--lights', '1', ...extra];
+    const result = await runCli(args, {}, 60_000);
+    const took = (Date.now() - started) / 1000;
+    await intruder.del('swc-bench:0badc0de:alive');
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^swc: another swc run \\(swc-bench:0badc0de, writing, started \\d+ s ago\\) is using this server: swc waited ${seconds} s for it to end and did not start, .*run again once it is done, or wait longer with --wait-for-runs <seconds>`,
+        'm',
+      ),
+    );
+    expect(took).toBeGreaterThanOrEqual(seconds);
+    expect(took).toBeLessThan(seconds + 15);
+    await expectUntouched(redis, before);
   });
 
   it('a run that writes without taking turns (an alive key appears mid-cell): the cell fails with exit 3 naming that run', async () => {

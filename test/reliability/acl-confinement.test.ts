@@ -14,6 +14,7 @@ import { type Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNamespace } from '../../src/bench/namespace.js';
 import { connect } from '../../src/redis/connect.js';
+import { startPrivateCluster } from '../../src/redis/cluster.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { confineRun, DENIAL, DENIED_TO_RUN_USER } from '../../src/safety/acl.js';
 import { runCli } from '../cli/run-cli.js';
@@ -68,6 +69,32 @@ describe('a script that passes the probe and breaks out on the user\'s server', 
     expect(result.code).toBe(1);
     expect(await digest(redis, '*')).toEqual(before);
     expect(await redis.call('ACL', 'USERS')).toEqual(['default']);
+  });
+});
+
+describe('on a Redis Cluster swc did not start', () => {
+  it.each([
+    ['bench', (m: string) => ['bench', '--layout', m, '--rate', '2', '--window', '30', '--lights', '3', '--no-throughput', '--no-progress']],
+    ['verify', (m: string) => ['verify', '--layout', m, '--calls', '300', '--lights', '1']],
+  ])('%s: the temporary user is made on every primary; a breakout is denied there (exit 1), user keys unchanged, every user removed', async (verb, args) => {
+    const cluster = await startPrivateCluster({ shards: 3 });
+    const nodes = await Promise.all(cluster.urls.map((u) => connect(u)));
+    try {
+      // A user key on every primary (hash tags owned by different nodes): the one the script writes by name is among them.
+      for (const node of nodes) await node.set('app:user:1', 'keep').catch(() => undefined);
+      const seeded = await Promise.all(nodes.map((n) => digest(n, 'app:*')));
+      expect(seeded.some((d) => Object.keys(d).length > 0)).toBe(true);
+      const result = await runCli([...args(sleeper(`cluster-${verb}`)), '--cluster', '--redis-url', cluster.urls[0] as string], {}, 90_000);
+      expect(result.stderr).toMatch(/run as the temporary ACL user swc-run-[0-9a-f]{8}: keys swc-bench:[0-9a-f]{8}:\* only/);
+      expect(result.stderr).toMatch(/denied by swc's confinement: .*record\.lua:\d+ tried /);
+      expect(result.code).toBe(1);
+      expect(await Promise.all(nodes.map((n) => digest(n, 'app:*')))).toEqual(seeded);
+      for (const node of nodes) expect(await node.call('ACL', 'USERS')).toEqual(['default']);
+      for (const node of nodes) expect(await node.keys('swc-bench:*')).toEqual([]);
+    } finally {
+      for (const node of nodes) node.disconnect();
+      await cluster.stop();
+    }
   });
 });
 

@@ -153,6 +153,20 @@ describe('a script reply over 1 MB', () => {
   });
 });
 
+describe('the accuracy phase on swc\'s private server', () => {
+  it('a read answering 4 MB is named (it used to end in "no reply within 10000 ms"), exit 3', async () => {
+    const huge = `local n = redis.call('ZCARD', KEYS[1]) local big = string.rep('x', 4 * 1024 * 1024)\nreturn { 0, 0, { 'last_error_json', big } }\n`;
+    const file = variant('huge-accuracy', () => undefined, { 'read.lua': huge });
+    const started = Date.now();
+    // No --redis-url: swc's own servers, no probe; the accuracy phase is the first to read.
+    const result = await runCli(['bench', '--layout', file, '--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress'], {}, 60_000);
+    expect(result.stderr).toMatch(/read\.lua: replied more than 1 MB \(at least [\d,]+ bytes\).*accuracy phase/);
+    expect(result.stderr).not.toMatch(/no reply within/);
+    expect(result.code).toBe(3);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+});
+
 describe('the runner bounds replies on every server', () => {
   it('a call whose reply is over 1 MB is a ScriptError naming the script (the server swc started, no probe)', async () => {
     const { execPipeline, installScripts } = await import('../../src/redis/scripts.js');
