@@ -5,6 +5,7 @@ import { estimatePeakBytes } from '../bench/footprint.js';
 import { CleanupIncompleteError, countNamespace, createNamespace, DEFAULT_TURN_TIMEOUT_MS, purgeNamespace, type Namespace } from '../bench/namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan } from '../bench/plan.js';
 import { presets, type Preset } from '../bench/presets.js';
+import { PRESET_STEADY_LIGHTS } from '../bench/steady-lights.js';
 import { RunClock } from '../bench/progress.js';
 import { layoutsAcrossSlots, runBench, type BenchProgress } from '../bench/run.js';
 import { suggest, type Unmeasured } from '../bench/suggest.js';
@@ -582,6 +583,8 @@ Examples:
       const suggested = flags.suggest ? suggestLayouts(flags.layout, flags.scripts) : undefined;
       if (suggested) flags = { ...flags, layout: suggested.layouts };
       let plan = planFromFlags(flags, preset);
+      // A preset cell without --lights fills as many lights as make its skiplists' random levels average out.
+      if (preset && !typed('lights') && scenario?.lights === undefined) plan = { ...plan, steadyLights: PRESET_STEADY_LIGHTS };
       // A server named only by REDIS_URL may be one exported for lights (a shared one): no full-speed phase there unasked.
       const fromEnvOnly = flags.redisUrl === undefined && (flags.redisUrls?.length ?? 0) === 0 && Boolean(process.env.REDIS_URL);
       if (fromEnvOnly && plan.throughput && plan.throughput.maxOpsPerSecond === undefined) {
