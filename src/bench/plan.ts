@@ -1,6 +1,7 @@
 import { accuracyEvents } from '../measure/accuracy.js';
 import type { LayoutName } from '../layouts/index.js';
 import type { Preset } from './presets.js';
+import type { SteadyLights } from './steady-lights.js';
 
 /** Settings of the throughput phase. */
 export interface ThroughputPlan {
@@ -27,6 +28,12 @@ export interface BenchPlan {
   readonly rates: readonly number[];
   readonly failureRate: number;
   readonly lights: number;
+  /**
+   * A cell whose lights hold skiplists fills more than `lights` lights, as
+   * many as keep its bytes per light this steady (src/bench/steady-lights.ts);
+   * its throughput phase still uses the first `lights`. Absent = `lights` exactly.
+   */
+  readonly steadyLights?: SteadyLights;
   /** Traffic time (real seconds with `realtime`); absent = one window per cell. */
   readonly durationSeconds?: number;
   readonly seed: number;

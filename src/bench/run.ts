@@ -5,6 +5,7 @@ import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import { performance } from 'node:perf_hooks';
 import { readScriptCommandStats, scriptCommandDelta, type ScriptCommandStats } from '../measure/commandstats.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
+import { steadyLightCount } from './steady-lights.js';
 import { settleLazyFree } from '../measure/lazyfree.js';
 import { withLongestParts } from '../measure/encoding.js';
 import { encodingHints } from '../measure/encoding-advice.js';
@@ -269,6 +270,54 @@ async function closeAndWait(observer: Redis, connection: Redis): Promise<void> {
 }
 
 /**
+ * Fills lights `from` onwards with their traffic (injected clock): every
+ * shard fills its own lights at once, each on a writer of its own, closed
+ * before this returns so its buffers stay out of the used_memory delta.
+ */
+async function fillLights(
+  set: ShardSet,
+  plan: BenchPlan,
+  cell: Cell,
+  layout: Layout,
+  lights: readonly Light[],
+  owner: readonly number[],
+  from: number,
+  written: (n: number) => void,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  await Promise.all(
+    set.shards.map((shard, s) =>
+      onShard(
+        set,
+        s,
+        (async () => {
+          const mine = lights.flatMap((_light, i) => (i >= from && owner[i] === s ? [i] : []));
+          if (mine.length === 0) return;
+          const writer = await RespConnection.open(shard.session.redis.options);
+          let id: unknown;
+          try {
+            [id] = await writer.call([['CLIENT', 'ID']]);
+            await loadScripts(writer.channel, layout.scripts);
+            await fill(
+              writer,
+              layout,
+              mine.map((i) => lights[i] as Light),
+              mine.map((i) => trafficOf(plan, cell, i)),
+              cell.windowSeconds,
+              written,
+              signal,
+            );
+          } finally {
+            writer.close();
+          }
+          await waitClosed(shard.session.redis, id);
+        })(),
+      ),
+    ),
+  );
+}
+
+/**
  * Fills a cell's lights (injected clock, or real traffic with `plan.realtime`)
  * and measures their memory; the caller removes their keys.
  */
@@ -282,9 +331,9 @@ async function runMemory(
 ): Promise<{ memory: MemoryResult; events: number; lights: Light[]; span: Span; realtime?: RealtimeResult; shards?: ShardTotals[] }> {
   const session = (set.shards[0] as ShardSet['shards'][number]).session;
   const { redis } = session;
-  const lights = lightsOf(set, layout, cell, plan.lights);
+  let lights = lightsOf(set, layout, cell, plan.lights);
   // Each light's keys live on one shard (one slot per light for a cluster-safe layout).
-  const owner = lights.map((light) => shardOfLight(set, layout, light));
+  let owner = lights.map((light) => shardOfLight(set, layout, light));
   // Keys of earlier cells a lazy-free thread still holds would be freed during this cell's fill.
   await settleLazyFree(redisOf(set));
   const before = await usedMemoryOf(set);
@@ -314,39 +363,22 @@ async function runMemory(
     }
     await closeAndWait(redis, writer);
   } else {
-    // Every shard fills its own lights at once, each on a writer of its own.
-    await Promise.all(
-      set.shards.map((shard, s) =>
-        onShard(
-          set,
-          s,
-          (async () => {
-            const mine = lights.flatMap((light, i) => (owner[i] === s ? [i] : []));
-            if (mine.length === 0) return;
-            const writer = await RespConnection.open(shard.session.redis.options);
-            let id: unknown;
-            try {
-              [id] = await writer.call([['CLIENT', 'ID']]);
-              await loadScripts(writer.channel, layout.scripts);
-              await fill(
-                writer,
-                layout,
-                mine.map((i) => lights[i] as Light),
-                mine.map((i) => trafficOf(plan, cell, i)),
-                cell.windowSeconds,
-                written,
-                signal,
-              );
-            } finally {
-              writer.close();
-            }
-            await waitClosed(shard.session.redis, id);
-          })(),
-        ),
-      ),
-    );
+    await fillLights(set, plan, cell, layout, lights, owner, 0, written, signal);
   }
-  const after = await usedMemoryOf(set);
+  let after = await usedMemoryOf(set);
+  // A preset cell with skiplists: more lights, until the skiplists' random levels average out.
+  if (plan.steadyLights && !plan.realtime && !set.cluster && lights.length > 0) {
+    const keys = await measureKeys(redis, layout.keysOf(lights[0] as Light, BENCH_EPOCH, BENCH_EPOCH + cell.durationSeconds));
+    const bytes = keys.reduce((sum, k) => sum + k.bytes, 0);
+    const count = steadyLightCount(keys, bytes, lights.length, plan.steadyLights);
+    if (count > lights.length) {
+      const have = lights.length;
+      lights = lightsOf(set, layout, cell, count);
+      owner = lights.map((light) => shardOfLight(set, layout, light));
+      await fillLights(set, plan, cell, layout, lights, owner, have, written, signal);
+      after = await usedMemoryOf(set);
+    }
+  }
   // Real traffic wrote 5.x hour keys by this machine's clock, between these seconds.
   const span: Span = realtime
     ? { from: Math.floor(unixSecondsOf(realtime.startedAt)), to: Math.ceil(unixSecondsOf(realtime.endedAt)) }
@@ -628,7 +660,8 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           redis: set.cluster ? { shards: set.shards, shardOf: (l, light) => shardOfLight(set, l, light) } : session,
           targets: filled.map((f) => ({
             layout: f.layout,
-            lights: f.lights,
+            // Lights a preset cell added for steadier bytes stay out of the throughput phase.
+            lights: f.lights.slice(0, plan.lights),
             windowSeconds: f.cell.windowSeconds,
             rate: f.cell.rate,
             startAt: f.span.to,

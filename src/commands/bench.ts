@@ -5,6 +5,10 @@ import { estimatePeakBytes } from '../bench/footprint.js';
 import { CleanupIncompleteError, countNamespace, createNamespace, purgeNamespace, type Namespace } from '../bench/namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan } from '../bench/plan.js';
 import { presets, type Preset } from '../bench/presets.js';
+import { PRESET_STEADY_LIGHTS } from '../bench/steady-lights.js';
+import { reportBuild, serverBuild } from '../compare/builds.js';
+import { serverInfo } from '../redis/info.js';
+import { shown } from '../safety/text.js';
 import { RunClock } from '../bench/progress.js';
 import { layoutsAcrossSlots, runBench, type BenchProgress } from '../bench/run.js';
 import { suggest, type Unmeasured } from '../bench/suggest.js';
@@ -117,6 +121,23 @@ function checkRealtime(flags: BenchFlags, plan: BenchPlan, seconds: number): voi
     }
     if (Math.round(r * seconds) < 1) throw new UsageError(`--rate/--duration: rate ${r} for ${seconds} s sends no event`);
   }
+}
+
+/**
+ * `--baseline` from another server build (version, allocator, or Valkey
+ * against Redis): exit 2 naming both builds, pointing at
+ * `swc compare --across-builds`, which reports what the build changed.
+ */
+async function refuseOtherBuild(baseline: { label: string; report: BenchReport }, redis: Redis, output: string | undefined): Promise<void> {
+  const info = await serverInfo(redis);
+  const here = serverBuild({ version: info.version, memAllocator: info.memAllocator, ...(info.server ? { server: info.server.name, serverVersion: info.server.version } : {}) });
+  const there = reportBuild(baseline.report);
+  if (here === there) return;
+  const saved = output ?? 'run.json';
+  throw new UsageError(
+    `--baseline: ${shown(baseline.label)} was measured on ${shown(there)}, this server is ${here}; a regression verdict across builds would blame the layout for what the build changed. ` +
+      `Save this run (--output ${shown(saved)}) and run swc compare --across-builds ${shown(baseline.label)} ${shown(saved)}, or take a baseline on this build`,
+  );
 }
 
 /** Turns validated flags into a plan; flags given on the command line override the preset. */
@@ -585,6 +606,8 @@ Examples:
       const suggested = flags.suggest ? suggestLayouts(flags.layout, flags.scripts) : undefined;
       if (suggested) flags = { ...flags, layout: suggested.layouts };
       let plan = planFromFlags(flags, preset);
+      // A preset cell without --lights fills as many lights as make its skiplists' random levels average out.
+      if (preset && !typed('lights') && scenario?.lights === undefined) plan = { ...plan, steadyLights: PRESET_STEADY_LIGHTS };
       // A server named only by REDIS_URL may be one exported for lights (a shared one): no full-speed phase there unasked.
       const fromEnvOnly = flags.redisUrl === undefined && (flags.redisUrls?.length ?? 0) === 0 && Boolean(process.env.REDIS_URL);
       if (fromEnvOnly && plan.throughput && plan.throughput.maxOpsPerSecond === undefined) {
@@ -692,6 +715,8 @@ Examples:
       const cluster = wantsCluster(flags) ? await openClusterTarget(flags) : undefined;
       const session = cluster ? cluster.set.shards[0]?.session : await sessionFromFlags(flags);
       if (!session) throw new SwcError('the cluster has no primary', ExitCode.runtime);
+      // A baseline of another build: refused before any cell runs (a verdict would blame the layout for the build).
+      if (baseline) await refuseOtherBuild(baseline, session.redis, flags.output);
       const namespace = createNamespace();
       const stop = new AbortController();
       let running: Promise<BenchReport> | undefined;

@@ -5,9 +5,14 @@ import { renderBox, renderMarkdown, type Grid } from '../report/table.js';
 
 /** The build a report was measured on, as a label: "Redis 7.0.15 jemalloc-5.3.0", "Valkey 8.0.1 jemalloc-5.3.0". */
 export function reportBuild(report: BenchReport): string {
-  const name = report.redis.server ?? 'redis';
-  const version = report.redis.serverVersion ?? report.redis.version;
-  return `${name.charAt(0).toUpperCase()}${name.slice(1)} ${version} ${report.redis.memAllocator}`;
+  return serverBuild(report.redis);
+}
+
+/** The same label from a report's `redis` section, or from what a server reports of itself before a run. */
+export function serverBuild(redis: Pick<BenchReport['redis'], 'version' | 'memAllocator' | 'server' | 'serverVersion'>): string {
+  const name = redis.server ?? 'redis';
+  const version = redis.serverVersion ?? redis.version;
+  return `${name.charAt(0).toUpperCase()}${name.slice(1)} ${version} ${redis.memAllocator}`;
 }
 
 /** The two builds when two reports were measured on different ones; undefined for the same build. */

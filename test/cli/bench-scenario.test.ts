@@ -128,6 +128,25 @@ describe('swc bench --baseline (CLI)', () => {
     expect(verdict.failures.map((f) => [f.cell, f.figure])).toEqual([['stoplight-v5 60 s @ 1/s', 'bytesPerLight']]);
   });
 
+  it.each([
+    ['another Redis version', { version: '7.4.1' }, 'Redis 7.4.1 jemalloc-5.3.0'],
+    ['another allocator', { version: '7.0.15', memAllocator: 'libc' }, 'Redis 7.0.15 libc'],
+    ['Valkey', { version: '7.2.4', server: 'valkey', serverVersion: '8.0.1' }, 'Valkey 8.0.1 jemalloc-5.3.0'],
+  ] as const)('a baseline measured on another build (%s): exit 2 before any cell, naming both builds and swc compare --across-builds', async (_name, redis, build) => {
+    const report = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
+    const other = write(`other-build-${_name.replace(/ /g, '-')}.json`, { ...report, redis: { ...report.redis, ...redis } });
+    const result = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', SMALL, '--baseline', other, '--output', join(dir, 'run.json'), '--no-progress']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trimEnd().split('\n');
+    const refusal = lines.at(-1) ?? '';
+    expect(refusal).toContain(`--baseline: ${other} was measured on ${build}`);
+    expect(refusal).toMatch(/this server is (Redis|Valkey) \S+ \S+; /);
+    expect(refusal).toContain(`swc compare --across-builds ${other} ${join(dir, 'run.json')}`);
+    // Refused before the fill: no cell ran, so no result was saved.
+    expect(lines.filter((l) => !l.startsWith('swc bench: run '))).toEqual([refusal]);
+  });
+
   it('a truncated baseline: exit 2 naming the file, before any cell runs', async () => {
     const result = await runCli(['bench', '--scenario', SMALL, '--baseline', write('bad-baseline.json', '{"results": ')]);
     expect(result.code).toBe(2);
