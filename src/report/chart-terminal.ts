@@ -66,7 +66,8 @@ function renderPanel(panel: ChartPanel, model: ChartModel, options: TerminalChar
   const dropped = panel.series.flatMap((s) => s.points.filter((p) => !xs.includes(p.x)).map((p) => `${s.name} at ${panel.xTicks.find((t) => t.value === p.x)?.label ?? p.x}`));
   const header = `${panel.title} (${panel.yTitle}${logY ? ', log scale' : ''})`;
   const note = panel.note !== undefined ? wrap(visible(panel.note), options.width) : [];
-  if (panel.style === 'ranges') return rangePanel(panel, [...wrap(`${panel.title} (${panel.yTitle})`, options.width), ...note], paint, colorOf);
+  // The panel's note speaks of the SVG's bars; here the range is written out.
+  if (panel.style === 'ranges') return rangePanel(panel, wrap(`${panel.title} (${panel.yTitle}): median of the rounds (fastest–slowest round)`, options.width), paint, colorOf);
   // Bars are drawn to a linear scale whatever the values span: their lengths are compared, not read off an axis.
   if (xs.length < 2) return barPanel(panel, [...wrap(`${panel.title} (${panel.yTitle})`, options.width), ...note].join('\n'), options, paint, colorOf);
 
