@@ -108,9 +108,9 @@ interface ChartFlags {
 /** `swc chart`: charts of a saved result, or of two compared. */
 export function chartCommand(): Command {
   const command = new Command('chart')
-    .description('chart a saved `swc bench --json` result (or a baseline and a current one) in the terminal, or as SVG with --out')
+    .description('chart a saved `swc bench --json` result (or a baseline and a current one) in the terminal, or as SVG or PNG with --out')
     .argument('<result>', 'a result (JSON of swc bench --json); with a second file, the baseline')
-    .argument('[current]', 'a second result, drawn against the first (the first dashed)')
+    .argument('[current]', 'a second result, drawn as the change of each cell from the first')
     .option('--out <file>', 'write the chart to a file instead of printing terminal charts: standalone SVG (.svg) or PNG (.png, drawn at 2×)')
     .option('--chart-panels <list>', CHART_PANELS_HELP, (v) => parseChartPanels('--chart-panels', v));
   command.addHelpText(
@@ -118,8 +118,7 @@ export function chartCommand(): Command {
     `
 By default one panel, the hero: memory per light against window at the
 highest rate, each point's value written beside it and the ratio of the
-smallest layout to the largest written on it. --chart-panels picks
-others.
+smallest layout to the largest written on it. --chart-panels picks others.
 Two results: memory panels draw each cell's percent change from the first.
 Latency is drawn only from two rounds or more, as the median with a bar from
 the fastest to the slowest round. One colour per layout; published figures
