@@ -477,7 +477,7 @@ export function benchCommand(): Command {
     .option('--allow-eviction', 'run even when the run may not fit under maxmemory (a cell during which Redis evicts still fails)')
     .option('--scenario <file>', 'run a scenario file (JSON; see README "Scenario files"); flags given here override its fields')
     .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does')
-    .option('--chart', 'after the table, terminal charts of memory (and latency); printed even when stdout is not a terminal, never without this flag')
+    .option('--chart', 'after the table, a terminal chart (memory per light against window; --chart-panels for more); printed even when stdout is not a terminal, never without this flag')
     .option('--chart-out <file>', 'also write the chart as a standalone SVG (.svg) or PNG (.png); with --baseline: the change from the baseline')
     .option('--chart-panels <list>', CHART_PANELS_HELP, (v) => parseChartPanels('--chart-panels', v))
     .option('--wide', 'tables with every column (encodings and long ratio names inline); wider than 120 columns')
