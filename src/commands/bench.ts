@@ -31,7 +31,8 @@ import { confineOrRefuse, guardUntrustedScripts, TRUST_SCRIPTS_HELP, usersServer
 import { deniedAsFinding } from '../safety/acl.js';
 import { redactUrl } from '../redis/connect.js';
 import { withStableKeyNames } from '../bench/stable-keys.js';
-import { checkSvgPath, terminalChart, writeChartSvg } from './chart.js';
+import { CHART_PANELS_HELP, checkChartPath, parseChartPanels, terminalChart, writeChart } from './chart.js';
+import type { PanelName } from '../report/chart-data.js';
 import { action, onShutdown } from './lifecycle.js';
 import { parseSweep, MAX_SWEEP_COMBINATIONS, SWEEP_SETTINGS, type SweepAxis } from '../bench/sweep.js';
 import { renderSweep } from '../report/sweep.js';
@@ -78,6 +79,7 @@ interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, Instruction
   scripts?: string;
   chart?: boolean;
   chartOut?: string;
+  chartPanels?: PanelName[];
   output?: string;
   wide?: boolean;
   dryRun?: boolean;
@@ -498,8 +500,9 @@ export function benchCommand(): Command {
     .option('--allow-eviction', 'run even when the run may not fit under maxmemory (a cell during which Redis evicts still fails)')
     .option('--scenario <file>', 'run a scenario file (JSON; see README "Scenario files"); flags given here override its fields')
     .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does')
-    .option('--chart', 'after the table, terminal charts of memory (and latency); printed even when stdout is not a terminal, never without this flag')
-    .option('--chart-out <file.svg>', 'also write the charts as a standalone SVG (with --baseline: the baseline against this run)')
+    .option('--chart', 'after the table, a terminal chart (memory per light against window; --chart-panels for more); printed even when stdout is not a terminal, never without this flag')
+    .option('--chart-out <file>', 'also write the chart as a standalone SVG (.svg) or PNG (.png); with --baseline: the change from the baseline')
+    .option('--chart-panels <list>', CHART_PANELS_HELP, (v) => parseChartPanels('--chart-panels', v))
     .option('--wide', 'tables with every column (encodings and long ratio names inline); wider than 120 columns')
     .option('--trust-scripts', TRUST_SCRIPTS_HELP)
     .addOption(waitForRunsOption())
@@ -647,7 +650,8 @@ Examples:
       }
       if (flags.baseline !== undefined && format === 'csv') throw new UsageError('--baseline: prints the comparison as table, markdown or --json, not csv');
       if (flags.chart && (format === 'json' || format === 'csv')) throw new UsageError(`--chart: draws after a table or markdown, not ${format} (use --chart-out, or swc chart on the saved result)`);
-      if (flags.chartOut !== undefined) checkSvgPath('--chart-out', flags.chartOut);
+      if (flags.chartOut !== undefined) checkChartPath('--chart-out', flags.chartOut);
+      if (flags.chartPanels !== undefined && !flags.chart && flags.chartOut === undefined) throw new UsageError('--chart-panels: selects the panels of --chart or --chart-out; give one of them');
       if (flags.output !== undefined) checkOutputPath('--output', flags.output);
       // Read the baseline before Redis is touched, so a bad file costs no run.
       const baseline = flags.baseline !== undefined ? { label: flags.baseline, report: loadReport(flags.baseline) } : undefined;
@@ -811,10 +815,10 @@ Examples:
       if (suggestions && format !== 'json' && format !== 'csv') process.stdout.write(`\n${renderSuggestions(suggestions, format, useColor(), outputWidth(flags.wide))}`);
       const charted = [...(baseline ? [baseline] : []), { label: 'this run', report }];
       if (flags.chart) {
-        const text = terminalChart(charted);
+        const text = terminalChart(charted, flags.chartPanels);
         process.stdout.write(format === 'markdown' ? `\n\`\`\`text\n${text}\`\`\`\n` : `\n${text}`);
       }
-      if (flags.chartOut !== undefined) await writeChartSvg('--chart-out', flags.chartOut, charted, 'swc bench');
+      if (flags.chartOut !== undefined) await writeChart('--chart-out', flags.chartOut, charted, 'swc bench', flags.chartPanels);
       return code;
     }),
   );

@@ -3,7 +3,8 @@ import { basename, dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import { loadReport } from '../compare/load.js';
 import { UsageError } from '../errors.js';
-import { chartModel, type ChartSide } from '../report/chart-data.js';
+import { chartModel, DEFAULT_PANELS, PANEL_NAMES, type ChartSide, type PanelName } from '../report/chart-data.js';
+import { renderChartPng } from '../report/chart-png.js';
 import { renderChartSvg } from '../report/chart-svg.js';
 import { renderChartTerminal } from '../report/chart-terminal.js';
 import { action } from './lifecycle.js';
@@ -24,12 +25,12 @@ export function chartWidth(): number {
 }
 
 /**
- * Checks an SVG output path before any work is done (a run is not lost to a
- * typo): the name ends in .svg, so a result file cannot be overwritten by
- * mistake, and its folder exists.
+ * Checks a chart's output path before any work is done (a run is not lost to
+ * a typo): the name ends in .svg or .png, so a result file cannot be
+ * overwritten by mistake, and its folder exists.
  */
-export function checkSvgPath(flag: string, file: string): string {
-  if (!/\.svg$/i.test(file)) throw new UsageError(`${flag}: expected a file name ending in .svg, got "${file}"`);
+export function checkChartPath(flag: string, file: string): string {
+  if (!/\.(svg|png)$/i.test(file)) throw new UsageError(`${flag}: expected a file name ending in .svg or .png, got "${file}"`);
   const folder = dirname(resolve(file));
   let isFolder = false;
   try {
@@ -43,61 +44,105 @@ export function checkSvgPath(flag: string, file: string): string {
   return file;
 }
 
-/** Renders results to an SVG file; says where on stderr. */
-export async function writeChartSvg(flag: string, file: string, sides: readonly ChartSide[], prefix: string): Promise<void> {
-  const svg = await renderChartSvg(chartModel(sides));
+/** `--chart-panels hero,latency`: known panel names (or `all`), in the order given, each once. */
+export function parseChartPanels(flag: string, value: string): PanelName[] {
+  const accepted = `${PANEL_NAMES.join(', ')}, all`;
+  const names = value
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n.length > 0);
+  if (names.length === 0) throw new UsageError(`${flag}: expected one or more of ${accepted}, got "${value}"`);
+  const out: PanelName[] = [];
+  for (const name of names) {
+    if (name === 'all') out.push(...PANEL_NAMES);
+    else {
+      const known = PANEL_NAMES.find((p) => p === name);
+      if (!known) throw new UsageError(`${flag}: unknown panel "${shownDeep(name)}"; accepted: ${accepted}`);
+      out.push(known);
+    }
+  }
+  return [...new Set(out)];
+}
+
+/** The help text of `--chart-panels`, shared by bench and chart. */
+export const CHART_PANELS_HELP = `panels to draw, comma-separated: hero (memory per light against window at the highest rate, values and ratio written on it), window (the same at every rate), rate (memory against rate, one per window), latency (p50 and p99 against window with their range over the rounds), or all (default: ${DEFAULT_PANELS.join(',')})`;
+
+/**
+ * Renders results to an SVG or PNG file (by the name's ending); says where
+ * on stderr, with a line per asked panel that could not be drawn.
+ */
+export async function writeChart(flag: string, file: string, sides: readonly ChartSide[], prefix: string, panels: readonly PanelName[] = DEFAULT_PANELS): Promise<void> {
+  const model = chartModel(sides, panels);
+  const svg = await renderChartSvg(model);
+  const png = /\.png$/i.test(file);
+  let bytes: string | Buffer = svg;
+  if (png) {
+    try {
+      bytes = await renderChartPng(svg);
+    } catch (err) {
+      throw new UsageError(`${flag}: cannot draw PNG on this machine (@resvg/resvg-js: ${(err as Error).message.split('\n')[0] ?? ''}); write .svg instead`);
+    }
+  }
   checkOutputTarget(flag, file);
   try {
-    writeFileSafely(flag, file, svg);
+    writeFileSafely(flag, file, bytes);
   } catch (err) {
     if (err instanceof UsageError) throw err;
     throw new UsageError(`${flag}: cannot write ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
+  for (const note of model.notes) process.stderr.write(`${prefix}: ${shownDeep(note)}\n`);
   process.stderr.write(`${prefix}: chart written to ${file}\n`);
 }
 
 /** Terminal charts of results, as text for stdout (colour and width from the terminal). */
-export function terminalChart(sides: readonly ChartSide[]): string {
+export function terminalChart(sides: readonly ChartSide[], panels: readonly PanelName[] = DEFAULT_PANELS): string {
   // Labels come from the files: escaped and cut before they reach the terminal (src/safety/text.ts).
-  return renderChartTerminal(chartModel(shownDeep(sides)), { width: chartWidth(), color: useColor() });
+  return renderChartTerminal(chartModel(shownDeep(sides), panels), { width: chartWidth(), color: useColor() });
 }
 
 interface ChartFlags {
   out?: string;
+  chartPanels?: PanelName[];
 }
 
 /** `swc chart`: charts of a saved result, or of two compared. */
 export function chartCommand(): Command {
   const command = new Command('chart')
-    .description('chart a saved `swc bench --json` result (or a baseline and a current one) in the terminal, or as SVG with --out')
+    .description('chart a saved `swc bench --json` result (or a baseline and a current one) in the terminal, or as SVG or PNG with --out')
     .argument('<result>', 'a result (JSON of swc bench --json); with a second file, the baseline')
-    .argument('[current]', 'a second result, drawn against the first (the first dashed)')
-    .option('--out <file.svg>', 'write a standalone SVG instead of printing terminal charts');
+    .argument('[current]', 'a second result, drawn as the change of each cell from the first')
+    .option('--out <file>', 'write the chart to a file instead of printing terminal charts: standalone SVG (.svg) or PNG (.png, drawn at 2×)')
+    .option('--chart-panels <list>', CHART_PANELS_HELP, (v) => parseChartPanels('--chart-panels', v));
   command.addHelpText(
     'after',
     `
-Panels: memory per light against window (one per rate), against rate (one per
-window, when there are several rates), and request latency by percentile (one
-per cell, when throughput ran). One colour per layout; published figures
-(preset blog) as hollow diamonds in the SVG; a log scale where values span ten
-times or more. Terminal charts follow the terminal's width (COLUMNS when not
-a terminal) and use colour only on a terminal without NO_COLOR.
+By default one panel, the hero: memory per light against window at the
+highest rate, each point's value written beside it and the ratio of the
+smallest layout to the largest written on it. --chart-panels picks others.
+Two results: memory panels draw each cell's percent change from the first.
+Latency is drawn only from two rounds or more, as the median with a bar from
+the fastest to the slowest round. One colour per layout; published figures
+(preset blog) as hollow diamonds; a log scale where values span ten times or
+more. Terminal charts follow the terminal's width (COLUMNS when not a
+terminal) and use colour only on a terminal without NO_COLOR.
 Exit codes: 0 ok, 2 unreadable or invalid file, or bad flag.
 
 Examples:
   swc chart result.json
   swc chart result.json --out docs/blog.svg
-  swc chart baseline.json current.json --out compare.svg`,
+  swc chart result.json --out blog.png --chart-panels hero,rate,latency
+  swc chart baseline.json current.json --out change.svg`,
   );
   return command.action(
     action(async (first: string, second: string | undefined, flags: ChartFlags) => {
-      if (flags.out !== undefined) checkSvgPath('--out', flags.out);
+      if (flags.out !== undefined) checkChartPath('--out', flags.out);
+      const panels = flags.chartPanels ?? DEFAULT_PANELS;
       const files = second === undefined ? [first] : [first, second];
       // Legends name each file by its base name, unless both share one.
       const short = new Set(files.map((f) => basename(f))).size === files.length;
       const sides: ChartSide[] = files.map((file) => ({ label: short ? basename(file) : file, report: loadReport(file) }));
-      if (flags.out !== undefined) return writeChartSvg('--out', flags.out, sides, 'swc chart');
-      process.stdout.write(terminalChart(sides));
+      if (flags.out !== undefined) return writeChart('--out', flags.out, sides, 'swc chart', panels);
+      process.stdout.write(terminalChart(sides, panels));
     }),
   );
 }

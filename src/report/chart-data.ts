@@ -14,38 +14,67 @@ export interface ChartSide {
   readonly report: BenchReport;
 }
 
-/** One measured value: x in the panel's x unit (seconds, req/s, percentile position), y in its y unit (KB, ms). */
+/** One measured value: x in the panel's x unit (seconds, req/s), y in its y unit (KB, %, ms). */
 export interface ChartPoint {
   readonly x: number;
   readonly y: number;
   /** The published figure for the same cell, in the panel's y unit (blog preset only). */
   readonly published?: number;
+  /** The lowest and highest of the rounds (latency panels): drawn as a bar through the point. */
+  readonly low?: number;
+  readonly high?: number;
+  /** The point's value as it is written beside it (`4.7 KB`, `+2.2%`), on panels with value labels. */
+  readonly label?: string;
 }
 
-/** One line: a layout (and, when comparing, one result's side). */
+/** One line (or set of ranges): a layout (and, when comparing, one result's side; on latency panels, one percentile). */
 export interface ChartSeries {
   /** Legend text: the layout, with the side's label when two results are compared. */
   readonly name: string;
   readonly layout: string;
   /** The side's label when two results are compared, else null. */
   readonly side: string | null;
+  /** Latency panels: the percentile the series shows (`p50`, `p99`), else null. */
+  readonly marker: string | null;
   /** Sorted by x. */
   readonly points: readonly ChartPoint[];
 }
 
-/** Which quantity a panel shows; panels of one kind share their y range. */
-export type PanelKind = 'memory-by-window' | 'memory-by-rate' | 'latency';
+/**
+ * The panels `--chart-panels` selects by name, in the order they are drawn by default when listed.
+ * `hero`: memory per light against window at the highest rate, value labels and the ratio written on it;
+ * `window`: the same at every rate; `rate`: memory against rate, one per window;
+ * `latency`: request latency p50 and p99 against window, one per rate, each point with its range across rounds.
+ */
+export const PANEL_NAMES = ['hero', 'window', 'rate', 'latency'] as const;
+export type PanelName = (typeof PANEL_NAMES)[number];
+/** What a chart draws unless `--chart-panels` says otherwise. */
+export const DEFAULT_PANELS: readonly PanelName[] = ['hero'];
+
+/**
+ * Which quantity a panel shows; panels of one kind share their y range.
+ * `change-*`: two results compared, the percent change of bytes per light from the baseline.
+ */
+export type PanelKind = 'memory-by-window' | 'memory-by-rate' | 'change-by-window' | 'change-by-rate' | 'latency';
 
 /** One plot: its axes' titles and ticks, and a line per series. */
 export interface ChartPanel {
+  /** The `--chart-panels` name that selects it. */
+  readonly name: PanelName;
   readonly kind: PanelKind;
   readonly title: string;
+  /** One sentence written on the panel, under its title: the ratio of the layouts, or the largest change. */
+  readonly note?: string;
   readonly xTitle: string;
   readonly yTitle: string;
-  /** The x values worth a label, with their labels (`1 min`, `100/s`, `p99`). */
+  /** The x values worth a label, with their labels (`1 min`, `100/s`). */
   readonly xTicks: readonly { readonly value: number; readonly label: string }[];
   /** Plot x on a log scale (its values span ten times or more). */
   readonly xLog: boolean;
+  /** `lines`: points joined by a line per series; `ranges`: each point alone, with a bar from its low to its high. */
+  readonly style: 'lines' | 'ranges';
+  /** Whether each point's `label` is written beside it. */
+  readonly labels: boolean;
   readonly series: readonly ChartSeries[];
 }
 
@@ -62,6 +91,8 @@ export interface ChartModel {
   /** Side labels when two results are compared (first is the baseline), else empty. */
   readonly sides: readonly string[];
   readonly hasPublished: boolean;
+  /** Panels asked for but not drawn, and why (`latency: not drawn, …`). */
+  readonly notes: readonly string[];
 }
 
 /** A span of ten times or more is drawn on a log scale: a linear one would flatten the small values to a line on the axis. */
@@ -69,11 +100,10 @@ export const LOG_SPAN = 10;
 
 const KB = 1024;
 
-/** The percentiles a result holds, placed at log10(1 / (1 − p)) so p50, p99 and p99.9 are spread as latency plots usually show them. */
-const PERCENTILES = [
-  { field: 'p50Ms', label: 'p50', x: Math.log10(1 / 0.5) },
-  { field: 'p99Ms', label: 'p99', x: Math.log10(1 / 0.01) },
-  { field: 'p999Ms', label: 'p99.9', x: Math.log10(1 / 0.001) },
+/** The request percentiles latency panels draw, with the round figures they read. */
+const LATENCY_MARKERS = [
+  { label: 'p50', field: 'p50Ms' },
+  { label: 'p99', field: 'p99Ms' },
 ] as const;
 
 const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];
@@ -86,6 +116,28 @@ function spansDecade(values: readonly number[]): boolean {
 }
 
 const rateLabel = (rate: number): string => `${rate}/s`;
+
+/** Bytes as a chart writes them beside a point: `904 B`, `4.7 KB`, `168 KB`, `1.2 MB` (1 KB = 1024 bytes). */
+export function bytesLabel(bytes: number): string {
+  if (bytes < KB) return `${Math.round(bytes)} B`;
+  const kb = bytes / KB;
+  if (kb < 100) return `${kb.toFixed(1)} KB`;
+  if (kb < KB) return `${Math.round(kb)} KB`;
+  const mb = kb / KB;
+  return `${mb < 100 ? mb.toFixed(1) : Math.round(mb)} MB`;
+}
+
+/** A percent change as written on a chart: `+2.2%`, `-0.4%`, `+0.03%` (two decimals below 0.1%), `0%`. */
+export function changeLabel(percent: number): string {
+  if (percent === 0) return '0%';
+  const digits = Math.abs(percent) < 0.1 ? 2 : 1;
+  return `${percent > 0 ? '+' : ''}${percent.toFixed(digits)}%`;
+}
+
+/** How many times more one figure is than another: `12×` from ten up, `4.9×` below. */
+export function timesLabel(ratio: number): string {
+  return ratio >= 10 ? `${Math.round(ratio)}×` : `${ratio.toFixed(1)}×`;
+}
 
 /** Each cell with the side it came from. */
 interface SidedCell {
@@ -108,7 +160,7 @@ function seriesOf(
         .flatMap((c) => points(c.cell))
         .sort((a, b) => a.x - b.x);
       if (drawn.length === 0) continue;
-      out.push({ name: compared ? `${layout} (${side.label})` : layout, layout, side: compared ? side.label : null, points: drawn });
+      out.push({ name: compared ? `${layout} (${side.label})` : layout, layout, side: compared ? side.label : null, marker: null, points: drawn });
     }
   }
   return out;
@@ -118,9 +170,58 @@ const memoryPoint = (cell: CellResult, x: number): ChartPoint[] => [
   {
     x,
     y: cell.memory.bytesPerLight / KB,
+    label: bytesLabel(cell.memory.bytesPerLight),
     ...(cell.published ? { published: cell.published.bytes / KB } : {}),
   },
 ];
+
+/**
+ * Two results compared: per layout, the percent change of bytes per light
+ * from the baseline's cell of the same layout, window and rate. A cell the
+ * baseline lacks (or that held nothing) has no change to draw.
+ */
+function changeSeries(cells: readonly SidedCell[], sides: readonly ChartSide[], layouts: readonly string[], x: (cell: CellResult) => number): ChartSeries[] {
+  const [baseline, current] = sides;
+  if (!baseline || !current) return [];
+  const out: ChartSeries[] = [];
+  for (const layout of layouts) {
+    const points = cells
+      .filter((c) => c.side === current && c.cell.layout === layout)
+      .flatMap(({ cell }): ChartPoint[] => {
+        const before = cells.find((b) => b.side === baseline && b.cell.layout === layout && b.cell.windowSeconds === cell.windowSeconds && b.cell.rate === cell.rate);
+        if (!before || before.cell.memory.bytesPerLight <= 0) return [];
+        const percent = ((cell.memory.bytesPerLight - before.cell.memory.bytesPerLight) / before.cell.memory.bytesPerLight) * 100;
+        return [{ x: x(cell), y: percent, label: changeLabel(percent) }];
+      })
+      .sort((a, b) => a.x - b.x);
+    if (points.length > 0) out.push({ name: layout, layout, side: null, marker: null, points });
+  }
+  return out;
+}
+
+/** `stoplight-v6 uses 12× less than stoplight-v5 at 10 min @ 100/s`: the smallest and the largest layout at the panel's last x. */
+function ratioNote(series: readonly ChartSeries[], where: (x: number) => string): string | undefined {
+  const lastX = Math.max(...series.flatMap((s) => s.points.map((p) => p.x)));
+  const at = series.flatMap((s) => s.points.filter((p) => p.x === lastX && p.y > 0).map((p) => ({ layout: s.layout, y: p.y })));
+  if (at.length < 2) return undefined;
+  const sorted = [...at].sort((a, b) => a.y - b.y);
+  const small = sorted[0];
+  const large = sorted.at(-1);
+  if (!small || !large) return undefined;
+  const ratio = large.y / small.y;
+  if (ratio < 1.005) return `${small.layout} and ${large.layout} use the same memory at ${where(lastX)}`;
+  const much = ratio < 1.1 ? `${((1 - small.y / large.y) * 100).toFixed(1)}%` : timesLabel(ratio);
+  return `${small.layout} uses ${much} less than ${large.layout} at ${where(lastX)}`;
+}
+
+/** `largest change: stoplight-v6 +2.2% at 10 min @ 100/s`, over the panel's points. */
+function changeNote(series: readonly ChartSeries[], where: (x: number) => string): string | undefined {
+  let top: { layout: string; point: ChartPoint } | undefined;
+  for (const s of series) for (const p of s.points) if (!top || Math.abs(p.y) > Math.abs(top.point.y)) top = { layout: s.layout, point: p };
+  if (!top) return undefined;
+  if (top.point.y === 0) return 'no change: every cell holds the same bytes per light as the baseline';
+  return `largest change: ${top.layout} ${changeLabel(top.point.y)} at ${where(top.point.x)}`;
+}
 
 /** `redis 7.0.15 (jemalloc-5.3.0)` and the settings that change bytes: listpack limits, failure rate, lights, seed. */
 function describe(sides: readonly ChartSide[]): { title: string; subtitle: string[] } {
@@ -146,77 +247,140 @@ function describe(sides: readonly ChartSide[]): { title: string; subtitle: strin
   };
 }
 
+/** The latency series of a panel: per layout (and side), p50 and p99 of a request, each with its range over the rounds. */
+function latencySeries(cells: readonly SidedCell[], sides: readonly ChartSide[], layouts: readonly string[]): ChartSeries[] {
+  const compared = sides.length > 1;
+  const out: ChartSeries[] = [];
+  for (const layout of layouts) {
+    for (const side of sides) {
+      for (const marker of LATENCY_MARKERS) {
+        const points = cells
+          .filter((c) => c.side === side && c.cell.layout === layout)
+          .flatMap(({ cell }): ChartPoint[] => {
+            const rounds = cell.throughput?.request.rounds;
+            if (!rounds || rounds.count < 2) return [];
+            const spread = rounds[marker.field];
+            return [{ x: cell.windowSeconds, y: spread.median, low: spread.min, high: spread.max, label: `${spread.median.toPrecision(2)} ms` }];
+          })
+          .sort((a, b) => a.x - b.x);
+        if (points.length === 0) continue;
+        const name = `${layout} ${marker.label}${compared ? ` (${side.label})` : ''}`;
+        out.push({ name, layout, side: compared ? side.label : null, marker: marker.label, points });
+      }
+    }
+  }
+  return out;
+}
+
 /**
- * The panels of one result, or of two compared (baseline first):
- * memory per light against window, one panel per rate (when there are two
- * windows or more); against rate, one panel per window (two rates or more);
- * and, when throughput ran, request latency by percentile, one panel per
- * cell. A single cell gets one memory panel against window with one point
- * per series.
+ * The panels of one result, or of two compared (baseline first), as
+ * selected by name (by default the hero alone, see {@link PANEL_NAMES}).
+ * Compared, memory panels draw the percent change of each cell from the
+ * baseline rather than two lines that would lie on top of each other.
+ * Latency is drawn only from cells measured over two rounds or more: each
+ * point the median, with a bar from the lowest to the highest round.
  */
-export function chartModel(sides: readonly ChartSide[]): ChartModel {
+export function chartModel(sides: readonly ChartSide[], selected: readonly PanelName[] = DEFAULT_PANELS): ChartModel {
   const cells: SidedCell[] = sides.flatMap((side) => side.report.results.map((cell) => ({ side, cell })));
   const layouts = unique(cells.map((c) => c.cell.layout));
   const windows = sortedUnique(cells.map((c) => c.cell.windowSeconds));
   const rates = sortedUnique(cells.map((c) => c.cell.rate));
+  const compared = sides.length > 1;
   const panels: ChartPanel[] = [];
-  const memoryTitle = 'KB per light';
+  const notes: string[] = [];
+  const memoryTitle = compared ? 'bytes per light, % change from baseline' : 'KB per light';
   const windowTicks = windows.map((w) => ({ value: w, label: formatWindow(w) }));
   const rateTicks = rates.map((r) => ({ value: r, label: rateLabel(r) }));
+  const byWindow = (rate: number, name: PanelName, labels: boolean): ChartPanel => {
+    const at = cells.filter((c) => c.cell.rate === rate);
+    const series = compared ? changeSeries(at, sides, layouts, (cell) => cell.windowSeconds) : seriesOf(at, sides, layouts, (cell) => memoryPoint(cell, cell.windowSeconds));
+    const where = (x: number): string => `${formatWindow(x)} @ ${rateLabel(rate)}`;
+    const note = name === 'hero' ? (compared ? changeNote(series, where) : ratioNote(series, where)) : undefined;
+    return {
+      name,
+      kind: compared ? 'change-by-window' : 'memory-by-window',
+      title: compared ? `memory per light, change from baseline, by window at ${rateLabel(rate)}` : `memory per light by window at ${rateLabel(rate)}`,
+      ...(note !== undefined ? { note } : {}),
+      xTitle: 'window',
+      yTitle: memoryTitle,
+      xTicks: windowTicks,
+      xLog: spansDecade(windows),
+      style: 'lines',
+      labels,
+      series,
+    };
+  };
 
-  if (windows.length > 1 || rates.length === 1) {
-    for (const rate of rates) {
-      const at = cells.filter((c) => c.cell.rate === rate);
-      panels.push({
-        kind: 'memory-by-window',
-        title: `memory per light by window at ${rateLabel(rate)}`,
-        xTitle: 'window',
-        yTitle: memoryTitle,
-        xTicks: windowTicks,
-        xLog: spansDecade(windows),
-        series: seriesOf(at, sides, layouts, (cell) => memoryPoint(cell, cell.windowSeconds)),
-      });
-    }
-  }
-  if (rates.length > 1) {
-    for (const windowSeconds of windows) {
-      const at = cells.filter((c) => c.cell.windowSeconds === windowSeconds);
-      panels.push({
-        kind: 'memory-by-rate',
-        title: `memory per light by rate, ${formatWindow(windowSeconds)} window`,
-        xTitle: 'requests per second per light',
-        yTitle: memoryTitle,
-        xTicks: rateTicks,
-        xLog: spansDecade(rates),
-        series: seriesOf(at, sides, layouts, (cell) => memoryPoint(cell, cell.rate)),
-      });
-    }
-  }
-  for (const windowSeconds of windows) {
-    for (const rate of rates) {
-      const at = cells.filter((c) => c.cell.windowSeconds === windowSeconds && c.cell.rate === rate && c.cell.throughput);
-      if (at.length === 0) continue;
-      const latency = seriesOf(at, sides, layouts, (cell) => {
-        const request = cell.throughput?.request;
-        return request ? PERCENTILES.map((p) => ({ x: p.x, y: request[p.field] })) : [];
-      });
-      panels.push({
-        kind: 'latency',
-        title: `request latency (a read, then a write), ${formatWindow(windowSeconds)} window at ${rateLabel(rate)}`,
-        xTitle: 'percentile',
-        yTitle: 'latency, ms',
-        xTicks: PERCENTILES.map((p) => ({ value: p.x, label: p.label })),
-        xLog: false,
-        series: latency,
-      });
+  for (const name of selected) {
+    if (name === 'hero') {
+      const top = rates.at(-1);
+      if (top !== undefined) panels.push(byWindow(top, 'hero', true));
+    } else if (name === 'window') {
+      // With the hero, its rate is drawn once: by the hero.
+      const hero = selected.includes('hero') ? rates.at(-1) : undefined;
+      for (const rate of rates) if (rate !== hero) panels.push(byWindow(rate, 'window', compared));
+    } else if (name === 'rate') {
+      if (rates.length < 2) {
+        notes.push('rate: not drawn, the result has one rate (memory against rate needs two or more)');
+        continue;
+      }
+      for (const windowSeconds of windows) {
+        const at = cells.filter((c) => c.cell.windowSeconds === windowSeconds);
+        panels.push({
+          name,
+          kind: compared ? 'change-by-rate' : 'memory-by-rate',
+          title: compared ? `memory per light, change from baseline, by rate, ${formatWindow(windowSeconds)} window` : `memory per light by rate, ${formatWindow(windowSeconds)} window`,
+          xTitle: 'requests per second per light',
+          yTitle: memoryTitle,
+          xTicks: rateTicks,
+          xLog: spansDecade(rates),
+          style: 'lines',
+          labels: compared,
+          series: compared ? changeSeries(at, sides, layouts, (cell) => cell.rate) : seriesOf(at, sides, layouts, (cell) => memoryPoint(cell, cell.rate)),
+        });
+      }
+    } else {
+      const before = panels.length;
+      for (const rate of rates) {
+        const series = latencySeries(cells.filter((c) => c.cell.rate === rate), sides, layouts);
+        if (series.length === 0) continue;
+        panels.push({
+          name,
+          kind: 'latency',
+          title: `request latency (a read, then a write) by window at ${rateLabel(rate)}`,
+          note: 'median of the rounds; the bar spans the fastest to the slowest round',
+          xTitle: 'window',
+          yTitle: 'latency, ms',
+          xTicks: windowTicks,
+          xLog: spansDecade(windows),
+          style: 'ranges',
+          labels: false,
+          series,
+        });
+      }
+      if (panels.length === before) {
+        const measured = cells.some((c) => c.cell.throughput !== undefined);
+        notes.push(
+          measured
+            ? 'latency: not drawn, no cell was measured over 2 rounds or more (swc bench --rounds 2 or more): one run of a percentile is noise'
+            : 'latency: not drawn, the result has no throughput figures (it ran with --no-throughput)',
+        );
+      }
     }
   }
 
   const yScales: Partial<Record<PanelKind, { min: number; max: number; log: boolean }>> = {};
   for (const kind of unique(panels.map((p) => p.kind))) {
-    const ys = panels
-      .filter((p) => p.kind === kind)
-      .flatMap((p) => p.series.flatMap((s) => s.points.flatMap((pt) => (pt.published !== undefined ? [pt.y, pt.published] : [pt.y]))))
+    const points = panels.filter((p) => p.kind === kind).flatMap((p) => p.series.flatMap((s) => s.points));
+    if (kind === 'change-by-window' || kind === 'change-by-rate') {
+      const ys = points.map((pt) => pt.y).filter((y) => Number.isFinite(y));
+      if (ys.length === 0) continue;
+      // Zero is always on a change axis: it is where "no change" lies.
+      yScales[kind] = { min: Math.min(0, ...ys), max: Math.max(0, ...ys), log: false };
+      continue;
+    }
+    const ys = points
+      .flatMap((pt) => [pt.y, ...(pt.published !== undefined ? [pt.published] : []), ...(pt.low !== undefined ? [pt.low] : []), ...(pt.high !== undefined ? [pt.high] : [])])
       .filter((y) => Number.isFinite(y) && y > 0);
     if (ys.length === 0) continue;
     yScales[kind] = { min: Math.min(...ys), max: Math.max(...ys), log: spansDecade(ys) };
@@ -228,7 +392,8 @@ export function chartModel(sides: readonly ChartSide[]): ChartModel {
     panels: panels.filter((p) => p.series.length > 0),
     yScales,
     layouts,
-    sides: sides.length > 1 ? sides.map((s) => s.label) : [],
-    hasPublished: cells.some((c) => c.cell.published !== undefined),
+    sides: compared ? sides.map((s) => s.label) : [],
+    hasPublished: panels.some((p) => p.series.some((s) => s.points.some((pt) => pt.published !== undefined))),
+    notes,
   };
 }

@@ -65,16 +65,19 @@ function renderPanel(panel: ChartPanel, model: ChartModel, options: TerminalChar
   const xs = commonXs(panel);
   const dropped = panel.series.flatMap((s) => s.points.filter((p) => !xs.includes(p.x)).map((p) => `${s.name} at ${panel.xTicks.find((t) => t.value === p.x)?.label ?? p.x}`));
   const header = `${panel.title} (${panel.yTitle}${logY ? ', log scale' : ''})`;
+  const note = panel.note !== undefined ? wrap(visible(panel.note), options.width) : [];
+  // The panel's note speaks of the SVG's bars; here the range is written out.
+  if (panel.style === 'ranges') return rangePanel(panel, wrap(`${panel.title} (${panel.yTitle}): median of the rounds (fastest–slowest round)`, options.width), paint, colorOf);
   // Bars are drawn to a linear scale whatever the values span: their lengths are compared, not read off an axis.
-  if (xs.length < 2) return barPanel(panel, wrap(`${panel.title} (${panel.yTitle})`, options.width).join('\n'), options, paint, colorOf);
+  if (xs.length < 2) return barPanel(panel, [...wrap(`${panel.title} (${panel.yTitle})`, options.width), ...note].join('\n'), options, paint, colorOf);
 
   const series = panel.series.map((s) => ({ ...s, points: s.points.filter((p) => xs.includes(p.x)) }));
   const tx = (v: number): number => (panel.xLog ? Math.log10(v) : v);
   const ty = (v: number): number => (logY ? Math.log10(v) : v);
   const from = tx(Math.min(...xs));
   const to = tx(Math.max(...xs));
-  // Each line ends with its name, so it can be told apart without colour.
-  const ends = series.map((s) => ` ◂ ${visible(s.name)}`);
+  // Each line ends with its name (and, on a labelled panel, its last value), so it can be told apart without colour.
+  const ends = series.map((s) => ` ◂ ${visible(s.name)}${panel.labels && s.points.at(-1)?.label !== undefined ? ` ${s.points.at(-1)?.label ?? ''}` : ''}`);
   const endWidth = Math.max(...ends.map((e) => e.length));
   const columns = Math.max(MIN_PLOT_WIDTH, options.width - LABEL_WIDTH - endWidth - 1);
   const height = options.height ?? DEFAULT_HEIGHT;
@@ -123,6 +126,7 @@ function renderPanel(panel: ChartPanel, model: ChartModel, options: TerminalChar
   const xTitle = `${' '.repeat(LABEL_WIDTH)}${panel.xTitle}${panel.xLog ? ' (log scale)' : ''}`;
   return [
     ...wrap(header, options.width),
+    ...note,
     ...body,
     axis.join(''),
     tickRow.join('').trimEnd(),
@@ -137,17 +141,34 @@ function barPanel(panel: ChartPanel, header: string, options: TerminalChartOptio
   const xLabel = (x: number): string => panel.xTicks.find((t) => t.value === x)?.label ?? String(x);
   const names = rows.map(({ s, p }) => `${visible(s.name)} ${xLabel(p.x)}`);
   const nameWidth = Math.max(...names.map((n) => n.length));
-  const values = rows.map(({ p }) => number(p.y));
+  const values = rows.map(({ p }) => (panel.labels && p.label !== undefined ? p.label : number(p.y)));
   const valueWidth = Math.max(...values.map((v) => v.length));
   const barWidth = Math.max(4, options.width - nameWidth - valueWidth - 3);
-  const max = Math.max(...rows.map(({ p }) => p.y));
+  // A change can be negative: bars are as long as the value is far from zero, the value says which way.
+  const max = Math.max(...rows.map(({ p }) => Math.abs(p.y)));
   return [
     header,
     ...rows.map(({ s, p }, i) => {
-      const length = max > 0 ? Math.max(1, Math.round((p.y / max) * barWidth)) : 1;
+      const length = max > 0 ? Math.max(1, Math.round((Math.abs(p.y) / max) * barWidth)) : 1;
       return `${(names[i] ?? '').padEnd(nameWidth)} ${paint('█'.repeat(length), colorOf(s))} ${values[i] ?? ''}`;
     }),
   ].join('\n');
+}
+
+/** A latency panel as text: per x, each series' median and its range over the rounds (asciichart draws no error bars). */
+function rangePanel(panel: ChartPanel, header: readonly string[], paint: (t: string, i: number) => string, colorOf: (s: ChartSeries) => number): string {
+  const xLabel = (x: number): string => panel.xTicks.find((t) => t.value === x)?.label ?? String(x);
+  const xs = [...new Set(panel.series.flatMap((s) => s.points.map((p) => p.x)))].sort((a, b) => a - b);
+  const nameWidth = Math.max(...panel.series.map((s) => visible(s.name).length));
+  const xWidth = Math.max(...xs.map((x) => xLabel(x).length));
+  const lines = xs.flatMap((x) =>
+    panel.series.flatMap((s) =>
+      s.points
+        .filter((p) => p.x === x)
+        .map((p) => `${xLabel(x).padEnd(xWidth)}  ${paint(visible(s.name).padEnd(nameWidth), colorOf(s))}  ${number(p.y)} ms  (${number(p.low ?? p.y)}–${number(p.high ?? p.y)})`),
+    ),
+  );
+  return [...header, ...lines].join('\n');
 }
 
 /** Breaks a line between words so it fits `width` columns (a single longer word stays whole). */
@@ -170,9 +191,10 @@ function wrap(line: string, width: number): string[] {
  * measured x (a single window, say) become bars.
  */
 export function renderChartTerminal(model: ChartModel, options: TerminalChartOptions): string {
-  if (model.panels.length === 0) return '';
+  if (model.panels.length === 0) return model.notes.map((n) => `${visible(n)}\n`).join('');
   const legend = model.layouts.map((l, i) => (options.color ? `${COLORS[i % COLORS.length] ?? ''}──${RESET} ${visible(l)}` : `── ${visible(l)}`)).join('   ');
-  const sides = model.sides.length > 0 ? `\n(each layout once per result: ${model.sides.map(visible).join(', ')}; lines are named at their right end)` : '';
+  const sides = model.sides.length > 0 ? `\n(${model.sides.map(visible).join(' against ')}: memory as the change of each cell from the first)` : '';
   const head = [model.title, ...model.subtitle].flatMap((line) => wrap(visible(line), options.width));
-  return `${head.join('\n')}\n${legend}${sides}\n\n${model.panels.map((p) => renderPanel(p, model, options)).join('\n\n')}\n`;
+  const notes = model.notes.flatMap((n) => wrap(visible(n), options.width));
+  return `${head.join('\n')}\n${legend}${sides}\n\n${model.panels.map((p) => renderPanel(p, model, options)).join('\n\n')}\n${notes.length > 0 ? `\n${notes.join('\n')}\n` : ''}`;
 }

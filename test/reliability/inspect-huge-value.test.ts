@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../src/layouts/client.js';
 import { MAX_READ_VALUE_BYTES, notRead } from '../../src/layouts/inspection-keys.js';
-import { StoplightV5 } from '../../src/layouts/stoplight-v5.js';
+import { StoplightV5 } from '../../src/layouts/stoplight/v5.js';
 import { cutOnly, shown } from '../../src/safety/text.js';
 import { runCli } from '../cli/run-cli.js';
 import { HOUR_START, withPrivateServer } from '../helpers.js';

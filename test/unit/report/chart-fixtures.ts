@@ -9,8 +9,16 @@ import type { BenchReport, CellResult, LatencyStats } from '../../../src/measure
 
 export const LAYOUTS = ['grows', 'windowed', 'flat'] as const;
 
-function stats(p50Ms: number): LatencyStats {
-  return { opsPerSec: 10_000, p50Ms, p99Ms: p50Ms * 4, p999Ms: p50Ms * 20, meanMs: p50Ms * 1.2, ops: 10_000, durationSeconds: 1, serverUsecPerCall: 10 };
+/** A figure over five rounds: its median, 10% under it at best, 30% over it at worst. */
+const spread = (median: number) => ({ median, min: median * 0.9, max: median * 1.3, spreadFraction: 0.4, noisy: true });
+
+function stats(p50Ms: number, rounds: boolean): LatencyStats {
+  const figures = { opsPerSec: 10_000, p50Ms, p99Ms: p50Ms * 4, p999Ms: p50Ms * 20, meanMs: p50Ms * 1.2, ops: 10_000, durationSeconds: 1, serverUsecPerCall: 10 };
+  if (!rounds) return figures;
+  return {
+    ...figures,
+    rounds: { count: 5, opsPerSec: spread(10_000), p50Ms: spread(p50Ms), p99Ms: spread(p50Ms * 4), p999Ms: spread(p50Ms * 20), serverUsecPerCall: spread(10) },
+  };
 }
 
 const BYTES: Record<(typeof LAYOUTS)[number], (windowSeconds: number, rate: number) => number> = {
@@ -20,7 +28,7 @@ const BYTES: Record<(typeof LAYOUTS)[number], (windowSeconds: number, rate: numb
 };
 
 /** One cell; `published` adds the figure a blog-preset run carries (5% off ours). */
-function cell(layout: (typeof LAYOUTS)[number], windowSeconds: number, rate: number, options: { published: boolean; throughput: boolean }): CellResult {
+function cell(layout: (typeof LAYOUTS)[number], windowSeconds: number, rate: number, options: { published: boolean; throughput: boolean; rounds: boolean }): CellResult {
   const bytes = BYTES[layout](windowSeconds, rate);
   return {
     layout,
@@ -32,19 +40,19 @@ function cell(layout: (typeof LAYOUTS)[number], windowSeconds: number, rate: num
     memory: { bytesPerLight: bytes, usedMemoryDeltaPerLight: bytes, keys: [], lights: 1 },
     ...(options.published && layout !== 'flat' ? { published: { kb: (bytes * 1.05) / 1024, bytes: bytes * 1.05, diff: -0.048 } } : {}),
     ...(options.throughput
-      ? { throughput: { write: stats(0.2), read: stats(0.15), request: stats(LAYOUTS.indexOf(layout) * 0.2 + 0.3), connections: 4, pipeline: 1 } }
+      ? { throughput: { write: stats(0.2, options.rounds), read: stats(0.15, options.rounds), request: stats(LAYOUTS.indexOf(layout) * 0.2 + 0.3, options.rounds), connections: 4, pipeline: 1 } }
       : {}),
   };
 }
 
-/** A result over every window and rate given, for every layout. */
+/** A result over every window and rate given, for every layout; `rounds`: throughput measured over five rounds, with their spread. */
 export function result(
   windows: readonly number[],
   rates: readonly number[],
-  options: { published?: boolean; throughput?: boolean; layouts?: readonly (typeof LAYOUTS)[number][]; scale?: number } = {},
+  options: { published?: boolean; throughput?: boolean; rounds?: boolean; layouts?: readonly (typeof LAYOUTS)[number][]; scale?: number } = {},
 ): BenchReport {
   const layouts = options.layouts ?? LAYOUTS;
-  const flags = { published: options.published ?? false, throughput: options.throughput ?? false };
+  const flags = { published: options.published ?? false, throughput: options.throughput ?? false, rounds: options.rounds ?? false };
   const results = windows.flatMap((w) => rates.flatMap((r) => layouts.map((l) => cell(l, w, r, flags))));
   const scaled = options.scale === undefined ? results : results.map((c) => ({ ...c, memory: { ...c.memory, bytesPerLight: c.memory.bytesPerLight * (options.scale ?? 1) } }));
   return {

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { chartModel } from '../../../src/report/chart-data.js';
+import { chartModel, type PanelName } from '../../../src/report/chart-data.js';
 import { renderChartTerminal } from '../../../src/report/chart-terminal.js';
 import { LAYOUTS, result } from './chart-fixtures.js';
 
-const draw = (report: ReturnType<typeof result>, width = 80, color = false): string =>
-  renderChartTerminal(chartModel([{ label: 'run', report }]), { width, color });
+/** Every memory panel by default here (the tests below were written for them); the hero alone is the command's default, tested on its own. */
+const MEMORY: PanelName[] = ['window', 'rate'];
+const draw = (report: ReturnType<typeof result>, width = 80, color = false, panels: PanelName[] = MEMORY): string =>
+  renderChartTerminal(chartModel([{ label: 'run', report }], panels), { width, color });
 
 /** The panel of the output whose header starts with `title`, up to the next blank line. */
 function panel(text: string, title: string): string[] {
@@ -15,6 +17,17 @@ function panel(text: string, title: string): string[] {
 }
 
 describe('terminal charts (fixed results, colour off)', () => {
+  it('by default the hero alone, with its ratio under the title and each line named with its last value', () => {
+    const text = renderChartTerminal(chartModel([{ label: 'run', report: result([60, 300, 600], [10, 100], { layouts: ['grows', 'windowed'] }) }]), { width: 80, color: false });
+    const blocks = text.split('\n\n').slice(1);
+    expect(blocks).toHaveLength(1);
+    const rows = blocks[0]?.split('\n') ?? [];
+    expect(rows[0]).toBe('memory per light by window at 100/s (KB per light, log scale)');
+    expect(rows[1]).toBe('windowed uses 43× less than grows at 10 min @ 100/s');
+    expect(text).toContain('◂ grows 6.9 MB');
+    expect(text).toContain('◂ windowed 164 KB');
+  });
+
   it('one panel per rate against window, one per window against rate, every layout named at its line end', () => {
     const text = draw(result([60, 300, 600], [10, 100]));
     const headers = text.split('\n\n').slice(1).map((b) => b.split('\n')[0]);
@@ -52,14 +65,19 @@ describe('terminal charts (fixed results, colour off)', () => {
     const rows = panel(draw(twin, 70), 'memory per light by window');
     const named = rows.map((r, i) => ({ r, i })).filter(({ r }) => r.includes('◂'));
     expect(named.map(({ r }) => r.slice(r.indexOf('◂')))).toEqual(['◂ flat', '◂ flat-twin']);
+    // On the hero, with their values, and a ratio that says they are the same.
+    const hero = draw(twin, 70, false, ['hero']);
+    expect(hero).toContain('flat and flat-twin use the same memory at 10 min @ 10/s');
+    expect(hero).toContain('◂ flat 4.0 KB');
+    expect(hero).toContain('◂ flat-twin 4.0 KB');
     expect(Math.abs((named[1]?.i ?? 0) - (named[0]?.i ?? 0))).toBe(1);
     for (const r of rows) expect([...r].length).toBeLessThanOrEqual(70);
   });
 
   it('stays within the width it is given, and uses it', () => {
-    const report = result([60, 180, 300, 600], [10, 100], { throughput: true });
+    const report = result([60, 180, 300, 600], [10, 100], { throughput: true, rounds: true });
     for (const width of [60, 100, 160]) {
-      const lines = draw(report, width).split('\n');
+      const lines = draw(report, width, false, ['hero', 'window', 'rate', 'latency']).split('\n');
       const longest = Math.max(...lines.map((l) => [...l].length));
       expect(longest).toBeLessThanOrEqual(width);
       expect(longest).toBeGreaterThanOrEqual(width - 2);
@@ -82,16 +100,22 @@ describe('terminal charts (fixed results, colour off)', () => {
     expect(panel(draw(far), 'memory per light by window')[0]).toBe('memory per light by window at 10/s (KB per light, log scale)');
   });
 
-  it('latency by percentile per cell when throughput ran, one line per layout', () => {
-    const text = draw(result([60], [10, 100], { throughput: true }));
-    const rows = panel(text, 'request latency (a read, then a write), 1 min window at 10/s');
-    expect(rows.join('\n')).toMatch(/p50\s+p99\s+p99\.9/);
-    for (const layout of LAYOUTS) expect(rows.join('\n')).toContain(layout);
-    expect(text).toContain('request latency (a read, then a write), 1 min window at 100/s');
+  it('latency: per window, each layout and percentile with its median and its range over the rounds; not drawn from one round', () => {
+    const text = draw(result([60, 600], [10, 100], { throughput: true, rounds: true }), 80, false, ['latency']);
+    const rows = panel(text, 'request latency (a read, then a write) by window at 10/s');
+    expect(rows.slice(0, 2)).toEqual(['request latency (a read, then a write) by window at 10/s (latency, ms): median', 'of the rounds (fastest–slowest round)']);
+    // grows' request p50 is 0.3 ms; its rounds 10% under to 30% over.
+    expect(rows).toContain('1 min   grows p50     0.30 ms  (0.27–0.39)');
+    expect(rows).toContain('10 min  flat p99      2.80 ms  (2.52–3.64)');
+    expect(rows).toHaveLength(2 + 2 * LAYOUTS.length * 2);
+    expect(text).toContain('request latency (a read, then a write) by window at 100/s');
+    const single = draw(result([60], [10], { throughput: true }), 80, false, ['hero', 'latency']);
+    expect(single).not.toContain('request latency');
+    expect(single.trimEnd()).toMatch(/latency: not drawn, no cell was measured over 2 rounds or more[^]*one run of a percentile is noise$/);
   });
 
   it('a single cell is drawn as bars, longest for the largest', () => {
-    expect(draw(result([300], [10]), 60)).toMatchInlineSnapshot(`
+    expect(draw(result([300], [10]), 60, false, ['hero'])).toMatchInlineSnapshot(`
       "swc bench on Redis 7.0.15 (jemalloc-5.3.0)
       failure rate 0.5, 1 light per cell, seed 1, traffic one
       window per cell
@@ -101,23 +125,27 @@ describe('terminal charts (fixed results, colour off)', () => {
       ── grows   ── windowed   ── flat
 
       memory per light by window at 10/s (KB per light)
-      grows 5 min    ███████████████████████████████████████ 352
-      windowed 5 min █████████ 82.0
-      flat 5 min     █ 4.00
+      flat uses 88× less than grows at 5 min @ 10/s
+      grows 5 min    ████████████████████████████████████ 352 KB
+      windowed 5 min ████████ 82.0 KB
+      flat 5 min     █ 4.0 KB
       "
     `);
   });
 
-  it('two results: each layout once per result, named with the result', () => {
-    const model = chartModel([
-      { label: 'base.json', report: result([60, 600], [10]) },
-      { label: 'now.json', report: result([60, 600], [10], { scale: 1.5 }) },
-    ]);
+  it('two results: the change of each cell from the first, one line per layout, the largest named', () => {
+    const model = chartModel(
+      [
+        { label: 'base.json', report: result([60, 600], [10]) },
+        { label: 'now.json', report: result([60, 600], [10], { scale: 1.5 }) },
+      ],
+      ['hero'],
+    );
     const text = renderChartTerminal(model, { width: 100, color: false });
-    for (const layout of LAYOUTS) {
-      expect(text).toContain(`${layout} (base.json)`);
-      expect(text).toContain(`${layout} (now.json)`);
-    }
+    expect(text).toContain('(base.json against now.json: memory as the change of each cell from the first)');
+    expect(text).toContain('memory per light, change from baseline, by window at 10/s (bytes per light, % change from baseline)');
+    expect(text).toMatch(/largest change: \w+ \+50\.0% at/);
+    for (const layout of LAYOUTS) expect(text).toContain(`◂ ${layout} +50.0%`);
   });
 
   it('a cell missing for one layout: lines over the x values every layout has, and a note of what was left out', () => {
