@@ -1,6 +1,6 @@
 import { buildProgram, parseFailureCode } from './commands/program.js';
 import { fatal, installSignalHandlers, printError } from './commands/lifecycle.js';
-import { ExitCode } from './errors.js';
+import { ExitCode } from './core/errors.js';
 
 /** The first error writing to stdout, if any: reported once the command and its clean-up are done. */
 let stdoutFailure: NodeJS.ErrnoException | undefined;

@@ -16,8 +16,8 @@ export {
   RedisUnavailableError,
   ScriptError,
   ServerStateError,
-} from './errors.js';
-export { SWC_VERSION } from './version.js';
+} from './core/errors.js';
+export { SWC_VERSION } from './core/version.js';
 
 // A connection (or a private redis-server swc starts and stops).
 export { openSession, type Session, type SessionOptions } from './redis/connect.js';

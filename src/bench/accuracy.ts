@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { ExitCode, RedisUnavailableError, ServerStartError, SwcError } from '../errors.js';
+import { ExitCode, RedisUnavailableError, ServerStartError, SwcError } from '../core/errors.js';
 import type { Layout, Light } from '../layouts/types.js';
 import { measureAccuracy, type AccuracyResult, type ServerCost } from '../measure/accuracy.js';
 import { readScriptCommandStats, scriptCommandDelta, type ScriptCommandStats } from '../measure/commandstats.js';

@@ -5,7 +5,7 @@
  * says, and its cluster-safe variant (same design, keys in one slot) runs in
  * its place when the layout registry knows one. No layout is named here.
  */
-import { ExitCode, SwcError } from '../errors.js';
+import { ExitCode, SwcError } from '../core/errors.js';
 import { clusterSafeVariant, namespacedLayout } from '../layouts/index.js';
 import type { Layout, Light } from '../layouts/types.js';
 import type { ScriptCall } from '../lua/source.js';

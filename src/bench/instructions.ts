@@ -1,4 +1,4 @@
-import { ServerStartError, SwcError, ExitCode, UsageError } from '../errors.js';
+import { ServerStartError, SwcError, ExitCode, UsageError } from '../core/errors.js';
 import { namespacedLayout } from '../layouts/index.js';
 import type { Light } from '../layouts/types.js';
 import { CallgrindControl, callgrindWrapper, findValgrind, type ValgrindTools } from '../measure/callgrind.js';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Redis } from 'ioredis';
-import { ExitCode, InterruptedError, SwcError, UsageError } from '../errors.js';
+import { ExitCode, InterruptedError, SwcError, UsageError } from '../core/errors.js';
 import { keySlot } from '../redis/slot.js';
-import { SWC_VERSION } from '../version.js';
+import { SWC_VERSION } from '../core/version.js';
 
 /** Every benchmark key starts with this; nothing outside it is ever deleted. */
 export const BENCH_ROOT = 'swc-bench:';

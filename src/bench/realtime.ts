@@ -1,7 +1,7 @@
 import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
 import { setImmediate as yieldToIo, setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { InterruptedError, UsageError } from '../errors.js';
+import { InterruptedError, UsageError } from '../core/errors.js';
 import type { Layout, Light } from '../layouts/types.js';
 import type { RealtimeResult } from '../measure/types.js';
 import { execPipeline } from '../redis/scripts.js';

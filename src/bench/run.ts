@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { ExitCode, InterruptedError, SwcError } from '../errors.js';
+import { ExitCode, InterruptedError, SwcError } from '../core/errors.js';
 import { layoutLabel, namespacedLayout } from '../layouts/index.js';
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import { performance } from 'node:perf_hooks';
@@ -20,7 +20,7 @@ import { RespConnection } from '../redis/resp.js';
 import { runLoad } from '../measure/load.js';
 import { type ScriptCall } from '../lua/source.js';
 import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficSpec } from '../traffic/events.js';
-import { SWC_VERSION } from '../version.js';
+import { SWC_VERSION } from '../core/version.js';
 import { aliveKey, deleteKeys, markRun, otherLiveRuns, runKey, waitForTurn, type Namespace } from './namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan, type Cell } from './plan.js';
 import { publishedKb } from './presets.js';

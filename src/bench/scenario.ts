@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { z } from 'zod';
 import { closedObject, expected, jointIssue, lazy, parseInput, zod } from '../core/input-schema.js';
-import { InputFileError, UsageError } from '../errors.js';
-import { readJsonFile } from '../json-file.js';
+import { InputFileError, UsageError } from '../core/errors.js';
+import { readJsonFile } from '../core/json-file.js';
 import { resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { presets } from './presets.js';
 import { checkInFlight, LIMITS, parseChoice, parseDuration, parseNumber } from './values.js';

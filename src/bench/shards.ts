@@ -9,7 +9,7 @@ import type { Layout, Light } from '../layouts/types.js';
 import { nodeAddress, redirectionOf, type ClusterSession } from '../redis/cluster.js';
 import type { Session } from '../redis/connect.js';
 import { BENCH_EPOCH } from '../traffic/events.js';
-import { ExitCode, SwcError } from '../errors.js';
+import { ExitCode, SwcError } from '../core/errors.js';
 
 /** One server a run writes to. */
 export interface Shard {

@@ -1,5 +1,5 @@
 import { redisOf, singleShard } from './shards.js';
-import { ScriptError, UsageError } from '../errors.js';
+import { ScriptError, UsageError } from '../core/errors.js';
 import { createLayout, layoutNames, type LayoutName } from '../layouts/index.js';
 import type { BenchReport } from '../measure/types.js';
 import { purgeNamespace } from './namespace.js';

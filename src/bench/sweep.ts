@@ -7,7 +7,7 @@
  */
 import { ADVICE_MIN_RATIO } from '../core/thresholds.js';
 import { changedSettings, settingsLabel } from '../core/settings.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { isExpanded } from '../measure/encoding.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
 import { causesOf, explainKey, type LimitCause } from '../measure/encoding-advice.js';

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 
 /**
  * Parsers for flag and scenario values. Each throws a UsageError that names

@@ -1,4 +1,4 @@
-import { ExitCode, UsageError } from '../errors.js';
+import { ExitCode, UsageError } from '../core/errors.js';
 import type { SweepReport } from '../bench/sweep.js';
 import type { Suggestion } from '../bench/suggest.js';
 import { renderBench, type BenchFormat } from '../report/bench.js';

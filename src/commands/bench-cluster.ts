@@ -9,7 +9,7 @@ import { estimatePeakBytes } from '../bench/footprint.js';
 import type { Namespace } from '../bench/namespace.js';
 import type { BenchPlan } from '../bench/plan.js';
 import { clusterShards, type ShardSet } from '../bench/shards.js';
-import { ExitCode, SwcError, UsageError } from '../errors.js';
+import { ExitCode, SwcError, UsageError } from '../core/errors.js';
 import { layoutLabel } from '../layouts/index.js';
 import type { ClusterFinding } from '../measure/types.js';
 import { preflight, refusalOf } from '../redis/preflight.js';

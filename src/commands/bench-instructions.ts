@@ -10,7 +10,7 @@ import {
 } from '../bench/instructions.js';
 import type { BenchPlan } from '../bench/plan.js';
 import { parseNumber } from '../bench/values.js';
-import { ExitCode, SwcError, UsageError } from '../errors.js';
+import { ExitCode, SwcError, UsageError } from '../core/errors.js';
 import type { ValgrindTools } from '../measure/callgrind.js';
 import type { BenchReport } from '../measure/types.js';
 import type { Session } from '../redis/connect.js';

@@ -18,7 +18,7 @@ import { loadScenario, type Scenario } from '../bench/scenario.js';
 import { compareReports } from '../compare/diff.js';
 import { loadReport } from '../compare/load.js';
 import { checkCellEvents, checkInFlight, LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../bench/values.js';
-import { ExitCode, SwcError, UsageError } from '../errors.js';
+import { ExitCode, SwcError, UsageError } from '../core/errors.js';
 import { preflight, refusalOf } from '../redis/preflight.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
 import { accuracyEvents } from '../measure/accuracy.js';

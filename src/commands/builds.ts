@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ExitCode, SwcError, UsageError } from '../errors.js';
+import { ExitCode, SwcError, UsageError } from '../core/errors.js';
 import { probeBuild, uniqueLabels, type BuildIdentity } from '../redis/build.js';
-import { SWC_VERSION } from '../version.js';
+import { SWC_VERSION } from '../core/version.js';
 import { onShutdown } from './lifecycle.js';
 import { parser } from './options.js';
 import { SCHEMA_VERSION } from '../core/schema-version.js';

@@ -2,14 +2,14 @@ import { statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import { loadReport } from '../compare/load.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { chartModel, DEFAULT_PANELS, PANEL_NAMES, type ChartSide, type PanelName } from '../report/chart-data.js';
 import { renderChartPng } from '../report/chart-png.js';
 import { renderChartSvg } from '../report/chart-svg.js';
 import { renderChartTerminal } from '../report/chart-terminal.js';
 import { action } from './lifecycle.js';
 import { useColor } from './options.js';
-import { checkOutputTarget } from '../json-file.js';
+import { checkOutputTarget } from '../core/json-file.js';
 import { refuseSymlink, writeFileSafely } from '../safety/write-file.js';
 import { shownDeep } from '../safety/text.js';
 

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { CleanupIncompleteError, listNamespaces, namespaceOf, purgeNamespace, type Namespace, type NamespaceUsage } from '../bench/namespace.js';
-import { ExitCode } from '../errors.js';
+import { ExitCode } from '../core/errors.js';
 import { redactUrl } from '../redis/connect.js';
-import { SWC_VERSION } from '../version.js';
+import { SWC_VERSION } from '../core/version.js';
 import { action } from './lifecycle.js';
 import { scanKeys } from '../layouts/inspection-keys.js';
 import { shown as escapeText } from '../safety/text.js';

@@ -4,7 +4,7 @@
  * a running cluster behind one routed handle ({@link routedRedis}).
  */
 import type { Redis } from 'ioredis';
-import { ServerStateError, UsageError } from '../errors.js';
+import { ServerStateError, UsageError } from '../core/errors.js';
 import { nodeAddress, slotRanges, type ClusterSession } from '../redis/cluster.js';
 import { connect } from '../redis/connect.js';
 import { isSlotMoved, nodeName, routedRedis } from '../redis/routed.js';

@@ -1,8 +1,8 @@
 import { shown, shownDeep } from '../safety/text.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { ExitCode, UsageError } from '../core/errors.js';
 import { differentBuilds, renderRoleChanges, roleChanges } from '../compare/builds.js';
 import type { CompareSide } from '../report/compare.js';
-import { SWC_VERSION } from '../version.js';
+import { SWC_VERSION } from '../core/version.js';
 import { printJson, useColor } from './options.js';
 import { SCHEMA_VERSION } from '../core/schema-version.js';
 

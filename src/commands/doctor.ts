@@ -1,12 +1,12 @@
 import { Command } from 'commander';
 import { estimatePeakBytes } from '../bench/footprint.js';
-import { ExitCode } from '../errors.js';
+import { ExitCode } from '../core/errors.js';
 import { layoutNames } from '../layouts/index.js';
 import { redactUrl } from '../redis/connect.js';
 import { diagnose } from '../doctor/diagnose.js';
 import { renderDiagnosis } from '../report/doctor.js';
 import { proseWidth, wrapText } from '../report/width.js';
-import { SWC_VERSION } from '../version.js';
+import { SWC_VERSION } from '../core/version.js';
 import { action } from './lifecycle.js';
 import { addJsonOption, addRedisOptions, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
 import { SCHEMA_VERSION } from '../core/schema-version.js';

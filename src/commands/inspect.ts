@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { parseNumber } from '../bench/values.js';
-import { ExitCode, NotFoundError, UsageError } from '../errors.js';
+import { ExitCode, NotFoundError, UsageError } from '../core/errors.js';
 import { inspectLight, inspectionDocument, resolveTargets, type InspectRequest } from '../inspect/inspect.js';
 import type { Inspection, LightMetadata } from '../layouts/inspection.js';
 import { layoutNames, resolveLayoutName } from '../layouts/index.js';

@@ -1,4 +1,4 @@
-import { ExitCode, SwcError } from '../errors.js';
+import { ExitCode, SwcError } from '../core/errors.js';
 import { redactUrl, secretsOf } from '../redis/connect.js';
 import { classifyRedisError } from '../redis/errors.js';
 

@@ -1,12 +1,12 @@
 import { isoMoment } from '../core/format.js';
 import { Command, Option } from 'commander';
 import { parseDuration, parseList, parseNumber } from '../bench/values.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { ExitCode, UsageError } from '../core/errors.js';
 import { globRegExp, lightOrders, listLights, nodeTotalsOf, selectLights, totalsOf, type LightOrder } from '../inspect/list.js';
 import { layoutNames, resolveLayoutName } from '../layouts/index.js';
 import { grandTotal, lightsFormats, renderLights, type LightsFormat } from '../report/lights.js';
 import { visible } from '../report/style.js';
-import { SWC_VERSION } from '../version.js';
+import { SWC_VERSION } from '../core/version.js';
 import { action, onShutdown, printError } from './lifecycle.js';
 import { primariesOf, readTargetFromFlags, withSlotRetry, type ReadTarget } from './cluster-read.js';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parseRedisUrl, openSession, type Session } from '../redis/connect.js';
 import { MAX_PRIVATE_SHARDS, openClusterSession, type ClusterSession } from '../redis/cluster.js';
 import { checkServerSetting } from '../redis/server.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { DEFAULT_TURN_TIMEOUT_MS } from '../bench/namespace.js';
 import { parseDuration } from '../bench/values.js';
 import { onShutdown, registerUrlSecrets } from './lifecycle.js';

@@ -8,8 +8,8 @@ import { inspectCommand } from './inspect.js';
 import { lightsCommand } from './lights.js';
 import { verifyCommand } from './verify.js';
 import { reportError, scrub } from './lifecycle.js';
-import { ExitCode } from '../errors.js';
-import { SWC_VERSION } from '../version.js';
+import { ExitCode } from '../core/errors.js';
+import { SWC_VERSION } from '../core/version.js';
 
 // The program without the process around it (signal handlers, stdout guards,
 // exit), so tests can run a command in-process; src/cli.ts is the entry point.

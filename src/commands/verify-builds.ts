@@ -1,4 +1,4 @@
-import { ExitCode } from '../errors.js';
+import { ExitCode } from '../core/errors.js';
 import { namespacedLayout, type LayoutName } from '../layouts/index.js';
 import { connect } from '../redis/connect.js';
 import { startPrivateServer } from '../redis/server.js';

@@ -1,5 +1,5 @@
-import { InputFileError } from '../errors.js';
-import { readJsonFile } from '../json-file.js';
+import { InputFileError } from '../core/errors.js';
+import { readJsonFile } from '../core/json-file.js';
 import type { BenchReport } from '../measure/types.js';
 import { READABLE_RESULT_VERSIONS, SCHEMA_VERSION } from '../core/schema-version.js';
 import { upgradeResult } from './upgrade.js';

@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import type { z } from 'zod';
-import { InputFileError } from '../errors.js';
+import { InputFileError } from './errors.js';
 
 let loaded: typeof z | undefined;
 

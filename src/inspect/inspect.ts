@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
-import { NotFoundError, UsageError } from '../errors.js';
+import { NotFoundError, UsageError } from '../core/errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { InspectTarget, Layout } from '../layouts/types.js';
 import { readEncodingLimits } from '../layouts/inspection-keys.js';
-import { SWC_VERSION } from '../version.js';
+import { SWC_VERSION } from '../core/version.js';
 import type { BucketInspection, EventInspection, Inspection, JudgeOptions, KeysInspection, WindowView } from '../layouts/inspection.js';
 import { isoMoment } from '../core/format.js';
 import type { NameBook } from '../layouts/stoplight/names.js';

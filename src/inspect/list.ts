@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { Layout } from '../layouts/types.js';
 import { keyTypes, memoryUsage, readHash } from '../layouts/inspection-keys.js';

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { footprints } from './footprint.js';
 import { KeyTable } from './kit/keys.js';
 import { operationScripts, WindowCalls, type OperationScripts } from './kit/window-calls.js';

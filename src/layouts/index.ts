@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { Coarse, coarseVariant } from './coarse.js';
 import { manifestDefinition } from './manifest.js';
 import { Packed } from './packed.js';

@@ -7,8 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { InputFileError } from '../errors.js';
-import { readJsonFile } from '../json-file.js';
+import { InputFileError } from '../core/errors.js';
+import { readJsonFile } from '../core/json-file.js';
 import { injectedTimeArg, loadScript, withInjectedClock, type LuaScript, type ScriptCall } from '../lua/source.js';
 import {
   OPERATIONS,

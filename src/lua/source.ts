@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InputFileError } from '../errors.js';
-import { readInputFile } from '../json-file.js';
+import { InputFileError } from '../core/errors.js';
+import { readInputFile } from '../core/json-file.js';
 
 /** The `lua/` folder at the package root (same relative place from src/ and dist/). */
 export const LUA_DIR = fileURLToPath(new URL('../../lua/', import.meta.url));

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
-import { InterruptedError, ScriptError } from '../errors.js';
+import { InterruptedError, ScriptError } from '../core/errors.js';
 import type { Layout, Light, Snapshot } from '../layouts/types.js';
 import type { ScriptCall } from '../lua/source.js';
 import { SlidingWindowModel, type WindowCounts } from '../model/sliding-window.js';

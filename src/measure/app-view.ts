@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { Bench } from 'tinybench';
-import { InterruptedError } from '../errors.js';
+import { InterruptedError } from '../core/errors.js';
 import { execPipeline } from '../redis/scripts.js';
 import type { ScriptCall } from '../lua/source.js';
 import type { AppView } from './types.js';

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ExitCode, SwcError } from '../errors.js';
+import { ExitCode, SwcError } from '../core/errors.js';
 
 /**
  * The function whose calls are counted: redis-server's `call()` runs one

@@ -1,6 +1,6 @@
 import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
-import { RedisUnavailableError, ScriptError, SwcError, UsageError, InterruptedError } from '../errors.js';
+import { RedisUnavailableError, ScriptError, SwcError, UsageError, InterruptedError } from '../core/errors.js';
 import { classifyRedisError } from '../redis/errors.js';
 import { RequestWriter, RespConnection, type BatchErrors } from '../redis/resp.js';
 import { flushedFrom, isNoScript, rerunFlushedTail } from '../redis/scripts.js';

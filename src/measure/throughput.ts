@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import type { Layout, Light } from '../layouts/types.js';
 import type { Session } from '../redis/connect.js';
 import { installScripts, loadScripts } from '../redis/scripts.js';

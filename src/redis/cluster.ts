@@ -10,7 +10,7 @@
  * MOVED redirection by themselves.
  */
 import { Cluster, type Redis } from 'ioredis';
-import { ServerStartError, ServerStateError, UsageError } from '../errors.js';
+import { ServerStartError, ServerStateError, UsageError } from '../core/errors.js';
 import { connect, openSession, parseRedisUrl, redactUrl, type Session, type SessionOptions } from './connect.js';
 import { checkServerSetting, startPrivateServer, type PrivateServer } from './server.js';
 import { keySlot } from './slot.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
-import { RedisUnavailableError, ServerStateError, UsageError } from '../errors.js';
+import { RedisUnavailableError, ServerStateError, UsageError } from '../core/errors.js';
 import { probeRefusal } from './resp.js';
 import { startPrivateServer, type PrivateServer } from './server.js';
 

@@ -4,7 +4,7 @@
  * (the server is reachable but its state or configuration refuses us), or a
  * script error (our Lua failed). Every caller that talks to Redis can use it.
  */
-import { ExitCode, RedisUnavailableError, ScriptError, ServerStateError, SwcError, type ServerStateKind } from '../errors.js';
+import { ExitCode, RedisUnavailableError, ScriptError, ServerStateError, SwcError, type ServerStateKind } from '../core/errors.js';
 import { locate, type LuaScript } from '../lua/source.js';
 
 /** What was being done when an error came back; every field is optional and only sharpens the message. */

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { ServerStartError, UsageError } from '../errors.js';
+import { ServerStartError, UsageError } from '../core/errors.js';
 
 /** The Redis release that first wrote each RDB version: the oldest build that loads a file of that version. */
 const RDB_VERSION_BUILDS: Readonly<Record<number, string>> = {

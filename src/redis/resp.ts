@@ -2,7 +2,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { RedisOptions } from 'ioredis';
 import RedisParser from 'redis-parser';
-import { RedisUnavailableError, SwcError } from '../errors.js';
+import { RedisUnavailableError, SwcError } from '../core/errors.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';
 import { classifyRedisError } from './errors.js';
 import { isWatched, MAX_SCRIPT_REPLY_BYTES, RUNAWAY_FIRST_CHECK_MS, stopIfRunaway, type RedisCommand, type ScriptChannel } from './scripts.js';

@@ -21,7 +21,7 @@
  * never a silently partial answer.
  */
 import type { Redis } from 'ioredis';
-import { RedisUnavailableError, ServerStateError, SwcError } from '../errors.js';
+import { RedisUnavailableError, ServerStateError, SwcError } from '../core/errors.js';
 import { nodeAddress, redirectionOf, slotRanges, type ClusterSession } from './cluster.js';
 import { ioredisChannel, type RedisCommand, type ScriptChannel } from './scripts.js';
 import { keySlot } from './slot.js';

@@ -11,7 +11,7 @@
  * One path of our own keeps both kinds of connection on the same rules.
  */
 import { Command, type Redis } from 'ioredis';
-import { ExitCode, ScriptError, SwcError } from '../errors.js';
+import { ExitCode, ScriptError, SwcError } from '../core/errors.js';
 import { locate, type LuaScript, type ScriptCall } from '../lua/source.js';
 import { classifyRedisError, type ErrorContext } from './errors.js';
 

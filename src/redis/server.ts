@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { ServerStartError, UsageError } from '../errors.js';
+import { ServerStartError, UsageError } from '../core/errors.js';
 
 /** A redis-server that swc started and owns. */
 export interface PrivateServer {

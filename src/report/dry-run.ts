@@ -1,6 +1,6 @@
 import type { PlanEstimate } from '../bench/estimate.js';
 import { durationText, formatWindow } from '../core/format.js';
-import { SWC_VERSION } from '../version.js';
+import { SWC_VERSION } from '../core/version.js';
 import { palette } from './style.js';
 import { renderMarkdown, type Grid } from './table.js';
 import { PIPED_COLUMNS, renderFitted, wrapText } from './width.js';

@@ -9,7 +9,7 @@
  */
 import type { Redis } from 'ioredis';
 import { createNamespace } from '../bench/namespace.js';
-import { ScriptError, SwcError, UsageError } from '../errors.js';
+import { ScriptError, SwcError, UsageError } from '../core/errors.js';
 import { createLayout, namespacedLayout, type LayoutName } from '../layouts/index.js';
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';

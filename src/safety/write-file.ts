@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fsyncSync, lstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { InputFileError } from '../errors.js';
+import { InputFileError } from '../core/errors.js';
 
 /** Refuses a path that is a symbolic link (exit 2, naming `flag`); a missing path is fine. */
 export function refuseSymlink(flag: string, file: string): void {

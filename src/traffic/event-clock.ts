@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import type { Light } from '../core/light.js';
 
 /** One event handed out by an {@link EventClock}. */

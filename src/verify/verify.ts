@@ -3,7 +3,7 @@ import { formatCommand, monitoredLuaCommands, parseMonitorLine, rejectedCommand 
 import type { Redis } from 'ioredis';
 import type { ScriptCall } from '../lua/source.js';
 import type { Layout, Light } from '../layouts/types.js';
-import { ScriptError, ServerStateError } from '../errors.js';
+import { ScriptError, ServerStateError } from '../core/errors.js';
 import { execPipeline, installScripts, type PipelineReply } from '../redis/scripts.js';
 import { keySlot } from '../redis/slot.js';
 import { LightJudge, verifyErrorJson, type Verdict } from './judge.js';

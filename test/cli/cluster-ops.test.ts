@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisUnavailableError } from '../../src/errors.js';
+import { RedisUnavailableError } from '../../src/core/errors.js';
 import { listLights } from '../../src/inspect/list.js';
 import type { ScriptCall } from '../../src/lua/source.js';
 import { StoplightV5 } from '../../src/layouts/stoplight/v5.js';

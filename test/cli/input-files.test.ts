@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_INPUT_BYTES } from '../../src/json-file.js';
+import { MAX_INPUT_BYTES } from '../../src/core/json-file.js';
 import { redisUrl } from '../helpers.js';
 import { runCli, type CliResult } from './run-cli.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InputFileError } from '../../src/errors.js';
+import { InputFileError } from '../../src/core/errors.js';
 import { INCLUDE_LIMITS, loadScript } from '../../src/lua/source.js';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer } from '../../src/redis/server.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { DEFAULT_SYSTEM } from '../../core/light.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../core/errors.js';
 import {
   describeKeys,
   keyTypes,

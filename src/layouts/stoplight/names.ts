@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../core/errors.js';
 import { nameId } from '../kit/keys.js';
 import { DEFAULT_SYSTEM, type NameBook, type RegisteredConfig } from '../types.js';
 

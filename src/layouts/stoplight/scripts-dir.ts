@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../core/errors.js';
 import { loadScript } from '../../lua/source.js';
 import { ManifestLayout, readManifest } from '../manifest.js';
 import { OPERATIONS, type Item, type Manifest } from '../manifest-schema.js';

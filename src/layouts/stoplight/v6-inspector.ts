@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../core/errors.js';
 import {
   count,
   decodeMetadata,

@@ -3,7 +3,7 @@ import { createNamespace } from '../../../src/bench/namespace.js';
 import { runBench } from '../../../src/bench/run.js';
 import { clusterShards, shardOfLight, spreadLights } from '../../../src/bench/shards.js';
 import { namespacedLayout } from '../../../src/layouts/index.js';
-import { SwcError } from '../../../src/errors.js';
+import { SwcError } from '../../../src/core/errors.js';
 import { openClusterSession, type ClusterSession } from '../../../src/redis/cluster.js';
 import { keySlot } from '../../../src/redis/slot.js';
 

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createNamespace, deleteNamespace } from '../../../src/bench/namespace.js';
 import { driveRealtime } from '../../../src/bench/realtime.js';
-import { InterruptedError } from '../../../src/errors.js';
+import { InterruptedError } from '../../../src/core/errors.js';
 import { namespacedLayout } from '../../../src/layouts/index.js';
 import type { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
 import type { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NotFoundError } from '../../../src/errors.js';
+import { NotFoundError } from '../../../src/core/errors.js';
 import { inspectLight } from '../../../src/inspect/inspect.js';
 import { listLights } from '../../../src/inspect/list.js';
 import type { BucketInspection, EventInspection } from '../../../src/layouts/inspection.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../../../src/errors.js';
+import { UsageError } from '../../../src/core/errors.js';
 import { readEncodingLimits } from '../../../src/layouts/inspection-keys.js';
 import type { JudgeOptions } from '../../../src/layouts/inspection.js';
 import { LayoutClient } from '../../../src/layouts/client.js';

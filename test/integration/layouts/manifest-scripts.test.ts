@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InputFileError, UsageError } from '../../../src/errors.js';
+import { InputFileError, UsageError } from '../../../src/core/errors.js';
 import { createLayout } from '../../../src/layouts/index.js';
 import type { ManifestLayout } from '../../../src/layouts/manifest.js';
 import { classifyScriptsDir, scriptsDirLayouts, stoplightLayout } from '../../../src/layouts/stoplight/scripts-dir.js';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNamespace } from '../../../src/bench/namespace.js';
 import { runBench } from '../../../src/bench/run.js';
 import { parseScenario } from '../../../src/bench/scenario.js';
-import { UsageError } from '../../../src/errors.js';
+import { UsageError } from '../../../src/core/errors.js';
 import { inspectLight } from '../../../src/inspect/inspect.js';
 import { listLights } from '../../../src/inspect/list.js';
 import { LayoutClient } from '../../../src/layouts/client.js';

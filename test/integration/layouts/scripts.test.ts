@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../../src/layouts/client.js';
 import { createLayout, layoutNames } from '../../../src/layouts/index.js';
-import { ScriptError } from '../../../src/errors.js';
+import { ScriptError } from '../../../src/core/errors.js';
 import { execPipeline, runScript } from '../../../src/redis/scripts.js';
 import { LUA_DIR, readScript } from '../../../src/lua/source.js';
 import { connect } from '../../../src/redis/connect.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScriptError } from '../../../src/errors.js';
+import { ScriptError } from '../../../src/core/errors.js';
 import { injectedTimeArg, loadScript, withInjectedClock, type LuaScript } from '../../../src/lua/source.js';
 import { installScripts, runScript } from '../../../src/redis/scripts.js';
 import { testRedis, uniqueName } from '../../helpers.js';

@@ -6,7 +6,7 @@ import { runBenchPerLayout } from '../../../src/bench/suggest-run.js';
 import { createLayout } from '../../../src/layouts/index.js';
 import { measureAccuracy } from '../../../src/measure/accuracy.js';
 import type { BenchReport } from '../../../src/measure/types.js';
-import { ServerStartError } from '../../../src/errors.js';
+import { ServerStartError } from '../../../src/core/errors.js';
 import { installScripts } from '../../../src/redis/scripts.js';
 import { openSession, type Session } from '../../../src/redis/connect.js';
 import { renderBench } from '../../../src/report/bench.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RedisUnavailableError, ScriptError, UsageError } from '../../../src/errors.js';
+import { RedisUnavailableError, ScriptError, UsageError } from '../../../src/core/errors.js';
 import { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
 import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import { runLoad, type LoadProgress } from '../../../src/measure/load.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServerStateError, UsageError } from '../../../src/errors.js';
+import { ServerStateError, UsageError } from '../../../src/core/errors.js';
 import { openClusterSession, startPrivateCluster, type ClusterSession } from '../../../src/redis/cluster.js';
 import { keySlot } from '../../../src/redis/slot.js';
 import { alive, redisUrl } from '../../helpers.js';

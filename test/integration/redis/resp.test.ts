@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisUnavailableError } from '../../../src/errors.js';
+import { RedisUnavailableError } from '../../../src/core/errors.js';
 import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import { connect } from '../../../src/redis/connect.js';
 import { RequestWriter, RespConnection, type BatchErrors } from '../../../src/redis/resp.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServerStateError } from '../../../src/errors.js';
+import { ServerStateError } from '../../../src/core/errors.js';
 import { withSlotRetry, type ReadTarget } from '../../../src/commands/cluster-read.js';
 import { listLights } from '../../../src/inspect/list.js';
 import { isSlotMoved, nodeName } from '../../../src/redis/routed.js';

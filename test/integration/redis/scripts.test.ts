@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScriptError } from '../../../src/errors.js';
+import { ScriptError } from '../../../src/core/errors.js';
 import { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
 import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import type { ScriptCall } from '../../../src/lua/source.js';

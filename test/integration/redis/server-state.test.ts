@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisUnavailableError, ScriptError, ServerStateError, type SwcError, type ServerStateKind } from '../../../src/errors.js';
+import { RedisUnavailableError, ScriptError, ServerStateError, type SwcError, type ServerStateKind } from '../../../src/core/errors.js';
 import { LayoutClient } from '../../../src/layouts/client.js';
 import { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
 import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';

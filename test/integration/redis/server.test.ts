@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServerStartError, UsageError } from '../../../src/errors.js';
+import { ServerStartError, UsageError } from '../../../src/core/errors.js';
 import { connect, openSession } from '../../../src/redis/connect.js';
 import { existsSync } from 'node:fs';
 import { checkServerSetting, killPrivateServersNow, serverArguments, startPrivateServer } from '../../../src/redis/server.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkCellEvents, checkInFlight, LIMITS } from '../../../src/bench/values.js';
-import { UsageError } from '../../../src/errors.js';
+import { UsageError } from '../../../src/core/errors.js';
 
 describe('bench limits that keep a run meaningful and the client bounded', () => {
   it('accepts connections × pipeline up to the in-flight cap and refuses one call more, naming both flags', () => {

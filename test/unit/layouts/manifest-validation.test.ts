@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { InputFileError } from '../../../src/errors.js';
+import { InputFileError } from '../../../src/core/errors.js';
 import { readManifest } from '../../../src/layouts/manifest.js';
 import { parseManifest } from '../../../src/layouts/manifest-zod.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../../src/errors.js';
+import { UsageError } from '../../../src/core/errors.js';
 import { EventClock } from '../../../src/traffic/event-clock.js';
 
 describe('EventClock', () => {
