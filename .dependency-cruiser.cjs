@@ -53,7 +53,13 @@ const KNOWN_REPORT_RUNTIME = [
  */
 function layerRules(layer, from, above, extra = {}) {
   const known = KNOWN.filter(([file]) => new RegExp(from).test(file.replace(/^\^|\\|\$$/g, '')));
-  const rule = (name, fromSpec, toSpec) => ({ name, severity: 'error', comment: `${layer} must not import a layer above it.`, from: fromSpec, to: { ...toSpec, ...extra } });
+  const rule = (name, fromSpec, toSpec) => ({
+    name,
+    severity: 'error',
+    comment: `${layer} must not import a layer above it.`,
+    from: fromSpec,
+    to: { ...toSpec, ...extra },
+  });
   return [
     rule(`${layer}-imports-only-down`, { path: from, pathNot: known.map(([file]) => file) }, { path: above }),
     ...known.map(([file, to, why]) => rule(`${layer}-imports-only-down (known: ${why})`, { path: file }, { path: above, pathNot: [to] })),
@@ -116,7 +122,11 @@ module.exports = {
     exclude: { path: '^(dist|node_modules)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.d.ts'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.d.ts'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

@@ -33,7 +33,10 @@ export default tseslint.config(
     ignores: ['src/cli.ts', 'src/commands/**'],
     rules: {
       'no-console': 'error',
-      'no-restricted-properties': ['error', { object: 'process', property: 'exit', message: 'Only the CLI exits; return an exit code or throw a typed error (src/errors.ts).' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'exit', message: 'Only the CLI exits; return an exit code or throw a typed error (src/errors.ts).' },
+      ],
     },
   },
   {
@@ -42,6 +45,16 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', performance: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        performance: 'readonly',
+      },
+    },
   },
 );

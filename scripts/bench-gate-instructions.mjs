@@ -39,14 +39,31 @@ const bin = fileURLToPath(new URL('../bin/swc.js', import.meta.url));
 const source = fileURLToPath(new URL('../lua', import.meta.url));
 const scratch = mkdtempSync(path.join(tmpdir(), 'swc-gate-instructions-'));
 const { DEFAULT_INSTRUCTIONS_TOLERANCE } = await import('../dist/compare/instructions.js');
-const options = { ...DEFAULT_COMPARE_OPTIONS, instructionsTolerance: values.tolerance !== undefined ? Number(values.tolerance) / 100 : DEFAULT_INSTRUCTIONS_TOLERANCE };
+const options = {
+  ...DEFAULT_COMPARE_OPTIONS,
+  instructionsTolerance: values.tolerance !== undefined ? Number(values.tolerance) / 100 : DEFAULT_INSTRUCTIONS_TOLERANCE,
+};
 const load = () => loadavg()[0].toFixed(1);
 
 function bench(scripts) {
   const args = [
-    bin, 'bench', '--layout', 'stoplight-v5,stoplight-v6', '--window', values.window, '--rate', values.rate,
-    '--no-throughput', '--no-accuracy', '--no-progress', '--json',
-    '--instructions', '--instruction-calls', values.calls, '--instruction-repeats', values.repeats,
+    bin,
+    'bench',
+    '--layout',
+    'stoplight-v5,stoplight-v6',
+    '--window',
+    values.window,
+    '--rate',
+    values.rate,
+    '--no-throughput',
+    '--no-accuracy',
+    '--no-progress',
+    '--json',
+    '--instructions',
+    '--instruction-calls',
+    values.calls,
+    '--instruction-repeats',
+    values.repeats,
     ...(scripts ? ['--scripts', scripts] : []),
   ];
   const started = Date.now();
@@ -62,18 +79,26 @@ function copyWith(name, edit) {
   edit(dir);
   return dir;
 }
-const prepend = (file, text) => writeFileSync(file, readFileSync(file, 'utf8').replace(/^(--include[^\n]*\n)+/m, (includes) => `${includes}${text}\n`));
+const prepend = (file, text) =>
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8').replace(/^(--include[^\n]*\n)+/m, (includes) => `${includes}${text}\n`),
+  );
 
 const counts = (report) =>
   report.results
-    .map((r) => `${r.layout.replace('stoplight-', '')} w ${Math.round(r.instructions.write.instructionsPerCall).toLocaleString('en-US')} r ${Math.round(r.instructions.read.instructionsPerCall).toLocaleString('en-US')}`)
+    .map(
+      (r) =>
+        `${r.layout.replace('stoplight-', '')} w ${Math.round(r.instructions.write.instructionsPerCall).toLocaleString('en-US')} r ${Math.round(r.instructions.read.instructionsPerCall).toLocaleString('en-US')}`,
+    )
     .join(', ');
 const describe = (verdict) =>
   verdict.failures.length === 0 ? 'pass' : `FAIL ${verdict.failures.map((r) => `${r.layout} ${r.figure} ${(r.change * 100).toFixed(1)}%`).join(', ')}`;
 
 try {
   const extraDir = copyWith('extra', (dir) => {
-    for (const op of ['record_success', 'record_failure']) prepend(path.join(dir, 'stoplight-v6', `${op}.lua`), "redis.call('HGET', KEYS[1], 'total_successes')");
+    for (const op of ['record_success', 'record_failure'])
+      prepend(path.join(dir, 'stoplight-v6', `${op}.lua`), "redis.call('HGET', KEYS[1], 'total_successes')");
   });
   const sharedDir = copyWith('shared', (dir) => {
     const file = path.join(dir, 'lib', 'now.lua');
@@ -81,7 +106,9 @@ try {
     writeFileSync(file, readFileSync(file, 'utf8').replace('local function swc_now(arg)\n', "local function swc_now(arg)\n  redis.call('TIME')\n"));
   });
   const base = bench();
-  console.log(`tolerance ${(options.instructionsTolerance * 100).toFixed(1)}%; window ${values.window} s at ${values.rate}/s; ${values.repeats} repeats of ${values.calls} calls per op`);
+  console.log(
+    `tolerance ${(options.instructionsTolerance * 100).toFixed(1)}%; window ${values.window} s at ${values.rate}/s; ${values.repeats} repeats of ${values.calls} calls per op`,
+  );
   console.log(`baseline  load ${load()}  ${counts(base.report)}  (${base.seconds.toFixed(0)} s)`);
   let falseAlarms = 0;
   for (let i = 1; i <= Number(values.same); i += 1) {
@@ -100,7 +127,10 @@ try {
     const back = compareReports(report, base.report, options);
     const better = back.improvements.some((r) => r.layout === 'stoplight-v6' && r.figure === 'writeInstructions');
     if (better) improved += 1;
-    console.log(`extra ${i}`.padEnd(10) + `load ${load()}  ${counts(report)}  ${describe(verdict)}; reversed: ${better ? 'improvement reported' : 'NO improvement'}  (${seconds.toFixed(0)} s)`);
+    console.log(
+      `extra ${i}`.padEnd(10) +
+        `load ${load()}  ${counts(report)}  ${describe(verdict)}; reversed: ${better ? 'improvement reported' : 'NO improvement'}  (${seconds.toFixed(0)} s)`,
+    );
   }
   let sharedCaught = 0;
   for (let i = 1; i <= Number(values.shared); i += 1) {
@@ -114,7 +144,8 @@ try {
     `\nunchanged: ${Number(values.same) - falseAlarms} of ${values.same} passed; one extra redis.call in the 6.0 write: ${caught} of ${values.extra} failed naming it, ` +
       `reversed: improvement reported ${improved} of ${values.extra}; costlier shared helper: ${sharedCaught} of ${values.shared} failed on both layouts`,
   );
-  process.exitCode = falseAlarms === 0 && caught === Number(values.extra) && improved === Number(values.extra) && sharedCaught === Number(values.shared) ? 0 : 1;
+  process.exitCode =
+    falseAlarms === 0 && caught === Number(values.extra) && improved === Number(values.extra) && sharedCaught === Number(values.shared) ? 0 : 1;
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

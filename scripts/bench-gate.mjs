@@ -55,14 +55,21 @@ try {
   const bench = async (extra = {}) => {
     const namespace = createNamespace();
     try {
-      return await runBench({ session, plan: { ...plan, ...extra }, namespace, options: { seed: plan.seed, failureRate: plan.failureRate, lights: plan.lights } });
+      return await runBench({
+        session,
+        plan: { ...plan, ...extra },
+        namespace,
+        options: { seed: plan.seed, failureRate: plan.failureRate, lights: plan.lights },
+      });
     } finally {
       await purgeNamespace(session.redis, namespace);
     }
   };
   const v6 = (report) => report.results.find((r) => r.layout === 'stoplight-v6').throughput;
   const describe = (verdict) =>
-    verdict.failures.length === 0 ? 'ok' : verdict.failures.map((r) => `${r.layout} ${r.figure} ${r.change === null ? 'missing' : `${(r.change * 100).toFixed(0)}%`}`).join(', ');
+    verdict.failures.length === 0
+      ? 'ok'
+      : verdict.failures.map((r) => `${r.layout} ${r.figure} ${r.change === null ? 'missing' : `${(r.change * 100).toFixed(0)}%`}`).join(', ');
   const cpuOf = (stats) => stats.rounds.serverCpuUsecPerCall?.min ?? null;
   const line = (label, report, verdict) => {
     const t = v6(report);
@@ -80,7 +87,9 @@ try {
     return report;
   };
   const baseline = keep('baseline', await bench());
-  console.log(`Redis ${baseline.redis.version}; ${plan.throughput.rounds} rounds × ${plan.throughput.seconds} s per phase per layout, ${plan.throughput.connections} connections; tolerances: throughput ${options.throughputTolerance * 100}%, server µs ${options.serverTolerance * 100}%`);
+  console.log(
+    `Redis ${baseline.redis.version}; ${plan.throughput.rounds} rounds × ${plan.throughput.seconds} s per phase per layout, ${plan.throughput.connections} connections; tolerances: throughput ${options.throughputTolerance * 100}%, server µs ${options.serverTolerance * 100}%`,
+  );
   console.log(line('baseline', baseline));
 
   let falseAlarms = 0;
@@ -108,7 +117,13 @@ try {
     for (const op of ['record_success', 'record_failure']) {
       const file = path.join(slowDir, 'stoplight-v6', `${op}.lua`);
       const original = readFileSync(path.join(source, 'stoplight-v6', `${op}.lua`), 'utf8');
-      writeFileSync(file, `${original}\n-- gate check: a busy loop doubling the script's time\n`.replace(/^/, `local swc_spin = 0\nfor i = 1, ${iterations} do swc_spin = swc_spin + i end\n`));
+      writeFileSync(
+        file,
+        `${original}\n-- gate check: a busy loop doubling the script's time\n`.replace(
+          /^/,
+          `local swc_spin = 0\nfor i = 1, ${iterations} do swc_spin = swc_spin + i end\n`,
+        ),
+      );
     }
   };
   let iterations = Math.max(1, Math.round(own / perIteration));

@@ -8,15 +8,7 @@
  */
 
 // Errors and version.
-export {
-  ExitCode,
-  SwcError,
-  UsageError,
-  InputFileError,
-  RedisUnavailableError,
-  ScriptError,
-  ServerStateError,
-} from './core/errors.js';
+export { ExitCode, SwcError, UsageError, InputFileError, RedisUnavailableError, ScriptError, ServerStateError } from './core/errors.js';
 export { SWC_VERSION } from './core/version.js';
 
 // A connection (or a private redis-server swc starts and stops).

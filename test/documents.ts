@@ -7,11 +7,7 @@ import type { OperationName } from '../src/layouts/manifest-schema.js';
 import type { BenchReport } from '../src/measure/types.js';
 
 /** `T` with every `readonly` removed, all the way down (arrays become mutable arrays). */
-export type Writable<T> = T extends readonly (infer U)[]
-  ? Writable<U>[]
-  : T extends object
-    ? { -readonly [K in keyof T]: Writable<T[K]> }
-    : T;
+export type Writable<T> = T extends readonly (infer U)[] ? Writable<U>[] : T extends object ? { -readonly [K in keyof T]: Writable<T[K]> } : T;
 
 /** A `swc bench --json` document (a baseline or result file) open for editing. */
 export type ReportJson = Writable<BenchReport>;

@@ -71,10 +71,7 @@ export function recordedServers(pidFile: string): { pid: number; args: string[] 
  * server settings, kills the server or must not see other tests' keys), then
  * closes the connection and stops the server, also when `body` throws.
  */
-export async function withPrivateServer<T>(
-  options: PrivateServerOptions,
-  body: (server: PrivateServer, redis: Redis) => Promise<T>,
-): Promise<T> {
+export async function withPrivateServer<T>(options: PrivateServerOptions, body: (server: PrivateServer, redis: Redis) => Promise<T>): Promise<T> {
   const server = await startPrivateServer(options);
   let redis: Redis | undefined;
   try {

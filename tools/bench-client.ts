@@ -12,9 +12,10 @@ const at = 1_764_450_000.25;
 const errorJson = errorJsonFor(at, 0);
 for (const name of ['stoplight-v5', 'stoplight-v6']) {
   const layout = createLayout(name);
-  const reply = name === 'stoplight-v5'
-    ? [42, 7, ['last_success_at', '1764450000', 'consecutive_errors', '0', 'consecutive_successes', '12']]
-    : ['42', '7', '1764450000', '1764449990', errorJson, '0', '12'];
+  const reply =
+    name === 'stoplight-v5'
+      ? [42, 7, ['last_success_at', '1764450000', 'consecutive_errors', '0', 'consecutive_successes', '12']]
+      : ['42', '7', '1764450000', '1764449990', errorJson, '0', '12'];
   bench
     .add(`${name} success call`, () => layout.recordSuccess(light, { at, windowSeconds: 600, eventId: '0123456789abcdef01234567' }))
     .add(`${name} failure call`, () => layout.recordFailure(light, { at, windowSeconds: 600, eventId: '0123456789abcdef01234567', errorJson }))

@@ -81,7 +81,17 @@ const setups: Setup[] = [];
 try {
   for (const shards of [1, 3]) {
     const session = await openClusterSession({ shards });
-    setups.push({ shards, session, set: clusterShards(session), runs: [], nodeCpu: session.shards.map(() => 0), clientCpu: 0, wall: 0, machineBusy: 0, machineTotal: 0 });
+    setups.push({
+      shards,
+      session,
+      set: clusterShards(session),
+      runs: [],
+      nodeCpu: session.shards.map(() => 0),
+      clientCpu: 0,
+      wall: 0,
+      machineBusy: 0,
+      machineTotal: 0,
+    });
   }
   for (let turn = 0; turn < TURNS; turn += 1) {
     for (const s of setups) {
@@ -109,12 +119,21 @@ try {
       const throughput = report.results[0]?.throughput;
       if (!throughput) throw new Error('bench-cluster: the run reported no throughput');
       s.runs.push(throughput);
-      process.stderr.write(`bench-cluster: turn ${turn + 1}/${TURNS}, ${s.shards} shard(s): write ${Math.round(throughput.write.opsPerSec).toLocaleString('en-US')} ops/s\n`);
+      process.stderr.write(
+        `bench-cluster: turn ${turn + 1}/${TURNS}, ${s.shards} shard(s): write ${Math.round(throughput.write.opsPerSec).toLocaleString('en-US')} ops/s\n`,
+      );
     }
   }
   const cores = os.cpus().length;
-  console.log(`swc bench-cluster: ${LAYOUT}, ${LIGHTS} lights, ${CONNECTIONS} connection(s) per shard × pipeline ${PIPELINE}, ${SECONDS} s per phase, ${TURNS} turns (1 3 1 3 …), medians`);
-  console.log(`machine: ${cores} core(s), load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (other work shares it: read the ratio, not the figures)`);
+  console.log(
+    `swc bench-cluster: ${LAYOUT}, ${LIGHTS} lights, ${CONNECTIONS} connection(s) per shard × pipeline ${PIPELINE}, ${SECONDS} s per phase, ${TURNS} turns (1 3 1 3 …), medians`,
+  );
+  console.log(
+    `machine: ${cores} core(s), load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} (other work shares it: read the ratio, not the figures)`,
+  );
   console.log('');
   console.log('phase     1 shard ops/s   3 shards ops/s   3 / 1   p50 ms (1 → 3)');
   const [one, three] = setups as [Setup, Setup];

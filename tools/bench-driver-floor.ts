@@ -96,7 +96,8 @@ try {
 
   /** Microseconds per call of each contender. */
   const contenders: Record<string, () => Promise<number>> = {
-    'redis-benchmark': async () => 1e6 / (await redisBenchmark(server.port, { connections: 1, pipeline: 1, ops }, command, values.pin ? ['taskset', '-c', '1'] : [])),
+    'redis-benchmark': async () =>
+      1e6 / (await redisBenchmark(server.port, { connections: 1, pipeline: 1, ops }, command, values.pin ? ['taskset', '-c', '1'] : [])),
     bare: async () => {
       const started = performance.now();
       await new Promise<void>((resolve) => {
@@ -125,7 +126,9 @@ try {
     for (const name of shuffled(names)) usec.set(name, await run(name));
     for (const name of names) ratios.get(name)?.push((usec.get('redis-benchmark') ?? NaN) / (usec.get(name) ?? NaN));
   }
-  console.log(`EVALSHA ${call.script.id}, one connection, no pipelining; ${rounds} rounds of ${ops} calls each, random order${values.pin ? ', pinned (server CPU 0, clients CPU 1)' : ''}`);
+  console.log(
+    `EVALSHA ${call.script.id}, one connection, no pipelining; ${rounds} rounds of ${ops} calls each, random order${values.pin ? ', pinned (server CPU 0, clients CPU 1)' : ''}`,
+  );
   console.log('ops/s over redis-benchmark in the same round: median (min–max)');
   for (const name of names) {
     const xs = ratios.get(name) ?? [];

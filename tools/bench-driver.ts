@@ -136,10 +136,7 @@ try {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
   const format = (cells: readonly string[]): string => cells.map((cell, i) => cell.padStart(widths[i] ?? 0)).join('  ');
   console.log(`EVALSHA ${call.script.id} ${call.keys.length} <keys> ${call.args.join(' ')}`);
-  console.log(
-    `ops/s: median of ${rounds} rounds; ratio: median of per-round swc / redis-benchmark; ` +
-      'best-of: best swc / best redis-benchmark',
-  );
+  console.log(`ops/s: median of ${rounds} rounds; ratio: median of per-round swc / redis-benchmark; ` + 'best-of: best swc / best redis-benchmark');
   console.log(format(header));
   for (const line of lines) console.log(format(line));
   const passed = rows.filter((r) => r.ratio >= target).length;

@@ -30,7 +30,9 @@ if (values.against) builds.push({ name: 'against', bin: values.against });
 
 const load = (): string => (loadavg()[0] ?? 0).toFixed(1);
 const ratios = new Map<string, number[]>(builds.map((b) => [b.name, []]));
-console.log(`blog preset, memory only, --no-accuracy; ${runs} run(s)${builds.length > 1 ? ' per build, alternating' : ''}; 2 cores shared with whatever else runs (load average shown)\n`);
+console.log(
+  `blog preset, memory only, --no-accuracy; ${runs} run(s)${builds.length > 1 ? ' per build, alternating' : ''}; 2 cores shared with whatever else runs (load average shown)\n`,
+);
 console.log(`${'build'.padEnd(8)} ${'run'.padStart(3)}  ${'wall s'.padStart(7)}  ${'server s'.padStart(8)}  ${'ratio'.padStart(6)}  load`);
 for (let i = 1; i <= runs; i += 1) {
   for (const build of builds) {

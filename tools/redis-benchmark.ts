@@ -15,7 +15,12 @@ export interface BenchmarkLoad {
   ops: number;
 }
 
-export function redisBenchmark(port: number, { connections, pipeline, ops }: BenchmarkLoad, command: readonly string[], prefix: readonly string[] = []): Promise<number> {
+export function redisBenchmark(
+  port: number,
+  { connections, pipeline, ops }: BenchmarkLoad,
+  command: readonly string[],
+  prefix: readonly string[] = [],
+): Promise<number> {
   const args = ['-h', '127.0.0.1', '-p', String(port), '-c', String(connections), '-P', String(pipeline), '-n', String(ops), '--csv', ...command];
   const [program = 'redis-benchmark', ...programArgs] = [...prefix, 'redis-benchmark', ...args];
   return new Promise((resolve, reject) => {

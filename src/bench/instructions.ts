@@ -41,7 +41,10 @@ export interface InstructionsPlan {
  * valgrind (exit 2), and without valgrind nothing counts (exit 3). Checked
  * before the run starts, so a refused run costs nothing.
  */
-export function checkInstructions(flags: { redisUrl?: string; redisUrls?: readonly string[]; cluster?: boolean; clusterShards?: number; realtime?: boolean }, flag: string): ValgrindTools {
+export function checkInstructions(
+  flags: { redisUrl?: string; redisUrls?: readonly string[]; cluster?: boolean; clusterShards?: number; realtime?: boolean },
+  flag: string,
+): ValgrindTools {
   if (flags.redisUrl !== undefined || (flags.redisUrls?.length ?? 0) > 0) {
     throw new UsageError(
       `${flag}: not with --redis-url: valgrind must start and own the server process it counts, so it needs swc's private server (drop --redis-url)`,
@@ -66,7 +69,8 @@ export async function openCountedServer(base: PrivateServer, tools: ValgrindTool
   try {
     server = await base.startSibling({ wrapper: callgrindWrapper(tools), readyTimeoutMs: VALGRIND_READY_MS });
   } catch (err) {
-    if (err instanceof ServerStartError) throw new SwcError(`--instructions: redis-server did not start under valgrind: ${err.message}`, ExitCode.runtime, { cause: err });
+    if (err instanceof ServerStartError)
+      throw new SwcError(`--instructions: redis-server did not start under valgrind: ${err.message}`, ExitCode.runtime, { cause: err });
     throw err;
   }
   try {
@@ -129,7 +133,13 @@ export async function runInstructionPhase(
         counted.connection,
         layout,
         lights,
-        lights.map((_, i) => ({ rate: cell.rate, durationSeconds: cell.durationSeconds, failureRate: plan.failureRate, seed: lightSeed(plan.seed, i), startAt: BENCH_EPOCH })),
+        lights.map((_, i) => ({
+          rate: cell.rate,
+          durationSeconds: cell.durationSeconds,
+          failureRate: plan.failureRate,
+          seed: lightSeed(plan.seed, i),
+          startAt: BENCH_EPOCH,
+        })),
         cell.windowSeconds,
         () => undefined,
         signal,
@@ -155,7 +165,9 @@ export async function runInstructionPhase(
       profile: settings.profile,
       ...(signal ? { signal } : {}),
       onRepeat: (op: CountedOp, repeat: number, target: number) =>
-        onProgress?.(`${group[target]?.layout ?? '?'} window ${first.windowSeconds} s at ${first.rate}/s: ${op} repeat ${repeat + 1}/${settings.repeats} counted`),
+        onProgress?.(
+          `${group[target]?.layout ?? '?'} window ${first.windowSeconds} s at ${first.rate}/s: ${op} repeat ${repeat + 1}/${settings.repeats} counted`,
+        ),
     });
     for (const [i, cell] of group.entries()) {
       const result = results[i];

@@ -327,7 +327,9 @@ export async function waitForTurn(redis: Redis | readonly Redis[], run: RunHandl
     }
     if (Date.now() >= deadline) {
       const now = Date.now();
-      const shown = blocking.map((o) => `${o.prefix}, ${o.state}${o.startedAt > 0 ? `, started ${Math.max(0, Math.round((now - o.startedAt) / 1000))} s ago` : ''}`);
+      const shown = blocking.map(
+        (o) => `${o.prefix}, ${o.state}${o.startedAt > 0 ? `, started ${Math.max(0, Math.round((now - o.startedAt) / 1000))} s ago` : ''}`,
+      );
       throw new SwcError(
         `another swc run (${shown.join('; ')}) is using this server: swc waited ${Math.round((options.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS) / 1000)} s for it to end and did not start, ` +
           "since its writes would land in this run's figures; run again once it is done, or wait longer with --wait-for-runs <seconds> " +

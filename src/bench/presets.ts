@@ -24,9 +24,7 @@ interface BlogTableFile {
 }
 
 function blogPreset(): Preset {
-  const file = JSON.parse(
-    readFileSync(new URL('../../fixtures/blog-table.json', import.meta.url), 'utf8'),
-  ) as BlogTableFile;
+  const file = JSON.parse(readFileSync(new URL('../../fixtures/blog-table.json', import.meta.url), 'utf8')) as BlogTableFile;
   const published = file.rows.map(({ windowSeconds, rate, eventsInWindow, ...kb }) => ({
     windowSeconds,
     rate,

@@ -104,4 +104,3 @@ export class RunClock {
     return Math.max(0, ((total - done) * elapsed) / done);
   }
 }
-

@@ -60,8 +60,7 @@ function recordMs(histogram: RecordableHistogram, ms: number, times = 1): void {
   for (let i = 0; i < times; i += 1) histogram.record(ns);
 }
 
-const percentileMs = (histogram: RecordableHistogram, p: number): number =>
-  histogram.count === 0 ? 0 : histogram.percentile(p) / NS_PER_MS;
+const percentileMs = (histogram: RecordableHistogram, p: number): number => (histogram.count === 0 ? 0 : histogram.percentile(p) / NS_PER_MS);
 
 /**
  * Sends real traffic to `lights` at `rate` events per second each, for
@@ -84,9 +83,7 @@ export async function driveRealtime(options: RealtimeOptions): Promise<RealtimeR
   const perLight = checkOptions(options);
   const { redis, layout, lights, windowSeconds, rate, seconds, failureRate, seed, signal, onEvents } = options;
   // Outcomes and ids only: the injected times of these streams are not used.
-  const streams = lights.map((_, i) =>
-    evenTraffic({ rate, durationSeconds: seconds, failureRate, seed: lightSeed(seed, i), startAt: 0 }),
-  );
+  const streams = lights.map((_, i) => evenTraffic({ rate, durationSeconds: seconds, failureRate, seed: lightSeed(seed, i), startAt: 0 }));
   const total = perLight * lights.length;
   const msPerEvent = 1000 / (rate * lights.length);
   const lateness = createHistogram();

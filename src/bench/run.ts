@@ -212,7 +212,10 @@ interface Span {
 
 /** Deletes every key the layout says the lights have for traffic in `span`. */
 async function deleteLights(set: ShardSet, layout: Layout, lights: readonly Light[], span: Span): Promise<void> {
-  await deleteRouted(set, lights.flatMap((light) => layout.keysOf(light, span.from, span.to).map((k) => k.key)));
+  await deleteRouted(
+    set,
+    lights.flatMap((light) => layout.keysOf(light, span.from, span.to).map((k) => k.key)),
+  );
 }
 
 /** Deletes keys, each on the shard that owns it. */
@@ -540,7 +543,13 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     const scriptsBefore = await readScriptStats(set);
     const wallStarted = performance.now();
     if (last.every((r) => r === null)) progress?.onWarning?.('INFO is not allowed: evictions, pauses and restarts during the run cannot be noticed');
-    else if (last.some((r) => r === null)) progress?.onWarning?.(`INFO is not allowed on ${set.shards.filter((_, i) => last[i] === null).map((s) => s.node).join(', ')}: evictions, pauses and restarts there cannot be noticed`);
+    else if (last.some((r) => r === null))
+      progress?.onWarning?.(
+        `INFO is not allowed on ${set.shards
+          .filter((_, i) => last[i] === null)
+          .map((s) => s.node)
+          .join(', ')}: evictions, pauses and restarts there cannot be noticed`,
+      );
     /** Fails the cell when a server was disturbed since the last reading. */
     const watch = async (cell: string, what: string): Promise<void> => {
       const now = await readCounters(set);
@@ -611,8 +620,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         progress?.onCellStart?.(cell, index, cells.length);
         const layout = namespacedLayout(cell.layout, namespace.prefix, layoutOptionsOf(plan));
         const name = `cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s)`;
-        const where = (): string =>
-          `in ${name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
+        const where = (): string => `in ${name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
         const measured = await runMemory(
           set,
           plan,
@@ -634,7 +642,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         if (memory.usedMemoryDeltaPerLight * lights.length < -IMPLAUSIBLE_DROP_BYTES) {
           throw new DisturbedCellError(
             `${name} failed during its memory phase: used_memory fell by ${Math.round((-memory.usedMemoryDeltaPerLight * lights.length) / 1024).toLocaleString('en-US')} KB ` +
-              'while this run only added keys: another client (another swc run?) freed memory, so the used_memory figure is not this cell\'s',
+              "while this run only added keys: another client (another swc run?) freed memory, so the used_memory figure is not this cell's",
           );
         }
         filled.push({ cell, index, layout, name, ...measured });
@@ -691,7 +699,9 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           const found = disturbedOf(set, last, now);
           last = last.map((r, i) => now[i] ?? r);
           if (found.length > 0) {
-            throw new DisturbedCellError(`${groupName} failed during its ${ended} throughput phase: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`);
+            throw new DisturbedCellError(
+              `${groupName} failed during its ${ended} throughput phase: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`,
+            );
           }
         }
         await watch(groupName, `${phase ?? 'request'} throughput phase`);
@@ -701,7 +711,9 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         const { cell, memory, events, lights, span, realtime, layout, shards } = f;
         const throughput = throughputs?.[i];
         // Where the injected clock stopped, so every hour key it wrote is deleted below.
-        const clockSpan = throughput ? { ...span, to: Math.ceil(throughput.clockEndAt !== undefined ? unixSecondsOf(throughput.clockEndAt) : span.to) + 1 } : span;
+        const clockSpan = throughput
+          ? { ...span, to: Math.ceil(throughput.clockEndAt !== undefined ? unixSecondsOf(throughput.clockEndAt) : span.to) + 1 }
+          : span;
         const accuracyOn = (target: Redis): Promise<CellAccuracy | undefined> =>
           cellAccuracy(target, plan, cell, layout, run.signal, (n) => {
             written += n;
@@ -734,7 +746,10 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           ...(shards ? { shards } : {}),
         });
         await deleteLights(set, layout, lights, clockSpan).catch((err: unknown) => {
-          throw withContext(err, `in ${f.name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events, while deleting its keys`);
+          throw withContext(
+            err,
+            `in ${f.name} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events, while deleting its keys`,
+          );
         });
         if (accuracy instanceof Promise) {
           const entry: Reported = { result: accuracy.then(resultOf), index: f.index, settled: false };

@@ -119,7 +119,10 @@ function accuracyText(c: Candidate, threshold: number | null): string {
 
 /** The pick against another layout: memory and server time, as ratios. */
 function against(pick: Candidate, other: Candidate): string {
-  const memory = other.bytes >= pick.bytes ? `${times(other.bytes / pick.bytes)} less memory than ${other.result.layout}` : `${times(pick.bytes / other.bytes)} the memory of ${other.result.layout}`;
+  const memory =
+    other.bytes >= pick.bytes
+      ? `${times(other.bytes / pick.bytes)} less memory than ${other.result.layout}`
+      : `${times(pick.bytes / other.bytes)} the memory of ${other.result.layout}`;
   const time =
     pick.usec === null || other.usec === null
       ? ''
@@ -138,8 +141,7 @@ function paragraphOf(
   unmeasured: readonly SuggestRow[],
 ): string {
   const head = `For a ${windowText(windowSeconds)} window at ${rate} req/s${lights > 1 ? ` (${lights} lights)` : ''}`;
-  const notMeasured =
-    unmeasured.length > 0 ? ` Not ranked: ${unmeasured.map((u) => `${u.layout} (${u.status}: ${u.reason ?? 'no result'})`).join(', ')}.` : '';
+  const notMeasured = unmeasured.length > 0 ? ` Not ranked: ${unmeasured.map((u) => `${u.layout} (${u.status}: ${u.reason ?? 'no result'})`).join(', ')}.` : '';
   const [pick, runnerUp] = ranked;
   if (!pick) return `${head}, no layout was measured, so there is nothing to pick.${notMeasured}`;
   const perSecond = pick.bytes / windowSeconds;
@@ -155,9 +157,7 @@ function paragraphOf(
     text += ` Runner-up: ${runnerUp.result.layout}, ${accuracyText(runnerUp, threshold)}; ${pick.result.layout} takes ${against(pick, runnerUp)}.`;
   }
   // The speed trade-off: an exact layout faster than the pick (and not the runner-up, already compared).
-  const fastest = ranked
-    .filter((c) => c.exact === true && c.usec !== null && c !== pick)
-    .sort((a, b) => (a.usec as number) - (b.usec as number))[0];
+  const fastest = ranked.filter((c) => c.exact === true && c.usec !== null && c !== pick).sort((a, b) => (a.usec as number) - (b.usec as number))[0];
   if (fastest && fastest !== runnerUp && pick.usec !== null && (fastest.usec as number) < pick.usec) {
     text += ` The fastest exact layout, ${fastest.result.layout} (${usecText(fastest.usec as number)} per request), takes ${times(fastest.bytes / pick.bytes)} the memory.`;
   }
@@ -165,8 +165,8 @@ function paragraphOf(
   const smaller = ranked.filter((c) => c !== pick && c.bytes < pick.bytes && c.klass > pick.klass);
   for (const c of smaller.slice(0, 2)) {
     const a = c.result.accuracy;
-    const why =
-      !a ? 'its accuracy was not measured'
+    const why = !a
+      ? 'its accuracy was not measured'
       : c.flips !== null && c.flips > APPROXIMATE_MAX_FLIPS
         ? `it misjudges ${pct(c.flips)} of threshold decisions (the rule allows ${pct(APPROXIMATE_MAX_FLIPS)}; failure ratio off by up to ${a.maxAbsError.toFixed(3)})`
         : `it is approximate (off by up to ${a.maxAbsError.toFixed(3)}) and only ${times(pick.bytes / c.bytes)} smaller (the rule asks ${APPROXIMATE_MIN_SAVING}×)`;

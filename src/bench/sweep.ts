@@ -54,12 +54,16 @@ const SETTINGS: ReadonlyMap<string, SettingSpec> = new Map([
   ['set-max-intset-entries', size('set-max-intset-entries')],
   ['set-max-listpack-entries', size('set-max-listpack-entries')],
   ['set-max-listpack-value', size('set-max-listpack-value')],
-  ...(['list-max-listpack-size', 'list-max-ziplist-size'] as const).map(
-    (name): [string, SettingSpec] => [
-      name,
-      { canonical: 'list-max-listpack-size', min: -5, max: MAX_LIST_ENTRIES, excluded: [0], range: `-5 to -1 (node size 4 KB to 64 KB) or 1 to ${MAX_LIST_ENTRIES.toLocaleString('en-US')} (entries per node)` },
-    ],
-  ),
+  ...(['list-max-listpack-size', 'list-max-ziplist-size'] as const).map((name): [string, SettingSpec] => [
+    name,
+    {
+      canonical: 'list-max-listpack-size',
+      min: -5,
+      max: MAX_LIST_ENTRIES,
+      excluded: [0],
+      range: `-5 to -1 (node size 4 KB to 64 KB) or 1 to ${MAX_LIST_ENTRIES.toLocaleString('en-US')} (entries per node)`,
+    },
+  ]),
 ]);
 
 /** Every setting name `--sweep` accepts, in a stable order. */
@@ -92,7 +96,9 @@ export function parseSweep(text: string): SweepAxis {
   }
   const parts = match[2].split(',').map((p) => p.trim());
   if (match[2].trim() === '' || parts.some((p) => p === '')) {
-    throw new UsageError(`--sweep: ${setting}: expected a comma-separated list of whole numbers (e.g. ${setting}=${spec.min === 0 ? '64,256' : '-2,-1'}), got "${match[2]}"`);
+    throw new UsageError(
+      `--sweep: ${setting}: expected a comma-separated list of whole numbers (e.g. ${setting}=${spec.min === 0 ? '64,256' : '-2,-1'}), got "${match[2]}"`,
+    );
   }
   const values: number[] = [];
   for (const part of parts) {
@@ -118,7 +124,9 @@ export function combinationsOf(axes: readonly SweepAxis[], serverArgs: readonly 
   for (const axis of axes) {
     const before = seen.get(axis.canonical);
     if (before !== undefined) {
-      throw new UsageError(`--sweep: ${axis.setting} is swept twice${before !== axis.setting ? ` (as ${before} too, its other name)` : ''}; give its values in one flag`);
+      throw new UsageError(
+        `--sweep: ${axis.setting} is swept twice${before !== axis.setting ? ` (as ${before} too, its other name)` : ''}; give its values in one flag`,
+      );
     }
     seen.set(axis.canonical, axis.setting);
   }

@@ -32,11 +32,7 @@ export function parseNumber(
 }
 
 /** `90`, `90s`, `1.5m`, `1h`, `500ms` as seconds, in [min, max]; `integer` rejects fractions of a second. */
-export function parseDuration(
-  flag: string,
-  value: string,
-  { min, max, integer = false }: { min: number; max: number; integer?: boolean },
-): number {
+export function parseDuration(flag: string, value: string, { min, max, integer = false }: { min: number; max: number; integer?: boolean }): number {
   const match = DURATION.exec(value.trim().toLowerCase());
   if (!match?.[1]) {
     throw new UsageError(`${flag}: expected a duration such as 90, 90s, 5m or 1h, got "${value}"`);

@@ -35,7 +35,10 @@ export async function benchAcrossBuilds(binaries: readonly string[], flags: Benc
     ['--chart', flags.chart === true],
     ['--chart-out', flags.chartOut !== undefined],
   ] as const) {
-    if (given) throw new UsageError(`${flag}/--redis-server: ${flag} takes one build's run; with several --redis-server, save with --output and use swc compare --across-builds`);
+    if (given)
+      throw new UsageError(
+        `${flag}/--redis-server: ${flag} takes one build's run; with several --redis-server, save with --output and use swc compare --across-builds`,
+      );
   }
   const args = [...withoutFlags(process.argv.slice(2), ['--redis-server', '--format', '--json', '--output', '--wide']), '--json'];
   const runs = await runAcrossBuilds(binaries, args);

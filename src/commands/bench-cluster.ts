@@ -23,14 +23,22 @@ export interface BenchClusterFlags extends Partial<RedisFlags & ClusterFlags> {
 
 /** Refuses flags a cluster run cannot honour (exit 2), before anything is started or connected. */
 export function checkClusterFlags(flags: BenchClusterFlags): void {
-  if (flags.realtime) throw new UsageError('--realtime: not supported with --cluster/--cluster-shards (real traffic is paced on one server\'s clock); drop one of them');
+  if (flags.realtime)
+    throw new UsageError("--realtime: not supported with --cluster/--cluster-shards (real traffic is paced on one server's clock); drop one of them");
   if (flags.clusterShards !== undefined && (flags.redisUrls?.length ?? 0) > 0) {
     throw new UsageError('--cluster-shards: starts a private cluster; drop it or drop --redis-url');
   }
 }
 
 /** Removes a run's keys on one server, as bench does on a single one (src/commands/bench.ts cleanUp). */
-export type ServerCleanUp = (connectAnother: () => Promise<Redis>, current: Redis, url: string, namespace: Namespace, boundMs: number, node?: string) => Promise<void>;
+export type ServerCleanUp = (
+  connectAnother: () => Promise<Redis>,
+  current: Redis,
+  url: string,
+  namespace: Namespace,
+  boundMs: number,
+  node?: string,
+) => Promise<void>;
 
 /** An opened cluster for a bench run. */
 export interface ClusterTarget {
@@ -88,9 +96,7 @@ export async function openClusterTarget(flags: BenchClusterFlags): Promise<Clust
         process.stderr.write(
           `swc bench: cluster-safety finding: ${f.layout} cannot run on Redis Cluster: its ${f.operations.join(', ')} take keys in ${f.slots.length} hash slots; ` +
             `node ${f.node} answered ${f.operation}: ${f.error}` +
-            (f.variant !== undefined
-              ? `; running ${f.variant}${label ? ` (${label})` : ''} in its place\n`
-              : `; its ${f.cells} cell(s) are not measured\n`),
+            (f.variant !== undefined ? `; running ${f.variant}${label ? ` (${label})` : ''} in its place\n` : `; its ${f.cells} cell(s) are not measured\n`),
         );
       }
       return { plan: safe.plan, findings: safe.findings };

@@ -46,7 +46,14 @@ export function addInstructionOptions(command: Command): Command {
 
 /** What a run that counts needs: the plan and valgrind found; undefined when the run does not count. Refusals are thrown before any server starts. */
 export function instructionsOf(
-  flags: InstructionFlags & { redisUrl?: string; redisUrls?: string[]; cluster?: boolean; clusterShards?: number; realtime?: boolean; sweep?: readonly unknown[] },
+  flags: InstructionFlags & {
+    redisUrl?: string;
+    redisUrls?: string[];
+    cluster?: boolean;
+    clusterShards?: number;
+    realtime?: boolean;
+    sweep?: readonly unknown[];
+  },
 ): { plan: InstructionsPlan; tools: ValgrindTools } | undefined {
   const wanted = flags.instructions === true || flags.profile === true;
   if (!wanted) {
@@ -75,7 +82,7 @@ export async function countForReport(
   report: BenchReport,
   options: { progress: boolean; signal?: AbortSignal },
 ): Promise<BenchReport> {
-  if (!session.server) throw new SwcError('--instructions: needs swc\'s private server', ExitCode.usage);
+  if (!session.server) throw new SwcError("--instructions: needs swc's private server", ExitCode.usage);
   const started = performance.now();
   if (options.progress) process.stderr.write('swc bench: counting instructions: starting redis-server under valgrind callgrind\n');
   const counted = await openCountedServer(session.server, counting.tools);

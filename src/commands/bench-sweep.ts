@@ -43,7 +43,9 @@ export function checkSweep(flags: SweepFlags): Combination[] {
     throw new UsageError("--sweep/--baseline: a sweep holds one report per setting; save it with --output and compare one of them (jq '.sweep[0].report')");
   }
   if (flags.chart || flags.chartOut !== undefined) {
-    throw new UsageError(`--sweep/${flags.chart ? '--chart' : '--chart-out'}: not drawn for a sweep; save it with --output and chart one of its reports (jq '.sweep[0].report')`);
+    throw new UsageError(
+      `--sweep/${flags.chart ? '--chart' : '--chart-out'}: not drawn for a sweep; save it with --output and chart one of its reports (jq '.sweep[0].report')`,
+    );
   }
   return combinationsOf(flags.sweep, flags.redisServerArg ?? []);
 }
@@ -71,7 +73,10 @@ async function readSettings(redis: Redis, names: readonly string[]): Promise<Rec
   for (const name of names) {
     const reply = (await redis.call('CONFIG', 'GET', name)) as string[];
     // A name without wildcards gives one pair (an alias may answer under the other name).
-    const at = Math.max(0, reply.findIndex((v, i) => i % 2 === 0 && v.toLowerCase() === name));
+    const at = Math.max(
+      0,
+      reply.findIndex((v, i) => i % 2 === 0 && v.toLowerCase() === name),
+    );
     if (reply[at + 1] !== undefined) out[name] = Number(reply[at + 1]);
   }
   return out;
@@ -154,7 +159,8 @@ export async function runSweep(input: SweepInput): Promise<SweepReport> {
       async (session) => {
         const applied = await readSettings(session.redis, names);
         for (const [name, value] of Object.entries(asked)) {
-          if (applied[name] !== value) process.stderr.write(`swc bench: warning: sweep: asked ${name}=${value}, the server runs with ${applied[name] ?? 'unknown'}\n`);
+          if (applied[name] !== value)
+            process.stderr.write(`swc bench: warning: sweep: asked ${name}=${value}, the server runs with ${applied[name] ?? 'unknown'}\n`);
         }
         return { settings: { ...asked, ...applied }, default: false, report: await input.run(session, stop.signal) };
       },

@@ -40,7 +40,20 @@ import { outputWidth, proseWidth, wrapText } from '../report/width.js';
 import { durationText, estimatePlan, LONG_RUN_SECONDS } from '../bench/estimate.js';
 import { dryRunJson, renderDryRun } from '../report/dry-run.js';
 import { checkSweep, runSweep } from './bench-sweep.js';
-import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, sessionFromFlags, turnWaitMs, waitForRunsOption, useColor, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
+import {
+  addClusterOptions,
+  addJsonOption,
+  addRedisOptions,
+  parser,
+  printJson,
+  sessionFromFlags,
+  turnWaitMs,
+  waitForRunsOption,
+  useColor,
+  wantsCluster,
+  type ClusterFlags,
+  type RedisFlags,
+} from './options.js';
 import { checkClusterFlags, openClusterTarget } from './bench-cluster.js';
 import { addInstructionOptions, countForReport, instructionsOf, type InstructionFlags } from './bench-instructions.js';
 import { addBuildsOption, buildsToRun, type BuildsFlags } from './builds.js';
@@ -132,7 +145,11 @@ function checkRealtime(flags: BenchFlags, plan: BenchPlan, seconds: number): voi
  */
 async function refuseOtherBuild(baseline: { label: string; report: BenchReport }, redis: Redis, output: string | undefined): Promise<void> {
   const info = await serverInfo(redis);
-  const here = serverBuild({ version: info.version, memAllocator: info.memAllocator, ...(info.server ? { server: info.server.name, serverVersion: info.server.version } : {}) });
+  const here = serverBuild({
+    version: info.version,
+    memAllocator: info.memAllocator,
+    ...(info.server ? { server: info.server.name, serverVersion: info.server.version } : {}),
+  });
   const there = reportBuild(baseline.report);
   if (here === there) return;
   const saved = output ?? 'run.json';
@@ -187,7 +204,9 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
   for (const name of plan.layouts) createLayout(name, plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {});
   if (plan.throughput) checkInFlight(plan.throughput.connections, plan.throughput.pipeline);
   if (plan.throughput?.ops !== undefined && plan.throughput.ops < (plan.throughput.rounds ?? 1)) {
-    throw new UsageError(`--ops/--rounds: ${plan.throughput.ops} ops per phase cannot be split over ${plan.throughput.rounds} rounds; give at least one op per round`);
+    throw new UsageError(
+      `--ops/--rounds: ${plan.throughput.ops} ops per phase cannot be split over ${plan.throughput.rounds} rounds; give at least one op per round`,
+    );
   }
   for (const w of plan.windows) {
     for (const r of plan.rates) {
@@ -280,7 +299,8 @@ function progressReporter(enabled: boolean, plan: BenchPlan): { hooks: BenchProg
     onShutdown(async () => stop());
     const show = (payload: Record<string, string> = {}): void =>
       bar.update(Math.round(clock.fraction() * STEPS), { ...payload, left: etaText(clock.etaSeconds()) });
-    const where = (cell: { layout: string; windowSeconds: number; rate: number }): string => `${cell.layout} ${formatWindow(cell.windowSeconds)} @ ${cell.rate}/s`;
+    const where = (cell: { layout: string; windowSeconds: number; rate: number }): string =>
+      `${cell.layout} ${formatWindow(cell.windowSeconds)} @ ${cell.rate}/s`;
     const hooks: BenchProgress = {
       onCellStart: (cell) => {
         clock.cellStart();
@@ -385,7 +405,14 @@ function plainTarget(url: string): string {
  * its own (the run's may be stuck behind a paused write) and says on stderr
  * what was removed, or what was left and the command that removes it.
  */
-export async function cleanUp(connectAnother: () => Promise<Redis>, current: Redis, url: string, namespace: Namespace, boundMs: number, node?: string): Promise<void> {
+export async function cleanUp(
+  connectAnother: () => Promise<Redis>,
+  current: Redis,
+  url: string,
+  namespace: Namespace,
+  boundMs: number,
+  node?: string,
+): Promise<void> {
   const on = node !== undefined ? ` on node ${node}` : '';
   const opened: Redis[] = [];
   const deadline = Date.now() + boundMs;
@@ -457,37 +484,97 @@ export function benchCommand(): Command {
     .option('--rate <list>', `requests per second per light, comma-separated (default ${DEFAULT_RATES.join(',')})`, rateList)
     .option('--window <list>', `window sizes, comma-separated: 300, 90s, 5m, 1h (default ${DEFAULT_WINDOWS.join(',')} s)`, windowList)
     .addOption(
-      new Option('--layout <list>', `layouts, comma-separated: ${layoutNames.join(', ')}, a manifest file, or all (default ${defaultLayoutNames.join(',')})`).argParser(layoutList),
+      new Option(
+        '--layout <list>',
+        `layouts, comma-separated: ${layoutNames.join(', ')}, a manifest file, or all (default ${defaultLayoutNames.join(',')})`,
+      ).argParser(layoutList),
     )
-    .option('--failure-rate <0..1>', 'share of failures (seeded Bernoulli per event)', parser((v) => parseNumber('--failure-rate', v, LIMITS.failureRate)), 0.5)
-    .option('--lights <n>', 'lights per cell; memory is reported per light', parser((v) => parseNumber('--lights', v, LIMITS.lights)), 1)
+    .option(
+      '--failure-rate <0..1>',
+      'share of failures (seeded Bernoulli per event)',
+      parser((v) => parseNumber('--failure-rate', v, LIMITS.failureRate)),
+      0.5,
+    )
+    .option(
+      '--lights <n>',
+      'lights per cell; memory is reported per light',
+      parser((v) => parseNumber('--lights', v, LIMITS.lights)),
+      1,
+    )
     .option(
       '--duration <time>',
       `traffic time per cell: simulated (default one window), or real with --realtime (default ${DEFAULT_REALTIME_SECONDS} s, at most 1 h)`,
       parser((v) => parseDuration('--duration', v, LIMITS.duration)),
     )
-    .option('--realtime', 'real traffic paced at --rate on the server\'s clock for --duration real seconds per cell; no throughput phase')
-    .option('--preset <name>', `a named matrix: ${Object.keys(presets).join(', ')} (with published figures)`, parser((v) => parseChoice('--preset', v, Object.keys(presets))))
-    .option('--seed <n>', 'seed for outcomes and event ids (same seed, same bytes)', parser((v) => parseNumber('--seed', v, LIMITS.seed)), 1)
+    .option('--realtime', "real traffic paced at --rate on the server's clock for --duration real seconds per cell; no throughput phase")
+    .option(
+      '--preset <name>',
+      `a named matrix: ${Object.keys(presets).join(', ')} (with published figures)`,
+      parser((v) => parseChoice('--preset', v, Object.keys(presets))),
+    )
+    .option(
+      '--seed <n>',
+      'seed for outcomes and event ids (same seed, same bytes)',
+      parser((v) => parseNumber('--seed', v, LIMITS.seed)),
+      1,
+    )
     .option('--no-throughput', 'memory only: skip the throughput and latency phases')
-    .option('--accuracy', 'measure each layout\'s failure ratio against the exact window (the default; kept for old scripts)')
+    .option('--accuracy', "measure each layout's failure ratio against the exact window (the default; kept for old scripts)")
     .option(
       '--no-accuracy',
       'skip the accuracy phase: by default each layout also runs 1.25 windows of traffic with an incident on a light of its own, its reads compared with the exact window, and a short probe of its server µs per write and read',
     )
-    .option('--threshold <0..1>', `accuracy: the failure ratio at which a light opens; reads deciding differently from the exact window are counted (default ${DEFAULT_THRESHOLD})`, parser((v) => parseNumber('--threshold', v, LIMITS.failureRate)))
+    .option(
+      '--threshold <0..1>',
+      `accuracy: the failure ratio at which a light opens; reads deciding differently from the exact window are counted (default ${DEFAULT_THRESHOLD})`,
+      parser((v) => parseNumber('--threshold', v, LIMITS.failureRate)),
+    )
     .option(
       '--suggest',
       `rank every layout (or those of --layout) for each window and rate by memory per light, server µs per request and accuracy, and say which to pick in a paragraph; rule: ${SUGGEST_RULE_TEXT}; layouts run one at a time, so one whose script fails is named and the others still ranked`,
     )
-    .option('--connections <n>', 'throughput: concurrent connections', parser((v) => parseNumber('--connections', v, LIMITS.connections)), 4)
-    .option('--pipeline <n>', 'throughput: operations per pipelined batch on each connection', parser((v) => parseNumber('--pipeline', v, LIMITS.pipeline)), 1)
-    .option('--ops <n>', 'throughput: operations per phase (instead of --time)', parser((v) => parseNumber('--ops', v, LIMITS.ops)))
-    .option('--max-ops <n/s>', 'throughput: a load cap, at most n operations per second over every connection (needed for throughput on a server named only by REDIS_URL)', parser((v) => parseNumber('--max-ops', v, { min: 1, max: 10_000_000, integer: true })))
-    .option('--time <seconds>', `throughput: seconds per phase per layout, split over the rounds (default ${DEFAULT_PHASE_SECONDS})`, parser((v) => parseDuration('--time', v, LIMITS.time)))
-    .option('--rounds <n>', 'throughput: rounds per phase, the layouts alternating (A B A B …); figures are medians with min and max', parser((v) => parseNumber('--rounds', v, LIMITS.rounds)), DEFAULT_ROUNDS)
-    .option('--no-app-view', `throughput: skip the application's view (one request at a time through ioredis, timed with tinybench, ${APP_VIEW_MS} ms per layout and cell)`)
-    .addOption(new Option('--format <format>', 'output format (github: with --baseline, GitHub Actions annotations and $GITHUB_STEP_SUMMARY)').choices([...benchFormats, 'github']).default('table'))
+    .option(
+      '--connections <n>',
+      'throughput: concurrent connections',
+      parser((v) => parseNumber('--connections', v, LIMITS.connections)),
+      4,
+    )
+    .option(
+      '--pipeline <n>',
+      'throughput: operations per pipelined batch on each connection',
+      parser((v) => parseNumber('--pipeline', v, LIMITS.pipeline)),
+      1,
+    )
+    .option(
+      '--ops <n>',
+      'throughput: operations per phase (instead of --time)',
+      parser((v) => parseNumber('--ops', v, LIMITS.ops)),
+    )
+    .option(
+      '--max-ops <n/s>',
+      'throughput: a load cap, at most n operations per second over every connection (needed for throughput on a server named only by REDIS_URL)',
+      parser((v) => parseNumber('--max-ops', v, { min: 1, max: 10_000_000, integer: true })),
+    )
+    .option(
+      '--time <seconds>',
+      `throughput: seconds per phase per layout, split over the rounds (default ${DEFAULT_PHASE_SECONDS})`,
+      parser((v) => parseDuration('--time', v, LIMITS.time)),
+    )
+    .option(
+      '--rounds <n>',
+      'throughput: rounds per phase, the layouts alternating (A B A B …); figures are medians with min and max',
+      parser((v) => parseNumber('--rounds', v, LIMITS.rounds)),
+      DEFAULT_ROUNDS,
+    )
+    .option(
+      '--no-app-view',
+      `throughput: skip the application's view (one request at a time through ioredis, timed with tinybench, ${APP_VIEW_MS} ms per layout and cell)`,
+    )
+    .addOption(
+      new Option('--format <format>', 'output format (github: with --baseline, GitHub Actions annotations and $GITHUB_STEP_SUMMARY)')
+        .choices([...benchFormats, 'github'])
+        .default('table'),
+    )
     .option('--no-progress', 'no progress on stderr')
     .option(
       '--scripts <dir>',
@@ -500,7 +587,10 @@ export function benchCommand(): Command {
     .option('--allow-eviction', 'run even when the run may not fit under maxmemory (a cell during which Redis evicts still fails)')
     .option('--scenario <file>', 'run a scenario file (JSON; see README "Scenario files"); flags given here override its fields')
     .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does')
-    .option('--chart', 'after the table, a terminal chart (memory per light against window; --chart-panels for more); printed even when stdout is not a terminal, never without this flag')
+    .option(
+      '--chart',
+      'after the table, a terminal chart (memory per light against window; --chart-panels for more); printed even when stdout is not a terminal, never without this flag',
+    )
     .option('--chart-out <file>', 'also write the chart as a standalone SVG (.svg) or PNG (.png); with --baseline: the change from the baseline')
     .option('--chart-panels <list>', CHART_PANELS_HELP, (v) => parseChartPanels('--chart-panels', v))
     .option('--wide', 'tables with every column (encodings and long ratio names inline); wider than 120 columns')
@@ -595,7 +685,8 @@ Examples:
       // Several --redis-server: the same bench once per build (src/commands/bench-builds.ts).
       const builds = buildsToRun(given);
       if (builds) {
-        if (given.format === 'github') throw new UsageError('--format github: annotates a comparison with one baseline; across builds use swc compare --across-builds');
+        if (given.format === 'github')
+          throw new UsageError('--format github: annotates a comparison with one baseline; across builds use swc compare --across-builds');
         return benchAcrossBuilds(builds, given, given.json ? 'json' : given.format);
       }
       const throughputFlag = (['connections', 'pipeline', 'ops', 'time', 'rounds', 'percentiles'] as const).find(typed);
@@ -626,7 +717,8 @@ Examples:
       // github is a comparison's format: annotations for the baseline file, a summary for the job's page.
       const github = chosen === 'github';
       if (github && flags.baseline === undefined) throw new UsageError('--format github: annotates a comparison; give --baseline <file> (or run swc compare)');
-      if (github && (flags.chart || flags.suggest || flags.sweep.length > 0)) throw new UsageError('--format github: prints only the comparison; drop --chart, --suggest and --sweep');
+      if (github && (flags.chart || flags.suggest || flags.sweep.length > 0))
+        throw new UsageError('--format github: prints only the comparison; drop --chart, --suggest and --sweep');
       const format: BenchFormat = chosen === 'github' ? 'table' : chosen;
       const combinations = flags.sweep.length > 0 ? checkSweep(flags) : undefined;
       if (flags.suggest) {
@@ -645,13 +737,17 @@ Examples:
         process.stderr.write(`swc bench: estimated ${durationText(estimate.totalSeconds)} (over a minute); --dry-run shows the cells and phases\n`);
       }
       if (preset) {
-        const missing = plan.windows.flatMap((w) => plan.rates.filter((r) => !preset.published.some((p) => p.windowSeconds === w && p.rate === r)).map((r) => `${formatWindow(w)} at ${r}/s`));
+        const missing = plan.windows.flatMap((w) =>
+          plan.rates.filter((r) => !preset.published.some((p) => p.windowSeconds === w && p.rate === r)).map((r) => `${formatWindow(w)} at ${r}/s`),
+        );
         if (missing.length > 0) process.stderr.write(`swc bench: no published figure for ${missing.join(', ')}; those cells show ours only\n`);
       }
       if (flags.baseline !== undefined && format === 'csv') throw new UsageError('--baseline: prints the comparison as table, markdown or --json, not csv');
-      if (flags.chart && (format === 'json' || format === 'csv')) throw new UsageError(`--chart: draws after a table or markdown, not ${format} (use --chart-out, or swc chart on the saved result)`);
+      if (flags.chart && (format === 'json' || format === 'csv'))
+        throw new UsageError(`--chart: draws after a table or markdown, not ${format} (use --chart-out, or swc chart on the saved result)`);
       if (flags.chartOut !== undefined) checkChartPath('--chart-out', flags.chartOut);
-      if (flags.chartPanels !== undefined && !flags.chart && flags.chartOut === undefined) throw new UsageError('--chart-panels: selects the panels of --chart or --chart-out; give one of them');
+      if (flags.chartPanels !== undefined && !flags.chart && flags.chartOut === undefined)
+        throw new UsageError('--chart-panels: selects the panels of --chart or --chart-out; give one of them');
       if (flags.output !== undefined) checkOutputPath('--output', flags.output);
       // Read the baseline before Redis is touched, so a bad file costs no run.
       const baseline = flags.baseline !== undefined ? { label: flags.baseline, report: loadReport(flags.baseline) } : undefined;
@@ -693,7 +789,10 @@ Examples:
             const progress = progressReporter(flags.progress, plan);
             progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
             try {
-              return withStableKeyNames(await runBench({ signal, session, plan, namespace, progress: progress.hooks, options, turnWaitMs: turnWaitMs(flags.waitForRuns) }), namespace.prefix);
+              return withStableKeyNames(
+                await runBench({ signal, session, plan, namespace, progress: progress.hooks, options, turnWaitMs: turnWaitMs(flags.waitForRuns) }),
+                namespace.prefix,
+              );
             } finally {
               progress.stop();
             }
@@ -748,7 +847,8 @@ Examples:
         const spanning = report.cluster ? layoutsAcrossSlots(plan, namespace.prefix) : [];
         if (suggested && spanning.length > 0 && spanning.length < plan.layouts.length) {
           // --suggest ranks the others and names these.
-          for (const s of spanning) suggested.skipped.push({ layout: s.layout, status: 'skipped', reason: `its scripts take keys in ${s.slots.length} hash slots (cluster mode)` });
+          for (const s of spanning)
+            suggested.skipped.push({ layout: s.layout, status: 'skipped', reason: `its scripts take keys in ${s.slots.length} hash slots (cluster mode)` });
           plan = { ...plan, layouts: plan.layouts.filter((l) => !spanning.some((s) => s.layout === l)) };
         } else if (spanning.length > 0) {
           throw new SwcError(
@@ -809,10 +909,16 @@ Examples:
       let code: number | undefined;
       if (baseline) {
         const verdict = compareReports(baseline.report, report, compareOptionsFrom(flags));
-        code = printVerdict(verdict, baseline, { label: 'this run', report }, { json: format === 'json', format: github ? 'github' : format === 'markdown' ? 'markdown' : 'table', wide: Boolean(flags.wide) });
+        code = printVerdict(
+          verdict,
+          baseline,
+          { label: 'this run', report },
+          { json: format === 'json', format: github ? 'github' : format === 'markdown' ? 'markdown' : 'table', wide: Boolean(flags.wide) },
+        );
       } else if (format === 'json') printJson(report);
       else process.stdout.write(renderBench(report, format, useColor(), { wide: Boolean(flags.wide), width: outputWidth(flags.wide) }));
-      if (suggestions && format !== 'json' && format !== 'csv') process.stdout.write(`\n${renderSuggestions(suggestions, format, useColor(), outputWidth(flags.wide))}`);
+      if (suggestions && format !== 'json' && format !== 'csv')
+        process.stdout.write(`\n${renderSuggestions(suggestions, format, useColor(), outputWidth(flags.wide))}`);
       const charted = [...(baseline ? [baseline] : []), { label: 'this run', report }];
       if (flags.chart) {
         const text = terminalChart(charted, flags.chartPanels);

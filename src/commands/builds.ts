@@ -156,7 +156,11 @@ export function childJson(run: ChildRun): unknown {
 }
 
 /** The JSON of a multi-build run: one entry per build, keyed by its label. */
-export function buildsJson(runs: readonly { label: string; build: BuildIdentity; code: number }[], results: readonly unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function buildsJson(
+  runs: readonly { label: string; build: BuildIdentity; code: number }[],
+  results: readonly unknown[],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     schemaVersion: SCHEMA_VERSION,
     swcVersion: SWC_VERSION,

@@ -71,7 +71,13 @@ export const CHART_PANELS_HELP = `panels to draw, comma-separated: hero (memory 
  * Renders results to an SVG or PNG file (by the name's ending); says where
  * on stderr, with a line per asked panel that could not be drawn.
  */
-export async function writeChart(flag: string, file: string, sides: readonly ChartSide[], prefix: string, panels: readonly PanelName[] = DEFAULT_PANELS): Promise<void> {
+export async function writeChart(
+  flag: string,
+  file: string,
+  sides: readonly ChartSide[],
+  prefix: string,
+  panels: readonly PanelName[] = DEFAULT_PANELS,
+): Promise<void> {
   const model = chartModel(sides, panels);
   const svg = await renderChartSvg(model);
   const png = /\.png$/i.test(file);

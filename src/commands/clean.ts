@@ -102,8 +102,15 @@ Examples:
       const session = await readTargetFromFlags(flags, DEFAULT_URL, 'clean');
       const now = Date.now();
       const listed = await listNamespaces(session.redis, flags.namespace);
-      const perNode = session.cluster ? await keysPerNode(session.cluster, listed.map((ns) => ns.prefix)) : undefined;
-      const found: (NamespaceUsage & { nodes?: Record<string, number> })[] = perNode ? listed.map((ns) => ({ ...ns, nodes: perNode.get(ns.prefix) ?? {} })) : listed;
+      const perNode = session.cluster
+        ? await keysPerNode(
+            session.cluster,
+            listed.map((ns) => ns.prefix),
+          )
+        : undefined;
+      const found: (NamespaceUsage & { nodes?: Record<string, number> })[] = perNode
+        ? listed.map((ns) => ({ ...ns, nodes: perNode.get(ns.prefix) ?? {} }))
+        : listed;
       const removed: { prefix: string; keys: number }[] = [];
       const kept: { prefix: string; reason: string }[] = [];
       if (flags.yes) {
@@ -156,10 +163,18 @@ Examples:
       }
       const out: string[] = [];
       const where = session.cluster ? `on the ${session.cluster.shards.length} primaries of this cluster` : 'on this server';
-      if (found.length === 0 && users.length === 0) out.push(flags.namespace ? `no keys under ${flags.namespace.pattern} ${where}` : `no swc-bench:* namespaces ${where}`);
+      if (found.length === 0 && users.length === 0)
+        out.push(flags.namespace ? `no keys under ${flags.namespace.pattern} ${where}` : `no swc-bench:* namespaces ${where}`);
       for (const ns of found) {
         out.push(describe(ns, now));
-        if (ns.nodes) out.push(`  ${Object.entries(ns.nodes).map(([node, keys]) => `${node}: ${keys} key(s)`).join(', ') || 'no key on any primary'}`);
+        if (ns.nodes)
+          out.push(
+            `  ${
+              Object.entries(ns.nodes)
+                .map(([node, keys]) => `${node}: ${keys} key(s)`)
+                .join(', ') || 'no key on any primary'
+            }`,
+          );
       }
       for (const name of users) if (!removedUsers.includes(name)) out.push(`${name}  temporary ACL user of a run that is gone`);
       for (const r of removed) out.push(`removed ${r.keys} key(s) under ${r.prefix}:*`);

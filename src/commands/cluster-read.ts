@@ -91,7 +91,12 @@ export async function openCluster(flags: Partial<RedisFlags & ClusterFlags>): Pr
     if (!(err instanceof ServerStateError) || err.kind !== 'cluster' || seed === undefined) throw err;
     const failing = await failingNodes(seed);
     if (failing.length === 0) throw err;
-    throw new ServerStateError('cluster', err.headline, `${err.detail.replace(/; wait until.*$/, '')}: primary ${failing.join(', ')} marked as failing (down or unreachable)`, { cause: err });
+    throw new ServerStateError(
+      'cluster',
+      err.headline,
+      `${err.detail.replace(/; wait until.*$/, '')}: primary ${failing.join(', ')} marked as failing (down or unreachable)`,
+      { cause: err },
+    );
   }
 }
 

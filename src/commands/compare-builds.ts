@@ -14,7 +14,11 @@ import { SCHEMA_VERSION } from '../core/schema-version.js';
  * changed: encoding, element count, bytes. Returns undefined for results of
  * one build (the usual comparison goes on).
  */
-export function compareAcrossBuilds(baseline: CompareSide, current: CompareSide, output: { acrossBuilds: boolean; json: boolean; format: string }): number | undefined {
+export function compareAcrossBuilds(
+  baseline: CompareSide,
+  current: CompareSide,
+  output: { acrossBuilds: boolean; json: boolean; format: string },
+): number | undefined {
   const builds = differentBuilds(baseline.report, current.report);
   if (!builds) return undefined;
   if (!output.acrossBuilds) {
@@ -24,7 +28,14 @@ export function compareAcrossBuilds(baseline: CompareSide, current: CompareSide,
   }
   const changes = roleChanges(baseline.report, current.report);
   if (output.json) {
-    printJson({ schemaVersion: SCHEMA_VERSION, swcVersion: SWC_VERSION, acrossBuilds: true, baseline: { label: baseline.label, build: builds.baseline }, current: { label: current.label, build: builds.current }, changes });
+    printJson({
+      schemaVersion: SCHEMA_VERSION,
+      swcVersion: SWC_VERSION,
+      acrossBuilds: true,
+      baseline: { label: baseline.label, build: builds.baseline },
+      current: { label: current.label, build: builds.current },
+      changes,
+    });
   } else {
     // Labels and builds come from the files: escaped, as every human format of compare.
     process.stdout.write(renderRoleChanges(shownDeep(changes), shownDeep(builds), output.format === 'markdown' ? 'markdown' : 'table', useColor()));

@@ -148,10 +148,17 @@ const sideJson = (s: CompareSide) => ({
  * Prints a verdict (warnings for incomparable runs on stderr, the comparison
  * on stdout) and returns the exit code: 0 ok, 1 regression.
  */
-export function printVerdict(verdict: Verdict, baseline: CompareSide, current: CompareSide, output: { json: boolean; format: CompareFormat; wide?: boolean }): number {
+export function printVerdict(
+  verdict: Verdict,
+  baseline: CompareSide,
+  current: CompareSide,
+  output: { json: boolean; format: CompareFormat; wide?: boolean },
+): number {
   for (const m of verdict.mismatches) {
     // Field values come from the files: escaped and cut, never raw on the terminal (src/safety/text.ts).
-    process.stderr.write(`swc: not comparable: ${shown(String(m.field))} differs (baseline ${shown(String(m.baseline))}, current ${shown(String(m.current))}); regenerate the baseline with this build and these settings\n`);
+    process.stderr.write(
+      `swc: not comparable: ${shown(String(m.field))} differs (baseline ${shown(String(m.baseline))}, current ${shown(String(m.current))}); regenerate the baseline with this build and these settings\n`,
+    );
   }
   if (output.json) {
     const o = verdict.options;
@@ -164,11 +171,28 @@ export function printVerdict(verdict: Verdict, baseline: CompareSide, current: C
       serverToleranceFraction: o.serverTolerance ?? null,
       instructionsToleranceFraction: o.instructionsTolerance ?? null,
     };
-    printJson({ schemaVersion: SCHEMA_VERSION, swcVersion: SWC_VERSION, baseline: sideJson(baseline), current: sideJson(current), comparable: verdict.mismatches.length === 0, ...verdict, options });
+    printJson({
+      schemaVersion: SCHEMA_VERSION,
+      swcVersion: SWC_VERSION,
+      baseline: sideJson(baseline),
+      current: sideJson(current),
+      comparable: verdict.mismatches.length === 0,
+      ...verdict,
+      options,
+    });
   } else {
     // Every human format (table, markdown, github) renders escaped copies: names, labels and fields from a file carry no control character.
     if (output.format === 'github') writeStepSummary(shownDeep(verdict), shownDeep(baseline), shownDeep(current));
-    process.stdout.write(renderCompare(shownDeep(verdict), shownDeep(baseline), shownDeep(current), output.format, useColor(), output.format === 'table' ? outputWidth(output.wide) : Number.POSITIVE_INFINITY));
+    process.stdout.write(
+      renderCompare(
+        shownDeep(verdict),
+        shownDeep(baseline),
+        shownDeep(current),
+        output.format,
+        useColor(),
+        output.format === 'table' ? outputWidth(output.wide) : Number.POSITIVE_INFINITY,
+      ),
+    );
   }
   return verdict.ok ? ExitCode.ok : ExitCode.finding;
 }
@@ -188,7 +212,10 @@ export function compareCommand(): Command {
     .argument('<current>', 'the result to check')
     .addOption(new Option('--format <format>', 'output format (github: Actions annotations)').choices(compareFormats).default('table'))
     .option('--json', 'print the verdict as JSON on stdout')
-    .option('--across-builds', 'the two results come from different server builds (e.g. Redis 7.0 and Valkey 8): report per key role what changed (encoding, elements, bytes) instead of refusing')
+    .option(
+      '--across-builds',
+      'the two results come from different server builds (e.g. Redis 7.0 and Valkey 8): report per key role what changed (encoding, elements, bytes) instead of refusing',
+    )
     .option('--wide', 'the table with every column, whatever the terminal width');
   addCompareOptions(command);
   command.addHelpText(

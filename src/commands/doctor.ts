@@ -24,7 +24,10 @@ export function doctorCommand(): Command {
       'after',
       '\nExit codes: 0 ready, 1 a check failed, 2 bad usage, 3 Redis unreachable.\n\nExamples:\n  swc doctor\n  swc doctor --redis-url redis://127.0.0.1:6379 --json',
     );
-  command.option('--write-check', "also load the scripts and probe with writes under swc-bench:* on a server swc did not start (by default doctor sends it no SCRIPT LOAD and no write)");
+  command.option(
+    '--write-check',
+    'also load the scripts and probe with writes under swc-bench:* on a server swc did not start (by default doctor sends it no SCRIPT LOAD and no write)',
+  );
   addRedisOptions(command, { privateServer: true });
   addJsonOption(command);
   return command.action(
@@ -44,7 +47,16 @@ export function doctorCommand(): Command {
       const diagnosis = await diagnose(session.redis, { peakBytes: peak.bytes, peakFor: 'the default bench (--rate 100 --window 300)', readOnly });
       const where = session.server ? `private redis-server on port ${session.server.port}` : redactUrl(session.url);
       if (flags.json) {
-        printJson({ schemaVersion: SCHEMA_VERSION, swcVersion: SWC_VERSION, redis: { url: where, private: Boolean(session.server), ...diagnosis.server }, scripts: diagnosis.scripts, checks: diagnosis.checks, memory: diagnosis.preflight.memory, permissions: diagnosis.preflight.permissions, ok: diagnosis.ok });
+        printJson({
+          schemaVersion: SCHEMA_VERSION,
+          swcVersion: SWC_VERSION,
+          redis: { url: where, private: Boolean(session.server), ...diagnosis.server },
+          scripts: diagnosis.scripts,
+          checks: diagnosis.checks,
+          memory: diagnosis.preflight.memory,
+          permissions: diagnosis.preflight.permissions,
+          ok: diagnosis.ok,
+        });
       } else {
         process.stdout.write(wrapText(renderDiagnosis(diagnosis, where, useColor()), proseWidth(), 6));
       }

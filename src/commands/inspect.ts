@@ -7,7 +7,18 @@ import { layoutNames, resolveLayoutName } from '../layouts/index.js';
 import { renderInspections } from '../report/inspect.js';
 import { visible } from '../report/style.js';
 import { action, printError } from './lifecycle.js';
-import { DEFAULT_INSPECT_URL, LIGHTS_COMMAND_TIMEOUT_MS, nameBookOf, noteUnavailable, rdbTarget, runList, terminalColumns, unixSeconds, windowSeconds, type ListFlags } from './lights.js';
+import {
+  DEFAULT_INSPECT_URL,
+  LIGHTS_COMMAND_TIMEOUT_MS,
+  nameBookOf,
+  noteUnavailable,
+  rdbTarget,
+  runList,
+  terminalColumns,
+  unixSeconds,
+  windowSeconds,
+  type ListFlags,
+} from './lights.js';
 import { primariesOf, readTargetFromFlags, withSlotRetry } from './cluster-read.js';
 import { type ClusterFlags, addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, useColor } from './options.js';
 import { cutOnly, shownDeep } from '../safety/text.js';
@@ -51,13 +62,25 @@ export function inspectCommand(): Command {
         .argParser(parser((v) => (v === 'auto' ? v : resolveLayoutName(v))))
         .default('auto'),
     )
-    .option('--system <name or id>', 'the system of a light given by name or light id: its name, or the id its keys carry (6.0: 12 hex); default "default" for names, any system for a light id')
-    .option('--window <time>', "window to judge buckets against: 60, 90s, 5m, 1h (default: 5.x its longest, a day; 6.0 stores none: no window, no error rate)", windowSeconds)
+    .option(
+      '--system <name or id>',
+      'the system of a light given by name or light id: its name, or the id its keys carry (6.0: 12 hex); default "default" for names, any system for a light id',
+    )
+    .option(
+      '--window <time>',
+      'window to judge buckets against: 60, 90s, 5m, 1h (default: 5.x its longest, a day; 6.0 stores none: no window, no error rate)',
+      windowSeconds,
+    )
     .option('--at <time>', 'judge the window at this Unix time in seconds (default: the server clock)', unixSeconds)
     .option('--rdb <file>', 'read an RDB snapshot instead of a live server: loaded into a private redis-server on a unix socket only (no TCP)')
     .option('--redis-server <path>', 'with --rdb: the redis-server that loads it (default SWC_REDIS_SERVER, else redis-server on PATH)')
     .option('--names <file>', 'names for 6.0 ids: one "light" or "system/light" per line (swc hashes them as Stoplight does)')
-    .option('--limit <n>', 'most recent buckets or seconds to print (JSON has all)', parser((v) => parseNumber('--limit', v, { min: 0, max: 1_000_000, integer: true })), 30)
+    .option(
+      '--limit <n>',
+      'most recent buckets or seconds to print (JSON has all)',
+      parser((v) => parseNumber('--limit', v, { min: 0, max: 1_000_000, integer: true })),
+      30,
+    )
     .option('--check', 'exit 1 when the light has drift (running totals or index disagree with the buckets)')
     .option('--wide', 'key names and slots inside the keys table (wider than 120 columns)')
     .addHelpText(
@@ -95,29 +118,44 @@ export function inspectCommand(): Command {
         ...(flags.at !== undefined ? { at: flags.at } : {}),
       };
       // Names for 6.0 ids: --names, a literal --system, and the light asked for.
-      const names = nameBookOf({ ...(flags.names !== undefined ? { names: flags.names } : {}), ...(flags.system !== undefined ? { system: flags.system } : {}) });
+      const names = nameBookOf({
+        ...(flags.names !== undefined ? { names: flags.names } : {}),
+        ...(flags.system !== undefined ? { system: flags.system } : {}),
+      });
       // A key of one layout with --layout naming another is bad usage: say so before connecting.
       resolveTargets(request, names);
       // Read-only: a slot that moves during the read is read again once on the new slot map.
-      const { target, result: inspections } = flags.rdb !== undefined ? await (async () => {
-        const snapshot = await rdbTarget(flags);
-        return { target: snapshot, result: await inspectLight(snapshot.redis, request, undefined, names) };
-      })() : await withSlotRetry(
-        () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect', { commandTimeoutMs: LIGHTS_COMMAND_TIMEOUT_MS }),
-        (target) =>
-          inspectLight(target.redis, request, target.nodeOf, names).catch((err: unknown) => {
-            // The message repeats the typed name and its keys: keep their control characters off the terminal.
-            throw err instanceof NotFoundError ? new NotFoundError(visible(err.message)) : err;
-          }),
-        (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; reading again on the new slot map`),
-      );
+      const { target, result: inspections } =
+        flags.rdb !== undefined
+          ? await (async () => {
+              const snapshot = await rdbTarget(flags);
+              return { target: snapshot, result: await inspectLight(snapshot.redis, request, undefined, names) };
+            })()
+          : await withSlotRetry(
+              () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect', { commandTimeoutMs: LIGHTS_COMMAND_TIMEOUT_MS }),
+              (target) =>
+                inspectLight(target.redis, request, target.nodeOf, names).catch((err: unknown) => {
+                  // The message repeats the typed name and its keys: keep their control characters off the terminal.
+                  throw err instanceof NotFoundError ? new NotFoundError(visible(err.message)) : err;
+                }),
+              (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; reading again on the new slot map`),
+            );
       // Values from Redis over a sane length (an 8 MB last_error_json) are cut, their size in bytes said (src/safety/text.ts).
-      if (flags.json) printJson(shownDeep(inspectionDocument(request, inspections, target.cluster ? { primaries: primariesOf(target.cluster) } : undefined), MAX_JSON_CHARS, cutOnly));
+      if (flags.json)
+        printJson(
+          shownDeep(inspectionDocument(request, inspections, target.cluster ? { primaries: primariesOf(target.cluster) } : undefined), MAX_JSON_CHARS, cutOnly),
+        );
       else {
         const color = useColor();
         const columns = terminalColumns();
         process.stdout.write(
-          renderInspections(inspections.map(cutMetadata), { color, limit: flags.limit, picture: Boolean(process.stdout.isTTY), wide: Boolean(flags.wide), ...(columns !== null ? { columns } : {}) }),
+          renderInspections(inspections.map(cutMetadata), {
+            color,
+            limit: flags.limit,
+            picture: Boolean(process.stdout.isTTY),
+            wide: Boolean(flags.wide),
+            ...(columns !== null ? { columns } : {}),
+          }),
         );
       }
       const problem = warn(inspections);

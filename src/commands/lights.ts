@@ -104,7 +104,8 @@ function scanProgress(enabled: boolean): { onProgress?: (p: ScanProgress) => voi
       if (last > 0 && p.elapsedMs - last < (tty ? 250 : 5000)) return;
       last = p.elapsedMs;
       const eta = p.etaMs === null ? '' : `, about ${Math.ceil(p.etaMs / 1000)} s left`;
-      const where = p.seen === null ? `${p.calls} SCAN calls` : `~${p.seen.toLocaleString('en-US')} of ${p.dbsize.toLocaleString('en-US')} keys (${p.calls} SCAN calls)`;
+      const where =
+        p.seen === null ? `${p.calls} SCAN calls` : `~${p.seen.toLocaleString('en-US')} of ${p.dbsize.toLocaleString('en-US')} keys (${p.calls} SCAN calls)`;
       const line = `swc: scanning: ${where}${eta}`;
       if (tty) {
         process.stderr.write(`\r${line}\x1b[K`);
@@ -215,10 +216,16 @@ async function listAndPrint(flags: ListFlags, target: ReadTarget, control: { sto
       ),
     );
   }
-  if (list.partial) printError(`swc: stopped: the listing above is PARTIAL (the scan walked ${list.scan?.calls ?? 0} SCAN calls of the keyspace before Ctrl-C)`);
+  if (list.partial)
+    printError(`swc: stopped: the listing above is PARTIAL (the scan walked ${list.scan?.calls ?? 0} SCAN calls of the keyspace before Ctrl-C)`);
   const drifted = matched.filter((l) => l.drift === true);
   if (flags.check && drifted.length > 0) {
-    printError(`swc: drift in ${drifted.length} light(s): ${drifted.slice(0, 5).map((l) => visible(l.reference)).join(', ')}${drifted.length > 5 ? ', …' : ''} (swc inspect <light> shows where)`);
+    printError(
+      `swc: drift in ${drifted.length} light(s): ${drifted
+        .slice(0, 5)
+        .map((l) => visible(l.reference))
+        .join(', ')}${drifted.length > 5 ? ', …' : ''} (swc inspect <light> shows where)`,
+    );
     return { code: ExitCode.finding, partial: list.partial };
   }
   return { code: ExitCode.ok, partial: list.partial };
@@ -277,22 +284,47 @@ export async function runList(flags: ListFlags, given?: ReadTarget): Promise<num
 /** `swc lights`: every light on a Redis, filtered, sorted, totalled. */
 export function lightsCommand(): Command {
   const command = new Command('lights')
-    .description(
-      'list the lights of every registered layout on a Redis (SCAN, read-only): size, events, stale events, idle time, drift; totals per layout',
-    )
+    .description('list the lights of every registered layout on a Redis (SCAN, read-only): size, events, stale events, idle time, drift; totals per layout')
     .addOption(layoutListOption())
     .option('--system <name or id>', 'only lights of this system: its name, or the id its keys carry (6.0: 12 hex)')
     .option('--match <glob>', 'only lights whose name or reference matches (*, ?, [abc]); a literal is also hashed, so it finds a 6.0 light by name')
     .option('--names <file>', 'names for 6.0 ids: one "light" or "system/light" per line (swc hashes them as Stoplight does)')
-    .addOption(new Option('--sort <order>', 'order: bytes, idle, events or rate (largest first; rate: failure rate in --window), or name (A to Z)').choices(lightOrders).default('bytes'))
-    .option('--top <n>', 'print only the first n (totals still count every match)', parser((v) => parseNumber('--top', v, { min: 1, max: 10_000_000, integer: true })))
-    .option('--window <time>', 'judge stale events against this window: 60, 90s, 5m, 1h (default: none; 5.x then counts events older than a day)', windowSeconds)
+    .addOption(
+      new Option('--sort <order>', 'order: bytes, idle, events or rate (largest first; rate: failure rate in --window), or name (A to Z)')
+        .choices(lightOrders)
+        .default('bytes'),
+    )
+    .option(
+      '--top <n>',
+      'print only the first n (totals still count every match)',
+      parser((v) => parseNumber('--top', v, { min: 1, max: 10_000_000, integer: true })),
+    )
+    .option(
+      '--window <time>',
+      'judge stale events against this window: 60, 90s, 5m, 1h (default: none; 5.x then counts events older than a day)',
+      windowSeconds,
+    )
     .option('--at <time>', 'judge idle time and the window at this Unix time in seconds (default: the server clock)', unixSeconds)
-    .option('--threshold <fraction>', 'mark lights whose failure rate in --window is at or over this (0..1; Stoplight\'s default 0.5)', parser((v) => parseNumber('--threshold', v, { min: 0, max: 1 })))
-    .option('--watch <seconds>', 'list again every n seconds until Ctrl-C (1..3600)', parser((v) => parseNumber('--watch', v, { min: 1, max: 3600 })))
-    .option('--scan-pause <ms>', `pause between SCAN calls, 0..1000 ms (default ${DEFAULT_SCAN_PAUSE_MS}: the scan keeps well under a core of the server)`, parser((v) => parseNumber('--scan-pause', v, { min: 0, max: 1000 })))
+    .option(
+      '--threshold <fraction>',
+      "mark lights whose failure rate in --window is at or over this (0..1; Stoplight's default 0.5)",
+      parser((v) => parseNumber('--threshold', v, { min: 0, max: 1 })),
+    )
+    .option(
+      '--watch <seconds>',
+      'list again every n seconds until Ctrl-C (1..3600)',
+      parser((v) => parseNumber('--watch', v, { min: 1, max: 3600 })),
+    )
+    .option(
+      '--scan-pause <ms>',
+      `pause between SCAN calls, 0..1000 ms (default ${DEFAULT_SCAN_PAUSE_MS}: the scan keeps well under a core of the server)`,
+      parser((v) => parseNumber('--scan-pause', v, { min: 0, max: 1000 })),
+    )
     .option('--no-progress', 'no scan progress on stderr')
-    .option('--rdb <file>', 'analyse an RDB snapshot instead of a live server: loaded into a private redis-server on a unix socket only (no TCP), exact MEMORY USAGE')
+    .option(
+      '--rdb <file>',
+      'analyse an RDB snapshot instead of a live server: loaded into a private redis-server on a unix socket only (no TCP), exact MEMORY USAGE',
+    )
     .option('--redis-server <path>', 'with --rdb: the redis-server that loads it (default SWC_REDIS_SERVER, else redis-server on PATH)')
     .option('--check', 'exit 1 when any listed light has drift (running totals or index disagree with the buckets)')
     .addOption(new Option('--format <format>', 'output format').choices(lightsFormats).default('table'))
@@ -343,7 +375,8 @@ Examples:
  * name another server.
  */
 export async function rdbTarget(flags: Pick<ListFlags, 'rdb' | 'redisUrl' | 'redisUrls' | 'cluster' | 'redisServer'>): Promise<ReadTarget> {
-  if (flags.redisUrl !== undefined || (flags.redisUrls?.length ?? 0) > 0) throw new UsageError('--rdb/--redis-url: --rdb reads a snapshot, not a server; drop one of them');
+  if (flags.redisUrl !== undefined || (flags.redisUrls?.length ?? 0) > 0)
+    throw new UsageError('--rdb/--redis-url: --rdb reads a snapshot, not a server; drop one of them');
   if (flags.cluster) throw new UsageError('--rdb/--cluster: --rdb reads one snapshot; drop --cluster');
   const server = await startRdbServer(flags.rdb as string, flags.redisServer);
   onShutdown(() => server.stop());

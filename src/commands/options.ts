@@ -116,7 +116,10 @@ export async function sessionFromFlags(flags: Partial<RedisFlags>, defaultUrl?: 
  */
 export function addClusterOptions(command: Command, { privateCluster = true }: { privateCluster?: boolean } = {}): Command {
   // A command that reads a running cluster keeps `--cluster-shards` only to refuse it with a reason; its help does not offer it.
-  const shards = new Option('--cluster-shards <n>', `with no --redis-url: start a private cluster of n primaries (1..${MAX_PRIVATE_SHARDS}; implies --cluster; default 3)`);
+  const shards = new Option(
+    '--cluster-shards <n>',
+    `with no --redis-url: start a private cluster of n primaries (1..${MAX_PRIVATE_SHARDS}; implies --cluster; default 3)`,
+  );
   if (!privateCluster) shards.hideHelp();
   return command
     .option(

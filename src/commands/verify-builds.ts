@@ -51,7 +51,12 @@ export interface VerifyBuildsInput {
  * MONITOR on a private server of that build, to show the command it
  * received where the other build rejected one.
  */
-async function addAccepted(differences: BuildDifference[], runs: readonly ChildRun[], outputs: readonly (VerifyOutput | undefined)[], input: VerifyBuildsInput): Promise<void> {
+async function addAccepted(
+  differences: BuildDifference[],
+  runs: readonly ChildRun[],
+  outputs: readonly (VerifyOutput | undefined)[],
+  input: VerifyBuildsInput,
+): Promise<void> {
   for (const d of differences) {
     if (d.kind !== 'script error') continue;
     const failing = runs.findIndex((r) => r.label === d.on[0]);
@@ -105,16 +110,30 @@ export function buildDifferences(runs: readonly { label: string; output: VerifyO
  * finding some builds have and others not named as such. Returns the exit
  * code: a run that failed gives its code, else 1 for any finding.
  */
-export async function verifyAcrossBuilds(binaries: readonly string[], seed: number, json: boolean, input: VerifyBuildsInput = { settings: [] }): Promise<number> {
+export async function verifyAcrossBuilds(
+  binaries: readonly string[],
+  seed: number,
+  json: boolean,
+  input: VerifyBuildsInput = { settings: [] },
+): Promise<number> {
   const args = [...withoutFlags(process.argv.slice(2), ['--redis-server', '--json', '--seed']), '--json', '--seed', String(seed)];
   const runs: ChildRun[] = await runAcrossBuilds(binaries, args);
   const printed = runs.map((r) => childJson(r));
   // Read back in Unix seconds (the JSON's moments are ISO 8601): a reproduction is replayed on the other builds.
-  const outputs = printed.map((parsed) => (isVerifyOutput(parsed) ? { ...parsed, results: parsed.results.map((r) => verifyResultOfJson(r as unknown as VerifyResultJson)) } : undefined));
+  const outputs = printed.map((parsed) =>
+    isVerifyOutput(parsed) ? { ...parsed, results: parsed.results.map((r) => verifyResultOfJson(r as unknown as VerifyResultJson)) } : undefined,
+  );
   const differences = buildDifferences(runs.map((r, i) => ({ label: r.label, output: outputs[i] })));
   await addAccepted(differences, runs, outputs, input);
   const findings = outputs.reduce((sum, o) => sum + (o?.findings ?? 0), 0);
-  if (json) printJson(buildsJson(runs, printed.map((p) => (isVerifyOutput(p) ? p : undefined)), { seed, findings, differences }));
+  if (json)
+    printJson(
+      buildsJson(
+        runs,
+        printed.map((p) => (isVerifyOutput(p) ? p : undefined)),
+        { seed, findings, differences },
+      ),
+    );
   else {
     const c = palette(useColor());
     const parts: string[] = [];

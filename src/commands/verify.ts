@@ -64,10 +64,28 @@ export function verifyCommand(): Command {
     .description(
       'drive seeded random traffic through a layout and the reference model on an injected clock; report disagreements (shrunk to a short reproduction), script errors, keys without a TTL and cluster slots',
     )
-    .addOption(new Option('--layout <list>', `layouts, comma-separated: ${layoutNames.join(', ')}, or manifest files (default all registered; with --scripts, the layouts that folder has)`).argParser(layoutList))
-    .addOption(new Option('--calls <n>', 'calls per layout, over every light').argParser(parser((v) => parseNumber('--calls', v, CALLS))).default(DEFAULT_CALLS, DEFAULT_CALLS.toLocaleString('en-US')))
-    .option('--seed <n>', 'seed of the traffic, to replay a run (default random; always printed)', parser((v) => parseNumber('--seed', v, LIMITS.seed)))
-    .option('--lights <n>', 'lights per layout, each with its own window', parser((v) => parseNumber('--lights', v, LIGHTS)), 8)
+    .addOption(
+      new Option(
+        '--layout <list>',
+        `layouts, comma-separated: ${layoutNames.join(', ')}, or manifest files (default all registered; with --scripts, the layouts that folder has)`,
+      ).argParser(layoutList),
+    )
+    .addOption(
+      new Option('--calls <n>', 'calls per layout, over every light')
+        .argParser(parser((v) => parseNumber('--calls', v, CALLS)))
+        .default(DEFAULT_CALLS, DEFAULT_CALLS.toLocaleString('en-US')),
+    )
+    .option(
+      '--seed <n>',
+      'seed of the traffic, to replay a run (default random; always printed)',
+      parser((v) => parseNumber('--seed', v, LIMITS.seed)),
+    )
+    .option(
+      '--lights <n>',
+      'lights per layout, each with its own window',
+      parser((v) => parseNumber('--lights', v, LIGHTS)),
+      8,
+    )
     .option('--trust-scripts', TRUST_SCRIPTS_HELP)
     .addOption(waitForRunsOption())
     .option('--scripts <dir>', "run the layouts' scripts from this folder, e.g. an edited copy of swc's lua/ folder")
@@ -107,7 +125,11 @@ Examples:
       const seed = flags.seed ?? randomInt(0, 2 ** 32);
       // Several --redis-server: the same traffic (this seed) on each build (src/commands/verify-builds.ts).
       const builds = buildsToRun(flags);
-      if (builds) return verifyAcrossBuilds(builds, seed, flags.json === true, { settings: flags.redisServerArg ?? [], ...(flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {}) });
+      if (builds)
+        return verifyAcrossBuilds(builds, seed, flags.json === true, {
+          settings: flags.redisServerArg ?? [],
+          ...(flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {}),
+        });
       // A Stoplight tree holds one version's scripts: by default, verify the layouts it has.
       const names = flags.layout ?? (flags.scripts !== undefined ? scriptsDirLayouts(flags.scripts) : [...layoutNames]);
       const scripts = flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {};
@@ -139,7 +161,10 @@ Examples:
       const session = cluster
         ? { redis: routedRedis(cluster), url: cluster.shards[0]?.url ?? '', private: cluster.cluster !== undefined, nodes: cluster.shards.map((s) => s.redis) }
         : await sessionFromFlags(flags).then((one) => ({ redis: one.redis, url: one.url, private: one.server !== undefined, nodes: [one.redis] }));
-      if (cluster) say(`on a cluster of ${cluster.shards.length} primaries (${cluster.shards.map((_, i) => nodeName(cluster, i)).join(', ')})${cluster.cluster ? ', started by swc' : ''}`);
+      if (cluster)
+        say(
+          `on a cluster of ${cluster.shards.length} primaries (${cluster.shards.map((_, i) => nodeName(cluster, i)).join(', ')})${cluster.cluster ? ', started by swc' : ''}`,
+        );
       const namespace = createNamespace();
       const stop = new AbortController();
       let running: Promise<unknown> | undefined;
@@ -174,7 +199,8 @@ Examples:
         await waitForTurn(session.redis, heartbeat, {
           signal: stop.signal,
           timeoutMs: turnWaitMs(flags.waitForRuns),
-          onWait: (others) => say(`another swc run is writing to this server (${others.join(', ')}); waiting for it to end (at most ${turnWaitMs(flags.waitForRuns) / 1000} s)`),
+          onWait: (others) =>
+            say(`another swc run is writing to this server (${others.join(', ')}); waiting for it to end (at most ${turnWaitMs(flags.waitForRuns) / 1000} s)`),
         });
       }
       // After the probe, on the user's server: the scripts run as the run's temporary ACL user (src/safety/acl.ts).
@@ -207,7 +233,15 @@ Examples:
         results.push(stripNamespace(result, `${namespace.prefix}:`));
       }
       const findings = results.reduce((sum, r) => sum + r.findings, 0);
-      if (flags.json) printJson({ schemaVersion: SCHEMA_VERSION, swcVersion: SWC_VERSION, seed, findings, results: results.map(verifyResultJson), ...(cluster ? { cluster: { primaries: primariesOf(cluster) } } : {}) });
+      if (flags.json)
+        printJson({
+          schemaVersion: SCHEMA_VERSION,
+          swcVersion: SWC_VERSION,
+          seed,
+          findings,
+          results: results.map(verifyResultJson),
+          ...(cluster ? { cluster: { primaries: primariesOf(cluster) } } : {}),
+        });
       else process.stdout.write(wrapText(renderVerify(results, useColor()), proseWidth(), 4));
       return findings > 0 ? ExitCode.finding : ExitCode.ok;
     }),

@@ -75,7 +75,12 @@ export function roleChanges(baseline: BenchReport, current: BenchReport): RoleCh
 }
 
 /** The across-builds report as a table (or markdown): one row per cell and key role. */
-export function renderRoleChanges(changes: readonly RoleChange[], builds: { baseline: string; current: string }, format: 'table' | 'markdown', color: boolean): string {
+export function renderRoleChanges(
+  changes: readonly RoleChange[],
+  builds: { baseline: string; current: string },
+  format: 'table' | 'markdown',
+  color: boolean,
+): string {
   const cell = (f: RoleFigures | null, what: keyof RoleFigures): string => (f === null ? '—' : what === 'bytes' ? kb(f.bytes) : String(f[what]));
   const grid: Grid = {
     head: ['window', 'req/s', 'layout', 'key role', 'encoding', 'encoding now', 'elements', 'elements now', 'KB', 'KB now', 'bytes change', 'what changed'],

@@ -105,8 +105,7 @@ export interface Measured {
 }
 
 const plain = (value: number): Measured => ({ value });
-const measured = (value: number, spread: Spread | null | undefined): Measured =>
-  spread ? { value, range: { min: spread.min, max: spread.max } } : { value };
+const measured = (value: number, spread: Spread | null | undefined): Measured => (spread ? { value, range: { min: spread.min, max: spread.max } } : { value });
 
 function row(
   cell: CellResult,
@@ -232,7 +231,19 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
       rows.push(row(b, 'bytesPerLight', b.memory.bytesPerLight, null, 'missing'));
       continue;
     }
-    rows.push(memoryRow(row(b, 'bytesPerLight', b.memory.bytesPerLight, c.memory.bytesPerLight, judgeMemory(b.memory.bytesPerLight, c.memory.bytesPerLight, memoryToleranceOf(options))), b, c));
+    rows.push(
+      memoryRow(
+        row(
+          b,
+          'bytesPerLight',
+          b.memory.bytesPerLight,
+          c.memory.bytesPerLight,
+          judgeMemory(b.memory.bytesPerLight, c.memory.bytesPerLight, memoryToleranceOf(options)),
+        ),
+        b,
+        c,
+      ),
+    );
     rows.push(row(b, 'usedMemoryDeltaPerLight', b.memory.usedMemoryDeltaPerLight, c.memory.usedMemoryDeltaPerLight, 'info'));
     if (!b.throughput) continue;
     const refName = references.get(groupKey(b));

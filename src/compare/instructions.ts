@@ -28,7 +28,15 @@ function judgeCount(baseline: number, current: number, tolerance: number): RowSt
 
 const change = (baseline: number, current: number): number => (baseline === current ? 0 : baseline === 0 ? Number.POSITIVE_INFINITY : current / baseline - 1);
 
-function row(cell: CellResult, name: string, figure: InstructionFigure, baseline: number, current: number | null, status: RowStatus, reference?: string): CompareRow {
+function row(
+  cell: CellResult,
+  name: string,
+  figure: InstructionFigure,
+  baseline: number,
+  current: number | null,
+  status: RowStatus,
+  reference?: string,
+): CompareRow {
   return {
     cell: name,
     layout: cell.layout,
@@ -103,7 +111,12 @@ export function countsText(r: Pick<CompareRow, 'figure' | 'baseline' | 'current'
  * (a +64% CPU µs on an unchanged read was seen at load 18); counted, the
  * same change is exact to a percent.
  */
-export function countsDecide(rows: readonly CompareRow[], baseline: BenchReport, current: BenchReport, cellName: (r: { layout: string; windowSeconds: number; rate: number }) => string): CompareRow[] {
+export function countsDecide(
+  rows: readonly CompareRow[],
+  baseline: BenchReport,
+  current: BenchReport,
+  cellName: (r: { layout: string; windowSeconds: number; rate: number }) => string,
+): CompareRow[] {
   const counted = new Set(baseline.results.filter((r) => r.instructions).map((r) => cellName(r)));
   const both = new Set(current.results.filter((r) => r.instructions && counted.has(cellName(r))).map((r) => cellName(r)));
   if (both.size === 0) return [...rows];

@@ -36,8 +36,10 @@ function check(file: string, report: Fields): void {
   if (isObject(report.options)) {
     const o = report.options;
     if (o.seed !== undefined && o.seed !== null && (typeof o.seed !== 'number' || !Number.isSafeInteger(o.seed))) fail('options.seed', 'a whole number');
-    if (o.failureRate !== undefined && (typeof o.failureRate !== 'number' || !(o.failureRate >= 0 && o.failureRate <= 1))) fail('options.failureRate', 'a number from 0 to 1');
-    if (o.lights !== undefined && (typeof o.lights !== 'number' || !Number.isSafeInteger(o.lights) || o.lights < 1)) fail('options.lights', 'a whole number above 0');
+    if (o.failureRate !== undefined && (typeof o.failureRate !== 'number' || !(o.failureRate >= 0 && o.failureRate <= 1)))
+      fail('options.failureRate', 'a number from 0 to 1');
+    if (o.lights !== undefined && (typeof o.lights !== 'number' || !Number.isSafeInteger(o.lights) || o.lights < 1))
+      fail('options.lights', 'a whole number above 0');
     if (o.realtime !== undefined && typeof o.realtime !== 'boolean') fail('options.realtime', 'true or false');
   }
   if (!Array.isArray(report.results)) fail('results', 'an array');

@@ -24,7 +24,9 @@ export function durationText(seconds: number): string {
 export function isoMoment(unixSeconds: number): string {
   const micros = Math.round(unixSeconds * 1e6);
   const whole = Math.floor(micros / 1e6);
-  const fraction = String(micros - whole * 1e6).padStart(6, '0').replace(/0+$/, '');
+  const fraction = String(micros - whole * 1e6)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   const base = new Date(whole * 1000).toISOString().replace('.000Z', '');
   return fraction === '' ? `${base}Z` : `${base}.${fraction}Z`;
 }

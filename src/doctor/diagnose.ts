@@ -89,9 +89,7 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
   if (!server.configReadable) {
     add('encoding limits', 'warn', 'CONFIG GET is not allowed: encodings cannot be predicted, bytes may differ');
   } else {
-    const differing = Object.entries(DEFAULT_LIMITS).filter(
-      ([name, value]) => server.config[name as keyof typeof DEFAULT_LIMITS] !== value,
-    );
+    const differing = Object.entries(DEFAULT_LIMITS).filter(([name, value]) => server.config[name as keyof typeof DEFAULT_LIMITS] !== value);
     add(
       'encoding limits',
       differing.length === 0 ? 'ok' : 'warn',

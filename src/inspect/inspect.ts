@@ -115,11 +115,7 @@ function inspectionJson(i: Inspection): InspectionJson {
 }
 
 /** The JSON document of an inspection (see README, "inspect --json"). */
-export function inspectionDocument(
-  request: InspectRequest,
-  inspections: readonly Inspection[],
-  cluster?: InspectDocument['cluster'],
-): InspectDocument {
+export function inspectionDocument(request: InspectRequest, inspections: readonly Inspection[], cluster?: InspectDocument['cluster']): InspectDocument {
   return {
     schemaVersion: SCHEMA_VERSION,
     swcVersion: SWC_VERSION,

@@ -221,10 +221,7 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
       systemId: group.systemId,
       reference: group.systemId === null ? group.light : `${group.systemId}/${group.light}`,
       ...named,
-      name:
-        group.systemId === null
-          ? group.light
-          : `${named.systemName ?? group.systemId}/${named.lightName ?? group.light}`,
+      name: group.systemId === null ? group.light : `${named.systemName ?? group.systemId}/${named.lightName ?? group.light}`,
       ...(config ? { registered: config } : {}),
       keys: of.length,
       bytes: of.some((f) => f.bytes === null) ? null : of.reduce((sum, f) => sum + (f.bytes ?? 0), 0),
@@ -330,7 +327,10 @@ export function globRegExp(glob: string): RegExp {
     else if (ch === '[') {
       const end = glob.indexOf(']', i + 2);
       if (end < 0) throw new UsageError(`--match: unclosed [ in "${glob}"`);
-      const body = glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
+      const body = glob
+        .slice(i + 1, end)
+        .replace(/^!/, '^')
+        .replace(/\\/g, '\\\\');
       out += `[${body}]`;
       i = end;
     } else out += ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');

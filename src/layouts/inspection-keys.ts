@@ -120,10 +120,7 @@ export async function exec(pipeline: ReturnType<Redis['pipeline']>): Promise<unk
  * A key whose type is not the expected one is described but not counted.
  * Bytes are null (and `unavailable` says why) when the server refuses MEMORY.
  */
-export async function describeKeys(
-  redis: Redis,
-  specs: readonly LightKey[],
-): Promise<{ headers: KeyHeader[]; unavailable: string | null }> {
+export async function describeKeys(redis: Redis, specs: readonly LightKey[]): Promise<{ headers: KeyHeader[]; unavailable: string | null }> {
   const types = await keyTypes(
     redis,
     specs.map((s) => s.key),
@@ -267,11 +264,7 @@ async function readHashBounded(redis: Redis, key: string): Promise<Map<string, s
  * Every member of a sorted set with its score, in score order, read by rank
  * in pages (ZRANGE by index is O(log N) to reach a page, unlike LIMIT offsets).
  */
-export async function readSortedSet(
-  redis: Redis,
-  key: string,
-  onPage: (members: string[], scores: number[]) => void,
-): Promise<void> {
+export async function readSortedSet(redis: Redis, key: string, onPage: (members: string[], scores: number[]) => void): Promise<void> {
   for (let start = 0; ; start += PAGE_SIZE) {
     const flat = await redis.zrange(key, start, start + PAGE_SIZE - 1, 'WITHSCORES');
     const members: string[] = [];

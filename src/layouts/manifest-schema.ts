@@ -26,7 +26,6 @@ export type ClockSource =
   /** Redis `TIME`; under an injected clock swc wraps the script so `TIME` returns the injected time. */
   | 'redis-time';
 
-
 /**
  * Every placeholder a template may use, with what it stands for. Templates
  * write them in braces (`{lightId}`); a brace that does not open a

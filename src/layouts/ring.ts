@@ -48,5 +48,4 @@ export class Ring extends WindowCalls implements Layout {
   peakBytesPerLight(cell: FootprintCell): number {
     return footprints.bucketPerSecond(cell);
   }
-
 }

@@ -14,8 +14,9 @@ function toCount(value: unknown): number {
  * consecutive_errors, consecutive_successes }` (missing fields nil).
  */
 export function parseCountsReply(reply: unknown): Snapshot {
-  const [successes, failures, lastSuccessAt, lastErrorAt, lastErrorJson, consecutiveErrors, consecutiveSuccesses] =
-    Array.isArray(reply) ? (reply as unknown[]) : [];
+  const [successes, failures, lastSuccessAt, lastErrorAt, lastErrorJson, consecutiveErrors, consecutiveSuccesses] = Array.isArray(reply)
+    ? (reply as unknown[])
+    : [];
   return {
     successes: toCount(successes),
     failures: toCount(failures),

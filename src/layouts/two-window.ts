@@ -17,7 +17,7 @@ export const TWO_WINDOW_KEYS = { windows: keyDef('windows and metadata', '{prefi
  */
 export const TWO_WINDOW_APPROXIMATION: Approximation = {
   description:
-    'each count is off by at most max(w, 1 - w) × the previous fixed window\'s count of that outcome, where w is the share of the previous fixed window still inside the sliding window; exact when the previous window\'s traffic was spread evenly over its seconds',
+    "each count is off by at most max(w, 1 - w) × the previous fixed window's count of that outcome, where w is the share of the previous fixed window still inside the sliding window; exact when the previous window's traffic was spread evenly over its seconds",
   errorBound(at, windowSeconds, countIn): CountPair {
     const second = Math.floor(at);
     const current = Math.floor(second / windowSeconds) * windowSeconds;

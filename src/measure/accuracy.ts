@@ -321,7 +321,13 @@ async function probeServerCost(
   const w = spec.windowSeconds;
   const writes: ScriptCall[] = [];
   let at = spec.startAt;
-  for (const event of evenTraffic({ rate: spec.rate, durationSeconds: PROBE_CALLS / spec.rate, failureRate: spec.failureRate, seed: spec.seed ^ 0x5eed, startAt: spec.startAt })) {
+  for (const event of evenTraffic({
+    rate: spec.rate,
+    durationSeconds: PROBE_CALLS / spec.rate,
+    failureRate: spec.failureRate,
+    seed: spec.seed ^ 0x5eed,
+    startAt: spec.startAt,
+  })) {
     const options = { windowSeconds: w, at: event.at, eventId: event.eventId };
     writes.push(
       event.outcome === 'success'
@@ -333,9 +339,15 @@ async function probeServerCost(
   if (writes.length === 0) throw new ScriptError('server-cost probe: no call to time');
   const readCall = layout.getMetrics(light, { windowSeconds: w, at });
   const write = await timedCalls(connection, writes, spec.signal);
-  const read = await timedCalls(connection, writes.map(() => readCall), spec.signal);
+  const read = await timedCalls(
+    connection,
+    writes.map(() => readCall),
+    spec.signal,
+  );
   return {
     endAt: at,
-    ...(write !== null && read !== null ? { cost: { writeUsecPerCall: write, readUsecPerCall: read, requestUsecPerCall: write + read, calls: writes.length } } : {}),
+    ...(write !== null && read !== null
+      ? { cost: { writeUsecPerCall: write, readUsecPerCall: read, requestUsecPerCall: write + read, calls: writes.length } }
+      : {}),
   };
 }

@@ -64,10 +64,7 @@ export async function readScriptCommandStats(redis: Redis): Promise<ScriptComman
  * The difference between two readings; null when either is missing or the
  * counters went backwards (someone ran CONFIG RESETSTAT in between).
  */
-export function scriptCommandDelta(
-  before: ScriptCommandStats | null,
-  after: ScriptCommandStats | null,
-): ScriptCommandDelta | null {
+export function scriptCommandDelta(before: ScriptCommandStats | null, after: ScriptCommandStats | null): ScriptCommandDelta | null {
   if (!before || !after) return null;
   const calls = after.calls - before.calls;
   const usec = after.usec - before.usec;

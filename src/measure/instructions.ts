@@ -102,7 +102,16 @@ export const COUNTED_TEXT =
  * hold nearly the whole count of every layout, so they say nothing about
  * where one layout's cost goes (the count itself says how large it is).
  */
-const SCRIPT_FRAME = new Set(['evalShaCommand', 'evalGenericCommand', 'luaCallFunction', 'lua_pcall', 'luaD_call', 'luaD_rawrunprotected', 'lua_call', 'luaD_pcall']);
+const SCRIPT_FRAME = new Set([
+  'evalShaCommand',
+  'evalGenericCommand',
+  'luaCallFunction',
+  'lua_pcall',
+  'luaD_call',
+  'luaD_rawrunprotected',
+  'lua_call',
+  'luaD_pcall',
+]);
 
 /**
  * glibc's inner frames of one snprintf: `__snprintf_chk` (all of it) and
@@ -129,7 +138,10 @@ function addDump(into: Summed, dump: CallgrindDump): void {
 export function topFunctions(summed: Summed, total: number, ops: number, top: number): ProfileEntry[] {
   if (!(total > 0)) return [];
   return [...summed.entries()]
-    .filter(([name, cost]) => cost.inclusive < total * 0.999 && !/^0x[0-9a-f]+('\d+)?$/i.test(name) && !name.startsWith('(') && !SCRIPT_FRAME.has(name) && !INNER_FRAME.has(name))
+    .filter(
+      ([name, cost]) =>
+        cost.inclusive < total * 0.999 && !/^0x[0-9a-f]+('\d+)?$/i.test(name) && !name.startsWith('(') && !SCRIPT_FRAME.has(name) && !INNER_FRAME.has(name),
+    )
     .sort((a, b) => b[1].inclusive - a[1].inclusive)
     .slice(0, top)
     .map(([name, cost]) => ({
@@ -176,9 +188,7 @@ export async function countInstructions(options: CountOptions): Promise<Instruct
   }));
   await loadScripts(connection.channel, [...new Set(targets.flatMap((t) => t.layout.scripts))]);
   const perOp = new Map<CountedOp, number[][]>(COUNTED_OPS.map((op) => [op, targets.map(() => [])]));
-  const profiles = new Map<CountedOp, { summed: Summed; total: number }[]>(
-    COUNTED_OPS.map((op) => [op, targets.map(() => ({ summed: new Map(), total: 0 }))]),
-  );
+  const profiles = new Map<CountedOp, { summed: Summed; total: number }[]>(COUNTED_OPS.map((op) => [op, targets.map(() => ({ summed: new Map(), total: 0 }))]));
   const workloads: Record<CountedOp, { make: (c: WorkloadContext) => () => ScriptCall; callsPerOp: number }> = {
     write: { make: writeWorkload, callsPerOp: 1 },
     read: { make: readWorkload, callsPerOp: 1 },

@@ -205,7 +205,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
  * its keys). The stop condition, the latency histogram and the figures are
  * the run's, over every group: ops/s is all operations over the wall time.
  */
-export async function runLoadGroups(groups: readonly LoadGroup[], options: Omit<LoadOptions, 'connections' | 'nextCall'> & Partial<Pick<LoadOptions, 'connections' | 'nextCall'>>): Promise<LoadResult> {
+export async function runLoadGroups(
+  groups: readonly LoadGroup[],
+  options: Omit<LoadOptions, 'connections' | 'nextCall'> & Partial<Pick<LoadOptions, 'connections' | 'nextCall'>>,
+): Promise<LoadResult> {
   if (groups.length === 0) throw new UsageError('load: at least one group of connections is needed');
   for (const group of groups) checkOptions({ ...options, connections: group.connections, nextCall: group.nextCall });
   const { pipeline, stop, onProgress } = options;
@@ -372,10 +375,11 @@ export async function runLoadGroups(groups: readonly LoadGroup[], options: Omit<
             const sentAt = performance.now();
             const calls = slot.steps[0] as ScriptCall[];
             const entry: InFlight = { slot, calls, sentAt, replies: connection.send(slot.writer.bytes(), calls.length), answered: false };
-            if (readIntervalMs > 0) entry.replies.then(
-              () => (entry.answered = true),
-              () => (entry.answered = true),
-            );
+            if (readIntervalMs > 0)
+              entry.replies.then(
+                () => (entry.answered = true),
+                () => (entry.answered = true),
+              );
             inFlight.push(entry);
           }
         }

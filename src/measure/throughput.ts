@@ -12,14 +12,7 @@ import { measureAppView } from './app-view.js';
 import { runLoadGroups, type LoadGroup, type LoadProgress, type LoadStop } from './load.js';
 import type { ScriptCommandStats } from './commandstats.js';
 import { NOISY_SPREAD, type LatencyStats, type RoundStats, type Spread, type ThroughputRatio, type ThroughputResult } from './types.js';
-import {
-  defaultErrorJson,
-  readWorkload,
-  requestWorkload,
-  writeWorkload,
-  type ErrorJson,
-  type WorkloadContext,
-} from './workload.js';
+import { defaultErrorJson, readWorkload, requestWorkload, writeWorkload, type ErrorJson, type WorkloadContext } from './workload.js';
 import { isoMoment } from '../core/format.js';
 
 /** The three operations measured, in the order they run. */
@@ -140,10 +133,7 @@ function checkOptions(options: RoundsOptions): void {
 }
 
 /** The load sockets, the connection that reads the counters, and how to give back what was opened here. */
-async function acquire(
-  target: Session | readonly Redis[],
-  count: number,
-): Promise<{ pool: (Redis | RespConnection)[]; observer: Redis; release: () => void }> {
+async function acquire(target: Session | readonly Redis[], count: number): Promise<{ pool: (Redis | RespConnection)[]; observer: Redis; release: () => void }> {
   if (!Number.isInteger(count) || count < 1) throw new UsageError(`throughput: connections must be a whole number >= 1, got ${count}`);
   if (Array.isArray(target)) {
     const list = target as readonly Redis[];
@@ -365,7 +355,15 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
               : (((cpuAfter - cpuBefore) * 1e6) / delta.calls) * callsPerOp;
           const { ops, seconds, opsPerSec, p50Ms, p99Ms, p999Ms, meanMs } = load;
           (figures[index] as RoundFigures[]).push({
-            opsPerSec, p50Ms, p99Ms, p999Ms, meanMs, ops, seconds, serverUsecPerCall, serverCpuUsecPerCall,
+            opsPerSec,
+            p50Ms,
+            p99Ms,
+            p999Ms,
+            meanMs,
+            ops,
+            seconds,
+            serverUsecPerCall,
+            serverCpuUsecPerCall,
             ...(load.percentilesMs ? { percentilesMs: load.percentilesMs } : {}),
           });
         }

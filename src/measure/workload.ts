@@ -7,8 +7,7 @@ import type { Rng } from '../traffic/random.js';
 export type ErrorJson = string | ((at: number) => string);
 
 /** The error Stoplight stores for a timeout, stamped with the event's second. */
-export const defaultErrorJson = (at: number): string =>
-  `{"error":{"class":"Timeout::Error","message":"execution expired"},"time":${Math.floor(at)}}`;
+export const defaultErrorJson = (at: number): string => `{"error":{"class":"Timeout::Error","message":"execution expired"},"time":${Math.floor(at)}}`;
 
 /** What the phase generators share. */
 export interface WorkloadContext {

@@ -103,7 +103,11 @@ export async function readTopology(redis: Redis, seedUrl: string, flag = '--redi
   const state = String(await redis.call('CLUSTER', 'INFO'));
   const ok = /cluster_state:ok/.test(state);
   if (!ok) {
-    throw new ServerStateError('cluster', 'the cluster is not ready', `${redactUrl(seedUrl)} reports ${/cluster_state:\w+/.exec(state)?.[0] ?? 'no cluster_state'}; wait until every slot is served (redis-cli --cluster check)`);
+    throw new ServerStateError(
+      'cluster',
+      'the cluster is not ready',
+      `${redactUrl(seedUrl)} reports ${/cluster_state:\w+/.exec(state)?.[0] ?? 'no cluster_state'}; wait until every slot is served (redis-cli --cluster check)`,
+    );
   }
   const topology = topologyFromSlots(await redis.call('CLUSTER', 'SLOTS'), seedUrl);
   if (topology.nodes.length === 0) throw new ServerStateError('cluster', 'the cluster is not ready', `${redactUrl(seedUrl)} serves no slots`);
@@ -191,11 +195,17 @@ export async function startPrivateCluster(options: PrivateClusterOptions): Promi
       );
       // Every node must also route every slot the same way before a client relies on it.
       if (ready) {
-        const maps = await Promise.all(clients.map(async (c) => JSON.stringify(topologyFromSlots(await c.call('CLUSTER', 'SLOTS'), 'redis://127.0.0.1').nodes.map((n) => [n.port, n.ranges]))));
+        const maps = await Promise.all(
+          clients.map(async (c) =>
+            JSON.stringify(topologyFromSlots(await c.call('CLUSTER', 'SLOTS'), 'redis://127.0.0.1').nodes.map((n) => [n.port, n.ranges])),
+          ),
+        );
         if (maps.every((m) => m === maps[0])) break;
       }
       if (Date.now() > deadline) {
-        throw new ServerStartError(`the private cluster of ${shards} node(s) did not reach cluster_state:ok in time (${states.map((s) => /cluster_state:\w+/.exec(s)?.[0]).join(', ')})`);
+        throw new ServerStartError(
+          `the private cluster of ${shards} node(s) did not reach cluster_state:ok in time (${states.map((s) => /cluster_state:\w+/.exec(s)?.[0]).join(', ')})`,
+        );
       }
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -243,7 +253,10 @@ export async function openClusterSession(options: ClusterSessionOptions): Promis
     throw new UsageError('--redis-server-arg: only applies to a private cluster; drop it or drop --redis-url');
   }
   for (const seed of seeds) parseRedisUrl(seed, flag);
-  const cluster = seeds.length === 0 ? await startPrivateCluster({ shards: options.shards ?? 3, ...(options.serverSettings ? { settings: options.serverSettings } : {}) }) : undefined;
+  const cluster =
+    seeds.length === 0
+      ? await startPrivateCluster({ shards: options.shards ?? 3, ...(options.serverSettings ? { settings: options.serverSettings } : {}) })
+      : undefined;
   const candidates = cluster ? [...cluster.urls] : [...seeds];
   const shards: Session[] = [];
   let ioCluster: Cluster | undefined;

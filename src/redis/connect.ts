@@ -39,9 +39,11 @@ export function parseRedisUrl(url: string, flag = '--redis-url'): URL {
     throw new UsageError(`${flag}: database must be a whole number (…/0 to …/15 by default), got "/${redactUrl(db)}"`);
   }
   // Redis reads the index as a 32-bit integer: a larger one gets its raw "value is out of range".
-  const index = db !== '' ? db : parsed.searchParams.get('db') ?? '';
+  const index = db !== '' ? db : (parsed.searchParams.get('db') ?? '');
   if (/^\d+$/.test(index) && Number(index) > MAX_DB_INDEX) {
-    throw new UsageError(`${flag}: database must be a whole number from 0 to ${MAX_DB_INDEX} (…/0 to …/15 by default), got ${index.length > 20 ? `${index.slice(0, 20)}…` : index}`);
+    throw new UsageError(
+      `${flag}: database must be a whole number from 0 to ${MAX_DB_INDEX} (…/0 to …/15 by default), got ${index.length > 20 ? `${index.slice(0, 20)}…` : index}`,
+    );
   }
   // ioredis reads ?db= when the path names none; a bad one would reach Redis as SELECT x.
   const dbParam = parsed.searchParams.get('db');
@@ -80,9 +82,7 @@ function redactLoosely(text: string): string {
       let rest = word.slice(scheme.length);
       const at = rest.lastIndexOf('@');
       if (at >= 0) rest = `${REDACTED}${rest.slice(at)}`;
-      rest = rest.replace(/([?&;#]|^)([^=&;#?]*)=([^&;#]*)/g, (m, lead: string, name: string) =>
-        SECRET_PARAM.test(name) ? `${lead}${name}=${REDACTED}` : m,
-      );
+      rest = rest.replace(/([?&;#]|^)([^=&;#?]*)=([^&;#]*)/g, (m, lead: string, name: string) => (SECRET_PARAM.test(name) ? `${lead}${name}=${REDACTED}` : m));
       return scheme + rest;
     })
     .join('');
@@ -107,8 +107,8 @@ export function redactUrl(url: string | URL): string {
   let userinfo = '';
   if (parsed.password) userinfo = `${parsed.username}:${REDACTED}@`;
   else if (parsed.username) userinfo = `${REDACTED}@`;
-  const params = [...parsed.searchParams].map(([name, value]) =>
-    `${encodeURIComponent(name)}=${SECRET_PARAM.test(name) ? REDACTED : encodeURIComponent(value)}`,
+  const params = [...parsed.searchParams].map(
+    ([name, value]) => `${encodeURIComponent(name)}=${SECRET_PARAM.test(name) ? REDACTED : encodeURIComponent(value)}`,
   );
   const search = params.length > 0 ? `?${params.join('&')}` : '';
   const hash = parsed.hash ? `#${REDACTED}` : '';
@@ -181,13 +181,9 @@ function explain(url: URL, err: unknown, timeoutMs: number): RedisUnavailableErr
         ? `TLS handshake failed (${message}); if the server does not use TLS, use redis:// instead of rediss://`
         : `the server answered with TLS or garbage (${message}); if it uses TLS, use rediss://`;
   } else if (/timed? ?out|ETIMEDOUT/i.test(message + code)) {
-    hint =
-      `no answer within ${Math.round(timeoutMs / 1000)} s (check host, port and firewall; ` +
-      `a TLS server needs rediss://, a plain one redis://)`;
+    hint = `no answer within ${Math.round(timeoutMs / 1000)} s (check host, port and firewall; ` + `a TLS server needs rediss://, a plain one redis://)`;
   } else if (/Connection is closed|ECONNRESET|socket closed/i.test(message + code)) {
-    hint =
-      'the server closed the connection during the handshake (a TLS server needs rediss://; ' +
-      'also check protected-mode and ACLs)';
+    hint = 'the server closed the connection during the handshake (a TLS server needs rediss://; ' + 'also check protected-mode and ACLs)';
   } else {
     hint = message;
   }
@@ -261,8 +257,7 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
         `cannot use Redis at ${redactUrl(parsed)}: not a Redis server (${err instanceof NotRedisError ? err.message : 'its reply is not the Redis protocol: an HTTP server, or TLS behind redis://?'}); check the host and port`,
       );
     }
-    const reason =
-      err instanceof Error && /Connection is closed|timed out/.test(err.message) && lastError ? lastError : err;
+    const reason = err instanceof Error && /Connection is closed|timed out/.test(err.message) && lastError ? lastError : err;
     // A full server (maxclients) says why only as it accepts, and ioredis drops that line: listen for it.
     const refusal = /Connection is closed|EPIPE|ECONNRESET/.test(String(reason)) ? await probeRefusal(redis.options) : undefined;
     if (refusal instanceof ServerStateError) throw refusal.at(`at ${redactUrl(parsed)}`);

@@ -35,8 +35,7 @@ const CONNECTION_TEXT =
   /Connection is closed|max retries|isn't writeable|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|socket (?:closed|hang up)|connection (?:was )?closed|Command timed out|no reply within/i;
 
 /** The server-state code an error reply carries, also when a script relayed it (Redis 6 wraps it as `…: -CODE …`). */
-const STATE_CODE =
-  /(?:^|: -|\s-)(BUSY|OOM|READONLY|CROSSSLOT|CLUSTERDOWN|MOVED|ASK|TRYAGAIN|NOPERM|MISCONF|LOADING|NOREPLICAS|MASTERDOWN)\b/;
+const STATE_CODE = /(?:^|: -|\s-)(BUSY|OOM|READONLY|CROSSSLOT|CLUSTERDOWN|MOVED|ASK|TRYAGAIN|NOPERM|MISCONF|LOADING|NOREPLICAS|MASTERDOWN)\b/;
 
 const quoteKeys = (keys: readonly string[] | undefined, most = 3): string => {
   if (!keys || keys.length === 0) return 'its keys';
@@ -74,7 +73,7 @@ function serverState(message: string, context: ErrorContext, cause: unknown): Se
       'unknown-command',
       `Redis does not offer the ${name} command (renamed or disabled, e.g. by rename-command)`,
       // Name what swc needs of the command Redis lacks (INFO and MEMORY are not scripts).
-      `swc needs ${name}${name === 'EVALSHA' || name === 'SCRIPT' ? ' (EVALSHA and SCRIPT LOAD run the layouts\' scripts)' : ''}; use a server that allows it`,
+      `swc needs ${name}${name === 'EVALSHA' || name === 'SCRIPT' ? " (EVALSHA and SCRIPT LOAD run the layouts' scripts)" : ''}; use a server that allows it`,
       message,
       cause,
     );
@@ -122,11 +121,7 @@ function serverState(message: string, context: ErrorContext, cause: unknown): Se
       );
     case 'NOPERM': {
       const denied = /run the '([^']+)' command/i.exec(message)?.[1];
-      const what = denied
-        ? `the ${denied.toUpperCase()} command`
-        : /keys?/i.test(message)
-          ? `access to ${quoteKeys(context.keys)}`
-          : commandName(context);
+      const what = denied ? `the ${denied.toUpperCase()} command` : /keys?/i.test(message) ? `access to ${quoteKeys(context.keys)}` : commandName(context);
       const grant = denied ? `+${denied.toLowerCase()}` : pattern;
       return state(
         'noperm',
@@ -155,13 +150,7 @@ function serverState(message: string, context: ErrorContext, cause: unknown): Se
         cause,
       );
     case 'MASTERDOWN':
-      return state(
-        'noreplicas',
-        'Redis is a replica that lost its primary (MASTERDOWN)',
-        'point --redis-url at the primary',
-        message,
-        cause,
-      );
+      return state('noreplicas', 'Redis is a replica that lost its primary (MASTERDOWN)', 'point --redis-url at the primary', message, cause);
     default: {
       // CROSSSLOT, CLUSTERDOWN, MOVED, ASK, TRYAGAIN.
       const moved = /(?:MOVED|ASK) (\d+) (\S+)/.exec(message);

@@ -1,12 +1,7 @@
 import type { Redis } from 'ioredis';
 
 /** The encoding limits that decide how many bytes a light costs. */
-export const ENCODING_SETTINGS = [
-  'hash-max-listpack-entries',
-  'hash-max-listpack-value',
-  'zset-max-listpack-entries',
-  'zset-max-listpack-value',
-] as const;
+export const ENCODING_SETTINGS = ['hash-max-listpack-entries', 'hash-max-listpack-value', 'zset-max-listpack-entries', 'zset-max-listpack-value'] as const;
 export type EncodingSetting = (typeof ENCODING_SETTINGS)[number];
 
 /** What a server is, as far as memory figures care. */

@@ -101,7 +101,7 @@ const PROBES: readonly Probe[] = [
   { name: 'EVAL', args: (k) => ['EVAL', 'return 1', '2', k.hash, k.zset], advisory: 'only needed to reload a script after a SCRIPT FLUSH' },
   { name: 'MULTI', args: () => ['MULTI'], advisory: 'only needed to reload scripts after a SCRIPT FLUSH' },
   { name: 'CONFIG GET', args: () => ['CONFIG', 'GET', 'maxmemory'], advisory: 'encoding limits and min-replicas-to-write cannot be read' },
-  { name: 'CLIENT ID', args: () => ['CLIENT', 'ID'], advisory: 'used_memory deltas may include a closed connection\'s buffers' },
+  { name: 'CLIENT ID', args: () => ['CLIENT', 'ID'], advisory: "used_memory deltas may include a closed connection's buffers" },
 ];
 
 /** The commands the layouts' scripts call (ACLs apply inside scripts too). */

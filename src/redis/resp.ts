@@ -462,9 +462,7 @@ function handshake(target: RespTarget): { bytes: Buffer; count: number } {
   const commands: string[][] = [];
   if (target.password) commands.push(target.username ? ['AUTH', target.username, target.password] : ['AUTH', target.password]);
   if (target.db) commands.push(['SELECT', String(target.db)]);
-  const text = commands
-    .map((parts) => `*${parts.length}\r\n${parts.map((p) => `$${Buffer.byteLength(p)}\r\n${p}\r\n`).join('')}`)
-    .join('');
+  const text = commands.map((parts) => `*${parts.length}\r\n${parts.map((p) => `$${Buffer.byteLength(p)}\r\n${p}\r\n`).join('')}`).join('');
   return { bytes: Buffer.from(text), count: commands.length };
 }
 

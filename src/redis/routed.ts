@@ -110,7 +110,9 @@ export function clusterError(session: ClusterSession, index: number, err: unknow
   }
   if (err instanceof Error && err.name === 'ReplyError') return err;
   if (err instanceof RedisUnavailableError || !(err instanceof SwcError)) {
-    return new RedisUnavailableError(`cluster node ${nodeName(session, index)} (slots ${rangesOf(session, index)}) did not answer: ${message.split('\n')[0]}`, { cause: err });
+    return new RedisUnavailableError(`cluster node ${nodeName(session, index)} (slots ${rangesOf(session, index)}) did not answer: ${message.split('\n')[0]}`, {
+      cause: err,
+    });
   }
   return err;
 }

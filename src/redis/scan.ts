@@ -121,12 +121,7 @@ export function cursorFraction(cursor: string, dbsize: number): number | null {
  * common to every pattern), pausing between calls, and hands each key that
  * one of `patterns` matches to `onKey` (each key once). Read-only.
  */
-export async function scanOnce(
-  redis: Redis,
-  patterns: readonly string[],
-  onKey: (key: string) => void,
-  control: ScanControl = {},
-): Promise<ScanReport> {
+export async function scanOnce(redis: Redis, patterns: readonly string[], onKey: (key: string) => void, control: ScanControl = {}): Promise<ScanReport> {
   const match = commonMatch(patterns);
   const tests = patterns.map(globToRegExp);
   // DBSIZE only once a scan is long enough to show progress: a short one sends SCAN alone.

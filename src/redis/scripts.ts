@@ -417,7 +417,11 @@ const flushingError = (script: LuaScript): ScriptError =>
  * @param notRun whether call `index` got NOSCRIPT (or BUSY): it did not run
  * @param within where these `count` calls sit in the caller's pipeline (a re-run tail's), for the error's numbers
  */
-export function flushedFrom(count: number, notRun: (index: number) => boolean, within: { offset: number; total: number } = { offset: 0, total: count }): number {
+export function flushedFrom(
+  count: number,
+  notRun: (index: number) => boolean,
+  within: { offset: number; total: number } = { offset: 0, total: count },
+): number {
   let first = 0;
   while (first < count && !notRun(first)) first += 1;
   let last = first;
@@ -470,7 +474,10 @@ export async function rerunFlushedTail(
     } else if (++stalls > MAX_STALLS) {
       throw flushingError(first.script);
     }
-    const scripts = withLoaded(channel.server, calls.slice(start).map((c) => c.script));
+    const scripts = withLoaded(
+      channel.server,
+      calls.slice(start).map((c) => c.script),
+    );
     const load = loadCommands(scripts);
     const sent = await sendOn(channel, [...load, ...calls.slice(start).map(evalshaCommand)], { command: 'EVALSHA' });
     // A BUSY load leaves its calls not run, as the tail below shows.

@@ -131,7 +131,7 @@ export function checkServerSetting(setting: string): string {
     if (!/^\d+$/.test(value) || Number(value) < MIN_PRIVATE_MAXCLIENTS) {
       throw new UsageError(
         `--redis-server-arg: maxclients must be a whole number of at least ${MIN_PRIVATE_MAXCLIENTS} on the private server, got "${value}" ` +
-          '(swc itself opens a session, a fill socket, one socket per --connections and the application view\'s client)',
+          "(swc itself opens a session, a fill socket, one socket per --connections and the application view's client)",
       );
     }
   }
@@ -245,13 +245,20 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
       wrapper[0] ?? binary,
       [
         ...(wrapper.length > 0 ? [...wrapper.slice(1), binary] : []),
-        '--port', String(port),
-        '--bind', '127.0.0.1',
-        '--save', '',
-        '--appendonly', 'no',
-        '--dir', dir,
-        '--daemonize', 'no',
-        '--logfile', '',
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        '--daemonize',
+        'no',
+        '--logfile',
+        '',
         ...extra,
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
@@ -280,7 +287,8 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
     };
     const secrets = secretsOf(options.settings ?? []);
     const lastLines = (): string =>
-      secrets.reduce((text, secret) => text.split(secret).join('***'), output)
+      secrets
+        .reduce((text, secret) => text.split(secret).join('***'), output)
         .split('\n')
         .map((l) => l.trim())
         .filter(Boolean)
@@ -326,9 +334,20 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
       });
       return stopped;
     };
-    const password = (options.settings ?? []).map(wellFormed).find((s) => s.startsWith('requirepass='))?.slice('requirepass='.length).trim();
+    const password = (options.settings ?? [])
+      .map(wellFormed)
+      .find((s) => s.startsWith('requirepass='))
+      ?.slice('requirepass='.length)
+      .trim();
     const auth = password ? `:${encodeURIComponent(password)}@` : '';
-    return { url: `redis://${auth}127.0.0.1:${port}`, port, pid: child.pid ?? -1, stop, dir, startSibling: (under) => startPrivateServer({ ...options, ...under }) };
+    return {
+      url: `redis://${auth}127.0.0.1:${port}`,
+      port,
+      pid: child.pid ?? -1,
+      stop,
+      dir,
+      startSibling: (under) => startPrivateServer({ ...options, ...under }),
+    };
   }
   throw lastError instanceof Error ? lastError : new ServerStartError('could not start redis-server');
 }

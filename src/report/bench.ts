@@ -187,10 +187,10 @@ export function meaningLines(report: BenchReport): string[] {
     const size = same
       ? `the same memory as ${first}`
       : less
-      ? `${spanOf(memory)} less memory than ${first}`
-      : more
-        ? `${spanOf(memory.map((m) => 1 / m))} more memory than ${first}`
-        : `from ${spanOf(memory)} less to ${spanOf(memory.filter((m) => m < 1).map((m) => 1 / m))} more memory than ${first}`;
+        ? `${spanOf(memory)} less memory than ${first}`
+        : more
+          ? `${spanOf(memory.map((m) => 1 / m))} more memory than ${first}`
+          : `from ${spanOf(memory)} less to ${spanOf(memory.filter((m) => m < 1).map((m) => 1 / m))} more memory than ${first}`;
     const cost = known.length > 0 ? `, and costs the server ${spanOf(known.map((c) => c.ratio))} the time per request${noisy}` : '';
     const only = cells.length === 1 ? cells[0] : undefined;
     lines.push(
@@ -288,8 +288,7 @@ const range = (spread: Spread | undefined, show: (n: number) => string): string 
   spread && spread.min !== spread.max ? `${show(spread.min)}–${show(spread.max)}` : '';
 
 /** The spread as a percentage, `noisy` past the threshold; empty without rounds. */
-const spreadText = (spread: Spread | null | undefined): string =>
-  spread ? `${Math.round(spread.spreadFraction * 100)}%${spread.noisy ? ' noisy' : ''}` : '';
+const spreadText = (spread: Spread | null | undefined): string => (spread ? `${Math.round(spread.spreadFraction * 100)}%${spread.noisy ? ' noisy' : ''}` : '');
 
 /**
  * The engine's capacity: one row per cell and operation, with many calls in
@@ -304,7 +303,12 @@ export function throughputGrid(report: BenchReport, options: { wide?: boolean } 
   const asked = Object.keys(measured[0]?.throughput?.write.percentilesMs ?? {});
   const latencyHead = asked.length > 0 ? asked.map((p) => `p${p} ms`) : ['p50 ms', 'p99 ms', 'p99.9 ms'];
   const latency = (stats: LatencyStats): string[] =>
-    asked.length > 0 ? asked.map((p) => { const v = stats.percentilesMs?.[p]; return v === undefined ? '–' : ms(v); }) : [ms(stats.p50Ms), ms(stats.p99Ms), ms(stats.p999Ms)];
+    asked.length > 0
+      ? asked.map((p) => {
+          const v = stats.percentilesMs?.[p];
+          return v === undefined ? '–' : ms(v);
+        })
+      : [ms(stats.p50Ms), ms(stats.p99Ms), ms(stats.p999Ms)];
   // The range takes the most room: a terminal table of 120 columns keeps the spread, --wide adds the range.
   const ranged = rounded && options.wide !== false;
   const head = [
@@ -324,7 +328,11 @@ export function throughputGrid(report: BenchReport, options: { wide?: boolean } 
   for (const r of measured) {
     const t = r.throughput;
     if (!t) continue;
-    for (const [op, stats] of [['write', t.write], ['read', t.read], ['request', t.request]] as [string, LatencyStats][]) {
+    for (const [op, stats] of [
+      ['write', t.write],
+      ['read', t.read],
+      ['request', t.request],
+    ] as [string, LatencyStats][]) {
       rows.push([
         formatWindow(r.windowSeconds),
         String(r.rate),
@@ -387,7 +395,12 @@ export function appViewGrid(report: BenchReport): Grid | undefined {
       count(a.samples),
     ];
   });
-  return { head, rows, numeric: head.map((h) => h !== 'window' && h !== 'layout'), fit: fitByName(head, { samples: 4, 'p50 ms': 3, 'p99 ms': 2, '± mean': 1 }) };
+  return {
+    head,
+    rows,
+    numeric: head.map((h) => h !== 'window' && h !== 'layout'),
+    fit: fitByName(head, { samples: 4, 'p50 ms': 3, 'p99 ms': 2, '± mean': 1 }),
+  };
 }
 
 /**
@@ -401,7 +414,16 @@ export function accuracyGrid(report: BenchReport): Grid | undefined {
   if (measured.length === 0) return undefined;
   const threshold = measured[0]?.accuracy?.threshold ?? 0.5;
   const probed = measured.some((r) => r.serverCost);
-  const head = ['window', 'req/s', 'layout', 'reads', 'max error', 'mean error', `decides differently at ${threshold}`, ...(probed ? ['server µs/request'] : [])];
+  const head = [
+    'window',
+    'req/s',
+    'layout',
+    'reads',
+    'max error',
+    'mean error',
+    `decides differently at ${threshold}`,
+    ...(probed ? ['server µs/request'] : []),
+  ];
   const rows = measured.map((r) => {
     const a = r.accuracy as NonNullable<CellResult['accuracy']>;
     return [
@@ -421,9 +443,7 @@ export function accuracyGrid(report: BenchReport): Grid | undefined {
     numeric: head.map((_, i) => i === 1 || i >= 3),
     fit: fitByName(head, { reads: 3, 'mean error': 2, 'server µs/request': 1 }),
     // At most 120 columns with the heading: a terminal table stays within that.
-    caption:
-      'failure ratio vs the exact window, 1.25 windows of traffic failing from 0.05 to 0.2' +
-      (probed ? '; server µs: write + read, probed' : ''),
+    caption: 'failure ratio vs the exact window, 1.25 windows of traffic failing from 0.05 to 0.2' + (probed ? '; server µs: write + read, probed' : ''),
   };
 }
 
@@ -431,7 +451,20 @@ export function accuracyGrid(report: BenchReport): Grid | undefined {
 export function realtimeGrid(report: BenchReport): Grid | undefined {
   const measured = report.results.filter((r) => r.realtime);
   if (measured.length === 0) return undefined;
-  const head = ['window', 'req/s', 'layout', 'achieved/s', 'shortfall', 'seconds', 'events', 'late p99 ms', 'late max ms', 'write p50 ms', 'write p99 ms', 'write p99.9 ms'];
+  const head = [
+    'window',
+    'req/s',
+    'layout',
+    'achieved/s',
+    'shortfall',
+    'seconds',
+    'events',
+    'late p99 ms',
+    'late max ms',
+    'write p50 ms',
+    'write p99 ms',
+    'write p99.9 ms',
+  ];
   const rows: string[][] = [];
   for (const r of measured) {
     const t = r.realtime;
@@ -526,8 +559,17 @@ export function csvGrid(report: BenchReport): Grid {
   const stat = (s: LatencyStats | undefined): string[] =>
     s ? [s.opsPerSec, s.p50Ms, s.p99Ms, s.p999Ms, s.serverUsecPerCall ?? ''].map(String) : ['', '', '', '', ''];
   const head = [
-    'layout', 'windowSeconds', 'rate', 'durationSeconds', 'eventsInWindow', 'events', 'bytesPerLight',
-    'usedMemoryDeltaPerLight', 'encodings', 'publishedKb', 'publishedDiff',
+    'layout',
+    'windowSeconds',
+    'rate',
+    'durationSeconds',
+    'eventsInWindow',
+    'events',
+    'bytesPerLight',
+    'usedMemoryDeltaPerLight',
+    'encodings',
+    'publishedKb',
+    'publishedDiff',
     ...['write', 'read', 'request'].flatMap((op) => ['OpsPerSec', 'P50Ms', 'P99Ms', 'P999Ms', 'ServerUsecPerCall'].map((f) => `${op}${f}`)),
     ...['RequestedRate', 'AchievedRate', 'Seconds', 'Events', 'LateP99Ms', 'LateMaxMs', 'WriteP50Ms', 'WriteP99Ms', 'WriteP999Ms'].map((f) => `realtime${f}`),
     ...['Reads', 'MaxAbsError', 'MeanAbsError', 'Threshold', 'DecisionMismatchShare'].map((f) => `accuracy${f}`),
@@ -605,16 +647,25 @@ export function renderBench(
       : `${first.connections} connection(s) × pipeline ${first.pipeline} in flight`
     : '';
   const grids: [string, Grid | undefined][] = [
-    [`${width < PIPED_COLUMNS ? "Memory per light (KB = 1024 bytes; MEMORY USAGE summed over a light's keys)" : "Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light's keys)"}${labelsLine(report) ? `\n${labelsLine(report)}` : ''}`, memoryShown],
+    [
+      `${width < PIPED_COLUMNS ? "Memory per light (KB = 1024 bytes; MEMORY USAGE summed over a light's keys)" : "Memory per light (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light's keys)"}${labelsLine(report) ? `\n${labelsLine(report)}` : ''}`,
+      memoryShown,
+    ],
     // Narrow: one row per key role rather than a legend holding every encoding.
     ['Encodings', wide ? undefined : fitsWhole({ ...encodings, fit: {} }, width) ? encodings : encodingsByRoleGrid(report)],
     ['Per primary (Redis Cluster)', shardsGrid(report)],
     ['Cluster-safety findings (CROSSSLOT)', findingsGrid(report)],
     [`Engine capacity (steady state, injected clock, ${capacity})`, throughputGrid(report, { wide })],
-    [`Application's view (one request at a time through ioredis, a read then a write; tinybench${report.cluster ? '; lights of the first primary' : ''})`, appViewGrid(report)],
-    [wide ? 'Throughput ratios (median and range of per-round ratios)' : 'Throughput ratios (median of per-round ratios; --wide for the range)', throughputRatioGrid(report, { wide })],
+    [
+      `Application's view (one request at a time through ioredis, a read then a write; tinybench${report.cluster ? '; lights of the first primary' : ''})`,
+      appViewGrid(report),
+    ],
+    [
+      wide ? 'Throughput ratios (median and range of per-round ratios)' : 'Throughput ratios (median of per-round ratios; --wide for the range)',
+      throughputRatioGrid(report, { wide }),
+    ],
     ['Instructions per call (valgrind callgrind, inside call())', instructionsGrid(report)],
-    ["Where the instructions go (--profile: top server functions)", profileGrid(report)],
+    ['Where the instructions go (--profile: top server functions)', profileGrid(report)],
     ['Real traffic (--realtime: server clock, paced)', realtimeGrid(report)],
     ['Accuracy', accuracyGrid(report)],
   ];
@@ -641,7 +692,8 @@ export function renderBench(
     // The first screen answers the question: right under the memory table, what it means.
     if (grid === grids[0]?.[1]) {
       const meaning = meaningLines(report);
-      if (meaning.length > 0) parts[parts.length - 1] += `${format === 'markdown' ? '\n\n' : '\n'}${meaning.map((l) => (format === 'markdown' ? l : wrapText(l, prose))).join('\n')}`;
+      if (meaning.length > 0)
+        parts[parts.length - 1] += `${format === 'markdown' ? '\n\n' : '\n'}${meaning.map((l) => (format === 'markdown' ? l : wrapText(l, prose))).join('\n')}`;
     }
     if (grid.notes && grid.notes.length > 0) {
       const notes = grid.notes.map((n) => (format === 'markdown' ? `_${n}_` : c.dim(wrapText(n, prose))));
@@ -650,7 +702,11 @@ export function renderBench(
   }
   const hints = hintLines(report);
   if (hints.length > 0) {
-    parts.push(format === 'markdown' ? `**Encoding hints**\n\n${hints.map((h) => `- ${h}`).join('\n')}` : `${c.bold('Encoding hints')}\n${hints.map((h) => wrapLine(h, prose)).join('\n')}`);
+    parts.push(
+      format === 'markdown'
+        ? `**Encoding hints**\n\n${hints.map((h) => `- ${h}`).join('\n')}`
+        : `${c.bold('Encoding hints')}\n${hints.map((h) => wrapLine(h, prose)).join('\n')}`,
+    );
   }
   parts.push(format === 'markdown' ? `_${footer}_` : c.dim(footer));
   return `${parts.join('\n\n')}\n`;

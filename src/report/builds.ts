@@ -57,10 +57,7 @@ export function buildsMemoryGrid(runs: readonly BuildRun[]): Grid {
       ...(hasPublished ? [published ? published.kb.toFixed(1) : ''] : []),
       ...byKey.flatMap((m, i) => {
         const c = m.get(key);
-        return [
-          c ? kb(c.memory.bytesPerLight) : '—',
-          ...(i > 0 ? [c && first ? times(c.memory.bytesPerLight / first.memory.bytesPerLight) : ''] : []),
-        ];
+        return [c ? kb(c.memory.bytesPerLight) : '—', ...(i > 0 ? [c && first ? times(c.memory.bytesPerLight / first.memory.bytesPerLight) : ''] : [])];
       }),
     ];
   });
@@ -105,7 +102,7 @@ export function renderBuilds(runs: readonly BuildRun[], format: 'table' | 'markd
   const render = (grid: Grid): string => (format === 'markdown' ? renderMarkdown(grid) : renderBox(grid, color));
   const title = (text: string): string => (format === 'markdown' ? `**${text}**` : c.bold(text));
   const parts = [
-    `${title('Memory per light per server build (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light\'s keys; each build on its own private server, same settings)')}\n${memory.caption ?? ''}\n${render(memory)}`,
+    `${title("Memory per light per server build (KB = 1024 bytes, MEMORY USAGE … SAMPLES 0 summed over the light's keys; each build on its own private server, same settings)")}\n${memory.caption ?? ''}\n${render(memory)}`,
   ];
   const encodings = buildsEncodingGrid(runs);
   if (encodings.rows.length > 0) parts.push(`${title('Encodings that differ between builds')}\n${render(encodings)}`);

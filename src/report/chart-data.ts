@@ -188,7 +188,9 @@ function changeSeries(cells: readonly SidedCell[], sides: readonly ChartSide[], 
     const points = cells
       .filter((c) => c.side === current && c.cell.layout === layout)
       .flatMap(({ cell }): ChartPoint[] => {
-        const before = cells.find((b) => b.side === baseline && b.cell.layout === layout && b.cell.windowSeconds === cell.windowSeconds && b.cell.rate === cell.rate);
+        const before = cells.find(
+          (b) => b.side === baseline && b.cell.layout === layout && b.cell.windowSeconds === cell.windowSeconds && b.cell.rate === cell.rate,
+        );
         if (!before || before.cell.memory.bytesPerLight <= 0) return [];
         const percent = ((cell.memory.bytesPerLight - before.cell.memory.bytesPerLight) / before.cell.memory.bytesPerLight) * 100;
         return [{ x: x(cell), y: percent, label: changeLabel(percent) }];
@@ -243,7 +245,7 @@ function describe(sides: readonly ChartSide[]): { title: string; subtitle: strin
   const what = sides.length > 1 ? `${sides.map((s) => s.label).join(' vs ')}: ` : '';
   return {
     title: `${what}swc bench on ${redis}`,
-    subtitle: [settings.join(', '), config, 'memory: MEMORY USAGE … SAMPLES 0 summed over a light\'s keys; 1 KB = 1024 bytes'].filter((s) => s.length > 0),
+    subtitle: [settings.join(', '), config, "memory: MEMORY USAGE … SAMPLES 0 summed over a light's keys; 1 KB = 1024 bytes"].filter((s) => s.length > 0),
   };
 }
 
@@ -293,7 +295,9 @@ export function chartModel(sides: readonly ChartSide[], selected: readonly Panel
   const rateTicks = rates.map((r) => ({ value: r, label: rateLabel(r) }));
   const byWindow = (rate: number, name: PanelName, labels: boolean): ChartPanel => {
     const at = cells.filter((c) => c.cell.rate === rate);
-    const series = compared ? changeSeries(at, sides, layouts, (cell) => cell.windowSeconds) : seriesOf(at, sides, layouts, (cell) => memoryPoint(cell, cell.windowSeconds));
+    const series = compared
+      ? changeSeries(at, sides, layouts, (cell) => cell.windowSeconds)
+      : seriesOf(at, sides, layouts, (cell) => memoryPoint(cell, cell.windowSeconds));
     const where = (x: number): string => `${formatWindow(x)} @ ${rateLabel(rate)}`;
     const note = name === 'hero' ? (compared ? changeNote(series, where) : ratioNote(series, where)) : undefined;
     return {
@@ -329,7 +333,9 @@ export function chartModel(sides: readonly ChartSide[], selected: readonly Panel
         panels.push({
           name,
           kind: compared ? 'change-by-rate' : 'memory-by-rate',
-          title: compared ? `memory per light, change from baseline, by rate, ${formatWindow(windowSeconds)} window` : `memory per light by rate, ${formatWindow(windowSeconds)} window`,
+          title: compared
+            ? `memory per light, change from baseline, by rate, ${formatWindow(windowSeconds)} window`
+            : `memory per light by rate, ${formatWindow(windowSeconds)} window`,
           xTitle: 'requests per second per light',
           yTitle: memoryTitle,
           xTicks: rateTicks,
@@ -342,7 +348,11 @@ export function chartModel(sides: readonly ChartSide[], selected: readonly Panel
     } else {
       const before = panels.length;
       for (const rate of rates) {
-        const series = latencySeries(cells.filter((c) => c.cell.rate === rate), sides, layouts);
+        const series = latencySeries(
+          cells.filter((c) => c.cell.rate === rate),
+          sides,
+          layouts,
+        );
         if (series.length === 0) continue;
         panels.push({
           name,
@@ -380,7 +390,12 @@ export function chartModel(sides: readonly ChartSide[], selected: readonly Panel
       continue;
     }
     const ys = points
-      .flatMap((pt) => [pt.y, ...(pt.published !== undefined ? [pt.published] : []), ...(pt.low !== undefined ? [pt.low] : []), ...(pt.high !== undefined ? [pt.high] : [])])
+      .flatMap((pt) => [
+        pt.y,
+        ...(pt.published !== undefined ? [pt.published] : []),
+        ...(pt.low !== undefined ? [pt.low] : []),
+        ...(pt.high !== undefined ? [pt.high] : []),
+      ])
       .filter((y) => Number.isFinite(y) && y > 0);
     if (ys.length === 0) continue;
     yScales[kind] = { min: Math.min(...ys), max: Math.max(...ys), log: spansDecade(ys) };

@@ -153,7 +153,15 @@ function panelGroup(panel: ChartPanel, index: number, model: ChartModel, size: B
     {
       type: 'symbol',
       from: { data: points },
-      encode: { enter: { x: { scale: 'x', field: 'x' }, y: { scale: 'y', field: 'y' }, fill: { field: 'color' }, size: { value: panel.labels ? 45 : 30 }, shape: { value: 'circle' } } },
+      encode: {
+        enter: {
+          x: { scale: 'x', field: 'x' },
+          y: { scale: 'y', field: 'y' },
+          fill: { field: 'color' },
+          size: { value: panel.labels ? 45 : 30 },
+          shape: { value: 'circle' },
+        },
+      },
     },
     {
       type: 'symbol',
@@ -246,7 +254,9 @@ function panelGroup(panel: ChartPanel, index: number, model: ChartModel, size: B
         {
           type: 'rule',
           role: 'zero',
-          encode: { enter: { x: { value: 0 }, x2: { field: { group: 'width' } }, y: { scale: 'y', value: 0 }, stroke: { value: '#888' }, strokeWidth: { value: 1 } } },
+          encode: {
+            enter: { x: { value: 0 }, x2: { field: { group: 'width' } }, y: { scale: 'y', value: 0 }, stroke: { value: '#888' }, strokeWidth: { value: 1 } },
+          },
         },
       ]
     : [];
@@ -264,7 +274,15 @@ function panelGroup(panel: ChartPanel, index: number, model: ChartModel, size: B
     },
     title: {
       text: panel.title,
-      ...(panel.note !== undefined ? { subtitle: panel.note, subtitleFontSize: panel.name === 'hero' ? 13 : 11, subtitleColor: '#222', subtitleFont: FONT, subtitleFontWeight: panel.name === 'hero' ? 'bold' : 'normal' } : {}),
+      ...(panel.note !== undefined
+        ? {
+            subtitle: panel.note,
+            subtitleFontSize: panel.name === 'hero' ? 13 : 11,
+            subtitleColor: '#222',
+            subtitleFont: FONT,
+            subtitleFontWeight: panel.name === 'hero' ? 'bold' : 'normal',
+          }
+        : {}),
       fontSize: 12,
       font: FONT,
       offset: 10,
@@ -278,7 +296,14 @@ function panelGroup(panel: ChartPanel, index: number, model: ChartModel, size: B
     ],
     scales: [
       { name: 'x', type: panel.xLog ? 'log' : 'linear', domain: xDomain, range: [0, size.width], zero: false, nice: false },
-      { name: 'y', type: yLog ? 'log' : 'linear', domain: yDomain ?? { data: points, field: 'y' }, range: [size.height, 0], zero: !yLog && !isChange, nice: !yLog && !isChange },
+      {
+        name: 'y',
+        type: yLog ? 'log' : 'linear',
+        domain: yDomain ?? { data: points, field: 'y' },
+        range: [size.height, 0],
+        zero: !yLog && !isChange,
+        nice: !yLog && !isChange,
+      },
     ],
     axes: [
       {
@@ -301,7 +326,13 @@ function panelGroup(panel: ChartPanel, index: number, model: ChartModel, size: B
         encode: {
           labels: {
             update: {
-              text: { signal: yLog ? `datum.value >= 1000 ? format(datum.value, ',') : format(datum.value, '~r')` : isChange ? `(datum.value > 0 ? '+' : '') + format(datum.value, '~r') + '%'` : 'datum.label' },
+              text: {
+                signal: yLog
+                  ? `datum.value >= 1000 ? format(datum.value, ',') : format(datum.value, '~r')`
+                  : isChange
+                    ? `(datum.value > 0 ? '+' : '') + format(datum.value, '~r') + '%'`
+                    : 'datum.label',
+              },
             },
           },
         },
@@ -374,7 +405,17 @@ export function chartSpec(raw: ChartModel): Spec {
     ),
   );
   const legends: Record<string, unknown>[] = [
-    { stroke: 'layoutColor', title: 'layout', symbolType: 'stroke', symbolStrokeWidth: 2, symbolSize: 300, orient: 'right', labelFont: FONT, titleFont: FONT, labelLimit: 400 },
+    {
+      stroke: 'layoutColor',
+      title: 'layout',
+      symbolType: 'stroke',
+      symbolStrokeWidth: 2,
+      symbolSize: 300,
+      orient: 'right',
+      labelFont: FONT,
+      titleFont: FONT,
+      labelLimit: 400,
+    },
   ];
   const scales: Record<string, unknown>[] = [{ name: 'layoutColor', type: 'ordinal', domain: [...model.layouts], range: model.layouts.map(colorOf) }];
   const series = model.panels.flatMap((p) => p.series);
@@ -397,17 +438,45 @@ export function chartSpec(raw: ChartModel): Spec {
   const markers = unique(series.flatMap((s) => (s.marker === null ? [] : [s.marker])));
   if (markers.length > 0) {
     scales.push({ name: 'markerShape', type: 'ordinal', domain: markers, range: markers.map((m) => MARKER_SHAPES[m] ?? 'circle') });
-    legends.push({ shape: 'markerShape', title: 'latency', symbolFillColor: '#444', symbolStrokeColor: '#444', symbolSize: 60, orient: 'right', labelFont: FONT, titleFont: FONT });
+    legends.push({
+      shape: 'markerShape',
+      title: 'latency',
+      symbolFillColor: '#444',
+      symbolStrokeColor: '#444',
+      symbolSize: 60,
+      orient: 'right',
+      labelFont: FONT,
+      titleFont: FONT,
+    });
   }
   if (model.hasPublished) {
     scales.push({ name: 'publishedShape', type: 'ordinal', domain: [PUBLISHED_LABEL], range: ['diamond'] });
-    legends.push({ shape: 'publishedShape', title: 'marker', symbolStrokeColor: '#444', symbolFillColor: 'transparent', symbolSize: 90, orient: 'right', labelFont: FONT, titleFont: FONT });
+    legends.push({
+      shape: 'publishedShape',
+      title: 'marker',
+      symbolStrokeColor: '#444',
+      symbolFillColor: 'transparent',
+      symbolSize: 90,
+      orient: 'right',
+      labelFont: FONT,
+      titleFont: FONT,
+    });
   }
   return {
     $schema: 'https://vega.github.io/schema/vega/v6.json',
     background: 'white',
     padding: 16,
-    title: { text: model.title, subtitle: [...model.subtitle], anchor: 'start', font: FONT, subtitleFont: FONT, fontSize: 15, subtitleFontSize: 11, offset: 12, limit: 0 },
+    title: {
+      text: model.title,
+      subtitle: [...model.subtitle],
+      anchor: 'start',
+      font: FONT,
+      subtitleFont: FONT,
+      fontSize: 15,
+      subtitleFontSize: 11,
+      offset: 12,
+      limit: 0,
+    },
     data: [{ name: 'points', values: rows }],
     scales,
     legends,

@@ -13,7 +13,16 @@ export interface TerminalChartOptions {
 }
 
 /** asciichart's colours in the order series get them; the same order as the SVG palette's hues. */
-const COLORS = [asciichart.blue, asciichart.red, asciichart.green, asciichart.magenta, asciichart.cyan, asciichart.yellow, asciichart.lightblue, asciichart.lightred];
+const COLORS = [
+  asciichart.blue,
+  asciichart.red,
+  asciichart.green,
+  asciichart.magenta,
+  asciichart.cyan,
+  asciichart.yellow,
+  asciichart.lightblue,
+  asciichart.lightred,
+];
 const RESET = asciichart.reset;
 /** Columns of the y labels, the axis included. */
 const LABEL_WIDTH = 9;
@@ -63,11 +72,14 @@ function renderPanel(panel: ChartPanel, model: ChartModel, options: TerminalChar
   const scale = model.yScales[panel.kind];
   const logY = scale?.log ?? false;
   const xs = commonXs(panel);
-  const dropped = panel.series.flatMap((s) => s.points.filter((p) => !xs.includes(p.x)).map((p) => `${s.name} at ${panel.xTicks.find((t) => t.value === p.x)?.label ?? p.x}`));
+  const dropped = panel.series.flatMap((s) =>
+    s.points.filter((p) => !xs.includes(p.x)).map((p) => `${s.name} at ${panel.xTicks.find((t) => t.value === p.x)?.label ?? p.x}`),
+  );
   const header = `${panel.title} (${panel.yTitle}${logY ? ', log scale' : ''})`;
   const note = panel.note !== undefined ? wrap(visible(panel.note), options.width) : [];
   // The panel's note speaks of the SVG's bars; here the range is written out.
-  if (panel.style === 'ranges') return rangePanel(panel, wrap(`${panel.title} (${panel.yTitle}): median of the rounds (fastest–slowest round)`, options.width), paint, colorOf);
+  if (panel.style === 'ranges')
+    return rangePanel(panel, wrap(`${panel.title} (${panel.yTitle}): median of the rounds (fastest–slowest round)`, options.width), paint, colorOf);
   // Bars are drawn to a linear scale whatever the values span: their lengths are compared, not read off an axis.
   if (xs.length < 2) return barPanel(panel, [...wrap(`${panel.title} (${panel.yTitle})`, options.width), ...note].join('\n'), options, paint, colorOf);
 
@@ -111,7 +123,7 @@ function renderPanel(panel: ChartPanel, model: ChartModel, options: TerminalChar
   });
   const body = rows.map((line, r) => line + (labels.get(r) ?? ''));
   // The x axis: a tick under each measured x, its label centred below when it fits.
-  const axis = [...' '.repeat(LABEL_WIDTH - 1) + '└' + '─'.repeat(columns - 1)];
+  const axis = [...(' '.repeat(LABEL_WIDTH - 1) + '└' + '─'.repeat(columns - 1))];
   const tickRow = [...' '.repeat(LABEL_WIDTH + columns + 12)];
   let free = 0;
   for (const x of xs) {
@@ -136,7 +148,13 @@ function renderPanel(panel: ChartPanel, model: ChartModel, options: TerminalChar
 }
 
 /** A panel with one x value: a bar per series, scaled to the widest. */
-function barPanel(panel: ChartPanel, header: string, options: TerminalChartOptions, paint: (t: string, i: number) => string, colorOf: (s: ChartSeries) => number): string {
+function barPanel(
+  panel: ChartPanel,
+  header: string,
+  options: TerminalChartOptions,
+  paint: (t: string, i: number) => string,
+  colorOf: (s: ChartSeries) => number,
+): string {
   const rows = panel.series.flatMap((s) => s.points.map((p) => ({ s, p })));
   const xLabel = (x: number): string => panel.xTicks.find((t) => t.value === x)?.label ?? String(x);
   const names = rows.map(({ s, p }) => `${visible(s.name)} ${xLabel(p.x)}`);
@@ -165,7 +183,10 @@ function rangePanel(panel: ChartPanel, header: readonly string[], paint: (t: str
     panel.series.flatMap((s) =>
       s.points
         .filter((p) => p.x === x)
-        .map((p) => `${xLabel(x).padEnd(xWidth)}  ${paint(visible(s.name).padEnd(nameWidth), colorOf(s))}  ${number(p.y)} ms  (${number(p.low ?? p.y)}–${number(p.high ?? p.y)})`),
+        .map(
+          (p) =>
+            `${xLabel(x).padEnd(xWidth)}  ${paint(visible(s.name).padEnd(nameWidth), colorOf(s))}  ${number(p.y)} ms  (${number(p.low ?? p.y)}–${number(p.high ?? p.y)})`,
+        ),
     ),
   );
   return [...header, ...lines].join('\n');

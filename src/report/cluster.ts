@@ -40,7 +40,9 @@ export function findingsGrid(report: BenchReport): Grid | undefined {
     [
       '',
       'instead',
-      f.variant !== undefined ? `${f.variant}${report.layoutLabels?.[f.variant] ? ` (${report.layoutLabels[f.variant]})` : ''}` : `nothing: ${f.cells} cell(s) not measured`,
+      f.variant !== undefined
+        ? `${f.variant}${report.layoutLabels?.[f.variant] ? ` (${report.layoutLabels[f.variant]})` : ''}`
+        : `nothing: ${f.cells} cell(s) not measured`,
     ],
   ]);
   return { head, rows, numeric: head.map(() => false), caption: 'layouts not measured; the run went on', fit: { legend: head.map((h) => h === 'finding') } };

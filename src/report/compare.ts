@@ -164,9 +164,7 @@ export function compareCsvGrid(verdict: Verdict): Grid {
 
 /** One line per failure, naming the cell, the figure and the change against the tolerance. */
 export function failureLines(verdict: Verdict): string[] {
-  const lines = verdict.mismatches.map(
-    (m) => `${m.field} differs (baseline ${m.baseline}, current ${m.current}): the runs' figures are not comparable`,
-  );
+  const lines = verdict.mismatches.map((m) => `${m.field} differs (baseline ${m.baseline}, current ${m.current}): the runs' figures are not comparable`);
   for (const r of verdict.failures) {
     if (r.status === 'missing') lines.push(`${r.cell}: ${figureLabel(r)} missing from the current run`);
     else lines.push(`${r.cell}: ${figureLabel(r)} ${changeText(r)} (tolerance ${tolerance(r, verdict)}${roundsNote(r)}${countsText(r)})`);
@@ -204,9 +202,7 @@ export function renderGithub(verdict: Verdict, baseline: CompareSide): string {
     ...improvementLines(verdict).map((l) => `::notice ${file},title=swc improvement::${ghData(l)}`),
   ];
   lines.push(
-    verdict.ok
-      ? `::notice ${file},title=swc compare::${ghData(verdictLine(verdict))}`
-      : `::error ${file},title=swc compare::${ghData(verdictLine(verdict))}`,
+    verdict.ok ? `::notice ${file},title=swc compare::${ghData(verdictLine(verdict))}` : `::error ${file},title=swc compare::${ghData(verdictLine(verdict))}`,
   );
   return `${lines.join('\n')}\n`;
 }
@@ -284,14 +280,16 @@ export function renderCompare(
   const markdown = format === 'markdown';
   const c = palette(color && !markdown);
   const prose = Math.min(width, PIPED_COLUMNS);
-  const build = (s: CompareSide): string =>
-    `${s.label}: swc ${s.report.swcVersion}, Redis ${s.report.redis.version}, ${s.report.redis.memAllocator}`;
+  const build = (s: CompareSide): string => `${s.label}: swc ${s.report.swcVersion}, Redis ${s.report.redis.version}, ${s.report.redis.memAllocator}`;
   const grid = compareGrid(verdict);
   const paint = (status: string): string =>
     status === 'regressed' || status === 'missing' ? c.red(status) : status === 'improved' ? c.green(status) : status === 'extra' ? c.yellow(status) : status;
   const table = markdown
     ? renderMarkdown(grid)
-    : renderFitted('', { ...grid, rows: grid.rows.map((row) => [...row.slice(0, -1), paint(row.at(-1) ?? '')]) }, width, { color, bold: (t) => t }).replace(/^\n/, '');
+    : renderFitted('', { ...grid, rows: grid.rows.map((row) => [...row.slice(0, -1), paint(row.at(-1) ?? '')]) }, width, { color, bold: (t) => t }).replace(
+        /^\n/,
+        '',
+      );
   const gate = gateText(verdict);
   const failing = failureRowsWithLines(verdict);
   const improvements = improvementLines(verdict);

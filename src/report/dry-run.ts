@@ -24,7 +24,11 @@ export function dryRunGrid(estimate: PlanEstimate): Grid {
     head,
     rows,
     numeric: head.map((h) => h === 'req/s' || h === 'events' || h === 'accuracy events'),
-    fit: { priority: head.map((h) => (h === 'accuracy events' ? 1 : 0)), hoist: head.map((h) => h === 'window' || h === 'req/s'), legend: head.map((h) => h === 'phases') },
+    fit: {
+      priority: head.map((h) => (h === 'accuracy events' ? 1 : 0)),
+      hoist: head.map((h) => h === 'window' || h === 'req/s'),
+      legend: head.map((h) => h === 'phases'),
+    },
   };
 }
 
@@ -34,8 +38,7 @@ export function estimateLine(estimate: PlanEstimate): string {
   return `estimated ${durationText(estimate.totalSeconds)}: ${estimate.phases.map((p) => `${p.phase} ${seconds(p.seconds)}`).join(', ')}`;
 }
 
-const NOTE =
-  'from per-phase costs measured on a 2-core machine (src/bench/estimate.ts); a busy machine takes longer, up to half as long again or more';
+const NOTE = 'from per-phase costs measured on a 2-core machine (src/bench/estimate.ts); a busy machine takes longer, up to half as long again or more';
 
 /** `swc bench --dry-run` for people: the cells, then the estimate. */
 export function renderDryRun(estimate: PlanEstimate, format: 'table' | 'markdown', color: boolean, width: number = PIPED_COLUMNS): string {

@@ -1,13 +1,6 @@
 import Table from 'cli-table3';
 import type { ChalkInstance } from 'chalk';
-import type {
-  BucketInspection,
-  EventInspection,
-  Inspection,
-  KeyInspection,
-  KeysInspection,
-  LightMetadata,
-} from '../layouts/inspection.js';
+import type { BucketInspection, EventInspection, Inspection, KeyInspection, KeysInspection, LightMetadata } from '../layouts/inspection.js';
 import { palette, visible } from './style.js';
 
 /** How to render an inspection. */
@@ -28,13 +21,11 @@ const MIN_COLUMNS = 80;
 
 /** The width a rendered table takes: its longest line, colours left out. */
 function renderedWidth(text: string): number {
-   
   return Math.max(0, ...text.split('\n').map((l) => [...l.replace(/\x1b\[[0-9;]*m/g, '')].length));
 }
 
 /** A line of prose broken between words to fit `limit`; later lines indented 9 (under the text after a label). */
 function wrapProse(line: string, limit: number): string {
-   
   const plain = (t: string): number => [...t.replace(/\x1b\[[0-9;]*m/g, '')].length;
   if (plain(line) <= limit) return line;
   const out: string[] = [];
@@ -69,7 +60,11 @@ function fittedTable(
   dropOrder: readonly string[],
 ): string {
   let keep = head.map((_, i) => i);
-  const render = (): string => draw(keep.map((i) => head[i] as string), rows.map((r) => keep.map((i) => r[i] as string)));
+  const render = (): string =>
+    draw(
+      keep.map((i) => head[i] as string),
+      rows.map((r) => keep.map((i) => r[i] as string)),
+    );
   let text = render();
   for (const name of dropOrder) {
     if (limit === undefined || renderedWidth(text) <= limit) break;
@@ -121,9 +116,7 @@ export function sparkline(points: ReadonlyArray<{ second: number; events: number
     columns[column] = (columns[column] ?? 0) + point.events;
   }
   const max = Math.max(...columns);
-  return columns
-    .map((v) => (v === 0 ? ' ' : (SPARKS[Math.min(SPARKS.length - 1, Math.floor((v / max) * SPARKS.length))] as string)))
-    .join('');
+  return columns.map((v) => (v === 0 ? ' ' : (SPARKS[Math.min(SPARKS.length - 1, Math.floor((v / max) * SPARKS.length))] as string))).join('');
 }
 
 /** Sums of successes and failures per column over `from..to`, as {@link sparkline} groups seconds. */
@@ -171,9 +164,18 @@ export function outcomeLines(points: ReadonlyArray<OutcomePoint>, from: number, 
   const unit = per === 1 ? 'per second' : `per ${per} s`;
   const peak = Math.max(0, ...rates.map((r) => r ?? 0));
   return [
-    `successes │${blocks(columns.map((c) => c.successes), maxS)}│ max ${maxS} ${unit}`,
-    `failures  │${blocks(columns.map((c) => c.failures), maxF)}│ max ${maxF} ${unit}`,
-    `fail rate │${blocks(rates.map((r) => (r === null ? null : Math.max(r, 0.0001))), 1)}│ 0–100%, peak ${(peak * 100).toFixed(0)}%`,
+    `successes │${blocks(
+      columns.map((c) => c.successes),
+      maxS,
+    )}│ max ${maxS} ${unit}`,
+    `failures  │${blocks(
+      columns.map((c) => c.failures),
+      maxF,
+    )}│ max ${maxF} ${unit}`,
+    `fail rate │${blocks(
+      rates.map((r) => (r === null ? null : Math.max(r, 0.0001))),
+      1,
+    )}│ 0–100%, peak ${(peak * 100).toFixed(0)}%`,
     `           ${isoSecond(from)} .. ${isoSecond(to)}`,
   ];
 }
@@ -181,12 +183,7 @@ export function outcomeLines(points: ReadonlyArray<OutcomePoint>, from: number, 
 /** Bytes for people in running text; `n/a` when the server refused MEMORY. */
 function bytesText(bytes: number | null, exact = true): string {
   if (bytes === null) return 'n/a';
-  const text =
-    bytes >= 10 * 1024 * 1024
-      ? `${(bytes / 1024 / 1024).toFixed(1)} MB`
-      : bytes >= 10_240
-        ? `${(bytes / 1024).toFixed(1)} KB`
-        : `${bytes} B`;
+  const text = bytes >= 10 * 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : bytes >= 10_240 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} B`;
   return exact ? text : `~${text}`;
 }
 
@@ -210,7 +207,18 @@ function limitText(value: number, limit: number | null, c: ChalkInstance): strin
  */
 function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: boolean, wide: boolean, columns?: number): string {
   const nodes = keys.some((key) => key.node !== undefined);
-  const head = [...(wide ? ['key'] : ['#', 'role']), 'type', 'encoding', 'elements', 'bytes', 'ttl s', ...(wide ? ['slot'] : []), ...(wide && nodes ? ['node'] : []), 'entries/limit', 'longest B/limit'];
+  const head = [
+    ...(wide ? ['key'] : ['#', 'role']),
+    'type',
+    'encoding',
+    'elements',
+    'bytes',
+    'ttl s',
+    ...(wide ? ['slot'] : []),
+    ...(wide && nodes ? ['node'] : []),
+    'entries/limit',
+    'longest B/limit',
+  ];
   const right = ['#', 'elements', 'bytes', 'ttl s', 'slot', 'entries/limit'];
   const limit = wide || columns === undefined ? undefined : Math.max(MIN_COLUMNS, columns);
   // The label of the longest element (a field or member name) is cut first when the table does not fit.
@@ -316,7 +324,10 @@ function summaryLine(inspection: Inspection, c: ChalkInstance): string {
       : inspection.windowTotals === null
         ? 'error rate: no window given (--window)'
         : `error rate ${percentText(summary.errorRate)} in the window`;
-  return `${c.bold('summary')}  ${rate} · ${bytesText(summary.bytes, inspection.keys.every((k) => k.bytesExact))} · ${perSecond}`;
+  return `${c.bold('summary')}  ${rate} · ${bytesText(
+    summary.bytes,
+    inspection.keys.every((k) => k.bytesExact),
+  )} · ${perSecond}`;
 }
 
 function pictureLine(inspection: Inspection, points: OutcomePoint[], columns?: number): string | null {
@@ -362,7 +373,8 @@ function renderBuckets(inspection: BucketInspection, options: InspectRenderOptio
     }
     lines.push(t.toString());
   }
-  const inWindow = inspection.windowTotals === null ? 'no window given (--window)' : `${inspection.windowTotals.successes} / ${inspection.windowTotals.failures}`;
+  const inWindow =
+    inspection.windowTotals === null ? 'no window given (--window)' : `${inspection.windowTotals.successes} / ${inspection.windowTotals.failures}`;
   lines.push(
     `${c.bold('totals')}   successes ${totals.successes}  failures ${totals.failures}  (held in the buckets; in the window: ${inWindow}; ` +
       `stored running totals ${inspection.storedTotals.successes} / ${inspection.storedTotals.failures})`,

@@ -93,7 +93,9 @@ export function instructionsGrid(report: BenchReport): Grid | undefined {
     head,
     rows,
     numeric: head.map((h) => h !== 'layout' && h !== 'op'),
-    ...(first ? { caption: `${first.write.repeats.length} repeats of ${first.write.calls} ops; a request is its read and its write; ratio ÷ the cell's first layout` } : {}),
+    ...(first
+      ? { caption: `${first.write.repeats.length} repeats of ${first.write.calls} ops; a request is its read and its write; ratio ÷ the cell's first layout` }
+      : {}),
   };
 }
 
@@ -108,7 +110,16 @@ export function profileGrid(report: BenchReport): Grid | undefined {
     if (!p) continue;
     for (const op of ['write', 'read'] as const) {
       for (const e of p[op]) {
-        rows.push([formatWindow(r.windowSeconds), String(r.rate), r.layout, op, e.function, pct(e.inclusiveShare), count(e.inclusivePerCall), pct(e.selfShare)]);
+        rows.push([
+          formatWindow(r.windowSeconds),
+          String(r.rate),
+          r.layout,
+          op,
+          e.function,
+          pct(e.inclusiveShare),
+          count(e.inclusivePerCall),
+          pct(e.selfShare),
+        ]);
       }
     }
   }

@@ -85,26 +85,136 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
   const windowed = view.windowed ?? shown.some((l) => l.windowSuccesses !== null);
   const col = (head: string, cells: string[], numeric: boolean, drop: number): Column => ({ head, cells, numeric, drop });
   const columns: Column[] = [
-    col('layout', shown.map((l) => l.layout), false, 3),
-    col('light', shown.map((l) => visible(l.name)), false, 0),
-    ...(wide && named ? [col('id', shown.map((l) => (l.name === l.reference ? '' : l.reference)), false, 0)] : []),
-    ...(nodes ? [col('node', shown.map((l) => l.node ?? '–'), false, 0)] : []),
-    ...(wide ? [col('keys', shown.map((l) => int(l.keys)), true, 0)] : []),
-    col('KB', shown.map((l) => kbText(l.bytes, l.bytesExact)), true, 0),
-    col('events', shown.map((l) => int(l.events)), true, 2),
-    ...(windowed
+    col(
+      'layout',
+      shown.map((l) => l.layout),
+      false,
+      3,
+    ),
+    col(
+      'light',
+      shown.map((l) => visible(l.name)),
+      false,
+      0,
+    ),
+    ...(wide && named
       ? [
-          col('in window', shown.map((l) => (l.windowSuccesses === null ? '–' : int((l.windowSuccesses ?? 0) + (l.windowFailures ?? 0)))), true, 4),
-          col('failures', shown.map((l) => int(l.windowFailures)), true, 0),
-          col('fail rate', shown.map((l) => rateText(l, view.threshold)), true, 0),
+          col(
+            'id',
+            shown.map((l) => (l.name === l.reference ? '' : l.reference)),
+            false,
+            0,
+          ),
         ]
       : []),
-    col('stale', shown.map((l) => int(l.staleEvents)), true, 5),
-    ...(wide ? [col('stale buckets', shown.map((l) => int(l.staleBuckets)), true, 0)] : []),
-    col('idle s', shown.map((l) => int(l.idleSeconds)), true, 1),
-    col('drift', shown.map((l) => driftText(l.drift)), false, 0),
-    ...(estimated ? [col(`${estimated} est. KB`, shown.map((l) => (l.estimate ? kbText(l.estimate.bytes) : '–')), true, 6)] : []),
-    ...(wide ? [col('first event', shown.map((l) => iso(l.firstSecond)), false, 0), col('last event', shown.map((l) => iso(l.lastSecond)), false, 0)] : []),
+    ...(nodes
+      ? [
+          col(
+            'node',
+            shown.map((l) => l.node ?? '–'),
+            false,
+            0,
+          ),
+        ]
+      : []),
+    ...(wide
+      ? [
+          col(
+            'keys',
+            shown.map((l) => int(l.keys)),
+            true,
+            0,
+          ),
+        ]
+      : []),
+    col(
+      'KB',
+      shown.map((l) => kbText(l.bytes, l.bytesExact)),
+      true,
+      0,
+    ),
+    col(
+      'events',
+      shown.map((l) => int(l.events)),
+      true,
+      2,
+    ),
+    ...(windowed
+      ? [
+          col(
+            'in window',
+            shown.map((l) => (l.windowSuccesses === null ? '–' : int((l.windowSuccesses ?? 0) + (l.windowFailures ?? 0)))),
+            true,
+            4,
+          ),
+          col(
+            'failures',
+            shown.map((l) => int(l.windowFailures)),
+            true,
+            0,
+          ),
+          col(
+            'fail rate',
+            shown.map((l) => rateText(l, view.threshold)),
+            true,
+            0,
+          ),
+        ]
+      : []),
+    col(
+      'stale',
+      shown.map((l) => int(l.staleEvents)),
+      true,
+      5,
+    ),
+    ...(wide
+      ? [
+          col(
+            'stale buckets',
+            shown.map((l) => int(l.staleBuckets)),
+            true,
+            0,
+          ),
+        ]
+      : []),
+    col(
+      'idle s',
+      shown.map((l) => int(l.idleSeconds)),
+      true,
+      1,
+    ),
+    col(
+      'drift',
+      shown.map((l) => driftText(l.drift)),
+      false,
+      0,
+    ),
+    ...(estimated
+      ? [
+          col(
+            `${estimated} est. KB`,
+            shown.map((l) => (l.estimate ? kbText(l.estimate.bytes) : '–')),
+            true,
+            6,
+          ),
+        ]
+      : []),
+    ...(wide
+      ? [
+          col(
+            'first event',
+            shown.map((l) => iso(l.firstSecond)),
+            false,
+            0,
+          ),
+          col(
+            'last event',
+            shown.map((l) => iso(l.lastSecond)),
+            false,
+            0,
+          ),
+        ]
+      : []),
   ];
   let kept = columns;
   if (!wide && view.columns !== undefined) {
@@ -136,18 +246,62 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
 export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
   const nodes = shown.some((l) => l.node !== undefined);
   const head = [
-    'layout', 'reference', 'light', 'systemId', 'keys', 'bytes', 'bytesExact', 'events', 'staleEvents', 'staleBuckets',
-    'idleSeconds', 'drift', 'firstSecond', 'lastSecond', 'spanSeconds', 'estimateLayout', 'estimateBytes', 'estimateWindowSeconds',
+    'layout',
+    'reference',
+    'light',
+    'systemId',
+    'keys',
+    'bytes',
+    'bytesExact',
+    'events',
+    'staleEvents',
+    'staleBuckets',
+    'idleSeconds',
+    'drift',
+    'firstSecond',
+    'lastSecond',
+    'spanSeconds',
+    'estimateLayout',
+    'estimateBytes',
+    'estimateWindowSeconds',
     ...(nodes ? ['node'] : []),
-    'name', 'systemName', 'lightName', 'windowSuccesses', 'windowFailures', 'failureRate', 'overThreshold',
+    'name',
+    'systemName',
+    'lightName',
+    'windowSuccesses',
+    'windowFailures',
+    'failureRate',
+    'overThreshold',
   ];
   const cell = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
   const rows = shown.map((l) =>
     [
-      l.layout, l.reference, l.light, l.systemId, l.keys, l.bytes, l.bytesExact, l.events, l.staleEvents, l.staleBuckets,
-      l.idleSeconds, l.drift, l.firstSecond, l.lastSecond, l.spanSeconds, l.estimate?.layout, l.estimate?.bytes, l.estimate?.windowSeconds,
+      l.layout,
+      l.reference,
+      l.light,
+      l.systemId,
+      l.keys,
+      l.bytes,
+      l.bytesExact,
+      l.events,
+      l.staleEvents,
+      l.staleBuckets,
+      l.idleSeconds,
+      l.drift,
+      l.firstSecond,
+      l.lastSecond,
+      l.spanSeconds,
+      l.estimate?.layout,
+      l.estimate?.bytes,
+      l.estimate?.windowSeconds,
       ...(nodes ? [l.node] : []),
-      l.name, l.systemName, l.lightName, l.windowSuccesses, l.windowFailures, l.failureRate, l.overThreshold,
+      l.name,
+      l.systemName,
+      l.lightName,
+      l.windowSuccesses,
+      l.windowFailures,
+      l.failureRate,
+      l.overThreshold,
     ].map(cell),
   );
   return { head, rows };
@@ -186,7 +340,9 @@ function footerLines(view: LightsView): string[] {
   lines.push(totalLine(grandTotal(totals), 'total'));
   for (const n of view.nodeTotals ?? []) {
     const kb = n.bytes === null ? 'n/a' : `${kbText(n.bytes)} KB`;
-    lines.push(`node ${n.node}${n.slots !== undefined ? ` (slots ${n.slots})` : ''}: ${int(n.lights)} light${n.lights === 1 ? '' : 's'}, ${int(n.keys)} key${n.keys === 1 ? '' : 's'}, ${kb}`);
+    lines.push(
+      `node ${n.node}${n.slots !== undefined ? ` (slots ${n.slots})` : ''}: ${int(n.lights)} light${n.lights === 1 ? '' : 's'}, ${int(n.keys)} key${n.keys === 1 ? '' : 's'}, ${kb}`,
+    );
   }
   if (shown.length < matched.length) lines.push(`showing ${int(shown.length)} of ${int(matched.length)} (--top); totals count all ${int(matched.length)}`);
   if (matched.length < list.lights.length) lines.push(`${int(list.lights.length - matched.length)} other light(s) filtered out (--system/--match)`);
@@ -207,7 +363,10 @@ function footerLines(view: LightsView): string[] {
   if (list.problems.length > 20) lines.push(`… ${list.problems.length - 20} more problem(s) (--json lists all)`);
   if (list.leftovers.length > 0) {
     const keys = list.leftovers.reduce((sum, l) => sum + l.keys, 0);
-    const named = list.leftovers.slice(0, 3).map((l) => l.namespace).join(', ');
+    const named = list.leftovers
+      .slice(0, 3)
+      .map((l) => l.namespace)
+      .join(', ');
     lines.push(
       `leftovers: ${list.leftovers.length} swc-bench namespace(s) with ${int(keys)} key(s) (${named}${list.leftovers.length > 3 ? ', …' : ''}): not lights; swc clean lists and removes them`,
     );

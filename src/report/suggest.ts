@@ -33,9 +33,7 @@ export function suggestGrid(s: Suggestion): Grid {
     head,
     rows,
     numeric: head.map((h) => h !== 'layout' && h !== 'verdict'),
-    caption:
-      `flips = reads deciding differently from the exact window at ${s.threshold ?? '?'}` +
-      (probed ? '; * server µs probed in the accuracy phase' : ''),
+    caption: `flips = reads deciding differently from the exact window at ${s.threshold ?? '?'}` + (probed ? '; * server µs probed in the accuracy phase' : ''),
     fit: {
       priority: head.map((h) => ({ 'max error': 3, '× smallest': 2, flips: 1 })[h] ?? 0),
       legend: head.map((h) => h === 'verdict'),

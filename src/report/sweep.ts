@@ -58,7 +58,9 @@ export function sweepSummaryGrid(report: SweepReport): Grid {
 export function sweepCsvGrid(report: SweepReport): Grid {
   const grids = report.sweep.map((run) => ({ run, grid: csvGrid(run.report) }));
   const head = [...report.settings, 'default', ...(grids[0]?.grid.head ?? [])];
-  const rows = grids.flatMap(({ run, grid }) => grid.rows.map((row) => [...report.settings.map((s) => String(run.settings[s] ?? '')), String(run.default), ...row]));
+  const rows = grids.flatMap(({ run, grid }) =>
+    grid.rows.map((row) => [...report.settings.map((s) => String(run.settings[s] ?? '')), String(run.default), ...row]),
+  );
   return { head, rows };
 }
 

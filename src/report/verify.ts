@@ -48,7 +48,9 @@ export function renderVerify(results: readonly VerifyResult[], color: boolean): 
       );
     }
     for (const d of r.disagreements) {
-      out.push(`  ${c.red('disagreement')} on a ${d.op} (window ${window(d.windowSeconds)}): expected ${fields(d.expected, d.fields)}; got ${fields(d.actual, d.fields)}`);
+      out.push(
+        `  ${c.red('disagreement')} on a ${d.op} (window ${window(d.windowSeconds)}): expected ${fields(d.expected, d.fields)}; got ${fields(d.actual, d.fields)}`,
+      );
       out.push(...reproduction(d.reproduction, d.windowSeconds));
     }
     if (r.lightsDisagreeing > r.disagreements.length) out.push(`  … ${r.lightsDisagreeing - r.disagreements.length} more light(s) disagreed`);
@@ -59,7 +61,9 @@ export function renderVerify(results: readonly VerifyResult[], color: boolean): 
     }
     if (r.lightsWithErrors > r.scriptErrors.length) out.push(`  … ${r.lightsWithErrors - r.scriptErrors.length} more light(s) got errors`);
     for (const m of r.deviationMisses) {
-      out.push(`  ${c.red('declared deviation did not happen')}: ${m.deviation} (window ${window(m.windowSeconds)}): predicted ${fields(m.predicted, ['successes', 'failures'])}; got the exact window, ${fields(m.actual, ['successes', 'failures'])}`);
+      out.push(
+        `  ${c.red('declared deviation did not happen')}: ${m.deviation} (window ${window(m.windowSeconds)}): predicted ${fields(m.predicted, ['successes', 'failures'])}; got the exact window, ${fields(m.actual, ['successes', 'failures'])}`,
+      );
       out.push(...reproduction(m.reproduction, m.windowSeconds));
     }
     for (const k of r.keysWithoutTtl.slice(0, 10)) out.push(`  ${c.red('no TTL')}: ${k.key}`);
@@ -71,8 +75,8 @@ export function renderVerify(results: readonly VerifyResult[], color: boolean): 
       r.crossSlot.length > 0
         ? `  cluster: Redis Cluster refused ${r.crossSlot.map((x) => x.op).join(', ')} with CROSSSLOT: ${r.slots.lightsSpanningSlots} of ${r.slots.lightsChecked} lights span several slots`
         : r.slots.oneSlotPerLight
-        ? '  cluster: every light\'s keys share one slot'
-        : `  cluster: the keys of ${r.slots.lightsSpanningSlots} of ${r.slots.lightsChecked} lights span several slots (a multi-key script fails with CROSSSLOT on Redis Cluster)`,
+          ? "  cluster: every light's keys share one slot"
+          : `  cluster: the keys of ${r.slots.lightsSpanningSlots} of ${r.slots.lightsChecked} lights span several slots (a multi-key script fails with CROSSSLOT on Redis Cluster)`,
     );
     if (r.shrink.budgetExhausted) out.push(`  shrinking stopped at its budget after ${n(r.shrink.replays)} replays: reproductions may be longer than needed`);
   }
@@ -94,9 +98,19 @@ const fieldsJson = (f: ComparedFields) => ({
 export function verifyResultJson(r: VerifyResult) {
   return {
     ...r,
-    disagreements: r.disagreements.map((d) => ({ ...d, expected: fieldsJson(d.expected), actual: fieldsJson(d.actual), reproduction: reproJson(d.reproduction) })),
+    disagreements: r.disagreements.map((d) => ({
+      ...d,
+      expected: fieldsJson(d.expected),
+      actual: fieldsJson(d.actual),
+      reproduction: reproJson(d.reproduction),
+    })),
     scriptErrors: r.scriptErrors.map((e) => ({ ...e, reproduction: reproJson(e.reproduction) })),
-    deviationMisses: r.deviationMisses.map((m) => ({ ...m, predicted: fieldsJson(m.predicted), actual: fieldsJson(m.actual), reproduction: reproJson(m.reproduction) })),
+    deviationMisses: r.deviationMisses.map((m) => ({
+      ...m,
+      predicted: fieldsJson(m.predicted),
+      actual: fieldsJson(m.actual),
+      reproduction: reproJson(m.reproduction),
+    })),
   };
 }
 
@@ -116,6 +130,11 @@ export function verifyResultOfJson(r: ResultJson): VerifyResult {
     ...r,
     disagreements: r.disagreements.map((d) => ({ ...d, expected: fieldsOf(d.expected), actual: fieldsOf(d.actual), reproduction: reproOf(d.reproduction) })),
     scriptErrors: r.scriptErrors.map((e) => ({ ...e, reproduction: reproOf(e.reproduction) })),
-    deviationMisses: r.deviationMisses.map((m) => ({ ...m, predicted: fieldsOf(m.predicted), actual: fieldsOf(m.actual), reproduction: reproOf(m.reproduction) })),
+    deviationMisses: r.deviationMisses.map((m) => ({
+      ...m,
+      predicted: fieldsOf(m.predicted),
+      actual: fieldsOf(m.actual),
+      reproduction: reproOf(m.reproduction),
+    })),
   };
 }

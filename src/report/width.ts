@@ -50,7 +50,6 @@ export function proseWidth(source: WidthSource = {}): number {
   return outputWidth(false, source);
 }
 
- 
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 /** Columns a line takes on a terminal: colour codes take none; every character swc prints is one column wide. */

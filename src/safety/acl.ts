@@ -24,8 +24,27 @@ const RUN_USER_SHAPE = /^swc-run-[0-9a-f]{8}$/;
 
 /** Commands the run's user may not run (the issue's list, and what would let it undo its own confinement). */
 export const DENIED_TO_RUN_USER = [
-  'flushall', 'flushdb', 'swapdb', 'move', 'keys', 'scan', 'config', 'acl', 'shutdown', 'debug', 'migrate',
-  'monitor', 'replicaof', 'slaveof', 'failover', 'module', 'save', 'bgsave', 'bgrewriteaof', 'sync', 'psync',
+  'flushall',
+  'flushdb',
+  'swapdb',
+  'move',
+  'keys',
+  'scan',
+  'config',
+  'acl',
+  'shutdown',
+  'debug',
+  'migrate',
+  'monitor',
+  'replicaof',
+  'slaveof',
+  'failover',
+  'module',
+  'save',
+  'bgsave',
+  'bgrewriteaof',
+  'sync',
+  'psync',
 ] as const;
 
 /** A run's temporary user, and how to undo it. */
@@ -53,7 +72,12 @@ export async function confineRun(admin: Redis, namespace: Namespace, files: Read
   const password = randomBytes(24).toString('hex');
   const db = admin.options.db ?? 0;
   const rules = [
-    'reset', 'on', `>${password}`, `~${namespace.prefix}:*`, 'resetchannels', '+@all',
+    'reset',
+    'on',
+    `>${password}`,
+    `~${namespace.prefix}:*`,
+    'resetchannels',
+    '+@all',
     ...DENIED_TO_RUN_USER.map((c) => `-${c}`),
     // ioredis selects a database other than 0 at connect: only then may the user SELECT.
     ...(db === 0 ? ['-select'] : []),
@@ -126,7 +150,8 @@ export async function denialFinding(admin: Redis, user: RunUser, err: unknown): 
   }
   // The reply names the script by SHA1 (`script: <sha>`), in the error or its causes.
   let text = message;
-  for (let e: unknown = err; e instanceof Error && e.cause !== undefined; e = e.cause) text += ` ${e.cause instanceof Error ? e.cause.message : String(e.cause)}`;
+  for (let e: unknown = err; e instanceof Error && e.cause !== undefined; e = e.cause)
+    text += ` ${e.cause instanceof Error ? e.cause.message : String(e.cause)}`;
   const sha = /script: ([0-9a-f]{40})/.exec(text)?.[1];
   // Under swc's clock wrapper the error is raised by the wrapper; it names the script's own line as "called at".
   const line = (/called at user_script:(\d+)/.exec(text) ?? /@user_script:(\d+)/.exec(text))?.[1];

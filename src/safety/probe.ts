@@ -20,8 +20,30 @@ import { confineRun, type RunUser } from './acl.js';
 
 /** Commands a counter script has no business running: each is a refusal when a probe sees it. */
 export const FORBIDDEN_COMMANDS = [
-  'flushall', 'flushdb', 'select', 'swapdb', 'move', 'keys', 'scan', 'config', 'acl', 'shutdown', 'debug', 'migrate',
-  'client', 'replicaof', 'slaveof', 'save', 'bgsave', 'bgrewriteaof', 'failover', 'function', 'module', 'monitor', 'sync', 'psync',
+  'flushall',
+  'flushdb',
+  'select',
+  'swapdb',
+  'move',
+  'keys',
+  'scan',
+  'config',
+  'acl',
+  'shutdown',
+  'debug',
+  'migrate',
+  'client',
+  'replicaof',
+  'slaveof',
+  'save',
+  'bgsave',
+  'bgrewriteaof',
+  'failover',
+  'function',
+  'module',
+  'monitor',
+  'sync',
+  'psync',
 ] as const;
 
 /** How long one probe call may run before it is stopped. */
@@ -101,7 +123,9 @@ function probeCalls(layout: Layout): ScriptCall[] {
     for (const at of [hour + 100, hour + 3599, hour + 3601]) {
       for (const windowSeconds of [60, 600]) {
         calls.push(layout.recordSuccess(light, { at, windowSeconds, eventId: eventId() }));
-        calls.push(layout.recordFailure(light, { at: at + 0.5, windowSeconds, eventId: eventId(), errorJson: '{"error":{"class":"Probe","message":"x"},"time":1}' }));
+        calls.push(
+          layout.recordFailure(light, { at: at + 0.5, windowSeconds, eventId: eventId(), errorJson: '{"error":{"class":"Probe","message":"x"},"time":1}' }),
+        );
         calls.push(layout.getMetrics(light, { at: at + 1, windowSeconds }));
       }
     }
@@ -144,7 +168,8 @@ async function probeCall(killer: Redis, runner: Redis, call: ScriptCall): Promis
   clearTimeout(timer);
   if (outcome !== 'late') {
     if (outcome === null) return null;
-    if (outcome instanceof ScriptError && /replied more than/.test(outcome.message)) return `replied more than 1 MB (${outcome.message.replace(/^.*\(at least ([\d,]+) bytes\).*$/, '$1')} bytes or more)`;
+    if (outcome instanceof ScriptError && /replied more than/.test(outcome.message))
+      return `replied more than 1 MB (${outcome.message.replace(/^.*\(at least ([\d,]+) bytes\).*$/, '$1')} bytes or more)`;
     if (outcome instanceof Error && /not allowed from script|NOPERM/i.test(outcome.message)) {
       const at = /called at (\S+:\d+)/.exec(outcome.message)?.[1];
       return `called a command Redis refuses inside scripts${at ? ` (at ${at})` : ''}: ${outcome.message.replace(/ \(called at .*$/, '').replace(/^.*?: ERR /, 'ERR ')}`;
@@ -326,7 +351,11 @@ export async function confineOrRefuse(
     // A script that loops past the server's busy threshold is stopped with SCRIPT KILL, and the run says in what state it left the server.
     const scripts = [...new Set(untrusted.layouts.flatMap((name) => untrustedScripts(createLayout(name, options.layoutOptions))))];
     for (const node of admins) {
-      const unwatch = await watchRunawayScripts(node, admins.length > 1 ? `${options.target} (node ${node.options.host ?? '127.0.0.1'}:${node.options.port ?? 6379})` : options.target, scripts);
+      const unwatch = await watchRunawayScripts(
+        node,
+        admins.length > 1 ? `${options.target} (node ${node.options.host ?? '127.0.0.1'}:${node.options.port ?? 6379})` : options.target,
+        scripts,
+      );
       register(() => Promise.resolve(unwatch()));
       if (!user) {
         // Unconfined, the scripts still get a connection of their own: stopping a runaway closes it, and the clean-up keeps admin's.
@@ -352,12 +381,18 @@ export async function confineOrRefuse(
         'run without --redis-url (a private server), or pass --trust-scripts to run them there unconfined',
     );
   }
-  process.stderr.write(`${options.command}: --trust-scripts: running ${untrusted.files} unconfined on ${options.target} (they passed swc's probe on a private server)\n`);
+  process.stderr.write(
+    `${options.command}: --trust-scripts: running ${untrusted.files} unconfined on ${options.target} (they passed swc's probe on a private server)\n`,
+  );
   return null;
 }
 
 /** The run's user on every node of `admins`, as one; null (and none left behind) when any node refuses. */
-async function confineEvery(admins: readonly Redis[], namespace: { readonly prefix: string; readonly pattern: string }, files: ReadonlyMap<string, LuaScript>): Promise<RunUser | null> {
+async function confineEvery(
+  admins: readonly Redis[],
+  namespace: { readonly prefix: string; readonly pattern: string },
+  files: ReadonlyMap<string, LuaScript>,
+): Promise<RunUser | null> {
   const users: RunUser[] = [];
   for (const node of admins) {
     const user = await confineRun(node, namespace, files).catch(async (err: unknown) => {

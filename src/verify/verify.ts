@@ -162,8 +162,7 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
         const windowSeconds = (traffic.lights[problem.light] as { windowSeconds: number }).windowSeconds;
         const original = problem.calls;
         options.progress?.onShrinkStart?.(`${kind} on a ${windowSeconds} s window`, original.length);
-        const matches = (v: Verdict): boolean =>
-          v.kind === kind && (v.kind !== 'deviation-miss' || v.id === (problem.verdict as { id: string }).id);
+        const matches = (v: Verdict): boolean => v.kind === kind && (v.kind !== 'deviation-miss' || v.id === (problem.verdict as { id: string }).id);
         const reproduces = async (candidate: readonly ReproCall[]): Promise<number | null> => {
           options.signal?.throwIfAborted();
           return firstMatch(await replay(redis, layout, replayLight(), windowSeconds, candidate), matches);
@@ -177,7 +176,15 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
     const opOf = (p: Problem): ReproCall['op'] => (p.calls.at(-1) as ReproCall).op;
     const disagreements: Disagreement[] = (await shrunk('disagreement')).map(({ problem, reproduction }) => {
       const v = problem.verdict as Extract<Verdict, { kind: 'disagreement' }>;
-      return { windowSeconds: windowOf(problem), op: opOf(problem), expected: v.expected, actual: v.actual, fields: v.fields, reproduction, originalLength: problem.calls.length };
+      return {
+        windowSeconds: windowOf(problem),
+        op: opOf(problem),
+        expected: v.expected,
+        actual: v.actual,
+        fields: v.fields,
+        reproduction,
+        originalLength: problem.calls.length,
+      };
     });
     const scriptErrors: ScriptFailure[] = (await shrunk('error')).map(({ problem, reproduction }) => ({
       windowSeconds: windowOf(problem),
@@ -196,7 +203,14 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
     }
     const deviationMisses: DeviationMiss[] = (await shrunk('deviation-miss')).map(({ problem, reproduction }) => {
       const v = problem.verdict as Extract<Verdict, { kind: 'deviation-miss' }>;
-      return { deviation: v.id, windowSeconds: windowOf(problem), predicted: v.predicted, actual: v.actual, reproduction, originalLength: problem.calls.length };
+      return {
+        deviation: v.id,
+        windowSeconds: windowOf(problem),
+        predicted: v.predicted,
+        actual: v.actual,
+        reproduction,
+        originalLength: problem.calls.length,
+      };
     });
     const deviations: DeviationSeen[] = (layout.deviations ?? []).map((d) => ({ id: d.id, description: d.description, observed: seen.get(d.id) ?? 0 }));
     const lightsDisagreeing = problems.get('disagreement')?.length ?? 0;
@@ -248,15 +262,19 @@ function scriptCall(layout: Layout, light: Light, call: ReproCall, windowSeconds
  * what another build refused. Null when nothing matches. Only for a server
  * swc started itself (see rejectedCommand).
  */
-export async function acceptedInstead(redis: Redis, layout: Layout, windowSeconds: number, reproduction: readonly ReproCall[], rejected: string): Promise<string | null> {
+export async function acceptedInstead(
+  redis: Redis,
+  layout: Layout,
+  windowSeconds: number,
+  reproduction: readonly ReproCall[],
+  rejected: string,
+): Promise<string | null> {
   await installScripts(redis, layout.scripts);
   const wanted = parseMonitorLine(rejected);
   const light: Light = { name: `swc-verify-accepted-${randomBytes(4).toString('hex')}` };
   const seen = await monitoredLuaCommands(redis, () => replay(redis, layout, light, windowSeconds, reproduction).then(() => undefined));
   const same = (args: readonly string[]): boolean =>
-    args.length === wanted.length &&
-    args[0]?.toUpperCase() === wanted[0]?.toUpperCase() &&
-    args.slice(2, -1).every((a, i) => a === wanted[i + 2]);
+    args.length === wanted.length && args[0]?.toUpperCase() === wanted[0]?.toUpperCase() && args.slice(2, -1).every((a, i) => a === wanted[i + 2]);
   const found = seen.filter(same).at(-1);
   return found ? formatCommand(found) : null;
 }
@@ -264,13 +282,19 @@ export async function acceptedInstead(redis: Redis, layout: Layout, windowSecond
 /** Sends `calls` on a fresh light in one pipeline and judges every reply. */
 async function replay(redis: Redis, layout: Layout, light: Light, windowSeconds: number, calls: readonly ReproCall[]): Promise<Verdict[]> {
   const judge = new LightJudge(layout, windowSeconds);
-  const replies = await execPipeline(redis, calls.map((c) => scriptCall(layout, light, c, windowSeconds)));
+  const replies = await execPipeline(
+    redis,
+    calls.map((c) => scriptCall(layout, light, c, windowSeconds)),
+  );
   throwServerState(replies);
   const verdicts = calls.map((c, i) => judge.judge(c, replies[i] as PipelineReply));
   // The layout lists the keys a light has over a time range: no SCAN per replay.
   const from = Math.floor((calls[0] as ReproCall).at);
   const to = Math.floor((calls.at(-1) as ReproCall).at);
-  await deleteKeys(redis, layout.keysOf(light, from, to).map((k) => k.key));
+  await deleteKeys(
+    redis,
+    layout.keysOf(light, from, to).map((k) => k.key),
+  );
   return verdicts;
 }
 
@@ -338,7 +362,11 @@ async function keysOfLights(redis: Redis, layout: Layout, lights: readonly Light
 }
 
 /** Keys with no expiry, and whether each light's keys fall in more than one cluster slot. */
-async function checkKeys(redis: Redis, keysByLight: readonly string[][], lightIndex: readonly number[]): Promise<{ keysWithoutTtl: KeyWithoutTtl[]; spanning: boolean[] }> {
+async function checkKeys(
+  redis: Redis,
+  keysByLight: readonly string[][],
+  lightIndex: readonly number[],
+): Promise<{ keysWithoutTtl: KeyWithoutTtl[]; spanning: boolean[] }> {
   const keysWithoutTtl: KeyWithoutTtl[] = [];
   const spanning: boolean[] = [];
   for (const [index, keys] of keysByLight.entries()) {

@@ -19,7 +19,10 @@ describe('bench: accuracy flags', () => {
     expect(without.options.accuracy).toBe(false);
     const asked = await runCli([...base, '--threshold', '0.3', '--accuracy']);
     expect((JSON.parse(asked.stdout) as BenchReport).results[0]?.accuracy).toMatchObject({ threshold: 0.3 });
-    for (const args of [['--threshold', '2'], ['--no-accuracy', '--threshold', '0.3']]) {
+    for (const args of [
+      ['--threshold', '2'],
+      ['--no-accuracy', '--threshold', '0.3'],
+    ]) {
       const bad = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', ...args]);
       expect(bad.code).toBe(2);
       expect(bad.stderr.trim().split('\n')).toHaveLength(1);

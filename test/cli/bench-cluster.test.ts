@@ -8,11 +8,27 @@ import { runCli, RUN_LINE, startCli } from './run-cli.js';
 describe('swc bench --cluster-shards (a private cluster)', () => {
   it('runs to the end with stoplight-v5 as a cluster-safety finding (CROSSSLOT), stoplight-v5-tagged in its place, keys on every primary; exit 0', async () => {
     const result = await runCli(
-      ['bench', '--cluster-shards', '3', '--layout', 'stoplight-v5,stoplight-v6', '--lights', '30', '--window', '60', '--rate', '10', '--no-throughput', '--json'],
+      [
+        'bench',
+        '--cluster-shards',
+        '3',
+        '--layout',
+        'stoplight-v5,stoplight-v6',
+        '--lights',
+        '30',
+        '--window',
+        '60',
+        '--rate',
+        '10',
+        '--no-throughput',
+        '--json',
+      ],
       {},
       120_000,
     );
-    expect(result.stderr).toMatch(/cluster-safety finding: stoplight-v5 cannot run on Redis Cluster: .*CROSSSLOT.*running stoplight-v5-tagged \(5\.x \+ hash tag, not shipped\) in its place/);
+    expect(result.stderr).toMatch(
+      /cluster-safety finding: stoplight-v5 cannot run on Redis Cluster: .*CROSSSLOT.*running stoplight-v5-tagged \(5\.x \+ hash tag, not shipped\) in its place/,
+    );
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as BenchReport;
     expect(report.results.map((r) => r.layout)).toEqual(['stoplight-v5-tagged', 'stoplight-v6']);
@@ -31,7 +47,21 @@ describe('swc bench --cluster-shards (a private cluster)', () => {
 
   it('prints the per-primary table, the finding and the label in the text output', async () => {
     const result = await runCli(
-      ['bench', '--cluster-shards', '2', '--layout', 'stoplight-v5,stoplight-v6', '--lights', '4', '--window', '60', '--rate', '5', '--no-throughput', '--no-progress'],
+      [
+        'bench',
+        '--cluster-shards',
+        '2',
+        '--layout',
+        'stoplight-v5,stoplight-v6',
+        '--lights',
+        '4',
+        '--window',
+        '60',
+        '--rate',
+        '5',
+        '--no-throughput',
+        '--no-progress',
+      ],
       {},
       120_000,
     );
@@ -61,7 +91,9 @@ describe('swc bench --cluster-shards (a private cluster)', () => {
     const alone = await runCli(['bench', ...common, '--layout', 'fixtures/manifests/stoplight-v5.json'], {}, 120_000);
     expect(alone.code).toBe(3);
     expect(alone.stdout).toBe('');
-    expect(alone.stderr).toMatch(/^swc: no layout of this run can run on Redis Cluster: stoplight-v5-manifest's record_success takes keys in 2 hash slots \(CROSSSLOT /m);
+    expect(alone.stderr).toMatch(
+      /^swc: no layout of this run can run on Redis Cluster: stoplight-v5-manifest's record_success takes keys in 2 hash slots \(CROSSSLOT /m,
+    );
   }, 130_000);
 
   it.each([
@@ -93,13 +125,44 @@ describe('swc bench --cluster on a cluster whose node dies mid-run', () => {
 
   it('two runs on one cluster take turns: the second waits while the first writes (its alive key may sit on any primary), then runs', async () => {
     const first = startCli([
-      'bench', '--cluster', '--redis-url', cluster.urls[2]!, '--layout', 'stoplight-v6', '--window', '60', '--rate', '10', '--lights', '3',
-      '--time', '60', '--rounds', '1', '--no-app-view',
+      'bench',
+      '--cluster',
+      '--redis-url',
+      cluster.urls[2]!,
+      '--layout',
+      'stoplight-v6',
+      '--window',
+      '60',
+      '--rate',
+      '10',
+      '--lights',
+      '3',
+      '--time',
+      '60',
+      '--rounds',
+      '1',
+      '--no-app-view',
     ]);
     let second: ReturnType<typeof startCli> | undefined;
     try {
       await first.waitFor(/write throughput phase/);
-      second = startCli(['bench', '--cluster', '--redis-url', cluster.urls[0]!, '--layout', 'stoplight-v6', '--window', '60', '--rate', '10', '--lights', '3', '--no-throughput', '--wait-for-runs', '120']);
+      second = startCli([
+        'bench',
+        '--cluster',
+        '--redis-url',
+        cluster.urls[0]!,
+        '--layout',
+        'stoplight-v6',
+        '--window',
+        '60',
+        '--rate',
+        '10',
+        '--lights',
+        '3',
+        '--no-throughput',
+        '--wait-for-runs',
+        '120',
+      ]);
       const [, ahead] = (await first.waitFor(RUN_LINE)) as unknown as [string, string];
       await second.waitFor(new RegExp(`another swc run is writing to this cluster \\(${ahead}\\); waiting for it to end`));
       first.child.kill('SIGTERM');
@@ -115,8 +178,24 @@ describe('swc bench --cluster on a cluster whose node dies mid-run', () => {
   it('exits 3 naming the dead node host:port, no stack trace, no figure; the other primaries are cleaned and the hint names the dead one', async () => {
     const [, victim] = cluster.servers;
     const run = startCli([
-      'bench', '--cluster', '--redis-url', cluster.urls[0]!, '--layout', 'stoplight-v6', '--window', '60', '--rate', '10', '--lights', '6',
-      '--time', '30', '--rounds', '1', '--no-app-view', '--json',
+      'bench',
+      '--cluster',
+      '--redis-url',
+      cluster.urls[0]!,
+      '--layout',
+      'stoplight-v6',
+      '--window',
+      '60',
+      '--rate',
+      '10',
+      '--lights',
+      '6',
+      '--time',
+      '30',
+      '--rounds',
+      '1',
+      '--no-app-view',
+      '--json',
     ]);
     const [, namespace] = (await run.waitFor(RUN_LINE)) as unknown as [string, string];
     await run.waitFor(/write throughput phase/);

@@ -21,11 +21,19 @@ describe('swc bench --dry-run', () => {
   it('--json: the same plan as data', async () => {
     const r = await runCli(['bench', '--dry-run', '--json', '--no-throughput', '--layout', 'stoplight-v6', '--window', '60', '--rate', '10']);
     expect(r.code).toBe(0);
-    const plan = JSON.parse(r.stdout) as { dryRun: boolean; cells: { events: number; accuracyEvents: number; phases: string[] }[]; phases: { phase: string; estimatedSeconds: number }[]; estimatedSeconds: number };
+    const plan = JSON.parse(r.stdout) as {
+      dryRun: boolean;
+      cells: { events: number; accuracyEvents: number; phases: string[] }[];
+      phases: { phase: string; estimatedSeconds: number }[];
+      estimatedSeconds: number;
+    };
     expect(plan.dryRun).toBe(true);
     expect(plan.cells).toEqual([{ layout: 'stoplight-v6', windowSeconds: 60, rate: 10, events: 600, accuracyEvents: 750, phases: ['fill', 'accuracy'] }]);
     expect(plan.phases.map((p) => p.phase)).toEqual(['server start', 'fill', 'accuracy', 'cells']);
-    expect(plan.estimatedSeconds).toBeCloseTo(plan.phases.reduce((sum, p) => sum + p.estimatedSeconds, 0), 6);
+    expect(plan.estimatedSeconds).toBeCloseTo(
+      plan.phases.reduce((sum, p) => sum + p.estimatedSeconds, 0),
+      6,
+    );
   });
 
   it('a run estimated over a minute says so in its first stderr line, before it connects', async () => {

@@ -41,7 +41,7 @@ describe('bench leaves other data alone', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
-  ] as const)('%s after the first cell: exits %i, other keys byte-identical, none of the run\'s keys remain', async (signal, code) => {
+  ] as const)("%s after the first cell: exits %i, other keys byte-identical, none of the run's keys remain", async (signal, code) => {
     const pattern = await seedUserData(uniqueName('user'));
     const before = await digest(redis, pattern);
     const run = startBench(['--redis-url', redisUrl(), '--preset', 'blog']);
@@ -55,7 +55,7 @@ describe('bench leaves other data alone', () => {
     expect(await digest(redis, pattern)).toEqual(before);
   });
 
-  it('SIGINT in the write throughput phase: exit 130 within 5 s, user keys byte-identical, none of the run\'s keys remain', async () => {
+  it("SIGINT in the write throughput phase: exit 130 within 5 s, user keys byte-identical, none of the run's keys remain", async () => {
     const pattern = await seedUserData(uniqueName('user'));
     const before = await digest(redis, pattern);
     const run = startCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '1m', '--time', '30']);
@@ -69,7 +69,7 @@ describe('bench leaves other data alone', () => {
     expect(await digest(redis, pattern)).toEqual(before);
   });
 
-  it('a complete run: exit 0, other keys byte-identical, none of the run\'s keys remain', async () => {
+  it("a complete run: exit 0, other keys byte-identical, none of the run's keys remain", async () => {
     const pattern = await seedUserData(uniqueName('user'));
     const before = await digest(redis, pattern);
     const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '1m,3m', '--ops', '300']);
@@ -131,8 +131,7 @@ describe('bench when the server fails', () => {
       return;
     }
     expect(flushed.code).toBe(0);
-    const bytes = (out: string) =>
-      (JSON.parse(out) as { results: { memory: { bytesPerLight: number } }[] }).results.map((r) => r.memory.bytesPerLight);
+    const bytes = (out: string) => (JSON.parse(out) as { results: { memory: { bytesPerLight: number } }[] }).results.map((r) => r.memory.bytesPerLight);
     expect(bytes(flushed.stdout)).toEqual(bytes(quiet.stdout));
   });
 });

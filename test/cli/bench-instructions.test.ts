@@ -64,7 +64,24 @@ describe('swc bench --instructions: refusals', () => {
 describe.skipIf(!hasValgrind)('swc bench --instructions under valgrind', () => {
   it('counts a 6.0 write, read and request, with repeats and a profile', async () => {
     const r = await runCli(
-      ['bench', '--layout', 'stoplight-v6', '--window', '10', '--rate', '10', '--no-throughput', '--no-accuracy', '--profile', '--instruction-calls', '20', '--instruction-repeats', '2', '--json', '--no-progress'],
+      [
+        'bench',
+        '--layout',
+        'stoplight-v6',
+        '--window',
+        '10',
+        '--rate',
+        '10',
+        '--no-throughput',
+        '--no-accuracy',
+        '--profile',
+        '--instruction-calls',
+        '20',
+        '--instruction-repeats',
+        '2',
+        '--json',
+        '--no-progress',
+      ],
       {},
       240_000,
     );

@@ -4,10 +4,29 @@ import { runCli } from './run-cli.js';
 
 describe('swc bench --percentiles', () => {
   it('reports the percentiles asked for, in order, in the JSON and as the table columns', async () => {
-    const args = ['bench', '--redis-url', redisUrl(), '--layout', 'stoplight-v6', '--window', '60', '--rate', '10', '--no-accuracy', '--rounds', '1', '--ops', '400', '--percentiles', '50,90,99,99.9'];
+    const args = [
+      'bench',
+      '--redis-url',
+      redisUrl(),
+      '--layout',
+      'stoplight-v6',
+      '--window',
+      '60',
+      '--rate',
+      '10',
+      '--no-accuracy',
+      '--rounds',
+      '1',
+      '--ops',
+      '400',
+      '--percentiles',
+      '50,90,99,99.9',
+    ];
     const json = await runCli([...args, '--json']);
     expect(json.code, json.stderr).toBe(0);
-    const report = JSON.parse(json.stdout) as { results: { throughput: Record<'write' | 'read' | 'request', { p50Ms: number; percentilesMs: Record<string, number> }> }[] };
+    const report = JSON.parse(json.stdout) as {
+      results: { throughput: Record<'write' | 'read' | 'request', { p50Ms: number; percentilesMs: Record<string, number> }> }[];
+    };
     for (const op of ['write', 'read', 'request'] as const) {
       const stats = report.results[0]!.throughput[op];
       expect(Object.keys(stats.percentilesMs)).toEqual(['50', '90', '99', '99.9']);

@@ -15,7 +15,23 @@ interface SpreadJson {
 
 describe('swc bench --rounds and the application view (CLI)', () => {
   it('JSON: per-round ranges, noisy marks, ratios to the first layout, and the app view (additive fields)', async () => {
-    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--json', '--no-progress', '--rounds', '3', '--time', '0.3', '--connections', '2']);
+    const result = await runCli([
+      'bench',
+      '--redis-url',
+      redisUrl(),
+      '--rate',
+      '10',
+      '--window',
+      '60',
+      '--json',
+      '--no-progress',
+      '--rounds',
+      '3',
+      '--time',
+      '0.3',
+      '--connections',
+      '2',
+    ]);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as {
       measuringSeconds: number;
@@ -55,7 +71,21 @@ describe('swc bench --rounds and the application view (CLI)', () => {
     expect(narrow.stdout).toMatch(/ spread /);
     expect(narrow.stdout).not.toMatch(/min–max/);
     for (const line of narrow.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(120);
-    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--no-progress', '--rounds', '2', '--time', '0.2', '--wide']);
+    const result = await runCli([
+      'bench',
+      '--redis-url',
+      redisUrl(),
+      '--rate',
+      '10',
+      '--window',
+      '60',
+      '--no-progress',
+      '--rounds',
+      '2',
+      '--time',
+      '0.2',
+      '--wide',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Engine capacity \(steady state, injected clock, 4 connection\(s\) × pipeline 1 in flight\)/m);
     expect(result.stdout).toMatch(/medians of 2 rounds per phase, layouts alternating/);
@@ -64,7 +94,21 @@ describe('swc bench --rounds and the application view (CLI)', () => {
     expect(result.stdout).toMatch(/^Application's view \(one request at a time through ioredis/m);
     expect(narrow.stdout).toMatch(/^Application's view \(one request at a time through ioredis/m);
     expect(result.stdout).toMatch(/\d\.\d\d× \(\d\.\d\d×–\d\.\d\d×\)/);
-    const bare = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--no-progress', '--rounds', '1', '--time', '0.2', '--no-app-view']);
+    const bare = await runCli([
+      'bench',
+      '--redis-url',
+      redisUrl(),
+      '--rate',
+      '10',
+      '--window',
+      '60',
+      '--no-progress',
+      '--rounds',
+      '1',
+      '--time',
+      '0.2',
+      '--no-app-view',
+    ]);
     expect(bare.code).toBe(0);
     expect(bare.stdout).not.toMatch(/Application's view|min–max/);
   });

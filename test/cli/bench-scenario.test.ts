@@ -48,7 +48,11 @@ describe('swc bench --scenario (CLI)', () => {
     ['a bad window', { windows: ['5x'] }, /windows\[0\]: expected a duration such as 90, 90s, 5m or 1h, got "5x"/],
     ['a string where a number belongs', { lights: '8' }, /lights: expected a number, got "8"/],
     ['fractional lights', { lights: 1.5 }, /lights: expected a whole number from 1 to 10000, got "1.5"/],
-    ['an unknown layout', { layouts: ['stoplight-v7'] }, /layouts\[0\]: expected one of stoplight-v5, stoplight-v6, sliding-log, ring, packed, coarse, two-window or a manifest file \(\*\.json\), got "stoplight-v7"/],
+    [
+      'an unknown layout',
+      { layouts: ['stoplight-v7'] },
+      /layouts\[0\]: expected one of stoplight-v5, stoplight-v6, sliding-log, ring, packed, coarse, two-window or a manifest file \(\*\.json\), got "stoplight-v7"/,
+    ],
     ['an unknown field', { rate: [1] }, /rate: unknown field \(known: description, layouts, windows/],
     ['bad throughput settings', { throughput: { connections: 0, pipeline: 1 } }, /throughput\.connections: must be 1 to 1000, got 0/],
     ['an unknown preset', { preset: 'vlog' }, /preset: expected one of blog, got "vlog"/],
@@ -95,57 +99,79 @@ const build = (() => {
 
 describe('swc bench --baseline (CLI)', () => {
   // Skipped, with the reason in the test name, on another Redis build: its bytes differ by design.
-  it.skipIf(!build.same)(`gives the committed baseline byte for byte on fresh private servers, run after run (needs the baseline's build: ${build.reason})`, async () => {
-    // Each run starts its own redis-server, so each has its own hash seed: the
-    // figures must not depend on it. Same seed, scenario and Redis build as the
-    // baseline, so every bytesPerLight is identical to it.
-    const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
-    for (let run = 0; run < 2; run += 1) {
-      const result = await runCli(['bench', '--scenario', SMALL, '--json', '--no-progress']);
-      expect(result.code).toBe(0);
-      const report = JSON.parse(result.stdout) as BenchReport;
-      for (const r of report.results) expect(r.memory.keys.filter((k) => k.type === 'zset').map((k) => k.encoding)).not.toContain('skiplist');
-      expect(report.results.map((r) => r.memory.bytesPerLight)).toEqual(baseline.results.map((r) => r.memory.bytesPerLight));
-    }
-  });
+  it.skipIf(!build.same)(
+    `gives the committed baseline byte for byte on fresh private servers, run after run (needs the baseline's build: ${build.reason})`,
+    async () => {
+      // Each run starts its own redis-server, so each has its own hash seed: the
+      // figures must not depend on it. Same seed, scenario and Redis build as the
+      // baseline, so every bytesPerLight is identical to it.
+      const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
+      for (let run = 0; run < 2; run += 1) {
+        const result = await runCli(['bench', '--scenario', SMALL, '--json', '--no-progress']);
+        expect(result.code).toBe(0);
+        const report = JSON.parse(result.stdout) as BenchReport;
+        for (const r of report.results) expect(r.memory.keys.filter((k) => k.type === 'zset').map((k) => k.encoding)).not.toContain('skiplist');
+        expect(report.results.map((r) => r.memory.bytesPerLight)).toEqual(baseline.results.map((r) => r.memory.bytesPerLight));
+      }
+    },
+  );
 
-  it.skipIf(!build.same)(`runs and compares in one step: 0 against the committed baseline, 1 naming the cell when the baseline was 2% smaller (needs the baseline's build: ${build.reason})`, async () => {
-    const same = await runCli(['bench', '--scenario', SMALL, '--baseline', BASELINE, '--no-progress']);
-    expect(same.code).toBe(0);
-    expect(same.stdout).toMatch(/ok: no regression in 8 cell\(s\)/);
-    const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
-    const smaller = write('smaller.json', {
-      ...baseline,
-      results: baseline.results.map((r) =>
-        r.layout === 'stoplight-v5' && r.windowSeconds === 60 && r.rate === 1 ? { ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight / 1.02 } } : r,
-      ),
-    });
-    const grew = await runCli(['bench', '--scenario', SMALL, '--baseline', smaller, '--json', '--no-progress']);
-    expect(grew.code).toBe(1);
-    const verdict = JSON.parse(grew.stdout) as { ok: boolean; failures: { cell: string; figure: string }[]; current: { label: string } };
-    expect(verdict.ok).toBe(false);
-    expect(verdict.current.label).toBe('this run');
-    expect(verdict.failures.map((f) => [f.cell, f.figure])).toEqual([['stoplight-v5 60 s @ 1/s', 'bytesPerLight']]);
-  });
+  it.skipIf(!build.same)(
+    `runs and compares in one step: 0 against the committed baseline, 1 naming the cell when the baseline was 2% smaller (needs the baseline's build: ${build.reason})`,
+    async () => {
+      const same = await runCli(['bench', '--scenario', SMALL, '--baseline', BASELINE, '--no-progress']);
+      expect(same.code).toBe(0);
+      expect(same.stdout).toMatch(/ok: no regression in 8 cell\(s\)/);
+      const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
+      const smaller = write('smaller.json', {
+        ...baseline,
+        results: baseline.results.map((r) =>
+          r.layout === 'stoplight-v5' && r.windowSeconds === 60 && r.rate === 1
+            ? { ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight / 1.02 } }
+            : r,
+        ),
+      });
+      const grew = await runCli(['bench', '--scenario', SMALL, '--baseline', smaller, '--json', '--no-progress']);
+      expect(grew.code).toBe(1);
+      const verdict = JSON.parse(grew.stdout) as { ok: boolean; failures: { cell: string; figure: string }[]; current: { label: string } };
+      expect(verdict.ok).toBe(false);
+      expect(verdict.current.label).toBe('this run');
+      expect(verdict.failures.map((f) => [f.cell, f.figure])).toEqual([['stoplight-v5 60 s @ 1/s', 'bytesPerLight']]);
+    },
+  );
 
   it.each([
     ['another Redis version', { version: '7.4.1' }, 'Redis 7.4.1 jemalloc-5.3.0'],
     ['another allocator', { version: '7.0.15', memAllocator: 'libc' }, 'Redis 7.0.15 libc'],
     ['Valkey', { version: '7.2.4', server: 'valkey', serverVersion: '8.0.1' }, 'Valkey 8.0.1 jemalloc-5.3.0'],
-  ] as const)('a baseline measured on another build (%s): exit 2 before any cell, naming both builds and swc compare --across-builds', async (_name, redis, build) => {
-    const report = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
-    const other = write(`other-build-${_name.replace(/ /g, '-')}.json`, { ...report, redis: { ...report.redis, ...redis } });
-    const result = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', SMALL, '--baseline', other, '--output', join(dir, 'run.json'), '--no-progress']);
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    const lines = result.stderr.trimEnd().split('\n');
-    const refusal = lines.at(-1) ?? '';
-    expect(refusal).toContain(`--baseline: ${other} was measured on ${build}`);
-    expect(refusal).toMatch(/this server is (Redis|Valkey) \S+ \S+; /);
-    expect(refusal).toContain(`swc compare --across-builds ${other} ${join(dir, 'run.json')}`);
-    // Refused before the fill: no cell ran, so no result was saved.
-    expect(lines.filter((l) => !l.startsWith('swc bench: run '))).toEqual([refusal]);
-  });
+  ] as const)(
+    'a baseline measured on another build (%s): exit 2 before any cell, naming both builds and swc compare --across-builds',
+    async (_name, redis, build) => {
+      const report = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
+      const other = write(`other-build-${_name.replace(/ /g, '-')}.json`, { ...report, redis: { ...report.redis, ...redis } });
+      const result = await runCli([
+        'bench',
+        '--redis-url',
+        redisUrl(),
+        '--scenario',
+        SMALL,
+        '--baseline',
+        other,
+        '--output',
+        join(dir, 'run.json'),
+        '--no-progress',
+      ]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      const lines = result.stderr.trimEnd().split('\n');
+      const refusal = lines.at(-1) ?? '';
+      expect(refusal).toContain(`--baseline: ${other} was measured on ${build}`);
+      expect(refusal).toMatch(/this server is (Redis|Valkey) \S+ \S+; /);
+      expect(refusal).toContain(`swc compare --across-builds ${other} ${join(dir, 'run.json')}`);
+      // Refused before the fill: no cell ran, so no result was saved.
+      expect(lines.filter((l) => !l.startsWith('swc bench: run '))).toEqual([refusal]);
+    },
+  );
 
   it('a truncated baseline: exit 2 naming the file, before any cell runs', async () => {
     const result = await runCli(['bench', '--scenario', SMALL, '--baseline', write('bad-baseline.json', '{"results": ')]);

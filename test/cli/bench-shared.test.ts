@@ -4,7 +4,23 @@ import { runCli } from './run-cli.js';
 
 /** A server swc did not start for the run: a private one of the test's own stands in for a shared one. */
 let server: PrivateServer;
-const TINY = ['bench', '--window', '10', '--rate', '1', '--lights', '2', '--no-accuracy', '--layout', 'stoplight-v6', '--no-progress', '--no-app-view', '--rounds', '1', '--json'];
+const TINY = [
+  'bench',
+  '--window',
+  '10',
+  '--rate',
+  '1',
+  '--lights',
+  '2',
+  '--no-accuracy',
+  '--layout',
+  'stoplight-v6',
+  '--no-progress',
+  '--no-app-view',
+  '--rounds',
+  '1',
+  '--json',
+];
 
 interface Report {
   results: { throughput?: { write: { opsPerSec: number; ops: number } } }[];
@@ -28,7 +44,9 @@ describe('bench on a server it did not start', () => {
     expect(lines[0]).toBe(
       `swc bench: the server comes from REDIS_URL alone (${where()}): memory only; throughput phases need --redis-url or a load cap --max-ops <n/s>`,
     );
-    expect(lines[1]).toMatch(new RegExp(`^swc bench: run swc-bench:[0-9a-f]{8}: writing only under .* on ${where().replace(/[/.]/g, '\\$&')}; removed at the end$`));
+    expect(lines[1]).toMatch(
+      new RegExp(`^swc bench: run swc-bench:[0-9a-f]{8}: writing only under .* on ${where().replace(/[/.]/g, '\\$&')}; removed at the end$`),
+    );
     const report = JSON.parse(run.stdout) as Report;
     expect(report.results[0]?.throughput).toBeUndefined();
   });
@@ -46,7 +64,9 @@ describe('bench on a server it did not start', () => {
   it('--redis-url given: throughput as asked, and the first stderr line names the server even with --no-progress', async () => {
     const run = await runCli([...TINY, '--ops', '500', '--redis-url', server.url]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr.split('\n')[0]).toMatch(new RegExp(`^swc bench: run swc-bench:[0-9a-f]{8}: writing only under .* on ${where().replace(/[/.]/g, '\\$&')}`));
+    expect(run.stderr.split('\n')[0]).toMatch(
+      new RegExp(`^swc bench: run swc-bench:[0-9a-f]{8}: writing only under .* on ${where().replace(/[/.]/g, '\\$&')}`),
+    );
     expect((JSON.parse(run.stdout) as Report).results[0]?.throughput?.write.ops).toBe(500);
   });
 });

@@ -28,21 +28,40 @@ describe('swc bench --suggest (CLI)', () => {
     expect(s.pick).toBe('packed');
     expect(s.ranking.find((r) => r.layout === 'two-window')).toMatchObject({ exact: false });
     for (const name of ['stoplight-v5', 'stoplight-v6', 'sliding-log', 'ring', 'packed']) {
-      expect(s.ranking.find((r) => r.layout === name), name).toMatchObject({ exact: true, maxAbsError: 0, decisionFlipFraction: 0 });
+      expect(
+        s.ranking.find((r) => r.layout === name),
+        name,
+      ).toMatchObject({ exact: true, maxAbsError: 0, decisionFlipFraction: 0 });
     }
     expect(s.paragraph).toMatch(/^For a 1 min window at 10 req\/s, pick packed: 1\.5 KB per light \(26 B per second of window\), exact /);
     expect(s.paragraph).toContain(`Runner-up: ${s.runnerUp}`);
     expect(s.paragraph).toMatch(/two-window is smaller still \([0-9]+ B, [0-9.]+× less\) but/);
   });
 
-  it("a layout whose script fails is named as failed and the others are still ranked (table)", async () => {
+  it('a layout whose script fails is named as failed and the others are still ranked (table)', async () => {
     // An edited copy of lua/ whose ring read raises an error.
     const scripts = join(dir, 'lua');
     cpSync(fileURLToPath(new URL('../../lua', import.meta.url)), scripts, { recursive: true });
     const read = join(scripts, 'ring', 'get_metrics.lua');
     writeFileSync(read, `error('broken on purpose')\n${readFileSync(read, 'utf8')}`);
     const run = await runCli(
-      ['bench', '--redis-url', redisUrl(), '--suggest', '--layout', 'ring,packed', '--scripts', scripts, '--trust-scripts', '--window', '30', '--rate', '5', '--no-throughput', '--no-progress'],
+      [
+        'bench',
+        '--redis-url',
+        redisUrl(),
+        '--suggest',
+        '--layout',
+        'ring,packed',
+        '--scripts',
+        scripts,
+        '--trust-scripts',
+        '--window',
+        '30',
+        '--rate',
+        '5',
+        '--no-throughput',
+        '--no-progress',
+      ],
       {},
       120_000,
     );

@@ -53,8 +53,22 @@ interface SweepJson {
   kind: string;
   settings: string[];
   sweep: { settings: Record<string, number>; default: boolean; report: ReportJson }[];
-  summary: { layout: string; windowSeconds: number; rate: number; bytesPerLight: number[]; expanded: boolean[]; smallest: number; defaultOverSmallest: number }[];
-  advice: { layout: string; times: number; settings: Record<string, number>; keys: { role: string; encoding: string; causes: { kind: string; name?: string; actual: number; limit: number; setting: string }[] }[]; text: string }[];
+  summary: {
+    layout: string;
+    windowSeconds: number;
+    rate: number;
+    bytesPerLight: number[];
+    expanded: boolean[];
+    smallest: number;
+    defaultOverSmallest: number;
+  }[];
+  advice: {
+    layout: string;
+    times: number;
+    settings: Record<string, number>;
+    keys: { role: string; encoding: string; causes: { kind: string; name?: string; actual: number; limit: number; setting: string }[] }[];
+    text: string;
+  }[];
 }
 
 // 30 s at 10/s: small and fast, and the 6.0 hash's buckets few enough that its metadata weighs (about 2.3× at the default).
@@ -127,7 +141,13 @@ describe('swc bench --sweep', () => {
     expect(doc.advice[0]).toMatchObject({
       layout: 'stoplight-v6',
       settings: { 'hash-max-listpack-value': 256 },
-      keys: [{ role: V6_HASH, encoding: 'hashtable', causes: [{ kind: 'value', name: 'last_error_json', actual: longest!.bytes, limit: 64, setting: 'hash-max-listpack-value' }] }],
+      keys: [
+        {
+          role: V6_HASH,
+          encoding: 'hashtable',
+          causes: [{ kind: 'value', name: 'last_error_json', actual: longest!.bytes, limit: 64, setting: 'hash-max-listpack-value' }],
+        },
+      ],
     });
     expect(doc.advice[0]?.text).toBe(
       `stoplight-v6 at 30 s, 10/s: ${ratio.toFixed(1)}× smaller with hash-max-listpack-value=256 — its hash \`${V6_HASH}\` is a hashtable at the default ` +
@@ -151,7 +171,9 @@ describe('swc bench --sweep', () => {
     expect(out).toMatch(/^Where each layout leaves listpack$/m);
     expect(out).toMatch(/stoplight-v6 │ +[\d.]+ \* │ +[\d.]+ │ hash-max-listpack-value=256 │/);
     const advice = out.slice(out.indexOf('\nAdvice\n')).replace(/\n {2}/g, ' ');
-    expect(advice).toMatch(/stoplight-v6 at 30 s, 10\/s: [\d.]+× smaller with hash-max-listpack-value=256 — .*field `last_error_json` \(\d+ bytes\) is longer than hash-max-listpack-value \(64\)/);
+    expect(advice).toMatch(
+      /stoplight-v6 at 30 s, 10\/s: [\d.]+× smaller with hash-max-listpack-value=256 — .*field `last_error_json` \(\d+ bytes\) is longer than hash-max-listpack-value \(64\)/,
+    );
   });
 
   it('runs the defaults first when no swept value is the default, and compare refuses the document (exit 2)', async () => {
@@ -189,7 +211,10 @@ describe('swc bench --sweep --format csv', () => {
 
 describe('swc bench --sweep: refused input (exit 2, one line, nothing started)', () => {
   it.each([
-    [['--sweep', 'maxmemory=1mb'], /^swc: --sweep: maxmemory is not a listpack, ziplist or intset setting; accepted: hash-max-listpack-entries, .*list-max-ziplist-size$/],
+    [
+      ['--sweep', 'maxmemory=1mb'],
+      /^swc: --sweep: maxmemory is not a listpack, ziplist or intset setting; accepted: hash-max-listpack-entries, .*list-max-ziplist-size$/,
+    ],
     [['--sweep', 'hash-max-listpack-value'], /^swc: --sweep: expected <setting>=<v1>,<v2>,…/],
     [['--sweep', 'hash-max-listpack-value=64,abc'], /^swc: --sweep: hash-max-listpack-value takes whole numbers from 0 to 1,000,000, got "abc"$/],
     [['--sweep', 'hash-max-listpack-value=1.5'], /^swc: --sweep: hash-max-listpack-value takes whole numbers/],
@@ -198,8 +223,14 @@ describe('swc bench --sweep: refused input (exit 2, one line, nothing started)',
     [['--sweep', 'hash-max-listpack-value=64,'], /^swc: --sweep: hash-max-listpack-value: expected a comma-separated list/],
     [['--sweep', 'hash-max-listpack-value=1,2,3,4,5', '--sweep', 'zset-max-listpack-value=1,2,3,4'], /^swc: --sweep: 5 × 4 = 20 combinations; at most 16/],
     [['--sweep', 'hash-max-listpack-value=64', '--sweep', 'hash-max-ziplist-value=128'], /^swc: --sweep: hash-max-ziplist-value is swept twice/],
-    [['--sweep', 'hash-max-listpack-value=64', '--redis-server-arg', 'hash-max-listpack-value=128'], /^swc: --sweep\/--redis-server-arg: both set hash-max-listpack-value/],
-    [['--sweep', 'hash-max-listpack-value=64', '--redis-url', 'redis://127.0.0.1:6379'], /^swc: --sweep\/--redis-url: .*swc never changes the settings of a server it did not start/],
+    [
+      ['--sweep', 'hash-max-listpack-value=64', '--redis-server-arg', 'hash-max-listpack-value=128'],
+      /^swc: --sweep\/--redis-server-arg: both set hash-max-listpack-value/,
+    ],
+    [
+      ['--sweep', 'hash-max-listpack-value=64', '--redis-url', 'redis://127.0.0.1:6379'],
+      /^swc: --sweep\/--redis-url: .*swc never changes the settings of a server it did not start/,
+    ],
     [['--sweep', 'hash-max-listpack-value=64', '--baseline', 'x.json'], /^swc: --sweep\/--baseline: /],
   ])('%j', async (args, message) => {
     const before = started().length;
@@ -213,7 +244,10 @@ describe('swc bench --sweep: refused input (exit 2, one line, nothing started)',
   });
 
   it('with REDIS_URL set: refused, naming it (the sweep never uses a server it did not start)', async () => {
-    const result = await runCli(['bench', '--window', '10', '--rate', '1', '--no-throughput', '--sweep', 'hash-max-listpack-value=64'], { ...env, REDIS_URL: redisUrl() });
+    const result = await runCli(['bench', '--window', '10', '--rate', '1', '--no-throughput', '--sweep', 'hash-max-listpack-value=64'], {
+      ...env,
+      REDIS_URL: redisUrl(),
+    });
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toMatch(/^swc: --sweep: REDIS_URL is set/);
   });
@@ -230,7 +264,9 @@ describe('swc bench --sweep: a setting this redis-server does not know', () => {
       expect((JSON.parse(result.stdout) as SweepJson).sweep.map((s) => s.settings['set-max-listpack-entries'])).toContain(256);
     } else {
       expect(result.code).toBe(2);
-      expect(result.stderr.trim()).toMatch(/^swc: --sweep: redis-server \d+\.\d+\.\d+ does not know set-max-listpack-entries \(set-max-listpack-\* needs Redis 7\.2 or later\)$/);
+      expect(result.stderr.trim()).toMatch(
+        /^swc: --sweep: redis-server \d+\.\d+\.\d+ does not know set-max-listpack-entries \(set-max-listpack-\* needs Redis 7\.2 or later\)$/,
+      );
       expect(stoppedSince(before)).toHaveLength(1);
     }
   });
@@ -240,10 +276,14 @@ describe('swc bench --sweep: Ctrl-C', () => {
   it('stops the running combination and its private server; exit 130', async () => {
     const before = started().length;
     // A cell of some seconds: the second combination is still filling when the signal comes.
-    const child = spawn(process.execPath, [SWC_BIN, 'bench', '--layout', 'stoplight-v6', '--window', '10m', '--rate', '100', '--no-throughput', '--sweep', 'hash-max-listpack-value=64,256'], {
-      env: { ...process.env, ...env, REDIS_URL: '', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [SWC_BIN, 'bench', '--layout', 'stoplight-v6', '--window', '10m', '--rate', '100', '--no-throughput', '--sweep', 'hash-max-listpack-value=64,256'],
+      {
+        env: { ...process.env, ...env, REDIS_URL: '', NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -290,7 +330,22 @@ describe('swc bench (no --sweep): encoding hints', () => {
 
   it('gives no hint where the entry count already rules listpack out (6.0 at 10 min, 100/s: 1,200 buckets)', async () => {
     const json = JSON.parse(
-      (await runCli(['bench', '--redis-url', redisUrl(), '--layout', 'stoplight-v6', '--window', '10m', '--rate', '100', '--no-throughput', '--json', '--no-progress'])).stdout,
+      (
+        await runCli([
+          'bench',
+          '--redis-url',
+          redisUrl(),
+          '--layout',
+          'stoplight-v6',
+          '--window',
+          '10m',
+          '--rate',
+          '100',
+          '--no-throughput',
+          '--json',
+          '--no-progress',
+        ])
+      ).stdout,
     ) as ReportJson;
     const hash = json.results[0]?.memory.keys.find((k) => k.role === V6_HASH);
     expect(hash?.encoding).toBe('hashtable');

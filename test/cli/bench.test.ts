@@ -4,7 +4,22 @@ import { runCli } from './run-cli.js';
 
 describe('swc bench (CLI)', () => {
   it('prints the JSON contract on stdout and progress on stderr', async () => {
-    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '5,50', '--window', '1m', '--json', '--ops', '200', '--connections', '2', '--pipeline', '4']);
+    const result = await runCli([
+      'bench',
+      '--redis-url',
+      redisUrl(),
+      '--rate',
+      '5,50',
+      '--window',
+      '1m',
+      '--json',
+      '--ops',
+      '200',
+      '--connections',
+      '2',
+      '--pipeline',
+      '4',
+    ]);
     expect(result.stderr).not.toMatch(/Error|at .*\.js/);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as {
@@ -12,7 +27,14 @@ describe('swc bench (CLI)', () => {
       swcVersion: string;
       redis: { version: string; memAllocator: string; config: Record<string, number> };
       options: { rates: number[] };
-      results: { layout: string; windowSeconds: number; rate: number; eventsInWindow: number; throughput: Record<string, unknown> & Record<'write' | 'read' | 'request', Record<string, number | null>>; memory: { bytesPerLight: number; usedMemoryDeltaPerLight: number; keys: { type: string; encoding: string; elements: number; bytes: number }[] } }[];
+      results: {
+        layout: string;
+        windowSeconds: number;
+        rate: number;
+        eventsInWindow: number;
+        throughput: Record<string, unknown> & Record<'write' | 'read' | 'request', Record<string, number | null>>;
+        memory: { bytesPerLight: number; usedMemoryDeltaPerLight: number; keys: { type: string; encoding: string; elements: number; bytes: number }[] };
+      }[];
     };
     expect(report.schemaVersion).toBe(3);
     expect(report.redis.config['hash-max-listpack-entries']).toBeGreaterThan(0);
@@ -77,9 +99,27 @@ describe('swc bench (CLI)', () => {
   });
 
   it('--layout all runs every registered layout once, coarse-<N>s a coarse variant; a bad N exits 2 with one line before connecting', async () => {
-    const csv = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '2', '--window', '10', '--format', 'csv', '--no-progress', '--no-throughput', '--layout', 'coarse-5s,all']);
+    const csv = await runCli([
+      'bench',
+      '--redis-url',
+      redisUrl(),
+      '--rate',
+      '2',
+      '--window',
+      '10',
+      '--format',
+      'csv',
+      '--no-progress',
+      '--no-throughput',
+      '--layout',
+      'coarse-5s,all',
+    ]);
     expect(csv.code).toBe(0);
-    const layouts = csv.stdout.trim().split('\n').slice(1).map((l) => l.split(',')[0]);
+    const layouts = csv.stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(',')[0]);
     expect(layouts.slice(0, 8)).toEqual(['coarse-5s', 'stoplight-v5', 'stoplight-v6', 'sliding-log', 'ring', 'packed', 'coarse', 'two-window']);
     expect(new Set(layouts).size).toBe(layouts.length);
     const bad = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', '--layout', 'coarse-0s']);

@@ -98,7 +98,10 @@ describe('swc chart (CLI)', () => {
     expectUsageError(await runCli(['chart', saved, '--bogus']), /unknown option '--bogus'/);
     expectUsageError(await runCli(['chart']), /missing required argument 'result'/);
     expectUsageError(await runCli(['chart', saved, '--out', file('chart.jpg')]), /--out: expected a file name ending in \.svg or \.png/);
-    expectUsageError(await runCli(['chart', saved, '--chart-panels', 'hero,bars']), /^swc: --chart-panels: unknown panel "bars"; accepted: hero, window, rate, latency, all$/m);
+    expectUsageError(
+      await runCli(['chart', saved, '--chart-panels', 'hero,bars']),
+      /^swc: --chart-panels: unknown panel "bars"; accepted: hero, window, rate, latency, all$/m,
+    );
     expectUsageError(await runCli(['chart', saved, '--chart-panels', ',']), /--chart-panels: expected one or more of hero, window, rate, latency, all/);
     expectUsageError(await runCli(['chart', saved, '--out', file('no/such/folder/c.svg')]), /--out: folder .* does not exist/);
     expect(existsSync(file('x.svg'))).toBe(false);
@@ -149,7 +152,10 @@ describe('swc bench --chart, --chart-out (CLI, private server)', () => {
     expectUsageError(await runCli(['bench', ...unreachable, '--chart', '--json']), /--chart: draws after a table or markdown, not json/);
     expectUsageError(await runCli(['bench', ...unreachable, '--chart', '--format', 'csv']), /--chart: .*not csv/);
     expectUsageError(await runCli(['bench', ...unreachable, '--chart-out', file('r.json')]), /--chart-out: expected a file name ending in \.svg or \.png/);
-    expectUsageError(await runCli(['bench', ...unreachable, '--chart-out', file('r.svg'), '--chart-panels', 'pie']), /--chart-panels: unknown panel "pie"; accepted: hero, window, rate, latency, all/);
+    expectUsageError(
+      await runCli(['bench', ...unreachable, '--chart-out', file('r.svg'), '--chart-panels', 'pie']),
+      /--chart-panels: unknown panel "pie"; accepted: hero, window, rate, latency, all/,
+    );
     expectUsageError(await runCli(['bench', ...unreachable, '--chart-panels', 'hero']), /--chart-panels: selects the panels of --chart or --chart-out/);
     expectUsageError(await runCli(['bench', ...unreachable, '--chart-out', file('nope/r.svg')]), /--chart-out: folder .* does not exist/);
   });

@@ -41,7 +41,13 @@ describe('swc clean', () => {
     expect(listed.code).toBe(0);
     const listing = JSON.parse(listed.stdout) as Listing;
     expect(listing.namespaces).toEqual([
-      expect.objectContaining({ prefix: namespace, keys: left.length, bytes: expect.any(Number), startedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/), alive: false }),
+      expect.objectContaining({
+        prefix: namespace,
+        keys: left.length,
+        bytes: expect.any(Number),
+        startedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
+        alive: false,
+      }),
     ]);
     expect(listing.namespaces[0]!.bytes).toBeGreaterThan(1000);
     expect(Date.now() - Date.parse(listing.namespaces[0]!.startedAt!)).toBeLessThan(120_000);

@@ -66,7 +66,10 @@ beforeAll(async () => {
   const one: Redis = await connect(single.url);
   try {
     await installScripts(one, v5.scripts);
-    await execPipeline(one, v5Lights.flatMap((name) => events(v5, name)));
+    await execPipeline(
+      one,
+      v5Lights.flatMap((name) => events(v5, name)),
+    );
     for (const key of await one.keys('stoplight:v5:*')) {
       await routed.restore(key, Math.max(0, await one.pttl(key)), await one.dumpBuffer(key));
     }
@@ -81,7 +84,14 @@ beforeAll(async () => {
     await routed.set(`${LEFTOVER}:{${tagOn(i, 2)}}:k`, 'x');
   }
   // A run marker as markRun writes it: clean removes only namespaces that carry one.
-  await routed.hset(`${LEFTOVER}:run`, { origin: 'swc', runId: LEFTOVER.slice('swc-bench:'.length), startedAt: String(Date.now() - 60_000), host: 'h', pid: '1', swcVersion: '0.1.0' });
+  await routed.hset(`${LEFTOVER}:run`, {
+    origin: 'swc',
+    runId: LEFTOVER.slice('swc-bench:'.length),
+    startedAt: String(Date.now() - 60_000),
+    host: 'h',
+    pid: '1',
+    swcVersion: '0.1.0',
+  });
 }, 90_000);
 
 afterAll(async () => {
@@ -127,7 +137,10 @@ describe('swc lights --cluster', () => {
     for (const l of v5Listed) {
       const onEach = await Promise.all(session.shards.map((s) => s.redis.keys(`stoplight:v5:*${l.light}*`)));
       expect(l.placement.map((p) => [p.node, p.keys])).toEqual(
-        onEach.map((keys, i) => [node(i), keys.length] as const).filter(([, n]) => n > 0).sort((a, b) => a[0].localeCompare(b[0])),
+        onEach
+          .map((keys, i) => [node(i), keys.length] as const)
+          .filter(([, n]) => n > 0)
+          .sort((a, b) => a[0].localeCompare(b[0])),
       );
     }
     // Per-node totals: the keys each node holds under the layouts' patterns.
@@ -156,7 +169,10 @@ describe('swc inspect --cluster', () => {
       const [first] = v6.keysOf({ name });
       const run = await runCli(['inspect', name, ...seed(), '--at', String(LAST + 60), '--json']);
       expect(run.code).toBe(0);
-      const doc = JSON.parse(run.stdout) as { inspections: { keys: { key: string; slot: number; node: string }[]; totals: { successes: number; failures: number } }[]; cluster: { primaries: unknown[] } };
+      const doc = JSON.parse(run.stdout) as {
+        inspections: { keys: { key: string; slot: number; node: string }[]; totals: { successes: number; failures: number } }[];
+        cluster: { primaries: unknown[] };
+      };
       const [inspection] = doc.inspections;
       expect(inspection!.keys.map((k) => k.node)).toEqual([node(i), node(i)]);
       expect(inspection!.totals).toEqual({ successes: 6, failures: 4 });
@@ -188,7 +204,11 @@ describe('swc verify on a cluster', () => {
   it('stoplight-v6 has no finding on a private 3-shard cluster', async () => {
     const run = await runCli(['verify', '--cluster-shards', '3', '--layout', 'stoplight-v6', '--calls', '2000', '--seed', '11', '--json', '--no-progress']);
     expect(run.code).toBe(0);
-    const doc = JSON.parse(run.stdout) as { findings: number; results: { crossSlot: unknown[]; compared: number; slots: { oneSlotPerLight: boolean } }[]; cluster: { primaries: unknown[] } };
+    const doc = JSON.parse(run.stdout) as {
+      findings: number;
+      results: { crossSlot: unknown[]; compared: number; slots: { oneSlotPerLight: boolean } }[];
+      cluster: { primaries: unknown[] };
+    };
     expect(doc.findings).toBe(0);
     expect(doc.results[0]!.crossSlot).toEqual([]);
     expect(doc.results[0]!.compared).toBeGreaterThan(1000);
@@ -200,12 +220,17 @@ describe('swc verify on a cluster', () => {
     const run = await runCli(['verify', '--cluster-shards', '3', '--layout', 'stoplight-v5', '--calls', '1000', '--seed', '11', '--no-progress']);
     expect(run.code).toBe(1);
     for (const op of ['success', 'failure', 'read']) {
-      expect(run.stdout).toMatch(new RegExp(`not cluster-safe: operation ${op}, Redis said CROSSSLOT Keys in request don't hash to the same slot \\(\\d+ calls? refused`));
+      expect(run.stdout).toMatch(
+        new RegExp(`not cluster-safe: operation ${op}, Redis said CROSSSLOT Keys in request don't hash to the same slot \\(\\d+ calls? refused`),
+      );
     }
     expect(run.stdout).toMatch(/cluster: Redis Cluster refused .* with CROSSSLOT/);
     const json = await runCli(['verify', '--cluster-shards', '3', '--layout', 'stoplight-v5', '--calls', '300', '--seed', '11', '--no-progress', '--json']);
     expect(json.code).toBe(1);
-    const doc = JSON.parse(json.stdout) as { findings: number; results: { crossSlot: { op: string; calls: number; error: string; slots: number[]; keys: number }[]; slots: { lightsSpanningSlots: number } }[] };
+    const doc = JSON.parse(json.stdout) as {
+      findings: number;
+      results: { crossSlot: { op: string; calls: number; error: string; slots: number[]; keys: number }[]; slots: { lightsSpanningSlots: number } }[];
+    };
     const [result] = doc.results;
     expect(result!.crossSlot.map((x) => x.op).sort()).toEqual(['failure', 'read', 'success']);
     expect(doc.findings).toBe(3);

@@ -102,7 +102,26 @@ describe('compare names what grew (real redis-server)', () => {
 
   it('swc bench --baseline --format github gates the run itself; a percent tolerance still works; a bad one is refused', async () => {
     const scripts = join(dir, 'lua');
-    const gate = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', scenario, '--scripts', scripts, '--baseline', base, '--memory-tolerance', '64B', '--format', 'github', '--no-progress'], {}, 120_000);
+    const gate = await runCli(
+      [
+        'bench',
+        '--redis-url',
+        redisUrl(),
+        '--scenario',
+        scenario,
+        '--scripts',
+        scripts,
+        '--baseline',
+        base,
+        '--memory-tolerance',
+        '64B',
+        '--format',
+        'github',
+        '--no-progress',
+      ],
+      {},
+      120_000,
+    );
     expect(gate.code).toBe(1);
     expect(gate.stdout).toMatch(/^::error file=.*base\.json,title=swc regression::stoplight-v6 30 s @ 1\/s: bytes per light \+\d+ B/m);
     // Same bytes as the baseline: passes at 0 B.

@@ -48,13 +48,21 @@ const options = { ...DEFAULT_COMPARE_OPTIONS, instructionsTolerance: DEFAULT_INS
 describe('compare on instructions per call', () => {
   it('passes unchanged counts, and a change within the tolerance', () => {
     expect(compareReports(withCounts(), withCounts(), options).ok).toBe(true);
-    const within = compareReports(withCounts(), withCounts(() => 1.01), options);
+    const within = compareReports(
+      withCounts(),
+      withCounts(() => 1.01),
+      options,
+    );
     expect(within.ok).toBe(true);
     expect(within.rows.filter((r) => r.figure === 'writeInstructions').every((r) => r.status === 'ok')).toBe(true);
   });
 
-  it("fails a 3% costlier 6.0 write (one more redis.call, as measured): its own count and its ratio to 5.x, naming layout and op", () => {
-    const verdict = compareReports(withCounts(), withCounts((l, o) => (l === 'stoplight-v6' && o === 'write' ? 1.03 : 1)), options);
+  it('fails a 3% costlier 6.0 write (one more redis.call, as measured): its own count and its ratio to 5.x, naming layout and op', () => {
+    const verdict = compareReports(
+      withCounts(),
+      withCounts((l, o) => (l === 'stoplight-v6' && o === 'write' ? 1.03 : 1)),
+      options,
+    );
     expect(verdict.ok).toBe(false);
     const figures = new Set(verdict.failures.map((r) => `${r.layout} ${r.figure}`));
     expect([...figures].sort()).toEqual(['stoplight-v6 writeInstructionRatio', 'stoplight-v6 writeInstructions']);
@@ -63,7 +71,11 @@ describe('compare on instructions per call', () => {
   });
 
   it('catches a change that costs every layout alike on the per-layout counts, where the ratios see nothing', () => {
-    const verdict = compareReports(withCounts(), withCounts(() => 1.04), options);
+    const verdict = compareReports(
+      withCounts(),
+      withCounts(() => 1.04),
+      options,
+    );
     expect(verdict.ok).toBe(false);
     expect(verdict.failures.every((r) => r.figure.endsWith('Instructions'))).toBe(true);
     expect(verdict.rows.filter((r) => r.figure.endsWith('InstructionRatio')).every((r) => r.status === 'ok')).toBe(true);
@@ -71,7 +83,11 @@ describe('compare on instructions per call', () => {
   });
 
   it('reports the reversed comparison as an improvement, never a failure', () => {
-    const verdict = compareReports(withCounts((l, o) => (l === 'stoplight-v6' && o === 'write' ? 1.03 : 1)), withCounts(), options);
+    const verdict = compareReports(
+      withCounts((l, o) => (l === 'stoplight-v6' && o === 'write' ? 1.03 : 1)),
+      withCounts(),
+      options,
+    );
     expect(verdict.ok).toBe(true);
     expect(verdict.improvements.map((r) => r.figure)).toContain('writeInstructions');
   });
@@ -86,7 +102,16 @@ describe('compare on instructions per call', () => {
   });
 
   it("lets the counts decide a counted cell's server cost: timed server figures there are shown only", () => {
-    const stats = (usec: number) => ({ opsPerSec: 1000, p50Ms: 0.1, p99Ms: 0.2, p999Ms: 0.3, meanMs: 0.1, ops: 1000, durationSeconds: 1, serverUsecPerCall: usec });
+    const stats = (usec: number) => ({
+      opsPerSec: 1000,
+      p50Ms: 0.1,
+      p99Ms: 0.2,
+      p999Ms: 0.3,
+      meanMs: 0.1,
+      ops: 1000,
+      durationSeconds: 1,
+      serverUsecPerCall: usec,
+    });
     const timed = (report: BenchReport, usec: number): BenchReport => ({
       ...report,
       results: report.results.map((r) => ({ ...r, throughput: { write: stats(usec), read: stats(usec), request: stats(usec), connections: 1, pipeline: 1 } })),
@@ -106,7 +131,9 @@ describe('compare on instructions per call', () => {
     writeFileSync(after, JSON.stringify(withCounts((l, o) => (l === 'stoplight-v6' && o === 'write' ? 1.03 : 1))));
     const failed = await runCli(['compare', before, after]);
     expect(failed.code).toBe(1);
-    expect(failed.stdout).toMatch(/stoplight-v6 30 s @ 1\/s: write instructions\/call \+3(\.0)?% \(tolerance \+2(\.0)?%; 155,600 → 160,268 instructions\/call\)/);
+    expect(failed.stdout).toMatch(
+      /stoplight-v6 30 s @ 1\/s: write instructions\/call \+3(\.0)?% \(tolerance \+2(\.0)?%; 155,600 → 160,268 instructions\/call\)/,
+    );
     const wider = await runCli(['compare', before, after, '--instructions-tolerance', '5%']);
     expect(wider.code).toBe(0);
     const same = await runCli(['compare', before, before]);

@@ -36,12 +36,36 @@ const hasOpenssl = (() => {
 async function startTlsServer(): Promise<{ port: number; stop: () => void }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'swc-tls-'));
   const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], {
+    stdio: 'ignore',
+  });
   const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', [
-    '--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1', '--tls-cert-file', cert, '--tls-key-file', key,
-    '--tls-ca-cert-file', cert, '--tls-auth-clients', 'no', '--save', '', '--appendonly', 'no', '--dir', dir,
-  ], { stdio: 'ignore' });
+  const child: ChildProcess = spawn(
+    'redis-server',
+    [
+      '--port',
+      '0',
+      '--tls-port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--tls-cert-file',
+      cert,
+      '--tls-key-file',
+      key,
+      '--tls-ca-cert-file',
+      cert,
+      '--tls-auth-clients',
+      'no',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+    ],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 100; i += 1) {
     const up = await new Promise<boolean>((resolve) => {
       const socket = net.connect(port, '127.0.0.1', () => {

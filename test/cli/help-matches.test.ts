@@ -21,7 +21,7 @@ function optionEntries(help: string): Map<string, string> {
 }
 
 describe('help that matches behaviour', () => {
-  it('no option of any command states its default twice (its own words and commander\'s)', async () => {
+  it("no option of any command states its default twice (its own words and commander's)", async () => {
     for (const command of COMMANDS) {
       const help = (await runCli([command, '--help'], { COLUMNS: '200' })).stdout;
       const entries = optionEntries(help);

@@ -9,7 +9,7 @@ async function subcommands(): Promise<string[]> {
 }
 
 describe('every --help lists exit codes and at least two examples', () => {
-  it('swc --help and each subcommand\'s', async () => {
+  it("swc --help and each subcommand's", async () => {
     const names = await subcommands();
     expect(names).toEqual(expect.arrayContaining(['bench', 'chart', 'compare', 'doctor', 'inspect', 'lights']));
     for (const args of [[], ...names.map((n) => [n])]) {

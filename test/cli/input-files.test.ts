@@ -59,8 +59,8 @@ const binary = (() => {
 const PLACES: [string, (file: string) => string[]][] = [
   ['a scenario', (file) => ['bench', '--redis-url', redisUrl(), '--scenario', file]],
   ['a baseline', (file) => ['bench', '--redis-url', redisUrl(), '--scenario', SMALL, '--baseline', file]],
-  ['compare\'s baseline', (file) => ['compare', file, BASELINE]],
-  ['compare\'s current result', (file) => ['compare', BASELINE, file]],
+  ["compare's baseline", (file) => ['compare', file, BASELINE]],
+  ["compare's current result", (file) => ['compare', BASELINE, file]],
 ];
 
 function expectRefused(result: CliResult, file: string, problem: RegExp, place: string): void {
@@ -103,5 +103,4 @@ describe('input files: only regular UTF-8 files under the size cap are read; any
     expect(compare.stderr).toBe('');
     expect(compare.code).toBe(0);
   });
-
 });

@@ -37,7 +37,8 @@ describe('key and light names with terminal control characters', () => {
     expect(table.stdout).toContain('Boom\\x1b[2J\\x0d: bell\\x07');
 
     const json = await runCli(['inspect', name, '--redis-url', redisUrl(), '--json', '--at', String(HOUR_START)]);
-    const doc = (JSON.parse(json.stdout) as { inspections: { light: string; keys: { key: string }[]; metadata: { fields: Record<string, string> } }[] }).inspections[0] as { light: string; keys: { key: string }[]; metadata: { fields: Record<string, string> } };
+    const doc = (JSON.parse(json.stdout) as { inspections: { light: string; keys: { key: string }[]; metadata: { fields: Record<string, string> } }[] })
+      .inspections[0] as { light: string; keys: { key: string }[]; metadata: { fields: Record<string, string> } };
     expect(doc.light).toBe(name);
     expect(doc.keys[0]?.key).toBe(`stoplight:v5:metadata:${name}`);
     expect(doc.metadata.fields.last_error_json).toBe(errorJson);

@@ -35,7 +35,9 @@ interface KeyJson {
 async function expectEverythingButBytes(url: string, notes: RegExp[]): Promise<void> {
   const json = await runCli(['inspect', NAME, '--redis-url', url, '--json', '--at', String(HOUR_START + 1), '--window', '60']);
   expect(json.code).toBe(0);
-  const docs = (JSON.parse(json.stdout) as { inspections: { layout: string; keys: KeyJson[]; summary: { bytes: number | null }; totals: unknown; unavailable: string[] }[] }).inspections;
+  const docs = (
+    JSON.parse(json.stdout) as { inspections: { layout: string; keys: KeyJson[]; summary: { bytes: number | null }; totals: unknown; unavailable: string[] }[] }
+  ).inspections;
   expect(docs.map((d) => d.layout)).toEqual(['stoplight-v5', 'stoplight-v6']);
   for (const doc of docs) {
     expect(doc.keys.length).toBeGreaterThan(0);

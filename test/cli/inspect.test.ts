@@ -39,14 +39,15 @@ describe('swc inspect', () => {
     for (const doc of [v5, v6]) {
       // totals mean the same in every layout: the events the keys hold.
       expect(doc).toMatchObject({ light: name, totals: { successes: 1, failures: 1 }, windowTotals: { successes: 1, failures: 1 } });
-      expect(Object.keys((doc?.keys as object[])[0] ?? {})).toEqual(
-        expect.arrayContaining(['key', 'type', 'encoding', 'elements', 'bytes', 'ttlSeconds']),
-      );
+      expect(Object.keys((doc?.keys as object[])[0] ?? {})).toEqual(expect.arrayContaining(['key', 'type', 'encoding', 'elements', 'bytes', 'ttlSeconds']));
     }
     expect(v5).toMatchObject({ layout: 'stoplight-v5', seconds: [{ second: HOUR_START, successes: 1, failures: 0, stale: false }, expect.anything()] });
     expect(v6).toMatchObject({
       layout: 'stoplight-v6',
-      buckets: [{ second: HOUR_START, successes: 1, failures: 0, stale: false }, { second: HOUR_START + 1, successes: 0, failures: 1, stale: false }],
+      buckets: [
+        { second: HOUR_START, successes: 1, failures: 0, stale: false },
+        { second: HOUR_START + 1, successes: 0, failures: 1, stale: false },
+      ],
       drift: { ok: true },
     });
   });
@@ -90,7 +91,10 @@ describe('swc inspect', () => {
     [['--window', '1.5'], '--window: must be a whole number of seconds from 1 to 604800'],
     [['--limit', '-1'], '--limit: must be 0 to 1000000, got -1'],
     [['--at', '1764450000000'], '--at: expected Unix seconds 0..4102444800'],
-    [['--layout', 'v7'], '--layout: expected one of stoplight-v5, stoplight-v6, sliding-log, ring, packed, coarse, two-window or a manifest file (*.json), got "v7"'],
+    [
+      ['--layout', 'v7'],
+      '--layout: expected one of stoplight-v5, stoplight-v6, sliding-log, ring, packed, coarse, two-window or a manifest file (*.json), got "v7"',
+    ],
     [['--layout', './my-window.json'], 'my-window.json: no such file'],
   ])('rejects %j with one line and exit 2, before connecting', (flags, message) => {
     // Port 1 would refuse: exit 2 (not 3) shows Redis was never contacted.
@@ -127,7 +131,7 @@ describe('swc lights / inspect --list', () => {
     expect(json.lights.find((l) => l.light === name)).toMatchObject({ keys: 2 });
   });
 
-  it('swc lights --layout stoplight-v6 lists only that layout\'s lights and says which patterns it searched', async () => {
+  it("swc lights --layout stoplight-v6 lists only that layout's lights and says which patterns it searched", async () => {
     const name = uniqueName('cli-only');
     for (const layout of [new StoplightV5(), new StoplightV6()]) {
       const client = await LayoutClient.open(redis, layout);

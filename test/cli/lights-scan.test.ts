@@ -56,7 +56,7 @@ describe('one gentle SCAN pass', () => {
     console.log(`lights on ${dbsize} keys: ${calls} SCAN calls (bound ${Math.floor(dbsize / 1000) + 2})`);
   });
 
-  it('--layout all reads swc\'s own designs too, still in one pass', async () => {
+  it("--layout all reads swc's own designs too, still in one pass", async () => {
     await redis.call('CONFIG', 'RESETSTAT');
     const run = await runCli(['lights', '--redis-url', server.url, '--json', '--scan-pause', '0', '--layout', 'all']);
     expect(run.code, run.stderr).toBe(0);

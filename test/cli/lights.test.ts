@@ -93,7 +93,12 @@ describe('swc lights over 4,000 lights in several systems', () => {
     expect(doc.total).toMatchObject({ lights: LIGHTS, events: LIGHTS * 10, drifted: 0 });
     expect(doc.lights.every((l) => l.events === 10 && l.idleSeconds === 96 && l.drift !== true)).toBe(true);
     const light = doc.lights.find((l) => l.light === shortId('light-1'));
-    expect(light).toMatchObject({ layout: 'stoplight-v6', systemId: shortId('checkout'), reference: `${shortId('checkout')}/${shortId('light-1')}`, drift: false });
+    expect(light).toMatchObject({
+      layout: 'stoplight-v6',
+      systemId: shortId('checkout'),
+      reference: `${shortId('checkout')}/${shortId('light-1')}`,
+      drift: false,
+    });
     // 5.x lights carry an estimate of the same traffic in 6.0, in the range a measured 6.0 light of these events has.
     const old = doc.lights.find((l) => l.light === 'light-0');
     const measured = light?.bytes ?? 0;
@@ -182,7 +187,11 @@ describe('drift: lights marks it, --check exits 1; inspect --check too', () => {
       expect(inspect.stdout).toContain('drift    found');
       const checked = await runCli(['inspect', reference, '--redis-url', server.url, '--check', '--json']);
       expect(checked.code).toBe(1);
-      expect(JSON.parse(checked.stdout)).toMatchObject({ schemaVersion: 3, drift: true, inspections: [{ totals: { successes: 6, failures: 4 }, storedTotals: { successes: 6, failures: 11 } }] });
+      expect(JSON.parse(checked.stdout)).toMatchObject({
+        schemaVersion: 3,
+        drift: true,
+        inspections: [{ totals: { successes: 6, failures: 4 }, storedTotals: { successes: 6, failures: 11 } }],
+      });
       expect(checked.stderr).toContain('swc: drift in stoplight-v6');
     } finally {
       await redis.hincrby(v6.metricsKey(light), 'total_failures', -7);
@@ -193,7 +202,7 @@ describe('drift: lights marks it, --check exits 1; inspect --check too', () => {
 describe('swc lights: bad usage and large lights', () => {
   it.each([
     [['--top', '0'], '--top: must be 1 to 10000000'],
-    [['--sort', 'size'], "--sort"],
+    [['--sort', 'size'], '--sort'],
     [['--match', 'a[b'], '--match: unclosed [ in "a[b"'],
     [['--window', '0'], '--window: must be from 1 s to 604800 s'],
     [['--format', 'xml'], '--format'],
@@ -238,7 +247,9 @@ describe('an ACL user limited to ~app:* runs lights', () => {
       url.password = 'pw-apponly';
       const result = await runCli(['lights', '--redis-url', url.toString()]);
       expect(result.code).toBe(3);
-      expect(result.stderr).toMatch(/^swc: Redis ACL denies .* \(NOPERM\): grant it \(e\.g\. ACL SETUSER <user> ~swc-bench:\* for a bench, %R~stoplight:\* for lights and inspect\)/m);
+      expect(result.stderr).toMatch(
+        /^swc: Redis ACL denies .* \(NOPERM\): grant it \(e\.g\. ACL SETUSER <user> ~swc-bench:\* for a bench, %R~stoplight:\* for lights and inspect\)/m,
+      );
       expect(result.stdout + result.stderr).not.toContain('pw-apponly');
     });
   });

@@ -77,7 +77,7 @@ describe('--layout <manifest>: bad manifests (exit 2, one line naming the file a
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('--scripts: a folder that is neither swc\'s lua/ nor a Stoplight tree, and a tree with a missing include', async () => {
+  it("--scripts: a folder that is neither swc's lua/ nor a Stoplight tree, and a tree with a missing include", async () => {
     const neither = await runCli(['bench', '--scripts', outside, '--redis-url', 'redis://127.0.0.1:1']);
     expect(neither.code).toBe(2);
     expect(neither.stderr).toMatch(/^swc: --scripts: .*: neither a copy of swc's lua\/ folder/);
@@ -106,7 +106,17 @@ describe('a layout whose manifest and scripts live outside the repository', () =
     expect(keys.map((k) => k.type).sort()).toEqual(['hash', 'zset', 'zset']);
     const baseline = path.join(outside, 'baseline.json');
     writeFileSync(baseline, first.stdout);
-    const again = await runCli(['bench', '--redis-url', redisUrl(), '--layout', own, '--trust-scripts', ...memoryOnly.filter((a) => a !== '--json'), '--baseline', baseline]);
+    const again = await runCli([
+      'bench',
+      '--redis-url',
+      redisUrl(),
+      '--layout',
+      own,
+      '--trust-scripts',
+      ...memoryOnly.filter((a) => a !== '--json'),
+      '--baseline',
+      baseline,
+    ]);
     expect(again.code).toBe(0);
     // The run left nothing behind.
     expect(await redis.keys('swc-bench:*')).toEqual([]);
@@ -196,7 +206,20 @@ describe('swc bench with manifests and --scripts: byte-identical to the built-in
         ),
       );
       expect(readFileSync(window, 'utf8')).toContain('edited-by-a-test');
-      const args = ['bench', '--redis-url', redisUrl(), '--layout', 'stoplight-v6', '--rate', '1', '--window', '60', '--no-throughput', '--no-progress', '--json'];
+      const args = [
+        'bench',
+        '--redis-url',
+        redisUrl(),
+        '--layout',
+        'stoplight-v6',
+        '--rate',
+        '1',
+        '--window',
+        '60',
+        '--no-throughput',
+        '--no-progress',
+        '--json',
+      ];
       const edited = await runCli([...args, '--scripts', copy, '--trust-scripts']);
       const plain = await runCli(args);
       expect(edited.code).toBe(0);
@@ -210,7 +233,21 @@ describe('swc bench with manifests and --scripts: byte-identical to the built-in
 
   it('--realtime with a Stoplight 6.0 tree whose scripts read TIME: the wrapper passes the server clock through', async () => {
     const result = await runCli([
-      'bench', '--redis-url', redisUrl(), '--scripts', v6Tree, '--trust-scripts', '--realtime', '--rate', '20', '--window', '5', '--duration', '2', '--no-progress', '--json',
+      'bench',
+      '--redis-url',
+      redisUrl(),
+      '--scripts',
+      v6Tree,
+      '--trust-scripts',
+      '--realtime',
+      '--rate',
+      '20',
+      '--window',
+      '5',
+      '--duration',
+      '2',
+      '--no-progress',
+      '--json',
     ]);
     expect(result.code).toBe(0);
     const [cell] = report(result.stdout).results;

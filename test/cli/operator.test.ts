@@ -246,7 +246,12 @@ describe('what inspect prints is right', () => {
 
   it('lights fits 80 columns (COLUMNS=80): fewer columns, no wrapped rows; --wide keeps every column', async () => {
     const narrow = await runCli(['lights', '--redis-url', server.url, '--at', String(AT), '--window', '60'], { COLUMNS: '80' });
-    const widest = Math.max(...narrow.stdout.split('\n').filter((l) => /^[│┌├└]/.test(l)).map((l) => [...l].length));
+    const widest = Math.max(
+      ...narrow.stdout
+        .split('\n')
+        .filter((l) => /^[│┌├└]/.test(l))
+        .map((l) => [...l].length),
+    );
     expect(widest).toBeLessThanOrEqual(80);
     expect(narrow.stdout).toContain('fail rate');
     // inspect too: every line of a 6.0 and a 5.x light within 80 columns (tables drop columns, prose breaks between words).

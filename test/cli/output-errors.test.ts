@@ -69,7 +69,10 @@ describe('stdout that cannot be written', () => {
     const server = await startPrivateServer();
     const redis = await connect(server.url);
     try {
-      const outcome = await runWithBrokenStdout(['bench', '--redis-url', server.url, '--rate', '1', '--window', '10', '--no-throughput', '--no-progress'], 'full');
+      const outcome = await runWithBrokenStdout(
+        ['bench', '--redis-url', server.url, '--rate', '1', '--window', '10', '--no-throughput', '--no-progress'],
+        'full',
+      );
       expect(outcome.code).toBe(3);
       expect(expectCleanLines(outcome).at(-1)).toBe(ENOSPC_LINE);
       expect(await redis.keys('swc-bench:*')).toEqual([]);

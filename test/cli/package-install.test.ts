@@ -55,7 +55,12 @@ describe('a name that installs', () => {
     );
     const run = spawnSync(process.execPath, ['use.mjs'], { cwd: project, encoding: 'utf8' });
     expect(run.stderr).toBe('');
-    expect(JSON.parse(run.stdout)).toMatchObject({ layouts: ['stoplight-v5', 'stoplight-v6', 'sliding-log', 'ring', 'packed', 'coarse', 'two-window'], prefix: 'stoplight:v6', id: '37a8eec1ce19', packedScripts: 3 });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      layouts: ['stoplight-v5', 'stoplight-v6', 'sliding-log', 'ring', 'packed', 'coarse', 'two-window'],
+      prefix: 'stoplight:v6',
+      id: '37a8eec1ce19',
+      packedScripts: 3,
+    });
   });
 
   it('the packed command runs from the other project (its Lua and dist are in the package)', () => {

@@ -124,7 +124,7 @@ describe('the private redis-server is gone when the command ends', () => {
     expectNothingLeft(before, 2);
   });
 
-  it('after the accuracy lane\'s server dies mid-bench: exit 3 naming the accuracy phase, and the run\'s own server gone too', async () => {
+  it("after the accuracy lane's server dies mid-bench: exit 3 naming the accuracy phase, and the run's own server gone too", async () => {
     const before = startedPids().length;
     const run = spawnCli(['bench', '--preset', 'blog', '--no-throughput'], env);
     await run.waitFor(/\[2\/16\]/);
@@ -140,7 +140,7 @@ describe('the private redis-server is gone when the command ends', () => {
     expectNothingLeft(before, 2);
   });
 
-  it('when the accuracy lane\'s server evicts (maxmemory and allkeys-lru copied to it, room for the cell but not its accuracy light): exit 3 naming the phase and the eviction, no figure', async () => {
+  it("when the accuracy lane's server evicts (maxmemory and allkeys-lru copied to it, room for the cell but not its accuracy light): exit 3 naming the phase and the eviction, no figure", async () => {
     const before = startedPids().length;
     // 5.x at 10 min and 100/s: about 7 MB for the cell's light on the run's server, about 9 MB for the accuracy light on the lane's.
     const args = ['bench', '--layout', 'stoplight-v5', '--window', '10m', '--rate', '100', '--no-throughput', '--no-progress', '--json'];
@@ -163,7 +163,7 @@ describe('the private redis-server is gone when the command ends', () => {
   });
 });
 
-describe('settings that would make the private server not swc\'s alone are refused before anything starts', () => {
+describe("settings that would make the private server not swc's alone are refused before anything starts", () => {
   it.each([
     ['daemonize=yes', 'daemonize'],
     ['DAEMONIZE=yes', 'daemonize'],
@@ -201,7 +201,16 @@ describe('settings that would make the private server not swc\'s alone are refus
   it('harmless tuning is still accepted (encodings, memory, renamed commands)', async () => {
     const before = startedPids().length;
     const result = await runCli(
-      ['doctor', '--json', '--redis-server-arg', 'hash-max-listpack-entries=256', '--redis-server-arg', 'maxmemory=64mb', '--redis-server-arg', 'rename-command=FLUSHALL ""'],
+      [
+        'doctor',
+        '--json',
+        '--redis-server-arg',
+        'hash-max-listpack-entries=256',
+        '--redis-server-arg',
+        'maxmemory=64mb',
+        '--redis-server-arg',
+        'rename-command=FLUSHALL ""',
+      ],
       env,
     );
     expect(result.stderr).toBe('');
@@ -212,12 +221,14 @@ describe('settings that would make the private server not swc\'s alone are refus
 });
 
 describe('SIGKILL of swc with a private server', () => {
-  it('the watchdogs stop both private redis-servers (the run\'s and its accuracy lane\'s) and remove their folders (one used to run on with parent 1)', async () => {
+  it("the watchdogs stop both private redis-servers (the run's and its accuracy lane's) and remove their folders (one used to run on with parent 1)", async () => {
     const run = startCli(['bench', '--rate', '100', '--window', '300', '--lights', '5', '--time', '5']);
     // The private server's run shows no run line; the first cell's line means the server is up.
     await run.waitFor(/^swc bench: /m);
     // The run's server and its accuracy lane's (a second private server, started before the first cell).
-    const children = execFileSync('pgrep', ['-P', String(run.child.pid), '-x', 'redis-server'], { encoding: 'utf8' }).trim().split('\n');
+    const children = execFileSync('pgrep', ['-P', String(run.child.pid), '-x', 'redis-server'], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
     expect(children).toHaveLength(2);
     const servers = children.map((pid) => ({ pid: Number(pid), folder: readlinkSync(`/proc/${pid}/cwd`) }));
     for (const { folder } of servers) expect(folder).toMatch(/swc-redis-/);

@@ -120,7 +120,9 @@ describe('lights --rdb and inspect --rdb: a snapshot analysed offline', () => {
     writeFileSync(newer, bytes);
     const run = await runCli(['lights', '--rdb', newer]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^swc: --rdb: .*newer\.rdb is RDB version (12|99); \S+ cannot load it( \(it needs Redis 7\.4 or newer\))?: give --redis-server <path to a redis-server that can>\n$/);
+    expect(run.stderr).toMatch(
+      /^swc: --rdb: .*newer\.rdb is RDB version (12|99); \S+ cannot load it( \(it needs Redis 7\.4 or newer\))?: give --redis-server <path to a redis-server that can>\n$/,
+    );
   });
 
   it('--rdb with --redis-url is bad usage', async () => {

@@ -18,7 +18,10 @@ const ERROR_JSON = '{"error":{"class":"Timeout::Error","message":"execution expi
 function claimed(command: string): string[] {
   const match = new RegExp(`^Commands \`${command}\` sends: (.+)\\.$`, 'm').exec(README);
   expect(match, `docs/inspect.md line for ${command}`).not.toBeNull();
-  return (match?.[1] ?? '').split(', ').map((c) => c.trim().toLowerCase().replace(' ', '|')).sort();
+  return (match?.[1] ?? '')
+    .split(', ')
+    .map((c) => c.trim().toLowerCase().replace(' ', '|'))
+    .sort();
 }
 
 let server: PrivateServer;
@@ -67,7 +70,10 @@ describe('the README names exactly the Redis commands inspect and lights send', 
     for (const command of ['inspect', 'lights']) {
       const help = (await runCli([command, '--help'])).stdout.replace(/\s+/g, ' ');
       const listed = /Commands sent: ([A-Z ,]+?)\.? \(|Commands sent: ([A-Z ,]+)\./.exec(help);
-      const names = (listed?.[1] ?? listed?.[2] ?? '').split(', ').map((c) => c.trim().toLowerCase().replace(' ', '|')).sort();
+      const names = (listed?.[1] ?? listed?.[2] ?? '')
+        .split(', ')
+        .map((c) => c.trim().toLowerCase().replace(' ', '|'))
+        .sort();
       expect(names, command).toEqual(claimed(command));
     }
   });

@@ -49,7 +49,9 @@ describe('bench refuses before writing to a server where it would evict', () => 
     expect(Object.keys(before)).toHaveLength(300);
     const result = await runCli(['bench', '--redis-url', url, '--rate', '100', '--window', '600']);
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/^swc: refusing to write to this server: maxmemory 3\.0 MB, .* Redis would evict other clients' keys \(allkeys-lru\) \(--allow-eviction runs anyway/m);
+    expect(result.stderr).toMatch(
+      /^swc: refusing to write to this server: maxmemory 3\.0 MB, .* Redis would evict other clients' keys \(allkeys-lru\) \(--allow-eviction runs anyway/m,
+    );
     expect(result.stderr.split('\n').filter((l) => l.startsWith('swc: '))).toHaveLength(1);
     expect(result.stdout).toBe('');
     expect(Number(/evicted_keys:(\d+)/.exec(await redis.info('stats'))?.[1])).toBe(0);
@@ -108,7 +110,12 @@ describe('bench refuses a server that cannot take its writes; doctor names why',
     const before = await digest(primary.redis, 'app:*');
     const bench = await runCli(['bench', '--redis-url', replica.url, '--rate', '10', '--window', '60', '--no-throughput']);
     expect(bench.code).toBe(3);
-    expect(bench.stderr).toMatch(new RegExp(`^swc: refusing to write to this server: this server is a replica of 127\\.0\\.0\\.1:${primary.server.port} \\(read-only\\); point --redis-url at the primary`, 'm'));
+    expect(bench.stderr).toMatch(
+      new RegExp(
+        `^swc: refusing to write to this server: this server is a replica of 127\\.0\\.0\\.1:${primary.server.port} \\(read-only\\); point --redis-url at the primary`,
+        'm',
+      ),
+    );
     const doctor = await runCli(['doctor', '--write-check', '--redis-url', replica.url, '--json']);
     expect(doctor.code).toBe(1);
     const checks = (JSON.parse(doctor.stdout) as { checks: { name: string; status: string }[] }).checks;
@@ -156,7 +163,9 @@ describe('bench refuses a server that cannot take its writes; doctor names why',
     const before = await digest(redis, 'app:*');
     const bench = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
     expect(bench.code).toBe(3);
-    expect(bench.stderr).toMatch(/^swc: refusing to write to this server: user "apponly" may not access keys under swc-bench:\* \(ACL key patterns; needed by SET, .*EVALSHA/m);
+    expect(bench.stderr).toMatch(
+      /^swc: refusing to write to this server: user "apponly" may not access keys under swc-bench:\* \(ACL key patterns; needed by SET, .*EVALSHA/m,
+    );
     const doctor = await runCli(['doctor', '--write-check', '--redis-url', url]);
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/FAIL\s+permission\s+user "apponly" may not access keys under swc-bench:\*/);

@@ -19,7 +19,9 @@ afterEach(async () => {
 });
 
 /** A server of the test's own (pauses and BUSY scripts must not reach other test files), with user keys in it. */
-async function server(settings: string[] = []): Promise<{ url: string; port: number; redis: Redis; other: () => Promise<Redis>; before: Record<string, string> }> {
+async function server(
+  settings: string[] = [],
+): Promise<{ url: string; port: number; redis: Redis; other: () => Promise<Redis>; before: Record<string, string> }> {
   const s = await startPrivateServer({ settings });
   const entry = { server: s, redis: [] as Redis[] };
   opened.push(entry);
@@ -118,7 +120,9 @@ describe('a cell disturbed while it runs fails instead of reporting a figure', (
     await intruder.del('swc-bench:0badc0de:alive');
     expect(code).toBe(3);
     expect(run.stdout()).toBe('');
-    expect(run.stderr()).toMatch(/^swc: cell 1\/1 \(stoplight-v6, window 60 s at 10\/s\) failed: another swc run wrote to this server while it ran \(swc-bench:0badc0de\)/m);
+    expect(run.stderr()).toMatch(
+      /^swc: cell 1\/1 \(stoplight-v6, window 60 s at 10\/s\) failed: another swc run wrote to this server while it ran \(swc-bench:0badc0de\)/m,
+    );
     await expectUntouched(redis, before, run);
   });
 });
@@ -137,7 +141,9 @@ describe('a used_memory figure another client moved is not reported', () => {
     const { code } = await run.exited;
     expect(code).toBe(3);
     expect(run.stdout()).toBe('');
-    expect(run.stderr()).toMatch(/^swc: cell 1\/1 \(stoplight-v6, window 60 s at 20\/s\) failed during its memory phase: used_memory fell by [\d,]+ KB while this run only added keys/m);
+    expect(run.stderr()).toMatch(
+      /^swc: cell 1\/1 \(stoplight-v6, window 60 s at 20\/s\) failed during its memory phase: used_memory fell by [\d,]+ KB while this run only added keys/m,
+    );
     expect(await keysMatching(user, 'swc-bench:*')).toEqual([]);
   });
 });
@@ -181,7 +187,9 @@ describe('clean-up keeps working through server trouble and says what it left', 
     // 5.x keys carry no hash tag: refused up front, naming the layout, rather than a CROSSSLOT mid-run.
     const both = await runCli(['bench', '--redis-url', s.url, '--rate', '10', '--window', '60', '--no-throughput']);
     expect(both.code).toBe(3);
-    expect(both.stderr).toMatch(/^swc: refusing to write to this server: it runs in cluster mode, and stoplight-v5's scripts take keys in \d+ hash slots \(Redis would answer CROSSSLOT\); leave it out with --layout$/m);
+    expect(both.stderr).toMatch(
+      /^swc: refusing to write to this server: it runs in cluster mode, and stoplight-v5's scripts take keys in \d+ hash slots \(Redis would answer CROSSSLOT\); leave it out with --layout$/m,
+    );
     expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
   });
 

@@ -36,7 +36,12 @@ function expectNoSecret(result: CliResult, label: string): void {
   for (const line of result.stderr.split('\n').filter(Boolean)) expect(line, label).toMatch(/^swc[: ]/);
 }
 
-const COMMANDS: string[][] = [['doctor'], ['bench', '--rate', '1', '--window', '10', '--no-throughput', '--no-progress'], ['inspect', 'no-such-light'], ['lights']];
+const COMMANDS: string[][] = [
+  ['doctor'],
+  ['bench', '--rate', '1', '--window', '10', '--no-throughput', '--no-progress'],
+  ['inspect', 'no-such-light'],
+  ['lights'],
+];
 
 /** Runs every command with the URL from the flag and from REDIS_URL; checks the codes and greps all output. */
 async function everyCommand(url: string, codes: readonly number[]): Promise<void> {
@@ -81,8 +86,14 @@ describe('a password in a Redis URL is never printed', () => {
 
   it('a password sent to a server that has none: the commands run, client warnings are swc lines without it', async () => {
     // doctor 0, bench 0, inspect 1 (no such light), lights 0.
-    await everyCommand(open((h) => `redis://:${PASSWORD}@${h}`), [0, 1]);
-    await everyCommand(open((h) => `redis://${h}/0?password=${PASSWORD}`), [0, 1]);
+    await everyCommand(
+      open((h) => `redis://:${PASSWORD}@${h}`),
+      [0, 1],
+    );
+    await everyCommand(
+      open((h) => `redis://${h}/0?password=${PASSWORD}`),
+      [0, 1],
+    );
   });
 
   it('doctor names the server redacted, in its header and in its JSON', async () => {
@@ -96,11 +107,17 @@ describe('a password in a Redis URL is never printed', () => {
   });
 
   it('compare does not show a URL that a result file carries in its options', async () => {
-    const baseline = JSON.parse(readFileSync(fileURLToPath(new URL('../../fixtures/baselines/small.json', import.meta.url)), 'utf8')) as Record<string, unknown>;
+    const baseline = JSON.parse(readFileSync(fileURLToPath(new URL('../../fixtures/baselines/small.json', import.meta.url)), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     const withUrl = { ...baseline, options: { ...(baseline.options as object), redisUrl: `redis://:${PASSWORD}@10.0.0.1:6379`, seed: 99 } };
     const file = path.join(dir, 'with-url.json');
     writeFileSync(file, JSON.stringify(withUrl));
-    for (const args of [['compare', file, file], ['compare', fileURLToPath(new URL('../../fixtures/baselines/small.json', import.meta.url)), file, '--json']]) {
+    for (const args of [
+      ['compare', file, file],
+      ['compare', fileURLToPath(new URL('../../fixtures/baselines/small.json', import.meta.url)), file, '--json'],
+    ]) {
       const result = await runCli(args);
       expect([0, 1]).toContain(result.code);
       expectNoSecret(result, args.join(' '));

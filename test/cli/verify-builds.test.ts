@@ -21,8 +21,22 @@ chmodSync(wrapper, 0o755);
 interface BuildsVerifyJson {
   seed: number;
   findings: number;
-  differences: { layout: string; kind: string; on: string[]; noneOn: string[]; text: string; received?: { build: string; command: string; rejected: boolean }[] }[];
-  builds: Record<string, { build: { path: string; server: string; version: string; allocator: string }; exitCode: number; result: { findings: number; results: { layout: string; scriptErrors: { error: string; rejected?: string }[] }[] } | null }>;
+  differences: {
+    layout: string;
+    kind: string;
+    on: string[];
+    noneOn: string[];
+    text: string;
+    received?: { build: string; command: string; rejected: boolean }[];
+  }[];
+  builds: Record<
+    string,
+    {
+      build: { path: string; server: string; version: string; allocator: string };
+      exitCode: number;
+      result: { findings: number; results: { layout: string; scriptErrors: { error: string; rejected?: string }[] }[] } | null;
+    }
+  >;
 }
 
 describe('swc verify across server builds', () => {
@@ -40,7 +54,22 @@ describe('swc verify across server builds', () => {
 
   it('the same binary under two paths: one result per build, keyed apart, the same findings, no difference', async () => {
     const tree = stoplight6Tree('time');
-    const run = await runCli(['verify', '--scripts', tree, '--layout', 'stoplight-v6', '--calls', '2000', '--seed', '11', '--json', '--redis-server', system, '--redis-server', linked]);
+    const run = await runCli([
+      'verify',
+      '--scripts',
+      tree,
+      '--layout',
+      'stoplight-v6',
+      '--calls',
+      '2000',
+      '--seed',
+      '11',
+      '--json',
+      '--redis-server',
+      system,
+      '--redis-server',
+      linked,
+    ]);
     expect(run.code).toBe(0);
     const json = JSON.parse(run.stdout) as BuildsVerifyJson;
     expect(json.seed).toBe(11);
@@ -56,11 +85,44 @@ describe('swc verify across server builds', () => {
 
   it('a build started with other settings (a wrapper): its script error is its own, and the report says the builds differ', async () => {
     const tree = stoplight6Tree('time');
-    const run = await runCli(['verify', '--scripts', tree, '--layout', 'stoplight-v6', '--calls', '500', '--seed', '11', '--redis-server', system, '--redis-server', wrapper]);
+    const run = await runCli([
+      'verify',
+      '--scripts',
+      tree,
+      '--layout',
+      'stoplight-v6',
+      '--calls',
+      '500',
+      '--seed',
+      '11',
+      '--redis-server',
+      system,
+      '--redis-server',
+      wrapper,
+    ]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(new RegExp(`stoplight-v6: script error on Redis ${version.replace(/\./g, '\\.')} \\S+ #2; none on Redis ${version.replace(/\./g, '\\.')} \\S+\\n`));
+    expect(run.stdout).toMatch(
+      new RegExp(`stoplight-v6: script error on Redis ${version.replace(/\./g, '\\.')} \\S+ #2; none on Redis ${version.replace(/\./g, '\\.')} \\S+\\n`),
+    );
     const json = JSON.parse(
-      (await runCli(['verify', '--scripts', tree, '--layout', 'stoplight-v6', '--calls', '500', '--seed', '11', '--json', '--redis-server', system, '--redis-server', wrapper])).stdout,
+      (
+        await runCli([
+          'verify',
+          '--scripts',
+          tree,
+          '--layout',
+          'stoplight-v6',
+          '--calls',
+          '500',
+          '--seed',
+          '11',
+          '--json',
+          '--redis-server',
+          system,
+          '--redis-server',
+          wrapper,
+        ])
+      ).stdout,
     ) as BuildsVerifyJson;
     const [first, second] = Object.values(json.builds);
     expect(first?.result?.findings).toBe(0);

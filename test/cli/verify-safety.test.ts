@@ -21,7 +21,7 @@ async function server(): Promise<{ redis: Redis; url: string }> {
 }
 
 describe('swc verify on a server swc did not start', () => {
-  it('refuses before writing where it would evict the user\'s keys (maxmemory 3mb, allkeys-lru): exit 3, keys byte-identical, no swc key', async () => {
+  it("refuses before writing where it would evict the user's keys (maxmemory 3mb, allkeys-lru): exit 3, keys byte-identical, no swc key", async () => {
     const { redis, url } = await server();
     await redis.config('SET', 'maxmemory', '3mb');
     await redis.config('SET', 'maxmemory-policy', 'allkeys-lru');

@@ -49,7 +49,7 @@ describe('swc verify', () => {
     expect(pick(again.stdout)).toEqual(pick(first.stdout));
   });
 
-  it('with --redis-url: writes only under swc-bench:<id>: and leaves no key behind, the user\'s keys untouched', async () => {
+  it("with --redis-url: writes only under swc-bench:<id>: and leaves no key behind, the user's keys untouched", async () => {
     const url = redisUrl();
     const redis = await connect(url);
     const mine = uniqueName('users-key');
@@ -86,8 +86,14 @@ describe('swc verify', () => {
 
   it('a server out of memory is a runtime failure (exit 3, one line saying so), not a finding of the layout', async () => {
     const result = await runCli([
-      'verify', '--layout', 'stoplight-v5', '--no-progress',
-      '--redis-server-arg', 'maxmemory=2mb', '--redis-server-arg', 'maxmemory-policy=noeviction',
+      'verify',
+      '--layout',
+      'stoplight-v5',
+      '--no-progress',
+      '--redis-server-arg',
+      'maxmemory=2mb',
+      '--redis-server-arg',
+      'maxmemory-policy=noeviction',
     ]);
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');

@@ -7,7 +7,11 @@ const over = (text: string, width: number): string[] => text.split('\n').filter(
 
 describe('output fits COLUMNS=80', () => {
   it('swc bench --rate 100 --window 300: no line past 80 columns; the first screen has memory, ratio, cost and what it means', async () => {
-    const r = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '100', '--window', '300', '--rounds', '2', '--ops', '500'], { COLUMNS: '80' }, 120_000);
+    const r = await runCli(
+      ['bench', '--redis-url', redisUrl(), '--rate', '100', '--window', '300', '--rounds', '2', '--ops', '500'],
+      { COLUMNS: '80' },
+      120_000,
+    );
     expect(r.stderr).not.toMatch(/Error|at .*\.js/);
     expect(r.code).toBe(0);
     expect(over(r.stdout, 80)).toEqual([]);
@@ -19,14 +23,22 @@ describe('output fits COLUMNS=80', () => {
     if (!/│ 5 min/.test(screen)) expect(screen).toMatch(/— window 5 min, req\/s 100/);
     expect(screen).toMatch(/What it means: at a 5 min window and 100 req\/s, a stoplight-v6 light takes/);
     // Without COLUMNS and off a TTY: the 120-column layout, with the encodings of each key on one row.
-    const piped = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '100', '--window', '300', '--rounds', '1', '--ops', '300', '--no-accuracy'], { COLUMNS: '' }, 120_000);
+    const piped = await runCli(
+      ['bench', '--redis-url', redisUrl(), '--rate', '100', '--window', '300', '--rounds', '1', '--ops', '300', '--no-accuracy'],
+      { COLUMNS: '' },
+      120_000,
+    );
     expect(piped.code).toBe(0);
     expect(over(piped.stdout, 120)).toEqual([]);
     expect(piped.stdout).toMatch(/encoding of each key/);
   }, 240_000);
 
   it('swc bench --suggest: no line past 80 columns', async () => {
-    const r = await runCli(['bench', '--redis-url', redisUrl(), '--suggest', '--window', '30', '--rate', '5', '--rounds', '1', '--ops', '300'], { COLUMNS: '80' }, 180_000);
+    const r = await runCli(
+      ['bench', '--redis-url', redisUrl(), '--suggest', '--window', '30', '--rate', '5', '--rounds', '1', '--ops', '300'],
+      { COLUMNS: '80' },
+      180_000,
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Which layout\? 30 s window at 5 req\/s/);
     expect(over(r.stdout, 80)).toEqual([]);

@@ -1,18 +1,7 @@
 import type { Redis } from 'ioredis';
 import { DEFAULT_SYSTEM } from '../../core/light.js';
 import { UsageError } from '../../core/errors.js';
-import {
-  describeKeys,
-  keyTypes,
-  limitsOf,
-  Longest,
-  readConsistently,
-  readHash,
-  readSortedSet,
-  scanKeys,
-  summarize,
-  windowOf,
-} from '../inspection-keys.js';
+import { describeKeys, keyTypes, limitsOf, Longest, readConsistently, readHash, readSortedSet, scanKeys, summarize, windowOf } from '../inspection-keys.js';
 import type { EncodingLimits, JudgeOptions, KeysInspection } from '../inspection.js';
 import { escapeGlob, escapeRegExp } from '../parse.js';
 import type { InspectTarget, KeyOwner, LayoutInspector, TargetRequest } from '../types.js';
@@ -194,7 +183,11 @@ export class TemplateInspector implements LayoutInspector {
         : (await scanKeys(redis, found.text)).filter((key) => {
             const m = this.match(c, key.slice(target.namespace.length));
             // A pattern's `*` also matches lights whose name extends this one: keep exact fits.
-            return m !== null && m.namespace === '' && Object.entries(target.values).every(([k, v]) => m.values[k as Carried] === undefined || m.values[k as Carried] === v);
+            return (
+              m !== null &&
+              m.namespace === '' &&
+              Object.entries(target.values).every(([k, v]) => m.values[k as Carried] === undefined || m.values[k as Carried] === v)
+            );
           });
       for (const key of candidates) {
         if (seen.has(key)) continue;

@@ -10,11 +10,7 @@ export type OperationScripts = readonly [success: LuaScript, failure: LuaScript,
 
 /** Reads `<folder>/record_success`, `record_failure` and `get_metrics` under `root` (default swc's `lua/`). */
 export function operationScripts(folder: string, root?: string): OperationScripts {
-  return [
-    readScript(`${folder}/record_success`, root),
-    readScript(`${folder}/record_failure`, root),
-    readScript(`${folder}/get_metrics`, root),
-  ];
+  return [readScript(`${folder}/record_success`, root), readScript(`${folder}/record_failure`, root), readScript(`${folder}/get_metrics`, root)];
 }
 
 /**

@@ -1,15 +1,5 @@
 import type { Redis } from 'ioredis';
-import {
-  decodeMetadata,
-  describeKeys,
-  keyTypes,
-  limitsOf,
-  Longest,
-  readConsistently,
-  readHash,
-  readSortedSet,
-  summarize,
-} from '../inspection-keys.js';
+import { decodeMetadata, describeKeys, keyTypes, limitsOf, Longest, readConsistently, readHash, readSortedSet, summarize } from '../inspection-keys.js';
 import type { EncodingLimits, EventInspection, EventKey, EventSecond, JudgeOptions, LightHealth, SurveyLight } from '../inspection.js';
 import type { KeyTable, LightKey } from '../kit/keys.js';
 import { scanOnce } from '../../redis/scan.js';

@@ -136,11 +136,7 @@ export class StoplightV5 implements Layout {
     for (let h = hourStart(end - window); h <= hourStart(end - 1); h += HOUR_SECONDS) hours.push(h);
     return {
       script: this.scripts[2],
-      keys: [
-        this.metadataKey(light),
-        ...hours.map((h) => this.eventsKey(light, 'success', h)),
-        ...hours.map((h) => this.eventsKey(light, 'failure', h)),
-      ],
+      keys: [this.metadataKey(light), ...hours.map((h) => this.eventsKey(light, 'success', h)), ...hours.map((h) => this.eventsKey(light, 'failure', h))],
       args: [window, hours.length, timeArg(at)],
     };
   }
@@ -170,5 +166,4 @@ export class StoplightV5 implements Layout {
   keysOf(light: Light, fromSecond: number, toSecond: number): LightKey[] {
     return this.keyTable.keysOf(light, fromSecond, toSecond);
   }
-
 }

@@ -36,13 +36,7 @@ export interface V6Target extends InspectTarget {
 const BUCKET_FIELD = /^bucket:(\d+):([sf])$/;
 const INDEX_MEMBER = /^bucket:(\d+)$/;
 const TOTAL_FIELDS = new Set(['total_successes', 'total_failures']);
-const METADATA_FIELDS = new Set([
-  'last_success_at',
-  'last_error_at',
-  'last_error_json',
-  'consecutive_errors',
-  'consecutive_successes',
-]);
+const METADATA_FIELDS = new Set(['last_success_at', 'last_error_at', 'last_error_json', 'consecutive_errors', 'consecutive_successes']);
 
 const LIGHT_ID = /^[0-9a-f]{12}$/;
 /** `<system id>/<light id>`: the reference swc lights prints. */
@@ -83,10 +77,7 @@ export class StoplightV6Inspector implements LayoutInspector {
     this.prefix = table.prefix;
     this.shortId = table.hashName;
     const prefix = table.prefix;
-    this.keyPattern = new RegExp(
-      `^((?:.*:)?${escapeRegExp(prefix)}):([0-9a-f]{12}):\\{([0-9a-f]{12})\\}(:window_metrics(?::ts_idx)?)?$`,
-      's',
-    );
+    this.keyPattern = new RegExp(`^((?:.*:)?${escapeRegExp(prefix)}):([0-9a-f]{12}):\\{([0-9a-f]{12})\\}(:window_metrics(?::ts_idx)?)?$`, 's');
   }
 
   scanPatterns(): string[] {
@@ -133,11 +124,7 @@ export class StoplightV6Inspector implements LayoutInspector {
     }
     // --system takes a name or the id the keys carry; a 12-hex text is tried as an id first.
     const systems =
-      request.system === undefined
-        ? []
-        : LIGHT_ID.test(request.system)
-          ? [request.system, this.shortId(request.system)]
-          : [this.shortId(request.system)];
+      request.system === undefined ? [] : LIGHT_ID.test(request.system) ? [request.system, this.shortId(request.system)] : [this.shortId(request.system)];
     const targets: V6Target[] = [];
     if (LIGHT_ID.test(light)) {
       // A bare light id without --system is looked for in every system (lights prints ids, not system names).
@@ -241,8 +228,7 @@ async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: Jud
         if (match && Number(match[1]) === score) indexed.add(score);
         else badIndex = true;
       }
-      const totalsOk =
-        count(fields.total_successes) === sums.successes && count(fields.total_failures) === sums.failures;
+      const totalsOk = count(fields.total_successes) === sums.successes && count(fields.total_failures) === sums.failures;
       const indexOk = !badIndex && indexed.size === counters.size && [...counters.keys()].every((s) => indexed.has(s));
       out.push({
         events: sums.successes + sums.failures,
@@ -386,9 +372,7 @@ async function inspectV6(
   const live = buckets.filter((b) => !b.stale && !b.future);
   // 6.0 stores no window size: without one given, no rate is claimed.
   const windowTotals =
-    judge.windowSeconds === null
-      ? null
-      : { successes: live.reduce((sum, b) => sum + b.successes, 0), failures: live.reduce((sum, b) => sum + b.failures, 0) };
+    judge.windowSeconds === null ? null : { successes: live.reduce((sum, b) => sum + b.successes, 0), failures: live.reduce((sum, b) => sum + b.failures, 0) };
   const drift = driftOf(storedTotals, bucketSum, counters, indexed, badIndexMembers, unknownFields);
 
   const keys = headers.map((header: KeyHeader) => ({

@@ -61,8 +61,9 @@ export class StoplightV6 extends WindowCalls implements Layout {
 
   /** 6.0's read replies the counts, the stamps, the error and the streaks. */
   override parseMetrics(reply: unknown): Snapshot {
-    const [successes, failures, lastSuccessAt, lastErrorAt, lastErrorJson, consecutiveErrors, consecutiveSuccesses] =
-      Array.isArray(reply) ? (reply as unknown[]) : [];
+    const [successes, failures, lastSuccessAt, lastErrorAt, lastErrorJson, consecutiveErrors, consecutiveSuccesses] = Array.isArray(reply)
+      ? (reply as unknown[])
+      : [];
     return {
       successes: toInt(successes),
       failures: toInt(failures),

@@ -69,7 +69,9 @@ describe('a slot that moves during a cluster run', () => {
     expect((err as SwcError).exitCode).toBe(3);
     const dst = cluster.topology.nodes[1]!;
     expect((err as Error).message).toMatch(
-      new RegExp(`^the cluster changed during the run: slot ${slot} is now served by ${dst.host}:${dst.port} \\((MOVED|ASK)\\); a figure taken while slots move would be wrong`),
+      new RegExp(
+        `^the cluster changed during the run: slot ${slot} is now served by ${dst.host}:${dst.port} \\((MOVED|ASK)\\); a figure taken while slots move would be wrong`,
+      ),
     );
   }, 60_000);
 });

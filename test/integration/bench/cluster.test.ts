@@ -51,7 +51,7 @@ async function leftOn(prefix: string): Promise<number[]> {
 }
 
 describe('light names on a cluster', () => {
-  it('spreads lights evenly, light i on primary i mod 3, with the single server\'s name shape', () => {
+  it("spreads lights evenly, light i on primary i mod 3, with the single server's name shape", () => {
     resolveLayoutName('stoplight-v5-tagged');
     for (const name of ['stoplight-v6', 'stoplight-v5-tagged', 'ring', 'packed']) {
       const layout = createLayout(name);

@@ -127,8 +127,8 @@ describe('driveRealtime', () => {
 
   it('rejects a rate and duration that make no event', async () => {
     const layout = namespacedLayout('stoplight-v6', createNamespace().prefix);
-    await expect(
-      driveRealtime({ redis, layout, lights, windowSeconds: 60, rate: 0.1, seconds: 1, failureRate: 0, seed: 1 }),
-    ).rejects.toThrow(/less than one event/);
+    await expect(driveRealtime({ redis, layout, lights, windowSeconds: 60, rate: 0.1, seconds: 1, failureRate: 0, seed: 1 })).rejects.toThrow(
+      /less than one event/,
+    );
   });
 });

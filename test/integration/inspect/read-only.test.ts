@@ -27,9 +27,7 @@ async function digest(keys: readonly string[]): Promise<{ values: unknown[]; ptt
       const type = await redis.type(key);
       const encoding = await redis.object('ENCODING', key);
       const content =
-        type === 'hash'
-          ? Object.entries(await redis.hgetall(key)).sort(([a], [b]) => a.localeCompare(b))
-          : await redis.zrange(key, 0, -1, 'WITHSCORES');
+        type === 'hash' ? Object.entries(await redis.hgetall(key)).sort(([a], [b]) => a.localeCompare(b)) : await redis.zrange(key, 0, -1, 'WITHSCORES');
       const dump = encoding === 'listpack' ? (await redis.dumpBuffer(key))?.toString('hex') : null;
       return { type, encoding, content, dump };
     }),

@@ -34,9 +34,7 @@ describe('inspect a 6.0 light', () => {
       for (let k = 0; k < s; k += 1) await client.recordSuccess({ name }, { at: HOUR_START + s, windowSeconds: 100 });
       if (s === 3 || s === 8) await client.recordFailure({ name }, { at: HOUR_START + s, windowSeconds: 100, errorJson: ERROR_JSON });
     }
-    const result = await only<BucketInspection>(
-      inspectLight(redis, { light: name, layout: 'auto', windowSeconds: 5, at: HOUR_START + 9 }),
-    );
+    const result = await only<BucketInspection>(inspectLight(redis, { light: name, layout: 'auto', windowSeconds: 5, at: HOUR_START + 9 }));
     expect(result.layout).toBe('stoplight-v6');
     expect(result.lightId).toBe(shortId(name));
     expect(result.keys.map((k) => [k.key, k.type])).toEqual([
@@ -147,9 +145,7 @@ describe('inspect a 5.x light', () => {
     // Across an hour boundary: successes at 3598, 3599, 3600 (x2); a failure at 3601.
     for (const s of [3598, 3599, 3600, 3600]) await client.recordSuccess({ name }, { at: HOUR_START + s, windowSeconds: 60 });
     await client.recordFailure({ name }, { at: HOUR_START + 3601, windowSeconds: 60, errorJson: ERROR_JSON });
-    const result = await only<EventInspection>(
-      inspectLight(redis, { light: name, layout: 'stoplight-v5', windowSeconds: 2, at: HOUR_START + 3601 }),
-    );
+    const result = await only<EventInspection>(inspectLight(redis, { light: name, layout: 'stoplight-v5', windowSeconds: 2, at: HOUR_START + 3601 }));
     expect(result.keys.map((k) => k.key)).toEqual([
       v5.metadataKey({ name }),
       v5.eventsKey({ name }, 'success', HOUR_START),
@@ -222,9 +218,7 @@ describe('inspect, both layouts and failures', () => {
 
   it('a light with no keys is a NotFoundError naming the keys it looked for', async () => {
     const name = uniqueName('missing');
-    await expect(inspectLight(redis, { light: name })).rejects.toThrow(
-      new RegExp(`light "${name}" not found: no key stoplight:v5:metadata:${name}`),
-    );
+    await expect(inspectLight(redis, { light: name })).rejects.toThrow(new RegExp(`light "${name}" not found: no key stoplight:v5:metadata:${name}`));
   });
 
   it('a key of the wrong type is described, not read, and named in problems', async () => {

@@ -53,8 +53,9 @@ describe('the template inspector on keys the built-in layouts wrote', () => {
     const generic = await v6Templates.inspect(redis, byName!, judge, limits);
     const [builtInTarget] = layout.inspector.targetsFor({ light: name, system: 'billing' });
     const builtIn = await layout.inspector.inspect(redis, builtInTarget!, judge, limits);
-    const facts = (keys: { key: string; type: string; encoding: string | null; elements: number | null; bytes: number | null; slot: number; limits: unknown }[]) =>
-      keys.map((k) => [k.key, k.type, k.encoding, k.elements, k.bytes, k.slot, k.limits]);
+    const facts = (
+      keys: { key: string; type: string; encoding: string | null; elements: number | null; bytes: number | null; slot: number; limits: unknown }[],
+    ) => keys.map((k) => [k.key, k.type, k.encoding, k.elements, k.bytes, k.slot, k.limits]);
     expect(generic?.kind).toBe('keys');
     expect(facts(generic!.keys)).toEqual(facts(builtIn!.keys));
 

@@ -36,7 +36,10 @@ describe('a layout added as its Lua, one module and one registration line', () =
     const layout = createLayout(NAME, { prefix: 'ns:swc-test:tiny' });
     const light = { name: 'payments' };
     const key = 'ns:swc-test:tiny:{payments}:counts';
-    expect(layout.recordFailure(light, { windowSeconds: 60, at: HOUR_START + 1.5, errorJson: '{}' })).toMatchObject({ keys: [key], args: [60, String(HOUR_START + 1.5), '{}'] });
+    expect(layout.recordFailure(light, { windowSeconds: 60, at: HOUR_START + 1.5, errorJson: '{}' })).toMatchObject({
+      keys: [key],
+      args: [60, String(HOUR_START + 1.5), '{}'],
+    });
     expect(layout.getMetrics(light, { windowSeconds: 60, at: HOUR_START }).keys).toEqual([key]);
     expect(layout.keysOf(light, HOUR_START, HOUR_START + 7200)).toEqual([{ key, role: 'counts and metadata', type: 'hash' }]);
     expect(layout.inspector.scanPatterns()).toEqual(['ns:swc-test:tiny:{*}:counts']);
@@ -51,7 +54,9 @@ describe('a layout added as its Lua, one module and one registration line', () =
       namespace,
     });
     const mine = report.results.find((r) => r.layout === NAME);
-    expect(mine?.memory.keys.map((k) => [k.key, k.role, k.type])).toEqual([[`${namespace.prefix}:swc-test:tiny:{w60-r2-l0}:counts`, 'counts and metadata', 'hash']]);
+    expect(mine?.memory.keys.map((k) => [k.key, k.role, k.type])).toEqual([
+      [`${namespace.prefix}:swc-test:tiny:{w60-r2-l0}:counts`, 'counts and metadata', 'hash'],
+    ]);
     // 60 s at 2/s: one counter per outcome and second with traffic, plus the five metadata fields.
     expect(mine?.memory.keys[0]?.elements).toBeGreaterThan(60);
     expect(mine?.accuracy?.reads).toBeGreaterThan(0);

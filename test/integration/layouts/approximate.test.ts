@@ -114,19 +114,22 @@ describe('coarse: exactly the declared seconds are left out', () => {
     [60, 10],
     [300, 30],
     [7, 10],
-  ])('window %i s, buckets of %i s: each read equals the exact count minus the uncounted stretch, and some reads do miss events', async (windowSeconds, bucketSeconds) => {
-    const layout = createLayout(resolveLayoutName(bucketSeconds === 10 ? 'coarse' : `coarse-${bucketSeconds}s`));
-    const ops = randomTraffic(77 + windowSeconds, windowSeconds, HOUR_START + 3.5, OPS_PER_CASE);
-    const reads = await runCase(layout, windowSeconds, ops);
-    for (const r of reads) {
-      const missed = r.uncounted ?? { successes: 0, failures: 0 };
-      expect({ at: r.at, ...r.actual }).toEqual({ at: r.at, successes: r.exact.successes - missed.successes, failures: r.exact.failures - missed.failures });
-    }
-    expect(reads.some((r) => err(r, 'successes') + err(r, 'failures') > 0)).toBe(true);
-    // A window that starts on a bucket edge is read exactly.
-    const onEdge = reads.filter((r) => (Math.floor(r.at) - windowSeconds + 1) % bucketSeconds === 0);
-    for (const r of onEdge) expect(r.actual).toEqual(r.exact);
-  });
+  ])(
+    'window %i s, buckets of %i s: each read equals the exact count minus the uncounted stretch, and some reads do miss events',
+    async (windowSeconds, bucketSeconds) => {
+      const layout = createLayout(resolveLayoutName(bucketSeconds === 10 ? 'coarse' : `coarse-${bucketSeconds}s`));
+      const ops = randomTraffic(77 + windowSeconds, windowSeconds, HOUR_START + 3.5, OPS_PER_CASE);
+      const reads = await runCase(layout, windowSeconds, ops);
+      for (const r of reads) {
+        const missed = r.uncounted ?? { successes: 0, failures: 0 };
+        expect({ at: r.at, ...r.actual }).toEqual({ at: r.at, successes: r.exact.successes - missed.successes, failures: r.exact.failures - missed.failures });
+      }
+      expect(reads.some((r) => err(r, 'successes') + err(r, 'failures') > 0)).toBe(true);
+      // A window that starts on a bucket edge is read exactly.
+      const onEdge = reads.filter((r) => (Math.floor(r.at) - windowSeconds + 1) % bucketSeconds === 0);
+      for (const r of onEdge) expect(r.actual).toEqual(r.exact);
+    },
+  );
 });
 
 describe('two-window: where the estimate is exact and where it is not', () => {

@@ -49,7 +49,7 @@ describe('stoplight-v6 stamps keep milliseconds and decide "newer" on them', () 
 });
 
 describe('stoplight-v5 stays in whole seconds', () => {
-  it('a later failure in the same second keeps the first one\'s stamp and error JSON, as 5.x does', async () => {
+  it("a later failure in the same second keeps the first one's stamp and error JSON, as 5.x does", async () => {
     const layout = new StoplightV5();
     const client = await LayoutClient.open(redis, layout);
     const light = { name: uniqueName('v5-s') };
@@ -59,18 +59,14 @@ describe('stoplight-v5 stays in whole seconds', () => {
   });
 });
 
-describe('stoplight-v5 read picks its hour keys as Stoplight 5.x\'s client does', () => {
+describe("stoplight-v5 read picks its hour keys as Stoplight 5.x's client does", () => {
   it('the last hour key holds (window end - 1 s): a read in the first second of an hour passes the previous hour only', () => {
     const layout = new StoplightV5();
     const light = { name: 'checkout' };
     const hour = HOUR_START + 7200;
-    const keysAt = (at: number, windowSeconds: number): string[] =>
-      layout.getMetrics(light, { at, windowSeconds }).keys.filter((k) => k.includes(':success:'));
+    const keysAt = (at: number, windowSeconds: number): string[] => layout.getMetrics(light, { at, windowSeconds }).keys.filter((k) => k.includes(':success:'));
     expect(keysAt(hour + 0.9, 60)).toEqual([`stoplight:v5:metrics:checkout:success:${hour - 3600}`]);
-    expect(keysAt(hour + 1, 60)).toEqual([
-      `stoplight:v5:metrics:checkout:success:${hour - 3600}`,
-      `stoplight:v5:metrics:checkout:success:${hour}`,
-    ]);
+    expect(keysAt(hour + 1, 60)).toEqual([`stoplight:v5:metrics:checkout:success:${hour - 3600}`, `stoplight:v5:metrics:checkout:success:${hour}`]);
     expect(keysAt(hour + 1800, 60)).toEqual([`stoplight:v5:metrics:checkout:success:${hour}`]);
   });
 
@@ -85,7 +81,7 @@ describe('stoplight-v5 read picks its hour keys as Stoplight 5.x\'s client does'
     expect(await client.getMetrics(light, { at: hour + 1, windowSeconds: 60 })).toMatchObject({ successes: 1, failures: 1 });
   });
 
-  it('declares that deviation for the model: the read\'s own second, only at an hour start', () => {
+  it("declares that deviation for the model: the read's own second, only at an hour start", () => {
     const [deviation] = new StoplightV5().deviations;
     expect(deviation?.uncounted(HOUR_START + 0.5, 60)).toEqual({ fromSecond: HOUR_START, toSecond: HOUR_START });
     expect(deviation?.uncounted(HOUR_START + 1, 60)).toBeNull();

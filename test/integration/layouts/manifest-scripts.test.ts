@@ -189,13 +189,20 @@ describe('Stoplight trees that cannot be used', () => {
   it('a version whose scripts read other ARGV slots than the convention passes is refused before any traffic', () => {
     const dir = copyOf(v6Time);
     const file = path.join(dir, V6_STORAGE, 'window_metrics/record_success.lua');
-    writeFileSync(file, readFileSync(file, 'utf8').replace("redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))", "redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))"));
-    expect(() => stoplightLayout('stoplight-v6', dir)).toThrow(/reads ARGV\[1\.\.3\], but swc's manifest for Stoplight 6\.0 with the clock from Redis TIME passes 2/);
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace("redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))", "redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))"),
+    );
+    expect(() => stoplightLayout('stoplight-v6', dir)).toThrow(
+      /reads ARGV\[1\.\.3\], but swc's manifest for Stoplight 6\.0 with the clock from Redis TIME passes 2/,
+    );
   });
 
   it('a 6.0 tree with neither `now` nor _evict cannot be told apart: the user is asked for a manifest', () => {
     const dir = copyOf(v6Argv);
     rmSync(path.join(dir, V6_STORAGE, 'window_metrics/_evict.lua'));
-    expect(() => stoplightLayout('stoplight-v6', dir)).toThrow(/cannot tell this Stoplight 6\.0 version's calling convention .* pass a manifest with --layout <file>/);
+    expect(() => stoplightLayout('stoplight-v6', dir)).toThrow(
+      /cannot tell this Stoplight 6\.0 version's calling convention .* pass a manifest with --layout <file>/,
+    );
   });
 });

@@ -103,7 +103,10 @@ describe('a manifest equivalent to a built-in layout', () => {
     // The template inspector finds each key and tells the same light as the built-in's inspector.
     const patterns = described.inspector.scanPatterns().map(globToRegExp);
     for (const [i, { key }] of described.keysOf(light, BENCH_EPOCH, BENCH_EPOCH + seconds).entries()) {
-      expect(patterns.some((p) => p.test(key)), key).toBe(true);
+      expect(
+        patterns.some((p) => p.test(key)),
+        key,
+      ).toBe(true);
       const nativeKey = native.keysOf(light, BENCH_EPOCH, BENCH_EPOCH + seconds)[i]?.key as string;
       const theirs = described.inspector.lightOfKey(key);
       const ours = native.inspector.lightOfKey(nativeKey);
@@ -159,7 +162,7 @@ describe('the example layout (fixtures/manifests/example): a sliding log whose s
     const expected: { successes: number; failures: number }[] = [];
     // Bursts, idle gaps longer than the window, reads between writes.
     for (let i = 0; i < 400; i += 1) {
-      at += i % 97 === 0 ? window + 5 : (i * 7919) % 13 / 10;
+      at += i % 97 === 0 ? window + 5 : ((i * 7919) % 13) / 10;
       const outcome = (i * 31) % 5 < 2 ? 'failure' : 'success';
       model.record(at, outcome);
       const options = { at, windowSeconds: window, eventId: `${i}`.padStart(24, '0') };
@@ -170,11 +173,13 @@ describe('the example layout (fixtures/manifests/example): a sliding log whose s
       }
     }
     const replies = await execPipeline(redis, calls);
-    const reads = replies.filter((_, i) => calls[i]?.script === layout.scripts[1]).map(([err, reply]) => {
-      if (err) throw err;
-      const { successes, failures } = layout.parseMetrics(reply);
-      return { successes, failures };
-    });
+    const reads = replies
+      .filter((_, i) => calls[i]?.script === layout.scripts[1])
+      .map(([err, reply]) => {
+        if (err) throw err;
+        const { successes, failures } = layout.parseMetrics(reply);
+        return { successes, failures };
+      });
     expect(reads).toEqual(expected);
     expect(reads.some((r) => r.failures > 0 && r.successes > 0)).toBe(true);
   });

@@ -8,14 +8,7 @@ import { UsageError } from '../../../src/core/errors.js';
 import { inspectLight } from '../../../src/inspect/inspect.js';
 import { listLights } from '../../../src/inspect/list.js';
 import { LayoutClient } from '../../../src/layouts/client.js';
-import {
-  createLayout,
-  isLayoutName,
-  layoutNames,
-  registerLayout,
-  registerManifestLoader,
-  resolveLayoutName,
-} from '../../../src/layouts/index.js';
+import { createLayout, isLayoutName, layoutNames, registerLayout, registerManifestLoader, resolveLayoutName } from '../../../src/layouts/index.js';
 import { keyDef, KeyTable } from '../../../src/layouts/kit/keys.js';
 import { TemplateInspector } from '../../../src/layouts/kit/template-inspector.js';
 import type {
@@ -196,7 +189,9 @@ describe('a third layout registered from outside swc', () => {
     expect(list.patterns.slice(0, 2)).toEqual(['stoplight:v5:*', 'stoplight:v6:*']);
     expect(list.patterns.slice(-2)).toEqual(['swc-test:mc:{*}:success:*', 'swc-test:mc:{*}:failure:*']);
     expect(list.lights.find((l) => l.light === name)).toMatchObject({ layout: NAME, keys: 1, systemId: null, spanSeconds: 0 });
-    expect(renderLights({ list, matched: list.lights, shown: list.lights, totals: [], wide: false }, 'table', false)).toMatch(new RegExp(`${NAME} +│ ${name} `));
+    expect(renderLights({ list, matched: list.lights, shown: list.lights, totals: [], wide: false }, 'table', false)).toMatch(
+      new RegExp(`${NAME} +│ ${name} `),
+    );
   });
 });
 
@@ -213,7 +208,9 @@ describe('layout manifests through the registry', () => {
     expect(resolveLayoutName('./my-window.json')).toBe('from-manifest');
     expect(loads).toBe(1);
     expect(isLayoutName('from-manifest')).toBe(true);
-    expect(() => resolveLayoutName('no-such-layout')).toThrow(/--layout: expected one of stoplight-v5, stoplight-v6, .*test-minute-counters, from-manifest or a manifest file/);
+    expect(() => resolveLayoutName('no-such-layout')).toThrow(
+      /--layout: expected one of stoplight-v5, stoplight-v6, .*test-minute-counters, from-manifest or a manifest file/,
+    );
   });
 
   it('a scenario names manifest files relative to its own folder, and names the field when one is unknown', () => {
@@ -225,6 +222,8 @@ describe('layout manifests through the registry', () => {
     const scenario = parseScenario('/work/ci/scenarios/small.json', { layouts: ['stoplight-v6', '../layouts/window.json'] });
     expect(scenario.layouts).toEqual(['stoplight-v6', 'scenario-manifest']);
     expect(seen).toEqual(['/work/ci/layouts/window.json']);
-    expect(() => parseScenario('s.json', { layouts: ['v7'] })).toThrow(/^s\.json: layouts\[0\]: expected one of stoplight-v5, stoplight-v6, .* or a manifest file \(\*\.json\), got "v7"$/);
+    expect(() => parseScenario('s.json', { layouts: ['v7'] })).toThrow(
+      /^s\.json: layouts\[0\]: expected one of stoplight-v5, stoplight-v6, .* or a manifest file \(\*\.json\), got "v7"$/,
+    );
   });
 });

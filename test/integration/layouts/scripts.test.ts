@@ -36,7 +36,10 @@ describe('scripts', () => {
     for (const name of layoutNames) {
       for (const script of createLayout(name).scripts) {
         const used = new Set(script.source.match(/(KEYS|ARGV)\[\d+\]/g) ?? []);
-        const header = script.source.split('\n').filter((l) => l.startsWith('--')).join('\n');
+        const header = script.source
+          .split('\n')
+          .filter((l) => l.startsWith('--'))
+          .join('\n');
         for (const slot of used) expect(header, `${script.file} documents ${slot}`).toContain(slot.replace(/\[|\]/g, (c) => c));
       }
     }

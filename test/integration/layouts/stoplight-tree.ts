@@ -51,7 +51,18 @@ export function stoplight6Tree(clock: 'time' | 'argv', variant: Stoplight6Varian
   write(root, 'window_metrics/_evict.lua', evict);
   const time = clock === 'time';
   if (time) {
-    write(root, 'now.lua', ["-- now(): the server's clock in whole milliseconds.", 'local function now()', "  local t = redis.call('TIME')", '  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)', 'end', ''].join('\n'));
+    write(
+      root,
+      'now.lua',
+      [
+        "-- now(): the server's clock in whole milliseconds.",
+        'local function now()',
+        "  local t = redis.call('TIME')",
+        '  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)',
+        'end',
+        '',
+      ].join('\n'),
+    );
   }
   // swc's lib/now.lua brings swc_millis, which cuts an argument time to milliseconds as swc's 6.0 scripts stamp it.
   write(root, 'lib/now.lua', own('lib/now.lua'));

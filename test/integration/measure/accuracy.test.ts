@@ -41,19 +41,22 @@ describe('measureAccuracy', () => {
     expect(accuracy.durationSeconds).toBeGreaterThan(0);
   });
 
-  it.each(['coarse', 'two-window'])('%s (approximate): the incident leaving the window is miscounted, so the error is nonzero and some decisions differ', async (name) => {
-    // The incident (all failures, seconds 3–12 of a 60 s window) leaves the window from 63 s:
-    // coarse drops the 10 s bucket holding seconds 3–9 whole at 60 s, two-window still weighs the fixed window [0, 60) that held it.
-    const { accuracy } = await accuracyOf(name, 60, 10);
-    expect(accuracy.reads).toBe(240);
-    expect(accuracy.maxAbsError).toBeGreaterThan(0.03);
-    expect(accuracy.maxAbsError).toBeLessThan(0.5);
-    expect(accuracy.meanAbsError).toBeGreaterThan(0);
-    expect(accuracy.meanAbsError).toBeLessThan(accuracy.maxAbsError);
-    // Decisions differ only around the incident leaving the window.
-    expect(accuracy.decisionMismatchFraction).toBeGreaterThan(0);
-    expect(accuracy.decisionMismatchFraction).toBeLessThan(0.2);
-  });
+  it.each(['coarse', 'two-window'])(
+    '%s (approximate): the incident leaving the window is miscounted, so the error is nonzero and some decisions differ',
+    async (name) => {
+      // The incident (all failures, seconds 3–12 of a 60 s window) leaves the window from 63 s:
+      // coarse drops the 10 s bucket holding seconds 3–9 whole at 60 s, two-window still weighs the fixed window [0, 60) that held it.
+      const { accuracy } = await accuracyOf(name, 60, 10);
+      expect(accuracy.reads).toBe(240);
+      expect(accuracy.maxAbsError).toBeGreaterThan(0.03);
+      expect(accuracy.maxAbsError).toBeLessThan(0.5);
+      expect(accuracy.meanAbsError).toBeGreaterThan(0);
+      expect(accuracy.meanAbsError).toBeLessThan(accuracy.maxAbsError);
+      // Decisions differ only around the incident leaving the window.
+      expect(accuracy.decisionMismatchFraction).toBeGreaterThan(0);
+      expect(accuracy.decisionMismatchFraction).toBeLessThan(0.2);
+    },
+  );
 
   it("probes the layout's server time per write and per read (INFO commandstats on the test server)", async () => {
     const { serverCost } = await accuracyOf('ring', 60, 10);
@@ -89,7 +92,15 @@ describe('bench: accuracy by default', () => {
   });
 
   it('on a private server the accuracy phases run on a second private server beside the fill: the same figures as in line on a given server, cells reported in order, the second server stopped at the end', async () => {
-    const plan = { layouts: ['stoplight-v6', 'coarse', 'two-window'], windows: [20, 40], rates: [10], failureRate: 0.2, lights: 1, seed: 5, accuracy: { threshold: 0.3 } };
+    const plan = {
+      layouts: ['stoplight-v6', 'coarse', 'two-window'],
+      windows: [20, 40],
+      rates: [10],
+      failureRate: 0.2,
+      lights: 1,
+      seed: 5,
+      accuracy: { threshold: 0.3 },
+    };
     const inline = await runBench({ session, plan, namespace: createNamespace() });
     const started: number[] = [];
     const done: number[] = [];
@@ -117,7 +128,16 @@ describe('bench: accuracy by default', () => {
     }
     expect(lanes).toHaveLength(1);
     expect(alive(lanes[0]?.pid ?? -1)).toBe(false);
-    const figures = (r: BenchReport) => r.results.map((x) => [x.layout, x.windowSeconds, x.accuracy?.reads, x.accuracy?.maxAbsError, x.accuracy?.meanAbsError, x.accuracy?.decisionMismatchFraction, x.accuracy?.events]);
+    const figures = (r: BenchReport) =>
+      r.results.map((x) => [
+        x.layout,
+        x.windowSeconds,
+        x.accuracy?.reads,
+        x.accuracy?.maxAbsError,
+        x.accuracy?.meanAbsError,
+        x.accuracy?.decisionMismatchFraction,
+        x.accuracy?.events,
+      ]);
     expect(figures(laned)).toEqual(figures(inline));
     // Approximate layouts were really measured (a figure of zero everywhere would match too).
     expect(laned.results.some((x) => (x.accuracy?.maxAbsError ?? 0) > 0)).toBe(true);
@@ -168,7 +188,7 @@ describe('bench: accuracy by default', () => {
     }
   });
 
-  it('when the second private server does not start, a warning says so and the accuracy phases run in line on the run\'s server', async () => {
+  it("when the second private server does not start, a warning says so and the accuracy phases run in line on the run's server", async () => {
     const privateSession = await openSession();
     const server = privateSession.server;
     if (!server) throw new Error('expected a private server');

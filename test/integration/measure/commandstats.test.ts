@@ -1,11 +1,7 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
-import {
-  parseScriptCommandStats,
-  readScriptCommandStats,
-  scriptCommandDelta,
-} from '../../../src/measure/commandstats.js';
+import { parseScriptCommandStats, readScriptCommandStats, scriptCommandDelta } from '../../../src/measure/commandstats.js';
 import { installScripts, runScript } from '../../../src/redis/scripts.js';
 import { HOUR_START, testRedis, uniqueName } from '../../helpers.js';
 

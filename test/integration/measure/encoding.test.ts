@@ -15,7 +15,7 @@ const key = (label: string): string => {
   return k;
 };
 
-describe('withLongestParts: what decides a key\'s encoding, read while it exists', () => {
+describe("withLongestParts: what decides a key's encoding, read while it exists", () => {
   it('a hash with one long value: hashtable, its longest value named with its exact byte length', async () => {
     const k = key('hash');
     await redis.hset(k, 'a', '1', 'last_error_json', 'é'.repeat(50), 'b', 'x'.repeat(10));
@@ -32,7 +32,13 @@ describe('withLongestParts: what decides a key\'s encoding, read while it exists
     await redis.hset(h, Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`f${i}`, '1'])));
     const z = key('zset');
     await redis.zadd(z, 1, 'm'.repeat(80), 2, 'short');
-    const [hash, zset] = await withLongestParts(redis, await measureKeys(redis, [{ key: h, role: 'buckets' }, { key: z, role: 'events' }]));
+    const [hash, zset] = await withLongestParts(
+      redis,
+      await measureKeys(redis, [
+        { key: h, role: 'buckets' },
+        { key: z, role: 'events' },
+      ]),
+    );
     expect(hash?.encoding).toBe('hashtable');
     expect(causesOf(hash!, { 'hash-max-listpack-entries': 512, 'hash-max-listpack-value': 64 })).toEqual([
       { kind: 'entries', setting: 'hash-max-listpack-entries', limit: 512, actual: 600 },

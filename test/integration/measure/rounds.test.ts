@@ -68,7 +68,9 @@ describe('measureThroughputRounds', () => {
     // Each target's clock moved by its own writes only: 90 writes + 90 requests at 10/s on one light.
     expect(results[0]!.clockEndAt).toBe(new Date((HOUR_START + 18) * 1000).toISOString().replace('.000Z', 'Z'));
     expect(results[1]!.clockEndAt).toBe(results[0]!.clockEndAt);
-    expect(await session.redis.zcount(v5.keysOf(light5, HOUR_START, HOUR_START + 18).find((k) => k.role !== 'metadata')!.key, '-inf', '+inf')).toBeGreaterThan(0);
+    expect(await session.redis.zcount(v5.keysOf(light5, HOUR_START, HOUR_START + 18).find((k) => k.role !== 'metadata')!.key, '-inf', '+inf')).toBeGreaterThan(
+      0,
+    );
   });
 
   it('opens exactly --connections load sockets next to the session (no ioredis connection beside each)', async () => {

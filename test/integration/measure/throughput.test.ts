@@ -26,9 +26,7 @@ afterAll(() => session.close());
 
 /** One success per event at `rate` per second for `seconds`, ending at `start + seconds`. */
 async function fillV6(light: Light, start: number, seconds: number, rate: number, windowSeconds: number): Promise<void> {
-  const calls = Array.from({ length: seconds * rate }, (_, j) =>
-    v6.recordSuccess(light, { windowSeconds, at: start + (j + 1) / rate }),
-  );
+  const calls = Array.from({ length: seconds * rate }, (_, j) => v6.recordSuccess(light, { windowSeconds, at: start + (j + 1) / rate }));
   for (const [err] of await execPipeline(redis, calls)) if (err) throw err;
 }
 
@@ -102,9 +100,7 @@ describe('measureThroughput', () => {
     const writes = result.write.ops + result.request.ops;
     const endAt = startAt + writes / rate;
     expect(endAt).toBe(HOUR_START + 135);
-    const inWindow = Array.from({ length: writes }, (_, j) => Math.floor(startAt + (j + 1) / rate)).filter(
-      (second) => second > endAt - windowSeconds,
-    ).length;
+    const inWindow = Array.from({ length: writes }, (_, j) => Math.floor(startAt + (j + 1) / rate)).filter((second) => second > endAt - windowSeconds).length;
     expect(totals.s + totals.f).toBe(inWindow);
     const snapshot = v6.parseMetrics(await runScript(redis, v6.getMetrics(light, { windowSeconds, at: endAt })));
     expect(snapshot.successes + snapshot.failures).toBe(inWindow);

@@ -79,9 +79,7 @@ describe('RespConnection', () => {
       expect(await raw.send(Buffer.from('*3\r\n$3\r\nSET\r\n$4\r\nhere\r\n$1\r\n1\r\n'), 1)).toBeNull();
       raw.close();
       expect(await own.get('here')).toBe('1');
-      await expect(RespConnection.open({ ...own.options, password: 'wrong' })).rejects.toThrow(
-        /cannot open a load connection to .*WRONGPASS/,
-      );
+      await expect(RespConnection.open({ ...own.options, password: 'wrong' })).rejects.toThrow(/cannot open a load connection to .*WRONGPASS/);
       await expect(RespConnection.open({ ...own.options, password: undefined })).rejects.toThrow(/NOAUTH/);
     } finally {
       own.disconnect();
@@ -120,8 +118,6 @@ describe('RespConnection', () => {
   it('cannot open a connection to a port nobody listens on', async () => {
     const server = await startPrivateServer();
     await server.stop();
-    await expect(RespConnection.open({ host: '127.0.0.1', port: server.port })).rejects.toThrow(
-      /cannot open a load connection .*ECONNREFUSED/,
-    );
+    await expect(RespConnection.open({ host: '127.0.0.1', port: server.port })).rejects.toThrow(/cannot open a load connection .*ECONNREFUSED/);
   });
 });

@@ -49,14 +49,17 @@ describe('routed Redis over a 3-shard cluster', () => {
     expect(await routed.exists(...extra)).toBe(0);
   });
 
-  it('as a script channel: loads scripts on every primary and runs each call on its key\'s owner, replies in order', async () => {
+  it("as a script channel: loads scripts on every primary and runs each call on its key's owner, replies in order", async () => {
     const v6 = new StoplightV6();
     await installScripts(routed, v6.scripts);
     for (const shard of session.shards) {
       expect(await shard.redis.call('SCRIPT', 'EXISTS', ...v6.scripts.map((s) => s.sha1))).toEqual(v6.scripts.map(() => 1));
     }
     const names = Array.from({ length: 12 }, (_, i) => `swc-test-routed-${i}`);
-    const calls = names.flatMap((name) => [v6.recordSuccess({ name }, { at: 1_764_450_000, windowSeconds: 60 }), v6.getMetrics({ name }, { at: 1_764_450_001, windowSeconds: 60 })]);
+    const calls = names.flatMap((name) => [
+      v6.recordSuccess({ name }, { at: 1_764_450_000, windowSeconds: 60 }),
+      v6.getMetrics({ name }, { at: 1_764_450_001, windowSeconds: 60 }),
+    ]);
     const replies = await execPipeline(routed, calls);
     expect(replies.filter(([err]) => err)).toEqual([]);
     const owners = new Set(names.map((name) => session.shardOfKey(v6.keysOf({ name })[0]!.key)));

@@ -190,7 +190,14 @@ describe('the script runner', () => {
 
   it('names the file and line of a script that fails to compile, and later loads are unaffected', async () => {
     const [good] = v6.scripts;
-    const broken = { ...good!, id: 'broken', file: 'lua/broken.lua', source: 'local x = (', sha1: 'not-checked', lineMap: [{ file: 'lua/broken.lua', line: 1 }] };
+    const broken = {
+      ...good!,
+      id: 'broken',
+      file: 'lua/broken.lua',
+      source: 'local x = (',
+      sha1: 'not-checked',
+      lineMap: [{ file: 'lua/broken.lua', line: 1 }],
+    };
     const error = await installScripts(redis, [broken]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ScriptError);
     expect((error as Error).message).toMatch(/^lua\/broken\.lua: failed to load: .*lua\/broken\.lua:1/);
@@ -207,6 +214,8 @@ describe('the script runner', () => {
     expect(() => flushedFrom(5, pattern('.xx.x'))).toThrow(/^calls 2-3 of a pipeline of 5 did not run .* while call 4 after them did/);
     expect(() => flushedFrom(3, pattern('x..'))).toThrow(/^call 1 of a pipeline of 3 did not run/);
     // A re-run tail (calls 33-200 of a pipeline of 200) numbers its calls as in that pipeline.
-    expect(() => flushedFrom(4, pattern('.xx.'), { offset: 32, total: 200 })).toThrow(/^calls 34-35 of a pipeline of 200 did not run .* while call 36 after them did/);
+    expect(() => flushedFrom(4, pattern('.xx.'), { offset: 32, total: 200 })).toThrow(
+      /^calls 34-35 of a pipeline of 200 did not run .* while call 36 after them did/,
+    );
   });
 });

@@ -68,7 +68,13 @@ describe('BUSY: another client runs a script past busy-reply-threshold', () => {
     killer = await connect(server().url);
     blocked = blocker.eval('while true do end', 0).catch((err: unknown) => err);
     await until(
-      () => redis().ping().then(() => false, (err: Error) => err.message.startsWith('BUSY')),
+      () =>
+        redis()
+          .ping()
+          .then(
+            () => false,
+            (err: Error) => err.message.startsWith('BUSY'),
+          ),
       'the server to answer BUSY',
     );
   });
@@ -81,7 +87,11 @@ describe('BUSY: another client runs a script past busy-reply-threshold', () => {
 
   it('a script call waits within its bound, then says the server is busy and that swc waited', async () => {
     const err = await failure(runScript(redis(), write(), { busyWaitMs: 300 }));
-    expectState(err, 'busy', /^Redis is busy running a script from another client \(BUSY\): swc waited 0\.\d s and tried \d+ times; it is still running; stop it with SCRIPT KILL/);
+    expectState(
+      err,
+      'busy',
+      /^Redis is busy running a script from another client \(BUSY\): swc waited 0\.\d s and tried \d+ times; it is still running; stop it with SCRIPT KILL/,
+    );
   });
 
   it('LayoutClient.open (loading scripts) waits within its bound, then says the server is busy', async () => {
@@ -92,7 +102,11 @@ describe('BUSY: another client runs a script past busy-reply-threshold', () => {
   it('the load engine does not wait: it stops at once with the BUSY message', async () => {
     const err = await failure(runLoad({ connections: [redis()], pipeline: 4, stop: { ops: 100 }, nextCall: write }));
     // Its connection's opening PING meets BUSY first.
-    expectState(err, 'busy', /^Redis is busy running a script from another client \(BUSY\) while opening a load connection to Redis at 127\.0\.0\.1:\d+: swc did not wait/);
+    expectState(
+      err,
+      'busy',
+      /^Redis is busy running a script from another client \(BUSY\) while opening a load connection to Redis at 127\.0\.0\.1:\d+: swc did not wait/,
+    );
   });
 
   it('a script call that hit BUSY runs once the blocking script is killed', async () => {
@@ -137,7 +151,11 @@ describe('READONLY: a read-only replica', () => {
   });
 
   it('says it is a replica and to point at the primary', async () => {
-    expectState(await failure(runScript(replica.redis(), write())), 'readonly', /^Redis is a read-only replica \(READONLY\): swc writes: point --redis-url at its primary/);
+    expectState(
+      await failure(runScript(replica.redis(), write())),
+      'readonly',
+      /^Redis is a read-only replica \(READONLY\): swc writes: point --redis-url at its primary/,
+    );
   });
 });
 
@@ -153,7 +171,11 @@ describe('NOPERM: ACL users without a command or a key pattern', () => {
   it('names the EVALSHA command and the user it is denied to', async () => {
     const client = await as('noeval');
     try {
-      expectState(await failure(runScript(client, write())), 'noperm', /^Redis ACL denies user "noeval" the EVALSHA command \(NOPERM\): grant it \(e\.g\. ACL SETUSER noeval \+evalsha\)/);
+      expectState(
+        await failure(runScript(client, write())),
+        'noperm',
+        /^Redis ACL denies user "noeval" the EVALSHA command \(NOPERM\): grant it \(e\.g\. ACL SETUSER noeval \+evalsha\)/,
+      );
     } finally {
       client.disconnect();
     }
@@ -197,7 +219,11 @@ describe('maxclients reached', () => {
     const others = [await connect(server().url), await connect(server().url)];
     try {
       const err = await failure(runLoad({ connections: [redis()], pipeline: 1, stop: { ops: 10 }, nextCall: write }));
-      expectState(err, 'maxclients', /^Redis refused the connection: max number of clients reached \(maxclients\) while opening a load connection to Redis at 127\.0\.0\.1:\d+: close idle clients or raise maxclients/);
+      expectState(
+        err,
+        'maxclients',
+        /^Redis refused the connection: max number of clients reached \(maxclients\) while opening a load connection to Redis at 127\.0\.0\.1:\d+: close idle clients or raise maxclients/,
+      );
     } finally {
       for (const other of others) other.disconnect();
     }
@@ -213,15 +239,34 @@ describe('maxclients reached, through the CLI', () => {
     try {
       const doctor = await runCli(['doctor', '--write-check', '--redis-url', server().url]);
       expect(doctor.code).toBe(3);
-      expect(doctor.stderr).toMatch(/^swc: Redis refused the connection: max number of clients reached \(maxclients\) at redis:\/\/127\.0\.0\.1:\d+\/?: close idle clients/m);
+      expect(doctor.stderr).toMatch(
+        /^swc: Redis refused the connection: max number of clients reached \(maxclients\) at redis:\/\/127\.0\.0\.1:\d+\/?: close idle clients/m,
+      );
       expect(doctor.stderr).not.toMatch(/lua\/|unexpected error/);
     } finally {
       for (const other of others) other.disconnect();
     }
     // Room for the memory phase, not for eight load connections.
-    const bench = await runCli(['bench', '--redis-url', server().url, '--rate', '2', '--window', '1m', '--lights', '1', '--connections', '8', '--ops', '50', '--no-progress']);
+    const bench = await runCli([
+      'bench',
+      '--redis-url',
+      server().url,
+      '--rate',
+      '2',
+      '--window',
+      '1m',
+      '--lights',
+      '1',
+      '--connections',
+      '8',
+      '--ops',
+      '50',
+      '--no-progress',
+    ]);
     expect(bench.code).toBe(3);
-    expect(bench.stderr).toMatch(/^swc: Redis refused the connection: max number of clients reached \(maxclients\) .*in cells 1-2\/2 \(stoplight-v5, stoplight-v6, window 60 s at 2\/s\)/m);
+    expect(bench.stderr).toMatch(
+      /^swc: Redis refused the connection: max number of clients reached \(maxclients\) .*in cells 1-2\/2 \(stoplight-v5, stoplight-v6, window 60 s at 2\/s\)/m,
+    );
     expect(bench.stderr).not.toMatch(/lua\/|unexpected error/);
     expect(await redis().keys('swc-bench:*')).toEqual([]);
   });
@@ -237,7 +282,11 @@ describe('a renamed or disabled command', () => {
 
   it('names EVALSHA when it is renamed, from the load engine too', async () => {
     const err = await failure(runLoad({ connections: [script.redis()], pipeline: 1, stop: { ops: 10 }, nextCall: write }));
-    expectState(err, 'unknown-command', /^Redis does not offer the EVALSHA command \(renamed or disabled, e\.g\. by rename-command\) after 0 operations of the load/);
+    expectState(
+      err,
+      'unknown-command',
+      /^Redis does not offer the EVALSHA command \(renamed or disabled, e\.g\. by rename-command\) after 0 operations of the load/,
+    );
   });
 });
 
@@ -247,7 +296,11 @@ describe('NOREPLICAS: min-replicas-to-write not met', () => {
   it('says writes need replicas', async () => {
     await redis().config('SET', 'min-replicas-to-write', '1');
     try {
-      expectState(await failure(runScript(redis(), write())), 'noreplicas', /^Redis refuses writes: not enough replicas are connected \(NOREPLICAS, min-replicas-to-write\)/);
+      expectState(
+        await failure(runScript(redis(), write())),
+        'noreplicas',
+        /^Redis refuses writes: not enough replicas are connected \(NOREPLICAS, min-replicas-to-write\)/,
+      );
     } finally {
       await redis().config('SET', 'min-replicas-to-write', '0');
     }
@@ -258,28 +311,44 @@ describe('a cluster node', () => {
   const { redis } = privateServer(['cluster-enabled=yes']);
 
   it('says the cluster is down while no node serves the slot', async () => {
-    expectState(await failure(runScript(redis(), write())), 'cluster', /^Redis is a cluster node \(CLUSTERDOWN\): the cluster is down; swc talks to a single node/);
+    expectState(
+      await failure(runScript(redis(), write())),
+      'cluster',
+      /^Redis is a cluster node \(CLUSTERDOWN\): the cluster is down; swc talks to a single node/,
+    );
   });
 
   it('names the keys that hash to different slots (CROSSSLOT)', async () => {
     await redis().call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
-    await until(async () => parseInfo(await redis().call('CLUSTER', 'INFO') as string).cluster_state === 'ok', 'the cluster to be ok');
+    await until(async () => parseInfo((await redis().call('CLUSTER', 'INFO')) as string).cluster_state === 'ok', 'the cluster to be ok');
     const light = { name: uniqueName('slots') };
     // A 5.x read spans several hour keys with no hash tag.
     const call = v5.getMetrics(light, { windowSeconds: 7200, at: HOUR_START + 7000 });
     expect(call.keys.length).toBeGreaterThan(1);
     const err = await failure(runScript(redis(), call));
-    expectState(err, 'cluster', /^Redis is a cluster node \(CROSSSLOT\): the keys of one EVALSHA \(".*\) hash to different slots; swc talks to a single node: use a standalone server/);
+    expectState(
+      err,
+      'cluster',
+      /^Redis is a cluster node \(CROSSSLOT\): the keys of one EVALSHA \(".*\) hash to different slots; swc talks to a single node: use a standalone server/,
+    );
   });
 });
 
 describe('classifyRedisError on replies no test server can be put into', () => {
   const reply = (message: string) => Object.assign(new Error(message), { name: 'ReplyError' });
   it.each([
-    ['MISCONF Redis is configured to save RDB snapshots, but it is currently not able to persist on disk.', 'misconf', /^Redis refuses writes after a failed RDB save \(MISCONF\)/],
+    [
+      'MISCONF Redis is configured to save RDB snapshots, but it is currently not able to persist on disk.',
+      'misconf',
+      /^Redis refuses writes after a failed RDB save \(MISCONF\)/,
+    ],
     ['LOADING Redis is loading the dataset in memory', 'loading', /^Redis is still loading its dataset \(LOADING\)/],
     ['MOVED 3999 10.0.0.2:6381', 'cluster', /^Redis is a cluster node \(MOVED\): slot 3999 \("k"\) is served by 10\.0\.0\.2:6381/],
-    ["MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.", 'noreplicas', /^Redis is a replica that lost its primary \(MASTERDOWN\)/],
+    [
+      "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
+      'noreplicas',
+      /^Redis is a replica that lost its primary \(MASTERDOWN\)/,
+    ],
   ] as const)('%s', (message, kind, expected) => {
     expectState(classifyRedisError(reply(message), { keys: ['k'] }), kind, expected);
   });

@@ -49,14 +49,16 @@ describe('private redis-server', () => {
       ['enable-debug-command=yes', 'enable-debug-command'],
       ['cluster-config-file=/tmp/nodes.conf', 'cluster-config-file'],
     ]) {
-      expect(() => checkServerSetting(setting as string)).toThrow(new RegExp(`^--redis-server-arg: ${name} is not allowed on the private server \\(.+\\); use --redis-url`));
+      expect(() => checkServerSetting(setting as string)).toThrow(
+        new RegExp(`^--redis-server-arg: ${name} is not allowed on the private server \\(.+\\); use --redis-url`),
+      );
     }
     // A value cannot smuggle a second directive in.
     expect(() => serverArguments(['maxmemory=1mb --dir /'])).toThrow(/maxmemory: the value must not hold "--" words/);
     expect(() => serverArguments(['maxmemory=1mb\ndir /'])).toThrow(/control characters/);
   });
 
-  it('refuses a maxclients too low for swc\'s own connections, naming the least it takes', () => {
+  it("refuses a maxclients too low for swc's own connections, naming the least it takes", () => {
     for (const value of ['1', '31', 'lots', '-5']) {
       expect(() => checkServerSetting(`maxclients=${value}`)).toThrow(
         new RegExp(`^--redis-server-arg: maxclients must be a whole number of at least 32 on the private server, got "${value}" \\(swc itself opens`),
@@ -67,7 +69,13 @@ describe('private redis-server', () => {
 
   it('keeps tuning settings, normalised to lower case without dashes', () => {
     expect(serverArguments(['--Hash-Max-Listpack-Entries=128'])).toEqual(['--hash-max-listpack-entries', '128']);
-    expect(serverArguments(['rename-command=FLUSHALL ""', 'maxmemory-policy=allkeys-lru'])).toEqual(['--rename-command', 'FLUSHALL', '""', '--maxmemory-policy', 'allkeys-lru']);
+    expect(serverArguments(['rename-command=FLUSHALL ""', 'maxmemory-policy=allkeys-lru'])).toEqual([
+      '--rename-command',
+      'FLUSHALL',
+      '""',
+      '--maxmemory-policy',
+      'allkeys-lru',
+    ]);
   });
 
   it('allowAnySetting lets a test start a replica, still refusing malformed settings', async () => {

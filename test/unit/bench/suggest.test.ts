@@ -45,10 +45,14 @@ describe('suggest: ranking', () => {
       ['approx', 4, `approximate: under ${APPROXIMATE_MIN_SAVING}× smaller than the smallest exact`],
     ]);
     expect(s?.ranking[0]).toMatchObject({ exact: true, ratioToSmallest: 2.4, bytesPerWindowSecond: 16, serverUsecPerRequest: 30, serverUsecSource: 'probe' });
-    expect(s?.paragraph).toMatch(/^For a 5 min window at 100 req\/s, pick small-exact: 4\.7 KB per light \(16 B per second of window\), exact \(all 300 reads matched the exact window\), 30 µs of server time per request\./);
+    expect(s?.paragraph).toMatch(
+      /^For a 5 min window at 100 req\/s, pick small-exact: 4\.7 KB per light \(16 B per second of window\), exact \(all 300 reads matched the exact window\), 30 µs of server time per request\./,
+    );
     expect(s?.paragraph).toContain('Runner-up: mid-exact');
     expect(s?.paragraph).toContain('small-exact takes 4.2× less memory than mid-exact, 2.5× its server time per request (30 µs vs 12 µs)');
-    expect(s?.paragraph).toContain('approx is smaller still (2.0 KB, 2.4× less) but it is approximate (off by up to 0.060) and only 2.4× smaller (the rule asks 4×)');
+    expect(s?.paragraph).toContain(
+      'approx is smaller still (2.0 KB, 2.4× less) but it is approximate (off by up to 0.060) and only 2.4× smaller (the rule asks 4×)',
+    );
   });
 
   it('an approximate layout many times smaller with few flips beats every exact one; with too many flips it does not', () => {

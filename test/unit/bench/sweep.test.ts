@@ -4,7 +4,11 @@ import type { BenchReport, CellResult, KeyMemory } from '../../../src/measure/ty
 
 describe('parseSweep', () => {
   it('reads a setting and whole numbers, dropping repeats, keeping the order given', () => {
-    expect(parseSweep('hash-max-listpack-value=256,64,256')).toEqual({ setting: 'hash-max-listpack-value', canonical: 'hash-max-listpack-value', values: [256, 64] });
+    expect(parseSweep('hash-max-listpack-value=256,64,256')).toEqual({
+      setting: 'hash-max-listpack-value',
+      canonical: 'hash-max-listpack-value',
+      values: [256, 64],
+    });
     expect(parseSweep('HASH-MAX-ZIPLIST-ENTRIES=128')).toEqual({ setting: 'hash-max-ziplist-entries', canonical: 'hash-max-listpack-entries', values: [128] });
     expect(parseSweep('list-max-listpack-size=-2,-1,128').values).toEqual([-2, -1, 128]);
   });
@@ -33,9 +37,13 @@ describe('combinationsOf', () => {
   });
 
   it('refuses more than 16, a setting twice (by either name), and one also given with --redis-server-arg', () => {
-    expect(() => combinationsOf([parseSweep('hash-max-listpack-value=1,2,3,4,5,6,7,8,9'), parseSweep('zset-max-listpack-value=1,2')])).toThrow(/9 × 2 = 18 combinations; at most 16/);
+    expect(() => combinationsOf([parseSweep('hash-max-listpack-value=1,2,3,4,5,6,7,8,9'), parseSweep('zset-max-listpack-value=1,2')])).toThrow(
+      /9 × 2 = 18 combinations; at most 16/,
+    );
     expect(() => combinationsOf([parseSweep('zset-max-listpack-value=1'), parseSweep('zset-max-ziplist-value=2')])).toThrow(/swept twice/);
-    expect(() => combinationsOf([parseSweep('zset-max-listpack-value=1')], ['zset-max-ziplist-value=2'])).toThrow(/--sweep\/--redis-server-arg: both set zset-max-ziplist-value/);
+    expect(() => combinationsOf([parseSweep('zset-max-listpack-value=1')], ['zset-max-ziplist-value=2'])).toThrow(
+      /--sweep\/--redis-server-arg: both set zset-max-ziplist-value/,
+    );
   });
 });
 
@@ -62,7 +70,13 @@ function run(value: number, isDefault: boolean, bytes: number, encoding: string)
   const report: BenchReport = {
     schemaVersion: 3,
     swcVersion: 'test',
-    redis: { version: '7.0.0', memAllocator: 'jemalloc', mode: 'standalone', private: true, config: { 'hash-max-listpack-entries': 512, 'hash-max-listpack-value': value } },
+    redis: {
+      version: '7.0.0',
+      memAllocator: 'jemalloc',
+      mode: 'standalone',
+      private: true,
+      config: { 'hash-max-listpack-entries': 512, 'hash-max-listpack-value': value },
+    },
     options: {},
     results: [cell],
     startedAt: '',
@@ -76,7 +90,15 @@ describe('summarize and adviseSweep', () => {
     const runs = [run(64, true, 4100, 'hashtable'), run(128, false, 4000, 'hashtable'), run(256, false, 1000, 'listpack')];
     const summary = summarize(runs);
     expect(summary).toEqual([
-      { layout: 'demo', windowSeconds: 300, rate: 100, bytesPerLight: [4100, 4000, 1000], expanded: [true, true, false], smallest: 2, defaultOverSmallest: 4.1 },
+      {
+        layout: 'demo',
+        windowSeconds: 300,
+        rate: 100,
+        bytesPerLight: [4100, 4000, 1000],
+        expanded: [true, true, false],
+        smallest: 2,
+        defaultOverSmallest: 4.1,
+      },
     ]);
     const advice = adviseSweep(runs, summary);
     expect(advice.map((a) => a.text)).toEqual([
@@ -90,7 +112,8 @@ describe('summarize and adviseSweep', () => {
     const tied = [run(128, false, 1000, 'hashtable'), run(64, true, 1002, 'hashtable')];
     expect(summarize(tied)[0]).toMatchObject({ smallest: 1 });
     // 5.x on separate servers: a 0.5% (or 1.9%) saving is noise, not a setting to recommend; 2.5% is a saving.
-    for (const bytes of [995, 981]) expect(summarize([run(64, true, 1000, 'hashtable'), run(128, false, bytes, 'hashtable')])[0]).toMatchObject({ smallest: 0 });
+    for (const bytes of [995, 981])
+      expect(summarize([run(64, true, 1000, 'hashtable'), run(128, false, bytes, 'hashtable')])[0]).toMatchObject({ smallest: 0 });
     expect(summarize([run(64, true, 1000, 'hashtable'), run(128, false, 975, 'hashtable')])[0]).toMatchObject({ smallest: 1 });
   });
 });

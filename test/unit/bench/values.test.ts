@@ -7,7 +7,9 @@ describe('bench limits that keep a run meaningful and the client bounded', () =>
     expect(LIMITS.inFlightCalls).toBe(50_000);
     expect(() => checkInFlight(100, 500)).not.toThrow();
     expect(() => checkInFlight(1, 10_000)).not.toThrow();
-    expect(() => checkInFlight(50_001, 1)).toThrow(/^--connections\/--pipeline: 50,001 connections × 1 calls per batch = 50,001 calls in flight; at most 50,000/);
+    expect(() => checkInFlight(50_001, 1)).toThrow(
+      /^--connections\/--pipeline: 50,001 connections × 1 calls per batch = 50,001 calls in flight; at most 50,000/,
+    );
     expect(() => checkInFlight(1000, 51, ['throughput.connections', 'throughput.pipeline'])).toThrow(UsageError);
   });
 

@@ -112,7 +112,10 @@ const CASES: [string[], string, NodeJS.ProcessEnv?][] = [
   [['inspect', 'x', '--redis-url', 'nope'], '--redis-url'],
   [['lights', '--redis-url', 'nope'], '--redis-url'],
   [['nope'], 'nope'],
-  [['bench', '--connections', '1000', '--pipeline', '10000'], '--connections/--pipeline: 1,000 connections × 10,000 calls per batch = 10,000,000 calls in flight; at most 50,000'],
+  [
+    ['bench', '--connections', '1000', '--pipeline', '10000'],
+    '--connections/--pipeline: 1,000 connections × 10,000 calls per batch = 10,000,000 calls in flight; at most 50,000',
+  ],
   [['bench', '--connections', '101', '--pipeline', '500'], '--connections/--pipeline'],
   [['bench', '--scenario', TOO_MUCH_IN_FLIGHT], 'throughput.connections/throughput.pipeline'],
   [['bench', '--scenario', SOME_IN_FLIGHT, '--pipeline', '10000'], '--connections/--pipeline: 100 connections × 10,000'],

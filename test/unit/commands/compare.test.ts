@@ -28,9 +28,20 @@ function doctor(report: BenchReport, layout: string, windowSeconds: number, rate
   return { ...report, results };
 }
 
-const grow = (factor: number) => (r: CellResult): CellResult => ({ ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight * factor } });
+const grow =
+  (factor: number) =>
+  (r: CellResult): CellResult => ({ ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight * factor } });
 
-const stats = (opsPerSec: number): LatencyStats => ({ opsPerSec, p50Ms: 0.1, p99Ms: 0.2, p999Ms: 0.3, meanMs: 0.1, ops: 1000, durationSeconds: 1, serverUsecPerCall: 5 });
+const stats = (opsPerSec: number): LatencyStats => ({
+  opsPerSec,
+  p50Ms: 0.1,
+  p99Ms: 0.2,
+  p999Ms: 0.3,
+  meanMs: 0.1,
+  ops: 1000,
+  durationSeconds: 1,
+  serverUsecPerCall: 5,
+});
 
 /** Gives every result a throughput of `ops(layout)` ops/s for each operation. */
 function withThroughput(report: BenchReport, ops: (layout: string) => number): BenchReport {
@@ -107,15 +118,24 @@ describe('swc compare (CLI)', () => {
   });
 
   it('gates the throughput ratio measured in the same run, and absolute ops/s only with --absolute', async () => {
-    const base = write('tp-base.json', withThroughput(baseline(), (l) => (l === 'stoplight-v6' ? 9000 : 10_000)));
+    const base = write(
+      'tp-base.json',
+      withThroughput(baseline(), (l) => (l === 'stoplight-v6' ? 9000 : 10_000)),
+    );
     // A slower machine: both layouts 40% slower, the ratio unchanged.
-    const slower = write('tp-slower.json', withThroughput(baseline(), (l) => (l === 'stoplight-v6' ? 5400 : 6000)));
+    const slower = write(
+      'tp-slower.json',
+      withThroughput(baseline(), (l) => (l === 'stoplight-v6' ? 5400 : 6000)),
+    );
     expect((await runCli(['compare', base, slower])).code).toBe(0);
     const absolute = await runCli(['compare', base, slower, '--absolute']);
     expect(absolute.code).toBe(1);
     expect(absolute.stdout).toMatch(/stoplight-v5 30 s @ 1\/s: write ops\/s -40\.0% \(tolerance -25\.0%\)/);
     // 6.0 fell 30% against 5.x in the same run.
-    const worse = write('tp-worse.json', withThroughput(baseline(), (l) => (l === 'stoplight-v6' ? 6300 : 10_000)));
+    const worse = write(
+      'tp-worse.json',
+      withThroughput(baseline(), (l) => (l === 'stoplight-v6' ? 6300 : 10_000)),
+    );
     const result = await runCli(['compare', base, worse]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/stoplight-v6 30 s @ 1\/s: write ops\/s ratio \(÷ stoplight-v5\) -30\.0%/);
@@ -126,14 +146,37 @@ describe('swc compare (CLI)', () => {
     ['malformed JSON', 'bad.json', '{"schemaVersion": 1, results: []}', /bad\.json: not valid JSON: /],
     ['truncated JSON', 'cut.json', readFileSync(BASELINE, 'utf8').slice(0, 500), /cut\.json: truncated JSON: the file ends before the document does/],
     ['an empty file', 'empty.json', '', /empty\.json: empty file/],
-    ['a wrong schemaVersion', 'v2.json', JSON.stringify({ ...baseline(), schemaVersion: 2 }), /v2\.json: schemaVersion 2 is not supported: this swc reads schemaVersion 1/],
+    [
+      'a wrong schemaVersion',
+      'v2.json',
+      JSON.stringify({ ...baseline(), schemaVersion: 2 }),
+      /v2\.json: schemaVersion 2 is not supported: this swc reads schemaVersion 1/,
+    ],
     ['JSON that is not a swc result', 'package.json', JSON.stringify({ name: 'swc', version: '0.1.0' }), /package\.json: not a swc bench result/],
-    ['a zero bytes per light', 'zero.json', JSON.stringify(doctor(baseline(), 'stoplight-v6', 30, 1, (r) => ({ ...r, memory: { ...r.memory, bytesPerLight: 0 } }))), /zero\.json: results\[1\]\.memory\.bytesPerLight: expected a number above 0/],
-    ['negative ops/s', 'negative.json', JSON.stringify(withThroughput(baseline(), () => -1)), /negative\.json: results\[0\]\.throughput\.write\.opsPerSec: expected a number above 0/],
-    ['a result with a mistyped figure', 'typed.json', JSON.stringify(doctor(baseline(), 'stoplight-v6', 30, 1, (r) => ({ ...r, memory: { ...r.memory, bytesPerLight: 'big' as unknown as number } }))), /typed\.json: results\[1\]\.memory\.bytesPerLight: expected a number/],
+    [
+      'a zero bytes per light',
+      'zero.json',
+      JSON.stringify(doctor(baseline(), 'stoplight-v6', 30, 1, (r) => ({ ...r, memory: { ...r.memory, bytesPerLight: 0 } }))),
+      /zero\.json: results\[1\]\.memory\.bytesPerLight: expected a number above 0/,
+    ],
+    [
+      'negative ops/s',
+      'negative.json',
+      JSON.stringify(withThroughput(baseline(), () => -1)),
+      /negative\.json: results\[0\]\.throughput\.write\.opsPerSec: expected a number above 0/,
+    ],
+    [
+      'a result with a mistyped figure',
+      'typed.json',
+      JSON.stringify(doctor(baseline(), 'stoplight-v6', 30, 1, (r) => ({ ...r, memory: { ...r.memory, bytesPerLight: 'big' as unknown as number } }))),
+      /typed\.json: results\[1\]\.memory\.bytesPerLight: expected a number/,
+    ],
   ])('exits 2 with one line naming the file for %s', async (_, name, content, message) => {
     const file = write(name, content);
-    for (const args of [['compare', BASELINE, file], ['compare', file, BASELINE]]) {
+    for (const args of [
+      ['compare', BASELINE, file],
+      ['compare', file, BASELINE],
+    ]) {
       const result = await runCli(args);
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
@@ -149,7 +192,10 @@ describe('swc compare (CLI)', () => {
     expect((JSON.parse(result.stdout) as VerdictJson).mismatches.map((m) => m.field)).toEqual(['options.realtime']);
     const explicit = write('explicit.json', { ...baseline(), options: { ...baseline().options, durationSeconds: 60 } });
     expect((await runCli(['compare', BASELINE, explicit])).code).toBe(0);
-    const longer = write('longer.json', doctor(baseline(), 'stoplight-v6', 30, 1, (r) => ({ ...r, durationSeconds: 90 })));
+    const longer = write(
+      'longer.json',
+      doctor(baseline(), 'stoplight-v6', 30, 1, (r) => ({ ...r, durationSeconds: 90 })),
+    );
     const different = await runCli(['compare', BASELINE, longer, '--json']);
     expect(different.code).toBe(1);
     expect((JSON.parse(different.stdout) as VerdictJson).mismatches.map((m) => m.field)).toEqual(['stoplight-v6 30 s @ 1/s: durationSeconds']);
@@ -157,7 +203,10 @@ describe('swc compare (CLI)', () => {
 
   it('exits 2 naming the file when a result has no results (an empty baseline would pass any run)', async () => {
     const empty = write('no-results.json', { ...baseline(), results: [] });
-    for (const args of [['compare', empty, BASELINE], ['compare', BASELINE, empty]]) {
+    for (const args of [
+      ['compare', empty, BASELINE],
+      ['compare', BASELINE, empty],
+    ]) {
       const result = await runCli(args);
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');

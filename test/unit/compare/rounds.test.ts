@@ -57,7 +57,10 @@ function layout(opsBase: number, usecBase: number, wobble: readonly number[], ra
   return {
     write: op(ops, usec),
     read: op(ops, usec),
-    request: op(ops.map((x) => x / 2), usec.map((x) => x * 2)),
+    request: op(
+      ops.map((x) => x / 2),
+      usec.map((x) => x * 2),
+    ),
     connections: 4,
     pipeline: 1,
     rounds: wobble.length,
@@ -99,9 +102,7 @@ describe('compare: throughput judged from rounds', () => {
     const current = report(layout(50_000, 10, steady), layout(50_000, 10, steady, ratio));
     const verdict = compareReports(baseline, current);
     expect(verdict.ok).toBe(true);
-    expect(verdict.improvements.map((r) => `${r.layout} ${r.figure}`)).toEqual(
-      expect.arrayContaining(['B writeServerUsecPerCall', 'B writeRatio']),
-    );
+    expect(verdict.improvements.map((r) => `${r.layout} ${r.figure}`)).toEqual(expect.arrayContaining(['B writeServerUsecPerCall', 'B writeRatio']));
   });
 
   it('server µs per call: the fastest rounds decide, so a run slowed by a busy machine passes', () => {
@@ -123,7 +124,11 @@ describe('compare: throughput judged from rounds', () => {
   describe('with the server CPU per call in both runs', () => {
     /** Adds CPU µs per call to every phase of a layout (rounds as given) and, for B, its per-round CPU ratios to A. */
     const withCpu = (t: ThroughputResult, cpu: readonly number[], ratios?: readonly number[]): ThroughputResult => {
-      const add = (s: LatencyStats): LatencyStats => ({ ...s, serverCpuUsecPerCall: spreadOf(cpu).median, rounds: { ...s.rounds!, serverCpuUsecPerCall: spreadOf(cpu) } });
+      const add = (s: LatencyStats): LatencyStats => ({
+        ...s,
+        serverCpuUsecPerCall: spreadOf(cpu).median,
+        rounds: { ...s.rounds!, serverCpuUsecPerCall: spreadOf(cpu) },
+      });
       const r = ratios ? spreadOf(ratios) : null;
       return {
         ...t,
@@ -149,8 +154,15 @@ describe('compare: throughput judged from rounds', () => {
       expect(verdict.rows.find((r) => r.layout === 'B' && r.figure === 'writeServerUsecPerCall')?.status).toBe('info');
     });
 
-    it('a layout whose calls cost twice the reference\'s fails, even when its absolute figure barely moved; the way back is an improvement', () => {
-      const slow = report(withCpu(layout(50_000, 10, steady), cpuA), withCpu(layout(50_000, 10, steady, ratio), cpuA.map((x) => x * 1.05), flat.map((x) => x * 2)));
+    it("a layout whose calls cost twice the reference's fails, even when its absolute figure barely moved; the way back is an improvement", () => {
+      const slow = report(
+        withCpu(layout(50_000, 10, steady), cpuA),
+        withCpu(
+          layout(50_000, 10, steady, ratio),
+          cpuA.map((x) => x * 1.05),
+          flat.map((x) => x * 2),
+        ),
+      );
       const verdict = compareReports(base(), slow);
       expect(verdict.failures.map((r) => `${r.layout} ${r.figure}`)).toEqual(expect.arrayContaining(['B writeServerCpuRatio', 'B readServerCpuRatio']));
       expect(verdict.failures.some((r) => r.layout === 'A')).toBe(false);
@@ -163,10 +175,30 @@ describe('compare: throughput judged from rounds', () => {
       const overlapping = report(withCpu(layout(50_000, 10, steady), [21.9, 40, 45, 42, 44]), withCpu(layout(50_000, 10, steady, ratio), cpuA, flat));
       expect(compareReports(base(), overlapping).failures).toEqual([]);
       // A twice as costly, B not: B's ratio to A halves.
-      const apart = report(withCpu(layout(50_000, 10, steady), cpuA.map((x) => x * 2)), withCpu(layout(50_000, 10, steady, ratio), cpuA, flat.map((x) => x / 2)));
+      const apart = report(
+        withCpu(
+          layout(50_000, 10, steady),
+          cpuA.map((x) => x * 2),
+        ),
+        withCpu(
+          layout(50_000, 10, steady, ratio),
+          cpuA,
+          flat.map((x) => x / 2),
+        ),
+      );
       expect(compareReports(base(), apart).failures.map((r) => `${r.layout} ${r.figure}`)).toEqual(expect.arrayContaining(['A writeServerCpuUsecPerCall']));
       // Both twice as costly (a busy spell, or a change to both alike): the ratio stays, nothing fails.
-      const both = report(withCpu(layout(50_000, 10, steady), cpuA.map((x) => x * 2)), withCpu(layout(50_000, 10, steady, ratio), cpuA.map((x) => x * 2), flat));
+      const both = report(
+        withCpu(
+          layout(50_000, 10, steady),
+          cpuA.map((x) => x * 2),
+        ),
+        withCpu(
+          layout(50_000, 10, steady, ratio),
+          cpuA.map((x) => x * 2),
+          flat,
+        ),
+      );
       expect(compareReports(base(), both).failures).toEqual([]);
     });
   });

@@ -13,7 +13,10 @@ describe('accuracy reads', () => {
     // Incident edges at 0.05 and 0.2 windows leave at 630 s and 720 s: each whole second after them is read, up to the end (750 s).
     for (const edge of [630, 720]) {
       for (let k = edge; k <= Math.min(edge + EDGE_READ_SECONDS, 1.25 * w); k += 1) {
-        expect(times.filter((t) => Math.abs(t - (HOUR_START + k - 0.001)) < 1e-6), `a read at ${k} s`).toHaveLength(1);
+        expect(
+          times.filter((t) => Math.abs(t - (HOUR_START + k - 0.001)) < 1e-6),
+          `a read at ${k} s`,
+        ).toHaveLength(1);
       }
     }
     expect(times.length).toBeGreaterThan(EVEN_READS);

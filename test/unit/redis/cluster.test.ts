@@ -12,7 +12,13 @@ describe('cluster topology and redirections', () => {
       'rediss://user:pw@seed:1/0',
     );
     expect(t.nodes.map((n) => [n.url, n.ranges])).toEqual([
-      ['rediss://user:pw@10.0.0.1:7000', [[0, 99], [200, 16383]]],
+      [
+        'rediss://user:pw@10.0.0.1:7000',
+        [
+          [0, 99],
+          [200, 16383],
+        ],
+      ],
       ['rediss://user:pw@10.0.0.2:7001', [[100, 199]]],
     ]);
     expect([t.nodeOfSlot(50), t.nodeOfSlot(150), t.nodeOfSlot(16383)]).toEqual([0, 1, 0]);
@@ -20,7 +26,14 @@ describe('cluster topology and redirections', () => {
 
   it('names a node and its slots, and reads MOVED/ASK redirections wherever they sit in a message', () => {
     expect(nodeAddress({ host: '10.0.0.1', port: 7000 })).toBe('10.0.0.1:7000');
-    expect(slotRanges({ ranges: [[0, 99], [200, 200]] })).toBe('0-99,200');
+    expect(
+      slotRanges({
+        ranges: [
+          [0, 99],
+          [200, 200],
+        ],
+      }),
+    ).toBe('0-99,200');
     expect(redirectionOf('MOVED 3999 10.0.0.2:6381')).toEqual({ kind: 'MOVED', slot: 3999, node: '10.0.0.2:6381' });
     expect(redirectionOf('load stopped after 5 operations: ASK 12 [::1]:7001')).toEqual({ kind: 'ASK', slot: 12, node: '[::1]:7001' });
     expect(redirectionOf('ERR something else 12 host:1')).toBeUndefined();

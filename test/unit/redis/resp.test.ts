@@ -20,8 +20,7 @@ const STREAM = [
   `$70000\r\n${'x'.repeat(70_000)}\r\n`,
   '*2\r\n*1\r\n*1\r\n:7\r\n$-1\r\n',
 ].join('');
-const EXPECTED = [null, null, null, null, null, null, null, 'ERR wrong number of arguments', null,
-  'NOSCRIPT No matching script. Please use EVAL.', null, null];
+const EXPECTED = [null, null, null, null, null, null, null, 'ERR wrong number of arguments', null, 'NOSCRIPT No matching script. Please use EVAL.', null, null];
 
 function parseInPieces(bytes: Buffer, cuts: readonly number[]): (string | null)[] {
   const seen: (string | null)[] = [];
@@ -61,7 +60,12 @@ describe('ReplyParser', () => {
   });
 
   it('gives the same result when every byte arrives on its own', () => {
-    expect(parseInPieces(bytes, Array.from({ length: bytes.length - 1 }, (_, i) => i + 1))).toEqual(EXPECTED);
+    expect(
+      parseInPieces(
+        bytes,
+        Array.from({ length: bytes.length - 1 }, (_, i) => i + 1),
+      ),
+    ).toEqual(EXPECTED);
   });
 
   it('gives the same result for random splits', () => {
@@ -70,7 +74,12 @@ describe('ReplyParser', () => {
       const cuts = new Set<number>();
       const count = 1 + Math.floor(rng.next() * 20);
       for (let i = 0; i < count; i += 1) cuts.add(1 + Math.floor(rng.next() * (bytes.length - 1)));
-      expect(parseInPieces(bytes, [...cuts].sort((a, b) => a - b))).toEqual(EXPECTED);
+      expect(
+        parseInPieces(
+          bytes,
+          [...cuts].sort((a, b) => a - b),
+        ),
+      ).toEqual(EXPECTED);
     }
   });
 

@@ -5,8 +5,29 @@ import { buildLabel, identityFromInfo, uniqueLabels } from '../../../src/redis/b
 import { buildsMemoryGrid, type BuildRun } from '../../../src/report/builds.js';
 import type { VerifyResult } from '../../../src/verify/types.js';
 
-const valkeyInfo = ['# Server', 'redis_version:7.2.4', 'server_name:valkey', 'valkey_version:8.0.1', 'redis_git_sha1:00000000', 'redis_git_dirty:0', 'arch_bits:64', 'os:Linux', '# Memory', 'mem_allocator:jemalloc-5.3.0', ''].join('\r\n');
-const redisInfo = ['# Server', 'redis_version:7.0.15', 'redis_git_sha1:abc12345', 'redis_git_dirty:1', 'arch_bits:64', 'os:Linux', 'mem_allocator:libc', ''].join('\r\n');
+const valkeyInfo = [
+  '# Server',
+  'redis_version:7.2.4',
+  'server_name:valkey',
+  'valkey_version:8.0.1',
+  'redis_git_sha1:00000000',
+  'redis_git_dirty:0',
+  'arch_bits:64',
+  'os:Linux',
+  '# Memory',
+  'mem_allocator:jemalloc-5.3.0',
+  '',
+].join('\r\n');
+const redisInfo = [
+  '# Server',
+  'redis_version:7.0.15',
+  'redis_git_sha1:abc12345',
+  'redis_git_dirty:1',
+  'arch_bits:64',
+  'os:Linux',
+  'mem_allocator:libc',
+  '',
+].join('\r\n');
 
 describe('build identity', () => {
   it('Valkey is named with its own version, not the redis_version it reports for compatibility', () => {
@@ -19,7 +40,11 @@ describe('build identity', () => {
 
   it('the same build twice gets "#2" on its second label', () => {
     const r = identityFromInfo('/a', redisInfo, {});
-    expect(uniqueLabels([r, { ...r, path: '/b' }, identityFromInfo('/v', valkeyInfo, {})])).toEqual(['Redis 7.0.15 libc', 'Redis 7.0.15 libc #2', 'Valkey 8.0.1 jemalloc-5.3.0']);
+    expect(uniqueLabels([r, { ...r, path: '/b' }, identityFromInfo('/v', valkeyInfo, {})])).toEqual([
+      'Redis 7.0.15 libc',
+      'Redis 7.0.15 libc #2',
+      'Valkey 8.0.1 jemalloc-5.3.0',
+    ]);
   });
 });
 
@@ -31,7 +56,15 @@ describe('the child command line', () => {
 });
 
 function cell(layout: string, bytes: number) {
-  return { layout, windowSeconds: 60, rate: 10, durationSeconds: 60, eventsInWindow: 600, events: 600, memory: { bytesPerLight: bytes, usedMemoryDeltaPerLight: bytes, keys: [], lights: 1 } };
+  return {
+    layout,
+    windowSeconds: 60,
+    rate: 10,
+    durationSeconds: 60,
+    eventsInWindow: 600,
+    events: 600,
+    memory: { bytesPerLight: bytes, usedMemoryDeltaPerLight: bytes, keys: [], lights: 1 },
+  };
 }
 
 describe('the per-build memory table', () => {
@@ -49,7 +82,15 @@ describe('the per-build memory table', () => {
 
 describe('findings that differ between builds', () => {
   const result = (errors: number): VerifyResult =>
-    ({ layout: 'stoplight-v6', lightsWithErrors: errors, lightsDisagreeing: 0, deviationMisses: [], keysWithoutTtl: [], crossSlot: [], scriptErrors: [] }) as unknown as VerifyResult;
+    ({
+      layout: 'stoplight-v6',
+      lightsWithErrors: errors,
+      lightsDisagreeing: 0,
+      deviationMisses: [],
+      keysWithoutTtl: [],
+      crossSlot: [],
+      scriptErrors: [],
+    }) as unknown as VerifyResult;
   it('a script error on one build and none on the others is said so; the same findings everywhere are not', () => {
     const diff = buildDifferences([
       { label: 'Redis 7.0.15', output: { findings: 1, results: [result(2)] } },
@@ -57,6 +98,11 @@ describe('findings that differ between builds', () => {
       { label: 'Valkey 8.0.1', output: { findings: 0, results: [result(0)] } },
     ]);
     expect(diff.map((d) => d.text)).toEqual(['script error on Redis 7.0.15; none on Redis 7.4.1 / Valkey 8.0.1']);
-    expect(buildDifferences([{ label: 'A', output: { findings: 1, results: [result(1)] } }, { label: 'B', output: { findings: 1, results: [result(3)] } }])).toEqual([]);
+    expect(
+      buildDifferences([
+        { label: 'A', output: { findings: 1, results: [result(1)] } },
+        { label: 'B', output: { findings: 1, results: [result(3)] } },
+      ]),
+    ).toEqual([]);
   });
 });

@@ -13,7 +13,16 @@ export const LAYOUTS = ['grows', 'windowed', 'flat'] as const;
 const spread = (median: number) => ({ median, min: median * 0.9, max: median * 1.3, spreadFraction: 0.4, noisy: true });
 
 function stats(p50Ms: number, rounds: boolean): LatencyStats {
-  const figures = { opsPerSec: 10_000, p50Ms, p99Ms: p50Ms * 4, p999Ms: p50Ms * 20, meanMs: p50Ms * 1.2, ops: 10_000, durationSeconds: 1, serverUsecPerCall: 10 };
+  const figures = {
+    opsPerSec: 10_000,
+    p50Ms,
+    p99Ms: p50Ms * 4,
+    p999Ms: p50Ms * 20,
+    meanMs: p50Ms * 1.2,
+    ops: 10_000,
+    durationSeconds: 1,
+    serverUsecPerCall: 10,
+  };
   if (!rounds) return figures;
   return {
     ...figures,
@@ -28,7 +37,12 @@ const BYTES: Record<(typeof LAYOUTS)[number], (windowSeconds: number, rate: numb
 };
 
 /** One cell; `published` adds the figure a blog-preset run carries (5% off ours). */
-function cell(layout: (typeof LAYOUTS)[number], windowSeconds: number, rate: number, options: { published: boolean; throughput: boolean; rounds: boolean }): CellResult {
+function cell(
+  layout: (typeof LAYOUTS)[number],
+  windowSeconds: number,
+  rate: number,
+  options: { published: boolean; throughput: boolean; rounds: boolean },
+): CellResult {
   const bytes = BYTES[layout](windowSeconds, rate);
   return {
     layout,
@@ -40,7 +54,15 @@ function cell(layout: (typeof LAYOUTS)[number], windowSeconds: number, rate: num
     memory: { bytesPerLight: bytes, usedMemoryDeltaPerLight: bytes, keys: [], lights: 1 },
     ...(options.published && layout !== 'flat' ? { published: { kb: (bytes * 1.05) / 1024, bytes: bytes * 1.05, diff: -0.048 } } : {}),
     ...(options.throughput
-      ? { throughput: { write: stats(0.2, options.rounds), read: stats(0.15, options.rounds), request: stats(LAYOUTS.indexOf(layout) * 0.2 + 0.3, options.rounds), connections: 4, pipeline: 1 } }
+      ? {
+          throughput: {
+            write: stats(0.2, options.rounds),
+            read: stats(0.15, options.rounds),
+            request: stats(LAYOUTS.indexOf(layout) * 0.2 + 0.3, options.rounds),
+            connections: 4,
+            pipeline: 1,
+          },
+        }
       : {}),
   };
 }
@@ -54,12 +76,31 @@ export function result(
   const layouts = options.layouts ?? LAYOUTS;
   const flags = { published: options.published ?? false, throughput: options.throughput ?? false, rounds: options.rounds ?? false };
   const results = windows.flatMap((w) => rates.flatMap((r) => layouts.map((l) => cell(l, w, r, flags))));
-  const scaled = options.scale === undefined ? results : results.map((c) => ({ ...c, memory: { ...c.memory, bytesPerLight: c.memory.bytesPerLight * (options.scale ?? 1) } }));
+  const scaled =
+    options.scale === undefined
+      ? results
+      : results.map((c) => ({ ...c, memory: { ...c.memory, bytesPerLight: c.memory.bytesPerLight * (options.scale ?? 1) } }));
   return {
     schemaVersion: 3,
     swcVersion: '0.1.0',
-    redis: { version: '7.0.15', memAllocator: 'jemalloc-5.3.0', mode: 'standalone', private: true, config: { 'hash-max-listpack-entries': 128, 'zset-max-listpack-entries': 128 } },
-    options: { layouts, windows, rates, failureRate: 0.5, lights: 1, durationSeconds: null, seed: 1, preset: options.published ? 'blog' : null, throughput: false },
+    redis: {
+      version: '7.0.15',
+      memAllocator: 'jemalloc-5.3.0',
+      mode: 'standalone',
+      private: true,
+      config: { 'hash-max-listpack-entries': 128, 'zset-max-listpack-entries': 128 },
+    },
+    options: {
+      layouts,
+      windows,
+      rates,
+      failureRate: 0.5,
+      lights: 1,
+      durationSeconds: null,
+      seed: 1,
+      preset: options.published ? 'blog' : null,
+      throughput: false,
+    },
     results: scaled,
     startedAt: '2026-01-01T00:00:00.000Z',
     elapsedSeconds: 1.5,

@@ -56,7 +56,10 @@ const svgOf = (sides: ChartSide[], panels?: PanelName[]): Promise<string> => ren
 
 /** The y (pixels, in its panel) of every point symbol, and of the zero line of a change panel. */
 function pointYs(svg: string): number[] {
-  const marks = svg.split('class="mark-symbol role-mark"').slice(1).map((m) => m.slice(0, m.indexOf('</g>')));
+  const marks = svg
+    .split('class="mark-symbol role-mark"')
+    .slice(1)
+    .map((m) => m.slice(0, m.indexOf('</g>')));
   return marks.flatMap((m) => [...m.matchAll(/<path transform="translate\([^,]+,([^)]+)\)"/g)].map((t) => Number(t[1])));
 }
 const zeroY = (svg: string): number => Number(/class="mark-rule role-zero"[^>]*>\s*<line transform="translate\(0,([^)]+)\)"/.exec(svg)?.[1]);
@@ -166,7 +169,10 @@ describe('SVG chart', () => {
     const base = result([60, 600], [10], { layouts: ['flat'] });
     const svg = await svgOf([
       { label: 'base.json', report: base },
-      { label: 'now.json', report: { ...base, results: base.results.map((c, i) => ({ ...c, memory: { ...c.memory, bytesPerLight: i === 0 ? 4096 : 4000 } })) } },
+      {
+        label: 'now.json',
+        report: { ...base, results: base.results.map((c, i) => ({ ...c, memory: { ...c.memory, bytesPerLight: i === 0 ? 4096 : 4000 } })) },
+      },
     ]);
     expect(texts(svg, 'value-label')).toEqual(['0%', '-2.3%']);
     const [unchanged, fell] = pointYs(svg);
@@ -182,7 +188,10 @@ describe('SVG chart', () => {
     expect(texts(svg, 'title-subtitle')).toContain('median of the rounds; the bar spans the fastest to the slowest round');
     // No line joins the points: a bar per layout, percentile and window (3 × 2 × 2) in each of the 2 panels.
     expect(occurrences(svg, 'class="mark-line role-series"')).toBe(0);
-    const bars = svg.split('class="mark-rule role-range"').slice(1).map((m) => occurrences(m.slice(0, m.indexOf('</g>')), '<line'));
+    const bars = svg
+      .split('class="mark-rule role-range"')
+      .slice(1)
+      .map((m) => occurrences(m.slice(0, m.indexOf('</g>')), '<line'));
     expect(bars).toEqual([12, 12]);
     expect(texts(svg, 'legend-title')).toEqual(['layout', 'latency']);
     expect(texts(svg, 'legend-label')).toEqual([...LAYOUTS, 'p50', 'p99']);
@@ -193,7 +202,9 @@ describe('SVG chart', () => {
   it('latency from a single round is not drawn, and the model says why', async () => {
     const model = chartModel([{ label: 'run', report: result([60], [10], { throughput: true }) }], ['hero', 'latency']);
     expect(model.panels.map((p) => p.name)).toEqual(['hero']);
-    expect(model.notes).toEqual(['latency: not drawn, no cell was measured over 2 rounds or more (swc bench --rounds 2 or more): one run of a percentile is noise']);
+    expect(model.notes).toEqual([
+      'latency: not drawn, no cell was measured over 2 rounds or more (swc bench --rounds 2 or more): one run of a percentile is noise',
+    ]);
     const none = chartModel([{ label: 'run', report: result([60], [10]) }], ['latency']);
     expect(none.panels).toEqual([]);
     expect(none.notes[0]).toMatch(/no throughput figures/);

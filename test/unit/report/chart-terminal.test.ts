@@ -18,7 +18,10 @@ function panel(text: string, title: string): string[] {
 
 describe('terminal charts (fixed results, colour off)', () => {
   it('by default the hero alone, with its ratio under the title and each line named with its last value', () => {
-    const text = renderChartTerminal(chartModel([{ label: 'run', report: result([60, 300, 600], [10, 100], { layouts: ['grows', 'windowed'] }) }]), { width: 80, color: false });
+    const text = renderChartTerminal(chartModel([{ label: 'run', report: result([60, 300, 600], [10, 100], { layouts: ['grows', 'windowed'] }) }]), {
+      width: 80,
+      color: false,
+    });
     const blocks = text.split('\n\n').slice(1);
     expect(blocks).toHaveLength(1);
     const rows = blocks[0]?.split('\n') ?? [];
@@ -30,7 +33,10 @@ describe('terminal charts (fixed results, colour off)', () => {
 
   it('one panel per rate against window, one per window against rate, every layout named at its line end', () => {
     const text = draw(result([60, 300, 600], [10, 100]));
-    const headers = text.split('\n\n').slice(1).map((b) => b.split('\n')[0]);
+    const headers = text
+      .split('\n\n')
+      .slice(1)
+      .map((b) => b.split('\n')[0]);
     expect(headers).toEqual([
       'memory per light by window at 10/s (KB per light, log scale)',
       'memory per light by window at 100/s (KB per light, log scale)',
@@ -103,7 +109,10 @@ describe('terminal charts (fixed results, colour off)', () => {
   it('latency: per window, each layout and percentile with its median and its range over the rounds; not drawn from one round', () => {
     const text = draw(result([60, 600], [10, 100], { throughput: true, rounds: true }), 80, false, ['latency']);
     const rows = panel(text, 'request latency (a read, then a write) by window at 10/s');
-    expect(rows.slice(0, 2)).toEqual(['request latency (a read, then a write) by window at 10/s (latency, ms): median', 'of the rounds (fastest–slowest round)']);
+    expect(rows.slice(0, 2)).toEqual([
+      'request latency (a read, then a write) by window at 10/s (latency, ms): median',
+      'of the rounds (fastest–slowest round)',
+    ]);
     // grows' request p50 is 0.3 ms; its rounds 10% under to 30% over.
     expect(rows).toContain('1 min   grows p50     0.30 ms  (0.27–0.39)');
     expect(rows).toContain('10 min  flat p99      2.80 ms  (2.52–3.64)');

@@ -7,7 +7,8 @@ describe('renderCompare (colour off)', () => {
   it('a passing comparison: builds, tolerances, one row per figure, ok', () => {
     const verdict = compareReports(twoLayouts, twoLayouts);
     expect(verdict.ok).toBe(true);
-    expect(renderCompare(verdict, { label: 'base.json', report: twoLayouts }, { label: 'this run', report: twoLayouts }, 'markdown', false)).toMatchInlineSnapshot(`
+    expect(renderCompare(verdict, { label: 'base.json', report: twoLayouts }, { label: 'this run', report: twoLayouts }, 'markdown', false))
+      .toMatchInlineSnapshot(`
       "- baseline base.json: swc 0.1.0, Redis 7.0.15, jemalloc-5.3.0
       - current this run: swc 0.1.0, Redis 7.0.15, jemalloc-5.3.0
       - gate: bytes per light may grow by 1.0% (MEMORY USAGE; used_memory Δ is shown only); each layout's ops/s ratio to the cell's first layout may fall by 25.0%; server time per call may rise by 50.0% (CPU time per call when both results have it, else µs per call of each run's fastest round); with rounds in both runs a change counts only when no round of one run overlaps the other's
@@ -76,14 +77,21 @@ describe('renderCompare (colour off)', () => {
 
 describe('compare formats: improvements, csv, GitHub annotations, markdown that renders', () => {
   // 6.0 at 10/s shrank by 10%: an improvement beyond the 1% tolerance.
-  const smaller = { ...twoLayouts, results: twoLayouts.results.map((r) => (r.layout === 'stoplight-v6' && r.rate === 10 ? { ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight * 0.9 } } : r)) };
+  const smaller = {
+    ...twoLayouts,
+    results: twoLayouts.results.map((r) =>
+      r.layout === 'stoplight-v6' && r.rate === 10 ? { ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight * 0.9 } } : r,
+    ),
+  };
   const base = { label: 'fixtures/base.json', report: twoLayouts };
 
   it('an improvement passes and is named, with a hint to refresh the baseline', () => {
     const verdict = compareReports(twoLayouts, smaller);
     expect(verdict.ok).toBe(true);
     const text = renderCompare(verdict, base, { label: 'this run', report: smaller }, 'table', false);
-    expect(text).toContain('improved: 1 figure(s); consider refreshing the baseline\n  stoplight-v6 60 s @ 10/s: bytes per light −1,106 B, -10.0% (better than the tolerance +1.0%)');
+    expect(text).toContain(
+      'improved: 1 figure(s); consider refreshing the baseline\n  stoplight-v6 60 s @ 10/s: bytes per light −1,106 B, -10.0% (better than the tolerance +1.0%)',
+    );
   });
 
   // GitHub decodes %25 back to % when it shows the annotation.
@@ -92,8 +100,16 @@ describe('compare formats: improvements, csv, GitHub annotations, markdown that 
     expect(failing.split('\n')[0]).toBe(
       '::error file=fixtures/base.json,title=swc regression::stoplight-v6 60 s @ 10/s: bytes per light +553 B, +5.0%25 (tolerance +1.0%25)%0A  metrics: +553 B (11,059 B → 11,612 B)',
     );
-    expect(failing.trimEnd().split('\n').at(-1)).toBe('::error file=fixtures/base.json,title=swc compare::FAIL: bytes per light grew in 1 of 4 cells (up to +553 B, +5.0%25); 3 throughput figure(s) regressed');
-    const improved = renderCompare(compareReports(twoLayouts, smaller), { label: 'a,b:c%.json', report: twoLayouts }, { label: 'x', report: smaller }, 'github', false);
+    expect(failing.trimEnd().split('\n').at(-1)).toBe(
+      '::error file=fixtures/base.json,title=swc compare::FAIL: bytes per light grew in 1 of 4 cells (up to +553 B, +5.0%25); 3 throughput figure(s) regressed',
+    );
+    const improved = renderCompare(
+      compareReports(twoLayouts, smaller),
+      { label: 'a,b:c%.json', report: twoLayouts },
+      { label: 'x', report: smaller },
+      'github',
+      false,
+    );
     expect(improved).toBe(
       '::notice file=a%2Cb%3Ac%25.json,title=swc improvement::stoplight-v6 60 s @ 10/s: bytes per light −1,106 B, -10.0%25 (better than the tolerance +1.0%25)\n' +
         '::notice file=a%2Cb%3Ac%25.json,title=swc compare::ok: no regression in 4 cell(s) (bytes per light, throughput and server time)\n',

@@ -150,7 +150,7 @@ describe('renderInspections without a window', () => {
     expect(text).not.toMatch(/error rate [\d.]+%/);
   });
 
-  it('a 5.x light without --window says the day it uses is the layout\'s longest', () => {
+  it("a 5.x light without --window says the day it uses is the layout's longest", () => {
     const text = renderInspections([{ ...eventInspection, window: { ...eventInspection.window, lengthSeconds: 86_400, source: 'layout' } }], plain);
     expect(text.split('\n')[1]).toMatch(/^window 86400 s \(no --window: the longest this layout honours\): /);
   });

@@ -5,7 +5,13 @@ import { renderBench } from '../../../src/report/bench.js';
 import { throughputNotes } from '../../../src/report/instructions.js';
 import { twoLayouts } from './fixtures.js';
 
-const spread = (median: number, wide: number): Spread => ({ median, min: median * (1 - wide / 2), max: median * (1 + wide / 2), spreadFraction: wide, noisy: wide > 0.25 });
+const spread = (median: number, wide: number): Spread => ({
+  median,
+  min: median * (1 - wide / 2),
+  max: median * (1 + wide / 2),
+  spreadFraction: wide,
+  noisy: wide > 0.25,
+});
 
 /** The fixture with 5 rounds per phase, ops/s `wide` apart. */
 function withRounds(report: BenchReport, wide: number): BenchReport {
@@ -16,15 +22,37 @@ function withRounds(report: BenchReport, wide: number): BenchReport {
       if (!t) return r;
       const round = (s: typeof t.write) => ({
         ...s,
-        rounds: { count: 5, opsPerSec: spread(s.opsPerSec, wide), p50Ms: spread(s.p50Ms, 0), p99Ms: spread(s.p99Ms, 0), p999Ms: spread(s.p999Ms, 0), serverUsecPerCall: spread(s.serverUsecPerCall ?? 1, 0.1) },
+        rounds: {
+          count: 5,
+          opsPerSec: spread(s.opsPerSec, wide),
+          p50Ms: spread(s.p50Ms, 0),
+          p99Ms: spread(s.p99Ms, 0),
+          p999Ms: spread(s.p999Ms, 0),
+          serverUsecPerCall: spread(s.serverUsecPerCall ?? 1, 0.1),
+        },
       });
       return { ...r, throughput: { ...t, rounds: 5, write: round(t.write), read: round(t.read), request: round(t.request) } };
     }),
   };
 }
 
-const op = (n: number, wide = 0.004): OpInstructions => ({ instructionsPerCall: n, repeats: [n * (1 - wide / 2), n, n * (1 + wide / 2)], min: n * (1 - wide / 2), max: n * (1 + wide / 2), spreadFraction: wide, noisy: wide > 0.01, calls: 300, callsPerOp: 1 });
-const counts = (write: number, wide = 0.004): InstructionsResult => ({ counted: 'test', write: op(write, wide), read: op(65_500), request: op(222_500), lights: 1 });
+const op = (n: number, wide = 0.004): OpInstructions => ({
+  instructionsPerCall: n,
+  repeats: [n * (1 - wide / 2), n, n * (1 + wide / 2)],
+  min: n * (1 - wide / 2),
+  max: n * (1 + wide / 2),
+  spreadFraction: wide,
+  noisy: wide > 0.01,
+  calls: 300,
+  callsPerOp: 1,
+});
+const counts = (write: number, wide = 0.004): InstructionsResult => ({
+  counted: 'test',
+  write: op(write, wide),
+  read: op(65_500),
+  request: op(222_500),
+  lights: 1,
+});
 
 describe('notes under the throughput table', () => {
   it('say what settles figures marked noisy, and that counting is opt-in when the run did not count', () => {
@@ -32,7 +60,9 @@ describe('notes under the throughput table', () => {
     expect(notes[0]).toBe('noisy = rounds over 25% apart; settled by --instructions (counts do not wander), --rounds 10 (now 5) or a quieter machine');
     expect(notes[1]).toMatch(/not counted; opt-in with --instructions/);
     // Quiet rounds: no advice, only the opt-in line.
-    expect(throughputNotes(withRounds(twoLayouts, 0.1))).toEqual(['instructions/call: not counted; opt-in with --instructions (under valgrind, it adds 30 s or more to a run)']);
+    expect(throughputNotes(withRounds(twoLayouts, 0.1))).toEqual([
+      'instructions/call: not counted; opt-in with --instructions (under valgrind, it adds 30 s or more to a run)',
+    ]);
   });
 
   it('point at the counts when the run has them, and flag repeats more than 1% apart', () => {
@@ -46,7 +76,7 @@ describe('notes under the throughput table', () => {
     const text = renderBench(counted, 'table', false);
     expect(text).toMatch(/instructions/);
     expect(text).toMatch(/155,600 ±0\.8%/);
-    for (const line of text.split("\n")) expect(line.length, line).toBeLessThanOrEqual(120);
+    for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(120);
   });
 });
 
@@ -62,9 +92,15 @@ describe('csv with counted instructions', () => {
     const columns = (head ?? '').split(',');
     const cell = (row: string | undefined, name: string): string | undefined => (row ?? '').split(',')[columns.indexOf(name)];
     expect(columns.slice(-9)).toEqual([
-      'writeInstructionsPerCall', 'writeInstructionsSpread', 'writeInstructionsRatio',
-      'readInstructionsPerCall', 'readInstructionsSpread', 'readInstructionsRatio',
-      'requestInstructionsPerCall', 'requestInstructionsSpread', 'requestInstructionsRatio',
+      'writeInstructionsPerCall',
+      'writeInstructionsSpread',
+      'writeInstructionsRatio',
+      'readInstructionsPerCall',
+      'readInstructionsSpread',
+      'readInstructionsRatio',
+      'requestInstructionsPerCall',
+      'requestInstructionsSpread',
+      'requestInstructionsRatio',
     ]);
     expect(cell(first, 'writeInstructionsPerCall')).toBe('');
     expect(cell(second, 'writeInstructionsPerCall')).toBe('155600');

@@ -82,7 +82,14 @@ describe('renderVerify', () => {
   it('a long reproduction shows its first and last 12 calls', () => {
     const reproduction = Array.from({ length: 40 }, (_, i) => ({ op: 'success' as const, at: i }));
     const text = renderVerify(
-      [{ ...clean, disagreements: [{ windowSeconds: 1, op: 'read', expected: fields, actual: fields, fields: [], reproduction, originalLength: 40 }], lightsDisagreeing: 1, findings: 1 }],
+      [
+        {
+          ...clean,
+          disagreements: [{ windowSeconds: 1, op: 'read', expected: fields, actual: fields, fields: [], reproduction, originalLength: 40 }],
+          lightsDisagreeing: 1,
+          findings: 1,
+        },
+      ],
       false,
     );
     expect(text).toContain('       12. success at +11.000 s\n      … 16 more calls …\n       29. success at +28.000 s\n');

@@ -42,7 +42,11 @@ describe('a key table', () => {
   });
 
   it("lists 5.x's hour keys hour by hour, as 5.x's bench always has", () => {
-    expect(v5KeyTable('stoplight:v5', V5_KEYS).keysOf({ name: 'a' }, H, H + 3600).map((k) => k.key)).toEqual([
+    expect(
+      v5KeyTable('stoplight:v5', V5_KEYS)
+        .keysOf({ name: 'a' }, H, H + 3600)
+        .map((k) => k.key),
+    ).toEqual([
       'stoplight:v5:metadata:a',
       `stoplight:v5:metrics:a:success:${H}`,
       `stoplight:v5:metrics:a:failure:${H}`,

@@ -1,7 +1,7 @@
 /** A server that answers HTTP, or only +PONG, is "not a Redis server" within seconds, from every command. */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../cli/run-cli.js';
+import { runCli } from '../run-cli.js';
 
 const fakes: net.Server[] = [];
 const ports: Record<string, number> = {};

@@ -10,12 +10,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
-import { runCli } from '../cli/run-cli.js';
-import { digest } from '../helpers.js';
+import { connect } from '../../../src/redis/connect.js';
+import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { runCli } from '../run-cli.js';
+import { digest } from '../../helpers.js';
 
-const EXAMPLE = fileURLToPath(new URL('../../fixtures/manifests/example/', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-runaway-'));
 const servers: PrivateServer[] = [];
 const clients: Redis[] = [];
@@ -54,7 +54,7 @@ function looping(name: string, where: 'read' | 'record'): string {
   return path.join(folder, 'my-log.json');
 }
 
-describe('a script that runs away on the user\'s server', () => {
+describe("a script that runs away on the user's server", () => {
   it('read-only: swc sends SCRIPT KILL, says so in one line, exit 3; the server answers PING, user keys unchanged', async () => {
     const { url, redis } = await server();
     for (let i = 0; i < 10; i += 1) await redis.set(`app:user:${i}`, `user ${i}`);
@@ -64,7 +64,9 @@ describe('a script that runs away on the user\'s server', () => {
     const lines = result.stderr.split('\n').filter((l) => /ran over/.test(l));
     expect(lines).toEqual([
       // Which call of a pipeline runs cannot be told: the batch's scripts are named. Each call queued behind it is killed in turn.
-      expect.stringMatching(/^swc: (?:script|one of the scripts) .*read\.lua.* ran over \d+\.\d s on redis:\/\/127\.0\.0\.1:\d+\S* \(Redis answered BUSY\); swc sent SCRIPT KILL( \(\d+ times: the calls queued behind it on swc's connection ran away too\))?: killed; the server answers again$/),
+      expect.stringMatching(
+        /^swc: (?:script|one of the scripts) .*read\.lua.* ran over \d+\.\d s on redis:\/\/127\.0\.0\.1:\d+\S* \(Redis answered BUSY\); swc sent SCRIPT KILL( \(\d+ times: the calls queued behind it on swc's connection ran away too\))?: killed; the server answers again$/,
+      ),
     ]);
     expect(result.stderr).not.toMatch(/lost/);
     expect(result.code).toBe(3);
@@ -81,7 +83,21 @@ describe('a script that runs away on the user\'s server', () => {
     const admin = await connect(url);
     clients.push(admin);
     const result = await runCli(
-      ['bench', '--layout', looping('record', 'record'), '--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress', '--redis-url', url],
+      [
+        'bench',
+        '--layout',
+        looping('record', 'record'),
+        '--rate',
+        '2',
+        '--window',
+        '30',
+        '--lights',
+        '1',
+        '--no-throughput',
+        '--no-progress',
+        '--redis-url',
+        url,
+      ],
       {},
       60_000,
     );

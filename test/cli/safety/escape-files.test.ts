@@ -4,18 +4,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { shown } from '../../src/safety/text.js';
-import { at, type ReportJson } from '../documents.js';
-import { redisUrl } from '../helpers.js';
-import { runCli } from '../cli/run-cli.js';
+import { shown } from '../../../src/safety/text.js';
+import { at, type ReportJson } from '../../documents.js';
+import { redisUrl } from '../../helpers.js';
+import { runCli } from '../run-cli.js';
 
-const SMALL = fileURLToPath(new URL('../../fixtures/baselines/small.json', import.meta.url));
+const SMALL = fileURLToPath(new URL('../../../fixtures/baselines/small.json', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-escape-files-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** An OSC title change, a screen clear and a bell: what a hostile file would slip to a terminal. */
 const HOSTILE = '\x1b]0;pwned\x07\x1b[2J\r';
- 
+
 const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f\x9b]/;
 
 function hostileCopy(name: string, edit: (r: ReportJson) => void): string {
@@ -81,7 +81,28 @@ describe('hostile strings in compared files', () => {
   });
 
   it('bench --baseline with a hostile baseline: no raw control character', async () => {
-    const result = await runCli(['bench', '--layout', 'stoplight-v5', '--rate', '1', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress', '--no-accuracy', '--baseline', baseline, '--redis-url', redisUrl()], {}, 60_000);
+    const result = await runCli(
+      [
+        'bench',
+        '--layout',
+        'stoplight-v5',
+        '--rate',
+        '1',
+        '--window',
+        '30',
+        '--lights',
+        '1',
+        '--no-throughput',
+        '--no-progress',
+        '--no-accuracy',
+        '--baseline',
+        baseline,
+        '--redis-url',
+        redisUrl(),
+      ],
+      {},
+      60_000,
+    );
     expect(result.stdout + result.stderr).not.toMatch(RAW_CONTROL);
     expect(result.stdout + result.stderr).toMatch(/\\x1b/);
   });

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../cli/run-cli.js';
-import { at, type ReportJson } from '../documents.js';
+import { runCli } from '../run-cli.js';
+import { at, type ReportJson } from '../../documents.js';
 
-const SMALL = fileURLToPath(new URL('../../fixtures/baselines/small.json', import.meta.url));
+const SMALL = fileURLToPath(new URL('../../../fixtures/baselines/small.json', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-input3-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -30,7 +30,11 @@ describe('bad input, third round', () => {
     ['verify --calls 0x10', ['verify', '--calls', '0x10', ...NOWHERE], /--calls: expected a whole number .* got "0x10"/],
     ['bench --threshold 1e400', ['bench', '--threshold', '1e400', ...NOWHERE], /--threshold: /],
     ['bench --threshold 99999999999999999999999', ['bench', '--threshold', '99999999999999999999999', ...NOWHERE], /--threshold: must be 0 to 1/],
-    ['a database index past INT_MAX', ['lights', '--redis-url', 'redis://127.0.0.1:1/99999999999'], /--redis-url: database must be a whole number from 0 to 2147483647/],
+    [
+      'a database index past INT_MAX',
+      ['lights', '--redis-url', 'redis://127.0.0.1:1/99999999999'],
+      /--redis-url: database must be a whole number from 0 to 2147483647/,
+    ],
     ['?db= past INT_MAX', ['lights', '--redis-url', 'redis://127.0.0.1:1?db=99999999999'], /--redis-url: database must be a whole number from 0 to 2147483647/],
   ])('%s', async (_label, args, message) => {
     const result = await runCli(args);
@@ -46,7 +50,11 @@ describe('bad input, third round', () => {
   });
 
   it('a hostile number (1e999) in a chart input is exit 2', async () => {
-    const file = edited('inf.json', (r) => (at(r.results, 0).memory.bytesPerLight = 123456789), (t) => t.replace('123456789', '1e999'));
+    const file = edited(
+      'inf.json',
+      (r) => (at(r.results, 0).memory.bytesPerLight = 123456789),
+      (t) => t.replace('123456789', '1e999'),
+    );
     const result = await runCli(['chart', file]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/inf\.json: results\[0\]\.memory\.bytesPerLight: expected a number above 0/);
@@ -56,10 +64,33 @@ describe('bad input, third round', () => {
 describe('a private-server password with a space', () => {
   it('works, and is never printed', async () => {
     const secret = 'Sp4ce pass';
-    const ok = await runCli(['bench', '--redis-server-arg', `requirepass=${secret}`, '--rate', '1', '--window', '30', '--no-throughput', '--no-accuracy', '--no-progress', '--json']);
+    const ok = await runCli([
+      'bench',
+      '--redis-server-arg',
+      `requirepass=${secret}`,
+      '--rate',
+      '1',
+      '--window',
+      '30',
+      '--no-throughput',
+      '--no-accuracy',
+      '--no-progress',
+      '--json',
+    ]);
     expect(ok.code).toBe(0);
     expect(ok.stdout + ok.stderr).not.toContain('Sp4ce');
-    const bad = await runCli(['bench', '--redis-server-arg', `requirepass=${secret}`, '--redis-server-arg', 'maxmemory=abc', '--rate', '1', '--window', '30', '--no-throughput']);
+    const bad = await runCli([
+      'bench',
+      '--redis-server-arg',
+      `requirepass=${secret}`,
+      '--redis-server-arg',
+      'maxmemory=abc',
+      '--rate',
+      '1',
+      '--window',
+      '30',
+      '--no-throughput',
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).not.toContain('Sp4ce');
   });

@@ -6,12 +6,12 @@
  */
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { LayoutClient } from '../../src/layouts/client.js';
-import { MAX_READ_VALUE_BYTES, notRead } from '../../src/layouts/inspection-keys.js';
-import { StoplightV5 } from '../../src/layouts/stoplight/v5.js';
-import { cutOnly, shown } from '../../src/safety/text.js';
-import { runCli } from '../cli/run-cli.js';
-import { HOUR_START, withPrivateServer } from '../helpers.js';
+import { LayoutClient } from '../../../src/layouts/client.js';
+import { MAX_READ_VALUE_BYTES, notRead } from '../../../src/layouts/inspection-keys.js';
+import { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
+import { cutOnly, shown } from '../../../src/safety/text.js';
+import { runCli } from '../run-cli.js';
+import { HOUR_START, withPrivateServer } from '../../helpers.js';
 
 const HUGE = 8 * 1024 * 1024;
 

@@ -1,10 +1,10 @@
 /** `swc clean` removes only namespaces whose run marker proves swc wrote them. */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
-import { runCli } from '../cli/run-cli.js';
-import { digest, keysMatching } from './digest.js';
+import { connect } from '../../../src/redis/connect.js';
+import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { runCli } from '../run-cli.js';
+import { digest, keysMatching } from '../../helpers.js';
 
 let server: PrivateServer;
 let redis: Redis;
@@ -31,7 +31,14 @@ describe('swc clean and run markers', () => {
     const users = await digest(redis, 'swc-bench:*');
 
     // Make leftovers of a marked run by hand, as markRun writes them.
-    await redis.hset('swc-bench:a1b2c3d4:run', { origin: 'swc', runId: 'a1b2c3d4', startedAt: String(Date.now() - 60_000), host: 'h', pid: '1', swcVersion: '0.1.0' });
+    await redis.hset('swc-bench:a1b2c3d4:run', {
+      origin: 'swc',
+      runId: 'a1b2c3d4',
+      startedAt: String(Date.now() - 60_000),
+      host: 'h',
+      pid: '1',
+      swcVersion: '0.1.0',
+    });
     await redis.set('swc-bench:a1b2c3d4:stoplight:v6:k', 'left');
 
     const listed = await runCli(['clean', '--redis-url', server.url]);
@@ -43,7 +50,11 @@ describe('swc clean and run markers', () => {
 
     const cleaned = await runCli(['clean', '--redis-url', server.url, '--yes', '--json']);
     expect(cleaned.code).toBe(0);
-    const out = JSON.parse(cleaned.stdout) as { removed: { prefix: string }[]; kept: { prefix: string; reason: string }[]; namespaces: { prefix: string; marked: boolean }[] };
+    const out = JSON.parse(cleaned.stdout) as {
+      removed: { prefix: string }[];
+      kept: { prefix: string; reason: string }[];
+      namespaces: { prefix: string; marked: boolean }[];
+    };
     expect(out.removed.map((r) => r.prefix)).toEqual(['swc-bench:a1b2c3d4']);
     expect(out.kept.map((k) => [k.prefix, k.reason]).sort()).toEqual(
       ['0badc0de', '12345678', '87654321', 'deadbeef'].map((id) => [`swc-bench:${id}`, "not swc's (no run marker)"]),
@@ -53,7 +64,7 @@ describe('swc clean and run markers', () => {
   });
 
   it('a bench run writes a marker with origin, run id and start time', async () => {
-    const { createNamespace, markRun, runKey } = await import('../../src/bench/namespace.js');
+    const { createNamespace, markRun, runKey } = await import('../../../src/bench/namespace.js');
     const ns = createNamespace();
     const handle = await markRun(redis, ns);
     handle.stop();

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect } from '../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
-import { lazyfreePending, settleLazyFree } from '../../src/measure/lazyfree.js';
-import { usedMemory } from '../../src/measure/memory.js';
-import { runCli } from '../cli/run-cli.js';
+import { connect } from '../../../src/redis/connect.js';
+import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { lazyfreePending, settleLazyFree } from '../../../src/measure/lazyfree.js';
+import { usedMemory } from '../../../src/measure/memory.js';
+import { runCli } from '../run-cli.js';
 
 const opened: { server: PrivateServer; redis: Redis }[] = [];
 afterEach(async () => {
@@ -22,7 +22,7 @@ async function lazyServer(): Promise<Redis> {
   return redis;
 }
 
-describe('lazy freeing of a cell\'s deleted keys', () => {
+describe("lazy freeing of a cell's deleted keys", () => {
   it('settleLazyFree waits until the background thread has freed what DEL unlinked: used_memory no longer falls afterwards', async () => {
     const redis = await lazyServer();
     for (let k = 0; k < 10; k += 1) {
@@ -42,7 +42,20 @@ describe('lazy freeing of a cell\'s deleted keys', () => {
   it('a bench whose small cell follows a large one completes on a lazy-freeing server (no false "used_memory fell" alarm)', async () => {
     // Cell 3 (600 s at 10/s) follows cell 2 (300 s at 100/s, about 3 MB): without the wait, cell 2's clean-up is freed during cell 3.
     const run = await runCli(
-      ['bench', '--layout', 'stoplight-v5', '--window', '300,600', '--rate', '10,100', '--no-throughput', '--no-accuracy', '--redis-server-arg', 'lazyfree-lazy-user-del=yes', '--json'],
+      [
+        'bench',
+        '--layout',
+        'stoplight-v5',
+        '--window',
+        '300,600',
+        '--rate',
+        '10,100',
+        '--no-throughput',
+        '--no-accuracy',
+        '--redis-server-arg',
+        'lazyfree-lazy-user-del=yes',
+        '--json',
+      ],
       {},
       120_000,
     );

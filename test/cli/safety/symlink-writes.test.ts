@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeFileSafely } from '../../src/safety/write-file.js';
-import { redisUrl } from '../helpers.js';
-import { runCli } from '../cli/run-cli.js';
+import { writeFileSafely } from '../../../src/safety/write-file.js';
+import { redisUrl } from '../../helpers.js';
+import { runCli } from '../run-cli.js';
 
-const BASELINE = fileURLToPath(new URL('../../fixtures/baselines/small.json', import.meta.url));
+const BASELINE = fileURLToPath(new URL('../../../fixtures/baselines/small.json', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-symlink-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

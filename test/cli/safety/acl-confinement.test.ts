@@ -12,16 +12,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createNamespace } from '../../src/bench/namespace.js';
-import { connect } from '../../src/redis/connect.js';
-import { startPrivateCluster } from '../../src/redis/cluster.js';
-import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
-import { confineRun, DENIAL, DENIED_TO_RUN_USER } from '../../src/safety/acl.js';
-import { runCli } from '../cli/run-cli.js';
-import { startCli } from './spawn.js';
-import { digest } from './digest.js';
+import { createNamespace } from '../../../src/bench/namespace.js';
+import { connect } from '../../../src/redis/connect.js';
+import { startPrivateCluster } from '../../../src/redis/cluster.js';
+import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { confineRun, DENIAL, DENIED_TO_RUN_USER } from '../../../src/safety/acl.js';
+import { runCli } from '../run-cli.js';
+import { startCli } from '../run-cli.js';
+import { digest } from '../../helpers.js';
 
-const EXAMPLE = fileURLToPath(new URL('../../fixtures/manifests/example/', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-acl-'));
 const servers: PrivateServer[] = [];
 const clients: Redis[] = [];
@@ -55,7 +55,7 @@ function sleeper(name: string): string {
 
 const benchArgs = ['--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress'];
 
-describe('a script that passes the probe and breaks out on the user\'s server', () => {
+describe("a script that passes the probe and breaks out on the user's server", () => {
   it.each([
     ['bench', (m: string) => ['bench', '--layout', m, ...benchArgs]],
     ['verify', (m: string) => ['verify', '--layout', m, '--calls', '300', '--lights', '1']],
@@ -99,7 +99,10 @@ describe('on a Redis Cluster swc did not start', () => {
 });
 
 describe('the temporary user is removed on every way out', () => {
-  it.each([['SIGINT', 130], ['SIGTERM', 143]] as const)('%s mid-bench: exit %i, no temporary user and no key left', async (signal, code) => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s mid-bench: exit %i, no temporary user and no key left', async (signal, code) => {
     const { url, redis } = await server();
     const folder = path.join(dir, `signal-${signal}`);
     cpSync(EXAMPLE, folder, { recursive: true });

@@ -11,12 +11,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
-import { runCli } from '../cli/run-cli.js';
-import { at, type ManifestJson } from '../documents.js';
+import { connect } from '../../../src/redis/connect.js';
+import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { runCli } from '../run-cli.js';
+import { at, type ManifestJson } from '../../documents.js';
 
-const EXAMPLE = fileURLToPath(new URL('../../fixtures/manifests/example/', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-hostile-'));
 
 let server: PrivateServer;
@@ -82,40 +82,81 @@ const benchArgs = ['--rate', '2', '--window', '30', '--lights', '2', '--no-throu
 
 describe('done when: hostile manifests are refused, and nothing of the user changes', () => {
   it.each([
-    ["a script that calls FLUSHALL", { extra: "redis.call('FLUSHALL')" }, /record\.lua:\d+: refused: this script ran FLUSHALL/],
-    ['a script that writes a user key by name', { extra: "redis.call('SET', 'app:user:1', 'pwned')" }, /record\.lua:\d+: refused: this script ran SET on "app:user:1", outside the run's namespace/],
-    ['templates that leave out {prefix}', { edit: (m: ManifestJson) => {
-      at(m.keys, 0).template = 'myapp:cb:{{name}}:successes';
-      m.operations.recordSuccess.keys[0] = 'myapp:cb:{{name}}:successes';
-      m.operations.getMetrics.keys[0] = 'myapp:cb:{{name}}:successes';
-    } }, /my-log\.json: keys\[0\]\.template: must start with "\{prefix\}"/],
-    ['a script that deletes a key it was not given', { extra: "redis.call('DEL', 'app:session')" }, /record\.lua:\d+: refused: this script ran DEL on "app:session", outside the run's namespace/],
-    ['a script that SELECTs another database', { extra: "redis.call('SELECT', 1) redis.call('SET', KEYS[1], 'x')" }, /record\.lua:\d+: refused: this script ran SELECT/],
-    ['a script that writes a key built from ARGV', { extra: "redis.call('SET', 'app:' .. ARGV[3], 'x')" }, /record\.lua:\d+: refused: this script ran SET on "app:0+1", outside the run's namespace/],
+    ['a script that calls FLUSHALL', { extra: "redis.call('FLUSHALL')" }, /record\.lua:\d+: refused: this script ran FLUSHALL/],
+    [
+      'a script that writes a user key by name',
+      { extra: "redis.call('SET', 'app:user:1', 'pwned')" },
+      /record\.lua:\d+: refused: this script ran SET on "app:user:1", outside the run's namespace/,
+    ],
+    [
+      'templates that leave out {prefix}',
+      {
+        edit: (m: ManifestJson) => {
+          at(m.keys, 0).template = 'myapp:cb:{{name}}:successes';
+          m.operations.recordSuccess.keys[0] = 'myapp:cb:{{name}}:successes';
+          m.operations.getMetrics.keys[0] = 'myapp:cb:{{name}}:successes';
+        },
+      },
+      /my-log\.json: keys\[0\]\.template: must start with "\{prefix\}"/,
+    ],
+    [
+      'a script that deletes a key it was not given',
+      { extra: "redis.call('DEL', 'app:session')" },
+      /record\.lua:\d+: refused: this script ran DEL on "app:session", outside the run's namespace/,
+    ],
+    [
+      'a script that SELECTs another database',
+      { extra: "redis.call('SELECT', 1) redis.call('SET', KEYS[1], 'x')" },
+      /record\.lua:\d+: refused: this script ran SELECT/,
+    ],
+    [
+      'a script that writes a key built from ARGV',
+      { extra: "redis.call('SET', 'app:' .. ARGV[3], 'x')" },
+      /record\.lua:\d+: refused: this script ran SET on "app:0+1", outside the run's namespace/,
+    ],
     ['a script that calls KEYS', { extra: "redis.call('KEYS', '*')" }, /record\.lua:\d+: refused: this script ran KEYS/],
-    ['a script that reads CONFIG (Redis refuses it in scripts)', { extra: "redis.call('CONFIG', 'GET', 'maxmemory')" }, /record\.lua: refused: this script called a command Redis refuses inside scripts \(at .*record\.lua:\d+\)/],
-    ['a script that loops forever before writing', { first: 'while true do end' }, /record\.lua: refused: this script did not finish within 2 s \(it was stopped with SCRIPT KILL\)/],
-    ['a script that writes, then loops forever', { extra: "redis.call('SET', KEYS[1] .. ':x', 1) while true do end" }, /record\.lua: refused: this script did not finish within 2 s and wrote before, so SCRIPT KILL could not stop it \(UNKILLABLE/],
-  ])('%s: bench and verify exit 2, the user\'s keys identical', async (_label, how, message) => {
-    const manifest = hostile(_label.replace(/\W+/g, '-'), how);
-    const before = await digests();
-    const commandsBefore = String(await redis.info('commandstats'));
-    for (const args of [['bench', '--layout', manifest, ...benchArgs], ['verify', '--layout', manifest, '--calls', '200']]) {
-      // --trust-scripts too: the probe refuses what it saw whatever the flag says.
-      for (const trust of [[], ['--trust-scripts']]) {
-        const result = await runCli([...args, ...trust, '--redis-url', server.url], {}, 60_000);
-        expect(result.code).toBe(2);
-        expect(result.stderr).toMatch(message);
-        expect(result.stderr).not.toMatch(/swc (bench|verify): run swc-bench:/);
+    [
+      'a script that reads CONFIG (Redis refuses it in scripts)',
+      { extra: "redis.call('CONFIG', 'GET', 'maxmemory')" },
+      /record\.lua: refused: this script called a command Redis refuses inside scripts \(at .*record\.lua:\d+\)/,
+    ],
+    [
+      'a script that loops forever before writing',
+      { first: 'while true do end' },
+      /record\.lua: refused: this script did not finish within 2 s \(it was stopped with SCRIPT KILL\)/,
+    ],
+    [
+      'a script that writes, then loops forever',
+      { extra: "redis.call('SET', KEYS[1] .. ':x', 1) while true do end" },
+      /record\.lua: refused: this script did not finish within 2 s and wrote before, so SCRIPT KILL could not stop it \(UNKILLABLE/,
+    ],
+  ])(
+    "%s: bench and verify exit 2, the user's keys identical",
+    async (_label, how, message) => {
+      const manifest = hostile(_label.replace(/\W+/g, '-'), how);
+      const before = await digests();
+      const commandsBefore = String(await redis.info('commandstats'));
+      for (const args of [
+        ['bench', '--layout', manifest, ...benchArgs],
+        ['verify', '--layout', manifest, '--calls', '200'],
+      ]) {
+        // --trust-scripts too: the probe refuses what it saw whatever the flag says.
+        for (const trust of [[], ['--trust-scripts']]) {
+          const result = await runCli([...args, ...trust, '--redis-url', server.url], {}, 60_000);
+          expect(result.code).toBe(2);
+          expect(result.stderr).toMatch(message);
+          expect(result.stderr).not.toMatch(/swc (bench|verify): run swc-bench:/);
+        }
       }
-    }
-    expect(await digests()).toEqual(before);
-    // Nothing was sent: no script ever ran on the user's server.
-    const evals = (info: string): string => /cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? '0';
-    expect(evals(String(await redis.info('commandstats')))).toBe(evals(commandsBefore));
-  }, 120_000);
+      expect(await digests()).toEqual(before);
+      // Nothing was sent: no script ever ran on the user's server.
+      const evals = (info: string): string => /cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? '0';
+      expect(evals(String(await redis.info('commandstats')))).toBe(evals(commandsBefore));
+    },
+    120_000,
+  );
 
-  it('a well-behaved manifest passes the probe and runs as a temporary ACL user, removed afterwards; the user\'s keys identical', async () => {
+  it("a well-behaved manifest passes the probe and runs as a temporary ACL user, removed afterwards; the user's keys identical", async () => {
     const manifest = hostile('fine', {});
     const before = await digests();
     const result = await runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', server.url]);
@@ -131,7 +172,7 @@ describe('done when: hostile manifests are refused, and nothing of the user chan
     expect(result.stderr).not.toMatch(/unconfined|trust-scripts/);
   });
 
-  it('built-in layouts run on a user\'s server as before (no probe, no flag)', async () => {
+  it("built-in layouts run on a user's server as before (no probe, no flag)", async () => {
     const result = await runCli(['bench', '--layout', 'stoplight-v6', ...benchArgs, '--redis-url', server.url]);
     expect(result.code).toBe(0);
     expect(result.stderr).not.toMatch(/unconfined|trust-scripts|probe/);

@@ -1,9 +1,9 @@
 /** `swc doctor` on a server swc did not start sends no SCRIPT LOAD and no write unless --write-check. */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
-import { runCli } from '../cli/run-cli.js';
+import { connect } from '../../../src/redis/connect.js';
+import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { runCli } from '../run-cli.js';
 
 let server: PrivateServer;
 let redis: Redis;

@@ -8,18 +8,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InputFileError } from '../../src/core/errors.js';
-import { INCLUDE_LIMITS, loadScript } from '../../src/lua/source.js';
-import { connect } from '../../src/redis/connect.js';
-import { startPrivateServer } from '../../src/redis/server.js';
-import { runCli } from '../cli/run-cli.js';
-import { at, type ManifestJson } from '../documents.js';
-import { digest, keysMatching } from './digest.js';
+import { InputFileError } from '../../../src/core/errors.js';
+import { INCLUDE_LIMITS, loadScript } from '../../../src/lua/source.js';
+import { connect } from '../../../src/redis/connect.js';
+import { startPrivateServer } from '../../../src/redis/server.js';
+import { runCli } from '../run-cli.js';
+import { at, type ManifestJson } from '../../documents.js';
+import { digest, keysMatching } from '../../helpers.js';
 
-const EXAMPLE = fileURLToPath(new URL('../../fixtures/manifests/example/', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-manifest-bounds-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
 
 /** A copy of the example manifest (and its scripts) in a folder of its own, with one change. */
 function variant(name: string, edit: (m: ManifestJson) => void, scripts: Record<string, string> = {}): string {
@@ -38,11 +37,31 @@ const UNREACHABLE = ['--redis-url', 'redis://127.0.0.1:1'];
 
 describe('key templates and operation keys stay inside {prefix}', () => {
   it.each([
-    ['a key template without {prefix}', (m: ManifestJson) => (at(m.keys, 0).template = 'app:{{name}}:successes'), /keys\[0\]\.template: must start with "\{prefix\}"/],
-    ['{prefix} not at the start', (m: ManifestJson) => (at(m.keys, 2).template = 'app:{prefix}:{{name}}:meta'), /keys\[2\]\.template: must start with "\{prefix\}"/],
-    ['an operation key that is a literal user key', (m: ManifestJson) => (m.operations.recordSuccess.keys[1] = 'app:user:1'), /operations\.recordSuccess\.keys\[1\]: not one of the declared keys/],
-    ['an operation key given as a number', (m: ManifestJson) => (m.operations.getMetrics.keys[2] = 7), /operations\.getMetrics\.keys\[2\]: a literal key name is not allowed/],
-    ['an operation key under {prefix} but not declared', (m: ManifestJson) => (m.operations.recordFailure.keys[0] = '{prefix}:{{name}}:other'), /operations\.recordFailure\.keys\[0\]: not one of the declared keys/],
+    [
+      'a key template without {prefix}',
+      (m: ManifestJson) => (at(m.keys, 0).template = 'app:{{name}}:successes'),
+      /keys\[0\]\.template: must start with "\{prefix\}"/,
+    ],
+    [
+      '{prefix} not at the start',
+      (m: ManifestJson) => (at(m.keys, 2).template = 'app:{prefix}:{{name}}:meta'),
+      /keys\[2\]\.template: must start with "\{prefix\}"/,
+    ],
+    [
+      'an operation key that is a literal user key',
+      (m: ManifestJson) => (m.operations.recordSuccess.keys[1] = 'app:user:1'),
+      /operations\.recordSuccess\.keys\[1\]: not one of the declared keys/,
+    ],
+    [
+      'an operation key given as a number',
+      (m: ManifestJson) => (m.operations.getMetrics.keys[2] = 7),
+      /operations\.getMetrics\.keys\[2\]: a literal key name is not allowed/,
+    ],
+    [
+      'an operation key under {prefix} but not declared',
+      (m: ManifestJson) => (m.operations.recordFailure.keys[0] = '{prefix}:{{name}}:other'),
+      /operations\.recordFailure\.keys\[0\]: not one of the declared keys/,
+    ],
   ])('%s: exit 2 naming the file and field, nothing sent', async (label, edit, message) => {
     const file = variant(label.replace(/\W+/g, '-'), edit);
     for (const verb of ['bench', 'verify']) {
@@ -153,7 +172,7 @@ describe('a script reply over 1 MB', () => {
   });
 });
 
-describe('the accuracy phase on swc\'s private server', () => {
+describe("the accuracy phase on swc's private server", () => {
   it('a read answering 4 MB is named (it used to end in "no reply within 10000 ms"), exit 3', async () => {
     const huge = `local n = redis.call('ZCARD', KEYS[1]) local big = string.rep('x', 4 * 1024 * 1024)\nreturn { 0, 0, { 'last_error_json', big } }\n`;
     const file = variant('huge-accuracy', () => undefined, { 'read.lua': huge });
@@ -169,8 +188,8 @@ describe('the accuracy phase on swc\'s private server', () => {
 
 describe('the runner bounds replies on every server', () => {
   it('a call whose reply is over 1 MB is a ScriptError naming the script (the server swc started, no probe)', async () => {
-    const { execPipeline, installScripts } = await import('../../src/redis/scripts.js');
-    const { loadScript } = await import('../../src/lua/source.js');
+    const { execPipeline, installScripts } = await import('../../../src/redis/scripts.js');
+    const { loadScript } = await import('../../../src/lua/source.js');
     const root = path.join(dir, 'runner');
     mkdirSync(root);
     writeFileSync(path.join(root, 'big.lua'), "return string.rep('x', 2 * 1024 * 1024)\n");
@@ -181,7 +200,10 @@ describe('the runner bounds replies on every server', () => {
       const big = loadScript({ root, file: 'big.lua', includes: 'none' });
       const small = loadScript({ root, file: 'small.lua', includes: 'none' });
       await installScripts(redis, [big, small]);
-      const [first, second] = await execPipeline(redis, [{ script: big, keys: [], args: [] }, { script: small, keys: [], args: [] }]);
+      const [first, second] = await execPipeline(redis, [
+        { script: big, keys: [], args: [] },
+        { script: small, keys: [], args: [] },
+      ]);
       expect(first?.[0]?.message).toMatch(/big\.lua: replied more than 1 MB \(at least [\d,]+ bytes\)/);
       expect(second).toEqual([null, 'ok']);
     } finally {
