@@ -222,7 +222,7 @@ export async function stopIfRunaway(server: string, startedAt: number, abort: ()
     if (answer !== 'killed' && !(kills > 1 && answer.startsWith('NOTBUSY'))) break;
     if (answer !== 'killed') answer = 'killed';
     // PONG once no call of swc's blocks the server; BUSY (after the threshold) when the next one ran away as well.
-    after = await watch.redis.ping().catch((err: unknown) => err);
+    after = await settled(watch.redis);
     if (!isBusy(after) || Date.now() >= until) break;
   }
   const candidates = watch.scripts.map((s) => s.file).filter((f) => among === undefined || among.has(f));
@@ -242,6 +242,26 @@ export async function stopIfRunaway(server: string, startedAt: number, abort: ()
           ? `swc sent SCRIPT KILL${times}: NOTBUSY (the script had just ended by itself)`
           : `swc sent SCRIPT KILL, which failed (${answer}): the server may stay busy until SHUTDOWN NOSAVE or the script ends`;
   return new RunawayScriptError(`${head}; ${tail}`, code === 'UNKILLABLE' || code === 'NOTBUSY' ? code : answer === 'killed' ? 'killed' : answer);
+}
+
+/** PINGs that must answer in a row, {@link SETTLE_GAP_MS} apart, before the server counts as free again. */
+const SETTLE_PINGS = 3;
+const SETTLE_GAP_MS = 100;
+
+/**
+ * PONG once the server answered {@link SETTLE_PINGS} PINGs in a row, or the
+ * first BUSY. One PONG is not enough: Redis reads the closed connection's
+ * pipeline a chunk per event-loop turn, so the next queued call may start
+ * right after a PING was answered (and a PING sent then waits for it).
+ */
+async function settled(redis: Redis): Promise<unknown> {
+  let last: unknown = 'PONG';
+  for (let i = 0; i < SETTLE_PINGS; i += 1) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, SETTLE_GAP_MS));
+    last = await redis.ping().catch((err: unknown) => err);
+    if (isBusy(last)) return last;
+  }
+  return last;
 }
 
 /** The scripts of `commands`' EVALSHA calls, among those loaded on `server`. */
