@@ -47,6 +47,7 @@ export async function cellAccuracy(
       startAt: BENCH_EPOCH,
       ...(signal ? { signal } : {}),
       ...(onEvents ? { onEvents } : {}),
+      ...(plan.maxOpsPerSecond !== undefined ? { maxOpsPerSecond: plan.maxOpsPerSecond } : {}),
     });
   } catch (err) {
     // The failure is the news: a delete that fails too (a server gone) must not hide it; the caller's clean-up reports what is left.

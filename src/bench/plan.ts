@@ -56,6 +56,12 @@ export interface BenchPlan {
    * each layout's own.
    */
   readonly scriptsDir?: string;
+  /**
+   * A load cap for every phase that writes (`--max-ops`): the fill and the
+   * accuracy phase send at most this many calls per second; the throughput
+   * phases take theirs from {@link ThroughputPlan.maxOpsPerSecond}. Absent = as fast as the server answers.
+   */
+  readonly maxOpsPerSecond?: number;
 }
 
 /** One layout at one window and rate. */

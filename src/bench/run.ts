@@ -156,7 +156,10 @@ export async function fill(
   windowSeconds: number,
   written: (n: number) => void,
   signal: AbortSignal | undefined,
+  maxOpsPerSecond?: number,
 ): Promise<void> {
+  // Under a load cap (--max-ops), batches of a tenth of a second's calls: the server never gets a long burst.
+  const batch = maxOpsPerSecond !== undefined ? Math.max(1, Math.min(FILL_BATCH, Math.floor(maxOpsPerSecond / 10))) : FILL_BATCH;
   for (const [i, light] of lights.entries()) {
     const spec = specs[i] as TrafficSpec;
     // Each light's errors cycle from the first, as they always have: the same seed gives the same bytes.
@@ -176,7 +179,7 @@ export async function fill(
     };
     await runLoad({
       connections: [connection],
-      pipeline: FILL_BATCH,
+      pipeline: batch,
       // Batches queued on the server while one runs, and replies read every 20 ms rather
       // than as they come: the server never waits for swc, and swc's wake-ups do not take
       // the CPU from it between scripts (on a loaded 2-core machine: 1.1-1.2× instead of 1.4×).
@@ -184,6 +187,7 @@ export async function fill(
       readIntervalMs: FILL_READ_INTERVAL_MS,
       stop: { ops: total },
       nextCall,
+      ...(maxOpsPerSecond !== undefined ? { maxOpsPerSecond } : {}),
       ...(signal ? { signal } : {}),
       // Every batch: the caller's error names the events written so far, exactly.
       progressIntervalMs: 0,
@@ -309,6 +313,8 @@ async function fillLights(
               cell.windowSeconds,
               written,
               signal,
+              // The cap is over every connection: shards fill at once, each its share.
+              plan.maxOpsPerSecond !== undefined ? plan.maxOpsPerSecond / set.shards.length : undefined,
             );
           } finally {
             writer.close();

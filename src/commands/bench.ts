@@ -63,7 +63,7 @@ interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, Instruction
   trustScripts?: boolean;
   /** `--wait-for-runs`, seconds. */
   waitForRuns?: number;
-  /** `--max-ops`: a load cap for the throughput phases. */
+  /** `--max-ops`: a load cap for every phase (fill, accuracy, throughput). */
   maxOps?: number;
   rate?: number[];
   window?: number[];
@@ -173,6 +173,7 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
     ...(duration !== undefined ? { durationSeconds: duration } : {}),
     seed: flags.seed,
     ...(flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {}),
+    ...(flags.maxOps !== undefined ? { maxOpsPerSecond: flags.maxOps } : {}),
     ...(preset ? { preset } : {}),
     ...(realtime ? { realtime } : {}),
     ...(flags.throughput && !realtime
@@ -552,7 +553,7 @@ export function benchCommand(): Command {
     )
     .option(
       '--max-ops <n/s>',
-      'throughput: a load cap, at most n operations per second over every connection (needed for throughput on a server named only by REDIS_URL)',
+      'a load cap for every phase (fill, accuracy, throughput): at most n calls per second over every connection (needed for throughput on a server named only by REDIS_URL)',
       parser((v) => parseNumber('--max-ops', v, { min: 1, max: 10_000_000, integer: true })),
     )
     .option(

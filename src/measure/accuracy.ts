@@ -59,6 +59,8 @@ export interface AccuracySpec {
   /** Also measure the layout's server time per write and read (see {@link ServerCost}); default true. */
   readonly serverCost?: boolean;
   readonly signal?: AbortSignal;
+  /** A load cap (bench --max-ops): calls per second at most; absent = as fast as the server answers. */
+  readonly maxOpsPerSecond?: number;
 }
 
 /**
@@ -181,6 +183,8 @@ export async function measureAccuracy(
     const incidentTo = spec.startAt + ACCURACY_TRAFFIC.incidentTo * w;
     const events = evenTraffic({ rate, durationSeconds, failureRate: spec.failureRate, seed: spec.seed, startAt: spec.startAt })[Symbol.iterator]();
     let pendingEvent = events.next();
+    // Under a load cap, batches of a tenth of a second's calls: the server never gets a long burst.
+    const batchSize = spec.maxOpsPerSecond !== undefined ? Math.max(1, Math.min(BATCH, Math.floor(spec.maxOpsPerSecond / 10))) : BATCH;
     let nextRead = 0;
     let failures = 0;
     let written = 0;
@@ -205,7 +209,7 @@ export async function measureAccuracy(
     const build = (batch: Batch): boolean => {
       batch.calls.length = 0;
       batch.reads.length = 0;
-      while (batch.calls.length < BATCH) {
+      while (batch.calls.length < batchSize) {
         const event = pendingEvent.done ? undefined : pendingEvent.value;
         const readAt = readTimes[nextRead];
         if (readAt !== undefined && (event === undefined || readAt < event.at)) {
@@ -228,9 +232,16 @@ export async function measureAccuracy(
     const slots: Batch[] = [0, 1].map(() => ({ calls: [], reads: [], writer: new RequestWriter() }));
     let current = 0;
     let ready = build(slots[0] as Batch);
+    let sentCalls = 0;
     while (ready) {
       if (spec.signal?.aborted) throw new InterruptedError();
       const batch = slots[current] as Batch;
+      // A load cap: this batch is due once the calls before it had their share of time.
+      if (spec.maxOpsPerSecond !== undefined) {
+        const dueMs = started + (sentCalls / spec.maxOpsPerSecond) * 1000 - performance.now();
+        if (dueMs > 0) await new Promise((resolve) => setTimeout(resolve, dueMs));
+      }
+      sentCalls += batch.calls.length;
       const sent = exchange(connection, batch);
       // The next batch is built while this one is on the server; the model is the client's, so nothing waits for a reply.
       const next = slots[1 - current] as Batch;

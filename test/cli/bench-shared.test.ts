@@ -61,6 +61,42 @@ describe('bench on a server it did not start', () => {
     expect(write?.opsPerSec).toBeLessThanOrEqual(200 * 1.05);
   });
 
+  it('--max-ops caps the fill and the accuracy phase too (not only throughput), with the same bytes and the same accuracy reads', async () => {
+    // 2 lights of 30 s at 20/s: 1,200 fill events; the accuracy phase writes 750 and reads 240 more.
+    const args = [
+      'bench',
+      '--window',
+      '30',
+      '--rate',
+      '20',
+      '--lights',
+      '2',
+      '--layout',
+      'stoplight-v6',
+      '--no-throughput',
+      '--no-progress',
+      '--json',
+      '--redis-url',
+      server.url,
+    ];
+    interface Capped {
+      results: { memory: { bytesPerLight: number }; accuracy: { events: number; reads: number; durationSeconds: number } }[];
+    }
+    const free = await runCli(args);
+    const capped = await runCli([...args, '--max-ops', '400']);
+    expect(free.code, free.stderr).toBe(0);
+    expect(capped.code, capped.stderr).toBe(0);
+    const [a, b] = [free, capped].map((r) => (JSON.parse(r.stdout) as Capped).results[0]);
+    expect(b?.memory.bytesPerLight).toBe(a?.memory.bytesPerLight);
+    expect(b?.accuracy.reads).toBe(a?.accuracy.reads);
+    const calls = (b?.accuracy.events ?? 0) + (b?.accuracy.reads ?? 0);
+    expect(calls).toBeGreaterThan(900);
+    // At most 400 calls a second in the accuracy phase (uncapped, it takes a few hundredths of a second here).
+    expect(calls / (b?.accuracy.durationSeconds ?? 1)).toBeLessThanOrEqual(400 * 1.05);
+    // The fill alone is 1,200 calls: at 400/s no capped run ends in under 2.8 s (a slower machine only adds time).
+    expect(capped.ms).toBeGreaterThan(2_800);
+  });
+
   it('--redis-url given: throughput as asked, and the first stderr line names the server even with --no-progress', async () => {
     const run = await runCli([...TINY, '--ops', '500', '--redis-url', server.url]);
     expect(run.code, run.stderr).toBe(0);
