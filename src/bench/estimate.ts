@@ -95,10 +95,13 @@ export function estimatePlan(plan: BenchPlan, { runs = 1, privateServer = true }
   const appView = t?.appViewMs && !realtime ? (cells.length * t.appViewMs * 1.25) / 1000 : 0;
   const realSeconds = realtime ? cells.reduce((sum, c) => sum + c.durationSeconds, 0) : 0;
   const servers = privateServer ? runs : 0;
+  // Under --max-ops a phase that writes takes at least its calls over the cap (the accuracy phase's reads are about a tenth more).
+  const cap = plan.maxOpsPerSecond;
+  const capped = (events: number, perEvent: number): number => Math.max(events * perEvent, cap !== undefined ? events / cap : 0);
   const phases: PhaseEstimate[] = [
     { phase: 'server start', seconds: servers * SERVER_START_SECONDS },
-    { phase: realtime ? 'real traffic' : 'fill', seconds: runs * (realtime ? realSeconds : fillEvents * FILL_SECONDS_PER_EVENT) },
-    { phase: 'accuracy', seconds: runs * accuracyTotal * ACCURACY_SECONDS_PER_EVENT },
+    { phase: realtime ? 'real traffic' : 'fill', seconds: runs * (realtime ? realSeconds : capped(fillEvents, FILL_SECONDS_PER_EVENT)) },
+    { phase: 'accuracy', seconds: runs * capped(accuracyTotal, ACCURACY_SECONDS_PER_EVENT) },
     { phase: 'throughput', seconds: runs * throughput },
     { phase: 'app view', seconds: runs * appView },
     { phase: 'cells', seconds: runs * cells.length * CELL_SECONDS },
