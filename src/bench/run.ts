@@ -17,7 +17,7 @@ import { classifyRedisError } from '../redis/errors.js';
 import { keySlot } from '../redis/slot.js';
 import { installScripts, loadScripts } from '../redis/scripts.js';
 import { RespConnection } from '../redis/resp.js';
-import { runLoad } from '../measure/load.js';
+import { cappedBatch, runLoad } from '../measure/load.js';
 import { type ScriptCall } from '../lua/source.js';
 import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficSpec } from '../traffic/events.js';
 import { SWC_VERSION } from '../core/version.js';
@@ -158,8 +158,7 @@ export async function fill(
   signal: AbortSignal | undefined,
   maxOpsPerSecond?: number,
 ): Promise<void> {
-  // Under a load cap (--max-ops), batches of a tenth of a second's calls: the server never gets a long burst.
-  const batch = maxOpsPerSecond !== undefined ? Math.max(1, Math.min(FILL_BATCH, Math.floor(maxOpsPerSecond / 10))) : FILL_BATCH;
+  const batch = cappedBatch(FILL_BATCH, maxOpsPerSecond);
   for (const [i, light] of lights.entries()) {
     const spec = specs[i] as TrafficSpec;
     // Each light's errors cycle from the first, as they always have: the same seed gives the same bytes.

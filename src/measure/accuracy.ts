@@ -9,6 +9,7 @@ import { ReplyTooLargeError, RequestWriter, RespConnection } from '../redis/resp
 import { flushedFrom, isNoScript, loadScripts, oversizeError, rerunFlushedTail } from '../redis/scripts.js';
 import { errorJsonFor, evenTraffic } from '../traffic/events.js';
 import { parseScriptCommandStats, scriptCommandDelta } from './commandstats.js';
+import { awaitShare, cappedBatch } from './load.js';
 
 /** How far a layout's failure ratio was from the exact window's, over the reads of one cell. */
 export interface AccuracyResult {
@@ -183,8 +184,7 @@ export async function measureAccuracy(
     const incidentTo = spec.startAt + ACCURACY_TRAFFIC.incidentTo * w;
     const events = evenTraffic({ rate, durationSeconds, failureRate: spec.failureRate, seed: spec.seed, startAt: spec.startAt })[Symbol.iterator]();
     let pendingEvent = events.next();
-    // Under a load cap, batches of a tenth of a second's calls: the server never gets a long burst.
-    const batchSize = spec.maxOpsPerSecond !== undefined ? Math.max(1, Math.min(BATCH, Math.floor(spec.maxOpsPerSecond / 10))) : BATCH;
+    const batchSize = cappedBatch(BATCH, spec.maxOpsPerSecond);
     let nextRead = 0;
     let failures = 0;
     let written = 0;
@@ -237,10 +237,7 @@ export async function measureAccuracy(
       if (spec.signal?.aborted) throw new InterruptedError();
       const batch = slots[current] as Batch;
       // A load cap: this batch is due once the calls before it had their share of time.
-      if (spec.maxOpsPerSecond !== undefined) {
-        const dueMs = started + (sentCalls / spec.maxOpsPerSecond) * 1000 - performance.now();
-        if (dueMs > 0) await new Promise((resolve) => setTimeout(resolve, dueMs));
-      }
+      if (spec.maxOpsPerSecond !== undefined) await awaitShare(started, sentCalls, spec.maxOpsPerSecond);
       sentCalls += batch.calls.length;
       const sent = exchange(connection, batch);
       // The next batch is built while this one is on the server; the model is the client's, so nothing waits for a reply.
