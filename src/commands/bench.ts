@@ -586,7 +586,7 @@ export function benchCommand(): Command {
       }),
     )
     .option('--allow-eviction', 'run even when the run may not fit under maxmemory (a cell during which Redis evicts still fails)')
-    .option('--scenario <file>', 'run a scenario file (JSON; see README "Scenario files"); flags given here override its fields')
+    .option('--scenario <file>', 'run a scenario file (JSON; see docs/ci.md, "Scenario files"); flags given here override its fields')
     .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does')
     .option(
       '--chart',
@@ -619,8 +619,8 @@ export function benchCommand(): Command {
   command.addHelpText(
     'after',
     `
-By default time is injected: a 10-minute window fills in well under a second. Memory is
-MEMORY USAGE <key> SAMPLES 0 summed over each light's keys. On a server swc did
+By default time is injected: a 10-minute window fills in well under a second.
+Memory is MEMORY USAGE <key> SAMPLES 0 summed over each light's keys. On a server swc did
 not start, every key goes under swc-bench:<run id>: and is deleted at the end,
 also on Ctrl-C (swc clean removes what a killed run left). Before writing there,
 swc refuses (exit 3) when the run could make Redis evict or refuse writes
@@ -637,8 +637,8 @@ ioredis, timed with tinybench (what one application thread waits).
 
 With --realtime, nothing is injected: each cell sends every light's events
 at --rate per second, evenly spaced on a monotonic clock, for --duration
-real seconds (default ${DEFAULT_REALTIME_SECONDS} s, not one window: a 10-minute window would be a
-10-minute wait per cell), and the scripts take the time from Redis TIME.
+real seconds (default ${DEFAULT_REALTIME_SECONDS} s, not one window: a 10-minute window would
+be a 10-minute wait per cell), and the scripts take the time from Redis TIME.
 Cells run one after another, so layouts never compete for the machine.
 A client that falls behind keeps sending as fast as it can and reports the
 shortfall; it never drops events. Reported per cell: achieved rate per
@@ -666,16 +666,22 @@ Exit codes: 0 ok, 1 regression against --baseline, 2 bad usage or input
 Examples:
   swc bench --rate 100 --window 300
   swc bench --preset blog
-  swc bench --suggest --window 5m --rate 100 --no-throughput   (which layout to pick, and why)
+  # which layout to pick, and why:
+  swc bench --suggest --window 5m --rate 100 --no-throughput
   swc bench --rate 10,100 --window 1m,10m --format markdown
   swc bench --redis-url redis://127.0.0.1:6379 --json > result.json
-  swc bench --scenario fixtures/scenarios/small.json --baseline fixtures/baselines/small.json
+  swc bench --scenario fixtures/scenarios/small.json \\
+    --baseline fixtures/baselines/small.json
   swc bench --realtime --rate 100 --window 1m --duration 30s
-  swc bench --layout all --window 5m --rate 10 --no-throughput --sweep hash-max-listpack-value=64,128,256
+  swc bench --layout all --window 5m --rate 10 --no-throughput \\
+    --sweep hash-max-listpack-value=64,128,256
   swc bench --cluster-shards 3 --lights 30 --window 60 --rate 10
-  swc bench --cluster --redis-url redis://10.0.0.1:7000 --redis-url redis://10.0.0.2:7000
-  swc bench --layout ./my-window.json,stoplight-v6       (a layout of your own: README "Your own layout")
-  swc bench --scripts "$(bundle show stoplight)"          (Stoplight's own scripts, from the installed gem)`,
+  swc bench --cluster \\
+    --redis-url redis://10.0.0.1:7000 --redis-url redis://10.0.0.2:7000
+  # a layout of your own (docs/manifests.md, "Your own layout"):
+  swc bench --layout ./my-window.json,stoplight-v6
+  # Stoplight's own scripts, from the installed gem:
+  swc bench --scripts "$(bundle show stoplight)"`,
   );
   return command.action(
     action(async (given: BenchFlags, cmd: Command) => {

@@ -81,20 +81,21 @@ export function cleanCommand(): Command {
   command.addHelpText(
     'after',
     `
-Only keys under swc-bench:<8 hex digits>: are ever listed or removed (SCAN, then
-DEL grouped by hash slot; never KEYS, never FLUSHDB). A run still in progress (its alive
-key exists) is listed but not removed.
+Only keys under swc-bench:<8 hex digits>: are ever listed or removed (SCAN,
+then DEL grouped by hash slot; never KEYS, never FLUSHDB). A run still in
+progress (its alive key exists) is listed but not removed.
 
 Exit codes: 0 done (or nothing found), 1 something could not be removed or
 is still running, 2 bad usage, 3 Redis unreachable.
 
-On Redis Cluster (--cluster, or several --redis-url seeds): SCAN on every primary,
-each DEL sent to the primary that owns its slot; each namespace says how many of
+On Redis Cluster (--cluster, or several --redis-url seeds): SCAN on every
+primary, each DEL sent to the primary that owns its slot; each namespace says how many of
 its keys each node holds (JSON: "nodes").
 
 Examples:
   swc clean --redis-url redis://127.0.0.1:6379/0
-  swc clean --redis-url redis://127.0.0.1:6379/0 --namespace swc-bench:1a2b3c4d --yes
+  swc clean --redis-url redis://127.0.0.1:6379/0 \\
+    --namespace swc-bench:1a2b3c4d --yes
   swc clean --cluster --redis-url redis://10.0.0.5:7000 --yes`,
   );
   return command.action(

@@ -85,19 +85,27 @@ export function inspectCommand(): Command {
     .option('--wide', 'key names and slots inside the keys table (wider than 120 columns)')
     .addHelpText(
       'after',
-      '\nThe light: what swc lights prints (a name, or 6.0 system-id/light-id), a 6.0 light id (any system), a name' +
-        '\n(without --system: "default", then any system), or a full key.' +
-        '\n--json: one object { schemaVersion, swcVersion, request, drift, inspections }; totals = events the keys hold (README).' +
-        '\nRead-only: runs no Stoplight script (a 6.0 read would evict). Commands sent: PING, ECHO, TIME, CONFIG GET, SCAN, TYPE,' +
-        '\nOBJECT ENCODING, TTL, HLEN, ZCARD, HMGET, ZRANGE, HSCAN, MEMORY USAGE (ZRANGE and HSCAN in pages of 1000).' +
-        '\nA 6.0 light given by id whose name is unknown: also HGET of its entry in a Stoplight registry of light configs.' +
-        '\n6.0 names: the "default" system, the name given, --system, --names, a registry; a name in several systems is exit 2.' +
-        '\nWithout MEMORY (renamed or denied) bytes show n/a; without CONFIG the listpack limits show ?.' +
-        '\nOn Redis Cluster (--cluster, or several --redis-url seeds): each key is read on the primary that owns its slot,' +
-        '\nand the output names that node (JSON: each key\'s "node", and "cluster.primaries"); swc also sends INFO,' +
-        '\nCLUSTER INFO and CLUSTER SLOTS (the slot map, once).' +
-        '\n\nExit codes: 0 ok, 1 light not found, a key of the wrong type, or drift with --check, 2 bad usage, 3 Redis unreachable' +
-        '\n(on a cluster: also a primary that does not answer, or a slot that moved while reading).' +
+      '\nThe light: what swc lights prints (a name, or 6.0 system-id/light-id), a 6.0' +
+        '\nlight id (any system), a name (without --system: "default", then any system),' +
+        '\nor a full key.' +
+        '\n--json: one object { schemaVersion, swcVersion, request, drift, inspections };' +
+        '\ntotals = events the keys hold (docs/inspect.md, "Looking inside a light").' +
+        '\nRead-only: runs no Stoplight script (a 6.0 read would evict). Commands sent:' +
+        '\nPING, ECHO, TIME, CONFIG GET, SCAN, TYPE, OBJECT ENCODING, TTL, HLEN, ZCARD,' +
+        '\nHMGET, ZRANGE, HSCAN, MEMORY USAGE (ZRANGE and HSCAN in pages of 1000).' +
+        '\nA 6.0 light given by id whose name is unknown: also HGET of its entry in a' +
+        '\nStoplight registry of light configs.' +
+        '\n6.0 names: the "default" system, the name given, --system, --names, a' +
+        '\nregistry; a name in several systems is exit 2.' +
+        '\nWithout MEMORY (renamed or denied) bytes show n/a; without CONFIG the listpack' +
+        '\nlimits show ?.' +
+        '\nOn Redis Cluster (--cluster, or several --redis-url seeds): each key is read on' +
+        '\nthe primary that owns its slot, and the output names that node (JSON: each' +
+        '\nkey\'s "node", and "cluster.primaries"); swc also sends INFO, CLUSTER INFO and' +
+        '\nCLUSTER SLOTS (the slot map, once).' +
+        '\n\nExit codes: 0 ok, 1 light not found, a key of the wrong type, or drift with' +
+        '\n--check, 2 bad usage, 3 Redis unreachable (on a cluster: also a primary that' +
+        '\ndoes not answer, or a slot that moved while reading).' +
         '\n\nExamples:\n  swc inspect checkout --window 60\n  swc inspect 37a8eec1ce19/5f3a0c1b2d4e --json --check\n  swc inspect checkout --cluster --redis-url redis://10.0.0.5:7000',
     );
   addRedisOptions(command, { privateServer: false });

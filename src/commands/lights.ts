@@ -335,23 +335,27 @@ export function lightsCommand(): Command {
   command.addHelpText(
     'after',
     `
-The light column is the reference swc inspect takes as is (6.0: system-id/light-id).
+The light column is the reference swc inspect takes as is (6.0:
+system-id/light-id).
 "stale" counts events outside the window that the keys still hold; "stoplight-v6
 est. KB" is, for 5.x lights, an estimate of the same traffic stored as 6.0 counters.
---json: { schemaVersion, at, windowSeconds, totals, total, matched, lights } (README).
+--json: { schemaVersion, at, windowSeconds, totals, total, matched, lights }
+(docs/inspect.md, "Looking inside a light").
 Read-only. Commands sent: PING, TIME, SCAN, TYPE, ECHO, ZCARD, HLEN, ZRANGE, ZCOUNT,
 HGETALL, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
 a Stoplight registry of light configs, where one exists: HSCAN).
 One SCAN pass (COUNT 1000, --scan-pause between calls) matches every layout's keys;
 Ctrl-C prints what it found so far, marked partial (exit 130). 6.0 names: the
 "default" system, a Stoplight registry, --names, a literal --system or --match.
-On Redis Cluster (--cluster, or several --redis-url seeds): SCAN on every primary, each
-key read where its slot lives; a node column and a total per primary (JSON: each
-light's "node" and "placement", and "cluster": { primaries, nodeTotals }). A primary
-that cannot be scanned stops the listing (exit 3, naming it): never a partial list.
-On a cluster swc also sends INFO, CLUSTER INFO and CLUSTER SLOTS (the slot map, once).
+On Redis Cluster (--cluster, or several --redis-url seeds): SCAN on every
+primary, each key read where its slot lives; a node column and a total per
+primary (JSON: each light's "node" and "placement", and "cluster": { primaries,
+nodeTotals }). A primary that cannot be scanned stops the listing (exit 3,
+naming it): never a partial list. On a cluster swc also sends INFO, CLUSTER
+INFO and CLUSTER SLOTS (the slot map, once).
 
-Exit codes: 0 ok, 1 drift found with --check, 2 bad usage, 3 Redis (or a cluster node) unreachable.
+Exit codes: 0 ok, 1 drift found with --check, 2 bad usage, 3 Redis (or a
+cluster node) unreachable.
 
 Examples:
   swc lights --top 20 --sort idle

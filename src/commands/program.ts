@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Help, type Option } from 'commander';
 import { benchCommand } from './bench.js';
 import { chartCommand } from './chart.js';
 import { cleanCommand } from './clean.js';
@@ -14,30 +14,108 @@ import { SWC_VERSION } from '../core/version.js';
 // The program without the process around it (signal handlers, stdout guards,
 // exit), so tests can run a command in-process; src/cli.ts is the entry point.
 
+/** commander's usage errors that the command's help answers: they end with a pointer to it. */
+const HELPED = /^(unknown (option|command)|missing required argument|too many arguments|option '.*' argument missing|required option)/;
+
 /**
  * commander's errors in swc's one-line style: `swc: --rate: must be …`
  * rather than `error: option '--rate <list>' argument '0' is invalid. --rate: …`
- * (swc's parsers already name the flag and the accepted range).
+ * (swc's parsers already name the flag and the accepted range). A usage
+ * error keeps commander's suggestion and points at the help:
+ * `swc: unknown option '--rat' (Did you mean --rate?); see swc bench --help`.
  */
-const output = {
-  outputError: (text: string, write: (s: string) => void): void => {
-    const first = text.split('\n')[0] ?? '';
-    const invalid = /^error: option '(-[^ ']*)[^']*' argument '(.*?)' is invalid\. (.*)$/.exec(first);
-    if (invalid) {
-      const [, flag, value, reason] = invalid as unknown as [string, string, string, string];
-      write(`${scrub(`swc: ${reason.startsWith(flag) ? reason : `${flag}: got "${value}"; ${reason}`}`)}\n`);
-      return;
-    }
-    write(`${scrub(`swc: ${first.replace(/^error: /, '')}`)}\n`);
+function outputFor(command: Command): { outputError: (text: string, write: (s: string) => void) => void } {
+  return {
+    outputError: (text, write) => {
+      const [first = '', ...rest] = text.trimEnd().split('\n');
+      const invalid = /^error: option '(-[^ ']*)[^']*' argument '(.*?)' is invalid\. (.*)$/.exec(first);
+      if (invalid) {
+        const [, flag, value, reason] = invalid as unknown as [string, string, string, string];
+        write(`${scrub(`swc: ${reason.startsWith(flag) ? reason : `${flag}: got "${value}"; ${reason}`}`)}\n`);
+        return;
+      }
+      const message = first.replace(/^error: /, '');
+      const suggestion = rest.map((line) => line.trim()).find((line) => /^\(Did you mean /.test(line));
+      const pointer = HELPED.test(message) ? `; see ${helpCommandOf(command)}` : '';
+      write(`${scrub(`swc: ${message}${suggestion ? ` ${suggestion}` : ''}${pointer}`)}\n`);
+    },
+  };
+}
+
+/** `swc --help` for the program, `swc <command> --help` for a subcommand. */
+function helpCommandOf(command: Command): string {
+  return command.parent ? `swc ${command.name()} --help` : 'swc --help';
+}
+
+/**
+ * The width help wraps to: COLUMNS when set, else the terminal's columns,
+ * else 80 (piped help reads like a man page, not like a wide report).
+ */
+export function helpWidth(env: NodeJS.ProcessEnv = process.env, stream: { isTTY?: boolean; columns?: number } = process.stdout): number {
+  const fromEnv = /^\s*\d+\s*$/.test(env.COLUMNS ?? '') ? Number(env.COLUMNS) : 0;
+  const columns = fromEnv > 0 ? fromEnv : stream.isTTY && stream.columns ? stream.columns : HELP_COLUMNS;
+  return Math.max(MIN_HELP_COLUMNS, columns);
+}
+const HELP_COLUMNS = 80;
+const MIN_HELP_COLUMNS = 40;
+
+/**
+ * Breaks every line of `text` wider than `width` at spaces; a continuation
+ * keeps the line's indent plus two. commander wraps option and command
+ * descriptions itself; this catches the hand-written text after them
+ * (exit codes, examples), so a long line added there still fits.
+ */
+export function wrapHelp(text: string, width: number): string {
+  return text
+    .split('\n')
+    .flatMap((line) => {
+      if ([...line].length <= width) return [line];
+      const indent = /^ */.exec(line)?.[0] ?? '';
+      const out: string[] = [];
+      let current = '';
+      for (const word of line.slice(indent.length).split(/(?<=\S) +/)) {
+        const lead = out.length === 0 ? indent : `${indent}  `;
+        if (current && [...lead, ...current, ' ', ...word].length > width) {
+          out.push(lead + current);
+          current = word;
+        } else current = current ? `${current} ${word}` : word;
+      }
+      out.push((out.length === 0 ? indent : `${indent}  `) + current);
+      return out;
+    })
+    .join('\n');
+}
+
+/**
+ * One help style for every command: wrapped to {@link helpWidth}; the
+ * command list without commander's `[options]` (so the descriptions have
+ * room to wrap at 80 columns); no `(default: [])` for a repeatable flag.
+ */
+const helpConfiguration: Partial<Help> = {
+  subcommandTerm(cmd: Command): string {
+    return Help.prototype.subcommandTerm.call(this, cmd).replace(' [options]', '');
+  },
+  optionDescription(option: Option): string {
+    const emptyList = Array.isArray(option.defaultValue) && option.defaultValue.length === 0;
+    const shown = emptyList ? Object.assign(Object.create(option) as Option, { defaultValue: undefined }) : option;
+    return Help.prototype.optionDescription.call(this, shown);
   },
 };
+
+/** Shows `command`'s help when `-h`/`--help` is among the arguments, before any of its flags is parsed (so a bad value cannot hide the help). */
+function helpFirst(program: Command, command: Command): void {
+  // commander keeps the arguments it was given (node, script, then the user's) but does not type them.
+  const args = (program as unknown as { rawArgs: string[] }).rawArgs.slice(2);
+  const end = args.indexOf('--');
+  const given = end === -1 ? args : args.slice(0, end);
+  if (given.includes('--help') || given.includes('-h')) command.help();
+}
 
 /** Builds the `swc` program; each subcommand lives in src/commands/<verb>.ts. */
 export function buildProgram(): Command {
   const program = new Command('swc')
     .description('Benchmark and inspect sliding-window counters in Redis (Stoplight 5.x vs 6.0 layouts)')
     .version(SWC_VERSION, '-V, --version')
-    .configureOutput(output)
     .exitOverride()
     .addHelpText(
       'after',
@@ -58,7 +136,19 @@ Examples:
   program.addCommand(inspectCommand());
   program.addCommand(lightsCommand());
   program.addCommand(verifyCommand());
-  for (const command of program.commands) command.configureOutput(output).exitOverride().showHelpAfterError(false);
+  for (const command of [program, ...program.commands]) {
+    command
+      .configureOutput({
+        ...outputFor(command),
+        writeOut: (text) => process.stdout.write(wrapHelp(text, helpWidth())),
+        getOutHelpWidth: () => helpWidth(),
+        getErrHelpWidth: () => helpWidth(process.env, process.stderr),
+      })
+      .configureHelp(helpConfiguration)
+      .exitOverride()
+      .showHelpAfterError(false);
+  }
+  program.hook('preSubcommand', (_program, command) => helpFirst(program, command));
   return program;
 }
 

@@ -111,14 +111,16 @@ On Redis Cluster (--cluster-shards <n> for a private one, or --cluster
 A call Redis refuses because its keys hash to different slots is a finding,
 "not cluster-safe: operation <op>, Redis said CROSSSLOT …" (JSON: crossSlot).
 
-Exit codes: 0 no finding, 1 a finding, 2 bad usage, 3 Redis unreachable or unusable.
+Exit codes: 0 no finding, 1 a finding, 2 bad usage, 3 Redis unreachable or
+unusable.
 
 Examples:
   swc verify
   swc verify --layout stoplight-v6 --calls 100000
   swc verify --seed 1234 --json
   swc verify --cluster-shards 3 --layout stoplight-v5,stoplight-v6
-  swc verify --scripts ./my-lua-copy --layout stoplight-v6      (check an edit before committing it)`,
+  # check an edit before committing it:
+  swc verify --scripts ./my-lua-copy --layout stoplight-v6`,
   );
   return command.action(
     action(async (flags: VerifyFlags) => {
