@@ -7,6 +7,22 @@ type Cleanup = () => Promise<void>;
 const cleanups = new Set<Cleanup>();
 /** Set once a signal arrives: the exit code the process must end with. */
 let signalExitCode: number | undefined;
+/** The signal that stopped the run, once one arrived. */
+let stoppingSignal: NodeJS.Signals | undefined;
+
+/**
+ * What stopped the run, for a message: "Ctrl-C (SIGINT)", "SIGTERM",
+ * "SIGHUP", or `fallback` when no signal arrived (a stop asked some other way).
+ */
+export function stopCause(fallback = 'a stop request'): string {
+  return describeSignal(stoppingSignal) ?? fallback;
+}
+
+/** A signal's name as an operator knows it: SIGINT is what Ctrl-C sends. */
+export function describeSignal(signal: NodeJS.Signals | undefined): string | undefined {
+  if (signal === undefined) return undefined;
+  return signal === 'SIGINT' ? 'Ctrl-C (SIGINT)' : signal;
+}
 /** Cleanups run one batch after another, so every caller can wait for all of them. */
 let cleaning: Promise<void> = Promise.resolve();
 
@@ -61,6 +77,7 @@ export function installSignalHandlers(): void {
         process.exit(signalExitCode);
       }
       signalExitCode = code;
+      stoppingSignal = signal;
       process.stderr.write(`\nswc: ${signal}: cleaning up…\n`);
       const force = setTimeout(() => process.exit(code), 8000);
       force.unref();

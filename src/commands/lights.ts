@@ -7,7 +7,7 @@ import { layoutNames, resolveLayoutName } from '../layouts/index.js';
 import { grandTotal, lightsFormats, renderLights, type LightsFormat } from '../report/lights.js';
 import { visible } from '../report/style.js';
 import { SWC_VERSION } from '../core/version.js';
-import { action, onShutdown, printError } from './lifecycle.js';
+import { action, onShutdown, printError, stopCause } from './lifecycle.js';
 import { primariesOf, readTargetFromFlags, withSlotRetry, type ReadTarget } from './cluster-read.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { addName, isLiteral, newNameBook, readNamesFile, type NameBook } from '../layouts/stoplight/names.js';
@@ -217,7 +217,7 @@ async function listAndPrint(flags: ListFlags, target: ReadTarget, control: { sto
     );
   }
   if (list.partial)
-    printError(`swc: stopped: the listing above is PARTIAL (the scan walked ${list.scan?.calls ?? 0} SCAN calls of the keyspace before Ctrl-C)`);
+    printError(`swc: stopped by ${stopCause()}: the listing above is PARTIAL (the scan walked ${list.scan?.calls ?? 0} SCAN calls of the keyspace)`);
   const drifted = matched.filter((l) => l.drift === true);
   if (flags.check && drifted.length > 0) {
     printError(
@@ -345,7 +345,7 @@ Read-only. Commands sent: PING, TIME, SCAN, TYPE, ECHO, ZCARD, HLEN, ZRANGE, ZCO
 HGETALL, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
 a Stoplight registry of light configs, where one exists: HSCAN).
 One SCAN pass (COUNT 1000, --scan-pause between calls) matches every layout's keys;
-Ctrl-C prints what it found so far, marked partial (exit 130). 6.0 names: the
+Ctrl-C prints what it found so far, marked partial (exit 130; SIGTERM 143). 6.0 names: the
 "default" system, a Stoplight registry, --names, a literal --system or --match.
 On Redis Cluster (--cluster, or several --redis-url seeds): SCAN on every
 primary, each key read where its slot lives; a node column and a total per

@@ -371,7 +371,7 @@ function footerLines(view: LightsView): string[] {
       `leftovers: ${list.leftovers.length} swc-bench namespace(s) with ${int(keys)} key(s) (${named}${list.leftovers.length > 3 ? ', …' : ''}): not lights; swc clean lists and removes them`,
     );
   }
-  if (list.partial) lines.push('PARTIAL: stopped (Ctrl-C) before the scan walked every key; lights and totals above are what it found so far');
+  if (list.partial) lines.push('PARTIAL: stopped before the scan walked every key; lights and totals above are what it found so far');
   const estimated = estimateLayout(shown);
   if (estimated) {
     lines.push(

@@ -73,7 +73,10 @@ describe('one gentle SCAN pass', () => {
     expect(quiet.stderr).toBe('');
   });
 
-  it('Ctrl-C during the scan prints what was found so far, marked partial, and exits 130', async () => {
+  it.each([
+    ['SIGINT', 130, 'Ctrl-C (SIGINT)'],
+    ['SIGTERM', 143, 'SIGTERM'],
+  ] as const)('%s during the scan prints what was found so far, marked partial, names the signal and exits %i', async (signal, exitCode, cause) => {
     const child = spawn(process.execPath, [SWC_BIN, 'lights', '--redis-url', server.url, '--scan-pause', '50', '--no-progress'], {
       env: { ...process.env, REDIS_URL: '', NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -83,11 +86,13 @@ describe('one gentle SCAN pass', () => {
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     await new Promise((r) => setTimeout(r, 2500));
-    child.kill('SIGINT');
+    child.kill(signal);
     const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
-    expect(code).toBe(130);
-    expect(stdout).toContain('PARTIAL: stopped (Ctrl-C) before the scan walked every key');
-    expect(stderr).toContain('swc: stopped: the listing above is PARTIAL');
+    expect(code).toBe(exitCode);
+    expect(stdout).toContain('PARTIAL: stopped before the scan walked every key');
+    expect(stderr).toContain(`swc: stopped by ${cause}: the listing above is PARTIAL`);
+    expect(stderr).toContain(`swc: ${signal}: cleaning up…`);
+    if (signal === 'SIGTERM') expect(stderr).not.toMatch(/Ctrl-C/);
   });
 
   it('the MATCH shared by the patterns, and the cursor read as progress', () => {
