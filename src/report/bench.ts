@@ -572,7 +572,7 @@ export function csvGrid(report: BenchReport): Grid {
     'publishedDiff',
     ...['write', 'read', 'request'].flatMap((op) => ['OpsPerSec', 'P50Ms', 'P99Ms', 'P999Ms', 'ServerUsecPerCall'].map((f) => `${op}${f}`)),
     ...['RequestedRate', 'AchievedRate', 'Seconds', 'Events', 'LateP99Ms', 'LateMaxMs', 'WriteP50Ms', 'WriteP99Ms', 'WriteP999Ms'].map((f) => `realtime${f}`),
-    ...['Reads', 'MaxAbsError', 'MeanAbsError', 'Threshold', 'DecisionMismatchShare'].map((f) => `accuracy${f}`),
+    ...['Reads', 'MaxAbsError', 'MeanAbsError', 'Threshold', 'DecisionMismatchFraction'].map((f) => `accuracy${f}`),
     'serverWriteUsecPerCall',
     'serverReadUsecPerCall',
     ...['write', 'read', 'request'].flatMap((op) => ['InstructionsPerCall', 'InstructionsSpread', 'InstructionsRatio'].map((f) => `${op}${f}`)),
