@@ -760,7 +760,7 @@ Examples:
       const baseline = flags.baseline !== undefined ? { label: flags.baseline, report: loadReport(flags.baseline) } : undefined;
       if (flags.dryRun) {
         if (format === 'json') printJson(dryRunJson(estimate));
-        else process.stdout.write(renderDryRun(estimate, format === 'markdown' ? 'markdown' : 'table', useColor(), outputWidth(flags.wide)));
+        else process.stdout.write(renderDryRun(estimate, format === 'markdown' || format === 'csv' ? format : 'table', useColor(), outputWidth(flags.wide)));
         return undefined;
       }
       // What the run was asked, echoed into its report (after a cluster's substitutions, when there are any).

@@ -2,7 +2,7 @@ import type { PlanEstimate } from '../bench/estimate.js';
 import { durationText, formatWindow } from '../core/format.js';
 import { SWC_VERSION } from '../core/version.js';
 import { palette } from './style.js';
-import { renderMarkdown, type Grid } from './table.js';
+import { renderCsv, renderMarkdown, type Grid } from './table.js';
 import { PIPED_COLUMNS, renderFitted, wrapText } from './width.js';
 import { SCHEMA_VERSION } from '../core/schema-version.js';
 
@@ -40,8 +40,21 @@ export function estimateLine(estimate: PlanEstimate): string {
 
 const NOTE = 'from per-phase costs measured on a 2-core machine (src/bench/estimate.ts); a busy machine takes longer, up to half as long again or more';
 
-/** `swc bench --dry-run` for people: the cells, then the estimate. */
-export function renderDryRun(estimate: PlanEstimate, format: 'table' | 'markdown', color: boolean, width: number = PIPED_COLUMNS): string {
+/**
+ * `swc bench --dry-run --format csv`: one row per cell, with the field names
+ * of `--dry-run --json`'s cells and plain numbers (phases joined by `+`).
+ * The estimate has no row of its own: it is in the JSON and the table.
+ */
+export function dryRunCsvGrid(estimate: PlanEstimate): Grid {
+  return {
+    head: ['layout', 'windowSeconds', 'rate', 'events', 'accuracyEvents', 'phases'],
+    rows: estimate.cells.map((c) => [c.layout, String(c.windowSeconds), String(c.rate), String(c.events), String(c.accuracyEvents), c.phases.join('+')]),
+  };
+}
+
+/** `swc bench --dry-run` for people (the cells, then the estimate), or as CSV. */
+export function renderDryRun(estimate: PlanEstimate, format: 'table' | 'markdown' | 'csv', color: boolean, width: number = PIPED_COLUMNS): string {
+  if (format === 'csv') return `${renderCsv(dryRunCsvGrid(estimate))}\n`;
   const c = palette(color);
   const grid = dryRunGrid(estimate);
   const title = `Plan: ${estimate.cells.length} cell(s); --dry-run sends nothing to Redis`;
