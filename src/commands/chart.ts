@@ -8,10 +8,12 @@ import { renderChartPng } from '../report/chart-png.js';
 import { renderChartSvg } from '../report/chart-svg.js';
 import { renderChartTerminal } from '../report/chart-terminal.js';
 import { action } from './lifecycle.js';
-import { useColor } from './options.js';
+import { addJsonOption, printJson, useColor } from './options.js';
 import { checkOutputTarget } from '../core/json-file.js';
 import { refuseSymlink, writeFileSafely } from '../safety/write-file.js';
 import { shownDeep } from '../safety/text.js';
+import { SCHEMA_VERSION } from '../core/schema-version.js';
+import { SWC_VERSION } from '../core/version.js';
 
 /** Terminal columns when stdout is not a terminal and COLUMNS is unset. */
 const DEFAULT_COLUMNS = 80;
@@ -67,6 +69,14 @@ export function parseChartPanels(flag: string, value: string): PanelName[] {
 /** The help text of `--chart-panels`, shared by bench and chart. */
 export const CHART_PANELS_HELP = `panels to draw, comma-separated: hero (memory per light against window at the highest rate, values and ratio written on it), window (the same at every rate), rate (memory against rate, one per window), latency (p50 and p99 against window with their range over the rounds), or all (default: ${DEFAULT_PANELS.join(',')})`;
 
+/** A chart file written: where, in which format, how many bytes; and the asked panels that could not be drawn. */
+export interface WrittenChart {
+  readonly path: string;
+  readonly format: 'svg' | 'png';
+  readonly bytes: number;
+  readonly notes: readonly string[];
+}
+
 /**
  * Renders results to an SVG or PNG file (by the name's ending); says where
  * on stderr, with a line per asked panel that could not be drawn.
@@ -77,7 +87,7 @@ export async function writeChart(
   sides: readonly ChartSide[],
   prefix: string,
   panels: readonly PanelName[] = DEFAULT_PANELS,
-): Promise<void> {
+): Promise<WrittenChart> {
   const model = chartModel(sides, panels);
   const svg = await renderChartSvg(model);
   const png = /\.png$/i.test(file);
@@ -98,6 +108,7 @@ export async function writeChart(
   }
   for (const note of model.notes) process.stderr.write(`${prefix}: ${shownDeep(note)}\n`);
   process.stderr.write(`${prefix}: chart written to ${file}\n`);
+  return { path: file, format: png ? 'png' : 'svg', bytes: Buffer.byteLength(bytes), notes: model.notes.map((n) => shownDeep(n)) };
 }
 
 /** Terminal charts of results, as text for stdout (colour and width from the terminal). */
@@ -108,6 +119,7 @@ export function terminalChart(sides: readonly ChartSide[], panels: readonly Pane
 
 interface ChartFlags {
   out?: string;
+  json?: boolean;
   chartPanels?: PanelName[];
 }
 
@@ -119,6 +131,7 @@ export function chartCommand(): Command {
     .argument('[current]', 'a second result, drawn as the change of each cell from the first')
     .option('--out <file>', 'write the chart to a file instead of printing terminal charts: standalone SVG (.svg) or PNG (.png, drawn at 2×)')
     .option('--chart-panels <list>', CHART_PANELS_HELP, (v) => parseChartPanels('--chart-panels', v));
+  addJsonOption(command);
   command.addHelpText(
     'after',
     `
@@ -131,23 +144,33 @@ the fastest to the slowest round. One colour per layout; published figures
 (preset blog) as hollow diamonds; a log scale where values span ten times or
 more. Terminal charts follow the terminal's width (COLUMNS when not a
 terminal) and use colour only on a terminal without NO_COLOR.
+--json (with --out): what was written, { schemaVersion, swcVersion, inputs,
+panels, files: [ { path, format, bytes } ], notes } (docs/bench.md, "Charts").
 Exit codes: 0 ok, 2 unreadable or invalid file, or bad flag.
 
 Examples:
   swc chart result.json
   swc chart result.json --out docs/blog.svg
-  swc chart result.json --out blog.png --chart-panels hero,rate,latency
+  swc chart result.json --out blog.png --chart-panels hero,rate,latency --json
   swc chart baseline.json current.json --out change.svg`,
   );
   return command.action(
     action(async (first: string, second: string | undefined, flags: ChartFlags) => {
+      if (flags.json && flags.out === undefined) throw new UsageError('--json: prints what --out wrote; give --out <file.svg|file.png>');
       if (flags.out !== undefined) checkChartPath('--out', flags.out);
       const panels = flags.chartPanels ?? DEFAULT_PANELS;
       const files = second === undefined ? [first] : [first, second];
       // Legends name each file by its base name, unless both share one.
       const short = new Set(files.map((f) => basename(f))).size === files.length;
       const sides: ChartSide[] = files.map((file) => ({ label: short ? basename(file) : file, report: loadReport(file) }));
-      if (flags.out !== undefined) return writeChart('--out', flags.out, sides, 'swc chart', panels);
+      if (flags.out !== undefined) {
+        const written = await writeChart('--out', flags.out, sides, 'swc chart', panels);
+        if (flags.json) {
+          const { notes, ...file } = written;
+          printJson({ schemaVersion: SCHEMA_VERSION, swcVersion: SWC_VERSION, inputs: files, panels, files: [file], notes });
+        }
+        return;
+      }
       process.stdout.write(terminalChart(sides, panels));
     }),
   );

@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import { benchSchema } from './bench.js';
 import { buildsSchema } from './builds.js';
+import { chartSchema } from './chart.js';
 import { cleanSchema } from './clean.js';
 import { compareBuildsSchema, compareSchema } from './compare.js';
 import { doctorSchema } from './doctor.js';
@@ -16,6 +17,7 @@ export const OUTPUT_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   'bench-dry-run': dryRunSchema,
   'bench-sweep': sweepSchema,
   builds: buildsSchema,
+  chart: chartSchema,
   compare: compareSchema,
   'compare-across-builds': compareBuildsSchema,
   inspect: inspectSchema,
