@@ -24,6 +24,23 @@ describe('every --help lists exit codes and at least two examples', () => {
   });
 });
 
+describe('the built CLI: a typo suggests, --help wins (exit codes and streams of a real process)', () => {
+  it('swc bench --rat 100 and swc bnech: one line on stderr with "Did you mean", exit 2; lights --help --redis-url x: help, exit 0', async () => {
+    const option = await runCli(['bench', '--rat', '100']);
+    expect(option.code).toBe(2);
+    expect(option.stdout).toBe('');
+    expect(option.stderr).toBe("swc: unknown option '--rat' (Did you mean --rate?); see swc bench --help\n");
+    const command = await runCli(['bnech']);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toBe("swc: unknown command 'bnech' (Did you mean bench?); see swc --help\n");
+    const help = await runCli(['lights', '--help', '--redis-url', 'x']);
+    expect(help.code).toBe(0);
+    expect(help.stderr).toBe('');
+    expect(help.stdout).toMatch(/^Usage: swc lights /);
+    expect(help.stdout.split('\n').filter((l) => [...l].length > 80)).toEqual([]);
+  });
+});
+
 describe('bin/swc.js before a build', () => {
   it('says in one line to build first, with exit 3, instead of a module stack trace', async () => {
     const { mkdtempSync, mkdirSync, copyFileSync, rmSync } = await import('node:fs');
