@@ -1,4 +1,4 @@
-import { Command, Help, type Option } from 'commander';
+import { Command, CommanderError, Help, Option } from 'commander';
 import { benchCommand } from './bench.js';
 import { chartCommand } from './chart.js';
 import { cleanCommand } from './clean.js';
@@ -63,7 +63,8 @@ const MIN_HELP_COLUMNS = 40;
  * Breaks every line of `text` wider than `width` at spaces; a continuation
  * keeps the line's indent plus two. commander wraps option and command
  * descriptions itself; this catches the hand-written text after them
- * (exit codes, examples), so a long line added there still fits.
+ * (exit codes, examples), so a long line added there still fits. A prose
+ * line (no indent) continues at the margin.
  */
 export function wrapHelp(text: string, width: number): string {
   return text
@@ -71,20 +72,72 @@ export function wrapHelp(text: string, width: number): string {
     .flatMap((line) => {
       if ([...line].length <= width) return [line];
       const indent = /^ */.exec(line)?.[0] ?? '';
+      const more = indent === '' ? '' : `${indent}  `;
       const out: string[] = [];
       let current = '';
       for (const word of line.slice(indent.length).split(/(?<=\S) +/)) {
-        const lead = out.length === 0 ? indent : `${indent}  `;
+        const lead = out.length === 0 ? indent : more;
         if (current && [...lead, ...current, ' ', ...word].length > width) {
           out.push(lead + current);
           current = word;
         } else current = current ? `${current} ${word}` : word;
       }
-      out.push((out.length === 0 ? indent : `${indent}  `) + current);
+      out.push((out.length === 0 ? indent : more) + current);
       return out;
     })
     .join('\n');
 }
+
+/**
+ * The groups of a long option list, in the order help shows them: each
+ * heading with the flags under it. A flag no group names (one added since)
+ * goes under "Other:"; `-h` shows the groups marked short, `--help` all.
+ */
+interface OptionGroup {
+  readonly heading: string;
+  readonly short: boolean;
+  readonly flags: readonly string[];
+}
+const OPTION_GROUPS: Readonly<Record<string, readonly OptionGroup[]>> = {
+  bench: [
+    {
+      heading: 'What to run:',
+      short: true,
+      flags: ['--rate', '--window', '--layout', '--preset', '--lights', '--failure-rate', '--scenario', '--seed', '--realtime', '--suggest', '--sweep'],
+    },
+    { heading: 'What to measure:', short: true, flags: ['--no-throughput', '--accuracy', '--no-accuracy', '--threshold', '--no-app-view', '--percentiles'] },
+    { heading: 'Where:', short: true, flags: ['--redis-url', '--redis-server-arg', '--redis-server', '--cluster', '--cluster-shards', '--scripts'] },
+    { heading: 'How long:', short: true, flags: ['--duration', '--ops', '--time', '--rounds', '--dry-run'] },
+    { heading: 'Output:', short: true, flags: ['--format', '--json', '--output', '--no-progress', '--wide', '--chart', '--chart-out', '--chart-panels'] },
+    {
+      heading: 'Against a baseline:',
+      short: false,
+      flags: ['--baseline', '--memory-tolerance', '--throughput-tolerance', '--server-tolerance', '--instructions-tolerance', '--absolute'],
+    },
+    { heading: 'Safety:', short: false, flags: ['--allow-eviction', '--max-ops', '--trust-scripts', '--wait-for-runs'] },
+    {
+      heading: 'Advanced:',
+      short: false,
+      flags: ['--connections', '--pipeline', '--instructions', '--profile', '--instruction-calls', '--instruction-repeats'],
+    },
+  ],
+};
+const OTHER_GROUP = 'Other:';
+const HELP_GROUP = 'Help:';
+
+/** Puts each option of `command` under its heading of {@link OPTION_GROUPS}, with `-h`/`--help` last. */
+function groupOptions(command: Command): void {
+  const groups = OPTION_GROUPS[command.name()];
+  if (!groups) return;
+  for (const option of command.options) {
+    const group = groups.find((g) => g.flags.includes(option.long ?? option.short ?? ''));
+    option.helpGroup(group?.heading ?? OTHER_GROUP);
+  }
+  command.addHelpOption(new Option('-h, --help', 'the common options (-h), or every option with exit codes and examples (--help)').helpGroup(HELP_GROUP));
+}
+
+/** While true, help shows only the groups marked short (`swc bench -h`). */
+let shortHelp = false;
 
 /**
  * One help style for every command: wrapped to {@link helpWidth}; the
@@ -94,6 +147,14 @@ export function wrapHelp(text: string, width: number): string {
 const helpConfiguration: Partial<Help> = {
   subcommandTerm(cmd: Command): string {
     return Help.prototype.subcommandTerm.call(this, cmd).replace(' [options]', '');
+  },
+  groupItems<T extends Command | Option>(unsorted: T[], visible: T[], getGroup: (item: T) => string): Map<string, T[]> {
+    const base = Help.prototype.groupItems as (this: unknown, u: T[], v: T[], g: (item: T) => string) => Map<string, T[]>;
+    const found = base.call(this, unsorted, visible, getGroup);
+    const order = [...Object.values(OPTION_GROUPS).flatMap((groups) => groups.map((g) => g.heading)), OTHER_GROUP, HELP_GROUP];
+    const rank = (heading: string): number => (order.includes(heading) ? order.indexOf(heading) : -1);
+    const shown = shortHelp ? new Set(Object.values(OPTION_GROUPS).flatMap((groups) => groups.filter((g) => g.short).map((g) => g.heading))) : undefined;
+    return new Map([...found].filter(([heading]) => !shown || shown.has(heading)).sort(([a], [b]) => rank(a) - rank(b)));
   },
   optionDescription(option: Option): string {
     const emptyList = Array.isArray(option.defaultValue) && option.defaultValue.length === 0;
@@ -108,7 +169,19 @@ function helpFirst(program: Command, command: Command): void {
   const args = (program as unknown as { rawArgs: string[] }).rawArgs.slice(2);
   const end = args.indexOf('--');
   const given = end === -1 ? args : args.slice(0, end);
-  if (given.includes('--help') || given.includes('-h')) command.help();
+  if (!given.includes('--help') && !given.includes('-h')) return;
+  if (given.includes('--help') || !OPTION_GROUPS[command.name()]) command.help();
+  // `-h` of a command with option groups: the common ones, and where the rest is.
+  shortHelp = true;
+  let text: string;
+  try {
+    text = command.helpInformation();
+  } finally {
+    shortHelp = false;
+  }
+  const rest = OPTION_GROUPS[command.name()]?.filter((g) => !g.short).map((g) => g.heading.replace(/:$/, '').toLowerCase()) ?? [];
+  process.stdout.write(wrapHelp(`${text}\nEvery option (also ${rest.join(', ')}), exit codes and examples: swc ${command.name()} --help\n`, helpWidth()));
+  throw new CommanderError(ExitCode.ok, 'commander.helpDisplayed', '(outputHelp)');
 }
 
 /** Builds the `swc` program; each subcommand lives in src/commands/<verb>.ts. */
@@ -136,6 +209,7 @@ Examples:
   program.addCommand(inspectCommand());
   program.addCommand(lightsCommand());
   program.addCommand(verifyCommand());
+  for (const command of program.commands) groupOptions(command);
   for (const command of [program, ...program.commands]) {
     command
       .configureOutput({

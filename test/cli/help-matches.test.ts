@@ -3,19 +3,24 @@ import { runCli } from './run-cli.js';
 
 const COMMANDS = ['bench', 'chart', 'clean', 'compare', 'doctor', 'inspect', 'lights', 'verify'];
 
-/** The Options section of a help text split into one entry per option (its wrapped description joined). */
+/**
+ * The options of a help text, one entry per option (its wrapped description
+ * joined), from every option group (`Options:`, or bench's `What to run:`,
+ * `Where:`, …): any section whose first item is a flag.
+ */
 function optionEntries(help: string): Map<string, string> {
-  const start = help.indexOf('\nOptions:\n');
-  const end = help.indexOf('\n\n', start + 1);
-  const section = help.slice(start + '\nOptions:\n'.length, end < 0 ? undefined : end);
   const entries = new Map<string, string>();
-  let current = '';
-  for (const line of section.split('\n')) {
-    const flag = /^ {2}(?:-\w, )?(--[a-z0-9-]+)/.exec(line);
-    if (flag) {
-      current = flag[1] as string;
-      entries.set(current, line.trim());
-    } else if (current) entries.set(current, `${entries.get(current)} ${line.trim()}`);
+  for (const section of help.split('\n\n')) {
+    const [heading = '', ...lines] = section.split('\n');
+    if (!/^[A-Z][^:]*:$/.test(heading) || !/^ {2}-/.test(lines[0] ?? '')) continue;
+    let current = '';
+    for (const line of lines) {
+      const flag = /^ {2}(?:-\w, )?(--[a-z0-9-]+)/.exec(line);
+      if (flag) {
+        current = flag[1] as string;
+        entries.set(current, line.trim());
+      } else if (current) entries.set(current, `${entries.get(current)} ${line.trim()}`);
+    }
   }
   return entries;
 }

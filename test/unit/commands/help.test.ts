@@ -98,3 +98,46 @@ describe('typos: commander suggestion and a pointer at the help', () => {
     expect(bad.stderr).not.toMatch(/see swc/);
   });
 });
+
+describe('bench groups its options; -h is the short help, --help the full one', () => {
+  const headings = (text: string): string[] => text.split('\n').filter((l) => /^[A-Z][A-Za-z ]*:$/.test(l));
+
+  it('--help: every group in order, every option under a named group (none under "Other:"), the help option last', async () => {
+    const run = await runInProcess(['bench', '--help'], { COLUMNS: '80' });
+    expect(run.code).toBe(0);
+    expect(headings(run.stdout)).toEqual([
+      'What to run:',
+      'What to measure:',
+      'Where:',
+      'How long:',
+      'Output:',
+      'Against a baseline:',
+      'Safety:',
+      'Advanced:',
+      'Help:',
+      'Examples:',
+    ]);
+    const section = (heading: string): string =>
+      run.stdout.slice(run.stdout.indexOf(`\n${heading}\n`), run.stdout.indexOf('\n\n', run.stdout.indexOf(`\n${heading}\n`) + 1));
+    expect(section('Where:')).toMatch(/^ {2}--redis-url <url>/m);
+    expect(section('Safety:')).toMatch(/^ {2}--allow-eviction/m);
+    expect(section('Against a baseline:')).toMatch(/^ {2}--baseline <file>/m);
+    expect(section('Help:')).toMatch(/^ {2}-h, --help/m);
+    // Every flag bench has is shown exactly once.
+    const command = buildProgram().commands.find((c) => c.name() === 'bench');
+    for (const option of command?.options ?? [])
+      expect(run.stdout.split('\n').filter((l) => l.startsWith(`  ${option.flags}  `) || l === `  ${option.flags}`).length, option.flags).toBe(1);
+  });
+
+  it('-h: only the common groups, then where the rest is; exit 0, within 80 columns', async () => {
+    const run = await runInProcess(['bench', '-h'], { COLUMNS: '80' });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(headings(run.stdout)).toEqual(['What to run:', 'What to measure:', 'Where:', 'How long:', 'Output:']);
+    expect(run.stdout).not.toMatch(/^ {2}(--allow-eviction|--baseline|--connections) |^Exit codes/m);
+    expect(run.stdout).toMatch(/Every option \(also against a baseline, safety, advanced\), exit codes and\nexamples: swc bench --help\n$/);
+    expect(over(run.stdout, 80)).toEqual([]);
+    // A command without groups: -h is its whole help, as --help.
+    expect((await runInProcess(['lights', '-h'], { COLUMNS: '80' })).stdout).toBe((await runInProcess(['lights', '--help'], { COLUMNS: '80' })).stdout);
+  });
+});
