@@ -6,6 +6,9 @@ import type { ReproCall, VerifyResult } from '../../../src/verify/types.js';
 import { verifyLayout } from '../../../src/verify/verify.js';
 import { testRedis, uniqueName } from '../../helpers.js';
 import { plantBug } from './plant.js';
+import { SlidingWindowModel } from '../../../src/model/sliding-window.js';
+import { execPipeline, installScripts } from '../../../src/redis/scripts.js';
+import { verifyErrorJson } from '../../../src/verify/judge.js';
 
 let redis: Redis;
 beforeAll(async () => {
@@ -148,5 +151,53 @@ describe('planted bugs are found, with a reproduction of at most 10 calls', () =
     expect(result.keysWithoutTtl.length).toBeGreaterThan(0);
     for (const { key } of result.keysWithoutTtl) expect(key).toMatch(/:window_metrics:ts_idx$/);
     expect(result.findings).toBe(result.keysWithoutTtl.length);
+  });
+});
+
+/**
+ * The counts the model gives at a reproduction's last call, and the counts
+ * the layout answers when the reproduction is replayed on a fresh light.
+ */
+async function replayedCounts(layout: Layout, windowSeconds: number, calls: readonly ReproCall[]) {
+  const model = new SlidingWindowModel(windowSeconds, layout.windowSemantics, layout.capabilities.maxWindowSeconds ?? Number.POSITIVE_INFINITY);
+  for (const c of calls) if (c.op !== 'read') model.record(c.at, c.op);
+  const last = calls.at(-1) as ReproCall;
+  const expected = model.count(Math.floor(last.at));
+  const light = { name: uniqueName('verify-own-values') };
+  await installScripts(redis, layout.scripts);
+  const replies = await execPipeline(
+    redis,
+    calls.map((c) => {
+      const options = { at: c.at, windowSeconds };
+      if (c.op === 'read') return layout.getMetrics(light, options);
+      if (c.op === 'success') return layout.recordSuccess(light, options);
+      return layout.recordFailure(light, { ...options, errorJson: verifyErrorJson(c.at, layout.stampPrecision ?? 'seconds') });
+    }),
+  );
+  const [err, reply] = replies.at(-1) ?? [null, null];
+  if (err) throw err;
+  const snapshot = last.op === 'read' ? layout.parseMetrics(reply) : layout.parseFailure(reply);
+  return { expected, actual: { successes: snapshot?.successes, failures: snapshot?.failures } };
+}
+
+describe('a shrunk reproduction shows its own expected and actual values, not those of the longer original', () => {
+  it.each([
+    ['stoplight-v6', 'stoplight-v6/get_metrics.lua', 'second - window)', 'second - window - 1)'],
+    ['stoplight-v5', 'stoplight-v5/get_metrics.lua', 'local window_start = now - window', 'local window_start = now - window + 1'],
+  ] as const)('%s with an off-by-one window boundary', async (name, file, find, replace) => {
+    const dir = plantBug(file, find, replace);
+    const layout = createLayout(name, { scriptsDir: dir });
+    const result = await verifyLayout(redis, layout, { seed: 7, calls: 8000 });
+    expect(result.disagreements.length).toBeGreaterThan(0);
+    for (const d of result.disagreements) {
+      expect(d.reproduction.length).toBeLessThan(d.originalLength);
+      const { expected, actual } = await replayedCounts(layout, d.windowSeconds, d.reproduction);
+      expect({ successes: d.expected.successes, failures: d.expected.failures }).toEqual(expected);
+      expect({ successes: d.actual.successes, failures: d.actual.failures }).toEqual(actual);
+      expect(d.op).toBe(d.reproduction.at(-1)?.op);
+      // Still a disagreement on its own values.
+      expect(d.fields.length).toBeGreaterThan(0);
+      for (const f of d.fields) expect(d.expected[f]).not.toBe(d.actual[f]);
+    }
   });
 });
