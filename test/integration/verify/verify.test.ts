@@ -4,7 +4,8 @@ import { createLayout, type Layout, type LayoutName } from '../../../src/layouts
 import { BACKLOG_BUCKETS } from '../../../src/verify/traffic.js';
 import type { ReproCall, VerifyResult } from '../../../src/verify/types.js';
 import { verifyLayout } from '../../../src/verify/verify.js';
-import { testRedis, uniqueName } from '../../helpers.js';
+import { testRedis, uniqueName, withPrivateServer } from '../../helpers.js';
+import { namedRejection } from '../../../src/core/rejection.js';
 import { plantBug } from './plant.js';
 import { SlidingWindowModel } from '../../../src/model/sliding-window.js';
 import { execPipeline, installScripts } from '../../../src/redis/scripts.js';
@@ -199,5 +200,38 @@ describe('a shrunk reproduction shows its own expected and actual values, not th
       expect(d.fields.length).toBeGreaterThan(0);
       for (const f of d.fields) expect(d.expected[f]).not.toBe(d.actual[f]);
     }
+  });
+});
+
+describe('stoplight-v6-upstream: 6.0 with its eviction exactly as upstream writes it', () => {
+  it('has the keys of stoplight-v6, and only its name and its subtraction differ', () => {
+    const light = { name: 'checkout' };
+    const upstream = createLayout('stoplight-v6-upstream');
+    const guarded = createLayout('stoplight-v6');
+    expect(upstream.name).toBe('stoplight-v6-upstream');
+    expect(upstream.keysOf(light, 0, 0)).toEqual(guarded.keysOf(light, 0, 0));
+    expect(upstream.scripts.map((s) => s.source.includes("redis.call('HINCRBY', metrics_key, field, -count)\nend"))).toEqual([true, true, true]);
+  });
+
+  it('on Redis 7.0 fails with the "-0" rejection named where stoplight-v6 passes, the same traffic; on 7.2+ both pass', async () => {
+    await withPrivateServer({}, async (_server, own) => {
+      const version = /redis_version:(\S+)/.exec(await own.info('server'))?.[1] ?? '';
+      const options = { seed: 3, calls: 3000, monitorRejected: true };
+      const guarded = await verifyLayout(own, createLayout('stoplight-v6'), options);
+      const upstream = await verifyLayout(own, createLayout('stoplight-v6-upstream'), options);
+      expect(guarded.findings).toBe(0);
+      // The traffic evicts buckets, some of them holding no failure (or no success).
+      expect(guarded.largestEviction).toBeGreaterThan(0);
+      if (version.startsWith('7.0.')) {
+        expect(upstream.lightsWithErrors).toBeGreaterThan(0);
+        expect(upstream.disagreements).toEqual([]);
+        for (const e of upstream.scriptErrors) {
+          expect(e.rejected).toMatch(/^HINCRBY "[^"]*window_metrics" "total_(successes|failures)" "-0"$/);
+          expect(namedRejection(e.error, e.rejected)?.id).toBe('negative-zero');
+        }
+      } else {
+        expect(upstream.findings).toBe(0);
+      }
+    });
   });
 });
