@@ -3,7 +3,8 @@
 --
 -- swc_v6_evict(metrics_key, index_key, cutoff)
 --   Removes every bucket whose second is <= cutoff: subtracts its counters
---   from the running totals, deletes its :s and :f fields and its index
+--   from the running totals (swc_v6_subtract, stoplight-v6/_subtract.lua:
+--   a zero count is skipped), deletes its :s and :f fields and its index
 --   member. Works in batches of EVICT_BATCH buckets, because unpack() takes
 --   about 8000 values at most and each bucket is two fields.
 -- swc_v6_record(metrics_key, index_key, second, stamp, counter_suffix, total_field,
@@ -18,6 +19,7 @@
 --     last_error_json, consecutive_errors, consecutive_successes }
 --   as HMGET returns them (missing fields are nil).
 --include lib/outcome.lua
+--include stoplight-v6/_subtract.lua
 
 local EVICT_BATCH = 1000
 local KEY_TTL_SECONDS = 604800
@@ -40,12 +42,8 @@ local function swc_v6_evict(metrics_key, index_key, cutoff)
       successes = successes + (tonumber(values[2 * i - 1]) or 0)
       failures = failures + (tonumber(values[2 * i]) or 0)
     end
-    if successes ~= 0 then
-      redis.call('HINCRBY', metrics_key, 'total_successes', -successes)
-    end
-    if failures ~= 0 then
-      redis.call('HINCRBY', metrics_key, 'total_failures', -failures)
-    end
+    swc_v6_subtract(metrics_key, 'total_successes', successes)
+    swc_v6_subtract(metrics_key, 'total_failures', failures)
     redis.call('HDEL', metrics_key, unpack(fields))
     redis.call('ZREM', index_key, unpack(buckets))
   end

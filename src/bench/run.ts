@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { ExitCode, InterruptedError, SwcError } from '../core/errors.js';
+import { ExitCode, InterruptedError, ScriptError, SwcError } from '../core/errors.js';
 import { layoutLabel, namespacedLayout } from '../layouts/index.js';
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import { performance } from 'node:perf_hooks';
@@ -9,7 +9,9 @@ import { steadyLightCount } from './steady-lights.js';
 import { settleLazyFree } from '../measure/lazyfree.js';
 import { withLongestParts } from '../measure/encoding.js';
 import { encodingHints } from '../measure/encoding-advice.js';
-import type { BenchReport, CellResult, MemoryResult, RealtimeResult, ThroughputResult } from '../measure/types.js';
+import type { BenchReport, CellResult, IncompleteRun, MemoryResult, RealtimeResult, ThroughputResult } from '../measure/types.js';
+import { namedRejection } from '../core/rejection.js';
+import { verifyLayout } from '../verify/verify.js';
 import { measureThroughputRounds, type RoundsProgress, type ThroughputPhase } from '../measure/throughput.js';
 import type { Session } from '../redis/connect.js';
 import { disturbances, serverCounters, serverInfo, type ServerCounters } from '../redis/info.js';
@@ -70,8 +72,68 @@ export class DisturbedCellError extends SwcError {
   }
 }
 
+/**
+ * A script error stopped the run after at least one memory phase had
+ * finished: `report` holds every figure measured until then (a cell whose
+ * later phase did not run has its memory only) and says where it stopped
+ * (`report.incomplete`). Exit 3, as any script error.
+ */
+export class IncompleteBenchError extends ScriptError {
+  constructor(
+    message: string,
+    readonly report: BenchReport & { readonly incomplete: IncompleteRun },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Calls of verify's traffic replayed to find the command a failing layout's script sent (see diagnose). */
+const DIAGNOSE_CALLS = 3000;
+
+/**
+ * The command the server rejected for one of `layouts`, found the way
+ * `swc verify` finds it: its seeded traffic through the layout, each script
+ * error's shortest reproduction replayed under MONITOR. Only on a private
+ * server (MONITOR sees every client's commands). Null when none failed.
+ */
+async function diagnose(
+  redis: Redis,
+  layouts: readonly Layout[],
+  seed: number,
+  signal?: AbortSignal,
+): Promise<{ layout: Layout; error: string; rejected?: string } | null> {
+  for (const layout of layouts) {
+    const result = await verifyLayout(redis, layout, {
+      seed,
+      calls: DIAGNOSE_CALLS,
+      maxListed: 1,
+      shrinkMs: 5000,
+      monitorRejected: true,
+      ...(signal ? { signal } : {}),
+    }).catch(() => null);
+    const [failure] = result?.scriptErrors ?? [];
+    if (failure) return { layout, error: failure.error, ...(failure.rejected !== undefined ? { rejected: failure.rejected } : {}) };
+  }
+  return null;
+}
+
 /** What a cell's accuracy phase gives (see cellAccuracy). */
 type CellAccuracy = NonNullable<Awaited<ReturnType<typeof cellAccuracy>>>;
+
+/** A cell whose memory phase has ended. */
+interface Filled {
+  readonly cell: Cell;
+  readonly index: number;
+  readonly layout: Layout;
+  readonly name: string;
+  readonly memory: MemoryResult;
+  readonly events: number;
+  readonly lights: Light[];
+  readonly span: Span;
+  readonly realtime?: RealtimeResult;
+  readonly shards?: ShardTotals[];
+}
 
 /** A cell waiting to be reported: its result once its accuracy phase (perhaps on the lane) has ended. */
 interface Reported {
@@ -521,8 +583,15 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
   });
   /** The accuracy phases' own private server, when the run has one to copy (see AccuracyLane). */
   let lane: AccuracyLane | undefined;
+  /** Each cell's result once its memory phase ended (memory only), and once every phase ended, by cell index. */
+  const memoryOnly = new Map<number, CellResult>();
+  const finished = new Map<number, CellResult>();
+  /** The layouts (and phase) a script error after the memory phase came from. */
+  let failing: { layouts: Layout[]; phase: IncompleteRun['phase'] } | undefined;
   try {
     return await runCells();
+  } catch (err) {
+    throw await incompleteOf(err);
   } finally {
     heartbeat.stop();
     // The markers go with the run; the caller's clean-up catches them if this fails.
@@ -532,6 +601,101 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       Promise.race([deleteRouted(set, [runKey(namespace), aliveKey(namespace)]).catch(() => undefined), new Promise((r) => setTimeout(r, 2000).unref())]),
       lane?.close(),
     ]);
+  }
+
+  /**
+   * A script error in a throughput or accuracy phase, after some memory phase
+   * ended: the figures measured so far, where it stopped and, on a private
+   * server, the command the server rejected and its known cause. Any other
+   * error is returned as it is.
+   */
+  async function incompleteOf(err: unknown): Promise<unknown> {
+    if (!(err instanceof ScriptError) || err instanceof IncompleteBenchError || !failing || memoryOnly.size === 0) return err;
+    const { layouts, phase } = failing;
+    try {
+      const found = set.private && !set.cluster ? await diagnose(redis, layouts, plan.seed, run.signal) : null;
+      const results = [...memoryOnly.keys()].sort((a, b) => a - b).map((i) => finished.get(i) ?? (memoryOnly.get(i) as CellResult));
+      const error = found?.error ?? err.message;
+      const cause = found ? namedRejection(found.error, found.rejected) : null;
+      const incomplete: IncompleteRun = {
+        layout: (found?.layout ?? layouts[0])?.name ?? '?',
+        phase,
+        error: err.message,
+        ...(found?.rejected !== undefined ? { rejected: found.rejected } : {}),
+        ...(cause ? { cause } : {}),
+      };
+      const report = { ...(await reportOf(results, null)), incomplete };
+      return new IncompleteBenchError(cause ? `${cause.name}: ${error}` : err.message, report, { cause: err });
+    } catch {
+      return err;
+    }
+  }
+
+  /** The report of `results`; `scriptsBefore` the script counters at the start (null: not reported). */
+  async function reportOf(results: CellResult[], scripts: { before: ScriptCommandStats | null; wallStarted: number } | null): Promise<BenchReport> {
+    const measuringSeconds = scripts ? (performance.now() - scripts.wallStarted) / 1000 : undefined;
+    const labelled = [...new Set(plan.layouts)].flatMap((name) => {
+      const label = layoutLabel(name);
+      return label === undefined ? [] : [[name, label] as const];
+    });
+    const labels = labelled.length > 0 ? Object.fromEntries(labelled) : undefined;
+    const delta = scripts ? scriptCommandDelta(scripts.before, await readScriptStats(set)) : null;
+    // The accuracy phases' scripts ran on the lane's server, at the same time as the run's own: reported apart, never added.
+    const onLane = lane && scripts ? await lane.scriptStats() : undefined;
+    return {
+      schemaVersion: SCHEMA_VERSION,
+      swcVersion: SWC_VERSION,
+      redis: {
+        version: info.version,
+        memAllocator: info.memAllocator,
+        mode: info.mode,
+        private: set.private,
+        config: info.config,
+        // Which build measured (a non-Redis server only: Redis reports stay as they were).
+        ...(info.server ? { server: info.server.name, serverVersion: info.server.version } : {}),
+      },
+      options: run.options ?? {},
+      results,
+      startedAt: new Date(started).toISOString(),
+      elapsedSeconds: (Date.now() - started) / 1000,
+      ...(measuringSeconds !== undefined ? { measuringSeconds } : {}),
+      serverScriptSeconds: delta ? delta.usec / 1e6 : null,
+      ...(onLane !== undefined ? { accuracyServerScriptSeconds: onLane ? onLane.usec / 1e6 : null } : {}),
+      encodingHints: encodingHints(results, info.config),
+      ...(set.cluster
+        ? {
+            cluster: {
+              shards: set.shards.length,
+              nodes: set.shards.map((s) => s.node),
+              private: set.private,
+              lightSpread: run.lightSpread ?? LIGHT_SPREAD,
+              findings: run.findings ?? [],
+            },
+          }
+        : {}),
+      ...(labels ? { layoutLabels: labels } : {}),
+    };
+  }
+
+  /** A cell's result: its memory, and what its later phases measured. */
+  function cellResultOf(f: Filled, throughput?: ThroughputResult, accuracy?: CellAccuracy): CellResult {
+    const { cell, memory, events, realtime, shards } = f;
+    const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
+    return {
+      layout: cell.layout,
+      windowSeconds: cell.windowSeconds,
+      rate: cell.rate,
+      durationSeconds: cell.durationSeconds,
+      // What the window holds at the end: a run shorter than the window fills only part of it.
+      eventsInWindow: Math.round(cell.rate * Math.min(realtime?.durationSeconds ?? cell.durationSeconds, cell.windowSeconds)),
+      events,
+      memory,
+      ...(throughput ? { throughput } : {}),
+      ...(realtime ? { realtime } : {}),
+      ...(accuracy ? { accuracy: accuracy.accuracy, ...(accuracy.serverCost ? { serverCost: accuracy.serverCost } : {}) } : {}),
+      ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
+      ...(shards ? { shards } : {}),
+    };
   }
 
   async function runCells(): Promise<BenchReport> {
@@ -593,6 +757,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         reported.shift();
         const result = await head.result;
         results.push(result);
+        finished.set(head.index, result);
         progress?.onCellDone?.(result, head.index, cells.length);
       }
     };
@@ -607,18 +772,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     }
     let index = 0;
     for (const group of groupsOf) {
-      const filled: {
-        cell: Cell;
-        index: number;
-        layout: Layout;
-        name: string;
-        memory: MemoryResult;
-        events: number;
-        lights: Light[];
-        span: Span;
-        realtime?: RealtimeResult;
-        shards?: ShardTotals[];
-      }[] = [];
+      const filled: Filled[] = [];
       for (const cell of group) {
         // An accuracy phase that failed on the lane stops the run at the next cell.
         if (lane?.failure) throw lane.failure.error;
@@ -650,7 +804,10 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
               "while this run only added keys: another client (another swc run?) freed memory, so the used_memory figure is not this cell's",
           );
         }
-        filled.push({ cell, index, layout, name, ...measured });
+        const entry: Filled = { cell, index, layout, name, ...measured };
+        filled.push(entry);
+        // Kept if a later phase's script fails: the memory figure stands (see IncompleteBenchError).
+        memoryOnly.set(index, cellResultOf(entry));
         index += 1;
       }
       const first = filled[0];
@@ -697,6 +854,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
             progress?.onPhase?.(first.cell, (phase = p.phase), group);
           },
         }).catch((err: unknown) => {
+          failing = { layouts: filled.map((f) => f.layout), phase: 'throughput' };
           throw withContext(err, `${where}, throughput phase ${phase ?? 'write'}`);
         });
         for (const { phase: ended, reading } of readings) {
@@ -713,7 +871,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       }
       await liveOthers(groupName);
       for (const [i, f] of filled.entries()) {
-        const { cell, memory, events, lights, span, realtime, layout, shards } = f;
+        const { cell, lights, span, layout } = f;
         const throughput = throughputs?.[i];
         // Where the injected clock stopped, so every hour key it wrote is deleted below.
         const clockSpan = throughput
@@ -724,6 +882,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
             written += n;
             progress?.onEvents?.(written, totalEvents);
           }).catch((err: unknown) => {
+            failing ??= { layouts: [layout], phase: 'accuracy' };
             throw withContext(err, `in ${f.name}, accuracy phase`);
           });
         let accuracy: CellAccuracy | undefined | Promise<CellAccuracy | undefined>;
@@ -734,22 +893,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           accuracy = await accuracyOn(redisOf(set)[shardOfLight(set, layout, accuracyLight(cell))] as Redis);
           if (accuracy) await watch(f.name, 'accuracy phase');
         }
-        const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
-        const resultOf = (accuracy: CellAccuracy | undefined): CellResult => ({
-          layout: cell.layout,
-          windowSeconds: cell.windowSeconds,
-          rate: cell.rate,
-          durationSeconds: cell.durationSeconds,
-          // What the window holds at the end: a run shorter than the window fills only part of it.
-          eventsInWindow: Math.round(cell.rate * Math.min(realtime?.durationSeconds ?? cell.durationSeconds, cell.windowSeconds)),
-          events,
-          memory,
-          ...(throughput ? { throughput } : {}),
-          ...(realtime ? { realtime } : {}),
-          ...(accuracy ? { accuracy: accuracy.accuracy, ...(accuracy.serverCost ? { serverCost: accuracy.serverCost } : {}) } : {}),
-          ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
-          ...(shards ? { shards } : {}),
-        });
+        const resultOf = (accuracy: CellAccuracy | undefined): CellResult => cellResultOf(f, throughput, accuracy);
         await deleteLights(set, layout, lights, clockSpan).catch((err: unknown) => {
           throw withContext(
             err,
@@ -774,47 +918,6 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       await report(false);
     }
     await report(true);
-    const measuringSeconds = (performance.now() - wallStarted) / 1000;
-    const labelled = [...new Set(plan.layouts)].flatMap((name) => {
-      const label = layoutLabel(name);
-      return label === undefined ? [] : [[name, label] as const];
-    });
-    const labels = labelled.length > 0 ? Object.fromEntries(labelled) : undefined;
-    const scripts = scriptCommandDelta(scriptsBefore, await readScriptStats(set));
-    // The accuracy phases' scripts ran on the lane's server, at the same time as the run's own: reported apart, never added.
-    const onLane = lane ? await lane.scriptStats() : undefined;
-    return {
-      schemaVersion: SCHEMA_VERSION,
-      swcVersion: SWC_VERSION,
-      redis: {
-        version: info.version,
-        memAllocator: info.memAllocator,
-        mode: info.mode,
-        private: set.private,
-        config: info.config,
-        // Which build measured (a non-Redis server only: Redis reports stay as they were).
-        ...(info.server ? { server: info.server.name, serverVersion: info.server.version } : {}),
-      },
-      options: run.options ?? {},
-      results,
-      startedAt: new Date(started).toISOString(),
-      elapsedSeconds: (Date.now() - started) / 1000,
-      measuringSeconds,
-      serverScriptSeconds: scripts ? scripts.usec / 1e6 : null,
-      ...(onLane !== undefined ? { accuracyServerScriptSeconds: onLane ? onLane.usec / 1e6 : null } : {}),
-      encodingHints: encodingHints(results, info.config),
-      ...(set.cluster
-        ? {
-            cluster: {
-              shards: set.shards.length,
-              nodes: set.shards.map((s) => s.node),
-              private: set.private,
-              lightSpread: run.lightSpread ?? LIGHT_SPREAD,
-              findings: run.findings ?? [],
-            },
-          }
-        : {}),
-      ...(labels ? { layoutLabels: labels } : {}),
-    };
+    return reportOf(results, { before: scriptsBefore, wallStarted });
   }
 }

@@ -10,7 +10,8 @@ import { reportBuild, serverBuild } from '../compare/builds.js';
 import { serverInfo } from '../redis/info.js';
 import { shown } from '../safety/text.js';
 import { RunClock } from '../bench/progress.js';
-import { layoutsAcrossSlots, runBench, type BenchProgress } from '../bench/run.js';
+import { IncompleteBenchError, layoutsAcrossSlots, runBench, type BenchProgress } from '../bench/run.js';
+import { keepIncomplete, printIncomplete } from './bench-incomplete.js';
 import { suggest, type Unmeasured } from '../bench/suggest.js';
 import { runBenchPerLayout, suggestLayouts } from '../bench/suggest-run.js';
 import { renderSuggestions, SUGGEST_RULE_TEXT } from '../report/suggest.js';
@@ -905,7 +906,12 @@ Examples:
         () => (finished = true),
         () => (finished = true),
       );
-      let measured = withStableKeyNames(await deniedAsFinding(running, session.redis, runUser), namespace.prefix);
+      const outcome = await deniedAsFinding(running, session.redis, runUser).catch(keepIncomplete);
+      if (outcome instanceof IncompleteBenchError) {
+        progress.stop();
+        return printIncomplete(outcome, namespace.prefix, format, { wide: Boolean(flags.wide), output: flags.output, scriptsDir: plan.scriptsDir });
+      }
+      let measured = withStableKeyNames(outcome, namespace.prefix);
       if (counting) measured = await countForReport(counting, session, plan, measured, { progress: flags.progress, signal: stop.signal });
       const suggestions = suggested ? suggest(measured, { layouts: [...suggested.layouts], unmeasured }) : undefined;
       // --suggest: the JSON gains `suggestion` (the first window and rate) and `suggestions` (all of them).

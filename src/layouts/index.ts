@@ -8,7 +8,7 @@ import { SlidingLog } from './sliding-log.js';
 import { withScriptsDir } from './stoplight/scripts-dir.js';
 import { StoplightV5 } from './stoplight/v5.js';
 import { STOPLIGHT_V5_TAGGED, stoplightV5TaggedDefinition } from './stoplight/v5-tagged.js';
-import { StoplightV6 } from './stoplight/v6.js';
+import { STOPLIGHT_V6_UPSTREAM, StoplightV6 } from './stoplight/v6.js';
 import { TwoWindow } from './two-window.js';
 import type { Layout, LayoutOptions } from './types.js';
 
@@ -173,7 +173,14 @@ registerLayout({
   variant: (name) => (name === STOPLIGHT_V5_TAGGED ? stoplightV5TaggedDefinition : null),
   clusterVariant: STOPLIGHT_V5_TAGGED,
 });
-registerLayout({ name: 'stoplight-v6', create: (options) => withScriptsDir('stoplight-v6', options, (o) => new StoplightV6(o)), byDefault: true });
+registerLayout({
+  name: 'stoplight-v6',
+  create: (options) => withScriptsDir('stoplight-v6', options, (o) => new StoplightV6(o)),
+  byDefault: true,
+  // Registered when asked for by name: 6.0 with upstream's unguarded eviction, on the same keys
+  // (a copy of lua/ with --scripts; a Stoplight tree is upstream's already).
+  variant: (name) => (name === STOPLIGHT_V6_UPSTREAM ? { name, create: (options) => new StoplightV6(options, STOPLIGHT_V6_UPSTREAM) } : null),
+});
 registerLayout({ name: 'sliding-log', create: (options) => new SlidingLog(options) });
 registerLayout({ name: 'ring', create: (options) => new Ring(options) });
 registerLayout({ name: 'packed', create: (options) => new Packed(options) });

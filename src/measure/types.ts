@@ -5,6 +5,7 @@
 import type { AccuracyResult, ServerCost } from './accuracy.js';
 import type { InstructionsResult } from './instructions.js';
 import type { SCHEMA_VERSION } from '../core/schema-version.js';
+import type { NamedRejection } from '../core/rejection.js';
 
 /** One key of a light as measured. */
 export interface KeyMemory {
@@ -338,4 +339,24 @@ export interface BenchReport {
   readonly instructionsSeconds?: number;
   /** Labels for layouts whose name alone would mislead (e.g. a variant Stoplight never shipped), by layout name. */
   readonly layoutLabels?: Record<string, string>;
+  /** Set when a script error stopped the run after a memory phase: the results hold what was measured until then. */
+  readonly incomplete?: IncompleteRun;
+}
+
+/** Where and why a run stopped before its last phase, keeping what it had measured (see BenchReport.incomplete). */
+export interface IncompleteRun {
+  /** The layout whose script failed. */
+  readonly layout: string;
+  /** The phase it failed in. */
+  readonly phase: 'throughput' | 'accuracy';
+  /** The error as the server (or the script runner) gave it. */
+  readonly error: string;
+  /**
+   * The command the server rejected, as it received it: verify's traffic for
+   * the layout replayed under MONITOR on the run's private server
+   * (src/verify/rejected.ts). Absent on a server swc did not start.
+   */
+  readonly rejected?: string;
+  /** The known cause of that rejection (src/core/rejection.ts), e.g. `"-0" rejected`. */
+  readonly cause?: NamedRejection;
 }

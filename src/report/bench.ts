@@ -622,6 +622,16 @@ function wrapParts(parts: readonly string[], width: number): string {
   return lines.join(';\n');
 }
 
+/** The line that marks a report a script error cut short (see BenchReport.incomplete), or undefined. */
+export function incompleteLine(report: BenchReport): string | undefined {
+  const i = report.incomplete;
+  if (!i) return undefined;
+  return (
+    `INCOMPLETE: ${i.layout}'s script failed in its ${i.phase} phase${i.cause ? ` (${i.cause.name})` : ''}; ` +
+    `the figures below are what was measured before it: memory for every cell shown, later phases only where shown`
+  );
+}
+
 /** The human-readable report: memory table, throughput tables, and the server it ran on. */
 export function renderBench(
   report: BenchReport,
@@ -681,6 +691,8 @@ export function renderBench(
   // Markdown keeps one line (a paragraph); a terminal gets lines of at most 120 columns.
   const footer = format === 'markdown' ? footerParts.join('; ') : wrapText(wrapParts(footerParts, prose), prose);
   const parts: string[] = [];
+  const stopped = incompleteLine(report);
+  if (stopped) parts.push(format === 'markdown' ? `**${stopped}**` : c.bold(c.red(wrapText(stopped, prose))));
   for (const [heading, grid] of grids) {
     if (!grid) continue;
     if (format === 'markdown') {

@@ -1,6 +1,7 @@
 import type { ComparedFields, ReproCall, VerifyResult } from '../verify/types.js';
 import { palette } from './style.js';
 import { isoMoment, unixSecondsOf } from '../core/format.js';
+import { namedRejection } from '../core/rejection.js';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 
@@ -57,6 +58,8 @@ export function renderVerify(results: readonly VerifyResult[], color: boolean): 
     for (const e of r.scriptErrors) {
       out.push(`  ${c.red('script error')} on a ${e.op} (window ${window(e.windowSeconds)}): ${e.error}`);
       if (e.rejected !== undefined) out.push(`    the server received: ${e.rejected}`);
+      const cause = namedRejection(e.error, e.rejected);
+      if (cause) out.push(`    cause: ${cause.name}: ${cause.why}`);
       out.push(...reproduction(e.reproduction, e.windowSeconds));
     }
     if (r.lightsWithErrors > r.scriptErrors.length) out.push(`  … ${r.lightsWithErrors - r.scriptErrors.length} more light(s) got errors`);

@@ -174,6 +174,16 @@ export const benchSchema = z
       .optional(),
     instructionsSeconds: z.number().optional(),
     layoutLabels: z.record(z.string(), z.string()).optional(),
+    incomplete: z
+      .looseObject({
+        layout: z.string(),
+        phase: z.enum(['throughput', 'accuracy']),
+        error: z.string(),
+        rejected: z.string().optional(),
+        cause: z.looseObject({ id: z.string(), name: z.string(), why: z.string() }).optional(),
+      })
+      .optional()
+      .meta({ description: 'Set when a script error stopped the run after a memory phase: results hold what was measured until then.' }),
     suggestion: suggestion.optional(),
     suggestions: z.array(suggestion).optional(),
   })

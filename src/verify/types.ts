@@ -44,9 +44,9 @@ export interface Disagreement {
   readonly windowSeconds: number;
   /** The operation whose reply disagreed (`read`, or `failure` for layouts that answer a failure with a snapshot). */
   readonly op: VerifyOp;
-  /** The model's fields (the exact window) at that call. */
+  /** The model's fields (the exact window) at the reproduction's last call. */
   readonly expected: ComparedFields;
-  /** What the layout returned. */
+  /** What the layout returned to the reproduction's last call (replayed on a fresh light). */
   readonly actual: ComparedFields;
   /** The fields that differ. */
   readonly fields: readonly (keyof ComparedFields)[];
@@ -73,7 +73,7 @@ export interface ScriptFailure {
 export interface DeviationMiss {
   readonly deviation: string;
   readonly windowSeconds: number;
-  /** What the declaration predicted, and what the layout returned (it counted the exact window instead). */
+  /** What the declaration predicted, and what the layout returned (it counted the exact window instead), at the reproduction's last call. */
   readonly predicted: ComparedFields;
   readonly actual: ComparedFields;
   readonly reproduction: readonly ReproCall[];

@@ -155,9 +155,9 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
     };
     let replayCount = 0;
     const replayLight = (): Light => ({ name: `swc-verify-${run}-r${replayCount++}` });
-    const shrunk = async (kind: ProblemKind): Promise<{ problem: Problem; reproduction: ReproCall[] }[]> => {
+    const shrunk = async (kind: ProblemKind): Promise<{ problem: Problem; reproduction: ReproCall[]; verdict: Problem['verdict'] }[]> => {
       const list = [...(problems.get(kind) ?? [])].sort((a, b) => a.calls.length - b.calls.length).slice(0, maxListed);
-      const out: { problem: Problem; reproduction: ReproCall[] }[] = [];
+      const out: { problem: Problem; reproduction: ReproCall[]; verdict: Problem['verdict'] }[] = [];
       for (const problem of list) {
         const windowSeconds = (traffic.lights[problem.light] as { windowSeconds: number }).windowSeconds;
         const original = problem.calls;
@@ -167,18 +167,24 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
           options.signal?.throwIfAborted();
           return firstMatch(await replay(redis, layout, replayLight(), windowSeconds, candidate), matches);
         };
-        out.push({ problem, reproduction: await shrink(original, reproduces, budget) });
+        const reproduction = await shrink(original, reproduces, budget);
+        // The values shown are the reproduction's own (its last call, replayed once more), not the longer original's.
+        const verdicts = await replay(redis, layout, replayLight(), windowSeconds, reproduction);
+        const own = verdicts.at(-1);
+        const verdict = own !== undefined && matches(own) ? (own as Problem['verdict']) : problem.verdict;
+        out.push({ problem, reproduction, verdict });
       }
       return out;
     };
 
     const windowOf = (p: Problem): number => (traffic.lights[p.light] as { windowSeconds: number }).windowSeconds;
-    const opOf = (p: Problem): ReproCall['op'] => (p.calls.at(-1) as ReproCall).op;
-    const disagreements: Disagreement[] = (await shrunk('disagreement')).map(({ problem, reproduction }) => {
-      const v = problem.verdict as Extract<Verdict, { kind: 'disagreement' }>;
+    // The operation of the reproduction's last call: the one its values are for.
+    const opOf = (calls: readonly ReproCall[]): ReproCall['op'] => (calls.at(-1) as ReproCall).op;
+    const disagreements: Disagreement[] = (await shrunk('disagreement')).map(({ problem, reproduction, verdict }) => {
+      const v = verdict as Extract<Verdict, { kind: 'disagreement' }>;
       return {
         windowSeconds: windowOf(problem),
-        op: opOf(problem),
+        op: opOf(reproduction),
         expected: v.expected,
         actual: v.actual,
         fields: v.fields,
@@ -186,10 +192,10 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
         originalLength: problem.calls.length,
       };
     });
-    const scriptErrors: ScriptFailure[] = (await shrunk('error')).map(({ problem, reproduction }) => ({
+    const scriptErrors: ScriptFailure[] = (await shrunk('error')).map(({ problem, reproduction, verdict }) => ({
       windowSeconds: windowOf(problem),
-      op: opOf(problem),
-      error: (problem.verdict as Extract<Verdict, { kind: 'error' }>).error,
+      op: opOf(reproduction),
+      error: (verdict as Extract<Verdict, { kind: 'error' }>).error,
       reproduction,
       originalLength: problem.calls.length,
     }));
@@ -201,8 +207,8 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
         if (rejected !== null) scriptErrors[i] = { ...e, rejected };
       }
     }
-    const deviationMisses: DeviationMiss[] = (await shrunk('deviation-miss')).map(({ problem, reproduction }) => {
-      const v = problem.verdict as Extract<Verdict, { kind: 'deviation-miss' }>;
+    const deviationMisses: DeviationMiss[] = (await shrunk('deviation-miss')).map(({ problem, reproduction, verdict }) => {
+      const v = verdict as Extract<Verdict, { kind: 'deviation-miss' }>;
       return {
         deviation: v.id,
         windowSeconds: windowOf(problem),

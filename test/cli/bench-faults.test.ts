@@ -7,6 +7,7 @@ import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer } from '../../src/redis/server.js';
 import { HOUR_START, redisUrl, uniqueName, digest, keysMatching } from '../helpers.js';
 import { runCli, RUN_LINE, startCli } from './run-cli.js';
+import { plantRefusedZero } from '../integration/verify/plant.js';
 
 let redis: Redis;
 beforeAll(async () => {
@@ -77,6 +78,37 @@ describe('bench leaves other data alone', () => {
     const namespace = /swc-bench:[0-9a-f]{8}/.exec(result.stderr)?.[0];
     expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
     expect(await digest(redis, pattern)).toEqual(before);
+  });
+});
+
+describe('bench when a script fails after the memory phase', () => {
+  it('exit 3; the memory table on stdout marked incomplete; on stderr the "-0" rejection named as verify names it, and the ways out', async () => {
+    const dir = plantRefusedZero();
+    const run = await runCli([
+      'bench',
+      '--scripts',
+      dir,
+      '--layout',
+      'stoplight-v6',
+      '--window',
+      '60',
+      '--rate',
+      '10',
+      '--failure-rate',
+      '0',
+      '--no-throughput',
+      '--no-progress',
+    ]);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toMatch(/^INCOMPLETE: stoplight-v6's script failed in its accuracy phase \("-0" rejected\)/);
+    expect(run.stdout).toMatch(/Memory per light[\s\S]*1 min\s*│\s*10\s*│\s*600\s*│\s*\d+\.\d/);
+    expect(run.stdout).not.toMatch(/not an integer/);
+    expect(run.stderr).toMatch(/swc bench: incomplete: stoplight-v6's script failed in its accuracy phase: "-0" rejected/);
+    expect(run.stderr).toMatch(/the server received: HINCRBY "stoplight:v6:[^"]*window_metrics" "total_failures" "-0"/);
+    expect(run.stderr).toMatch(/ERR value is not an integer/);
+    expect(run.stderr).toContain('--no-accuracy');
+    expect(run.stderr).toContain('--redis-server <a Redis 7.2+ build>');
+    expect(run.stderr).toContain(`swc verify --scripts ${dir} --layout stoplight-v6`);
   });
 });
 

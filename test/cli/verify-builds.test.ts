@@ -48,6 +48,7 @@ describe('swc verify across server builds', () => {
       expect(run.code).toBe(1);
       expect(run.stdout).toMatch(/script error on a \w+ .*value is not an integer/);
       expect(run.stdout).toMatch(/the server received: HINCRBY "[^"]*window_metrics" "total_(successes|failures)" "-0"/);
+      expect(run.stdout).toMatch(/cause: "-0" rejected: the script subtracted a count of 0/);
     },
     60_000,
   );

@@ -27,6 +27,9 @@ export function v6Inspector(layout: string, prefix: string): StoplightV6Inspecto
   return new StoplightV6Inspector(layout, new KeyTable(prefix, V6_KEYS));
 }
 
+/** The 6.0 layout exactly as upstream writes its eviction (see {@link StoplightV6}'s variant). */
+export const STOPLIGHT_V6_UPSTREAM = 'stoplight-v6-upstream';
+
 /**
  * Stoplight 6.0: per-second success and failure counters in one hash with
  * running totals, and a sorted set that indexes only the bucket names, so
@@ -34,7 +37,7 @@ export function v6Inspector(layout: string, prefix: string): StoplightV6Inspecto
  * the `{<light>}` hash tag, so they live in one cluster slot.
  */
 export class StoplightV6 extends WindowCalls implements Layout {
-  readonly name = 'stoplight-v6';
+  readonly name: string;
   readonly windowSemantics = 'half-open' as const;
   readonly stampPrecision = 'milliseconds' as const;
   readonly capabilities: LayoutCapabilities = { failureReturnsSnapshot: true, readWrites: true, maxWindowSeconds: null };
@@ -43,12 +46,19 @@ export class StoplightV6 extends WindowCalls implements Layout {
   readonly keyTable: KeyTable<keyof typeof V6_KEYS>;
   readonly inspector: StoplightV6Inspector;
 
-  constructor(options: StoplightV6Options = {}) {
+  /**
+   * @param variant `stoplight-v6`: swc's scripts, whose eviction skips a zero
+   * subtraction; `stoplight-v6-upstream`: the same scripts subtracting as
+   * upstream 6.0 does, a count of 0 too (on Redis 7.0 HINCRBY refuses the
+   * "-0" that sends: docs/layouts.md, "Deliberate differences"). Same keys.
+   */
+  constructor(options: StoplightV6Options = {}, variant: typeof STOPLIGHT_V6_UPSTREAM | 'stoplight-v6' = 'stoplight-v6') {
     super();
+    this.name = variant;
     this.prefix = options.prefix ?? 'stoplight:v6';
     this.keyTable = new KeyTable(this.prefix, V6_KEYS);
     this.inspector = new StoplightV6Inspector(this.name, this.keyTable);
-    this.scripts = operationScripts('stoplight-v6', options.scriptsDir);
+    this.scripts = operationScripts(variant, options.scriptsDir);
   }
 
   metricsKey(light: Light): string {

@@ -42,12 +42,11 @@ export function stoplight6Tree(clock: 'time' | 'argv', variant: Stoplight6Varian
   const root = path.join(dir, V6_STORAGE);
   // The shared helpers include another file: includes nest.
   write(root, 'lib/outcome.lua', own('lib/outcome.lua'));
-  let evict = own('stoplight-v6/_window.lua').replace('--include lib/outcome.lua', '-- @include lib/outcome');
-  if (variant.unguardedEviction) {
-    const guarded = /if (successes|failures) ~= 0 then\n\s*(redis\.call\('HINCRBY'[^\n]*)\n\s*end/g;
-    if (!guarded.test(evict)) throw new Error('stoplight6Tree: the eviction guards were not found');
-    evict = evict.replace(guarded, '$2');
-  }
+  // The subtraction spliced in: swc's (a zero count skipped) or upstream's (lua/stoplight-v6-upstream/_subtract.lua).
+  const subtract = own(variant.unguardedEviction ? 'stoplight-v6-upstream/_subtract.lua' : 'stoplight-v6/_subtract.lua');
+  const window = own('stoplight-v6/_window.lua');
+  if (!window.includes('--include stoplight-v6/_subtract.lua\n')) throw new Error('stoplight6Tree: the eviction subtraction include was not found');
+  const evict = window.replace('--include lib/outcome.lua', '-- @include lib/outcome').replace('--include stoplight-v6/_subtract.lua\n', subtract);
   write(root, 'window_metrics/_evict.lua', evict);
   const time = clock === 'time';
   if (time) {

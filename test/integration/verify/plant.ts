@@ -20,3 +20,17 @@ export function plantBug(file: string, find: string, replace: string): string {
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
+
+/**
+ * A copy of lua/ whose 6.0 subtraction, where swc's skips a zero count,
+ * sends HINCRBY the string "-0", which every build refuses (a Lua -0
+ * reaches only Redis 7.0 as "-0"): a script error on the first eviction of
+ * a bucket that held no failure, after a fill that evicts nothing.
+ */
+export function plantRefusedZero(): string {
+  return plantBug(
+    'stoplight-v6/_subtract.lua',
+    "  if count ~= 0 then\n    redis.call('HINCRBY', metrics_key, field, -count)\n  end",
+    "  redis.call('HINCRBY', metrics_key, field, count == 0 and '-0' or -count)",
+  );
+}

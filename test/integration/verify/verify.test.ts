@@ -4,8 +4,12 @@ import { createLayout, type Layout, type LayoutName } from '../../../src/layouts
 import { BACKLOG_BUCKETS } from '../../../src/verify/traffic.js';
 import type { ReproCall, VerifyResult } from '../../../src/verify/types.js';
 import { verifyLayout } from '../../../src/verify/verify.js';
-import { testRedis, uniqueName } from '../../helpers.js';
+import { testRedis, uniqueName, withPrivateServer } from '../../helpers.js';
+import { namedRejection } from '../../../src/core/rejection.js';
 import { plantBug } from './plant.js';
+import { SlidingWindowModel } from '../../../src/model/sliding-window.js';
+import { execPipeline, installScripts } from '../../../src/redis/scripts.js';
+import { verifyErrorJson } from '../../../src/verify/judge.js';
 
 let redis: Redis;
 beforeAll(async () => {
@@ -148,5 +152,86 @@ describe('planted bugs are found, with a reproduction of at most 10 calls', () =
     expect(result.keysWithoutTtl.length).toBeGreaterThan(0);
     for (const { key } of result.keysWithoutTtl) expect(key).toMatch(/:window_metrics:ts_idx$/);
     expect(result.findings).toBe(result.keysWithoutTtl.length);
+  });
+});
+
+/**
+ * The counts the model gives at a reproduction's last call, and the counts
+ * the layout answers when the reproduction is replayed on a fresh light.
+ */
+async function replayedCounts(layout: Layout, windowSeconds: number, calls: readonly ReproCall[]) {
+  const model = new SlidingWindowModel(windowSeconds, layout.windowSemantics, layout.capabilities.maxWindowSeconds ?? Number.POSITIVE_INFINITY);
+  for (const c of calls) if (c.op !== 'read') model.record(c.at, c.op);
+  const last = calls.at(-1) as ReproCall;
+  const expected = model.count(Math.floor(last.at));
+  const light = { name: uniqueName('verify-own-values') };
+  await installScripts(redis, layout.scripts);
+  const replies = await execPipeline(
+    redis,
+    calls.map((c) => {
+      const options = { at: c.at, windowSeconds };
+      if (c.op === 'read') return layout.getMetrics(light, options);
+      if (c.op === 'success') return layout.recordSuccess(light, options);
+      return layout.recordFailure(light, { ...options, errorJson: verifyErrorJson(c.at, layout.stampPrecision ?? 'seconds') });
+    }),
+  );
+  const [err, reply] = replies.at(-1) ?? [null, null];
+  if (err) throw err;
+  const snapshot = last.op === 'read' ? layout.parseMetrics(reply) : layout.parseFailure(reply);
+  return { expected, actual: { successes: snapshot?.successes, failures: snapshot?.failures } };
+}
+
+describe('a shrunk reproduction shows its own expected and actual values, not those of the longer original', () => {
+  it.each([
+    ['stoplight-v6', 'stoplight-v6/get_metrics.lua', 'second - window)', 'second - window - 1)'],
+    ['stoplight-v5', 'stoplight-v5/get_metrics.lua', 'local window_start = now - window', 'local window_start = now - window + 1'],
+  ] as const)('%s with an off-by-one window boundary', async (name, file, find, replace) => {
+    const dir = plantBug(file, find, replace);
+    const layout = createLayout(name, { scriptsDir: dir });
+    const result = await verifyLayout(redis, layout, { seed: 7, calls: 8000 });
+    expect(result.disagreements.length).toBeGreaterThan(0);
+    for (const d of result.disagreements) {
+      expect(d.reproduction.length).toBeLessThan(d.originalLength);
+      const { expected, actual } = await replayedCounts(layout, d.windowSeconds, d.reproduction);
+      expect({ successes: d.expected.successes, failures: d.expected.failures }).toEqual(expected);
+      expect({ successes: d.actual.successes, failures: d.actual.failures }).toEqual(actual);
+      expect(d.op).toBe(d.reproduction.at(-1)?.op);
+      // Still a disagreement on its own values.
+      expect(d.fields.length).toBeGreaterThan(0);
+      for (const f of d.fields) expect(d.expected[f]).not.toBe(d.actual[f]);
+    }
+  });
+});
+
+describe('stoplight-v6-upstream: 6.0 with its eviction exactly as upstream writes it', () => {
+  it('has the keys of stoplight-v6, and only its name and its subtraction differ', () => {
+    const light = { name: 'checkout' };
+    const upstream = createLayout('stoplight-v6-upstream');
+    const guarded = createLayout('stoplight-v6');
+    expect(upstream.name).toBe('stoplight-v6-upstream');
+    expect(upstream.keysOf(light, 0, 0)).toEqual(guarded.keysOf(light, 0, 0));
+    expect(upstream.scripts.map((s) => s.source.includes("redis.call('HINCRBY', metrics_key, field, -count)\nend"))).toEqual([true, true, true]);
+  });
+
+  it('on Redis 7.0 fails with the "-0" rejection named where stoplight-v6 passes, the same traffic; on 7.2+ both pass', async () => {
+    await withPrivateServer({}, async (_server, own) => {
+      const version = /redis_version:(\S+)/.exec(await own.info('server'))?.[1] ?? '';
+      const options = { seed: 3, calls: 3000, monitorRejected: true };
+      const guarded = await verifyLayout(own, createLayout('stoplight-v6'), options);
+      const upstream = await verifyLayout(own, createLayout('stoplight-v6-upstream'), options);
+      expect(guarded.findings).toBe(0);
+      // The traffic evicts buckets, some of them holding no failure (or no success).
+      expect(guarded.largestEviction).toBeGreaterThan(0);
+      if (version.startsWith('7.0.')) {
+        expect(upstream.lightsWithErrors).toBeGreaterThan(0);
+        expect(upstream.disagreements).toEqual([]);
+        for (const e of upstream.scriptErrors) {
+          expect(e.rejected).toMatch(/^HINCRBY "[^"]*window_metrics" "total_(successes|failures)" "-0"$/);
+          expect(namedRejection(e.error, e.rejected)?.id).toBe('negative-zero');
+        }
+      } else {
+        expect(upstream.findings).toBe(0);
+      }
+    });
   });
 });

@@ -1,0 +1,18 @@
+-- stoplight-v6-upstream/get_metrics.lua: stoplight-v6/get_metrics.lua with upstream 6.0's eviction,
+-- which subtracts a count of 0 too (stoplight-v6-upstream/_subtract.lua; see
+-- docs/layouts.md, "Deliberate differences"). Otherwise the same script:
+--
+-- KEYS[1]  metrics hash   stoplight:v6:<sys>:{<light>}:window_metrics
+-- KEYS[2]  bucket index   stoplight:v6:<sys>:{<light>}:window_metrics:ts_idx
+-- ARGV[1]  window         seconds; the window is (floor(now) - window, floor(now)]
+-- ARGV[2]  now            seconds, fractional allowed; '' = Redis TIME
+--
+-- Returns: { total_successes, total_failures, last_success_at, last_error_at,
+--            last_error_json, consecutive_errors, consecutive_successes }
+--          (missing fields are nil).
+-- swc_v6_subtract is defined first as swc has it, then shadowed by upstream's;
+-- the 6.0 script below skips its own include of stoplight-v6/_subtract.lua (each
+-- file is included once), so its eviction subtracts as upstream does.
+--include stoplight-v6/_subtract.lua
+--include stoplight-v6-upstream/_subtract.lua
+--include stoplight-v6/get_metrics.lua

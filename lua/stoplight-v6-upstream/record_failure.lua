@@ -1,0 +1,17 @@
+-- stoplight-v6-upstream/record_failure.lua: stoplight-v6/record_failure.lua with upstream 6.0's eviction,
+-- which subtracts a count of 0 too (stoplight-v6-upstream/_subtract.lua; see
+-- docs/layouts.md, "Deliberate differences"). Otherwise the same script:
+--
+-- KEYS[1]  metrics hash   stoplight:v6:<sys>:{<light>}:window_metrics
+-- KEYS[2]  bucket index   stoplight:v6:<sys>:{<light>}:window_metrics:ts_idx
+-- ARGV[1]  window         seconds; the window is (floor(now) - window, floor(now)]
+-- ARGV[2]  event time     seconds, fractional allowed; '' = Redis TIME
+-- ARGV[3]  error JSON     stored as last_error_json when this failure is the newest
+--
+-- Returns: the snapshot, as get_metrics.lua returns it.
+-- swc_v6_subtract is defined first as swc has it, then shadowed by upstream's;
+-- the 6.0 script below skips its own include of stoplight-v6/_subtract.lua (each
+-- file is included once), so its eviction subtracts as upstream does.
+--include stoplight-v6/_subtract.lua
+--include stoplight-v6-upstream/_subtract.lua
+--include stoplight-v6/record_failure.lua

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNamespace } from '../../../src/bench/namespace.js';
+import type { BenchPlan } from '../../../src/bench/plan.js';
+import { IncompleteBenchError, runBench } from '../../../src/bench/run.js';
+import { openSession, type Session } from '../../../src/redis/connect.js';
+import { plantBug, plantRefusedZero } from '../verify/plant.js';
+
+let session: Session;
+beforeAll(async () => {
+  // A private server: bench names the rejected command there (MONITOR), as verify does.
+  session = await openSession();
+});
+afterAll(() => session.close());
+
+const plan = (scriptsDir: string, overrides: Partial<BenchPlan> = {}): BenchPlan => ({
+  layouts: ['stoplight-v6'],
+  windows: [60, 120],
+  rates: [10],
+  // Every evicted bucket holds no failure: the first eviction sends "-0".
+  failureRate: 0,
+  lights: 1,
+  seed: 3,
+  scriptsDir,
+  accuracy: { threshold: 0.5 },
+  ...overrides,
+});
+
+describe('a script error after the memory phase', () => {
+  it('keeps the memory figures of every cell measured, says where it stopped and names the "-0" rejection as verify does', async () => {
+    const err = await runBench({ session, plan: plan(plantRefusedZero()), namespace: createNamespace(), accuracyInLine: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(IncompleteBenchError);
+    const { report } = err as IncompleteBenchError;
+    expect((err as IncompleteBenchError).exitCode).toBe(3);
+    // In line, the first cell's accuracy phase fails before the second cell fills.
+    expect(report.results.map((r) => [r.layout, r.windowSeconds])).toEqual([['stoplight-v6', 60]]);
+    for (const r of report.results) {
+      expect(r.memory.bytesPerLight).toBeGreaterThan(0);
+      expect(r.accuracy).toBeUndefined();
+    }
+    expect(report.incomplete).toMatchObject({ layout: 'stoplight-v6', phase: 'accuracy', cause: { id: 'negative-zero', name: '"-0" rejected' } });
+    expect(report.incomplete.error).toMatch(/not an integer/);
+    expect(report.incomplete.rejected).toMatch(/^HINCRBY "[^"]*window_metrics" "total_failures" "-0"$/);
+    expect((err as IncompleteBenchError).message).toMatch(/^"-0" rejected: /);
+  });
+
+  it('in a throughput phase: the same, with the phase named', async () => {
+    const err = await runBench({
+      session,
+      plan: plan(plantRefusedZero(), { windows: [60], throughput: { connections: 1, pipeline: 1, seconds: 0.5 } }),
+      namespace: createNamespace(),
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(IncompleteBenchError);
+    const { report } = err as IncompleteBenchError;
+    expect(report.results).toHaveLength(1);
+    expect(report.results[0]?.throughput).toBeUndefined();
+    expect(report.incomplete).toMatchObject({ phase: 'throughput', cause: { id: 'negative-zero' } });
+  });
+
+  it('a script error before any memory phase ended is no partial report', async () => {
+    const dir = plantBug('stoplight-v6/record_success.lua', 'local metrics_key = KEYS[1]', "local metrics_key = KEYS[1]\nerror('planted')");
+    const err = await runBench({ session, plan: plan(dir), namespace: createNamespace() }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(IncompleteBenchError);
+    expect((err as Error).message).toContain('planted');
+  });
+});
