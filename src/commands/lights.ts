@@ -2,7 +2,8 @@ import { isoMoment } from '../core/format.js';
 import { Command, Option } from 'commander';
 import { parseDuration, parseList, parseNumber } from '../bench/values.js';
 import { ExitCode, UsageError } from '../core/errors.js';
-import { globRegExp, lightOrders, listLights, nodeTotalsOf, selectLights, totalsOf, type LightOrder } from '../inspect/list.js';
+import { globRegExp, lightOrders, listLights, nodeTotalsOf, parseStates, selectLights, totalsOf, type LightOrder } from '../inspect/list.js';
+import type { LightStateName } from '../layouts/stoplight/state.js';
 import { layoutNames, resolveLayoutName } from '../layouts/index.js';
 import { grandTotal, lightsFormats, renderLights, type LightsFormat } from '../report/lights.js';
 import { visible } from '../report/style.js';
@@ -71,6 +72,7 @@ export interface ListFlags extends RedisFlags, ClusterFlags {
   scanPause?: number;
   progress?: boolean;
   threshold?: number;
+  state?: LightStateName[];
   watch?: number;
   rdb?: string;
   redisServer?: string;
@@ -169,6 +171,7 @@ async function listAndPrint(flags: ListFlags, target: ReadTarget, control: { sto
     ...(flags.system !== undefined ? { system: flags.system } : {}),
     ...(flags.match !== undefined ? { match: flags.match } : {}),
     ...(flags.threshold !== undefined ? { threshold: flags.threshold } : {}),
+    ...(flags.state !== undefined ? { states: flags.state } : {}),
   });
   const totals = totalsOf(matched);
   const nodeTotals = list.nodes
@@ -320,6 +323,7 @@ export function lightsCommand(): Command {
       `pause between SCAN calls, 0..1000 ms (default ${DEFAULT_SCAN_PAUSE_MS}: the scan keeps well under a core of the server)`,
       parser((v) => parseNumber('--scan-pause', v, { min: 0, max: 1000 })),
     )
+    .option('--state <states>', 'only lights in these states, comma-separated: red, yellow, locked red, locked green, green', parser(parseStates))
     .option('--no-progress', 'no scan progress on stderr')
     .option(
       '--rdb <file>',
