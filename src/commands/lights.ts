@@ -344,7 +344,7 @@ The light column is the reference swc inspect takes as is (6.0: system-id/light-
 est. KB" is, for 5.x lights, an estimate of the same traffic stored as 6.0 counters.
 --json: { schemaVersion, at, windowSeconds, totals, total, matched, lights } (README).
 Read-only. Commands sent: PING, TIME, SCAN, TYPE, ECHO, ZCARD, HLEN, ZRANGE, ZCOUNT,
-HGETALL, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
+HGETALL, HMGET, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
 a Stoplight registry of light configs, where one exists: HSCAN).
 One SCAN pass (COUNT 1000, --scan-pause between calls) matches every layout's keys;
 Ctrl-C prints what it found so far, marked partial (exit 130). 6.0 names: the

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { inspectLight } from '../../../src/inspect/inspect.js';
-import { listLights, parseStates, selectLights } from '../../../src/inspect/list.js';
+import { listLights, parseStates, selectLights, totalsOf } from '../../../src/inspect/list.js';
+import { renderLights } from '../../../src/report/lights.js';
 import type { LightListing } from '../../../src/layouts/inspection.js';
 import { LayoutClient } from '../../../src/layouts/client.js';
 import { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
@@ -188,6 +189,14 @@ describe("Stoplight's own view: state and the window", () => {
       expect(byName(incident).get('v5-locked-green')?.failureRate).toBe(1);
       expect(byName(incident).get('v6-red')?.tripping).toEqual({ trafficControl: 'consecutive_errors', value: 3, threshold: 3, ratio: 1 });
       expect(marked.sort()).toEqual(['v5-yellow', 'v6-red', 'v5-red'].sort());
+      // The table says so, and shows the state first.
+      const table = renderLights({ list, matched: incident, shown: incident, totals: totalsOf(incident), wide: false, threshold: 0.5 }, 'table', false);
+      const lockedRow = table.split('\n').find((l) => l.includes('v5-locked-green')) ?? '';
+      expect(lockedRow).toMatch(/^│ locked green │ stoplight-v5/);
+      expect(lockedRow).toContain('100.0%');
+      expect(lockedRow).not.toContain('≥');
+      expect(table).toContain('locked green lights are never marked: Stoplight keeps them green whatever they fail');
+      expect(table).toContain('1 light: no window configured: Stoplight keeps no events for it');
       // --sort state: worst first.
       const order = selectLights(list, { sort: 'state' }).matched.map((l) => l.state);
       expect(order.indexOf('green')).toBeGreaterThan(order.lastIndexOf('red'));
