@@ -79,53 +79,12 @@ export function lastCallSecond(fields: Readonly<Record<string, string>>): number
   return stamps.length === 0 ? null : Math.floor(Math.max(...stamps));
 }
 
-/** The window one read of a light counts, and which rule moved it. */
-export interface ReadWindow {
-  /** First second counted. */
-  readonly fromSecond: number;
-  /** Last second counted (the read's second, or one before it where the hour-key rule applied). */
-  readonly toSecond: number;
-  /** `recovered_at` (whole seconds) when it is later than `at - window` and so raised the start; null otherwise. */
-  readonly recoveredAt: number | null;
-  /** The deviations of the layout's read that applied at this second (5.x: the first second of a clock hour). */
-  readonly applied: readonly WindowDeviation[];
-}
-
-/**
- * Stoplight's window for a read at `at` (floored): it starts at
- * `max(at - window, recovered_at)` (5.x's closed window counts `at - window`
- * itself; a `half-open` one starts a second later), and the layout's own
- * read rules then take seconds off it (5.x at hh:00:00 does not count that
- * second: {@link WindowDeviation.uncounted}). 6.0 keeps no `recovered_at`:
- * pass null.
- */
-export function readWindow(
-  at: number,
-  windowSeconds: number,
-  recoveredAtField: string | undefined | null,
-  semantics: 'closed' | 'half-open',
-  deviations: readonly WindowDeviation[] = [],
-): ReadWindow {
-  const end = Math.floor(at);
-  const start = semantics === 'closed' ? end - windowSeconds : end - windowSeconds + 1;
-  const recovered = stamp(recoveredAtField ?? undefined);
-  const recoveredAt = recovered !== null && Math.floor(recovered) > start ? Math.floor(recovered) : null;
-  let fromSecond = recoveredAt ?? start;
-  let toSecond = end;
-  const applied: WindowDeviation[] = [];
-  for (const deviation of deviations) {
-    const gap = deviation.uncounted(at, windowSeconds);
-    if (gap === null) continue;
-    applied.push(deviation);
-    // A gap at either end narrows the window; one in the middle is not a shape a read has.
-    if (gap.toSecond >= toSecond && gap.fromSecond <= toSecond) toSecond = gap.fromSecond - 1;
-    if (gap.fromSecond <= fromSecond && gap.toSecond >= fromSecond) fromSecond = gap.toSecond + 1;
-  }
-  return { fromSecond, toSecond, recoveredAt, applied };
-}
+/** Stoplight's window rule is pure arithmetic, stated in the model's layer so the model counts by it too. */
+export { readWindow, type ReadWindow } from '../../model/read-window.js';
+import type { ReadWindow } from '../../model/read-window.js';
 
 /** What a window note says: the rules that moved the window, in words; empty when none did. */
-export function windowNotes(window: ReadWindow): string[] {
+export function windowNotes(window: ReadWindow<WindowDeviation>): string[] {
   const notes: string[] = [];
   if (window.recoveredAt !== null)
     notes.push(`starts at recovered_at ${new Date(window.recoveredAt * 1000).toISOString().replace('.000Z', 'Z')}, not at now - window`);

@@ -5,7 +5,8 @@ import { listLights, parseStates, selectLights, totalsOf } from '../../../src/in
 import { renderLights } from '../../../src/report/lights.js';
 import type { LightListing } from '../../../src/layouts/inspection.js';
 import { LayoutClient } from '../../../src/layouts/client.js';
-import { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
+import { StoplightV5, V5_FIRST_SECOND_OF_HOUR } from '../../../src/layouts/stoplight/v5.js';
+import { SlidingWindowModel } from '../../../src/model/sliding-window.js';
 import { shortId, StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import { addName, newNameBook } from '../../../src/layouts/stoplight/names.js';
 import { HOUR_START, withPrivateServer } from '../../helpers.js';
@@ -139,6 +140,14 @@ describe("Stoplight's own view: state and the window", () => {
         expect({ name, state: listed.state, layout: listed.layout }).toEqual({ name, state: spec.state, layout: spec.layout });
         const want = expectedWindow(spec, NOW);
         expect({ name, s: listed.windowSuccesses, f: listed.windowFailures }).toEqual({ name, s: want.successes, f: want.failures });
+        // The model counts by the same rule.
+        const model = new SlidingWindowModel(WINDOW, spec.layout === 'stoplight-v5' ? 'closed' : 'half-open');
+        for (const [offset, outcome] of spec.events) model.record(NOW + offset, outcome === 's' ? 'success' : 'failure');
+        const recovered = spec.fields?.recovered_at === undefined ? null : Number(spec.fields.recovered_at);
+        expect({ name, model: model.countRead(NOW, recovered, spec.layout === 'stoplight-v5' ? [V5_FIRST_SECOND_OF_HOUR] : []) }).toEqual({
+          name,
+          model: want,
+        });
         // inspect by the reference lights prints gives the same state and counts.
         const [inspection] = await inspectLight(redis, { light: listed.reference, windowSeconds: WINDOW, at: NOW });
         expect(inspection?.layout).toBe(spec.layout);
