@@ -207,6 +207,7 @@ describe('swc lights: bad usage and large lights', () => {
     [['--window', '0'], '--window: must be from 1 s to 604800 s'],
     [['--format', 'xml'], '--format'],
     [['--at', 'soon'], '--at: expected Unix seconds'],
+    [['--state', 'red,purple'], '--state: expected a comma-separated list of red, yellow, locked red, locked green, green; got "purple"'],
   ])('rejects %j with one line and exit 2, before connecting', async (flags, message) => {
     // Port 1 would refuse: exit 2 (not 3) shows Redis was never contacted.
     const run = await runCli(['lights', '--redis-url', 'redis://127.0.0.1:1', ...flags]);
