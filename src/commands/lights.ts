@@ -38,6 +38,10 @@ export const unixSeconds = parser((value) => {
 export const windowSeconds = parser((v) => parseDuration('--window', v, { min: 1, max: MAX_WINDOW_SECONDS, integer: true }));
 
 /** Says once on stderr what the server would not let swc read (the figures show n/a). */
+/** What --rdb bytes are not: the live server's (docs/operator.md, "Offline: an RDB snapshot"). */
+export const RDB_BYTES_NOTE =
+  "--rdb bytes are a freshly loaded snapshot's: a live key can be mid-rehash (carrying its old table, up to a few KB) and loading re-encodes values, so the live server's bytes differ by a few percent (seen on real data: 5.x -5%, 6.0 +1%); events, state and window counts are the same";
+
 export function noteUnavailable(notes: readonly string[]): void {
   for (const note of new Set(notes)) printError(`swc: note: ${visible(note)}`);
 }
@@ -164,7 +168,7 @@ async function listAndPrint(flags: ListFlags, target: ReadTarget, control: { sto
     progress.done();
   }
   const primaries = target.cluster ? primariesOf(target.cluster) : undefined;
-  noteUnavailable(list.unavailable);
+  noteUnavailable(flags.rdb !== undefined ? [...list.unavailable, RDB_BYTES_NOTE] : list.unavailable);
   const { matched, shown } = selectLights(list, {
     ...(flags.sort ? { sort: flags.sort } : {}),
     ...(flags.top !== undefined ? { top: flags.top } : {}),
