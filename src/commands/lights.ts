@@ -2,7 +2,8 @@ import { isoMoment } from '../core/format.js';
 import { Command, Option } from 'commander';
 import { parseDuration, parseList, parseNumber } from '../bench/values.js';
 import { ExitCode, UsageError } from '../core/errors.js';
-import { globRegExp, lightOrders, listLights, nodeTotalsOf, selectLights, totalsOf, type LightOrder } from '../inspect/list.js';
+import { globRegExp, lightOrders, listLights, nodeTotalsOf, parseStates, selectLights, totalsOf, type LightOrder } from '../inspect/list.js';
+import type { LightStateName } from '../layouts/stoplight/state.js';
 import { layoutNames, resolveLayoutName } from '../layouts/index.js';
 import { grandTotal, lightsFormats, renderLights, type LightsFormat } from '../report/lights.js';
 import { visible } from '../report/style.js';
@@ -37,6 +38,10 @@ export const unixSeconds = parser((value) => {
 export const windowSeconds = parser((v) => parseDuration('--window', v, { min: 1, max: MAX_WINDOW_SECONDS, integer: true }));
 
 /** Says once on stderr what the server would not let swc read (the figures show n/a). */
+/** What --rdb bytes are not: the live server's (docs/operator.md, "Offline: an RDB snapshot"). */
+export const RDB_BYTES_NOTE =
+  "--rdb bytes are a freshly loaded snapshot's: a live key can be mid-rehash (carrying its old table, up to a few KB) and loading re-encodes values, so the live server's bytes differ by a few percent (seen on real data: 5.x -5%, 6.0 +1%); events, state and window counts are the same";
+
 export function noteUnavailable(notes: readonly string[]): void {
   for (const note of new Set(notes)) printError(`swc: note: ${visible(note)}`);
 }
@@ -71,6 +76,7 @@ export interface ListFlags extends RedisFlags, ClusterFlags {
   scanPause?: number;
   progress?: boolean;
   threshold?: number;
+  state?: LightStateName[];
   watch?: number;
   rdb?: string;
   redisServer?: string;
@@ -162,13 +168,14 @@ async function listAndPrint(flags: ListFlags, target: ReadTarget, control: { sto
     progress.done();
   }
   const primaries = target.cluster ? primariesOf(target.cluster) : undefined;
-  noteUnavailable(list.unavailable);
+  noteUnavailable(flags.rdb !== undefined ? [...list.unavailable, RDB_BYTES_NOTE] : list.unavailable);
   const { matched, shown } = selectLights(list, {
     ...(flags.sort ? { sort: flags.sort } : {}),
     ...(flags.top !== undefined ? { top: flags.top } : {}),
     ...(flags.system !== undefined ? { system: flags.system } : {}),
     ...(flags.match !== undefined ? { match: flags.match } : {}),
     ...(flags.threshold !== undefined ? { threshold: flags.threshold } : {}),
+    ...(flags.state !== undefined ? { states: flags.state } : {}),
   });
   const totals = totalsOf(matched);
   const nodeTotals = list.nodes
@@ -320,6 +327,7 @@ export function lightsCommand(): Command {
       `pause between SCAN calls, 0..1000 ms (default ${DEFAULT_SCAN_PAUSE_MS}: the scan keeps well under a core of the server)`,
       parser((v) => parseNumber('--scan-pause', v, { min: 0, max: 1000 })),
     )
+    .option('--state <states>', 'only lights in these states, comma-separated: red, yellow, locked red, locked green, green', parser(parseStates))
     .option('--no-progress', 'no scan progress on stderr')
     .option(
       '--rdb <file>',
@@ -342,7 +350,7 @@ est. KB" is, for 5.x lights, an estimate of the same traffic stored as 6.0 count
 --json: { schemaVersion, at, windowSeconds, totals, total, matched, lights }
 (docs/inspect.md, "Looking inside a light").
 Read-only. Commands sent: PING, TIME, SCAN, TYPE, ECHO, ZCARD, HLEN, ZRANGE, ZCOUNT,
-HGETALL, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
+HGETALL, HMGET, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
 a Stoplight registry of light configs, where one exists: HSCAN).
 One SCAN pass (COUNT 1000, --scan-pause between calls) matches every layout's keys;
 Ctrl-C prints what it found so far, marked partial (exit 130; SIGTERM 143). 6.0 names: the

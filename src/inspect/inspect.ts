@@ -111,7 +111,10 @@ export interface InspectDocument {
 
 function inspectionJson(i: Inspection): InspectionJson {
   const window = { ...i.window, at: isoMoment(i.window.at) };
-  return i.kind === 'events' ? { ...i, window, recoveredAt: i.recoveredAt === null ? null : isoMoment(i.recoveredAt) } : { ...i, window };
+  const state = i.state ? { state: { ...i.state, since: i.state.since === null ? null : isoMoment(i.state.since) } } : {};
+  return i.kind === 'events'
+    ? ({ ...i, window, recoveredAt: i.recoveredAt === null ? null : isoMoment(i.recoveredAt), ...state } as InspectionJson)
+    : ({ ...i, window, ...state } as InspectionJson);
 }
 
 /** The JSON document of an inspection (see README, "inspect --json"). */

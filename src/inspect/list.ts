@@ -5,6 +5,8 @@ import type { Layout } from '../layouts/types.js';
 import { keyTypes, memoryUsage, readHash } from '../layouts/inspection-keys.js';
 import { addRegistry, isLiteral, nameId, namesOf, newNameBook, registrySystemOf, type NameBook } from '../layouts/stoplight/names.js';
 import { scanOnce, type ScanControl } from '../redis/scan.js';
+import type { RegisteredConfig } from '../layouts/types.js';
+import { lightStates, type LightStateName } from '../layouts/stoplight/state.js';
 import type { JudgeOptions, LayoutTotals, LightHealth, LightList, LightListing, NodeShare, NodeTotals, SurveyLight } from '../layouts/inspection.js';
 
 /** Keys described per pipeline, so a server with many lights gets many small round trips. */
@@ -210,7 +212,17 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
     mine.forEach((b, i) => health.set(b, results[i] ?? NO_HEALTH));
   }
   const lights = base.map(({ group, of, firstSecond, lastSecond }, i): LightListing => {
-    const { problems: lightProblems, window, ...h } = health.get(base[i] as (typeof base)[number]) ?? NO_HEALTH;
+    const {
+      problems: lightProblems,
+      window,
+      state,
+      lastCallSecond,
+      consecutiveErrors,
+      notes,
+      ...h
+    } = health.get(base[i] as (typeof base)[number]) ?? NO_HEALTH;
+    // Without events, the metadata's newest stamp says when the light last saw a call (a light on Stoplight's default config).
+    const lastSeen = lastSecond ?? lastCallSecond ?? null;
     problems.push(...(lightProblems ?? []));
     const named = group.systemId === null ? { systemName: null, lightName: null } : namesOf(names, group.systemId, group.light);
     const config = group.systemId === null ? undefined : names.configs.get(`${group.systemId}/${group.light}`);
@@ -229,8 +241,13 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
       firstSecond,
       lastSecond,
       spanSeconds: firstSecond === null || lastSecond === null ? 0 : lastSecond - firstSecond + 1,
-      idleSeconds: lastSecond === null ? null : Math.max(0, at - lastSecond),
+      idleSeconds: lastSeen === null ? null : Math.max(0, at - lastSeen),
       ...h,
+      state: state?.state ?? null,
+      stateSinceSecond: state?.since ?? null,
+      stateReason: state?.reason ?? null,
+      ...trippingOf(config, window, consecutiveErrors ?? null),
+      notes: notes ?? [],
       windowSuccesses: window ? window.successes : null,
       windowFailures: window ? window.failures : null,
       failureRate: window && windowEvents !== null && windowEvents > 0 ? window.failures / windowEvents : null,
@@ -251,6 +268,29 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
     partial: scan.partial,
     ...(opts.nodes ? { nodes: [...opts.nodes] } : {}),
   };
+}
+
+/**
+ * How close a light is to tripping on its own config (a registry entry):
+ * consecutive errors against a count, or the failure rate in the window
+ * against a fraction. Nothing when the config or the figure is unknown.
+ */
+function trippingOf(
+  config: RegisteredConfig | undefined,
+  window: { successes: number; failures: number } | null | undefined,
+  consecutiveErrors: number | null,
+): { tripping?: NonNullable<LightListing['tripping']> } {
+  if (!config?.trafficControl || config.threshold === null || config.threshold <= 0) return {};
+  const threshold = config.threshold;
+  if (config.trafficControl === 'consecutive_errors') {
+    return consecutiveErrors === null
+      ? {}
+      : { tripping: { trafficControl: 'consecutive_errors', value: consecutiveErrors, threshold, ratio: consecutiveErrors / threshold } };
+  }
+  const total = window ? window.successes + window.failures : 0;
+  if (!window || total === 0) return {};
+  const rate = window.failures / total;
+  return { tripping: { trafficControl: 'error_rate', value: rate, threshold, ratio: rate / threshold } };
 }
 
 /** Where a light's keys are on a cluster: its keys and bytes per primary. */
@@ -286,7 +326,7 @@ export function nodeTotalsOf(lights: readonly LightListing[], nodes: readonly st
 }
 
 /** Orders of `swc lights --sort`. */
-export const lightOrders = ['bytes', 'idle', 'events', 'name', 'rate'] as const;
+export const lightOrders = ['bytes', 'idle', 'events', 'name', 'rate', 'state'] as const;
 export type LightOrder = (typeof lightOrders)[number];
 
 const byName = (a: LightListing, b: LightListing): number =>
@@ -301,7 +341,32 @@ const byOrder: Record<LightOrder, (a: LightListing, b: LightListing) => number> 
   name: byName,
   // Highest failure rate first; among equal rates the busier light first.
   rate: (a, b) => desc(a.failureRate, b.failureRate) || desc(a.windowFailures, b.windowFailures) || byName(a, b),
+  // Red first, then yellow, locked red, locked green, green; unknown last; then the highest rate.
+  state: (a, b) => stateRank(a) - stateRank(b) || desc(a.failureRate, b.failureRate) || byName(a, b),
 };
+
+function stateRank(l: LightListing): number {
+  const i = l.state ? lightStates.indexOf(l.state) : -1;
+  return i < 0 ? lightStates.length : i;
+}
+
+/**
+ * Parses `--state red,yellow`: each a state (`locked red` also as
+ * `locked-red` or `locked_red`). Throws a UsageError naming the flag and the accepted values.
+ */
+export function parseStates(value: string): LightStateName[] {
+  const out: LightStateName[] = [];
+  for (const raw of value.split(',')) {
+    const v = raw
+      .trim()
+      .toLowerCase()
+      .replace(/[-_\s]+/g, ' ');
+    const state = lightStates.find((s) => s === v);
+    if (!state) throw new UsageError(`--state: expected a comma-separated list of ${lightStates.join(', ')}; got "${raw.trim()}"`);
+    if (!out.includes(state)) out.push(state);
+  }
+  return out;
+}
 
 /** Which lights of a listing to show. */
 export interface LightSelection {
@@ -314,6 +379,8 @@ export interface LightSelection {
   readonly match?: string;
   /** Marks lights whose failure rate in the window is at or over this fraction. */
   readonly threshold?: number;
+  /** Only lights in these states. */
+  readonly states?: readonly LightStateName[];
 }
 
 /** A glob as a whole-text regular expression: `*` any run, `?` one character, `[…]` a class. */
@@ -366,13 +433,26 @@ export function selectLights(list: LightList, selection: LightSelection): { matc
         (id !== null && l.systemId !== null && l.light === id),
     );
   }
+  if (selection.states !== undefined) {
+    const states = selection.states;
+    matched = matched.filter((l) => l.state !== null && l.state !== undefined && states.includes(l.state));
+  }
   if (selection.threshold !== undefined) {
     const threshold = selection.threshold;
-    matched = matched.map((l) => ({ ...l, overThreshold: l.failureRate !== null && l.failureRate >= threshold }));
+    // Stoplight keeps a light locked green green, whatever it fails; a light whose own config trips on
+    // consecutive errors does not use a failure-rate threshold; one whose own config says error_rate is marked against its own.
+    matched = matched.map((l) => ({ ...l, overThreshold: overThreshold(l, threshold) }));
   }
   matched = [...matched].sort(byOrder[selection.sort ?? 'bytes']);
   const shown = selection.top === undefined ? matched : matched.slice(0, selection.top);
   return { matched, shown };
+}
+
+function overThreshold(l: LightListing, threshold: number): boolean {
+  if (l.state === 'locked green') return false;
+  if (l.tripping) return l.tripping.ratio >= 1;
+  if (l.registered?.trafficControl === 'consecutive_errors') return false;
+  return l.failureRate !== null && l.failureRate >= threshold;
 }
 
 /** One total per layout, in the order layouts first appear, over `lights`. */

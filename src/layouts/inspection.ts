@@ -1,6 +1,19 @@
 import type { ScanReport } from '../redis/scan.js';
 import type { EncodingSetting } from '../redis/info.js';
 
+/** The five states, in the order `swc lights --sort state` shows them (worst first). */
+export const lightStates = ['red', 'yellow', 'locked red', 'locked green', 'green'] as const;
+export type LightStateName = (typeof lightStates)[number];
+
+/** What Stoplight decides of one light, and why. */
+export interface LightState {
+  readonly state: LightStateName;
+  /** Unix seconds the state holds since, where the fields say (breach, recovery start); null otherwise. */
+  readonly since: number | null;
+  /** One phrase: why, e.g. `breached after 3 consecutive errors: Timeout`. */
+  readonly reason: string;
+}
+
 /** The server's listpack limits, by setting; null where CONFIG GET is refused. */
 export type EncodingLimits = Readonly<Record<EncodingSetting, number | null>>;
 
@@ -117,6 +130,10 @@ export interface InspectionBase {
    * when MEMORY is renamed or denied); empty when everything was read.
    */
   readonly unavailable: string[];
+  /** The light's state as Stoplight decides it from its state fields; absent for layouts that keep none. */
+  readonly state?: LightState;
+  /** Why the window is not simply `[at - window, at]`: `recovered_at`, the layout's hour-key rule, no window configured. Empty when none applied. */
+  readonly windowNotes?: readonly string[];
 }
 
 /** One bucket: one second that saw traffic, as a per-second counter. */
@@ -236,7 +253,11 @@ export interface LightListing {
   /** How reports name the light: `<system>/<light>` with names where known and ids otherwise (5.x: the name). */
   readonly name: string;
   /** 6.0: the light's config as a Stoplight registry on the server holds it, when one does. */
-  readonly registered?: { readonly windowSeconds: number | null; readonly threshold: number | null };
+  readonly registered?: {
+    readonly windowSeconds: number | null;
+    readonly threshold: number | null;
+    readonly trafficControl?: 'error_rate' | 'consecutive_errors';
+  };
   readonly keys: number;
   /** Null when the server refuses MEMORY. */
   readonly bytes: number | null;
@@ -260,8 +281,23 @@ export interface LightListing {
   readonly windowFailures: number | null;
   /** failures / (successes + failures) in the window; null without a window or without events in it. */
   readonly failureRate: number | null;
-  /** With `--threshold`: the failure rate is at or over it. */
+  /** With `--threshold`: the failure rate is at or over it (never for a light locked green, nor one whose own config trips on consecutive errors). */
   readonly overThreshold?: boolean;
+  /** Stoplight's state of the light; null where the layout keeps none. */
+  readonly state?: LightStateName | null;
+  /** Unix seconds the state holds since (breach, recovery), where known. */
+  readonly stateSinceSecond?: number | null;
+  /** Why, in one phrase. */
+  readonly stateReason?: string | null;
+  /** How close the light is to tripping on its own config (registry), when known: e.g. failure rate / threshold, or consecutive errors / threshold. */
+  readonly tripping?: {
+    readonly trafficControl: 'error_rate' | 'consecutive_errors';
+    readonly value: number;
+    readonly threshold: number;
+    readonly ratio: number;
+  };
+  /** What moved the light's window, or what it lacks (no window configured); empty when nothing did. */
+  readonly notes?: readonly string[];
   /** On Redis Cluster: the primary (`host:port`) holding the light's keys; several joined with ` + ` when its keys span primaries. */
   readonly node?: string;
   /** On Redis Cluster: the light's keys and bytes on each primary that holds some. */
@@ -304,6 +340,14 @@ export interface LightHealth {
   readonly window?: Counts | null;
   /** What looked wrong in the light's keys (a counter that is not a number): one line each. */
   readonly problems?: readonly string[];
+  /** Stoplight's state, from the state fields the layout keeps. */
+  readonly state?: LightState;
+  /** The newest call stamp in the light's metadata (`last_success_at`, `last_error_at`), for lights without events. */
+  readonly lastCallSecond?: number | null;
+  /** `consecutive_errors` from the metadata, where kept. */
+  readonly consecutiveErrors?: number | null;
+  /** What moved the window, or what the light lacks (no window configured). */
+  readonly notes?: readonly string[];
 }
 
 /** An estimate of a light's bytes in another layout, from its events over the window. */

@@ -246,4 +246,6 @@ export interface NameBook {
 export interface RegisteredConfig {
   readonly windowSeconds: number | null;
   readonly threshold: number | null;
+  /** What trips the light: `error_rate` (threshold a fraction) or `consecutive_errors` (threshold a count); absent when the config does not say. */
+  readonly trafficControl?: 'error_rate' | 'consecutive_errors';
 }

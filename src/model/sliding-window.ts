@@ -1,4 +1,5 @@
 import type { WindowSemantics } from '../core/light.js';
+import { readWindow, type ReadDeviation } from './read-window.js';
 
 /** Counts in a window. */
 export interface WindowCounts {
@@ -78,6 +79,16 @@ export class SlidingWindowModel {
       counts.failures += bucket.failures;
     }
     return counts;
+  }
+
+  /**
+   * What Stoplight's read at `at` counts (the shared rule, {@link readWindow}):
+   * from `max(at - W, recoveredAt)`, less the seconds the layout's read
+   * leaves out (5.x at hh:00:00). Counts only what is not evicted yet.
+   */
+  countRead(at: number, recoveredAt: number | null = null, deviations: readonly ReadDeviation[] = []): WindowCounts {
+    const window = readWindow(at, Math.min(this.windowSeconds, this.maxWindowSeconds), recoveredAt, this.semantics, deviations);
+    return this.countIn(window.fromSecond, window.toSecond);
   }
 
   /** The oldest second still counted at `now`. */

@@ -289,7 +289,31 @@ function describeError(error: unknown): string {
   return visible(JSON.stringify(error));
 }
 
+/** The time of day of a moment, `07:23:45` (UTC), for "red since …". */
+function clockTime(second: number): string {
+  return new Date(second * 1000).toISOString().slice(11, 19);
+}
+
+/** `state: red since 07:23:45 (breached after 3 consecutive errors: Timeout)`, as Stoplight decides it; nothing for layouts without state. */
+function stateLines(inspection: Inspection, c: ChalkInstance): string[] {
+  const state = inspection.state;
+  if (!state) return [];
+  const paint = state.state.endsWith('red') ? c.red : state.state === 'yellow' ? c.yellow : c.green;
+  const since = state.since === null ? '' : ` since ${clockTime(state.since)}`;
+  return [`${c.bold('state')}  ${paint(state.state)}${since} (${visible(state.reason)})`];
+}
+
+/** What moved the window (the hour-key rule; recovered_at is said beside it where the layout keeps it), or what the light lacks. */
+function windowNoteText(inspection: Inspection): string {
+  const notes = (inspection.windowNotes ?? []).filter((n) => !n.startsWith('starts at recovered_at'));
+  return notes.length === 0 ? '' : `; ${notes.join('; ')}`;
+}
+
 function windowLine(inspection: Inspection): string {
+  return windowBase(inspection) + windowNoteText(inspection);
+}
+
+function windowBase(inspection: Inspection): string {
   const { window } = inspection;
   const clock = window.clock === 'server' ? 'server clock' : '--at';
   if (window.lengthSeconds === null) {
@@ -344,6 +368,7 @@ function renderBuckets(inspection: BucketInspection, options: InspectRenderOptio
   const { buckets, totals } = inspection;
   const lines: string[] = [
     `${c.bold(inspection.layout)}  ${visible(`${inspection.systemName ?? inspection.systemId}/${inspection.lightName ?? inspection.lightId}`)}  (system id ${inspection.systemId}, light id ${inspection.lightId})`,
+    ...stateLines(inspection, c),
     windowLine(inspection),
     keysTable(inspection.keys, c, options.color, options.wide === true, options.columns),
   ];
@@ -417,6 +442,7 @@ function signed(n: number): string {
 function renderEvents(inspection: EventInspection, options: InspectRenderOptions, c: ChalkInstance): string[] {
   const lines: string[] = [
     `${c.bold(inspection.layout)}  ${visible(inspection.light)}`,
+    ...stateLines(inspection, c),
     windowLine(inspection) + (inspection.recoveredAt === null ? '' : ` (starts at recovered_at ${isoSecond(inspection.recoveredAt)})`),
     keysTable(inspection.keys, c, options.color, options.wide === true, options.columns),
   ];

@@ -44,8 +44,14 @@ function estimateLayout(lights: readonly LightListing[]): string | null {
 }
 
 const rateText = (l: LightListing, threshold: number | undefined): string => {
+  // A light whose own config trips on consecutive errors shows them against its own threshold.
+  if (l.tripping?.trafficControl === 'consecutive_errors') {
+    const text = `${l.tripping.value}/${l.tripping.threshold} errs`;
+    return threshold !== undefined && l.overThreshold === true ? `${text} ≥` : text;
+  }
   if (l.failureRate === null) return '–';
-  const text = `${(l.failureRate * 100).toFixed(1)}%`;
+  const own = l.tripping ? ` /${(l.tripping.threshold * 100).toFixed(0)}%` : '';
+  const text = `${(l.failureRate * 100).toFixed(1)}%${own}`;
   return threshold !== undefined && l.overThreshold === true ? `${text} ≥` : text;
 };
 
@@ -84,7 +90,18 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
   const named = shown.some((l) => l.name !== l.reference);
   const windowed = view.windowed ?? shown.some((l) => l.windowSuccesses !== null);
   const col = (head: string, cells: string[], numeric: boolean, drop: number): Column => ({ head, cells, numeric, drop });
+  const stated = shown.some((l) => l.state !== null && l.state !== undefined);
   const columns: Column[] = [
+    ...(stated
+      ? [
+          col(
+            'state',
+            shown.map((l) => l.state ?? '–'),
+            false,
+            0,
+          ),
+        ]
+      : []),
     col(
       'layout',
       shown.map((l) => l.layout),
@@ -272,6 +289,8 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
     'windowFailures',
     'failureRate',
     'overThreshold',
+    'state',
+    'stateSinceSecond',
   ];
   const cell = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
   const rows = shown.map((l) =>
@@ -302,6 +321,8 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
       l.windowFailures,
       l.failureRate,
       l.overThreshold,
+      l.state,
+      l.stateSinceSecond,
     ].map(cell),
   );
   return { head, rows };
@@ -357,6 +378,18 @@ function footerLines(view: LightsView): string[] {
     lines.push(`fail rate ≥: ${int(over)} light${over === 1 ? '' : 's'} at or over --threshold ${view.threshold} in the window`);
   }
   if (list.windowSeconds === null && shown.length > 0) lines.push('no failure rate without --window (e.g. --window 5m)');
+  if (view.threshold !== undefined && shown.some((l) => l.state === 'locked green')) {
+    lines.push('locked green lights are never marked: Stoplight keeps them green whatever they fail');
+  }
+  // Each note once, with how many shown lights it applies to (recovered_at, the hour-key rule, no window configured).
+  const notes = new Map<string, number>();
+  for (const l of shown) {
+    for (const raw of l.notes ?? []) {
+      const note = raw.startsWith('starts at recovered_at') ? 'the window starts at recovered_at, not at now - window' : raw;
+      notes.set(note, (notes.get(note) ?? 0) + 1);
+    }
+  }
+  for (const [note, n] of notes) lines.push(`${int(n)} light${n === 1 ? '' : 's'}: ${note}`);
   const unnamed = shown.filter((l) => l.systemId !== null && (l.lightName === null || l.systemName === null)).length;
   if (unnamed > 0) lines.push(`${int(unnamed)} 6.0 light(s) shown with ids where no name is known: give --names <file> ("light" or "system/light" per line)`);
   for (const problem of list.problems.slice(0, 20)) lines.push(`problem: ${visible(problem)}`);

@@ -42,6 +42,10 @@ const inspection = z.looseObject({
   problems: z.array(z.string()),
   unavailable: z.array(z.string()),
   recoveredAt: moment.nullable().optional(),
+  state: z
+    .looseObject({ state: z.enum(['red', 'yellow', 'locked red', 'locked green', 'green']), since: moment.nullable(), reason: z.string() })
+    .optional(),
+  windowNotes: z.array(z.string()).optional(),
 });
 
 export const inspectSchema = z

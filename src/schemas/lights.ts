@@ -19,6 +19,13 @@ const light = z.looseObject({
   staleEvents: figure,
   drift: z.boolean().nullable(),
   failureRate: figure,
+  state: z.enum(['red', 'yellow', 'locked red', 'locked green', 'green']).nullable(),
+  stateSinceSecond: figure,
+  stateReason: z.string().nullable(),
+  notes: z.array(z.string()),
+  tripping: z
+    .looseObject({ trafficControl: z.enum(['error_rate', 'consecutive_errors']), value: z.number(), threshold: z.number(), ratio: z.number() })
+    .optional(),
 });
 
 export const lightsSchema = z

@@ -77,7 +77,7 @@ describe('swc lights over 4,000 lights in several systems', () => {
     expect(run.code).toBe(0);
     // Its cost is counted, not timed: test/cli/lights-scan.test.ts holds the SCAN calls to DBSIZE / COUNT + 2.
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines.filter((l) => l.startsWith('│ stoplight-'))).toHaveLength(10);
+    expect(lines.filter((l) => /^│ [a-z ]+│ stoplight-/.test(l))).toHaveLength(10);
     expect(run.stdout).toContain('total stoplight-v5: 2,000 lights, 6,000 keys');
     expect(run.stdout).toContain('total stoplight-v6: 2,000 lights, 4,000 keys');
     expect(run.stdout).toMatch(/^total: 4,000 lights, 10,000 keys, [\d,.]+ KB, 40,000 events, 0 with drift$/m);
@@ -129,7 +129,7 @@ describe('swc lights over 4,000 lights in several systems', () => {
     expect(csv).toHaveLength(2);
     expect(csv[1]).toMatch(/^stoplight-v5,light-2,light-2,,3,\d+,true,10,0,,96,,/);
     const md = (await lights('--format', 'markdown', '--top', '2')).stdout;
-    expect(md).toMatch(/^\| layout \| light \| KB \|/);
+    expect(md).toMatch(/^\| state \| layout \| light \| KB \|/);
     expect(md).toContain('|\n\n- total stoplight-');
     expect(md).toContain('\n- total: 4,000 lights');
   });
@@ -207,6 +207,7 @@ describe('swc lights: bad usage and large lights', () => {
     [['--window', '0'], '--window: must be from 1 s to 604800 s'],
     [['--format', 'xml'], '--format'],
     [['--at', 'soon'], '--at: expected Unix seconds'],
+    [['--state', 'red,purple'], '--state: expected a comma-separated list of red, yellow, locked red, locked green, green; got "purple"'],
   ])('rejects %j with one line and exit 2, before connecting', async (flags, message) => {
     // Port 1 would refuse: exit 2 (not 3) shows Redis was never contacted.
     const run = await runCli(['lights', '--redis-url', 'redis://127.0.0.1:1', ...flags]);

@@ -79,6 +79,24 @@ export function registrySystemOf(key: string): string | null {
   return REGISTRY_KEY.exec(key)?.[2] ?? null;
 }
 
+/**
+ * The traffic control a config names: a string, or an object naming it
+ * (`{ "name": … }`, `{ "type": … }`, `{ "strategy": … }`); unknown forms give
+ * undefined, so no light is judged against a rule it may not use.
+ */
+function trafficControlOf(value: unknown): 'error_rate' | 'consecutive_errors' | undefined {
+  const named =
+    typeof value === 'string'
+      ? value
+      : value && typeof value === 'object'
+        ? ['name', 'type', 'strategy'].map((k) => (value as Record<string, unknown>)[k]).find((v) => typeof v === 'string')
+        : undefined;
+  const v = typeof named === 'string' ? named.toLowerCase().replace(/[^a-z]+/g, '_') : '';
+  if (/error_?rate/.test(v)) return 'error_rate';
+  if (/consecutive_?errors?/.test(v)) return 'consecutive_errors';
+  return undefined;
+}
+
 const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /**
@@ -91,7 +109,7 @@ export function addRegistry(book: NameBook, key: string, fields: ReadonlyMap<str
   if (systemId === null) return [];
   const problems: string[] = [];
   for (const [field, value] of fields) {
-    let config: { name?: unknown; window_size?: unknown; threshold?: unknown } | undefined;
+    let config: { name?: unknown; window_size?: unknown; threshold?: unknown; traffic_control?: unknown } | undefined;
     try {
       const parsed = JSON.parse(value) as { config?: typeof config } | null;
       config = parsed && typeof parsed === 'object' ? parsed.config : undefined;
@@ -104,7 +122,12 @@ export function addRegistry(book: NameBook, key: string, fields: ReadonlyMap<str
       continue;
     }
     book.lights.set(field, name);
-    book.configs.set(`${systemId}/${field}`, { windowSeconds: finite(config?.window_size), threshold: finite(config?.threshold) });
+    const trafficControl = trafficControlOf(config?.traffic_control);
+    book.configs.set(`${systemId}/${field}`, {
+      windowSeconds: finite(config?.window_size),
+      threshold: finite(config?.threshold),
+      ...(trafficControl ? { trafficControl } : {}),
+    });
   }
   return problems;
 }

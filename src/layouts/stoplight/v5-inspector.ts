@@ -4,8 +4,9 @@ import type { EncodingLimits, EventInspection, EventKey, EventSecond, JudgeOptio
 import type { KeyTable, LightKey } from '../kit/keys.js';
 import { scanOnce } from '../../redis/scan.js';
 import { escapeGlob, escapeRegExp } from '../parse.js';
-import type { InspectTarget, KeyOwner, LayoutInspector, TargetRequest } from '../types.js';
+import type { InspectTarget, KeyOwner, LayoutInspector, TargetRequest, WindowDeviation } from '../types.js';
 import { v6Estimate } from './v6-memory.js';
+import { lastCallSecond, lightState, NO_WINDOW_NOTE, readWindow, V5_FIRST_SECOND_OF_HOUR, windowNotes } from './state.js';
 
 /** A 5.x light: its raw name is in every key. */
 export interface V5Target extends InspectTarget {
@@ -54,12 +55,16 @@ export class StoplightV5Inspector implements LayoutInspector {
     private readonly table: KeyTable,
     /** The longest window the layout's read honours. */
     private readonly maxWindowSeconds: number,
+    /** How the layout's read departs from the exact window (5.x: the first second of a clock hour). */
+    private readonly deviations: readonly WindowDeviation[] = [V5_FIRST_SECOND_OF_HOUR],
   ) {
     const prefix = table.prefix;
     this.prefix = prefix;
-    // `s`: names may hold any character, line breaks included.
-    this.metadataPattern = new RegExp(`^((?:.*:)?${escapeRegExp(prefix)}):metadata:(.+)$`, 's');
-    this.metricsPattern = new RegExp(`^((?:.*:)?${escapeRegExp(prefix)}):metrics:(.+)$`, 's');
+    // `s`: names may hold any character, line breaks included. The first
+    // `<prefix>:metadata:` wins (lazy): the name `proxy:stoplight:v5:metadata:inner`
+    // is the rest of `stoplight:v5:metadata:proxy:stoplight:v5:metadata:inner`.
+    this.metadataPattern = new RegExp(`^((?:.*?:)??${escapeRegExp(prefix)}):metadata:(.+)$`, 's');
+    this.metricsPattern = new RegExp(`^((?:.*?:)??${escapeRegExp(prefix)}):metrics:(.+)$`, 's');
   }
 
   scanPatterns(): string[] {
@@ -70,8 +75,10 @@ export class StoplightV5Inspector implements LayoutInspector {
   /** The prefix, the name and the role of a 5.x key; null for any other key. */
   parse(key: string): { prefix: string; name: string; role: string } | null {
     const metadata = this.metadataPattern.exec(key);
-    if (metadata) return { prefix: metadata[1] as string, name: metadata[2] as string, role: 'metadata' };
     const metrics = this.metricsPattern.exec(key);
+    // The first prefix in the key wins, whichever kind of key follows it.
+    const metadataFirst = metadata !== null && (metrics === null || (metadata[1] as string).length <= (metrics[1] as string).length);
+    if (metadata && metadataFirst) return { prefix: metadata[1] as string, name: metadata[2] as string, role: 'metadata' };
     if (!metrics) return null;
     const rest = metrics[2] as string;
     const cut = rest.lastIndexOf(':', rest.lastIndexOf(':') - 1);
@@ -87,15 +94,26 @@ export class StoplightV5Inspector implements LayoutInspector {
       : null;
   }
 
+  /**
+   * A key gives its light; a name is looked for as is. Text that reads as
+   * both (the name `proxy:stoplight:v5:metadata:inner` is also a key of the
+   * light `inner` under the prefix `proxy:stoplight:v5`) is looked for both
+   * ways, the key first: the first with keys wins.
+   */
   targetsFor(request: TargetRequest): V5Target[] {
+    const target = (prefix: string, name: string): V5Target => ({
+      light: request.light,
+      prefix,
+      name,
+      lookedFor: [`${prefix}:metadata:${name}`, `${prefix}:metrics:${name}:*`],
+    });
     const parsed = this.parse(request.light);
-    const prefix = parsed?.prefix ?? this.prefix;
-    const name = parsed?.name ?? request.light;
-    return [{ light: request.light, prefix, name, lookedFor: [`${prefix}:metadata:${name}`, `${prefix}:metrics:${name}:*`] }];
+    const asName = target(this.prefix, request.light);
+    return parsed ? [target(parsed.prefix, parsed.name), asName] : [asName];
   }
 
   inspect(redis: Redis, target: V5Target, judge: JudgeOptions, limits: EncodingLimits): Promise<EventInspection | null> {
-    return inspectV5(redis, this.layout, this.maxWindowSeconds, target, judge, limits);
+    return inspectV5(redis, this.layout, this.maxWindowSeconds, this.deviations, target, judge, limits);
   }
 
   /**
@@ -113,19 +131,33 @@ export class StoplightV5Inspector implements LayoutInspector {
         return k.type === 'zset' && (role === 'success events' || role === 'failure events');
       }),
     );
-    const pipeline = redis.pipeline();
-    // With --window, also the events inside it ([at - window, at], as 5.x counts), for the failure rate.
+    const metadataKeys = lights.map((light) => light.keys.find((k) => k.type === 'hash' && this.parse(k.key)?.role === 'metadata')?.key ?? null);
+    // The metadata first (state, recovered_at, stamps): the window's start depends on it.
+    const metaPipeline = redis.pipeline();
+    for (const key of metadataKeys) {
+      if (key === null) metaPipeline.echo('');
+      else metaPipeline.hgetall(key);
+    }
+    const metas = ((await metaPipeline.exec()) ?? []).map(([err, value]) =>
+      err || value === null || typeof value !== 'object' ? {} : (value as Record<string, string>),
+    );
+    // With --window, also the events inside it, as Stoplight's read counts them (readWindow), for the failure rate.
     const counted = judge.windowSeconds !== null;
-    for (const keys of eventKeys) {
+    const windows = metas.map((meta) => readWindow(judge.at, windowSeconds, meta.recovered_at, 'closed', this.deviations));
+    const pipeline = redis.pipeline();
+    eventKeys.forEach((keys, i) => {
+      const w = windows[i] as (typeof windows)[number];
       for (const k of keys) {
         pipeline.zcount(k.key, '-inf', before);
-        if (counted) pipeline.zcount(k.key, judge.at - windowSeconds, judge.at);
+        if (counted) pipeline.zcount(k.key, w.fromSecond, w.toSecond);
       }
-    }
+    });
     const replies = ((await pipeline.exec()) ?? []).map(([err, value]) => (err ? 0 : Number(value)));
     let next = 0;
     return lights.map((light, i) => {
       const keys = eventKeys[i] ?? [];
+      const meta = metas[i] ?? {};
+      const hasMetadata = metadataKeys[i] !== null;
       const events = keys.reduce((sum, k) => sum + k.elements, 0);
       let stale = 0;
       const window = { successes: 0, failures: 0 };
@@ -136,6 +168,9 @@ export class StoplightV5Inspector implements LayoutInspector {
         if (this.parse(k.key)?.role === 'failure events') window.failures += n;
         else window.successes += n;
       }
+      const errors = Number(meta.consecutive_errors);
+      const notes =
+        hasMetadata && light.keys.every((k) => k.type === 'hash') ? [NO_WINDOW_NOTE] : counted ? windowNotes(windows[i] as (typeof windows)[number]) : [];
       return {
         events,
         staleEvents: stale,
@@ -143,6 +178,9 @@ export class StoplightV5Inspector implements LayoutInspector {
         drift: null,
         estimate: v6Estimate(light, events - stale, judge.windowSeconds, this.maxWindowSeconds),
         window: counted ? window : null,
+        ...(hasMetadata ? { state: lightState(meta, judge.at), lastCallSecond: lastCallSecond(meta) } : {}),
+        consecutiveErrors: Number.isFinite(errors) && meta.consecutive_errors !== undefined ? errors : null,
+        notes,
       };
     });
   }
@@ -156,6 +194,7 @@ async function inspectV5(
   redis: Redis,
   layout: string,
   maxWindowSeconds: number,
+  deviations: readonly WindowDeviation[],
   target: V5Target,
   judge: JudgeOptions,
   limits: EncodingLimits,
@@ -216,11 +255,12 @@ async function inspectV5(
 
   // Stoplight 5.x caps the window at a day, since hour keys live that long,
   // and never counts events from before the light last recovered.
+  // The window rule is Stoplight's, stated once (state.ts): max(at - window, recovered_at), then the hour-key rule.
   const windowSeconds = Math.min(judge.windowSeconds ?? maxWindowSeconds, maxWindowSeconds);
-  const recovered = Number(metadata.get('recovered_at'));
-  const start = judge.at - windowSeconds;
-  const recoveredAt = Number.isFinite(recovered) && recovered > start ? Math.floor(recovered) : null;
-  const fromSecond = recoveredAt ?? start;
+  const fields = Object.fromEntries(metadata);
+  const read = readWindow(judge.at, windowSeconds, fields.recovered_at, 'closed', deviations);
+  const { recoveredAt, fromSecond } = read;
+  const hasEvents = headers.some((h) => h.role !== 'metadata');
 
   const seconds: EventSecond[] = [...perSecond]
     .sort(([a], [b]) => a - b)
@@ -229,7 +269,7 @@ async function inspectV5(
       ageSeconds: judge.at - second,
       successes: tally.successes,
       failures: tally.failures,
-      stale: second < fromSecond || second > judge.at,
+      stale: second < fromSecond || second > read.toSecond,
     }));
   const live = seconds.filter((s) => !s.stale);
   const windowTotals = {
@@ -260,5 +300,7 @@ async function inspectV5(
     consistent,
     problems,
     unavailable: unavailable === null ? [] : [unavailable],
+    ...(metadata.size > 0 ? { state: lightState(fields, judge.at) } : {}),
+    windowNotes: hasEvents ? windowNotes(read) : [NO_WINDOW_NOTE],
   };
 }

@@ -4,20 +4,9 @@ import { footprints } from '../footprint.js';
 import { HOUR_SECONDS, hourStart, keyDef, KeyTable, type KeyDef, type LightKey } from '../kit/keys.js';
 import { operationScripts, type OperationScripts } from '../kit/window-calls.js';
 import { pairsToRecord, timeArg, toInt, toIntOrNull, toStringOrNull } from '../parse.js';
-import type {
-  CallOptions,
-  FailureOptions,
-  FootprintCell,
-  Layout,
-  LayoutCapabilities,
-  LayoutOptions,
-  Light,
-  RecordOptions,
-  SecondRange,
-  Snapshot,
-  WindowDeviation,
-} from '../types.js';
+import type { CallOptions, FailureOptions, FootprintCell, Layout, LayoutCapabilities, LayoutOptions, Light, RecordOptions, Snapshot } from '../types.js';
 import { StoplightV5Inspector } from './v5-inspector.js';
+import { V5_FIRST_SECOND_OF_HOUR } from './state.js';
 
 // Events are grouped into one sorted set per clock hour: the key model's `{hour}`.
 export { HOUR_SECONDS, hourStart };
@@ -42,21 +31,8 @@ export const V5_MAX_WINDOW_SECONDS = 86_400;
 /** Options for {@link StoplightV5}: the key prefix defaults to `stoplight:v5`. */
 export type StoplightV5Options = LayoutOptions;
 
-/**
- * Stoplight 5.x's read leaves out the hour key of its own second when that
- * second is the first of an hour: the client's last hour key is the one
- * holding (window end - 1 s). Events in that second are counted from the
- * next second on. swc keeps this, as the real read does it.
- */
-export const V5_FIRST_SECOND_OF_HOUR: WindowDeviation = {
-  id: 'hour-key-of-window-end',
-  description:
-    "a read in the first second of a clock hour does not count that second's events: Stoplight 5.x's client reads the hour keys up to the one holding the window end minus one second",
-  uncounted(at: number): SecondRange | null {
-    const second = Math.floor(at);
-    return second % HOUR_SECONDS === 0 ? { fromSecond: second, toSecond: second } : null;
-  },
-};
+// Stated with Stoplight's window rule (state.ts): a read at hh:00:00 does not count that second.
+export { V5_FIRST_SECOND_OF_HOUR };
 
 /**
  * Stoplight 5.x: one sorted-set member per event, in hour keys, so memory

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { lastCallSecond, lightState, readWindow, STATE_FIELDS } from './state.js';
 import { UsageError } from '../../core/errors.js';
 import {
   count,
@@ -150,6 +151,13 @@ export class StoplightV6Inspector implements LayoutInspector {
   }
 }
 
+/** The fields of `from` named in `names` that it holds. */
+function pick(from: Readonly<Record<string, string>>, names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of names) if (from[n] !== undefined) out[n] = from[n] as string;
+  return out;
+}
+
 /** A counter as Stoplight writes it (HINCRBY): a whole number; anything else is garbage. */
 function isCount(value: string): boolean {
   return /^-?\d{1,15}$/.test(value);
@@ -173,7 +181,8 @@ const SURVEY_MAX_FIELDS = 20_000;
  */
 async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: JudgeOptions): Promise<LightHealth[]> {
   const out: LightHealth[] = [];
-  const cutoff = judge.windowSeconds === null ? null : judge.at - judge.windowSeconds;
+  // Stoplight's window rule (state.ts): 6.0's window is half-open and keeps no recovered_at.
+  const cutoff = judge.windowSeconds === null ? null : readWindow(judge.at, judge.windowSeconds, null, 'half-open').fromSecond - 1;
   for (let i = 0; i < lights.length; i += SURVEY_BATCH) {
     const batch = lights.slice(i, i + SURVEY_BATCH).map((light) => {
       const hash = light.keys.find((k) => k.type === 'hash' && !k.key.endsWith(':ts_idx'));
@@ -187,16 +196,25 @@ async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: Jud
       else pipeline.echo('');
       if (small && index) pipeline.zrange(index.key, 0, -1, 'WITHSCORES');
       else pipeline.echo('');
+      const base = (hash ?? index)?.key.replace(/:window_metrics(?::ts_idx)?$/, '');
+      if (base !== undefined) pipeline.hmget(`${base}:state`, ...STATE_FIELDS);
+      else pipeline.echo('');
     }
     const replies = ((await pipeline.exec()) ?? []).map(([err, value]) => (err ? null : value));
+    const stateOf = (j: number, fields: Record<string, string>): LightHealth['state'] => {
+      const raw = replies[3 * j + 2];
+      const stored: Record<string, string> = {};
+      if (Array.isArray(raw)) STATE_FIELDS.forEach((f, k) => (raw[k] === null || raw[k] === undefined ? undefined : (stored[f] = String(raw[k]))));
+      return lightState({ ...pick(fields, ['consecutive_errors', 'last_error_json']), ...stored }, judge.at);
+    };
     batch.forEach(({ hash, index, small }, j) => {
       if (!small) {
-        out.push({ events: null, staleEvents: null, staleBuckets: null, drift: null, estimate: null, window: null });
+        out.push({ events: null, staleEvents: null, staleBuckets: null, drift: null, estimate: null, window: null, state: stateOf(j, {}) });
         return;
       }
       const problems: string[] = [];
-      const fields = hash ? ((replies[2 * j] ?? {}) as Record<string, string>) : {};
-      const flat = index ? ((replies[2 * j + 1] ?? []) as string[]) : [];
+      const fields = hash ? ((replies[3 * j] ?? {}) as Record<string, string>) : {};
+      const flat = index ? ((replies[3 * j + 1] ?? []) as string[]) : [];
       const counters = new Map<number, number>();
       const sums = { successes: 0, failures: 0 };
       let staleEvents = 0;
@@ -238,6 +256,9 @@ async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: Jud
         estimate: null,
         window: cutoff === null ? null : inWindow,
         problems,
+        state: stateOf(j, fields),
+        lastCallSecond: lastCallSecond(fields),
+        consecutiveErrors: isCount(fields.consecutive_errors ?? '') ? count(fields.consecutive_errors) : null,
       });
     });
   }
@@ -352,7 +373,7 @@ async function inspectV6(
   }
 
   const window = windowOf(judge);
-  const cutoff = judge.windowSeconds === null ? null : judge.at - judge.windowSeconds;
+  const cutoff = judge.windowSeconds === null ? null : readWindow(judge.at, judge.windowSeconds, null, 'half-open').fromSecond - 1;
   const buckets: Bucket[] = [...counters]
     .sort(([a], [b]) => a - b)
     .map(([second, c]) => ({
@@ -380,6 +401,15 @@ async function inspectV6(
     limits: limitsOf(header, limits, header.role === 'metrics' ? hashLongest : indexLongest),
   }));
   const names = await namesFor(redis, target);
+  // Released 6.0 keeps the state in a hash of its own beside the window metrics.
+  const base = (headers[0]?.key ?? '').replace(/:window_metrics(?::ts_idx)?$/, '');
+  const stateFields = base === '' ? [] : await redis.hmget(`${base}:state`, ...STATE_FIELDS);
+  const stored: Record<string, string> = {};
+  STATE_FIELDS.forEach((f, k) => {
+    const v = stateFields[k];
+    if (v !== null && v !== undefined) stored[f] = v;
+  });
+  const state = lightState({ ...pick(Object.fromEntries(metadata), ['consecutive_errors', 'last_error_json']), ...stored }, judge.at);
   return {
     kind: 'buckets',
     light: target.light,
@@ -399,6 +429,8 @@ async function inspectV6(
     consistent,
     problems,
     unavailable: unavailable === null ? [] : [unavailable],
+    state,
+    windowNotes: [],
   };
 }
 
