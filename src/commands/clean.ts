@@ -134,12 +134,14 @@ Examples:
       }
       // Temporary ACL users of runs that are gone (a SIGKILLed run leaves its user; src/safety/acl.ts).
       const aliveRuns = new Set(found.filter((ns) => ns.alive).map((ns) => ns.prefix));
-      const users = session.cluster ? [] : await leftoverRunUsers(session.redis, (prefix) => aliveRuns.has(prefix));
+      // Only users carrying swc's marker, on every primary of a cluster; a look-alike name alone is someone else's.
+      const leftover = await leftoverRunUsers(session.cluster ? session.cluster.shards.map((s) => s.redis) : session.redis, (prefix) => aliveRuns.has(prefix));
+      const users = [...leftover.keys()];
       const removedUsers: string[] = [];
       if (flags.yes) {
-        for (const name of users) {
+        for (const [name, nodes] of leftover) {
           try {
-            await session.redis.call('ACL', 'DELUSER', name);
+            for (const node of nodes) await node.call('ACL', 'DELUSER', name);
             removedUsers.push(name);
           } catch (err) {
             kept.push({ prefix: name, reason: `ACL DELUSER failed: ${err instanceof Error ? err.message : String(err)}` });

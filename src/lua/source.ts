@@ -1,6 +1,6 @@
 /** Lua sources: reading a script with its includes, wrapping it for an injected clock, and the calls built from them. */
 import { createHash } from 'node:crypto';
-import { realpathSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputFileError } from '../core/errors.js';
@@ -102,7 +102,8 @@ function insideRoot(root: string, relative: string): string | null {
 
 /** How a file under `root` is named in messages: `lua/…` for swc's own scripts, else its path. */
 function displayName(root: string, relative: string): string {
-  return path.resolve(root) === path.resolve(LUA_DIR) ? `lua/${relative}` : path.join(root, relative);
+  // The real path, not the spelling: an edited copy passed as `--scripts lua` from another folder is named by its absolute path.
+  return realOr(root) === realOr(LUA_DIR) ? `lua/${relative}` : path.resolve(root, relative);
 }
 
 function finish(id: string, file: string, lines: readonly string[], lineMap: LuaScript['lineMap']): LuaScript {
@@ -277,4 +278,41 @@ export function locate(script: LuaScript, message: string): string {
     const origin = script.lineMap[Number(n) - 1];
     return origin ? `${origin.file}:${origin.line}` : whole;
   });
+}
+
+let ownHashes: ReadonlySet<string> | undefined;
+
+/** Every `.lua` file under `dir`, as paths relative to it. */
+function luaFiles(dir: string, under = ''): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(path.join(dir, under), { withFileTypes: true })) {
+    const relative = under ? `${under}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...luaFiles(dir, relative));
+    else if (entry.isFile() && entry.name.endsWith('.lua')) out.push(relative);
+  }
+  return out;
+}
+
+/**
+ * Whether `script` is byte for byte one of the installed swc's own scripts
+ * (read from `lua/` beside this module, includes resolved; bare or under
+ * swc's clock wrapper). Trust is decided by content, never by path: an
+ * edited copy of `lua/`, wherever it lives and however it is spelled, is
+ * the user's.
+ */
+export function isOwnScript(script: LuaScript): boolean {
+  if (!ownHashes) {
+    const hashes = new Set<string>();
+    for (const file of luaFiles(LUA_DIR)) {
+      let own: LuaScript;
+      try {
+        own = loadScript({ root: LUA_DIR, file, includes: 'swc' });
+      } catch {
+        continue; // a fragment that does not stand alone is no script of its own
+      }
+      hashes.add(own.sha1).add(withInjectedClock(own).sha1);
+    }
+    ownHashes = hashes;
+  }
+  return ownHashes.has(script.sha1);
 }

@@ -1,8 +1,9 @@
 /**
  * Confinement of scripts swc did not write on a server swc did not start: a
  * temporary ACL user, made for the run, whose key pattern is the run's
- * namespace only and who may not run FLUSHALL, FLUSHDB, SELECT, SWAPDB,
- * MOVE, KEYS, SCAN or CONFIG. Redis 7 checks the calling user's ACL on every
+ * namespace only and who may not run any @admin or @dangerous command
+ * (FLUSHALL, CONFIG, DEBUG, MONITOR, SLOWLOG, CLIENT, …), nor SELECT, SWAPDB,
+ * MOVE, KEYS or SCAN. Redis 7 checks the calling user's ACL on every
  * `redis.call` inside a script, so a script that reaches outside fails with
  * NOPERM instead of changing a user's key. swc's own commands (markers,
  * SCAN of its namespace, INFO, the clean-up) keep the user's connection;
@@ -45,7 +46,14 @@ export const DENIED_TO_RUN_USER = [
   'bgrewriteaof',
   'sync',
   'psync',
+  // What a script could use on the server rather than on keys (#29: SLOWLOG RESET wiped the operator's slow log).
+  'slowlog',
+  'client',
+  'latency',
 ] as const;
+
+/** Whole categories the run's user may not run: every server-administration command, whatever its name. */
+export const DENIED_CATEGORIES_TO_RUN_USER = ['@admin', '@dangerous'] as const;
 
 /** A run's temporary user, and how to undo it. */
 export interface RunUser {
@@ -77,7 +85,10 @@ export async function confineRun(admin: Redis, namespace: Namespace, files: Read
     `>${password}`,
     `~${namespace.prefix}:*`,
     'resetchannels',
+    // The run marker: a channel pattern no one subscribes to, which proves to `swc clean` that swc made this user.
+    `&${runUserMarker(name)}`,
     '+@all',
+    ...DENIED_CATEGORIES_TO_RUN_USER.map((c) => `-${c}`),
     ...DENIED_TO_RUN_USER.map((c) => `-${c}`),
     // ioredis selects a database other than 0 at connect: only then may the user SELECT.
     ...(db === 0 ? ['-select'] : []),
@@ -169,22 +180,50 @@ export async function denialFinding(admin: Redis, user: RunUser, err: unknown): 
 /** How the builds swc supports word an ACL denial (direct, and of a command inside a script). */
 export const DENIAL = /NOPERM|ACL failure in script|user executing the script can't/;
 
-/** Whether `name` is a temporary run user swc made (`swc-run-<8 hex>`). */
+/** Whether `name` is named like a temporary run user swc makes (`swc-run-<8 hex>`); {@link hasRunMarker} proves it. */
 export const isRunUser = (name: string): boolean => RUN_USER_SHAPE.test(name);
+
+/** The channel pattern swc gives the run user `name` when it creates it: its run marker. */
+export const runUserMarker = (name: string): string => `swc-run-marker:${name}`;
+
+/** Whether the ACL user `name` on `redis` carries the marker swc wrote when it made it (ACL GETUSER's channels). */
+export async function hasRunMarker(redis: Redis, name: string): Promise<boolean> {
+  let fields: unknown;
+  try {
+    fields = await redis.call('ACL', 'GETUSER', name);
+  } catch {
+    return false;
+  }
+  if (!Array.isArray(fields)) return false;
+  const at = fields.findIndex((f) => String(f) === 'channels');
+  // Redis 7 answers one string of patterns ("&a &b"), 6.2 a list of them.
+  const value: unknown = at === -1 ? undefined : fields[at + 1];
+  const patterns = (Array.isArray(value) ? value.map(String) : String(value ?? '').split(' ')).map((p) => p.replace(/^&/, ''));
+  return patterns.includes(runUserMarker(name));
+}
 
 /**
  * `swc clean`: the temporary users of runs that are no longer alive (a run
- * killed with SIGKILL leaves its user), removed with `remove`; returns their
- * names, or [] when ACL LIST is refused.
+ * killed with SIGKILL leaves its user) on each of `nodes` (every primary of a
+ * cluster): named like swc's and carrying swc's marker, never a look-alike.
+ * Returns name → the nodes holding it; empty where ACL USERS is refused.
  */
-export async function leftoverRunUsers(redis: Redis, alive: (prefix: string) => boolean): Promise<string[]> {
-  let lines: string[];
-  try {
-    lines = (await redis.call('ACL', 'USERS')) as string[];
-  } catch {
-    return [];
+export async function leftoverRunUsers(nodes: Redis | readonly Redis[], alive: (prefix: string) => boolean): Promise<Map<string, Redis[]>> {
+  const out = new Map<string, Redis[]>();
+  for (const redis of Array.isArray(nodes) ? (nodes as readonly Redis[]) : [nodes as Redis]) {
+    let lines: string[];
+    try {
+      lines = (await redis.call('ACL', 'USERS')) as string[];
+    } catch {
+      continue;
+    }
+    for (const name of lines) {
+      if (!isRunUser(name) || alive(`${BENCH_ROOT}${name.slice(RUN_USER_PREFIX.length)}`)) continue;
+      if (!(await hasRunMarker(redis, name))) continue;
+      out.set(name, [...(out.get(name) ?? []), redis]);
+    }
   }
-  return lines.filter((name) => isRunUser(name) && !alive(`${BENCH_ROOT}${name.slice(RUN_USER_PREFIX.length)}`));
+  return out;
 }
 
 /** Awaits a run; a NOPERM of its confined user becomes the finding of {@link denialFinding} (exit 1). */

@@ -12,7 +12,7 @@ import { createNamespace } from '../bench/namespace.js';
 import { ScriptError, SwcError, UsageError } from '../core/errors.js';
 import { createLayout, namespacedLayout, type LayoutName } from '../layouts/index.js';
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
-import type { LuaScript, ScriptCall } from '../lua/source.js';
+import { isOwnScript, type LuaScript, type ScriptCall } from '../lua/source.js';
 import { connect } from '../redis/connect.js';
 import { confineScriptsOf, installScripts, runScript, watchRunawayScripts } from '../redis/scripts.js';
 import { startPrivateServer } from '../redis/server.js';
@@ -52,8 +52,8 @@ export const PROBE_CALL_LIMIT_MS = 2000;
 const PROBE_DBS = [0, 1, 2, 3];
 const PROBE_LIGHTS: readonly Light[] = [{ name: 'swc-probe-a' }, { name: 'swc-probe-b', system: 'swc-probe-system' }];
 
-/** Whether a script came from swc's own `lua/` folder (those are swc's, proven by its suite). */
-export const isSwcScript = (script: LuaScript): boolean => script.file.startsWith('lua/');
+/** Whether a script is byte-identical to one of the installed swc's own `lua/` (those are swc's, proven by its suite): by content, never by path. */
+export const isSwcScript = (script: LuaScript): boolean => isOwnScript(script);
 
 /** The scripts of `layout` swc did not write, each once. */
 export function untrustedScripts(layout: Layout): LuaScript[] {
@@ -308,6 +308,16 @@ export interface Untrusted {
   readonly options: GuardOptions;
 }
 
+/** Scripts swc did not write, bound for a server swc did not start without `--trust-scripts`: exit 2, nothing sent there. */
+export class UntrustedRefusal extends UsageError {
+  constructor(layouts: readonly string[], files: string, target: string) {
+    super(
+      `--trust-scripts: refused: ${layouts.join(', ')} run${layouts.length === 1 ? 's' : ''} scripts swc did not write (${files}: not byte-identical to the installed swc's lua/), ` +
+        `and those run only on swc's private server; nothing was sent to ${target}. Drop --redis-url (and REDIS_URL) to run them on a private server, or pass --trust-scripts to run them there anyway (probed first, then confined)`,
+    );
+  }
+}
+
 /**
  * Before scripts swc did not write reach a server swc did not start: probes
  * each such layout on a private server (refused, exit 2, on the first
@@ -320,11 +330,19 @@ export async function guardUntrustedScripts(options: GuardOptions): Promise<Untr
     .map((name) => ({ name, scripts: untrustedScripts(createLayout(name, options.layoutOptions)) }))
     .filter((l) => l.scripts.length > 0);
   if (untrusted.length === 0) return null;
-  for (const { name } of untrusted) await probeLayout(name, options.layoutOptions, options.target, options.binary);
   const files = [...new Set(untrusted.flatMap((l) => l.scripts.map((s) => s.file)))];
+  const shown = files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', ');
+  // The design decision: a user's scripts run on swc's private server only, unless the user says otherwise. Refused before the probe and before anything reaches the user's server.
+  if (!options.trust)
+    throw new UntrustedRefusal(
+      untrusted.map((l) => l.name),
+      shown,
+      options.target,
+    );
+  for (const { name } of untrusted) await probeLayout(name, options.layoutOptions, options.target, options.binary);
   return {
     layouts: untrusted.map((l) => l.name),
-    files: files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', '),
+    files: shown,
     options,
   };
 }
@@ -410,7 +428,7 @@ async function confineEvery(
   return { ...first, remove: async () => void (await Promise.all(users.map((u) => u.remove()))) };
 }
 
-const DENIED_SHOWN = 'FLUSHALL, FLUSHDB, SELECT, SWAPDB, MOVE, KEYS, SCAN or CONFIG';
+const DENIED_SHOWN = '@admin or @dangerous command (CONFIG, SLOWLOG, CLIENT, DEBUG, MONITOR, FLUSHALL, …), SELECT, KEYS or SCAN';
 
 /** The server a command's flags point at when swc did not start it (`--redis-url`, else `REDIS_URL`), or undefined for a private server. */
 export function usersServer(flags: { readonly redisUrl?: string }): string | undefined {
@@ -419,4 +437,4 @@ export function usersServer(flags: { readonly redisUrl?: string }): string | und
 
 /** `--trust-scripts`, for commands that run layout scripts. */
 export const TRUST_SCRIPTS_HELP =
-  "run scripts swc did not write (a manifest's, --scripts) on a server swc did not start, unconfined (they still pass swc's probe on a private server first)";
+  "run scripts swc did not write (a manifest's, --scripts, any lua/ not byte-identical to swc's own) on a server swc did not start; without it they run only on swc's private server. They pass swc's probe on a private server first, then run as a temporary ACL user (keys of the run only, no @admin/@dangerous), or unconfined where the server allows no ACL user";

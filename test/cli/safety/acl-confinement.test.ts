@@ -63,7 +63,7 @@ describe("a script that passes the probe and breaks out on the user's server", (
     const { url, redis } = await server();
     for (let i = 0; i < 20; i += 1) await redis.set(`app:user:${i}`, `user ${i}`);
     const before = await digest(redis, '*');
-    const result = await runCli([...args(sleeper(`sleeper-${_verb}`)), '--redis-url', url], {}, 90_000);
+    const result = await runCli([...args(sleeper(`sleeper-${_verb}`)), '--trust-scripts', '--redis-url', url], {}, 90_000);
     expect(result.stderr).toMatch(/run as the temporary ACL user swc-run-[0-9a-f]{8}: keys swc-bench:[0-9a-f]{8}:\* only/);
     expect(result.stderr).toMatch(/denied by swc's confinement: .*record\.lua:\d+ tried key "app:user:1"/);
     expect(result.code).toBe(1);
@@ -84,7 +84,7 @@ describe('on a Redis Cluster swc did not start', () => {
       for (const node of nodes) await node.set('app:user:1', 'keep').catch(() => undefined);
       const seeded = await Promise.all(nodes.map((n) => digest(n, 'app:*')));
       expect(seeded.some((d) => Object.keys(d).length > 0)).toBe(true);
-      const result = await runCli([...args(sleeper(`cluster-${verb}`)), '--cluster', '--redis-url', cluster.urls[0] as string], {}, 90_000);
+      const result = await runCli([...args(sleeper(`cluster-${verb}`)), '--trust-scripts', '--cluster', '--redis-url', cluster.urls[0] as string], {}, 90_000);
       expect(result.stderr).toMatch(/run as the temporary ACL user swc-run-[0-9a-f]{8}: keys swc-bench:[0-9a-f]{8}:\* only/);
       expect(result.stderr).toMatch(/denied by swc's confinement: .*record\.lua:\d+ tried /);
       expect(result.code).toBe(1);
@@ -106,7 +106,20 @@ describe('the temporary user is removed on every way out', () => {
     const { url, redis } = await server();
     const folder = path.join(dir, `signal-${signal}`);
     cpSync(EXAMPLE, folder, { recursive: true });
-    const run = startCli(['bench', '--layout', path.join(folder, 'my-log.json'), '--rate', '10', '--window', '60', '--time', '30', '--redis-url', url]);
+    const run = startCli([
+      'bench',
+      '--layout',
+      path.join(folder, 'my-log.json'),
+      '--rate',
+      '10',
+      '--window',
+      '60',
+      '--time',
+      '30',
+      '--trust-scripts',
+      '--redis-url',
+      url,
+    ]);
     await run.waitFor(/temporary ACL user swc-run-/);
     await run.waitFor(/throughput phase/);
     expect(((await redis.call('ACL', 'USERS')) as string[]).some((u) => u.startsWith('swc-run-'))).toBe(true);
@@ -118,14 +131,14 @@ describe('the temporary user is removed on every way out', () => {
 });
 
 describe('where swc may not create users (the default user lacks +acl)', () => {
-  it('refuses scripts swc did not write (exit 2) unless --trust-scripts, which says in one line that it runs unconfined', async () => {
+  it('refuses scripts swc did not write (exit 2, before any write) unless --trust-scripts, which says in one line that it runs unconfined', async () => {
     const { url, redis } = await server(['user=default on nopass ~* &* +@all -acl']);
     const folder = path.join(dir, 'plain');
     cpSync(EXAMPLE, folder, { recursive: true });
     const manifest = path.join(folder, 'my-log.json');
     const refused = await runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', url]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/does not let swc create a temporary ACL user to confine them \(ACL SETUSER refused\)/);
+    expect(refused.stderr).toMatch(/--trust-scripts: refused: .*record\.lua.* not byte-identical to the installed swc's lua\/.* pass --trust-scripts/);
     const trusted = await runCli(['bench', '--layout', manifest, ...benchArgs, '--trust-scripts', '--redis-url', url]);
     expect(trusted.code).toBe(0);
     expect(trusted.stderr.split('\n').filter((l) => /unconfined/.test(l))).toEqual([

@@ -1,7 +1,10 @@
 /** `swc clean` removes only namespaces whose run marker proves swc wrote them. */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { namespaceOf } from '../../../src/bench/namespace.js';
+import { startPrivateCluster } from '../../../src/redis/cluster.js';
 import { connect } from '../../../src/redis/connect.js';
+import { confineRun, hasRunMarker } from '../../../src/safety/acl.js';
 import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
 import { runCli } from '../run-cli.js';
 import { digest, keysMatching } from '../../helpers.js';
@@ -74,15 +77,42 @@ describe('swc clean and run markers', () => {
     await redis.del(runKey(ns), `${ns.prefix}:alive`);
   });
 
-  it('lists the temporary ACL user of a run that is gone, removes it with --yes, and leaves other users alone', async () => {
-    await redis.call('ACL', 'SETUSER', 'swc-run-0a0b0c0d', 'on', '>x', '~swc-bench:0a0b0c0d:*');
+  it('lists the temporary ACL user of a run that is gone (with the marker swc writes), removes it with --yes, and leaves other users alone', async () => {
+    // What confineRun leaves after a SIGKILL: the user with swc's marker.
+    const made = await confineRun(redis, namespaceOf('swc-bench:0a0b0c0d'));
+    expect(made?.name).toBe('swc-run-0a0b0c0d');
+    made?.scripts.disconnect();
+    expect(await hasRunMarker(redis, 'swc-run-0a0b0c0d')).toBe(true);
     await redis.call('ACL', 'SETUSER', 'app-user', 'on', '>y', '~app:*');
+    // An operator's user named like swc's, without swc's marker: never swc's to delete.
+    await redis.call('ACL', 'SETUSER', 'swc-run-deadbeef', 'on', '>z', '~swc-bench:deadbeef:*', '&other-channel');
+    expect(await hasRunMarker(redis, 'swc-run-deadbeef')).toBe(false);
     const listed = await runCli(['clean', '--redis-url', server.url]);
     expect(listed.stdout).toMatch(/^swc-run-0a0b0c0d {2}temporary ACL user of a run that is gone$/m);
+    expect(listed.stdout).not.toMatch(/swc-run-deadbeef/);
     const cleaned = await runCli(['clean', '--redis-url', server.url, '--yes']);
     expect(cleaned.code).toBe(0);
     expect(cleaned.stdout).toMatch(/removed the temporary ACL user swc-run-0a0b0c0d/);
-    expect(((await redis.call('ACL', 'USERS')) as string[]).sort()).toEqual(['app-user', 'default']);
-    await redis.call('ACL', 'DELUSER', 'app-user');
+    expect(((await redis.call('ACL', 'USERS')) as string[]).sort()).toEqual(['app-user', 'default', 'swc-run-deadbeef']);
+    await redis.call('ACL', 'DELUSER', 'app-user', 'swc-run-deadbeef');
   });
+
+  it("on a cluster, removes swc's marked users from every primary and keeps a look-alike", async () => {
+    const cluster = await startPrivateCluster({ shards: 3 });
+    const nodes = await Promise.all(cluster.urls.map((u) => connect(u)));
+    try {
+      for (const node of nodes) {
+        const made = await confineRun(node, namespaceOf('swc-bench:0a0b0c0e'));
+        made?.scripts.disconnect();
+        await node.call('ACL', 'SETUSER', 'swc-run-deadbeef', 'on', '>z', '~swc-bench:deadbeef:*');
+      }
+      const cleaned = await runCli(['clean', '--cluster', '--redis-url', cluster.urls[0] as string, '--yes'], {}, 60_000);
+      expect(cleaned.code).toBe(0);
+      expect(cleaned.stdout).toMatch(/removed the temporary ACL user swc-run-0a0b0c0e/);
+      for (const node of nodes) expect(((await node.call('ACL', 'USERS')) as string[]).sort()).toEqual(['default', 'swc-run-deadbeef']);
+    } finally {
+      for (const node of nodes) node.disconnect();
+      await cluster.stop();
+    }
+  }, 60_000);
 });

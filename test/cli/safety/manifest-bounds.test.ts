@@ -157,7 +157,22 @@ describe('a script reply over 1 MB', () => {
     await user.set('app:user:1', 'precious');
     const before = await digest(user, '*');
     const result = await runCli(
-      ['bench', '--layout', file, '--rate', '2', '--window', '30', '--lights', '2', '--no-throughput', '--no-progress', '--redis-url', server.url],
+      [
+        'bench',
+        '--layout',
+        file,
+        '--rate',
+        '2',
+        '--window',
+        '30',
+        '--lights',
+        '2',
+        '--no-throughput',
+        '--no-progress',
+        '--trust-scripts',
+        '--redis-url',
+        server.url,
+      ],
       {},
       60_000,
     );

@@ -60,7 +60,11 @@ describe("a script that runs away on the user's server", () => {
     for (let i = 0; i < 10; i += 1) await redis.set(`app:user:${i}`, `user ${i}`);
     const before = await digest(redis, 'app:*');
     const started = Date.now();
-    const result = await runCli(['verify', '--layout', looping('read', 'read'), '--calls', '300', '--lights', '1', '--redis-url', url], {}, 60_000);
+    const result = await runCli(
+      ['verify', '--layout', looping('read', 'read'), '--calls', '300', '--lights', '1', '--trust-scripts', '--redis-url', url],
+      {},
+      60_000,
+    );
     const lines = result.stderr.split('\n').filter((l) => /ran over/.test(l));
     expect(lines).toEqual([
       // Which call of a pipeline runs cannot be told: the batch's scripts are named. Each call queued behind it is killed in turn.
@@ -95,6 +99,7 @@ describe("a script that runs away on the user's server", () => {
         '1',
         '--no-throughput',
         '--no-progress',
+        '--trust-scripts',
         '--redis-url',
         url,
       ],

@@ -1,0 +1,179 @@
+/**
+ * #29: a user's own scripts never run on a user's server by default. A
+ * manifest, a --scripts tree, or any lua/ copy that is not byte-identical to
+ * the installed swc's own is refused on --redis-url without --trust-scripts
+ * (exit 2, one line saying how), before anything reaches that server. Trust
+ * is decided by content: an edited copy of lua/ named by a relative path is
+ * treated exactly as the same copy named by its absolute path.
+ */
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '../../../src/redis/connect.js';
+import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { digest } from '../../helpers.js';
+import { SWC_BIN, runCli, type CliResult } from '../run-cli.js';
+
+const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
+const LUA = fileURLToPath(new URL('../../../lua/', import.meta.url));
+const dir = mkdtempSync(path.join(tmpdir(), 'swc-trust-'));
+let server: PrivateServer;
+let redis: Redis;
+
+beforeAll(async () => {
+  server = await startPrivateServer({});
+  redis = await connect(server.url);
+  // The user's keys, of several types, and an operator's slow log.
+  for (let i = 0; i < 40; i += 1) {
+    await redis.set(`app:str:${i}`, `value ${i}`);
+    await redis.hset(`app:hash:${i}`, 'f', String(i));
+    await redis.zadd(`app:zset:${i}`, i, `m${i}`);
+  }
+  await redis.call('CONFIG', 'SET', 'slowlog-log-slower-than', '0');
+  for (let i = 0; i < 5; i += 1) await redis.get('app:str:1');
+  await redis.call('CONFIG', 'SET', 'slowlog-log-slower-than', '10000');
+}, 30_000);
+
+afterAll(async () => {
+  redis.disconnect();
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Commands the server has counted, by name (reads of this test's own checks included). */
+async function commandCounts(): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const m of String(await redis.info('commandstats')).matchAll(/^cmdstat_([a-z_|-]+):calls=(\d+)/gm)) counts.set(m[1] as string, Number(m[2]));
+  return counts;
+}
+
+/** What this test itself sends to look (never a write). */
+const READS = new Set(['info', 'scan', 'dump', 'slowlog|len', 'slowlog', 'ping', 'acl|users', 'acl', 'type', 'dbsize']);
+
+async function untouched<T>(run: () => Promise<T>): Promise<T> {
+  const keys = await digest(redis, '*');
+  const slow = await redis.call('SLOWLOG', 'LEN');
+  const before = await commandCounts();
+  const result = await run();
+  const after = await commandCounts();
+  const changed = [...after].filter(([name, calls]) => calls !== (before.get(name) ?? 0)).map(([name]) => name);
+  expect(changed.filter((name) => !READS.has(name))).toEqual([]);
+  expect(await digest(redis, '*')).toEqual(keys);
+  expect(await redis.call('SLOWLOG', 'LEN')).toBe(slow);
+  return result;
+}
+
+/** The example manifest with `late` run from the 16th call on a light (after a probe's dozen). */
+function manifest(name: string, late: string): string {
+  const folder = path.join(dir, name);
+  cpSync(EXAMPLE, folder, { recursive: true });
+  const file = path.join(folder, 'record.lua');
+  const code = `if redis.call('HINCRBY', KEYS[2], 'calls', 1) > 15 then ${late} end`;
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/\nreturn now\n$/, `\n${code}\nreturn now\n`));
+  return path.join(folder, 'my-log.json');
+}
+
+const benchArgs = ['--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress'];
+const REFUSED =
+  /^swc: --trust-scripts: refused: .* scripts swc did not write .*not byte-identical to the installed swc's lua\/.*nothing was sent to redis:\/\/127\.0\.0\.1:\d+.*pass --trust-scripts/;
+
+describe('without --trust-scripts, a manifest is refused on a user server before anything is sent', () => {
+  it.each([
+    ['APPENDs 256 KB per call past the memory budget', "redis.call('APPEND', KEYS[2] .. ':big', string.rep('x', 262144))"],
+    ['RESETs the slow log', "redis.call('SLOWLOG', 'RESET')"],
+    ['loops after the probe', 'while true do end'],
+    ['takes about 1 s per call', "local t0 = tonumber(redis.call('TIME')[1]) while tonumber(redis.call('TIME')[1]) < t0 + 1 do end"],
+  ])(
+    'a script that %s: bench and verify exit 2, one line; keys, slow log and write counters unchanged',
+    async (label, late) => {
+      const layout = manifest(label.replace(/\W+/g, '-'), late);
+      await untouched(async () => {
+        for (const args of [
+          ['bench', '--layout', layout, ...benchArgs, '--redis-url', server.url],
+          ['verify', '--layout', layout, '--calls', '200', '--redis-url', server.url],
+        ]) {
+          const result = await runCli(args, {}, 30_000);
+          expect(result.code).toBe(2);
+          expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(REFUSED)]);
+        }
+        // REDIS_URL is the same user server.
+        const viaEnv = await runCli(['bench', '--layout', layout, ...benchArgs], { REDIS_URL: server.url }, 30_000);
+        expect(viaEnv.code).toBe(2);
+        expect(viaEnv.stderr).toMatch(REFUSED);
+      });
+    },
+    60_000,
+  );
+
+  it('under --trust-scripts, SLOWLOG RESET is denied to the temporary ACL user (no @admin): exit 1, the slow log intact', async () => {
+    const layout = manifest('slowlog-trusted', "redis.call('SLOWLOG', 'RESET')");
+    const keys = await digest(redis, 'app:*');
+    const slow = await redis.call('SLOWLOG', 'LEN');
+    const result = await runCli(['bench', '--layout', layout, ...benchArgs, '--trust-scripts', '--redis-url', server.url], {}, 60_000);
+    expect(result.stderr).toMatch(/denied by swc's confinement: .*record\.lua:\d+ tried command "slowlog/i);
+    expect(result.code).toBe(1);
+    // Intact: never reset (the run's own slow calls may add entries).
+    expect(Number(await redis.call('SLOWLOG', 'LEN'))).toBeGreaterThanOrEqual(Number(slow));
+    expect(await digest(redis, 'app:*')).toEqual(keys);
+    expect(await redis.call('ACL', 'USERS')).toEqual(['default']);
+    const started = Date.now();
+    expect(await redis.ping()).toBe('PONG');
+    expect(Date.now() - started).toBeLessThan(2000);
+  }, 60_000);
+});
+
+/** swc run from `cwd` (runCli has no cwd). */
+function runIn(cwd: string, args: readonly string[]): Promise<CliResult> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SWC_BIN, ...args], {
+      cwd,
+      env: { ...process.env, REDIS_URL: '', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+describe('trust by content, never by path', () => {
+  it('an edited lua/ copy by a relative path is refused exactly as by its absolute path, nothing sent', async () => {
+    const work = path.join(dir, 'edited');
+    cpSync(LUA, path.join(work, 'lua'), { recursive: true });
+    const file = path.join(work, 'lua', 'stoplight-v6', 'record_failure.lua');
+    // A hostile edit: change one user key, delete another.
+    writeFileSync(file, `redis.call('SET', 'app:str:1', 'pwned') redis.call('DEL', 'app:str:2')\n${readFileSync(file, 'utf8')}`);
+    const args = (scripts: string): string[] => ['bench', '--scripts', scripts, '--layout', 'stoplight-v6', ...benchArgs, '--redis-url', server.url];
+    const [relative, absolute] = await untouched(async () => [await runIn(work, args('lua')), await runIn(tmpdir(), args(path.join(work, 'lua')))]);
+    expect(relative?.code).toBe(2);
+    expect(relative?.stderr).toMatch(REFUSED);
+    expect(relative?.stderr).toContain(file);
+    expect(relative?.stderr).toBe(absolute?.stderr);
+    expect(absolute?.code).toBe(2);
+    const verify = await untouched(() => runIn(work, ['verify', '--scripts', 'lua', '--layout', 'stoplight-v6', '--calls', '100', '--redis-url', server.url]));
+    expect(verify.code).toBe(2);
+    expect(verify.stderr).toMatch(REFUSED);
+  }, 60_000);
+
+  it("a byte-identical copy of lua/ is swc's own wherever it lives: it runs on the user's server, unprobed", async () => {
+    const work = path.join(dir, 'identical');
+    cpSync(LUA, path.join(work, 'lua'), { recursive: true });
+    const keys = await digest(redis, 'app:*');
+    const result = await runIn(work, ['bench', '--scripts', 'lua', '--layout', 'stoplight-v6', ...benchArgs, '--redis-url', server.url]);
+    expect(result.stderr).not.toMatch(/trust-scripts|probe|temporary ACL user/);
+    expect(result.code).toBe(0);
+    expect(await digest(redis, 'app:*')).toEqual(keys);
+  }, 60_000);
+});
