@@ -149,6 +149,15 @@ function valuesOf(used: readonly Placeholder[], input: CallInput): Values {
       case 'windowStart':
         values.windowStart = String(seconds - input.window);
         break;
+      case 'windowStartExact':
+        values.windowStartExact = String(input.at - input.window);
+        break;
+      case 'windowTwice':
+        values.windowTwice = String(2 * input.window);
+        break;
+      case 'windowPlusHour':
+        values.windowPlusHour = String(input.window + HOUR_SECONDS);
+        break;
       case 'windowStartMs':
         values.windowStartMs = String(millis() - input.window * 1000);
         break;
