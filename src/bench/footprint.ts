@@ -32,7 +32,8 @@ export function estimatePeakBytes(plan: BenchPlan): PeakEstimate {
   for (const cell of cellsOf(plan)) {
     // The write and request phases each add one event per operation.
     const extraEvents = Math.ceil((2 * opsPerPhase) / plan.lights);
-    const layout = createLayout(cell.layout);
+    // With --scripts, the layout reads its scripts there (a manifest's own scriptsRoot may hold none).
+    const layout = createLayout(cell.layout, plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {});
     const perLight = layout.peakBytesPerLight ?? footprints.unknown;
     const lightsBytes = perLight.call(layout, { ...cell, extraEvents }) * plan.lights;
     // Accuracy: one more light, with 1.25 windows of traffic and the server-cost probe's writes, while the cell's lights are still there.

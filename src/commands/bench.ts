@@ -24,7 +24,7 @@ import { preflight, refusalOf } from '../redis/preflight.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
 import { accuracyEvents } from '../measure/accuracy.js';
 import { createLayout, defaultLayoutNames, layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
-import { classifyScriptsDir, scriptsDirLayouts } from '../layouts/stoplight/scripts-dir.js';
+import { classifyScriptsDir, scriptsDirLayouts, scriptsDirNotes } from '../layouts/stoplight/scripts-dir.js';
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
 import { addCompareOptions, checkOutputPath, compareOptionsFrom, printVerdict, writeJsonFile, type CompareFlags } from './compare.js';
@@ -708,6 +708,9 @@ Examples:
       const suggested = flags.suggest ? suggestLayouts(flags.layout, flags.scripts) : undefined;
       if (suggested) flags = { ...flags, layout: suggested.layouts };
       let plan = planFromFlags(flags, preset);
+      // A Stoplight tree's folders that are not benched are named, not left out silently.
+      if (flags.scripts !== undefined && flags.layout === undefined)
+        for (const note of scriptsDirNotes(flags.scripts)) process.stderr.write(`swc bench: ${note}\n`);
       // A preset cell without --lights fills as many lights as make its skiplists' random levels average out.
       if (preset && !typed('lights') && scenario?.lights === undefined) plan = { ...plan, steadyLights: PRESET_STEADY_LIGHTS };
       // A server named only by REDIS_URL may be one exported for lights (a shared one): no full-speed phase there unasked.

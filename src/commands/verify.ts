@@ -5,7 +5,7 @@ import { LIMITS, parseList, parseNumber } from '../bench/values.js';
 import { ExitCode, ScriptError, SwcError, UsageError } from '../core/errors.js';
 import { preflight, refusalOf } from '../redis/preflight.js';
 import { createLayout, layoutNames, namespacedLayout, resolveLayoutName, type LayoutName } from '../layouts/index.js';
-import { scriptsDirLayouts } from '../layouts/stoplight/scripts-dir.js';
+import { scriptsDirLayouts, scriptsDirNotes } from '../layouts/stoplight/scripts-dir.js';
 import { renderVerify, verifyResultJson } from '../report/verify.js';
 import { proseWidth, wrapText } from '../report/width.js';
 import type { VerifyResult } from '../verify/types.js';
@@ -134,6 +134,9 @@ Examples:
         });
       // A Stoplight tree holds one version's scripts: by default, verify the layouts it has.
       const names = flags.layout ?? (flags.scripts !== undefined ? scriptsDirLayouts(flags.scripts) : [...layoutNames]);
+      // A Stoplight tree's folders that are not verified are named, not left out silently.
+      if (flags.scripts !== undefined && flags.layout === undefined)
+        for (const note of scriptsDirNotes(flags.scripts)) process.stderr.write(`swc verify: ${note}\n`);
       const scripts = flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {};
       // Every layout is built (its scripts read) before Redis is touched: a missing file is bad input.
       for (const name of names) {

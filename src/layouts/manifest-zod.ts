@@ -32,7 +32,7 @@ const SEMANTICS: readonly WindowSemantics[] = ['closed', 'half-open'];
 
 /** Placeholders a light's key templates may use: they name keys without a clock or an event. */
 const KEY_PLACEHOLDERS: ReadonlySet<Placeholder> = new Set(['prefix', 'name', 'system', 'lightId', 'systemId', 'hour', 'lbrace']);
-const SECONDS_CLOCK: ReadonlySet<Placeholder> = new Set(['now', 'nowSeconds', 'windowStart', 'windowEnd']);
+const SECONDS_CLOCK: ReadonlySet<Placeholder> = new Set(['now', 'nowSeconds', 'windowStart', 'windowEnd', 'windowStartExact']);
 const MS_CLOCK: ReadonlySet<Placeholder> = new Set(['nowMs', 'windowStartMs']);
 
 /** Why a placeholder is refused where it stands, or null. */

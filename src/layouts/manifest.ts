@@ -71,8 +71,23 @@ export function loadManifestLayout(file: string, options: ManifestLayoutOptions 
  */
 export function manifestDefinition(file: string): { name: string; create(options?: LayoutOptions): Layout } {
   const manifest = readManifest(file);
-  new ManifestLayout(manifest);
-  return { name: manifest.name, create: (options) => new ManifestLayout(manifest, options) };
+  // The manifest's own scriptsRoot is read now, but a missing script there is
+  // only an error for a caller that does not give `--scripts <dir>`, which
+  // replaces scriptsRoot (a copy of a shipped manifest points at no scripts).
+  let ownRoot: unknown = null;
+  try {
+    new ManifestLayout(manifest);
+  } catch (err) {
+    if (!(err instanceof InputFileError)) throw err;
+    ownRoot = err;
+  }
+  return {
+    name: manifest.name,
+    create: (options) => {
+      if (ownRoot !== null && options?.scriptsDir === undefined) throw ownRoot;
+      return new ManifestLayout(manifest, options);
+    },
+  };
 }
 
 /** The parts of a light's keys that do not change from call to call. */
@@ -133,6 +148,15 @@ function valuesOf(used: readonly Placeholder[], input: CallInput): Values {
         break;
       case 'windowStart':
         values.windowStart = String(seconds - input.window);
+        break;
+      case 'windowStartExact':
+        values.windowStartExact = String(input.at - input.window);
+        break;
+      case 'windowTwice':
+        values.windowTwice = String(2 * input.window);
+        break;
+      case 'windowPlusHour':
+        values.windowPlusHour = String(input.window + HOUR_SECONDS);
         break;
       case 'windowStartMs':
         values.windowStartMs = String(millis() - input.window * 1000);

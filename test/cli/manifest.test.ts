@@ -267,3 +267,46 @@ describe('swc bench with manifests and --scripts: byte-identical to the built-in
     expect(result.code).toBe(0);
   });
 });
+
+describe('--layout <a copy of a shipped manifest> --scripts <dir>: the folder replaces the manifest scriptsRoot', () => {
+  // The copy sits where no scripts are: only --scripts says where they are.
+  const copyDir = mkdtempSync(path.join(tmpdir(), 'swc-manifest-copy-'));
+  const copy = path.join(copyDir, 'my-stoplight.json');
+  const shipped = JSON.parse(readFileSync(path.join(MANIFESTS, 'stoplight/6.0-redis-time.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(copy, JSON.stringify({ ...shipped, name: 'my-stoplight-v6' }));
+  afterAll(() => rmSync(copyDir, { recursive: true, force: true }));
+
+  it('bench and verify run the storage folder through the copy', async () => {
+    const storage = path.join(v6Tree, V6_STORAGE);
+    const bench = await runCli([
+      'bench',
+      '--layout',
+      copy,
+      '--scripts',
+      storage,
+      '--redis-url',
+      redisUrl(),
+      '--rate',
+      '1',
+      '--window',
+      '100',
+      '--no-throughput',
+      '--no-progress',
+      '--trust-scripts',
+      '--json',
+    ]);
+    expect(bench.stderr).not.toMatch(/no such file/);
+    expect(bench.code).toBe(0);
+    expect(report(bench.stdout).results[0]?.layout).toBe('my-stoplight-v6');
+    expect(report(bench.stdout).results[0]?.memory.bytesPerLight).toBeGreaterThan(1000);
+    const verify = await runCli(['verify', '--layout', copy, '--scripts', storage, '--calls', '2000', '--redis-url', redisUrl(), '--trust-scripts']);
+    expect(verify.stdout + verify.stderr).toContain('my-stoplight-v6');
+    expect(verify.code).toBe(0);
+  });
+
+  it('without --scripts, the copy still fails naming its missing script', async () => {
+    const result = await runCli(['bench', '--layout', copy, '--redis-url', 'redis://127.0.0.1:1', '--no-progress']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/record_success\.lua.*no such file|no such file.*record_success\.lua/);
+  });
+});

@@ -27,9 +27,33 @@ export type ScriptsDir =
   /** An edited copy of swc's `lua/`: the built-in layouts read their scripts there. */
   | { readonly kind: 'swc'; readonly dir: string }
   /** A Stoplight tree: where its 6.0 and 5.x scripts are, when present. */
-  | { readonly kind: 'stoplight'; readonly dir: string; readonly v6Root?: string; readonly v5Root?: string };
+  | {
+      readonly kind: 'stoplight';
+      readonly dir: string;
+      readonly v6Root?: string;
+      readonly v5Root?: string;
+      /** Script folders found in the tree but not used, and why (bench and verify say so). */
+      readonly skipped?: readonly SkippedFolder[];
+    };
 
-const V6_STORAGE = ['lib/stoplight/infrastructure/redis/storage', 'stoplight/infrastructure/redis/storage', '.'];
+/** A scripts folder of a Stoplight tree that is not used. */
+export interface SkippedFolder {
+  readonly folder: string;
+  readonly reason: string;
+}
+
+/**
+ * Where 6.0 keeps its storage scripts, newest first: released versions under
+ * infrastructure/redis/storage, earlier development versions under
+ * infrastructure/storage/redis (the same window_metrics/ inside).
+ */
+const V6_STORAGE = [
+  'lib/stoplight/infrastructure/redis/storage',
+  'stoplight/infrastructure/redis/storage',
+  'lib/stoplight/infrastructure/storage/redis',
+  'stoplight/infrastructure/storage/redis',
+  '.',
+];
 const V5_DATA_STORE = ['lib/stoplight/data_store/redis', 'stoplight/data_store/redis', '.'];
 
 const isFile = (file: string): boolean => existsSync(file) && statSync(file).isFile();
@@ -41,17 +65,41 @@ const isFile = (file: string): boolean => existsSync(file) && statSync(file).isF
 export function classifyScriptsDir(dir: string): ScriptsDir {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--scripts: ${dir}: no such folder`);
   if (isFile(path.join(dir, 'stoplight-v6/record_success.lua'))) return { kind: 'swc', dir };
-  const v6Root = V6_STORAGE.map((p) => path.join(dir, p)).find((root) => isFile(path.join(root, 'window_metrics/record_success.lua')));
+  const skipped: SkippedFolder[] = [];
+  let v6Root: string | undefined;
+  for (const root of V6_STORAGE.map((p) => path.join(dir, p))) {
+    const folder = path.join(root, 'window_metrics');
+    if (!existsSync(folder) || !statSync(folder).isDirectory()) continue;
+    if (!isFile(path.join(folder, 'record_success.lua'))) skipped.push({ folder, reason: 'no record_success.lua in it' });
+    else if (v6Root === undefined) v6Root = root;
+    else skipped.push({ folder, reason: `a second 6.0 scripts folder; ${path.join(v6Root, 'window_metrics')} is used` });
+  }
   const v5Root = V5_DATA_STORE.map((p) => path.join(dir, p)).find(
     (root) => isFile(path.join(root, 'record_success.lua')) && isFile(path.join(root, 'get_metadata.lua')),
   );
   if (!v6Root && !v5Root) {
+    const found = skipped.map((s) => `; found ${s.folder}, ${s.reason}`).join('');
     throw new UsageError(
       `--scripts: ${dir}: neither a copy of swc's lua/ folder (no stoplight-v6/record_success.lua) nor a Stoplight ` +
-        'source tree or gem (no lib/stoplight/infrastructure/redis/storage/window_metrics/ nor lib/stoplight/data_store/redis/*.lua)',
+        'source tree or gem (no lib/stoplight/infrastructure/{redis/storage,storage/redis}/window_metrics/record_success.lua ' +
+        `nor lib/stoplight/data_store/redis/*.lua)${found}`,
     );
   }
-  return { kind: 'stoplight', dir, ...(v6Root ? { v6Root } : {}), ...(v5Root ? { v5Root } : {}) };
+  return { kind: 'stoplight', dir, ...(v6Root ? { v6Root } : {}), ...(v5Root ? { v5Root } : {}), ...(skipped.length > 0 ? { skipped } : {}) };
+}
+
+/**
+ * One line per scripts folder of a Stoplight tree that is not used, for
+ * bench and verify to print (a tree benched as 5.x only says why its 6.0
+ * folder was left out). Empty for swc's copy and a tree that uses all it has.
+ */
+export function scriptsDirNotes(dir: string): string[] {
+  const found = classifyScriptsDir(dir);
+  if (found.kind === 'swc') return [];
+  const notes = (found.skipped ?? []).map((s) => `--scripts: not used: ${s.folder} (${s.reason})`);
+  if (!found.v6Root) notes.push(`--scripts: ${dir}: no Stoplight 6.0 scripts found (window_metrics/record_success.lua); running Stoplight 5.x only`);
+  else if (!found.v5Root) notes.push(`--scripts: ${dir}: no Stoplight 5.x scripts found (data_store/redis/get_metadata.lua); running Stoplight 6.0 only`);
+  return notes;
 }
 
 /** The built-in layouts a scripts folder provides: both for swc's copy, those found for a Stoplight tree. */
@@ -123,7 +171,10 @@ interface TreeLayout {
 const TREE_LAYOUTS: Readonly<Record<ScriptsLayoutName, TreeLayout>> = {
   'stoplight-v6': {
     scripts(found, dir) {
-      if (!found.v6Root) throw new UsageError(`--scripts: ${dir}: no Stoplight 6.0 scripts (window_metrics/record_success.lua) for layout stoplight-v6`);
+      if (!found.v6Root) {
+        const seen = (found.skipped ?? []).map((s) => `; found ${s.folder}, ${s.reason}`).join('');
+        throw new UsageError(`--scripts: ${dir}: no Stoplight 6.0 scripts (window_metrics/record_success.lua) for layout stoplight-v6${seen}`);
+      }
       const root = found.v6Root;
       if (includes(root, 'window_metrics/record_success.lua', 'now')) {
         return { root, manifestFile: '6.0-redis-time.json', what: 'Stoplight 6.0 with the clock from Redis TIME' };

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputFileError, UsageError } from '../../../src/core/errors.js';
 import { createLayout } from '../../../src/layouts/index.js';
 import type { ManifestLayout } from '../../../src/layouts/manifest.js';
-import { classifyScriptsDir, scriptsDirLayouts, stoplightLayout } from '../../../src/layouts/stoplight/scripts-dir.js';
+import { classifyScriptsDir, scriptsDirLayouts, scriptsDirNotes, stoplightLayout } from '../../../src/layouts/stoplight/scripts-dir.js';
 import type { Layout, Snapshot } from '../../../src/layouts/types.js';
 import { LUA_DIR, type ScriptCall } from '../../../src/lua/source.js';
 import { measureKeys } from '../../../src/measure/memory.js';
@@ -204,5 +204,49 @@ describe('Stoplight trees that cannot be used', () => {
     expect(() => stoplightLayout('stoplight-v6', dir)).toThrow(
       /cannot tell this Stoplight 6\.0 version's calling convention .* pass a manifest with --layout <file>/,
     );
+  });
+});
+
+describe('--scripts: a 6.0 folder at the older path, and folders that are not used', () => {
+  const OLDER = 'lib/stoplight/infrastructure/storage/redis';
+  /** A tree with 5.x scripts and, when `v6At` is given, a 6.0 storage folder at that path. */
+  function mixed(v6At?: string, emptyAt?: string): string {
+    const dir = mkdtempSync(path.join(tmpdir(), 'swc-stoplight-mixed-'));
+    trees.push(dir);
+    cpSync(path.join(v5, V5_DATA_STORE), path.join(dir, V5_DATA_STORE), { recursive: true });
+    if (v6At !== undefined) cpSync(path.join(v6Argv, V6_STORAGE), path.join(dir, v6At), { recursive: true });
+    if (emptyAt !== undefined) mkdirSync(path.join(dir, emptyAt, 'window_metrics'), { recursive: true });
+    return dir;
+  }
+
+  it('a 6.0 folder under infrastructure/storage/redis next to 5.x scripts: both are used, nothing is skipped', async () => {
+    const dir = mixed(OLDER);
+    expect(classifyScriptsDir(dir)).toEqual({ kind: 'stoplight', dir, v6Root: path.join(dir, OLDER), v5Root: path.join(dir, V5_DATA_STORE) });
+    expect(scriptsDirLayouts(dir)).toEqual(['stoplight-v5', 'stoplight-v6']);
+    expect(scriptsDirNotes(dir)).toEqual([]);
+    // It runs: the same reads as the tree at the newer path.
+    const [a, b] = prefixPair('older');
+    const older = stoplightLayout('stoplight-v6', dir, { prefix: a }) as ManifestLayout;
+    const newer = stoplightLayout('stoplight-v6', v6Argv, { prefix: b }) as ManifestLayout;
+    expect(older.scriptsDir).toBe(path.join(dir, OLDER));
+    expect(await drive(older, 60, 5, 90)).toEqual(await drive(newer, 60, 5, 90));
+  });
+
+  it('a window_metrics folder without record_success.lua is named, with why, and 5.x runs alone', () => {
+    const dir = mixed(undefined, OLDER);
+    expect(scriptsDirLayouts(dir)).toEqual(['stoplight-v5']);
+    const notes = scriptsDirNotes(dir);
+    expect(notes).toContain(`--scripts: not used: ${path.join(dir, OLDER, 'window_metrics')} (no record_success.lua in it)`);
+    expect(notes.at(-1)).toMatch(/no Stoplight 6\.0 scripts found .*running Stoplight 5\.x only/);
+    expect(() => stoplightLayout('stoplight-v6', dir)).toThrow(/no Stoplight 6\.0 scripts .*found .*window_metrics, no record_success\.lua in it/);
+  });
+
+  it('two 6.0 folders: the newer path is used, the other named', () => {
+    const dir = mixed(OLDER);
+    cpSync(path.join(v6Argv, V6_STORAGE), path.join(dir, V6_STORAGE), { recursive: true });
+    expect(classifyScriptsDir(dir)).toMatchObject({ v6Root: path.join(dir, V6_STORAGE) });
+    expect(scriptsDirNotes(dir)).toEqual([
+      `--scripts: not used: ${path.join(dir, OLDER, 'window_metrics')} (a second 6.0 scripts folder; ${path.join(dir, V6_STORAGE, 'window_metrics')} is used)`,
+    ]);
   });
 });

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { InputFileError } from '../../../src/core/errors.js';
-import { readManifest } from '../../../src/layouts/manifest.js';
+import { ManifestLayout, readManifest } from '../../../src/layouts/manifest.js';
+import { LUA_DIR } from '../../../src/lua/source.js';
 import { parseManifest } from '../../../src/layouts/manifest-zod.js';
 
 const good = JSON.parse(readFileSync(fileURLToPath(new URL('../../../fixtures/manifests/stoplight-v6.json', import.meta.url)), 'utf8')) as Record<
@@ -113,7 +114,7 @@ describe('manifest validation: one line naming the file and the field', () => {
     [
       'an argv clock no argument carries',
       () => edited((m) => (m.operations.recordSuccess.args = ['{window}'])),
-      'my.json: operations.recordSuccess.args: clock is "argv" but no argument carries the time (use {now}, {nowSeconds}, {windowStart}, {windowEnd})',
+      'my.json: operations.recordSuccess.args: clock is "argv" but no argument carries the time (use {now}, {nowSeconds}, {windowStart}, {windowEnd}, {windowStartExact})',
     ],
     [
       'a milliseconds clock given seconds',
@@ -221,5 +222,33 @@ describe('manifest files that cannot be read', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('manifest expressions on the window', () => {
+  it('{windowStartExact} is now - window with its fraction, {windowTwice} and {windowPlusHour} TTLs on the window', () => {
+    const manifest = parseManifest(
+      fileURLToPath(new URL('../../../fixtures/manifests/my.json', import.meta.url)),
+      edited((m) => {
+        m.operations.recordSuccess.args = ['{windowStartExact}', '{window}', '{windowTwice}', '{windowPlusHour}', '{now}'];
+      }),
+    );
+    const layout = new ManifestLayout(manifest, { scriptsDir: LUA_DIR });
+    const call = layout.recordSuccess({ name: 'x' }, { at: 1_700_000_000.25, windowSeconds: 300 });
+    expect(call.args.slice(0, 5)).toEqual(['1699999700.25', '300', '600', '3900', '1700000000.25']);
+  });
+
+  it('{windowStartExact} carries the time: an argv clock may use it alone', () => {
+    expect(() =>
+      parseManifest(
+        'my.json',
+        edited((m) => {
+          for (const op of ['recordSuccess', 'recordFailure', 'getMetrics']) {
+            const args = m.operations[op].args as string[];
+            m.operations[op].args = args.map((a) => (a === '{now}' ? '{windowStartExact}' : a));
+          }
+        }),
+      ),
+    ).not.toThrow();
   });
 });
