@@ -19,7 +19,7 @@ import { classifyRedisError } from '../redis/errors.js';
 import { keySlot } from '../redis/slot.js';
 import { installScripts, loadScripts } from '../redis/scripts.js';
 import { RespConnection } from '../redis/resp.js';
-import { cappedBatch, runLoad } from '../measure/load.js';
+import { cappedBatch, runLoad, type Pace } from '../measure/load.js';
 import { type ScriptCall } from '../lua/source.js';
 import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficSpec } from '../traffic/events.js';
 import { SWC_VERSION } from '../core/version.js';
@@ -221,6 +221,8 @@ export async function fill(
   maxOpsPerSecond?: number,
 ): Promise<void> {
   const batch = cappedBatch(FILL_BATCH, maxOpsPerSecond);
+  // One cap clock over every light's run: each light's first batch waits its share too.
+  const pace: Pace | undefined = maxOpsPerSecond !== undefined ? { startedMs: performance.now(), sent: 0 } : undefined;
   for (const [i, light] of lights.entries()) {
     const spec = specs[i] as TrafficSpec;
     // Each light's errors cycle from the first, as they always have: the same seed gives the same bytes.
@@ -249,6 +251,7 @@ export async function fill(
       stop: { ops: total },
       nextCall,
       ...(maxOpsPerSecond !== undefined ? { maxOpsPerSecond } : {}),
+      ...(pace ? { pace } : {}),
       ...(signal ? { signal } : {}),
       // Every batch: the caller's error names the events written so far, exactly.
       progressIntervalMs: 0,
@@ -258,6 +261,7 @@ export async function fill(
         reported = done;
       },
     });
+    if (pace) pace.sent += total;
   }
 }
 

@@ -53,6 +53,7 @@ export function findValgrind(pathEnv: string = process.env.PATH ?? ''): Valgrind
 
 /** The file callgrind writes its dumps to, in the server's folder; each dump adds `.<n>`. */
 const OUT_FILE = 'callgrind.out';
+const VGDB_PREFIX = 'vgdb-pipe';
 
 /**
  * The wrapper a private server runs under: callgrind with collection off
@@ -68,6 +69,8 @@ export function callgrindWrapper(tools: ValgrindTools): string[] {
     `--toggle-collect=${COUNTED_FUNCTION}`,
     '--instr-atstart=no',
     `--callgrind-out-file={dir}/${OUT_FILE}`,
+    // vgdb's pipes in the server's folder, not /tmp: removed with it, also after a SIGKILL of swc.
+    `--vgdb-prefix={dir}/${VGDB_PREFIX}`,
     // valgrind's own messages would only fill the pipe swc keeps for start-up errors.
     '-q',
   ];
@@ -172,19 +175,23 @@ export class CallgrindControl {
     private readonly dir: string,
   ) {}
 
+  private get prefix(): string {
+    return `--vgdb-prefix=${path.join(this.dir, VGDB_PREFIX)}`;
+  }
+
   /** Turns instrumentation on or off (off: no count at all, and far faster). */
   async instrument(on: boolean): Promise<void> {
-    await run(this.tools.control, ['-i', on ? 'on' : 'off', String(this.pid)], 30_000);
+    await run(this.tools.control, [this.prefix, '-i', on ? 'on' : 'off', String(this.pid)], 30_000);
   }
 
   /** Sets the counters to zero. */
   async zero(): Promise<void> {
-    await run(this.tools.control, ['-z', String(this.pid)], 30_000);
+    await run(this.tools.control, [this.prefix, '-z', String(this.pid)], 30_000);
   }
 
   /** Dumps the counters since the last zero, reads the dump, and removes its file. */
   async dump(): Promise<CallgrindDump> {
-    await run(this.tools.control, ['-d', String(this.pid)], 30_000);
+    await run(this.tools.control, [this.prefix, '-d', String(this.pid)], 30_000);
     this.dumps += 1;
     // callgrind numbers its dumps from 1; read the newest, whatever its number.
     const files = readdirSync(this.dir).filter((f) => f.startsWith(`${OUT_FILE}.`));

@@ -79,6 +79,14 @@ export interface LoadOptions {
   readonly signal?: AbortSignal;
   /** A load cap: batches wait so that the run sends at most this many operations per second, over every connection. */
   readonly maxOpsPerSecond?: number;
+  /**
+   * Under a cap, the clock the cap counts from when this run is one of
+   * several in a row (the fill runs one per light): calls already sent since
+   * `startedMs`. Without it each run's first batch went at once, so a fill of
+   * many small lights was not capped at all. The caller adds the run's calls
+   * to `sent` after it.
+   */
+  readonly pace?: Pace;
   /** Default 250 ms. */
   readonly progressIntervalMs?: number;
   /** Whether an error reply says how many operations the run had done (default true); off for a caller that says where itself. */
@@ -187,6 +195,12 @@ async function quietly(connection: RespConnection, batch: { readonly answered: b
  */
 export function cappedBatch(batch: number, maxOpsPerSecond: number | undefined): number {
   return maxOpsPerSecond === undefined ? batch : Math.max(1, Math.min(batch, Math.floor(maxOpsPerSecond / 10)));
+}
+
+/** A load cap's clock shared by several runs in a row: when it started (performance.now()) and the calls sent since. */
+export interface Pace {
+  readonly startedMs: number;
+  sent: number;
 }
 
 /** Under a load cap, waits until the `sentBefore` calls sent since `startedMs` (performance.now()) have had their share of time. */
@@ -383,7 +397,8 @@ export async function runLoadGroups(
             }
             // A load cap: this batch's operations are due once the run's earlier ones had their share of time.
             // Guarded here: without a cap the hot loop takes no extra await.
-            if (options.maxOpsPerSecond !== undefined) await awaitShare(started, claimed - slot.ops, options.maxOpsPerSecond);
+            if (options.maxOpsPerSecond !== undefined)
+              await awaitShare(options.pace?.startedMs ?? started, (options.pace?.sent ?? 0) + claimed - slot.ops, options.maxOpsPerSecond);
             // Building and encoding the first step is the caller's cost, not the round trip's.
             const sentAt = performance.now();
             const calls = slot.steps[0] as ScriptCall[];

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { ServerStartError, UsageError } from '../core/errors.js';
+import { guardChild, killGroup } from './server.js';
 
 /** The Redis release that first wrote each RDB version: the oldest build that loads a file of that version. */
 const RDB_VERSION_BUILDS: Readonly<Record<number, string>> = {
@@ -19,6 +20,13 @@ const RDB_VERSION_BUILDS: Readonly<Record<number, string>> = {
 
 /** Loading a snapshot this large or slow is not a thing to wait for forever: past this, swc gives up. */
 const LOAD_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * redis-server opens its unix socket before it loads the file (and answers
+ * LOADING meanwhile): a binary with no socket after this long is not
+ * starting a redis-server (a wrapper that hangs, say), whatever the file.
+ */
+export const SOCKET_TIMEOUT_MS = 10_000;
 
 /** A snapshot loaded into a private server that listens on a unix socket only. */
 export interface RdbServer {
@@ -54,7 +62,15 @@ export function rdbVersionOf(file: string): number {
 }
 
 /** Why redis-server refused the file, as one line for the user. */
-function loadFailure(file: string, version: number, binary: string, output: string): UsageError {
+function loadFailure(file: string, version: number, binary: string, output: string, listened: boolean): Error {
+  // redis-server prints its banner or a log line before it reads the file: a
+  // binary that printed neither and never listened is not a redis-server.
+  if (!listened && !/redis|valkey|\d+:[CMSX] /i.test(output)) {
+    const said = output.trim().split('\n').at(-1)?.trim();
+    return new UsageError(
+      `--redis-server: ${binary} exited at once without a redis-server's log or socket (no version line${said ? `; it said: ${said.slice(0, 200)}` : ''}): it is not a redis-server; give --redis-server <path to redis-server>`,
+    );
+  }
   const builds = RDB_VERSION_BUILDS[version];
   if (/Can't handle RDB format version|RDB format version \d+ is not supported|unsupported RDB version/i.test(output)) {
     return new UsageError(
@@ -107,8 +123,10 @@ export async function startRdbServer(file: string, binary = process.env.SWC_REDI
       '--logfile',
       '',
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    // Its own process group, so the watchdog and stop reach a wrapper's children too.
+    { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
+  guardChild(child, dir);
   let output = '';
   const collect = (chunk: Buffer): void => {
     output = (output + chunk.toString()).slice(-8000);
@@ -120,7 +138,7 @@ export async function startRdbServer(file: string, binary = process.env.SWC_REDI
   child.once('error', (err: NodeJS.ErrnoException) => (spawnError = err));
   const exitedPromise = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
   const kill = (): void => {
-    if (!exited) child.kill('SIGKILL');
+    if (!exited) killGroup(child, 'SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', kill);
@@ -131,7 +149,9 @@ export async function startRdbServer(file: string, binary = process.env.SWC_REDI
     throw err;
   };
 
-  const deadline = Date.now() + LOAD_TIMEOUT_MS;
+  const started = Date.now();
+  const deadline = started + LOAD_TIMEOUT_MS;
+  let listened = false;
   let redis: Redis | null = null;
   for (;;) {
     if (spawnError !== null) {
@@ -142,7 +162,14 @@ export async function startRdbServer(file: string, binary = process.env.SWC_REDI
           : new ServerStartError(`--rdb: cannot start ${binary}: ${(spawnError as Error).message}`),
       );
     }
-    if (exited) return fail(loadFailure(file, version, binary, output));
+    if (exited) return fail(loadFailure(file, version, binary, output, listened));
+    if (!listened && Date.now() - started > SOCKET_TIMEOUT_MS) {
+      return fail(
+        new ServerStartError(
+          `--redis-server: ${binary} is running but opened no socket within ${SOCKET_TIMEOUT_MS / 1000} s (a redis-server opens it before loading): is it a redis-server, or a wrapper that hangs?`,
+        ),
+      );
+    }
     if (Date.now() > deadline) return fail(new ServerStartError(`--rdb: ${file} did not load within ${LOAD_TIMEOUT_MS / 60_000} min`));
     try {
       if (redis === null || redis.status === 'end' || redis.status === 'close') {
@@ -151,6 +178,7 @@ export async function startRdbServer(file: string, binary = process.env.SWC_REDI
         redis.on('error', () => undefined);
         await redis.connect();
       }
+      listened = true;
       await redis.ping();
       break;
     } catch {
@@ -165,7 +193,7 @@ export async function startRdbServer(file: string, binary = process.env.SWC_REDI
     rdbVersion: version,
     stop: async () => {
       connected.disconnect();
-      if (!exited) child.kill('SIGTERM');
+      if (!exited) killGroup(child, 'SIGTERM');
       await Promise.race([exitedPromise, sleep(3000)]);
       kill();
       process.removeListener('exit', kill);

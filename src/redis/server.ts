@@ -57,10 +57,48 @@ let exitHookInstalled = false;
  */
 export function killPrivateServersNow(): void {
   for (const [child, dir] of running) {
-    child.kill('SIGKILL');
+    killGroup(child, 'SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
   running.clear();
+}
+
+/**
+ * Signals a child swc spawned `detached` (so it leads a process group of its
+ * own) and everything in that group: a `--redis-server` wrapper script's
+ * redis-server, valgrind's server. Falls back to the child alone.
+ */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
+
+/**
+ * Arms a watchdog for a child swc spawned `detached`: a SIGKILL of swc runs
+ * no handler, but the watchdog holds the read end of a pipe from swc, sees it
+ * close when swc dies however it dies, kills the child's whole process group
+ * and removes `dir`. The watchdog has its own process group, so a terminal's
+ * Ctrl-C does not reach it; when the child exits it kills the rest of the
+ * child's group (a wrapper's orphan) and the watchdog, so it never acts late.
+ */
+export function guardChild(child: ChildProcess, dir: string): void {
+  if (child.pid === undefined) return;
+  const watchdog = spawn('sh', ['-c', 'read _; kill -9 "-$1" 2>/dev/null; kill -9 "$1" 2>/dev/null; rm -rf "$2"', 'swc-watchdog', String(child.pid), dir], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+    detached: true,
+  });
+  watchdog.on('error', () => undefined);
+  watchdog.stdin?.on('error', () => undefined);
+  watchdog.unref();
+  (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  child.once('exit', () => {
+    killGroup(child, 'SIGKILL');
+    watchdog.kill('SIGKILL');
+  });
 }
 
 function installExitHook(): void {
@@ -194,15 +232,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitForPing(port: number, child: ChildProcess, deadline: number, log: () => string): Promise<void> {
+async function waitForPing(port: number, child: ChildProcess, deadline: number, log: () => string, userSettings: number): Promise<void> {
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      const why = log() || `exit code ${child.exitCode}`;
-      // A setting the server rejects is bad input, not a runtime failure.
-      if (/Bad directive|wrong number of arguments|Invalid argument|argument must be|must be|couldn't be parsed/i.test(why)) {
+      const how = child.signalCode !== null ? `killed by ${child.signalCode}` : `exit code ${child.exitCode}`;
+      const why = log();
+      // A setting the server rejects is bad input, not a runtime failure; with no setting given, the server itself died.
+      if (userSettings > 0 && /Bad directive|wrong number of arguments|Invalid argument|argument must be|must be|couldn't be parsed/i.test(why)) {
         throw new UsageError(`--redis-server-arg: redis-server rejected a setting: ${why}`);
       }
-      throw new ServerStartError(`redis-server exited during start-up: ${why}`);
+      throw new ServerStartError(
+        `redis-server died at start (${how}) before it answered PING: ${why ? `its last log line: ${why.split(' | ').at(-1)}` : 'it wrote no log line'}`,
+      );
     }
     const probe = new Redis({
       port,
@@ -261,8 +302,11 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
         '',
         ...extra,
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      // Its own process group, so the watchdog (and stop) reach a wrapper's
+      // children too; a wrapper's temp files (valgrind's) go to its folder.
+      { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: wrapper.length > 0 ? { ...process.env, TMPDIR: dir } : process.env },
     );
+    guardChild(child, dir);
     let output = '';
     const collect = (chunk: Buffer): void => {
       output = (output + chunk.toString()).slice(-4000);
@@ -295,27 +339,14 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
         .slice(-3)
         .join(' | ');
     try {
-      await Promise.race([waitForPing(port, child, Date.now() + (options.readyTimeoutMs ?? 10_000), lastLines), spawnFailed]);
+      await Promise.race([waitForPing(port, child, Date.now() + (options.readyTimeoutMs ?? 10_000), lastLines, (options.settings ?? []).length), spawnFailed]);
     } catch (err) {
-      child.kill('SIGKILL');
+      killGroup(child, 'SIGKILL');
       cleanup();
       lastError = err;
       if (/address already in use/i.test(output)) continue;
       throw err;
     }
-    // A SIGKILL of swc runs no handler: a watchdog holding the read end of a
-    // pipe from swc sees it close when swc dies, however it dies, and stops the
-    // server and removes its folder. Its own process group keeps a terminal's
-    // Ctrl-C from reaching it; a normal stop kills it first, so it never acts.
-    const watchdog = spawn('sh', ['-c', 'read _; kill -9 "$1" 2>/dev/null; rm -rf "$2"', 'swc-redis-watchdog', String(child.pid), dir], {
-      stdio: ['pipe', 'ignore', 'ignore'],
-      detached: true,
-    });
-    watchdog.on('error', () => undefined);
-    watchdog.stdin?.on('error', () => undefined);
-    watchdog.unref();
-    (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
-    child.once('exit', () => watchdog.kill('SIGKILL'));
     let stopped: Promise<void> | undefined;
     const stop = (): Promise<void> => {
       stopped ??= new Promise<void>((resolve) => {
@@ -324,13 +355,13 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
           resolve();
           return;
         }
-        const force = setTimeout(() => child.kill('SIGKILL'), 2000);
+        const force = setTimeout(() => killGroup(child, 'SIGKILL'), 2000);
         child.once('exit', () => {
           clearTimeout(force);
           cleanup();
           resolve();
         });
-        child.kill('SIGTERM');
+        killGroup(child, 'SIGTERM');
       });
       return stopped;
     };
