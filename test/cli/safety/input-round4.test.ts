@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_INPUT_BYTES } from '../../../src/core/json-file.js';
 import { runCli } from '../run-cli.js';
@@ -53,5 +54,39 @@ describe('--names reads only a regular UTF-8 file under the bound', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     // Node's own start-up is part of it; the read itself is immediate.
     expect(result.ms).toBeLessThan(2_000);
+  });
+});
+
+const RESULT = fileURLToPath(new URL('../../../fixtures/baselines/small.json', import.meta.url));
+
+describe('chart flags: exit 2 in one line, naming the flag', () => {
+  it.each([
+    [
+      'chart --chart-panels hero,,window (was accepted, exit 0)',
+      ['chart', RESULT, '--chart-panels', 'hero,,window'],
+      /^swc: --chart-panels: an empty panel name in "hero,,window"/,
+    ],
+    [
+      'bench --chart-panels hero,,window (was exit 3)',
+      ['bench', '--chart', '--chart-panels', 'hero,,window', ...NOWHERE],
+      /^swc: --chart-panels: an empty panel name/,
+    ],
+    ['bench --chart-panels hero, (a trailing comma)', ['bench', '--chart', '--chart-panels', 'hero,', ...NOWHERE], /^swc: --chart-panels: an empty panel name/],
+    [
+      'bench --chart-out into a missing folder (was exit 3)',
+      ['bench', '--chart-out', at('missing/x.svg'), ...NOWHERE],
+      /^swc: --chart-out: folder .*missing does not exist/,
+    ],
+    ['chart --out into a missing folder', ['chart', RESULT, '--out', at('missing/x.svg')], /^swc: --out: folder .*missing does not exist/],
+  ])('%s', async (_label, args, message) => {
+    const result = await runCli(args, {}, 10_000);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a single panel and a list without empty names still work', async () => {
+    const result = await runCli(['chart', RESULT, '--chart-panels', 'hero, window'], {}, 20_000);
+    expect(result.code, result.stderr).toBe(0);
   });
 });
