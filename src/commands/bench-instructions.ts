@@ -63,6 +63,13 @@ export function instructionsOf(
   }
   const flag = flags.profile && !flags.instructions ? '--profile' : '--instructions';
   if ((flags.sweep?.length ?? 0) > 0) throw new UsageError(`${flag}/--sweep: give one of them`);
+  // REDIS_URL names a server swc did not start, as --redis-url does: refused here, at plan
+  // time, not after the run's calls reached that server (7,200 EVALSHA used to).
+  if (flags.redisUrl === undefined && (flags.redisUrls?.length ?? 0) === 0 && process.env.REDIS_URL) {
+    throw new UsageError(
+      `${flag}: REDIS_URL is set, and valgrind must start and own the server process it counts, so it needs swc's private server (run with REDIS_URL= (empty))`,
+    );
+  }
   const tools = checkInstructions(flags, flag);
   return {
     tools,

@@ -713,6 +713,8 @@ Examples:
         for (const note of scriptsDirNotes(flags.scripts)) process.stderr.write(`swc bench: ${note}\n`);
       // A preset cell without --lights fills as many lights as make its skiplists' random levels average out.
       if (preset && !typed('lights') && scenario?.lights === undefined) plan = { ...plan, steadyLights: PRESET_STEADY_LIGHTS };
+      // Refused before any server starts or any note is printed (a URL, REDIS_URL: exit 2; no valgrind: exit 3).
+      const counting = instructionsOf(flags);
       // A server named only by REDIS_URL may be one exported for lights (a shared one): no full-speed phase there unasked.
       const fromEnvOnly = flags.redisUrl === undefined && (flags.redisUrls?.length ?? 0) === 0 && Boolean(process.env.REDIS_URL);
       if (fromEnvOnly && plan.throughput && plan.throughput.maxOpsPerSecond === undefined) {
@@ -722,8 +724,6 @@ Examples:
         const { throughput: _skipped, ...memoryOnly } = plan;
         plan = memoryOnly;
       }
-      // Refused before any server starts (a URL: exit 2; no valgrind: exit 3).
-      const counting = instructionsOf(flags);
       const chosen = flags.json ? 'json' : flags.format;
       // github is a comparison's format: annotations for the baseline file, a summary for the job's page.
       const github = chosen === 'github';

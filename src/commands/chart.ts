@@ -49,11 +49,12 @@ export function checkChartPath(flag: string, file: string): string {
 /** `--chart-panels hero,latency`: known panel names (or `all`), in the order given, each once. */
 export function parseChartPanels(flag: string, value: string): PanelName[] {
   const accepted = `${PANEL_NAMES.join(', ')}, all`;
-  const names = value
-    .split(',')
-    .map((n) => n.trim())
-    .filter((n) => n.length > 0);
-  if (names.length === 0) throw new UsageError(`${flag}: expected one or more of ${accepted}, got "${value}"`);
+  const names = value.split(',').map((n) => n.trim());
+  if (names.every((n) => n.length === 0)) throw new UsageError(`${flag}: expected one or more of ${accepted}, got "${value}"`);
+  // An empty name (`hero,,window`, a trailing comma) is a typo, refused like an unknown one.
+  if (names.length > 1 && names.some((n) => n.length === 0)) {
+    throw new UsageError(`${flag}: an empty panel name in "${shownDeep(value)}"; expected names separated by single commas: ${accepted}`);
+  }
   const out: PanelName[] = [];
   for (const name of names) {
     if (name === 'all') out.push(...PANEL_NAMES);

@@ -4,7 +4,7 @@ import { ExitCode, NotFoundError, UsageError } from '../core/errors.js';
 import { inspectLight, inspectionDocument, resolveTargets, type InspectRequest } from '../inspect/inspect.js';
 import type { Inspection, LightMetadata } from '../layouts/inspection.js';
 import { layoutNames, resolveLayoutName } from '../layouts/index.js';
-import { renderInspections } from '../report/inspect.js';
+import { MAX_LISTED_ROWS, renderInspections } from '../report/inspect.js';
 import { visible } from '../report/style.js';
 import { action, printError } from './lifecycle.js';
 import {
@@ -78,7 +78,7 @@ export function inspectCommand(): Command {
     .option(
       '--limit <n>',
       'most recent buckets or seconds to print (JSON has all)',
-      parser((v) => parseNumber('--limit', v, { min: 0, max: 1_000_000, integer: true })),
+      parser((v) => parseNumber('--limit', v, { min: 0, max: MAX_LISTED_ROWS, integer: true })),
       30,
     )
     .option('--check', 'exit 1 when the light has drift (running totals or index disagree with the buckets)')

@@ -125,7 +125,12 @@ function scanProgress(enabled: boolean): { onProgress?: (p: ScanProgress) => voi
 }
 
 /** One listing, printed. Returns the exit code it calls for. */
-async function listOnce(flags: ListFlags, target: ReadTarget, control: { stopped: () => boolean }): Promise<{ code: number; partial: boolean }> {
+async function listOnce(
+  flags: ListFlags,
+  target: ReadTarget,
+  control: { stopped: () => boolean },
+  names: NameBook,
+): Promise<{ code: number; partial: boolean }> {
   // Ctrl-C during a scan stops it; the clean-up waits for what was found so far to be printed.
   // Registered after the connection's own clean-up, so it runs first (newest first) and the connection is still open.
   let stopping = false;
@@ -136,17 +141,21 @@ async function listOnce(flags: ListFlags, target: ReadTarget, control: { stopped
     await done;
   });
   try {
-    return await listAndPrint(flags, target, { stopped: () => stopping || control.stopped() });
+    return await listAndPrint(flags, target, { stopped: () => stopping || control.stopped() }, names);
   } finally {
     printed();
     unregister();
   }
 }
 
-async function listAndPrint(flags: ListFlags, target: ReadTarget, control: { stopped: () => boolean }): Promise<{ code: number; partial: boolean }> {
+async function listAndPrint(
+  flags: ListFlags,
+  target: ReadTarget,
+  control: { stopped: () => boolean },
+  names: NameBook,
+): Promise<{ code: number; partial: boolean }> {
   const format: LightsFormat = flags.json ? 'json' : (flags.format ?? 'table');
   const only = layoutsOf(flags);
-  const names = nameBookOf(flags);
   const progress = scanProgress(flags.progress !== false);
   let list: LightList;
   try {
@@ -256,6 +265,8 @@ export async function runList(flags: ListFlags, given?: ReadTarget): Promise<num
   if (flags.watch !== undefined && (flags.json || (flags.format !== undefined && flags.format !== 'table'))) {
     throw new UsageError('--watch: redraws a table; drop --json/--format');
   }
+  // Read --names before connecting: a bad file is exit 2 with nothing sent.
+  const names = nameBookOf(flags);
   let stopping = false;
   // In --watch, Ctrl-C between listings ends the loop (the signal handler then exits 130).
   const unregister = onShutdown(async () => {
@@ -264,10 +275,10 @@ export async function runList(flags: ListFlags, given?: ReadTarget): Promise<num
   try {
     const read = (): Promise<{ code: number; partial: boolean }> =>
       given
-        ? listOnce(flags, given, { stopped: () => stopping })
+        ? listOnce(flags, given, { stopped: () => stopping }, names)
         : withSlotRetry(
             () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'lights', { commandTimeoutMs: LIGHTS_COMMAND_TIMEOUT_MS }),
-            (target) => listOnce(flags, target, { stopped: () => stopping }),
+            (target) => listOnce(flags, target, { stopped: () => stopping }, names),
             (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; listing again on the new slot map`),
           ).then((r) => r.result);
     if (flags.watch === undefined) {
@@ -278,7 +289,7 @@ export async function runList(flags: ListFlags, given?: ReadTarget): Promise<num
     for (;;) {
       if (process.stdout.isTTY) process.stdout.write('\x1b[H\x1b[2J');
       else process.stdout.write(`--- ${new Date().toISOString()} (--watch ${flags.watch} s)\n`);
-      const { partial } = await listOnce(flags, target, { stopped: () => stopping });
+      const { partial } = await listOnce(flags, target, { stopped: () => stopping }, names);
       if (partial || stopping) return 130;
       await sleep(flags.watch * 1000);
       if (stopping) return 130;

@@ -77,6 +77,12 @@ function decode(file: string, bytes: Buffer): string {
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
     throw new InputFileError(file, 'UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8');
   }
+  // UTF-16 without a byte-order mark decodes as "valid" UTF-8 full of NULs:
+  // no text swc reads (JSON, Lua, a names list) holds a NUL byte.
+  const nul = bytes.indexOf(0);
+  if (nul >= 0) {
+    throw new InputFileError(file, `not UTF-8 text: a NUL byte at offset ${nul} (UTF-16 text, or a binary file); save it as UTF-8`);
+  }
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);

@@ -31,7 +31,16 @@ export interface DiagnoseOptions {
   readonly peakFor?: string;
   /** Send no SCRIPT LOAD and no write (a server swc did not start, without --write-check). */
   readonly readOnly?: boolean;
+  /** Connections a benchmark opens at once; default {@link BENCH_CONNECTIONS}. */
+  readonly connections?: number;
 }
+
+/**
+ * Connections the default bench holds open at once: its 4 throughput
+ * connections, the script runner's and the second one that watches for a
+ * runaway script.
+ */
+export const BENCH_CONNECTIONS = 4 + 2;
 
 /** The compiled defaults the published figures were taken with. */
 const DEFAULT_LIMITS = {
@@ -108,6 +117,27 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
       ? 'TIME is frozen within one script run (7.2+); swc injects time in benchmarks anyway'
       : 'TIME may advance within one script run (before 7.2); swc injects time in benchmarks anyway',
   );
+
+  // maxclients: a bench opens several connections at once; a server that cannot take them fails mid-run.
+  try {
+    const reply = (await redis.call('CONFIG', 'GET', 'maxclients')) as string[];
+    const maxclients = Number(reply[1]);
+    const connected = Number(/^connected_clients:(\d+)/m.exec(String(await redis.info('clients')))?.[1] ?? 1);
+    const needed = options.connections ?? BENCH_CONNECTIONS;
+    // This doctor's own connection is among the connected ones and closes before a bench starts.
+    const free = maxclients - connected + 1;
+    if (Number.isFinite(maxclients) && maxclients > 0) {
+      add(
+        'connections',
+        free >= needed ? 'ok' : 'fail',
+        free >= needed
+          ? `maxclients ${maxclients}, ${connected} connected: room for the ${needed} connections a bench opens`
+          : `maxclients ${maxclients} with ${connected} connected leaves ${Math.max(0, free)} for swc, which opens ${needed} at once (4 --connections, its script and watch connections): raise maxclients or lower --connections`,
+      );
+    }
+  } catch {
+    // CONFIG GET refused: the encoding-limits check already says so.
+  }
 
   if (server.mode === 'cluster') {
     add('cluster', 'warn', 'cluster mode: stoplight-v5 keys have no hash tag and can fail with CROSSSLOT');

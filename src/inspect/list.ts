@@ -3,6 +3,7 @@ import { UsageError } from '../core/errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { Layout } from '../layouts/types.js';
 import { keyTypes, memoryUsage, readHash } from '../layouts/inspection-keys.js';
+import { maxOf, minOf, pushAll } from '../core/arrays.js';
 import { addRegistry, isLiteral, nameId, namesOf, newNameBook, registrySystemOf, type NameBook } from '../layouts/stoplight/names.js';
 import { scanOnce, type ScanControl } from '../redis/scan.js';
 import type { RegisteredConfig } from '../layouts/types.js';
@@ -163,7 +164,7 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
   const problems: string[] = [];
   for (const key of registries.sort()) {
     try {
-      problems.push(...addRegistry(names, key, await readHash(redis, key)));
+      pushAll(problems, addRegistry(names, key, await readHash(redis, key)));
     } catch (err) {
       // A key of the wrong type under the registry's name is not a registry.
       if (!(err instanceof Error && /WRONGTYPE/.test(err.message))) throw err;
@@ -191,8 +192,8 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
       return {
         group,
         of,
-        firstSecond: firsts.length > 0 ? Math.min(...firsts) : null,
-        lastSecond: lasts.length > 0 ? Math.max(...lasts) : null,
+        firstSecond: firsts.length > 0 ? minOf(firsts) : null,
+        lastSecond: lasts.length > 0 ? maxOf(lasts) : null,
       };
     })
     .filter((b) => b.of.length > 0);

@@ -1,3 +1,4 @@
+import { maxOf, minOf } from '../core/arrays.js';
 import { NOISY_SPREAD } from '../core/thresholds.js';
 import { formatWindow } from '../core/format.js';
 import type { AppView, BenchReport, CellResult, LatencyStats, Spread } from '../measure/types.js';
@@ -177,8 +178,8 @@ export function meaningLines(report: BenchReport): string[] {
     const known = costs.filter((c): c is { ratio: number; noisy: boolean } => c !== null);
     const noisy = known.some((c) => c.noisy) ? ' (rounds noisy)' : '';
     const spanOf = (xs: number[]): string => {
-      const lo = Math.min(...xs);
-      const hi = Math.max(...xs);
+      const lo = minOf(xs);
+      const hi = maxOf(xs);
       return times(lo) === times(hi) ? times(lo) : `${times(lo)}–${times(hi)}`;
     };
     const same = memory.every((m) => times(m) === times(1));

@@ -1,3 +1,4 @@
+import { maxOf, minOf } from '../core/arrays.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
 import { formatWindow } from '../core/format.js';
 
@@ -112,7 +113,7 @@ const sortedUnique = (values: Iterable<number>): number[] => unique(values).sort
 function spansDecade(values: readonly number[]): boolean {
   const positive = values.filter((v) => v > 0);
   if (positive.length < 2) return false;
-  return Math.max(...positive) / Math.min(...positive) >= LOG_SPAN;
+  return maxOf(positive) / minOf(positive) >= LOG_SPAN;
 }
 
 const rateLabel = (rate: number): string => `${rate}/s`;
@@ -386,7 +387,7 @@ export function chartModel(sides: readonly ChartSide[], selected: readonly Panel
       const ys = points.map((pt) => pt.y).filter((y) => Number.isFinite(y));
       if (ys.length === 0) continue;
       // Zero is always on a change axis: it is where "no change" lies.
-      yScales[kind] = { min: Math.min(0, ...ys), max: Math.max(0, ...ys), log: false };
+      yScales[kind] = { min: Math.min(0, minOf(ys)), max: Math.max(0, maxOf(ys)), log: false };
       continue;
     }
     const ys = points
@@ -398,7 +399,7 @@ export function chartModel(sides: readonly ChartSide[], selected: readonly Panel
       ])
       .filter((y) => Number.isFinite(y) && y > 0);
     if (ys.length === 0) continue;
-    yScales[kind] = { min: Math.min(...ys), max: Math.max(...ys), log: spansDecade(ys) };
+    yScales[kind] = { min: minOf(ys), max: maxOf(ys), log: spansDecade(ys) };
   }
   const { title, subtitle } = describe(sides);
   return {

@@ -1,3 +1,4 @@
+import { maxOf, minOf } from '../core/arrays.js';
 import type { Spec } from 'vega';
 import type { ChartModel, ChartPanel } from './chart-data.js';
 import { visible } from './style.js';
@@ -109,8 +110,8 @@ function panelGroup(panel: ChartPanel, index: number, model: ChartModel, size: B
   const yLog = y?.log ?? false;
   const yDomain = yDomainOf(panel, model);
   const xs = panel.series.flatMap((s) => s.points.map((p) => p.x));
-  const xMin = Math.min(...xs);
-  const xMax = Math.max(...xs);
+  const xMin = minOf(xs);
+  const xMax = maxOf(xs);
   // Room either side for a point's label and a ranges panel's side-by-side bars; a single x gets room, or the scale collapses to a point.
   const pad = panel.labels || panel.style === 'ranges' ? 0.12 : 0.05;
   const logPad = panel.labels || panel.style === 'ranges' ? 1.35 : 1.15;

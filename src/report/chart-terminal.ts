@@ -1,3 +1,4 @@
+import { maxOf, minOf } from '../core/arrays.js';
 import asciichart from 'asciichart';
 import type { ChartModel, ChartPanel, ChartSeries } from './chart-data.js';
 import { visible } from './style.js';
@@ -86,8 +87,8 @@ function renderPanel(panel: ChartPanel, model: ChartModel, options: TerminalChar
   const series = panel.series.map((s) => ({ ...s, points: s.points.filter((p) => xs.includes(p.x)) }));
   const tx = (v: number): number => (panel.xLog ? Math.log10(v) : v);
   const ty = (v: number): number => (logY ? Math.log10(v) : v);
-  const from = tx(Math.min(...xs));
-  const to = tx(Math.max(...xs));
+  const from = tx(minOf(xs));
+  const to = tx(maxOf(xs));
   // Each line ends with its name (and, on a labelled panel, its last value), so it can be told apart without colour.
   const ends = series.map((s) => ` ◂ ${visible(s.name)}${panel.labels && s.points.at(-1)?.label !== undefined ? ` ${s.points.at(-1)?.label ?? ''}` : ''}`);
   const endWidth = Math.max(...ends.map((e) => e.length));
@@ -96,8 +97,8 @@ function renderPanel(panel: ChartPanel, model: ChartModel, options: TerminalChar
   const data = series.map((s) => resample(s, columns, tx, from, to, ty));
   const all = data.flat();
   // A linear axis starts at zero, as the SVG's does, so line heights compare as the values do.
-  const min = logY ? (scale ? ty(scale.min) : Math.min(...all)) : Math.min(0, ...all);
-  const max = scale ? ty(scale.max) : Math.max(...all);
+  const min = logY ? (scale ? ty(scale.min) : minOf(all)) : Math.min(0, minOf(all));
+  const max = scale ? ty(scale.max) : maxOf(all);
   const plot = asciichart.plot(data, {
     height,
     min,

@@ -16,6 +16,13 @@ export interface InspectRenderOptions {
   readonly columns?: number;
 }
 
+/**
+ * Most rows a bucket or seconds table lists, whatever the limit asked (the
+ * CLI's --limit stops here too): cli-table3 spreads its rows into a call,
+ * and a million rows overflow the stack. JSON has every bucket.
+ */
+export const MAX_LISTED_ROWS = 10_000;
+
 /** Narrower terminals still get 80 columns. */
 const MIN_COLUMNS = 80;
 
@@ -376,7 +383,7 @@ function renderBuckets(inspection: BucketInspection, options: InspectRenderOptio
     const line = pictureLine(inspection, buckets, options.wide === true ? undefined : options.columns);
     if (line) lines.push(line);
   }
-  const shown = buckets.slice(Math.max(0, buckets.length - options.limit));
+  const shown = buckets.slice(Math.max(0, buckets.length - Math.min(options.limit, MAX_LISTED_ROWS)));
   const stale = buckets.filter((b) => b.stale).length;
   const future = buckets.filter((b) => b.future).length;
   const notes = [
@@ -467,7 +474,7 @@ function renderEvents(inspection: EventInspection, options: InspectRenderOptions
     if (line) lines.push(line);
   }
   const live = inspection.seconds.filter((s) => !s.stale);
-  const shown = live.slice(Math.max(0, live.length - options.limit));
+  const shown = live.slice(Math.max(0, live.length - Math.min(options.limit, MAX_LISTED_ROWS)));
   lines.push(
     `${c.bold('seconds')}  ${live.length} with events in the window, ${inspection.seconds.length - live.length} outside it (still held)` +
       (shown.length < live.length ? `, the last ${shown.length} shown (--limit)` : ''),

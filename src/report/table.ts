@@ -1,4 +1,44 @@
 import Table from 'cli-table3';
+import { visible } from './style.js';
+
+/**
+ * Longest cell any grid prints (box, markdown, csv): a name from Redis of
+ * 180 KB would otherwise make a 180 KB line. Longer than the 200 characters
+ * a value is cut to elsewhere, so an already cut value stays as it is.
+ */
+export const MAX_CELL_CHARS = 512;
+
+/** SGR colour sequences: the only escape sequences swc's own renderers put in a cell (a box in colour only). */
+const SGR = /(\x1b\[[0-9;]*m)/;
+
+/** `text` past {@link MAX_CELL_CHARS} cut, naming its full size. */
+function cut(text: string): string {
+  if (text.length <= MAX_CELL_CHARS) return text;
+  return `${text.slice(0, MAX_CELL_CHARS)}… (${text.length.toLocaleString('en-US')} characters)`;
+}
+
+/**
+ * A cell made safe, whatever reached the grid (a name from Redis, a value
+ * from a file): every control character shown as `\xHH` ({@link visible}),
+ * then cut. CSV and markdown keep nothing raw, not even a newline. A box
+ * keeps its own line breaks and, drawn in colour, the colours swc painted;
+ * anything else (an injected `ESC [2J`) is escaped there too. Escaping twice
+ * changes nothing, so renderers that escaped already are unaffected.
+ */
+export function safeCell(cell: string, box?: { colour: boolean }): string {
+  if (!box) return cut(visible(cell));
+  return cell
+    .split('\n')
+    .map((line) => {
+      if (!box.colour) return cut(visible(line));
+      // split with a capturing group: odd entries are the colour sequences, kept.
+      return line
+        .split(SGR)
+        .map((part, i) => (i % 2 === 1 ? part : cut(visible(part))))
+        .join('');
+    })
+    .join('\n');
+}
 
 /** A rectangular table: header plus rows of cells, rendered in one of several formats. */
 export interface Grid {
@@ -45,17 +85,17 @@ export function wrapHead(text: string): string {
 export function renderBox(grid: Grid, color: boolean): string {
   const table = new Table({
     // Numbers are narrower than their names; text columns are as wide as their values anyway.
-    head: grid.head.map((h, i) => (grid.numeric?.[i] ? wrapHead(h) : h)),
+    head: grid.head.map((h, i) => safeCell(grid.numeric?.[i] ? wrapHead(h) : h, { colour: color })),
     style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [], compact: true },
     colAligns: grid.head.map((_, i) => (grid.numeric?.[i] ? 'right' : 'left')),
   });
-  for (const row of grid.rows) table.push([...row]);
+  for (const row of grid.rows) table.push(row.map((cell) => safeCell(cell, { colour: color })));
   return table.toString();
 }
 
 /** A GitHub-flavoured Markdown table, ready to paste. */
 export function renderMarkdown(grid: Grid): string {
-  const escape = (cell: string): string => cell.replace(/\|/g, '\\|');
+  const escape = (cell: string): string => safeCell(cell).replace(/\|/g, '\\|');
   const line = (cells: readonly string[]): string => `| ${cells.map(escape).join(' | ')} |`;
   const rule = grid.head.map((_, i) => (grid.numeric?.[i] ? '---:' : '---'));
   return [line(grid.head), `| ${rule.join(' | ')} |`, ...grid.rows.map(line)].join('\n');
@@ -63,6 +103,10 @@ export function renderMarkdown(grid: Grid): string {
 
 /** RFC 4180 CSV. */
 export function renderCsv(grid: Grid): string {
-  const quote = (cell: string): string => (/[",\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell);
+  // Escaped first: a control character in a name is written as `\x1b`, never raw.
+  const quote = (raw: string): string => {
+    const cell = safeCell(raw);
+    return /[",]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
+  };
   return [grid.head, ...grid.rows].map((row) => row.map(quote).join(',')).join('\n');
 }

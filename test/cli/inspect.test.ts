@@ -89,7 +89,7 @@ describe('swc inspect', () => {
   it.each([
     [['--window', '0'], '--window: must be from 1 s to 604800 s'],
     [['--window', '1.5'], '--window: must be a whole number of seconds from 1 to 604800'],
-    [['--limit', '-1'], '--limit: must be 0 to 1000000, got -1'],
+    [['--limit', '-1'], '--limit: must be 0 to 10000, got -1'],
     [['--at', '1764450000000'], '--at: expected Unix seconds 0..4102444800'],
     [
       ['--layout', 'v7'],

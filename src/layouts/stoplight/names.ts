@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { UsageError } from '../../core/errors.js';
+import { readInputFile } from '../../core/json-file.js';
+import { InputFileError, UsageError } from '../../core/errors.js';
 import { nameId } from '../kit/keys.js';
 import { DEFAULT_SYSTEM, type NameBook, type RegisteredConfig } from '../types.js';
 
@@ -44,9 +44,12 @@ const MAX_NAME_LINES = 1_000_000;
 export function readNamesFile(file: string, book: NameBook): number {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    // Regular files only (a FIFO never blocks, /dev/zero is refused), at most
+    // MAX_INPUT_BYTES, UTF-8 checked: the same reader as every input file.
+    text = readInputFile(file);
   } catch (err) {
-    throw new UsageError(`--names: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    if (err instanceof InputFileError) throw new UsageError(`--names: ${err.message}`);
+    throw err;
   }
   const lines = text.split(/\r?\n/);
   if (lines.length > MAX_NAME_LINES) throw new UsageError(`--names: ${file} has ${lines.length} lines; at most ${MAX_NAME_LINES}`);

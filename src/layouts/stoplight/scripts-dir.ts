@@ -4,7 +4,8 @@
  * Stoplight source tree or installed gem, whose scripts run unchanged through
  * a manifest swc ships for that Stoplight version's calling convention.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { readInputFile } from '../../core/json-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../core/errors.js';
@@ -111,7 +112,7 @@ export function scriptsDirLayouts(dir: string): ScriptsLayoutName[] {
 
 /** Whether the script at `root/file` has an include line naming `name` (Stoplight's convention). */
 function includes(root: string, file: string, name: string): boolean {
-  const text = readFileSync(path.join(root, file), 'utf8');
+  const text = readInputFile(path.join(root, file));
   return text.split('\n').some((line) => new RegExp(`^--\\s*@include\\s+${name}$`).test(line));
 }
 

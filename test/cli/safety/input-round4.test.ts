@@ -1,0 +1,92 @@
+/**
+ * Fourth round of bad input (#29): input files that are not regular UTF-8
+ * files under the bound, and flags refused in one line with exit 2 before
+ * Redis is reached.
+ */
+import { execFileSync } from 'node:child_process';
+import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MAX_INPUT_BYTES } from '../../../src/core/json-file.js';
+import { runCli } from '../run-cli.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'swc-input4-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const at = (name: string): string => path.join(dir, name);
+
+// Unreachable: exit 2 proves nothing was sent (a connection attempt would be exit 3).
+const NOWHERE = ['--redis-url', 'redis://127.0.0.1:1'];
+
+const fifo = at('names.fifo');
+execFileSync('mkfifo', [fifo]);
+const utf16 = at('names-utf16.txt');
+writeFileSync(utf16, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('checkout\npayments/charge\n', 'utf16le')]));
+const utf16NoBom = at('names-utf16-nobom.txt');
+writeFileSync(utf16NoBom, Buffer.from('checkout\npayments/charge\n', 'utf16le'));
+const latin1 = at('names-latin1.txt');
+writeFileSync(latin1, Buffer.from('caf\xe9\n', 'latin1'));
+const huge = at('huge.txt');
+{
+  const fd = openSync(huge, 'w');
+  ftruncateSync(fd, MAX_INPUT_BYTES + 1);
+  closeSync(fd);
+}
+const hugeLink = at('huge-link.txt');
+symlinkSync(huge, hugeLink);
+const zeroLink = at('zero-link.txt');
+symlinkSync('/dev/zero', zeroLink);
+
+describe('--names reads only a regular UTF-8 file under the bound', () => {
+  it.each([
+    ['/dev/zero', '/dev/zero', /--names: \/dev\/zero: a character device, not a regular file/],
+    ['a symlink to /dev/zero', zeroLink, /--names: .*zero-link\.txt: a character device, not a regular file/],
+    ['a FIFO (never opened, so never waits)', fifo, /--names: .*names\.fifo: a FIFO \(named pipe\), not a regular file/],
+    ['UTF-16 with a byte-order mark', utf16, /--names: .*names-utf16\.txt: UTF-16 text .* save it as UTF-8/],
+    ['UTF-16 without a byte-order mark', utf16NoBom, /--names: .*names-utf16-nobom\.txt: not UTF-8 text: a NUL byte at offset 1/],
+    ['Latin-1', latin1, /--names: .*names-latin1\.txt: not UTF-8 text/],
+    ['a symlink to a file over the bound', hugeLink, /--names: .*huge-link\.txt: too large: 16\.0 MiB, at most 16 MiB/],
+  ])('%s: exit 2 in one line within 2 s', async (_label, file, message) => {
+    const result = await runCli(['lights', '--names', file, ...NOWHERE], {}, 10_000);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    // Node's own start-up is part of it; the read itself is immediate.
+    expect(result.ms).toBeLessThan(2_000);
+  });
+});
+
+const RESULT = fileURLToPath(new URL('../../../fixtures/baselines/small.json', import.meta.url));
+
+describe('chart flags: exit 2 in one line, naming the flag', () => {
+  it.each([
+    [
+      'chart --chart-panels hero,,window (was accepted, exit 0)',
+      ['chart', RESULT, '--chart-panels', 'hero,,window'],
+      /^swc: --chart-panels: an empty panel name in "hero,,window"/,
+    ],
+    [
+      'bench --chart-panels hero,,window (was exit 3)',
+      ['bench', '--chart', '--chart-panels', 'hero,,window', ...NOWHERE],
+      /^swc: --chart-panels: an empty panel name/,
+    ],
+    ['bench --chart-panels hero, (a trailing comma)', ['bench', '--chart', '--chart-panels', 'hero,', ...NOWHERE], /^swc: --chart-panels: an empty panel name/],
+    [
+      'bench --chart-out into a missing folder (was exit 3)',
+      ['bench', '--chart-out', at('missing/x.svg'), ...NOWHERE],
+      /^swc: --chart-out: folder .*missing does not exist/,
+    ],
+    ['chart --out into a missing folder', ['chart', RESULT, '--out', at('missing/x.svg')], /^swc: --out: folder .*missing does not exist/],
+  ])('%s', async (_label, args, message) => {
+    const result = await runCli(args, {}, 10_000);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a single panel and a list without empty names still work', async () => {
+    const result = await runCli(['chart', RESULT, '--chart-panels', 'hero, window'], {}, 20_000);
+    expect(result.code, result.stderr).toBe(0);
+  });
+});
