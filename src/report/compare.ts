@@ -41,9 +41,24 @@ const FIGURE_LABELS: Record<Figure, string> = {
   writeInstructionRatio: 'write instructions/call ratio',
   readInstructionRatio: 'read instructions/call ratio',
   requestInstructionRatio: 'request instructions/request ratio',
+  writeCommandsPerCall: 'write commands/call',
+  failureCommandsPerCall: 'failure commands/call',
+  readCommandsPerCall: 'read commands/call',
 };
 
 const isServer = (figure: Figure): boolean => figure.endsWith('UsecPerCall') || figure.endsWith('ServerCpuRatio');
+
+const isCommandsFigure = (figure: Figure): boolean => figure.endsWith('CommandsPerCall');
+
+const count = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(2));
+
+/** `+1 ZCARD per call (15 → 16 commands)`: what changed in a commands-per-call row. */
+function commandsText(r: CompareRow): string {
+  const changes = r.commands ?? [];
+  const parts = changes.map((c) => `${c.current > c.baseline ? '+' : '−'}${count(Math.abs(c.current - c.baseline))} ${c.command.toUpperCase()}`);
+  const totals = r.baseline !== null && r.current !== null ? ` (${count(r.baseline)} → ${count(r.current)} commands)` : '';
+  return `${parts.length > 0 ? parts.join(', ') : 'no command changed'} per call${totals}`;
+}
 
 function figureLabel(r: CompareRow): string {
   const label = FIGURE_LABELS[r.figure];
@@ -58,6 +73,7 @@ function value(r: CompareRow, v: number | null): string {
 }
 
 function tolerance(r: CompareRow, verdict: Verdict): string {
+  if (isCommandsFigure(r.figure)) return `+${verdict.options.commandsTolerance ?? 0} commands`;
   if (isInstructionFigure(r.figure)) return percent(verdict.options.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE);
   if (isServer(r.figure)) return percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance);
   return r.figure === 'bytesPerLight' ? memoryTolerance(verdict) : percent(-verdict.options.throughputTolerance);
@@ -167,6 +183,7 @@ export function failureLines(verdict: Verdict): string[] {
   const lines = verdict.mismatches.map((m) => `${m.field} differs (baseline ${m.baseline}, current ${m.current}): the runs' figures are not comparable`);
   for (const r of verdict.failures) {
     if (r.status === 'missing') lines.push(`${r.cell}: ${figureLabel(r)} missing from the current run`);
+    else if (isCommandsFigure(r.figure)) lines.push(`${r.layout} ${r.figure.replace('CommandsPerCall', '')} (${r.cell}): ${commandsText(r)}`);
     else lines.push(`${r.cell}: ${figureLabel(r)} ${changeText(r)} (tolerance ${tolerance(r, verdict)}${roundsNote(r)}${countsText(r)})`);
   }
   return lines;
