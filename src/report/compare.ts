@@ -99,7 +99,9 @@ function changeText(r: CompareRow): string {
 
 /** Whether the comparison covered throughput at all (a memory-only run never talks of ratios or µs). */
 const hasThroughput = (verdict: Verdict): boolean =>
-  verdict.rows.some((r) => r.figure !== 'bytesPerLight' && r.figure !== 'usedMemoryDeltaPerLight' && !isInstructionFigure(r.figure));
+  verdict.rows.some(
+    (r) => r.figure !== 'bytesPerLight' && r.figure !== 'usedMemoryDeltaPerLight' && !isInstructionFigure(r.figure) && !isCommandsFigure(r.figure),
+  );
 /** Whether both results counted instructions per call (swc bench --instructions). */
 const hasInstructionRows = (verdict: Verdict): boolean => verdict.rows.some((r) => isInstructionFigure(r.figure));
 
@@ -111,13 +113,17 @@ export function verdictLine(verdict: Verdict): string {
   const cells = new Set(verdict.rows.map((r) => r.cell)).size;
   const compared = [
     'bytes per light',
+    ...(verdict.rows.some((r) => isCommandsFigure(r.figure) && r.baseline !== null) ? ['commands per call'] : []),
     ...(hasInstructionRows(verdict) ? ['instructions per call'] : []),
     ...(hasThroughput(verdict) ? ['throughput and server time'] : []),
   ].join(', ');
   if (verdict.ok) return clip(`ok: no regression in ${cells} cell(s) (${compared})`, 100);
   const memory = verdict.failures.filter((r) => r.figure === 'bytesPerLight' && r.status === 'regressed');
   const counts = verdict.failures.filter((r) => r.status === 'regressed' && isInstructionFigure(r.figure));
-  const others = verdict.failures.filter((r) => r.status === 'regressed' && r.figure !== 'bytesPerLight' && !isInstructionFigure(r.figure));
+  const commands = verdict.failures.filter((r) => r.status === 'regressed' && isCommandsFigure(r.figure));
+  const others = verdict.failures.filter(
+    (r) => r.status === 'regressed' && r.figure !== 'bytesPerLight' && !isInstructionFigure(r.figure) && !isCommandsFigure(r.figure),
+  );
   const missing = verdict.failures.filter((r) => r.status === 'missing');
   // From the most detailed wording down: the first that fits 100 characters.
   const wordings = [2, 1, 0].map((detail) => {
@@ -135,6 +141,10 @@ export function verdictLine(verdict: Verdict): string {
     if (counts.length > 0) {
       const layouts = [...new Set(counts.map((r) => r.layout))];
       parts.push(`instructions per call rose in ${counts.length} figure(s)${detail > 0 ? ` (${layouts.join(', ')})` : ''}`);
+    }
+    if (commands.length > 0) {
+      const layouts = [...new Set(commands.map((r) => r.layout))];
+      parts.push(`commands per call rose in ${commands.length} figure(s)${detail > 0 ? ` (${layouts.join(', ')})` : ''}`);
     }
     if (others.length > 0) parts.push(`${others.length} throughput figure(s) regressed`);
     if (missing.length > 0) parts.push(`${missing.length} figure(s) missing`);
