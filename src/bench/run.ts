@@ -3,13 +3,14 @@ import { ExitCode, InterruptedError, ScriptError, SwcError } from '../core/error
 import { layoutLabel, namespacedLayout } from '../layouts/index.js';
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import { performance } from 'node:perf_hooks';
-import { readScriptCommandStats, scriptCommandDelta, type ScriptCommandStats } from '../measure/commandstats.js';
+import { measureCommandsPerCall, readScriptCommandStats, scriptCommandDelta, type CommandsPerCall, type ScriptCommandStats } from '../measure/commandstats.js';
+import { LayoutClient } from '../layouts/client.js';
 import { measureKeys, usedMemory } from '../measure/memory.js';
 import { steadyLightCount } from './steady-lights.js';
 import { settleLazyFree } from '../measure/lazyfree.js';
 import { withLongestParts } from '../measure/encoding.js';
 import { encodingHints } from '../measure/encoding-advice.js';
-import type { BenchReport, CellResult, IncompleteRun, MemoryResult, RealtimeResult, ThroughputResult } from '../measure/types.js';
+import type { BenchReport, CellCommands, CellResult, IncompleteRun, MemoryResult, RealtimeResult, ThroughputResult } from '../measure/types.js';
 import { namedRejection } from '../core/rejection.js';
 import { verifyLayout } from '../verify/verify.js';
 import { measureThroughputRounds, type RoundsProgress, type ThroughputPhase } from '../measure/throughput.js';
@@ -551,6 +552,56 @@ export function layoutsAcrossSlots(plan: BenchPlan, prefix: string): { layout: s
   return out;
 }
 
+/** Calls of each operation that commands per call is taken over: few, since each is exact. */
+export const COMMANDS_CALLS = 10;
+
+/** Why a run reports no commands per call; undefined when it does. */
+export function commandsSkippedReason(set: ShardSet): string | undefined {
+  if (set.cluster) return 'not measured on a cluster: INFO commandstats is per node, and each call runs on one';
+  if (!set.private) return "not measured on a shared server (--redis-url): other clients' commands would count in INFO commandstats as the layout's";
+  return undefined;
+}
+
+/**
+ * Commands per call of a cell's write, failure and read, on one of its filled
+ * lights, from `from` on, 1/rate seconds apart (steady state: the window is
+ * full, so each write evicts as the cell's own writes did). Each op is
+ * measured up to three times until two agree, so the run's own heartbeat (a
+ * SET now and then) landing between two readings cannot change the figure.
+ */
+async function cellCommands(
+  redis: Redis,
+  layout: Layout,
+  light: Light,
+  cell: Cell,
+  from: number,
+): Promise<{ commands: CellCommands | undefined; until: number }> {
+  const client = await LayoutClient.open(redis, layout);
+  let at = from;
+  const step = 1 / cell.rate;
+  let failures = 0;
+  const ops = {
+    write: () => client.recordSuccess(light, { windowSeconds: cell.windowSeconds, at: (at += step) }),
+    failure: () =>
+      client.recordFailure(light, { windowSeconds: cell.windowSeconds, at: (at += step), errorJson: errorJsonFor(at, failures++, layout.stampPrecision) }),
+    read: () => client.getMetrics(light, { windowSeconds: cell.windowSeconds, at: (at += step) }),
+  };
+  const measured: Partial<Record<keyof typeof ops, CommandsPerCall>> = {};
+  for (const [op, run] of Object.entries(ops) as [keyof typeof ops, () => Promise<unknown>][]) {
+    const seen: string[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const result = await measureCommandsPerCall(redis, run, COMMANDS_CALLS);
+      if (!result) return { commands: undefined, until: at };
+      measured[op] = result;
+      const text = JSON.stringify(result);
+      if (seen.includes(text)) break;
+      seen.push(text);
+    }
+  }
+  const { write, failure, read } = measured;
+  return { commands: write && failure && read ? { write, failure, read } : undefined, until: at };
+}
+
 /**
  * Runs a plan: for each cell, drives one window (or the plan's duration) of
  * evenly spaced traffic through the layout with an injected clock, measures
@@ -646,6 +697,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     const delta = scripts ? scriptCommandDelta(scripts.before, await readScriptStats(set)) : null;
     // The accuracy phases' scripts ran on the lane's server, at the same time as the run's own: reported apart, never added.
     const onLane = lane && scripts ? await lane.scriptStats() : undefined;
+    const commandsSkipped = commandsSkippedReason(set);
     return {
       schemaVersion: SCHEMA_VERSION,
       swcVersion: SWC_VERSION,
@@ -678,11 +730,12 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           }
         : {}),
       ...(labels ? { layoutLabels: labels } : {}),
+      ...(commandsSkipped !== undefined ? { commandsSkipped } : {}),
     };
   }
 
   /** A cell's result: its memory, and what its later phases measured. */
-  function cellResultOf(f: Filled, throughput?: ThroughputResult, accuracy?: CellAccuracy): CellResult {
+  function cellResultOf(f: Filled, throughput?: ThroughputResult, accuracy?: CellAccuracy, commands?: CellCommands): CellResult {
     const { cell, memory, events, realtime, shards } = f;
     const kb = publishedKb(plan.preset, cell.layout, cell.windowSeconds, cell.rate);
     return {
@@ -697,12 +750,14 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
       ...(throughput ? { throughput } : {}),
       ...(realtime ? { realtime } : {}),
       ...(accuracy ? { accuracy: accuracy.accuracy, ...(accuracy.serverCost ? { serverCost: accuracy.serverCost } : {}) } : {}),
+      ...(commands ? { commands } : {}),
       ...(kb !== undefined ? { published: { kb, bytes: kb * 1024, diff: memory.bytesPerLight / (kb * 1024) - 1 } } : {}),
       ...(shards ? { shards } : {}),
     };
   }
 
   async function runCells(): Promise<BenchReport> {
+    const commandsSkipped = commandsSkippedReason(set);
     // Runs on one server take turns: another run's writes would land in this one's figures.
     await waitForTurn(everyNode, heartbeat, {
       ...(run.signal ? { signal: run.signal } : {}),
@@ -878,9 +933,19 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         const { cell, lights, span, layout } = f;
         const throughput = throughputs?.[i];
         // Where the injected clock stopped, so every hour key it wrote is deleted below.
-        const clockSpan = throughput
+        let clockSpan = throughput
           ? { ...span, to: Math.ceil(throughput.clockEndAt !== undefined ? unixSecondsOf(throughput.clockEndAt) : span.to) + 1 }
           : span;
+        let commands: CellCommands | undefined;
+        const costLight = lights[0];
+        if (commandsSkipped === undefined && costLight && !f.realtime) {
+          const probe = await cellCommands(redisOf(set)[0] as Redis, layout, costLight, cell, clockSpan.to).catch((err: unknown) => {
+            throw withContext(err, `in ${f.name}, commands-per-call phase`);
+          });
+          commands = probe.commands;
+          // Its writes went past the cell's clock: their keys are deleted with the cell's.
+          clockSpan = { ...clockSpan, to: Math.ceil(probe.until) + 1 };
+        }
         const accuracyOn = (target: Redis): Promise<CellAccuracy | undefined> =>
           cellAccuracy(target, plan, cell, layout, run.signal, (n) => {
             written += n;
@@ -897,7 +962,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
           accuracy = await accuracyOn(redisOf(set)[shardOfLight(set, layout, accuracyLight(cell))] as Redis);
           if (accuracy) await watch(f.name, 'accuracy phase');
         }
-        const resultOf = (accuracy: CellAccuracy | undefined): CellResult => cellResultOf(f, throughput, accuracy);
+        const resultOf = (accuracy: CellAccuracy | undefined): CellResult => cellResultOf(f, throughput, accuracy, commands);
         await deleteLights(set, layout, lights, clockSpan).catch((err: unknown) => {
           throw withContext(
             err,

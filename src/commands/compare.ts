@@ -42,6 +42,7 @@ export interface CompareFlags {
   absolute?: boolean;
   serverTolerance: number;
   instructionsTolerance?: number;
+  commandsTolerance?: number;
 }
 
 /** Checks before a run that `--output` can be written: a path whose folder exists and that is not a folder itself. */
@@ -122,6 +123,14 @@ export function addCompareOptions(command: Command): Command {
         .argParser(percentage('--instructions-tolerance', 1000))
         .default(DEFAULT_INSTRUCTIONS_TOLERANCE, pct(DEFAULT_INSTRUCTIONS_TOLERANCE)),
     )
+    .addOption(
+      new Option(
+        '--commands-tolerance <n>',
+        'fail when an operation runs more than this many more commands per call than the baseline (INFO commandstats; default 0: exact; for layouts whose count varies with eviction)',
+      )
+        .argParser(parser((value: string) => parseNumber('--commands-tolerance', value.trim(), { min: 0, max: 1000 })))
+        .default(0),
+    )
     .option('--absolute', 'also fail when absolute ops/s fall by more than the throughput tolerance (noisy across machines)');
 }
 
@@ -135,6 +144,7 @@ export function compareOptionsFrom(flags: CompareFlags): CompareOptions {
     absolute: Boolean(flags.absolute),
     serverTolerance: flags.serverTolerance ?? DEFAULT_COMPARE_OPTIONS.serverTolerance ?? flags.throughputTolerance,
     instructionsTolerance: flags.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE,
+    commandsTolerance: flags.commandsTolerance ?? 0,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { BenchReport, CellResult, Spread, ThroughputResult } from '../measure/types.js';
 import { countsDecide, DEFAULT_INSTRUCTIONS_TOLERANCE, instructionRows } from './instructions.js';
 import { OPERATIONS, type CompareRow, type Figure, type Operation, type RowStatus } from './rows.js';
+import { commandRows } from './commands.js';
 import { judgeMemory, keyChanges, type MemoryTolerance } from './memory-detail.js';
 
 export { OPERATIONS, type CompareRow, type Figure, type Operation, type RowStatus } from './rows.js';
@@ -27,6 +28,8 @@ export interface CompareOptions {
   readonly serverTolerance?: number;
   /** Largest allowed change of instructions per call, per layout and as a ratio to the reference layout (default 2%). */
   readonly instructionsTolerance?: number;
+  /** Largest allowed rise of commands per call (default 0: exact). */
+  readonly commandsTolerance?: number;
 }
 
 /** The outcome of {@link compareReports}. */
@@ -315,6 +318,7 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
       }
     }
   }
+  rows.push(...commandRows(baseline, current, options.commandsTolerance ?? 0, cellName));
   rows.push(...instructionRows(baseline, current, options.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE, cellName));
   const extraCells: string[] = [];
   for (const c of current.results) {

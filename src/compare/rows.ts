@@ -33,6 +33,16 @@ export type Operation = (typeof OPERATIONS)[number];
  * layouts in the cell, its CPU over theirs moved as far: a change that
  * slows every layout alike is not told from a busy machine.
  */
+/** Commands per call of bench's write, failure and read (src/compare/commands.ts). */
+export type CommandsFigure = `${'write' | 'failure' | 'read'}CommandsPerCall`;
+
+/** One command whose count per call changed between the runs. */
+export interface CommandChange {
+  readonly command: string;
+  readonly baseline: number;
+  readonly current: number;
+}
+
 export type Figure =
   | 'bytesPerLight'
   | 'usedMemoryDeltaPerLight'
@@ -42,7 +52,9 @@ export type Figure =
   | `${Operation}ServerCpuUsecPerCall`
   | `${Operation}ServerCpuRatio`
   // Instructions per call under callgrind, and their ratio to the reference layout (src/compare/instructions.ts).
-  | InstructionFigure;
+  | InstructionFigure
+  // Commands per call from INFO commandstats (src/compare/commands.ts).
+  | CommandsFigure;
 
 /**
  * `regressed` fails the comparison; `missing` (in the baseline, not in the
@@ -72,4 +84,6 @@ export interface CompareRow {
   readonly currentRange?: { readonly min: number; readonly max: number };
   /** bytesPerLight rows whose bytes changed: what changed per key role (src/compare/memory-detail.ts). */
   readonly keys?: readonly KeyChange[];
+  /** Commands-per-call rows: the commands whose count per call changed. */
+  readonly commands?: readonly CommandChange[];
 }

@@ -3,6 +3,7 @@
  * JSON contract other tools read: add fields freely, never rename.
  */
 import type { AccuracyResult, ServerCost } from './accuracy.js';
+import type { CommandsPerCall } from './commandstats.js';
 import type { InstructionsResult } from './instructions.js';
 import type { SCHEMA_VERSION } from '../core/schema-version.js';
 import type { NamedRejection } from '../core/rejection.js';
@@ -254,6 +255,12 @@ export interface CellResult {
   readonly accuracy?: AccuracyResult;
   /** The layout's server time per write and read, probed after the accuracy traffic (absent with `--no-accuracy`, or when INFO is refused). */
   readonly serverCost?: ServerCost;
+  /**
+   * Commands and network bytes per call of each operation, from INFO
+   * commandstats/stats deltas over a few calls on one filled light (exact on
+   * swc's own standalone server; absent elsewhere, see BenchReport.commandsSkipped).
+   */
+  readonly commands?: CellCommands;
   /** On Redis Cluster: the cell's lights, keys and MEMORY USAGE bytes on each primary, in slot order. */
   readonly shards?: readonly ShardTotals[];
   /** With `--instructions`: the server's instructions per call of each op, counted under callgrind (src/measure/instructions.ts). */
@@ -324,6 +331,8 @@ export interface BenchReport {
    * when INFO is not readable there. Absent without a lane.
    */
   readonly accuracyServerScriptSeconds?: number | null;
+  /** Why no cell has {@link CellResult.commands}: another client's commands on a shared server, or a cluster, would count as the layout's. */
+  readonly commandsSkipped?: string;
   /** Keys that left listpack only because a value, field name or member is too long (see {@link EncodingHint}). */
   readonly encodingHints?: readonly EncodingHint[];
   /** On Redis Cluster: the primaries, how lights were spread over them, and the layouts that could not run. */
@@ -359,4 +368,11 @@ export interface IncompleteRun {
   readonly rejected?: string;
   /** The known cause of that rejection (src/core/rejection.ts), e.g. `"-0" rejected`. */
   readonly cause?: NamedRejection;
+}
+
+/** Commands per call of a cell's three operations (src/measure/commandstats.ts). */
+export interface CellCommands {
+  readonly write: CommandsPerCall;
+  readonly failure: CommandsPerCall;
+  readonly read: CommandsPerCall;
 }

@@ -41,9 +41,24 @@ const FIGURE_LABELS: Record<Figure, string> = {
   writeInstructionRatio: 'write instructions/call ratio',
   readInstructionRatio: 'read instructions/call ratio',
   requestInstructionRatio: 'request instructions/request ratio',
+  writeCommandsPerCall: 'write commands/call',
+  failureCommandsPerCall: 'failure commands/call',
+  readCommandsPerCall: 'read commands/call',
 };
 
 const isServer = (figure: Figure): boolean => figure.endsWith('UsecPerCall') || figure.endsWith('ServerCpuRatio');
+
+const isCommandsFigure = (figure: Figure): boolean => figure.endsWith('CommandsPerCall');
+
+const count = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(2));
+
+/** `+1 ZCARD per call (15 → 16 commands)`: what changed in a commands-per-call row. */
+function commandsText(r: CompareRow): string {
+  const changes = r.commands ?? [];
+  const parts = changes.map((c) => `${c.current > c.baseline ? '+' : '−'}${count(Math.abs(c.current - c.baseline))} ${c.command.toUpperCase()}`);
+  const totals = r.baseline !== null && r.current !== null ? ` (${count(r.baseline)} → ${count(r.current)} commands)` : '';
+  return `${parts.length > 0 ? parts.join(', ') : 'no command changed'} per call${totals}`;
+}
 
 function figureLabel(r: CompareRow): string {
   const label = FIGURE_LABELS[r.figure];
@@ -58,6 +73,7 @@ function value(r: CompareRow, v: number | null): string {
 }
 
 function tolerance(r: CompareRow, verdict: Verdict): string {
+  if (isCommandsFigure(r.figure)) return `+${verdict.options.commandsTolerance ?? 0} commands`;
   if (isInstructionFigure(r.figure)) return percent(verdict.options.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE);
   if (isServer(r.figure)) return percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance);
   return r.figure === 'bytesPerLight' ? memoryTolerance(verdict) : percent(-verdict.options.throughputTolerance);
@@ -83,7 +99,9 @@ function changeText(r: CompareRow): string {
 
 /** Whether the comparison covered throughput at all (a memory-only run never talks of ratios or µs). */
 const hasThroughput = (verdict: Verdict): boolean =>
-  verdict.rows.some((r) => r.figure !== 'bytesPerLight' && r.figure !== 'usedMemoryDeltaPerLight' && !isInstructionFigure(r.figure));
+  verdict.rows.some(
+    (r) => r.figure !== 'bytesPerLight' && r.figure !== 'usedMemoryDeltaPerLight' && !isInstructionFigure(r.figure) && !isCommandsFigure(r.figure),
+  );
 /** Whether both results counted instructions per call (swc bench --instructions). */
 const hasInstructionRows = (verdict: Verdict): boolean => verdict.rows.some((r) => isInstructionFigure(r.figure));
 
@@ -95,13 +113,17 @@ export function verdictLine(verdict: Verdict): string {
   const cells = new Set(verdict.rows.map((r) => r.cell)).size;
   const compared = [
     'bytes per light',
+    ...(verdict.rows.some((r) => isCommandsFigure(r.figure) && r.baseline !== null) ? ['commands per call'] : []),
     ...(hasInstructionRows(verdict) ? ['instructions per call'] : []),
     ...(hasThroughput(verdict) ? ['throughput and server time'] : []),
   ].join(', ');
   if (verdict.ok) return clip(`ok: no regression in ${cells} cell(s) (${compared})`, 100);
   const memory = verdict.failures.filter((r) => r.figure === 'bytesPerLight' && r.status === 'regressed');
   const counts = verdict.failures.filter((r) => r.status === 'regressed' && isInstructionFigure(r.figure));
-  const others = verdict.failures.filter((r) => r.status === 'regressed' && r.figure !== 'bytesPerLight' && !isInstructionFigure(r.figure));
+  const commands = verdict.failures.filter((r) => r.status === 'regressed' && isCommandsFigure(r.figure));
+  const others = verdict.failures.filter(
+    (r) => r.status === 'regressed' && r.figure !== 'bytesPerLight' && !isInstructionFigure(r.figure) && !isCommandsFigure(r.figure),
+  );
   const missing = verdict.failures.filter((r) => r.status === 'missing');
   // From the most detailed wording down: the first that fits 100 characters.
   const wordings = [2, 1, 0].map((detail) => {
@@ -119,6 +141,10 @@ export function verdictLine(verdict: Verdict): string {
     if (counts.length > 0) {
       const layouts = [...new Set(counts.map((r) => r.layout))];
       parts.push(`instructions per call rose in ${counts.length} figure(s)${detail > 0 ? ` (${layouts.join(', ')})` : ''}`);
+    }
+    if (commands.length > 0) {
+      const layouts = [...new Set(commands.map((r) => r.layout))];
+      parts.push(`commands per call rose in ${commands.length} figure(s)${detail > 0 ? ` (${layouts.join(', ')})` : ''}`);
     }
     if (others.length > 0) parts.push(`${others.length} throughput figure(s) regressed`);
     if (missing.length > 0) parts.push(`${missing.length} figure(s) missing`);
@@ -167,6 +193,7 @@ export function failureLines(verdict: Verdict): string[] {
   const lines = verdict.mismatches.map((m) => `${m.field} differs (baseline ${m.baseline}, current ${m.current}): the runs' figures are not comparable`);
   for (const r of verdict.failures) {
     if (r.status === 'missing') lines.push(`${r.cell}: ${figureLabel(r)} missing from the current run`);
+    else if (isCommandsFigure(r.figure)) lines.push(`${r.layout} ${r.figure.replace('CommandsPerCall', '')} (${r.cell}): ${commandsText(r)}`);
     else lines.push(`${r.cell}: ${figureLabel(r)} ${changeText(r)} (tolerance ${tolerance(r, verdict)}${roundsNote(r)}${countsText(r)})`);
   }
   return lines;

@@ -98,6 +98,17 @@ const opInstructions = z.looseObject({
   noisy: z.boolean(),
 });
 
+const perCallSpread = z.looseObject({ mean: z.number(), min: z.number(), max: z.number() });
+/** One operation's commands and bytes per call (src/measure/commandstats.ts). */
+const commandsPerCall = z.looseObject({
+  calls: z.number().int(),
+  commands: perCallSpread,
+  breakdown: z.array(perCallSpread.extend({ command: z.string() })),
+  scriptCalls: z.number(),
+  replyBytes: z.number(),
+  requestBytes: z.number(),
+});
+
 /** One layout at one window and rate. */
 export const cellResult = z.looseObject({
   layout: z.string(),
@@ -112,6 +123,7 @@ export const cellResult = z.looseObject({
   published: z.looseObject({ kb: z.number(), bytes: z.number() }).optional(),
   accuracy: accuracy.optional(),
   serverCost: z.looseObject({ writeUsecPerCall: z.number(), readUsecPerCall: z.number(), requestUsecPerCall: z.number(), calls: z.number() }).optional(),
+  commands: z.looseObject({ write: commandsPerCall, failure: commandsPerCall, read: commandsPerCall }).optional(),
   shards: z.array(z.looseObject({ node: z.string(), lights: z.number(), keys: z.number(), bytes: z.number() })).optional(),
   instructions: z.looseObject({ write: opInstructions.optional(), read: opInstructions.optional(), request: opInstructions.optional() }).optional(),
 });
@@ -162,6 +174,7 @@ export const benchSchema = z
     measuringSeconds: z.number().optional(),
     serverScriptSeconds: figure.optional(),
     accuracyServerScriptSeconds: figure.optional(),
+    commandsSkipped: z.string().optional(),
     encodingHints: z.array(z.looseObject({ layout: z.string(), role: z.string(), setting: z.string(), bytes: z.number() })).optional(),
     cluster: z
       .looseObject({
