@@ -51,6 +51,11 @@ export interface BenchPlan {
    */
   readonly accuracy?: { readonly threshold: number };
   /**
+   * false: skip the commands-per-call phase (`--no-commands`), so a layout whose
+   * scripts fail when called again after the memory phase still gets its bytes.
+   */
+  readonly commandsPerCall?: false;
+  /**
    * Where every layout of the run reads its scripts (`--scripts`): an edited
    * copy of lua/ (to see what a change costs) or a Stoplight tree; absent =
    * each layout's own.

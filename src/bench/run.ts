@@ -556,7 +556,8 @@ export function layoutsAcrossSlots(plan: BenchPlan, prefix: string): { layout: s
 export const COMMANDS_CALLS = 10;
 
 /** Why a run reports no commands per call; undefined when it does. */
-export function commandsSkippedReason(set: ShardSet): string | undefined {
+export function commandsSkippedReason(set: ShardSet, plan: Pick<BenchPlan, 'commandsPerCall'>): string | undefined {
+  if (plan.commandsPerCall === false) return 'not measured: --no-commands';
   if (set.cluster) return 'not measured on a cluster: INFO commandstats is per node, and each call runs on one';
   if (!set.private) return "not measured on a shared server (--redis-url): other clients' commands would count in INFO commandstats as the layout's";
   return undefined;
@@ -668,7 +669,9 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     if (!(err instanceof ScriptError) || err instanceof IncompleteBenchError || !failing || memoryOnly.size === 0) return err;
     const { layouts, phase } = failing;
     try {
-      const found = set.private && !set.cluster ? await diagnose(redis, layouts, plan.seed, run.signal) : null;
+      // A reply over swc's bound is no server rejection: replaying verify's traffic under MONITOR would only read the megabytes again.
+      const rejection = !/: replied more than \d+ MB/.test(err.message);
+      const found = rejection && set.private && !set.cluster ? await diagnose(redis, layouts, plan.seed, run.signal) : null;
       const results = [...memoryOnly.keys()].sort((a, b) => a - b).map((i) => finished.get(i) ?? (memoryOnly.get(i) as CellResult));
       const error = found?.error ?? err.message;
       const cause = found ? namedRejection(found.error, found.rejected) : null;
@@ -697,7 +700,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     const delta = scripts ? scriptCommandDelta(scripts.before, await readScriptStats(set)) : null;
     // The accuracy phases' scripts ran on the lane's server, at the same time as the run's own: reported apart, never added.
     const onLane = lane && scripts ? await lane.scriptStats() : undefined;
-    const commandsSkipped = commandsSkippedReason(set);
+    const commandsSkipped = commandsSkippedReason(set, plan);
     return {
       schemaVersion: SCHEMA_VERSION,
       swcVersion: SWC_VERSION,
@@ -757,7 +760,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
   }
 
   async function runCells(): Promise<BenchReport> {
-    const commandsSkipped = commandsSkippedReason(set);
+    const commandsSkipped = commandsSkippedReason(set, plan);
     // Runs on one server take turns: another run's writes would land in this one's figures.
     await waitForTurn(everyNode, heartbeat, {
       ...(run.signal ? { signal: run.signal } : {}),
@@ -940,6 +943,8 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         const costLight = lights[0];
         if (commandsSkipped === undefined && costLight && !f.realtime) {
           const probe = await cellCommands(redisOf(set)[0] as Redis, layout, costLight, cell, clockSpan.to).catch((err: unknown) => {
+            // The first phase after memory that calls a cell's scripts again: a script error here keeps the memory figures too.
+            failing ??= { layouts: [layout], phase: 'commands-per-call' };
             throw withContext(err, `in ${f.name}, commands-per-call phase`);
           });
           commands = probe.commands;

@@ -38,7 +38,10 @@ export function printIncomplete(
   if (format === 'json') printJson(report);
   else process.stdout.write(renderBench(report, format, useColor(), { wide: options.wide, width: outputWidth(options.wide) }));
   const { layout, phase, cause, rejected, error } = report.incomplete ?? incomplete;
-  const skip = phase === 'throughput' ? '--no-throughput --no-accuracy' : '--no-accuracy';
+  // The phases after memory run in this order: throughput, commands per call, accuracy; each way out skips the failed one and those after it.
+  const skip = { throughput: '--no-throughput --no-commands --no-accuracy', 'commands-per-call': '--no-commands --no-accuracy', accuracy: '--no-accuracy' }[
+    phase
+  ];
   const scripts = options.scriptsDir !== undefined ? ` --scripts ${options.scriptsDir}` : '';
   const lines = [
     `swc bench: incomplete: ${layout}'s script failed in its ${phase} phase${cause ? `: ${cause.name}: ${cause.why}` : ''}; ` +

@@ -88,6 +88,7 @@ interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, Instruction
   baseline?: string;
   realtime?: boolean;
   accuracy?: boolean;
+  commands?: boolean;
   threshold?: number;
   suggest?: boolean;
   scripts?: string;
@@ -197,6 +198,7 @@ export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): Be
     throw new UsageError('--no-accuracy/--threshold: --threshold sets the accuracy measurement that --no-accuracy skips');
   }
   if (flags.accuracy !== false) plan = { ...plan, accuracy: { threshold: flags.threshold ?? DEFAULT_THRESHOLD } };
+  if (flags.commands === false) plan = { ...plan, commandsPerCall: false };
   if (flags.ops !== undefined && flags.time !== undefined) {
     throw new UsageError('--ops/--time: give one of them, not both (ops per phase, or seconds per phase)');
   }
@@ -521,6 +523,7 @@ export function benchCommand(): Command {
       1,
     )
     .option('--no-throughput', 'memory only: skip the throughput and latency phases')
+    .option('--no-commands', 'skip the commands-per-call phase (INFO commandstats over a few calls of each operation)')
     .option('--accuracy', "measure each layout's failure ratio against the exact window (the default; kept for old scripts)")
     .option(
       '--no-accuracy',

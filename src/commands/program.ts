@@ -105,14 +105,26 @@ const OPTION_GROUPS: Readonly<Record<string, readonly OptionGroup[]>> = {
       short: true,
       flags: ['--rate', '--window', '--layout', '--preset', '--lights', '--failure-rate', '--scenario', '--seed', '--realtime', '--suggest', '--sweep'],
     },
-    { heading: 'What to measure:', short: true, flags: ['--no-throughput', '--accuracy', '--no-accuracy', '--threshold', '--no-app-view', '--percentiles'] },
+    {
+      heading: 'What to measure:',
+      short: true,
+      flags: ['--no-throughput', '--no-commands', '--accuracy', '--no-accuracy', '--threshold', '--no-app-view', '--percentiles'],
+    },
     { heading: 'Where:', short: true, flags: ['--redis-url', '--redis-server-arg', '--redis-server', '--cluster', '--cluster-shards', '--scripts'] },
     { heading: 'How long:', short: true, flags: ['--duration', '--ops', '--time', '--rounds', '--dry-run'] },
     { heading: 'Output:', short: true, flags: ['--format', '--json', '--output', '--no-progress', '--wide', '--chart', '--chart-out', '--chart-panels'] },
     {
       heading: 'Against a baseline:',
       short: false,
-      flags: ['--baseline', '--memory-tolerance', '--throughput-tolerance', '--server-tolerance', '--instructions-tolerance', '--absolute'],
+      flags: [
+        '--baseline',
+        '--memory-tolerance',
+        '--throughput-tolerance',
+        '--server-tolerance',
+        '--instructions-tolerance',
+        '--commands-tolerance',
+        '--absolute',
+      ],
     },
     { heading: 'Safety:', short: false, flags: ['--allow-eviction', '--max-ops', '--trust-scripts', '--wait-for-runs'] },
     {

@@ -357,7 +357,7 @@ export interface IncompleteRun {
   /** The layout whose script failed. */
   readonly layout: string;
   /** The phase it failed in. */
-  readonly phase: 'throughput' | 'accuracy';
+  readonly phase: 'throughput' | 'commands-per-call' | 'accuracy';
   /** The error as the server (or the script runner) gave it. */
   readonly error: string;
   /**

@@ -190,7 +190,7 @@ export const benchSchema = z
     incomplete: z
       .looseObject({
         layout: z.string(),
-        phase: z.enum(['throughput', 'accuracy']),
+        phase: z.enum(['throughput', 'commands-per-call', 'accuracy']),
         error: z.string(),
         rejected: z.string().optional(),
         cause: z.looseObject({ id: z.string(), name: z.string(), why: z.string() }).optional(),

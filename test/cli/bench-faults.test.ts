@@ -100,13 +100,14 @@ describe('bench when a script fails after the memory phase', () => {
       '--no-progress',
     ]);
     expect(run.code).toBe(3);
-    expect(run.stdout).toMatch(/^INCOMPLETE: stoplight-v6's script failed in its accuracy phase \("-0" rejected\)/);
+    // The first phase after memory that calls the scripts again is commands per call.
+    expect(run.stdout).toMatch(/^INCOMPLETE: stoplight-v6's script failed in its commands-per-call phase \("-0" rejected\)/);
     expect(run.stdout).toMatch(/Memory per light[\s\S]*1 min\s*│\s*10\s*│\s*600\s*│\s*\d+\.\d/);
     expect(run.stdout).not.toMatch(/not an integer/);
-    expect(run.stderr).toMatch(/swc bench: incomplete: stoplight-v6's script failed in its accuracy phase: "-0" rejected/);
+    expect(run.stderr).toMatch(/swc bench: incomplete: stoplight-v6's script failed in its commands-per-call phase: "-0" rejected/);
     expect(run.stderr).toMatch(/the server received: HINCRBY "stoplight:v6:[^"]*window_metrics" "total_failures" "-0"/);
     expect(run.stderr).toMatch(/ERR value is not an integer/);
-    expect(run.stderr).toContain('--no-accuracy');
+    expect(run.stderr).toContain('ways out: --no-commands --no-accuracy to measure memory only');
     expect(run.stderr).toContain('--redis-server <a Redis 7.2+ build>');
     expect(run.stderr).toContain(`swc verify --scripts ${dir} --layout stoplight-v6`);
   });

@@ -192,9 +192,9 @@ describe("the accuracy phase on swc's private server", () => {
     const huge = `local n = redis.call('ZCARD', KEYS[1]) local big = string.rep('x', 4 * 1024 * 1024)\nreturn { 0, 0, { 'last_error_json', big } }\n`;
     const file = variant('huge-accuracy', () => undefined, { 'read.lua': huge });
     const started = Date.now();
-    // No --redis-url: swc's own servers, no probe; the accuracy phase is the first to read.
+    // No --redis-url: swc's own servers, no probe; the commands-per-call phase (or, with --no-commands, the accuracy phase) is the first to read.
     const result = await runCli(['bench', '--layout', file, '--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress'], {}, 60_000);
-    expect(result.stderr).toMatch(/read\.lua: replied more than 1 MB \(at least [\d,]+ bytes\).*accuracy phase/);
+    expect(result.stderr).toMatch(/read\.lua: replied more than 1 MB \(at least [\d,]+ bytes\).*commands-per-call phase/);
     expect(result.stderr).not.toMatch(/no reply within/);
     expect(result.code).toBe(3);
     expect(Date.now() - started).toBeLessThan(30_000);

@@ -27,7 +27,13 @@ const plan = (scriptsDir: string, overrides: Partial<BenchPlan> = {}): BenchPlan
 
 describe('a script error after the memory phase', () => {
   it('keeps the memory figures of every cell measured, says where it stopped and names the "-0" rejection as verify does', async () => {
-    const err = await runBench({ session, plan: plan(plantRefusedZero()), namespace: createNamespace(), accuracyInLine: true }).catch((e: unknown) => e);
+    // Without the commands-per-call phase, which would call the scripts first (the CLI test covers that phase).
+    const err = await runBench({
+      session,
+      plan: plan(plantRefusedZero(), { commandsPerCall: false }),
+      namespace: createNamespace(),
+      accuracyInLine: true,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(IncompleteBenchError);
     const { report } = err as IncompleteBenchError;
     expect((err as IncompleteBenchError).exitCode).toBe(3);
