@@ -18,7 +18,7 @@ import type { Session } from '../redis/connect.js';
 import { disturbances, serverCounters, serverInfo, type ServerCounters } from '../redis/info.js';
 import { classifyRedisError } from '../redis/errors.js';
 import { keySlot } from '../redis/slot.js';
-import { installScripts, loadScripts } from '../redis/scripts.js';
+import { installScripts, loadScripts, OversizeReplyError } from '../redis/scripts.js';
 import { RespConnection } from '../redis/resp.js';
 import { cappedBatch, runLoad, type Pace } from '../measure/load.js';
 import { type ScriptCall } from '../lua/source.js';
@@ -670,8 +670,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
     const { layouts, phase } = failing;
     try {
       // A reply over swc's bound is no server rejection: replaying verify's traffic under MONITOR would only read the megabytes again.
-      const rejection = !/: replied more than \d+ MB/.test(err.message);
-      const found = rejection && set.private && !set.cluster ? await diagnose(redis, layouts, plan.seed, run.signal) : null;
+      const found = !(err instanceof OversizeReplyError) && set.private && !set.cluster ? await diagnose(redis, layouts, plan.seed, run.signal) : null;
       const results = [...memoryOnly.keys()].sort((a, b) => a - b).map((i) => finished.get(i) ?? (memoryOnly.get(i) as CellResult));
       const error = found?.error ?? err.message;
       const cause = found ? namedRejection(found.error, found.rejected) : null;

@@ -563,9 +563,12 @@ export function replyTooLarge(reply: unknown, limit = MAX_SCRIPT_REPLY_BYTES): n
   return walk(reply) ? Math.max(total, limit + 1) : null;
 }
 
+/** A script's reply over swc's bound: swc's own refusal, not the server's. */
+export class OversizeReplyError extends ScriptError {}
+
 /** A reply over the bound, as the error of its call. */
 export function oversizeError(script: LuaScript, bytes: number): ScriptError {
-  return new ScriptError(
+  return new OversizeReplyError(
     `${script.file}: replied more than ${(MAX_SCRIPT_REPLY_BYTES / 1024 / 1024).toFixed(0)} MB (at least ${bytes.toLocaleString('en-US')} bytes); ` +
       'a sliding-window script answers a few kilobytes at most, so swc stops instead of reading it again',
   );

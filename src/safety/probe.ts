@@ -14,7 +14,7 @@ import { createLayout, namespacedLayout, type LayoutName } from '../layouts/inde
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import { isOwnScript, type LuaScript, type ScriptCall } from '../lua/source.js';
 import { connect } from '../redis/connect.js';
-import { confineScriptsOf, installScripts, runScript, watchRunawayScripts } from '../redis/scripts.js';
+import { confineScriptsOf, installScripts, OversizeReplyError, runScript, watchRunawayScripts } from '../redis/scripts.js';
 import { startPrivateServer } from '../redis/server.js';
 import { confineRun, type RunUser } from './acl.js';
 
@@ -168,7 +168,7 @@ async function probeCall(killer: Redis, runner: Redis, call: ScriptCall): Promis
   clearTimeout(timer);
   if (outcome !== 'late') {
     if (outcome === null) return null;
-    if (outcome instanceof ScriptError && /replied more than/.test(outcome.message))
+    if (outcome instanceof OversizeReplyError)
       return `replied more than 1 MB (${outcome.message.replace(/^.*\(at least ([\d,]+) bytes\).*$/, '$1')} bytes or more)`;
     if (outcome instanceof Error && /not allowed from script|NOPERM/i.test(outcome.message)) {
       const at = /called at (\S+:\d+)/.exec(outcome.message)?.[1];
