@@ -1,0 +1,72 @@
+import { ExitCode, InterruptedError, SwcError } from '../../core/errors.js';
+import type { Layout, Light } from '../../layouts/types.js';
+import { readScriptCommandStats, type ScriptCommandStats } from '../../measure/commandstats.js';
+import { classifyRedisError } from '../../redis/errors.js';
+import { disturbances, serverCounters } from '../../redis/info.js';
+import { deleteKeys } from '../namespace.js';
+import { byShard, clusterChanged, type ShardSet } from '../shards.js';
+import type { Readings, Span } from './context.js';
+
+/** Says where a run stopped, keeping the error's type (and so its exit code). */
+export function withPlace(err: unknown, where: string): unknown {
+  if (err instanceof InterruptedError) return err;
+  const classified = classifyRedisError(err);
+  if (classified instanceof SwcError) return classified.at(where);
+  // Not from Redis (a bug): keep it, with the place.
+  return new SwcError(`${err instanceof Error ? err.message : String(err)} (${where})`, ExitCode.runtime, { cause: err });
+}
+
+/** Says which node a shard's failure happened on (a single server's errors stay as they were). */
+export function onShard<T>(set: ShardSet, shard: number, work: Promise<T>): Promise<T> {
+  if (!set.cluster) return work;
+  const node = set.shards[shard]?.node ?? '?';
+  return work.catch((err: unknown) => {
+    if (err instanceof InterruptedError) throw err;
+    if (err instanceof Error && err.message.includes(node)) throw err;
+    throw withPlace(clusterChanged(err), `on node ${node}`);
+  });
+}
+
+/** Deletes keys, each on the shard that owns it. */
+export async function deleteRouted(set: ShardSet, keys: readonly string[]): Promise<void> {
+  for (const [shard, mine] of byShard(set, keys)) {
+    await onShard(set, shard, deleteKeys((set.shards[shard] as ShardSet['shards'][number]).session.redis, mine));
+  }
+}
+
+/** Deletes every key the layout says the lights have for traffic in `span`. */
+export async function deleteLights(set: ShardSet, layout: Layout, lights: readonly Light[], span: Span): Promise<void> {
+  await deleteRouted(
+    set,
+    lights.flatMap((light) => layout.keysOf(light, span.from, span.to).map((k) => k.key)),
+  );
+}
+
+export async function readCounters(set: ShardSet): Promise<Readings> {
+  const out: Readings = [];
+  for (const [i, shard] of set.shards.entries()) out.push(await onShard(set, i, serverCounters(shard.session.redis)));
+  return out;
+}
+
+/** What disturbed any shard between two readings; on a cluster each names its node. */
+export function disturbedOf(set: ShardSet, before: Readings, after: Readings): string[] {
+  return set.shards.flatMap((shard, i) => {
+    const a = before[i];
+    const b = after[i];
+    if (!a || !b) return [];
+    return disturbances(a, b).map((d) => (set.cluster ? `node ${shard.node}: ${d}` : d));
+  });
+}
+
+/** Script counters summed over the shards; null when any shard's are unreadable. */
+export async function readScriptStats(set: ShardSet): Promise<ScriptCommandStats | null> {
+  let calls = 0;
+  let usec = 0;
+  for (const shard of set.shards) {
+    const stats = await readScriptCommandStats(shard.session.redis);
+    if (!stats) return null;
+    calls += stats.calls;
+    usec += stats.usec;
+  }
+  return { calls, usec };
+}
