@@ -6,7 +6,7 @@ import { RedisUnavailableError, SwcError } from '../core/errors.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';
 import { classifyRedisError } from './errors.js';
 import { isWatched, MAX_SCRIPT_REPLY_BYTES, RUNAWAY_FIRST_CHECK_MS, stopIfRunaway, type RedisCommand, type ScriptChannel } from './scripts.js';
-import { respTargetOf } from '../safety/confined-targets.js';
+import { respTargetOf } from './confined-targets.js';
 
 /**
  * A minimal RESP2 client for the load engine. ioredis spends more client CPU

@@ -17,7 +17,7 @@ import { ExitCode, SwcError } from '../core/errors.js';
 import { connect } from '../redis/connect.js';
 import type { LuaScript } from '../lua/source.js';
 import { confineScriptsOf } from '../redis/scripts.js';
-import { confineRespTarget } from './confined-targets.js';
+import { confineRespTarget } from '../redis/confined-targets.js';
 
 /** `swc-run-<8 hex>`: the temporary user of run `swc-bench:<8 hex>`. */
 export const RUN_USER_PREFIX = 'swc-run-';
