@@ -75,6 +75,15 @@ module.exports = {
       from: { path: '^src/' },
       to: { circular: true },
     },
+    {
+      name: 'no-folder-cycle',
+      severity: 'error',
+      comment:
+        'Folders form no cycle either: with scope folder, dependency-cruiser derives one edge per pair of folders that have an import between them, and a cycle of those edges fails, even where each module-level edge goes one way (e.g. redis/a.ts -> lua/b.ts and lua/c.ts -> redis/d.ts).',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
     ...layerRules('usecases', USE_CASES, ABOVE.usecases),
     ...layerRules('report', REPORT, ABOVE.report),
     ...layerRules('measure', MEASURE, ABOVE.measure),
