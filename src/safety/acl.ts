@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis, RedisOptions } from 'ioredis';
-import { BENCH_ROOT, type Namespace } from '../bench/namespace.js';
+import { BENCH_ROOT, type Namespace } from './namespace.js';
 import { ExitCode, SwcError } from '../core/errors.js';
 import { connect } from '../redis/connect.js';
 import type { LuaScript } from '../lua/source.js';

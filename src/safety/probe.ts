@@ -8,7 +8,7 @@
  * what it did. Nothing is sent to the user's server meanwhile.
  */
 import type { Redis } from 'ioredis';
-import { createNamespace } from '../bench/namespace.js';
+import { createNamespace } from './namespace.js';
 import { ScriptError, SwcError, UsageError } from '../core/errors.js';
 import { createLayout, namespacedLayout, type LayoutName } from '../layouts/index.js';
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
