@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { Redis } from 'ioredis';
-import { ExitCode, InterruptedError, SwcError } from '../core/errors.js';
+import { RefusalError, ExitCode, InterruptedError, SwcError } from '../core/errors.js';
 import { keySlot } from '../redis/slot.js';
 import { SWC_VERSION } from '../core/version.js';
 import { BENCH_ROOT, namespaceOf, PREFIX_SHAPE, type Namespace } from '../safety/namespace.js';
@@ -305,11 +305,10 @@ export async function waitForTurn(redis: Redis | readonly Redis[], run: RunHandl
       const shown = blocking.map(
         (o) => `${o.prefix}, ${o.state}${o.startedAt > 0 ? `, started ${Math.max(0, Math.round((now - o.startedAt) / 1000))} s ago` : ''}`,
       );
-      throw new SwcError(
+      throw new RefusalError(
         `another swc run (${shown.join('; ')}) is using this server: swc waited ${Math.round((options.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS) / 1000)} s for it to end and did not start, ` +
           "since its writes would land in this run's figures; run again once it is done, or wait longer with --wait-for-runs <seconds> " +
           `(a run that died stops counting within ${ALIVE_TTL_SECONDS} s; swc clean lists the runs on this server)`,
-        ExitCode.runtime,
       );
     }
     await sleep(250);
