@@ -1,12 +1,14 @@
-// Folder rules of docs/architecture.md: imports only go down.
+// Folder rules of docs/architecture.md: imports only go down, and folders form no cycle.
 //
 //   cli         src/cli.ts, src/commands/
 //   use cases   src/bench/ src/inspect/ src/verify/ src/compare/ src/doctor/  (and report/, beside them)
-//   report      src/report/: pure rendering, importing result types only
+//   report      src/report/: pure rendering, importing result types only; no use case imports it at run time
+//   safety      src/safety/: what keeps a run from harming a shared server (the probe, the run's ACL
+//               user, the names of a run's keys, terminal-safe text, writes that follow no link)
 //   measure     src/measure/
 //   layouts     src/layouts/
 //   base        src/redis/ src/lua/ src/traffic/ src/model/
-//   core        src/core/, src/schemas/ (the --json contract), src/errors.ts, src/json-file.ts, src/version.ts
+//   core        src/core/, src/schemas/ (the --json contract)
 //
 // A known violation that needs the larger redesign is allowed by name in
 // KNOWN below, with the reason; the rule itself stays as strict as designed.
@@ -14,6 +16,7 @@
 const CLI = '^src/(cli\\.ts|commands/)';
 const USE_CASES = '^src/(bench|inspect|verify|compare|doctor)/';
 const REPORT = '^src/report/';
+const SAFETY = '^src/safety/';
 const MEASURE = '^src/measure/';
 const LAYOUTS = '^src/layouts/';
 const BASE = '^src/(redis|lua|traffic|model)/';
@@ -24,10 +27,12 @@ const ABOVE = {
   usecases: [CLI],
   // report/ sits beside the use cases and reads their result types; report-imports-only-types keeps it to types.
   report: [CLI],
-  measure: [CLI, USE_CASES, REPORT],
-  layouts: [CLI, USE_CASES, REPORT, MEASURE],
-  base: [CLI, USE_CASES, REPORT, MEASURE, LAYOUTS],
-  core: [CLI, USE_CASES, REPORT, MEASURE, LAYOUTS, BASE],
+  // safety/ is called by the CLI and by the use cases that run on a server (the guarded run).
+  safety: [CLI, USE_CASES, REPORT],
+  measure: [CLI, USE_CASES, REPORT, SAFETY],
+  layouts: [CLI, USE_CASES, REPORT, SAFETY, MEASURE],
+  base: [CLI, USE_CASES, REPORT, SAFETY, MEASURE, LAYOUTS],
+  core: [CLI, USE_CASES, REPORT, SAFETY, MEASURE, LAYOUTS, BASE],
 };
 
 /**
@@ -75,8 +80,18 @@ module.exports = {
       from: { path: '^src/' },
       to: { circular: true },
     },
+    {
+      name: 'no-folder-cycle',
+      severity: 'error',
+      comment:
+        'Folders form no cycle either: with scope folder, dependency-cruiser derives one edge per pair of folders that have an import between them, and a cycle of those edges fails, even where each module-level edge goes one way (e.g. redis/a.ts -> lua/b.ts and lua/c.ts -> redis/d.ts).',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
     ...layerRules('usecases', USE_CASES, ABOVE.usecases),
     ...layerRules('report', REPORT, ABOVE.report),
+    ...layerRules('safety', SAFETY, ABOVE.safety),
     ...layerRules('measure', MEASURE, ABOVE.measure),
     ...layerRules('layouts', LAYOUTS, ABOVE.layouts),
     ...layerRules('base', BASE, ABOVE.base),
@@ -87,6 +102,13 @@ module.exports = {
       comment: 'traffic and model are pure: they reach no server and load no script.',
       from: { path: '^src/(traffic|model)/' },
       to: { path: '^src/(redis|lua)/' },
+    },
+    {
+      name: 'use-cases-do-not-render',
+      severity: 'error',
+      comment: 'A use case returns data; the CLI renders it with report/. Result types may be shared, run-time code not.',
+      from: { path: USE_CASES },
+      to: { path: REPORT, dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'report-imports-only-types',

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { ExitCode, RedisUnavailableError, ServerStartError, SwcError } from '../core/errors.js';
+import { RefusalError, RedisUnavailableError, ServerStartError, SwcError } from '../core/errors.js';
 import type { Layout, Light } from '../layouts/types.js';
 import { measureAccuracy, type AccuracyResult, type ServerCost } from '../measure/accuracy.js';
 import { readScriptCommandStats, scriptCommandDelta, type ScriptCommandStats } from '../measure/commandstats.js';
@@ -139,7 +139,7 @@ export class AccuracyLane {
       this.counters = Promise.resolve(after ?? before);
       const found = before && after ? disturbances(before, after) : [];
       if (found.length > 0) {
-        throw new SwcError(`${what} was disturbed ${where}: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`, ExitCode.runtime);
+        throw new RefusalError(`${what} was disturbed ${where}: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`);
       }
       return result;
     });

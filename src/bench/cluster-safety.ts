@@ -5,7 +5,7 @@
  * says, and its cluster-safe variant (same design, keys in one slot) runs in
  * its place when the layout registry knows one. No layout is named here.
  */
-import { ExitCode, SwcError } from '../core/errors.js';
+import { RefusalError } from '../core/errors.js';
 import { clusterSafeVariant, namespacedLayout } from '../layouts/index.js';
 import type { Layout, Light } from '../layouts/types.js';
 import type { ScriptCall } from '../lua/source.js';
@@ -94,9 +94,8 @@ export async function clusterSafePlan(set: ShardSet, plan: BenchPlan, prefix: st
     }
   }
   if (layouts.length === 0) {
-    throw new SwcError(
+    throw new RefusalError(
       `no layout of this run can run on Redis Cluster: ${findings.map((f) => `${f.layout}'s ${f.operation} takes keys in ${f.slots.length} hash slots (${f.error})`).join('; ')}`,
-      ExitCode.runtime,
     );
   }
   return { plan: { ...plan, layouts }, findings, added };

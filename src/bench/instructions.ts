@@ -1,4 +1,4 @@
-import { ServerStartError, SwcError, ExitCode, UsageError } from '../core/errors.js';
+import { EnvironmentError, ServerStartError, UsageError } from '../core/errors.js';
 import { namespacedLayout } from '../layouts/index.js';
 import type { Light } from '../layouts/types.js';
 import { CallgrindControl, callgrindWrapper, findValgrind, type ValgrindTools } from '../measure/callgrind.js';
@@ -70,11 +70,11 @@ export async function openCountedServer(base: PrivateServer, tools: ValgrindTool
     server = await base.startSibling({ wrapper: callgrindWrapper(tools), readyTimeoutMs: VALGRIND_READY_MS });
   } catch (err) {
     if (err instanceof ServerStartError)
-      throw new SwcError(`--instructions: redis-server did not start under valgrind: ${err.message}`, ExitCode.runtime, { cause: err });
+      throw new EnvironmentError(`--instructions: redis-server did not start under valgrind: ${err.message}`, { cause: err });
     throw err;
   }
   try {
-    if (!server.dir) throw new SwcError('--instructions: the counted server has no folder for its dumps', ExitCode.runtime);
+    if (!server.dir) throw new EnvironmentError('--instructions: the counted server has no folder for its dumps');
     const connection = await RespConnection.open({ host: '127.0.0.1', port: server.port }, { replyTimeoutMs: 120_000 });
     // The slow log's cost depends on wall time (a call over 10 ms, easy under valgrind on a busy
     // machine, adds an entry): off, so the count does not. It changes no command's work.

@@ -1,39 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Redis } from 'ioredis';
-import { ExitCode, InterruptedError, SwcError, UsageError } from '../core/errors.js';
+import { RefusalError, ExitCode, InterruptedError, SwcError } from '../core/errors.js';
 import { keySlot } from '../redis/slot.js';
 import { SWC_VERSION } from '../core/version.js';
+import { BENCH_ROOT, namespaceOf, PREFIX_SHAPE, type Namespace } from '../safety/namespace.js';
 
-/** Every benchmark key starts with this; nothing outside it is ever deleted. */
-export const BENCH_ROOT = 'swc-bench:';
-/** `swc-bench:<8 hex>`: what a run's prefix looks like. */
-const PREFIX_SHAPE = /^swc-bench:[0-9a-f]{8}$/;
-
-/** The prefix every key of one benchmark run lives under. */
-export interface Namespace {
-  /** `swc-bench:<8 hex>`: fixed length, so key sizes repeat from run to run. */
-  readonly prefix: string;
-  /** SCAN MATCH pattern covering every key of the run and nothing else. */
-  readonly pattern: string;
-}
-
-export function createNamespace(): Namespace {
-  return namespaceOf(`${BENCH_ROOT}${randomBytes(4).toString('hex')}`);
-}
-
-/**
- * The namespace of a prefix a user typed (`swc clean --namespace`); a
- * UsageError for anything that is not exactly `swc-bench:<8 hex>`, so no
- * pattern can reach keys outside swc's own.
- */
-export function namespaceOf(prefix: string): Namespace {
-  const trimmed = prefix.replace(/:\*?$/, '');
-  if (!PREFIX_SHAPE.test(trimmed)) {
-    throw new UsageError(`--namespace: expected swc-bench:<8 hex digits> (as swc bench prints it), got "${prefix}"`);
-  }
-  return { prefix: trimmed, pattern: `${trimmed}:*` };
-}
+// The naming of a run's keys sits in safety/ (the probe and the run's ACL user
+// are named from it); it is re-exported here for the code that reads it
+// with the rest of a run's life (markers, turns, deletion).
+export { BENCH_ROOT, createNamespace, namespaceOf, type Namespace } from '../safety/namespace.js';
 
 /**
  * The run marker: a hash with the run's start time, host and pid, kept as
@@ -330,11 +305,10 @@ export async function waitForTurn(redis: Redis | readonly Redis[], run: RunHandl
       const shown = blocking.map(
         (o) => `${o.prefix}, ${o.state}${o.startedAt > 0 ? `, started ${Math.max(0, Math.round((now - o.startedAt) / 1000))} s ago` : ''}`,
       );
-      throw new SwcError(
+      throw new RefusalError(
         `another swc run (${shown.join('; ')}) is using this server: swc waited ${Math.round((options.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS) / 1000)} s for it to end and did not start, ` +
           "since its writes would land in this run's figures; run again once it is done, or wait longer with --wait-for-runs <seconds> " +
           `(a run that died stops counting within ${ALIVE_TTL_SECONDS} s; swc clean lists the runs on this server)`,
-        ExitCode.runtime,
       );
     }
     await sleep(250);

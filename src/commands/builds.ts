@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ExitCode, SwcError, UsageError } from '../core/errors.js';
+import { EnvironmentError, ExitCode, SwcError, UsageError } from '../core/errors.js';
 import { probeBuild, uniqueLabels, type BuildIdentity } from '../redis/build.js';
 import { SWC_VERSION } from '../core/version.js';
 import { onShutdown } from './lifecycle.js';
@@ -151,7 +151,7 @@ export function childJson(run: ChildRun): unknown {
   try {
     return JSON.parse(run.stdout) as unknown;
   } catch {
-    throw new SwcError(`${run.label}: its run printed output that is not JSON`, ExitCode.runtime);
+    throw new EnvironmentError(`${run.label}: its run printed output that is not JSON`);
   }
 }
 

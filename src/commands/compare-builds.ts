@@ -1,6 +1,7 @@
 import { shown, shownDeep } from '../safety/text.js';
 import { ExitCode, UsageError } from '../core/errors.js';
-import { differentBuilds, renderRoleChanges, roleChanges } from '../compare/builds.js';
+import { differentBuilds, roleChanges } from '../compare/builds.js';
+import { renderRoleChanges } from '../report/across-builds.js';
 import type { CompareSide } from '../report/compare.js';
 import { SWC_VERSION } from '../core/version.js';
 import { printJson, useColor } from './options.js';

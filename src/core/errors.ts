@@ -1,6 +1,9 @@
 /**
  * Typed errors. Library code throws these; only the CLI turns them into a
- * message on stderr and an exit code.
+ * message on stderr and an exit code. Each kind has its class here (usage,
+ * connection, server state, script, refusal, finding, …); code outside this
+ * file names the kind rather than calling `new SwcError` with an exit code
+ * (an ESLint rule keeps it so).
  */
 
 /** Exit codes shared by every command. */
@@ -64,6 +67,46 @@ export class UsageError extends SwcError {
 /** Redis could not be reached, refused us, or went away. */
 export class RedisUnavailableError extends SwcError {
   constructor(message: string, options?: { cause?: unknown; lead?: string }) {
+    super(message, ExitCode.runtime, options);
+  }
+}
+
+/**
+ * Redis answered a command with an error reply that is neither a known
+ * server state ({@link ServerStateError}) nor a script's ({@link ScriptError}):
+ * the message names the command.
+ */
+export class CommandRefusedError extends SwcError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, ExitCode.runtime, options);
+  }
+}
+
+/**
+ * swc stops rather than write where it could harm the user's data, or
+ * report a figure it knows would be wrong (a disturbed phase, a cluster
+ * that changed, another run on the server): the message says why and
+ * what to do.
+ */
+export class RefusalError extends SwcError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, ExitCode.runtime, options);
+  }
+}
+
+/** A check found something about what it checked (exit 1, not a failure of swc's). */
+export class FindingError extends SwcError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, ExitCode.finding, options);
+  }
+}
+
+/**
+ * What swc relies on around Redis failed: a tool it runs (valgrind's
+ * callgrind), the output of a child run, a file it writes.
+ */
+export class EnvironmentError extends SwcError {
+  constructor(message: string, options?: { cause?: unknown }) {
     super(message, ExitCode.runtime, options);
   }
 }

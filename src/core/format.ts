@@ -1,4 +1,4 @@
-/** Formatting shared by every output: windows and durations as people say them. */
+/** Formatting shared by every output: windows and durations as people say them, and text made safe to show. */
 
 /** A window as people say it: `5 min`, `1 h`, `90 s`. */
 export function formatWindow(seconds: number): string {
@@ -36,4 +36,17 @@ export function unixSecondsOf(moment: string): number {
   const fraction = /\.(\d+)Z$/.exec(moment);
   if (!fraction) return Date.parse(moment) / 1000;
   return Date.parse(moment.slice(0, fraction.index) + 'Z') / 1000 + Number(`0.${fraction[1] ?? '0'}`);
+}
+
+/** C0 controls, DEL and C1 controls: what a terminal may act on instead of showing. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text from Redis (key names, light names, stored values) made safe for a
+ * terminal or a table: each control character (ESC, CR, BEL, …, DEL, C1) is
+ * shown as `\xHH`, so `\x1b[2J` cannot clear the screen and `\r` cannot
+ * overwrite a line. JSON output keeps the exact string instead.
+ */
+export function visible(text: string): string {
+  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }

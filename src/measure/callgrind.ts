@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ExitCode, SwcError } from '../core/errors.js';
+import { EnvironmentError, ExitCode, SwcError } from '../core/errors.js';
 
 /**
  * The function whose calls are counted: redis-server's `call()` runs one
@@ -149,7 +149,7 @@ export function parseCallgrind(text: string): CallgrindDump {
     }
   }
   const counted = total ?? summary;
-  if (counted === undefined || !Number.isFinite(counted)) throw new SwcError('callgrind: the dump has no totals or summary line', ExitCode.runtime);
+  if (counted === undefined || !Number.isFinite(counted)) throw new EnvironmentError('callgrind: the dump has no totals or summary line');
   return { total: counted, functions };
 }
 
@@ -158,7 +158,7 @@ function run(file: string, args: readonly string[], timeoutMs: number): Promise<
     execFile(file, [...args], { timeout: timeoutMs }, (err, stdout, stderr) => {
       if (err) {
         const why = `${stderr}`.trim().split('\n').slice(-2).join(' | ') || err.message;
-        reject(new SwcError(`callgrind_control ${args.join(' ')}: ${why}`, ExitCode.runtime, { cause: err }));
+        reject(new EnvironmentError(`callgrind_control ${args.join(' ')}: ${why}`, { cause: err }));
       } else resolve(`${stdout}`);
     });
   });
@@ -199,7 +199,7 @@ export class CallgrindControl {
       .map((f) => ({ f, n: Number(f.slice(OUT_FILE.length + 1).split('-')[0]) }))
       .filter((x) => Number.isInteger(x.n))
       .sort((a, b) => b.n - a.n)[0];
-    if (!newest) throw new SwcError(`callgrind: no dump file in ${this.dir} after dump ${this.dumps}`, ExitCode.runtime);
+    if (!newest) throw new EnvironmentError(`callgrind: no dump file in ${this.dir} after dump ${this.dumps}`);
     const file = path.join(this.dir, newest.f);
     try {
       return parseCallgrind(readFileSync(file, 'utf8'));

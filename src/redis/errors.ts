@@ -4,7 +4,7 @@
  * (the server is reachable but its state or configuration refuses us), or a
  * script error (our Lua failed). Every caller that talks to Redis can use it.
  */
-import { ExitCode, RedisUnavailableError, ScriptError, ServerStateError, SwcError, type ServerStateKind } from '../core/errors.js';
+import { CommandRefusedError, RedisUnavailableError, ScriptError, ServerStateError, SwcError, type ServerStateKind } from '../core/errors.js';
 import { locate, type LuaScript } from '../lua/source.js';
 
 /** What was being done when an error came back; every field is optional and only sharpens the message. */
@@ -187,7 +187,7 @@ const isLuaError = (message: string): boolean => /user_script|f_[0-9a-f]{40}|scr
  * - a Lua error of `context.script`: {@link ScriptError} naming the file and line.
  *
  * An error that is already an {@link SwcError} keeps its class. Any other
- * error reply becomes a runtime SwcError naming the command (a ScriptError
+ * error reply becomes a {@link CommandRefusedError} naming the command (a ScriptError
  * when a script was running). Errors that are neither (bugs) are returned as
  * they are. `context.where`, when given, is added with {@link SwcError.at}.
  */
@@ -215,5 +215,5 @@ function classify(err: unknown, context: ErrorContext): unknown {
   const script = context.script;
   if (script && isLuaError(message)) return new ScriptError(`${script.file}: ${locate(script, message)}`, { cause: err });
   if (script) return new ScriptError(`${script.file}: ${commandName(context, 'EVALSHA')} failed: ${message}`, { cause: err });
-  return new SwcError(`Redis refused ${commandName(context)}: ${message}`, ExitCode.runtime, { cause: err });
+  return new CommandRefusedError(`Redis refused ${commandName(context)}: ${message}`, { cause: err });
 }

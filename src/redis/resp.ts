@@ -2,11 +2,11 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { RedisOptions } from 'ioredis';
 import RedisParser from 'redis-parser';
-import { RedisUnavailableError, SwcError } from '../core/errors.js';
+import { CommandRefusedError, RedisUnavailableError, SwcError } from '../core/errors.js';
 import type { LuaScript, ScriptCall } from '../lua/source.js';
 import { classifyRedisError } from './errors.js';
 import { isWatched, MAX_SCRIPT_REPLY_BYTES, RUNAWAY_FIRST_CHECK_MS, stopIfRunaway, type RedisCommand, type ScriptChannel } from './scripts.js';
-import { respTargetOf } from '../safety/confined-targets.js';
+import { respTargetOf } from './confined-targets.js';
 
 /**
  * A minimal RESP2 client for the load engine. ioredis spends more client CPU
@@ -660,7 +660,7 @@ export class RespConnection {
       const refusal = err instanceof RedisUnavailableError ? await probeRefusal(target) : undefined;
       const classified = refusal ?? classifyRedisError(err, { command: 'the handshake', user: target.username || 'default' });
       // Not a server state: a refused AUTH or SELECT means this connection cannot be used.
-      if (classified instanceof SwcError && classified.constructor !== SwcError) throw classified.at(opening);
+      if (classified instanceof SwcError && !(classified instanceof CommandRefusedError)) throw classified.at(opening);
       throw new RedisUnavailableError(`cannot open a load connection to ${where}: ${(err as Error).message}`, { cause: err });
     }
     return connection;

@@ -22,15 +22,6 @@ export function percent(change: number): string {
   return `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}%`;
 }
 
-/** C0 controls, DEL and C1 controls: what a terminal may act on instead of showing. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
-
-/**
- * Text from Redis (key names, light names, stored values) made safe for a
- * terminal or a table: each control character (ESC, CR, BEL, …, DEL, C1) is
- * shown as `\xHH`, so `\x1b[2J` cannot clear the screen and `\r` cannot
- * overwrite a line. JSON output keeps the exact string instead.
- */
-export function visible(text: string): string {
-  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
+// `visible` (control characters shown as `\xHH`) is core/format.ts's, so
+// safety/text.ts escapes with it too; report/ and the CLI read it here.
+export { visible } from '../core/format.js';

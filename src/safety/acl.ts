@@ -12,12 +12,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis, RedisOptions } from 'ioredis';
-import { BENCH_ROOT, type Namespace } from '../bench/namespace.js';
-import { ExitCode, SwcError } from '../core/errors.js';
+import { BENCH_ROOT, type Namespace } from './namespace.js';
+import { FindingError, type SwcError } from '../core/errors.js';
 import { connect } from '../redis/connect.js';
 import type { LuaScript } from '../lua/source.js';
 import { confineScriptsOf } from '../redis/scripts.js';
-import { confineRespTarget } from './confined-targets.js';
+import { confineRespTarget } from '../redis/confined-targets.js';
 
 /** `swc-run-<8 hex>`: the temporary user of run `swc-bench:<8 hex>`. */
 export const RUN_USER_PREFIX = 'swc-run-';
@@ -169,10 +169,9 @@ export async function denialFinding(admin: Redis, user: RunUser, err: unknown): 
   const loaded = sha !== undefined ? user.files.get(sha) : undefined;
   const origin = loaded && line !== undefined ? loaded.lineMap[Number(line) - 1] : undefined;
   const script = loaded === undefined ? undefined : origin ? `${origin.file}:${origin.line}` : loaded.file;
-  return new SwcError(
+  return new FindingError(
     `denied by swc's confinement: ${script ? `${script} ` : 'a script '}tried ${detail || 'a command or key outside the run'} ` +
       `(as the run's temporary user ${user.name}, whose ACL allows only its own namespace); the user's keys are untouched`,
-    ExitCode.finding,
     { cause: err },
   );
 }

@@ -8,8 +8,8 @@
  * what it did. Nothing is sent to the user's server meanwhile.
  */
 import type { Redis } from 'ioredis';
-import { createNamespace } from '../bench/namespace.js';
-import { ScriptError, SwcError, UsageError } from '../core/errors.js';
+import { createNamespace } from './namespace.js';
+import { CommandRefusedError, ScriptError, UsageError } from '../core/errors.js';
 import { createLayout, namespacedLayout, type LayoutName } from '../layouts/index.js';
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import { isOwnScript, type LuaScript, type ScriptCall } from '../lua/source.js';
@@ -178,7 +178,7 @@ async function probeCall(killer: Redis, runner: Redis, call: ScriptCall): Promis
     // the same error at the same call and reports it as it always did (bench --suggest names it failed).
     if (outcome instanceof ScriptError) return SCRIPT_FAILED;
     if (outcome instanceof Error) throw outcome;
-    throw new SwcError(String(outcome), 3);
+    throw new CommandRefusedError(String(outcome));
   }
   // Still running: SCRIPT KILL, as swc would on a user's server; a script that wrote cannot be killed.
   // (Its connection was opened before: a new one would get BUSY in its handshake.)

@@ -4,7 +4,7 @@
  * its full size named, so an 8 MB `last_error_json` or an escape sequence in
  * a baseline never reaches the terminal as it is.
  */
-import { visible } from '../report/style.js';
+import { visible } from '../core/format.js';
 
 /** Longest value shown whole in human output (tables, markdown, github, csv). */
 export const MAX_SHOWN_CHARS = 200;

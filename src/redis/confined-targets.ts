@@ -1,8 +1,9 @@
 /**
  * Where the load engine's RESP sockets connect when a run is confined (see
- * acl.ts): keyed by the ioredis options object the run passes them, so a
- * socket opened for a confined run authenticates as the run's temporary user.
- * A module of its own: src/redis/resp.ts reads it without importing the ACL code.
+ * src/safety/acl.ts): keyed by the ioredis options object the run passes them,
+ * so a socket opened for a confined run authenticates as the run's temporary
+ * user. It sits in redis/ beside resp.ts, which reads it: the safety code
+ * above sets the target, and the socket code never imports the ACL code.
  */
 import type { RedisOptions } from 'ioredis';
 
