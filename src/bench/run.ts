@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { performance } from 'node:perf_hooks';
-import { ExitCode, SwcError } from '../core/errors.js';
+import { UsageError } from '../core/errors.js';
 import { unixSecondsOf } from '../core/format.js';
 import { namespacedLayout } from '../layouts/index.js';
 import type { Layout, Light } from '../layouts/types.js';
@@ -318,7 +318,7 @@ async function runMemory(
   // of the used_memory delta.
   let realtime: RealtimeResult | undefined;
   if (plan.realtime) {
-    if (set.cluster) throw new SwcError('--realtime: not supported on Redis Cluster', ExitCode.usage);
+    if (set.cluster) throw new UsageError('--realtime: not supported on Redis Cluster');
     realtime = await fillRealtime(session, plan, cell, layout, lights, written, signal);
   } else {
     await fillLights(set, plan, cell, layout, lights, owner, 0, written, signal);

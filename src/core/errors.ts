@@ -111,6 +111,13 @@ export class EnvironmentError extends SwcError {
   }
 }
 
+/** Not from Redis nor from the user: a fault in swc itself, kept with the place it happened. */
+export class UnexpectedError extends SwcError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, ExitCode.runtime, options);
+  }
+}
+
 /** A Lua script failed to load or to run; the message names its file. */
 export class ScriptError extends SwcError {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -1,4 +1,4 @@
-import { ExitCode, InterruptedError, SwcError } from '../../core/errors.js';
+import { InterruptedError, SwcError, UnexpectedError } from '../../core/errors.js';
 import type { Layout, Light } from '../../layouts/types.js';
 import { readScriptCommandStats, type ScriptCommandStats } from '../../measure/commandstats.js';
 import { classifyRedisError } from '../../redis/errors.js';
@@ -13,7 +13,7 @@ export function withPlace(err: unknown, where: string): unknown {
   const classified = classifyRedisError(err);
   if (classified instanceof SwcError) return classified.at(where);
   // Not from Redis (a bug): keep it, with the place.
-  return new SwcError(`${err instanceof Error ? err.message : String(err)} (${where})`, ExitCode.runtime, { cause: err });
+  return new UnexpectedError(`${err instanceof Error ? err.message : String(err)} (${where})`, { cause: err });
 }
 
 /** Says which node a shard's failure happened on (a single server's errors stay as they were). */
