@@ -29,9 +29,11 @@ export interface BenchPlan {
   readonly failureRate: number;
   readonly lights: number;
   /**
-   * A cell whose lights hold skiplists fills more than `lights` lights, as
-   * many as keep its bytes per light this steady (src/bench/steady-lights.ts);
-   * its throughput phase still uses the first `lights`. Absent = `lights` exactly.
+   * A cell whose lights hold skiplists keeps its bytes per light this
+   * steady (src/bench/steady-lights.ts): each skiplist key measured as the
+   * mean over it and server-side copies of it, or, where no copy can be
+   * made, more than `lights` lights, whose extra ones stay out of its
+   * throughput phase. Absent = each key measured once, `lights` exactly.
    */
   readonly steadyLights?: SteadyLights;
   /** Traffic time (real seconds with `realtime`); absent = one window per cell. */

@@ -8,7 +8,7 @@ import { type ScriptCall } from '../lua/source.js';
 import { withLongestParts } from '../measure/encoding.js';
 import { settleLazyFree } from '../measure/lazyfree.js';
 import { cappedBatch, runLoad, type Pace } from '../measure/load.js';
-import { measureKeys, usedMemory } from '../measure/memory.js';
+import { usedMemory } from '../measure/memory.js';
 import type { BenchReport, ClusterFinding, MemoryResult, RealtimeResult, ShardTotals } from '../measure/types.js';
 import type { Session } from '../redis/connect.js';
 import { serverInfo } from '../redis/info.js';
@@ -20,7 +20,7 @@ import { aliveKey, markRun, runKey, type Namespace } from './namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan, type Cell } from './plan.js';
 import { driveRealtime } from './realtime.js';
 import { clusterChanged, redisOf, shardOfLight, singleShard, spreadLights, type ShardSet } from './shards.js';
-import { steadyLightCount } from './steady-lights.js';
+import { measureSteadyKeys, steadyLightCount, steadyTarget } from './steady-lights.js';
 import { commandsSkippedReason } from './phases/commands.js';
 import { eventsSoFar, layoutOptionsOf, wrote, type BenchProgress, type Filled, type RunContext, type Span } from './phases/context.js';
 import { watch } from './phases/disturbance.js';
@@ -324,9 +324,9 @@ async function runMemory(
     await fillLights(set, plan, cell, layout, lights, owner, 0, written, signal);
   }
   let after = await usedMemoryOf(set);
-  // A preset cell with skiplists: more lights, until the skiplists' random levels average out.
+  // A preset cell with skiplists: copies of them (or, where none can be made, more lights) until their random levels average out.
   if (plan.steadyLights && !plan.realtime && !set.cluster && lights.length > 0) {
-    const keys = await measureKeys(redis, layout.keysOf(lights[0] as Light, BENCH_EPOCH, BENCH_EPOCH + cell.durationSeconds));
+    const keys = await measureSteadyKeys(redis, layout.keysOf(lights[0] as Light, BENCH_EPOCH, BENCH_EPOCH + cell.durationSeconds), plan.steadyLights);
     const bytes = keys.reduce((sum, k) => sum + k.bytes, 0);
     const count = steadyLightCount(keys, bytes, lights.length, plan.steadyLights);
     if (count > lights.length) {
@@ -347,7 +347,7 @@ async function runMemory(
   for (const [i, light] of lights.entries()) {
     const shard = owner[i] as number;
     const shardRedis = (set.shards[shard] as ShardSet['shards'][number]).session.redis;
-    const keys = await onShard(set, shard, measureKeys(shardRedis, layout.keysOf(light, span.from, span.to)));
+    const keys = await onShard(set, shard, measureSteadyKeys(shardRedis, layout.keysOf(light, span.from, span.to), steadyTarget(plan, set.cluster)));
     // The first light's keys are reported, with what decides their encoding.
     if (i === 0) firstKeys = await onShard(set, shard, withLongestParts(shardRedis, keys));
     const bytes = keys.reduce((sum, k) => sum + k.bytes, 0);

@@ -126,3 +126,57 @@ export async function measureKeys(redis: Redis, keys: readonly Pick<LightKey, 'k
     return { role: k.role, key: k.key, type: k.type, encoding: k.encoding, elements: k.elements, bytes: Number(value ?? 0) };
   });
 }
+
+/**
+ * A name for a copy of `key`: the same length (a key's name counts in its
+ * MEMORY USAGE, by its allocation), the same hash tag and the same prefix,
+ * with the last character changed. Null when that character closes a hash
+ * tag (changing it would move the copy to another slot).
+ */
+export function copyNameOf(key: string): string | null {
+  const last = key.at(-1);
+  if (last === undefined || last === '}') return null;
+  return `${key.slice(0, -1)}${last === '#' ? '$' : '#'}`;
+}
+
+/** Replies that mean "this server or user has no COPY": the caller measures another way. */
+const NO_COPY = /^(ERR unknown command|NOPERM)/i;
+
+/**
+ * `MEMORY USAGE … SAMPLES 0` of `count` server-side copies of `key`, made
+ * and deleted one at a time in one pipeline (COPY, MEMORY USAGE, DEL) under
+ * {@link copyNameOf}'s name. COPY builds a sorted set's skiplist anew, node
+ * by node, so each copy draws every node's random level afresh: its usage
+ * is another draw of what the key's own skiplist drew once. Null when the
+ * server has no COPY (before 6.2) or refuses it to this user, when the key
+ * has no copy name, or when the name is taken (COPY without REPLACE leaves
+ * an existing key alone). Any other error reply throws, typed.
+ */
+export async function copiesUsage(redis: Redis, key: string, count: number): Promise<number[] | null> {
+  const copy = copyNameOf(key);
+  if (copy === null) return null;
+  if (count <= 0) return [];
+  // The pipeline deletes the name after each COPY: a key already there (another key of the light) is left alone.
+  if ((await redis.exists(copy)) !== 0) return null;
+  const pipeline = redis.pipeline();
+  for (let i = 0; i < count; i += 1) {
+    pipeline.call('COPY', key, copy);
+    pipeline.call('MEMORY', 'USAGE', copy, 'SAMPLES', '0');
+    pipeline.del(copy);
+  }
+  const replies = (await pipeline.exec()) ?? [];
+  const usages: number[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const [copyErr, copied] = replies[3 * i] ?? [null, 0];
+    if (copyErr) {
+      if (NO_COPY.test(copyErr.message)) return null;
+      throw classifyRedisError(copyErr, { command: 'COPY', keys: [key, copy] });
+    }
+    // 0: the key is gone or the name was taken meanwhile; nothing of it to measure.
+    if (Number(copied) !== 1) return null;
+    const [usageErr, usage] = replies[3 * i + 1] ?? [null, 0];
+    if (usageErr) throw classifyRedisError(usageErr, { command: 'MEMORY USAGE', keys: [copy] });
+    usages.push(Number(usage ?? 0));
+  }
+  return usages;
+}

@@ -19,8 +19,14 @@ export interface KeyMemory {
   readonly encoding: string;
   /** HLEN / ZCARD. */
   readonly elements: number;
-  /** `MEMORY USAGE <key> SAMPLES 0`. */
+  /** `MEMORY USAGE <key> SAMPLES 0`; with `copies`, the mean over the key and its copies, to a whole byte. */
   readonly bytes: number;
+  /**
+   * A skiplist of a preset cell: how many server-side copies (COPY, which
+   * draws every node's random level anew) `bytes` is averaged over besides
+   * the key itself (src/bench/steady-lights.ts). Absent: the key alone.
+   */
+  readonly copies?: number;
   /**
    * For a hash that is a hashtable or a sorted set that is a skiplist (of the
    * cell's first light, up to 10,000 elements): its longest parts, which

@@ -35,6 +35,7 @@ export const keyMemory = z.looseObject({
   encoding: z.string(),
   elements: z.number().int(),
   bytes: z.number(),
+  copies: z.number().int().optional(),
   longest: z
     .looseObject({ name: z.object({ text: z.string(), bytes: z.number() }), value: z.object({ field: z.string(), bytes: z.number() }).optional() })
     .optional(),

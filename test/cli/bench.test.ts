@@ -91,11 +91,18 @@ describe('swc bench (CLI)', () => {
   it('compares with the published figures under --preset blog, limited to one cell by flags', async () => {
     const result = await runCli(['bench', '--redis-url', redisUrl(), '--preset', 'blog', '--rate', '10', '--window', '1m', '--json', '--no-throughput']);
     expect(result.code).toBe(0);
-    const report = JSON.parse(result.stdout) as { results: { layout: string; published?: { kb: number; diff: number } }[] };
+    const report = JSON.parse(result.stdout) as {
+      results: { layout: string; published?: { kb: number; diff: number }; memory: { lights: number; keys: { encoding: string; copies?: number }[] } }[];
+    };
     expect(report.results.map((r) => [r.layout, r.published?.kb])).toEqual([
       ['stoplight-v5', 74.9],
       ['stoplight-v6', 11.6],
     ]);
+    // A preset fills one light: 5.x's two event skiplists are averaged over copies of them instead of over more lights.
+    expect(report.results.map((r) => r.memory.lights)).toEqual([1, 1]);
+    const v5 = report.results[0]?.memory.keys.filter((k) => k.encoding === 'skiplist') ?? [];
+    expect(v5).toHaveLength(2);
+    for (const k of v5) expect(k.copies).toBeGreaterThan(1);
   });
 
   it('--layout all runs every registered layout once, coarse-<N>s a coarse variant; a bad N exits 2 with one line before connecting', async () => {

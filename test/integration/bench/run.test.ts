@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNamespace } from '../../../src/bench/namespace.js';
 import type { BenchPlan } from '../../../src/bench/plan.js';
 import { runBench } from '../../../src/bench/run.js';
+import { PRESET_STEADY_LIGHTS } from '../../../src/bench/steady-lights.js';
 import { openSession, type Session } from '../../../src/redis/connect.js';
 import { redisUrl, testRedis } from '../../helpers.js';
 
@@ -82,6 +83,20 @@ describe('runBench memory', () => {
     a.results.forEach((r, i) => {
       const other = b.results[i]!.memory.bytesPerLight;
       expect(Math.abs(other / r.memory.bytesPerLight - 1)).toBeLessThan(0.01);
+    });
+  });
+
+  it('a preset cell with skiplists (steadyLights): one light, each skiplist averaged over copies, two runs within 0.5%', async () => {
+    const cells = plan({ rates: [10], lights: 1, windows: [180], steadyLights: PRESET_STEADY_LIGHTS });
+    const a = await runBench({ session, plan: cells, namespace: createNamespace() });
+    const b = await runBench({ session, plan: cells, namespace: createNamespace() });
+    a.results.forEach((r, i) => {
+      expect(r.memory.lights).toBe(1);
+      const skiplists = r.memory.keys.filter((k) => k.encoding === 'skiplist');
+      expect(skiplists.length).toBeGreaterThan(0);
+      for (const k of skiplists) expect(k.copies).toBeGreaterThan(1);
+      // One reading of a 3-minute 6.0 light spreads by about 0.3%: two readings would differ by over 0.5% one time in five.
+      expect(Math.abs(b.results[i]!.memory.bytesPerLight / r.memory.bytesPerLight - 1)).toBeLessThan(0.005);
     });
   });
 
