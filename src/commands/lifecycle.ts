@@ -1,5 +1,5 @@
 import { ExitCode, SwcError } from '../core/errors.js';
-import { redactUrl, secretsOf } from '../redis/connect.js';
+import { redactUrl, secretsOf } from '../redis/url.js';
 import { classifyRedisError } from '../redis/errors.js';
 
 type Cleanup = () => Promise<void>;

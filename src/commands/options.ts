@@ -1,7 +1,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { parseRedisUrl, openSession, type Session } from '../redis/connect.js';
-import { MAX_PRIVATE_SHARDS, openClusterSession, type ClusterSession } from '../redis/cluster.js';
-import { checkServerSetting } from '../redis/server.js';
+import type { Session } from '../redis/connect.js';
+import type { ClusterSession } from '../redis/cluster.js';
+import { parseRedisUrl } from '../redis/url.js';
+import { checkServerSetting, MAX_PRIVATE_SHARDS } from '../redis/server-settings.js';
 import { UsageError } from '../core/errors.js';
 import { DEFAULT_TURN_TIMEOUT_MS } from '../bench/namespace.js';
 import { parseDuration } from '../bench/values.js';
@@ -99,6 +100,8 @@ export async function sessionFromFlags(flags: Partial<RedisFlags>, defaultUrl?: 
   // An empty REDIS_URL counts as unset, as the preAction check treats it.
   const env = process.env.REDIS_URL || undefined;
   const redisUrl = flags.redisUrl ?? env ?? defaultUrl;
+  // The client loads with the first command that connects, not at start-up.
+  const { openSession } = await import('../redis/connect.js');
   const session = await openSession({
     ...(redisUrl !== undefined ? { redisUrl } : {}),
     serverSettings: flags.redisServerArg ?? [],
@@ -157,6 +160,7 @@ export async function clusterSessionFromFlags(flags: Partial<RedisFlags & Cluste
   if (seeds.length > 0 && flags.clusterShards !== undefined) {
     throw new UsageError('--cluster-shards: starts a private cluster; drop it or drop --redis-url');
   }
+  const { openClusterSession } = await import('../redis/cluster.js');
   const session = await openClusterSession({
     seeds,
     ...(flags.clusterShards !== undefined ? { shards: flags.clusterShards } : {}),
