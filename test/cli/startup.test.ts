@@ -56,7 +56,7 @@ describe('start-up: what swc loads before it answers', () => {
     expect(modules.length).toBeLessThan(30);
   });
 
-  it.each([['inspect'], ['lights']])('%s --help: that command alone, no layout, client or renderer', (command) => {
+  it.each([['inspect'], ['lights'], ['clean'], ['doctor']])('%s --help: that command alone, no layout, client or renderer', (command) => {
     const { code, modules } = loaded([command, '--help']);
     expect(code).toBe(0);
     expect(heavyIn(modules)).toEqual([]);
