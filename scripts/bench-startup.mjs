@@ -9,9 +9,11 @@
 // A benchmark (it prints figures), not a test; test/cli/startup.test.ts
 // guards what loads at start.
 //
-// Usage: npm run bench:startup [-- --runs 30 --warmup 3 --own-timing --write]
-//   --write   also puts the table into docs/benchmarks.md (between its
-//             `<!-- figure: startup -->` markers)
+// Usage: npm run bench:startup [-- --runs 30 --warmup 3 --own-timing --write --against <other bin/swc.js>]
+//   --write    also puts the table into docs/benchmarks.md (between its
+//              `<!-- figure: startup -->` markers)
+//   --against  also times another build's bin/swc.js (an older checkout),
+//              in the same rounds, named --against-label in the table
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -26,6 +28,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3' },
     'own-timing': { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
+    against: { type: 'string' },
+    'against-label': { type: 'string' },
   },
 });
 const runs = Number(values.runs);
@@ -39,6 +43,14 @@ const COMMANDS = [
   { name: 'swc --version', args: ['bin/swc.js', '--version'] },
   { name: 'swc inspect --help', args: ['bin/swc.js', 'inspect', '--help'] },
 ];
+if (values.against !== undefined) {
+  const other = path.resolve(values.against);
+  const label = values['against-label'] ?? values.against;
+  COMMANDS.push(
+    { name: `swc --version (${label})`, args: [other, '--version'] },
+    { name: `swc inspect --help (${label})`, args: [other, 'inspect', '--help'] },
+  );
+}
 
 /** Runs one command once and returns its wall time in milliseconds. */
 function timeOnce(args) {
