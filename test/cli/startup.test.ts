@@ -63,4 +63,14 @@ describe('start-up: what swc loads before it answers', () => {
     const commands = modules.filter((m) => /\/dist\/commands\//.test(m)).map((m) => m.replace(/.*\/dist\/commands\//, ''));
     expect(commands.filter((c) => !['program.js', 'lifecycle.js', 'options.js'].includes(c))).toEqual([`${command}.js`]);
   });
+
+  // compare and chart keep the renderers bench --baseline and --chart call synchronously (their help loads chalk, the
+  // table and the terminal chart), but no command's help may load the Redis client, zod, vega, resvg or a layout.
+  it.each([['compare'], ['chart']])('%s --help: no Redis client, schema, chart engine or layout', (command) => {
+    const { code, modules } = loaded([command, '--help']);
+    expect(code).toBe(0);
+    const engines =
+      /node_modules\/(ioredis|redis-parser|zod|vega[^/]*|@resvg)\/|\/dist\/(layouts\/(?!builtin-names|inspection\.js)|inspect\/|schemas\/|redis\/(connect|cluster|server)\.js)/;
+    expect(modules.filter((m) => engines.test(m))).toEqual([]);
+  });
 });
