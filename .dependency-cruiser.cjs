@@ -125,6 +125,14 @@ module.exports = {
       to: { path: '^src/', pathNot: [REPORT, CORE, to], dependencyTypesNot: ['type-only'] },
     })),
     {
+      name: 'commands-do-not-import-commands',
+      severity: 'error',
+      comment:
+        "A command is flags, one use-case call and its rendering; what two commands share lives in a CLI helper (options, lifecycle, cluster-read, listing). bench's and verify's files are not yet under this rule.",
+      from: { path: '^src/commands/', pathNot: ['^src/commands/(program|bench[^/]*|verify[^/]*)\\.ts$'] },
+      to: { path: '^src/commands/', pathNot: ['^src/commands/(options|lifecycle|cluster-read|listing)\\.ts$'] },
+    },
+    {
       name: 'library-not-cli',
       severity: 'error',
       comment: 'The library API (src/index.ts) is what the CLI calls, never the CLI itself.',

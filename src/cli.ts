@@ -30,7 +30,7 @@ async function main(argv: string[]): Promise<void> {
   guardOutput();
   process.on('uncaughtException', fatal);
   process.on('unhandledRejection', fatal);
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv);
   } catch (err) {

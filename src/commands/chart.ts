@@ -1,11 +1,8 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { Command } from 'commander';
-import { loadReport } from '../compare/load.js';
 import { UsageError } from '../core/errors.js';
 import { chartModel, DEFAULT_PANELS, PANEL_NAMES, type ChartSide, type PanelName } from '../report/chart-data.js';
-import { renderChartPng } from '../report/chart-png.js';
-import { renderChartSvg } from '../report/chart-svg.js';
 import { renderChartTerminal } from '../report/chart-terminal.js';
 import { action } from './lifecycle.js';
 import { addJsonOption, printJson, useColor } from './options.js';
@@ -89,6 +86,8 @@ export async function writeChart(
   prefix: string,
   panels: readonly PanelName[] = DEFAULT_PANELS,
 ): Promise<WrittenChart> {
+  // The SVG renderer (vega) and the PNG one (resvg) load only when a chart file is written.
+  const [{ renderChartSvg }, { renderChartPng }] = await Promise.all([import('../report/chart-svg.js'), import('../report/chart-png.js')]);
   const model = chartModel(sides, panels);
   const svg = await renderChartSvg(model);
   const png = /\.png$/i.test(file);
@@ -160,6 +159,7 @@ Examples:
       if (flags.json && flags.out === undefined) throw new UsageError('--json: prints what --out wrote; give --out <file.svg|file.png>');
       if (flags.out !== undefined) checkChartPath('--out', flags.out);
       const panels = flags.chartPanels ?? DEFAULT_PANELS;
+      const { loadReport } = await import('../compare/load.js');
       const files = second === undefined ? [first] : [first, second];
       // Legends name each file by its base name, unless both share one.
       const short = new Set(files.map((f) => basename(f))).size === files.length;

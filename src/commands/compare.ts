@@ -1,23 +1,24 @@
 import { appendFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { compareReports, DEFAULT_COMPARE_OPTIONS, type CompareOptions, type Verdict } from '../compare/diff.js';
-import { DEFAULT_INSTRUCTIONS_TOLERANCE } from '../compare/instructions.js';
-import { loadReport } from '../compare/load.js';
-import { compareAcrossBuilds } from './compare-builds.js';
 import { parseNumber } from '../bench/values.js';
+import { DEFAULT_COMPARE_OPTIONS, type Verdict } from '../compare/diff.js';
+import { DEFAULT_INSTRUCTIONS_TOLERANCE } from '../compare/instructions.js';
+import { parseMemoryTolerance, type MemoryTolerance } from '../compare/memory-detail.js';
+import { compareOptionsFrom, type CompareFlags } from '../compare/options.js';
 import { ExitCode, SwcError, UsageError } from '../core/errors.js';
-import { compareFormats, renderCompare, type CompareFormat, type CompareSide } from '../report/compare.js';
-import { SWC_VERSION } from '../core/version.js';
+import { checkOutputTarget } from '../core/json-file.js';
+import { renderCompare, renderStepSummary, type CompareSide } from '../report/compare.js';
+import { compareFormats, type CompareFormat } from '../report/compare-formats.js';
+import { acrossBuildsDocument, verdictDocument } from '../report/compare-json.js';
+import { outputWidth } from '../report/width.js';
+import { shown, shownDeep } from '../safety/text.js';
+import { refuseSymlink, writeFileSafely } from '../safety/write-file.js';
 import { action, printError } from './lifecycle.js';
 import { parser, printJson, useColor } from './options.js';
-import { checkOutputTarget } from '../core/json-file.js';
-import { refuseSymlink, writeFileSafely } from '../safety/write-file.js';
-import { shown, shownDeep } from '../safety/text.js';
-import { parseMemoryTolerance, type MemoryTolerance } from '../compare/memory-detail.js';
-import { outputWidth } from '../report/width.js';
-import { renderStepSummary } from '../report/compare.js';
-import { SCHEMA_VERSION } from '../core/schema-version.js';
+
+// `swc bench --baseline` gives its verdict with the helpers here too.
+export { compareOptionsFrom, type CompareFlags } from '../compare/options.js';
 
 /**
  * With `--format github` inside GitHub Actions: the verdict as Markdown
@@ -33,16 +34,6 @@ function writeStepSummary(verdict: Verdict, baseline: CompareSide, current: Comp
   } catch (err) {
     printError(`swc: warning: cannot write the step summary to ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
-}
-
-/** Flags shared by `swc compare` and `swc bench --baseline`. */
-export interface CompareFlags {
-  memoryTolerance: MemoryTolerance;
-  throughputTolerance: number;
-  absolute?: boolean;
-  serverTolerance: number;
-  instructionsTolerance?: number;
-  commandsTolerance?: number;
 }
 
 /** Checks before a run that `--output` can be written: a path whose folder exists and that is not a folder itself. */
@@ -134,26 +125,6 @@ export function addCompareOptions(command: Command): Command {
     .option('--absolute', 'also fail when absolute ops/s fall by more than the throughput tolerance (noisy across machines)');
 }
 
-/** The tolerances the flags ask for. */
-export function compareOptionsFrom(flags: CompareFlags): CompareOptions {
-  const memory = flags.memoryTolerance ?? { fraction: DEFAULT_COMPARE_OPTIONS.memoryTolerance };
-  return {
-    memoryTolerance: 'fraction' in memory ? memory.fraction : DEFAULT_COMPARE_OPTIONS.memoryTolerance,
-    ...('bytes' in memory ? { memoryToleranceBytes: memory.bytes } : {}),
-    throughputTolerance: flags.throughputTolerance,
-    absolute: Boolean(flags.absolute),
-    serverTolerance: flags.serverTolerance ?? DEFAULT_COMPARE_OPTIONS.serverTolerance ?? flags.throughputTolerance,
-    instructionsTolerance: flags.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE,
-    commandsTolerance: flags.commandsTolerance ?? 0,
-  };
-}
-
-const sideJson = (s: CompareSide) => ({
-  label: s.label,
-  swcVersion: s.report.swcVersion,
-  redis: { version: s.report.redis.version, memAllocator: s.report.redis.memAllocator },
-});
-
 /**
  * Prints a verdict (warnings for incomparable runs on stderr, the comparison
  * on stdout) and returns the exit code: 0 ok, 1 regression.
@@ -171,25 +142,7 @@ export function printVerdict(
     );
   }
   if (output.json) {
-    const o = verdict.options;
-    // The unit in every name (docs/output.md): tolerances are fractions (0.01 = the flag's 1%), or bytes.
-    const options = {
-      memoryToleranceFraction: o.memoryToleranceBytes === undefined ? o.memoryTolerance : null,
-      memoryToleranceBytes: o.memoryToleranceBytes ?? null,
-      throughputToleranceFraction: o.throughputTolerance,
-      absolute: o.absolute,
-      serverToleranceFraction: o.serverTolerance ?? null,
-      instructionsToleranceFraction: o.instructionsTolerance ?? null,
-    };
-    printJson({
-      schemaVersion: SCHEMA_VERSION,
-      swcVersion: SWC_VERSION,
-      baseline: sideJson(baseline),
-      current: sideJson(current),
-      comparable: verdict.mismatches.length === 0,
-      ...verdict,
-      options,
-    });
+    printJson(verdictDocument(verdict, baseline, current));
   } else {
     // Every human format (table, markdown, github) renders escaped copies: names, labels and fields from a file carry no control character.
     if (output.format === 'github') writeStepSummary(shownDeep(verdict), shownDeep(baseline), shownDeep(current));
@@ -262,13 +215,31 @@ Examples:
   );
   return command.action(
     action(async (baselineFile: string, currentFile: string, flags: CompareCommandFlags) => {
+      const [{ loadReport }, { compareReports }, { differentBuilds, roleChanges }, { renderRoleChanges }] = await Promise.all([
+        import('../compare/load.js'),
+        import('../compare/diff.js'),
+        import('../compare/builds.js'),
+        import('../report/across-builds.js'),
+      ]);
       const baseline: CompareSide = { label: baselineFile, report: loadReport(baselineFile) };
       const current: CompareSide = { label: currentFile, report: loadReport(currentFile) };
-      // Two builds: refused, or with --across-builds what the build changed (src/commands/compare-builds.ts).
-      const across = compareAcrossBuilds(baseline, current, { acrossBuilds: flags.acrossBuilds === true, json: Boolean(flags.json), format: flags.format });
-      if (across !== undefined) return across;
-      const verdict = compareReports(baseline.report, current.report, compareOptionsFrom(flags));
-      return printVerdict(verdict, baseline, current, { json: Boolean(flags.json), format: flags.format, wide: Boolean(flags.wide) });
+      const builds = differentBuilds(baseline.report, current.report);
+      if (!builds) {
+        const verdict = compareReports(baseline.report, current.report, compareOptionsFrom(flags));
+        return printVerdict(verdict, baseline, current, { json: Boolean(flags.json), format: flags.format, wide: Boolean(flags.wide) });
+      }
+      // Two builds differ by the build (encodings, allocator, per-node overhead), not by a layout change: a regression
+      // verdict would blame the layout. Refused, or with --across-builds what the build changed per key role.
+      if (!flags.acrossBuilds) {
+        throw new UsageError(
+          `compare: ${shown(baseline.label)} was measured on ${shown(builds.baseline)}, ${shown(current.label)} on ${shown(builds.current)}; pass --across-builds to see what the build changes per key role (no regression verdict across builds)`,
+        );
+      }
+      const changes = roleChanges(baseline.report, current.report);
+      if (flags.json) printJson(acrossBuildsDocument(baseline, current, builds, changes));
+      // Labels and builds come from the files: escaped, as every human format of compare.
+      else process.stdout.write(renderRoleChanges(shownDeep(changes), shownDeep(builds), flags.format === 'markdown' ? 'markdown' : 'table', useColor()));
+      return ExitCode.ok;
     }),
   );
 }

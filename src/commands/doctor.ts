@@ -1,15 +1,7 @@
 import { Command } from 'commander';
-import { estimatePeakBytes } from '../bench/footprint.js';
 import { ExitCode } from '../core/errors.js';
-import { layoutNames } from '../layouts/index.js';
-import { redactUrl } from '../redis/connect.js';
-import { diagnose } from '../doctor/diagnose.js';
-import { renderDiagnosis } from '../report/doctor.js';
-import { proseWidth, wrapText } from '../report/width.js';
-import { SWC_VERSION } from '../core/version.js';
 import { action } from './lifecycle.js';
 import { addJsonOption, addRedisOptions, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
-import { SCHEMA_VERSION } from '../core/schema-version.js';
 
 interface DoctorFlags extends RedisFlags {
   json?: boolean;
@@ -32,6 +24,15 @@ export function doctorCommand(): Command {
   addJsonOption(command);
   return command.action(
     action(async (flags: DoctorFlags) => {
+      const [{ estimatePeakBytes }, { layoutNames }, { diagnose }, { doctorDocument, renderDiagnosis }, { proseWidth, wrapText }, { redactUrl }] =
+        await Promise.all([
+          import('../bench/footprint.js'),
+          import('../layouts/index.js'),
+          import('../doctor/diagnose.js'),
+          import('../report/doctor.js'),
+          import('../report/width.js'),
+          import('../redis/url.js'),
+        ]);
       const session = await sessionFromFlags(flags);
       // Headroom is judged against what `swc bench` does with no flags.
       const peak = estimatePeakBytes({
@@ -47,16 +48,7 @@ export function doctorCommand(): Command {
       const diagnosis = await diagnose(session.redis, { peakBytes: peak.bytes, peakFor: 'the default bench (--rate 100 --window 300)', readOnly });
       const where = session.server ? `private redis-server on port ${session.server.port}` : redactUrl(session.url);
       if (flags.json) {
-        printJson({
-          schemaVersion: SCHEMA_VERSION,
-          swcVersion: SWC_VERSION,
-          redis: { url: where, private: Boolean(session.server), ...diagnosis.server },
-          scripts: diagnosis.scripts,
-          checks: diagnosis.checks,
-          memory: diagnosis.preflight.memory,
-          permissions: diagnosis.preflight.permissions,
-          ok: diagnosis.ok,
-        });
+        printJson(doctorDocument(diagnosis, where, Boolean(session.server)));
       } else {
         process.stdout.write(wrapText(renderDiagnosis(diagnosis, where, useColor()), proseWidth(), 6));
       }

@@ -1,27 +1,28 @@
 import { Command, Option } from 'commander';
 import { parseNumber } from '../bench/values.js';
-import { ExitCode, NotFoundError, UsageError } from '../core/errors.js';
-import { inspectLight, inspectionDocument, resolveTargets, type InspectRequest } from '../inspect/inspect.js';
+import { NotFoundError, UsageError } from '../core/errors.js';
+import type { InspectRequest } from '../inspect/inspect.js';
 import type { Inspection, LightMetadata } from '../layouts/inspection.js';
-import { layoutNames, resolveLayoutName } from '../layouts/index.js';
-import { MAX_LISTED_ROWS, renderInspections } from '../report/inspect.js';
-import { visible } from '../report/style.js';
+import { BUILTIN_LAYOUT_NAMES } from '../layouts/builtin-names.js';
+import { MAX_LISTED_ROWS } from '../report/inspect-limits.js';
 import { action, printError } from './lifecycle.js';
+import type { ListFlags } from './listing.js';
 import {
+  addClusterOptions,
+  addJsonOption,
+  addRedisOptions,
+  checkFlag,
   DEFAULT_INSPECT_URL,
   LIGHTS_COMMAND_TIMEOUT_MS,
-  nameBookOf,
-  noteUnavailable,
+  parser,
+  printJson,
   rdbTarget,
-  runList,
   terminalColumns,
   unixSeconds,
+  useColor,
   windowSeconds,
-  type ListFlags,
-} from './lights.js';
-import { primariesOf, readTargetFromFlags, withSlotRetry } from './cluster-read.js';
-import { type ClusterFlags, addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, useColor } from './options.js';
-import { cutOnly, shownDeep } from '../safety/text.js';
+  type ClusterFlags,
+} from './options.js';
 
 interface InspectFlags extends ListFlags, ClusterFlags {
   json?: boolean;
@@ -34,23 +35,6 @@ interface InspectFlags extends ListFlags, ClusterFlags {
   check?: boolean;
 }
 
-function warn(inspections: readonly Inspection[]): boolean {
-  let problem = false;
-  noteUnavailable(inspections.flatMap((i) => i.unavailable));
-  for (const inspection of inspections) {
-    for (const text of inspection.problems) {
-      printError(`swc: warning: ${visible(text)}`);
-      problem = true;
-    }
-    if (!inspection.consistent) {
-      printError(
-        `swc: warning: ${inspection.layout} keys of ${visible(inspection.light)} changed while being read (writes in progress); figures may mix two moments`,
-      );
-    }
-  }
-  return problem;
-}
-
 /** `swc inspect <light>`: a read-only look inside one light. */
 export function inspectCommand(): Command {
   const command = new Command('inspect')
@@ -58,9 +42,10 @@ export function inspectCommand(): Command {
     .argument('[light]', 'a light name, a light id (6.0: 12 hex), or a full key of any registered layout')
     .option('--list', 'list every light on the server instead (same as swc lights)')
     .addOption(
-      new Option('--layout <name>', `which layout to read: ${layoutNames.join(', ')}, a manifest file (*.json), or auto (every layout that has keys)`)
-        .argParser(parser((v) => (v === 'auto' ? v : resolveLayoutName(v))))
-        .default('auto'),
+      new Option(
+        '--layout <name>',
+        `which layout to read: ${BUILTIN_LAYOUT_NAMES.join(', ')}, a manifest file (*.json), or auto (every layout that has keys)`,
+      ).default('auto'),
     )
     .option(
       '--system <name or id>',
@@ -113,76 +98,92 @@ export function inspectCommand(): Command {
   addJsonOption(command);
   return command.action(
     action(async (light: string | undefined, flags: InspectFlags) => {
+      const { resolveLayoutName } = await import('../layouts/index.js');
+      const layout = checkFlag('--layout', flags.layout, (v) => (v === 'auto' ? v : resolveLayoutName(v)));
       if (flags.list) {
         if (light !== undefined) throw new UsageError('--list: takes no light; drop one of them');
-        return runList(flags, flags.rdb !== undefined ? await rdbTarget(flags) : undefined);
+        const { runList } = await import('./listing.js');
+        return runList(flags, layout === 'auto' ? undefined : [layout], flags.rdb !== undefined ? await rdbTarget(flags) : undefined);
       }
       if (light === undefined || light === '') throw new UsageError('inspect: give a light name, id or key (or --list)');
-      const request: InspectRequest = {
-        light,
-        layout: flags.layout,
-        ...(flags.system !== undefined ? { system: flags.system } : {}),
-        ...(flags.window !== undefined ? { windowSeconds: flags.window } : {}),
-        ...(flags.at !== undefined ? { at: flags.at } : {}),
-      };
-      // Names for 6.0 ids: --names, a literal --system, and the light asked for.
-      const names = nameBookOf({
-        ...(flags.names !== undefined ? { names: flags.names } : {}),
-        ...(flags.system !== undefined ? { system: flags.system } : {}),
-      });
-      // A key of one layout with --layout naming another is bad usage: say so before connecting.
-      resolveTargets(request, names);
-      // Read-only: a slot that moves during the read is read again once on the new slot map.
-      const { target, result: inspections } =
-        flags.rdb !== undefined
-          ? await (async () => {
-              const snapshot = await rdbTarget(flags);
-              return { target: snapshot, result: await inspectLight(snapshot.redis, request, undefined, names) };
-            })()
-          : await withSlotRetry(
-              () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect', { commandTimeoutMs: LIGHTS_COMMAND_TIMEOUT_MS }),
-              (target) =>
-                inspectLight(target.redis, request, target.nodeOf, names).catch((err: unknown) => {
-                  // The message repeats the typed name and its keys: keep their control characters off the terminal.
-                  throw err instanceof NotFoundError ? new NotFoundError(visible(err.message)) : err;
-                }),
-              (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; reading again on the new slot map`),
-            );
-      // Values from Redis over a sane length (an 8 MB last_error_json) are cut, their size in bytes said (src/safety/text.ts).
-      if (flags.json)
-        printJson(
-          shownDeep(inspectionDocument(request, inspections, target.cluster ? { primaries: primariesOf(target.cluster) } : undefined), MAX_JSON_CHARS, cutOnly),
-        );
-      else {
-        const color = useColor();
-        const columns = terminalColumns();
-        process.stdout.write(
-          renderInspections(inspections.map(cutMetadata), {
-            color,
-            limit: flags.limit,
-            picture: Boolean(process.stdout.isTTY),
-            wide: Boolean(flags.wide),
-            ...(columns !== null ? { columns } : {}),
-          }),
-        );
-      }
-      const problem = warn(inspections);
-      const drifted = inspections.filter((i) => i.kind === 'buckets' && !i.drift.ok);
-      if (flags.check && drifted.length > 0) {
-        printError(`swc: drift in ${drifted.map((i) => `${i.layout} ${visible(i.light)}`).join(', ')} (--check)`);
-        return ExitCode.finding;
-      }
-      return problem ? ExitCode.finding : ExitCode.ok;
+      return inspectOne(light, { ...flags, layout });
     }),
   );
 }
 
+/** Reads one light and prints it; returns the exit code. */
+async function inspectOne(light: string, flags: InspectFlags): Promise<number> {
+  const [
+    { inspectLight, inspectionDocument, resolveTargets },
+    { nameBookOf },
+    { renderInspections, inspectionWarnings },
+    { primariesOf, readTargetFromFlags, withSlotRetry },
+    { visible },
+    { cutOnly, shownDeep },
+  ] = await Promise.all([
+    import('../inspect/inspect.js'),
+    import('../inspect/listing.js'),
+    import('../report/inspect.js'),
+    import('./cluster-read.js'),
+    import('../report/style.js'),
+    import('../safety/text.js'),
+  ]);
+  const request: InspectRequest = {
+    light,
+    layout: flags.layout,
+    ...(flags.system !== undefined ? { system: flags.system } : {}),
+    ...(flags.window !== undefined ? { windowSeconds: flags.window } : {}),
+    ...(flags.at !== undefined ? { at: flags.at } : {}),
+  };
+  // Names for 6.0 ids: --names, a literal --system, and the light asked for.
+  const names = nameBookOf({
+    ...(flags.names !== undefined ? { names: flags.names } : {}),
+    ...(flags.system !== undefined ? { system: flags.system } : {}),
+  });
+  // A key of one layout with --layout naming another is bad usage: say so before connecting.
+  resolveTargets(request, names);
+  // Read-only: a slot that moves during the read is read again once on the new slot map.
+  const { target, result: inspections } =
+    flags.rdb !== undefined
+      ? await (async () => {
+          const snapshot = await rdbTarget(flags);
+          return { target: snapshot, result: await inspectLight(snapshot.redis, request, undefined, names) };
+        })()
+      : await withSlotRetry(
+          () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect', { commandTimeoutMs: LIGHTS_COMMAND_TIMEOUT_MS }),
+          (target) =>
+            inspectLight(target.redis, request, target.nodeOf, names).catch((err: unknown) => {
+              // The message repeats the typed name and its keys: keep their control characters off the terminal.
+              throw err instanceof NotFoundError ? new NotFoundError(visible(err.message)) : err;
+            }),
+          (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; reading again on the new slot map`),
+        );
+  // Values from Redis over a sane length (an 8 MB last_error_json) are cut, their size in bytes said (src/safety/text.ts).
+  if (flags.json) {
+    const cluster = 'cluster' in target && target.cluster ? { primaries: primariesOf(target.cluster) } : undefined;
+    printJson(shownDeep(inspectionDocument(request, inspections, cluster), MAX_JSON_CHARS, cutOnly));
+  } else {
+    const columns = terminalColumns();
+    const cut = (inspection: Inspection): Inspection => {
+      if (!('metadata' in inspection)) return inspection;
+      const metadata: LightMetadata = inspection.metadata;
+      return { ...inspection, metadata: { ...metadata, fields: shownDeep(metadata.fields), lastError: shownDeep(metadata.lastError) } };
+    };
+    const picture = Boolean(process.stdout.isTTY);
+    process.stdout.write(
+      renderInspections(inspections.map(cut), {
+        color: useColor(),
+        limit: flags.limit,
+        picture,
+        wide: Boolean(flags.wide),
+        ...(columns !== null ? { columns } : {}),
+      }),
+    );
+  }
+  const warnings = inspectionWarnings(inspections, Boolean(flags.check));
+  for (const line of warnings.lines) printError(line);
+  return warnings.code;
+}
+
 /** Longest string kept whole in inspect's JSON (longer ones are cut with their size; a Stoplight error's JSON is far shorter). */
 const MAX_JSON_CHARS = 4096;
-
-/** An inspection with its metadata values escaped and cut for the terminal (the rest is rendered escaped already). */
-function cutMetadata(inspection: Inspection): Inspection {
-  if (!('metadata' in inspection)) return inspection;
-  const metadata: LightMetadata = inspection.metadata;
-  return { ...inspection, metadata: { ...metadata, fields: shownDeep(metadata.fields), lastError: shownDeep(metadata.lastError) } };
-}

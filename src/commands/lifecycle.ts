@@ -1,5 +1,5 @@
 import { ExitCode, SwcError } from '../core/errors.js';
-import { redactUrl, secretsOf } from '../redis/connect.js';
+import { redactUrl, secretsOf } from '../redis/url.js';
 import { classifyRedisError } from '../redis/errors.js';
 
 type Cleanup = () => Promise<void>;
@@ -156,5 +156,54 @@ export function action<A extends unknown[]>(run: (...args: A) => Promise<number 
     }
     await runCleanups();
     process.exitCode = signalExitCode ?? code;
+  };
+}
+
+/**
+ * Runs `work` so that a signal's clean-up first asks it to stop (`stopped()`
+ * turns true) and then waits for it to end: what it found so far is still
+ * printed before the process exits.
+ */
+export async function untilStopped<T>(work: (stopped: () => boolean) => Promise<T>): Promise<T> {
+  let stopping = false;
+  let finished = (): void => undefined;
+  const done = new Promise<void>((resolve) => (finished = resolve));
+  const unregister = onShutdown(async () => {
+    stopping = true;
+    await done;
+  });
+  try {
+    return await work(() => stopping);
+  } finally {
+    finished();
+    unregister();
+  }
+}
+
+/**
+ * Progress of a long scan on stderr, from `line` (the progress line to show):
+ * redrawn 4 times a second on a terminal, a line every 5 s otherwise; short
+ * scans stay silent. `done` clears a drawn line.
+ */
+export function stderrProgress<P extends { elapsedMs: number }>(
+  enabled: boolean,
+  line: (progress: P) => string,
+): { onProgress?: (p: P) => void; done: () => void } {
+  if (!enabled) return { done: () => undefined };
+  const tty = Boolean(process.stderr.isTTY);
+  let last = 0;
+  let drawn = false;
+  return {
+    onProgress: (p) => {
+      if (last > 0 && p.elapsedMs - last < (tty ? 250 : 5000)) return;
+      last = p.elapsedMs;
+      if (tty) {
+        process.stderr.write(`\r${line(p)}\x1b[K`);
+        drawn = true;
+      } else printError(line(p));
+    },
+    done: () => {
+      if (drawn) process.stderr.write('\r\x1b[K');
+    },
   };
 }

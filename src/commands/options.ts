@@ -1,7 +1,9 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { parseRedisUrl, openSession, type Session } from '../redis/connect.js';
-import { MAX_PRIVATE_SHARDS, openClusterSession, type ClusterSession } from '../redis/cluster.js';
-import { checkServerSetting } from '../redis/server.js';
+import type { Session } from '../redis/connect.js';
+import type { ClusterSession } from '../redis/cluster.js';
+import type { Redis } from 'ioredis';
+import { parseRedisUrl } from '../redis/url.js';
+import { checkServerSetting, MAX_PRIVATE_SHARDS } from '../redis/server-settings.js';
 import { UsageError } from '../core/errors.js';
 import { DEFAULT_TURN_TIMEOUT_MS } from '../bench/namespace.js';
 import { parseDuration } from '../bench/values.js';
@@ -99,6 +101,8 @@ export async function sessionFromFlags(flags: Partial<RedisFlags>, defaultUrl?: 
   // An empty REDIS_URL counts as unset, as the preAction check treats it.
   const env = process.env.REDIS_URL || undefined;
   const redisUrl = flags.redisUrl ?? env ?? defaultUrl;
+  // The client loads with the first command that connects, not at start-up.
+  const { openSession } = await import('../redis/connect.js');
   const session = await openSession({
     ...(redisUrl !== undefined ? { redisUrl } : {}),
     serverSettings: flags.redisServerArg ?? [],
@@ -157,6 +161,7 @@ export async function clusterSessionFromFlags(flags: Partial<RedisFlags & Cluste
   if (seeds.length > 0 && flags.clusterShards !== undefined) {
     throw new UsageError('--cluster-shards: starts a private cluster; drop it or drop --redis-url');
   }
+  const { openClusterSession } = await import('../redis/cluster.js');
   const session = await openClusterSession({
     seeds,
     ...(flags.clusterShards !== undefined ? { shards: flags.clusterShards } : {}),
@@ -192,3 +197,50 @@ export const waitForRunsOption = (): Option =>
 
 /** The turn wait of `--wait-for-runs` (seconds) in milliseconds. */
 export const turnWaitMs = (seconds: number | undefined): number => (seconds ?? DEFAULT_TURN_TIMEOUT_MS / 1000) * 1000;
+
+/** A flag's check run in the action (it needs modules loaded there), with commander's message: `--layout: got "x"; …`. */
+export function checkFlag<T>(flag: string, value: string, check: (value: string) => T): T {
+  try {
+    return check(value);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new UsageError(reason.startsWith(flag) ? reason : `${flag}: got "${value}"; ${reason}`);
+  }
+}
+
+/** Inspect and lights read what an application's Redis holds, so they default to the usual local one. */
+export const DEFAULT_INSPECT_URL = 'redis://127.0.0.1:6379';
+/** A command on the server gets no reply within this long: lights and inspect give up (a paused or stuck server) instead of waiting 30 s. */
+export const LIGHTS_COMMAND_TIMEOUT_MS = 5000;
+/** Keys live 7 days at most in either layout; an --at after 2100-01-01 is a typo (milliseconds, most likely). */
+const [MAX_WINDOW_SECONDS, MAX_AT] = [604_800, 4_102_444_800];
+
+/** `--at` of inspect and lights: Unix seconds. */
+export const unixSeconds = parser((value) => {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > MAX_AT) {
+    throw new UsageError(`--at: expected Unix seconds 0..${MAX_AT} (fractions allowed), got "${value}"`);
+  }
+  return n;
+});
+
+/** `--window` of inspect and lights. */
+export const windowSeconds = parser((v) => parseDuration('--window', v, { min: 1, max: MAX_WINDOW_SECONDS, integer: true }));
+
+/** The terminal's width: COLUMNS, else the TTY's; null when neither says (a pipe: nothing is cut). */
+export function terminalColumns(): number | null {
+  const env = Number(process.env.COLUMNS);
+  if (Number.isInteger(env) && env > 0) return env;
+  return process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : null;
+}
+
+/** `--rdb <file>`: the snapshot on a private server on a unix socket (stopped on every way out); refuses flags naming a server. */
+export async function rdbTarget(flags: { rdb?: string; redisServer?: string } & Partial<RedisFlags & ClusterFlags>): Promise<{ redis: Redis; url: string }> {
+  if (flags.redisUrl !== undefined || (flags.redisUrls?.length ?? 0) > 0)
+    throw new UsageError('--rdb/--redis-url: --rdb reads a snapshot, not a server; drop one of them');
+  if (flags.cluster) throw new UsageError('--rdb/--cluster: --rdb reads one snapshot; drop --cluster');
+  const { startRdbServer } = await import('../redis/rdb-server.js');
+  const server = await startRdbServer(flags.rdb as string, flags.redisServer);
+  onShutdown(() => server.stop());
+  return { redis: server.redis, url: server.url };
+}

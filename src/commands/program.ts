@@ -1,15 +1,10 @@
 import { Command, CommanderError, Help, Option } from 'commander';
-import { benchCommand } from './bench.js';
-import { chartCommand } from './chart.js';
-import { cleanCommand } from './clean.js';
-import { compareCommand } from './compare.js';
-import { doctorCommand } from './doctor.js';
-import { inspectCommand } from './inspect.js';
-import { lightsCommand } from './lights.js';
-import { verifyCommand } from './verify.js';
 import { reportError, scrub } from './lifecycle.js';
 import { ExitCode } from '../core/errors.js';
 import { SWC_VERSION } from '../core/version.js';
+import { helpWidth, wrapHelp } from '../report/help-text.js';
+
+export { helpWidth, wrapHelp };
 
 // The program without the process around it (signal handlers, stdout guards,
 // exit), so tests can run a command in-process; src/cli.ts is the entry point.
@@ -45,47 +40,6 @@ function outputFor(command: Command): { outputError: (text: string, write: (s: s
 /** `swc --help` for the program, `swc <command> --help` for a subcommand. */
 function helpCommandOf(command: Command): string {
   return command.parent ? `swc ${command.name()} --help` : 'swc --help';
-}
-
-/**
- * The width help wraps to: COLUMNS when set, else the terminal's columns,
- * else 80 (piped help reads like a man page, not like a wide report).
- */
-export function helpWidth(env: NodeJS.ProcessEnv = process.env, stream: { isTTY?: boolean; columns?: number } = process.stdout): number {
-  const fromEnv = /^\s*\d+\s*$/.test(env.COLUMNS ?? '') ? Number(env.COLUMNS) : 0;
-  const columns = fromEnv > 0 ? fromEnv : stream.isTTY && stream.columns ? stream.columns : HELP_COLUMNS;
-  return Math.max(MIN_HELP_COLUMNS, columns);
-}
-const HELP_COLUMNS = 80;
-const MIN_HELP_COLUMNS = 40;
-
-/**
- * Breaks every line of `text` wider than `width` at spaces; a continuation
- * keeps the line's indent plus two. commander wraps option and command
- * descriptions itself; this catches the hand-written text after them
- * (exit codes, examples), so a long line added there still fits. A prose
- * line (no indent) continues at the margin.
- */
-export function wrapHelp(text: string, width: number): string {
-  return text
-    .split('\n')
-    .flatMap((line) => {
-      if ([...line].length <= width) return [line];
-      const indent = /^ */.exec(line)?.[0] ?? '';
-      const more = indent === '' ? '' : `${indent}  `;
-      const out: string[] = [];
-      let current = '';
-      for (const word of line.slice(indent.length).split(/(?<=\S) +/)) {
-        const lead = out.length === 0 ? indent : more;
-        if (current && [...lead, ...current, ' ', ...word].length > width) {
-          out.push(lead + current);
-          current = word;
-        } else current = current ? `${current} ${word}` : word;
-      }
-      out.push((out.length === 0 ? indent : more) + current);
-      return out;
-    })
-    .join('\n');
 }
 
 /**
@@ -196,8 +150,37 @@ function helpFirst(program: Command, command: Command): void {
   throw new CommanderError(ExitCode.ok, 'commander.helpDisplayed', '(outputHelp)');
 }
 
-/** Builds the `swc` program; each subcommand lives in src/commands/<verb>.ts. */
-export function buildProgram(): Command {
+/**
+ * Each subcommand's module (src/commands/<verb>.ts), loaded only when the
+ * arguments need it: `swc --version` loads none, `swc inspect …` inspect's.
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  bench: async () => (await import('./bench.js')).benchCommand(),
+  chart: async () => (await import('./chart.js')).chartCommand(),
+  clean: async () => (await import('./clean.js')).cleanCommand(),
+  compare: async () => (await import('./compare.js')).compareCommand(),
+  doctor: async () => (await import('./doctor.js')).doctorCommand(),
+  inspect: async () => (await import('./inspect.js')).inspectCommand(),
+  lights: async () => (await import('./lights.js')).lightsCommand(),
+  verify: async () => (await import('./verify.js')).verifyCommand(),
+};
+
+/**
+ * The subcommands the user's arguments need: the one they name (also as
+ * `help <name>`), none for `--version`, else every one (the program's help
+ * lists them, and an unknown name gets the nearest as a suggestion).
+ */
+export function commandsFor(args: readonly string[]): string[] {
+  const [first, second] = args;
+  if (first === '-V' || first === '--version') return [];
+  const named = first === 'help' ? second : first;
+  return named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
+}
+
+/** Builds the `swc` program for `argv` (node, script, then the user's arguments), or with every subcommand when none is given. */
+export async function buildProgram(argv?: readonly string[]): Promise<Command> {
+  const names = argv === undefined ? Object.keys(COMMANDS) : commandsFor(argv.slice(2));
+  const commands = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Command>)()));
   const program = new Command('swc')
     .description('Benchmark and inspect sliding-window counters in Redis (Stoplight 5.x vs 6.0 layouts)')
     .version(SWC_VERSION, '-V, --version')
@@ -213,14 +196,7 @@ Examples:
   swc bench --rate 100 --window 300
   swc lights --redis-url redis://127.0.0.1:6379 --top 20`,
     );
-  program.addCommand(benchCommand());
-  program.addCommand(chartCommand());
-  program.addCommand(cleanCommand());
-  program.addCommand(compareCommand());
-  program.addCommand(doctorCommand());
-  program.addCommand(inspectCommand());
-  program.addCommand(lightsCommand());
-  program.addCommand(verifyCommand());
+  for (const command of commands) program.addCommand(command);
   for (const command of program.commands) groupOptions(command);
   for (const command of [program, ...program.commands]) {
     command

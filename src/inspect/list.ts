@@ -8,6 +8,9 @@ import { addRegistry, isLiteral, nameId, namesOf, newNameBook, registrySystemOf,
 import { scanOnce, type ScanControl } from '../redis/scan.js';
 import type { RegisteredConfig } from '../layouts/types.js';
 import { lightStates, type LightStateName } from '../layouts/stoplight/state.js';
+import type { LightOrder } from './list-options.js';
+
+export { lightOrders, parseStates, type LightOrder } from './list-options.js';
 import type { JudgeOptions, LayoutTotals, LightHealth, LightList, LightListing, NodeShare, NodeTotals, SurveyLight } from '../layouts/inspection.js';
 
 /** Keys described per pipeline, so a server with many lights gets many small round trips. */
@@ -326,10 +329,6 @@ export function nodeTotalsOf(lights: readonly LightListing[], nodes: readonly st
   return [...out].map(([node, t]) => ({ node, ...t }));
 }
 
-/** Orders of `swc lights --sort`. */
-export const lightOrders = ['bytes', 'idle', 'events', 'name', 'rate', 'state'] as const;
-export type LightOrder = (typeof lightOrders)[number];
-
 const byName = (a: LightListing, b: LightListing): number =>
   a.layout.localeCompare(b.layout) || a.name.localeCompare(b.name) || a.reference.localeCompare(b.reference);
 /** Unknown figures (null) sort last in every order. */
@@ -349,24 +348,6 @@ const byOrder: Record<LightOrder, (a: LightListing, b: LightListing) => number> 
 function stateRank(l: LightListing): number {
   const i = l.state ? lightStates.indexOf(l.state) : -1;
   return i < 0 ? lightStates.length : i;
-}
-
-/**
- * Parses `--state red,yellow`: each a state (`locked red` also as
- * `locked-red` or `locked_red`). Throws a UsageError naming the flag and the accepted values.
- */
-export function parseStates(value: string): LightStateName[] {
-  const out: LightStateName[] = [];
-  for (const raw of value.split(',')) {
-    const v = raw
-      .trim()
-      .toLowerCase()
-      .replace(/[-_\s]+/g, ' ');
-    const state = lightStates.find((s) => s === v);
-    if (!state) throw new UsageError(`--state: expected a comma-separated list of ${lightStates.join(', ')}; got "${raw.trim()}"`);
-    if (!out.includes(state)) out.push(state);
-  }
-  return out;
 }
 
 /** Which lights of a listing to show. */

@@ -13,6 +13,7 @@ import { Cluster, type Redis } from 'ioredis';
 import { ServerStartError, ServerStateError, UsageError } from '../core/errors.js';
 import { connect, openSession, parseRedisUrl, redactUrl, type Session, type SessionOptions } from './connect.js';
 import { checkServerSetting, startPrivateServer, type PrivateServer } from './server.js';
+import { MAX_PRIVATE_SHARDS } from './server-settings.js';
 import { keySlot } from './slot.js';
 
 /** Hash slots in a Redis Cluster. */
@@ -134,8 +135,7 @@ export interface PrivateClusterOptions {
   readonly readyTimeoutMs?: number;
 }
 
-/** The largest private cluster swc starts. */
-export const MAX_PRIVATE_SHARDS = 16;
+export { MAX_PRIVATE_SHARDS } from './server-settings.js';
 
 /**
  * Starts `shards` redis-servers in cluster mode on free loopback ports, each

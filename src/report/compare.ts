@@ -5,10 +5,9 @@ import type { BenchReport } from '../measure/types.js';
 import { palette, percent } from './style.js';
 import { renderCsv, renderMarkdown, type Grid } from './table.js';
 import { PIPED_COLUMNS, renderFitted, visibleLength, wrapText } from './width.js';
+import type { CompareFormat } from './compare-formats.js';
 
-/** Output formats of `swc compare` besides `--json`; `--format` choices come from here. */
-export const compareFormats = ['table', 'markdown', 'csv', 'github'] as const;
-export type CompareFormat = (typeof compareFormats)[number];
+export { compareFormats, type CompareFormat } from './compare-formats.js';
 
 /** One side of a comparison as the header shows it. */
 export interface CompareSide {

@@ -1,5 +1,7 @@
 import type { Diagnosis } from '../doctor/diagnose.js';
 import { palette } from './style.js';
+import { SCHEMA_VERSION } from '../core/schema-version.js';
+import { SWC_VERSION } from '../core/version.js';
 
 /** Renders a diagnosis as lines for a terminal. */
 export function renderDiagnosis(diagnosis: Diagnosis, where: string, color: boolean): string {
@@ -20,4 +22,18 @@ export function renderDiagnosis(diagnosis: Diagnosis, where: string, color: bool
     diagnosis.ok ? c.green('ready') : c.red('not ready: see FAIL above'),
     '',
   ].join('\n');
+}
+
+/** The `--json` document of `swc doctor` (schemas/doctor.json); `where` is the server as shown (URL redacted). */
+export function doctorDocument(diagnosis: Diagnosis, where: string, privateServer: boolean): Record<string, unknown> {
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    swcVersion: SWC_VERSION,
+    redis: { url: where, private: privateServer, ...diagnosis.server },
+    scripts: diagnosis.scripts,
+    checks: diagnosis.checks,
+    memory: diagnosis.preflight.memory,
+    permissions: diagnosis.preflight.permissions,
+    ok: diagnosis.ok,
+  };
 }

@@ -2,6 +2,9 @@ import Table from 'cli-table3';
 import type { ChalkInstance } from 'chalk';
 import type { BucketInspection, EventInspection, Inspection, KeyInspection, KeysInspection, LightMetadata } from '../layouts/inspection.js';
 import { palette, visible } from './style.js';
+import { ExitCode } from '../core/errors.js';
+import { unavailableNotes } from './listing.js';
+import { MAX_LISTED_ROWS } from './inspect-limits.js';
 
 /** How to render an inspection. */
 export interface InspectRenderOptions {
@@ -16,12 +19,7 @@ export interface InspectRenderOptions {
   readonly columns?: number;
 }
 
-/**
- * Most rows a bucket or seconds table lists, whatever the limit asked (the
- * CLI's --limit stops here too): cli-table3 spreads its rows into a call,
- * and a million rows overflow the stack. JSON has every bucket.
- */
-export const MAX_LISTED_ROWS = 10_000;
+export { MAX_LISTED_ROWS } from './inspect-limits.js';
 
 /** Narrower terminals still get 80 columns. */
 const MIN_COLUMNS = 80;
@@ -543,4 +541,32 @@ export function renderInspections(inspections: readonly Inspection[], options: I
       .join('\n');
   });
   return `${blocks.join('\n\n')}\n`;
+}
+
+/**
+ * What inspect says on stderr after the inspection: each unreadable figure's
+ * note, each problem and each key changed while being read, and the drift
+ * `--check` asks about; with the exit code they call for (1 for a problem,
+ * or drift with `check`).
+ */
+export function inspectionWarnings(inspections: readonly Inspection[], check: boolean): { lines: string[]; code: number } {
+  const lines = unavailableNotes(inspections.flatMap((i) => i.unavailable));
+  let problem = false;
+  for (const inspection of inspections) {
+    for (const text of inspection.problems) {
+      lines.push(`swc: warning: ${visible(text)}`);
+      problem = true;
+    }
+    if (!inspection.consistent) {
+      lines.push(
+        `swc: warning: ${inspection.layout} keys of ${visible(inspection.light)} changed while being read (writes in progress); figures may mix two moments`,
+      );
+    }
+  }
+  const drifted = inspections.filter((i) => i.kind === 'buckets' && !i.drift.ok);
+  if (check && drifted.length > 0) {
+    lines.push(`swc: drift in ${drifted.map((i) => `${i.layout} ${visible(i.light)}`).join(', ')} (--check)`);
+    return { lines, code: ExitCode.finding };
+  }
+  return { lines, code: problem ? ExitCode.finding : ExitCode.ok };
 }

@@ -3,9 +3,9 @@ import { palette, visible } from './style.js';
 import { renderBox, renderCsv, renderMarkdown, wrapHead, type Grid } from './table.js';
 import { FLOOR_COLUMNS, wrapText } from './width.js';
 
-/** Output formats of `swc lights`; `--format` choices come from here. */
-export const lightsFormats = ['table', 'json', 'csv', 'markdown'] as const;
-export type LightsFormat = (typeof lightsFormats)[number];
+import type { LightsFormat } from './lights-formats.js';
+
+export { lightsFormats, type LightsFormat } from './lights-formats.js';
 
 /** What `swc lights` shows. */
 export interface LightsView {

@@ -26,7 +26,8 @@ export async function runInProcess(args: readonly string[], env: NodeJS.ProcessE
   process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += chunk.toString()), true)) as typeof process.stderr.write;
   let code: number;
   try {
-    await buildProgram().parseAsync(['node', 'swc', ...args]);
+    const argv = ['node', 'swc', ...args];
+    await (await buildProgram(argv)).parseAsync(argv);
     code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0);
   } catch (err) {
     code = parseFailureCode(err);

@@ -3,7 +3,7 @@ import { buildProgram, helpWidth, wrapHelp } from '../../../src/commands/program
 import { runInProcess } from '../in-process.js';
 
 /** Every command's argument list for its help: the program, then each subcommand. */
-const helps = [[], ...buildProgram().commands.map((c) => [c.name()])];
+const helps = [[], ...(await buildProgram()).commands.map((c) => [c.name()])];
 
 /** Lines longer than `width` columns. */
 const over = (text: string, width: number): string[] => text.split('\n').filter((l) => [...l].length > width);
@@ -124,7 +124,7 @@ describe('bench groups its options; -h is the short help, --help the full one', 
     expect(section('Against a baseline:')).toMatch(/^ {2}--baseline <file>/m);
     expect(section('Help:')).toMatch(/^ {2}-h, --help/m);
     // Every flag bench has is shown exactly once.
-    const command = buildProgram().commands.find((c) => c.name() === 'bench');
+    const command = (await buildProgram()).commands.find((c) => c.name() === 'bench');
     for (const option of command?.options ?? [])
       expect(run.stdout.split('\n').filter((l) => l.startsWith(`  ${option.flags}  `) || l === `  ${option.flags}`).length, option.flags).toBe(1);
   });

@@ -1,0 +1,143 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { UsageError } from '../core/errors.js';
+import type { LightOrder } from '../inspect/list-options.js';
+import type { Listing } from '../inspect/listing.js';
+import type { LightStateName } from '../layouts/stoplight/state.js';
+import type { NameBook } from '../layouts/stoplight/names.js';
+import type { LightsFormat } from '../report/lights-formats.js';
+import type { ReadTarget } from './cluster-read.js';
+import { onShutdown, printError, stderrProgress, stopCause, untilStopped } from './lifecycle.js';
+import { DEFAULT_INSPECT_URL, LIGHTS_COMMAND_TIMEOUT_MS, terminalColumns, useColor, type ClusterFlags, type RedisFlags } from './options.js';
+
+// The listing flow of `swc lights` and `swc inspect --list` (a CLI helper,
+// not a command): read the flags' target, list, print, and --watch.
+
+/** Flags of `swc lights` (and of `inspect --list`, which has fewer). */
+export interface ListFlags extends RedisFlags, ClusterFlags {
+  json?: boolean;
+  layout?: string;
+  format?: LightsFormat;
+  top?: number;
+  sort?: LightOrder;
+  system?: string;
+  match?: string;
+  window?: number;
+  at?: number;
+  check?: boolean;
+  wide?: boolean;
+  names?: string;
+  scanPause?: number;
+  progress?: boolean;
+  threshold?: number;
+  state?: LightStateName[];
+  watch?: number;
+  rdb?: string;
+  redisServer?: string;
+}
+
+/** What a listing of `flags` reads and shows, for {@link listOnce}. */
+export interface ListPlan {
+  readonly flags: ListFlags;
+  readonly layout?: 'all' | string[];
+  readonly names: NameBook;
+}
+
+/** One listing, printed; Ctrl-C stops the scan and what it found is still printed. Returns the exit code and whether it is partial. */
+function listOnce({ flags, layout, names }: ListPlan, target: ReadTarget, control: { stopped: () => boolean }): Promise<{ code: number; partial: boolean }> {
+  return untilStopped(async (stopped) => {
+    const [{ readListing }, { listingOutput, scanProgressLine }, { primariesOf }] = await Promise.all([
+      import('../inspect/listing.js'),
+      import('../report/listing.js'),
+      import('./cluster-read.js'),
+    ]);
+    const progress = stderrProgress(flags.progress !== false, scanProgressLine);
+    let listing: Listing;
+    try {
+      listing = await readListing(target.redis, {
+        ...(layout !== undefined ? { layout } : {}),
+        windowSeconds: flags.window ?? null,
+        ...(flags.at !== undefined ? { at: flags.at } : {}),
+        names,
+        snapshot: flags.rdb !== undefined,
+        ...(flags.scanPause !== undefined ? { scanPauseMs: flags.scanPause } : {}),
+        ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+        stopped: () => stopped() || control.stopped(),
+        ...(target.nodeOf && target.cluster ? { cluster: { nodeOf: target.nodeOf, primaries: primariesOf(target.cluster) } } : {}),
+        ...(flags.sort ? { sort: flags.sort } : {}),
+        ...(flags.top !== undefined ? { top: flags.top } : {}),
+        ...(flags.system !== undefined ? { system: flags.system } : {}),
+        ...(flags.match !== undefined ? { match: flags.match } : {}),
+        ...(flags.threshold !== undefined ? { threshold: flags.threshold } : {}),
+        ...(flags.state !== undefined ? { states: flags.state } : {}),
+      });
+    } finally {
+      progress.done();
+    }
+    const columns = terminalColumns();
+    const out = listingOutput(listing, {
+      format: flags.json ? 'json' : (flags.format ?? 'table'),
+      wide: Boolean(flags.wide),
+      color: useColor(),
+      ...(columns !== null ? { columns } : {}),
+      ...(flags.threshold !== undefined ? { threshold: flags.threshold } : {}),
+      check: Boolean(flags.check),
+      snapshot: flags.rdb !== undefined,
+      stopCause: () => stopCause(),
+    });
+    for (const line of out.before) printError(line);
+    process.stdout.write(out.stdout);
+    for (const line of out.after) printError(line);
+    return { code: out.code, partial: out.partial };
+  });
+}
+
+/**
+ * Every light on the server, printed. Exit 1 with --check when any light
+ * drifted; 130 after Ctrl-C, with what the scan found so far printed and
+ * marked partial. `--watch` lists again every n seconds until Ctrl-C.
+ */
+export async function runList(flags: ListFlags, layout: ListPlan['layout'], given?: ReadTarget): Promise<number> {
+  const [{ globRegExp }, { nameBookOf }, { readTargetFromFlags, withSlotRetry }] = await Promise.all([
+    import('../inspect/list.js'),
+    import('../inspect/listing.js'),
+    import('./cluster-read.js'),
+  ]);
+  if (flags.match !== undefined) globRegExp(flags.match);
+  if (flags.watch !== undefined && (flags.json || (flags.format !== undefined && flags.format !== 'table'))) {
+    throw new UsageError('--watch: redraws a table; drop --json/--format');
+  }
+  // Read --names before connecting: a bad file is exit 2 with nothing sent.
+  const plan: ListPlan = { flags, ...(layout !== undefined ? { layout } : {}), names: nameBookOf(flags) };
+  const open = (): Promise<ReadTarget> => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'lights', { commandTimeoutMs: LIGHTS_COMMAND_TIMEOUT_MS });
+  let stopping = false;
+  // In --watch, Ctrl-C between listings ends the loop (the signal handler then exits 130).
+  const unregister = onShutdown(async () => {
+    stopping = true;
+  });
+  const control = { stopped: () => stopping };
+  try {
+    if (flags.watch === undefined) {
+      const { code, partial } = given
+        ? await listOnce(plan, given, control)
+        : (
+            await withSlotRetry(
+              open,
+              (target) => listOnce(plan, target, control),
+              (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; listing again on the new slot map`),
+            )
+          ).result;
+      return partial ? 130 : code;
+    }
+    const target = given ?? (await open());
+    for (;;) {
+      if (process.stdout.isTTY) process.stdout.write('\x1b[H\x1b[2J');
+      else process.stdout.write(`--- ${new Date().toISOString()} (--watch ${flags.watch} s)\n`);
+      const { partial } = await listOnce(plan, target, control);
+      if (partial || stopping) return 130;
+      await sleep(flags.watch * 1000);
+      if (stopping) return 130;
+    }
+  } finally {
+    unregister();
+  }
+}

@@ -1,0 +1,106 @@
+import { isoMoment } from '../core/format.js';
+import { ExitCode } from '../core/errors.js';
+import { SCHEMA_VERSION } from '../core/schema-version.js';
+import { SWC_VERSION } from '../core/version.js';
+import type { Listing } from '../inspect/listing.js';
+import type { ScanProgress } from '../redis/scan.js';
+import { grandTotal, renderLights } from './lights.js';
+import type { LightsFormat } from './lights-formats.js';
+import { visible } from './style.js';
+
+/** What --rdb bytes are not: the live server's (docs/operator.md, "Offline: an RDB snapshot"). */
+export const RDB_BYTES_NOTE =
+  "--rdb bytes are a freshly loaded snapshot's: a live key can be mid-rehash (carrying its old table, up to a few KB) and loading re-encodes values, so the live server's bytes differ by a few percent (seen on real data: 5.x -5%, 6.0 +1%); events, state and window counts are the same";
+
+/** How a listing is shown: `swc lights` flags, and where it came from. */
+export interface ListingView {
+  readonly format: LightsFormat;
+  readonly wide: boolean;
+  readonly color: boolean;
+  readonly columns?: number;
+  readonly threshold?: number;
+  /** `--check`: drift is a finding. */
+  readonly check: boolean;
+  /** Read from an RDB snapshot: its bytes get a note. */
+  readonly snapshot: boolean;
+  /** What stopped a partial scan ("Ctrl-C (SIGINT)"). */
+  readonly stopCause: () => string;
+}
+
+/** Everything a listing prints: lines for stderr before and after stdout, stdout, and the exit code it calls for. */
+export interface ListingOutput {
+  readonly before: readonly string[];
+  readonly stdout: string;
+  readonly after: readonly string[];
+  readonly code: number;
+  readonly partial: boolean;
+}
+
+/** The `--json` document of `swc lights` (schemas/lights.json). */
+export function lightsDocument(listing: Listing, threshold?: number): Record<string, unknown> {
+  const { list, matched, shown, totals, nodeTotals, primaries } = listing;
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    swcVersion: SWC_VERSION,
+    at: isoMoment(list.at),
+    clock: list.clock,
+    windowSeconds: list.windowSeconds,
+    ...(threshold !== undefined ? { threshold } : {}),
+    patterns: list.patterns,
+    unavailable: list.unavailable,
+    partial: list.partial,
+    ...(list.scan ? { scan: list.scan } : {}),
+    problems: list.problems,
+    leftovers: list.leftovers,
+    matched: matched.length,
+    totals,
+    total: grandTotal(totals),
+    ...(nodeTotals && primaries ? { cluster: { primaries, nodeTotals } } : {}),
+    lights: shown,
+  };
+}
+
+/** Notes of what the server would not let swc read (the figures show n/a), each once. */
+export function unavailableNotes(notes: readonly string[]): string[] {
+  return [...new Set(notes)].map((note) => `swc: note: ${visible(note)}`);
+}
+
+/** A listing as the CLI prints it (JSON whole, or a table, CSV or Markdown), with its notes and exit code. */
+export function listingOutput(listing: Listing, view: ListingView): ListingOutput {
+  const { list, matched } = listing;
+  const before = unavailableNotes(view.snapshot ? [...list.unavailable, RDB_BYTES_NOTE] : list.unavailable);
+  const stdout =
+    view.format === 'json'
+      ? `${JSON.stringify(lightsDocument(listing, view.threshold), null, 2)}\n`
+      : renderLights(
+          {
+            ...listing,
+            wide: view.wide,
+            ...(view.columns !== undefined ? { columns: view.columns } : {}),
+            ...(view.threshold !== undefined ? { threshold: view.threshold } : {}),
+          },
+          view.format,
+          view.color,
+        );
+  const after: string[] = [];
+  if (list.partial)
+    after.push(`swc: stopped by ${view.stopCause()}: the listing above is PARTIAL (the scan walked ${list.scan?.calls ?? 0} SCAN calls of the keyspace)`);
+  const drifted = matched.filter((l) => l.drift === true);
+  const finding = view.check && drifted.length > 0;
+  if (finding) {
+    const some = drifted
+      .slice(0, 5)
+      .map((l) => visible(l.reference))
+      .join(', ');
+    after.push(`swc: drift in ${drifted.length} light(s): ${some}${drifted.length > 5 ? ', …' : ''} (swc inspect <light> shows where)`);
+  }
+  return { before, stdout, after, code: finding ? ExitCode.finding : ExitCode.ok, partial: list.partial };
+}
+
+/** The progress line of a long scan: keys walked of DBSIZE and an ETA. */
+export function scanProgressLine(p: ScanProgress): string {
+  const eta = p.etaMs === null ? '' : `, about ${Math.ceil(p.etaMs / 1000)} s left`;
+  const where =
+    p.seen === null ? `${p.calls} SCAN calls` : `~${p.seen.toLocaleString('en-US')} of ${p.dbsize.toLocaleString('en-US')} keys (${p.calls} SCAN calls)`;
+  return `swc: scanning: ${where}${eta}`;
+}

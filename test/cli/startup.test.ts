@@ -1,0 +1,76 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SWC_BIN } from './run-cli.js';
+
+// What swc loads before it answers: a module hook records every module the
+// process loads (its URL), so a heavy import that creeps back onto the
+// start-up path fails here by name, whatever the machine's speed.
+const dir = mkdtempSync(path.join(os.tmpdir(), 'swc-startup-'));
+const hooks = path.join(dir, 'hooks.mjs');
+const register = path.join(dir, 'register.mjs');
+writeFileSync(
+  hooks,
+  `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  appendFileSync(process.env.SWC_LOADED_LOG, url + '\\n');
+  return next(url, context);
+}
+`,
+);
+writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(new URL(`file://${hooks}`).href)});\n`);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The modules `swc …args` loads (file URLs and node: builtins), and its exit code. */
+function loaded(args: readonly string[]): { code: number | null; modules: string[] } {
+  const log = path.join(dir, `${args.join('_').replace(/\W/g, '')}.log`);
+  writeFileSync(log, '');
+  const run = spawnSync(process.execPath, ['--import', register, SWC_BIN, ...args], {
+    env: { ...process.env, SWC_LOADED_LOG: log, REDIS_URL: '', NO_COLOR: '1' },
+    encoding: 'utf8',
+  });
+  return { code: run.status, modules: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
+}
+
+/** Packages and swc folders only a command's action needs. */
+const HEAVY = [
+  /node_modules\/(ioredis|redis-parser|zod|vega[^/]*|@resvg|cli-table3|cli-progress|tinybench|asciichart|chalk)\//,
+  /\/dist\/(layouts\/(?!builtin-names|inspection\.js)|inspect\/(?!list-options)|compare\/|measure\/|verify\/|doctor\/|traffic\/|model\/)/,
+  /\/dist\/redis\/(connect|cluster|server|routed|rdb-server|preflight)\.js/,
+  /\/dist\/(report\/(?!help-text|inspect-limits|lights-formats)|schemas\/|safety\/)/,
+];
+const heavyIn = (modules: readonly string[]): string[] => modules.filter((m) => HEAVY.some((re) => re.test(m)));
+
+describe('start-up: what swc loads before it answers', () => {
+  it('--version: the program and commander, no subcommand', () => {
+    const { code, modules } = loaded(['--version']);
+    expect(code).toBe(0);
+    expect(heavyIn(modules)).toEqual([]);
+    expect(modules.filter((m) => m.includes('/dist/commands/')).map((m) => m.replace(/.*\/dist\//, ''))).toEqual([
+      'commands/program.js',
+      'commands/lifecycle.js',
+    ]);
+    // About 17 today (bin, cli, program, lifecycle, core, commander, a few builtins); a subcommand's module graph is several times that.
+    expect(modules.length).toBeLessThan(30);
+  });
+
+  it.each([['inspect'], ['lights'], ['clean'], ['doctor']])('%s --help: that command alone, no layout, client or renderer', (command) => {
+    const { code, modules } = loaded([command, '--help']);
+    expect(code).toBe(0);
+    expect(heavyIn(modules)).toEqual([]);
+    const commands = modules.filter((m) => /\/dist\/commands\//.test(m)).map((m) => m.replace(/.*\/dist\/commands\//, ''));
+    expect(commands.filter((c) => !['program.js', 'lifecycle.js', 'options.js'].includes(c))).toEqual([`${command}.js`]);
+  });
+
+  // compare and chart keep the renderers bench --baseline and --chart call synchronously (their help loads chalk, the
+  // table and the terminal chart), but no command's help may load the Redis client, zod, vega, resvg or a layout.
+  it.each([['compare'], ['chart']])('%s --help: no Redis client, schema, chart engine or layout', (command) => {
+    const { code, modules } = loaded([command, '--help']);
+    expect(code).toBe(0);
+    const engines =
+      /node_modules\/(ioredis|redis-parser|zod|vega[^/]*|@resvg)\/|\/dist\/(layouts\/(?!builtin-names|inspection\.js)|inspect\/|schemas\/|redis\/(connect|cluster|server)\.js)/;
+    expect(modules.filter((m) => engines.test(m))).toEqual([]);
+  });
+});
