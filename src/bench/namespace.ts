@@ -1,3 +1,4 @@
+import { DEFAULT_TURN_TIMEOUT_MS } from '../core/thresholds.js';
 import os from 'node:os';
 import type { Redis } from 'ioredis';
 import { RefusalError, ExitCode, InterruptedError, SwcError } from '../core/errors.js';
@@ -268,12 +269,7 @@ export interface TurnOptions {
   readonly onWait?: (ahead: readonly string[]) => void;
 }
 
-/**
- * How long a run waits for others before giving up (`--wait-for-runs`): a
- * few seconds by default, so a run never sits silently behind another for
- * minutes; the message says how to wait longer.
- */
-export const DEFAULT_TURN_TIMEOUT_MS = 10_000;
+export { DEFAULT_TURN_TIMEOUT_MS };
 
 /**
  * Waits until no other run is writing and no earlier run is waiting, then

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { namespaceOf, type Namespace } from '../bench/namespace.js';
+import { namespaceOf, type Namespace } from '../safety/namespace.js';
 import { ExitCode } from '../core/errors.js';
 import { action } from './lifecycle.js';
 import { addClusterOptions, addJsonOption, addRedisOptions, parser, printJson, type ClusterFlags, type RedisFlags } from './options.js';

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { parseRedisUrl } from '../redis/url.js';
 import { checkServerSetting, MAX_PRIVATE_SHARDS } from '../redis/server-settings.js';
 import { UsageError } from '../core/errors.js';
-import { DEFAULT_TURN_TIMEOUT_MS } from '../bench/namespace.js';
+import { DEFAULT_TURN_TIMEOUT_MS } from '../core/thresholds.js';
 import { parseDuration } from '../bench/values.js';
 import { onShutdown, registerUrlSecrets } from './lifecycle.js';
 

@@ -29,3 +29,10 @@ export const NOISY_SPREAD = 0.25;
 
 /** Above this (max − min) / mean across repeats an instruction count is flagged: counts normally repeat within 0.3%. */
 export const INSTRUCTIONS_SPREAD = 0.01;
+
+/**
+ * How long a run waits for others before giving up (`--wait-for-runs`): a
+ * few seconds by default, so a run never sits silently behind another for
+ * minutes; the message says how to wait longer.
+ */
+export const DEFAULT_TURN_TIMEOUT_MS = 10_000;

@@ -39,7 +39,7 @@ const HEAVY = [
   /node_modules\/(ioredis|redis-parser|zod|vega[^/]*|@resvg|cli-table3|cli-progress|tinybench|asciichart|chalk)\//,
   /\/dist\/(layouts\/(?!builtin-names|inspection\.js)|inspect\/(?!list-options)|compare\/|measure\/|verify\/|doctor\/|traffic\/|model\/)/,
   /\/dist\/redis\/(connect|cluster|server|routed|rdb-server|preflight)\.js/,
-  /\/dist\/(report\/(?!help-text|inspect-limits|lights-formats)|schemas\/|safety\/)/,
+  /\/dist\/(report\/(?!help-text|inspect-limits|lights-formats)|schemas\/|safety\/(?!namespace\.js))/,
 ];
 const heavyIn = (modules: readonly string[]): string[] => modules.filter((m) => HEAVY.some((re) => re.test(m)));
 
