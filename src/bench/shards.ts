@@ -6,52 +6,24 @@
  */
 import type { Redis } from 'ioredis';
 import type { Layout, Light } from '../layouts/types.js';
-import { nodeAddress, redirectionOf, type ClusterSession } from '../redis/cluster.js';
+import { redirectionOf, type ClusterSession } from '../redis/cluster.js';
+import { clusterTarget, nodeOfUrl, singleTarget, type Target } from '../redis/target.js';
 import type { Session } from '../redis/connect.js';
 import { BENCH_EPOCH } from '../traffic/events.js';
 import { ExitCode, SwcError } from '../core/errors.js';
 
-/** One server a run writes to. */
-export interface Shard {
-  readonly session: Session;
-  /** `host:port`, as messages and results name the node. */
-  readonly node: string;
-}
-
-/** The shards of a run and where each key lives. */
-export interface ShardSet {
-  readonly shards: readonly Shard[];
-  /** True on Redis Cluster (even of one primary): lights are spread by slot, results say per shard. */
-  readonly cluster: boolean;
-  /** Index into {@link shards} of the shard that owns `key`. */
-  shardOfKey(key: string): number;
-  /** Set when swc started every node itself. */
-  readonly private: boolean;
-}
+/** Temporary alias while run.ts moves to {@link Target}: a run's shards are its Target. */
+export type ShardSet = Target;
+export type { Shard } from '../redis/target.js';
 
 /** `host:port` of a session's URL. */
-export function nodeOf(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.hostname}:${parsed.port || '6379'}`;
-}
+export const nodeOf = nodeOfUrl;
 
 /** A single server: one shard, every key on it. */
-export function singleShard(session: Session): ShardSet {
-  return { shards: [{ session, node: nodeOf(session.url) }], cluster: false, shardOfKey: () => 0, private: Boolean(session.server) };
-}
+export const singleShard = (session: Session): Target => singleTarget(session);
 
 /** The primaries of a cluster, in slot order. */
-export function clusterShards(cluster: ClusterSession): ShardSet {
-  return {
-    shards: cluster.shards.map((session, i) => {
-      const node = cluster.topology.nodes[i];
-      return { session, node: node ? nodeAddress(node) : nodeOf(session.url) };
-    }),
-    cluster: true,
-    shardOfKey: (key) => cluster.shardOfKey(key),
-    private: Boolean(cluster.cluster),
-  };
-}
+export const clusterShards = (cluster: ClusterSession): Target => clusterTarget(cluster);
 
 /**
  * The shard that owns a light's keys: the slot of the first key of its

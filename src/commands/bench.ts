@@ -1,8 +1,13 @@
 import { Command, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import type { Redis } from 'ioredis';
-import { estimatePeakBytes } from '../bench/footprint.js';
-import { CleanupIncompleteError, countNamespace, createNamespace, purgeNamespace, type Namespace } from '../bench/namespace.js';
+import { createNamespace } from '../bench/namespace.js';
+import { plainTarget } from '../bench/cleanup.js';
+import { guardedBench } from '../bench/guarded-bench.js';
+import type { Say } from '../bench/guarded-run.js';
+import { suggestLayouts } from '../bench/suggest-run.js';
+import { clusterTarget, singleTarget, type Shard, type Target } from '../redis/target.js';
+import type { Session } from '../redis/connect.js';
 import { cellsOf, plannedEvents, type BenchPlan } from '../bench/plan.js';
 import { presets, type Preset } from '../bench/presets.js';
 import { PRESET_STEADY_LIGHTS } from '../bench/steady-lights.js';
@@ -10,17 +15,15 @@ import { reportBuild, serverBuild } from '../compare/builds.js';
 import { serverInfo } from '../redis/info.js';
 import { shown } from '../safety/text.js';
 import { RunClock } from '../bench/progress.js';
-import { IncompleteBenchError, layoutsAcrossSlots, runBench, type BenchProgress } from '../bench/run.js';
+import { IncompleteBenchError, type BenchProgress } from '../bench/run.js';
 import { keepIncomplete, printIncomplete } from './bench-incomplete.js';
 import { suggest, type Unmeasured } from '../bench/suggest.js';
-import { runBenchPerLayout, suggestLayouts } from '../bench/suggest-run.js';
 import { renderSuggestions, SUGGEST_RULE_TEXT } from '../report/suggest.js';
 import { loadScenario, type Scenario } from '../bench/scenario.js';
 import { compareReports } from '../compare/diff.js';
 import { loadReport } from '../compare/load.js';
 import { checkCellEvents, checkInFlight, LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../bench/values.js';
 import { ExitCode, SwcError, UsageError } from '../core/errors.js';
-import { preflight, refusalOf } from '../redis/preflight.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
 import { accuracyEvents } from '../measure/accuracy.js';
 import { createLayout, defaultLayoutNames, layoutNames, resolveLayoutName, type LayoutName } from '../layouts/index.js';
@@ -28,9 +31,7 @@ import { classifyScriptsDir, scriptsDirLayouts, scriptsDirNotes } from '../layou
 import { benchFormats, formatWindow, renderBench, type BenchFormat } from '../report/bench.js';
 import { kb } from '../report/style.js';
 import { addCompareOptions, checkOutputPath, compareOptionsFrom, printVerdict, writeJsonFile, type CompareFlags } from './compare.js';
-import { confineOrRefuse, guardUntrustedScripts, TRUST_SCRIPTS_HELP, usersServer } from '../safety/probe.js';
-import { deniedAsFinding } from '../safety/acl.js';
-import { redactUrl } from '../redis/connect.js';
+import { TRUST_SCRIPTS_HELP } from '../safety/trust.js';
 import { withStableKeyNames } from '../bench/stable-keys.js';
 import { CHART_PANELS_HELP, checkChartPath, parseChartPanels, terminalChart, writeChart } from './chart.js';
 import type { PanelName } from '../report/chart-data.js';
@@ -45,6 +46,7 @@ import {
   addClusterOptions,
   addJsonOption,
   addRedisOptions,
+  clusterSessionFromFlags,
   parser,
   printJson,
   sessionFromFlags,
@@ -55,7 +57,7 @@ import {
   type ClusterFlags,
   type RedisFlags,
 } from './options.js';
-import { checkClusterFlags, openClusterTarget } from './bench-cluster.js';
+import { checkClusterFlags } from './bench-cluster.js';
 import { addInstructionOptions, countForReport, instructionsOf, type InstructionFlags } from './bench-instructions.js';
 import { addBuildsOption, buildsToRun, type BuildsFlags } from './builds.js';
 import { benchAcrossBuilds } from './bench-builds.js';
@@ -378,91 +380,8 @@ export function parsePercentiles(value: string): number[] {
   return out;
 }
 
-/** How long the clean-up after a signal may take: the signal handler exits at 8 s whatever happens. */
-const SIGNAL_CLEANUP_BOUND_MS = 4000;
-/** How long the clean-up after a finished or failed run may wait out BUSY or a pause. */
-const CLEANUP_BOUND_MS = 10_000;
-/** How long a stopping run may take to notice the stop before the clean-up starts anyway. */
-const STOP_WAIT_MS = 1500;
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/**
- * The command that removes a run's leftovers, naming host, port, database
- * and namespace, never a password (a URL with credentials gets a note instead).
- */
-export function cleanHint(url: string, namespace: Namespace): string {
-  const parsed = new URL(url);
-  const credentials = parsed.username || parsed.password ? ' (add your user and password to the URL)' : '';
-  return `swc clean --redis-url ${plainTarget(url)} --namespace ${namespace.prefix} --yes${credentials}`;
-}
-
-/** `redis://host:port/db` of a URL: where a run writes, without credentials. */
-function plainTarget(url: string): string {
-  const parsed = new URL(url);
-  const db = parsed.pathname.replace(/^\//, '') || '0';
-  return `${parsed.protocol}//${parsed.hostname}:${parsed.port || '6379'}/${db}`;
-}
-
-/**
- * Removes the run's keys within `boundMs` on a connection of
- * its own (the run's may be stuck behind a paused write) and says on stderr
- * what was removed, or what was left and the command that removes it.
- */
-export async function cleanUp(
-  connectAnother: () => Promise<Redis>,
-  current: Redis,
-  url: string,
-  namespace: Namespace,
-  boundMs: number,
-  node?: string,
-): Promise<void> {
-  const on = node !== undefined ? ` on node ${node}` : '';
-  const opened: Redis[] = [];
-  const deadline = Date.now() + boundMs;
-  const open = async (): Promise<Redis> => {
-    for (;;) {
-      try {
-        const redis = await connectAnother();
-        opened.push(redis);
-        return redis;
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        // A long script of another client answers even PING with BUSY: wait it out, within the bound.
-        if (/BUSY/.test(message) && Date.now() < deadline) {
-          await sleep(100);
-          continue;
-        }
-        // No new connection (maxclients, say): the run's own may still work.
-        if (current.status === 'ready') return current;
-        throw err;
-      }
-    }
-  };
-  try {
-    const removed = await Promise.race([
-      open().then((redis) => purgeNamespace(redis, namespace, 5, Math.max(0, deadline - Date.now()))),
-      sleep(boundMs + 500).then(() => {
-        throw new CleanupIncompleteError(
-          null,
-          `Redis did not finish the deletes within ${(boundMs + 500) / 1000} s (writes paused with CLIENT PAUSE, or a long script running)`,
-        );
-      }),
-    ]);
-    if (removed > 0) process.stderr.write(`swc bench: removed ${removed} key(s) of this run under ${namespace.pattern}${on}\n`);
-  } catch (err) {
-    const reason = err instanceof CleanupIncompleteError ? err.reason : err instanceof Error ? err.message : String(err);
-    // SCAN is a read: it answers while writes are paused.
-    const left = await Promise.race([open().then((redis) => countNamespace(redis, namespace)), sleep(1000).then(() => null)]).catch(() => null);
-    if (left === 0) return;
-    process.stderr.write(
-      `swc bench: could not remove ${left === null ? 'some' : left} key(s) of this run under ${namespace.pattern}${on}: ${reason}; ` +
-        `when Redis answers again, remove them with: ${cleanHint(url, namespace)}\n`,
-    );
-  } finally {
-    for (const redis of opened) redis.disconnect();
-  }
-}
+/** A guarded run's notes and warnings, on stderr; a long line wrapped to the terminal when it says so. */
+const sayOnStderr: Say = (line, options) => void process.stderr.write(`${options?.wrap ? wrapText(line, proseWidth({ stream: process.stderr }), 4) : line}\n`);
 
 /** Above this shortfall a realtime cell measured this client's limits more than the layout's. */
 const SHORTFALL_WARNING = 0.05;
@@ -803,10 +722,17 @@ Examples:
             const progress = progressReporter(flags.progress, plan);
             progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
             try {
-              return withStableKeyNames(
-                await runBench({ signal, session, plan, namespace, progress: progress.hooks, options, turnWaitMs: turnWaitMs(flags.waitForRuns) }),
-                namespace.prefix,
-              );
+              const { report } = await guardedBench({
+                signal,
+                session,
+                plan,
+                namespace,
+                progress: progress.hooks,
+                options,
+                turnWaitMs: turnWaitMs(flags.waitForRuns),
+                say: sayOnStderr,
+              });
+              return withStableKeyNames(report, namespace.prefix);
             } finally {
               progress.stop();
             }
@@ -818,111 +744,72 @@ Examples:
         else process.stdout.write(renderSweep(sweep, format, useColor(), { wide: Boolean(flags.wide), width: outputWidth(flags.wide) }));
         return undefined;
       }
-      // Scripts swc did not write are probed on a private server before they may reach the user's (src/safety/probe.ts).
-      const usersUrl = usersServer(flags);
-      const untrusted = await guardUntrustedScripts({
-        layouts: plan.layouts,
-        layoutOptions: plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {},
-        privateServer: usersUrl === undefined,
-        trust: flags.trustScripts === true,
-        target: usersUrl === undefined ? '' : redactUrl(usersUrl),
-        command: 'swc bench',
-      });
       if (wantsCluster(flags)) checkClusterFlags(flags);
-      const cluster = wantsCluster(flags) ? await openClusterTarget(flags) : undefined;
-      const session = cluster ? cluster.set.shards[0]?.session : await sessionFromFlags(flags);
-      if (!session) throw new SwcError('the cluster has no primary', ExitCode.runtime);
-      // A baseline of another build: refused before any cell runs (a verdict would blame the layout for the build).
-      if (baseline) await refuseOtherBuild(baseline, session.redis, flags.output);
       const namespace = createNamespace();
+      // Ctrl-C also stops the instruction count after the run.
       const stop = new AbortController();
-      let running: Promise<BenchReport> | undefined;
-      let finished = false;
-      // On every way out, Ctrl-C included: stop writing first, then delete the
-      // run's keys (only under its namespace), then the session closes.
-      onShutdown(async () => {
-        stop.abort();
-        // A run stuck behind a paused write does not notice the stop; clean up anyway.
-        // Still running here means a signal stopped it: the handler's 8 s bound applies.
-        const bound = running && !finished ? SIGNAL_CLEANUP_BOUND_MS : CLEANUP_BOUND_MS;
-        if (running) await Promise.race([running.catch(() => undefined), sleep(STOP_WAIT_MS)]);
-        if (cluster) return cluster.cleanUp(namespace, bound, cleanUp);
-        if (session.server) return;
-        await cleanUp(() => session.connectAnother(), session.redis, session.url, namespace, bound);
-      });
-      const clustered = cluster ? await cluster.prepare(plan, namespace, flags.allowEviction === true) : undefined;
-      if (clustered) plan = clustered.plan;
-      if (!session.server && !cluster) {
-        // Always shown (--no-progress too): the run id is what finds leftovers.
-        process.stderr.write(
-          `${wrapText(`swc bench: run ${namespace.prefix}: writing only under ${namespace.pattern} on ${plainTarget(session.url)}; removed at the end`, proseWidth({ stream: process.stderr }), 4)}\n`,
-        );
-        const report = await preflight(session.redis, { prefix: namespace.prefix, peakBytes: estimatePeakBytes(plan).bytes });
-        const spanning = report.cluster ? layoutsAcrossSlots(plan, namespace.prefix) : [];
-        if (suggested && spanning.length > 0 && spanning.length < plan.layouts.length) {
-          // --suggest ranks the others and names these.
-          for (const s of spanning)
-            suggested.skipped.push({ layout: s.layout, status: 'skipped', reason: `its scripts take keys in ${s.slots.length} hash slots (cluster mode)` });
-          plan = { ...plan, layouts: plan.layouts.filter((l) => !spanning.some((s) => s.layout === l)) };
-        } else if (spanning.length > 0) {
-          throw new SwcError(
-            `refusing to write to this server: it runs in cluster mode, and ${spanning.map((s) => `${s.layout}'s scripts take keys in ${s.slots.length} hash slots`).join(', ')} ` +
-              `(Redis would answer CROSSSLOT); leave ${spanning.length > 1 ? 'those layouts' : 'it'} out with --layout`,
-            ExitCode.runtime,
-          );
-        }
-        const refusal = refusalOf(report, flags.allowEviction === true);
-        if (refusal) throw new SwcError(`refusing to write to this server: ${refusal}`, ExitCode.runtime);
-        for (const finding of report.findings) {
-          const note = finding.advisory ? 'note' : 'warning (--allow-eviction)';
-          process.stderr.write(`swc bench: ${note}: ${finding.detail}\n`);
-        }
-      }
-      if (plan.realtime && flags.progress) {
-        const cells = cellsOf(plan).length;
-        process.stderr.write(`swc bench: realtime: ${cells} cell(s) × ${plan.durationSeconds ?? 0} s of real traffic, one after another\n`);
-      }
-      // After the probe, on the user's server: the scripts run as the run's temporary ACL user (src/safety/acl.ts).
-      const runUser = untrusted
-        ? await confineOrRefuse(untrusted, cluster ? cluster.set.shards.map((s) => s.session.redis) : session.redis, namespace, (c) => void onShutdown(c))
-        : null;
-      const progress = progressReporter(flags.progress, plan);
-      progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
-      progress.hooks.onWait = (others) =>
-        process.stderr.write(
-          `swc bench: another swc run is writing to this ${cluster ? 'cluster' : 'server'} (${others.join(', ')}); waiting for it to end (at most ${turnWaitMs(flags.waitForRuns) / 1000} s)\n`,
-        );
-      const benchRun = {
+      onShutdown(async () => stop.abort());
+      const usersUrl = flags.redisUrl ?? (process.env.REDIS_URL || undefined);
+      let session: Session | undefined;
+      let progress: { hooks: BenchProgress; stop: () => void } | undefined;
+      const outcome = await guardedBench({
+        // A cluster's session, or the one server's; each closes on every way out.
+        open: async () => {
+          const target = wantsCluster(flags) ? clusterTarget(await clusterSessionFromFlags(flags)) : singleTarget(await sessionFromFlags(flags));
+          session = target.shards[0]?.session;
+          if (!session) throw new SwcError('the cluster has no primary', ExitCode.runtime);
+          return target;
+        },
+        ...(usersUrl !== undefined ? { usersUrl } : {}),
         signal: stop.signal,
-        turnWaitMs: turnWaitMs(flags.waitForRuns),
-        ...(cluster ? { shards: cluster.set, findings: clustered?.findings ?? [] } : { session }),
         plan,
         namespace,
-        progress: progress.hooks,
-        options: optionsOf(plan),
-      };
-      const unmeasured: Unmeasured[] = [...(suggested?.skipped ?? [])];
-      running = suggested
-        ? runBenchPerLayout(benchRun).then(({ report: joined, failed }) => {
-            unmeasured.push(...failed);
-            return joined;
-          })
-        : runBench(benchRun);
-      void running.then(
-        () => (finished = true),
-        () => (finished = true),
-      );
-      const outcome = await deniedAsFinding(running, session.redis, runUser).catch(keepIncomplete);
+        trustScripts: flags.trustScripts === true,
+        allowEviction: flags.allowEviction === true,
+        // --suggest ranks the layouts that can run here and names the others.
+        setAsideCrossSlot: suggested !== undefined,
+        perLayout: suggested !== undefined,
+        // A baseline of another build: refused before any cell runs (a verdict would blame the layout for the build).
+        ...(baseline ? { opened: (target: Target) => refuseOtherBuild(baseline, (target.shards[0] as Shard).session.redis, flags.output) } : {}),
+        options: optionsOf,
+        turnWaitMs: turnWaitMs(flags.waitForRuns),
+        starting: (ran) => {
+          plan = ran;
+          if (plan.realtime && flags.progress) {
+            const cells = cellsOf(plan).length;
+            process.stderr.write(`swc bench: realtime: ${cells} cell(s) × ${plan.durationSeconds ?? 0} s of real traffic, one after another\n`);
+          }
+        },
+        progress: (ran, target) => {
+          progress = progressReporter(flags.progress, ran);
+          progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
+          progress.hooks.onWait = (others) =>
+            process.stderr.write(
+              `swc bench: another swc run is writing to this ${target.cluster ? 'cluster' : 'server'} (${others.join(', ')}); waiting for it to end (at most ${turnWaitMs(flags.waitForRuns) / 1000} s)\n`,
+            );
+          return progress.hooks;
+        },
+        say: sayOnStderr,
+        onSignal: onShutdown,
+      }).catch(keepIncomplete);
+      progress?.stop();
       if (outcome instanceof IncompleteBenchError) {
-        progress.stop();
         return printIncomplete(outcome, namespace.prefix, format, { wide: Boolean(flags.wide), output: flags.output, scriptsDir: plan.scriptsDir });
       }
-      let measured = withStableKeyNames(outcome, namespace.prefix);
-      if (counting) measured = await countForReport(counting, session, plan, measured, { progress: flags.progress, signal: stop.signal });
+      const unmeasured: Unmeasured[] = [
+        ...(suggested?.skipped ?? []),
+        ...outcome.setAside.map((s) => ({
+          layout: s.layout,
+          status: 'skipped' as const,
+          reason: `its scripts take keys in ${s.slots.length} hash slots (cluster mode)`,
+        })),
+        ...outcome.failed,
+      ];
+      let measured = withStableKeyNames(outcome.report, namespace.prefix);
+      if (counting && session) measured = await countForReport(counting, session, plan, measured, { progress: flags.progress, signal: stop.signal });
       const suggestions = suggested ? suggest(measured, { layouts: [...suggested.layouts], unmeasured }) : undefined;
       // --suggest: the JSON gains `suggestion` (the first window and rate) and `suggestions` (all of them).
       const report = suggestions ? { ...measured, suggestion: suggestions[0], suggestions } : measured;
-      progress.stop();
       if (flags.output !== undefined) writeJsonFile('--output', flags.output, report);
       warnShortfall(report);
       let code: number | undefined;
