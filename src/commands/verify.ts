@@ -16,7 +16,7 @@ import { TRUST_SCRIPTS_HELP } from '../safety/trust.js';
 import { SWC_VERSION } from '../core/version.js';
 import { action, onShutdown } from './lifecycle.js';
 import { addBuildsOption, buildsToRun, type BuildsFlags } from './builds.js';
-import { verifyAcrossBuilds } from './verify-builds.js';
+import { verifyAcrossBuilds } from './verify/builds.js';
 import type { ClusterSession } from '../redis/cluster.js';
 import { openCluster, primariesOf } from './cluster-read.js';
 import {

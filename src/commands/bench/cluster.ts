@@ -3,8 +3,8 @@
  * refused before anything is started or connected. The run itself (every
  * primary checked, cluster safety, the clean-up) is src/bench/guarded-bench.ts.
  */
-import { UsageError } from '../core/errors.js';
-import type { ClusterFlags, RedisFlags } from './options.js';
+import { UsageError } from '../../core/errors.js';
+import type { ClusterFlags, RedisFlags } from '../options.js';
 
 /** The flags this module reads. */
 export interface BenchClusterFlags extends Partial<RedisFlags & ClusterFlags> {

@@ -7,14 +7,14 @@ import {
   runInstructionPhase,
   withInstructions,
   type InstructionsPlan,
-} from '../bench/instructions.js';
-import type { BenchPlan } from '../bench/plan.js';
-import { parseNumber } from '../bench/values.js';
-import { ExitCode, SwcError, UsageError } from '../core/errors.js';
-import type { ValgrindTools } from '../measure/callgrind.js';
-import type { BenchReport } from '../measure/types.js';
-import type { Session } from '../redis/connect.js';
-import { parser } from './options.js';
+} from '../../bench/instructions.js';
+import type { BenchPlan } from '../../bench/plan.js';
+import { parseNumber } from '../../bench/values.js';
+import { ExitCode, SwcError, UsageError } from '../../core/errors.js';
+import type { ValgrindTools } from '../../measure/callgrind.js';
+import type { BenchReport } from '../../measure/types.js';
+import type { Session } from '../../redis/connect.js';
+import { parser } from '../options.js';
 
 /** The flags `swc bench` takes for counting instructions. */
 export interface InstructionFlags {
