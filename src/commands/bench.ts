@@ -10,7 +10,7 @@ import { action } from './lifecycle.js';
 import { addClusterOptions, addJsonOption, addRedisOptions } from './options.js';
 import type { BenchFlags } from './bench/flags.js';
 import { BENCH_HELP_AFTER } from './bench/help.js';
-import { addInstructionOptions } from './bench/instructions.js';
+import { addInstructionOptions } from './bench/options-instructions.js';
 import { addMatrixOptions } from './bench/options-matrix.js';
 import { addOutputOptions } from './bench/options-output.js';
 import { addPhaseOptions } from './bench/options-phases.js';

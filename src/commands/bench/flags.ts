@@ -6,7 +6,7 @@ import type { BenchFormat } from '../../report/bench.js';
 import type { BuildsFlags } from '../builds.js';
 import type { CompareFlags } from '../compare.js';
 import type { ClusterFlags, RedisFlags } from '../options.js';
-import type { InstructionFlags } from './instructions.js';
+import type { InstructionFlags } from './options-instructions.js';
 
 /** Every flag of `swc bench`, as commander gives them. */
 export interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, InstructionFlags, BuildsFlags {

@@ -1,7 +1,7 @@
 /** `swc bench`, output: the format, progress, charts, the saved result and --dry-run. */
 import { Option, type Command } from 'commander';
-import { benchFormats } from '../../report/bench.js';
-import { CHART_PANELS_HELP, parseChartPanels } from '../chart.js';
+import { benchFormats } from '../../report/bench-formats.js';
+import { CHART_PANELS_HELP, parseChartPanels } from '../chart-panels.js';
 
 /** --format, --no-progress, --chart, --chart-out, --chart-panels, --wide, --output, --dry-run. */
 export function addOutputOptions(command: Command): Command {

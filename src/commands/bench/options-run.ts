@@ -1,6 +1,6 @@
 /** `swc bench`, where and how a run goes: scripts, safety, a scenario, a baseline and a sweep. */
 import type { Command } from 'commander';
-import { MAX_SWEEP_COMBINATIONS, parseSweep, SWEEP_SETTINGS, type SweepAxis } from '../../bench/sweep.js';
+import { MAX_SWEEP_COMBINATIONS, parseSweep, SWEEP_SETTINGS, type SweepAxis } from '../../bench/sweep-axes.js';
 import { classifyScriptsDir } from '../../layouts/stoplight/scripts-dir.js';
 import { TRUST_SCRIPTS_HELP } from '../../safety/trust.js';
 import { parser, waitForRunsOption } from '../options.js';
