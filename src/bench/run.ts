@@ -888,7 +888,7 @@ export async function runBench(run: BenchRun): Promise<BenchReport> {
         const readings: { phase: ThroughputPhase; reading: Promise<Readings> }[] = [];
         const where = `in ${groupName} after ${written.toLocaleString('en-US')} of ${totalEvents.toLocaleString('en-US')} events`;
         throughputs = await measureThroughputRounds({
-          redis: set.cluster ? { shards: set.shards, shardOf: (l, light) => shardOfLight(set, l, light) } : session,
+          redis: set.cluster ? set : session,
           targets: filled.map((f) => ({
             layout: f.layout,
             // Lights a preset cell added for steadier bytes stay out of the throughput phase.

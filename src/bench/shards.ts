@@ -6,10 +6,10 @@
  */
 import type { Redis } from 'ioredis';
 import type { Layout, Light } from '../layouts/types.js';
+import { shardOfLight } from '../measure/placement.js';
 import { redirectionOf, type ClusterSession } from '../redis/cluster.js';
 import { clusterTarget, nodeOfUrl, singleTarget, type Target } from '../redis/target.js';
 import type { Session } from '../redis/connect.js';
-import { BENCH_EPOCH } from '../traffic/events.js';
 import { ExitCode, SwcError } from '../core/errors.js';
 
 /** Temporary alias while run.ts moves to {@link Target}: a run's shards are its Target. */
@@ -25,15 +25,7 @@ export const singleShard = (session: Session): Target => singleTarget(session);
 /** The primaries of a cluster, in slot order. */
 export const clusterShards = (cluster: ClusterSession): Target => clusterTarget(cluster);
 
-/**
- * The shard that owns a light's keys: the slot of the first key of its
- * write (a cluster-safe layout keeps every key of a call in that slot).
- */
-export function shardOfLight(set: ShardSet, layout: Layout, light: Light): number {
-  if (set.shards.length === 1) return 0;
-  const [key] = layout.recordSuccess(light, { at: BENCH_EPOCH, windowSeconds: 60 }).keys;
-  return key === undefined ? 0 : set.shardOfKey(key);
-}
+export { shardOfLight } from '../measure/placement.js';
 
 /**
  * `count` light names `<base>-l<j>` spread evenly over the shards: light i

@@ -20,20 +20,20 @@ export interface Shard {
 export interface Target {
   /** Every server written to: one, or each primary in slot order. */
   readonly shards: readonly Shard[];
-  /** True on Redis Cluster (even of one primary): lights are spread by slot, results say per primary. */
-  readonly cluster: boolean;
+  /** The cluster's session on Redis Cluster (even of one primary: lights are spread by slot, results say per primary); absent on a single server. */
+  readonly cluster?: ClusterSession;
   /** Set when swc started every node itself (and stops them on {@link close}). */
   readonly private: boolean;
   /** Index into {@link shards} of the primary that owns `key`. */
   shardOfKey(key: string): number;
   /** `host:port` of the primary that owns `key`. */
   nodeOfKey(key: string): string;
+  /** On a cluster: `host:port` of the primary that holds `key` (what a read names beside each key). */
+  readonly nodeOf?: (key: string) => string;
   /** One handle on the whole target: the server's own connection, or one routed over every primary. */
   readonly redis: Redis;
-  /** The URL connected to (a cluster's first primary). */
+  /** The URL given (a cluster's first seed, or its first primary). */
   readonly url: string;
-  /** The cluster's session, on a cluster. */
-  readonly clusterSession?: ClusterSession;
   /** Runs `work` on every primary, one after another, and returns what each gave in shard order. */
   each<T>(work: (shard: Shard, index: number) => Promise<T>): Promise<T[]>;
   /** Closes every connection (and stops what swc started). Safe to call twice. */
@@ -58,7 +58,6 @@ export function singleTarget(session: Session): Target {
   const shards = [{ session, node }];
   return {
     shards,
-    cluster: false,
     private: Boolean(session.server),
     shardOfKey: () => 0,
     nodeOfKey: () => node,
@@ -69,26 +68,27 @@ export function singleTarget(session: Session): Target {
   };
 }
 
-/** The primaries of a cluster, in slot order. */
-export function clusterTarget(cluster: ClusterSession): Target {
+/** The primaries of a cluster, in slot order; `url` is the seed to name (default the first primary's). */
+export function clusterTarget(cluster: ClusterSession, url?: string): Target {
   const shards = cluster.shards.map((session, i) => {
     const node = cluster.topology.nodes[i];
     return { session, node: node ? nodeAddress(node) : nodeOfUrl(session.url) };
   });
+  const nodeOfKey = (key: string): string => shards[cluster.shardOfKey(key)]?.node ?? '?';
   let routed: Redis | undefined;
   return {
     shards,
-    cluster: true,
+    cluster,
     private: Boolean(cluster.cluster),
     shardOfKey: (key) => cluster.shardOfKey(key),
-    nodeOfKey: (key) => shards[cluster.shardOfKey(key)]?.node ?? '?',
+    nodeOfKey,
+    nodeOf: nodeOfKey,
     // Made on first use: most runs address the primaries one by one.
     get redis() {
       routed ??= routedRedis(cluster);
       return routed;
     },
-    url: cluster.shards[0]?.url ?? '',
-    clusterSession: cluster,
+    url: url ?? cluster.shards[0]?.url ?? '',
     each: (work) => eachOf(shards, work),
     close: () => cluster.close(),
   };
