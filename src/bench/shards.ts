@@ -34,7 +34,7 @@ export { shardOfLight } from '../measure/placement.js';
  * on the shard due, so names keep the single server's shape and length
  * (within a digit) and the choice repeats for the same cluster layout.
  */
-export function spreadLights(set: ShardSet, layout: Layout, base: string, count: number): Light[] {
+export function spreadLights(set: Target, layout: Layout, base: string, count: number): Light[] {
   const n = set.shards.length;
   if (n === 1) return Array.from({ length: count }, (_, i) => ({ name: `${base}-l${i}` }));
   const waiting: Light[][] = set.shards.map(() => []);
@@ -58,10 +58,10 @@ export function spreadLights(set: ShardSet, layout: Layout, base: string, count:
 }
 
 /** The shards' redis connections, in shard order. */
-export const redisOf = (set: ShardSet): Redis[] => set.shards.map((s) => s.session.redis);
+export const redisOf = (set: Target): Redis[] => set.shards.map((s) => s.session.redis);
 
 /** Groups keys by the shard that owns them; a single server gets one group. */
-export function byShard(set: ShardSet, keys: readonly string[]): Map<number, string[]> {
+export function byShard(set: Target, keys: readonly string[]): Map<number, string[]> {
   const out = new Map<number, string[]>();
   for (const key of keys) {
     const shard = set.shards.length === 1 ? 0 : set.shardOfKey(key);
