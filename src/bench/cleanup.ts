@@ -34,8 +34,8 @@ export function plainTarget(url: string): string {
 
 /**
  * Removes the run's keys within `boundMs` on a connection of
- * its own (the run's may be stuck behind a paused write) and says on stderr
- * what was removed, or what was left and the command that removes it.
+ * its own (the run's may be stuck behind a paused write) and says through
+ * `say` what was removed, or what was left and the command that removes it.
  */
 export async function cleanUp(
   connectAnother: () => Promise<Redis>,
@@ -43,7 +43,8 @@ export async function cleanUp(
   url: string,
   namespace: Namespace,
   boundMs: number,
-  node?: string,
+  node: string | undefined,
+  say: (line: string) => void,
 ): Promise<void> {
   const on = node !== undefined ? ` on node ${node}` : '';
   const opened: Redis[] = [];
@@ -77,15 +78,15 @@ export async function cleanUp(
         );
       }),
     ]);
-    if (removed > 0) process.stderr.write(`swc bench: removed ${removed} key(s) of this run under ${namespace.pattern}${on}\n`);
+    if (removed > 0) say(`swc bench: removed ${removed} key(s) of this run under ${namespace.pattern}${on}`);
   } catch (err) {
     const reason = err instanceof CleanupIncompleteError ? err.reason : err instanceof Error ? err.message : String(err);
     // SCAN is a read: it answers while writes are paused.
     const left = await Promise.race([open().then((redis) => countNamespace(redis, namespace)), sleep(1000).then(() => null)]).catch(() => null);
     if (left === 0) return;
-    process.stderr.write(
+    say(
       `swc bench: could not remove ${left === null ? 'some' : left} key(s) of this run under ${namespace.pattern}${on}: ${reason}; ` +
-        `when Redis answers again, remove them with: ${cleanHint(url, namespace)}\n`,
+        `when Redis answers again, remove them with: ${cleanHint(url, namespace)}`,
     );
   } finally {
     for (const redis of opened) redis.disconnect();

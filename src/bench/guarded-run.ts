@@ -121,7 +121,15 @@ async function removeKeys(guard: Guard, target: Target, namespace: Namespace, bo
     // Every primary at once, within the one bound; each says what it left (and on which node, on a cluster).
     await Promise.all(
       target.shards.map((s) =>
-        cleanUp(() => s.session.connectAnother(), s.session.redis, s.session.url, namespace, boundMs, target.cluster ? s.node : undefined),
+        cleanUp(
+          () => s.session.connectAnother(),
+          s.session.redis,
+          s.session.url,
+          namespace,
+          boundMs,
+          target.cluster ? s.node : undefined,
+          (line) => guard.say?.(line),
+        ),
       ),
     );
     return;
