@@ -22,8 +22,14 @@ export { loadManifestLayout } from './layouts/manifest.js';
 export { shortId } from './layouts/stoplight/v6.js';
 export { SlidingWindowModel } from './model/sliding-window.js';
 
-// bench: memory, accuracy and throughput of layouts, in a namespace of its own.
-export { runBench, type BenchRun } from './bench/run.js';
+// Where a run writes: one server, or a cluster's primaries.
+export { openClusterSession, type ClusterSession } from './redis/cluster.js';
+export { clusterTarget, singleTarget, type Target } from './redis/target.js';
+
+// bench: memory, accuracy and throughput of layouts, in a namespace of its own,
+// behind the same guards as the CLI (probe, preflight, CROSSSLOT, ACL confinement, clean-up).
+export { runGuardedBench as runBench, type GuardedBench as BenchRun } from './bench/guarded-bench.js';
+export type { BenchPlan } from './bench/plan.js';
 export { createNamespace, purgeNamespace } from './bench/namespace.js';
 export { loadScenario } from './bench/scenario.js';
 export type { BenchReport, CellResult } from './measure/types.js';

@@ -10,14 +10,8 @@ import { BENCH_EPOCH, errorJsonFor, lightSeed } from '../traffic/events.js';
 import { cellsOf, type BenchPlan, type Cell } from './plan.js';
 import { fill } from './run.js';
 
-/**
- * Operations per repeat and repeats per op. Measured on a loaded 2-core
- * machine (load 3–8), Redis 7.0.15: 300 operations per repeat keep every
- * layout's spread under 0.5%, and the three repeats of all three ops of the
- * two default layouts take about 10 s under valgrind, after its 3 s start.
- */
-export const DEFAULT_INSTRUCTION_CALLS = 300;
-export const DEFAULT_INSTRUCTION_REPEATS = 3;
+// Kept apart so the command's definition reads them without loading the counting code.
+export { DEFAULT_INSTRUCTION_CALLS, DEFAULT_INSTRUCTION_REPEATS } from './instruction-defaults.js';
 /**
  * Lights on the counted server. A light's count per call does not depend on
  * how many lights there are (each has keys of its own), and the fill under

@@ -347,7 +347,11 @@ async function runMemory(
   for (const [i, light] of lights.entries()) {
     const shard = owner[i] as number;
     const shardRedis = (set.shards[shard] as ShardSet['shards'][number]).session.redis;
-    const keys = await onShard(set, shard, measureSteadyKeys(shardRedis, layout.keysOf(light, span.from, span.to), steadyTarget(plan, set.cluster)));
+    const keys = await onShard(
+      set,
+      shard,
+      measureSteadyKeys(shardRedis, layout.keysOf(light, span.from, span.to), steadyTarget(plan, set.cluster !== undefined)),
+    );
     // The first light's keys are reported, with what decides their encoding.
     if (i === 0) firstKeys = await onShard(set, shard, withLongestParts(shardRedis, keys));
     const bytes = keys.reduce((sum, k) => sum + k.bytes, 0);

@@ -6,62 +6,26 @@
  */
 import type { Redis } from 'ioredis';
 import type { Layout, Light } from '../layouts/types.js';
-import { nodeAddress, redirectionOf, type ClusterSession } from '../redis/cluster.js';
+import { shardOfLight } from '../measure/placement.js';
+import { redirectionOf, type ClusterSession } from '../redis/cluster.js';
+import { clusterTarget, nodeOfUrl, singleTarget, type Target } from '../redis/target.js';
 import type { Session } from '../redis/connect.js';
-import { BENCH_EPOCH } from '../traffic/events.js';
-import { ExitCode, SwcError } from '../core/errors.js';
+import { RefusalError } from '../core/errors.js';
 
-/** One server a run writes to. */
-export interface Shard {
-  readonly session: Session;
-  /** `host:port`, as messages and results name the node. */
-  readonly node: string;
-}
-
-/** The shards of a run and where each key lives. */
-export interface ShardSet {
-  readonly shards: readonly Shard[];
-  /** True on Redis Cluster (even of one primary): lights are spread by slot, results say per shard. */
-  readonly cluster: boolean;
-  /** Index into {@link shards} of the shard that owns `key`. */
-  shardOfKey(key: string): number;
-  /** Set when swc started every node itself. */
-  readonly private: boolean;
-}
+/** Temporary alias while run.ts moves to {@link Target}: a run's shards are its Target. */
+export type ShardSet = Target;
+export type { Shard } from '../redis/target.js';
 
 /** `host:port` of a session's URL. */
-export function nodeOf(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.hostname}:${parsed.port || '6379'}`;
-}
+export const nodeOf = nodeOfUrl;
 
 /** A single server: one shard, every key on it. */
-export function singleShard(session: Session): ShardSet {
-  return { shards: [{ session, node: nodeOf(session.url) }], cluster: false, shardOfKey: () => 0, private: Boolean(session.server) };
-}
+export const singleShard = (session: Session): Target => singleTarget(session);
 
 /** The primaries of a cluster, in slot order. */
-export function clusterShards(cluster: ClusterSession): ShardSet {
-  return {
-    shards: cluster.shards.map((session, i) => {
-      const node = cluster.topology.nodes[i];
-      return { session, node: node ? nodeAddress(node) : nodeOf(session.url) };
-    }),
-    cluster: true,
-    shardOfKey: (key) => cluster.shardOfKey(key),
-    private: Boolean(cluster.cluster),
-  };
-}
+export const clusterShards = (cluster: ClusterSession): Target => clusterTarget(cluster);
 
-/**
- * The shard that owns a light's keys: the slot of the first key of its
- * write (a cluster-safe layout keeps every key of a call in that slot).
- */
-export function shardOfLight(set: ShardSet, layout: Layout, light: Light): number {
-  if (set.shards.length === 1) return 0;
-  const [key] = layout.recordSuccess(light, { at: BENCH_EPOCH, windowSeconds: 60 }).keys;
-  return key === undefined ? 0 : set.shardOfKey(key);
-}
+export { shardOfLight } from '../measure/placement.js';
 
 /**
  * `count` light names `<base>-l<j>` spread evenly over the shards: light i
@@ -70,7 +34,7 @@ export function shardOfLight(set: ShardSet, layout: Layout, light: Light): numbe
  * on the shard due, so names keep the single server's shape and length
  * (within a digit) and the choice repeats for the same cluster layout.
  */
-export function spreadLights(set: ShardSet, layout: Layout, base: string, count: number): Light[] {
+export function spreadLights(set: Target, layout: Layout, base: string, count: number): Light[] {
   const n = set.shards.length;
   if (n === 1) return Array.from({ length: count }, (_, i) => ({ name: `${base}-l${i}` }));
   const waiting: Light[][] = set.shards.map(() => []);
@@ -94,10 +58,10 @@ export function spreadLights(set: ShardSet, layout: Layout, base: string, count:
 }
 
 /** The shards' redis connections, in shard order. */
-export const redisOf = (set: ShardSet): Redis[] => set.shards.map((s) => s.session.redis);
+export const redisOf = (set: Target): Redis[] => set.shards.map((s) => s.session.redis);
 
 /** Groups keys by the shard that owns them; a single server gets one group. */
-export function byShard(set: ShardSet, keys: readonly string[]): Map<number, string[]> {
+export function byShard(set: Target, keys: readonly string[]): Map<number, string[]> {
   const out = new Map<number, string[]>();
   for (const key of keys) {
     const shard = set.shards.length === 1 ? 0 : set.shardOfKey(key);
@@ -117,15 +81,14 @@ export function clusterChanged(err: unknown): unknown {
   const message = err instanceof Error ? err.message : String(err);
   const moved = redirectionOf(message);
   if (moved) {
-    return new SwcError(
+    return new RefusalError(
       `the cluster changed during the run: slot ${moved.slot} is now served by ${moved.node} (${moved.kind}); a figure taken while slots move would be wrong, so none is reported; run again once the cluster is stable`,
-      ExitCode.runtime,
       { cause: err },
     );
   }
   const down = /\b(CLUSTERDOWN|TRYAGAIN)\b[^\n]*/.exec(message);
   if (down) {
-    return new SwcError(`the cluster stopped serving some slots during the run (${down[0].trim()}); no figure is reported`, ExitCode.runtime, { cause: err });
+    return new RefusalError(`the cluster stopped serving some slots during the run (${down[0].trim()}); no figure is reported`, { cause: err });
   }
   return err;
 }

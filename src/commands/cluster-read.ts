@@ -1,26 +1,22 @@
 /**
  * The Redis a read or cleanup command (inspect, lights, clean) works on: one
  * server, or with `--cluster` / several `--redis-url` seeds every primary of
- * a running cluster behind one routed handle ({@link routedRedis}).
+ * a running cluster behind one routed handle (a {@link Target}).
  */
 import type { Redis } from 'ioredis';
 import { ServerStateError, UsageError } from '../core/errors.js';
 import { nodeAddress, slotRanges, type ClusterSession } from '../redis/cluster.js';
 import { connect } from '../redis/connect.js';
-import { isSlotMoved, nodeName, routedRedis } from '../redis/routed.js';
+import { isSlotMoved } from '../redis/routed.js';
+import { clusterTarget, singleTarget, type Target } from '../redis/target.js';
 import { clusterSessionFromFlags, sessionFromFlags, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
 
-/** Where a read command reads. */
-export interface ReadTarget {
-  /** One server's connection, or the routed handle over every primary. */
-  readonly redis: Redis;
-  /** The URL given (the first seed on a cluster). */
-  readonly url: string;
-  /** Set on a cluster. */
-  readonly cluster?: ClusterSession;
-  /** On a cluster: `host:port` of the primary that holds `key`. */
-  readonly nodeOf?: (key: string) => string;
-}
+/**
+ * Where a read command reads: the part of the one {@link Target} a read uses
+ * (the handle, the URL named, the cluster's session and where each key lives),
+ * so a snapshot's private server can stand in for a target too.
+ */
+export type ReadTarget = Pick<Target, 'redis' | 'url' | 'cluster' | 'nodeOf'>;
 
 /**
  * Opens what the flags ask for. On a cluster the seeds come from
@@ -33,10 +29,9 @@ export async function readTargetFromFlags(
   defaultUrl: string,
   command: string,
   connectOptions: { commandTimeoutMs?: number } = {},
-): Promise<ReadTarget> {
+): Promise<Target> {
   if (!wantsCluster(flags)) {
-    const session = await sessionFromFlags(flags, defaultUrl, connectOptions);
-    return { redis: session.redis, url: session.url };
+    return singleTarget(await sessionFromFlags(flags, defaultUrl, connectOptions));
   }
   if (flags.clusterShards !== undefined) {
     throw new UsageError(`--cluster-shards: ${command} reads a running cluster (a private one would be empty); use --cluster --redis-url <node>`);
@@ -44,12 +39,7 @@ export async function readTargetFromFlags(
   const env = process.env.REDIS_URL || undefined;
   const seeds = flags.redisUrls ?? (flags.redisUrl !== undefined ? [flags.redisUrl] : [env ?? defaultUrl]);
   const cluster = await openCluster({ ...flags, redisUrls: seeds, redisUrl: seeds[0] as string });
-  return {
-    redis: routedRedis(cluster),
-    url: seeds[0] as string,
-    cluster,
-    nodeOf: (key) => nodeName(cluster, cluster.shardOfKey(key)),
-  };
+  return clusterTarget(cluster, seeds[0] as string);
 }
 
 /** The primaries of a cluster, for JSON: `host:port` and slot ranges. */

@@ -6,7 +6,7 @@ import { DEFAULT_COMPARE_OPTIONS, type Verdict } from '../compare/diff.js';
 import { DEFAULT_INSTRUCTIONS_TOLERANCE } from '../compare/instructions.js';
 import { parseMemoryTolerance, type MemoryTolerance } from '../compare/memory-detail.js';
 import { compareOptionsFrom, type CompareFlags } from '../compare/options.js';
-import { ExitCode, SwcError, UsageError } from '../core/errors.js';
+import { EnvironmentError, ExitCode, UsageError } from '../core/errors.js';
 import { checkOutputTarget } from '../core/json-file.js';
 import { renderCompare, renderStepSummary, type CompareSide } from '../report/compare.js';
 import { compareFormats, type CompareFormat } from '../report/compare-formats.js';
@@ -64,7 +64,7 @@ export function writeJsonFile(flag: string, file: string, value: unknown): void 
     writeFileSafely(flag, file, `${JSON.stringify(value, null, 2)}\n`);
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new SwcError(`${flag}: cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`, ExitCode.runtime);
+    throw new EnvironmentError(`${flag}: cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
   printError(`swc: result saved to ${file}`);
 }

@@ -2,6 +2,8 @@ import type { Redis } from 'ioredis';
 import { UsageError } from '../core/errors.js';
 import type { Layout, Light } from '../layouts/types.js';
 import type { Session } from '../redis/connect.js';
+import type { Target } from '../redis/target.js';
+import { shardOfLight } from './placement.js';
 import { installScripts, loadScripts } from '../redis/scripts.js';
 import { type ScriptCall } from '../lua/source.js';
 import { EventClock } from '../traffic/event-clock.js';
@@ -50,18 +52,7 @@ export interface RoundsProgress extends LoadProgress {
   readonly target: number;
 }
 
-/**
- * Several servers at once (the primaries of a cluster): every target's
- * lights are split by the shard that owns their keys, each shard gets its
- * own load sockets, and every shard is busy at the same time.
- */
-export interface ShardedRedis {
-  readonly shards: readonly { readonly session: Session; readonly node: string }[];
-  /** The index into `shards` of the shard that owns `light`'s keys under `layout`. */
-  shardOf(layout: Layout, light: Light): number;
-}
-
-const isSharded = (target: Session | readonly Redis[] | ShardedRedis): target is ShardedRedis => !Array.isArray(target) && 'shards' in target;
+const isSharded = (target: Session | readonly Redis[] | Target): target is Target => !Array.isArray(target) && 'shards' in target;
 
 /** Options of {@link measureThroughputRounds}. */
 export interface RoundsOptions {
@@ -69,9 +60,12 @@ export interface RoundsOptions {
    * Where to send load: a session (exactly `connections` load sockets are
    * opened for the run and closed after it; the session's connection reads
    * the counters), or ioredis connections to load next to (at least
-   * `connections` of them; the first reads the counters).
+   * `connections` of them; the first reads the counters), or the primaries
+   * of a cluster's {@link Target}: every target's lights are split by the
+   * primary that owns their keys, each primary gets its own load sockets,
+   * and every primary is busy at the same time.
    */
-  readonly redis: Session | readonly Redis[] | ShardedRedis;
+  readonly redis: Session | readonly Redis[] | Target;
   /** The layouts measured, in order; every layout after the first gets ratios to the first. */
   readonly targets: readonly ThroughputTarget[];
   /** Default 1. */
@@ -266,7 +260,7 @@ export async function measureThroughputRounds(options: RoundsOptions): Promise<T
   const parts: { shard: number; context: WorkloadContext }[][] = targets.map((t) => {
     const byShard = new Map<number, Light[]>();
     for (const light of t.lights) {
-      const shard = sharded ? sharded.shardOf(t.layout, light) : 0;
+      const shard = sharded ? shardOfLight(sharded, t.layout, light) : 0;
       byShard.set(shard, [...(byShard.get(shard) ?? []), light]);
     }
     return [...byShard.entries()]

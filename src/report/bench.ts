@@ -9,9 +9,9 @@ import { hintLines, wrapLine } from './encoding-hints.js';
 import { clusterFooter, findingsGrid, labelsLine, shardsGrid } from './cluster.js';
 import { PIPED_COLUMNS, fitsWhole, renderFitted, wrapText } from './width.js';
 
-/** Output formats of `swc bench`; `--format` choices come from here. */
-export const benchFormats = ['table', 'json', 'markdown', 'csv'] as const;
-export type BenchFormat = (typeof benchFormats)[number];
+// The formats live apart so bench's definition reads them without the renderer.
+export { benchFormats, type BenchFormat } from './bench-formats.js';
+import type { BenchFormat } from './bench-formats.js';
 
 export { formatWindow } from '../core/format.js';
 

@@ -2,7 +2,6 @@ import { measureThroughputRounds, type ThroughputPhase } from '../../measure/thr
 import type { ThroughputResult } from '../../measure/types.js';
 import { errorJsonFor } from '../../traffic/events.js';
 import type { Cell, ThroughputPlan } from '../plan.js';
-import { shardOfLight } from '../shards.js';
 import { eventsSoFar, type Filled, type Readings, type RunContext } from './context.js';
 import { checkReading, watch } from './disturbance.js';
 import { readCounters } from './on-shards.js';
@@ -30,7 +29,7 @@ export async function throughputPhase(
   const where = `in ${groupName} ${eventsSoFar(ctx)}`;
   const first = filled[0] as Filled;
   const results = await measureThroughputRounds({
-    redis: set.cluster ? { shards: set.shards, shardOf: (l, light) => shardOfLight(set, l, light) } : ctx.session,
+    redis: set.cluster ? set : ctx.session,
     targets: filled.map((f) => ({
       layout: f.layout,
       // Lights a preset cell added for steadier bytes stay out of the throughput phase.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { namespaceOf } from '../../../src/bench/namespace.js';
-import { cleanHint } from '../../../src/commands/bench.js';
+import { cleanHint } from '../../../src/bench/cleanup.js';
 
 const ns = namespaceOf('swc-bench:1a2b3c4d');
 

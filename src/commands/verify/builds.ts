@@ -1,13 +1,13 @@
-import { ExitCode } from '../core/errors.js';
-import { namespacedLayout, type LayoutName } from '../layouts/index.js';
-import { connect } from '../redis/connect.js';
-import { startPrivateServer } from '../redis/server.js';
-import { acceptedInstead } from '../verify/verify.js';
-import { renderVerify, verifyResultOfJson, type VerifyResultJson } from '../report/verify.js';
-import { palette } from '../report/style.js';
-import type { VerifyResult } from '../verify/types.js';
-import { buildsJson, childJson, runAcrossBuilds, withoutFlags, type ChildRun } from './builds.js';
-import { printJson, useColor } from './options.js';
+import { ExitCode } from '../../core/errors.js';
+import { namespacedLayout, type LayoutName } from '../../layouts/index.js';
+import { connect } from '../../redis/connect.js';
+import { startPrivateServer } from '../../redis/server.js';
+import { acceptedInstead } from '../../verify/verify.js';
+import { renderVerify, verifyResultOfJson, type VerifyResultJson } from '../../report/verify.js';
+import { palette } from '../../report/style.js';
+import type { VerifyResult } from '../../verify/types.js';
+import { buildsJson, childJson, runAcrossBuilds, withoutFlags, type ChildRun } from '../builds.js';
+import { printJson, useColor } from '../options.js';
 
 /** What one build's `swc verify --json` prints. */
 interface VerifyOutput {

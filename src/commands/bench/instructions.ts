@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import {
   checkInstructions,
   DEFAULT_INSTRUCTION_CALLS,
@@ -7,42 +6,15 @@ import {
   runInstructionPhase,
   withInstructions,
   type InstructionsPlan,
-} from '../bench/instructions.js';
-import type { BenchPlan } from '../bench/plan.js';
-import { parseNumber } from '../bench/values.js';
-import { ExitCode, SwcError, UsageError } from '../core/errors.js';
-import type { ValgrindTools } from '../measure/callgrind.js';
-import type { BenchReport } from '../measure/types.js';
-import type { Session } from '../redis/connect.js';
-import { parser } from './options.js';
+} from '../../bench/instructions.js';
+import type { InstructionFlags } from './options-instructions.js';
+import type { BenchPlan } from '../../bench/plan.js';
+import { UsageError } from '../../core/errors.js';
+import type { ValgrindTools } from '../../measure/callgrind.js';
+import type { BenchReport } from '../../measure/types.js';
+import type { Session } from '../../redis/connect.js';
 
-/** The flags `swc bench` takes for counting instructions. */
-export interface InstructionFlags {
-  instructions?: boolean;
-  profile?: boolean;
-  instructionCalls?: number;
-  instructionRepeats?: number;
-}
-
-/** Adds `--instructions`, `--profile` and their settings to `swc bench`. */
-export function addInstructionOptions(command: Command): Command {
-  return command
-    .option(
-      '--instructions',
-      "also count the server's instructions per call of each op (write, read, request) on one more private redis-server, the same binary and settings, run under valgrind callgrind: exact where ops/s and µs are noisy (needs valgrind; not with --redis-url)",
-    )
-    .option('--profile', "with the counts, the server functions taking most of each layout's write and read (inclusive share); implies --instructions")
-    .option(
-      '--instruction-calls <n>',
-      `--instructions: operations per repeat (default ${DEFAULT_INSTRUCTION_CALLS})`,
-      parser((v) => parseNumber('--instruction-calls', v, { min: 10, max: 100_000, integer: true })),
-    )
-    .option(
-      '--instruction-repeats <n>',
-      `--instructions: repeats per op, their spread shown (default ${DEFAULT_INSTRUCTION_REPEATS})`,
-      parser((v) => parseNumber('--instruction-repeats', v, { min: 1, max: 50, integer: true })),
-    );
-}
+export type { InstructionFlags } from './options-instructions.js';
 
 /** What a run that counts needs: the plan and valgrind found; undefined when the run does not count. Refusals are thrown before any server starts. */
 export function instructionsOf(
@@ -89,7 +61,7 @@ export async function countForReport(
   report: BenchReport,
   options: { progress: boolean; signal?: AbortSignal },
 ): Promise<BenchReport> {
-  if (!session.server) throw new SwcError("--instructions: needs swc's private server", ExitCode.usage);
+  if (!session.server) throw new UsageError("--instructions: needs swc's private server");
   const started = performance.now();
   if (options.progress) process.stderr.write('swc bench: counting instructions: starting redis-server under valgrind callgrind\n');
   const counted = await openCountedServer(session.server, counting.tools);

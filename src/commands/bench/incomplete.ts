@@ -1,11 +1,11 @@
-import { ExitCode } from '../core/errors.js';
-import { IncompleteBenchError } from '../bench/run.js';
-import { withStableKeyNames } from '../bench/stable-keys.js';
-import type { BenchReport } from '../measure/types.js';
-import { renderBench, type BenchFormat } from '../report/bench.js';
-import { outputWidth, proseWidth, wrapText } from '../report/width.js';
-import { printJson, useColor } from './options.js';
-import { writeJsonFile } from './compare.js';
+import { ExitCode } from '../../core/errors.js';
+import { IncompleteBenchError } from '../../bench/run.js';
+import { withStableKeyNames } from '../../bench/stable-keys.js';
+import type { BenchReport } from '../../measure/types.js';
+import { renderBench, type BenchFormat } from '../../report/bench.js';
+import { outputWidth, proseWidth, wrapText } from '../../report/width.js';
+import { printJson, useColor } from '../options.js';
+import { writeJsonFile } from '../compare.js';
 
 /** For a `.catch`: an {@link IncompleteBenchError} is kept as the outcome, any other error rethrown. */
 export function keepIncomplete(err: unknown): IncompleteBenchError {

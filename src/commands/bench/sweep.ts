@@ -5,14 +5,14 @@
  * user's server: swc changes settings only on servers it starts.
  */
 import type { Redis } from 'ioredis';
-import { adviseSweep, combinationsOf, settingsLabel, summarize, type Combination, type SweepAxis, type SweepReport, type SweepRun } from '../bench/sweep.js';
-import { InterruptedError, UsageError } from '../core/errors.js';
-import type { BenchReport } from '../measure/types.js';
-import { openSession, type Session } from '../redis/connect.js';
-import { parseInfo } from '../redis/info.js';
-import { SWC_VERSION } from '../core/version.js';
-import { onShutdown } from './lifecycle.js';
-import { SCHEMA_VERSION } from '../core/schema-version.js';
+import { adviseSweep, combinationsOf, settingsLabel, summarize, type Combination, type SweepAxis, type SweepReport, type SweepRun } from '../../bench/sweep.js';
+import { InterruptedError, UsageError } from '../../core/errors.js';
+import type { BenchReport } from '../../measure/types.js';
+import { openSession, type Session } from '../../redis/connect.js';
+import { parseInfo } from '../../redis/info.js';
+import { SWC_VERSION } from '../../core/version.js';
+import { onShutdown } from '../lifecycle.js';
+import { SCHEMA_VERSION } from '../../core/schema-version.js';
 
 /** What decides whether a sweep may run at all, checked before any server starts. */
 export interface SweepFlags {

@@ -1,13 +1,13 @@
-import { ExitCode, UsageError } from '../core/errors.js';
-import type { SweepReport } from '../bench/sweep.js';
-import type { Suggestion } from '../bench/suggest.js';
-import { renderBench, type BenchFormat } from '../report/bench.js';
-import { isBenchReport, renderBuilds, type BuildRun } from '../report/builds.js';
-import { renderSuggestions } from '../report/suggest.js';
-import { renderSweep } from '../report/sweep.js';
-import { buildsJson, childJson, runAcrossBuilds, withoutFlags } from './builds.js';
-import { writeJsonFile } from './compare.js';
-import { printJson, useColor } from './options.js';
+import { ExitCode, UsageError } from '../../core/errors.js';
+import type { SweepReport } from '../../bench/sweep.js';
+import type { Suggestion } from '../../bench/suggest.js';
+import { renderBench, type BenchFormat } from '../../report/bench.js';
+import { isBenchReport, renderBuilds, type BuildRun } from '../../report/builds.js';
+import { renderSuggestions } from '../../report/suggest.js';
+import { renderSweep } from '../../report/sweep.js';
+import { buildsJson, childJson, runAcrossBuilds, withoutFlags } from '../builds.js';
+import { writeJsonFile } from '../compare.js';
+import { printJson, useColor } from '../options.js';
 
 /** Flags of `swc bench` this module reads. */
 export interface BenchBuildsFlags {

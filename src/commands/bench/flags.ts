@@ -1,0 +1,66 @@
+/** The flags of `swc bench` and their defaults: read by the definition and, lazily, by the action. */
+import type { SweepAxis } from '../../bench/sweep.js';
+import type { LayoutName } from '../../layouts/index.js';
+import type { PanelName } from '../../report/chart-data.js';
+import type { BenchFormat } from '../../report/bench.js';
+import type { BuildsFlags } from '../builds.js';
+import type { CompareFlags } from '../compare.js';
+import type { ClusterFlags, RedisFlags } from '../options.js';
+import type { InstructionFlags } from './options-instructions.js';
+
+/** Every flag of `swc bench`, as commander gives them. */
+export interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, InstructionFlags, BuildsFlags {
+  trustScripts?: boolean;
+  /** `--wait-for-runs`, seconds. */
+  waitForRuns?: number;
+  /** `--max-ops`: a load cap for every phase (fill, accuracy, throughput). */
+  maxOps?: number;
+  rate?: number[];
+  window?: number[];
+  layout?: LayoutName[];
+  failureRate: number;
+  lights: number;
+  duration?: number;
+  preset?: string;
+  seed: number;
+  throughput: boolean;
+  connections: number;
+  pipeline: number;
+  ops?: number;
+  time?: number;
+  rounds: number;
+  appView: boolean;
+  format: BenchFormat | 'github';
+  json?: boolean;
+  progress: boolean;
+  scenario?: string;
+  baseline?: string;
+  realtime?: boolean;
+  accuracy?: boolean;
+  commands?: boolean;
+  threshold?: number;
+  suggest?: boolean;
+  scripts?: string;
+  chart?: boolean;
+  chartOut?: string;
+  chartPanels?: PanelName[];
+  output?: string;
+  wide?: boolean;
+  dryRun?: boolean;
+  percentiles?: number[];
+  allowEviction?: boolean;
+  sweep: SweepAxis[];
+}
+
+export const DEFAULT_RATES = [100];
+/** Seconds per throughput phase when neither --ops nor --time is given. */
+export const DEFAULT_PHASE_SECONDS = 1;
+/** Rounds per throughput phase: enough for a median and a spread, few enough to keep rounds long. */
+export const DEFAULT_ROUNDS = 5;
+/** tinybench time per layout and cell for the application's view. */
+export const APP_VIEW_MS = 250;
+export const DEFAULT_WINDOWS = [300];
+/** The failure ratio at which Stoplight's error-rate strategy opens a light, as commonly configured. */
+export const DEFAULT_THRESHOLD = 0.5;
+/** Real seconds per cell under --realtime: short, because one window (often minutes) per cell is a surprise. */
+export const DEFAULT_REALTIME_SECONDS = 10;

@@ -1,0 +1,101 @@
+/** `swc bench`'s progress on stderr: a bar on a terminal, a line per cell and phase otherwise. */
+import cliProgress from 'cli-progress';
+import { plannedEvents, type BenchPlan } from '../../bench/plan.js';
+import { RunClock } from '../../bench/progress.js';
+import type { BenchProgress } from '../../bench/run.js';
+import type { CellResult } from '../../measure/types.js';
+import { formatWindow } from '../../report/bench.js';
+import { kb } from '../../report/style.js';
+import { proseWidth, wrapText } from '../../report/width.js';
+import { onShutdown } from '../lifecycle.js';
+
+const etaText = (seconds: number | null): string =>
+  seconds === null ? '…' : seconds < 60 ? `${Math.ceil(seconds)} s` : `${Math.floor(seconds / 60)} min ${Math.ceil(seconds % 60)} s`;
+
+const PHASES = ['write', 'read', 'request'] as const;
+
+/**
+ * Progress on stderr: a bar on a TTY that follows time (fill and throughput
+ * phases weighed by how long they take) with an estimate of the time left,
+ * one line per cell and phase otherwise. `stop` clears the bar; call it
+ * before printing results, or the bar's cursor handling lands on the table.
+ */
+export function progressReporter(enabled: boolean, plan: BenchPlan): { hooks: BenchProgress; stop: () => void } {
+  if (!enabled) return { hooks: {}, stop: () => undefined };
+  const realtime = plan.realtime === true;
+  const clock = new RunClock(plannedEvents(plan), plan.windows.length * plan.rates.length, plan.layouts.length, plan.throughput);
+  const STEPS = 1000;
+  if (process.stderr.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      { format: 'swc bench [{bar}] {percentage}% | {left} left | {cell}', hideCursor: true, stream: process.stderr, clearOnComplete: true },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(STEPS, 0, { cell: '', left: '…' });
+    let stopped = false;
+    const stop = (): void => {
+      if (stopped) return;
+      stopped = true;
+      bar.stop();
+    };
+    onShutdown(async () => stop());
+    const show = (payload: Record<string, string> = {}): void =>
+      bar.update(Math.round(clock.fraction() * STEPS), { ...payload, left: etaText(clock.etaSeconds()) });
+    const where = (cell: { layout: string; windowSeconds: number; rate: number }): string =>
+      `${cell.layout} ${formatWindow(cell.windowSeconds)} @ ${cell.rate}/s`;
+    const hooks: BenchProgress = {
+      onCellStart: (cell) => {
+        clock.cellStart();
+        show({ cell: `${where(cell)}: filling` });
+      },
+      onEvents: (written: number) => {
+        clock.events(written);
+        show();
+      },
+      onThroughput: (group, p) => {
+        clock.round(PHASES.indexOf(p.phase), p.round, p.target, p.fraction);
+        const cell = group[p.target] ?? group[0];
+        show(cell ? { cell: `${where(cell)}: ${p.phase} round ${p.round + 1}` } : {});
+      },
+      onCellDone: () => {
+        clock.cellDone();
+        show();
+      },
+    };
+    return { hooks, stop };
+  }
+  let at = '';
+  // Progress lines off a TTY fit COLUMNS when it is set (a log keeps them whole otherwise).
+  const width = proseWidth({ stream: process.stderr });
+  const say = (line: string): void => void process.stderr.write(`${wrapText(line, width, 4)}\n`);
+  const hooks: BenchProgress = {
+    onCellStart: (cell, i: number, n: number) => {
+      clock.cellStart();
+      at = `${i + 1}/${n}`;
+      // Real traffic takes real time: say when each cell's starts.
+      if (realtime) {
+        say(`swc bench: [${at}] ${cell.layout} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: real traffic for ${cell.durationSeconds} s`);
+      }
+    },
+    // One line per phase: a log (or a test) sees where a long run is.
+    onEvents: (written: number) => clock.events(written),
+    onThroughput: (_group, p) => clock.round(PHASES.indexOf(p.phase), p.round, p.target, p.fraction),
+    onPhase: (cell, phase: string, group) =>
+      say(
+        `swc bench: [${at}] ${group.map((c) => c.layout).join(', ')} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: ${phase} throughput phase` +
+          (group.length > 1 ? ' (layouts alternating round by round)' : '') +
+          `; about ${etaText(clock.etaSeconds())} left`,
+      ),
+    onCellDone: (r: CellResult, i: number, n: number) => {
+      clock.cellDone();
+      say(
+        `swc bench: [${i + 1}/${n}] ${r.layout} window ${formatWindow(r.windowSeconds)} at ${r.rate}/s: ` +
+          `${kb(r.memory.bytesPerLight)} KB per light` +
+          (r.throughput ? `, request ${Math.round(r.throughput.request.opsPerSec).toLocaleString('en-US')} ops/s` : '') +
+          (r.realtime
+            ? `, sent ${r.realtime.achievedRate.toFixed(1)}/s per light (asked ${r.realtime.requestedRate}), write p99 ${r.realtime.write.p99Ms.toFixed(2)} ms`
+            : ''),
+      );
+    },
+  };
+  return { hooks, stop: () => undefined };
+}

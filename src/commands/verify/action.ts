@@ -1,0 +1,149 @@
+/**
+ * The action of `swc verify`, loaded only when verify runs: the layouts
+ * built, then a guarded run (src/bench/guarded-run.ts) that verifies each in
+ * turn on the server or cluster, and the findings printed.
+ */
+import { randomInt } from 'node:crypto';
+import { guardedRun } from '../../bench/guarded-run.js';
+import type { Namespace } from '../../bench/namespace.js';
+import { ExitCode, ScriptError, UsageError } from '../../core/errors.js';
+import { SCHEMA_VERSION } from '../../core/schema-version.js';
+import { SWC_VERSION } from '../../core/version.js';
+import { createLayout, layoutNames, namespacedLayout, type LayoutName } from '../../layouts/index.js';
+import { scriptsDirLayouts, scriptsDirNotes } from '../../layouts/stoplight/scripts-dir.js';
+import type { LayoutOptions } from '../../layouts/types.js';
+import type { ClusterSession } from '../../redis/cluster.js';
+import { clusterTarget, singleTarget, type Target } from '../../redis/target.js';
+import { renderVerify, verifyResultJson } from '../../report/verify.js';
+import { proseWidth, wrapText } from '../../report/width.js';
+import type { VerifyResult } from '../../verify/types.js';
+import { verifyLayout } from '../../verify/verify.js';
+import { buildsToRun } from '../builds.js';
+import { openCluster, primariesOf } from '../cluster-read.js';
+import { onShutdown } from '../lifecycle.js';
+import { printJson, sessionFromFlags, turnWaitMs, useColor, wantsCluster } from '../options.js';
+import { verifyAcrossBuilds } from './builds.js';
+import type { VerifyFlags } from './flags.js';
+
+/** A generous bound on the bytes one call leaves in Redis at once (a 5.x event is about 120). */
+const PEAK_BYTES_PER_CALL = 250;
+
+/** Runs `swc verify` with the flags commander parsed; returns the exit code. */
+export async function verifyAction(flags: VerifyFlags): Promise<number> {
+  const seed = flags.seed ?? randomInt(0, 2 ** 32);
+  // Several --redis-server: the same traffic (this seed) on each build (src/commands/verify-builds.ts).
+  const builds = buildsToRun(flags);
+  if (builds)
+    return verifyAcrossBuilds(builds, seed, flags.json === true, {
+      settings: flags.redisServerArg ?? [],
+      ...(flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {}),
+    });
+  // A Stoplight tree holds one version's scripts: by default, verify the layouts it has.
+  const names = flags.layout ?? (flags.scripts !== undefined ? scriptsDirLayouts(flags.scripts) : [...layoutNames]);
+  // A Stoplight tree's folders that are not verified are named, not left out silently.
+  if (flags.scripts !== undefined && flags.layout === undefined)
+    for (const note of scriptsDirNotes(flags.scripts)) process.stderr.write(`swc verify: ${note}\n`);
+  const scripts = flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {};
+  // Every layout is built (its scripts read) before Redis is touched: a missing file is bad input.
+  for (const name of names) {
+    try {
+      createLayout(name, scripts);
+    } catch (err) {
+      if (flags.scripts !== undefined && err instanceof ScriptError) throw new UsageError(`--scripts: ${err.message}`);
+      throw err;
+    }
+  }
+  const say = (line: string): void => {
+    if (flags.progress) process.stderr.write(`swc verify: ${line}\n`);
+  };
+  const usersUrl = flags.redisUrl ?? (process.env.REDIS_URL || undefined);
+  let cluster: ClusterSession | undefined;
+  const results = await guardedRun(
+    {
+      command: 'swc verify',
+      layouts: names,
+      layoutOptions: scripts,
+      trustScripts: flags.trustScripts === true,
+      ...(usersUrl !== undefined ? { usersUrl } : {}),
+      open: async () => {
+        // The seed is printed whatever the flags: a finding is only useful if it can be replayed.
+        process.stderr.write(`swc verify: seed ${seed} (replay with --seed ${seed})\n`);
+        if (!wantsCluster(flags)) return singleTarget(await sessionFromFlags(flags));
+        cluster = await openCluster(flags);
+        const target = clusterTarget(cluster);
+        say(`on a cluster of ${target.shards.length} primaries (${target.shards.map((s) => s.node).join(', ')})${target.private ? ', started by swc' : ''}`);
+        return target;
+      },
+      peakBytes: () => flags.calls * PEAK_BYTES_PER_CALL,
+      // verify has no --allow-eviction: the way out is a smaller run.
+      refusalHint: ' (fewer --calls need less memory)',
+      // As bench: mark the run so `swc clean` spares it and a bench on this server waits, and take turns with other runs.
+      takeTurns: {
+        timeoutMs: turnWaitMs(flags.waitForRuns),
+        onWait: (others) =>
+          say(`another swc run is writing to this server (${others.join(', ')}); waiting for it to end (at most ${turnWaitMs(flags.waitForRuns) / 1000} s)`),
+      },
+      say: (line) => void process.stderr.write(`${line}\n`),
+      onSignal: onShutdown,
+    },
+    ({ target, namespace, signal }) => verifyEach(names, target, namespace, scripts, { seed, calls: flags.calls, lights: flags.lights, signal, say }),
+  );
+  const findings = results.reduce((sum, r) => sum + r.findings, 0);
+  if (flags.json)
+    printJson({
+      schemaVersion: SCHEMA_VERSION,
+      swcVersion: SWC_VERSION,
+      seed,
+      findings,
+      results: results.map(verifyResultJson),
+      ...(cluster ? { cluster: { primaries: primariesOf(cluster) } } : {}),
+    });
+  else process.stdout.write(wrapText(renderVerify(results, useColor()), proseWidth(), 4));
+  return findings > 0 ? ExitCode.finding : ExitCode.ok;
+}
+
+/** Each layout verified in turn on the guarded target; key names without the run's namespace. */
+async function verifyEach(
+  names: readonly LayoutName[],
+  target: Target,
+  namespace: Namespace,
+  scripts: LayoutOptions,
+  options: { seed: number; calls: number; lights: number; signal: AbortSignal; say: (line: string) => void },
+): Promise<VerifyResult[]> {
+  const { say } = options;
+  const results: VerifyResult[] = [];
+  for (const name of names) {
+    const layout = namespacedLayout(name, namespace.prefix, scripts);
+    let shown = -1;
+    const result = await verifyLayout(target.redis, layout, {
+      seed: options.seed,
+      calls: options.calls,
+      lights: options.lights,
+      signal: options.signal,
+      // On a server of its own swc may MONITOR a replay to show what a failing script sent.
+      monitorRejected: target.private && !target.cluster,
+      progress: {
+        onCalls: (sent, total) => {
+          const tenth = Math.floor((sent / total) * 4);
+          if (tenth !== shown) {
+            shown = tenth;
+            say(`${name}: ${sent.toLocaleString('en-US')}/${total.toLocaleString('en-US')} calls`);
+          }
+        },
+        onShrinkStart: (what, length) => say(`${name}: shrinking a ${what} (${length.toLocaleString('en-US')} calls)`),
+      },
+    });
+    say(`${name}: ${result.findings === 0 ? 'no finding' : `${result.findings} finding(s)`} in ${result.durationSeconds.toFixed(1)} s`);
+    results.push(stripNamespace(result, `${namespace.prefix}:`));
+  }
+  return results;
+}
+
+/** Key names as the layout writes them, without this run's namespace. */
+function stripNamespace(result: VerifyResult, prefix: string): VerifyResult {
+  return {
+    ...result,
+    keysWithoutTtl: result.keysWithoutTtl.map((k) => ({ ...k, key: k.key.startsWith(prefix) ? k.key.slice(prefix.length) : k.key })),
+    scriptErrors: result.scriptErrors.map((e) => (e.rejected === undefined ? e : { ...e, rejected: e.rejected.split(prefix).join('') })),
+  };
+}
