@@ -47,7 +47,7 @@ function report(stdout: string): BenchReport {
 }
 
 // Every bad manifest and --scripts folder is checked in-process (same program,
-// same error path) in test/unit/commands/manifest-errors.test.ts; a spawn
+// same error path) in test/integration/commands/manifest-errors.test.ts; a spawn
 // shows the one line on stderr and the exit code once.
 describe('--layout <manifest>: a bad manifest (exit 2, one line naming the file and the field, nothing sent)', () => {
   it('swc bench --layout <a manifest with an unknown placeholder>', async () => {
@@ -270,5 +270,5 @@ describe('--layout <a copy of a shipped manifest> --scripts <dir>: the folder re
     expect(verify.stdout + verify.stderr).toContain('my-stoplight-v6');
     expect(verify.code).toBe(0);
   });
-  // Without --scripts the copy fails naming its missing script: test/unit/commands/manifest-errors.test.ts.
+  // Without --scripts the copy fails naming its missing script: test/integration/commands/manifest-errors.test.ts.
 });

@@ -3,15 +3,17 @@
  * error path as the CLI but in-process: exit 2 with one line naming the file
  * and the field, before anything is sent (the URL is unreachable: a
  * connection attempt would be exit 3). The spawned CLI keeps one such case in
- * test/cli/manifest.test.ts.
+ * test/cli/manifest.test.ts. In this lane, not the unit lane: loading a
+ * manifest registers its layout for the rest of the process, and the unit lane
+ * shares one module cache across files.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stoplight6Tree, V6_STORAGE } from '../../integration/layouts/stoplight-tree.js';
-import { runInProcess } from '../in-process.js';
+import { stoplight6Tree, V6_STORAGE } from '../layouts/stoplight-tree.js';
+import { runInProcess } from '../../unit/in-process.js';
 
 const MANIFESTS = fileURLToPath(new URL('../../../fixtures/manifests/', import.meta.url));
 const UNREACHABLE = ['--redis-url', 'redis://127.0.0.1:1'];
