@@ -1,29 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
 
-/** The subcommands `swc --help` lists (whatever is registered, so a new one is checked too). */
-async function subcommands(): Promise<string[]> {
-  const help = (await runCli(['--help'])).stdout;
-  const section = help.slice(help.indexOf('Commands:'));
-  return [...section.matchAll(/^ {2}([a-z][a-z-]*) /gm)].map((m) => m[1] as string).filter((name) => name !== 'help');
-}
-
-describe('every --help lists exit codes and at least two examples', () => {
-  it("swc --help and each subcommand's", async () => {
-    const names = await subcommands();
-    expect(names).toEqual(expect.arrayContaining(['bench', 'chart', 'compare', 'doctor', 'inspect', 'lights']));
-    for (const args of [[], ...names.map((n) => [n])]) {
-      const run = await runCli([...args, '--help']);
-      const label = `swc ${args.join(' ')} --help`;
-      expect(run.code, label).toBe(0);
-      expect(run.stdout, label).toMatch(/^Exit codes[^\n]*: 0 /m);
-      const examples = run.stdout.slice(run.stdout.indexOf('\nExamples:'));
-      expect(run.stdout.includes('\nExamples:'), label).toBe(true);
-      expect(examples.split('\n').filter((l) => l.startsWith('  swc ')).length, label).toBeGreaterThanOrEqual(2);
-    }
-  });
-});
-
+// Every --help's exit codes and examples are checked in-process in
+// test/unit/commands/help-examples.test.ts; here, what a real process shows.
 describe('the built CLI: a typo suggests, --help wins (exit codes and streams of a real process)', () => {
   it('swc bench --rat 100 and swc bnech: one line on stderr with "Did you mean", exit 2; lights --help --redis-url x: help, exit 0', async () => {
     const option = await runCli(['bench', '--rat', '100']);

@@ -53,7 +53,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('every --json validates against its shipped schema (real runs)', () => {
+// The cases share nothing but the read-only private server of lights: they run
+// at once (each bench and verify on its own private server), so the spawns of
+// one case use the CPU another's wait leaves.
+describe.concurrent('every --json validates against its shipped schema (real runs)', () => {
   it('bench, and compare of it against itself and against a schemaVersion 1 baseline', async () => {
     const bench = await jsonOf('bench', ['bench', ...SMALL, '--json']);
     expect(bench.startedAt).toMatch(ISO);

@@ -1,5 +1,8 @@
+// Help text and one usage error: nothing here needs a process of its own, so
+// these run in-process (same program, COLUMNS read the same way; they were
+// spawns in test/cli/help-matches.test.ts).
 import { describe, expect, it } from 'vitest';
-import { runCli } from './run-cli.js';
+import { runInProcess } from '../in-process.js';
 
 const COMMANDS = ['bench', 'chart', 'clean', 'compare', 'doctor', 'inspect', 'lights', 'verify'];
 
@@ -28,7 +31,7 @@ function optionEntries(help: string): Map<string, string> {
 describe('help that matches behaviour', () => {
   it("no option of any command states its default twice (its own words and commander's)", async () => {
     for (const command of COMMANDS) {
-      const help = (await runCli([command, '--help'], { COLUMNS: '200' })).stdout;
+      const help = (await runInProcess([command, '--help'], { COLUMNS: '200' })).stdout;
       const entries = optionEntries(help);
       expect(entries.size, command).toBeGreaterThan(1);
       for (const [flag, text] of entries) {
@@ -42,26 +45,27 @@ describe('help that matches behaviour', () => {
 
   it('commands that read a running cluster do not offer --cluster-shards, and still refuse it with the reason', async () => {
     for (const command of ['lights', 'inspect', 'clean']) {
-      const help = (await runCli([command, '--help'])).stdout;
+      const help = (await runInProcess([command, '--help'])).stdout;
       expect(optionEntries(help).has('--cluster'), command).toBe(true);
       expect(help, command).not.toMatch(/--cluster-shards/);
       const args = command === 'inspect' ? [command, 'some-light', '--cluster-shards', '3'] : [command, '--cluster-shards', '3'];
-      const run = await runCli(args);
+      const run = await runInProcess(args);
       expect(run.code, command).toBe(2);
       expect(run.stderr).toMatch(/--cluster-shards: .* reads a running cluster/);
     }
-    for (const command of ['bench', 'verify']) expect(optionEntries((await runCli([command, '--help'])).stdout).has('--cluster-shards'), command).toBe(true);
+    for (const command of ['bench', 'verify'])
+      expect(optionEntries((await runInProcess([command, '--help'])).stdout).has('--cluster-shards'), command).toBe(true);
   });
 
   it('--server-tolerance says what the gate uses: CPU time per call first', async () => {
     for (const command of ['compare', 'bench']) {
-      const text = optionEntries((await runCli([command, '--help'], { COLUMNS: '200' })).stdout).get('--server-tolerance') ?? '';
+      const text = optionEntries((await runInProcess([command, '--help'], { COLUMNS: '200' })).stdout).get('--server-tolerance') ?? '';
       expect(text, command).toMatch(/CPU time per call \(INFO cpu/);
     }
   });
 
   it('verify --calls shows its default once, in the words of the other defaults', async () => {
-    const text = optionEntries((await runCli(['verify', '--help'], { COLUMNS: '200' })).stdout).get('--calls');
+    const text = optionEntries((await runInProcess(['verify', '--help'], { COLUMNS: '200' })).stdout).get('--calls');
     expect(text).toMatch(/\(default: 20,000\)$/);
   });
 });

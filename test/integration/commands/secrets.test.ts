@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { redisUrl } from '../../helpers.js';
+import { runInProcess, type InProcessResult } from '../../unit/in-process.js';
+
+/** The password under test: it must appear in no output of any case. */
+const PASSWORD = 'Pw4Leak9Check';
+
+let locked: PrivateServer;
+beforeAll(async () => {
+  // A server whose password is not PASSWORD: every attempt below is a wrong password.
+  locked = await startPrivateServer({ settings: ['requirepass=another-one'] });
+});
+afterAll(async () => {
+  await locked.stop();
+});
+
+const COMMANDS: string[][] = [
+  ['doctor'],
+  ['bench', '--rate', '1', '--window', '10', '--no-throughput', '--no-progress'],
+  ['inspect', 'no-such-light'],
+  ['lights'],
+];
+
+function expectNoSecret(result: InProcessResult, label: string): void {
+  const all = result.stdout + result.stderr;
+  expect(all, label).not.toContain(PASSWORD);
+  expect(all, label).not.toContain(encodeURIComponent(PASSWORD));
+  for (const line of result.stderr.split('\n').filter(Boolean)) expect(line, label).toMatch(/^swc[: ]/);
+}
+
+/** Runs every command in-process with the URL from the flag and from REDIS_URL; checks the code and greps all output. */
+async function everyCommand(url: string, code: number): Promise<void> {
+  for (const command of COMMANDS) {
+    for (const [how, args, env] of [
+      ['--redis-url', [...command, '--redis-url', url], {}],
+      ['REDIS_URL', command, { REDIS_URL: url }],
+    ] as const) {
+      const result = await runInProcess(args, env);
+      const label = `${command[0]} via ${how}: ${result.stderr}`;
+      expect(result.code, label).toBe(code);
+      expectNoSecret(result, label);
+    }
+  }
+}
+
+// The spawned CLI checks the user-info form and a closed port per command
+// (test/cli/secrets.test.ts); the other forms run here through the same
+// program and error path, without a process each.
+describe('a password in a Redis URL is never printed (in-process, every command)', () => {
+  it.each([
+    ['in user-info', (port: number) => `redis://:${PASSWORD}@127.0.0.1:${port}`],
+    ['with a user name', (port: number) => `redis://default:${PASSWORD}@127.0.0.1:${port}`],
+    ['as ?password=', (port: number) => `redis://127.0.0.1:${port}?password=${PASSWORD}`],
+  ])('wrong password %s: exit 3', async (_, url) => {
+    await everyCommand(url(locked.port), 3);
+  });
+
+  it('a host that does not resolve, password in user-info and in the query: exit 3', async () => {
+    await everyCommand(`redis://u:${PASSWORD}@no-such-host.invalid:6379?password=${PASSWORD}`, 3);
+  });
+
+  it('doctor names the server redacted, in its header and in its JSON', async () => {
+    const host = new URL(redisUrl()).host;
+    const url = `redis://:${PASSWORD}@${host}/0?password=${PASSWORD}`;
+    const human = await runInProcess(['doctor', '--redis-url', url]);
+    expectNoSecret(human, human.stdout);
+    expect(human.stdout).toContain(`redis://:***@${host}/0?password=***`);
+    const json = await runInProcess(['doctor', '--json'], { REDIS_URL: url });
+    expectNoSecret(json, json.stdout);
+    expect((JSON.parse(json.stdout) as { redis: { url: string } }).redis.url).toContain('password=***');
+  });
+});
