@@ -97,3 +97,18 @@ export const isManifestError = (message: RegExp): boolean => message.source.star
 
 /** The refusal of scripts swc did not write bound for a user's server without --trust-scripts. */
 export const UNTRUSTED = /--trust-scripts: refused: .*record\.lua.* not byte-identical/;
+
+/** [label, Lua run from a light's 16th call on (after a probe's dozen)]: scripts only content can tell from swc's own. */
+export const LATE_CASES: readonly (readonly [string, string])[] = [
+  ['APPENDs 256 KB per call past the memory budget', "redis.call('APPEND', KEYS[2] .. ':big', string.rep('x', 262144))"],
+  ['RESETs the slow log', "redis.call('SLOWLOG', 'RESET')"],
+  ['loops after the probe', 'while true do end'],
+  ['takes about 1 s per call', "local t0 = tonumber(redis.call('TIME')[1]) while tonumber(redis.call('TIME')[1]) < t0 + 1 do end"],
+];
+
+/** The record.lua lines that run `late` from a light's 16th call on. */
+export const lateEdit = (late: string): HostileEdit => ({ extra: `if redis.call('HINCRBY', KEYS[2], 'calls', 1) > 15 then ${late} end` });
+
+/** The one line bench and verify print for such scripts bound for a user's server without --trust-scripts. */
+export const REFUSED =
+  /^swc: --trust-scripts: refused: .* scripts swc did not write .*not byte-identical to the installed swc's lua\/.*nothing was sent to redis:\/\/127\.0\.0\.1:\d+.*pass --trust-scripts/;

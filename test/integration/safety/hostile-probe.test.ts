@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ExitCode, SwcError } from '../../../src/core/errors.js';
 import { resolveLayoutName } from '../../../src/layouts/index.js';
 import { guardUntrustedScripts, ProbeRefusal, UntrustedRefusal } from '../../../src/safety/probe.js';
-import { HOSTILE_CASES, hostile, isManifestError, UNTRUSTED } from '../../hostile-manifests.js';
+import { HOSTILE_CASES, hostile, isManifestError, LATE_CASES, lateEdit, REFUSED, UNTRUSTED } from '../../hostile-manifests.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-hostile-probe-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -84,4 +84,30 @@ describe("hostile manifests: refused before anything reaches the user's server",
       await guardUntrustedScripts({ layouts: ['stoplight-v6'], layoutOptions: {}, privateServer: false, trust: false, target: TARGET, command: 'swc bench' }),
     ).toBeNull();
   });
+});
+
+describe('scripts that misbehave only after a probe: refused on content alone without --trust-scripts', () => {
+  // The CLI test (test/cli/safety/trust-by-content.test.ts) spawns bench, verify and bench by REDIS_URL for one of them.
+  it.each(LATE_CASES.map(([label, late], i) => [label, late, i] as const))(
+    'a script that %s: an UntrustedRefusal, exit 2, before any probe',
+    async (label, late, i) => {
+      const manifest = hostile(dir, `late-${label.replace(/\W+/g, '-')}`, lateEdit(late), `my-log-late-${i}`);
+      const layout = resolveLayoutName(manifest);
+      for (const command of ['swc bench', 'swc verify']) {
+        const refused = await guardUntrustedScripts({
+          layouts: [layout],
+          layoutOptions: {},
+          privateServer: false,
+          trust: false,
+          target: 'redis://127.0.0.1:6379/0',
+          command,
+        }).catch((err: unknown) => err);
+        expect(refused).toBeInstanceOf(UntrustedRefusal);
+        expect((refused as SwcError).exitCode).toBe(ExitCode.usage);
+        // As printed: "swc: " and the message, one line.
+        expect(`swc: ${(refused as Error).message}`).toMatch(REFUSED);
+        expect((refused as Error).message).not.toContain('\n');
+      }
+    },
+  );
 });
