@@ -5,7 +5,8 @@ import type { BenchReport } from '../../src/measure/types.js';
 import { alive, redisUrl } from '../helpers.js';
 import { runCli, RUN_LINE, startCli } from './run-cli.js';
 
-describe('swc bench --cluster-shards (a private cluster)', () => {
+// Each test starts its own private cluster (or none): they run at once.
+describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
   it('runs to the end with stoplight-v5 as a cluster-safety finding (CROSSSLOT), stoplight-v5-tagged in its place, keys on every primary; exit 0', async () => {
     const result = await runCli(
       [

@@ -81,90 +81,96 @@ describe('bench leaves other data alone', () => {
   });
 });
 
-describe('bench when a script fails after the memory phase', () => {
-  it('exit 3; the memory table on stdout marked incomplete; on stderr the "-0" rejection named as verify names it, and the ways out', async () => {
-    const dir = plantRefusedZero();
-    const run = await runCli([
-      'bench',
-      '--scripts',
-      dir,
-      '--layout',
-      'stoplight-v6',
-      '--window',
-      '60',
-      '--rate',
-      '10',
-      '--failure-rate',
-      '0',
-      '--no-throughput',
-      '--no-progress',
-    ]);
-    expect(run.code).toBe(3);
-    // The first phase after memory that calls the scripts again is commands per call.
-    expect(run.stdout).toMatch(/^INCOMPLETE: stoplight-v6's script failed in its commands-per-call phase \("-0" rejected\)/);
-    expect(run.stdout).toMatch(/Memory per light[\s\S]*1 min\s*│\s*10\s*│\s*600\s*│\s*\d+\.\d/);
-    expect(run.stdout).not.toMatch(/not an integer/);
-    expect(run.stderr).toMatch(/swc bench: incomplete: stoplight-v6's script failed in its commands-per-call phase: "-0" rejected/);
-    expect(run.stderr).toMatch(/the server received: HINCRBY "stoplight:v6:[^"]*window_metrics" "total_failures" "-0"/);
-    expect(run.stderr).toMatch(/ERR value is not an integer/);
-    expect(run.stderr).toContain('ways out: --no-commands --no-accuracy to measure memory only');
-    expect(run.stderr).toContain('--redis-server <a Redis 7.2+ build>');
-    expect(run.stderr).toContain(`swc verify --scripts ${dir} --layout stoplight-v6`);
-  });
-});
-
-describe('bench when the server fails', () => {
-  it('the server dies after the first cell: exit 3 within 5 s, one line saying how far it got, no stack trace', async () => {
-    const server = await startPrivateServer();
-    const run = startBench(['--redis-url', server.url, '--preset', 'blog']);
-    await run.firstCell;
-    const killedAt = Date.now();
-    process.kill(server.pid, 'SIGKILL');
-    const { code, at } = await run.exited;
-    await server.stop();
-    expect(code).toBe(3);
-    expect(at - killedAt).toBeLessThan(5000);
-    expect(run.stderr()).toMatch(/^swc: .*Redis.*in cell \d+\/16 .* after [\d,]+ of [\d,]+ events/m);
-    expect(run.stderr()).not.toMatch(/\n\s+at /);
-  });
-
-  it('maxmemory with noeviction and --allow-eviction: the OOM is one clear line naming the cell, exit 3, own keys removed', async () => {
-    const server = await startPrivateServer({ settings: ['maxmemory=3mb', 'maxmemory-policy=noeviction'] });
-    const own = await connect(server.url);
-    try {
-      await own.set('user:precious', 'x');
-      const result = await runCli(['bench', '--redis-url', server.url, '--rate', '100', '--window', '10m', '--no-throughput', '--allow-eviction']);
-      expect(result.code).toBe(3);
-      expect(result.stderr).toMatch(/out of memory \(maxmemory reached\) in cell 1\/2/);
-      const namespace = /swc-bench:[0-9a-f]{8}/.exec(result.stderr)?.[0];
-      expect(namespace).toBeDefined();
-      expect(await keysMatching(own, `${namespace}:*`)).toEqual([]);
-      expect(await own.get('user:precious')).toBe('x');
-    } finally {
-      own.disconnect();
-      await server.stop();
-    }
-  });
-
-  it.each([50, 5])('SCRIPT FLUSH every %i ms: the same bytes per light as an undisturbed run, or (at 5 ms) exit 3 naming the script cache', async (everyMs) => {
-    // A server of its own: flushing the shared one would disturb other test files.
-    const server = await startPrivateServer();
-    const own = await connect(server.url);
-    const args = ['bench', '--redis-url', server.url, '--rate', '2', '--window', '1m', '--lights', '20', '--json', '--no-progress', '--no-throughput'];
-    const quiet = await runCli(args);
-    const flusher = setInterval(() => void own.script('FLUSH').catch(() => undefined), everyMs);
-    const flushed = await runCli(args).finally(async () => {
-      clearInterval(flusher);
-      own.disconnect();
-      await server.stop();
+// Each of these runs on a server of its own (a private one swc starts, or the test's): they run at once.
+describe.concurrent('bench on servers of their own', () => {
+  describe.concurrent('bench when a script fails after the memory phase', () => {
+    it('exit 3; the memory table on stdout marked incomplete; on stderr the "-0" rejection named as verify names it, and the ways out', async () => {
+      const dir = plantRefusedZero();
+      const run = await runCli([
+        'bench',
+        '--scripts',
+        dir,
+        '--layout',
+        'stoplight-v6',
+        '--window',
+        '60',
+        '--rate',
+        '10',
+        '--failure-rate',
+        '0',
+        '--no-throughput',
+        '--no-progress',
+      ]);
+      expect(run.code).toBe(3);
+      // The first phase after memory that calls the scripts again is commands per call.
+      expect(run.stdout).toMatch(/^INCOMPLETE: stoplight-v6's script failed in its commands-per-call phase \("-0" rejected\)/);
+      expect(run.stdout).toMatch(/Memory per light[\s\S]*1 min\s*│\s*10\s*│\s*600\s*│\s*\d+\.\d/);
+      expect(run.stdout).not.toMatch(/not an integer/);
+      expect(run.stderr).toMatch(/swc bench: incomplete: stoplight-v6's script failed in its commands-per-call phase: "-0" rejected/);
+      expect(run.stderr).toMatch(/the server received: HINCRBY "stoplight:v6:[^"]*window_metrics" "total_failures" "-0"/);
+      expect(run.stderr).toMatch(/ERR value is not an integer/);
+      expect(run.stderr).toContain('ways out: --no-commands --no-accuracy to measure memory only');
+      expect(run.stderr).toContain('--redis-server <a Redis 7.2+ build>');
+      expect(run.stderr).toContain(`swc verify --scripts ${dir} --layout stoplight-v6`);
     });
-    if (everyMs === 5 && flushed.code !== 0) {
-      expect(flushed.code).toBe(3);
-      expect(flushed.stderr).toMatch(/^swc: .*(script|cache)/m);
-      return;
-    }
-    expect(flushed.code).toBe(0);
-    const bytes = (out: string) => (JSON.parse(out) as { results: { memory: { bytesPerLight: number } }[] }).results.map((r) => r.memory.bytesPerLight);
-    expect(bytes(flushed.stdout)).toEqual(bytes(quiet.stdout));
+  });
+
+  describe.concurrent('bench when the server fails', () => {
+    it('the server dies after the first cell: exit 3 within 5 s, one line saying how far it got, no stack trace', async () => {
+      const server = await startPrivateServer();
+      const run = startBench(['--redis-url', server.url, '--preset', 'blog']);
+      await run.firstCell;
+      const killedAt = Date.now();
+      process.kill(server.pid, 'SIGKILL');
+      const { code, at } = await run.exited;
+      await server.stop();
+      expect(code).toBe(3);
+      expect(at - killedAt).toBeLessThan(5000);
+      expect(run.stderr()).toMatch(/^swc: .*Redis.*in cell \d+\/16 .* after [\d,]+ of [\d,]+ events/m);
+      expect(run.stderr()).not.toMatch(/\n\s+at /);
+    });
+
+    it('maxmemory with noeviction and --allow-eviction: the OOM is one clear line naming the cell, exit 3, own keys removed', async () => {
+      const server = await startPrivateServer({ settings: ['maxmemory=3mb', 'maxmemory-policy=noeviction'] });
+      const own = await connect(server.url);
+      try {
+        await own.set('user:precious', 'x');
+        const result = await runCli(['bench', '--redis-url', server.url, '--rate', '100', '--window', '10m', '--no-throughput', '--allow-eviction']);
+        expect(result.code).toBe(3);
+        expect(result.stderr).toMatch(/out of memory \(maxmemory reached\) in cell 1\/2/);
+        const namespace = /swc-bench:[0-9a-f]{8}/.exec(result.stderr)?.[0];
+        expect(namespace).toBeDefined();
+        expect(await keysMatching(own, `${namespace}:*`)).toEqual([]);
+        expect(await own.get('user:precious')).toBe('x');
+      } finally {
+        own.disconnect();
+        await server.stop();
+      }
+    });
+
+    it.each([50, 5])(
+      'SCRIPT FLUSH every %i ms: the same bytes per light as an undisturbed run, or (at 5 ms) exit 3 naming the script cache',
+      async (everyMs) => {
+        // A server of its own: flushing the shared one would disturb other test files.
+        const server = await startPrivateServer();
+        const own = await connect(server.url);
+        const args = ['bench', '--redis-url', server.url, '--rate', '2', '--window', '1m', '--lights', '20', '--json', '--no-progress', '--no-throughput'];
+        const quiet = await runCli(args);
+        const flusher = setInterval(() => void own.script('FLUSH').catch(() => undefined), everyMs);
+        const flushed = await runCli(args).finally(async () => {
+          clearInterval(flusher);
+          own.disconnect();
+          await server.stop();
+        });
+        if (everyMs === 5 && flushed.code !== 0) {
+          expect(flushed.code).toBe(3);
+          expect(flushed.stderr).toMatch(/^swc: .*(script|cache)/m);
+          return;
+        }
+        expect(flushed.code).toBe(0);
+        const bytes = (out: string) => (JSON.parse(out) as { results: { memory: { bytesPerLight: number } }[] }).results.map((r) => r.memory.bytesPerLight);
+        expect(bytes(flushed.stdout)).toEqual(bytes(quiet.stdout));
+      },
+    );
   });
 });

@@ -1,9 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { runCli } from './run-cli.js';
 
-/** A server swc did not start for the run: a private one of the test's own stands in for a shared one. */
-let server: PrivateServer;
+/**
+ * A server swc did not start for the run: a private one of the test's own stands in for a shared one.
+ * One per test (runs on one server take turns), so the tests run at once.
+ */
+async function serverFor(onTestFinished: (fn: () => Promise<void>) => void): Promise<PrivateServer> {
+  const server = await startPrivateServer();
+  onTestFinished(() => server.stop());
+  return server;
+}
 const TINY = [
   'bench',
   '--window',
@@ -26,42 +33,40 @@ interface Report {
   results: { throughput?: { write: { opsPerSec: number; ops: number } } }[];
 }
 
-beforeAll(async () => {
-  server = await startPrivateServer();
-}, 30_000);
+const where = (server: PrivateServer): string => `redis://127.0.0.1:${server.port}/0`;
 
-afterAll(async () => {
-  await server?.stop();
-});
-
-const where = () => `redis://127.0.0.1:${server.port}/0`;
-
-describe('bench on a server it did not start', () => {
-  it('with a URL from REDIS_URL alone: memory only, said in one line that names the server, first on stderr', async () => {
+describe.concurrent('bench on a server it did not start', () => {
+  it('with a URL from REDIS_URL alone: memory only, said in one line that names the server, first on stderr', async ({ onTestFinished }) => {
+    const server = await serverFor(onTestFinished);
     const run = await runCli([...TINY, '--time', '1'], { REDIS_URL: server.url });
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stderr.trim().split('\n');
     expect(lines[0]).toBe(
-      `swc bench: the server comes from REDIS_URL alone (${where()}): memory only; throughput phases need --redis-url or a load cap --max-ops <n/s>`,
+      `swc bench: the server comes from REDIS_URL alone (${where(server)}): memory only; throughput phases need --redis-url or a load cap --max-ops <n/s>`,
     );
     expect(lines[1]).toMatch(
-      new RegExp(`^swc bench: run swc-bench:[0-9a-f]{8}: writing only under .* on ${where().replace(/[/.]/g, '\\$&')}; removed at the end$`),
+      new RegExp(`^swc bench: run swc-bench:[0-9a-f]{8}: writing only under .* on ${where(server).replace(/[/.]/g, '\\$&')}; removed at the end$`),
     );
     const report = JSON.parse(run.stdout) as Report;
     expect(report.results[0]?.throughput).toBeUndefined();
   });
 
-  it('REDIS_URL with --max-ops: throughput runs, capped at n operations per second', async () => {
-    const run = await runCli([...TINY, '--time', '2', '--max-ops', '200'], { REDIS_URL: server.url });
+  it('REDIS_URL with --max-ops: throughput runs, capped at n operations per second', async ({ onTestFinished }) => {
+    const server = await serverFor(onTestFinished);
+    // The cap paces the warm-up too (3,000 calls): 400/s keeps it under 8 s.
+    const run = await runCli([...TINY, '--time', '1', '--max-ops', '400'], { REDIS_URL: server.url });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr.split('\n')[0]).toMatch(new RegExp(`on ${where().replace(/[/.]/g, '\\$&')}; removed at the end$`));
+    expect(run.stderr.split('\n')[0]).toMatch(new RegExp(`on ${where(server).replace(/[/.]/g, '\\$&')}; removed at the end$`));
     const write = (JSON.parse(run.stdout) as Report).results[0]?.throughput?.write;
     expect(write?.ops).toBeGreaterThan(100);
     // The cap holds over the phase (a closed loop on this server does thousands per second).
-    expect(write?.opsPerSec).toBeLessThanOrEqual(200 * 1.05);
+    expect(write?.opsPerSec).toBeLessThanOrEqual(400 * 1.05);
   });
 
-  it('--max-ops caps the fill and the accuracy phase too (not only throughput), with the same bytes and the same accuracy reads', async () => {
+  it('--max-ops caps the fill and the accuracy phase too (not only throughput), with the same bytes and the same accuracy reads', async ({
+    onTestFinished,
+  }) => {
+    const server = await serverFor(onTestFinished);
     // 2 lights of 30 s at 20/s: 1,200 fill events; the accuracy phase writes 750 and reads 240 more.
     const args = [
       'bench',
@@ -97,11 +102,12 @@ describe('bench on a server it did not start', () => {
     expect(capped.ms).toBeGreaterThan(2_800);
   });
 
-  it('--redis-url given: throughput as asked, and the first stderr line names the server even with --no-progress', async () => {
+  it('--redis-url given: throughput as asked, and the first stderr line names the server even with --no-progress', async ({ onTestFinished }) => {
+    const server = await serverFor(onTestFinished);
     const run = await runCli([...TINY, '--ops', '500', '--redis-url', server.url]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr.split('\n')[0]).toMatch(
-      new RegExp(`^swc bench: run swc-bench:[0-9a-f]{8}: writing only under .* on ${where().replace(/[/.]/g, '\\$&')}`),
+      new RegExp(`^swc bench: run swc-bench:[0-9a-f]{8}: writing only under .* on ${where(server).replace(/[/.]/g, '\\$&')}`),
     );
     expect((JSON.parse(run.stdout) as Report).results[0]?.throughput?.write.ops).toBe(500);
   });

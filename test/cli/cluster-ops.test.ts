@@ -110,7 +110,8 @@ interface Listed {
   events: number;
 }
 
-describe('swc lights --cluster', () => {
+// The read-only describes and the refusals (the dead node is a cluster of its own) run at once; verify and clean write, in order.
+describe.concurrent('swc lights --cluster', () => {
   it('scans every primary and names the node of each light, with totals per node', async () => {
     const run = await runCli(['lights', ...seed(), '--at', String(LAST + 60), '--json']);
     expect(run.stderr).toBe('');
@@ -162,7 +163,7 @@ describe('swc lights --cluster', () => {
   });
 });
 
-describe('swc inspect --cluster', () => {
+describe.concurrent('swc inspect --cluster', () => {
   it('finds a 6.0 light on each of the three nodes and says which node and slot', async () => {
     for (const [i, names] of v6ByNode.entries()) {
       const name = names[0]!;
@@ -198,6 +199,58 @@ describe('swc inspect --cluster', () => {
     const text = await runCli(['inspect', 'v5-checkout', ...seed(), '--layout', 'stoplight-v5', '--at', String(LAST + 60)]);
     expect(text.stdout).toMatch(/cluster nodes: the keys span [23] primaries/);
   });
+});
+
+describe.concurrent('cluster: bad usage and a dead node', () => {
+  it('refuses --cluster-shards for commands that read a running cluster, and a seed that is not a cluster node (exit 2)', async () => {
+    // Independent refusals: spawned at once.
+    const [inspect, lights, clean, single, both] = await Promise.all([
+      ...[['inspect', 'x'], ['lights'], ['clean']].map((cmd) => runCli([...cmd, '--cluster-shards', '3'])),
+      runCli(['lights', '--cluster', '--redis-url', redisUrl()]),
+      runCli(['verify', '--cluster-shards', '3', '--redis-url', cluster.urls[0]!]),
+    ]);
+    for (const run of [inspect!, lights!, clean!]) {
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toMatch(/--cluster-shards: .* reads a running cluster/);
+    }
+    expect(single!.code).toBe(2);
+    expect(single!.stderr).toMatch(/is not a cluster node/);
+    expect(both!.code).toBe(2);
+    expect(both!.stderr).toMatch(/--cluster-shards: starts a private cluster; drop it or drop --redis-url/);
+  });
+
+  it('a killed primary: lights exits 3 with one line naming it; a read already under way names it too', async () => {
+    const doomed = await startPrivateCluster({ shards: 3 });
+    const open = await openClusterSession({ seeds: [doomed.urls[0]!], timeoutMs: 1000 });
+    try {
+      const victim = open.topology.nodes[2]!;
+      const server = doomed.servers.find((s) => s.port === victim.port)!;
+      process.kill(server.pid, 'SIGKILL');
+      const run = await runCli(['lights', '--cluster', '--redis-url', doomed.urls[0]!]);
+      expect(run.code).toBe(3);
+      expect(run.stdout).toBe('');
+      const lines = run.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`127.0.0.1:${victim.port}`);
+      // The session opened before the kill: its scan reaches the dead node and says which one.
+      const err = await listLights(routedRedis(open)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RedisUnavailableError);
+      expect((err as Error).message).toMatch(new RegExp(`^cluster node 127\\.0\\.0\\.1:${victim.port} \\(slots 10922-16383\\) did not answer`));
+      // Once the others mark it failing (cluster-node-timeout 5 s), the cluster is not ok: the line names the failing primary.
+      const seedNode = open.shards[0]!.redis;
+      for (let waited = 0; !/cluster_state:fail/.test(String(await seedNode.call('CLUSTER', 'INFO'))) && waited < 30_000; waited += 250) {
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const later = await runCli(['lights', '--cluster', '--redis-url', doomed.urls[0]!]);
+      expect(later.code).toBe(3);
+      expect(later.stderr.trim().split('\n')).toHaveLength(1);
+      expect(later.stderr).toContain(`cluster_state:fail: primary 127.0.0.1:${victim.port} (slots 10922-16383) marked as failing`);
+    } finally {
+      await open.close();
+      await doomed.stop();
+    }
+  }, 90_000);
 });
 
 describe('swc verify on a cluster', () => {
@@ -271,53 +324,4 @@ describe('swc clean --cluster', () => {
     for (const key of userKeys) expect(await routed.get(key)).toBe('not swc');
     expect(after.every((keys) => keys.some((k) => k.startsWith('stoplight:')))).toBe(true);
   });
-});
-
-describe('cluster: bad usage and a dead node', () => {
-  it('refuses --cluster-shards for commands that read a running cluster, and a seed that is not a cluster node (exit 2)', async () => {
-    for (const cmd of [['inspect', 'x'], ['lights'], ['clean']]) {
-      const run = await runCli([...cmd, '--cluster-shards', '3']);
-      expect(run.code).toBe(2);
-      expect(run.stderr.trim().split('\n')).toHaveLength(1);
-      expect(run.stderr).toMatch(/--cluster-shards: .* reads a running cluster/);
-    }
-    const single = await runCli(['lights', '--cluster', '--redis-url', redisUrl()]);
-    expect(single.code).toBe(2);
-    expect(single.stderr).toMatch(/is not a cluster node/);
-    const both = await runCli(['verify', '--cluster-shards', '3', '--redis-url', cluster.urls[0]!]);
-    expect(both.code).toBe(2);
-    expect(both.stderr).toMatch(/--cluster-shards: starts a private cluster; drop it or drop --redis-url/);
-  });
-
-  it('a killed primary: lights exits 3 with one line naming it; a read already under way names it too', async () => {
-    const doomed = await startPrivateCluster({ shards: 3 });
-    const open = await openClusterSession({ seeds: [doomed.urls[0]!], timeoutMs: 1000 });
-    try {
-      const victim = open.topology.nodes[2]!;
-      const server = doomed.servers.find((s) => s.port === victim.port)!;
-      process.kill(server.pid, 'SIGKILL');
-      const run = await runCli(['lights', '--cluster', '--redis-url', doomed.urls[0]!]);
-      expect(run.code).toBe(3);
-      expect(run.stdout).toBe('');
-      const lines = run.stderr.trim().split('\n');
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toContain(`127.0.0.1:${victim.port}`);
-      // The session opened before the kill: its scan reaches the dead node and says which one.
-      const err = await listLights(routedRedis(open)).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(RedisUnavailableError);
-      expect((err as Error).message).toMatch(new RegExp(`^cluster node 127\\.0\\.0\\.1:${victim.port} \\(slots 10922-16383\\) did not answer`));
-      // Once the others mark it failing (cluster-node-timeout 5 s), the cluster is not ok: the line names the failing primary.
-      const seedNode = open.shards[0]!.redis;
-      for (let waited = 0; !/cluster_state:fail/.test(String(await seedNode.call('CLUSTER', 'INFO'))) && waited < 30_000; waited += 250) {
-        await new Promise((r) => setTimeout(r, 250));
-      }
-      const later = await runCli(['lights', '--cluster', '--redis-url', doomed.urls[0]!]);
-      expect(later.code).toBe(3);
-      expect(later.stderr.trim().split('\n')).toHaveLength(1);
-      expect(later.stderr).toContain(`cluster_state:fail: primary 127.0.0.1:${victim.port} (slots 10922-16383) marked as failing`);
-    } finally {
-      await open.close();
-      await doomed.stop();
-    }
-  }, 90_000);
 });

@@ -1,25 +1,34 @@
 import type { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { alive, digest, keysMatching } from '../helpers.js';
 import { runCli, RUN_LINE, startCli, type RunningCli } from './run-cli.js';
 
-const opened: { server: PrivateServer; redis: Redis[] }[] = [];
-const started: RunningCli[] = [];
-afterEach(async () => {
-  for (const run of started.splice(0)) {
-    if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
-    await run.exited;
-  }
-  for (const { server, redis } of opened.splice(0)) {
-    for (const r of redis) r.disconnect();
-    await server.stop();
-  }
-});
+/** What one test opened and started, closed when it finishes (the tests run at once: each has servers of its own). */
+interface Scope {
+  readonly opened: { server: PrivateServer; redis: Redis[] }[];
+  readonly started: RunningCli[];
+}
+
+function scope(onTestFinished: (fn: () => Promise<void>) => void): Scope {
+  const own: Scope = { opened: [], started: [] };
+  onTestFinished(async () => {
+    for (const run of own.started.splice(0)) {
+      if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+      await run.exited;
+    }
+    for (const { server, redis } of own.opened.splice(0)) {
+      for (const r of redis) r.disconnect();
+      await server.stop();
+    }
+  });
+  return own;
+}
 
 /** A server of the test's own (pauses and BUSY scripts must not reach other test files), with user keys in it. */
 async function server(
+  { opened }: Scope,
   settings: string[] = [],
 ): Promise<{ url: string; port: number; redis: Redis; other: () => Promise<Redis>; before: Record<string, string> }> {
   const s = await startPrivateServer({ settings });
@@ -37,7 +46,7 @@ async function server(
   return { url: s.url, port: s.port, redis, other, before: await digest(redis, '{app}:*') };
 }
 
-function bench(args: string[]): RunningCli {
+function bench({ started }: Scope, args: string[]): RunningCli {
   const run = startCli(['bench', ...args]);
   started.push(run);
   return run;
@@ -49,10 +58,13 @@ async function expectUntouched(redis: Redis, before: Record<string, string>, run
   if (run?.child.pid) expect(alive(run.child.pid)).toBe(false);
 }
 
-describe('a cell disturbed while it runs fails instead of reporting a figure', () => {
-  it('CLIENT PAUSE 500 WRITE from another client during a throughput phase: exit 3 naming the cell, the phase and the pause; no JSON', async () => {
-    const { url, redis, other, before } = await server();
-    const run = bench(['--redis-url', url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--time', '2', '--json']);
+describe.concurrent('a cell disturbed while it runs fails instead of reporting a figure', () => {
+  it('CLIENT PAUSE 500 WRITE from another client during a throughput phase: exit 3 naming the cell, the phase and the pause; no JSON', async ({
+    onTestFinished,
+  }) => {
+    const own = scope(onTestFinished);
+    const { url, redis, other, before } = await server(own);
+    const run = bench(own, ['--redis-url', url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--time', '2', '--json']);
     await run.waitFor(/write throughput phase/);
     await (await other()).call('CLIENT', 'PAUSE', '500', 'WRITE');
     const { code } = await run.exited;
@@ -64,14 +76,15 @@ describe('a cell disturbed while it runs fails instead of reporting a figure', (
     await expectUntouched(redis, before, run);
   });
 
-  it('two runs at once on one server: the second waits for the first (saying so), then both finish with exit 0', async () => {
-    const { url, redis, before } = await server();
+  it('two runs at once on one server: the second waits for the first (saying so), then both finish with exit 0', async ({ onTestFinished }) => {
+    const own = scope(onTestFinished);
+    const { url, redis, before } = await server(own);
     const args = ['--redis-url', url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--time', '1', '--json'];
-    const first = bench(args);
+    const first = bench(own, args);
     const [, firstNs] = (await first.waitFor(RUN_LINE)) as unknown as [string, string];
     await first.waitFor(/write throughput phase/);
     // Longer than the default 10 s: the first run's clean-up on a busy machine may take a while.
-    const second = bench([...args, '--wait-for-runs', '120']);
+    const second = bench(own, [...args, '--wait-for-runs', '120']);
     await second.waitFor(new RegExp(`another swc run is writing to this server \\(${firstNs}\\); waiting for it to end \\(at most 120 s\\)`));
     const [a, b] = await Promise.all([first.exited, second.exited]);
     expect([a.code, b.code]).toEqual([0, 0]);
@@ -81,37 +94,42 @@ describe('a cell disturbed while it runs fails instead of reporting a figure', (
     await expectUntouched(redis, before, second);
   });
 
-  it.each([
-    ['bench', [] as string[], 10],
+  it.for<[string, string[], number]>([
+    ['bench', [], 10],
     ['bench', ['--wait-for-runs', '2'], 2],
     ['verify', ['--wait-for-runs', '2'], 2],
-  ])('another run that never ends (a live alive key): %s %j gives up after %i s, exit 3, naming it and how to proceed', async (verb, extra, seconds) => {
-    const { url, redis, other, before } = await server();
-    const intruder = await other();
-    await intruder.set('swc-bench:0badc0de:alive', `writing ${Date.now() - 40_000}`, 'EX', 60);
-    const started = Date.now();
-    const args =
-      verb === 'bench'
-        ? ['bench', '--redis-url', url, '--rate', '2', '--window', '30', '--layout', 'stoplight-v6', '--no-throughput', '--no-progress', ...extra]
-        : ['verify', '--redis-url', url, '--layout', 'stoplight-v6', '--calls', '100', '--lights', '1', ...extra];
-    const result = await runCli(args, {}, 60_000);
-    const took = (Date.now() - started) / 1000;
-    await intruder.del('swc-bench:0badc0de:alive');
-    expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(
-      new RegExp(
-        `^swc: another swc run \\(swc-bench:0badc0de, writing, started \\d+ s ago\\) is using this server: swc waited ${seconds} s for it to end and did not start, .*run again once it is done, or wait longer with --wait-for-runs <seconds>`,
-        'm',
-      ),
-    );
-    expect(took).toBeGreaterThanOrEqual(seconds);
-    expect(took).toBeLessThan(seconds + 15);
-    await expectUntouched(redis, before);
-  });
+  ])(
+    'another run that never ends (a live alive key): %s %j gives up after %i s, exit 3, naming it and how to proceed',
+    async ([verb, extra, seconds], { onTestFinished }) => {
+      const own = scope(onTestFinished);
+      const { url, redis, other, before } = await server(own);
+      const intruder = await other();
+      await intruder.set('swc-bench:0badc0de:alive', `writing ${Date.now() - 40_000}`, 'EX', 60);
+      const started = Date.now();
+      const args =
+        verb === 'bench'
+          ? ['bench', '--redis-url', url, '--rate', '2', '--window', '30', '--layout', 'stoplight-v6', '--no-throughput', '--no-progress', ...extra]
+          : ['verify', '--redis-url', url, '--layout', 'stoplight-v6', '--calls', '100', '--lights', '1', ...extra];
+      const result = await runCli(args, {}, 60_000);
+      const took = (Date.now() - started) / 1000;
+      await intruder.del('swc-bench:0badc0de:alive');
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `^swc: another swc run \\(swc-bench:0badc0de, writing, started \\d+ s ago\\) is using this server: swc waited ${seconds} s for it to end and did not start, .*run again once it is done, or wait longer with --wait-for-runs <seconds>`,
+          'm',
+        ),
+      );
+      expect(took).toBeGreaterThanOrEqual(seconds);
+      expect(took).toBeLessThan(seconds + 15);
+      await expectUntouched(redis, before);
+    },
+  );
 
-  it('a run that writes without taking turns (an alive key appears mid-cell): the cell fails with exit 3 naming that run', async () => {
-    const { url, redis, other, before } = await server();
-    const run = bench(['--redis-url', url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--time', '1', '--json']);
+  it('a run that writes without taking turns (an alive key appears mid-cell): the cell fails with exit 3 naming that run', async ({ onTestFinished }) => {
+    const own = scope(onTestFinished);
+    const { url, redis, other, before } = await server(own);
+    const run = bench(own, ['--redis-url', url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--time', '1', '--json']);
     await run.waitFor(/write throughput phase/);
     // What an swc without turn-taking leaves while it writes: an alive key with a bare start time.
     const intruder = await other();
@@ -127,12 +145,13 @@ describe('a cell disturbed while it runs fails instead of reporting a figure', (
   });
 });
 
-describe('a used_memory figure another client moved is not reported', () => {
-  it('a 16 MB user key deleted during a realtime cell: used_memory falls, the cell fails with exit 3 saying so', async () => {
-    const { url, other } = await server();
+describe.concurrent('a used_memory figure another client moved is not reported', () => {
+  it('a 16 MB user key deleted during a realtime cell: used_memory falls, the cell fails with exit 3 saying so', async ({ onTestFinished }) => {
+    const own = scope(onTestFinished);
+    const { url, other } = await server(own);
     const user = await other();
     await user.set('{app}:big', Buffer.alloc(16 * 1024 * 1024, 1));
-    const run = bench(['--redis-url', url, '--realtime', '--rate', '20', '--window', '60', '--duration', '3s', '--layout', 'stoplight-v6', '--json']);
+    const run = bench(own, ['--redis-url', url, '--realtime', '--rate', '20', '--window', '60', '--duration', '3s', '--layout', 'stoplight-v6', '--json']);
     const [, namespace] = (await run.waitFor(RUN_LINE)) as unknown as [string, string];
     await run.waitFor(/real traffic for 3 s/);
     // The cell's first used_memory reading comes before its first write: wait for a key, then free memory.
@@ -148,11 +167,14 @@ describe('a used_memory figure another client moved is not reported', () => {
   });
 });
 
-describe('clean-up keeps working through server trouble and says what it left', () => {
-  it('BUSY (another client runs a 2.5 s script): the run fails with exit 3, the clean-up waits the script out and removes every key', async () => {
-    const { url, redis, other, before } = await server();
+describe.concurrent('clean-up keeps working through server trouble and says what it left', () => {
+  it('BUSY (another client runs a 2.5 s script): the run fails with exit 3, the clean-up waits the script out and removes every key', async ({
+    onTestFinished,
+  }) => {
+    const own = scope(onTestFinished);
+    const { url, redis, other, before } = await server(own);
     await redis.config('SET', 'busy-reply-threshold', '100');
-    const run = bench(['--redis-url', url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--time', '10']);
+    const run = bench(own, ['--redis-url', url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--time', '10']);
     await run.waitFor(/write throughput phase/);
     const busy = (await other())
       .eval(
@@ -169,10 +191,11 @@ describe('clean-up keeps working through server trouble and says what it left', 
     await expectUntouched(redis, before, run);
   });
 
-  it('CROSSSLOT: a 6.0 bench of several lights on a cluster node deletes per slot and leaves nothing; 5.x is refused up front', async () => {
+  it('CROSSSLOT: a 6.0 bench of several lights on a cluster node deletes per slot and leaves nothing; 5.x is refused up front', async ({ onTestFinished }) => {
+    const own = scope(onTestFinished);
     const s = await startPrivateServer({ settings: ['cluster-enabled=yes'] });
     const redis = await connect(s.url);
-    opened.push({ server: s, redis: [redis] });
+    own.opened.push({ server: s, redis: [redis] });
     await redis.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
     for (let i = 0; i < 200 && !/cluster_state:ok/.test(String(await redis.call('CLUSTER', 'INFO'))); i += 1) {
       await new Promise((r) => setTimeout(r, 50));
@@ -193,9 +216,12 @@ describe('clean-up keeps working through server trouble and says what it left', 
     expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
   });
 
-  it('SIGTERM while writes are paused: exit 143, says how many keys were left and the swc clean command (host, port, db, namespace) that removes them', async () => {
-    const { url, port, redis, other, before } = await server();
-    const run = bench(['--redis-url', url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--time', '20']);
+  it('SIGTERM while writes are paused: exit 143, says how many keys were left and the swc clean command (host, port, db, namespace) that removes them', async ({
+    onTestFinished,
+  }) => {
+    const own = scope(onTestFinished);
+    const { url, port, redis, other, before } = await server(own);
+    const run = bench(own, ['--redis-url', url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--time', '20']);
     await run.waitFor(/write throughput phase/);
     const pauser = await other();
     await pauser.call('CLIENT', 'PAUSE', '30000', 'WRITE');

@@ -11,7 +11,8 @@ import { runCli, startCli, type RunningCli } from './run-cli.js';
 // #29 items 8 and 9: every child swc starts (the --rdb server, valgrind's
 // server, a --redis-server wrapper's redis-server) goes when swc is killed
 // with SIGKILL, with its folder; and a binary or wrapper that is not a
-// redis-server is blamed as such.
+// redis-server is blamed as such. Each test watches only its own swc's
+// children, so the tests of a describe run at once.
 
 let dir: string;
 let snapshot: string;
@@ -108,7 +109,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('SIGKILL of swc leaves no child and no folder within 5 s', () => {
+describe.concurrent('SIGKILL of swc leaves no child and no folder within 5 s', () => {
   it('during --rdb, its redis-server started by a --redis-server wrapper (loading slowly) goes, with the wrapper and the folder', async () => {
     // key-load-delay: 100 ms a key, so the snapshot is still LOADING when swc is killed.
     const script = wrapper('rdb-wrapper.sh', '--key-load-delay 100000');
@@ -122,7 +123,8 @@ describe('SIGKILL of swc leaves no child and no folder within 5 s', () => {
 
   it("bench with a --redis-server wrapper: the wrapper's redis-server goes (it used to run on)", async () => {
     const script = wrapper('bench-wrapper.sh', '');
-    const run = startCli(['bench', '--redis-server', script, '--rate', '100', '--window', '300', '--lights', '5', '--time', '5']);
+    // A small fill: the first line (the write throughput phase) comes after ~2 s, and the phase runs on.
+    const run = startCli(['bench', '--redis-server', script, '--rate', '2', '--window', '10', '--lights', '1', '--time', '5']);
     await run.waitFor(/^swc bench: /m);
     const children = descendants(run.child.pid ?? -1);
     const servers = children.filter((c) => /^redis-server/.test(c.args));
@@ -154,7 +156,7 @@ describe('SIGKILL of swc leaves no child and no folder within 5 s', () => {
   }, 90_000);
 });
 
-describe('blame the right thing (#29 item 9)', () => {
+describe.concurrent('blame the right thing (#29 item 9)', () => {
   it('--rdb with --redis-server true: not a redis-server, not a corrupt RDB', async () => {
     const r = await runCli(['lights', '--rdb', snapshot, '--redis-server', 'true']);
     expect(r.code).toBe(2);

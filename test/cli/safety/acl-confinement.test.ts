@@ -5,6 +5,7 @@
  * finding (exit 1); where swc may not create users they are refused unless
  * --trust-scripts. Redis's own promise, that `redis.call` inside a script
  * obeys the calling user's ACL, is checked on every build at hand.
+ * Every test has servers of its own: the describes run at once.
  */
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,7 +56,7 @@ function sleeper(name: string): string {
 
 const benchArgs = ['--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress'];
 
-describe("a script that passes the probe and breaks out on the user's server", () => {
+describe.concurrent("a script that passes the probe and breaks out on the user's server", () => {
   it.each([
     ['bench', (m: string) => ['bench', '--layout', m, ...benchArgs]],
     ['verify', (m: string) => ['verify', '--layout', m, '--calls', '300', '--lights', '1']],
@@ -72,7 +73,7 @@ describe("a script that passes the probe and breaks out on the user's server", (
   });
 });
 
-describe('on a Redis Cluster swc did not start', () => {
+describe.concurrent('on a Redis Cluster swc did not start', () => {
   it.each([
     ['bench', (m: string) => ['bench', '--layout', m, '--rate', '2', '--window', '30', '--lights', '3', '--no-throughput', '--no-progress']],
     ['verify', (m: string) => ['verify', '--layout', m, '--calls', '300', '--lights', '1']],
@@ -98,7 +99,7 @@ describe('on a Redis Cluster swc did not start', () => {
   });
 });
 
-describe('the temporary user is removed on every way out', () => {
+describe.concurrent('the temporary user is removed on every way out', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
@@ -130,7 +131,7 @@ describe('the temporary user is removed on every way out', () => {
   });
 });
 
-describe('where swc may not create users (the default user lacks +acl)', () => {
+describe.concurrent('where swc may not create users (the default user lacks +acl)', () => {
   it('refuses scripts swc did not write (exit 2, before any write) unless --trust-scripts, which says in one line that it runs unconfined', async () => {
     const { url, redis } = await server(['user=default on nopass ~* &* +@all -acl']);
     const folder = path.join(dir, 'plain');

@@ -5,18 +5,16 @@
  * database) are the same before and after. The user's server is a private
  * redis-server of this file, given by --redis-url: swc did not start it.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
 import { runCli } from '../run-cli.js';
-import { at, type ManifestJson } from '../../documents.js';
+import { HOSTILE_CASES, hostile, isManifestError, UNTRUSTED, type HostileEdit } from '../../hostile-manifests.js';
 
-const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-hostile-'));
 
 let server: PrivateServer;
@@ -57,109 +55,58 @@ async function digests(): Promise<Record<string, string>> {
   return out;
 }
 
-/** The example manifest in a folder of its own, with its record.lua given `extra` lines before its last line, or the manifest edited. */
-function hostile(name: string, { extra, first, edit }: { extra?: string; first?: string; edit?: (m: ManifestJson) => void }): string {
-  const folder = path.join(dir, name);
-  cpSync(EXAMPLE, folder, { recursive: true });
-  if (first !== undefined) {
-    const file = path.join(folder, 'record.lua');
-    writeFileSync(file, `${first}\n${readFileSync(file, 'utf8')}`);
-  }
-  if (extra !== undefined) {
-    const file = path.join(folder, 'record.lua');
-    writeFileSync(file, readFileSync(file, 'utf8').replace(/\nreturn now\n$/, `\n${extra}\nreturn now\n`));
-  }
-  const manifest = path.join(folder, 'my-log.json');
-  if (edit) {
-    const m = JSON.parse(readFileSync(manifest, 'utf8')) as ManifestJson;
-    edit(m);
-    writeFileSync(manifest, JSON.stringify(m));
-  }
-  return manifest;
-}
-
 const benchArgs = ['--rate', '2', '--window', '30', '--lights', '2', '--no-throughput', '--no-progress'];
 
+/** A case of {@link HOSTILE_CASES} by its label. */
+function hostileCase(label: string): readonly [string, HostileEdit, RegExp] {
+  const found = HOSTILE_CASES.find(([l]) => l === label);
+  if (!found) throw new Error(`no hostile case "${label}"`);
+  return found;
+}
+
 describe('done when: hostile manifests are refused, and nothing of the user changes', () => {
-  it.each([
-    ['a script that calls FLUSHALL', { extra: "redis.call('FLUSHALL')" }, /record\.lua:\d+: refused: this script ran FLUSHALL/],
-    [
-      'a script that writes a user key by name',
-      { extra: "redis.call('SET', 'app:user:1', 'pwned')" },
-      /record\.lua:\d+: refused: this script ran SET on "app:user:1", outside the run's namespace/,
-    ],
-    [
-      'templates that leave out {prefix}',
-      {
-        edit: (m: ManifestJson) => {
-          at(m.keys, 0).template = 'myapp:cb:{{name}}:successes';
-          m.operations.recordSuccess.keys[0] = 'myapp:cb:{{name}}:successes';
-          m.operations.getMetrics.keys[0] = 'myapp:cb:{{name}}:successes';
-        },
-      },
-      /my-log\.json: keys\[0\]\.template: must start with "\{prefix\}"/,
-    ],
-    [
-      'a script that deletes a key it was not given',
-      { extra: "redis.call('DEL', 'app:session')" },
-      /record\.lua:\d+: refused: this script ran DEL on "app:session", outside the run's namespace/,
-    ],
-    [
-      'a script that SELECTs another database',
-      { extra: "redis.call('SELECT', 1) redis.call('SET', KEYS[1], 'x')" },
-      /record\.lua:\d+: refused: this script ran SELECT/,
-    ],
-    [
-      'a script that writes a key built from ARGV',
-      { extra: "redis.call('SET', 'app:' .. ARGV[3], 'x')" },
-      /record\.lua:\d+: refused: this script ran SET on "app:0+1", outside the run's namespace/,
-    ],
-    ['a script that calls KEYS', { extra: "redis.call('KEYS', '*')" }, /record\.lua:\d+: refused: this script ran KEYS/],
-    [
-      'a script that reads CONFIG (Redis refuses it in scripts)',
-      { extra: "redis.call('CONFIG', 'GET', 'maxmemory')" },
-      /record\.lua: refused: this script called a command Redis refuses inside scripts \(at .*record\.lua:\d+\)/,
-    ],
-    [
-      'a script that loops forever before writing',
-      { first: 'while true do end' },
-      /record\.lua: refused: this script did not finish within 2 s \(it was stopped with SCRIPT KILL\)/,
-    ],
-    [
-      'a script that writes, then loops forever',
-      { extra: "redis.call('SET', KEYS[1] .. ':x', 1) while true do end" },
-      /record\.lua: refused: this script did not finish within 2 s and wrote before, so SCRIPT KILL could not stop it \(UNKILLABLE/,
-    ],
-  ])(
-    "%s: bench and verify exit 2, the user's keys identical",
-    async (_label, how, message) => {
-      const manifest = hostile(_label.replace(/\W+/g, '-'), how);
-      const before = await digests();
-      const commandsBefore = String(await redis.info('commandstats'));
-      for (const args of [
-        ['bench', '--layout', manifest, ...benchArgs],
-        ['verify', '--layout', manifest, '--calls', '200'],
-      ]) {
-        // Without --trust-scripts a user's scripts never reach the user's server; with it, the probe refuses what it saw.
-        for (const trust of [[], ['--trust-scripts']]) {
-          const result = await runCli([...args, ...trust, '--redis-url', server.url], {}, 60_000);
-          expect(result.code).toBe(2);
-          // A manifest that fails its own checks (a --layout error) is refused for that first, with or without the flag.
-          const untrusted = /--trust-scripts: refused: .*record\.lua.* not byte-identical/;
-          expect(result.stderr).toMatch(trust.length === 0 && !message.source.startsWith('my-log') ? untrusted : message);
-          expect(result.stderr).not.toMatch(/swc (bench|verify): run swc-bench:/);
-        }
-      }
-      expect(await digests()).toEqual(before);
-      // Nothing was sent: no script ever ran on the user's server.
-      const evals = (info: string): string => /cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? '0';
-      expect(evals(String(await redis.info('commandstats')))).toBe(evals(commandsBefore));
-    },
-    120_000,
-  );
+  // Every case is refused in process by the check both commands make (test/integration/safety/hostile-probe.test.ts);
+  // here a few spawns per command show the exit code, the message on stderr, and the user's server untouched.
+  it("bench and verify exit 2 with or without --trust-scripts, the user's keys identical and no script sent", async () => {
+    const spawns: [string, string[], string[]][] = [
+      ['a script that calls FLUSHALL', ['bench'], []],
+      ['a script that calls FLUSHALL', ['bench'], ['--trust-scripts']],
+      ['a script that loops forever before writing', ['bench'], ['--trust-scripts']],
+      ['a script that writes a user key by name', ['verify'], []],
+      ['a script that writes a user key by name', ['verify'], ['--trust-scripts']],
+      ['a script that writes, then loops forever', ['verify'], ['--trust-scripts']],
+      ['templates that leave out {prefix}', ['verify'], []],
+    ];
+    const manifests = new Map(
+      [...new Set(spawns.map(([label]) => label))].map((label) => [label, hostile(dir, label.replace(/\W+/g, '-'), hostileCase(label)[1])]),
+    );
+    const before = await digests();
+    const commandsBefore = String(await redis.info('commandstats'));
+    // Independent processes (each probe has its own private server): run at once.
+    const results = await Promise.all(
+      spawns.map(([label, [command], trust]) => {
+        const manifest = manifests.get(label) as string;
+        const args = command === 'bench' ? ['bench', '--layout', manifest, ...benchArgs] : ['verify', '--layout', manifest, '--calls', '200'];
+        return runCli([...args, ...trust, '--redis-url', server.url], {}, 60_000);
+      }),
+    );
+    spawns.forEach(([label, [command], trust], i) => {
+      const result = results[i] as Awaited<ReturnType<typeof runCli>>;
+      const message = hostileCase(label)[2];
+      const shown = `${command} ${trust.join(' ')} (${label}): ${result.stderr.slice(0, 400)}`;
+      expect(result.code, shown).toBe(2);
+      // A manifest that fails its own checks (a --layout error) is refused for that first, with or without the flag.
+      expect(result.stderr, shown).toMatch(trust.length === 0 && !isManifestError(message) ? UNTRUSTED : message);
+      expect(result.stderr, shown).not.toMatch(/swc (bench|verify): run swc-bench:/);
+    });
+    expect(await digests()).toEqual(before);
+    // Nothing was sent: no script ever ran on the user's server.
+    const evals = (info: string): string => /cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? '0';
+    expect(evals(String(await redis.info('commandstats')))).toBe(evals(commandsBefore));
+  }, 120_000);
 
   it("a well-behaved manifest passes the probe and runs as a temporary ACL user, removed afterwards; the user's keys identical", async () => {
-    const manifest = hostile('fine', {});
+    const manifest = hostile(dir, 'fine', {});
     const before = await digests();
     const result = await runCli(['bench', '--layout', manifest, ...benchArgs, '--trust-scripts', '--redis-url', server.url]);
     expect(result.code).toBe(0);
@@ -169,7 +116,7 @@ describe('done when: hostile manifests are refused, and nothing of the user chan
   });
 
   it('on a private server (no --redis-url) the same manifest runs as before, no flag needed', async () => {
-    const result = await runCli(['bench', '--layout', hostile('private', {}), ...benchArgs]);
+    const result = await runCli(['bench', '--layout', hostile(dir, 'private', {}), ...benchArgs]);
     expect(result.code).toBe(0);
     expect(result.stderr).not.toMatch(/unconfined|trust-scripts/);
   });

@@ -23,7 +23,8 @@ function edited(name: string, edit: (r: ReportJson) => void, raw?: (text: string
 // Unreachable: exit 2 proves nothing was sent (a connection attempt would be exit 3).
 const NOWHERE = ['--redis-url', 'redis://127.0.0.1:1'];
 
-describe('bad input, third round', () => {
+// Each refusal is its own process, before Redis: spawned at once.
+describe.concurrent('bad input, third round', () => {
   it.each([
     ['bench --rate 0x10', ['bench', '--rate', '0x10', ...NOWHERE], /--rate: expected a number .* got "0x10"/],
     ['bench --rate Infinity', ['bench', '--rate', 'Infinity', ...NOWHERE], /--rate: expected a number/],

@@ -3,6 +3,7 @@
  * user's server: swc notices BUSY on a second connection, sends SCRIPT KILL
  * and fails with one line saying what state the server is in (exit 3),
  * instead of waiting for its command timeout and blaming a lost connection.
+ * Each test has a server of its own: they run at once.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,7 +55,7 @@ function looping(name: string, where: 'read' | 'record'): string {
   return path.join(folder, 'my-log.json');
 }
 
-describe("a script that runs away on the user's server", () => {
+describe.concurrent("a script that runs away on the user's server", () => {
   it('read-only: swc sends SCRIPT KILL, says so in one line, exit 3; the server answers PING, user keys unchanged', async () => {
     const { url, redis } = await server();
     for (let i = 0; i < 10; i += 1) await redis.set(`app:user:${i}`, `user ${i}`);
