@@ -18,3 +18,38 @@ describe('estimatePlan', () => {
     expect(estimatePlan(capped).totalSeconds).toBeGreaterThan(60);
   });
 });
+
+describe('estimatePlan counts every phase', () => {
+  const one: BenchPlan = { ...plan, windows: [30], rates: [1] };
+  const instructions = { calls: 300, repeats: 3, profile: false };
+
+  it('--instructions: valgrind start, the counted fills and every counted call (a 35 s run was estimated 8 s before)', () => {
+    const without = estimatePlan(one).totalSeconds;
+    const counted = estimatePlan(one, { instructions });
+    const phase = counted.phases.find((p) => p.phase === 'instructions')?.seconds ?? 0;
+    // 2 layouts × 3 repeats × 300 calls × 4 script calls (write, read, request = 2) at 2.4 ms, plus the start and the cells.
+    expect(phase).toBeCloseTo(6 + 2 * 1 + 2 * 30 * 1e-3 + 2 * 3 * 300 * 4 * 2.4e-3, 6);
+    expect(counted.totalSeconds).toBeCloseTo(without + phase, 6);
+    expect(counted.cells[0]?.phases.at(-1)).toBe('instructions (valgrind, 3 × 300 calls per op)');
+    // More calls cost more: the per-call part scales.
+    const more = estimatePlan(one, { instructions: { ...instructions, calls: 1000 } }).phases.find((p) => p.phase === 'instructions')?.seconds ?? 0;
+    expect(more - phase).toBeCloseTo(2 * 3 * 700 * 4 * 2.4e-3, 6);
+  });
+
+  it('the commands probe on swc’s own server only, and not with --no-commands', () => {
+    expect(seconds(one, 'commands per call')).toBeGreaterThan(0);
+    expect(estimatePlan(one).cells[0]?.phases).toContain('commands per call');
+    expect(estimatePlan(one, { privateServer: false }).phases.find((p) => p.phase === 'commands per call')).toBeUndefined();
+    expect(seconds({ ...one, commandsPerCall: false }, 'commands per call')).toBeUndefined();
+  });
+
+  it('a preset cell with skiplists fills its extra lights; a listpack cell none', () => {
+    const preset: BenchPlan = { ...plan, windows: [60], rates: [10], lights: 8, steadyLights: { relativeSd: 0.0008, maxLights: 32 } };
+    const e = estimatePlan(preset);
+    // 600 members: (11 √600 / (0.0008 × 600 × 127))² → 20 lights, 12 more than 8, each with 600 events, per layout.
+    expect(e.phases.find((p) => p.phase === 'steady lights')?.seconds).toBeCloseTo(2 * 12 * 600 * FILL_SECONDS_PER_EVENT, 6);
+    expect(e.cells[0]?.phases).toContain('up to 20 lights (steady bytes)');
+    const listpack: BenchPlan = { ...preset, windows: [30], rates: [1] };
+    expect(estimatePlan(listpack).phases.find((p) => p.phase === 'steady lights')).toBeUndefined();
+  });
+});
