@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import { loadReport } from '../compare/load.js';
+import { compareReports, type Verdict } from '../compare/diff.js';
 import { UsageError } from '../core/errors.js';
 import { chartModel, DEFAULT_PANELS, PANEL_NAMES, type ChartSide, type PanelName } from '../report/chart-data.js';
 import { renderChartPng } from '../report/chart-png.js';
@@ -78,6 +79,12 @@ export interface WrittenChart {
   readonly notes: readonly string[];
 }
 
+/** Two results: the gate's verdict at compare's default tolerances, which the chart headlines. */
+const gateOf = (sides: readonly ChartSide[]): Verdict | undefined => {
+  const [baseline, current] = sides;
+  return baseline && current ? compareReports(baseline.report, current.report) : undefined;
+};
+
 /**
  * Renders results to an SVG or PNG file (by the name's ending); says where
  * on stderr, with a line per asked panel that could not be drawn.
@@ -89,7 +96,7 @@ export async function writeChart(
   prefix: string,
   panels: readonly PanelName[] = DEFAULT_PANELS,
 ): Promise<WrittenChart> {
-  const model = chartModel(sides, panels);
+  const model = chartModel(sides, panels, gateOf(sides));
   const svg = await renderChartSvg(model);
   const png = /\.png$/i.test(file);
   let bytes: string | Buffer = svg;
@@ -115,7 +122,7 @@ export async function writeChart(
 /** Terminal charts of results, as text for stdout (colour and width from the terminal). */
 export function terminalChart(sides: readonly ChartSide[], panels: readonly PanelName[] = DEFAULT_PANELS): string {
   // Labels come from the files: escaped and cut before they reach the terminal (src/safety/text.ts).
-  return renderChartTerminal(chartModel(shownDeep(sides), panels), { width: chartWidth(), color: useColor() });
+  return renderChartTerminal(chartModel(shownDeep(sides), panels, gateOf(sides)), { width: chartWidth(), color: useColor() });
 }
 
 interface ChartFlags {

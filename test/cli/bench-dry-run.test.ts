@@ -54,7 +54,7 @@ describe('swc bench --dry-run', () => {
     expect(r.code).toBe(0);
     const plan = JSON.parse(r.stdout) as { phases: { phase: string; estimatedSeconds: number }[]; estimatedSeconds: number };
     const counted = plan.phases.find((p) => p.phase === 'instructions');
-    // Measured: 24 s of counting in a 35 s run of this plan at a load average of 15 (docs/instructions.md).
+    // Measured: 24 s of counting in a 35 s run of this plan at a load average of 15 (docs/output.md).
     expect(counted?.estimatedSeconds).toBeGreaterThan(15);
     expect(plan.estimatedSeconds).toBeGreaterThan(17.5);
     expect(plan.estimatedSeconds).toBeLessThan(70);
