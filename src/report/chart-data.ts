@@ -299,8 +299,16 @@ export function chartVerdict(verdict: Verdict): ChartVerdict | undefined {
     cells += 1;
     if (row.status === 'regressed') failed += 1;
     const change = (grown / row.baseline) * 100;
-    // Ties go to the larger change.
-    if (!worst || score > worst.score || (score === worst.score && Math.abs(change) > Math.abs(worst.change))) worst = { row, score, change };
+    // Ties go to the larger change, then (as the hero without a verdict) the higher rate and the longer window.
+    const before = worst;
+    const better =
+      !before ||
+      score > before.score ||
+      (score === before.score &&
+        (Math.abs(change) > Math.abs(before.change) ||
+          (Math.abs(change) === Math.abs(before.change) &&
+            (row.rate > before.row.rate || (row.rate === before.row.rate && row.windowSeconds > before.row.windowSeconds)))));
+    if (better) worst = { row, score, change };
   }
   if (!worst) return undefined;
   return {

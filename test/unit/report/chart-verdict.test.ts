@@ -86,3 +86,14 @@ describe("a compared chart headlines the gate's verdict", () => {
     expect(svg.toLowerCase()).toContain(FAILED_COLOR);
   });
 });
+
+describe('a tie by the gate’s measure', () => {
+  it('goes to the larger change, then the higher rate and the longer window (the hero without a verdict)', () => {
+    const plus20 = withCells(small, (r) => ({ ...r, memory: { ...r.memory, bytesPerLight: Math.round(r.memory.bytesPerLight * 1.2) } }));
+    const v = chartVerdict(compareReports(small, plus20));
+    // Every cell +20% within rounding: the largest change wins, and among equals the highest rate.
+    expect(v?.failed).toBe(small.results.length);
+    const exact = withCells(small, (r) => ({ ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight * 2 } }));
+    expect(chartVerdict(compareReports(small, exact))).toMatchObject({ rate: 2, windowSeconds: 60, change: 100 });
+  });
+});
