@@ -648,10 +648,10 @@ export function csvGrid(report: BenchReport): Grid {
     ...['Reads', 'MaxAbsError', 'MeanAbsError', 'Threshold', 'DecisionMismatchFraction'].map((f) => `accuracy${f}`),
     'serverWriteUsecPerCall',
     'serverReadUsecPerCall',
-    ...['write', 'read', 'request'].flatMap((op) => ['InstructionsPerCall', 'InstructionsSpread', 'InstructionsRatio'].map((f) => `${op}${f}`)),
     ...COMMAND_OPS.flatMap((op) =>
       ['CommandsPerCall', 'CommandsMin', 'CommandsMax', 'ReplyBytesPerCall', 'RequestBytesPerCall', 'Commands'].map((f) => `${op}${f}`),
     ),
+    ...['write', 'read', 'request'].flatMap((op) => ['InstructionsPerCall', 'InstructionsSpread', 'InstructionsRatio'].map((f) => `${op}${f}`)),
   ];
   const instructions = (i: CellResult['instructions']): string[] =>
     (['write', 'read', 'request'] as const).flatMap((op) =>
@@ -690,8 +690,8 @@ export function csvGrid(report: BenchReport): Grid {
     ...accuracy(r.accuracy),
     r.serverCost ? String(r.serverCost.writeUsecPerCall) : '',
     r.serverCost ? String(r.serverCost.readUsecPerCall) : '',
-    ...instructions(r.instructions),
     ...commands(r.commands),
+    ...instructions(r.instructions),
   ]);
   return { head, rows };
 }
