@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { Command } from 'commander';
+import type { Verdict } from '../compare/diff.js';
 import { UsageError } from '../core/errors.js';
 import { chartModel, DEFAULT_PANELS, type ChartSide, type PanelName } from '../report/chart-data.js';
 import { renderChartTerminal } from '../report/chart-terminal.js';
@@ -55,6 +56,15 @@ export interface WrittenChart {
   readonly notes: readonly string[];
 }
 
+/** Two results: the gate's verdict at compare's default tolerances, which the chart headlines. */
+async function gateOf(sides: readonly ChartSide[]): Promise<Verdict | undefined> {
+  const [baseline, current] = sides;
+  if (!baseline || !current) return undefined;
+  // The comparison loads only when two results are drawn.
+  const { compareReports } = await import('../compare/diff.js');
+  return compareReports(baseline.report, current.report);
+}
+
 /**
  * Renders results to an SVG or PNG file (by the name's ending); says where
  * on stderr, with a line per asked panel that could not be drawn.
@@ -68,7 +78,7 @@ export async function writeChart(
 ): Promise<WrittenChart> {
   // The SVG renderer (vega) and the PNG one (resvg) load only when a chart file is written.
   const [{ renderChartSvg }, { renderChartPng }] = await Promise.all([import('../report/chart-svg.js'), import('../report/chart-png.js')]);
-  const model = chartModel(sides, panels);
+  const model = chartModel(sides, panels, await gateOf(sides));
   const svg = await renderChartSvg(model);
   const png = /\.png$/i.test(file);
   let bytes: string | Buffer = svg;
@@ -92,9 +102,9 @@ export async function writeChart(
 }
 
 /** Terminal charts of results, as text for stdout (colour and width from the terminal). */
-export function terminalChart(sides: readonly ChartSide[], panels: readonly PanelName[] = DEFAULT_PANELS): string {
+export async function terminalChart(sides: readonly ChartSide[], panels: readonly PanelName[] = DEFAULT_PANELS): Promise<string> {
   // Labels come from the files: escaped and cut before they reach the terminal (src/safety/text.ts).
-  return renderChartTerminal(chartModel(shownDeep(sides), panels), { width: chartWidth(), color: useColor() });
+  return renderChartTerminal(chartModel(shownDeep(sides), panels, await gateOf(sides)), { width: chartWidth(), color: useColor() });
 }
 
 interface ChartFlags {
@@ -152,7 +162,7 @@ Examples:
         }
         return;
       }
-      process.stdout.write(terminalChart(sides, panels));
+      process.stdout.write(await terminalChart(sides, panels));
     }),
   );
 }

@@ -36,6 +36,7 @@ function row(
   current: number | null,
   status: RowStatus,
   reference?: string,
+  ranges: { baseline?: Range; current?: Range } = {},
 ): CompareRow {
   return {
     cell: name,
@@ -49,7 +50,25 @@ function row(
     current,
     changeFraction: current === null ? null : change(baseline, current),
     status,
+    ...(ranges.baseline ? { baselineRange: ranges.baseline } : {}),
+    ...(ranges.current ? { currentRange: ranges.current } : {}),
   };
+}
+
+type Range = { readonly min: number; readonly max: number };
+
+/** An op's lowest and highest repeat, when it was counted more than once (results before repeats have none). */
+const rangeOf = (op: { min?: number; max?: number; repeats?: readonly number[] } | undefined): Range | undefined =>
+  op && typeof op.min === 'number' && typeof op.max === 'number' && (op.repeats?.length ?? 2) > 1 ? { min: op.min, max: op.max } : undefined;
+
+/**
+ * `±0.4%`: half the spread of a count's repeats ((max − min) / 2) over the
+ * count; '' without repeats.
+ */
+export function plusMinus(value: number | null, range: Range | undefined): string {
+  if (value === null || !range || value === 0) return '';
+  const half = (range.max - range.min) / 2 / value;
+  return ` ±${(half * 100).toFixed(half < 0.001 ? 2 : 1)}%`;
 }
 
 /**
@@ -85,7 +104,8 @@ export function instructionRows(
     for (const op of OPS) {
       const base = bi[op].instructionsPerCall;
       const cur = ci?.[op].instructionsPerCall ?? null;
-      rows.push(row(b, name, `${op}Instructions`, base, cur, cur === null ? 'info' : judgeCount(base, cur, tolerance)));
+      const ranges = { baseline: rangeOf(bi[op]), current: rangeOf(ci?.[op]) };
+      rows.push(row(b, name, `${op}Instructions`, base, cur, cur === null ? 'info' : judgeCount(base, cur, tolerance), undefined, ranges));
       if (refB && refName !== undefined) {
         const baseRatio = base / refB[op].instructionsPerCall;
         const curRatio = cur !== null && refC ? cur / refC[op].instructionsPerCall : null;
@@ -96,12 +116,14 @@ export function instructionRows(
   return rows;
 }
 
-/** `156,873 → 167,402 instructions/call` for a count row; '' for any other. */
-export function countsText(r: Pick<CompareRow, 'figure' | 'baseline' | 'current'>): string {
+/** `156,873 ±0.2% → 167,402 ±0.3% instructions/call` for a count row (± where the repeats are stored); '' for any other. */
+export function countsText(r: Pick<CompareRow, 'figure' | 'baseline' | 'current' | 'baselineRange' | 'currentRange'>): string {
   if (r.figure.endsWith('InstructionRatio')) return r.baseline !== null && r.current !== null ? `; ${r.baseline.toFixed(4)} → ${r.current.toFixed(4)}` : '';
   if (!r.figure.endsWith('Instructions')) return '';
   const n = (v: number | null): string => (v === null ? '–' : Math.round(v).toLocaleString('en-US'));
-  return `; ${n(r.baseline)} → ${n(r.current)} instructions/${r.figure.startsWith('request') ? 'request' : 'call'}`;
+  const b = `${n(r.baseline)}${plusMinus(r.baseline, r.baselineRange)}`;
+  const c = `${n(r.current)}${plusMinus(r.current, r.currentRange)}`;
+  return `; ${b} → ${c} instructions/${r.figure.startsWith('request') ? 'request' : 'call'}`;
 }
 
 /**

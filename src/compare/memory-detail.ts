@@ -188,3 +188,27 @@ export function keyChangeText(k: KeyChange): string {
 export function memoryToleranceText(t: MemoryTolerance): string {
   return 'bytes' in t ? size(t.bytes) : `${+(t.fraction * 100).toFixed(4)}%`;
 }
+
+/**
+ * How far `used_memory` Δ per light may move beyond what MEMORY USAGE moved
+ * before a comparison shows its row, as a fraction of the baseline's bytes
+ * per light. used_memory counts the allocator's state as well as the keys
+ * (rehash tables, fragmentation, lazily freed memory): unchanged runs move it
+ * by −15% to +10% (two unchanged small-scenario runs against the shipped
+ * baseline: at most 19.4% of a light's bytes apart, over 16 rows), which is
+ * noise beside the exact MEMORY USAGE figure. A
+ * move past a quarter of a light's bytes that MEMORY USAGE does not see is
+ * worth a look (memory a light's keys do not account for).
+ */
+export const USED_MEMORY_BOUND = 0.25;
+
+/**
+ * Whether used_memory Δ per light moved differently from bytes per light by
+ * more than {@link USED_MEMORY_BOUND} of the baseline's bytes per light; true
+ * when a figure is missing on either side (nothing to say it agrees).
+ */
+export function usedMemoryDisagrees(bytes: Change<number>, used: Change<number>): boolean {
+  if (bytes.baseline === null || bytes.current === null || used.baseline === null || used.current === null) return true;
+  const apart = used.current - used.baseline - (bytes.current - bytes.baseline);
+  return Math.abs(apart) > USED_MEMORY_BOUND * Math.abs(bytes.baseline);
+}

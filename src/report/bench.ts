@@ -2,6 +2,7 @@ import { maxOf, minOf } from '../core/arrays.js';
 import { NOISY_SPREAD } from '../core/thresholds.js';
 import { formatWindow } from '../core/format.js';
 import type { AppView, BenchReport, CellResult, LatencyStats, Spread } from '../measure/types.js';
+import type { CommandsPerCall } from '../measure/commandstats.js';
 import { hasInstructions, instructionRatioCell, instructionsCell, instructionsGrid, profileGrid, throughputNotes } from './instructions.js';
 import { palette, kb, percent, times } from './style.js';
 import { renderCsv, renderMarkdown, type Grid } from './table.js';
@@ -555,6 +556,77 @@ export function throughputRatioGrid(report: BenchReport, options: { wide?: boole
   };
 }
 
+const COMMAND_OPS = ['write', 'failure', 'read'] as const;
+
+/** A count per call: `15`, or `13 (10–16)` when it varied between calls (the mean, then the range). */
+export function perCallText(c: { mean: number; min: number; max: number }): string {
+  const n = (v: number): string => (Number.isInteger(v) ? String(v) : v.toFixed(1));
+  return c.min === c.max ? n(c.mean) : `${n(c.mean)} (${n(c.min)}–${n(c.max)})`;
+}
+
+/** `HGET 1, HINCRBY 3, ZADD 1`: the commands one call runs, by name (a varying count as its mean and range). */
+export function breakdownText(p: CommandsPerCall): string {
+  return p.breakdown.length === 0 ? 'none' : p.breakdown.map((b) => `${b.command.toUpperCase()} ${perCallText(b)}`).join(', ');
+}
+
+/**
+ * Commands per call (INFO commandstats deltas on swc's own server). Compact
+ * by default: one row per cell and layout, the commands per call of its
+ * write, failure and read. `--wide` (and markdown) gives one row per
+ * operation with the reply and request bytes per call and which commands,
+ * by name.
+ */
+export function commandsGrid(report: BenchReport, { wide = true }: { wide?: boolean } = {}): Grid | undefined {
+  const measured = report.results.filter((r) => r.commands);
+  if (measured.length === 0) return undefined;
+  const caption = 'commands its script runs per call (EVALSHA not counted)';
+  if (!wide) {
+    const head = ['window', 'req/s', 'layout', ...COMMAND_OPS];
+    const rows = measured.map((r) => [
+      formatWindow(r.windowSeconds),
+      String(r.rate),
+      r.layout,
+      ...COMMAND_OPS.map((op) => {
+        const p = r.commands?.[op];
+        return p ? perCallText(p.commands) : '–';
+      }),
+    ]);
+    return {
+      head,
+      rows,
+      numeric: head.map((h) => h !== 'window' && h !== 'layout'),
+      caption,
+      notes: ['--wide adds bytes per call and names the commands (--json and --format csv have them too)'],
+      fit: fitByName(head, {}),
+    };
+  }
+  const head = ['window', 'req/s', 'layout', 'op', 'cmds/call', 'reply B', 'request B', 'commands'];
+  const rows: string[][] = [];
+  for (const r of measured) {
+    for (const op of COMMAND_OPS) {
+      const p = r.commands?.[op];
+      if (!p) continue;
+      rows.push([
+        formatWindow(r.windowSeconds),
+        String(r.rate),
+        r.layout,
+        op,
+        perCallText(p.commands),
+        count(p.replyBytes),
+        count(p.requestBytes),
+        breakdownText(p),
+      ]);
+    }
+  }
+  return {
+    head,
+    rows,
+    numeric: head.map((h) => h === 'req/s' || h === 'cmds/call' || h === 'reply B' || h === 'request B'),
+    caption: `${caption}; bytes the server sent and received per call`,
+    fit: fitByName(head, { 'request B': 2, 'reply B': 1 }, ['commands']),
+  };
+}
+
 /** One flat row per result, for spreadsheets. */
 export function csvGrid(report: BenchReport): Grid {
   const stat = (s: LatencyStats | undefined): string[] =>
@@ -576,12 +648,23 @@ export function csvGrid(report: BenchReport): Grid {
     ...['Reads', 'MaxAbsError', 'MeanAbsError', 'Threshold', 'DecisionMismatchFraction'].map((f) => `accuracy${f}`),
     'serverWriteUsecPerCall',
     'serverReadUsecPerCall',
+    ...COMMAND_OPS.flatMap((op) =>
+      ['CommandsPerCall', 'CommandsMin', 'CommandsMax', 'ReplyBytesPerCall', 'RequestBytesPerCall', 'Commands'].map((f) => `${op}${f}`),
+    ),
     ...['write', 'read', 'request'].flatMap((op) => ['InstructionsPerCall', 'InstructionsSpread', 'InstructionsRatio'].map((f) => `${op}${f}`)),
   ];
   const instructions = (i: CellResult['instructions']): string[] =>
     (['write', 'read', 'request'] as const).flatMap((op) =>
       i ? [String(i[op].instructionsPerCall), String(i[op].spreadFraction), i.ratio ? String(i.ratio[op]) : ''] : ['', '', ''],
     );
+  // The breakdown as `hget:1+hincrby:3` (a spreadsheet cell without commas), a varying count as its mean.
+  const commands = (c: CellResult['commands']): string[] =>
+    COMMAND_OPS.flatMap((op) => {
+      const p = c?.[op];
+      if (!p) return Array<string>(6).fill('');
+      const each = p.breakdown.map((b) => `${b.command}:${b.mean}`).join('+');
+      return [p.commands.mean, p.commands.min, p.commands.max, p.replyBytes, p.requestBytes].map(String).concat(each);
+    });
   const accuracy = (a: CellResult['accuracy']): string[] =>
     a ? [a.reads, a.maxAbsError, a.meanAbsError, a.threshold, a.decisionMismatchFraction].map(String) : Array<string>(5).fill('');
   const realtime = (t: CellResult['realtime']): string[] =>
@@ -607,6 +690,7 @@ export function csvGrid(report: BenchReport): Grid {
     ...accuracy(r.accuracy),
     r.serverCost ? String(r.serverCost.writeUsecPerCall) : '',
     r.serverCost ? String(r.serverCost.readUsecPerCall) : '',
+    ...commands(r.commands),
     ...instructions(r.instructions),
   ]);
   return { head, rows };
@@ -675,6 +759,7 @@ export function renderBench(
       wide ? 'Throughput ratios (median and range of per-round ratios)' : 'Throughput ratios (median of per-round ratios; --wide for the range)',
       throughputRatioGrid(report, { wide }),
     ],
+    ['Commands per call (INFO commandstats, private server: exact)', commandsGrid(report, { wide })],
     ['Instructions per call (valgrind callgrind, inside call())', instructionsGrid(report)],
     ['Where the instructions go (--profile: top server functions)', profileGrid(report)],
     ['Real traffic (--realtime: server clock, paced)', realtimeGrid(report)],
@@ -688,6 +773,7 @@ export function renderBench(
       .join(' '),
     ...(t ? [`${t.connections} connection(s)${report.cluster ? ' per primary' : ''}, pipeline ${t.pipeline}`] : []),
     ...[clusterFooter(report), labelsLine(report)].filter((x): x is string => x !== undefined),
+    ...(report.commandsSkipped !== undefined ? [`commands per call ${report.commandsSkipped}`] : []),
   ];
   // Markdown keeps one line (a paragraph); a terminal gets lines of at most 120 columns.
   const footer = format === 'markdown' ? footerParts.join('; ') : wrapText(wrapParts(footerParts, prose), prose);

@@ -1,6 +1,7 @@
 import { maxOf, minOf } from '../core/arrays.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
 import { formatWindow } from '../core/format.js';
+import type { CompareOptions, CompareRow, Verdict } from '../compare/diff.js';
 
 /**
  * What the charts draw, worked out once from results so the terminal and the
@@ -26,6 +27,10 @@ export interface ChartPoint {
   readonly high?: number;
   /** The point's value as it is written beside it (`4.7 KB`, `+2.2%`), on panels with value labels. */
   readonly label?: string;
+  /** Compared: the growth the gate allows this cell, in percent (its tolerance over the baseline's bytes). */
+  readonly limit?: number;
+  /** Compared: the gate failed this cell (bytes per light grew past its tolerance). */
+  readonly failed?: boolean;
 }
 
 /** One line (or set of ranges): a layout (and, when comparing, one result's side; on latency panels, one percentile). */
@@ -77,6 +82,12 @@ export interface ChartPanel {
   /** Whether each point's `label` is written beside it. */
   readonly labels: boolean;
   readonly series: readonly ChartSeries[];
+  /**
+   * Compared memory panels: the gate's tolerance as a band around zero, per x
+   * (the tightest limit of the panel's points there, in percent): a point
+   * above it failed.
+   */
+  readonly band?: readonly { readonly x: number; readonly limit: number }[];
 }
 
 /** Everything a renderer needs: panels, a shared y range per kind, and a title. */
@@ -94,6 +105,27 @@ export interface ChartModel {
   readonly hasPublished: boolean;
   /** Panels asked for but not drawn, and why (`latency: not drawn, …`). */
   readonly notes: readonly string[];
+  /**
+   * Compared: the cell the gate's verdict turns on, which the hero draws: the
+   * failing cell grown furthest past its tolerance, or without a failure the
+   * one nearest to it (growth over the allowed growth).
+   */
+  readonly verdict?: ChartVerdict;
+}
+
+/** What a compared chart headlines: the gate's verdict on bytes per light. */
+export interface ChartVerdict {
+  readonly ok: boolean;
+  readonly layout: string;
+  readonly windowSeconds: number;
+  readonly rate: number;
+  /** Percent change of the cell's bytes per light. */
+  readonly change: number;
+  /** `+1.0%` or `64 B`: the tolerance as the gate states it. */
+  readonly tolerance: string;
+  /** Cells compared and cells past the tolerance. */
+  readonly cells: number;
+  readonly failed: number;
 }
 
 /** A span of ten times or more is drawn on a log scale: a linear one would flatten the small values to a line on the axis. */
@@ -181,7 +213,13 @@ const memoryPoint = (cell: CellResult, x: number): ChartPoint[] => [
  * from the baseline's cell of the same layout, window and rate. A cell the
  * baseline lacks (or that held nothing) has no change to draw.
  */
-function changeSeries(cells: readonly SidedCell[], sides: readonly ChartSide[], layouts: readonly string[], x: (cell: CellResult) => number): ChartSeries[] {
+function changeSeries(
+  cells: readonly SidedCell[],
+  sides: readonly ChartSide[],
+  layouts: readonly string[],
+  x: (cell: CellResult) => number,
+  verdict: Verdict | undefined,
+): ChartSeries[] {
   const [baseline, current] = sides;
   if (!baseline || !current) return [];
   const out: ChartSeries[] = [];
@@ -193,8 +231,13 @@ function changeSeries(cells: readonly SidedCell[], sides: readonly ChartSide[], 
           (b) => b.side === baseline && b.cell.layout === layout && b.cell.windowSeconds === cell.windowSeconds && b.cell.rate === cell.rate,
         );
         if (!before || before.cell.memory.bytesPerLight <= 0) return [];
-        const percent = ((cell.memory.bytesPerLight - before.cell.memory.bytesPerLight) / before.cell.memory.bytesPerLight) * 100;
-        return [{ x: x(cell), y: percent, label: changeLabel(percent) }];
+        const base = before.cell.memory.bytesPerLight;
+        const percent = ((cell.memory.bytesPerLight - base) / base) * 100;
+        // The gate's own verdict says which points failed and what it allowed them.
+        const row = verdict ? memoryRow(verdict, cell) : undefined;
+        const gated =
+          verdict && row ? { limit: (allowedBytes(base, verdict.options) / base) * 100, ...(row.status === 'regressed' ? { failed: true } : {}) } : {};
+        return [{ x: x(cell), y: percent, label: changeLabel(percent), ...gated }];
       })
       .sort((a, b) => a.x - b.x);
     if (points.length > 0) out.push({ name: layout, layout, side: null, marker: null, points });
@@ -215,6 +258,77 @@ function ratioNote(series: readonly ChartSeries[], where: (x: number) => string)
   if (ratio < 1.005) return `${small.layout} and ${large.layout} use the same memory at ${where(lastX)}`;
   const much = ratio < 1.1 ? `${((1 - small.y / large.y) * 100).toFixed(1)}%` : timesLabel(ratio);
   return `${small.layout} uses ${much} less than ${large.layout} at ${where(lastX)}`;
+}
+
+/** The growth bytes per light may have at a cell of `baseline` bytes under the gate's options (as compareReports applies them). */
+const allowedBytes = (baseline: number, options: CompareOptions): number =>
+  options.memoryToleranceBytes !== undefined ? options.memoryToleranceBytes : options.memoryTolerance * baseline;
+
+/** The memory tolerance as the gate states it: `+1%` or `64 B`. */
+const toleranceText = (options: CompareOptions): string =>
+  options.memoryToleranceBytes !== undefined ? `${options.memoryToleranceBytes.toLocaleString('en-US')} B` : `+${+(options.memoryTolerance * 100).toFixed(4)}%`;
+
+/** The verdict's bytes-per-light row of a cell, when both runs have it. */
+function memoryRow(verdict: Verdict, cell: Pick<CellResult, 'layout' | 'windowSeconds' | 'rate'>): CompareRow | undefined {
+  return verdict.rows.find(
+    (r) =>
+      r.figure === 'bytesPerLight' &&
+      r.layout === cell.layout &&
+      r.windowSeconds === cell.windowSeconds &&
+      r.rate === cell.rate &&
+      r.baseline !== null &&
+      r.current !== null,
+  );
+}
+
+/**
+ * What the gate's verdict on bytes per light turns on, by its own measure:
+ * the failing cell grown furthest past its tolerance (growth over allowed
+ * growth), or, when none failed, the one nearest to it. Undefined without a
+ * cell in both runs.
+ */
+export function chartVerdict(verdict: Verdict): ChartVerdict | undefined {
+  let worst: { row: CompareRow; score: number; change: number } | undefined;
+  let cells = 0;
+  let failed = 0;
+  for (const row of verdict.rows) {
+    if (row.figure !== 'bytesPerLight' || row.baseline === null || row.current === null || row.baseline <= 0) continue;
+    const grown = row.current - row.baseline;
+    const allowed = allowedBytes(row.baseline, verdict.options);
+    const score = allowed > 0 ? grown / allowed : grown > 0 ? Number.POSITIVE_INFINITY : grown < 0 ? Number.NEGATIVE_INFINITY : 0;
+    cells += 1;
+    if (row.status === 'regressed') failed += 1;
+    const change = (grown / row.baseline) * 100;
+    // Ties go to the larger change, then (as the hero without a verdict) the higher rate and the longer window.
+    const before = worst;
+    const better =
+      !before ||
+      score > before.score ||
+      (score === before.score &&
+        (Math.abs(change) > Math.abs(before.change) ||
+          (Math.abs(change) === Math.abs(before.change) &&
+            (row.rate > before.row.rate || (row.rate === before.row.rate && row.windowSeconds > before.row.windowSeconds)))));
+    if (better) worst = { row, score, change };
+  }
+  if (!worst) return undefined;
+  return {
+    ok: failed === 0,
+    layout: worst.row.layout,
+    windowSeconds: worst.row.windowSeconds,
+    rate: worst.row.rate,
+    change: worst.change,
+    tolerance: toleranceText(verdict.options),
+    cells,
+    failed,
+  };
+}
+
+/** The hero's note when two results are compared and a cell grew: the gate's verdict, its cell and its tolerance. */
+function verdictNote(v: ChartVerdict): string {
+  const where = `${formatWindow(v.windowSeconds)} @ ${rateLabel(v.rate)}`;
+  return v.ok
+    ? `ok: nearest to the tolerance ${v.tolerance}, ${v.layout} ${changeLabel(v.change)} at ${where}; ${v.cells} of ${v.cells} cells within it`
+    : `FAIL: ${v.layout} ${changeLabel(v.change)} at ${where} (tolerance ${v.tolerance}); ${v.failed} of ${v.cells} cells past it`;
 }
 
 /** `largest change: stoplight-v6 +2.2% at 10 min @ 100/s`, over the panel's points. */
@@ -282,26 +396,36 @@ function latencySeries(cells: readonly SidedCell[], sides: readonly ChartSide[],
  * baseline rather than two lines that would lie on top of each other.
  * Latency is drawn only from cells measured over two rounds or more: each
  * point the median, with a bar from the lowest to the highest round.
+ * With the comparison's `gate` verdict, the hero is the gate's: it draws
+ * the rate of the cell the verdict turns on ({@link chartVerdict}) and says
+ * it, each compared panel carries the tolerance as a band and marks the
+ * points that failed.
  */
-export function chartModel(sides: readonly ChartSide[], selected: readonly PanelName[] = DEFAULT_PANELS): ChartModel {
+export function chartModel(sides: readonly ChartSide[], selected: readonly PanelName[] = DEFAULT_PANELS, gate?: Verdict): ChartModel {
   const cells: SidedCell[] = sides.flatMap((side) => side.report.results.map((cell) => ({ side, cell })));
+  const verdict = gate && sides.length > 1 ? chartVerdict(gate) : undefined;
+  // A cell that grew (failing or not): the hero draws its rate and headlines it; else the highest rate, as for one result.
+  const told = verdict && (!verdict.ok || verdict.change > 0) ? verdict : undefined;
   const layouts = unique(cells.map((c) => c.cell.layout));
   const windows = sortedUnique(cells.map((c) => c.cell.windowSeconds));
   const rates = sortedUnique(cells.map((c) => c.cell.rate));
   const compared = sides.length > 1;
   const panels: ChartPanel[] = [];
   const notes: string[] = [];
+  const heroRate = told ? told.rate : rates.at(-1);
   const memoryTitle = compared ? 'bytes per light, % change from baseline' : 'KB per light';
   const windowTicks = windows.map((w) => ({ value: w, label: formatWindow(w) }));
   const rateTicks = rates.map((r) => ({ value: r, label: rateLabel(r) }));
   const byWindow = (rate: number, name: PanelName, labels: boolean): ChartPanel => {
     const at = cells.filter((c) => c.cell.rate === rate);
     const series = compared
-      ? changeSeries(at, sides, layouts, (cell) => cell.windowSeconds)
+      ? changeSeries(at, sides, layouts, (cell) => cell.windowSeconds, gate)
       : seriesOf(at, sides, layouts, (cell) => memoryPoint(cell, cell.windowSeconds));
     const where = (x: number): string => `${formatWindow(x)} @ ${rateLabel(rate)}`;
-    const note = name === 'hero' ? (compared ? changeNote(series, where) : ratioNote(series, where)) : undefined;
+    const note = name === 'hero' ? (compared ? (told ? verdictNote(told) : changeNote(series, where)) : ratioNote(series, where)) : undefined;
+    const band = compared ? bandOf(series) : undefined;
     return {
+      ...(band ? { band } : {}),
       name,
       kind: compared ? 'change-by-window' : 'memory-by-window',
       title: compared ? `memory per light, change from baseline, by window at ${rateLabel(rate)}` : `memory per light by window at ${rateLabel(rate)}`,
@@ -318,11 +442,10 @@ export function chartModel(sides: readonly ChartSide[], selected: readonly Panel
 
   for (const name of selected) {
     if (name === 'hero') {
-      const top = rates.at(-1);
-      if (top !== undefined) panels.push(byWindow(top, 'hero', true));
+      if (heroRate !== undefined) panels.push(byWindow(heroRate, 'hero', true));
     } else if (name === 'window') {
       // With the hero, its rate is drawn once: by the hero.
-      const hero = selected.includes('hero') ? rates.at(-1) : undefined;
+      const hero = selected.includes('hero') ? heroRate : undefined;
       for (const rate of rates) if (rate !== hero) panels.push(byWindow(rate, 'window', compared));
     } else if (name === 'rate') {
       if (rates.length < 2) {
@@ -331,7 +454,12 @@ export function chartModel(sides: readonly ChartSide[], selected: readonly Panel
       }
       for (const windowSeconds of windows) {
         const at = cells.filter((c) => c.cell.windowSeconds === windowSeconds);
+        const series = compared
+          ? changeSeries(at, sides, layouts, (cell) => cell.rate, gate)
+          : seriesOf(at, sides, layouts, (cell) => memoryPoint(cell, cell.rate));
+        const band = compared ? bandOf(series) : undefined;
         panels.push({
+          ...(band ? { band } : {}),
           name,
           kind: compared ? 'change-by-rate' : 'memory-by-rate',
           title: compared
@@ -343,7 +471,7 @@ export function chartModel(sides: readonly ChartSide[], selected: readonly Panel
           xLog: spansDecade(rates),
           style: 'lines',
           labels: compared,
-          series: compared ? changeSeries(at, sides, layouts, (cell) => cell.rate) : seriesOf(at, sides, layouts, (cell) => memoryPoint(cell, cell.rate)),
+          series,
         });
       }
     } else {
@@ -384,7 +512,9 @@ export function chartModel(sides: readonly ChartSide[], selected: readonly Panel
   for (const kind of unique(panels.map((p) => p.kind))) {
     const points = panels.filter((p) => p.kind === kind).flatMap((p) => p.series.flatMap((s) => s.points));
     if (kind === 'change-by-window' || kind === 'change-by-rate') {
-      const ys = points.map((pt) => pt.y).filter((y) => Number.isFinite(y));
+      // The tolerance band is drawn whole: its limits are on the axis too.
+      const limits = panels.filter((p) => p.kind === kind).flatMap((p) => (p.band ?? []).flatMap((b) => [b.limit, -b.limit]));
+      const ys = [...points.map((pt) => pt.y), ...limits].filter((y) => Number.isFinite(y));
       if (ys.length === 0) continue;
       // Zero is always on a change axis: it is where "no change" lies.
       yScales[kind] = { min: Math.min(0, minOf(ys)), max: Math.max(0, maxOf(ys)), log: false };
@@ -411,5 +541,14 @@ export function chartModel(sides: readonly ChartSide[], selected: readonly Panel
     sides: compared ? sides.map((s) => s.label) : [],
     hasPublished: panels.some((p) => p.series.some((s) => s.points.some((pt) => pt.published !== undefined))),
     notes,
+    ...(verdict ? { verdict } : {}),
   };
+}
+
+/** The tolerance band of a compared panel: per x, the tightest limit of its points; undefined without limits. */
+function bandOf(series: readonly ChartSeries[]): { x: number; limit: number }[] | undefined {
+  const byX = new Map<number, number>();
+  for (const s of series) for (const p of s.points) if (p.limit !== undefined) byX.set(p.x, Math.min(byX.get(p.x) ?? Number.POSITIVE_INFINITY, p.limit));
+  if (byX.size === 0) return undefined;
+  return [...byX].sort(([a], [b]) => a - b).map(([x, limit]) => ({ x, limit }));
 }

@@ -23,6 +23,23 @@ const FONT = 'Helvetica, Arial, "DejaVu Sans", sans-serif';
 const DODGE = 9;
 /** Marker shape per latency percentile. */
 const MARKER_SHAPES: Readonly<Record<string, string>> = { p50: 'circle', p99: 'triangle-up' };
+/** The cross on a failed point, and the tolerance band (neutral: inside it is where a change passes). */
+export const FAILED_COLOR = '#c0392b';
+const BAND_COLOR = '#7f7f7f';
+
+/**
+ * A band's corners: from −limit to +limit at each x, stretched to the
+ * panel's edges when it is flat (one limit everywhere: a fractional
+ * tolerance), so it reads as a band and not a box between two points.
+ */
+function bandValues(band: NonNullable<ChartPanel['band']>, xDomain: readonly number[]): { x: number; low: number; high: number }[] {
+  const limits = band.map((b) => b.limit);
+  const flat = band.length < 2 || limits.every((l) => l === limits[0]);
+  const corner = (x: number, limit: number) => ({ x, low: -limit, high: limit });
+  if (flat) return [corner(xDomain[0] ?? 0, limits[0] ?? 0), corner(xDomain[1] ?? 0, limits[0] ?? 0)];
+  return band.map((b) => corner(b.x, b.limit));
+}
+
 /** The legend entry for the published figures' markers. */
 export const PUBLISHED_LABEL = 'published figure';
 
@@ -227,6 +244,48 @@ function panelGroup(panel: ChartPanel, index: number, model: ChartModel, size: B
       },
     },
   ];
+  // Compared: the gate's tolerance as a band behind the lines (growth past its top fails), and a cross on each failed point.
+  const bandMarks = panel.band
+    ? [
+        {
+          type: 'area',
+          role: 'tolerance-band',
+          clip: true,
+          from: { data: `band${index}` },
+          encode: {
+            enter: {
+              x: { scale: 'x', field: 'x' },
+              y: { scale: 'y', field: 'high' },
+              y2: { scale: 'y', field: 'low' },
+              fill: { value: BAND_COLOR },
+              fillOpacity: { value: 0.12 },
+              stroke: { value: BAND_COLOR },
+              strokeOpacity: { value: 0.35 },
+              strokeDash: { value: [4, 3] },
+            },
+          },
+        },
+      ]
+    : [];
+  const failedMarks = isChange
+    ? [
+        {
+          type: 'symbol',
+          role: 'failed',
+          from: { data: `failed${index}` },
+          encode: {
+            enter: {
+              x: at,
+              y: { scale: 'y', field: 'y' },
+              shape: { value: 'cross' },
+              angle: { value: 45 },
+              size: { value: 160 },
+              fill: { value: FAILED_COLOR },
+            },
+          },
+        },
+      ]
+    : [];
   const labelMarks = panel.labels
     ? [
         {
@@ -294,6 +353,8 @@ function panelGroup(panel: ChartPanel, index: number, model: ChartModel, size: B
       { name: points, source: 'points', transform: [{ type: 'filter', expr: `datum.panel === ${index}` }] },
       { name: published, source: points, transform: [{ type: 'filter', expr: 'isValid(datum.published)' }] },
       { name: labelled, source: points, transform: [{ type: 'filter', expr: 'isValid(datum.label)' }] },
+      { name: `failed${index}`, source: points, transform: [{ type: 'filter', expr: 'datum.failed' }] },
+      ...(panel.band ? [{ name: `band${index}`, values: bandValues(panel.band, xDomain) }] : []),
     ],
     scales: [
       { name: 'x', type: panel.xLog ? 'log' : 'linear', domain: xDomain, range: [0, size.width], zero: false, nice: false },
@@ -341,7 +402,7 @@ function panelGroup(panel: ChartPanel, index: number, model: ChartModel, size: B
         titleFont: FONT,
       },
     ],
-    marks: [...zeroRule, ...(panel.style === 'lines' ? lineMarks : rangeMarks), ...labelMarks],
+    marks: [...bandMarks, ...zeroRule, ...(panel.style === 'lines' ? lineMarks : rangeMarks), ...failedMarks, ...labelMarks],
   };
 }
 
@@ -401,6 +462,7 @@ export function chartSpec(raw: ChartModel): Spec {
           low: p.low ?? null,
           high: p.high ?? null,
           label: panel.labels ? (p.label ?? null) : null,
+          failed: p.failed === true,
         };
       }),
     ),

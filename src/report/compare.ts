@@ -1,6 +1,6 @@
 import { memoryToleranceOf, type CompareRow, type Figure, type Verdict } from '../compare/diff.js';
-import { countsText, DEFAULT_INSTRUCTIONS_TOLERANCE, isInstructionFigure } from '../compare/instructions.js';
-import { keyChangeText, memoryToleranceText } from '../compare/memory-detail.js';
+import { countsText, DEFAULT_INSTRUCTIONS_TOLERANCE, isInstructionFigure, plusMinus } from '../compare/instructions.js';
+import { keyChangeText, memoryToleranceText, USED_MEMORY_BOUND, usedMemoryDisagrees } from '../compare/memory-detail.js';
 import type { BenchReport } from '../measure/types.js';
 import { palette, percent } from './style.js';
 import { renderCsv, renderMarkdown, type Grid } from './table.js';
@@ -64,11 +64,14 @@ function figureLabel(r: CompareRow): string {
   return r.reference !== undefined ? `${label} (÷ ${r.reference})` : label;
 }
 
-function value(r: CompareRow, v: number | null): string {
+function value(r: CompareRow, side: 'baseline' | 'current'): string {
+  const v = r[side];
   if (v === null) return '–';
   if (r.reference !== undefined) return v.toFixed(isInstructionFigure(r.figure) ? 4 : 3);
   if (isServer(r.figure)) return v.toFixed(1);
-  return Math.round(v).toLocaleString('en-US');
+  // A count with its repeats: ± half their spread.
+  const spread = isInstructionFigure(r.figure) ? plusMinus(v, side === 'baseline' ? r.baselineRange : r.currentRange) : '';
+  return `${Math.round(v).toLocaleString('en-US')}${spread}`;
 }
 
 function tolerance(r: CompareRow, verdict: Verdict): string {
@@ -157,17 +160,40 @@ export function keyLines(r: CompareRow): string[] {
   return (r.keys ?? []).map(keyChangeText);
 }
 
-/** The comparison as a grid: one row per cell and figure. */
-export function compareGrid(verdict: Verdict): Grid {
+/**
+ * The used_memory Δ rows a table leaves out: those that moved with MEMORY
+ * USAGE, within {@link USED_MEMORY_BOUND} of a light's bytes (see
+ * usedMemoryDisagrees). They are noise beside the exact figure; --json and
+ * --format csv keep every row.
+ */
+export function quietRows(verdict: Verdict): Set<CompareRow> {
+  const bytes = new Map(verdict.rows.filter((r) => r.figure === 'bytesPerLight').map((r) => [r.cell, r]));
+  const quiet = new Set<CompareRow>();
+  for (const r of verdict.rows) {
+    if (r.figure !== 'usedMemoryDeltaPerLight') continue;
+    const b = bytes.get(r.cell);
+    if (b && !usedMemoryDisagrees(b, r)) quiet.add(r);
+  }
+  return quiet;
+}
+
+/** The line under a table that left used_memory Δ rows out, or undefined when none was. */
+export function quietLine(verdict: Verdict): string | undefined {
+  const n = quietRows(verdict).size;
+  if (n === 0) return undefined;
+  return (
+    `used_memory Δ per light: ${n} row(s) not shown, each within ${Math.round(USED_MEMORY_BOUND * 100)}% of the light's bytes ` +
+    'of what MEMORY USAGE moved (--json and --format csv list every row)'
+  );
+}
+
+/** The comparison as a grid: one row per cell and figure (with `quiet`, the default, no used_memory Δ row that agrees with MEMORY USAGE). */
+export function compareGrid(verdict: Verdict, { quiet = true }: { quiet?: boolean } = {}): Grid {
   const head = ['cell', 'figure', 'baseline', 'current', 'change', 'status'];
-  const rows = verdict.rows.map((r) => [
-    r.cell,
-    figureLabel(r),
-    value(r, r.baseline),
-    value(r, r.current),
-    r.changeFraction === null ? '–' : percent(r.changeFraction),
-    r.status,
-  ]);
+  const hidden = quiet ? quietRows(verdict) : new Set<CompareRow>();
+  const rows = verdict.rows
+    .filter((r) => !hidden.has(r))
+    .map((r) => [r.cell, figureLabel(r), value(r, 'baseline'), value(r, 'current'), r.changeFraction === null ? '–' : percent(r.changeFraction), r.status]);
   return {
     head,
     rows,
@@ -187,20 +213,93 @@ export function compareCsvGrid(verdict: Verdict): Grid {
   return { head, rows };
 }
 
-/** One line per failure, naming the cell, the figure and the change against the tolerance. */
-export function failureLines(verdict: Verdict): string[] {
-  const lines = verdict.mismatches.map((m) => `${m.field} differs (baseline ${m.baseline}, current ${m.current}): the runs' figures are not comparable`);
-  for (const r of verdict.failures) {
-    if (r.status === 'missing') lines.push(`${r.cell}: ${figureLabel(r)} missing from the current run`);
-    else if (isCommandsFigure(r.figure)) lines.push(`${r.layout} ${r.figure.replace('CommandsPerCall', '')} (${r.cell}): ${commandsText(r)}`);
-    else lines.push(`${r.cell}: ${figureLabel(r)} ${changeText(r)} (tolerance ${tolerance(r, verdict)}${roundsNote(r)}${countsText(r)})`);
+/** One failure row as a line: the cell, the figure and the change against the tolerance. */
+function failureLine(r: CompareRow, verdict: Verdict): string {
+  if (r.status === 'missing') return `${r.cell}: ${figureLabel(r)} missing from the current run`;
+  if (isCommandsFigure(r.figure)) return `${r.layout} ${r.figure.replace('CommandsPerCall', '')} (${r.cell}): ${commandsText(r)}`;
+  return `${r.cell}: ${figureLabel(r)} ${changeText(r)} (tolerance ${tolerance(r, verdict)}${roundsNote(r)}${countsText(r)})`;
+}
+
+/** A layout whose bytes per light changed by the same bytes in every cell compared, some of them past the tolerance. */
+export interface ConstantGrowth {
+  readonly layout: string;
+  /** The change per light, in bytes (rounded). */
+  readonly bytes: number;
+  /** The layout's bytes-per-light rows compared (both runs have the cell). */
+  readonly cells: readonly CompareRow[];
+  /** Those past the tolerance. */
+  readonly failing: readonly CompareRow[];
+}
+
+/**
+ * Layouts whose every compared cell changed by the same bytes per light,
+ * with at least two such cells and one past the tolerance: one change (a
+ * field, a longer value) that a fractional tolerance fails in the small
+ * cells and passes in the large ones. Told once, as such, instead of a line
+ * per failing cell and silence about the others.
+ */
+export function constantGrowth(verdict: Verdict): ConstantGrowth[] {
+  const byLayout = new Map<string, CompareRow[]>();
+  for (const r of verdict.rows) {
+    if (r.figure !== 'bytesPerLight' || r.baseline === null || r.current === null) continue;
+    if (r.status !== 'ok' && r.status !== 'regressed' && r.status !== 'improved') continue;
+    byLayout.set(r.layout, [...(byLayout.get(r.layout) ?? []), r]);
   }
-  return lines;
+  const out: ConstantGrowth[] = [];
+  for (const [layout, cells] of byLayout) {
+    const grown = cells.map((r) => Math.round((r.current ?? 0) - (r.baseline ?? 0)));
+    const bytes = grown[0] ?? 0;
+    const failing = cells.filter((r) => r.status === 'regressed');
+    if (cells.length < 2 || bytes === 0 || grown.some((g) => g !== bytes) || failing.length === 0) continue;
+    out.push({ layout, bytes, cells, failing });
+  }
+  return out;
+}
+
+/** `stoplight-v6: +56 B per light in every cell (4); 2 of 4 cells past the tolerance +1.0% (30 s @ 1/s +1.4%, …)`. */
+export function constantGrowthLine(g: ConstantGrowth, verdict: Verdict): string {
+  const where = (r: CompareRow): string => `${r.windowSeconds} s @ ${r.rate}/s ${percent(r.changeFraction ?? Number.NaN)}`;
+  const signed = `${g.bytes >= 0 ? '+' : '−'}${Math.abs(g.bytes).toLocaleString('en-US')} B`;
+  return (
+    `${g.layout}: ${signed} per light in every cell (${g.cells.length}); ` +
+    `${g.failing.length} of ${g.cells.length} cells past the tolerance ${memoryTolerance(verdict)} (${g.failing.map(where).join(', ')})`
+  );
+}
+
+/**
+ * Each failure as a line with the key-role lines that explain it (bytes per
+ * light rows only): the mismatches first, then the failure rows in order, a
+ * layout's constant change per light once (see {@link constantGrowth}) unless `grouped` is false.
+ */
+function failureRowsWithLines(verdict: Verdict, { grouped = true }: { grouped?: boolean } = {}): { line: string; keys: string[] }[] {
+  const out = verdict.mismatches.map((m) => ({
+    line: `${m.field} differs (baseline ${m.baseline}, current ${m.current}): the runs' figures are not comparable`,
+    keys: [] as string[],
+  }));
+  const byRow = new Map<CompareRow, ConstantGrowth>();
+  for (const g of grouped ? constantGrowth(verdict) : []) for (const r of g.failing) byRow.set(r, g);
+  const told = new Set<ConstantGrowth>();
+  for (const r of verdict.failures) {
+    const g = byRow.get(r);
+    if (!g) {
+      out.push({ line: failureLine(r, verdict), keys: keyLines(r) });
+      continue;
+    }
+    if (told.has(g)) continue;
+    told.add(g);
+    out.push({ line: constantGrowthLine(g, verdict), keys: g.failing[0] ? keyLines(g.failing[0]) : [] });
+  }
+  return out;
+}
+
+/** One line per failure, naming the cell, the figure and the change against the tolerance (a constant change per light once). */
+export function failureLines(verdict: Verdict): string[] {
+  return failureRowsWithLines(verdict).map(({ line }) => line);
 }
 
 /** Says when an ops/s verdict rested on rounds that do not overlap. */
 function roundsNote(r: CompareRow): string {
-  if (!r.baselineRange || !r.currentRange || isServer(r.figure)) return '';
+  if (!r.baselineRange || !r.currentRange || isServer(r.figure) || isInstructionFigure(r.figure)) return '';
   return '; no round of either run overlaps the other';
 }
 
@@ -222,7 +321,8 @@ const ghProperty = (text: string): string => ghData(text).replace(/:/g, '%3A').r
  */
 export function renderGithub(verdict: Verdict, baseline: CompareSide): string {
   const file = `file=${ghProperty(baseline.label)}`;
-  const failing = failureRowsWithLines(verdict);
+  // An annotation per failing figure, as a CI page lists them; the log tells a constant change once.
+  const failing = failureRowsWithLines(verdict, { grouped: false });
   const lines = [
     ...failing.map(({ line, keys }) => `::error ${file},title=swc regression::${ghData([line, ...keys.map((k) => `  ${k}`)].join('\n'))}`),
     ...improvementLines(verdict).map((l) => `::notice ${file},title=swc improvement::${ghData(l)}`),
@@ -233,23 +333,12 @@ export function renderGithub(verdict: Verdict, baseline: CompareSide): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Each failure line with the key-role lines that explain it (bytes per light rows only). */
-function failureRowsWithLines(verdict: Verdict): { line: string; keys: string[] }[] {
-  const lines = failureLines(verdict);
-  // failureLines lists the mismatches first, then one line per failure row, in order.
-  const offset = verdict.mismatches.length;
-  return lines.map((line, i) => {
-    const r = i >= offset ? verdict.failures[i - offset] : undefined;
-    return { line, keys: r ? keyLines(r) : [] };
-  });
-}
-
 /** What the gate applied, only for the figures compared. */
 function gateText(verdict: Verdict): string {
   const counted = hasInstructionRows(verdict)
     ? `; instructions per call may rise by ${percent(verdict.options.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE).replace(/^\+/, '')} per layout and in each layout's ratio to the cell's first layout`
     : '';
-  const memory = `bytes per light may grow by ${memoryTolerance(verdict).replace(/^\+/, '')} (MEMORY USAGE; used_memory Δ is shown only)${counted}`;
+  const memory = `bytes per light may grow by ${memoryTolerance(verdict).replace(/^\+/, '')} (MEMORY USAGE; used_memory Δ is shown only, and only where it moved past MEMORY USAGE by over ${Math.round(USED_MEMORY_BOUND * 100)}% of a light's bytes)${counted}`;
   if (!hasThroughput(verdict)) return `gate: ${memory}`;
   const server = percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance);
   return (
@@ -281,7 +370,7 @@ export function renderStepSummary(verdict: Verdict, baseline: CompareSide, curre
     '',
     '<details><summary>Every figure</summary>',
     '',
-    renderMarkdown(compareGrid(verdict)),
+    renderMarkdown(compareGrid(verdict, { quiet: false })),
     '',
     '</details>',
     '',
@@ -317,6 +406,7 @@ export function renderCompare(
         '',
       );
   const gate = gateText(verdict);
+  const quiet = quietLine(verdict);
   const failing = failureRowsWithLines(verdict);
   const improvements = improvementLines(verdict);
   const first = wrapText(verdictLine(verdict), prose, 6);
@@ -330,6 +420,7 @@ export function renderCompare(
     const blocks = [
       ['- baseline ' + build(baseline), '- current ' + build(current), `- ${gate}`].join('\n'),
       table,
+      ...(quiet ? [`_${quiet}_`] : []),
       [`**${verdictLine(verdict)}**`, ...(failures.length > 0 ? ['', ...failures] : [])].join('\n'),
       ...(improved.length > 0 ? [[`**${improved[0]}**`, ...list(improvements)].join('\n')] : []),
       ...extra,
@@ -343,6 +434,7 @@ export function renderCompare(
     wrap(gate),
     '',
     table,
+    ...(quiet ? [c.dim(wrap(quiet))] : []),
     '',
     summary,
     ...failing.flatMap(({ line, keys }) => [wrap(`  ${line}`), ...keys.map((k) => wrap(`    ${k}`))]),

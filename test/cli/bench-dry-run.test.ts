@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { findValgrind } from '../../src/measure/callgrind.js';
 import { runCli } from './run-cli.js';
+
+const hasValgrind = ((): boolean => {
+  try {
+    findValgrind();
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 /** Nothing listens here: a command that connected would fail (exit 3). */
 const NOWHERE = 'redis://127.0.0.1:1';
@@ -28,12 +38,26 @@ describe('swc bench --dry-run', () => {
       estimatedSeconds: number;
     };
     expect(plan.dryRun).toBe(true);
-    expect(plan.cells).toEqual([{ layout: 'stoplight-v6', windowSeconds: 60, rate: 10, events: 600, accuracyEvents: 750, phases: ['fill', 'accuracy'] }]);
-    expect(plan.phases.map((p) => p.phase)).toEqual(['server start', 'fill', 'accuracy', 'cells']);
+    // swc's own server: the commands-per-call probe runs there, and is counted.
+    expect(plan.cells).toEqual([
+      { layout: 'stoplight-v6', windowSeconds: 60, rate: 10, events: 600, accuracyEvents: 750, phases: ['fill', 'accuracy', 'commands per call'] },
+    ]);
+    expect(plan.phases.map((p) => p.phase)).toEqual(['server start', 'fill', 'accuracy', 'commands per call', 'cells']);
     expect(plan.estimatedSeconds).toBeCloseTo(
       plan.phases.reduce((sum, p) => sum + p.estimatedSeconds, 0),
       6,
     );
+  });
+
+  it.skipIf(!hasValgrind)('--instructions: the count under valgrind is a phase of its own, tens of seconds for one cell', async () => {
+    const r = await runCli(['bench', '--dry-run', '--json', '--instructions', '--window', '30', '--rate', '1']);
+    expect(r.code).toBe(0);
+    const plan = JSON.parse(r.stdout) as { phases: { phase: string; estimatedSeconds: number }[]; estimatedSeconds: number };
+    const counted = plan.phases.find((p) => p.phase === 'instructions');
+    // Measured: 24 s of counting in a 35 s run of this plan at a load average of 15 (docs/output.md).
+    expect(counted?.estimatedSeconds).toBeGreaterThan(15);
+    expect(plan.estimatedSeconds).toBeGreaterThan(17.5);
+    expect(plan.estimatedSeconds).toBeLessThan(70);
   });
 
   it('a run estimated over a minute says so in its first stderr line, before it connects', async () => {

@@ -87,6 +87,7 @@ export async function benchAction(given: BenchFlags, cmd: Command): Promise<numb
   const estimate = estimatePlan(plan, {
     runs: combinations ? combinations.length : 1,
     privateServer: combinations !== undefined || (flags.redisUrl === undefined && !process.env.REDIS_URL),
+    ...(counting ? { instructions: counting.plan } : {}),
   });
   // A long run says so before anything else, so Ctrl-C costs nothing.
   if (!flags.dryRun && estimate.totalSeconds > LONG_RUN_SECONDS) {

@@ -152,7 +152,7 @@ export async function runOnce(input: OnceInput): Promise<number | undefined> {
     process.stdout.write(`\n${renderSuggestions(suggestions, format, useColor(), outputWidth(flags.wide))}`);
   const charted = [...(baseline ? [baseline] : []), { label: 'this run', report }];
   if (flags.chart) {
-    const text = terminalChart(charted, flags.chartPanels);
+    const text = await terminalChart(charted, flags.chartPanels);
     process.stdout.write(format === 'markdown' ? `\n\`\`\`text\n${text}\`\`\`\n` : `\n${text}`);
   }
   if (flags.chartOut !== undefined) await writeChart('--chart-out', flags.chartOut, charted, 'swc bench', flags.chartPanels);
