@@ -5,9 +5,13 @@ import { afterAll, inject } from 'vitest';
 import { connect } from '../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer, type PrivateServerOptions } from '../src/redis/server.js';
 
-/** The test server's URL (from global setup). */
+/** The URL of this test worker's own server (from global setup). */
 export function redisUrl(): string {
-  return inject('redisUrl');
+  const urls = inject('redisUrls');
+  const worker = Number(process.env.VITEST_POOL_ID ?? '1');
+  const url = urls[(Math.max(1, worker) - 1) % urls.length];
+  if (url === undefined) throw new Error('global setup provided no test server');
+  return url;
 }
 
 /** A connection to the test server, closed after the file's tests. */
