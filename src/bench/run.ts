@@ -19,7 +19,8 @@ import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type Tra
 import { aliveKey, markRun, runKey, type Namespace } from './namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan, type Cell } from './plan.js';
 import { driveRealtime } from './realtime.js';
-import { clusterChanged, redisOf, shardOfLight, singleShard, spreadLights, type ShardSet } from './shards.js';
+import { clusterChanged, redisOf, shardOfLight, spreadLights } from './shards.js';
+import { singleTarget, type Shard, type Target } from '../redis/target.js';
 import { measureSteadyKeys, steadyLightCount, steadyTarget } from './steady-lights.js';
 import { commandsSkippedReason } from './phases/commands.js';
 import { eventsSoFar, layoutOptionsOf, wrote, type BenchProgress, type Filled, type RunContext, type Span } from './phases/context.js';
@@ -56,8 +57,8 @@ const IMPLAUSIBLE_DROP_BYTES = 256 * 1024;
 export interface BenchRun {
   /** A single server (give this or `shards`). */
   readonly session?: Session;
-  /** The shards to write to: a cluster's primaries ({@link clusterShards}); default the single `session`. */
-  readonly shards?: ShardSet;
+  /** The shards to write to: a cluster's primaries ({@link clusterTarget}); default the single `session`. */
+  readonly shards?: Target;
   /** Layouts that could not run on the cluster (CROSSSLOT), reported beside the results. */
   readonly findings?: readonly ClusterFinding[];
   /** How lights were spread over the shards, for the result. */
@@ -80,14 +81,14 @@ export interface BenchRun {
   readonly turnWaitMs?: number;
 }
 
-function lightsOf(set: ShardSet, layout: Layout, cell: Cell, count: number): Light[] {
+function lightsOf(set: Target, layout: Layout, cell: Cell, count: number): Light[] {
   const base = `w${cell.windowSeconds}-r${cell.rate}`;
   if (!set.cluster) return Array.from({ length: count }, (_, i) => ({ name: `${base}-l${i}` }));
   return spreadLights(set, layout, base, count);
 }
 
 /** used_memory summed over every shard. */
-async function usedMemoryOf(set: ShardSet): Promise<number> {
+async function usedMemoryOf(set: Target): Promise<number> {
   let total = 0;
   for (const [i, shard] of set.shards.entries()) total += await onShard(set, i, usedMemory(shard.session.redis));
   return total;
@@ -165,7 +166,7 @@ export async function fill(
 }
 
 /** Runs a small cell through `layout` (injected clock, even in a realtime run: it only warms up) and deletes its keys. */
-async function warmUp(set: ShardSet, plan: BenchPlan, layout: Layout): Promise<void> {
+async function warmUp(set: Target, plan: BenchPlan, layout: Layout): Promise<void> {
   const cell: Cell = { layout: layout.name as Cell['layout'], windowSeconds: 60, rate: 50, durationSeconds: 60 };
   // One light per shard: every node compiles the scripts and makes its first allocations here.
   const { lights, span } = await runMemory(set, { ...plan, lights: set.shards.length, realtime: false }, cell, layout, () => undefined);
@@ -216,7 +217,7 @@ async function closeAndWait(observer: Redis, connection: Redis): Promise<void> {
  * before this returns so its buffers stay out of the used_memory delta.
  */
 async function fillLights(
-  set: ShardSet,
+  set: Target,
   plan: BenchPlan,
   cell: Cell,
   layout: Layout,
@@ -298,14 +299,14 @@ async function fillRealtime(
  * and measures their memory; the caller removes their keys.
  */
 async function runMemory(
-  set: ShardSet,
+  set: Target,
   plan: BenchPlan,
   cell: Cell,
   layout: Layout,
   written: (n: number) => void,
   signal?: AbortSignal,
 ): Promise<{ memory: MemoryResult; events: number; lights: Light[]; span: Span; realtime?: RealtimeResult; shards?: ShardTotals[] }> {
-  const session = (set.shards[0] as ShardSet['shards'][number]).session;
+  const session = (set.shards[0] as Shard).session;
   const { redis } = session;
   let lights = lightsOf(set, layout, cell, plan.lights);
   // Each light's keys live on one shard (one slot per light for a cluster-safe layout).
@@ -346,7 +347,7 @@ async function runMemory(
   const totals = set.shards.map((shard) => ({ node: shard.node, lights: 0, keys: 0, bytes: 0 }));
   for (const [i, light] of lights.entries()) {
     const shard = owner[i] as number;
-    const shardRedis = (set.shards[shard] as ShardSet['shards'][number]).session.redis;
+    const shardRedis = (set.shards[shard] as Shard).session.redis;
     const keys = await onShard(
       set,
       shard,
@@ -404,10 +405,10 @@ export function layoutsAcrossSlots(plan: BenchPlan, prefix: string): { layout: s
  */
 async function prepare(run: BenchRun): Promise<RunContext> {
   const { plan, namespace } = run;
-  const given = run.shards ?? (run.session ? singleShard(run.session) : undefined);
+  const given = run.shards ?? (run.session ? singleTarget(run.session) : undefined);
   if (!given || given.shards.length === 0) throw new Error('runBench: give a session or shards');
-  const set: ShardSet = given;
-  const { session } = set.shards[0] as ShardSet['shards'][number];
+  const set: Target = given;
+  const { session } = set.shards[0] as Shard;
   // A cluster that reshards or loses a node mid-run says so (exit 3), never a figure.
   const withContext = (err: unknown, where: string): unknown => withPlace(set.cluster ? clusterChanged(err) : err, where);
   const started = Date.now();

@@ -1,29 +1,15 @@
 /**
- * Where a bench run writes: one or more shards. A single server is one
- * shard; a Redis Cluster is one shard per primary, each key on the primary
- * that owns its slot. The run asks this module which shard holds a light
- * and never names a layout.
+ * How a bench run spreads its lights and keys over a {@link Target}'s
+ * shards: a single server is one shard; a Redis Cluster is one shard per
+ * primary, each key on the primary that owns its slot. The run asks this
+ * module which shard holds a light and never names a layout.
  */
 import type { Redis } from 'ioredis';
 import type { Layout, Light } from '../layouts/types.js';
 import { shardOfLight } from '../measure/placement.js';
-import { redirectionOf, type ClusterSession } from '../redis/cluster.js';
-import { clusterTarget, nodeOfUrl, singleTarget, type Target } from '../redis/target.js';
-import type { Session } from '../redis/connect.js';
+import { redirectionOf } from '../redis/cluster.js';
+import type { Target } from '../redis/target.js';
 import { RefusalError } from '../core/errors.js';
-
-/** Temporary alias while run.ts moves to {@link Target}: a run's shards are its Target. */
-export type ShardSet = Target;
-export type { Shard } from '../redis/target.js';
-
-/** `host:port` of a session's URL. */
-export const nodeOf = nodeOfUrl;
-
-/** A single server: one shard, every key on it. */
-export const singleShard = (session: Session): Target => singleTarget(session);
-
-/** The primaries of a cluster, in slot order. */
-export const clusterShards = (cluster: ClusterSession): Target => clusterTarget(cluster);
 
 export { shardOfLight } from '../measure/placement.js';
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNamespace } from '../../../src/bench/namespace.js';
 import { runBench } from '../../../src/bench/run.js';
-import { clusterShards, shardOfLight, spreadLights } from '../../../src/bench/shards.js';
+import { shardOfLight, spreadLights } from '../../../src/bench/shards.js';
+import { clusterTarget } from '../../../src/redis/target.js';
 import { namespacedLayout } from '../../../src/layouts/index.js';
 import { SwcError } from '../../../src/core/errors.js';
 import { openClusterSession, type ClusterSession } from '../../../src/redis/cluster.js';
@@ -34,7 +35,7 @@ async function moveSlot(slot: number, from: number, to: number): Promise<void> {
 
 describe('a slot that moves during a cluster run', () => {
   it('fails the run (exit 3) saying the cluster changed and where the slot went, instead of reporting a figure', async () => {
-    const set = clusterShards(cluster);
+    const set = clusterTarget(cluster);
     const namespace = createNamespace();
     const layout = namespacedLayout('stoplight-v6', namespace.prefix);
     const [first] = spreadLights(set, layout, 'w60-r10', 2);

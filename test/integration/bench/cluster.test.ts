@@ -3,7 +3,8 @@ import { clusterSafePlan } from '../../../src/bench/cluster-safety.js';
 import { createNamespace } from '../../../src/bench/namespace.js';
 import type { BenchPlan } from '../../../src/bench/plan.js';
 import { runBench } from '../../../src/bench/run.js';
-import { clusterShards, shardOfLight, spreadLights, type ShardSet } from '../../../src/bench/shards.js';
+import { shardOfLight, spreadLights } from '../../../src/bench/shards.js';
+import { clusterTarget, type Target } from '../../../src/redis/target.js';
 import { createLayout, resolveLayoutName } from '../../../src/layouts/index.js';
 import type { BenchReport } from '../../../src/measure/types.js';
 import { openClusterSession, type ClusterSession } from '../../../src/redis/cluster.js';
@@ -12,11 +13,11 @@ import { keySlot } from '../../../src/redis/slot.js';
 import { redisUrl } from '../../helpers.js';
 
 let cluster: ClusterSession;
-let set: ShardSet;
+let set: Target;
 let single: Session;
 beforeAll(async () => {
   cluster = await openClusterSession({ shards: 3 });
-  set = clusterShards(cluster);
+  set = clusterTarget(cluster);
   single = await openSession({ redisUrl: redisUrl() });
 }, 30_000);
 afterAll(async () => {
