@@ -61,7 +61,7 @@ const median = (xs: readonly number[]): number => {
 interface Setup {
   shards: number;
   session: ClusterSession;
-  set: Target;
+  target: Target;
   runs: ThroughputResult[];
   nodeCpu: number[];
   clientCpu: number;
@@ -83,7 +83,7 @@ try {
     setups.push({
       shards,
       session,
-      set: clusterTarget(session),
+      target: clusterTarget(session),
       runs: [],
       nodeCpu: session.shards.map(() => 0),
       clientCpu: 0,
@@ -97,7 +97,7 @@ try {
       // From the start of the write phase (after the fill and memory phase) to the end of the run.
       let from: Mark | undefined;
       const report = await runBench({
-        shards: s.set,
+        shards: s.target,
         plan,
         namespace: createNamespace(),
         progress: {

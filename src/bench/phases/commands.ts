@@ -13,10 +13,10 @@ import type { Filled, RunContext, Span } from './context.js';
 export const COMMANDS_CALLS = 10;
 
 /** Why a run reports no commands per call; undefined when it does. */
-export function commandsSkippedReason(set: Target, plan: Pick<BenchPlan, 'commandsPerCall'>): string | undefined {
+export function commandsSkippedReason(target: Target, plan: Pick<BenchPlan, 'commandsPerCall'>): string | undefined {
   if (plan.commandsPerCall === false) return 'not measured: --no-commands';
-  if (set.cluster) return 'not measured on a cluster: INFO commandstats is per node, and each call runs on one';
-  if (!set.private) return "not measured on a shared server (--redis-url): other clients' commands would count in INFO commandstats as the layout's";
+  if (target.cluster) return 'not measured on a cluster: INFO commandstats is per node, and each call runs on one';
+  if (!target.private) return "not measured on a shared server (--redis-url): other clients' commands would count in INFO commandstats as the layout's";
   return undefined;
 }
 
@@ -74,7 +74,7 @@ export async function commandsPhase(
 ): Promise<{ commands?: CellCommands; clockSpan: Span }> {
   const costLight = f.lights[0];
   if (skipped !== undefined || !costLight || f.realtime) return { clockSpan };
-  const probe = await cellCommands(redisOf(ctx.set)[0] as Redis, f.layout, costLight, f.cell, clockSpan.to).catch((err: unknown) => {
+  const probe = await cellCommands(redisOf(ctx.target)[0] as Redis, f.layout, costLight, f.cell, clockSpan.to).catch((err: unknown) => {
     // The first phase after memory that calls a cell's scripts again: a script error here keeps the memory figures too.
     ctx.failing ??= { layouts: [f.layout], phase: 'commands-per-call' };
     throw ctx.withContext(err, `in ${f.name}, commands-per-call phase`);

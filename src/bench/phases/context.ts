@@ -70,7 +70,7 @@ export interface PhaseInputs {
  */
 export interface RunContext {
   readonly run: PhaseInputs;
-  readonly set: Target;
+  readonly target: Target;
   /** The first shard's session: a single server's, or the cluster's first primary's. */
   readonly session: Session;
   readonly plan: BenchPlan;
