@@ -7,12 +7,11 @@
 // used_cpu_sys + used_cpu_user from INFO cpu across its runs, and this
 // process's own CPU (the client), against the machine's cores.
 import os from 'node:os';
-import { clusterShards } from '../src/bench/shards.js';
 import { createNamespace } from '../src/bench/namespace.js';
 import { runBench } from '../src/bench/run.js';
 import { openClusterSession } from '../src/redis/cluster.js';
 import { parseInfo } from '../src/redis/info.js';
-import type { ShardSet } from '../src/bench/shards.js';
+import { clusterTarget, type Target } from '../src/redis/target.js';
 import type { ThroughputResult } from '../src/measure/types.js';
 import type { ClusterSession } from '../src/redis/cluster.js';
 
@@ -62,7 +61,7 @@ const median = (xs: readonly number[]): number => {
 interface Setup {
   shards: number;
   session: ClusterSession;
-  set: ShardSet;
+  target: Target;
   runs: ThroughputResult[];
   nodeCpu: number[];
   clientCpu: number;
@@ -84,7 +83,7 @@ try {
     setups.push({
       shards,
       session,
-      set: clusterShards(session),
+      target: clusterTarget(session),
       runs: [],
       nodeCpu: session.shards.map(() => 0),
       clientCpu: 0,
@@ -98,7 +97,7 @@ try {
       // From the start of the write phase (after the fill and memory phase) to the end of the run.
       let from: Mark | undefined;
       const report = await runBench({
-        shards: s.set,
+        shards: s.target,
         plan,
         namespace: createNamespace(),
         progress: {

@@ -13,7 +13,7 @@ import type { ClusterFinding } from '../measure/types.js';
 import { keySlot } from '../redis/slot.js';
 import { BENCH_EPOCH } from '../traffic/events.js';
 import { cellsOf, type BenchPlan } from './plan.js';
-import type { Target } from '../redis/target.js';
+import type { Shard, Target } from '../redis/target.js';
 
 /** A plan made cluster-safe, and what was left out. */
 export interface ClusterPlan {
@@ -44,9 +44,9 @@ function sampleCalls(layout: Layout, plan: BenchPlan): ScriptCall[] {
  * with CROSSSLOT and writes nothing (had it run, it would have written
  * under the run's namespace, which the clean-up removes).
  */
-async function confirm(set: Target, call: ScriptCall): Promise<{ error: string; node: string }> {
-  const shard = set.shardOfKey(call.keys[0] as string);
-  const { session, node } = set.shards[shard] as Target['shards'][number];
+async function confirm(target: Target, call: ScriptCall): Promise<{ error: string; node: string }> {
+  const shard = target.shardOfKey(call.keys[0] as string);
+  const { session, node } = target.shards[shard] as Shard;
   try {
     await session.redis.call('SCRIPT', 'LOAD', call.script.source);
     await session.redis.call('EVALSHA', call.script.sha1, String(call.keys.length), ...call.keys, ...call.args.map(String));
@@ -62,7 +62,7 @@ async function confirm(set: Target, call: ScriptCall): Promise<{ error: string; 
  * there is one and the plan lacks it) and a finding per layout left out.
  * Throws (exit 3) when no layout is left: every cell would fail.
  */
-export async function clusterSafePlan(set: Target, plan: BenchPlan, prefix: string): Promise<ClusterPlan> {
+export async function clusterSafePlan(target: Target, plan: BenchPlan, prefix: string): Promise<ClusterPlan> {
   const findings: ClusterFinding[] = [];
   const added: string[] = [];
   const layouts: string[] = [];
@@ -77,7 +77,7 @@ export async function clusterSafePlan(set: Target, plan: BenchPlan, prefix: stri
       continue;
     }
     const variant = clusterSafeVariant(name);
-    const { error, node } = await confirm(set, first);
+    const { error, node } = await confirm(target, first);
     findings.push({
       layout: name,
       operations: crossing.map(operationOf),

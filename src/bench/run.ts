@@ -19,7 +19,8 @@ import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type Tra
 import { aliveKey, markRun, runKey, type Namespace } from './namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan, type Cell } from './plan.js';
 import { driveRealtime } from './realtime.js';
-import { clusterChanged, redisOf, shardOfLight, singleShard, spreadLights, type ShardSet } from './shards.js';
+import { clusterChanged, redisOf, shardOfLight, spreadLights } from './shards.js';
+import { singleTarget, type Shard, type Target } from '../redis/target.js';
 import { measureSteadyKeys, steadyLightCount, steadyTarget } from './steady-lights.js';
 import { commandsSkippedReason } from './phases/commands.js';
 import { eventsSoFar, layoutOptionsOf, wrote, type BenchProgress, type Filled, type RunContext, type Span } from './phases/context.js';
@@ -56,8 +57,8 @@ const IMPLAUSIBLE_DROP_BYTES = 256 * 1024;
 export interface BenchRun {
   /** A single server (give this or `shards`). */
   readonly session?: Session;
-  /** The shards to write to: a cluster's primaries ({@link clusterShards}); default the single `session`. */
-  readonly shards?: ShardSet;
+  /** The shards to write to: a cluster's primaries ({@link clusterTarget}); default the single `session`. */
+  readonly shards?: Target;
   /** Layouts that could not run on the cluster (CROSSSLOT), reported beside the results. */
   readonly findings?: readonly ClusterFinding[];
   /** How lights were spread over the shards, for the result. */
@@ -80,17 +81,16 @@ export interface BenchRun {
   readonly turnWaitMs?: number;
 }
 
-function lightsOf(set: ShardSet, layout: Layout, cell: Cell, count: number): Light[] {
+function lightsOf(target: Target, layout: Layout, cell: Cell, count: number): Light[] {
   const base = `w${cell.windowSeconds}-r${cell.rate}`;
-  if (!set.cluster) return Array.from({ length: count }, (_, i) => ({ name: `${base}-l${i}` }));
-  return spreadLights(set, layout, base, count);
+  if (!target.cluster) return Array.from({ length: count }, (_, i) => ({ name: `${base}-l${i}` }));
+  return spreadLights(target, layout, base, count);
 }
 
 /** used_memory summed over every shard. */
-async function usedMemoryOf(set: ShardSet): Promise<number> {
-  let total = 0;
-  for (const [i, shard] of set.shards.entries()) total += await onShard(set, i, usedMemory(shard.session.redis));
-  return total;
+async function usedMemoryOf(target: Target): Promise<number> {
+  const each = await target.each((shard, i) => onShard(target, i, usedMemory(shard.session.redis)));
+  return each.reduce((sum, bytes) => sum + bytes, 0);
 }
 
 function trafficOf(plan: BenchPlan, cell: Cell, lightIndex: number): TrafficSpec {
@@ -165,11 +165,11 @@ export async function fill(
 }
 
 /** Runs a small cell through `layout` (injected clock, even in a realtime run: it only warms up) and deletes its keys. */
-async function warmUp(set: ShardSet, plan: BenchPlan, layout: Layout): Promise<void> {
+async function warmUp(target: Target, plan: BenchPlan, layout: Layout): Promise<void> {
   const cell: Cell = { layout: layout.name as Cell['layout'], windowSeconds: 60, rate: 50, durationSeconds: 60 };
   // One light per shard: every node compiles the scripts and makes its first allocations here.
-  const { lights, span } = await runMemory(set, { ...plan, lights: set.shards.length, realtime: false }, cell, layout, () => undefined);
-  await deleteLights(set, layout, lights, span);
+  const { lights, span } = await runMemory(target, { ...plan, lights: target.shards.length, realtime: false }, cell, layout, () => undefined);
+  await deleteLights(target, layout, lights, span);
 }
 
 /** Waits until the server has freed client `id` (at most about a second); a refused CLIENT (or no id) waits a moment instead. */
@@ -216,7 +216,7 @@ async function closeAndWait(observer: Redis, connection: Redis): Promise<void> {
  * before this returns so its buffers stay out of the used_memory delta.
  */
 async function fillLights(
-  set: ShardSet,
+  target: Target,
   plan: BenchPlan,
   cell: Cell,
   layout: Layout,
@@ -227,9 +227,9 @@ async function fillLights(
   signal: AbortSignal | undefined,
 ): Promise<void> {
   await Promise.all(
-    set.shards.map((shard, s) =>
+    target.shards.map((shard, s) =>
       onShard(
-        set,
+        target,
         s,
         (async () => {
           const mine = lights.flatMap((_light, i) => (i >= from && owner[i] === s ? [i] : []));
@@ -248,7 +248,7 @@ async function fillLights(
               written,
               signal,
               // The cap is over every connection: shards fill at once, each its share.
-              plan.maxOpsPerSecond !== undefined ? plan.maxOpsPerSecond / set.shards.length : undefined,
+              plan.maxOpsPerSecond !== undefined ? plan.maxOpsPerSecond / target.shards.length : undefined,
             );
           } finally {
             writer.close();
@@ -298,43 +298,43 @@ async function fillRealtime(
  * and measures their memory; the caller removes their keys.
  */
 async function runMemory(
-  set: ShardSet,
+  target: Target,
   plan: BenchPlan,
   cell: Cell,
   layout: Layout,
   written: (n: number) => void,
   signal?: AbortSignal,
 ): Promise<{ memory: MemoryResult; events: number; lights: Light[]; span: Span; realtime?: RealtimeResult; shards?: ShardTotals[] }> {
-  const session = (set.shards[0] as ShardSet['shards'][number]).session;
+  const session = (target.shards[0] as Shard).session;
   const { redis } = session;
-  let lights = lightsOf(set, layout, cell, plan.lights);
+  let lights = lightsOf(target, layout, cell, plan.lights);
   // Each light's keys live on one shard (one slot per light for a cluster-safe layout).
-  let owner = lights.map((light) => shardOfLight(set, layout, light));
+  let owner = lights.map((light) => shardOfLight(target, layout, light));
   // Keys of earlier cells a lazy-free thread still holds would be freed during this cell's fill.
-  await settleLazyFree(redisOf(set));
-  const before = await usedMemoryOf(set);
+  await settleLazyFree(redisOf(target));
+  const before = await usedMemoryOf(target);
   // A pipelined writer leaves a large query buffer behind on its connection;
   // writing on a connection of its own and closing it keeps that buffer out
   // of the used_memory delta.
   let realtime: RealtimeResult | undefined;
   if (plan.realtime) {
-    if (set.cluster) throw new UsageError('--realtime: not supported on Redis Cluster');
+    if (target.cluster) throw new UsageError('--realtime: not supported on Redis Cluster');
     realtime = await fillRealtime(session, plan, cell, layout, lights, written, signal);
   } else {
-    await fillLights(set, plan, cell, layout, lights, owner, 0, written, signal);
+    await fillLights(target, plan, cell, layout, lights, owner, 0, written, signal);
   }
-  let after = await usedMemoryOf(set);
+  let after = await usedMemoryOf(target);
   // A preset cell with skiplists: copies of them (or, where none can be made, more lights) until their random levels average out.
-  if (plan.steadyLights && !plan.realtime && !set.cluster && lights.length > 0) {
+  if (plan.steadyLights && !plan.realtime && !target.cluster && lights.length > 0) {
     const keys = await measureSteadyKeys(redis, layout.keysOf(lights[0] as Light, BENCH_EPOCH, BENCH_EPOCH + cell.durationSeconds), plan.steadyLights);
     const bytes = keys.reduce((sum, k) => sum + k.bytes, 0);
     const count = steadyLightCount(keys, bytes, lights.length, plan.steadyLights);
     if (count > lights.length) {
       const have = lights.length;
-      lights = lightsOf(set, layout, cell, count);
-      owner = lights.map((light) => shardOfLight(set, layout, light));
-      await fillLights(set, plan, cell, layout, lights, owner, have, written, signal);
-      after = await usedMemoryOf(set);
+      lights = lightsOf(target, layout, cell, count);
+      owner = lights.map((light) => shardOfLight(target, layout, light));
+      await fillLights(target, plan, cell, layout, lights, owner, have, written, signal);
+      after = await usedMemoryOf(target);
     }
   }
   // Real traffic wrote 5.x hour keys by this machine's clock, between these seconds.
@@ -343,17 +343,17 @@ async function runMemory(
     : { from: BENCH_EPOCH, to: BENCH_EPOCH + cell.durationSeconds };
   let total = 0;
   let firstKeys: MemoryResult['keys'] = [];
-  const totals = set.shards.map((shard) => ({ node: shard.node, lights: 0, keys: 0, bytes: 0 }));
+  const totals = target.shards.map((shard) => ({ node: shard.node, lights: 0, keys: 0, bytes: 0 }));
   for (const [i, light] of lights.entries()) {
     const shard = owner[i] as number;
-    const shardRedis = (set.shards[shard] as ShardSet['shards'][number]).session.redis;
+    const shardRedis = (target.shards[shard] as Shard).session.redis;
     const keys = await onShard(
-      set,
+      target,
       shard,
-      measureSteadyKeys(shardRedis, layout.keysOf(light, span.from, span.to), steadyTarget(plan, set.cluster !== undefined)),
+      measureSteadyKeys(shardRedis, layout.keysOf(light, span.from, span.to), steadyTarget(plan, target.cluster !== undefined)),
     );
     // The first light's keys are reported, with what decides their encoding.
-    if (i === 0) firstKeys = await onShard(set, shard, withLongestParts(shardRedis, keys));
+    if (i === 0) firstKeys = await onShard(target, shard, withLongestParts(shardRedis, keys));
     const bytes = keys.reduce((sum, k) => sum + k.bytes, 0);
     total += bytes;
     const t = totals[shard] as ShardTotals;
@@ -370,7 +370,7 @@ async function runMemory(
     lights,
     span,
     ...(realtime ? { realtime } : {}),
-    ...(set.cluster ? { shards: totals } : {}),
+    ...(target.cluster ? { shards: totals } : {}),
   };
 }
 
@@ -404,24 +404,24 @@ export function layoutsAcrossSlots(plan: BenchPlan, prefix: string): { layout: s
  */
 async function prepare(run: BenchRun): Promise<RunContext> {
   const { plan, namespace } = run;
-  const given = run.shards ?? (run.session ? singleShard(run.session) : undefined);
+  const given = run.shards ?? (run.session ? singleTarget(run.session) : undefined);
   if (!given || given.shards.length === 0) throw new Error('runBench: give a session or shards');
-  const set: ShardSet = given;
-  const { session } = set.shards[0] as ShardSet['shards'][number];
+  const target: Target = given;
+  const { session } = target.shards[0] as Shard;
   // A cluster that reshards or loses a node mid-run says so (exit 3), never a figure.
-  const withContext = (err: unknown, where: string): unknown => withPlace(set.cluster ? clusterChanged(err) : err, where);
+  const withContext = (err: unknown, where: string): unknown => withPlace(target.cluster ? clusterChanged(err) : err, where);
   const started = Date.now();
   const info = await serverInfo(session.redis);
   const cells = cellsOf(plan);
   // Each marker on the shard that owns its key (a single server owns both).
-  const runRedis = redisOf(set)[set.shardOfKey(runKey(namespace))] as Redis;
-  const aliveRedis = redisOf(set)[set.shardOfKey(aliveKey(namespace))] as Redis;
+  const runRedis = redisOf(target)[target.shardOfKey(runKey(namespace))] as Redis;
+  const aliveRedis = redisOf(target)[target.shardOfKey(aliveKey(namespace))] as Redis;
   const heartbeat = await markRun(runRedis, namespace, aliveRedis).catch((err: unknown) => {
     throw withContext(err, 'while marking the run');
   });
   return {
     run,
-    set,
+    target,
     session,
     plan,
     namespace,
@@ -447,11 +447,11 @@ async function prepare(run: BenchRun): Promise<RunContext> {
  * would otherwise land in the first cell's used_memory delta.
  */
 async function warmUpLayouts(ctx: RunContext): Promise<void> {
-  const { set, plan } = ctx;
+  const { target, plan } = ctx;
   for (const name of new Set(ctx.cells.map((c) => c.layout))) {
     const layout = namespacedLayout(name, ctx.namespace.prefix, layoutOptionsOf(plan));
-    for (const [i, shard] of set.shards.entries()) await onShard(set, i, installScripts(shard.session.redis, layout.scripts));
-    await warmUp(set, plan, layout).catch((err: unknown) => {
+    await target.each((shard, i) => onShard(target, i, installScripts(shard.session.redis, layout.scripts)));
+    await warmUp(target, plan, layout).catch((err: unknown) => {
       throw ctx.withContext(err, `while warming up ${layout.name}`);
     });
   }
@@ -469,7 +469,7 @@ async function memoryPhase(ctx: RunContext, cell: Cell, index: number): Promise<
   ctx.progress?.onCellStart?.(cell, index, cells.length);
   const layout = namespacedLayout(cell.layout, ctx.namespace.prefix, layoutOptionsOf(plan));
   const name = `cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s)`;
-  const measured = await runMemory(ctx.set, plan, cell, layout, (n) => wrote(ctx, n), ctx.run.signal).catch((err: unknown) => {
+  const measured = await runMemory(ctx.target, plan, cell, layout, (n) => wrote(ctx, n), ctx.run.signal).catch((err: unknown) => {
     throw ctx.withContext(err, `in ${name} ${eventsSoFar(ctx)}`);
   });
   const { memory, lights } = measured;
@@ -495,7 +495,7 @@ async function memoryPhase(ctx: RunContext, cell: Cell, index: number): Promise<
  * the group's later phases; the report once every cell is reported.
  */
 async function runCells(ctx: RunContext): Promise<BenchReport> {
-  const commandsSkipped = commandsSkippedReason(ctx.set, ctx.plan);
+  const commandsSkipped = commandsSkippedReason(ctx.target, ctx.plan);
   const measuring = await startMeasuring(ctx);
   await warmUpLayouts(ctx);
   const queue = new ReportQueue(ctx);

@@ -1,29 +1,15 @@
 /**
- * Where a bench run writes: one or more shards. A single server is one
- * shard; a Redis Cluster is one shard per primary, each key on the primary
- * that owns its slot. The run asks this module which shard holds a light
- * and never names a layout.
+ * How a bench run spreads its lights and keys over a {@link Target}'s
+ * shards: a single server is one shard; a Redis Cluster is one shard per
+ * primary, each key on the primary that owns its slot. The run asks this
+ * module which shard holds a light and never names a layout.
  */
 import type { Redis } from 'ioredis';
 import type { Layout, Light } from '../layouts/types.js';
 import { shardOfLight } from '../measure/placement.js';
-import { redirectionOf, type ClusterSession } from '../redis/cluster.js';
-import { clusterTarget, nodeOfUrl, singleTarget, type Target } from '../redis/target.js';
-import type { Session } from '../redis/connect.js';
+import { redirectionOf } from '../redis/cluster.js';
+import type { Target } from '../redis/target.js';
 import { RefusalError } from '../core/errors.js';
-
-/** Temporary alias while run.ts moves to {@link Target}: a run's shards are its Target. */
-export type ShardSet = Target;
-export type { Shard } from '../redis/target.js';
-
-/** `host:port` of a session's URL. */
-export const nodeOf = nodeOfUrl;
-
-/** A single server: one shard, every key on it. */
-export const singleShard = (session: Session): Target => singleTarget(session);
-
-/** The primaries of a cluster, in slot order. */
-export const clusterShards = (cluster: ClusterSession): Target => clusterTarget(cluster);
 
 export { shardOfLight } from '../measure/placement.js';
 
@@ -34,10 +20,10 @@ export { shardOfLight } from '../measure/placement.js';
  * on the shard due, so names keep the single server's shape and length
  * (within a digit) and the choice repeats for the same cluster layout.
  */
-export function spreadLights(set: Target, layout: Layout, base: string, count: number): Light[] {
-  const n = set.shards.length;
+export function spreadLights(target: Target, layout: Layout, base: string, count: number): Light[] {
+  const n = target.shards.length;
   if (n === 1) return Array.from({ length: count }, (_, i) => ({ name: `${base}-l${i}` }));
-  const waiting: Light[][] = set.shards.map(() => []);
+  const waiting: Light[][] = target.shards.map(() => []);
   const out: Light[] = [];
   let next = 0;
   // A shard with no slots at all would never get a light; the search stops long before that matters.
@@ -48,23 +34,23 @@ export function spreadLights(set: Target, layout: Layout, base: string, count: n
     while (queue.length === 0 && next < limit) {
       const light = { name: `${base}-l${next}` };
       next += 1;
-      (waiting[shardOfLight(set, layout, light)] as Light[]).push(light);
+      (waiting[shardOfLight(target, layout, light)] as Light[]).push(light);
     }
     const light = queue.shift();
-    if (!light) throw new Error(`no light name found for shard ${set.shards[due]?.node}`);
+    if (!light) throw new Error(`no light name found for shard ${target.shards[due]?.node}`);
     out.push(light);
   }
   return out;
 }
 
 /** The shards' redis connections, in shard order. */
-export const redisOf = (set: Target): Redis[] => set.shards.map((s) => s.session.redis);
+export const redisOf = (target: Target): Redis[] => target.shards.map((s) => s.session.redis);
 
 /** Groups keys by the shard that owns them; a single server gets one group. */
-export function byShard(set: Target, keys: readonly string[]): Map<number, string[]> {
+export function byShard(target: Target, keys: readonly string[]): Map<number, string[]> {
   const out = new Map<number, string[]>();
   for (const key of keys) {
-    const shard = set.shards.length === 1 ? 0 : set.shardOfKey(key);
+    const shard = target.shards.length === 1 ? 0 : target.shardOfKey(key);
     const list = out.get(shard);
     if (list) list.push(key);
     else out.set(shard, [key]);

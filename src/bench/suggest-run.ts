@@ -1,4 +1,5 @@
-import { redisOf, singleShard } from './shards.js';
+import { singleTarget } from '../redis/target.js';
+import { redisOf } from './shards.js';
 import { ScriptError, UsageError } from '../core/errors.js';
 import { createLayout, layoutNames, type LayoutName } from '../layouts/index.js';
 import type { BenchReport } from '../measure/types.js';
@@ -60,8 +61,8 @@ export async function runBenchPerLayout(run: BenchRun): Promise<{ report: BenchR
       if (!(err instanceof ScriptError)) throw err;
       failed.push({ layout, status: 'failed', reason: err.message });
       // What the failed layout wrote goes, on every primary of a cluster.
-      const set = run.shards ?? (run.session ? singleShard(run.session) : undefined);
-      for (const redis of set ? redisOf(set) : []) await purgeNamespace(redis, run.namespace);
+      const target = run.shards ?? (run.session ? singleTarget(run.session) : undefined);
+      for (const redis of target ? redisOf(target) : []) await purgeNamespace(redis, run.namespace);
     }
     cellsBefore += cellsOf(plan).length;
     eventsBefore += plannedEvents(plan);

@@ -12,13 +12,6 @@ import { clusterTarget, singleTarget, type Target } from '../redis/target.js';
 import { clusterSessionFromFlags, sessionFromFlags, wantsCluster, type ClusterFlags, type RedisFlags } from './options.js';
 
 /**
- * Where a read command reads: the part of the one {@link Target} a read uses
- * (the handle, the URL named, the cluster's session and where each key lives),
- * so a snapshot's private server can stand in for a target too.
- */
-export type ReadTarget = Pick<Target, 'redis' | 'url' | 'cluster' | 'nodeOf'>;
-
-/**
  * Opens what the flags ask for. On a cluster the seeds come from
  * `--redis-url` (repeatable), else REDIS_URL, else `defaultUrl`: these
  * commands read an existing cluster, so `--cluster-shards` (a new, empty
@@ -96,10 +89,10 @@ export async function openCluster(flags: Partial<RedisFlags & ClusterFlags>): Pr
  * (`onRetry` is told why). A second move is the error.
  */
 export async function withSlotRetry<T>(
-  open: () => Promise<ReadTarget>,
-  read: (target: ReadTarget) => Promise<T>,
+  open: () => Promise<Target>,
+  read: (target: Target) => Promise<T>,
   onRetry?: (err: Error) => void,
-): Promise<{ target: ReadTarget; result: T }> {
+): Promise<{ target: Target; result: T }> {
   const target = await open();
   try {
     return { target, result: await read(target) };

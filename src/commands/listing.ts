@@ -5,7 +5,7 @@ import type { Listing } from '../inspect/listing.js';
 import type { LightStateName } from '../layouts/stoplight/state.js';
 import type { NameBook } from '../layouts/stoplight/names.js';
 import type { LightsFormat } from '../report/lights-formats.js';
-import type { ReadTarget } from './cluster-read.js';
+import type { Target } from '../redis/target.js';
 import { onShutdown, printError, stderrProgress, stopCause, untilStopped } from './lifecycle.js';
 import { DEFAULT_INSPECT_URL, LIGHTS_COMMAND_TIMEOUT_MS, terminalColumns, useColor, type ClusterFlags, type RedisFlags } from './options.js';
 
@@ -43,7 +43,7 @@ export interface ListPlan {
 }
 
 /** One listing, printed; Ctrl-C stops the scan and what it found is still printed. Returns the exit code and whether it is partial. */
-function listOnce({ flags, layout, names }: ListPlan, target: ReadTarget, control: { stopped: () => boolean }): Promise<{ code: number; partial: boolean }> {
+function listOnce({ flags, layout, names }: ListPlan, target: Target, control: { stopped: () => boolean }): Promise<{ code: number; partial: boolean }> {
   return untilStopped(async (stopped) => {
     const [{ readListing }, { listingOutput, scanProgressLine }, { primariesOf }] = await Promise.all([
       import('../inspect/listing.js'),
@@ -96,7 +96,7 @@ function listOnce({ flags, layout, names }: ListPlan, target: ReadTarget, contro
  * drifted; 130 after Ctrl-C, with what the scan found so far printed and
  * marked partial. `--watch` lists again every n seconds until Ctrl-C.
  */
-export async function runList(flags: ListFlags, layout: ListPlan['layout'], given?: ReadTarget): Promise<number> {
+export async function runList(flags: ListFlags, layout: ListPlan['layout'], given?: Target): Promise<number> {
   const [{ globRegExp }, { nameBookOf }, { readTargetFromFlags, withSlotRetry }] = await Promise.all([
     import('../inspect/list.js'),
     import('../inspect/listing.js'),
@@ -108,7 +108,7 @@ export async function runList(flags: ListFlags, layout: ListPlan['layout'], give
   }
   // Read --names before connecting: a bad file is exit 2 with nothing sent.
   const plan: ListPlan = { flags, ...(layout !== undefined ? { layout } : {}), names: nameBookOf(flags) };
-  const open = (): Promise<ReadTarget> => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'lights', { commandTimeoutMs: LIGHTS_COMMAND_TIMEOUT_MS });
+  const open = (): Promise<Target> => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'lights', { commandTimeoutMs: LIGHTS_COMMAND_TIMEOUT_MS });
   let stopping = false;
   // In --watch, Ctrl-C between listings ends the loop (the signal handler then exits 130).
   const unregister = onShutdown(async () => {

@@ -7,8 +7,8 @@ import { BENCH_EPOCH } from '../traffic/events.js';
  * The shard that owns a light's keys: the slot of the first key of its
  * write (a cluster-safe layout keeps every key of a call in that slot).
  */
-export function shardOfLight(set: Target, layout: Layout, light: Light): number {
-  if (set.shards.length === 1) return 0;
+export function shardOfLight(target: Target, layout: Layout, light: Light): number {
+  if (target.shards.length === 1) return 0;
   const [key] = layout.recordSuccess(light, { at: BENCH_EPOCH, windowSeconds: 60 }).keys;
-  return key === undefined ? 0 : set.shardOfKey(key);
+  return key === undefined ? 0 : target.shardOfKey(key);
 }

@@ -40,9 +40,10 @@ export interface Target {
   close(): Promise<void>;
 }
 
-/** `host:port` of a URL. */
+/** `host:port` of a URL; a unix socket's URL (`unix:<path>`) names itself. */
 export function nodeOfUrl(url: string): string {
   const parsed = new URL(url);
+  if (parsed.protocol === 'unix:') return url;
   return `${parsed.hostname}:${parsed.port || '6379'}`;
 }
 

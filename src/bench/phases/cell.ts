@@ -27,7 +27,7 @@ async function accuracyPhase(ctx: RunContext, f: Filled): Promise<AccuracyOutcom
     });
   // On the lane's own server, while the run goes on with the next cells.
   if (ctx.lane) return { pending: ctx.lane.run(accuracyOn, `${f.name}'s accuracy phase`) };
-  const accuracy = await accuracyOn(redisOf(ctx.set)[shardOfLight(ctx.set, layout, accuracyLight(cell))] as Redis);
+  const accuracy = await accuracyOn(redisOf(ctx.target)[shardOfLight(ctx.target, layout, accuracyLight(cell))] as Redis);
   if (accuracy) await watch(ctx, f.name, 'accuracy phase');
   return { done: accuracy };
 }
@@ -53,7 +53,7 @@ export async function finishCell(
   const { commands, clockSpan } = await commandsPhase(ctx, f, clockSpanOf(f.span, throughput), commandsSkipped);
   const accuracy = await accuracyPhase(ctx, f);
   const resultOf = (accuracy: CellAccuracy | undefined) => cellResultOf(ctx.plan, f, throughput, accuracy, commands);
-  await deleteLights(ctx.set, f.layout, f.lights, clockSpan).catch((err: unknown) => {
+  await deleteLights(ctx.target, f.layout, f.lights, clockSpan).catch((err: unknown) => {
     throw ctx.withContext(err, `in ${f.name} ${eventsSoFar(ctx)}, while deleting its keys`);
   });
   if ('pending' in accuracy) queue.addPending(accuracy.pending.then(resultOf), f.index);

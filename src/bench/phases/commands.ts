@@ -5,17 +5,18 @@ import { measureCommandsPerCall, type CommandsPerCall } from '../../measure/comm
 import type { CellCommands } from '../../measure/types.js';
 import { errorJsonFor } from '../../traffic/events.js';
 import type { BenchPlan, Cell } from '../plan.js';
-import { redisOf, type ShardSet } from '../shards.js';
+import type { Target } from '../../redis/target.js';
+import { redisOf } from '../shards.js';
 import type { Filled, RunContext, Span } from './context.js';
 
 /** Calls of each operation that commands per call is taken over: few, since each is exact. */
 export const COMMANDS_CALLS = 10;
 
 /** Why a run reports no commands per call; undefined when it does. */
-export function commandsSkippedReason(set: ShardSet, plan: Pick<BenchPlan, 'commandsPerCall'>): string | undefined {
+export function commandsSkippedReason(target: Target, plan: Pick<BenchPlan, 'commandsPerCall'>): string | undefined {
   if (plan.commandsPerCall === false) return 'not measured: --no-commands';
-  if (set.cluster) return 'not measured on a cluster: INFO commandstats is per node, and each call runs on one';
-  if (!set.private) return "not measured on a shared server (--redis-url): other clients' commands would count in INFO commandstats as the layout's";
+  if (target.cluster) return 'not measured on a cluster: INFO commandstats is per node, and each call runs on one';
+  if (!target.private) return "not measured on a shared server (--redis-url): other clients' commands would count in INFO commandstats as the layout's";
   return undefined;
 }
 
@@ -73,7 +74,7 @@ export async function commandsPhase(
 ): Promise<{ commands?: CellCommands; clockSpan: Span }> {
   const costLight = f.lights[0];
   if (skipped !== undefined || !costLight || f.realtime) return { clockSpan };
-  const probe = await cellCommands(redisOf(ctx.set)[0] as Redis, f.layout, costLight, f.cell, clockSpan.to).catch((err: unknown) => {
+  const probe = await cellCommands(redisOf(ctx.target)[0] as Redis, f.layout, costLight, f.cell, clockSpan.to).catch((err: unknown) => {
     // The first phase after memory that calls a cell's scripts again: a script error here keeps the memory figures too.
     ctx.failing ??= { layouts: [f.layout], phase: 'commands-per-call' };
     throw ctx.withContext(err, `in ${f.name}, commands-per-call phase`);

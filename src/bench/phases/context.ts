@@ -6,7 +6,7 @@ import type { ServerCounters, ServerInfo } from '../../redis/info.js';
 import type { AccuracyLane, cellAccuracy } from '../accuracy.js';
 import type { Namespace, RunHandle } from '../namespace.js';
 import type { BenchPlan, Cell } from '../plan.js';
-import type { ShardSet } from '../shards.js';
+import type { Target } from '../../redis/target.js';
 
 /** Progress of a run, as events (the caller decides how to show them). */
 export interface BenchProgress {
@@ -70,7 +70,7 @@ export interface PhaseInputs {
  */
 export interface RunContext {
   readonly run: PhaseInputs;
-  readonly set: ShardSet;
+  readonly target: Target;
   /** The first shard's session: a single server's, or the cluster's first primary's. */
   readonly session: Session;
   readonly plan: BenchPlan;

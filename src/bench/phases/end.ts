@@ -14,7 +14,7 @@ export async function endRun(ctx: RunContext): Promise<void> {
   // The lane's server stops meanwhile (it holds nothing of the user's).
   await Promise.all([
     Promise.race([
-      deleteRouted(ctx.set, [runKey(ctx.namespace), aliveKey(ctx.namespace)]).catch(() => undefined),
+      deleteRouted(ctx.target, [runKey(ctx.namespace), aliveKey(ctx.namespace)]).catch(() => undefined),
       new Promise((r) => setTimeout(r, 2000).unref()),
     ]),
     ctx.lane?.close(),

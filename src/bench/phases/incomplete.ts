@@ -46,13 +46,15 @@ async function diagnose(
  * and its known cause. Any other error is returned as it is.
  */
 export async function incompleteOf(ctx: RunContext, err: unknown): Promise<unknown> {
-  const { set, failing, memoryOnly, finished } = ctx;
+  const { target, failing, memoryOnly, finished } = ctx;
   if (!(err instanceof ScriptError) || err instanceof IncompleteBenchError || !failing || memoryOnly.size === 0) return err;
   const { layouts, phase } = failing;
   try {
     // A reply over swc's bound is no server rejection: replaying verify's traffic under MONITOR would only read the megabytes again.
     const found =
-      !(err instanceof OversizeReplyError) && set.private && !set.cluster ? await diagnose(ctx.session.redis, layouts, ctx.plan.seed, ctx.run.signal) : null;
+      !(err instanceof OversizeReplyError) && target.private && !target.cluster
+        ? await diagnose(ctx.session.redis, layouts, ctx.plan.seed, ctx.run.signal)
+        : null;
     const results = [...memoryOnly.keys()].sort((a, b) => a - b).map((i) => finished.get(i) ?? (memoryOnly.get(i) as CellResult));
     const error = found?.error ?? err.message;
     const cause = found ? namedRejection(found.error, found.rejected) : null;

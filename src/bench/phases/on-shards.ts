@@ -4,7 +4,8 @@ import { readScriptCommandStats, type ScriptCommandStats } from '../../measure/c
 import { classifyRedisError } from '../../redis/errors.js';
 import { disturbances, serverCounters } from '../../redis/info.js';
 import { deleteKeys } from '../namespace.js';
-import { byShard, clusterChanged, type ShardSet } from '../shards.js';
+import type { Shard, Target } from '../../redis/target.js';
+import { byShard, clusterChanged } from '../shards.js';
 import type { Readings, Span } from './context.js';
 
 /** Says where a run stopped, keeping the error's type (and so its exit code). */
@@ -17,9 +18,9 @@ export function withPlace(err: unknown, where: string): unknown {
 }
 
 /** Says which node a shard's failure happened on (a single server's errors stay as they were). */
-export function onShard<T>(set: ShardSet, shard: number, work: Promise<T>): Promise<T> {
-  if (!set.cluster) return work;
-  const node = set.shards[shard]?.node ?? '?';
+export function onShard<T>(target: Target, shard: number, work: Promise<T>): Promise<T> {
+  if (!target.cluster) return work;
+  const node = target.shards[shard]?.node ?? '?';
   return work.catch((err: unknown) => {
     if (err instanceof InterruptedError) throw err;
     if (err instanceof Error && err.message.includes(node)) throw err;
@@ -28,41 +29,39 @@ export function onShard<T>(set: ShardSet, shard: number, work: Promise<T>): Prom
 }
 
 /** Deletes keys, each on the shard that owns it. */
-export async function deleteRouted(set: ShardSet, keys: readonly string[]): Promise<void> {
-  for (const [shard, mine] of byShard(set, keys)) {
-    await onShard(set, shard, deleteKeys((set.shards[shard] as ShardSet['shards'][number]).session.redis, mine));
+export async function deleteRouted(target: Target, keys: readonly string[]): Promise<void> {
+  for (const [shard, mine] of byShard(target, keys)) {
+    await onShard(target, shard, deleteKeys((target.shards[shard] as Shard).session.redis, mine));
   }
 }
 
 /** Deletes every key the layout says the lights have for traffic in `span`. */
-export async function deleteLights(set: ShardSet, layout: Layout, lights: readonly Light[], span: Span): Promise<void> {
+export async function deleteLights(target: Target, layout: Layout, lights: readonly Light[], span: Span): Promise<void> {
   await deleteRouted(
-    set,
+    target,
     lights.flatMap((light) => layout.keysOf(light, span.from, span.to).map((k) => k.key)),
   );
 }
 
-export async function readCounters(set: ShardSet): Promise<Readings> {
-  const out: Readings = [];
-  for (const [i, shard] of set.shards.entries()) out.push(await onShard(set, i, serverCounters(shard.session.redis)));
-  return out;
+export async function readCounters(target: Target): Promise<Readings> {
+  return target.each((shard, i) => onShard(target, i, serverCounters(shard.session.redis)));
 }
 
 /** What disturbed any shard between two readings; on a cluster each names its node. */
-export function disturbedOf(set: ShardSet, before: Readings, after: Readings): string[] {
-  return set.shards.flatMap((shard, i) => {
+export function disturbedOf(target: Target, before: Readings, after: Readings): string[] {
+  return target.shards.flatMap((shard, i) => {
     const a = before[i];
     const b = after[i];
     if (!a || !b) return [];
-    return disturbances(a, b).map((d) => (set.cluster ? `node ${shard.node}: ${d}` : d));
+    return disturbances(a, b).map((d) => (target.cluster ? `node ${shard.node}: ${d}` : d));
   });
 }
 
 /** Script counters summed over the shards; null when any shard's are unreadable. */
-export async function readScriptStats(set: ShardSet): Promise<ScriptCommandStats | null> {
+export async function readScriptStats(target: Target): Promise<ScriptCommandStats | null> {
   let calls = 0;
   let usec = 0;
-  for (const shard of set.shards) {
+  for (const shard of target.shards) {
     const stats = await readScriptCommandStats(shard.session.redis);
     if (!stats) return null;
     calls += stats.calls;

@@ -54,13 +54,13 @@ function labelsOf(plan: BenchPlan): Record<string, string> | undefined {
 
 /** The report of `results`; `scripts` where the measuring started (null: no script time, no measuring time reported). */
 export async function reportOf(ctx: RunContext, results: CellResult[], scripts: MeasuringStart | null): Promise<BenchReport> {
-  const { set, plan, info, run } = ctx;
+  const { target, plan, info, run } = ctx;
   const measuringSeconds = scripts ? (performance.now() - scripts.wallStarted) / 1000 : undefined;
   const labels = labelsOf(plan);
-  const delta = scripts ? scriptCommandDelta(scripts.before, await readScriptStats(set)) : null;
+  const delta = scripts ? scriptCommandDelta(scripts.before, await readScriptStats(target)) : null;
   // The accuracy phases' scripts ran on the lane's server, at the same time as the run's own: reported apart, never added.
   const onLane = ctx.lane && scripts ? await ctx.lane.scriptStats() : undefined;
-  const commandsSkipped = commandsSkippedReason(set, plan);
+  const commandsSkipped = commandsSkippedReason(target, plan);
   return {
     schemaVersion: SCHEMA_VERSION,
     swcVersion: SWC_VERSION,
@@ -68,7 +68,7 @@ export async function reportOf(ctx: RunContext, results: CellResult[], scripts: 
       version: info.version,
       memAllocator: info.memAllocator,
       mode: info.mode,
-      private: set.private,
+      private: target.private,
       config: info.config,
       // Which build measured (a non-Redis server only: Redis reports stay as they were).
       ...(info.server ? { server: info.server.name, serverVersion: info.server.version } : {}),
@@ -81,12 +81,12 @@ export async function reportOf(ctx: RunContext, results: CellResult[], scripts: 
     serverScriptSeconds: delta ? delta.usec / 1e6 : null,
     ...(onLane !== undefined ? { accuracyServerScriptSeconds: onLane ? onLane.usec / 1e6 : null } : {}),
     encodingHints: encodingHints(results, info.config),
-    ...(set.cluster
+    ...(target.cluster
       ? {
           cluster: {
-            shards: set.shards.length,
-            nodes: set.shards.map((s) => s.node),
-            private: set.private,
+            shards: target.shards.length,
+            nodes: target.shards.map((s) => s.node),
+            private: target.private,
             lightSpread: run.lightSpread ?? LIGHT_SPREAD,
             findings: run.findings ?? [],
           },

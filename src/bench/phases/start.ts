@@ -10,7 +10,7 @@ import type { MeasuringStart } from './result.js';
 function infoWarning(ctx: RunContext, readings: Readings): string | undefined {
   if (readings.every((r) => r === null)) return 'INFO is not allowed: evictions, pauses and restarts during the run cannot be noticed';
   if (!readings.some((r) => r === null)) return undefined;
-  const nodes = ctx.set.shards
+  const nodes = ctx.target.shards
     .filter((_, i) => readings[i] === null)
     .map((s) => s.node)
     .join(', ');
@@ -25,18 +25,19 @@ function infoWarning(ctx: RunContext, readings: Readings): string | undefined {
  * is not the run's work).
  */
 export async function startMeasuring(ctx: RunContext): Promise<MeasuringStart> {
-  const { run, progress, set } = ctx;
+  const { run, progress, target } = ctx;
   // Runs on one server take turns: another run's writes would land in this one's figures.
   await waitForTurn(everyNode(ctx), ctx.heartbeat, {
     ...(run.signal ? { signal: run.signal } : {}),
     ...(run.turnWaitMs !== undefined ? { timeoutMs: run.turnWaitMs } : {}),
     ...(progress?.onWait ? { onWait: (others: readonly string[]) => progress.onWait?.(others) } : {}),
   });
-  ctx.last = await readCounters(set);
+  ctx.last = await readCounters(target);
   // Started before the clock: a server's start-up is not the run's work.
-  ctx.lane = set.cluster || run.accuracyInLine ? undefined : await AccuracyLane.open(ctx.session.server, ctx.plan, (message) => progress?.onWarning?.(message));
+  ctx.lane =
+    target.cluster || run.accuracyInLine ? undefined : await AccuracyLane.open(ctx.session.server, ctx.plan, (message) => progress?.onWarning?.(message));
   // The run's own server's script time over the run, beside the run's wall time: how much of the wall that server's scripts take.
-  const before = await readScriptStats(set);
+  const before = await readScriptStats(target);
   const wallStarted = performance.now();
   const warning = infoWarning(ctx, ctx.last);
   if (warning !== undefined) progress?.onWarning?.(warning);

@@ -20,7 +20,7 @@ export async function throughputPhase(
   filled: readonly Filled[],
   groupName: string,
 ): Promise<ThroughputResult[]> {
-  const { set, plan, progress } = ctx;
+  const { target, plan, progress } = ctx;
   await ctx.lane?.drain();
   let failures = 0;
   let phase: ThroughputPhase | undefined;
@@ -29,7 +29,7 @@ export async function throughputPhase(
   const where = `in ${groupName} ${eventsSoFar(ctx)}`;
   const first = filled[0] as Filled;
   const results = await measureThroughputRounds({
-    redis: set.cluster ? set : ctx.session,
+    redis: target.cluster ? target : ctx.session,
     targets: filled.map((f) => ({
       layout: f.layout,
       // Lights a preset cell added for steadier bytes stay out of the throughput phase.
@@ -52,7 +52,7 @@ export async function throughputPhase(
     onProgress: (p) => {
       progress?.onThroughput?.(group, p);
       if (p.phase === phase) return;
-      if (phase) readings.push({ phase, reading: readCounters(set) });
+      if (phase) readings.push({ phase, reading: readCounters(target) });
       progress?.onPhase?.(first.cell, (phase = p.phase), group);
     },
   }).catch((err: unknown) => {

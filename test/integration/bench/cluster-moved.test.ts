@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNamespace } from '../../../src/bench/namespace.js';
 import { runBench } from '../../../src/bench/run.js';
-import { clusterShards, shardOfLight, spreadLights } from '../../../src/bench/shards.js';
+import { shardOfLight, spreadLights } from '../../../src/bench/shards.js';
+import { clusterTarget } from '../../../src/redis/target.js';
 import { namespacedLayout } from '../../../src/layouts/index.js';
 import { SwcError } from '../../../src/core/errors.js';
 import { openClusterSession, type ClusterSession } from '../../../src/redis/cluster.js';
@@ -34,15 +35,15 @@ async function moveSlot(slot: number, from: number, to: number): Promise<void> {
 
 describe('a slot that moves during a cluster run', () => {
   it('fails the run (exit 3) saying the cluster changed and where the slot went, instead of reporting a figure', async () => {
-    const set = clusterShards(cluster);
+    const target = clusterTarget(cluster);
     const namespace = createNamespace();
     const layout = namespacedLayout('stoplight-v6', namespace.prefix);
-    const [first] = spreadLights(set, layout, 'w60-r10', 2);
-    expect(shardOfLight(set, layout, first!)).toBe(0);
+    const [first] = spreadLights(target, layout, 'w60-r10', 2);
+    expect(shardOfLight(target, layout, first!)).toBe(0);
     const slot = keySlot(layout.recordSuccess(first!, { at: 0, windowSeconds: 60 }).keys[0]!);
     let moving: Promise<void> | undefined;
     const run = runBench({
-      shards: set,
+      shards: target,
       namespace,
       plan: {
         layouts: ['stoplight-v6'],

@@ -3,7 +3,8 @@ import { clusterSafePlan } from '../../../src/bench/cluster-safety.js';
 import { createNamespace } from '../../../src/bench/namespace.js';
 import type { BenchPlan } from '../../../src/bench/plan.js';
 import { runBench } from '../../../src/bench/run.js';
-import { clusterShards, shardOfLight, spreadLights, type ShardSet } from '../../../src/bench/shards.js';
+import { shardOfLight, spreadLights } from '../../../src/bench/shards.js';
+import { clusterTarget, type Target } from '../../../src/redis/target.js';
 import { createLayout, resolveLayoutName } from '../../../src/layouts/index.js';
 import type { BenchReport } from '../../../src/measure/types.js';
 import { openClusterSession, type ClusterSession } from '../../../src/redis/cluster.js';
@@ -12,11 +13,11 @@ import { keySlot } from '../../../src/redis/slot.js';
 import { redisUrl } from '../../helpers.js';
 
 let cluster: ClusterSession;
-let set: ShardSet;
+let target: Target;
 let single: Session;
 beforeAll(async () => {
   cluster = await openClusterSession({ shards: 3 });
-  set = clusterShards(cluster);
+  target = clusterTarget(cluster);
   single = await openSession({ redisUrl: redisUrl() });
 }, 30_000);
 afterAll(async () => {
@@ -55,11 +56,11 @@ describe('light names on a cluster', () => {
     resolveLayoutName('stoplight-v5-tagged');
     for (const name of ['stoplight-v6', 'stoplight-v5-tagged', 'ring', 'packed']) {
       const layout = createLayout(name);
-      const lights = spreadLights(set, layout, 'w60-r10', 31);
+      const lights = spreadLights(target, layout, 'w60-r10', 31);
       expect(new Set(lights.map((l) => l.name)).size).toBe(31);
       for (const [i, light] of lights.entries()) {
         expect(light.name).toMatch(/^w60-r10-l\d+$/);
-        expect(shardOfLight(set, layout, light)).toBe(i % 3);
+        expect(shardOfLight(target, layout, light)).toBe(i % 3);
         // Every key of a write shares the slot the light was placed by.
         const keys = layout.recordFailure(light, { at: 1_700_000_000, windowSeconds: 60, errorJson: '{}' }).keys;
         expect(new Set(keys.map(keySlot)).size).toBe(1);
@@ -75,7 +76,7 @@ describe('runBench on a 3-shard private cluster', () => {
   beforeAll(async () => {
     const namespace = createNamespace();
     prefix = namespace.prefix;
-    onCluster = await runBench({ shards: set, plan: plan(), namespace });
+    onCluster = await runBench({ shards: target, plan: plan(), namespace });
     onSingle = await runBench({ session: single, plan: plan(), namespace: createNamespace() });
   }, 120_000);
 
@@ -116,7 +117,7 @@ describe('runBench on a 3-shard private cluster', () => {
 describe('cluster safety', () => {
   it('turns stoplight-v5 into a finding with the CROSSSLOT error of one real call, and runs stoplight-v5-tagged in its place', async () => {
     const namespace = createNamespace();
-    const safe = await clusterSafePlan(set, plan({ layouts: ['stoplight-v5', 'stoplight-v6'] }), namespace.prefix);
+    const safe = await clusterSafePlan(target, plan({ layouts: ['stoplight-v5', 'stoplight-v6'] }), namespace.prefix);
     expect(safe.plan.layouts).toEqual(['stoplight-v5-tagged', 'stoplight-v6']);
     expect(safe.added).toEqual(['stoplight-v5-tagged']);
     expect(safe.findings).toHaveLength(1);
@@ -125,13 +126,13 @@ describe('cluster safety', () => {
     expect(finding!.operations).toEqual(['record_success', 'record_failure', 'get_metrics']);
     expect(finding!.slots.length).toBe(2);
     expect(finding!.error).toMatch(/^CROSSSLOT /);
-    expect(set.shards.map((s) => s.node)).toContain(finding!.node);
+    expect(target.shards.map((s) => s.node)).toContain(finding!.node);
     // The refused call wrote nothing.
     expect(await leftOn(namespace.prefix)).toEqual([0, 0, 0]);
   });
 
   it('keeps a plan that already has the variant as it is, less the layout that crosses slots', async () => {
-    const safe = await clusterSafePlan(set, plan({ layouts: ['stoplight-v5-tagged', 'stoplight-v5'] }), createNamespace().prefix);
+    const safe = await clusterSafePlan(target, plan({ layouts: ['stoplight-v5-tagged', 'stoplight-v5'] }), createNamespace().prefix);
     expect(safe.plan.layouts).toEqual(['stoplight-v5-tagged']);
     expect(safe.added).toEqual([]);
   });
@@ -148,7 +149,7 @@ describe('throughput on a cluster', () => {
       );
     const before = await calls();
     const report = await runBench({
-      shards: set,
+      shards: target,
       plan: plan({ layouts: ['stoplight-v6'], lights: 6, throughput: { connections: 2, pipeline: 4, seconds: 1, ops: 3000, rounds: 1 } }),
       namespace: createNamespace(),
     });

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerStateError } from '../../../src/core/errors.js';
-import { withSlotRetry, type ReadTarget } from '../../../src/commands/cluster-read.js';
+import { withSlotRetry } from '../../../src/commands/cluster-read.js';
 import { listLights } from '../../../src/inspect/list.js';
-import { isSlotMoved, nodeName } from '../../../src/redis/routed.js';
+import { isSlotMoved } from '../../../src/redis/routed.js';
 import { scanKeys } from '../../../src/layouts/inspection-keys.js';
 import { openClusterSession, type ClusterSession } from '../../../src/redis/cluster.js';
 import { routedRedis, type RoutedRedis } from '../../../src/redis/routed.js';
 import { keySlot } from '../../../src/redis/slot.js';
+import { clusterTarget, type Target } from '../../../src/redis/target.js';
 import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import { execPipeline, installScripts } from '../../../src/redis/scripts.js';
 
@@ -108,7 +109,7 @@ describe('routed Redis over a 3-shard cluster', () => {
     await session.shards[from]!.redis.call('MIGRATE', target.host, String(target.port), '', '0', '5000', 'KEYS', ...keys);
     for (const s of session.shards) await s.redis.call('CLUSTER', 'SETSLOT', slot, 'NODE', target.id);
 
-    const staleTarget = (c: typeof stale): ReadTarget => ({ redis: routedRedis(c), url: seedUrl, cluster: c, nodeOf: (k) => nodeName(c, c.shardOfKey(k)) });
+    const staleTarget = (c: typeof stale): Target => clusterTarget(c, seedUrl);
     // Read on the old map alone: one clear error, not a list without the moved light.
     const err = await listLights(routedRedis(stale), ['stoplight-v6']).catch((e: unknown) => e);
     expect(isSlotMoved(err)).toBe(true);
