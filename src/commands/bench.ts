@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander';
 import { addBuildsOption } from './builds.js';
-import { addCompareOptions } from './compare.js';
+import { addCompareOptions } from './compare-options.js';
 import { action } from './lifecycle.js';
 import { addClusterOptions, addJsonOption, addRedisOptions } from './options.js';
 import type { BenchFlags } from './bench/flags.js';
