@@ -89,6 +89,7 @@ const CLI_HELPERS = [
   'verdict', // a comparison's verdict printed
   'output-files', // --output, --chart-out, --out
   'builds', // --builds
+  'layout-parsers', // what --layout and --scripts parse with
 ];
 const COMMANDS = ['bench', 'chart', 'clean', 'compare', 'doctor', 'inspect', 'lights', 'verify'];
 

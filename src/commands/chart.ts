@@ -1,11 +1,11 @@
 import { basename } from 'node:path';
 import { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { DEFAULT_PANELS, type ChartSide, type PanelName } from '../report/chart-data.js';
+import type { ChartSide } from '../report/chart-data.js';
+import { DEFAULT_PANELS, type PanelName } from '../report/chart-panel-names.js';
 import { SCHEMA_VERSION } from '../core/schema-version.js';
 import { SWC_VERSION } from '../core/version.js';
 import { CHART_PANELS_HELP, parseChartPanels } from './chart-panels.js';
-import { terminalChart, writeChart } from './chart-output.js';
 import { action } from './lifecycle.js';
 import { addJsonOption, printJson } from './options.js';
 import { checkChartPath } from './output-files.js';
@@ -52,7 +52,7 @@ Examples:
       if (flags.json && flags.out === undefined) throw new UsageError('--json: prints what --out wrote; give --out <file.svg|file.png>');
       if (flags.out !== undefined) checkChartPath('--out', flags.out);
       const panels = flags.chartPanels ?? DEFAULT_PANELS;
-      const { loadReport } = await import('../compare/load.js');
+      const [{ loadReport }, { terminalChart, writeChart }] = await Promise.all([import('../compare/load.js'), import('./chart-output.js')]);
       const files = second === undefined ? [first] : [first, second];
       // Legends name each file by its base name, unless both share one.
       const short = new Set(files.map((f) => basename(f))).size === files.length;

@@ -1,14 +1,12 @@
 import { Command, Option } from 'commander';
-import { compareOptionsFrom, type CompareFlags } from '../compare/options.js';
+import type { CompareFlags } from '../compare/options.js';
 import { ExitCode, UsageError } from '../core/errors.js';
 import type { CompareSide } from '../report/compare.js';
 import { compareFormats, type CompareFormat } from '../report/compare-formats.js';
-import { acrossBuildsDocument } from '../report/compare-json.js';
 import { shown, shownDeep } from '../safety/text.js';
 import { addCompareOptions } from './compare-options.js';
 import { action } from './lifecycle.js';
 import { printJson, useColor } from './options.js';
-import { printVerdict } from './verdict.js';
 
 interface CompareCommandFlags extends CompareFlags {
   json?: boolean;
@@ -65,11 +63,22 @@ Examples:
   );
   return command.action(
     action(async (baselineFile: string, currentFile: string, flags: CompareCommandFlags) => {
-      const [{ loadReport }, { compareReports }, { differentBuilds, roleChanges }, { renderRoleChanges }] = await Promise.all([
+      const [
+        { loadReport },
+        { compareReports },
+        { compareOptionsFrom },
+        { differentBuilds, roleChanges },
+        { renderRoleChanges },
+        { acrossBuildsDocument },
+        { printVerdict },
+      ] = await Promise.all([
         import('../compare/load.js'),
         import('../compare/diff.js'),
+        import('../compare/options.js'),
         import('../compare/builds.js'),
         import('../report/across-builds.js'),
+        import('../report/compare-json.js'),
+        import('./verdict.js'),
       ]);
       const baseline: CompareSide = { label: baselineFile, report: loadReport(baselineFile) };
       const current: CompareSide = { label: currentFile, report: loadReport(currentFile) };
