@@ -71,6 +71,63 @@ function layerRules(layer, from, above, extra = {}) {
   ];
 }
 
+/**
+ * src/commands/ holds the program (the registry of commands, which loads each
+ * one), the CLI helpers and the commands, each command a file with the folder
+ * of its name (bench.ts and bench/). A file there that is in none of the three
+ * lists fails `commands-are-listed`, so a new command comes under the rules.
+ */
+const PROGRAM = 'program';
+const CLI_HELPERS = [
+  'options', // connection, cluster and output flags, --json, colour
+  'lifecycle', // actions, errors, shutdown
+  'cluster-read', // reading a cluster's nodes
+  'listing', // listing lights
+  'chart-panels', // --chart-panels
+  'chart-output', // charts written to a file or drawn for the terminal
+  'compare-options', // the tolerance flags
+  'verdict', // a comparison's verdict printed
+  'output-files', // --output, --chart-out, --out
+  'builds', // --builds
+  'layout-parsers', // what --layout and --scripts parse with
+];
+const COMMANDS = ['bench', 'chart', 'clean', 'compare', 'doctor', 'inspect', 'lights', 'verify'];
+
+const anyOf = (names) => `(${names.join('|')})`;
+/** A command's file and the folder of its name. */
+const commandPath = (name) => `^src/commands/${name}(\\.ts$|/)`;
+
+/**
+ * One rule per command: it imports no other command's file or folder (what two
+ * commands share lives in a helper), and a helper imports no command.
+ */
+function commandRules() {
+  const names = COMMANDS;
+  return [
+    {
+      name: 'commands-are-listed',
+      severity: 'error',
+      comment: 'Every file in src/commands/ is the program, a CLI helper or a command (.dependency-cruiser.cjs lists them), so the rules below cover it.',
+      from: { path: '^src/commands/[^/]+\\.ts$', pathNot: [`^src/commands/${anyOf([PROGRAM, ...CLI_HELPERS, ...COMMANDS])}\\.ts$`] },
+      to: {},
+    },
+    ...names.map((name) => ({
+      name: `command-${name}-imports-no-other-command`,
+      severity: 'error',
+      comment: `A command is flags, one use-case call and its rendering; what ${name} shares with another command lives in a CLI helper (${CLI_HELPERS.join(', ')}).`,
+      from: { path: commandPath(name) },
+      to: { path: names.filter((other) => other !== name).map(commandPath) },
+    })),
+    {
+      name: 'cli-helpers-import-no-command',
+      severity: 'error',
+      comment: 'A CLI helper serves every command; it imports none of them.',
+      from: { path: `^src/commands/(${CLI_HELPERS.join('|')})\\.ts$` },
+      to: { path: names.map(commandPath) },
+    },
+  ];
+}
+
 module.exports = {
   forbidden: [
     {
@@ -124,14 +181,7 @@ module.exports = {
       from: { path: file },
       to: { path: '^src/', pathNot: [REPORT, CORE, to], dependencyTypesNot: ['type-only'] },
     })),
-    {
-      name: 'commands-do-not-import-commands',
-      severity: 'error',
-      comment:
-        "A command is flags, one use-case call and its rendering; what two commands share lives in a CLI helper (options, lifecycle, cluster-read, listing). bench's and verify's files are not yet under this rule.",
-      from: { path: '^src/commands/', pathNot: ['^src/commands/(program|bench|verify)(\\.ts$|/)'] },
-      to: { path: '^src/commands/', pathNot: ['^src/commands/(options|lifecycle|cluster-read|listing|chart-panels|builds)\\.ts$'] },
-    },
+    ...commandRules(),
     {
       name: 'library-not-cli',
       severity: 'error',

@@ -5,7 +5,8 @@
  */
 import { Command } from 'commander';
 import { addBuildsOption } from './builds.js';
-import { addCompareOptions } from './compare.js';
+import { addCompareOptions } from './compare-options.js';
+import { parsesLayouts } from './layout-parsers.js';
 import { action } from './lifecycle.js';
 import { addClusterOptions, addJsonOption, addRedisOptions } from './options.js';
 import type { BenchFlags } from './bench/flags.js';
@@ -33,7 +34,7 @@ export function benchCommand(): Command {
   addClusterOptions(command);
   addBuildsOption(command);
   command.addHelpText('after', BENCH_HELP_AFTER);
-  return command.action(
+  return parsesLayouts(command).action(
     action(async (given: BenchFlags, cmd: Command) => {
       const { benchAction } = await import('./bench/action.js');
       return benchAction(given, cmd);

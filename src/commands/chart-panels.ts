@@ -1,6 +1,6 @@
 /** `--chart-panels`: its parser and help text, shared by bench and chart (no renderer loaded). */
 import { UsageError } from '../core/errors.js';
-import { DEFAULT_PANELS, PANEL_NAMES, type PanelName } from '../report/chart-data.js';
+import { DEFAULT_PANELS, PANEL_NAMES, type PanelName } from '../report/chart-panel-names.js';
 import { shownDeep } from '../safety/text.js';
 
 /** `--chart-panels hero,latency`: known panel names (or `all`), in the order given, each once. */

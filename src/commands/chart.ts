@@ -1,111 +1,14 @@
-import { statSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { Command } from 'commander';
-import type { Verdict } from '../compare/diff.js';
 import { UsageError } from '../core/errors.js';
-import { chartModel, DEFAULT_PANELS, type ChartSide, type PanelName } from '../report/chart-data.js';
-import { renderChartTerminal } from '../report/chart-terminal.js';
-import { action } from './lifecycle.js';
-import { addJsonOption, printJson, useColor } from './options.js';
-import { checkOutputTarget } from '../core/json-file.js';
-import { refuseSymlink, writeFileSafely } from '../safety/write-file.js';
-import { shownDeep } from '../safety/text.js';
+import type { ChartSide } from '../report/chart-data.js';
+import { DEFAULT_PANELS, type PanelName } from '../report/chart-panel-names.js';
 import { SCHEMA_VERSION } from '../core/schema-version.js';
 import { SWC_VERSION } from '../core/version.js';
-
-/** Terminal columns when stdout is not a terminal and COLUMNS is unset. */
-const DEFAULT_COLUMNS = 80;
-const MIN_COLUMNS = 40;
-
-/** The width terminal charts may use: the terminal's, else `COLUMNS`, else 80. */
-export function chartWidth(): number {
-  const env = Number(process.env.COLUMNS);
-  const columns = process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : Number.isInteger(env) && env > 0 ? env : DEFAULT_COLUMNS;
-  return Math.max(MIN_COLUMNS, columns);
-}
-
-/**
- * Checks a chart's output path before any work is done (a run is not lost to
- * a typo): the name ends in .svg or .png, so a result file cannot be
- * overwritten by mistake, and its folder exists.
- */
-export function checkChartPath(flag: string, file: string): string {
-  if (!/\.(svg|png)$/i.test(file)) throw new UsageError(`${flag}: expected a file name ending in .svg or .png, got "${file}"`);
-  const folder = dirname(resolve(file));
-  let isFolder = false;
-  try {
-    isFolder = statSync(folder).isDirectory();
-  } catch {
-    // reported below
-  }
-  if (!isFolder) throw new UsageError(`${flag}: folder ${folder} does not exist`);
-  checkOutputTarget(flag, file);
-  refuseSymlink(flag, file);
-  return file;
-}
-
-// The flag's parser and help live apart so bench's definition reads them without the renderers.
-export { CHART_PANELS_HELP, parseChartPanels } from './chart-panels.js';
 import { CHART_PANELS_HELP, parseChartPanels } from './chart-panels.js';
-
-/** A chart file written: where, in which format, how many bytes; and the asked panels that could not be drawn. */
-export interface WrittenChart {
-  readonly path: string;
-  readonly format: 'svg' | 'png';
-  readonly bytes: number;
-  readonly notes: readonly string[];
-}
-
-/** Two results: the gate's verdict at compare's default tolerances, which the chart headlines. */
-async function gateOf(sides: readonly ChartSide[]): Promise<Verdict | undefined> {
-  const [baseline, current] = sides;
-  if (!baseline || !current) return undefined;
-  // The comparison loads only when two results are drawn.
-  const { compareReports } = await import('../compare/diff.js');
-  return compareReports(baseline.report, current.report);
-}
-
-/**
- * Renders results to an SVG or PNG file (by the name's ending); says where
- * on stderr, with a line per asked panel that could not be drawn.
- */
-export async function writeChart(
-  flag: string,
-  file: string,
-  sides: readonly ChartSide[],
-  prefix: string,
-  panels: readonly PanelName[] = DEFAULT_PANELS,
-): Promise<WrittenChart> {
-  // The SVG renderer (vega) and the PNG one (resvg) load only when a chart file is written.
-  const [{ renderChartSvg }, { renderChartPng }] = await Promise.all([import('../report/chart-svg.js'), import('../report/chart-png.js')]);
-  const model = chartModel(sides, panels, await gateOf(sides));
-  const svg = await renderChartSvg(model);
-  const png = /\.png$/i.test(file);
-  let bytes: string | Buffer = svg;
-  if (png) {
-    try {
-      bytes = await renderChartPng(svg);
-    } catch (err) {
-      throw new UsageError(`${flag}: cannot draw PNG on this machine (@resvg/resvg-js: ${(err as Error).message.split('\n')[0] ?? ''}); write .svg instead`);
-    }
-  }
-  checkOutputTarget(flag, file);
-  try {
-    writeFileSafely(flag, file, bytes);
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(`${flag}: cannot write ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  for (const note of model.notes) process.stderr.write(`${prefix}: ${shownDeep(note)}\n`);
-  process.stderr.write(`${prefix}: chart written to ${file}\n`);
-  return { path: file, format: png ? 'png' : 'svg', bytes: Buffer.byteLength(bytes), notes: model.notes.map((n) => shownDeep(n)) };
-}
-
-/** Terminal charts of results, as text for stdout (colour and width from the terminal). */
-export async function terminalChart(sides: readonly ChartSide[], panels: readonly PanelName[] = DEFAULT_PANELS): Promise<string> {
-  // Labels come from the files: escaped and cut before they reach the terminal (src/safety/text.ts).
-  return renderChartTerminal(chartModel(shownDeep(sides), panels, await gateOf(sides)), { width: chartWidth(), color: useColor() });
-}
+import { action } from './lifecycle.js';
+import { addJsonOption, printJson } from './options.js';
+import { checkChartPath } from './output-files.js';
 
 interface ChartFlags {
   out?: string;
@@ -149,7 +52,7 @@ Examples:
       if (flags.json && flags.out === undefined) throw new UsageError('--json: prints what --out wrote; give --out <file.svg|file.png>');
       if (flags.out !== undefined) checkChartPath('--out', flags.out);
       const panels = flags.chartPanels ?? DEFAULT_PANELS;
-      const { loadReport } = await import('../compare/load.js');
+      const [{ loadReport }, { terminalChart, writeChart }] = await Promise.all([import('../compare/load.js'), import('./chart-output.js')]);
       const files = second === undefined ? [first] : [first, second];
       // Legends name each file by its base name, unless both share one.
       const short = new Set(files.map((f) => basename(f))).size === files.length;

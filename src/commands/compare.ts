@@ -1,164 +1,12 @@
-import { appendFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { parseNumber } from '../bench/values.js';
-import { DEFAULT_COMPARE_OPTIONS, type Verdict } from '../compare/diff.js';
-import { DEFAULT_INSTRUCTIONS_TOLERANCE } from '../compare/instructions.js';
-import { parseMemoryTolerance, type MemoryTolerance } from '../compare/memory-detail.js';
-import { compareOptionsFrom, type CompareFlags } from '../compare/options.js';
-import { EnvironmentError, ExitCode, UsageError } from '../core/errors.js';
-import { checkOutputTarget } from '../core/json-file.js';
-import { renderCompare, renderStepSummary, type CompareSide } from '../report/compare.js';
+import type { CompareFlags } from '../compare/options.js';
+import { ExitCode, UsageError } from '../core/errors.js';
+import type { CompareSide } from '../report/compare.js';
 import { compareFormats, type CompareFormat } from '../report/compare-formats.js';
-import { acrossBuildsDocument, verdictDocument } from '../report/compare-json.js';
-import { outputWidth } from '../report/width.js';
 import { shown, shownDeep } from '../safety/text.js';
-import { refuseSymlink, writeFileSafely } from '../safety/write-file.js';
-import { action, printError } from './lifecycle.js';
-import { parser, printJson, useColor } from './options.js';
-
-// `swc bench --baseline` gives its verdict with the helpers here too.
-export { compareOptionsFrom, type CompareFlags } from '../compare/options.js';
-
-/**
- * With `--format github` inside GitHub Actions: the verdict as Markdown
- * appended to $GITHUB_STEP_SUMMARY (the job's summary page). Outside Actions
- * the variable is unset and nothing is written; a file that cannot be
- * written is a warning, never a failed gate.
- */
-function writeStepSummary(verdict: Verdict, baseline: CompareSide, current: CompareSide): void {
-  const file = process.env.GITHUB_STEP_SUMMARY;
-  if (!file) return;
-  try {
-    appendFileSync(file, renderStepSummary(verdict, baseline, current));
-  } catch (err) {
-    printError(`swc: warning: cannot write the step summary to ${file}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
-
-/** Checks before a run that `--output` can be written: a path whose folder exists and that is not a folder itself. */
-export function checkOutputPath(flag: string, file: string): string {
-  const folder = dirname(resolve(file));
-  let ok = false;
-  try {
-    ok = statSync(folder).isDirectory();
-  } catch {
-    // said below
-  }
-  if (!ok) throw new UsageError(`${flag}: folder ${folder} does not exist`);
-  try {
-    if (statSync(file).isDirectory()) throw new UsageError(`${flag}: ${file} is a folder; give a file name`);
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-  }
-  checkOutputTarget(flag, file);
-  refuseSymlink(flag, file);
-  return file;
-}
-
-/** Writes a result as JSON to `file` whole (a temporary file renamed over it), so a reader never sees half of one. */
-export function writeJsonFile(flag: string, file: string, value: unknown): void {
-  // Again at write time: the path may have become a FIFO or a device since the check.
-  checkOutputTarget(flag, file);
-  try {
-    writeFileSafely(flag, file, `${JSON.stringify(value, null, 2)}\n`);
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new EnvironmentError(`${flag}: cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  printError(`swc: result saved to ${file}`);
-}
-
-/** `1`, `1%` and `0.5%` are percentages; returned as a fraction. */
-function percentage(flag: string, max: number) {
-  return parser((value: string) => parseNumber(flag, value.trim().replace(/%$/, ''), { min: 0, max }) / 100);
-}
-
-const pct = (fraction: number): string => `${+(fraction * 100).toFixed(4)}%`;
-
-/** Adds the tolerance flags and `--absolute`. */
-export function addCompareOptions(command: Command): Command {
-  return command
-    .addOption(
-      new Option(
-        '--memory-tolerance <percent|bytes>',
-        'fail when bytes per light grow by more than this: a percentage (1 and 1% both mean one percent) or bytes (64B, 1KB = 1024 B)',
-      )
-        .argParser(
-          parser((value: string): MemoryTolerance => {
-            const parsed = parseMemoryTolerance(value);
-            if (typeof parsed === 'string') throw new UsageError(parsed);
-            return parsed;
-          }),
-        )
-        .default({ fraction: DEFAULT_COMPARE_OPTIONS.memoryTolerance } satisfies MemoryTolerance, pct(DEFAULT_COMPARE_OPTIONS.memoryTolerance)),
-    )
-    .addOption(
-      new Option('--throughput-tolerance <percent>', "fail when a layout's ops/s ratio to the reference layout falls by more than this many percent")
-        .argParser(percentage('--throughput-tolerance', 100))
-        .default(DEFAULT_COMPARE_OPTIONS.throughputTolerance, pct(DEFAULT_COMPARE_OPTIONS.throughputTolerance)),
-    )
-    .addOption(
-      new Option(
-        '--server-tolerance <percent>',
-        "fail when the server's time per call rises by more than this many percent: its CPU time per call (INFO cpu, each layout's per-round ratio to the cell's first layout) when both results have it, else µs per call from INFO commandstats (each run's fastest round)",
-      )
-        .argParser(percentage('--server-tolerance', 1000))
-        .default(DEFAULT_COMPARE_OPTIONS.serverTolerance, pct(DEFAULT_COMPARE_OPTIONS.serverTolerance ?? 0)),
-    )
-    .addOption(
-      new Option(
-        '--instructions-tolerance <percent>',
-        "when both results counted instructions (swc bench --instructions): fail when a layout's instructions per call, or its ratio to the reference layout's, rise by more than this many percent",
-      )
-        .argParser(percentage('--instructions-tolerance', 1000))
-        .default(DEFAULT_INSTRUCTIONS_TOLERANCE, pct(DEFAULT_INSTRUCTIONS_TOLERANCE)),
-    )
-    .addOption(
-      new Option(
-        '--commands-tolerance <n>',
-        'fail when an operation runs more than this many more commands per call than the baseline (INFO commandstats; default 0: exact; for layouts whose count varies with eviction)',
-      )
-        .argParser(parser((value: string) => parseNumber('--commands-tolerance', value.trim(), { min: 0, max: 1000 })))
-        .default(0),
-    )
-    .option('--absolute', 'also fail when absolute ops/s fall by more than the throughput tolerance (noisy across machines)');
-}
-
-/**
- * Prints a verdict (warnings for incomparable runs on stderr, the comparison
- * on stdout) and returns the exit code: 0 ok, 1 regression.
- */
-export function printVerdict(
-  verdict: Verdict,
-  baseline: CompareSide,
-  current: CompareSide,
-  output: { json: boolean; format: CompareFormat; wide?: boolean },
-): number {
-  for (const m of verdict.mismatches) {
-    // Field values come from the files: escaped and cut, never raw on the terminal (src/safety/text.ts).
-    process.stderr.write(
-      `swc: not comparable: ${shown(String(m.field))} differs (baseline ${shown(String(m.baseline))}, current ${shown(String(m.current))}); regenerate the baseline with this build and these settings\n`,
-    );
-  }
-  if (output.json) {
-    printJson(verdictDocument(verdict, baseline, current));
-  } else {
-    // Every human format (table, markdown, github) renders escaped copies: names, labels and fields from a file carry no control character.
-    if (output.format === 'github') writeStepSummary(shownDeep(verdict), shownDeep(baseline), shownDeep(current));
-    process.stdout.write(
-      renderCompare(
-        shownDeep(verdict),
-        shownDeep(baseline),
-        shownDeep(current),
-        output.format,
-        useColor(),
-        output.format === 'table' ? outputWidth(output.wide) : Number.POSITIVE_INFINITY,
-      ),
-    );
-  }
-  return verdict.ok ? ExitCode.ok : ExitCode.finding;
-}
+import { addCompareOptions } from './compare-options.js';
+import { action } from './lifecycle.js';
+import { printJson, useColor } from './options.js';
 
 interface CompareCommandFlags extends CompareFlags {
   json?: boolean;
@@ -215,11 +63,22 @@ Examples:
   );
   return command.action(
     action(async (baselineFile: string, currentFile: string, flags: CompareCommandFlags) => {
-      const [{ loadReport }, { compareReports }, { differentBuilds, roleChanges }, { renderRoleChanges }] = await Promise.all([
+      const [
+        { loadReport },
+        { compareReports },
+        { compareOptionsFrom },
+        { differentBuilds, roleChanges },
+        { renderRoleChanges },
+        { acrossBuildsDocument },
+        { printVerdict },
+      ] = await Promise.all([
         import('../compare/load.js'),
         import('../compare/diff.js'),
+        import('../compare/options.js'),
         import('../compare/builds.js'),
         import('../report/across-builds.js'),
+        import('../report/compare-json.js'),
+        import('./verdict.js'),
       ]);
       const baseline: CompareSide = { label: baselineFile, report: loadReport(baselineFile) };
       const current: CompareSide = { label: currentFile, report: loadReport(currentFile) };

@@ -210,7 +210,11 @@ Examples:
       .exitOverride()
       .showHelpAfterError(false);
   }
-  program.hook('preSubcommand', (_program, command) => helpFirst(program, command));
+  program.hook('preSubcommand', async (_program, command) => {
+    helpFirst(program, command);
+    // Past the help: what the command's flag parsers read loads now (src/commands/layout-parsers.ts).
+    await (await import('./layout-parsers.js')).beforeParse(command);
+  });
   return program;
 }
 

@@ -4,9 +4,10 @@
  */
 import { Command, Option } from 'commander';
 import { LIMITS, parseList, parseNumber } from '../bench/values.js';
-import { layoutNames, resolveLayoutName } from '../layouts/index.js';
+import { BUILTIN_LAYOUT_NAMES } from '../layouts/builtin-names.js';
 import { TRUST_SCRIPTS_HELP } from '../safety/trust.js';
 import { addBuildsOption } from './builds.js';
+import { layoutRegistry, parsesLayouts } from './layout-parsers.js';
 import { action } from './lifecycle.js';
 import { addClusterOptions, addJsonOption, addRedisOptions, parser, waitForRunsOption } from './options.js';
 import type { VerifyFlags } from './verify/flags.js';
@@ -15,7 +16,7 @@ const DEFAULT_CALLS = 20_000;
 const CALLS = { min: 1, max: 2_000_000, integer: true };
 const LIGHTS = { min: 1, max: 64, integer: true };
 
-const layoutList = parser((v) => parseList('--layout', v, (p) => resolveLayoutName(p)));
+const layoutList = parser((v) => parseList('--layout', v, (p) => layoutRegistry().resolveLayoutName(p)));
 
 /** `swc verify`: randomized traffic through a layout and the reference model; every disagreement shrunk to a short reproduction. */
 export function verifyCommand(): Command {
@@ -26,7 +27,7 @@ export function verifyCommand(): Command {
     .addOption(
       new Option(
         '--layout <list>',
-        `layouts, comma-separated: ${layoutNames.join(', ')}, or manifest files (default all registered; with --scripts, the layouts that folder has)`,
+        `layouts, comma-separated: ${BUILTIN_LAYOUT_NAMES.join(', ')}, or manifest files (default all registered; with --scripts, the layouts that folder has)`,
       ).argParser(layoutList),
     )
     .addOption(
@@ -81,7 +82,7 @@ Examples:
   # check an edit before committing it:
   swc verify --scripts ./my-lua-copy --layout stoplight-v6`,
   );
-  return command.action(
+  return parsesLayouts(command).action(
     action(async (flags: VerifyFlags) => {
       const { verifyAction } = await import('./verify/action.js');
       return verifyAction(flags);

@@ -3,6 +3,7 @@ import { countsDecide, DEFAULT_INSTRUCTIONS_TOLERANCE, instructionRows } from '.
 import { OPERATIONS, type CompareRow, type Figure, type Operation, type RowStatus } from './rows.js';
 import { commandRows } from './commands.js';
 import { judgeMemory, keyChanges, type MemoryTolerance } from './memory-detail.js';
+import { DEFAULT_MEMORY_TOLERANCE, DEFAULT_SERVER_TOLERANCE, DEFAULT_THROUGHPUT_TOLERANCE } from './tolerances.js';
 
 export { OPERATIONS, type CompareRow, type Figure, type Operation, type RowStatus } from './rows.js';
 
@@ -51,7 +52,12 @@ export interface Verdict {
 }
 
 /** Defaults of `swc compare`. */
-export const DEFAULT_COMPARE_OPTIONS: CompareOptions = { memoryTolerance: 0.01, throughputTolerance: 0.25, absolute: false, serverTolerance: 0.5 };
+export const DEFAULT_COMPARE_OPTIONS: CompareOptions = {
+  memoryTolerance: DEFAULT_MEMORY_TOLERANCE,
+  throughputTolerance: DEFAULT_THROUGHPUT_TOLERANCE,
+  absolute: false,
+  serverTolerance: DEFAULT_SERVER_TOLERANCE,
+};
 
 /** Run options that change the bytes of a cell: two runs that differ here measure different traffic. */
 const TRAFFIC_OPTIONS = ['seed', 'failureRate', 'lights', 'realtime'] as const;

@@ -1,5 +1,8 @@
 import type { BenchReport, CellResult } from '../measure/types.js';
 import { OPERATIONS, type CompareRow, type InstructionFigure, type RowStatus } from './rows.js';
+import { DEFAULT_INSTRUCTIONS_TOLERANCE } from './tolerances.js';
+
+export { DEFAULT_INSTRUCTIONS_TOLERANCE };
 
 /** The ops whose counts are compared. */
 const OPS = OPERATIONS;
@@ -8,16 +11,6 @@ export type { InstructionFigure };
 export const INSTRUCTION_FIGURES: readonly InstructionFigure[] = OPS.flatMap((op) => [`${op}Instructions`, `${op}InstructionRatio`] as const);
 
 export const isInstructionFigure = (figure: string): figure is InstructionFigure => (INSTRUCTION_FIGURES as readonly string[]).includes(figure);
-
-/**
- * Default tolerance of instructions per call, from measurements on 7.0.15
- * (docs/instructions.md): unchanged runs of one build differ by up to 1.7%
- * (5.x's write at 10/s; Redis seeds skiplist levels with the time and pid,
- * so 5.x's sorted-set walks differ a little from one server start to the
- * next), 6.0's figures by under 1.1%; one extra redis.call in 6.0's write
- * adds 3%, three HGETs on its successes 4.5%.
- */
-export const DEFAULT_INSTRUCTIONS_TOLERANCE = 0.02;
 
 /** Symmetric, as the server µs figures: regressed above `1 + tolerance` times the baseline, improved below `1 / (1 + tolerance)`. */
 function judgeCount(baseline: number, current: number, tolerance: number): RowStatus {

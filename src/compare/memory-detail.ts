@@ -10,27 +10,9 @@
  * to say about fields.
  */
 import type { CellResult, KeyMemory } from '../measure/types.js';
+import type { MemoryTolerance } from './tolerances.js';
 
-/** How much bytes per light may grow: a fraction (0.01 = 1%) or a number of bytes. */
-export type MemoryTolerance = { readonly fraction: number } | { readonly bytes: number };
-
-/** `--memory-tolerance` values: `1`, `1%`, `0.5%` (percent) or `64B`, `64 B`, `1KB`/`1KiB` (bytes, 1 KB = 1024). */
-export function parseMemoryTolerance(value: string): MemoryTolerance | string {
-  const text = value.trim();
-  const bytes = /^(\d+(?:\.\d+)?)\s*(B|KB|KiB)$/i.exec(text);
-  if (bytes) {
-    const n = Number(bytes[1]) * ((bytes[2] ?? 'B').toUpperCase() === 'B' ? 1 : 1024);
-    if (!Number.isFinite(n) || n > 1024 ** 3) return `--memory-tolerance: bytes must be from 0 B to 1 GiB, got "${value}"`;
-    return { bytes: n };
-  }
-  const percent = /^(\d+(?:\.\d+)?)\s*%?$/.exec(text);
-  if (percent) {
-    const n = Number(percent[1]);
-    if (n > 1000) return `--memory-tolerance: a percentage from 0 to 1000, got "${value}"`;
-    return { fraction: n / 100 };
-  }
-  return `--memory-tolerance: a percentage (1, 1%, 0.5%) or bytes (64B, 1KB), got "${value}"`;
-}
+export type { MemoryTolerance } from './tolerances.js';
 
 /**
  * Whether bytes per light regressed, improved or held: beyond the tolerance

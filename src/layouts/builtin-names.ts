@@ -4,3 +4,6 @@
  * two lists the same).
  */
 export const BUILTIN_LAYOUT_NAMES: readonly string[] = ['stoplight-v5', 'stoplight-v6', 'sliding-log', 'ring', 'packed', 'coarse', 'two-window'];
+
+/** Those of {@link BUILTIN_LAYOUT_NAMES} that `bench` runs when `--layout` is not given (src/layouts/index.ts marks them `byDefault`). */
+export const BUILTIN_DEFAULT_LAYOUT_NAMES: readonly string[] = ['stoplight-v5', 'stoplight-v6'];

@@ -2,6 +2,9 @@ import { maxOf, minOf } from '../core/arrays.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
 import { formatWindow } from '../core/format.js';
 import type { CompareOptions, CompareRow, Verdict } from '../compare/diff.js';
+import { DEFAULT_PANELS, PANEL_NAMES, type PanelName } from './chart-panel-names.js';
+
+export { DEFAULT_PANELS, PANEL_NAMES, type PanelName };
 
 /**
  * What the charts draw, worked out once from results so the terminal and the
@@ -45,17 +48,6 @@ export interface ChartSeries {
   /** Sorted by x. */
   readonly points: readonly ChartPoint[];
 }
-
-/**
- * The panels `--chart-panels` selects by name, in the order they are drawn by default when listed.
- * `hero`: memory per light against window at the highest rate, value labels and the ratio written on it;
- * `window`: the same at every rate; `rate`: memory against rate, one per window;
- * `latency`: request latency p50 and p99 against window, one per rate, each point with its range across rounds.
- */
-export const PANEL_NAMES = ['hero', 'window', 'rate', 'latency'] as const;
-export type PanelName = (typeof PANEL_NAMES)[number];
-/** What a chart draws unless `--chart-panels` says otherwise. */
-export const DEFAULT_PANELS: readonly PanelName[] = ['hero'];
 
 /**
  * Which quantity a panel shows; panels of one kind share their y range.

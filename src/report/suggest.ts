@@ -1,15 +1,9 @@
 import type { Suggestion } from '../bench/suggest.js';
-import { APPROXIMATE_MAX_FLIPS, APPROXIMATE_MIN_SAVING, NEAR_TIE } from '../core/thresholds.js';
 import { formatWindow } from '../core/format.js';
 import { palette } from './style.js';
 import { renderMarkdown, type Grid } from './table.js';
+import { SUGGEST_RULE_TEXT } from './suggest-rule.js';
 import { PIPED_COLUMNS, renderFitted } from './width.js';
-
-/** The rule {@link suggest} applies, in one sentence (also in --help and the README). */
-export const SUGGEST_RULE_TEXT =
-  `an exact layout (zero error over every read) beats an approximate one unless the approximate one is at least ${APPROXIMATE_MIN_SAVING}× smaller ` +
-  `than the smallest exact layout and decides differently on at most ${APPROXIMATE_MAX_FLIPS * 100}% of reads; then fewer bytes per light win, ` +
-  `and layouts within ${NEAR_TIE * 100}% of each other's bytes go by server µs per request`;
 
 const dash = '–';
 

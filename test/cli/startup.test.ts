@@ -34,12 +34,17 @@ function loaded(args: readonly string[]): { code: number | null; modules: string
   return { code: run.status, modules: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
 }
 
-/** Packages and swc folders only a command's action needs. */
+/**
+ * Packages and swc folders only a command's action needs. The files let through by name hold
+ * constants or help text a command's definition reads (layout and panel names, format choices,
+ * default tolerances, the suggest rule, the --trust-scripts text) or a check its flags run on a
+ * path (terminal-safe text, writes that follow no link): each imports at most core/ and node:.
+ */
 const HEAVY = [
   /node_modules\/(ioredis|redis-parser|zod|vega[^/]*|@resvg|cli-table3|cli-progress|tinybench|asciichart|chalk)\//,
-  /\/dist\/(layouts\/(?!builtin-names|inspection\.js)|inspect\/(?!list-options)|compare\/|measure\/|verify\/|doctor\/|traffic\/|model\/)/,
+  /\/dist\/(layouts\/(?!builtin-names|inspection\.js)|inspect\/(?!list-options)|compare\/(?!tolerances\.js)|measure\/|verify\/|doctor\/|traffic\/|model\/)/,
   /\/dist\/redis\/(connect|cluster|server|routed|rdb-server|preflight)\.js/,
-  /\/dist\/(report\/(?!help-text|inspect-limits|lights-formats)|schemas\/|safety\/(?!namespace\.js))/,
+  /\/dist\/(report\/(?!help-text|inspect-limits|lights-formats|bench-formats\.js|compare-formats\.js|chart-panel-names\.js|suggest-rule\.js)|schemas\/|safety\/(?!(namespace|trust|text|write-file)\.js))/,
 ];
 const heavyIn = (modules: readonly string[]): string[] => modules.filter((m) => HEAVY.some((re) => re.test(m)));
 
@@ -64,13 +69,33 @@ describe('start-up: what swc loads before it answers', () => {
     expect(commands.filter((c) => !['program.js', 'lifecycle.js', 'options.js'].includes(c))).toEqual([`${command}.js`]);
   });
 
-  // compare and chart keep the renderers bench --baseline and --chart call synchronously (their help loads chalk, the
-  // table and the terminal chart), but no command's help may load the Redis client, zod, vega, resvg or a layout.
-  it.each([['compare'], ['chart']])('%s --help: no Redis client, schema, chart engine or layout', (command) => {
+  // bench and verify: their option groups and the CLI helpers, but the layouts their --layout and --scripts parsers read
+  // load only past the help (src/commands/layout-parsers.ts), and the comparison and charts only in the action.
+  it.each([
+    ['bench', '--help'],
+    ['bench', '-h'],
+    ['verify', '--help'],
+  ])('%s %s: no layout, comparison, client, schema or renderer', (command, flag) => {
+    const { code, modules } = loaded([command, flag]);
+    expect(code).toBe(0);
+    expect(heavyIn(modules)).toEqual([]);
+    const commands = modules.filter((m) => /\/dist\/commands\//.test(m)).map((m) => m.replace(/.*\/dist\/commands\//, ''));
+    const helpers = ['program.js', 'lifecycle.js', 'options.js', 'builds.js', 'compare-options.js', 'chart-panels.js', 'layout-parsers.js'];
+    // The command's own file and folder (bench/options-*.ts, bench/help.ts), no other command's.
+    expect(commands.filter((c) => !helpers.includes(c) && !c.startsWith(`${command}/`))).toEqual([`${command}.js`]);
+    expect(commands.filter((c) => c.startsWith(`${command}/`) && !/\/(options-[a-z]+|help|flags)\.js$/.test(c))).toEqual([]);
+  });
+
+  // compare and chart: their renderers (the verdict table, the terminal chart, vega, resvg) load in the action.
+  it.each([['compare'], ['chart']])('%s --help: no comparison, client, schema, chart engine or layout', (command) => {
     const { code, modules } = loaded([command, '--help']);
     expect(code).toBe(0);
-    const engines =
-      /node_modules\/(ioredis|redis-parser|zod|vega[^/]*|@resvg)\/|\/dist\/(layouts\/(?!builtin-names|inspection\.js)|inspect\/|schemas\/|redis\/(connect|cluster|server)\.js)/;
-    expect(modules.filter((m) => engines.test(m))).toEqual([]);
+    expect(heavyIn(modules)).toEqual([]);
+  });
+
+  it('swc --help: every command defined, none of their actions loaded', () => {
+    const { code, modules } = loaded(['--help']);
+    expect(code).toBe(0);
+    expect(heavyIn(modules)).toEqual([]);
   });
 });

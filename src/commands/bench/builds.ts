@@ -6,7 +6,7 @@ import { isBenchReport, renderBuilds, type BuildRun } from '../../report/builds.
 import { renderSuggestions } from '../../report/suggest.js';
 import { renderSweep } from '../../report/sweep.js';
 import { buildsJson, childJson, runAcrossBuilds, withoutFlags } from '../builds.js';
-import { writeJsonFile } from '../compare.js';
+import { writeJsonFile } from '../output-files.js';
 import { printJson, useColor } from '../options.js';
 
 /** Flags of `swc bench` this module reads. */

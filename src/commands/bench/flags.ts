@@ -4,7 +4,7 @@ import type { LayoutName } from '../../layouts/index.js';
 import type { PanelName } from '../../report/chart-data.js';
 import type { BenchFormat } from '../../report/bench.js';
 import type { BuildsFlags } from '../builds.js';
-import type { CompareFlags } from '../compare.js';
+import type { CompareFlags } from '../../compare/options.js';
 import type { ClusterFlags, RedisFlags } from '../options.js';
 import type { InstructionFlags } from './options-instructions.js';
 

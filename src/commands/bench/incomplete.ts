@@ -5,7 +5,7 @@ import type { BenchReport } from '../../measure/types.js';
 import { renderBench, type BenchFormat } from '../../report/bench.js';
 import { outputWidth, proseWidth, wrapText } from '../../report/width.js';
 import { printJson, useColor } from '../options.js';
-import { writeJsonFile } from '../compare.js';
+import { writeJsonFile } from '../output-files.js';
 
 /** For a `.catch`: an {@link IncompleteBenchError} is kept as the outcome, any other error rethrown. */
 export function keepIncomplete(err: unknown): IncompleteBenchError {

@@ -2,14 +2,18 @@
 import { Option, type Command } from 'commander';
 import { presets } from '../../bench/presets.js';
 import { LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../../bench/values.js';
-import { defaultLayoutNames, layoutNames, resolveLayoutName } from '../../layouts/index.js';
+import { BUILTIN_DEFAULT_LAYOUT_NAMES, BUILTIN_LAYOUT_NAMES } from '../../layouts/builtin-names.js';
+import { layoutRegistry } from '../layout-parsers.js';
 import { parser } from '../options.js';
 import { DEFAULT_RATES, DEFAULT_REALTIME_SECONDS, DEFAULT_WINDOWS } from './flags.js';
 
 const rateList = parser((v) => parseList('--rate', v, (p) => parseNumber('--rate', p, LIMITS.rate)));
 const windowList = parser((v) => parseList('--window', v, (p) => parseDuration('--window', p, LIMITS.window)));
 // `all` stands for every registered layout, in registration order.
-const layoutList = parser((v) => [...new Set(parseList('--layout', v, (p) => (p === 'all' ? [...layoutNames] : [resolveLayoutName(p)])).flat())]);
+const layoutList = parser((v) => {
+  const { layoutNames, resolveLayoutName } = layoutRegistry();
+  return [...new Set(parseList('--layout', v, (p) => (p === 'all' ? [...layoutNames] : [resolveLayoutName(p)])).flat())];
+});
 
 /** --rate, --window, --layout, --failure-rate, --lights, --duration, --realtime, --preset, --seed. */
 export function addMatrixOptions(command: Command): Command {
@@ -19,7 +23,7 @@ export function addMatrixOptions(command: Command): Command {
     .addOption(
       new Option(
         '--layout <list>',
-        `layouts, comma-separated: ${layoutNames.join(', ')}, a manifest file, or all (default ${defaultLayoutNames.join(',')})`,
+        `layouts, comma-separated: ${BUILTIN_LAYOUT_NAMES.join(', ')}, a manifest file, or all (default ${BUILTIN_DEFAULT_LAYOUT_NAMES.join(',')})`,
       ).argParser(layoutList),
     )
     .option(

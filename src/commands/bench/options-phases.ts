@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { LIMITS, parseDuration, parseNumber } from '../../bench/values.js';
 import { UsageError } from '../../core/errors.js';
-import { SUGGEST_RULE_TEXT } from '../../report/suggest.js';
+import { SUGGEST_RULE_TEXT } from '../../report/suggest-rule.js';
 import { parser } from '../options.js';
 import { APP_VIEW_MS, DEFAULT_PHASE_SECONDS, DEFAULT_ROUNDS, DEFAULT_THRESHOLD } from './flags.js';
 

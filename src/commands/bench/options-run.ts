@@ -1,8 +1,8 @@
 /** `swc bench`, where and how a run goes: scripts, safety, a scenario, a baseline and a sweep. */
 import type { Command } from 'commander';
 import { MAX_SWEEP_COMBINATIONS, parseSweep, SWEEP_SETTINGS, type SweepAxis } from '../../bench/sweep-axes.js';
-import { classifyScriptsDir } from '../../layouts/stoplight/scripts-dir.js';
 import { TRUST_SCRIPTS_HELP } from '../../safety/trust.js';
+import { scriptsDirCheck } from '../layout-parsers.js';
 import { parser, waitForRunsOption } from '../options.js';
 
 /** --scripts, --allow-eviction, --scenario, --baseline, --trust-scripts, --wait-for-runs, --sweep. */
@@ -12,7 +12,7 @@ export function addRunOptions(command: Command): Command {
       '--scripts <dir>',
       "run the layouts' scripts from this folder: a Stoplight source tree or installed gem (its own scripts, through swc's manifest of that version's calling convention), or an edited copy of swc's lua/ folder; a manifest layout reads its scripts here instead of its scriptsRoot",
       parser((v) => {
-        classifyScriptsDir(v);
+        scriptsDirCheck().classifyScriptsDir(v);
         return v;
       }),
     )

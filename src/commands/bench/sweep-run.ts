@@ -7,7 +7,7 @@ import type { Combination } from '../../bench/sweep.js';
 import type { BenchFormat } from '../../report/bench.js';
 import { renderSweep } from '../../report/sweep.js';
 import { outputWidth } from '../../report/width.js';
-import { writeJsonFile } from '../compare.js';
+import { writeJsonFile } from '../output-files.js';
 import { printJson, turnWaitMs, useColor } from '../options.js';
 import type { BenchFlags } from './flags.js';
 import { sayOnStderr, warnShortfall } from './notes.js';
