@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { NotFoundError, UsageError } from '../core/errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { InspectTarget, Layout } from '../layouts/types.js';
-import { keyTypes, readEncodingLimits, readHash } from '../layouts/inspection-keys.js';
+import { exec, keyTypes, readEncodingLimits, readHash } from '../layouts/inspection-keys.js';
 import { DEFAULT_SYSTEM, type KeySearch } from '../layouts/types.js';
 import { globToRegExp, scanOnce } from '../redis/scan.js';
 import { closestNames, orList } from '../core/suggest.js';
@@ -64,6 +64,8 @@ async function serverSecond(redis: Redis): Promise<number> {
 const MAX_SEEN_NAMES = 10_000;
 /** Registry hashes read for suggestions, at most. */
 const MAX_REGISTRIES = 16;
+/** Fields of a registry read for suggestions, at most. */
+const MAX_REGISTRY_FIELDS = 100_000;
 /** Prefixes a Stoplight registry of light configs lives under (names.ts, REGISTRY_KEY). */
 const REGISTRY_PREFIXES = ['stoplight:v6', 'stoplight:v5'];
 
@@ -201,9 +203,11 @@ async function knownNames(redis: Redis, request: InspectRequest, names: NameBook
   const registries = new Set([...REGISTRY_PREFIXES.flatMap((p) => [...systems].map((id) => `${p}:${id}:lights`)), ...seen.registries]);
   const list = [...registries];
   const types = await keyTypes(redis, list);
-  for (const [i, key] of list.entries()) {
-    if (types[i] !== 'hash') continue;
-    addRegistry(book, key, await readHash(redis, key));
+  const hashes = list.filter((_, i) => types[i] === 'hash');
+  const sizes = hashes.length === 0 ? [] : await exec(hashes.reduce((p, key) => p.hlen(key), redis.pipeline()));
+  for (const [i, key] of hashes.entries()) {
+    // A registry larger than any application's is not read for a hint.
+    if (Number(sizes[i]) <= MAX_REGISTRY_FIELDS) addRegistry(book, key, await readHash(redis, key));
   }
   return [...seen.names, ...book.lights.values()];
 }
