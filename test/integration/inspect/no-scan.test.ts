@@ -115,6 +115,18 @@ describe('inspect --layout auto on a 200k-key server', () => {
     }
   }, 30_000);
 
+  it('a 6.0 name without --system (its system only a SCAN finds) takes one pass for every layout, not one each', async () => {
+    const onePass = (await scanOnce(redis, ['*'], () => undefined, { pauseMs: 0 })).calls;
+    let result: BucketInspection[] = [];
+    const scans = await scansOf(async () => {
+      result = (await inspectLight(redis, { light: 'checkout' })) as BucketInspection[];
+    });
+    expect(scans).toBeGreaterThan(0);
+    expect(scans).toBeLessThanOrEqual(onePass);
+    expect(result.map((r) => r.layout)).toEqual(['stoplight-v6']);
+    expect(result[0]?.systemId).toBe(shortId('payments'));
+  }, 30_000);
+
   it('the CLI says the suggestion on stderr, exit 1 as for every miss', async () => {
     const run = await runCli(['inspect', 'chekout', '--system', 'payments', '--redis-url', server.url]);
     expect(run.code).toBe(1);
