@@ -2,9 +2,13 @@ import type { Redis } from 'ioredis';
 import { NotFoundError, UsageError } from '../core/errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { InspectTarget, Layout } from '../layouts/types.js';
-import { readEncodingLimits } from '../layouts/inspection-keys.js';
+import { exec, keyTypes, readEncodingLimits, readHash } from '../layouts/inspection-keys.js';
+import { DEFAULT_SYSTEM, type KeySearch } from '../layouts/types.js';
+import { globToRegExp, scanOnce } from '../redis/scan.js';
+import { closestNames, orList } from '../core/suggest.js';
+import { addRegistry, nameId, newNameBook, registrySystemOf } from '../layouts/stoplight/names.js';
 import { SWC_VERSION } from '../core/version.js';
-import type { BucketInspection, EventInspection, Inspection, JudgeOptions, KeysInspection, WindowView } from '../layouts/inspection.js';
+import type { BucketInspection, EncodingLimits, EventInspection, Inspection, JudgeOptions, KeysInspection, WindowView } from '../layouts/inspection.js';
 import { isoMoment } from '../core/format.js';
 import type { NameBook } from '../layouts/stoplight/names.js';
 import { SCHEMA_VERSION } from '../core/schema-version.js';
@@ -56,11 +60,53 @@ async function serverSecond(redis: Redis): Promise<number> {
   return Number(seconds);
 }
 
+/** Names met during the pass that suggestions are drawn from, at most (a bound on memory, not a sample). */
+const MAX_SEEN_NAMES = 10_000;
+/** Registry hashes read for suggestions, at most. */
+const MAX_REGISTRIES = 16;
+/** Fields of a registry read for suggestions, at most. */
+const MAX_REGISTRY_FIELDS = 100_000;
+/** Prefixes a Stoplight registry of light configs lives under (names.ts, REGISTRY_KEY). */
+const REGISTRY_PREFIXES = ['stoplight:v6', 'stoplight:v5'];
+
+/** What a miss saw: names to suggest from. */
+interface Seen {
+  readonly names: Set<string>;
+  readonly registries: Set<string>;
+}
+
+/** Reads every layout's targets in order, the first target with keys winning per layout. */
+async function readPlan(
+  redis: Redis,
+  plan: readonly LayoutTargets[],
+  judge: JudgeOptions,
+  limits: EncodingLimits,
+  search: ((layout: string) => KeySearch) | undefined,
+): Promise<Inspection[]> {
+  const found: Inspection[] = [];
+  for (const { layout, targets } of plan) {
+    for (const target of targets) {
+      const inspection = await layout.inspector.inspect(redis, target, judge, limits, search?.(layout.name));
+      if (inspection) {
+        found.push(inspection);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
 /**
  * Looks inside one light on `redis`, read-only, in every layout asked for
  * that has keys (in registration order). Throws {@link NotFoundError} when
  * none has. What the server refuses to tell (bytes without MEMORY, limits
  * without CONFIG) is left null and named in each inspection's `unavailable`.
+ *
+ * With `--layout auto` and a name or id, the keys each layout can name
+ * (6.0's hash and index under the system, 5.x's metadata and hour keys) are
+ * read first, with no SCAN. Only when none exists does one paced SCAN pass
+ * walk the keyspace for every layout at once (the keys only SCAN can find,
+ * and the names a miss suggests from).
  */
 export async function inspectLight(redis: Redis, request: InspectRequest, nodeOf?: (key: string) => string, names?: NameBook): Promise<Inspection[]> {
   const plan = resolveTargets(request, names);
@@ -69,22 +115,101 @@ export async function inspectLight(redis: Redis, request: InspectRequest, nodeOf
   const at = given ? Math.floor(request.at as number) : await serverSecond(redis);
   const judge: JudgeOptions = { windowSeconds: request.windowSeconds ?? null, at, clock: given ? 'given' : 'server' };
 
-  const found: Inspection[] = [];
-  for (const { layout, targets } of plan) {
-    for (const target of targets) {
-      const inspection = await layout.inspector.inspect(redis, target, judge, limits);
-      if (inspection) {
-        const placed = nodeOf ? { ...inspection, keys: inspection.keys.map((k) => ({ ...k, node: nodeOf(k.key) })) } : inspection;
-        found.push(unavailable === null ? placed : { ...placed, unavailable: [...placed.unavailable, unavailable] });
-        break;
-      }
+  const auto = (request.layout ?? 'auto') === 'auto' && !registeredLayouts().some((l) => l.inspector.lightOfKey(request.light) !== null);
+  let found: Inspection[];
+  const seen: Seen = { names: new Set(), registries: new Set() };
+  if (auto) {
+    // Known keys only: a search that finds nothing, and notes what a pass would look for, and for which layout.
+    const wanted = new Set<string>();
+    const unnamed = new Set<string>();
+    const firstRead = await readPlan(redis, plan, judge, limits, (layout) => (pattern, why) => {
+      wanted.add(pattern);
+      if (why === 'unnamed') unnamed.add(layout);
+      return Promise.resolve([]);
+    });
+    const hit = new Set(firstRead.map((i) => i.layout));
+    // The pass: when nothing was found, or a Stoplight layout could not name its keys (6.0 without --system).
+    const pass = hit.size === 0 || [...unnamed].some((l) => !hit.has(l) && l.startsWith('stoplight-'));
+    if (pass) {
+      const keys = await onePass(redis, [...wanted], seen);
+      const rest = await readPlan(
+        redis,
+        plan.filter((p) => !hit.has(p.layout.name)),
+        judge,
+        limits,
+        () => (pattern) => {
+          const test = globToRegExp(pattern);
+          return Promise.resolve(keys.filter((k) => test.test(k)));
+        },
+      );
+      const order = plan.map((p) => p.layout.name);
+      found = [...firstRead, ...rest].sort((x, y) => order.indexOf(x.layout) - order.indexOf(y.layout));
+    } else {
+      found = firstRead;
     }
+  } else {
+    found = await readPlan(redis, plan, judge, limits, undefined);
   }
   if (found.length === 0) {
-    const looked = plan.flatMap((p) => p.targets.flatMap((t) => t.lookedFor));
-    throw new NotFoundError(`light "${request.light}" not found: no key ${looked.join(', ')} (try swc lights)`);
+    // swc's own designs' keys would only crowd the line: name the Stoplight keys looked for, unless a design was asked for.
+    const looked = plan.filter((p) => !auto || p.layout.name.startsWith('stoplight-')).flatMap((p) => p.targets.flatMap((t) => t.lookedFor));
+    const suggestions = closestNames(request.light, await knownNames(redis, request, names, seen));
+    const hint = suggestions.length > 0 ? `; did you mean ${orList(suggestions)}?` : '';
+    throw new NotFoundError(`light "${request.light}" not found: no key ${looked.join(', ')}${hint} (try swc lights)`);
   }
-  return found;
+  return found.map((inspection) => {
+    const placed = nodeOf ? { ...inspection, keys: inspection.keys.map((k) => ({ ...k, node: nodeOf(k.key) })) } : inspection;
+    return unavailable === null ? placed : { ...placed, unavailable: [...placed.unavailable, unavailable] };
+  });
+}
+
+/**
+ * The one SCAN pass of a miss: the keys matching `wanted` (what the layouts'
+ * targets could only find by SCAN), and, from every key of every layout, the
+ * names met and any Stoplight registry (into `seen`).
+ */
+async function onePass(redis: Redis, wanted: readonly string[], seen: Seen): Promise<string[]> {
+  const layouts = registeredLayouts();
+  const tests = wanted.map(globToRegExp);
+  const keys: string[] = [];
+  const patterns = [...wanted, ...layouts.flatMap((l) => l.inspector.scanPatterns()), ...REGISTRY_PREFIXES.map((p) => `${p}:*`)];
+  await scanOnce(redis, patterns, (key) => {
+    if (tests.some((t) => t.test(key))) keys.push(key);
+    if (registrySystemOf(key) !== null) {
+      if (seen.registries.size < MAX_REGISTRIES) seen.registries.add(key);
+      return;
+    }
+    if (seen.names.size >= MAX_SEEN_NAMES) return;
+    for (const layout of layouts) {
+      const owner = layout.inspector.lightOfKey(key);
+      if (!owner) continue;
+      // 6.0 keys carry ids, not names: its names come from a registry or --names.
+      if (!(/^[0-9a-f]{12}$/.test(owner.light) && owner.system !== null)) seen.names.add(owner.light);
+      break;
+    }
+  });
+  return keys;
+}
+
+/**
+ * Names a miss suggests from: --names, the registries of the system asked
+ * for and of `default`, those the pass met, and the names its keys carry.
+ */
+async function knownNames(redis: Redis, request: InspectRequest, names: NameBook | undefined, seen: Seen): Promise<string[]> {
+  const book = newNameBook();
+  if (names) for (const [id, name] of names.lights) book.lights.set(id, name);
+  const systems = new Set([nameId(DEFAULT_SYSTEM)]);
+  if (request.system !== undefined) systems.add(/^[0-9a-f]{12}$/.test(request.system) ? request.system : nameId(request.system));
+  const registries = new Set([...REGISTRY_PREFIXES.flatMap((p) => [...systems].map((id) => `${p}:${id}:lights`)), ...seen.registries]);
+  const list = [...registries];
+  const types = await keyTypes(redis, list);
+  const hashes = list.filter((_, i) => types[i] === 'hash');
+  const sizes = hashes.length === 0 ? [] : await exec(hashes.reduce((p, key) => p.hlen(key), redis.pipeline()));
+  for (const [i, key] of hashes.entries()) {
+    // A registry larger than any application's is not read for a hint.
+    if (Number(sizes[i]) <= MAX_REGISTRY_FIELDS) addRegistry(book, key, await readHash(redis, key));
+  }
+  return [...seen.names, ...book.lights.values()];
 }
 
 /** A moment of the document: ISO 8601 where the inspection holds Unix seconds (docs/output.md). */

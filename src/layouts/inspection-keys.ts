@@ -2,6 +2,8 @@ import type { Redis } from 'ioredis';
 import { ENCODING_SETTINGS, type EncodingSetting } from '../redis/info.js';
 import { keySlot } from '../redis/slot.js';
 import type { LightKey } from './kit/keys.js';
+import type { KeySearch } from './types.js';
+import { scanOnce } from '../redis/scan.js';
 import type { Counts, EncodingLimits, InspectionSummary, JudgeOptions, KeyInspection, KeyLimits, WindowView } from './inspection.js';
 
 /** Elements per HSCAN / ZRANGE / SCAN call: no single call walks a large key. */
@@ -276,6 +278,15 @@ export async function readSortedSet(redis: Redis, key: string, onPage: (members:
     onPage(members, scores);
     if (flat.length < 2 * PAGE_SIZE) return;
   }
+}
+
+/** The default {@link KeySearch}: one paced SCAN pass of its own per pattern, as swc lights makes. */
+export function scanSearch(redis: Redis): KeySearch {
+  return async (pattern) => {
+    const found: string[] = [];
+    await scanOnce(redis, [pattern], (key) => found.push(key));
+    return found;
+  };
 }
 
 /** Every key matching a SCAN pattern (each call bounded by COUNT). */

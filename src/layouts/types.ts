@@ -98,6 +98,21 @@ export interface TargetRequest {
   readonly names?: NameBook;
 }
 
+/**
+ * How an inspector finds keys only a SCAN can find: the keys matching a SCAN
+ * pattern. `swc inspect --layout auto` first hands every inspector one that
+ * finds nothing (known keys only), then one that answers from a single pass
+ * made for every layout at once.
+ */
+export type KeySearch = (pattern: string, why: SearchReason) => Promise<string[]>;
+
+/**
+ * Why an inspector asks for a SCAN: `unnamed`, the keys cannot be named at
+ * all (a 6.0 light without its system); `beyond`, the keys it could name do
+ * not exist, and others may (5.x hour keys older than a day, never expired).
+ */
+export type SearchReason = 'unnamed' | 'beyond';
+
 /** One place an inspector will look for a light; each inspector extends it with what it needs. */
 export interface InspectTarget {
   /** The light as the user gave it, for reports. */
@@ -120,8 +135,13 @@ export interface LayoutInspector {
    * keys wins. A full key of this layout gives exactly its light.
    */
   targetsFor(request: TargetRequest): InspectTarget[];
-  /** Reads one target (made by {@link targetsFor}) without changing it; null when it has no key. */
-  inspect(redis: Redis, target: InspectTarget, judge: JudgeOptions, limits: EncodingLimits): Promise<Inspection | null>;
+  /**
+   * Reads one target (made by {@link targetsFor}) without changing it; null
+   * when it has no key. Keys the inspector can name (exact keys, and keys
+   * that follow from a clock: 5.x hour keys) are read directly; keys only a
+   * SCAN can find are asked of `search` (default: one paced pass of its own).
+   */
+  inspect(redis: Redis, target: InspectTarget, judge: JudgeOptions, limits: EncodingLimits, search?: KeySearch): Promise<Inspection | null>;
   /**
    * Optional: the health of many lights at once for `swc lights` (events,
    * stale events, drift), read-only and in few round trips; one entry per

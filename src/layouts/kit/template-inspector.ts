@@ -4,7 +4,7 @@ import { UsageError } from '../../core/errors.js';
 import { describeKeys, keyTypes, limitsOf, Longest, readConsistently, readHash, readSortedSet, scanKeys, summarize, windowOf } from '../inspection-keys.js';
 import type { EncodingLimits, JudgeOptions, KeysInspection } from '../inspection.js';
 import { escapeGlob, escapeRegExp } from '../parse.js';
-import type { InspectTarget, KeyOwner, LayoutInspector, TargetRequest } from '../types.js';
+import type { InspectTarget, KeyOwner, KeySearch, LayoutInspector, TargetRequest } from '../types.js';
 import type { CarriedPart, KeyDef, KeyPlaceholder, KeyTable, LightKey } from './keys.js';
 
 /** What a key name carries besides the prefix: every placeholder but `{prefix}`. */
@@ -172,7 +172,7 @@ export class TemplateInspector implements LayoutInspector {
   }
 
   /** The keys of a target that exist, in template order. */
-  private async keysOf(redis: Redis, target: TemplateTarget): Promise<{ key: string; role: string }[]> {
+  private async keysOf(redis: Redis, target: TemplateTarget, search: KeySearch): Promise<{ key: string; role: string }[]> {
     const keys: { key: string; role: string }[] = [];
     const seen = new Set<string>();
     for (const c of this.compiled) {
@@ -180,7 +180,7 @@ export class TemplateInspector implements LayoutInspector {
       if (!found) continue;
       const candidates = found.exact
         ? [found.text]
-        : (await scanKeys(redis, found.text)).filter((key) => {
+        : (await search(found.text, 'unnamed')).filter((key) => {
             const m = this.match(c, key.slice(target.namespace.length));
             // A pattern's `*` also matches lights whose name extends this one: keep exact fits.
             return (
@@ -202,8 +202,8 @@ export class TemplateInspector implements LayoutInspector {
     return keys.filter((_, i) => types[i] !== 'none');
   }
 
-  async inspect(redis: Redis, target: TemplateTarget, judge: JudgeOptions, limits: EncodingLimits): Promise<KeysInspection | null> {
-    const found = await this.keysOf(redis, target);
+  async inspect(redis: Redis, target: TemplateTarget, judge: JudgeOptions, limits: EncodingLimits, search?: KeySearch): Promise<KeysInspection | null> {
+    const found = await this.keysOf(redis, target, search ?? ((pattern) => scanKeys(redis, pattern)));
     if (found.length === 0) return null;
     const types = await keyTypes(
       redis,

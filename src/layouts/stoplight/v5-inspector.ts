@@ -1,10 +1,20 @@
 import type { Redis } from 'ioredis';
-import { decodeMetadata, describeKeys, keyTypes, limitsOf, Longest, readConsistently, readHash, readSortedSet, summarize } from '../inspection-keys.js';
+import {
+  decodeMetadata,
+  describeKeys,
+  keyTypes,
+  limitsOf,
+  Longest,
+  readConsistently,
+  readHash,
+  readSortedSet,
+  scanSearch,
+  summarize,
+} from '../inspection-keys.js';
 import type { EncodingLimits, EventInspection, EventKey, EventSecond, JudgeOptions, LightHealth, SurveyLight } from '../inspection.js';
 import type { KeyTable, LightKey } from '../kit/keys.js';
-import { scanOnce } from '../../redis/scan.js';
 import { escapeGlob, escapeRegExp } from '../parse.js';
-import type { InspectTarget, KeyOwner, LayoutInspector, TargetRequest, WindowDeviation } from '../types.js';
+import type { InspectTarget, KeyOwner, KeySearch, LayoutInspector, TargetRequest, WindowDeviation } from '../types.js';
 import { v6Estimate } from './v6-memory.js';
 import { lastCallSecond, lightState, NO_WINDOW_NOTE, readWindow, V5_FIRST_SECOND_OF_HOUR, windowNotes } from './state.js';
 
@@ -17,19 +27,60 @@ export interface V5Target extends InspectTarget {
 /** `<outcome>:<hour_start>` after `…:metrics:<name>:`. */
 const V5_EVENTS_SUFFIX = /^(success|failure|recovery_probe_success|recovery_probe_failure):(\d+)$/;
 
+const OUTCOMES = ['success', 'failure', 'recovery_probe_success', 'recovery_probe_failure'] as const;
+const HOUR = 3600;
+/** An hour key lives a day after its last write, and that write fell in its hour or a little after: a day and two hours back covers it. */
+const HOUR_KEY_REACH = 86_400 + 2 * HOUR;
+/** Metadata stamps of writes: hour keys were written around them. */
+const WRITE_STAMPS = ['last_success_at', 'last_error_at', 'recovered_at'];
+
+/**
+ * The hours whose keys may still exist around each moment: from a day and
+ * two hours before it to the hour after it (a client clock slightly ahead),
+ * at most a few dozen per moment.
+ */
+export function candidateHours(moments: readonly number[]): number[] {
+  const hours = new Set<number>();
+  for (const t of moments) {
+    if (!Number.isFinite(t) || t <= 0) continue;
+    const last = Math.floor(t / HOUR) * HOUR + HOUR;
+    for (let h = Math.floor((t - HOUR_KEY_REACH) / HOUR) * HOUR; h <= last; h += HOUR) hours.add(h);
+  }
+  return [...hours].sort((a, b) => a - b);
+}
+
+/** A stamp as 5.x stores it (seconds, maybe with a fraction); null for anything else. */
+function stampSecond(value: string | null | undefined): number | null {
+  const n = Number(value ?? '');
+  return value !== null && value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? Math.floor(n) : null;
+}
+
 /**
  * The keys of a 5.x light that exist: its metadata hash and every hour key.
- * SCAN's pattern also matches lights whose name extends this one with a colon
- * (`a` and `a:b`), so the rest of each key must be exactly outcome and hour.
+ * Both are named without SCAN: the metadata by the name, the hour keys by
+ * the hours around the moment judged, the server's clock and the metadata's
+ * write stamps (an hour key expires a day after its last write). Only when
+ * none of them exists is `search` asked: its pattern also matches lights
+ * whose name extends this one with a colon (`a` and `a:b`), so the rest of
+ * each key must be exactly outcome and hour.
  */
-async function v5Keys(redis: Redis, target: V5Target): Promise<LightKey[]> {
+async function v5Keys(redis: Redis, target: V5Target, judge: JudgeOptions, search: KeySearch): Promise<LightKey[]> {
   const metadata = `${target.prefix}:metadata:${target.name}`;
   const eventsPrefix = `${target.prefix}:metrics:${target.name}:`;
   const [metadataType] = await keyTypes(redis, [metadata]);
   const specs: LightKey[] = metadataType === 'none' ? [] : [{ key: metadata, role: 'metadata', type: 'hash' }];
-  // One paced SCAN pass, as swc lights makes: this walks the whole keyspace.
-  const found: string[] = [];
-  await scanOnce(redis, [`${escapeGlob(eventsPrefix)}*`], (key) => found.push(key));
+  const moments = [judge.at];
+  if (judge.clock === 'given') moments.push(Number((await redis.time())[0]));
+  if (metadataType === 'hash') {
+    for (const stamp of await redis.hmget(metadata, ...WRITE_STAMPS)) {
+      const second = stampSecond(stamp);
+      if (second !== null) moments.push(second);
+    }
+  }
+  const named = candidateHours(moments).flatMap((hour) => OUTCOMES.map((outcome) => `${eventsPrefix}${outcome}:${hour}`));
+  const types = await keyTypes(redis, named);
+  let found = named.filter((_, i) => types[i] !== 'none');
+  if (found.length === 0 && specs.length === 0) found = await search(`${escapeGlob(eventsPrefix)}*`, 'beyond');
   const events = found
     .map((key) => ({ key, match: V5_EVENTS_SUFFIX.exec(key.slice(eventsPrefix.length)) }))
     .filter((k): k is { key: string; match: RegExpExecArray } => k.match !== null)
@@ -112,8 +163,8 @@ export class StoplightV5Inspector implements LayoutInspector {
     return parsed ? [target(parsed.prefix, parsed.name), asName] : [asName];
   }
 
-  inspect(redis: Redis, target: V5Target, judge: JudgeOptions, limits: EncodingLimits): Promise<EventInspection | null> {
-    return inspectV5(redis, this.layout, this.maxWindowSeconds, this.deviations, target, judge, limits);
+  inspect(redis: Redis, target: V5Target, judge: JudgeOptions, limits: EncodingLimits, search?: KeySearch): Promise<EventInspection | null> {
+    return inspectV5(redis, this.layout, this.maxWindowSeconds, this.deviations, target, judge, limits, search ?? scanSearch(redis));
   }
 
   /**
@@ -198,8 +249,9 @@ async function inspectV5(
   target: V5Target,
   judge: JudgeOptions,
   limits: EncodingLimits,
+  search: KeySearch,
 ): Promise<EventInspection | null> {
-  const specs = await v5Keys(redis, target);
+  const specs = await v5Keys(redis, target, judge, search);
   if (specs.length === 0) return null;
 
   const { result, consistent } = await readConsistently(

@@ -11,6 +11,7 @@ import {
   readConsistently,
   readHash,
   readSortedSet,
+  scanSearch,
   summarize,
   windowOf,
   type KeyHeader,
@@ -18,8 +19,7 @@ import {
 import type { Bucket, BucketDrift, BucketInspection, EncodingLimits, JudgeOptions, LightHealth, SurveyLight } from '../inspection.js';
 import { nameId, renderTemplate, type KeyTable, type LightKey } from '../kit/keys.js';
 import { escapeGlob, escapeRegExp } from '../parse.js';
-import { scanOnce } from '../../redis/scan.js';
-import type { InspectTarget, KeyOwner, LayoutInspector, TargetRequest } from '../types.js';
+import type { InspectTarget, KeyOwner, KeySearch, LayoutInspector, TargetRequest } from '../types.js';
 import { addRegistry, newNameBook, type NameBook } from './names.js';
 
 /** The table of 6.0's two keys (6.0's own, or a layout's with keys of the same shape). */
@@ -138,8 +138,8 @@ export class StoplightV6Inspector implements LayoutInspector {
     return targets;
   }
 
-  inspect(redis: Redis, target: V6Target, judge: JudgeOptions, limits: EncodingLimits): Promise<BucketInspection | null> {
-    return inspectV6(redis, this.layout, this.table, target, judge, limits);
+  inspect(redis: Redis, target: V6Target, judge: JudgeOptions, limits: EncodingLimits, search?: KeySearch): Promise<BucketInspection | null> {
+    return inspectV6(redis, this.layout, this.table, target, judge, limits, search ?? scanSearch(redis));
   }
 
   systemIdOf(system: string): string {
@@ -277,15 +277,16 @@ async function inspectV6(
   target: V6Target,
   judge: JudgeOptions,
   limits: EncodingLimits,
+  search: KeySearch,
 ): Promise<BucketInspection | null> {
   if (target.systemId === ANY_SYSTEM) {
-    // One paced SCAN pass, as swc lights makes: this may walk a large keyspace.
+    // Only a SCAN finds the system (by default one paced pass, as swc lights makes: this may walk a large keyspace).
     const found = new Set<string>();
     const pattern = `${renderTemplate(table.rows.metrics.template, { prefix: escapeGlob(target.prefix), systemId: '*', lightId: target.lightId })}*`;
-    await scanOnce(redis, [pattern], (key) => {
+    for (const key of await search(pattern, 'unnamed')) {
       const id = LIGHT_KEY.exec(key.slice(target.prefix.length))?.[1];
       if (id !== undefined) found.add(id);
-    });
+    }
     const systems = found;
     if (systems.size === 0) return null;
     if (systems.size > 1) {
@@ -298,7 +299,7 @@ async function inspectV6(
       const what = LIGHT_ID.test(target.light) ? `light id ${target.lightId}` : `light "${target.light}"`;
       throw new UsageError(`${what} is in ${systems.size} systems: ${named.join(', ')}; give --system <name or id>, or <system>/${target.light}`);
     }
-    return inspectV6(redis, layout, table, { ...target, systemId: [...systems][0] as string }, judge, limits);
+    return inspectV6(redis, layout, table, { ...target, systemId: [...systems][0] as string }, judge, limits, search);
   }
   const all = v6Keys(table, target);
   const types = await keyTypes(

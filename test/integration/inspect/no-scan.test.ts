@@ -1,0 +1,135 @@
+/**
+ * inspect on a large keyspace: a light whose keys follow from its name (6.0
+ * with --system, 5.x) is read with no SCAN at all; a misspelled name costs
+ * one paced pass at most, and the miss names the light that was meant.
+ */
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NotFoundError } from '../../../src/core/errors.js';
+import { inspectLight } from '../../../src/inspect/inspect.js';
+import type { BucketInspection, EventInspection } from '../../../src/layouts/inspection.js';
+import { LayoutClient } from '../../../src/layouts/client.js';
+import { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
+import { shortId, StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
+import { connect } from '../../../src/redis/connect.js';
+import { scanOnce } from '../../../src/redis/scan.js';
+import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { runCli } from '../../cli/run-cli.js';
+
+const UNRELATED = 200_000;
+/** Strings, hashes, sorted sets and lists under an application's own names, in one script. */
+const POPULATE = `
+for i = 1, tonumber(ARGV[1]) do
+  local kind = i % 4
+  if kind == 0 then redis.call('SET', 'app:session:' .. i, 'x')
+  elseif kind == 1 then redis.call('HSET', 'app:user:' .. i, 'name', 'n', 'plan', 'p')
+  elseif kind == 2 then redis.call('ZADD', 'app:rank:' .. i, i, 'm')
+  else redis.call('RPUSH', 'app:queue:' .. i, 'a', 'b') end
+end
+return redis.call('DBSIZE')
+`;
+
+let server: PrivateServer;
+let redis: Redis;
+let now: number;
+
+async function scanCalls(): Promise<number> {
+  const info = await redis.info('commandstats');
+  return Number(/^cmdstat_scan:calls=(\d+)/m.exec(info)?.[1] ?? 0);
+}
+
+/** SCAN calls `body` made on the server. */
+async function scansOf(body: () => Promise<unknown>): Promise<number> {
+  const before = await scanCalls();
+  await body();
+  return (await scanCalls()) - before;
+}
+
+beforeAll(async () => {
+  server = await startPrivateServer();
+  redis = await connect(server.url);
+  expect(Number(await redis.eval(POPULATE, 0, String(UNRELATED)))).toBe(UNRELATED);
+  now = Number((await redis.time())[0]);
+  // Lights written by the layouts' own Lua, as Stoplight writes them, at the server's clock.
+  const v6 = await LayoutClient.open(redis, new StoplightV6());
+  const v5 = await LayoutClient.open(redis, new StoplightV5());
+  for (let i = 0; i < 5; i += 1) {
+    await v6.recordSuccess({ name: 'checkout', system: 'payments' }, { at: now - i, windowSeconds: 60 });
+    await v5.recordSuccess({ name: 'inventory' }, { at: now - i, windowSeconds: 60 });
+  }
+  await v6.recordFailure({ name: 'checkout', system: 'payments' }, { at: now, windowSeconds: 60, errorJson: '{"error":{"class":"Timeout"}}' });
+  await v5.recordFailure({ name: 'inventory' }, { at: now, windowSeconds: 60, errorJson: '{"error":{"class":"Timeout"}}' });
+  // 6.0's registry of light configs in the system, as Stoplight keeps it.
+  await redis.hset(`stoplight:v6:${shortId('payments')}:lights`, {
+    [shortId('checkout')]: JSON.stringify({ meta: { version: 1, registered_at: now }, config: { name: 'checkout', window_size: 60, threshold: 0.5 } }),
+  });
+}, 60_000);
+
+afterAll(async () => {
+  redis?.disconnect();
+  await server?.stop();
+});
+
+describe('inspect --layout auto on a 200k-key server', () => {
+  it('reads a 6.0 light given --system with no SCAN', async () => {
+    let result: BucketInspection[] = [];
+    const scans = await scansOf(async () => {
+      result = (await inspectLight(redis, { light: 'checkout', system: 'payments' })) as BucketInspection[];
+    });
+    expect(scans).toBe(0);
+    expect(result.map((r) => r.layout)).toEqual(['stoplight-v6']);
+    expect(result[0]?.totals).toEqual({ successes: 5, failures: 1 });
+  });
+
+  it('reads a 5.x light with no SCAN (with --system, and its hour keys named by the clock)', async () => {
+    let result: EventInspection[] = [];
+    const scans = await scansOf(async () => {
+      result = (await inspectLight(redis, { light: 'inventory', system: 'payments' })) as EventInspection[];
+    });
+    expect(scans).toBe(0);
+    expect(result.map((r) => r.layout)).toEqual(['stoplight-v5']);
+    expect(result[0]?.totals).toEqual({ successes: 5, failures: 1 });
+    expect(result[0]?.keys.map((k) => k.role)).toContain('metadata');
+    expect(result[0]?.keys.some((k) => k.role === 'success events')).toBe(true);
+  });
+
+  it('a misspelled name makes one pass at most and suggests the light meant', async () => {
+    // One pass over the whole keyspace, as a yardstick: calls depend on the table, not on MATCH.
+    const onePass = (await scanOnce(redis, ['*'], () => undefined, { pauseMs: 0 })).calls;
+    expect(onePass).toBeGreaterThan(100);
+    for (const [typed, meant] of [
+      ['chekout', 'checkout'],
+      ['inventroy', 'inventory'],
+    ] as const) {
+      let error: unknown;
+      const scans = await scansOf(async () => {
+        error = await inspectLight(redis, { light: typed, system: 'payments' }).catch((err: unknown) => err);
+      });
+      expect(scans).toBeGreaterThan(0);
+      expect(scans).toBeLessThanOrEqual(onePass);
+      expect(error).toBeInstanceOf(NotFoundError);
+      expect((error as Error).message).toContain(`did you mean "${meant}"?`);
+      // Stoplight's keys are named; swc's own designs' are not.
+      expect((error as Error).message).toContain(`stoplight:v5:metadata:${typed}`);
+      expect((error as Error).message).not.toMatch(/swc:|sliding-log|:ring:/);
+    }
+  }, 30_000);
+
+  it('a 6.0 name without --system (its system only a SCAN finds) takes one pass for every layout, not one each', async () => {
+    const onePass = (await scanOnce(redis, ['*'], () => undefined, { pauseMs: 0 })).calls;
+    let result: BucketInspection[] = [];
+    const scans = await scansOf(async () => {
+      result = (await inspectLight(redis, { light: 'checkout' })) as BucketInspection[];
+    });
+    expect(scans).toBeGreaterThan(0);
+    expect(scans).toBeLessThanOrEqual(onePass);
+    expect(result.map((r) => r.layout)).toEqual(['stoplight-v6']);
+    expect(result[0]?.systemId).toBe(shortId('payments'));
+  }, 30_000);
+
+  it('the CLI says the suggestion on stderr, exit 1 as for every miss', async () => {
+    const run = await runCli(['inspect', 'chekout', '--system', 'payments', '--redis-url', server.url]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^swc: light "chekout" not found: .*; did you mean "checkout"\? \(try swc lights\)$/m);
+  }, 30_000);
+});
