@@ -90,6 +90,7 @@ const CLI_HELPERS = [
   'output-files', // --output, --chart-out, --out
   'builds', // --builds
   'layout-parsers', // what --layout and --scripts parse with
+  'rdb-target', // --rdb: a snapshot on a private server
 ];
 const COMMANDS = ['bench', 'chart', 'clean', 'compare', 'doctor', 'inspect', 'lights', 'verify'];
 

@@ -16,7 +16,6 @@ import {
   LIGHTS_COMMAND_TIMEOUT_MS,
   parser,
   printJson,
-  rdbTarget,
   terminalColumns,
   unixSeconds,
   useColor,
@@ -103,7 +102,11 @@ export function inspectCommand(): Command {
       if (flags.list) {
         if (light !== undefined) throw new UsageError('--list: takes no light; drop one of them');
         const { runList } = await import('./listing.js');
-        return runList(flags, layout === 'auto' ? undefined : [layout], flags.rdb !== undefined ? await rdbTarget(flags) : undefined);
+        return runList(
+          flags,
+          layout === 'auto' ? undefined : [layout],
+          flags.rdb !== undefined ? await (await import('./rdb-target.js')).rdbTarget(flags) : undefined,
+        );
       }
       if (light === undefined || light === '') throw new UsageError('inspect: give a light name, id or key (or --list)');
       return inspectOne(light, { ...flags, layout });
@@ -146,7 +149,7 @@ async function inspectOne(light: string, flags: InspectFlags): Promise<number> {
   const { target, result: inspections } =
     flags.rdb !== undefined
       ? await (async () => {
-          const snapshot = await rdbTarget(flags);
+          const snapshot = await (await import('./rdb-target.js')).rdbTarget(flags);
           return { target: snapshot, result: await inspectLight(snapshot.redis, request, undefined, names) };
         })()
       : await withSlotRetry(

@@ -7,7 +7,7 @@ import { DEFAULT_SCAN_PAUSE_MS } from '../redis/scan.js';
 import { lightsFormats } from '../report/lights-formats.js';
 import { action } from './lifecycle.js';
 import type { ListFlags } from './listing.js';
-import { addClusterOptions, addJsonOption, addRedisOptions, checkFlag, parser, rdbTarget, unixSeconds, windowSeconds } from './options.js';
+import { addClusterOptions, addJsonOption, addRedisOptions, checkFlag, parser, unixSeconds, windowSeconds } from './options.js';
 
 /** `--layout` of `swc lights`: registered names or manifest files, comma-separated, or `all` (resolved by the action). */
 const layoutListOption = (): Option =>
@@ -110,7 +110,7 @@ Examples:
         throw new UsageError(`--json/--format: --json means --format json; drop one of them (got --format ${flags.format})`);
       }
       const { runList } = await import('./listing.js');
-      return runList(flags, layout, flags.rdb !== undefined ? await rdbTarget(flags) : undefined);
+      return runList(flags, layout, flags.rdb !== undefined ? await (await import('./rdb-target.js')).rdbTarget(flags) : undefined);
     }),
   );
 }

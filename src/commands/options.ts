@@ -1,7 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Session } from '../redis/connect.js';
 import type { ClusterSession } from '../redis/cluster.js';
-import type { Target } from '../redis/target.js';
 import { parseRedisUrl } from '../redis/url.js';
 import { checkServerSetting, MAX_PRIVATE_SHARDS } from '../redis/server-settings.js';
 import { UsageError } from '../core/errors.js';
@@ -232,21 +231,4 @@ export function terminalColumns(): number | null {
   const env = Number(process.env.COLUMNS);
   if (Number.isInteger(env) && env > 0) return env;
   return process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : null;
-}
-
-/** `--rdb <file>`: the snapshot on a private server on a unix socket (stopped on every way out); refuses flags naming a server. */
-export async function rdbTarget(flags: { rdb?: string; redisServer?: string } & Partial<RedisFlags & ClusterFlags>): Promise<Target> {
-  if (flags.redisUrl !== undefined || (flags.redisUrls?.length ?? 0) > 0)
-    throw new UsageError('--rdb/--redis-url: --rdb reads a snapshot, not a server; drop one of them');
-  if (flags.cluster) throw new UsageError('--rdb/--cluster: --rdb reads one snapshot; drop --cluster');
-  const [{ startRdbServer }, { singleTarget }] = await Promise.all([import('../redis/rdb-server.js'), import('../redis/target.js')]);
-  const server = await startRdbServer(flags.rdb as string, flags.redisServer);
-  onShutdown(() => server.stop());
-  return singleTarget({
-    redis: server.redis,
-    url: server.url,
-    // A snapshot is read over the one connection the server was opened with.
-    connectAnother: () => Promise.reject(new Error('--rdb: a snapshot is read over one connection')),
-    close: () => server.stop(),
-  });
 }
