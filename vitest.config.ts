@@ -16,10 +16,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Two files at once on the 2-core machine (vitest's default there is one): most
+    // Three files at once on the 2-core machine (vitest's default there is one): most
     // of a file's time is spent waiting on spawned processes and servers. Each
     // worker has a redis-server of its own (test/global-setup.ts).
-    maxWorkers: 2,
+    maxWorkers: 3,
     projects: [
       {
         extends: true,
