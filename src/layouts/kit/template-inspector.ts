@@ -180,7 +180,8 @@ export class TemplateInspector implements LayoutInspector {
       if (!found) continue;
       const candidates = found.exact
         ? [found.text]
-        : (await search(found.text, 'unnamed')).filter((key) => {
+        : // Sorted, as a scan of its own returns them: a shared pass meets keys in the server's order.
+          [...(await search(found.text, 'unnamed'))].sort().filter((key) => {
             const m = this.match(c, key.slice(target.namespace.length));
             // A pattern's `*` also matches lights whose name extends this one: keep exact fits.
             return (
