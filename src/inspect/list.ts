@@ -247,6 +247,9 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
       spanSeconds: firstSecond === null || lastSecond === null ? 0 : lastSecond - firstSecond + 1,
       idleSeconds: lastSeen === null ? null : Math.max(0, at - lastSeen),
       ...h,
+      // A scan stopped early may have missed any light's other keys: totals against buckets found so far are no finding.
+      ...(scan.partial ? { drift: null } : {}),
+      partial: scan.partial,
       state: state?.state ?? null,
       stateSinceSecond: state?.since ?? null,
       stateReason: state?.reason ?? null,
@@ -439,16 +442,20 @@ function overThreshold(l: LightListing, threshold: number): boolean {
 
 /** One total per layout, in the order layouts first appear, over `lights`. */
 export function totalsOf(lights: readonly LightListing[]): LayoutTotals[] {
-  const out = new Map<string, { lights: number; keys: number; bytes: number | null; events: number | null; staleEvents: number | null; drifted: number }>();
+  const out = new Map<
+    string,
+    { lights: number; keys: number; bytes: number | null; events: number | null; staleEvents: number | null; drifted: number; unfinished: number }
+  >();
   const add = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a + b);
   for (const l of lights) {
-    const t = out.get(l.layout) ?? { lights: 0, keys: 0, bytes: 0, events: 0, staleEvents: 0, drifted: 0 };
+    const t = out.get(l.layout) ?? { lights: 0, keys: 0, bytes: 0, events: 0, staleEvents: 0, drifted: 0, unfinished: 0 };
     t.lights += 1;
     t.keys += l.keys;
     t.bytes = add(t.bytes, l.bytes);
     t.events = add(t.events, l.events);
     t.staleEvents = add(t.staleEvents, l.staleEvents);
-    if (l.drift === true) t.drifted += 1;
+    if (l.partial) t.unfinished += 1;
+    else if (l.drift === true) t.drifted += 1;
     out.set(l.layout, t);
   }
   return [...out].map(([layout, t]) => ({ layout, ...t }));

@@ -274,7 +274,14 @@ export interface LightListing {
   readonly events: number | null;
   readonly staleEvents: number | null;
   readonly staleBuckets: number | null;
+  /** Null when not judged, and always for a light the scan did not finish ({@link partial}). */
   readonly drift: boolean | null;
+  /**
+   * True when the scan stopped (Ctrl-C) before it walked every key: some of
+   * this light's keys may not have been read, so its figures are what was
+   * found and its drift is not judged (null).
+   */
+  readonly partial: boolean;
   readonly estimate: LightEstimate | null;
   /** Successes and failures in the window (`--window`); null without one. */
   readonly windowSuccesses: number | null;
@@ -381,6 +388,8 @@ export interface LayoutTotals {
   readonly staleEvents: number | null;
   /** Lights with drift. */
   readonly drifted: number;
+  /** Lights the scan did not finish (stopped before it walked every key): neither drifted nor not. */
+  readonly unfinished: number;
 }
 
 /** How to judge a light, decided once per run. */

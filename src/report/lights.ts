@@ -35,7 +35,8 @@ const int = (n: number | null): string => (n === null ? '–' : Math.round(n).to
 const kbText = (bytes: number | null, exact = true): string =>
   bytes === null ? 'n/a' : `${exact ? '' : '~'}${(bytes / 1024).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 })}`;
 const iso = (second: number | null): string => (second === null ? '–' : new Date(second * 1000).toISOString().replace('.000Z', 'Z'));
-const driftText = (drift: boolean | null): string => (drift === null ? '–' : drift ? 'DRIFT' : 'ok');
+/** A light the scan did not finish is not judged: `partial`, never ok or DRIFT. */
+const driftText = (l: LightListing): string => (l.partial ? 'partial' : l.drift === null ? '–' : l.drift ? 'DRIFT' : 'ok');
 
 /** The layout the estimates are in, when every estimate names the same one. */
 function estimateLayout(lights: readonly LightListing[]): string | null {
@@ -202,7 +203,7 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
     ),
     col(
       'drift',
-      shown.map((l) => driftText(l.drift)),
+      shown.map((l) => driftText(l)),
       false,
       0,
     ),
@@ -291,6 +292,7 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
     'overThreshold',
     'state',
     'stateSinceSecond',
+    'partial',
   ];
   const cell = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
   const rows = shown.map((l) =>
@@ -323,6 +325,7 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
       l.overThreshold,
       l.state,
       l.stateSinceSecond,
+      l.partial,
     ].map(cell),
   );
   return { head, rows };
@@ -334,7 +337,10 @@ function totalLine(t: Omit<LayoutTotals, 'layout'>, label: string): string {
   return (
     `${label}: ${int(t.lights)} light${t.lights === 1 ? '' : 's'}, ${int(t.keys)} key${t.keys === 1 ? '' : 's'}, ${kb}` +
     (t.events === null ? '' : `, ${int(t.events)} events${stale}`) +
-    `, ${t.drifted} with drift`
+    // Lights the scan did not finish are neither drifted nor fine: counted apart, never as drift.
+    (t.unfinished > 0
+      ? `${t.drifted > 0 ? `, ${t.drifted} with drift` : ''}, ${int(t.unfinished)} not finished (scan interrupted): drift not judged`
+      : `, ${t.drifted} with drift`)
   );
 }
 
@@ -349,8 +355,9 @@ export function grandTotal(totals: readonly LayoutTotals[]): Omit<LayoutTotals, 
       events: add(sum.events, t.events),
       staleEvents: add(sum.staleEvents, t.staleEvents),
       drifted: sum.drifted + t.drifted,
+      unfinished: sum.unfinished + t.unfinished,
     }),
-    { lights: 0, keys: 0, bytes: 0 as number | null, events: 0 as number | null, staleEvents: 0 as number | null, drifted: 0 },
+    { lights: 0, keys: 0, bytes: 0 as number | null, events: 0 as number | null, staleEvents: 0 as number | null, drifted: 0, unfinished: 0 },
   );
 }
 
@@ -404,7 +411,11 @@ function footerLines(view: LightsView): string[] {
       `leftovers: ${list.leftovers.length} swc-bench namespace(s) with ${int(keys)} key(s) (${named}${list.leftovers.length > 3 ? ', …' : ''}): not lights; swc clean lists and removes them`,
     );
   }
-  if (list.partial) lines.push('PARTIAL: stopped before the scan walked every key; lights and totals above are what it found so far');
+  if (list.partial) {
+    lines.push(
+      'PARTIAL: stopped before the scan walked every key; lights and totals above are what it found so far, and no light is judged for drift (drift column: partial)',
+    );
+  }
   const estimated = estimateLayout(shown);
   if (estimated) {
     lines.push(

@@ -18,6 +18,8 @@ const light = z.looseObject({
   events: figure,
   staleEvents: figure,
   drift: z.boolean().nullable(),
+  /** True when the scan stopped before it walked every key: the light's keys may not all have been read, and drift is null. */
+  partial: z.boolean(),
   failureRate: figure,
   state: z.enum(['red', 'yellow', 'locked red', 'locked green', 'green']).nullable(),
   stateSinceSecond: figure,

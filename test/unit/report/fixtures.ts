@@ -149,7 +149,7 @@ export const keysInspection: KeysInspection = {
   unavailable: [],
 };
 
-const health = { events: null, staleEvents: null, staleBuckets: null, drift: null, estimate: null };
+const health = { events: null, staleEvents: null, staleBuckets: null, drift: null, partial: false, estimate: null };
 const noRate = { windowSuccesses: null, windowFailures: null, failureRate: null };
 
 export const lightList: LightList = {
@@ -174,6 +174,7 @@ export const lightList: LightList = {
       staleEvents: 120,
       staleBuckets: null,
       drift: null,
+      partial: false,
       estimate: { layout: 'stoplight-v6', bytes: 167_000, windowSeconds: 600, basis: 'the events in the 600 s window; 275 B per second with traffic' },
     },
     {
@@ -196,6 +197,7 @@ export const lightList: LightList = {
       staleEvents: 2,
       staleBuckets: 1,
       drift: true,
+      partial: false,
       estimate: null,
     },
     {

@@ -61,10 +61,10 @@ describe('renderLights (colour off)', () => {
   it('csv: every field in machine units, no totals', () => {
     const csv = renderLights(view(), 'csv', false).trim().split('\n');
     expect(csv[0]).toBe(
-      'layout,reference,light,systemId,keys,bytes,bytesExact,events,staleEvents,staleBuckets,idleSeconds,drift,firstSecond,lastSecond,spanSeconds,estimateLayout,estimateBytes,estimateWindowSeconds,name,systemName,lightName,windowSuccesses,windowFailures,failureRate,overThreshold,state,stateSinceSecond',
+      'layout,reference,light,systemId,keys,bytes,bytesExact,events,staleEvents,staleBuckets,idleSeconds,drift,firstSecond,lastSecond,spanSeconds,estimateLayout,estimateBytes,estimateWindowSeconds,name,systemName,lightName,windowSuccesses,windowFailures,failureRate,overThreshold,state,stateSinceSecond,partial',
     );
     expect(csv[2]).toBe(
-      'stoplight-v6,37a8eec1ce19/0e3d1f6d5e0a,0e3d1f6d5e0a,37a8eec1ce19,2,9503,true,7,2,1,96,true,1764449834,1764449904,71,,,,37a8eec1ce19/0e3d1f6d5e0a,,,,,,,,',
+      'stoplight-v6,37a8eec1ce19/0e3d1f6d5e0a,0e3d1f6d5e0a,37a8eec1ce19,2,9503,true,7,2,1,96,true,1764449834,1764449904,71,,,,37a8eec1ce19/0e3d1f6d5e0a,,,,,,,,,false',
     );
     expect(csv).toHaveLength(4);
   });
@@ -99,9 +99,9 @@ describe('selectLights', () => {
 
   it('totals add up per layout; an unknown figure makes the total unknown', () => {
     expect(totalsOf(lightList.lights)).toEqual([
-      { layout: 'stoplight-v5', lights: 1, keys: 3, bytes: 469_811, events: 4000, staleEvents: 120, drifted: 0 },
-      { layout: 'stoplight-v6', lights: 1, keys: 2, bytes: 9503, events: 7, staleEvents: 2, drifted: 1 },
-      { layout: 'my-window', lights: 1, keys: 1, bytes: null, events: null, staleEvents: null, drifted: 0 },
+      { layout: 'stoplight-v5', lights: 1, keys: 3, bytes: 469_811, events: 4000, staleEvents: 120, drifted: 0, unfinished: 0 },
+      { layout: 'stoplight-v6', lights: 1, keys: 2, bytes: 9503, events: 7, staleEvents: 2, drifted: 1, unfinished: 0 },
+      { layout: 'my-window', lights: 1, keys: 1, bytes: null, events: null, staleEvents: null, drifted: 0, unfinished: 0 },
     ]);
   });
 });
