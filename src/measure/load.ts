@@ -146,6 +146,18 @@ function callFailure(message: string, call: ScriptCall, connection: RespConnecti
   return node !== undefined && err instanceof SwcError ? err.at(`on node ${node}`) : err;
 }
 
+/**
+ * When the server stopped answering: the scripts of the batch it was running
+ * (a script that loops keeps the server from answering anyone), so the line
+ * names what to look at, not only the address.
+ */
+function awaitedScripts(err: unknown, calls: readonly ScriptCall[]): string {
+  if (calls.length === 0 || !/no reply within/.test(err instanceof Error ? err.message : String(err))) return '';
+  const files = [...new Set(calls.map((c) => c.script.file))];
+  const shown = files.slice(0, 3).join(', ') + (files.length > 3 ? ` and ${files.length - 3} more` : '');
+  return ` to ${shown} (does the script end? one that loops holds the server)`;
+}
+
 /** The load connections: the given ones, and one opened per ioredis connection (all or none); `opened` are the run's to close. */
 async function openLoadConnections(
   connections: readonly (Redis | RespConnection)[],
@@ -375,6 +387,8 @@ export async function runLoadGroups(
     let now = started;
     /** Set when time is up, the run aborted or failed, or no operation is left: nothing more is sent. */
     let ending = false;
+    /** The calls of the batch whose replies are awaited: named when the server stops answering (a script that runs on). */
+    let awaited: readonly ScriptCall[] = [];
     try {
       for (;;) {
         while (!ending && inFlight.length < depth) {
@@ -418,6 +432,7 @@ export async function runLoadGroups(
         }
         const head = inFlight.shift();
         if (head === undefined) return;
+        awaited = head.calls;
         if (readIntervalMs > 0 && !ending) await quietly(connection, head, readIntervalMs);
         errorCall = undefined;
         // No error reply (the usual case): no further promise to wait on.
@@ -427,6 +442,7 @@ export async function runLoadGroups(
         for (let j = 1; j < callsPerOp && errorCall === undefined; j += 1) {
           const calls = head.slot.steps[j] as ScriptCall[];
           encode(head.slot.writer, calls);
+          awaited = calls;
           const stepErrors = await connection.send(head.slot.writer.bytes(), calls.length);
           if (stepErrors !== null) await settle(calls, stepErrors, []);
         }
@@ -449,9 +465,12 @@ export async function runLoadGroups(
       failure ??=
         err instanceof SwcError && !(err instanceof RedisUnavailableError)
           ? err
-          : new RedisUnavailableError(`load stopped after ${done} operations${onNode}: ${err instanceof Error ? err.message : String(err)}`, {
-              cause: err,
-            });
+          : new RedisUnavailableError(
+              `load stopped after ${done} operations${onNode}: ${err instanceof Error ? err.message : String(err)}${awaitedScripts(err, awaited)}`,
+              {
+                cause: err,
+              },
+            );
     } finally {
       // Batches still in flight when this connection stops (another one failed, or this one did): their replies are not waited for.
       for (const left of inFlight) left.replies.catch(() => undefined);

@@ -563,8 +563,15 @@ export function replyTooLarge(reply: unknown, limit = MAX_SCRIPT_REPLY_BYTES): n
   return walk(reply) ? Math.max(total, limit + 1) : null;
 }
 
-/** A script's reply over swc's bound: swc's own refusal, not the server's. */
-export class OversizeReplyError extends ScriptError {}
+/**
+ * A script's reply over swc's bound: swc's own refusal, not the server's.
+ * Exit 2, as the probe's refusal of the same script on a user's server: the
+ * fault is in the scripts given (a manifest's, a --scripts tree's), which no
+ * retry and no other server mends; swc's own scripts answer kilobytes.
+ */
+export class OversizeReplyError extends ScriptError {
+  override readonly exitCode: ExitCode = ExitCode.usage;
+}
 
 /** A reply over the bound, as the error of its call. */
 export function oversizeError(script: LuaScript, bytes: number): ScriptError {

@@ -12,7 +12,8 @@ export class DisturbedCellError extends SwcError {
  * A script error stopped the run after at least one memory phase had
  * finished: `report` holds every figure measured until then (a cell whose
  * later phase did not run has its memory only) and says where it stopped
- * (`report.incomplete`). Exit 3, as any script error.
+ * (`report.incomplete`). Exit 3, as any script error; exit 2 when its
+ * cause is one (a reply over swc's bound, see OversizeReplyError).
  */
 export class IncompleteBenchError extends ScriptError {
   constructor(
@@ -21,5 +22,9 @@ export class IncompleteBenchError extends ScriptError {
     options?: { cause?: unknown },
   ) {
     super(message, options);
+    // A reply over swc's bound is a fault of the scripts given (exit 2), also when some figures were measured before it.
+    this.exitCode = options?.cause instanceof SwcError ? options.cause.exitCode : ExitCode.runtime;
   }
+
+  override readonly exitCode: ExitCode;
 }

@@ -1,4 +1,3 @@
-import { ExitCode } from '../../core/errors.js';
 import { IncompleteBenchError } from '../../bench/run.js';
 import { withStableKeyNames } from '../../bench/stable-keys.js';
 import type { BenchReport } from '../../measure/types.js';
@@ -16,7 +15,8 @@ export function keepIncomplete(err: unknown): IncompleteBenchError {
 /**
  * A run a script error cut short after a memory phase: prints what it
  * measured on stdout (the table or JSON, marked incomplete), then on stderr
- * the cause, named as `swc verify` names it, and the ways out; exit 3.
+ * the cause, named as `swc verify` names it, and the ways out; exit 3, or 2
+ * when the scripts given are at fault (a reply over swc's bound).
  */
 export function printIncomplete(
   err: IncompleteBenchError,
@@ -45,7 +45,7 @@ export function printIncomplete(
   const scripts = options.scriptsDir !== undefined ? ` --scripts ${options.scriptsDir}` : '';
   const lines = [
     `swc bench: incomplete: ${layout}'s script failed in its ${phase} phase${cause ? `: ${cause.name}: ${cause.why}` : ''}; ` +
-      `the memory figures printed above were measured before it (exit 3)`,
+      `the memory figures printed above were measured before it (exit ${err.exitCode})`,
     ...(rejected !== undefined ? [`  the server received: ${rejected}`] : []),
     `  error: ${error}`,
     `  ways out: ${skip} to measure memory only; --redis-server <a Redis 7.2+ build> to run on a build that accepts it; ` +
@@ -53,5 +53,6 @@ export function printIncomplete(
   ];
   const width = proseWidth({ stream: process.stderr });
   process.stderr.write(`${lines.map((l) => wrapText(l, width, 4)).join('\n')}\n`);
-  return ExitCode.runtime;
+  // 3, as any script error; 2 when the scripts given are at fault (a reply over swc's bound).
+  return err.exitCode;
 }
