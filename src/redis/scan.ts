@@ -11,9 +11,11 @@ export const SCAN_COUNT_MIN = 10;
 /** The largest COUNT `--scan-count` accepts. */
 export const SCAN_COUNT_MAX = 100_000;
 /**
- * Server time one SCAN call may take, in microseconds. The call's round
- * trip bounds it from above (it also holds the network and the client), so
- * a call within the budget by its round trip is within it on the server.
+ * Server time one SCAN call may take, in microseconds. A call's round trip
+ * bounds it from above, but also holds the network, the client and, after a
+ * pause, both sides waking up: a fixed cost that can alone exceed the budget.
+ * So the server time is taken as the round trip less the shortest round trip
+ * of the scan so far (that cost, with the least server time seen).
  */
 export const SCAN_BUDGET_US = 250;
 /**
@@ -69,7 +71,7 @@ export interface ScanReport {
 }
 
 /**
- * The COUNT of the next call, from the last call's COUNT and round trip:
+ * The COUNT of the next call, from the last call's COUNT and server time:
  * over the budget it shrinks in proportion (at least halving), well under it
  * it grows by half, within {@link SCAN_COUNT_MIN}..{@link SCAN_COUNT}.
  */
@@ -169,6 +171,7 @@ export async function scanOnce(redis: Redis, patterns: readonly string[], onKey:
   const budgetUs = control.budgetUs ?? SCAN_BUDGET_US;
   let count = control.count ?? SCAN_COUNT_START;
   let maxCallUs = 0;
+  let minCallUs = Number.POSITIVE_INFINITY;
   do {
     if (control.stopped?.()) {
       partial = true;
@@ -179,6 +182,7 @@ export async function scanOnce(redis: Redis, patterns: readonly string[], onKey:
     const [next, batch] = match === null ? await redis.scan(cursor, 'COUNT', count) : await redis.scan(cursor, 'MATCH', match, 'COUNT', count);
     const callUs = (performance.now() - sent) * 1000;
     maxCallUs = Math.max(maxCallUs, callUs);
+    minCallUs = Math.min(minCallUs, callUs);
     calls += 1;
     returned += batch.length;
     for (const key of batch) {
@@ -188,7 +192,7 @@ export async function scanOnce(redis: Redis, patterns: readonly string[], onKey:
       onKey(key);
     }
     cursor = next;
-    if (control.count === undefined) count = nextScanCount(count, callUs, budgetUs);
+    if (control.count === undefined) count = nextScanCount(count, callUs - minCallUs, budgetUs);
     if (control.onProgress && cursor !== '0' && performance.now() - started >= PROGRESS_AFTER_MS) {
       dbsize ??= Number(await redis.dbsize());
       const fraction = cursorFraction(cursor, dbsize);
