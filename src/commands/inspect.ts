@@ -4,6 +4,7 @@ import { NotFoundError, UsageError } from '../core/errors.js';
 import type { InspectRequest } from '../inspect/inspect.js';
 import type { Inspection, LightMetadata } from '../layouts/inspection.js';
 import { BUILTIN_LAYOUT_NAMES } from '../layouts/builtin-names.js';
+import { SCAN_BUDGET_US, SCAN_COUNT_MAX } from '../redis/scan.js';
 import { MAX_LISTED_ROWS } from '../report/inspect-limits.js';
 import { action, printError } from './lifecycle.js';
 import type { ListFlags } from './listing.js';
@@ -64,6 +65,11 @@ export function inspectCommand(): Command {
       'most recent buckets or seconds to print (JSON has all)',
       parser((v) => parseNumber('--limit', v, { min: 0, max: MAX_LISTED_ROWS, integer: true })),
       30,
+    )
+    .option(
+      '--scan-count <n>',
+      `COUNT of every SCAN call, when one is needed, 1..${SCAN_COUNT_MAX} (default: adapted to ${SCAN_BUDGET_US} µs of server time per call)`,
+      parser((v) => parseNumber('--scan-count', v, { min: 1, max: SCAN_COUNT_MAX, integer: true })),
     )
     .option('--check', 'exit 1 when the light has drift (running totals or index disagree with the buckets)')
     .option('--wide', 'key names and slots inside the keys table (wider than 120 columns)')
@@ -150,12 +156,15 @@ async function inspectOne(light: string, flags: InspectFlags): Promise<number> {
     flags.rdb !== undefined
       ? await (async () => {
           const snapshot = await (await import('./rdb-target.js')).rdbTarget(flags);
-          return { target: snapshot, result: await inspectLight(snapshot.redis, request, undefined, names) };
+          return {
+            target: snapshot,
+            result: await inspectLight(snapshot.redis, request, undefined, names, flags.scanCount !== undefined ? { count: flags.scanCount } : {}),
+          };
         })()
       : await withSlotRetry(
           () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect', { commandTimeoutMs: LIGHTS_COMMAND_TIMEOUT_MS }),
           (target) =>
-            inspectLight(target.redis, request, target.nodeOf, names).catch((err: unknown) => {
+            inspectLight(target.redis, request, target.nodeOf, names, flags.scanCount !== undefined ? { count: flags.scanCount } : {}).catch((err: unknown) => {
               // The message repeats the typed name and its keys: keep their control characters off the terminal.
               throw err instanceof NotFoundError ? new NotFoundError(visible(err.message)) : err;
             }),

@@ -3,7 +3,7 @@ import { parseNumber } from '../bench/values.js';
 import { UsageError } from '../core/errors.js';
 import { APPLICATION_LAYOUTS, lightOrders, parseStates } from '../inspect/list-options.js';
 import { BUILTIN_LAYOUT_NAMES } from '../layouts/builtin-names.js';
-import { DEFAULT_SCAN_PAUSE_MS } from '../redis/scan.js';
+import { DEFAULT_SCAN_PAUSE_MS, SCAN_BUDGET_US, SCAN_COUNT_MAX } from '../redis/scan.js';
 import { lightsFormats } from '../report/lights-formats.js';
 import { action } from './lifecycle.js';
 import type { ListFlags } from './listing.js';
@@ -55,6 +55,11 @@ export function lightsCommand(): Command {
       `pause between SCAN calls, 0..1000 ms (default ${DEFAULT_SCAN_PAUSE_MS}: the scan keeps well under a core of the server)`,
       parser((v) => parseNumber('--scan-pause', v, { min: 0, max: 1000 })),
     )
+    .option(
+      '--scan-count <n>',
+      `COUNT of every SCAN call, 1..${SCAN_COUNT_MAX} (default: adapted so each call stays within ${SCAN_BUDGET_US} µs of server time)`,
+      parser((v) => parseNumber('--scan-count', v, { min: 1, max: SCAN_COUNT_MAX, integer: true })),
+    )
     .option('--state <states>', 'only lights in these states, comma-separated: red, yellow, locked red, locked green, green', parser(parseStates))
     .option('--no-progress', 'no scan progress on stderr')
     .option(
@@ -80,7 +85,8 @@ est. KB" is, for 5.x lights, an estimate of the same traffic stored as 6.0 count
 Read-only. Commands sent: PING, TIME, SCAN, TYPE, ECHO, ZCARD, HLEN, ZRANGE, ZCOUNT,
 HGETALL, HMGET, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
 a Stoplight registry of light configs, where one exists: HSCAN).
-One SCAN pass (COUNT 1000, --scan-pause between calls) matches every layout's keys;
+One SCAN pass (COUNT adapted to 250 µs per call, or --scan-count; --scan-pause between
+calls) matches every layout's keys;
 Ctrl-C prints what it found so far, marked partial (exit 130; SIGTERM 143). 6.0 names: the
 "default" system, a Stoplight registry, --names, a literal --system or --match.
 On Redis Cluster (--cluster, or several --redis-url seeds): SCAN on every

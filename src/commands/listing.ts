@@ -27,6 +27,7 @@ export interface ListFlags extends RedisFlags, ClusterFlags {
   wide?: boolean;
   names?: string;
   scanPause?: number;
+  scanCount?: number;
   progress?: boolean;
   threshold?: number;
   state?: LightStateName[];
@@ -60,6 +61,7 @@ function listOnce({ flags, layout, names }: ListPlan, target: Target, control: {
         names,
         snapshot: flags.rdb !== undefined,
         ...(flags.scanPause !== undefined ? { scanPauseMs: flags.scanPause } : {}),
+        ...(flags.scanCount !== undefined ? { scanCount: flags.scanCount } : {}),
         ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
         stopped: () => stopped() || control.stopped(),
         ...(target.nodeOf && target.cluster ? { cluster: { nodeOf: target.nodeOf, primaries: primariesOf(target.cluster) } } : {}),

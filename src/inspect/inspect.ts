@@ -4,7 +4,7 @@ import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { InspectTarget, Layout } from '../layouts/types.js';
 import { exec, keyTypes, readEncodingLimits, readHash } from '../layouts/inspection-keys.js';
 import { DEFAULT_SYSTEM, type KeySearch } from '../layouts/types.js';
-import { globToRegExp, scanOnce } from '../redis/scan.js';
+import { globToRegExp, scanOnce, type ScanControl } from '../redis/scan.js';
 import { closestNames, orList } from '../core/suggest.js';
 import { addRegistry, nameId, newNameBook, registrySystemOf } from '../layouts/stoplight/names.js';
 import { SWC_VERSION } from '../core/version.js';
@@ -108,7 +108,13 @@ async function readPlan(
  * walk the keyspace for every layout at once (the keys only SCAN can find,
  * and the names a miss suggests from).
  */
-export async function inspectLight(redis: Redis, request: InspectRequest, nodeOf?: (key: string) => string, names?: NameBook): Promise<Inspection[]> {
+export async function inspectLight(
+  redis: Redis,
+  request: InspectRequest,
+  nodeOf?: (key: string) => string,
+  names?: NameBook,
+  scan: Pick<ScanControl, 'count'> = {},
+): Promise<Inspection[]> {
   const plan = resolveTargets(request, names);
   const { limits, unavailable } = await readEncodingLimits(redis);
   const given = request.at !== undefined;
@@ -131,7 +137,7 @@ export async function inspectLight(redis: Redis, request: InspectRequest, nodeOf
     // The pass: when nothing was found, or a Stoplight layout could not name its keys (6.0 without --system).
     const pass = hit.size === 0 || [...unnamed].some((l) => !hit.has(l) && l.startsWith('stoplight-'));
     if (pass) {
-      const keys = await onePass(redis, [...wanted], seen);
+      const keys = await onePass(redis, [...wanted], seen, scan);
       const rest = await readPlan(
         redis,
         plan.filter((p) => !hit.has(p.layout.name)),
@@ -168,26 +174,31 @@ export async function inspectLight(redis: Redis, request: InspectRequest, nodeOf
  * targets could only find by SCAN), and, from every key of every layout, the
  * names met and any Stoplight registry (into `seen`).
  */
-async function onePass(redis: Redis, wanted: readonly string[], seen: Seen): Promise<string[]> {
+async function onePass(redis: Redis, wanted: readonly string[], seen: Seen, scan: Pick<ScanControl, 'count'>): Promise<string[]> {
   const layouts = registeredLayouts();
   const tests = wanted.map(globToRegExp);
   const keys: string[] = [];
   const patterns = [...wanted, ...layouts.flatMap((l) => l.inspector.scanPatterns()), ...REGISTRY_PREFIXES.map((p) => `${p}:*`)];
-  await scanOnce(redis, patterns, (key) => {
-    if (tests.some((t) => t.test(key))) keys.push(key);
-    if (registrySystemOf(key) !== null) {
-      if (seen.registries.size < MAX_REGISTRIES) seen.registries.add(key);
-      return;
-    }
-    if (seen.names.size >= MAX_SEEN_NAMES) return;
-    for (const layout of layouts) {
-      const owner = layout.inspector.lightOfKey(key);
-      if (!owner) continue;
-      // 6.0 keys carry ids, not names: its names come from a registry or --names.
-      if (!(/^[0-9a-f]{12}$/.test(owner.light) && owner.system !== null)) seen.names.add(owner.light);
-      break;
-    }
-  });
+  await scanOnce(
+    redis,
+    patterns,
+    (key) => {
+      if (tests.some((t) => t.test(key))) keys.push(key);
+      if (registrySystemOf(key) !== null) {
+        if (seen.registries.size < MAX_REGISTRIES) seen.registries.add(key);
+        return;
+      }
+      if (seen.names.size >= MAX_SEEN_NAMES) return;
+      for (const layout of layouts) {
+        const owner = layout.inspector.lightOfKey(key);
+        if (!owner) continue;
+        // 6.0 keys carry ids, not names: its names come from a registry or --names.
+        if (!(/^[0-9a-f]{12}$/.test(owner.light) && owner.system !== null)) seen.names.add(owner.light);
+        break;
+      }
+    },
+    scan,
+  );
   return keys;
 }
 

@@ -23,6 +23,8 @@ export interface ListingRequest extends LightSelection {
   readonly snapshot?: boolean;
   /** Pause between SCAN calls in ms (default: the scan's own; 0 for a snapshot). */
   readonly scanPauseMs?: number;
+  /** A fixed COUNT per SCAN call (default: adapted to the scan's per-call budget). */
+  readonly scanCount?: number;
   readonly onProgress?: (progress: ScanProgress) => void;
   /** True once the scan should stop (Ctrl-C): the listing is then partial. */
   readonly stopped: () => boolean;
@@ -61,6 +63,7 @@ export async function readListing(redis: Redis, request: ListingRequest): Promis
     ...(request.snapshot ? { exactMemory: true } : {}),
     scan: {
       ...(pauseMs !== undefined ? { pauseMs } : {}),
+      ...(request.scanCount !== undefined ? { count: request.scanCount } : {}),
       ...(request.onProgress ? { onProgress: request.onProgress } : {}),
       stopped: request.stopped,
     },

@@ -2,8 +2,22 @@ import type { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 
-/** Keys per SCAN call asked for. */
+/** Keys per SCAN call asked for at most (and by `--scan-count` at most). */
 export const SCAN_COUNT = 1000;
+/** COUNT of a scan's first call; later calls grow or shrink it to stay within the budget. */
+export const SCAN_COUNT_START = 100;
+/** The smallest COUNT the budget shrinks to. */
+export const SCAN_COUNT_MIN = 10;
+/** The largest COUNT `--scan-count` accepts. */
+export const SCAN_COUNT_MAX = 100_000;
+/**
+ * Server time one SCAN call may take, in microseconds. A call's round trip
+ * bounds it from above, but also holds the network, the client and, after a
+ * pause, both sides waking up: a fixed cost that can alone exceed the budget.
+ * So the server time is taken as the round trip less the shortest round trip
+ * of the scan so far (that cost, with the least server time seen).
+ */
+export const SCAN_BUDGET_US = 250;
 /**
  * Pause between SCAN calls by default, in milliseconds. One call of COUNT
  * 1000 costs the server about 0.3–1 ms of its main thread, so a 2 ms pause
@@ -18,6 +32,10 @@ export const PROGRESS_AFTER_MS = 1000;
 export interface ScanControl {
   /** Milliseconds to wait between SCAN calls. */
   readonly pauseMs?: number;
+  /** A fixed COUNT for every call; absent, COUNT adapts to {@link ScanControl.budgetUs}. */
+  readonly count?: number;
+  /** Server time per SCAN call to stay within, in microseconds (default {@link SCAN_BUDGET_US}). */
+  readonly budgetUs?: number;
   /** Called after each call with the estimated keys the server walked so far. */
   readonly onProgress?: (progress: ScanProgress) => void;
   /** Asked before each call: true stops the scan (Ctrl-C); what was found so far is kept. */
@@ -46,6 +64,22 @@ export interface ScanReport {
   readonly elapsedMs: number;
   /** Stopped before the cursor came back to 0. */
   readonly partial: boolean;
+  /** The longest round trip of one SCAN call, in microseconds (an upper bound of its server time). */
+  readonly maxCallUs: number;
+  /** The COUNT of the last call. */
+  readonly lastCount: number;
+}
+
+/**
+ * The COUNT of the next call, from the last call's COUNT and server time:
+ * over the budget it shrinks in proportion (at least halving), well under it
+ * it grows by half, within {@link SCAN_COUNT_MIN}..{@link SCAN_COUNT}.
+ */
+export function nextScanCount(count: number, callUs: number, budgetUs: number): number {
+  let next = count;
+  if (callUs > budgetUs) next = Math.min(count / 2, (count * budgetUs) / callUs);
+  else if (callUs < budgetUs / 2) next = count * 1.5;
+  return Math.max(SCAN_COUNT_MIN, Math.min(SCAN_COUNT, Math.round(next)));
 }
 
 /** The literal text of a glob up to its first glob character. */
@@ -117,8 +151,9 @@ export function cursorFraction(cursor: string, dbsize: number): number | null {
 }
 
 /**
- * Walks the keyspace once with SCAN (COUNT {@link SCAN_COUNT}, one MATCH
- * common to every pattern), pausing between calls, and hands each key that
+ * Walks the keyspace once with SCAN (one MATCH common to every pattern),
+ * pausing between calls; COUNT starts at {@link SCAN_COUNT_START} and adapts
+ * so each call's round trip stays within the budget, unless fixed, and hands each key that
  * one of `patterns` matches to `onKey` (each key once). Read-only.
  */
 export async function scanOnce(redis: Redis, patterns: readonly string[], onKey: (key: string) => void, control: ScanControl = {}): Promise<ScanReport> {
@@ -133,13 +168,21 @@ export async function scanOnce(redis: Redis, patterns: readonly string[], onKey:
   let calls = 0;
   let returned = 0;
   let partial = false;
+  const budgetUs = control.budgetUs ?? SCAN_BUDGET_US;
+  let count = control.count ?? SCAN_COUNT_START;
+  let maxCallUs = 0;
+  let minCallUs = Number.POSITIVE_INFINITY;
   do {
     if (control.stopped?.()) {
       partial = true;
       break;
     }
     if (calls > 0 && pauseMs > 0) await sleep(pauseMs);
-    const [next, batch] = match === null ? await redis.scan(cursor, 'COUNT', SCAN_COUNT) : await redis.scan(cursor, 'MATCH', match, 'COUNT', SCAN_COUNT);
+    const sent = performance.now();
+    const [next, batch] = match === null ? await redis.scan(cursor, 'COUNT', count) : await redis.scan(cursor, 'MATCH', match, 'COUNT', count);
+    const callUs = (performance.now() - sent) * 1000;
+    maxCallUs = Math.max(maxCallUs, callUs);
+    minCallUs = Math.min(minCallUs, callUs);
     calls += 1;
     returned += batch.length;
     for (const key of batch) {
@@ -149,6 +192,7 @@ export async function scanOnce(redis: Redis, patterns: readonly string[], onKey:
       onKey(key);
     }
     cursor = next;
+    if (control.count === undefined) count = nextScanCount(count, callUs - minCallUs, budgetUs);
     if (control.onProgress && cursor !== '0' && performance.now() - started >= PROGRESS_AFTER_MS) {
       dbsize ??= Number(await redis.dbsize());
       const fraction = cursorFraction(cursor, dbsize);
@@ -162,7 +206,7 @@ export async function scanOnce(redis: Redis, patterns: readonly string[], onKey:
       });
     }
   } while (cursor !== '0');
-  return { match, calls, returned, dbsize, elapsedMs: performance.now() - started, partial };
+  return { match, calls, returned, dbsize, elapsedMs: performance.now() - started, partial, maxCallUs: Math.round(maxCallUs), lastCount: count };
 }
 
 /** A SCAN glob (`*`, `?`, `[…]`, `\` escapes) as a whole-key regular expression. */

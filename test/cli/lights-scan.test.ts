@@ -44,7 +44,8 @@ describe('one gentle SCAN pass', () => {
   it(`on ${OTHER_KEYS + 2 * LIGHTS} keys: cmdstat_scan calls ≤ DBSIZE / COUNT + 2, and every light is found`, async () => {
     const dbsize = Number(await redis.dbsize());
     await redis.call('CONFIG', 'RESETSTAT');
-    const run = await runCli(['lights', '--redis-url', server.url, '--json', '--scan-pause', '0']);
+    // COUNT fixed at 1000 (the default adapts it to a per-call budget: more, cheaper calls).
+    const run = await runCli(['lights', '--redis-url', server.url, '--json', '--scan-pause', '0', '--scan-count', '1000']);
     expect(run.code, run.stderr).toBe(0);
     const calls = await scanCalls();
     const doc = JSON.parse(run.stdout) as { matched: number; scan: { calls: number; match: string; dbsize: number } };
@@ -58,7 +59,7 @@ describe('one gentle SCAN pass', () => {
 
   it("--layout all reads swc's own designs too, still in one pass", async () => {
     await redis.call('CONFIG', 'RESETSTAT');
-    const run = await runCli(['lights', '--redis-url', server.url, '--json', '--scan-pause', '0', '--layout', 'all']);
+    const run = await runCli(['lights', '--redis-url', server.url, '--json', '--scan-pause', '0', '--scan-count', '1000', '--layout', 'all']);
     expect(run.code, run.stderr).toBe(0);
     const doc = JSON.parse(run.stdout) as { patterns: string[] };
     expect(doc.patterns.length).toBeGreaterThan(2);
@@ -66,10 +67,10 @@ describe('one gentle SCAN pass', () => {
   });
 
   it('a long scan shows progress on stderr (keys seen of DBSIZE, time left); --no-progress silences it', async () => {
-    const run = await runCli(['lights', '--redis-url', server.url, '--scan-pause', '25', '--top', '1']);
+    const run = await runCli(['lights', '--redis-url', server.url, '--scan-pause', '25', '--scan-count', '1000', '--top', '1']);
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/^swc: scanning: ~[\d,]+ of 120,100 keys \(\d+ SCAN calls\)(, about \d+ s left)?$/m);
-    const quiet = await runCli(['lights', '--redis-url', server.url, '--scan-pause', '25', '--top', '1', '--no-progress']);
+    const quiet = await runCli(['lights', '--redis-url', server.url, '--scan-pause', '25', '--scan-count', '1000', '--top', '1', '--no-progress']);
     expect(quiet.stderr).toBe('');
   });
 
@@ -93,6 +94,14 @@ describe('one gentle SCAN pass', () => {
     expect(stderr).toContain(`swc: stopped by ${cause}: the listing above is PARTIAL`);
     expect(stderr).toContain(`swc: ${signal}: cleaning up…`);
     if (signal === 'SIGTERM') expect(stderr).not.toMatch(/Ctrl-C/);
+  });
+
+  it('--scan-count is range-checked: exit 2, naming the flag and the range', async () => {
+    for (const bad of ['0', '100001', '1.5', 'many']) {
+      const run = await runCli(['lights', '--redis-url', server.url, '--scan-count', bad]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/^swc: --scan-count: .*\b1 to 100000, got "?/);
+    }
   });
 
   it('the MATCH shared by the patterns, and the cursor read as progress', () => {
