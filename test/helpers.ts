@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { afterAll, inject } from 'vitest';
+import { parseCommandCalls } from '../src/measure/commandstats.js';
 import { connect } from '../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer, type PrivateServerOptions } from '../src/redis/server.js';
 
@@ -102,4 +103,30 @@ export async function digest(redis: Redis, pattern: string): Promise<Record<stri
 /** Keys matching `pattern`. */
 export async function keysMatching(redis: Redis, pattern: string): Promise<string[]> {
   return Object.keys(await digest(redis, pattern));
+}
+
+/** Calls of one command (lower case, as `cmdstat_<name>`) the server counted since its start or the last CONFIG RESETSTAT. */
+export async function commandCalls(redis: Redis, command: string): Promise<number> {
+  return parseCommandCalls(await redis.info('commandstats')).get(command) ?? 0;
+}
+
+/**
+ * Writes `count` keys of an application's own (strings, hashes, sorted sets
+ * and lists, a quarter each) in one script, plus, with `stoplightEvery`, one
+ * string under a Stoplight-like prefix every that many keys; returns DBSIZE.
+ */
+export async function populateAppKeys(redis: Redis, count: number, { stoplightEvery = 0 }: { stoplightEvery?: number } = {}): Promise<number> {
+  const script = `
+for i = 1, tonumber(ARGV[1]) do
+  local kind = i % 4
+  if kind == 0 then redis.call('SET', 'app:session:' .. i, 'x')
+  elseif kind == 1 then redis.call('HSET', 'app:user:' .. i, 'name', 'n', 'plan', 'p')
+  elseif kind == 2 then redis.call('ZADD', 'app:rank:' .. i, i, 'm')
+  else redis.call('RPUSH', 'app:queue:' .. i, 'a', 'b') end
+  local every = tonumber(ARGV[2])
+  if every > 0 and i % every == 0 then redis.call('SET', 'stoplight:v5:unrelated:' .. i, 'x') end
+end
+return redis.call('DBSIZE')
+`;
+  return Number(await redis.eval(script, 0, String(count), String(stoplightEvery)));
 }

@@ -7,6 +7,7 @@ import { connect } from '../../src/redis/connect.js';
 import { execPipeline, installScripts } from '../../src/redis/scripts.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { runCli, SWC_BIN } from './run-cli.js';
+import { commandCalls } from '../helpers.js';
 
 /** Other keys of the application: lights must walk them once, and only once. */
 const OTHER_KEYS = 120_000;
@@ -14,12 +15,6 @@ const LIGHTS = 50;
 
 let server: PrivateServer;
 let redis: Redis;
-
-/** SCAN calls the server counted since the last CONFIG RESETSTAT. */
-async function scanCalls(): Promise<number> {
-  const info = await redis.info('commandstats');
-  return Number(/cmdstat_scan:calls=(\d+)/.exec(info)?.[1] ?? 0);
-}
 
 beforeAll(async () => {
   // DEBUG POPULATE fills the keyspace in one call; only a private server of the test's own allows it.
@@ -47,7 +42,7 @@ describe('one gentle SCAN pass', () => {
     // COUNT fixed at 1000 (the default adapts it to a per-call budget: more, cheaper calls).
     const run = await runCli(['lights', '--redis-url', server.url, '--json', '--scan-pause', '0', '--scan-count', '1000']);
     expect(run.code, run.stderr).toBe(0);
-    const calls = await scanCalls();
+    const calls = await commandCalls(redis, 'scan');
     const doc = JSON.parse(run.stdout) as { matched: number; scan: { calls: number; match: string; dbsize: number } };
     expect(doc.matched).toBe(LIGHTS);
     expect(doc.scan.match).toBe('s[tw]*');
@@ -63,7 +58,7 @@ describe('one gentle SCAN pass', () => {
     expect(run.code, run.stderr).toBe(0);
     const doc = JSON.parse(run.stdout) as { patterns: string[] };
     expect(doc.patterns.length).toBeGreaterThan(2);
-    expect(await scanCalls()).toBeLessThanOrEqual(Math.floor(Number(await redis.dbsize()) / 1000) + 2);
+    expect(await commandCalls(redis, 'scan')).toBeLessThanOrEqual(Math.floor(Number(await redis.dbsize()) / 1000) + 2);
   });
 
   it('a long scan shows progress on stderr (keys seen of DBSIZE, time left); --no-progress silences it', async () => {

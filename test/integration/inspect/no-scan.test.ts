@@ -15,40 +15,25 @@ import { connect } from '../../../src/redis/connect.js';
 import { scanOnce } from '../../../src/redis/scan.js';
 import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
 import { runCli } from '../../cli/run-cli.js';
+import { commandCalls, populateAppKeys } from '../../helpers.js';
 
 const UNRELATED = 200_000;
-/** Strings, hashes, sorted sets and lists under an application's own names, in one script. */
-const POPULATE = `
-for i = 1, tonumber(ARGV[1]) do
-  local kind = i % 4
-  if kind == 0 then redis.call('SET', 'app:session:' .. i, 'x')
-  elseif kind == 1 then redis.call('HSET', 'app:user:' .. i, 'name', 'n', 'plan', 'p')
-  elseif kind == 2 then redis.call('ZADD', 'app:rank:' .. i, i, 'm')
-  else redis.call('RPUSH', 'app:queue:' .. i, 'a', 'b') end
-end
-return redis.call('DBSIZE')
-`;
 
 let server: PrivateServer;
 let redis: Redis;
 let now: number;
 
-async function scanCalls(): Promise<number> {
-  const info = await redis.info('commandstats');
-  return Number(/^cmdstat_scan:calls=(\d+)/m.exec(info)?.[1] ?? 0);
-}
-
 /** SCAN calls `body` made on the server. */
 async function scansOf(body: () => Promise<unknown>): Promise<number> {
-  const before = await scanCalls();
+  const before = await commandCalls(redis, 'scan');
   await body();
-  return (await scanCalls()) - before;
+  return (await commandCalls(redis, 'scan')) - before;
 }
 
 beforeAll(async () => {
   server = await startPrivateServer();
   redis = await connect(server.url);
-  expect(Number(await redis.eval(POPULATE, 0, String(UNRELATED)))).toBe(UNRELATED);
+  expect(await populateAppKeys(redis, UNRELATED)).toBe(UNRELATED);
   now = Number((await redis.time())[0]);
   // Lights written by the layouts' own Lua, as Stoplight writes them, at the server's clock.
   const v6 = await LayoutClient.open(redis, new StoplightV6());

@@ -10,20 +10,9 @@ import { newNameBook } from '../../../src/layouts/stoplight/names.js';
 import { connect } from '../../../src/redis/connect.js';
 import { SCAN_COUNT, scanOnce } from '../../../src/redis/scan.js';
 import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { commandCalls, populateAppKeys } from '../../helpers.js';
 
 const KEYS = 200_000;
-/** Strings, hashes, sorted sets and lists, a few under a Stoplight prefix, in one script. */
-const POPULATE = `
-for i = 1, tonumber(ARGV[1]) do
-  local kind = i % 4
-  if kind == 0 then redis.call('SET', 'app:session:' .. i, 'x')
-  elseif kind == 1 then redis.call('HSET', 'app:user:' .. i, 'name', 'n', 'plan', 'p')
-  elseif kind == 2 then redis.call('ZADD', 'app:rank:' .. i, i, 'm')
-  else redis.call('RPUSH', 'app:queue:' .. i, 'a', 'b') end
-  if i % 1000 == 0 then redis.call('SET', 'stoplight:v5:unrelated:' .. i, 'x') end
-end
-return redis.call('DBSIZE')
-`;
 
 interface SlowEntry {
   readonly id: number;
@@ -34,10 +23,6 @@ interface SlowEntry {
 async function slowlog(redis: Redis): Promise<SlowEntry[]> {
   const raw = (await redis.call('SLOWLOG', 'GET', '-1')) as unknown[][];
   return raw.map((e) => ({ id: Number(e[0]), micros: Number(e[2]), args: (e[3] as unknown[]).map(String) }));
-}
-
-async function scanCalls(): Promise<number> {
-  return Number(/^cmdstat_scan:calls=(\d+)/m.exec(await redis.info('commandstats'))?.[1] ?? 0);
 }
 
 const isScan = (e: SlowEntry): boolean => e.args[0]?.toUpperCase() === 'SCAN';
@@ -51,7 +36,7 @@ beforeAll(async () => {
   // preempted server logged 2–6 ms for a SCAN of COUNT 150.
   server = await startPrivateServer({ settings: ['slowlog-max-len=100000'], wrapper: ['nice', '-n', '-15'] });
   redis = await connect(server.url);
-  expect(await redis.eval(POPULATE, 0, String(KEYS))).toBe(KEYS + KEYS / 1000);
+  expect(await populateAppKeys(redis, KEYS, { stoplightEvery: 1000 })).toBe(KEYS + KEYS / 1000);
 }, 60_000);
 
 afterAll(async () => {
@@ -68,10 +53,10 @@ describe('SCAN within a per-call budget', () => {
     const tries: string[][] = [];
     for (let attempt = 0; attempt < 3; attempt += 1) {
       await redis.call('SLOWLOG', 'RESET');
-      const before = await scanCalls();
+      const before = await commandCalls(redis, 'scan');
       const listing = await readListing(redis, { windowSeconds: null, names: newNameBook(), scanPauseMs: 0, stopped: () => false, layout: 'all' });
       expect(listing.list.partial).toBe(false);
-      const calls = (await scanCalls()) - before;
+      const calls = (await commandCalls(redis, 'scan')) - before;
       // The whole table was walked: more calls than COUNT 1000 would need, fewer than the floor of 10 would.
       expect(calls).toBeGreaterThan(KEYS / SCAN_COUNT);
       expect(calls).toBeLessThan(KEYS / 10);
