@@ -36,11 +36,12 @@ export function writeFigure(file: string, id: string, body: string): void {
  * What reads as a measurement: a number (a range `a–b` too) with a unit of
  * time, bytes, share or ratio, or of throughput; or a count "N of M".
  * Not units: `min` and `h` (windows are inputs), `req/s` and `/s` (rates are
- * inputs), `MiB` (swc's bounds are stated in MiB).
+ * inputs), `MiB` (swc's bounds are stated in MiB). A cell's window
+ * (`600 s at 10/s`, `30 s @ 1/s`) is an input too.
  */
 const NUMBER = String.raw`[−+-]?\d[\d,]*(?:\.\d+)?`;
 const UNIT = String.raw`(?:ns|µs|us|ms|s|B|bytes|KB|kB|MB|GB|%|×|x|ops/s|calls/s)`;
-const MEASURE = new RegExp(String.raw`(?<![\w.@/-])(${NUMBER}(?:\s?[–-]\s?${NUMBER})?\s?${UNIT}(?![\w/])|\d[\d,]* of \d[\d,]*(?! of))`, 'g');
+const MEASURE = new RegExp(String.raw`(?<![\w.@/-])(${NUMBER}(?:\s?[–-]\s?${NUMBER})?\s?${UNIT}(?![\w/])(?!\s(?:at|@)\s\d)|\d[\d,]* of \d[\d,]*(?! of))`, 'g');
 
 /**
  * Words that make the number a definition rather than a measurement when
