@@ -23,31 +23,17 @@ export interface FigureSource {
   readonly slow?: boolean;
 }
 
+// One line per figure (prettier keeps them so).
+// prettier-ignore
 export const FIGURES: readonly FigureSource[] = [
   { id: 'first-commands', doc: 'README.md', command: 'tsx tools/readme-examples.ts' },
   { id: 'startup', doc: 'docs/benchmarks.md', command: 'node scripts/bench-startup.mjs --write', slow: true },
   { id: 'lights-vs-memkeys', doc: 'docs/operator.md', command: 'tsx tools/bench-scan.ts --write', slow: true },
-  {
-    id: 'blog-preset',
-    doc: 'docs/bench.md',
-    command: 'tsx tools/figure-command.ts docs/bench.md blog-preset --to Commands bench --preset blog --no-throughput --format markdown --no-progress',
-    slow: true,
-  },
-  {
-    id: 'which-layout',
-    doc: 'docs/bench.md',
-    command:
-      'tsx tools/figure-command.ts docs/bench.md which-layout --from Which --to _Rule bench --suggest --window 5m --rate 100 --no-throughput --format markdown --no-progress',
-    slow: true,
-  },
+  { id: 'blog-preset', doc: 'docs/bench.md', command: 'tsx tools/figure-command.ts docs/bench.md blog-preset --to Commands bench --preset blog --no-throughput --format markdown --no-progress', slow: true },
+  { id: 'throughput', doc: 'docs/bench.md', command: 'tsx tools/figure-command.ts docs/bench.md throughput --from Engine --to Commands bench --rate 10,100 --window 300 --format markdown --no-accuracy --no-progress', slow: true },
+  { id: 'which-layout', doc: 'docs/bench.md', command: 'tsx tools/figure-command.ts docs/bench.md which-layout --from Which --to _Rule bench --suggest --window 5m --rate 100 --no-throughput --format markdown --no-progress', slow: true },
   { id: 'blog-chart', doc: 'docs/bench.md', command: 'tsx tools/figure-chart.ts', slow: true },
-  {
-    id: 'layouts-all',
-    doc: 'docs/layouts.md',
-    command:
-      'tsx tools/figure-command.ts docs/layouts.md layouts-all --to Commands bench --preset blog --no-throughput --format markdown --layout all --no-progress',
-    slow: true,
-  },
+  { id: 'layouts-all', doc: 'docs/layouts.md', command: 'tsx tools/figure-command.ts docs/layouts.md layouts-all --to Commands bench --preset blog --no-throughput --format markdown --layout all --no-progress', slow: true },
   { id: 'lights-states', doc: 'docs/operator.md', command: 'tsx tools/figure-states.ts' },
   { id: 'inspect-states', doc: 'docs/inspect.md', command: 'tsx tools/figure-states.ts' },
 ];
@@ -114,13 +100,13 @@ export const DEFINITIONS: readonly Definition[] = [
  */
 export const UNSOURCED: Readonly<Record<string, number>> = {
   'README.md': 9,
-  'docs/bench.md': 15,
+  'docs/bench.md': 4,
   'docs/benchmarks.md': 70,
   'docs/builds.md': 68,
   'docs/ci.md': 2,
   'docs/instructions.md': 102,
   'docs/layouts.md': 7,
-  'docs/operator.md': 5,
+  'docs/operator.md': 4,
   'docs/output.md': 8,
   'docs/reliability.md': 25,
   'docs/verify.md': 1,
