@@ -33,7 +33,7 @@ export function cleanLines(
   const { found, runUsers, removedUsers, removed, kept } = result;
   const out: string[] = [];
   if (found.length === 0 && runUsers.length === 0)
-    out.push(view.pattern !== undefined ? `no keys under ${view.pattern} ${view.where}` : `no swc-bench:* namespaces and no swc demo lights ${view.where}`);
+    out.push(view.pattern !== undefined ? `no keys under ${view.pattern} ${view.where}` : `no swc-bench:* namespaces ${view.where}`);
   for (const ns of found) {
     out.push(describe(ns, view.now, view.escape));
     if (ns.nodes) {

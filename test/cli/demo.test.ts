@@ -16,6 +16,7 @@ describe('swc demo on its private server', () => {
     run.child.kill('SIGINT');
     expect((await run.exited).code).toBe(130);
     const after = new Redis(url as string, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    after.on('error', () => undefined);
     await expect(after.connect()).rejects.toThrow();
     after.disconnect();
   });

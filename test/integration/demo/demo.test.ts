@@ -5,6 +5,10 @@ import { DEMO_LIGHTS } from '../../../src/demo/lights.js';
 import { listDemos, refuseCollisions } from '../../../src/demo/marker.js';
 import { listLights } from '../../../src/inspect/list.js';
 import { addName, newNameBook } from '../../../src/layouts/stoplight/names.js';
+import { cleanDocument } from '../../../src/report/clean.js';
+import { demoDocument } from '../../../src/report/demo.js';
+import { cleanSchema } from '../../../src/schemas/clean.js';
+import { demoSchema } from '../../../src/schemas/demo.js';
 import { digest, withPrivateServer } from '../../helpers.js';
 
 describe('swc demo', () => {
@@ -26,6 +30,7 @@ describe('swc demo', () => {
       // Stoplight's default config: a metadata hash and no events, red by its stamps.
       expect(byName.get('legacy-ldap')).toMatchObject({ events: 0, state: 'red' });
       // Every key the demo says it wrote exists, and nothing else.
+      expect(demoSchema.safeParse(demoDocument(result, { url: 'redis://127.0.0.1:6379', private: true })).success).toBe(true);
       const present = Object.keys(await digest(redis, '*'));
       expect(present.filter((k) => !result.keys.includes(k))).toEqual([]);
       expect(present.length).toBeGreaterThanOrEqual(20);
@@ -54,6 +59,7 @@ describe('swc demo', () => {
       expect(cleaned.removed).toEqual([{ prefix: result.prefix, keys: present.length + 1 }]);
       expect(cleaned.kept).toEqual([{ prefix: 'swc-demo:0badf00d', reason: expect.stringMatching(/not swc's/) }]);
       expect(await digest(redis, '*')).toEqual(before);
+      expect(cleanSchema.safeParse(cleanDocument(cleaned, { url: 'redis://127.0.0.1:6379' })).success).toBe(true);
     });
   });
 
