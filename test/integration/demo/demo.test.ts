@@ -11,7 +11,7 @@ import { cleanSchema } from '../../../src/schemas/clean.js';
 import { demoSchema } from '../../../src/schemas/demo.js';
 import { digest, withPrivateServer } from '../../helpers.js';
 
-describe('swc demo', () => {
+describe.concurrent('swc demo', () => {
   it('writes lights that swc lights lists with the states Stoplight gives them', { timeout: 30_000 }, async () => {
     await withPrivateServer({}, async (_server, redis) => {
       const result = await runDemo(redis, { marked: false });
