@@ -1,7 +1,7 @@
 // Folder rules of docs/architecture.md: imports only go down, and folders form no cycle.
 //
 //   cli         src/cli.ts, src/commands/
-//   use cases   src/bench/ src/inspect/ src/verify/ src/compare/ src/doctor/  (and report/, beside them)
+//   use cases   src/bench/ src/inspect/ src/verify/ src/compare/ src/doctor/ src/demo/  (and report/, beside them)
 //   report      src/report/: pure rendering, importing result types only; no use case imports it at run time
 //   safety      src/safety/: what keeps a run from harming a shared server (the probe, the run's ACL
 //               user, the names of a run's keys, terminal-safe text, writes that follow no link)
@@ -14,7 +14,7 @@
 // KNOWN below, with the reason; the rule itself stays as strict as designed.
 
 const CLI = '^src/(cli\\.ts|commands/)';
-const USE_CASES = '^src/(bench|inspect|verify|compare|doctor)/';
+const USE_CASES = '^src/(bench|inspect|verify|compare|doctor|demo)/';
 const REPORT = '^src/report/';
 const SAFETY = '^src/safety/';
 const MEASURE = '^src/measure/';
@@ -92,7 +92,7 @@ const CLI_HELPERS = [
   'layout-parsers', // what --layout and --scripts parse with
   'rdb-target', // --rdb: a snapshot on a private server
 ];
-const COMMANDS = ['bench', 'chart', 'clean', 'compare', 'doctor', 'inspect', 'lights', 'verify'];
+const COMMANDS = ['bench', 'chart', 'clean', 'compare', 'demo', 'doctor', 'inspect', 'lights', 'verify'];
 
 const anyOf = (names) => `(${names.join('|')})`;
 /** A command's file and the folder of its name. */

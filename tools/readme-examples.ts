@@ -10,9 +10,10 @@
  *   …output, replaced on every run…
  *   <!-- /example -->
  *
- * `example app:` runs the command against a private server seeded like a
- * small Stoplight application (two systems, 5.x and 6.0 lights, an
- * incident on one light), with REDIS_URL pointing at it; plain `example:`
+ * `example app:` runs the command against a private server holding the
+ * lights of `swc demo` (a small Stoplight application: 5.x and 6.0 lights,
+ * red, yellow, recovered, locked and default-config ones), with REDIS_URL
+ * pointing at it; plain `example:`
  * runs with no REDIS_URL, so `bench` starts its own private server. The
  * `first-commands` figure is the wall time of the first example, measured
  * in the same run. `example lines=N:` shows the first N lines of the output
@@ -23,9 +24,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { createLayout } from '../src/layouts/index.js';
-import { LayoutClient } from '../src/layouts/client.js';
-import { nameId } from '../src/layouts/stoplight/names.js';
+import { runDemo } from '../src/demo/demo.js';
 import { startPrivateServer, type PrivateServer } from '../src/redis/server.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -72,42 +71,13 @@ function run(command: string, redisUrl: string | undefined): Promise<Run> {
   });
 }
 
-/** A server seeded like a small Stoplight application; the clock is the server's own. */
+/** A private server holding `swc demo`'s lights (src/demo/): the clock is the server's own. */
 async function seededApp(): Promise<PrivateServer> {
   const server = await startPrivateServer();
   const redis = new Redis(server.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   try {
-    const [nowText] = await redis.time();
-    const now = Number(nowText);
-    const error = (at: number): string =>
-      JSON.stringify({ error: { class: 'Net::ReadTimeout', message: 'Net::ReadTimeout with #<TCPSocket:(closed)>' }, time: at });
-    const v6 = await LayoutClient.open(redis, createLayout('stoplight-v6'));
-    const v5 = await LayoutClient.open(redis, createLayout('stoplight-v5'));
-    const lights = [
-      { client: v6, light: { system: 'payments', name: 'checkout' }, rate: 5, failures: 0.02 },
-      { client: v6, light: { system: 'payments', name: 'stripe-api' }, rate: 3, failures: 0.05, burst: true },
-      { client: v6, light: { system: 'search', name: 'checkout' }, rate: 1, failures: 0.01 },
-      { client: v5, light: { name: 'legacy-geocoder' }, rate: 2, failures: 0.1 },
-    ];
-    for (const { client, light, rate, failures, burst } of lights) {
-      let n = 0;
-      for (let second = now - 120; second < now; second++) {
-        for (let i = 0; i < rate; i++) {
-          const at = second + i / rate;
-          // An incident: 80% failures for ten seconds, half a minute ago.
-          const share = burst && second >= now - 40 && second < now - 30 ? 0.8 : failures;
-          const failed = (n++ * 7919) % 1000 < share * 1000;
-          if (failed) await client.recordFailure(light, { windowSeconds: 300, at, errorJson: error(at) });
-          else await client.recordSuccess(light, { windowSeconds: 300, at });
-        }
-      }
-    }
-    // Stoplight's registry of light configs names the payments lights; the search system keeps its id.
-    for (const name of ['checkout', 'stripe-api']) {
-      const config = { id: name, name, window_size: 300, threshold: 0.5 };
-      await redis.hset(`stoplight:v6:${nameId('payments')}:lights`, nameId(name), JSON.stringify({ meta: { version: 1, registered_at: now - 3600 }, config }));
-    }
+    await runDemo(redis, { marked: false });
   } finally {
     redis.disconnect();
   }
@@ -130,11 +100,13 @@ async function main(): Promise<number> {
     lines: m[2] === undefined ? undefined : Number(m[2]),
     command: m[3] ?? '',
   }));
-  const app = examples.some((e) => e.app) ? await seededApp() : undefined;
+  // Seeded right before the first example that reads it, so its lights are as fresh as `swc demo`'s.
+  let app: PrivateServer | undefined;
   const problems: string[] = [];
   const runs: Run[] = [];
   try {
     for (const example of examples) {
+      if (example.app) app ??= await seededApp();
       process.stderr.write(`docs: ${example.command}\n`);
       const result = await run(example.command, example.app ? app?.url : undefined);
       runs.push(result);

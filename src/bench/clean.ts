@@ -3,13 +3,14 @@ import { leftoverRunUsers } from '../safety/acl.js';
 import type { ClusterSession } from '../redis/cluster.js';
 import { clusterError, nodeName } from '../redis/routed.js';
 import { scanKeys } from '../layouts/inspection-keys.js';
+import { listDemos, removeDemo } from '../demo/marker.js';
 import { CleanupIncompleteError, listNamespaces, namespaceOf, purgeNamespace, type Namespace, type NamespaceUsage } from './namespace.js';
 
 /** How clean names a namespace whose marker does not prove swc wrote it. */
 const NOT_SWCS = "not swc's (no run marker)";
 
-/** A namespace found, with (on a cluster) its keys per primary. */
-export type FoundNamespace = NamespaceUsage & { nodes?: Record<string, number> };
+/** A namespace found, with (on a cluster) its keys per primary; `kind` says a demo's (`swc demo --write`) from a bench run's. */
+export type FoundNamespace = NamespaceUsage & { nodes?: Record<string, number>; kind?: 'bench' | 'demo' };
 
 /** What `swc clean` found and, with `remove`, removed. */
 export interface CleanResult {
@@ -64,8 +65,17 @@ export async function cleanServer(
   const found: FoundNamespace[] = perNode ? listed.map((ns) => ({ ...ns, nodes: perNode.get(ns.prefix) ?? {} })) : listed;
   const removed: { prefix: string; keys: number }[] = [];
   const kept: { prefix: string; reason: string }[] = [];
+  // The demo lights of `swc demo --write` (one server, never a cluster): removed by their marker's list.
+  const demos = options.namespace || target.cluster ? [] : await listDemos(target.redis);
+  for (const demo of demos) {
+    found.push({ ...demo, keys: demo.keys.length, alive: false, kind: 'demo' });
+    if (!options.remove) continue;
+    if (!demo.marked) kept.push({ prefix: demo.prefix, reason: NOT_SWCS });
+    else removed.push({ prefix: demo.prefix, keys: await removeDemo(target.redis, demo) });
+  }
   if (options.remove) {
     for (const ns of found) {
+      if (ns.kind === 'demo') continue;
       // Keys that only look like swc's may be someone's data: never deleted.
       if (!ns.marked) kept.push({ prefix: ns.prefix, reason: NOT_SWCS });
       else if (ns.alive) kept.push({ prefix: ns.prefix, reason: 'still running' });

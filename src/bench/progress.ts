@@ -21,7 +21,8 @@ export class RunClock {
   private cellsDone = 0;
   private inGroup = 0;
   private readonly rounds: number;
-  private readonly started: number;
+  /** When the first cell started: start-up before it is no rate of the run's. */
+  private firstCellStart: number | null = null;
   /** Estimated seconds of one round of one layout in one phase. */
   private readonly roundSeconds: number;
   private readonly groupSeconds: number;
@@ -33,7 +34,6 @@ export class RunClock {
     throughput: { seconds: number; ops?: number; rounds?: number; appViewMs?: number } | undefined,
     now = performance.now(),
   ) {
-    this.started = now;
     this.lastTick = now;
     const rounds = throughput?.rounds ?? 1;
     this.rounds = rounds;
@@ -61,6 +61,11 @@ export class RunClock {
 
   /** A cell's fill starts. */
   cellStart(now = performance.now()): void {
+    // Start-up before the first cell (server, scripts, warm-up) is no fill time.
+    if (this.firstCellStart === null) {
+      this.firstCellStart = now;
+      this.lastTick = now;
+    }
     this.tick(now);
     this.filling = true;
   }
@@ -96,11 +101,46 @@ export class RunClock {
     return total > 0 ? Math.min(1, done / total) : 0;
   }
 
-  /** Estimated seconds left, from the pace so far; null before there is a pace. */
+  /**
+   * Seconds left, from the rates this run measured ({@link measuredEta}):
+   * null until the first cell has finished, since before that nothing but
+   * start-up and one partial fill has been timed.
+   */
   etaSeconds(now = performance.now()): number | null {
-    const { done, total } = this.estimate();
-    const elapsed = (now - this.started) / 1000;
-    if (done <= 0 || elapsed < 0.5) return null;
-    return Math.max(0, ((total - done) * elapsed) / done);
+    if (this.firstCellStart === null) return null;
+    const sinceFirst = (now - this.firstCellStart) / 1000;
+    return measuredEta({
+      eventsDone: this.written,
+      eventsTotal: this.totalEvents,
+      cellsDone: this.cellsDone,
+      cellsTotal: this.groups * this.layouts,
+      fillSeconds: this.fillSeconds / 1000,
+      otherSeconds: Math.max(0, sinceFirst - this.fillSeconds / 1000),
+    });
   }
+}
+
+/** What a run has measured of itself so far, for {@link measuredEta}. */
+export interface RunPace {
+  readonly eventsDone: number;
+  readonly eventsTotal: number;
+  readonly cellsDone: number;
+  readonly cellsTotal: number;
+  /** Seconds spent writing events (the fills). */
+  readonly fillSeconds: number;
+  /** Seconds since the first cell started that were not fill: settling, measuring, the throughput and accuracy phases. */
+  readonly otherSeconds: number;
+}
+
+/**
+ * Seconds left: the measured time per event times the events left, plus the
+ * measured time per finished cell spent outside the fill times the cells
+ * left. Null before the first cell has finished (no rate measured yet).
+ */
+export function measuredEta(pace: RunPace): number | null {
+  if (pace.cellsDone <= 0 || pace.eventsDone <= 0) return null;
+  const perEvent = pace.fillSeconds / pace.eventsDone;
+  const perCell = pace.otherSeconds / pace.cellsDone;
+  const left = perEvent * Math.max(0, pace.eventsTotal - pace.eventsDone) + perCell * Math.max(0, pace.cellsTotal - pace.cellsDone);
+  return Math.max(0, left);
 }

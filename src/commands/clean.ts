@@ -16,7 +16,7 @@ interface CleanFlags extends RedisFlags, ClusterFlags {
 /** `swc clean`: list, and with --yes remove, what benchmark runs left on a server. */
 export function cleanCommand(): Command {
   const command = new Command('clean')
-    .description('list the swc-bench:* namespaces benchmark runs left on a Redis (age, keys, bytes); remove them with --yes')
+    .description('list the swc-bench:* namespaces benchmark runs left on a Redis, and swc demo lights (age, keys, bytes); remove them with --yes')
     .option(
       '--namespace <prefix>',
       'only this run (swc-bench:<8 hex digits>, as swc bench prints it)',
@@ -31,7 +31,9 @@ export function cleanCommand(): Command {
     `
 Only keys under swc-bench:<8 hex digits>: are ever listed or removed (SCAN,
 then DEL grouped by hash slot; never KEYS, never FLUSHDB). A run still in
-progress (its alive key exists) is listed but not removed.
+progress (its alive key exists) is listed but not removed. The lights of
+swc demo --write are removed by their marker swc-demo:<8 hex>:run: exactly
+the keys it lists that carry the demo's id, then the marker.
 
 Exit codes: 0 done (or nothing found), 1 something could not be removed or
 is still running, 2 bad usage, 3 Redis unreachable.

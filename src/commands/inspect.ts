@@ -194,6 +194,7 @@ async function inspectOne(light: string, flags: InspectFlags): Promise<number> {
   }
   const warnings = inspectionWarnings(inspections, Boolean(flags.check));
   for (const line of warnings.lines) printError(line);
+  if (flags.rdb !== undefined) printError(`swc: note: ${(await import('../report/listing.js')).RDB_BYTES_NOTE}`);
   return warnings.code;
 }
 

@@ -159,6 +159,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   chart: async () => (await import('./chart.js')).chartCommand(),
   clean: async () => (await import('./clean.js')).cleanCommand(),
   compare: async () => (await import('./compare.js')).compareCommand(),
+  demo: async () => (await import('./demo.js')).demoCommand(),
   doctor: async () => (await import('./doctor.js')).doctorCommand(),
   inspect: async () => (await import('./inspect.js')).inspectCommand(),
   lights: async () => (await import('./lights.js')).lightsCommand(),

@@ -17,7 +17,8 @@ function describe(ns: FoundNamespace, now: number, escape: (text: string) => str
   if (!ns.marked) return `${escape(ns.prefix)}  ${ns.keys} key(s), not swc's (no run marker): left alone`;
   const size = ns.bytes === null ? 'bytes unavailable (MEMORY not allowed)' : `${(ns.bytes / 1024).toFixed(1)} KB`;
   const origin = ns.host ? `, from ${escape(ns.host)} pid ${ns.pid ?? '?'}` : '';
-  return `${ns.prefix}  ${ns.keys} key(s), ${size}, ${age(ns.startedAt, now)}${origin}${ns.alive ? ', STILL RUNNING' : ''}`;
+  const demo = ns.kind === 'demo' ? ', demo lights of swc demo' : '';
+  return `${ns.prefix}  ${ns.keys} key(s), ${size}, ${age(ns.startedAt, now)}${origin}${demo}${ns.alive ? ', STILL RUNNING' : ''}`;
 }
 
 /**
@@ -41,7 +42,10 @@ export function cleanLines(
     }
   }
   for (const name of runUsers) if (!removedUsers.includes(name)) out.push(`${name}  temporary ACL user of a run that is gone`);
-  for (const r of removed) out.push(`removed ${r.keys} key(s) under ${r.prefix}:*`);
+  for (const r of removed)
+    out.push(
+      r.prefix.startsWith('swc-demo:') ? `removed the ${r.keys} key(s) of ${r.prefix} (its marker's list)` : `removed ${r.keys} key(s) under ${r.prefix}:*`,
+    );
   for (const name of removedUsers) out.push(`removed the temporary ACL user ${name}`);
   for (const k of kept) out.push(`kept ${k.prefix}: ${k.reason}`);
   if (!view.removing && found.some((ns) => ns.marked)) out.push('', 'nothing removed: run again with --yes to remove them');

@@ -238,20 +238,18 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
   if (!wide && view.columns !== undefined) {
     const limit = Math.max(MIN_COLUMNS, view.columns);
     const total = (cols: readonly Column[]): number => cols.reduce((sum, c) => sum + columnWidth(c), 1);
-    const light = kept.findIndex((c) => c.head === 'light');
     // First cut long names to a readable length, then drop columns, most dispensable first, then cut names further.
+    // The light column is found by its head each time: dropping columns moves it.
     const cutNames = (max: number): void => {
-      kept = kept.map((c, i) => (i === light ? { ...c, cells: c.cells.map((t) => cut(t, max)) } : c));
+      kept = kept.map((c) => (c.head === 'light' ? { ...c, cells: c.cells.map((t) => cut(t, max)) } : c));
     };
-    if (total(kept) > limit) cutNames(Math.max(NAME_MIN, columnWidth(kept[light] as Column) - 3 - (total(kept) - limit)));
+    const lightColumn = (): Column => kept.find((c) => c.head === 'light') as Column;
+    if (total(kept) > limit) cutNames(Math.max(NAME_MIN, columnWidth(lightColumn()) - 3 - (total(kept) - limit)));
     for (const drop of [6, 5, 4, 3, 2, 1]) {
       if (total(kept) <= limit) break;
       kept = kept.filter((c) => c.drop !== drop);
     }
-    if (total(kept) > limit) {
-      const lightColumn = kept.find((c) => c.head === 'light') as Column;
-      cutNames(Math.max(8, columnWidth(lightColumn) - 3 - (total(kept) - limit)));
-    }
+    if (total(kept) > limit) cutNames(Math.max(8, columnWidth(lightColumn()) - 3 - (total(kept) - limit)));
   }
   return {
     head: kept.map((c) => c.head),

@@ -10,7 +10,7 @@ import { visible } from './style.js';
 
 /** What --rdb bytes are not: the live server's (docs/operator.md, "Offline: an RDB snapshot"). */
 export const RDB_BYTES_NOTE =
-  "--rdb bytes are a freshly loaded snapshot's: a live key can be mid-rehash (carrying its old table, up to a few KB) and loading re-encodes values, so the live server's bytes differ by a few percent (seen on real data: 5.x -5%, 6.0 +1%); events, state and window counts are the same";
+  "--rdb bytes are a freshly loaded snapshot's, not the live server's: loading rebuilds every key (tables sized afresh, skiplist levels drawn anew) and drops the old table of a key caught mid-rehash; measured (npm run bench:rdb) within about 1% per layout and up to 4% per light, 4% less for a light mid-rehash (real data: 5.x -5%, 6.0 +1%); events, state and window counts are the same";
 
 /** How a listing is shown: `swc lights` flags, and where it came from. */
 export interface ListingView {

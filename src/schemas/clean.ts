@@ -1,4 +1,4 @@
-/** `swc clean --json`: the swc-bench:* namespaces found, and what was removed or kept. */
+/** `swc clean --json`: the swc-bench:* namespaces and swc-demo:* demos found, and what was removed or kept. */
 import { z } from 'zod';
 import { figure, header, moment, primary } from './common.js';
 
@@ -16,6 +16,7 @@ export const cleanSchema = z
         pid: figure,
         alive: z.boolean(),
         marked: z.boolean(),
+        kind: z.enum(['bench', 'demo']).optional(),
       }),
     ),
     removed: z.array(z.object({ prefix: z.string(), keys: z.number().int() })),

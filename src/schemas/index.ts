@@ -5,6 +5,7 @@ import { buildsSchema } from './builds.js';
 import { chartSchema } from './chart.js';
 import { cleanSchema } from './clean.js';
 import { compareBuildsSchema, compareSchema } from './compare.js';
+import { demoSchema } from './demo.js';
 import { doctorSchema } from './doctor.js';
 import { dryRunSchema } from './dry-run.js';
 import { inspectSchema } from './inspect.js';
@@ -25,4 +26,5 @@ export const OUTPUT_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   verify: verifySchema,
   clean: cleanSchema,
   doctor: doctorSchema,
+  demo: demoSchema,
 };

@@ -76,6 +76,8 @@ describe('lights --rdb and inspect --rdb: a snapshot analysed offline', () => {
     expect(run.code, run.stderr).toBe(0);
     const doc = JSON.parse(run.stdout) as { inspections: { totals: { successes: number }; systemName: string; lightName: string }[] };
     expect(doc.inspections[0]).toMatchObject({ totals: { successes: 30 }, systemName: 'payments', lightName: 'light-2' });
+    // Its bytes are the loaded snapshot's, not the live server's: said on stderr, as lights --rdb says it.
+    expect(run.stderr).toContain('swc: note: --rdb bytes are a freshly loaded snapshot');
   });
 
   it('the private server listens on no TCP port, only on a unix socket, and goes away afterwards', async () => {

@@ -4,6 +4,7 @@ import { plannedEvents, type BenchPlan } from '../../bench/plan.js';
 import { RunClock } from '../../bench/progress.js';
 import type { BenchProgress } from '../../bench/run.js';
 import type { CellResult } from '../../measure/types.js';
+import type { Cell } from '../../bench/plan.js';
 import { formatWindow } from '../../report/bench.js';
 import { kb } from '../../report/style.js';
 import { proseWidth, wrapText } from '../../report/width.js';
@@ -11,6 +12,9 @@ import { onShutdown } from '../lifecycle.js';
 
 const etaText = (seconds: number | null): string =>
   seconds === null ? '…' : seconds < 60 ? `${Math.ceil(seconds)} s` : `${Math.floor(seconds / 60)} min ${Math.ceil(seconds % 60)} s`;
+
+/** The time left, said only once the run has measured its own pace (after its first cell). */
+const etaLeft = (seconds: number | null): string => (seconds === null ? 'time left known after the first cell' : `about ${etaText(seconds)} left`);
 
 const PHASES = ['write', 'read', 'request'] as const;
 
@@ -63,14 +67,24 @@ export function progressReporter(enabled: boolean, plan: BenchPlan): { hooks: Be
     };
     return { hooks, stop };
   }
-  let at = '';
+  // Each cell's number, from its start: a throughput phase names the cells of its group, not the last cell started.
+  const numbers = new Map<Cell, number>();
+  let total = 0;
+  const cellsOf = (group: readonly Cell[]): string => {
+    const known = group.map((c) => numbers.get(c)).filter((n): n is number => n !== undefined);
+    if (known.length === 0) return '';
+    const [lo, hi] = [Math.min(...known), Math.max(...known)];
+    return `[${lo === hi ? lo : `${lo}-${hi}`}/${total}] `;
+  };
   // Progress lines off a TTY fit COLUMNS when it is set (a log keeps them whole otherwise).
   const width = proseWidth({ stream: process.stderr });
   const say = (line: string): void => void process.stderr.write(`${wrapText(line, width, 4)}\n`);
   const hooks: BenchProgress = {
     onCellStart: (cell, i: number, n: number) => {
       clock.cellStart();
-      at = `${i + 1}/${n}`;
+      numbers.set(cell, i + 1);
+      total = n;
+      const at = `${i + 1}/${n}`;
       // Real traffic takes real time: say when each cell's starts.
       if (realtime) {
         say(`swc bench: [${at}] ${cell.layout} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: real traffic for ${cell.durationSeconds} s`);
@@ -81,9 +95,9 @@ export function progressReporter(enabled: boolean, plan: BenchPlan): { hooks: Be
     onThroughput: (_group, p) => clock.round(PHASES.indexOf(p.phase), p.round, p.target, p.fraction),
     onPhase: (cell, phase: string, group) =>
       say(
-        `swc bench: [${at}] ${group.map((c) => c.layout).join(', ')} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: ${phase} throughput phase` +
+        `swc bench: ${cellsOf(group)}${group.map((c) => c.layout).join(', ')} window ${formatWindow(cell.windowSeconds)} at ${cell.rate}/s: ${phase} throughput phase` +
           (group.length > 1 ? ' (layouts alternating round by round)' : '') +
-          `; about ${etaText(clock.etaSeconds())} left`,
+          `; ${etaLeft(clock.etaSeconds())}`,
       ),
     onCellDone: (r: CellResult, i: number, n: number) => {
       clock.cellDone();
