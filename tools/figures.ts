@@ -36,6 +36,7 @@ export const FIGURES: readonly FigureSource[] = [
   { id: 'layouts-all', doc: 'docs/layouts.md', command: 'tsx tools/figure-command.ts docs/layouts.md layouts-all --to Commands bench --preset blog --no-throughput --format markdown --layout all --no-progress', slow: true },
   { id: 'lights-states', doc: 'docs/operator.md', command: 'tsx tools/figure-states.ts' },
   { id: 'inspect-states', doc: 'docs/inspect.md', command: 'tsx tools/figure-states.ts' },
+  { id: 'rdb-vs-live', doc: 'docs/operator.md', command: 'tsx tools/bench-rdb.ts --write-docs', slow: true },
 ];
 
 /**
