@@ -11,16 +11,7 @@ import path from 'node:path';
 import { readInputFile } from '../../core/json-file.js';
 
 /** A 6.0 generation: its storage design and, within one design, its place in time. */
-export type V6GenerationId =
-  | 'hourly-a'
-  | 'hourly-b'
-  | 'hourly-c'
-  | 'hourly-d'
-  | 'sliding-log-a'
-  | 'sliding-log-b'
-  | 'hash-a'
-  | 'hash-b'
-  | 'hash-c';
+export type V6GenerationId = 'hourly-a' | 'hourly-b' | 'hourly-c' | 'hourly-d' | 'sliding-log-a' | 'sliding-log-b' | 'hash-a' | 'hash-b' | 'hash-c';
 
 /** What a window_metrics folder was recognised as. */
 export interface V6Generation {
