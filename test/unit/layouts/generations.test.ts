@@ -13,7 +13,10 @@ afterAll(() => {
 const keep = (dir: string): string => (trees.push(dir), dir);
 
 const ZSET: readonly ZsetGeneration[] = ['hourly-a', 'hourly-b', 'hourly-c', 'hourly-d', 'sliding-log-a', 'sliding-log-b'];
-const storageOf = (tree: string): string => classifyScriptsDir(tree).v6Root ?? '';
+const storageOf = (tree: string): string => {
+  const found = classifyScriptsDir(tree);
+  return found.kind === 'stoplight' ? (found.v6Root ?? '') : '';
+};
 
 describe('6.0 generations told apart by their files', () => {
   it.each(ZSET)('%s: recognised, and its shipped manifest accepts the scripts', (generation) => {
