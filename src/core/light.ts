@@ -18,7 +18,13 @@ export type WindowSemantics =
   /** `[now - W, now]`: W + 1 integer seconds (Stoplight 5.x). */
   | 'closed'
   /** `(now - W, now]`: W integer seconds (Stoplight 6.0). */
-  | 'half-open';
+  | 'half-open'
+  /**
+   * `[now - W, now]` with `now` and the event times as fractional seconds:
+   * Stoplight 6.0's event-ZSET development versions count ZSET scores from
+   * the caller's float clock minus the window.
+   */
+  | 'closed-exact';
 
 /** Whole seconds, or seconds with their milliseconds. */
 export type StampPrecision = 'seconds' | 'milliseconds';

@@ -19,9 +19,18 @@ export interface NamedRejection {
  * `HINCRBY "k" "f" "-0"`) shows a known case, or null. Known: Lua's -0
  * (an unguarded `HINCRBY … -count` with a count of 0) reaches Redis 7.0 as
  * "-0", which HINCRBY refuses as not an integer; Redis 7.2+ and Valkey
- * receive "0".
+ * receive "0". And, with no command sent, Lua's own `unpack()` limit.
  */
 export function namedRejection(error: string, rejected: string | undefined): NamedRejection | null {
+  if (/too many results to unpack/.test(error)) {
+    return {
+      id: 'unpack-limit',
+      name: 'unpack() limit',
+      why:
+        "the script spread more values through Lua's unpack() than it takes (about 8,000 on Redis 7.x): an eviction that " +
+        'unpacks every expired bucket at once fails after an idle gap longer than about 4,000 seconds with traffic; eviction in batches does not',
+    };
+  }
   if (rejected === undefined) return null;
   const args = [...rejected.matchAll(/"(?:[^"\\]|\\.)*"/g)].map((m) => JSON.parse(m[0]) as string);
   const name = rejected.split(' ', 1)[0]?.toUpperCase() ?? '';

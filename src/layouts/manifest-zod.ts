@@ -28,7 +28,7 @@ import {
 import type { WindowSemantics } from './types.js';
 
 const CLOCKS: readonly ClockSource[] = ['argv', 'argv-ms', 'redis-time'];
-const SEMANTICS: readonly WindowSemantics[] = ['closed', 'half-open'];
+const SEMANTICS: readonly WindowSemantics[] = ['closed', 'half-open', 'closed-exact'];
 
 /** Placeholders a light's key templates may use: they name keys without a clock or an event. */
 const KEY_PLACEHOLDERS: ReadonlySet<Placeholder> = new Set(['prefix', 'name', 'system', 'lightId', 'systemId', 'hour', 'lbrace']);

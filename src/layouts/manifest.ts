@@ -302,7 +302,12 @@ export class ManifestLayout implements Layout {
         return [op, list?.kind === 'eachHour' ? list.through : null];
       }),
     ) as Record<OperationName, 'now' | 'now-1s' | null>;
-    this.deviations = this.hourLists.getMetrics === 'now-1s' ? [V5_FIRST_SECOND_OF_HOUR] : [];
+    this.deviations =
+      this.hourLists.getMetrics !== 'now-1s'
+        ? []
+        : this.hourLists.recordFailure === 'now-1s' && manifest.capabilities.failureReturnsSnapshot
+          ? [{ ...V5_FIRST_SECOND_OF_HOUR, failureReplies: true }]
+          : [V5_FIRST_SECOND_OF_HOUR];
     this.used = Object.fromEntries(
       OPERATIONS.map((op) => [op, [...placeholdersOf([...manifest.operations[op].keys, ...manifest.operations[op].args])]]),
     ) as Record<OperationName, Placeholder[]>;

@@ -198,6 +198,11 @@ export interface WindowDeviation {
    * read counts the exact window.
    */
   uncounted(at: number, windowSeconds: number): SecondRange | null;
+  /**
+   * The counts a failure replies miss the same way (a write that replies a
+   * snapshot read through the same hour keys); absent: only reads deviate.
+   */
+  readonly failureReplies?: boolean;
 }
 
 /**

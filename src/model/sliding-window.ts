@@ -24,17 +24,22 @@ export class SlidingWindowModel {
   lastErrorAt: number | null = null;
   /** How many buckets the latest call evicted (a layout that evicts must drop as many in that call). */
   lastEvicted = 0;
+  /** `closed-exact` only: each counted second's event times, to cut the first second at `now - W`. */
+  private readonly times: Map<number, { at: number; outcome: 'success' | 'failure' }[]> | null;
 
   /**
    * @param windowSeconds window size W
-   * @param semantics `closed` counts seconds in `[now - W, now]`, `half-open` in `(now - W, now]`
+   * @param semantics `closed` counts seconds in `[now - W, now]`, `half-open` in `(now - W, now]`,
+   *   `closed-exact` the events at times in `[now - W, now]`, fractions included
    * @param maxWindowSeconds a cap on W (5.x reads at most one day back)
    */
   constructor(
     readonly windowSeconds: number,
     readonly semantics: WindowSemantics,
     readonly maxWindowSeconds = Number.POSITIVE_INFINITY,
-  ) {}
+  ) {
+    this.times = semantics === 'closed-exact' ? new Map() : null;
+  }
 
   /** Records one event at time `at` (seconds, fractional allowed). */
   record(at: number, outcome: 'success' | 'failure'): void {
@@ -47,6 +52,11 @@ export class SlidingWindowModel {
       bucket = { successes: 0, failures: 0 };
       this.buckets.set(second, bucket);
       this.insertSecond(second);
+    }
+    if (this.times) {
+      const list = this.times.get(second) ?? [];
+      list.push({ at, outcome });
+      this.times.set(second, list);
     }
     if (outcome === 'success') {
       bucket.successes += 1;
@@ -61,10 +71,20 @@ export class SlidingWindowModel {
     }
   }
 
-  /** Successes and failures in the window ending at `at`. */
+  /** Successes and failures in the window ending at `at` (fractional allowed; only `closed-exact` reads the fraction). */
   count(at: number): WindowCounts {
     this.evict(Math.floor(at));
-    return { ...this.totals };
+    const counts = { ...this.totals };
+    if (this.times) {
+      // The first counted second holds events before `at - W` too: they are out.
+      const start = at - Math.min(this.windowSeconds, this.maxWindowSeconds);
+      for (const event of this.times.get(Math.floor(start)) ?? []) {
+        if (event.at >= start) continue;
+        if (event.outcome === 'success') counts.successes -= 1;
+        else counts.failures -= 1;
+      }
+    }
+    return counts;
   }
 
   /** Successes and failures recorded in whole seconds `from..to` (both included) and not yet evicted. */
@@ -87,14 +107,16 @@ export class SlidingWindowModel {
    * leaves out (5.x at hh:00:00). Counts only what is not evicted yet.
    */
   countRead(at: number, recoveredAt: number | null = null, deviations: readonly ReadDeviation[] = []): WindowCounts {
-    const window = readWindow(at, Math.min(this.windowSeconds, this.maxWindowSeconds), recoveredAt, this.semantics, deviations);
+    // Whole seconds: a closed-exact window is read as a closed one here.
+    const semantics = this.semantics === 'half-open' ? 'half-open' : 'closed';
+    const window = readWindow(at, Math.min(this.windowSeconds, this.maxWindowSeconds), recoveredAt, semantics, deviations);
     return this.countIn(window.fromSecond, window.toSecond);
   }
 
   /** The oldest second still counted at `now`. */
   private firstCounted(now: number): number {
     const window = Math.min(this.windowSeconds, this.maxWindowSeconds);
-    return this.semantics === 'closed' ? now - window : now - window + 1;
+    return this.semantics === 'half-open' ? now - window + 1 : now - window;
   }
 
   private evict(now: number): void {
@@ -107,6 +129,7 @@ export class SlidingWindowModel {
       this.totals.successes -= bucket.successes;
       this.totals.failures -= bucket.failures;
       this.buckets.delete(second);
+      this.times?.delete(second);
       this.head += 1;
       this.lastEvicted += 1;
     }

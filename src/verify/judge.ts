@@ -156,11 +156,12 @@ export class LightJudge {
   }
 
   private compare({ op, at }: ReproCall, reply: ComparedFields): Verdict {
-    const exact = this.exact(this.model.count(Math.floor(at)));
+    const exact = this.exact(this.model.count(at));
     const actual = this.atPrecision(reply);
     const fields = differing(exact, actual);
-    // A declaration describes reads; a snapshot returned by a write is held to the exact window.
-    const deviations = op === 'read' ? (this.layout.deviations ?? []) : [];
+    // A declaration describes reads; a snapshot a failure replies is held to the exact window unless the declaration covers it.
+    const declared = this.layout.deviations ?? [];
+    const deviations = op === 'read' ? declared : op === 'failure' ? declared.filter((d) => d.failureReplies === true) : [];
     for (const deviation of deviations) {
       const predicted = this.predicted(deviation, at, exact);
       if (!predicted) continue;

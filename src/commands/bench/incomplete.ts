@@ -48,7 +48,8 @@ export function printIncomplete(
       `the memory figures printed above were measured before it (exit ${err.exitCode})`,
     ...(rejected !== undefined ? [`  the server received: ${rejected}`] : []),
     `  error: ${error}`,
-    `  ways out: ${skip} to measure memory only; --redis-server <a Redis 7.2+ build> to run on a build that accepts it; ` +
+    // Lua's unpack() limit is the same on every build: another server is no way out of it.
+    `  ways out: ${skip} to measure memory only; ${cause?.id === 'unpack-limit' ? '' : '--redis-server <a Redis 7.2+ build> to run on a build that accepts it; '}` +
       `swc verify${scripts} --layout ${layout} for the shortest reproduction`,
   ];
   const width = proseWidth({ stream: process.stderr });

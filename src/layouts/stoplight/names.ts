@@ -69,11 +69,17 @@ export function readNamesFile(file: string, book: NameBook): number {
   return added;
 }
 
+/** A light id: the first 12 hex characters of SHA-256 of its name. */
+const LIGHT_ID = /^[0-9a-f]{12}$/;
+
 /**
  * A Stoplight registry of light configs: a hash `<prefix>:<system id>:lights`
  * (released 6.0 under `stoplight:v6`, an earlier development version under
  * `stoplight:v5`) whose fields are light ids and whose values are JSON
- * `{ meta: { version, registered_at }, config: { id, name, window_size, threshold, … } }`.
+ * `{ meta: { version, registered_at }, config: { id, name, window_size, threshold,
+ * traffic_control: { strategy: "error_rate" | "consecutive_errors" }, … } }`
+ * (Stoplight's ConfigSerializer). An earlier 6.0 development registry keyed
+ * each config by the light's name and kept neither `id` nor `name` in it.
  */
 export const REGISTRY_KEY = /^((?:[^\n]*:)?stoplight:v[56]):([0-9a-f]{12}):lights$/;
 
@@ -83,9 +89,10 @@ export function registrySystemOf(key: string): string | null {
 }
 
 /**
- * The traffic control a config names: a string, or an object naming it
- * (`{ "name": … }`, `{ "type": … }`, `{ "strategy": … }`); unknown forms give
- * undefined, so no light is judged against a rule it may not use.
+ * The traffic control a config names: Stoplight serialises it as
+ * `{ "strategy": "<name>" }`; a bare string, `{ "name": … }` or `{ "type": … }`
+ * are read too. Unknown forms give undefined, so no light is judged against
+ * a rule it may not use.
  */
 function trafficControlOf(value: unknown): 'error_rate' | 'consecutive_errors' | undefined {
   const named =
@@ -119,14 +126,19 @@ export function addRegistry(book: NameBook, key: string, fields: ReadonlyMap<str
     } catch {
       config = undefined;
     }
-    const name = config && typeof config === 'object' ? config.name : undefined;
-    if (typeof name !== 'string' || nameId(name) !== field) {
+    const isConfig = config !== null && typeof config === 'object';
+    const named = isConfig ? config?.name : undefined;
+    // The earlier registry's field is the light's name itself (its config names no light).
+    const byName = isConfig && named === undefined && !LIGHT_ID.test(field);
+    const name = byName ? field : named;
+    if (typeof name !== 'string' || (!byName && nameId(name) !== field)) {
       problems.push(`${key} field ${field.slice(0, 40)}: not a light config naming that light id; ignored`);
       continue;
     }
-    book.lights.set(field, name);
+    const lightId = byName ? nameId(name) : field;
+    book.lights.set(lightId, name);
     const trafficControl = trafficControlOf(config?.traffic_control);
-    book.configs.set(`${systemId}/${field}`, {
+    book.configs.set(`${systemId}/${lightId}`, {
       windowSeconds: finite(config?.window_size),
       threshold: finite(config?.threshold),
       ...(trafficControl ? { trafficControl } : {}),

@@ -5,7 +5,6 @@
  * a manifest swc ships for that Stoplight version's calling convention.
  */
 import { existsSync, statSync } from 'node:fs';
-import { readInputFile } from '../../core/json-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../core/errors.js';
@@ -16,6 +15,7 @@ import type { Layout, LayoutInspector, LayoutOptions } from '../types.js';
 import { v5KeyTable, V5_MAX_WINDOW_SECONDS } from './v5.js';
 import { StoplightV5Inspector } from './v5-inspector.js';
 import { v6Inspector } from './v6.js';
+import { recognizeV6, whatIsIn, type V6Generation } from './generations.js';
 
 /** Where swc's manifests for Stoplight's own scripts live (in the package). */
 export const STOPLIGHT_MANIFESTS_DIR = fileURLToPath(new URL('../../../fixtures/manifests/stoplight/', import.meta.url));
@@ -71,7 +71,7 @@ export function classifyScriptsDir(dir: string): ScriptsDir {
   for (const root of V6_STORAGE.map((p) => path.join(dir, p))) {
     const folder = path.join(root, 'window_metrics');
     if (!existsSync(folder) || !statSync(folder).isDirectory()) continue;
-    if (!isFile(path.join(folder, 'record_success.lua'))) skipped.push({ folder, reason: 'no record_success.lua in it' });
+    if (!isFile(path.join(folder, 'record_success.lua'))) skipped.push({ folder, reason: `no record_success.lua in it; ${whatIsIn(folder)}` });
     else if (v6Root === undefined) v6Root = root;
     else skipped.push({ folder, reason: `a second 6.0 scripts folder; ${path.join(v6Root, 'window_metrics')} is used` });
   }
@@ -98,6 +98,8 @@ export function scriptsDirNotes(dir: string): string[] {
   const found = classifyScriptsDir(dir);
   if (found.kind === 'swc') return [];
   const notes = (found.skipped ?? []).map((s) => `--scripts: not used: ${s.folder} (${s.reason})`);
+  const assumed = found.v6Root !== undefined ? recognizeV6(found.v6Root)?.note : undefined;
+  if (assumed !== undefined) notes.push(`--scripts: ${assumed}`);
   if (!found.v6Root) notes.push(`--scripts: ${dir}: no Stoplight 6.0 scripts found (window_metrics/record_success.lua); running Stoplight 5.x only`);
   else if (!found.v5Root) notes.push(`--scripts: ${dir}: no Stoplight 5.x scripts found (data_store/redis/get_metadata.lua); running Stoplight 6.0 only`);
   return notes;
@@ -110,15 +112,14 @@ export function scriptsDirLayouts(dir: string): ScriptsLayoutName[] {
   return [...(found.v5Root ? (['stoplight-v5'] as const) : []), ...(found.v6Root ? (['stoplight-v6'] as const) : [])];
 }
 
-/** Whether the script at `root/file` has an include line naming `name` (Stoplight's convention). */
-function includes(root: string, file: string, name: string): boolean {
-  const text = readInputFile(path.join(root, file));
-  return text.split('\n').some((line) => new RegExp(`^--\\s*@include\\s+${name}$`).test(line));
-}
-
 function count(items: readonly Item[]): number | null {
   // A list's length depends on the window: no fixed count to compare.
   return items.some((item) => item.kind === 'eachHour') ? null : items.length;
+}
+
+/** Whether the script reads a variable tail of its ARGV (`#ARGV`, `unpack(ARGV, n)`): field names after the fixed slots. */
+function readsArgvTail(source: string): boolean {
+  return /#ARGV\b|unpack\(\s*ARGV\s*,/.test(source);
 }
 
 function highest(source: string, table: 'KEYS' | 'ARGV'): number {
@@ -144,8 +145,9 @@ function checkConvention(manifest: Manifest, root: string, what: string): void {
     ] as const) {
       const passed = count(items);
       const read = highest(source, table);
-      const write = op !== 'getMetrics';
-      if (passed !== null && (read > passed || (write && read !== passed))) {
+      // A write must read every slot passed, unless it reads a variable tail of field names after its fixed slots.
+      const exact = op !== 'getMetrics' && !(table === 'ARGV' && readsArgvTail(source));
+      if (passed !== null && (read > passed || (exact && read !== passed))) {
         throw new UsageError(
           `--scripts: ${path.join(root, spec.script)} reads ${table}[1..${read}], but ${what} passes ${passed}: a calling convention ` +
             'swc does not know; describe it in a manifest and pass it with --layout <file> (README: "Your own layout")',
@@ -161,12 +163,15 @@ interface TreeScripts {
   readonly manifestFile: string;
   /** The version and convention, for messages. */
   readonly what: string;
+  /** For 6.0: the generation recognised (its keys decide the inspector). */
+  readonly generation?: V6Generation;
 }
 
 /** What a Stoplight tree gives each built-in layout: its scripts, and the inspector of the keys they write (the built-in's). */
 interface TreeLayout {
   scripts(found: Extract<ScriptsDir, { kind: 'stoplight' }>, dir: string): TreeScripts;
-  inspector(name: ScriptsLayoutName, prefix: string): LayoutInspector;
+  /** The inspector of the keys the scripts write; undefined: the manifest's own (its key templates). */
+  inspector(name: ScriptsLayoutName, found: TreeScripts): ((prefix: string) => LayoutInspector) | undefined;
 }
 
 const TREE_LAYOUTS: Readonly<Record<ScriptsLayoutName, TreeLayout>> = {
@@ -177,25 +182,23 @@ const TREE_LAYOUTS: Readonly<Record<ScriptsLayoutName, TreeLayout>> = {
         throw new UsageError(`--scripts: ${dir}: no Stoplight 6.0 scripts (window_metrics/record_success.lua) for layout stoplight-v6${seen}`);
       }
       const root = found.v6Root;
-      if (includes(root, 'window_metrics/record_success.lua', 'now')) {
-        return { root, manifestFile: '6.0-redis-time.json', what: 'Stoplight 6.0 with the clock from Redis TIME' };
-      }
-      if (isFile(path.join(root, 'window_metrics/_evict.lua'))) {
-        return { root, manifestFile: '6.0-argv-clock.json', what: 'Stoplight 6.0 with the clock as first argument' };
-      }
+      const generation = recognizeV6(root);
+      if (generation) return { root, manifestFile: generation.manifestFile, what: `${generation.what} (${generation.id})`, generation };
       throw new UsageError(
         `--scripts: ${root}: cannot tell this Stoplight 6.0 version's calling convention from its files ` +
-          '(window_metrics/record_success.lua includes neither `now` nor window_metrics/_evict); pass a manifest with --layout <file>',
+          `(${whatIsIn(path.join(root, 'window_metrics'))}; none of the hourly, sliding-log or hash generations swc knows, ` +
+          'docs/layouts.md); pass a manifest with --layout <file>',
       );
     },
-    inspector: (name, prefix) => v6Inspector(name, prefix),
+    // Only the hash generations write the built-in 6.0 keys; the others are inspected by their manifests' key templates.
+    inspector: (name, found) => (found.generation?.hashBuckets === false ? undefined : (prefix) => v6Inspector(name, prefix)),
   },
   'stoplight-v5': {
     scripts(found, dir) {
       if (!found.v5Root) throw new UsageError(`--scripts: ${dir}: no Stoplight 5.x scripts (data_store/redis/get_metadata.lua) for layout stoplight-v5`);
       return { root: found.v5Root, manifestFile: '5.x.json', what: 'Stoplight 5.x' };
     },
-    inspector: (name, prefix) => new StoplightV5Inspector(name, v5KeyTable(prefix), V5_MAX_WINDOW_SECONDS),
+    inspector: (name) => (prefix) => new StoplightV5Inspector(name, v5KeyTable(prefix), V5_MAX_WINDOW_SECONDS),
   },
 };
 
@@ -209,12 +212,15 @@ export function stoplightLayout(name: ScriptsLayoutName, dir: string, options: {
   const found = classifyScriptsDir(dir);
   if (found.kind === 'swc') return null;
   const version = TREE_LAYOUTS[name];
-  const { root, manifestFile, what } = version.scripts(found, dir);
+  const scripts = version.scripts(found, dir);
+  const { root, manifestFile, what } = scripts;
   const manifest = readManifest(path.join(STOPLIGHT_MANIFESTS_DIR, manifestFile));
   checkConvention(manifest, root, `swc's manifest for ${what}`);
-  // The keys are the built-in layout's: so is the inspector that decodes them.
-  const inspector = (prefix: string): LayoutInspector => version.inspector(name, prefix);
-  return new ManifestLayout({ ...manifest, summary: `${manifest.summary}, from ${root}` }, { ...options, scriptsDir: root, inspector });
+  const inspector = version.inspector(name, scripts);
+  return new ManifestLayout(
+    { ...manifest, summary: `${manifest.summary}, from ${root}` },
+    { ...options, scriptsDir: root, ...(inspector ? { inspector } : {}) },
+  );
 }
 
 /**

@@ -112,7 +112,15 @@ async function write(redis: Redis): Promise<void> {
   await redis.hset(`stoplight:v6:${system}:lights`, {
     [shortId('v6-red')]: JSON.stringify({
       meta: { version: 1, registered_at: NOW - 3600 },
-      config: { name: 'v6-red', threshold: 3, window_size: WINDOW, traffic_control: 'consecutive_errors' },
+      // Stoplight's ConfigSerializer: the traffic control is an object naming its strategy.
+      config: {
+        id: shortId('v6-red'),
+        name: 'v6-red',
+        threshold: 3,
+        window_size: WINDOW,
+        traffic_control: { strategy: 'consecutive_errors' },
+        traffic_recovery: { strategy: 'consecutive_successes' },
+      },
     }),
   });
 }

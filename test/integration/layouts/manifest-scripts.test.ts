@@ -194,7 +194,7 @@ describe('Stoplight trees that cannot be used', () => {
       readFileSync(file, 'utf8').replace("redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))", "redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))"),
     );
     expect(() => stoplightLayout('stoplight-v6', dir)).toThrow(
-      /reads ARGV\[1\.\.3\], but swc's manifest for Stoplight 6\.0 with the clock from Redis TIME passes 2/,
+      /reads ARGV\[1\.\.3\], but swc's manifest for Stoplight 6\.0 hash buckets with the clock from Redis TIME \(hash-c\) passes 2/,
     );
   });
 
@@ -236,7 +236,7 @@ describe('--scripts: a 6.0 folder at the older path, and folders that are not us
     const dir = mixed(undefined, OLDER);
     expect(scriptsDirLayouts(dir)).toEqual(['stoplight-v5']);
     const notes = scriptsDirNotes(dir);
-    expect(notes).toContain(`--scripts: not used: ${path.join(dir, OLDER, 'window_metrics')} (no record_success.lua in it)`);
+    expect(notes).toContain(`--scripts: not used: ${path.join(dir, OLDER, 'window_metrics')} (no record_success.lua in it; no .lua files)`);
     expect(notes.at(-1)).toMatch(/no Stoplight 6\.0 scripts found .*running Stoplight 5\.x only/);
     expect(() => stoplightLayout('stoplight-v6', dir)).toThrow(/no Stoplight 6\.0 scripts .*found .*window_metrics, no record_success\.lua in it/);
   });

@@ -31,6 +31,8 @@ export interface Stoplight6Variant {
    * and Valkey send "0".
    */
   readonly unguardedEviction?: boolean;
+  /** Mark the eviction as batched the way Stoplight's later argv-clock versions name it (`local EVICT_BATCH_SIZE`): generation hash-b. */
+  readonly evictBatchSizeLine?: boolean;
 }
 
 /**
@@ -47,7 +49,7 @@ export function stoplight6Tree(clock: 'time' | 'argv', variant: Stoplight6Varian
   const window = own('stoplight-v6/_window.lua');
   if (!window.includes('--include stoplight-v6/_subtract.lua\n')) throw new Error('stoplight6Tree: the eviction subtraction include was not found');
   const evict = window.replace('--include lib/outcome.lua', '-- @include lib/outcome').replace('--include stoplight-v6/_subtract.lua\n', subtract);
-  write(root, 'window_metrics/_evict.lua', evict);
+  write(root, 'window_metrics/_evict.lua', variant.evictBatchSizeLine ? `local EVICT_BATCH_SIZE = 1000 -- batches, as swc's own eviction\n${evict}` : evict);
   const time = clock === 'time';
   if (time) {
     write(
@@ -161,5 +163,165 @@ export function stoplight5Tree(): string {
       '',
     ].join('\n'),
   );
+  return dir;
+}
+
+/** Where the earliest 6.0 development versions kept their storage scripts. */
+export const V6_STORAGE_OLDER = 'lib/stoplight/infrastructure/storage/redis';
+
+/** The event-ZSET generations of Stoplight 6.0 (docs/layouts.md): hourly keys (a-d) or one sliding log per outcome (a-b). */
+export type ZsetGeneration = 'hourly-a' | 'hourly-b' | 'hourly-c' | 'hourly-d' | 'sliding-log-a' | 'sliding-log-b';
+
+/** Lua that counts the events of n hour keys from KEYS[first] on, over the closed range of two ARGV strings. */
+const COUNT_HOURS = [
+  '-- swc_count_hours(first, n, from, to): ZCOUNT over n hour keys from KEYS[first], summed',
+  'local function swc_count_hours(first, n, from, to)',
+  '  local total = 0',
+  "  for i = first, first + n - 1 do total = total + redis.call('ZCOUNT', KEYS[i], from, to) end",
+  '  return total',
+  'end',
+  '',
+].join('\n');
+
+/**
+ * A write: ZADD the event into KEYS[2] with TTL `ttl`, then the outcome
+ * fields in the metrics hash KEYS[1] (kept `metaTtl`). `idExpr` is the
+ * member: an ARGV slot, or a counter in the hash (sliding-log-b's seq).
+ */
+function zsetWrite(outcome: 'success' | 'failure', at: string, idExpr: string, ttl: string, metaTtl: string, json?: string): string[] {
+  const fields =
+    outcome === 'success'
+      ? "'last_success_at', stamp, 'consecutive_errors', 'consecutive_successes'"
+      : "'last_error_at', stamp, 'consecutive_successes', 'consecutive_errors'";
+  return [
+    `local stamp = tonumber(${at})`,
+    `redis.call('ZADD', KEYS[2], ${at}, ${idExpr})`,
+    `redis.call('EXPIRE', KEYS[2], tonumber(${ttl}))`,
+    outcome === 'failure' && json !== undefined
+      ? `if swc_record_outcome(KEYS[1], ${fields}) then redis.call('HSET', KEYS[1], 'last_error_json', ${json}) end`
+      : `swc_record_outcome(KEYS[1], ${fields})`,
+    `redis.call('EXPIRE', KEYS[1], tonumber(${metaTtl}))`,
+  ];
+}
+
+/** The reply of a snapshot: the two counts, then the fields named from ARGV[fieldsFrom] on (or Stoplight's four). */
+const SNAPSHOT_TAIL = (s: string, f: string, fieldsFrom?: number): string[] =>
+  fieldsFrom === undefined
+    ? [
+        `local meta = redis.call('HMGET', KEYS[1], 'last_success_at', 'last_error_json', 'consecutive_errors', 'consecutive_successes')`,
+        `return { ${s}, ${f}, meta[1], meta[2], meta[3], meta[4] }`,
+      ]
+    : [
+        'local fields = {}',
+        `for i = ${fieldsFrom}, #ARGV do fields[#fields + 1] = ARGV[i] end`,
+        `return { ${s}, ${f}, unpack(redis.call('HMGET', KEYS[1], unpack(fields))) }`,
+      ];
+
+/**
+ * A Stoplight 6.0 event-ZSET generation's tree, from swc's own Lua: that
+ * generation's folder, file names, includes and KEYS/ARGV slots (hourly keys
+ * picked by the caller; a sliding log trimmed on each write), as swc's
+ * shipped manifest for it calls them. Hourly a and b differ only in their
+ * Ruby caller's TTLs: the tree gets a one-line `window_metrics.rb` saying which.
+ */
+export function stoplightZsetTree(generation: ZsetGeneration): string {
+  const dir = mkdtempSync(path.join(tmpdir(), `swc-stoplight6-${generation}-`));
+  const older = generation === 'hourly-a' || generation === 'hourly-b';
+  const root = path.join(dir, older ? V6_STORAGE_OLDER : V6_STORAGE);
+  write(root, 'lib/outcome.lua', own('lib/outcome.lua'));
+  const head = ['-- @include lib/outcome'];
+  if (generation.startsWith('sliding-log')) {
+    const seq = generation === 'sliding-log-b';
+    // ARGV after the time: [member id,] (error JSON,) log TTL, metadata TTL, window start.
+    const at = (n: number): string => `ARGV[${seq ? n - 1 : n}]`;
+    const id = seq ? "redis.call('HINCRBY', KEYS[1], 'seq', 1)" : 'ARGV[2]';
+    const trim = (slot: string): string => `redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ${slot})`;
+    write(
+      root,
+      'window_metrics/record_success.lua',
+      [
+        ...head,
+        `-- KEYS[1] metrics hash, KEYS[2] success log; ARGV[1] time, ${seq ? '' : 'ARGV[2] member id, '}${at(3)} log TTL, ${at(4)} metadata TTL, ${at(5)} window start`,
+        ...zsetWrite('success', 'ARGV[1]', id, at(3), at(4)),
+        trim(at(5)),
+        '',
+      ].join('\n'),
+    );
+    write(
+      root,
+      'window_metrics/record_failure.lua',
+      [
+        ...head,
+        `-- KEYS[1] metrics hash, KEYS[2] failure log, KEYS[3] success log; ARGV[1] time, ${seq ? '' : 'ARGV[2] member id, '}${at(3)} error JSON, ${at(4)} log TTL, ${at(5)} metadata TTL, ${at(6)} window start`,
+        ...zsetWrite('failure', 'ARGV[1]', id, at(4), at(5), at(3)),
+        trim(at(6)),
+        ...SNAPSHOT_TAIL(`redis.call('ZCOUNT', KEYS[3], ${at(6)}, ARGV[1])`, `redis.call('ZCOUNT', KEYS[2], ${at(6)}, ARGV[1])`),
+        '',
+      ].join('\n'),
+    );
+    write(
+      root,
+      'window_metrics/metrics_snapshot.lua',
+      [
+        '-- KEYS[1] metrics hash, KEYS[2] success log, KEYS[3] failure log; ARGV[1] window start, ARGV[2] window end, then field names',
+        ...SNAPSHOT_TAIL("redis.call('ZCOUNT', KEYS[2], ARGV[1], ARGV[2])", "redis.call('ZCOUNT', KEYS[3], ARGV[1], ARGV[2])", 3),
+        '',
+      ].join('\n'),
+    );
+    return dir;
+  }
+  const snapshotOnWrite = generation === 'hourly-c' || generation === 'hourly-d';
+  if (snapshotOnWrite) write(root, 'window_metrics/_metrics_snapshot.lua', COUNT_HOURS);
+  const counted = (n: string, from: string, to: string): [string, string] => [
+    `swc_count_hours(3, tonumber(${n}), ${from}, ${to})`,
+    `swc_count_hours(3 + tonumber(${n}), tonumber(${n}), ${from}, ${to})`,
+  ];
+  const success = [...head, ...(generation === 'hourly-d' ? ['-- @include window_metrics/_metrics_snapshot'] : [])];
+  const successTail = generation === 'hourly-d' ? SNAPSHOT_TAIL(...counted('ARGV[5]', 'ARGV[6]', 'ARGV[7]'), 8) : [];
+  write(
+    root,
+    'window_metrics/record_success.lua',
+    [
+      ...success,
+      `-- KEYS[1] metrics hash, KEYS[2] the hour's success key${generation === 'hourly-d' ? ', then n success and n failure hour keys' : ''}; ARGV[1] time, ARGV[2] member id, ARGV[3] hour key TTL, ARGV[4] metadata TTL${generation === 'hourly-d' ? ', ARGV[5] n, ARGV[6] window start, ARGV[7] window end, then field names' : ''}`,
+      ...zsetWrite('success', 'ARGV[1]', 'ARGV[2]', 'ARGV[3]', 'ARGV[4]'),
+      ...successTail,
+      '',
+    ].join('\n'),
+  );
+  const failureTail = !snapshotOnWrite ? [] : SNAPSHOT_TAIL(...counted('ARGV[6]', 'ARGV[7]', 'ARGV[8]'), generation === 'hourly-d' ? 9 : undefined);
+  write(
+    root,
+    'window_metrics/record_failure.lua',
+    [
+      ...head,
+      ...(snapshotOnWrite ? ['-- @include window_metrics/_metrics_snapshot'] : []),
+      `-- KEYS[1] metrics hash, KEYS[2] the hour's failure key${snapshotOnWrite ? ', then n success and n failure hour keys' : ''}; ARGV[1] time, ARGV[2] member id, ARGV[3] error JSON, ARGV[4] hour key TTL, ARGV[5] metadata TTL${snapshotOnWrite ? ', ARGV[6] n, ARGV[7] window start, ARGV[8] window end' : ''}`,
+      ...zsetWrite('failure', 'ARGV[1]', 'ARGV[2]', 'ARGV[4]', 'ARGV[5]', 'ARGV[3]'),
+      ...failureTail,
+      '',
+    ].join('\n'),
+  );
+  // The read's hour keys start at KEYS[2]: count from there.
+  const read = [
+    `swc_count_hours(2, tonumber(ARGV[1]), ARGV[2], ARGV[3])`,
+    `swc_count_hours(2 + tonumber(ARGV[1]), tonumber(ARGV[1]), ARGV[2], ARGV[3])`,
+  ] as const;
+  write(
+    root,
+    'window_metrics/metrics_snapshot.lua',
+    [
+      snapshotOnWrite ? '-- @include window_metrics/_metrics_snapshot' : COUNT_HOURS,
+      '-- KEYS[1] metrics hash, then n success and n failure hour keys; ARGV[1] n, ARGV[2] window start, ARGV[3] window end, then field names',
+      ...SNAPSHOT_TAIL(read[0], read[1], 4),
+      '',
+    ].join('\n'),
+  );
+  if (older)
+    write(
+      dir,
+      path.join(V6_STORAGE_OLDER, 'window_metrics.rb'),
+      generation === 'hourly-a' ? 'def bucket_ttl = bucket_size\n' : 'def bucket_ttl = @window_size + bucket_size\n',
+    );
   return dir;
 }

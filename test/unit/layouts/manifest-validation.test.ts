@@ -49,7 +49,11 @@ describe('manifest validation: one line naming the file and the field', () => {
     ['a newer version', () => edited((m) => (m.manifestVersion = 2)), 'my.json: manifestVersion: expected 1'],
     ['an unknown top-level field', () => edited((m) => (m.windowSemantic = 'closed')), 'my.json: windowSemantic: unknown field (known: manifestVersion, name,'],
     ['a bad name', () => edited((m) => (m.name = 'my layout')), 'my.json: name: expected letters, digits'],
-    ['bad window semantics', () => edited((m) => (m.windowSemantics = 'open')), 'my.json: windowSemantics: expected one of "closed", "half-open", got "open"'],
+    [
+      'bad window semantics',
+      () => edited((m) => (m.windowSemantics = 'open')),
+      'my.json: windowSemantics: expected one of "closed", "half-open", "closed-exact", got "open"',
+    ],
     ['an unknown clock', () => edited((m) => (m.clock = 'ntp')), 'my.json: clock: expected one of "argv", "argv-ms", "redis-time", got "ntp"'],
     [
       'an unknown include convention',

@@ -6,6 +6,12 @@ describe('namedRejection', () => {
   it('names a "-0" that HINCRBY refused', () => {
     expect(namedRejection(error, 'HINCRBY "k" "total_failures" "-0"')).toMatchObject({ id: 'negative-zero', name: '"-0" rejected' });
   });
+  it("names Lua's unpack() limit, which sends no command", () => {
+    expect(namedRejection('ERR /t/window_metrics/_evict.lua:15: too many results to unpack script: abc', undefined)).toMatchObject({
+      id: 'unpack-limit',
+      name: 'unpack() limit',
+    });
+  });
   it('names nothing for "0", another error, or no rejected command', () => {
     expect(namedRejection(error, 'HINCRBY "k" "total_failures" "0"')).toBeNull();
     expect(namedRejection('ERR planted', 'HINCRBY "k" "total_failures" "-0"')).toBeNull();
