@@ -69,7 +69,6 @@ export const DEFINITIONS: readonly Definition[] = [
   { doc: 'docs/ci.md', says: '1 s', reason: "the lower end of a scenario field's accepted range" },
   { doc: 'docs/inspect.md', says: '1024 bytes', reason: 'what KB means' },
   { doc: 'docs/inspect.md', says: '8 MB', reason: 'an example size' },
-  { doc: 'docs/layouts.md', says: '2 ×', reason: "a manifest placeholder's formula" },
   { doc: 'docs/layouts.md', says: '50%', reason: 'the failure rate of the traffic, an input' },
   { doc: 'docs/operator.md', says: '0–100%', reason: "the fail-rate line's fixed scale" },
   { doc: 'docs/operator.md', says: '80%', reason: "the example burst's failure share, an input" },
