@@ -24,9 +24,7 @@ const shipped = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
 // The run will measure the shipped bytes (listpacks: the same on every run of the build), so 6.0 grows by 56 B per light.
 const smaller: BenchReport = {
   ...shipped,
-  results: shipped.results.map((r) =>
-    r.layout === 'stoplight-v6' ? { ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight - 56 } } : r,
-  ),
+  results: shipped.results.map((r) => (r.layout === 'stoplight-v6' ? { ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight - 56 } } : r)),
 };
 const baselineFile = path.join(dir, 'smaller.json');
 writeFileSync(baselineFile, JSON.stringify(smaller));
