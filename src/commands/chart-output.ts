@@ -27,10 +27,15 @@ export interface WrittenChart {
   readonly notes: readonly string[];
 }
 
-/** Two results: the gate's verdict at compare's default tolerances, which the chart headlines. */
-async function gateOf(sides: readonly ChartSide[]): Promise<Verdict | undefined> {
+/**
+ * The verdict a chart of two results headlines: the caller's own when it has
+ * one (`bench --baseline`, with the user's tolerances), so the chart says
+ * what the gate said; else compare's at its default tolerances (`swc chart a b`).
+ */
+async function gateOf(sides: readonly ChartSide[], verdict: Verdict | undefined): Promise<Verdict | undefined> {
   const [baseline, current] = sides;
   if (!baseline || !current) return undefined;
+  if (verdict) return verdict;
   // The comparison loads only when two results are drawn.
   const { compareReports } = await import('../compare/diff.js');
   return compareReports(baseline.report, current.report);
@@ -46,10 +51,11 @@ export async function writeChart(
   sides: readonly ChartSide[],
   prefix: string,
   panels: readonly PanelName[] = DEFAULT_PANELS,
+  verdict?: Verdict,
 ): Promise<WrittenChart> {
   // The SVG renderer (vega) and the PNG one (resvg) load only when a chart file is written.
   const [{ renderChartSvg }, { renderChartPng }] = await Promise.all([import('../report/chart-svg.js'), import('../report/chart-png.js')]);
-  const model = chartModel(sides, panels, await gateOf(sides));
+  const model = chartModel(sides, panels, await gateOf(sides, verdict));
   const svg = await renderChartSvg(model);
   const png = /\.png$/i.test(file);
   let bytes: string | Buffer = svg;
@@ -72,8 +78,8 @@ export async function writeChart(
   return { path: file, format: png ? 'png' : 'svg', bytes: Buffer.byteLength(bytes), notes: model.notes.map((n) => shownDeep(n)) };
 }
 
-/** Terminal charts of results, as text for stdout (colour and width from the terminal). */
-export async function terminalChart(sides: readonly ChartSide[], panels: readonly PanelName[] = DEFAULT_PANELS): Promise<string> {
+/** Terminal charts of results, as text for stdout (colour and width from the terminal); `verdict` as for {@link writeChart}. */
+export async function terminalChart(sides: readonly ChartSide[], panels: readonly PanelName[] = DEFAULT_PANELS, verdict?: Verdict): Promise<string> {
   // Labels come from the files: escaped and cut before they reach the terminal (src/safety/text.ts).
-  return renderChartTerminal(chartModel(shownDeep(sides), panels, await gateOf(sides)), { width: chartWidth(), color: useColor() });
+  return renderChartTerminal(chartModel(shownDeep(sides), panels, await gateOf(sides, verdict)), { width: chartWidth(), color: useColor() });
 }

@@ -8,6 +8,8 @@ import { UsageError } from '../core/errors.js';
 import {
   DEFAULT_INSTRUCTIONS_TOLERANCE,
   DEFAULT_MEMORY_TOLERANCE,
+  INSTRUCTIONS_SPREAD_FACTOR,
+  INSTRUCTIONS_TOLERANCE_FLOOR,
   DEFAULT_SERVER_TOLERANCE,
   DEFAULT_THROUGHPUT_TOLERANCE,
   parseMemoryTolerance,
@@ -55,10 +57,9 @@ export function addCompareOptions(command: Command): Command {
     .addOption(
       new Option(
         '--instructions-tolerance <percent>',
-        "when both results counted instructions (swc bench --instructions): fail when a layout's instructions per call, or its ratio to the reference layout's, rise by more than this many percent",
-      )
-        .argParser(percentage('--instructions-tolerance', 1000))
-        .default(DEFAULT_INSTRUCTIONS_TOLERANCE, pct(DEFAULT_INSTRUCTIONS_TOLERANCE)),
+        "when both results counted instructions (swc bench --instructions): fail when a layout's instructions per call, or its ratio to the reference layout's, rise by more than this many percent. " +
+          `Default: per figure, ${INSTRUCTIONS_SPREAD_FACTOR} × the larger spread of the two runs' repeats, at least ${pct(INSTRUCTIONS_TOLERANCE_FLOOR)} (${pct(2 * INSTRUCTIONS_TOLERANCE_FLOOR)} for a ratio); ${pct(DEFAULT_INSTRUCTIONS_TOLERANCE)} for a result without repeats`,
+      ).argParser(percentage('--instructions-tolerance', 1000)),
     )
     .addOption(
       new Option(

@@ -1,9 +1,15 @@
 import type { BenchReport, CellResult, Spread, ThroughputResult } from '../measure/types.js';
-import { countsDecide, DEFAULT_INSTRUCTIONS_TOLERANCE, instructionRows } from './instructions.js';
+import { countsDecide, instructionRows } from './instructions.js';
 import { OPERATIONS, type CompareRow, type Figure, type Operation, type RowStatus } from './rows.js';
 import { commandRows } from './commands.js';
 import { judgeMemory, keyChanges, type MemoryTolerance } from './memory-detail.js';
-import { DEFAULT_MEMORY_TOLERANCE, DEFAULT_SERVER_TOLERANCE, DEFAULT_THROUGHPUT_TOLERANCE } from './tolerances.js';
+import {
+  DEFAULT_MEMORY_TOLERANCE,
+  DEFAULT_SERVER_TOLERANCE,
+  DEFAULT_THROUGHPUT_TOLERANCE,
+  INSTRUCTIONS_SPREAD_FACTOR,
+  INSTRUCTIONS_TOLERANCE_FLOOR,
+} from './tolerances.js';
 
 export { OPERATIONS, type CompareRow, type Figure, type Operation, type RowStatus } from './rows.js';
 
@@ -27,8 +33,17 @@ export interface CompareOptions {
   readonly absolute: boolean;
   /** Largest allowed rise of the server's µs per call, fastest round against fastest round (default 50%). */
   readonly serverTolerance?: number;
-  /** Largest allowed change of instructions per call, per layout and as a ratio to the reference layout (default 2%). */
+  /**
+   * Largest allowed change of instructions per call, per layout and as a
+   * ratio to the reference layout, for every row (`--instructions-tolerance`).
+   * Unset (the default): each row's own, from the runs' spreads
+   * (src/compare/tolerances.ts).
+   */
   readonly instructionsTolerance?: number;
+  /** Unset tolerance: this many times the larger spread of the two runs (default 1.5, src/compare/tolerances.ts). */
+  readonly instructionsSpreadFactor?: number;
+  /** Unset tolerance: at least this (default 2.5%; twice it for a ratio). */
+  readonly instructionsToleranceFloor?: number;
   /** Largest allowed rise of commands per call (default 0: exact). */
   readonly commandsTolerance?: number;
 }
@@ -325,7 +340,18 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
     }
   }
   rows.push(...commandRows(baseline, current, options.commandsTolerance ?? 0, cellName));
-  rows.push(...instructionRows(baseline, current, options.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE, cellName));
+  rows.push(
+    ...instructionRows(
+      baseline,
+      current,
+      {
+        ...(options.instructionsTolerance !== undefined ? { fixed: options.instructionsTolerance } : {}),
+        ...(options.instructionsSpreadFactor !== undefined ? { factor: options.instructionsSpreadFactor } : {}),
+        ...(options.instructionsToleranceFloor !== undefined ? { floor: options.instructionsToleranceFloor } : {}),
+      },
+      cellName,
+    ),
+  );
   const extraCells: string[] = [];
   for (const c of current.results) {
     if (before.has(cellName(c))) continue;
@@ -336,5 +362,14 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
   rows.splice(0, rows.length, ...countsDecide(rows, baseline, current, cellName));
   const failures = rows.filter((r) => r.status === 'regressed' || r.status === 'missing');
   const improvements = rows.filter((r) => r.status === 'improved');
-  return { ok: failures.length === 0 && mismatches.length === 0, options, mismatches, rows, failures, improvements, missingCells, extraCells };
+  // Without --instructions-tolerance the verdict states the factor and floor its instruction rows were judged by.
+  const stated: CompareOptions =
+    options.instructionsTolerance === undefined
+      ? {
+          ...options,
+          instructionsSpreadFactor: options.instructionsSpreadFactor ?? INSTRUCTIONS_SPREAD_FACTOR,
+          instructionsToleranceFloor: options.instructionsToleranceFloor ?? INSTRUCTIONS_TOLERANCE_FLOOR,
+        }
+      : options;
+  return { ok: failures.length === 0 && mismatches.length === 0, options: stated, mismatches, rows, failures, improvements, missingCells, extraCells };
 }

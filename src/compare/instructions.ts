@@ -1,8 +1,8 @@
 import type { BenchReport, CellResult } from '../measure/types.js';
-import { OPERATIONS, type CompareRow, type InstructionFigure, type RowStatus } from './rows.js';
-import { DEFAULT_INSTRUCTIONS_TOLERANCE } from './tolerances.js';
+import { OPERATIONS, type CompareRow, type CountTolerance, type InstructionFigure, type RowStatus } from './rows.js';
+import { DEFAULT_INSTRUCTIONS_TOLERANCE, INSTRUCTIONS_SPREAD_FACTOR, INSTRUCTIONS_TOLERANCE_FLOOR } from './tolerances.js';
 
-export { DEFAULT_INSTRUCTIONS_TOLERANCE };
+export { DEFAULT_INSTRUCTIONS_TOLERANCE, INSTRUCTIONS_SPREAD_FACTOR, INSTRUCTIONS_TOLERANCE_FLOOR };
 
 /** The ops whose counts are compared. */
 const OPS = OPERATIONS;
@@ -30,6 +30,7 @@ function row(
   status: RowStatus,
   reference?: string,
   ranges: { baseline?: Range; current?: Range } = {},
+  tolerance?: CountTolerance,
 ): CompareRow {
   return {
     cell: name,
@@ -45,6 +46,7 @@ function row(
     status,
     ...(ranges.baseline ? { baselineRange: ranges.baseline } : {}),
     ...(ranges.current ? { currentRange: ranges.current } : {}),
+    ...(tolerance ? { tolerance } : {}),
   };
 }
 
@@ -53,6 +55,42 @@ type Range = { readonly min: number; readonly max: number };
 /** An op's lowest and highest repeat, when it was counted more than once (results before repeats have none). */
 const rangeOf = (op: { min?: number; max?: number; repeats?: readonly number[] } | undefined): Range | undefined =>
   op && typeof op.min === 'number' && typeof op.max === 'number' && (op.repeats?.length ?? 2) > 1 ? { min: op.min, max: op.max } : undefined;
+
+type Counted = { instructionsPerCall: number; min?: number; max?: number; repeats?: readonly number[]; spreadFraction?: number };
+
+/** An op's spread ((max − min) / mean of its repeats), when it was counted more than once; undefined for results without repeats. */
+export function spreadOf(op: Counted | undefined): number | undefined {
+  if (!op || (op.repeats?.length ?? 2) < 2) return undefined;
+  if (typeof op.spreadFraction === 'number' && Number.isFinite(op.spreadFraction)) return op.spreadFraction;
+  if (typeof op.min === 'number' && typeof op.max === 'number' && op.instructionsPerCall > 0) return (op.max - op.min) / op.instructionsPerCall;
+  return undefined;
+}
+
+/** How instruction tolerances are set: an explicit fraction (`--instructions-tolerance`), else from the spreads. */
+export interface CountToleranceSettings {
+  /** `--instructions-tolerance`: this fraction for every row, spreads aside. */
+  readonly fixed?: number;
+  readonly factor?: number;
+  readonly floor?: number;
+}
+
+/**
+ * A row's tolerance: `fixed` when given; else the factor times the larger of
+ * the two runs' spreads, at least the floor (`floorScale` times it: 2 for a
+ * ratio, whose two counts each move); the constant when either run has no
+ * spread. `spreads` holds each run's spread (a ratio's: its two counts' added).
+ */
+export function countTolerance(spreads: readonly (number | undefined)[], settings: CountToleranceSettings, floorScale = 1): CountTolerance {
+  if (settings.fixed !== undefined) return { fraction: settings.fixed, basis: 'flag' };
+  if (spreads.some((s) => s === undefined)) return { fraction: DEFAULT_INSTRUCTIONS_TOLERANCE, basis: 'fallback' };
+  const factor = settings.factor ?? INSTRUCTIONS_SPREAD_FACTOR;
+  const floor = (settings.floor ?? INSTRUCTIONS_TOLERANCE_FLOOR) * floorScale;
+  const spread = Math.max(...(spreads as number[]));
+  const fromSpread = factor * spread;
+  return fromSpread > floor
+    ? { fraction: fromSpread, basis: 'spread', spreadFraction: spread, factor, floorFraction: floor }
+    : { fraction: floor, basis: 'floor', spreadFraction: spread, factor, floorFraction: floor };
+}
 
 /**
  * `±0.4%`: half the spread of a count's repeats ((max − min) / 2) over the
@@ -75,7 +113,7 @@ export function plusMinus(value: number | null, range: Range | undefined): strin
 export function instructionRows(
   baseline: BenchReport,
   current: BenchReport,
-  tolerance: number,
+  settings: CountToleranceSettings,
   cellName: (r: { layout: string; windowSeconds: number; rate: number }) => string,
 ): CompareRow[] {
   const now = new Map(current.results.map((r) => [cellName(r), r]));
@@ -98,11 +136,16 @@ export function instructionRows(
       const base = bi[op].instructionsPerCall;
       const cur = ci?.[op].instructionsPerCall ?? null;
       const ranges = { baseline: rangeOf(bi[op]), current: rangeOf(ci?.[op]) };
-      rows.push(row(b, name, `${op}Instructions`, base, cur, cur === null ? 'info' : judgeCount(base, cur, tolerance), undefined, ranges));
+      const own = countTolerance([spreadOf(bi[op]), spreadOf(ci?.[op])], settings);
+      const judged = (b: number, c: number | null, t: CountTolerance): RowStatus => (c === null ? 'info' : judgeCount(b, c, t.fraction));
+      rows.push(row(b, name, `${op}Instructions`, base, cur, judged(base, cur, own), undefined, ranges, own));
       if (refB && refName !== undefined) {
         const baseRatio = base / refB[op].instructionsPerCall;
         const curRatio = cur !== null && refC ? cur / refC[op].instructionsPerCall : null;
-        rows.push(row(b, name, `${op}InstructionRatio`, baseRatio, curRatio, curRatio === null ? 'info' : judgeCount(baseRatio, curRatio, tolerance), refName));
+        // The ratio moves with both of its counts: their spreads add, per run.
+        const added = (a: number | undefined, r: number | undefined): number | undefined => (a === undefined || r === undefined ? undefined : a + r);
+        const ratio = countTolerance([added(spreadOf(bi[op]), spreadOf(refB[op])), added(spreadOf(ci?.[op]), spreadOf(refC?.[op]))], settings, 2);
+        rows.push(row(b, name, `${op}InstructionRatio`, baseRatio, curRatio, judged(baseRatio, curRatio, ratio), refName, {}, ratio));
       }
     }
   }

@@ -1,5 +1,4 @@
 import { DEFAULT_COMPARE_OPTIONS, type CompareOptions } from './diff.js';
-import { DEFAULT_INSTRUCTIONS_TOLERANCE } from './instructions.js';
 import type { MemoryTolerance } from './memory-detail.js';
 
 /** The tolerances `swc compare` and `swc bench --baseline` take as flags. */
@@ -21,7 +20,8 @@ export function compareOptionsFrom(flags: CompareFlags): CompareOptions {
     throughputTolerance: flags.throughputTolerance,
     absolute: Boolean(flags.absolute),
     serverTolerance: flags.serverTolerance ?? DEFAULT_COMPARE_OPTIONS.serverTolerance ?? flags.throughputTolerance,
-    instructionsTolerance: flags.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE,
+    // Unset: each instruction row's tolerance comes from the runs' spreads.
+    ...(flags.instructionsTolerance !== undefined ? { instructionsTolerance: flags.instructionsTolerance } : {}),
     commandsTolerance: flags.commandsTolerance ?? 0,
   };
 }

@@ -63,6 +63,22 @@ export type Figure =
  */
 export type RowStatus = 'ok' | 'improved' | 'regressed' | 'info' | 'missing' | 'extra';
 
+/**
+ * How an instruction row's tolerance was set: `spread` (the factor times the
+ * larger of the two runs' spreads), `floor` (that product was under the
+ * floor), `fallback` (a run has no repeats to take a spread from: the
+ * constant) or `flag` (`--instructions-tolerance`).
+ */
+export interface CountTolerance {
+  readonly fraction: number;
+  readonly basis: 'spread' | 'floor' | 'fallback' | 'flag';
+  /** The larger of the two runs' spreads ((max − min) / mean of the repeats; for a ratio, its two counts' added), when both have one. */
+  readonly spreadFraction?: number;
+  /** The factor and floor applied (`spread` and `floor` only). */
+  readonly factor?: number;
+  readonly floorFraction?: number;
+}
+
 /** One figure of one cell. */
 export interface CompareRow {
   /** `stoplight-v6 60 s @ 10/s`. */
@@ -86,4 +102,6 @@ export interface CompareRow {
   readonly keys?: readonly KeyChange[];
   /** Commands-per-call rows: the commands whose count per call changed. */
   readonly commands?: readonly CommandChange[];
+  /** Instruction rows: the tolerance applied and how it was set. */
+  readonly tolerance?: CountTolerance;
 }

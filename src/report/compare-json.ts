@@ -20,7 +20,10 @@ export function verdictDocument(verdict: Verdict, baseline: CompareSide, current
     throughputToleranceFraction: o.throughputTolerance,
     absolute: o.absolute,
     serverToleranceFraction: o.serverTolerance ?? null,
+    // Null unless --instructions-tolerance set one for every row; each instruction row's `tolerance` says what it got and why.
     instructionsToleranceFraction: o.instructionsTolerance ?? null,
+    instructionsSpreadFactor: o.instructionsTolerance === undefined ? (o.instructionsSpreadFactor ?? null) : null,
+    instructionsToleranceFloorFraction: o.instructionsTolerance === undefined ? (o.instructionsToleranceFloor ?? null) : null,
   };
   return {
     schemaVersion: SCHEMA_VERSION,

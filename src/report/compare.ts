@@ -1,5 +1,13 @@
 import { memoryToleranceOf, type CompareRow, type Figure, type Verdict } from '../compare/diff.js';
-import { countsText, DEFAULT_INSTRUCTIONS_TOLERANCE, isInstructionFigure, plusMinus } from '../compare/instructions.js';
+import {
+  countsText,
+  DEFAULT_INSTRUCTIONS_TOLERANCE,
+  INSTRUCTIONS_SPREAD_FACTOR,
+  INSTRUCTIONS_TOLERANCE_FLOOR,
+  isInstructionFigure,
+  plusMinus,
+} from '../compare/instructions.js';
+import type { CountTolerance } from '../compare/rows.js';
 import { keyChangeText, memoryToleranceText, USED_MEMORY_BOUND, usedMemoryDisagrees } from '../compare/memory-detail.js';
 import type { BenchReport } from '../measure/types.js';
 import { palette, percent } from './style.js';
@@ -74,9 +82,35 @@ function value(r: CompareRow, side: 'baseline' | 'current'): string {
   return `${Math.round(v).toLocaleString('en-US')}${spread}`;
 }
 
+const pct = (fraction: number): string => `${+(fraction * 100).toFixed(fraction < 0.01 ? 2 : 1)}%`;
+
+/**
+ * An instruction row's tolerance and how it was set, without parentheses (it
+ * sits inside a failure line's): `±3.2% = 2 × spread 1.6%`,
+ * `±2%, the floor, over 2 × spread 0.2%`, `±2%, constant: a run has no
+ * repeats`, `±5%, --instructions-tolerance`.
+ */
+export function countToleranceText(t: CountTolerance): string {
+  const value = `±${pct(t.fraction)}`;
+  const product = `${t.factor ?? INSTRUCTIONS_SPREAD_FACTOR} × spread ${pct(t.spreadFraction ?? 0)}`;
+  if (t.basis === 'flag') return `${value}, --instructions-tolerance`;
+  if (t.basis === 'fallback') return `${value}, constant: a run has no repeats`;
+  return t.basis === 'spread' ? `${value} = ${product}` : `${value}, the floor, over ${product}`;
+}
+
+/** The instruction tolerances a verdict applied, as one range: `±2.0%` or `±2.0–3.4%`; '' without instruction rows. */
+function countToleranceRange(rows: readonly CompareRow[]): string {
+  const fractions = rows.flatMap((r) => (r.tolerance ? [r.tolerance.fraction] : []));
+  if (fractions.length === 0) return '';
+  const lo = Math.min(...fractions);
+  const hi = Math.max(...fractions);
+  return lo === hi ? `±${pct(lo)}` : `±${pct(lo).replace('%', '')}–${pct(hi)}`;
+}
+
 function tolerance(r: CompareRow, verdict: Verdict): string {
   if (isCommandsFigure(r.figure)) return `+${verdict.options.commandsTolerance ?? 0} commands`;
-  if (isInstructionFigure(r.figure)) return percent(verdict.options.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE);
+  if (isInstructionFigure(r.figure))
+    return r.tolerance ? countToleranceText(r.tolerance) : percent(verdict.options.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE);
   if (isServer(r.figure)) return percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance);
   return r.figure === 'bytesPerLight' ? memoryTolerance(verdict) : percent(-verdict.options.throughputTolerance);
 }
@@ -119,7 +153,12 @@ export function verdictLine(verdict: Verdict): string {
     ...(hasInstructionRows(verdict) ? ['instructions per call'] : []),
     ...(hasThroughput(verdict) ? ['throughput and server time'] : []),
   ].join(', ');
-  if (verdict.ok) return clip(`ok: no regression in ${cells} cell(s) (${compared})`, 100);
+  if (verdict.ok) {
+    // The instruction tolerances applied (from the runs' spreads), where they fit.
+    const range = countToleranceRange(verdict.rows.filter((r) => isInstructionFigure(r.figure) && r.status !== 'info'));
+    const withRange = `ok: no regression in ${cells} cell(s) (${compared.replace('instructions per call', `instructions per call ${range}`)})`;
+    return clip(range !== '' && visibleLength(withRange) <= 100 ? withRange : `ok: no regression in ${cells} cell(s) (${compared})`, 100);
+  }
   const memory = verdict.failures.filter((r) => r.figure === 'bytesPerLight' && r.status === 'regressed');
   const counts = verdict.failures.filter((r) => r.status === 'regressed' && isInstructionFigure(r.figure));
   const commands = verdict.failures.filter((r) => r.status === 'regressed' && isCommandsFigure(r.figure));
@@ -142,7 +181,11 @@ export function verdictLine(verdict: Verdict): string {
     }
     if (counts.length > 0) {
       const layouts = [...new Set(counts.map((r) => r.layout))];
-      parts.push(`instructions per call rose in ${counts.length} figure(s)${detail > 0 ? ` (${layouts.join(', ')})` : ''}`);
+      // The tolerance that failed them: one row's with how it was set, else their range.
+      const first = counts[0]?.tolerance;
+      const limit = counts.length === 1 && first ? countToleranceText(first) : countToleranceRange(counts);
+      const where = detail > 1 && limit !== '' ? ` (${layouts.join(', ')}; tolerance ${limit})` : detail > 0 ? ` (${layouts.join(', ')})` : '';
+      parts.push(`instructions per call rose in ${counts.length} figure(s)${where}`);
     }
     if (commands.length > 0) {
       const layouts = [...new Set(commands.map((r) => r.layout))];
@@ -333,11 +376,24 @@ export function renderGithub(verdict: Verdict, baseline: CompareSide): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** What the instruction gate applied: the flag's constant, or the rule from the spreads and the tolerances it gave. */
+function countGateText(verdict: Verdict): string {
+  const where = "per layout and in each layout's ratio to the cell's first layout";
+  const fixed = verdict.options.instructionsTolerance;
+  if (fixed !== undefined) return `instructions per call may rise by ${pct(fixed)} ${where} (--instructions-tolerance)`;
+  const factor = verdict.options.instructionsSpreadFactor ?? INSTRUCTIONS_SPREAD_FACTOR;
+  const floor = verdict.options.instructionsToleranceFloor ?? INSTRUCTIONS_TOLERANCE_FLOOR;
+  const range = countToleranceRange(verdict.rows.filter((r) => isInstructionFigure(r.figure) && r.status !== 'info'));
+  return (
+    `instructions per call may rise ${where} by ${factor} × the larger spread of the two runs' repeats, at least ${pct(floor)} ` +
+    `(a ratio: its two counts' spreads added, at least ${pct(2 * floor)}; ${pct(DEFAULT_INSTRUCTIONS_TOLERANCE)} where a run has no repeats)` +
+    `${range !== '' ? `: ${range} here` : ''}`
+  );
+}
+
 /** What the gate applied, only for the figures compared. */
 function gateText(verdict: Verdict): string {
-  const counted = hasInstructionRows(verdict)
-    ? `; instructions per call may rise by ${percent(verdict.options.instructionsTolerance ?? DEFAULT_INSTRUCTIONS_TOLERANCE).replace(/^\+/, '')} per layout and in each layout's ratio to the cell's first layout`
-    : '';
+  const counted = hasInstructionRows(verdict) ? `; ${countGateText(verdict)}` : '';
   const memory = `bytes per light may grow by ${memoryTolerance(verdict).replace(/^\+/, '')} (MEMORY USAGE; used_memory Δ is shown only, and only where it moved past MEMORY USAGE by over ${Math.round(USED_MEMORY_BOUND * 100)}% of a light's bytes)${counted}`;
   if (!hasThroughput(verdict)) return `gate: ${memory}`;
   const server = percent(verdict.options.serverTolerance ?? verdict.options.throughputTolerance);

@@ -22,6 +22,16 @@ const row = z.looseObject({
   baselineRange: z.object({ min: z.number(), max: z.number() }).optional(),
   currentRange: z.object({ min: z.number(), max: z.number() }).optional(),
   keys: z.array(keyChange).optional(),
+  // Instruction rows: the tolerance applied and how it was set (src/compare/rows.ts CountTolerance).
+  tolerance: z
+    .looseObject({
+      fraction: z.number(),
+      basis: z.enum(['spread', 'floor', 'fallback', 'flag']),
+      spreadFraction: z.number().optional(),
+      factor: z.number().optional(),
+      floorFraction: z.number().optional(),
+    })
+    .optional(),
 });
 
 export const compareSchema = z
@@ -38,6 +48,8 @@ export const compareSchema = z
       absolute: z.boolean(),
       serverToleranceFraction: figure,
       instructionsToleranceFraction: figure,
+      instructionsSpreadFactor: figure,
+      instructionsToleranceFloorFraction: figure,
     }),
     mismatches: z.array(z.object({ field: z.string(), baseline: z.string(), current: z.string() })),
     rows: z.array(row),

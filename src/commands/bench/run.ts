@@ -140,8 +140,9 @@ export async function runOnce(input: OnceInput): Promise<number | undefined> {
   if (flags.output !== undefined) writeJsonFile('--output', flags.output, report);
   warnShortfall(report);
   let code: number | undefined;
-  if (baseline) {
-    const verdict = compareReports(baseline.report, report, compareOptionsFrom(flags));
+  // The gate's verdict, with the user's tolerances: printed, and headlined by the charts below.
+  const verdict = baseline ? compareReports(baseline.report, report, compareOptionsFrom(flags)) : undefined;
+  if (baseline && verdict) {
     code = printVerdict(
       verdict,
       baseline,
@@ -154,9 +155,9 @@ export async function runOnce(input: OnceInput): Promise<number | undefined> {
     process.stdout.write(`\n${renderSuggestions(suggestions, format, useColor(), outputWidth(flags.wide))}`);
   const charted = [...(baseline ? [baseline] : []), { label: 'this run', report }];
   if (flags.chart) {
-    const text = await terminalChart(charted, flags.chartPanels);
+    const text = await terminalChart(charted, flags.chartPanels, verdict);
     process.stdout.write(format === 'markdown' ? `\n\`\`\`text\n${text}\`\`\`\n` : `\n${text}`);
   }
-  if (flags.chartOut !== undefined) await writeChart('--chart-out', flags.chartOut, charted, 'swc bench', flags.chartPanels);
+  if (flags.chartOut !== undefined) await writeChart('--chart-out', flags.chartOut, charted, 'swc bench', flags.chartPanels, verdict);
   return code;
 }

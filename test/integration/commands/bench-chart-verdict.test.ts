@@ -1,0 +1,62 @@
+/**
+ * `swc bench --baseline … --chart/--chart-out` headlines the gate's own
+ * verdict, with the user's tolerances: one in-process run of the shipped
+ * small scenario against a baseline whose 6.0 lights are 56 B smaller. At
+ * compare's default (1%) that fails the smaller 6.0 cells; at
+ * `--memory-tolerance 64B` it passes, and the charts must say so too.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { compareReports } from '../../../src/compare/diff.js';
+import type { BenchReport } from '../../../src/measure/types.js';
+import { redisUrl } from '../../helpers.js';
+import { runInProcess } from '../../unit/in-process.js';
+
+const SMALL = fileURLToPath(new URL('../../../fixtures/scenarios/small.json', import.meta.url));
+const BASELINE = fileURLToPath(new URL('../../../fixtures/baselines/small.json', import.meta.url));
+const dir = mkdtempSync(path.join(tmpdir(), 'swc-chart-verdict-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const shipped = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
+// The run will measure the shipped bytes (listpacks: the same on every run of the build), so 6.0 grows by 56 B per light.
+const smaller: BenchReport = {
+  ...shipped,
+  results: shipped.results.map((r) => (r.layout === 'stoplight-v6' ? { ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight - 56 } } : r)),
+};
+const baselineFile = path.join(dir, 'smaller.json');
+writeFileSync(baselineFile, JSON.stringify(smaller));
+
+describe("bench --baseline's chart headlines the gate's verdict", () => {
+  it('--memory-tolerance 64B: the gate passes and the terminal chart and the SVG say ok, where compare at 1% would fail', async () => {
+    // The case: the default tolerance fails this change, the user's passes it.
+    expect(compareReports(smaller, shipped).ok).toBe(false);
+    const svg = path.join(dir, 'chart.svg');
+    const r = await runInProcess([
+      'bench',
+      '--redis-url',
+      redisUrl(),
+      '--scenario',
+      SMALL,
+      '--baseline',
+      baselineFile,
+      '--memory-tolerance',
+      '64B',
+      '--chart',
+      '--chart-out',
+      svg,
+      '--no-progress',
+    ]);
+    expect(r.stderr).not.toMatch(/not comparable/);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ok: no regression in 8 cell\(s\)/m);
+    // The hero's headline, in the terminal chart and in the file: the gate's 64 B, none past it.
+    expect(r.stdout).toMatch(/ok: nearest to the tolerance 64 B, stoplight-v6 \+\d\.\d% at [^;]*;\s+8 of 8/);
+    expect(r.stdout).not.toMatch(/FAIL: stoplight-v6/);
+    const drawn = readFileSync(svg, 'utf8');
+    expect(drawn).toMatch(/ok: nearest to the tolerance 64 B/);
+    expect(drawn).not.toContain('FAIL:');
+  });
+});
