@@ -7,7 +7,7 @@ import type { NameBook } from '../layouts/stoplight/names.js';
 import type { Layout, Light } from '../layouts/types.js';
 import { measureKeys } from '../measure/memory.js';
 import { connect } from '../redis/connect.js';
-import { startPrivateServer } from '../redis/server.js';
+import { startPrivateServer, type PrivateServer } from '../redis/server.js';
 import { serverInfo } from '../redis/info.js';
 import { RespConnection } from '../redis/resp.js';
 import { loadScripts } from '../redis/scripts.js';
@@ -221,44 +221,63 @@ export async function forecastLights(redis: Redis, lights: readonly LightListing
         ? notReplayed(layout.name, 'sampled-out', l.events)
         : notReplayed(layout.name, 'no-events', l.events),
   );
-  // As bench without --redis-url: a server of swc's own, stopped on every way out (and by its watchdog if swc is killed).
-  const server = await startPrivateServer(request.binary !== undefined ? { binary: request.binary } : {}).catch((err: unknown) => {
+  const run = chosen.size > 0 ? await replayAll(redis, lights, [...chosen].sort((x, y) => x - y), out, layout, request, maxEvents) : NOTHING_RUN;
+  return { lights: out, fleet: fleetOf(lights, out, { layout: layout.name, sample, maxEvents, ...run }) };
+}
+
+/** What a forecast with nothing to replay ran: no server. */
+const NOTHING_RUN = { partial: false, events: 0, server: { version: 'none started', allocator: 'none' } };
+
+/** A private redis-server to replay on, as bench starts one without --redis-url; a missing binary is named for --forecast. */
+async function replayServer(binary: string | undefined): Promise<PrivateServer> {
+  return startPrivateServer(binary !== undefined ? { binary } : {}).catch((err: unknown) => {
     if (!(err instanceof ServerStartError) || !/not found/.test(err.message)) throw err;
-    const binary = request.binary ?? process.env.SWC_REDIS_SERVER ?? 'redis-server';
+    const shown = binary ?? process.env.SWC_REDIS_SERVER ?? 'redis-server';
     throw new ServerStartError(
-      `--forecast: replays on a redis-server of swc's own, and "${binary}" was not found: install redis-server (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis) or give --redis-server <path>`,
+      `--forecast: replays on a redis-server of swc's own, and "${shown}" was not found: install redis-server (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis) or give --redis-server <path>`,
       { cause: err },
     );
   });
-  let partial = false;
-  let events = 0;
-  let built = { version: 'unknown', allocator: 'unknown' };
+}
+
+/**
+ * Replays the lights at `chosen` (indices into `lights`, in order) one after
+ * another on a private server, writing each one's forecast into `out`. The
+ * server is stopped on every way out (and by its watchdog if swc is killed).
+ */
+async function replayAll(
+  redis: Redis,
+  lights: readonly LightListing[],
+  chosen: readonly number[],
+  out: LightForecast[],
+  layout: Layout,
+  request: ForecastRequest,
+  maxEvents: number,
+): Promise<{ partial: boolean; events: number; server: FleetForecast['server'] }> {
+  const server = await replayServer(request.binary);
   let own: Redis | undefined;
+  let events = 0;
   try {
     own = await connect(server.url);
     const info = await serverInfo(own);
-    built = { version: info.version, allocator: info.memAllocator };
     let done = 0;
-    request.onProgress?.({ done, total: chosen.size, events, light: '' });
-    for (const i of [...chosen].sort((a, b) => a - b)) {
-      if (request.stopped?.()) {
-        partial = true;
-        break;
-      }
+    request.onProgress?.({ done, total: chosen.length, events, light: '' });
+    for (const i of chosen) {
+      if (request.stopped?.()) return { partial: true, events, server: { version: info.version, allocator: info.memAllocator } };
       const light = lights[i] as LightListing;
       const recorded = await recordedOf(redis, light, request.at, request.names);
-      if (recorded && recorded.seconds.length > 0) {
-        out[i] = await replayOne(own, layout, light, recorded, request, maxEvents);
-        events += out[i].events;
-      } else out[i] = notReplayed(layout.name, 'no-events', 0);
+      const forecast =
+        recorded && recorded.seconds.length > 0 ? await replayOne(own, layout, light, recorded, request, maxEvents) : notReplayed(layout.name, 'no-events', 0);
+      out[i] = forecast;
+      events += forecast.events;
       done += 1;
-      request.onProgress?.({ done, total: chosen.size, events, light: light.name });
+      request.onProgress?.({ done, total: chosen.length, events, light: light.name });
     }
+    return { partial: false, events, server: { version: info.version, allocator: info.memAllocator } };
   } finally {
     own?.disconnect();
     await server.stop();
   }
-  return { lights: out, fleet: fleetOf(lights, out, { layout: layout.name, sample, maxEvents, partial, events, server: built }) };
 }
 
 /** The fleet's figures from each light's forecast. */

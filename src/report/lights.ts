@@ -388,9 +388,9 @@ export function forecastLines(f: FleetForecast, windowSeconds: number | null): s
         : `fleet ${kbText(f.totalBytes)} KB, measured${now}`;
   const lines = [
     `forecast in ${f.layout}: ${total}`,
-    `  measured: ${lights(f.measured)} replayed (${int(f.events)} events) on a private redis-server ${f.server.version} (${f.server.allocator})`,
-    `  (recorded events in time order, bench's writer and injected clock, then MEMORY USAGE of the keys;`,
-    windowSeconds === null ? '  window: the registered one, else the span of the events; give --window for the real one)' : `  window ${windowSeconds} s)`,
+    `  ${lights(f.measured)} replayed (${int(f.events)} events) on a private redis-server ${f.server.version} (${f.server.allocator})`,
+    "  with bench's writer and injected clock, then MEMORY USAGE of their keys;",
+    windowSeconds === null ? "  window: each light's registered one, else its events' span (give --window)" : `  window: ${windowSeconds} s (--window)`,
   ];
   if (f.extrapolated) lines.push(`  not sampled: ${lights(f.sampledOut)} (--forecast-sample ${f.sample}), counted at the measured lights' mean`);
   if (f.notReplayed > 0) lines.push(`  not replayed: ${lights(f.notReplayed)} (no events held, or a layout whose events swc does not read)`);

@@ -45,9 +45,9 @@ describe('renderLights (colour off)', () => {
       idle and stale at 2025-11-29T21:00:00Z (--at); window 600 s
       1 6.0 light(s) shown with ids where no name is known: give --names <file> ("light" or "system/light" per line)
       forecast in stoplight-v6: fleet ≈ 326.2 KB, EXTRAPOLATED from 1 of 3 lights
-        measured: 1 light replayed (4,000 events) on a private redis-server 7.0.15 (jemalloc-5.3.0)
-        (recorded events in time order, bench's writer and injected clock, then MEMORY USAGE of the keys;
-        window 600 s)
+        1 light replayed (4,000 events) on a private redis-server 7.0.15 (jemalloc-5.3.0)
+        with bench's writer and injected clock, then MEMORY USAGE of their keys;
+        window: 600 s (--window)
         not sampled: 1 light (--forecast-sample 1), counted at the measured lights' mean
         not replayed: 1 light (no events held, or a layout whose events swc does not read)
       "
@@ -76,9 +76,9 @@ describe('renderLights (colour off)', () => {
       - idle and stale at 2025-11-29T21:00:00Z (--at); window 600 s
       - 1 6.0 light(s) shown with ids where no name is known: give --names <file> ("light" or "system/light" per line)
       - forecast in stoplight-v6: fleet ≈ 326.2 KB, EXTRAPOLATED from 1 of 3 lights
-      -   measured: 1 light replayed (4,000 events) on a private redis-server 7.0.15 (jemalloc-5.3.0)
-      -   (recorded events in time order, bench's writer and injected clock, then MEMORY USAGE of the keys;
-      -   window 600 s)
+      -   1 light replayed (4,000 events) on a private redis-server 7.0.15 (jemalloc-5.3.0)
+      -   with bench's writer and injected clock, then MEMORY USAGE of their keys;
+      -   window: 600 s (--window)
       -   not sampled: 1 light (--forecast-sample 1), counted at the measured lights' mean
       -   not replayed: 1 light (no events held, or a layout whose events swc does not read)
       "
