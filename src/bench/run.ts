@@ -39,7 +39,6 @@ export type { BenchProgress } from './phases/context.js';
 export { DisturbedCellError, IncompleteBenchError } from './phases/errors.js';
 export { LIGHT_SPREAD } from './phases/result.js';
 
-
 /**
  * A fall of used_memory during a cell that only adds keys, beyond what
  * client buffers and allocator noise explain: somebody else freed memory
@@ -124,7 +123,14 @@ export async function fill(
       connection,
       layout,
       { light, events: evenTraffic(spec)[Symbol.iterator](), total, errorJson: (at, index) => errorJsonFor(at, index, layout.stampPrecision) },
-      { batch, windowSeconds, written, ...(signal ? { signal } : {}), ...(maxOpsPerSecond !== undefined ? { maxOpsPerSecond } : {}), ...(pace ? { pace } : {}) },
+      {
+        batch,
+        windowSeconds,
+        written,
+        ...(signal ? { signal } : {}),
+        ...(maxOpsPerSecond !== undefined ? { maxOpsPerSecond } : {}),
+        ...(pace ? { pace } : {}),
+      },
     );
     if (pace) pace.sent += total;
   }

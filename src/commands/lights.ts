@@ -90,10 +90,7 @@ export function lightsCommand(): Command {
       '--rdb <file>',
       'analyse an RDB snapshot instead of a live server: loaded into a private redis-server on a unix socket only (no TCP), exact MEMORY USAGE',
     )
-    .option(
-      '--redis-server <path>',
-      'with --rdb or --forecast: the redis-server swc starts (default SWC_REDIS_SERVER, else redis-server on PATH)',
-    )
+    .option('--redis-server <path>', 'with --rdb or --forecast: the redis-server swc starts (default SWC_REDIS_SERVER, else redis-server on PATH)')
     .option('--check', 'exit 1 when any listed light has drift (running totals or index disagree with the buckets)')
     .addOption(new Option('--format <format>', 'output format').choices(lightsFormats).default('table'))
     .option('--wide', 'more columns: keys, stale buckets, first and last event (wider than 120 columns)');

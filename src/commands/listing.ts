@@ -79,7 +79,8 @@ function listOnce({ flags, layout, names }: ListPlan, target: Target, control: {
     } finally {
       progress.done();
     }
-    if (flags.forecast !== undefined && !listing.list.partial) listing = await forecastOf(flags, flags.forecast, listing, target, () => stopped() || control.stopped());
+    if (flags.forecast !== undefined && !listing.list.partial)
+      listing = await forecastOf(flags, flags.forecast, listing, target, () => stopped() || control.stopped());
     const columns = terminalColumns();
     const out = listingOutput(listing, {
       format: flags.json ? 'json' : (flags.format ?? 'table'),

@@ -109,7 +109,12 @@ export function sampleLights(lights: readonly LightListing[], eligible: readonly
 }
 
 /** The seconds a light's keys recorded, and its last error as stored, read as `swc inspect` reads them (read-only). */
-async function recordedOf(redis: Redis, light: LightListing, at: number, names: NameBook | undefined): Promise<{ seconds: SecondCounts[]; errorJson: string | null } | null> {
+async function recordedOf(
+  redis: Redis,
+  light: LightListing,
+  at: number,
+  names: NameBook | undefined,
+): Promise<{ seconds: SecondCounts[]; errorJson: string | null } | null> {
   let inspections: Inspection[];
   try {
     inspections = await inspectLight(redis, { light: light.reference, at }, undefined, names);
@@ -221,7 +226,18 @@ export async function forecastLights(redis: Redis, lights: readonly LightListing
         ? notReplayed(layout.name, 'sampled-out', l.events)
         : notReplayed(layout.name, 'no-events', l.events),
   );
-  const run = chosen.size > 0 ? await replayAll(redis, lights, [...chosen].sort((x, y) => x - y), out, layout, request, maxEvents) : NOTHING_RUN;
+  const run =
+    chosen.size > 0
+      ? await replayAll(
+          redis,
+          lights,
+          [...chosen].sort((x, y) => x - y),
+          out,
+          layout,
+          request,
+          maxEvents,
+        )
+      : NOTHING_RUN;
   return { lights: out, fleet: fleetOf(lights, out, { layout: layout.name, sample, maxEvents, ...run }) };
 }
 

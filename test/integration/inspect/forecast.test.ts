@@ -49,7 +49,15 @@ async function writeFleet(redis: Redis): Promise<void> {
 async function benched(url: string, light: (typeof FLEET)[number]): Promise<number> {
   const session = await openSession({ redisUrl: url });
   try {
-    const plan = { layouts: ['stoplight-v6'], windows: [light.windowSeconds], rates: [light.rate], failureRate: light.failureRate, lights: 1, seed: SEED };
+    const plan = {
+      layouts: ['stoplight-v6'],
+      windows: [light.windowSeconds],
+      rates: [light.rate],
+      failureRate: light.failureRate,
+      lights: 1,
+      seed: SEED,
+      commandsPerCall: false as const,
+    };
     const report = await runBench({ session, plan, namespace: createNamespace() });
     return report.results[0]?.memory.bytesPerLight ?? Number.NaN;
   } finally {
@@ -59,7 +67,7 @@ async function benched(url: string, light: (typeof FLEET)[number]): Promise<numb
 
 const nameOf = (l: LightListing): string => l.light;
 
-describe('swc lights --forecast', () => {
+describe.concurrent('swc lights --forecast', () => {
   it('replays a 5.x fleet into stoplight-v6 within 2% of swc bench for each light, without writing to the server listed', { timeout: 120_000 }, async () => {
     await withPrivateServer({}, async (server, redis) => {
       await writeFleet(redis);
