@@ -37,6 +37,7 @@ export const FIGURES: readonly FigureSource[] = [
   { id: 'lights-states', doc: 'docs/operator.md', command: 'tsx tools/figure-states.ts' },
   { id: 'inspect-states', doc: 'docs/inspect.md', command: 'tsx tools/figure-states.ts' },
   { id: 'bench-gate', doc: 'docs/ci.md', command: 'node scripts/bench-gate-instructions.mjs --write', slow: true },
+  { id: 'lights-forecast', doc: 'docs/inspect.md', command: 'tsx tools/forecast-figure.ts --write', slow: true },
   { id: 'rdb-vs-live', doc: 'docs/operator.md', command: 'tsx tools/bench-rdb.ts --write-docs', slow: true },
 ];
 

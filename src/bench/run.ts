@@ -4,10 +4,9 @@ import { UsageError } from '../core/errors.js';
 import { unixSecondsOf } from '../core/format.js';
 import { namespacedLayout } from '../layouts/index.js';
 import type { Layout, Light } from '../layouts/types.js';
-import { type ScriptCall } from '../lua/source.js';
 import { withLongestParts } from '../measure/encoding.js';
 import { settleLazyFree } from '../measure/lazyfree.js';
-import { cappedBatch, runLoad, type Pace } from '../measure/load.js';
+import { cappedBatch, type Pace } from '../measure/load.js';
 import { usedMemory } from '../measure/memory.js';
 import type { BenchReport, ClusterFinding, MemoryResult, RealtimeResult, ShardTotals } from '../measure/types.js';
 import type { Session } from '../redis/connect.js';
@@ -16,6 +15,7 @@ import { RespConnection } from '../redis/resp.js';
 import { installScripts, loadScripts } from '../redis/scripts.js';
 import { keySlot } from '../redis/slot.js';
 import { BENCH_EPOCH, errorJsonFor, evenTraffic, eventCount, lightSeed, type TrafficSpec } from '../traffic/events.js';
+import { FILL_BATCH, writeLightEvents } from './replay.js';
 import { aliveKey, markRun, runKey, type Namespace } from './namespace.js';
 import { cellsOf, plannedEvents, type BenchPlan, type Cell } from './plan.js';
 import { driveRealtime } from './realtime.js';
@@ -38,13 +38,6 @@ export { COMMANDS_CALLS, commandsSkippedReason } from './phases/commands.js';
 export type { BenchProgress } from './phases/context.js';
 export { DisturbedCellError, IncompleteBenchError } from './phases/errors.js';
 export { LIGHT_SPREAD } from './phases/result.js';
-
-/** Calls per pipeline while filling a window: large enough to amortize round trips. */
-const FILL_BATCH = 1000;
-/** Fill batches in flight: at 10 µs a call, four batches keep the server busy for twice a read interval. */
-const FILL_DEPTH = 4;
-/** How often the fill reads replies (see runLoad's readIntervalMs). */
-const FILL_READ_INTERVAL_MS = 20;
 
 /**
  * A fall of used_memory during a cell that only adds keys, beyond what
@@ -124,42 +117,21 @@ export async function fill(
   const pace: Pace | undefined = maxOpsPerSecond !== undefined ? { startedMs: performance.now(), sent: 0 } : undefined;
   for (const [i, light] of lights.entries()) {
     const spec = specs[i] as TrafficSpec;
-    // Each light's errors cycle from the first, as they always have: the same seed gives the same bytes.
-    let failures = 0;
-    const events = evenTraffic(spec)[Symbol.iterator]();
     const total = eventCount(spec);
-    if (total === 0) continue;
-    let reported = 0;
-    const nextCall = (): ScriptCall => {
-      const next = events.next();
-      if (next.done) throw new Error('fill: the traffic ended before its event count');
-      const event = next.value;
-      const options = { at: event.at, windowSeconds, eventId: event.eventId };
-      return event.outcome === 'success'
-        ? layout.recordSuccess(light, options)
-        : layout.recordFailure(light, { ...options, errorJson: errorJsonFor(event.at, failures++, layout.stampPrecision) });
-    };
-    await runLoad({
-      connections: [connection],
-      pipeline: batch,
-      // Batches queued on the server while one runs, and replies read every 20 ms rather
-      // than as they come: the server never waits for swc, and swc's wake-ups do not take
-      // the CPU from it between scripts (on a loaded 2-core machine: 1.1-1.2× instead of 1.4×).
-      depth: FILL_DEPTH,
-      readIntervalMs: FILL_READ_INTERVAL_MS,
-      stop: { ops: total },
-      nextCall,
-      ...(maxOpsPerSecond !== undefined ? { maxOpsPerSecond } : {}),
-      ...(pace ? { pace } : {}),
-      ...(signal ? { signal } : {}),
-      // Every batch: the caller's error names the events written so far, exactly.
-      progressIntervalMs: 0,
-      placeInErrors: false,
-      onProgress: ({ done }) => {
-        written(done - reported);
-        reported = done;
+    // Each light's errors cycle from the first, as they always have: the same seed gives the same bytes.
+    await writeLightEvents(
+      connection,
+      layout,
+      { light, events: evenTraffic(spec)[Symbol.iterator](), total, errorJson: (at, index) => errorJsonFor(at, index, layout.stampPrecision) },
+      {
+        batch,
+        windowSeconds,
+        written,
+        ...(signal ? { signal } : {}),
+        ...(maxOpsPerSecond !== undefined ? { maxOpsPerSecond } : {}),
+        ...(pace ? { pace } : {}),
       },
-    });
+    );
     if (pace) pace.sent += total;
   }
 }

@@ -16,6 +16,16 @@ const layoutListOption = (): Option =>
     `only these layouts, comma-separated: ${BUILTIN_LAYOUT_NAMES.join(', ')} or manifest files; "all" for every registered layout (default: ${APPLICATION_LAYOUTS.join(', ')}, the ones an application has)`,
   );
 
+/** `--forecast`'s layout, resolved; a bad one is exit 2 naming --forecast and the names accepted. */
+function checkForecast(value: string, resolve: (spec: string) => string): string {
+  try {
+    return resolve(value);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new UsageError(reason.replace(/^--layout:/, '--forecast:'));
+  }
+}
+
 /** `swc lights`: every light on a Redis, filtered, sorted, totalled. */
 export function lightsCommand(): Command {
   const command = new Command('lights')
@@ -61,12 +71,26 @@ export function lightsCommand(): Command {
       parser((v) => parseNumber('--scan-count', v, { min: 1, max: SCAN_COUNT_MAX, integer: true })),
     )
     .option('--state <states>', 'only lights in these states, comma-separated: red, yellow, locked red, locked green, green', parser(parseStates))
-    .option('--no-progress', 'no scan progress on stderr')
+    .option(
+      '--forecast <layout>',
+      `replay each light's recorded events into this layout (${BUILTIN_LAYOUT_NAMES.join(', ')}, or a manifest file) on a private redis-server and measure its bytes there, as swc bench does`,
+    )
+    .option(
+      '--forecast-sample <n>',
+      'with --forecast: replay at most n lights (1..100000, default 50), spread over the fleet by size; the fleet total is extrapolated from them',
+      parser((v) => parseNumber('--forecast-sample', v, { min: 1, max: 100_000, integer: true })),
+    )
+    .option(
+      '--forecast-events <n>',
+      "with --forecast: replay at most a light's newest n events (1..100000000, default 1000000); a light with more is marked capped",
+      parser((v) => parseNumber('--forecast-events', v, { min: 1, max: 100_000_000, integer: true })),
+    )
+    .option('--no-progress', 'no scan or forecast progress on stderr')
     .option(
       '--rdb <file>',
       'analyse an RDB snapshot instead of a live server: loaded into a private redis-server on a unix socket only (no TCP), exact MEMORY USAGE',
     )
-    .option('--redis-server <path>', 'with --rdb: the redis-server that loads it (default SWC_REDIS_SERVER, else redis-server on PATH)')
+    .option('--redis-server <path>', 'with --rdb or --forecast: the redis-server swc starts (default SWC_REDIS_SERVER, else redis-server on PATH)')
     .option('--check', 'exit 1 when any listed light has drift (running totals or index disagree with the buckets)')
     .addOption(new Option('--format <format>', 'output format').choices(lightsFormats).default('table'))
     .option('--wide', 'more columns: keys, stale buckets, first and last event (wider than 120 columns)');
@@ -78,8 +102,12 @@ export function lightsCommand(): Command {
     `
 The light column is the reference swc inspect takes as is (6.0:
 system-id/light-id).
-"stale" counts events outside the window that the keys still hold; "stoplight-v6
-est. KB" is, for 5.x lights, an estimate of the same traffic stored as 6.0 counters.
+"stale" counts events outside the window that the keys still hold.
+--forecast stoplight-v6 replays each light's recorded events (5.x members, 6.0
+buckets) into stoplight-v6 on a private redis-server and measures its keys, as
+swc bench does: at most --forecast-sample lights, the fleet extrapolated from
+them; JSON: each light's "forecast" (method measured, capped, sampled-out, …)
+and the fleet's "forecast". Nothing is written to the server listed.
 --json: { schemaVersion, at, windowSeconds, totals, total, matched, lights }
 (docs/inspect.md, "Looking inside a light").
 Read-only. Commands sent: PING, TIME, SCAN, TYPE, ECHO, ZCARD, HLEN, ZRANGE, ZCOUNT,
@@ -115,6 +143,11 @@ Examples:
       if (flags.json && cmd.getOptionValueSource('format') === 'cli' && flags.format !== 'json') {
         throw new UsageError(`--json/--format: --json means --format json; drop one of them (got --format ${flags.format})`);
       }
+      if (flags.forecast !== undefined) flags.forecast = checkForecast(flags.forecast, resolveLayoutName);
+      if (flags.forecast === undefined && (flags.forecastSample !== undefined || flags.forecastEvents !== undefined)) {
+        throw new UsageError('--forecast-sample/--forecast-events: only with --forecast <layout>');
+      }
+      if (flags.forecast !== undefined && flags.watch !== undefined) throw new UsageError('--forecast: replays once; drop --watch');
       const { runList } = await import('./listing.js');
       return runList(flags, layout, flags.rdb !== undefined ? await (await import('./rdb-target.js')).rdbTarget(flags) : undefined);
     }),

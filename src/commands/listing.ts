@@ -6,6 +6,7 @@ import type { LightStateName } from '../layouts/stoplight/state.js';
 import type { NameBook } from '../layouts/stoplight/names.js';
 import type { LightsFormat } from '../report/lights-formats.js';
 import type { Target } from '../redis/target.js';
+import { visible } from '../report/style.js';
 import { onShutdown, printError, stderrProgress, stopCause, untilStopped } from './lifecycle.js';
 import { DEFAULT_INSPECT_URL, LIGHTS_COMMAND_TIMEOUT_MS, terminalColumns, useColor, type ClusterFlags, type RedisFlags } from './options.js';
 
@@ -34,6 +35,9 @@ export interface ListFlags extends RedisFlags, ClusterFlags {
   watch?: number;
   rdb?: string;
   redisServer?: string;
+  forecast?: string;
+  forecastSample?: number;
+  forecastEvents?: number;
 }
 
 /** What a listing of `flags` reads and shows, for {@link listOnce}. */
@@ -75,6 +79,8 @@ function listOnce({ flags, layout, names }: ListPlan, target: Target, control: {
     } finally {
       progress.done();
     }
+    if (flags.forecast !== undefined && !listing.list.partial)
+      listing = await forecastOf(flags, flags.forecast, listing, target, () => stopped() || control.stopped());
     const columns = terminalColumns();
     const out = listingOutput(listing, {
       format: flags.json ? 'json' : (flags.format ?? 'table'),
@@ -91,6 +97,47 @@ function listOnce({ flags, layout, names }: ListPlan, target: Target, control: {
     for (const line of out.after) printError(line);
     return { code: out.code, partial: out.partial };
   });
+}
+
+/** The listing with its forecast (`--forecast`): a bar on stderr while the lights replay, on a terminal. */
+async function forecastOf(flags: ListFlags, layout: string, listing: Listing, target: Target, stopped: () => boolean): Promise<Listing> {
+  const { forecastLights, withForecast } = await import('../inspect/forecast.js');
+  const bar = flags.progress !== false && process.stderr.isTTY ? await forecastBar() : undefined;
+  try {
+    const forecast = await forecastLights(target.redis, listing.matched, {
+      layout,
+      windowSeconds: listing.list.windowSeconds,
+      at: listing.list.at,
+      ...(flags.forecastSample !== undefined ? { sample: flags.forecastSample } : {}),
+      ...(flags.forecastEvents !== undefined ? { maxEvents: flags.forecastEvents } : {}),
+      ...(flags.redisServer !== undefined ? { binary: flags.redisServer } : {}),
+      ...(bar ? { onProgress: bar.update } : {}),
+      stopped,
+    });
+    return withForecast(listing, forecast);
+  } finally {
+    bar?.stop();
+  }
+}
+
+/** A cli-progress bar of lights replayed, cleared when done. */
+async function forecastBar(): Promise<{ update: (p: { done: number; total: number; light: string }) => void; stop: () => void }> {
+  const { default: cliProgress } = await import('cli-progress');
+  const bar = new cliProgress.SingleBar(
+    { format: 'swc lights --forecast [{bar}] {value}/{total} lights | {light}', hideCursor: true, stream: process.stderr, clearOnComplete: true },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update: ({ done, total, light }) => {
+      if (!started) bar.start(total, done, { light: '' });
+      started = true;
+      bar.update(done, { light: visible(light).slice(0, 40) });
+    },
+    stop: () => {
+      if (started) bar.stop();
+    },
+  };
 }
 
 /**

@@ -91,7 +91,7 @@ async function keyFacts(
   return { facts, unavailable };
 }
 
-const NO_HEALTH: LightHealth = { events: null, staleEvents: null, staleBuckets: null, drift: null, estimate: null, window: null };
+const NO_HEALTH: LightHealth = { events: null, staleEvents: null, staleBuckets: null, drift: null, window: null };
 
 /** What to list and how to judge it. */
 export interface ListOptions {

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { LayoutTotals, LightList, LightListing, NodeTotals } from '../layouts/inspection.js';
 import { addName, isLiteral, newNameBook, readNamesFile, type NameBook } from '../layouts/stoplight/names.js';
 import type { ScanProgress } from '../redis/scan.js';
+import type { FleetForecast } from './forecast.js';
 import { listLights, nodeTotalsOf, selectLights, totalsOf, type LightSelection } from './list.js';
 
 import { APPLICATION_LAYOUTS } from './list-options.js';
@@ -41,6 +42,8 @@ export interface Listing {
   /** On a cluster: totals per primary, with the slots it serves. */
   readonly nodeTotals?: readonly (NodeTotals & { slots?: string })[];
   readonly primaries?: readonly ListedPrimary[];
+  /** With `--forecast`: the fleet's forecast (each matched light carries its own). */
+  readonly forecast?: FleetForecast;
 }
 
 /** The layouts a listing reads: the ones asked for, every registered one (`all`: undefined), or an application's. */

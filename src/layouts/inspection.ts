@@ -282,7 +282,8 @@ export interface LightListing {
    * found and its drift is not judged (null).
    */
   readonly partial: boolean;
-  readonly estimate: LightEstimate | null;
+  /** With `swc lights --forecast`: the light's bytes measured after its recorded events were replayed into another layout. */
+  readonly forecast?: LightForecast;
   /** Successes and failures in the window (`--window`); null without one. */
   readonly windowSuccesses: number | null;
   readonly windowFailures: number | null;
@@ -341,8 +342,6 @@ export interface LightHealth {
   readonly staleBuckets: number | null;
   /** True when running totals or an index disagree with the buckets; null when the layout keeps none, or the light was too large to check. */
   readonly drift: boolean | null;
-  /** What the same traffic would cost in another layout: an estimate, not a measurement. */
-  readonly estimate: LightEstimate | null;
   /** Successes and failures inside the window (`--window`); null without a window, or where the layout cannot tell. */
   readonly window?: Counts | null;
   /** What looked wrong in the light's keys (a counter that is not a number): one line each. */
@@ -357,14 +356,31 @@ export interface LightHealth {
   readonly notes?: readonly string[];
 }
 
-/** An estimate of a light's bytes in another layout, from its events over the window. */
-export interface LightEstimate {
+/**
+ * A light's forecast in another layout (`swc lights --forecast`): its
+ * recorded events replayed there on a private server, its keys measured.
+ */
+export interface LightForecast {
+  /** The layout replayed into. */
   readonly layout: string;
-  readonly bytes: number;
-  /** The window the estimate assumes, in seconds. */
-  readonly windowSeconds: number;
-  /** How it was estimated, in one sentence. */
-  readonly basis: string;
+  /**
+   * `measured`: every event held replayed, then measured; `capped`: only the
+   * newest events (the events cap) replayed, so the bytes are a lower bound;
+   * `sampled-out`: not replayed (the sample was full), counted in the fleet at
+   * the measured lights' mean; `no-events`: nothing held to replay;
+   * `unsupported`: a layout whose events swc does not read.
+   */
+  readonly method: 'measured' | 'capped' | 'sampled-out' | 'no-events' | 'unsupported';
+  /** MEMORY USAGE of the replayed light's keys; null when not replayed. */
+  readonly bytes: number | null;
+  /** Events replayed. */
+  readonly events: number;
+  /** Events the light's keys hold (replayed or not); null where unknown. */
+  readonly heldEvents: number | null;
+  /** The window the replay wrote with (evictions follow it); null when not replayed. */
+  readonly windowSeconds: number | null;
+  /** Where that window came from: `--window`, the light's registered config, or the span of its events. */
+  readonly windowFrom: 'window' | 'registry' | 'span' | null;
 }
 
 /** A light as `swc lights` hands it to the layout's survey. */

@@ -1,4 +1,5 @@
-import type { LayoutTotals, LightList, LightListing, NodeTotals } from '../layouts/inspection.js';
+import type { FleetForecast } from '../inspect/forecast.js';
+import type { LayoutTotals, LightForecast, LightList, LightListing, NodeTotals } from '../layouts/inspection.js';
 import { palette, visible } from './style.js';
 import { renderBox, renderCsv, renderMarkdown, wrapHead, type Grid } from './table.js';
 import { FLOOR_COLUMNS, wrapText } from './width.js';
@@ -23,6 +24,8 @@ export interface LightsView {
   readonly columns?: number;
   /** `--threshold`: lights at or over it are marked. */
   readonly threshold?: number;
+  /** `--forecast`: the fleet's figures (each light carries its own). */
+  readonly forecast?: FleetForecast;
 }
 
 /** Narrower terminals still get 80 columns: fewer columns would say too little. */
@@ -38,10 +41,18 @@ const iso = (second: number | null): string => (second === null ? '–' : new Da
 /** A light the scan did not finish is not judged: `partial`, never ok or DRIFT. */
 const driftText = (l: LightListing): string => (l.partial ? 'partial' : l.drift === null ? '–' : l.drift ? 'DRIFT' : 'ok');
 
-/** The layout the estimates are in, when every estimate names the same one. */
-function estimateLayout(lights: readonly LightListing[]): string | null {
-  const names = new Set(lights.flatMap((l) => (l.estimate ? [l.estimate.layout] : [])));
+/** The layout the forecasts are in, when every forecast names the same one. */
+function forecastLayout(lights: readonly LightListing[]): string | null {
+  const names = new Set(lights.flatMap((l) => (l.forecast ? [l.forecast.layout] : [])));
   return names.size === 1 ? ([...names][0] as string) : null;
+}
+
+/** A light's forecast cell: KB measured (`≥` when only its newest events were replayed), or why there is none. */
+function forecastText(f: LightForecast | undefined): string {
+  if (!f) return '–';
+  if (f.method === 'measured') return kbText(f.bytes);
+  if (f.method === 'capped') return `≥${kbText(f.bytes)}`;
+  return f.method === 'sampled-out' ? 'not sampled' : f.method === 'no-events' ? '–' : 'n/a';
 }
 
 const rateText = (l: LightListing, threshold: number | undefined): string => {
@@ -86,7 +97,7 @@ function cut(text: string, max: number): string {
  */
 export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' | 'threshold'> & { readonly windowed?: boolean }): Grid {
   const { shown, wide } = view;
-  const estimated = estimateLayout(shown);
+  const forecasted = forecastLayout(shown);
   const nodes = shown.some((l) => l.node !== undefined);
   const named = shown.some((l) => l.name !== l.reference);
   const windowed = view.windowed ?? shown.some((l) => l.windowSuccesses !== null);
@@ -207,13 +218,13 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
       false,
       0,
     ),
-    ...(estimated
+    ...(forecasted
       ? [
           col(
-            `${estimated} est. KB`,
-            shown.map((l) => (l.estimate ? kbText(l.estimate.bytes) : '–')),
+            `forecast ${forecasted} KB`,
+            shown.map((l) => forecastText(l.forecast)),
             true,
-            6,
+            0,
           ),
         ]
       : []),
@@ -277,9 +288,11 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
     'firstSecond',
     'lastSecond',
     'spanSeconds',
-    'estimateLayout',
-    'estimateBytes',
-    'estimateWindowSeconds',
+    'forecastLayout',
+    'forecastMethod',
+    'forecastBytes',
+    'forecastEvents',
+    'forecastWindowSeconds',
     ...(nodes ? ['node'] : []),
     'name',
     'systemName',
@@ -310,9 +323,11 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
       l.firstSecond,
       l.lastSecond,
       l.spanSeconds,
-      l.estimate?.layout,
-      l.estimate?.bytes,
-      l.estimate?.windowSeconds,
+      l.forecast?.layout,
+      l.forecast?.method,
+      l.forecast?.bytes,
+      l.forecast?.events,
+      l.forecast?.windowSeconds,
       ...(nodes ? [l.node] : []),
       l.name,
       l.systemName,
@@ -359,7 +374,29 @@ export function grandTotal(totals: readonly LayoutTotals[]): Omit<LayoutTotals, 
   );
 }
 
-/** Lines under the table: one total per layout, the grand total, what --top hid, the window used, and what the estimate is. */
+/** The forecast under the table: the fleet's total (measured or extrapolated), what was replayed, and how. */
+export function forecastLines(f: FleetForecast, windowSeconds: number | null): string[] {
+  const lights = (n: number): string => `${int(n)} light${n === 1 ? '' : 's'}`;
+  const now = f.currentBytes === null ? '' : ` (now ${kbText(f.currentBytes)} KB in their own layouts)`;
+  const total =
+    f.totalBytes === null
+      ? 'nothing measured'
+      : f.extrapolated
+        ? `fleet ≈ ${kbText(f.totalBytes)} KB, EXTRAPOLATED from ${int(f.measured)} of ${lights(f.lights)}${now}`
+        : `fleet ${kbText(f.totalBytes)} KB, measured${now}`;
+  const lines = [
+    `forecast in ${f.layout}: ${total}`,
+    `  ${lights(f.measured)} replayed (${int(f.events)} events) on a private redis-server ${f.server.version} (${f.server.allocator})`,
+    "  with bench's writer and injected clock, then MEMORY USAGE of their keys;",
+    windowSeconds === null ? "  window: each light's registered one, else its events' span (give --window)" : `  window: ${windowSeconds} s (--window)`,
+  ];
+  if (f.extrapolated) lines.push(`  not sampled: ${lights(f.sampledOut)} (--forecast-sample ${f.sample}), counted at the measured lights' mean`);
+  if (f.notReplayed > 0) lines.push(`  not replayed: ${lights(f.notReplayed)} (no events held, or a layout whose events swc does not read)`);
+  if (f.partial) lines.push('  PARTIAL: stopped before every sampled light was replayed');
+  return lines;
+}
+
+/** Lines under the table: one total per layout, the grand total, what --top hid, the window used, and the forecast. */
 function footerLines(view: LightsView): string[] {
   const { list, matched, shown, totals } = view;
   const lines = totals.map((t) => totalLine(t, `total ${t.layout}`));
@@ -414,13 +451,7 @@ function footerLines(view: LightsView): string[] {
       'PARTIAL: stopped before the scan walked every key; lights and totals above are what it found so far, and no light is judged for drift (drift column: partial)',
     );
   }
-  const estimated = estimateLayout(shown);
-  if (estimated) {
-    lines.push(
-      `${estimated} est.: an estimate, not a measurement, of the same traffic in ${estimated}:`,
-      `  the events in ${list.windowSeconds === null ? 'their own span (no --window)' : 'the window'}, spread over its seconds, at the bytes per second swc measured`,
-    );
-  }
+  if (view.forecast) lines.push(...forecastLines(view.forecast, list.windowSeconds));
   return lines;
 }
 

@@ -38,7 +38,7 @@ export interface ListingOutput {
 
 /** The `--json` document of `swc lights` (schemas/lights.json). */
 export function lightsDocument(listing: Listing, threshold?: number): Record<string, unknown> {
-  const { list, matched, shown, totals, nodeTotals, primaries } = listing;
+  const { list, matched, shown, totals, nodeTotals, primaries, forecast } = listing;
   return {
     schemaVersion: SCHEMA_VERSION,
     swcVersion: SWC_VERSION,
@@ -56,6 +56,7 @@ export function lightsDocument(listing: Listing, threshold?: number): Record<str
     totals,
     total: grandTotal(totals),
     ...(nodeTotals && primaries ? { cluster: { primaries, nodeTotals } } : {}),
+    ...(forecast ? { forecast } : {}),
     lights: shown,
   };
 }

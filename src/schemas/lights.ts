@@ -25,6 +25,18 @@ const light = z.looseObject({
   stateSinceSecond: figure,
   stateReason: z.string().nullable(),
   notes: z.array(z.string()),
+  /** With --forecast: the light's bytes after its recorded events were replayed into the forecast's layout, and whether it was measured. */
+  forecast: z
+    .looseObject({
+      layout: z.string(),
+      method: z.enum(['measured', 'capped', 'sampled-out', 'no-events', 'unsupported']),
+      bytes: figure,
+      events: z.number().int(),
+      heldEvents: figure,
+      windowSeconds: figure,
+      windowFrom: z.enum(['window', 'registry', 'span']).nullable(),
+    })
+    .optional(),
   tripping: z
     .looseObject({ trafficControl: z.enum(['error_rate', 'consecutive_errors']), value: z.number(), threshold: z.number(), ratio: z.number() })
     .optional(),
@@ -46,6 +58,26 @@ export const lightsSchema = z
     totals: z.array(z.looseObject({ layout: z.string() })),
     total: z.looseObject({}),
     cluster: z.looseObject({ primaries: z.array(primary), nodeTotals: z.array(z.looseObject({ node: z.string() })) }).optional(),
+    /** With --forecast: the fleet's total, measured or extrapolated from the lights replayed. */
+    forecast: z
+      .looseObject({
+        layout: z.string(),
+        lights: z.number().int(),
+        measured: z.number().int(),
+        sampledOut: z.number().int(),
+        notReplayed: z.number().int(),
+        measuredBytes: z.number(),
+        totalBytes: figure,
+        extrapolated: z.boolean(),
+        currentBytes: figure,
+        events: z.number().int(),
+        sample: z.number().int(),
+        maxEvents: z.number().int(),
+        partial: z.boolean(),
+        server: z.looseObject({ version: z.string(), allocator: z.string() }),
+        method: z.string(),
+      })
+      .optional(),
     lights: z.array(light),
   })
   .meta({ title: 'swc lights --json' });

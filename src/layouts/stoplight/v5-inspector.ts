@@ -15,7 +15,6 @@ import type { EncodingLimits, EventInspection, EventKey, EventSecond, JudgeOptio
 import type { KeyTable, LightKey } from '../kit/keys.js';
 import { escapeGlob, escapeRegExp } from '../parse.js';
 import type { InspectTarget, KeyOwner, KeySearch, LayoutInspector, TargetRequest, WindowDeviation } from '../types.js';
-import { v6Estimate } from './v6-memory.js';
 import { lastCallSecond, lightState, NO_WINDOW_NOTE, readWindow, V5_FIRST_SECOND_OF_HOUR, windowNotes } from './state.js';
 
 /** A 5.x light: its raw name is in every key. */
@@ -169,8 +168,7 @@ export class StoplightV5Inspector implements LayoutInspector {
 
   /**
    * Events held (ZCARD, already read by the listing) and events outside the
-   * window (one ZCOUNT per hour key, pipelined), with an estimate of the same
-   * traffic in 6.0. Without a window, stale means older than the longest
+   * window (one ZCOUNT per hour key, pipelined). Without a window, stale means older than the longest
    * window 5.x honours (a day): held, but outside every window.
    */
   async survey(redis: Redis, lights: readonly SurveyLight[], judge: JudgeOptions): Promise<LightHealth[]> {
@@ -227,7 +225,6 @@ export class StoplightV5Inspector implements LayoutInspector {
         staleEvents: stale,
         staleBuckets: null,
         drift: null,
-        estimate: v6Estimate(light, events - stale, judge.windowSeconds, this.maxWindowSeconds),
         window: counted ? window : null,
         ...(hasMetadata ? { state: lightState(meta, judge.at), lastCallSecond: lastCallSecond(meta) } : {}),
         consecutiveErrors: Number.isFinite(errors) && meta.consecutive_errors !== undefined ? errors : null,

@@ -209,7 +209,7 @@ async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: Jud
     };
     batch.forEach(({ hash, index, small }, j) => {
       if (!small) {
-        out.push({ events: null, staleEvents: null, staleBuckets: null, drift: null, estimate: null, window: null, state: stateOf(j, {}) });
+        out.push({ events: null, staleEvents: null, staleBuckets: null, drift: null, window: null, state: stateOf(j, {}) });
         return;
       }
       const problems: string[] = [];
@@ -253,7 +253,6 @@ async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: Jud
         staleEvents: cutoff === null ? null : staleEvents,
         staleBuckets: cutoff === null ? null : [...counters.keys()].filter((s) => s <= cutoff).length,
         drift: !(totalsOk && indexOk),
-        estimate: null,
         window: cutoff === null ? null : inWindow,
         problems,
         state: stateOf(j, fields),

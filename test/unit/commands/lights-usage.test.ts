@@ -11,6 +11,10 @@ describe('swc lights: bad usage', () => {
     [['--window', '0'], '--window: must be from 1 s to 604800 s'],
     [['--format', 'xml'], '--format'],
     [['--at', 'soon'], '--at: expected Unix seconds'],
+    [['--forecast', 'stoplight-v7'], '--forecast: expected one of stoplight-v5, stoplight-v6'],
+    [['--forecast', 'stoplight-v6', '--forecast-sample', '0'], '--forecast-sample: must be 1 to 100000'],
+    [['--forecast-events', '10'], '--forecast-sample/--forecast-events: only with --forecast <layout>'],
+    [['--forecast', 'stoplight-v6', '--watch', '5'], '--forecast: replays once; drop --watch'],
     [['--state', 'red,purple'], '--state: expected a comma-separated list of red, yellow, locked red, locked green, green; got "purple"'],
   ])('rejects %j with one line and exit 2, before connecting', async (flags, message) => {
     // Port 1 would refuse: exit 2 (not 3) shows Redis was never contacted.

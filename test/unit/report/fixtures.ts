@@ -149,7 +149,7 @@ export const keysInspection: KeysInspection = {
   unavailable: [],
 };
 
-const health = { events: null, staleEvents: null, staleBuckets: null, drift: null, partial: false, estimate: null };
+const health = { events: null, staleEvents: null, staleBuckets: null, drift: null, partial: false };
 const noRate = { windowSuccesses: null, windowFailures: null, failureRate: null };
 
 export const lightList: LightList = {
@@ -175,7 +175,7 @@ export const lightList: LightList = {
       staleBuckets: null,
       drift: null,
       partial: false,
-      estimate: { layout: 'stoplight-v6', bytes: 167_000, windowSeconds: 600, basis: 'the events in the 600 s window; 275 B per second with traffic' },
+      forecast: { layout: 'stoplight-v6', method: 'measured', bytes: 167_000, events: 4000, heldEvents: 4000, windowSeconds: 600, windowFrom: 'window' },
     },
     {
       layout: 'stoplight-v6',
@@ -198,7 +198,7 @@ export const lightList: LightList = {
       staleBuckets: 1,
       drift: true,
       partial: false,
-      estimate: null,
+      forecast: { layout: 'stoplight-v6', method: 'sampled-out', bytes: null, events: 0, heldEvents: 7, windowSeconds: null, windowFrom: null },
     },
     {
       layout: 'my-window',

@@ -2,21 +2,40 @@ import { describe, expect, it } from 'vitest';
 import { selectLights, totalsOf } from '../../../src/inspect/list.js';
 import { renderLights } from '../../../src/report/lights.js';
 import { lightList } from './fixtures.js';
+import type { FleetForecast } from '../../../src/inspect/forecast.js';
 
-const view = (wide = false) => ({ list: lightList, matched: lightList.lights, shown: lightList.lights, totals: totalsOf(lightList.lights), wide });
+const forecast: FleetForecast = {
+  layout: 'stoplight-v6',
+  lights: 3,
+  measured: 1,
+  sampledOut: 1,
+  notReplayed: 1,
+  measuredBytes: 167_000,
+  totalBytes: 334_000,
+  extrapolated: true,
+  currentBytes: null,
+  events: 4000,
+  sample: 1,
+  maxEvents: 1_000_000,
+  partial: false,
+  server: { version: '7.0.15', allocator: 'jemalloc-5.3.0' },
+  method: 'replayed',
+};
+const view = (wide = false) => ({ list: lightList, matched: lightList.lights, shown: lightList.lights, totals: totalsOf(lightList.lights), wide, forecast });
 const widest = (text: string): number => Math.max(...text.split('\n').map((l) => [...l].length));
 
 describe('renderLights (colour off)', () => {
-  it('one row per light: reference, KB in one unit right-aligned, events, stale, idle, drift, the 6.0 estimate; totals per layout', () => {
+  it('one row per light: reference, KB in one unit right-aligned, events, stale, idle, drift, the 6.0 forecast; totals per layout and the fleet forecast', () => {
     const text = renderLights(view(), 'table', false);
     expect(text).not.toMatch(/[\x1b\r]/);
     expect(text).toMatchInlineSnapshot(`
       "┌──────────────┬───────────────────────────┬───────┬────────┬───────┬────────┬───────┬──────────────┐
-      │ layout       │ light                     │    KB │ events │ stale │ idle s │ drift │ stoplight-v6 │
-      │              │                           │       │        │       │        │       │      est. KB │
+      │ layout       │ light                     │    KB │ events │ stale │ idle s │ drift │     forecast │
+      │              │                           │       │        │       │        │       │ stoplight-v6 │
+      │              │                           │       │        │       │        │       │           KB │
       ├──────────────┼───────────────────────────┼───────┼────────┼───────┼────────┼───────┼──────────────┤
       │ stoplight-v5 │ checkout                  │ 458.8 │  4,000 │   120 │      0 │ –     │        163.1 │
-      │ stoplight-v6 │ 37a8eec1ce19/0e3d1f6d5e0a │   9.3 │      7 │     2 │     96 │ DRIFT │            – │
+      │ stoplight-v6 │ 37a8eec1ce19/0e3d1f6d5e0a │   9.3 │      7 │     2 │     96 │ DRIFT │  not sampled │
       │ my-window    │ evil\\x1b[2J\\x0dname       │   n/a │      – │     – │      – │ –     │            – │
       └──────────────┴───────────────────────────┴───────┴────────┴───────┴────────┴───────┴──────────────┘
       total stoplight-v5: 1 light, 3 keys, 458.8 KB, 4,000 events (120 stale), 0 with drift
@@ -25,8 +44,12 @@ describe('renderLights (colour off)', () => {
       total: 3 lights, 6 keys, n/a, 1 with drift
       idle and stale at 2025-11-29T21:00:00Z (--at); window 600 s
       1 6.0 light(s) shown with ids where no name is known: give --names <file> ("light" or "system/light" per line)
-      stoplight-v6 est.: an estimate, not a measurement, of the same traffic in stoplight-v6:
-        the events in the window, spread over its seconds, at the bytes per second swc measured
+      forecast in stoplight-v6: fleet ≈ 326.2 KB, EXTRAPOLATED from 1 of 3 lights
+        1 light replayed (4,000 events) on a private redis-server 7.0.15 (jemalloc-5.3.0)
+        with bench's writer and injected clock, then MEMORY USAGE of their keys;
+        window: 600 s (--window)
+        not sampled: 1 light (--forecast-sample 1), counted at the measured lights' mean
+        not replayed: 1 light (no events held, or a layout whose events swc does not read)
       "
     `);
     expect(widest(text)).toBeLessThanOrEqual(120);
@@ -40,10 +63,10 @@ describe('renderLights (colour off)', () => {
 
   it('markdown: a table then one list item per total line (no lines run together)', () => {
     expect(renderLights(view(), 'markdown', false)).toMatchInlineSnapshot(`
-      "| layout | light | KB | events | stale | idle s | drift | stoplight-v6 est. KB |
+      "| layout | light | KB | events | stale | idle s | drift | forecast stoplight-v6 KB |
       | --- | --- | ---: | ---: | ---: | ---: | --- | ---: |
       | stoplight-v5 | checkout | 458.8 | 4,000 | 120 | 0 | – | 163.1 |
-      | stoplight-v6 | 37a8eec1ce19/0e3d1f6d5e0a | 9.3 | 7 | 2 | 96 | DRIFT | – |
+      | stoplight-v6 | 37a8eec1ce19/0e3d1f6d5e0a | 9.3 | 7 | 2 | 96 | DRIFT | not sampled |
       | my-window | evil\\x1b[2J\\x0dname | n/a | – | – | – | – | – |
 
       - total stoplight-v5: 1 light, 3 keys, 458.8 KB, 4,000 events (120 stale), 0 with drift
@@ -52,8 +75,12 @@ describe('renderLights (colour off)', () => {
       - total: 3 lights, 6 keys, n/a, 1 with drift
       - idle and stale at 2025-11-29T21:00:00Z (--at); window 600 s
       - 1 6.0 light(s) shown with ids where no name is known: give --names <file> ("light" or "system/light" per line)
-      - stoplight-v6 est.: an estimate, not a measurement, of the same traffic in stoplight-v6:
-      -   the events in the window, spread over its seconds, at the bytes per second swc measured
+      - forecast in stoplight-v6: fleet ≈ 326.2 KB, EXTRAPOLATED from 1 of 3 lights
+      -   1 light replayed (4,000 events) on a private redis-server 7.0.15 (jemalloc-5.3.0)
+      -   with bench's writer and injected clock, then MEMORY USAGE of their keys;
+      -   window: 600 s (--window)
+      -   not sampled: 1 light (--forecast-sample 1), counted at the measured lights' mean
+      -   not replayed: 1 light (no events held, or a layout whose events swc does not read)
       "
     `);
   });
@@ -61,10 +88,10 @@ describe('renderLights (colour off)', () => {
   it('csv: every field in machine units, no totals', () => {
     const csv = renderLights(view(), 'csv', false).trim().split('\n');
     expect(csv[0]).toBe(
-      'layout,reference,light,systemId,keys,bytes,bytesExact,events,staleEvents,staleBuckets,idleSeconds,drift,firstSecond,lastSecond,spanSeconds,estimateLayout,estimateBytes,estimateWindowSeconds,name,systemName,lightName,windowSuccesses,windowFailures,failureRate,overThreshold,state,stateSinceSecond,partial',
+      'layout,reference,light,systemId,keys,bytes,bytesExact,events,staleEvents,staleBuckets,idleSeconds,drift,firstSecond,lastSecond,spanSeconds,forecastLayout,forecastMethod,forecastBytes,forecastEvents,forecastWindowSeconds,name,systemName,lightName,windowSuccesses,windowFailures,failureRate,overThreshold,state,stateSinceSecond,partial',
     );
     expect(csv[2]).toBe(
-      'stoplight-v6,37a8eec1ce19/0e3d1f6d5e0a,0e3d1f6d5e0a,37a8eec1ce19,2,9503,true,7,2,1,96,true,1764449834,1764449904,71,,,,37a8eec1ce19/0e3d1f6d5e0a,,,,,,,,,false',
+      'stoplight-v6,37a8eec1ce19/0e3d1f6d5e0a,0e3d1f6d5e0a,37a8eec1ce19,2,9503,true,7,2,1,96,true,1764449834,1764449904,71,stoplight-v6,sampled-out,,0,,37a8eec1ce19/0e3d1f6d5e0a,,,,,,,,,false',
     );
     expect(csv).toHaveLength(4);
   });

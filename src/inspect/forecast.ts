@@ -1,0 +1,344 @@
+import type { Redis } from 'ioredis';
+import { NotFoundError, ServerStartError } from '../core/errors.js';
+import { FILL_BATCH, writeLightEvents } from '../bench/replay.js';
+import { createLayout } from '../layouts/index.js';
+import type { Inspection, LightForecast, LightListing } from '../layouts/inspection.js';
+import type { NameBook } from '../layouts/stoplight/names.js';
+import type { Layout, Light } from '../layouts/types.js';
+import { measureKeys } from '../measure/memory.js';
+import { connect } from '../redis/connect.js';
+import { startPrivateServer, type PrivateServer } from '../redis/server.js';
+import { serverInfo } from '../redis/info.js';
+import { RespConnection } from '../redis/resp.js';
+import { loadScripts } from '../redis/scripts.js';
+import { errorJsonFor } from '../traffic/events.js';
+import { eventsOf, newestEvents, recordedEvents, type SecondCounts } from '../traffic/recorded.js';
+import { inspectLight } from './inspect.js';
+
+export type { LightForecast } from '../layouts/inspection.js';
+
+/** Lights replayed by default: enough for a fleet's spread, a few seconds of replay each at most. */
+export const DEFAULT_FORECAST_SAMPLE = 50;
+/** Events replayed per light by default: a day at about 11.6 events a second. */
+export const DEFAULT_FORECAST_EVENTS = 1_000_000;
+/** The longest window a light is replayed with when none is known: 5.x keeps a day of events. */
+const MAX_SPAN_SECONDS = 86_400;
+/** Layouts whose recorded events swc reads (5.x members, 6.0 buckets). */
+const READABLE = new Set(['stoplight-v5', 'stoplight-v5-tagged', 'stoplight-v6', 'stoplight-v6-upstream']);
+
+/** What to forecast and how much to replay. */
+export interface ForecastRequest {
+  /** The layout to replay into: a registered name. */
+  readonly layout: string;
+  /** Lights replayed at most; the others are extrapolated from them. */
+  readonly sample?: number;
+  /** Events replayed per light at most (its newest). */
+  readonly maxEvents?: number;
+  /** The window every light is replayed with; null: each light's registered window, else the span of its events. */
+  readonly windowSeconds: number | null;
+  /** The moment the listing was judged at (the events are read as of then). */
+  readonly at: number;
+  readonly names?: NameBook;
+  /** After each light replayed: lights done of the sample, events written so far. */
+  readonly onProgress?: (p: ForecastProgress) => void;
+  /** True once the forecast should stop (Ctrl-C): lights not replayed yet are left out. */
+  readonly stopped?: () => boolean;
+  /** The private server's binary; default `SWC_REDIS_SERVER`, else redis-server on PATH. */
+  readonly binary?: string;
+}
+
+/** Progress of a forecast: lights replayed of those sampled. */
+export interface ForecastProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly events: number;
+  readonly light: string;
+}
+
+/** The fleet's forecast: what the lights measured came to, and the total extrapolated to every light. */
+export interface FleetForecast {
+  readonly layout: string;
+  /** Lights the forecast covers (the listing's matched lights). */
+  readonly lights: number;
+  /** Lights replayed and measured ({@link LightForecast.method} `measured` or `capped`). */
+  readonly measured: number;
+  /** Lights not replayed because the sample was full; their bytes are extrapolated. */
+  readonly sampledOut: number;
+  /** Lights with nothing to replay (no events held) or of a layout whose events swc does not read. */
+  readonly notReplayed: number;
+  /** Bytes of the lights measured, summed. */
+  readonly measuredBytes: number;
+  /** The fleet: measured bytes plus their mean for each light sampled out; null when nothing was measured. */
+  readonly totalBytes: number | null;
+  readonly extrapolated: boolean;
+  /** The lights' bytes in their own layouts now (the listing's), for comparison; null when MEMORY was refused. */
+  readonly currentBytes: number | null;
+  readonly events: number;
+  readonly sample: number;
+  readonly maxEvents: number;
+  /** True when Ctrl-C stopped it: lights not reached are `sampled-out`. */
+  readonly partial: boolean;
+  /** The private server's version and allocator: absolute bytes depend on both. */
+  readonly server: { readonly version: string; readonly allocator: string };
+  /** How it was measured, in one sentence. */
+  readonly method: string;
+}
+
+/** A forecast: one entry per light given, in order, and the fleet. */
+export interface Forecast {
+  readonly lights: readonly LightForecast[];
+  readonly fleet: FleetForecast;
+}
+
+/**
+ * Which lights to replay: at most `sample` of the `eligible` indices,
+ * spread evenly over them ordered by their current bytes (smallest to
+ * largest, then by reference), so the sample spans the fleet's sizes. The
+ * same listing gives the same sample.
+ */
+export function sampleLights(lights: readonly LightListing[], eligible: readonly number[], sample: number): Set<number> {
+  if (eligible.length <= sample) return new Set(eligible);
+  const ordered = [...eligible].sort(
+    (a, b) =>
+      ((lights[a] as LightListing).bytes ?? 0) - ((lights[b] as LightListing).bytes ?? 0) ||
+      `${(lights[a] as LightListing).layout}/${(lights[a] as LightListing).reference}`.localeCompare(
+        `${(lights[b] as LightListing).layout}/${(lights[b] as LightListing).reference}`,
+      ),
+  );
+  return new Set(Array.from({ length: sample }, (_, i) => ordered[Math.floor(((i + 0.5) * ordered.length) / sample)] as number));
+}
+
+/** The seconds a light's keys recorded, and its last error as stored, read as `swc inspect` reads them (read-only). */
+async function recordedOf(
+  redis: Redis,
+  light: LightListing,
+  at: number,
+  names: NameBook | undefined,
+): Promise<{ seconds: SecondCounts[]; errorJson: string | null } | null> {
+  let inspections: Inspection[];
+  try {
+    inspections = await inspectLight(redis, { light: light.reference, at }, undefined, names);
+  } catch (err) {
+    // Gone since the listing: nothing to replay.
+    if (err instanceof NotFoundError) return null;
+    throw err;
+  }
+  const inspection = inspections.find((i) => i.layout === light.layout);
+  if (!inspection || inspection.kind === 'keys') return null;
+  const seconds = (inspection.kind === 'events' ? inspection.seconds : inspection.buckets)
+    .filter((s) => s.successes + s.failures > 0)
+    .map((s) => ({ second: s.second, successes: s.successes, failures: s.failures }));
+  return { seconds, errorJson: inspection.metadata.fields.last_error_json ?? null };
+}
+
+/** The light a replay writes: the name the keys carry where known (6.0 ids otherwise), in its system. */
+function replayedLight(light: LightListing): Light {
+  return { name: light.lightName ?? light.light, ...(light.systemName !== null ? { system: light.systemName } : {}) };
+}
+
+/** A seed per light, from its reference: member ids repeat from run to run. */
+function seedOf(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i += 1) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+/**
+ * Replays one light's recorded seconds into `layout` on the private server
+ * (injected clock, bench's writer) and measures its keys as bench does
+ * (MEMORY USAGE SAMPLES 0, settled); deletes them afterwards.
+ */
+async function replayOne(
+  redis: Redis,
+  layout: Layout,
+  light: LightListing,
+  recorded: { seconds: SecondCounts[]; errorJson: string | null },
+  request: ForecastRequest,
+  maxEvents: number,
+): Promise<LightForecast> {
+  const all = eventsOf(recorded.seconds);
+  const seconds = all > maxEvents ? newestEvents(recorded.seconds, maxEvents) : recorded.seconds;
+  const total = eventsOf(seconds);
+  const first = (seconds[0] as SecondCounts).second;
+  const last = (seconds.at(-1) as SecondCounts).second;
+  const span = Math.min(MAX_SPAN_SECONDS, last - first + 1);
+  const windowSeconds = request.windowSeconds ?? light.registered?.windowSeconds ?? span;
+  const target = replayedLight(light);
+  const writer = await RespConnection.open(redis.options);
+  try {
+    await loadScripts(writer.channel, layout.scripts);
+    const own = recorded.errorJson;
+    await writeLightEvents(
+      writer,
+      layout,
+      {
+        light: target,
+        events: recordedEvents(seconds, seedOf(`${light.layout}/${light.reference}`)),
+        total,
+        // The light's own last error where it has one (its length decides the hash's encoding), else bench's.
+        errorJson: (at, index) => own ?? errorJsonFor(at, index, layout.stampPrecision),
+      },
+      { batch: FILL_BATCH, windowSeconds, written: () => undefined },
+    );
+  } finally {
+    writer.close();
+  }
+  const keys = layout.keysOf(target, first, last + 1);
+  const measured = await measureKeys(redis, keys);
+  if (keys.length > 0) await redis.del(...keys.map((k) => k.key));
+  return {
+    layout: layout.name,
+    method: all > maxEvents ? 'capped' : 'measured',
+    bytes: measured.reduce((sum, k) => sum + k.bytes, 0),
+    events: total,
+    heldEvents: all,
+    windowSeconds,
+    windowFrom: request.windowSeconds !== null ? 'window' : light.registered?.windowSeconds != null ? 'registry' : 'span',
+  };
+}
+
+const notReplayed = (layout: string, method: LightForecast['method'], events: number | null): LightForecast => ({
+  layout,
+  method,
+  bytes: null,
+  events: 0,
+  heldEvents: events,
+  windowSeconds: null,
+  windowFrom: null,
+});
+
+/**
+ * `swc lights --forecast`: replays the recorded events of (a sample of)
+ * `lights` into `request.layout` on a private redis-server that swc starts
+ * and stops, measures each replayed light's keys as `swc bench` measures
+ * them, and extrapolates the fleet from the sample. Only reads `redis`.
+ */
+export async function forecastLights(redis: Redis, lights: readonly LightListing[], request: ForecastRequest): Promise<Forecast> {
+  const sample = request.sample ?? DEFAULT_FORECAST_SAMPLE;
+  const maxEvents = request.maxEvents ?? DEFAULT_FORECAST_EVENTS;
+  const layout = createLayout(request.layout);
+  const eligible = lights.flatMap((l, i) => (READABLE.has(l.layout) && (l.events ?? 0) > 0 ? [i] : []));
+  const chosen = sampleLights(lights, eligible, sample);
+  const out: LightForecast[] = lights.map((l, i) =>
+    !READABLE.has(l.layout)
+      ? notReplayed(layout.name, 'unsupported', l.events)
+      : eligible.includes(i)
+        ? notReplayed(layout.name, 'sampled-out', l.events)
+        : notReplayed(layout.name, 'no-events', l.events),
+  );
+  const run =
+    chosen.size > 0
+      ? await replayAll(
+          redis,
+          lights,
+          [...chosen].sort((x, y) => x - y),
+          out,
+          layout,
+          request,
+          maxEvents,
+        )
+      : NOTHING_RUN;
+  return { lights: out, fleet: fleetOf(lights, out, { layout: layout.name, sample, maxEvents, ...run }) };
+}
+
+/** What a forecast with nothing to replay ran: no server. */
+const NOTHING_RUN = { partial: false, events: 0, server: { version: 'none started', allocator: 'none' } };
+
+/** A private redis-server to replay on, as bench starts one without --redis-url; a missing binary is named for --forecast. */
+async function replayServer(binary: string | undefined): Promise<PrivateServer> {
+  return startPrivateServer(binary !== undefined ? { binary } : {}).catch((err: unknown) => {
+    if (!(err instanceof ServerStartError) || !/not found/.test(err.message)) throw err;
+    const shown = binary ?? process.env.SWC_REDIS_SERVER ?? 'redis-server';
+    throw new ServerStartError(
+      `--forecast: replays on a redis-server of swc's own, and "${shown}" was not found: install redis-server (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis) or give --redis-server <path>`,
+      { cause: err },
+    );
+  });
+}
+
+/**
+ * Replays the lights at `chosen` (indices into `lights`, in order) one after
+ * another on a private server, writing each one's forecast into `out`. The
+ * server is stopped on every way out (and by its watchdog if swc is killed).
+ */
+async function replayAll(
+  redis: Redis,
+  lights: readonly LightListing[],
+  chosen: readonly number[],
+  out: LightForecast[],
+  layout: Layout,
+  request: ForecastRequest,
+  maxEvents: number,
+): Promise<{ partial: boolean; events: number; server: FleetForecast['server'] }> {
+  const server = await replayServer(request.binary);
+  let own: Redis | undefined;
+  let events = 0;
+  try {
+    own = await connect(server.url);
+    const info = await serverInfo(own);
+    let done = 0;
+    request.onProgress?.({ done, total: chosen.length, events, light: '' });
+    for (const i of chosen) {
+      if (request.stopped?.()) return { partial: true, events, server: { version: info.version, allocator: info.memAllocator } };
+      const light = lights[i] as LightListing;
+      const recorded = await recordedOf(redis, light, request.at, request.names);
+      const forecast =
+        recorded && recorded.seconds.length > 0 ? await replayOne(own, layout, light, recorded, request, maxEvents) : notReplayed(layout.name, 'no-events', 0);
+      out[i] = forecast;
+      events += forecast.events;
+      done += 1;
+      request.onProgress?.({ done, total: chosen.length, events, light: light.name });
+    }
+    return { partial: false, events, server: { version: info.version, allocator: info.memAllocator } };
+  } finally {
+    own?.disconnect();
+    await server.stop();
+  }
+}
+
+/** The fleet's figures from each light's forecast. */
+function fleetOf(
+  lights: readonly LightListing[],
+  forecasts: readonly LightForecast[],
+  run: { layout: string; sample: number; maxEvents: number; partial: boolean; events: number; server: FleetForecast['server'] },
+): FleetForecast {
+  const measured = forecasts.filter((f) => f.method === 'measured' || f.method === 'capped');
+  const sampledOut = forecasts.filter((f) => f.method === 'sampled-out').length;
+  const measuredBytes = measured.reduce((sum, f) => sum + (f.bytes ?? 0), 0);
+  const mean = measured.length > 0 ? measuredBytes / measured.length : null;
+  const current = lights.reduce<number | null>((sum, l) => (sum === null || l.bytes === null ? null : sum + l.bytes), 0);
+  return {
+    layout: run.layout,
+    lights: lights.length,
+    measured: measured.length,
+    sampledOut,
+    notReplayed: lights.length - measured.length - sampledOut,
+    measuredBytes,
+    totalBytes: mean === null ? null : Math.round(measuredBytes + mean * sampledOut),
+    extrapolated: sampledOut > 0,
+    currentBytes: current,
+    events: run.events,
+    sample: run.sample,
+    maxEvents: run.maxEvents,
+    partial: run.partial,
+    server: run.server,
+    method:
+      `each light's recorded events (5.x members, 6.0 buckets) replayed in time order into ${run.layout} on a private redis-server ` +
+      "with bench's writer and injected clock, then MEMORY USAGE SAMPLES 0 of its keys, as swc bench measures" +
+      (sampledOut > 0 ? `; ${measured.length} of ${measured.length + sampledOut} lights replayed, the rest extrapolated at their mean` : ''),
+  };
+}
+
+/** A listing with its forecast: each matched light carries its own, and the listing the fleet's. */
+export function withForecast<T extends { readonly matched: readonly LightListing[]; readonly shown: readonly LightListing[] }>(
+  listing: T,
+  forecast: Forecast,
+): T & { readonly forecast: FleetForecast } {
+  const of = new Map(listing.matched.map((l, i) => [l, { ...l, forecast: forecast.lights[i] as LightForecast }]));
+  return {
+    ...listing,
+    matched: [...of.values()],
+    shown: listing.shown.map((l) => of.get(l) ?? l),
+    forecast: forecast.fleet,
+  };
+}

@@ -1,0 +1,136 @@
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { createNamespace } from '../../../src/bench/namespace.js';
+import { fill, runBench } from '../../../src/bench/run.js';
+import { forecastLights, withForecast } from '../../../src/inspect/forecast.js';
+import { listLights } from '../../../src/inspect/list.js';
+import { createLayout } from '../../../src/layouts/index.js';
+import type { LightListing } from '../../../src/layouts/inspection.js';
+import { openSession } from '../../../src/redis/connect.js';
+import { RespConnection } from '../../../src/redis/resp.js';
+import { loadScripts } from '../../../src/redis/scripts.js';
+import { lightsDocument } from '../../../src/report/listing.js';
+import { renderLights } from '../../../src/report/lights.js';
+import { lightsSchema } from '../../../src/schemas/lights.js';
+import { BENCH_EPOCH, lightSeed } from '../../../src/traffic/events.js';
+import { commandCalls, digest, withPrivateServer } from '../../helpers.js';
+
+// A 5.x fleet written the way `swc bench` fills a cell (steady rate, a seeded
+// failure share, one window of traffic, bench's writer and clock), then
+// `lights --forecast stoplight-v6` against `swc bench` of the same traffic.
+
+const SEED = 11;
+/** Each light's own window (= its traffic's duration), rate and failure share. */
+const FLEET = [
+  { name: 'search', windowSeconds: 60, rate: 10, failureRate: 0.1 },
+  { name: 'checkout', windowSeconds: 120, rate: 5, failureRate: 0.5 },
+  { name: 'payments', windowSeconds: 300, rate: 1, failureRate: 0.02 },
+  { name: 'shipping', windowSeconds: 180, rate: 4, failureRate: 0.3 },
+] as const;
+/** The listing is judged a second after the longest light's last event. */
+const AT = BENCH_EPOCH + 300;
+
+/** Writes the fleet as bench fills a cell's first light: its traffic spec with the plan's seed, through the 5.x scripts. */
+async function writeFleet(redis: Redis): Promise<void> {
+  const v5 = createLayout('stoplight-v5');
+  const writer = await RespConnection.open(redis.options);
+  try {
+    await loadScripts(writer.channel, v5.scripts);
+    for (const light of FLEET) {
+      const spec = { rate: light.rate, durationSeconds: light.windowSeconds, failureRate: light.failureRate, seed: lightSeed(SEED, 0), startAt: BENCH_EPOCH };
+      await fill(writer, v5, [{ name: light.name }], [spec], light.windowSeconds, () => undefined, undefined);
+    }
+  } finally {
+    writer.close();
+  }
+}
+
+/** `swc bench` of one light's traffic into stoplight-v6: bytes per light. */
+async function benched(url: string, light: (typeof FLEET)[number]): Promise<number> {
+  const session = await openSession({ redisUrl: url });
+  try {
+    const plan = {
+      layouts: ['stoplight-v6'],
+      windows: [light.windowSeconds],
+      rates: [light.rate],
+      failureRate: light.failureRate,
+      lights: 1,
+      seed: SEED,
+      commandsPerCall: false as const,
+    };
+    const report = await runBench({ session, plan, namespace: createNamespace() });
+    return report.results[0]?.memory.bytesPerLight ?? Number.NaN;
+  } finally {
+    await session.close();
+  }
+}
+
+const nameOf = (l: LightListing): string => l.light;
+
+describe.concurrent('swc lights --forecast', () => {
+  it('replays a 5.x fleet into stoplight-v6 within 2% of swc bench for each light, without writing to the server listed', { timeout: 120_000 }, async () => {
+    await withPrivateServer({}, async (server, redis) => {
+      await writeFleet(redis);
+      const before = await digest(redis, '*');
+      const evalsBefore = await commandCalls(redis, 'evalsha');
+      const list = await listLights(redis, { at: AT, windowSeconds: null });
+      expect(list.lights.map(nameOf).sort()).toEqual(FLEET.map((l) => l.name).sort());
+
+      const forecast = await forecastLights(redis, list.lights, { layout: 'stoplight-v6', windowSeconds: null, at: AT });
+      // Read-only on the server listed: the same keys and values, and no script ran there.
+      expect(await digest(redis, '*')).toEqual(before);
+      expect(await commandCalls(redis, 'evalsha')).toBe(evalsBefore);
+
+      const bench = await Promise.all(FLEET.map((light) => benched(server.url, light)));
+      const rows = FLEET.map((light, i) => {
+        const at = list.lights.findIndex((l) => l.light === light.name);
+        const f = forecast.lights[at];
+        return { name: light.name, method: f?.method, events: f?.events, forecast: f?.bytes ?? Number.NaN, bench: bench[i] as number };
+      });
+      for (const [i, row] of rows.entries()) {
+        const light = FLEET[i] as (typeof FLEET)[number];
+        expect({ name: row.name, method: row.method, events: row.events }).toEqual({
+          name: light.name,
+          method: 'measured',
+          events: light.rate * light.windowSeconds,
+        });
+        // Within 2% of bench for the light's own rate, failure share and duration.
+        expect({ name: row.name, ratio: Math.abs(row.forecast / row.bench - 1) < 0.02 }).toEqual({ name: row.name, ratio: true });
+      }
+      // 6.0 holds a bucket a second: far less than 5.x's member per event at 10/s.
+      const search = list.lights.find((l) => l.light === 'search') as LightListing;
+      expect(rows[0]?.forecast).toBeLessThan((search.bytes ?? 0) / 2);
+      expect(forecast.fleet).toMatchObject({ layout: 'stoplight-v6', lights: 4, measured: 4, sampledOut: 0, extrapolated: false });
+      expect(forecast.fleet.totalBytes).toBe(rows.reduce((sum, r) => sum + r.forecast, 0));
+      process.stdout.write(`forecast vs bench (bytes): ${rows.map((r) => `${r.name} ${r.forecast} / ${Math.round(r.bench)}`).join(', ')}\n`);
+    });
+  });
+
+  it('with a sample of 2 of 4 lights: 2 measured, 2 sampled out, the fleet extrapolated and labelled', { timeout: 60_000 }, async () => {
+    await withPrivateServer({}, async (_server, redis) => {
+      await writeFleet(redis);
+      const list = await listLights(redis, { at: AT, windowSeconds: 300 });
+      const forecast = await forecastLights(redis, list.lights, { layout: 'stoplight-v6', windowSeconds: 300, at: AT, sample: 2 });
+      const methods = forecast.lights.map((f) => f.method).sort();
+      expect(methods).toEqual(['measured', 'measured', 'sampled-out', 'sampled-out']);
+      const measured = forecast.lights.filter((f) => f.method === 'measured');
+      const sum = measured.reduce((s, f) => s + (f.bytes ?? 0), 0);
+      expect(forecast.fleet).toMatchObject({ lights: 4, measured: 2, sampledOut: 2, extrapolated: true, measuredBytes: sum, totalBytes: Math.round(sum * 2) });
+      expect(forecast.lights.filter((f) => f.method === 'sampled-out').every((f) => f.bytes === null)).toBe(true);
+      // The sample spans the sizes: the smallest and the largest light are not both left out.
+      const bySize = [...list.lights.keys()].sort((a, b) => (list.lights[a]?.bytes ?? 0) - (list.lights[b]?.bytes ?? 0));
+      expect(forecast.lights[bySize[0] as number]?.method === 'measured' || forecast.lights[bySize[3] as number]?.method === 'measured').toBe(true);
+
+      // What the JSON and the table say.
+      const listing = withForecast({ list, matched: list.lights, shown: list.lights, totals: [] }, forecast);
+      const doc = lightsSchema.parse(lightsDocument(listing)) as { forecast: { extrapolated: boolean }; lights: { forecast: { method: string } }[] };
+      expect(doc.forecast.extrapolated).toBe(true);
+      expect(doc.lights.map((l) => l.forecast.method).sort()).toEqual(methods);
+      const text = renderLights({ ...listing, wide: false }, 'table', false);
+      expect(text).toContain('forecast in stoplight-v6: fleet ≈');
+      expect(text).toContain('EXTRAPOLATED from 2 of 4 lights');
+      expect(text).toContain('not sampled: 2 lights (--forecast-sample 2)');
+      expect(text.match(/not sampled │/g)).toHaveLength(2);
+    });
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * The figure of docs/inspect.md, "A forecast in another layout"
+ * (`npm run docs:forecast`; `-- --write` writes it back into the doc).
+ *
+ * A private server gets a small 5.x fleet written the way `swc bench` fills a
+ * cell (steady rate, seeded failure share, one window of traffic through the
+ * 5.x scripts with bench's writer and clock). Then, as a user would run them:
+ * `swc lights --forecast stoplight-v6` on that server, and `swc bench` of each
+ * light's own rate, failure share and window into stoplight-v6. It prints the
+ * listing and, per light, the forecast against bench.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { fill } from '../src/bench/run.js';
+import { createLayout } from '../src/layouts/index.js';
+import { RespConnection } from '../src/redis/resp.js';
+import { loadScripts } from '../src/redis/scripts.js';
+import { startPrivateServer } from '../src/redis/server.js';
+import { BENCH_EPOCH, lightSeed } from '../src/traffic/events.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const DOC = join(ROOT, 'docs/inspect.md');
+const FIGURE = /<!-- figure: lights-forecast -->\n[\s\S]*?<!-- \/figure -->/;
+const SEED = 11;
+const FLEET = [
+  { name: 'search', windowSeconds: 60, rate: 10, failureRate: 0.1 },
+  { name: 'checkout', windowSeconds: 120, rate: 5, failureRate: 0.5 },
+  { name: 'payments', windowSeconds: 300, rate: 1, failureRate: 0.02 },
+  { name: 'shipping', windowSeconds: 180, rate: 4, failureRate: 0.3 },
+] as const;
+const AT = BENCH_EPOCH + 300;
+
+function swc(args: readonly string[]): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/swc.js'), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, COLUMNS: '80', NO_COLOR: '1', REDIS_URL: '' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout }));
+  });
+}
+
+async function seed(url: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  const v5 = createLayout('stoplight-v5');
+  const writer = await RespConnection.open(redis.options);
+  try {
+    await loadScripts(writer.channel, v5.scripts);
+    for (const light of FLEET) {
+      const spec = { rate: light.rate, durationSeconds: light.windowSeconds, failureRate: light.failureRate, seed: lightSeed(SEED, 0), startAt: BENCH_EPOCH };
+      await fill(writer, v5, [{ name: light.name }], [spec], light.windowSeconds, () => undefined, undefined);
+    }
+  } finally {
+    writer.close();
+    redis.disconnect();
+  }
+}
+
+async function main(): Promise<number> {
+  const server = await startPrivateServer();
+  try {
+    await seed(server.url);
+    const listing = ['lights', '--redis-url', server.url, '--at', String(AT), '--forecast', 'stoplight-v6', '--no-progress'];
+    const shown = await swc(listing);
+    const json = JSON.parse((await swc([...listing, '--json'])).stdout) as { lights: { light: string; forecast: { bytes: number } }[] };
+    const rows: string[] = [];
+    for (const light of FLEET) {
+      const bench = await swc([
+        'bench',
+        '--layout',
+        'stoplight-v6',
+        '--window',
+        String(light.windowSeconds),
+        '--rate',
+        String(light.rate),
+        '--failure-rate',
+        String(light.failureRate),
+        '--lights',
+        '1',
+        '--seed',
+        String(SEED),
+        '--no-throughput',
+        '--no-progress',
+        '--json',
+      ]);
+      const bytes = (JSON.parse(bench.stdout) as { results: { memory: { bytesPerLight: number } }[] }).results[0]?.memory.bytesPerLight ?? Number.NaN;
+      const forecast = json.lights.find((l) => l.light === light.name)?.forecast.bytes ?? Number.NaN;
+      const delta = ((forecast / bytes - 1) * 100).toFixed(2);
+      rows.push(
+        `${light.name.padEnd(9)} ${String(light.windowSeconds).padStart(3)} s at ${String(light.rate).padStart(2)}/s, ${String(light.failureRate * 100).padStart(2)}% failures: forecast ${forecast} B, bench ${Math.round(bytes)} B (${delta}%)`,
+      );
+    }
+    const text = [shown.stdout.trimEnd(), '', 'swc bench --layout stoplight-v6 of the same traffic, per light:', ...rows].join('\n');
+    process.stdout.write(`${text}\n`);
+    if (process.argv.includes('--write')) {
+      const block =
+        '<!-- figure: lights-forecast -->\n```text\n$ swc lights --at 1764450300 --forecast stoplight-v6\n' +
+        text +
+        "\n```\n_A 5.x fleet written as bench fills a cell, on this repository's test machine; regenerated by `npm run docs:forecast -- --write`._\n<!-- /figure -->";
+      const doc = readFileSync(DOC, 'utf8');
+      if (!FIGURE.test(doc)) throw new Error('docs/inspect.md has no <!-- figure: lights-forecast --> block');
+      writeFileSync(
+        DOC,
+        doc.replace(FIGURE, () => block),
+      );
+    }
+    return shown.code ?? 1;
+  } finally {
+    await server.stop();
+  }
+}
+
+process.exitCode = await main();
