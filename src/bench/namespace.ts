@@ -190,6 +190,12 @@ export interface RunHandle {
   setState(state: RunState): Promise<void>;
   /** Stops refreshing the alive key (it expires, or the clean-up deletes it). */
   stop(): void;
+  /**
+   * Alive-key writes sent and answered so far: a reading of the server's
+   * command counters is free of them when none was in flight at its start
+   * and none was sent before its end.
+   */
+  beats(): { readonly sent: number; readonly answered: number };
 }
 
 const aliveValue = (state: RunState, startedAt: number): string => `${state} ${startedAt}`;
@@ -213,7 +219,12 @@ export async function markRun(redis: Redis, namespace: Namespace, aliveRedis: Re
   await redis.expire(runKey(namespace), MARKER_TTL_SECONDS);
   let state: RunState = 'waiting';
   // On a cluster the two markers may live on different nodes: `aliveRedis` owns the alive key.
-  const write = (): Promise<unknown> => aliveRedis.set(aliveKey(namespace), aliveValue(state, startedAt), 'EX', ALIVE_TTL_SECONDS);
+  let sent = 0;
+  let answered = 0;
+  const write = (): Promise<unknown> => {
+    sent++;
+    return aliveRedis.set(aliveKey(namespace), aliveValue(state, startedAt), 'EX', ALIVE_TTL_SECONDS).finally(() => answered++);
+  };
   await write();
   const timer = setInterval(() => {
     write().catch(() => undefined);
@@ -227,6 +238,7 @@ export async function markRun(redis: Redis, namespace: Namespace, aliveRedis: Re
       await write();
     },
     stop: () => clearInterval(timer),
+    beats: () => ({ sent, answered }),
   };
 }
 

@@ -7,10 +7,14 @@ import { errorJsonFor } from '../../traffic/events.js';
 import type { BenchPlan, Cell } from '../plan.js';
 import type { Target } from '../../redis/target.js';
 import { redisOf } from '../shards.js';
+import type { RunHandle } from '../namespace.js';
 import type { Filled, RunContext, Span } from './context.js';
 
 /** Calls of each operation that commands per call is taken over: few, since each is exact. */
 export const COMMANDS_CALLS = 10;
+
+/** Readings of one operation at most, until one is free of the run's own heartbeat. */
+const COMMANDS_ATTEMPTS = 5;
 
 /** Why a run reports no commands per call; undefined when it does. */
 export function commandsSkippedReason(target: Target, plan: Pick<BenchPlan, 'commandsPerCall'>): string | undefined {
@@ -23,16 +27,19 @@ export function commandsSkippedReason(target: Target, plan: Pick<BenchPlan, 'com
 /**
  * Commands per call of a cell's write, failure and read, on one of its filled
  * lights, from `from` on, 1/rate seconds apart (steady state: the window is
- * full, so each write evicts as the cell's own writes did). Each op is
- * measured up to three times until two agree, so the run's own heartbeat (a
- * SET now and then) landing between two readings cannot change the figure.
+ * full, so each write evicts as the cell's own writes did). The run's own
+ * heartbeat (a SET of its alive key every few seconds) is the only other
+ * client of swc's private server: a reading during which one was in flight
+ * or sent is taken again (up to five times), so it never counts as the
+ * layout's. Without a clean reading, the two readings that agree stand.
  */
-async function cellCommands(
+export async function cellCommands(
   redis: Redis,
   layout: Layout,
   light: Light,
   cell: Cell,
   from: number,
+  heartbeat: Pick<RunHandle, 'beats'>,
 ): Promise<{ commands: CellCommands | undefined; until: number }> {
   const client = await LayoutClient.open(redis, layout);
   let at = from;
@@ -47,14 +54,20 @@ async function cellCommands(
   const measured: Partial<Record<keyof typeof ops, CommandsPerCall>> = {};
   for (const [op, run] of Object.entries(ops) as [keyof typeof ops, () => Promise<unknown>][]) {
     const seen: string[] = [];
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; attempt < COMMANDS_ATTEMPTS; attempt++) {
+      const before = heartbeat.beats();
       const result = await measureCommandsPerCall(redis, run, COMMANDS_CALLS);
       if (!result) return { commands: undefined, until: at };
-      measured[op] = result;
+      const after = heartbeat.beats();
       const text = JSON.stringify(result);
-      if (seen.includes(text)) break;
+      if (before.sent === before.answered && after.sent === before.sent) {
+        measured[op] = result;
+        break;
+      }
+      if (seen.includes(text)) measured[op] ??= result;
       seen.push(text);
     }
+    if (!measured[op]) return { commands: undefined, until: at };
   }
   const { write, failure, read } = measured;
   return { commands: write && failure && read ? { write, failure, read } : undefined, until: at };
@@ -74,7 +87,7 @@ export async function commandsPhase(
 ): Promise<{ commands?: CellCommands; clockSpan: Span }> {
   const costLight = f.lights[0];
   if (skipped !== undefined || !costLight || f.realtime) return { clockSpan };
-  const probe = await cellCommands(redisOf(ctx.target)[0] as Redis, f.layout, costLight, f.cell, clockSpan.to).catch((err: unknown) => {
+  const probe = await cellCommands(redisOf(ctx.target)[0] as Redis, f.layout, costLight, f.cell, clockSpan.to, ctx.heartbeat).catch((err: unknown) => {
     // The first phase after memory that calls a cell's scripts again: a script error here keeps the memory figures too.
     ctx.failing ??= { layouts: [f.layout], phase: 'commands-per-call' };
     throw ctx.withContext(err, `in ${f.name}, commands-per-call phase`);
