@@ -100,28 +100,8 @@ const build = (() => {
 describe('swc bench --baseline (CLI)', () => {
   // Skipped, with the reason in the test name, on another Redis build: its bytes differ by design.
   it.skipIf(!build.same)(
-    `gives the committed baseline byte for byte on fresh private servers, run after run (needs the baseline's build: ${build.reason})`,
+    `gives the committed baseline byte for byte on fresh private servers, run after run, and compares in one step: 0 against it, 1 naming the cell when the baseline was 2% smaller (needs the baseline's build: ${build.reason})`,
     async () => {
-      // Each run starts its own redis-server, so each has its own hash seed: the
-      // figures must not depend on it. Same seed, scenario and Redis build as the
-      // baseline, so every bytesPerLight is identical to it.
-      const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
-      for (let run = 0; run < 2; run += 1) {
-        const result = await runCli(['bench', '--scenario', SMALL, '--json', '--no-progress']);
-        expect(result.code).toBe(0);
-        const report = JSON.parse(result.stdout) as BenchReport;
-        for (const r of report.results) expect(r.memory.keys.filter((k) => k.type === 'zset').map((k) => k.encoding)).not.toContain('skiplist');
-        expect(report.results.map((r) => r.memory.bytesPerLight)).toEqual(baseline.results.map((r) => r.memory.bytesPerLight));
-      }
-    },
-  );
-
-  it.skipIf(!build.same)(
-    `runs and compares in one step: 0 against the committed baseline, 1 naming the cell when the baseline was 2% smaller (needs the baseline's build: ${build.reason})`,
-    async () => {
-      const same = await runCli(['bench', '--scenario', SMALL, '--baseline', BASELINE, '--no-progress']);
-      expect(same.code).toBe(0);
-      expect(same.stdout).toMatch(/ok: no regression in 8 cell\(s\)/);
       const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
       const smaller = write('smaller.json', {
         ...baseline,
@@ -131,13 +111,26 @@ describe('swc bench --baseline (CLI)', () => {
             : r,
         ),
       });
-      const grew = await runCli(['bench', '--scenario', SMALL, '--baseline', smaller, '--json', '--no-progress']);
-      expect(grew.code).toBe(1);
+      // Two runs, each on a redis-server of its own, so each has its own hash seed: the
+      // figures must not depend on it. Each saves its full result (--output).
+      const [sameFile, grewFile] = [join(dir, 'same.json'), join(dir, 'grew.json')];
+      const same = await runCli(['bench', '--scenario', SMALL, '--baseline', BASELINE, '--output', sameFile, '--no-progress'], {}, 110_000);
+      const grew = await runCli(['bench', '--scenario', SMALL, '--baseline', smaller, '--json', '--output', grewFile, '--no-progress'], {}, 110_000);
+      expect(same.code, same.stderr).toBe(0);
+      expect(same.stdout).toMatch(/ok: no regression in 8 cell\(s\)/);
+      expect(grew.code, grew.stderr).toBe(1);
       const verdict = JSON.parse(grew.stdout) as { ok: boolean; failures: { cell: string; figure: string }[]; current: { label: string } };
       expect(verdict.ok).toBe(false);
       expect(verdict.current.label).toBe('this run');
       expect(verdict.failures.map((f) => [f.cell, f.figure])).toEqual([['stoplight-v5 60 s @ 1/s', 'bytesPerLight']]);
+      // Same seed, scenario and Redis build as the baseline: every bytesPerLight is identical to it, in both runs.
+      for (const file of [sameFile, grewFile]) {
+        const report = JSON.parse(readFileSync(file, 'utf8')) as BenchReport;
+        for (const r of report.results) expect(r.memory.keys.filter((k) => k.type === 'zset').map((k) => k.encoding)).not.toContain('skiplist');
+        expect(report.results.map((r) => r.memory.bytesPerLight)).toEqual(baseline.results.map((r) => r.memory.bytesPerLight));
+      }
     },
+    120_000,
   );
 
   it.each([

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { findValgrind } from '../../src/measure/callgrind.js';
-import { runCli } from './run-cli.js';
+import { findValgrind } from '../../../src/measure/callgrind.js';
+import { runInProcess } from '../in-process.js';
+
+// In-process: the plan and its estimate are made before anything connects, so
+// nothing here needs a process of its own (exit codes and stderr lines are the
+// program's own, through test/unit/in-process.ts).
 
 const hasValgrind = ((): boolean => {
   try {
@@ -16,7 +20,7 @@ const NOWHERE = 'redis://127.0.0.1:1';
 
 describe('swc bench --dry-run', () => {
   it('prints the cells, their phases and the estimate without touching Redis', async () => {
-    const r = await runCli(['bench', '--dry-run', '--rate', '10,100', '--window', '300', '--redis-url', NOWHERE], { COLUMNS: '80' });
+    const r = await runInProcess(['bench', '--dry-run', '--rate', '10,100', '--window', '300', '--redis-url', NOWHERE], { COLUMNS: '80' });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     // One window for every cell: it moves into the title at 80 columns.
@@ -29,7 +33,7 @@ describe('swc bench --dry-run', () => {
   });
 
   it('--json: the same plan as data', async () => {
-    const r = await runCli(['bench', '--dry-run', '--json', '--no-throughput', '--layout', 'stoplight-v6', '--window', '60', '--rate', '10']);
+    const r = await runInProcess(['bench', '--dry-run', '--json', '--no-throughput', '--layout', 'stoplight-v6', '--window', '60', '--rate', '10']);
     expect(r.code).toBe(0);
     const plan = JSON.parse(r.stdout) as {
       dryRun: boolean;
@@ -50,7 +54,7 @@ describe('swc bench --dry-run', () => {
   });
 
   it.skipIf(!hasValgrind)('--instructions: the count under valgrind is a phase of its own, tens of seconds for one cell', async () => {
-    const r = await runCli(['bench', '--dry-run', '--json', '--instructions', '--window', '30', '--rate', '1']);
+    const r = await runInProcess(['bench', '--dry-run', '--json', '--instructions', '--window', '30', '--rate', '1']);
     expect(r.code).toBe(0);
     const plan = JSON.parse(r.stdout) as { phases: { phase: string; estimatedSeconds: number }[]; estimatedSeconds: number };
     const counted = plan.phases.find((p) => p.phase === 'instructions');
@@ -61,11 +65,11 @@ describe('swc bench --dry-run', () => {
   });
 
   it('a run estimated over a minute says so in its first stderr line, before it connects', async () => {
-    const r = await runCli(['bench', '--suggest', '--window', '1m,10m', '--rate', '10,100', '--redis-url', NOWHERE]);
+    const r = await runInProcess(['bench', '--suggest', '--window', '1m,10m', '--rate', '10,100', '--redis-url', NOWHERE]);
     expect(r.code).toBe(3);
     const first = r.stderr.split('\n')[0];
     expect(first).toMatch(/^swc bench: estimated \d+ min( \d+ s)? \(over a minute\); --dry-run shows the cells and phases$/);
-    const short = await runCli(['bench', '--window', '60', '--rate', '10', '--no-throughput', '--redis-url', NOWHERE]);
+    const short = await runInProcess(['bench', '--window', '60', '--rate', '10', '--no-throughput', '--redis-url', NOWHERE]);
     expect(short.code).toBe(3);
     expect(short.stderr).not.toMatch(/estimated/);
   });
