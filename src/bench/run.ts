@@ -12,6 +12,7 @@ import { usedMemory } from '../measure/memory.js';
 import type { BenchReport, ClusterFinding, MemoryResult, RealtimeResult, ShardTotals } from '../measure/types.js';
 import type { Session } from '../redis/connect.js';
 import { serverInfo } from '../redis/info.js';
+import type { CommandCap } from '../redis/command-cap.js';
 import { RespConnection } from '../redis/resp.js';
 import { installScripts, loadScripts } from '../redis/scripts.js';
 import { keySlot } from '../redis/slot.js';
@@ -22,6 +23,7 @@ import { driveRealtime } from './realtime.js';
 import { clusterChanged, redisOf, shardOfLight, spreadLights } from './shards.js';
 import { singleTarget, type Shard, type Target } from '../redis/target.js';
 import { measureSteadyKeys, steadyLightCount, steadyTarget } from './steady-lights.js';
+import { commandCapOf, learnCommands } from './phases/cap.js';
 import { commandsSkippedReason } from './phases/commands.js';
 import { eventsSoFar, layoutOptionsOf, wrote, type BenchProgress, type Filled, type RunContext, type Span } from './phases/context.js';
 import { watch } from './phases/disturbance.js';
@@ -119,7 +121,8 @@ export async function fill(
   signal: AbortSignal | undefined,
   maxOpsPerSecond?: number,
 ): Promise<void> {
-  const batch = cappedBatch(FILL_BATCH, maxOpsPerSecond);
+  // Under a command cap (on the connection) batches are its size, and it paces them; else the call cap, if any.
+  const batch = connection.cap ? connection.cap.batch(FILL_BATCH) : cappedBatch(FILL_BATCH, maxOpsPerSecond);
   // One cap clock over every light's run: each light's first batch waits its share too.
   const pace: Pace | undefined = maxOpsPerSecond !== undefined ? { startedMs: performance.now(), sent: 0 } : undefined;
   for (const [i, light] of lights.entries()) {
@@ -164,12 +167,24 @@ export async function fill(
   }
 }
 
-/** Runs a small cell through `layout` (injected clock, even in a realtime run: it only warms up) and deletes its keys. */
-async function warmUp(target: Target, plan: BenchPlan, layout: Layout): Promise<void> {
-  const cell: Cell = { layout: layout.name as Cell['layout'], windowSeconds: 60, rate: 50, durationSeconds: 60 };
+/**
+ * Runs a small cell through `layout` (injected clock, even in a realtime run:
+ * it only warms up) and deletes its keys. Under a command cap the cell is one
+ * short window (3,000 calls would take minutes of the cap), and the
+ * commands of each of the layout's scripts are counted on its full window
+ * before any cell fills (see learnCommands).
+ */
+async function warmUp(target: Target, plan: BenchPlan, layout: Layout, cap: CommandCap | undefined): Promise<void> {
+  const name = layout.name as Cell['layout'];
+  const cell: Cell = cap
+    ? { layout: name, windowSeconds: 10, rate: 1, durationSeconds: 10 }
+    : { layout: name, windowSeconds: 60, rate: 50, durationSeconds: 60 };
   // One light per shard: every node compiles the scripts and makes its first allocations here.
   const { lights, span } = await runMemory(target, { ...plan, lights: target.shards.length, realtime: false }, cell, layout, () => undefined);
-  await deleteLights(target, layout, lights, span);
+  const first = lights[0];
+  let to = span.to;
+  if (cap && first) to = Math.ceil(await learnCommands(redisOf(target)[shardOfLight(target, layout, first)] as Redis, cap, layout, first, cell, span.to)) + 1;
+  await deleteLights(target, layout, lights, { ...span, to });
 }
 
 /** Waits until the server has freed client `id` (at most about a second); a refused CLIENT (or no id) waits a moment instead. */
@@ -410,6 +425,8 @@ async function prepare(run: BenchRun): Promise<RunContext> {
   const { session } = target.shards[0] as Shard;
   // A cluster that reshards or loses a node mid-run says so (exit 3), never a figure.
   const withContext = (err: unknown, where: string): unknown => withPlace(target.cluster ? clusterChanged(err) : err, where);
+  // --max-ops for a library caller whose session has no cap yet: from the first command on.
+  commandCapOf(target, plan);
   const started = Date.now();
   const info = await serverInfo(session.redis);
   const cells = cellsOf(plan);
@@ -451,7 +468,7 @@ async function warmUpLayouts(ctx: RunContext): Promise<void> {
   for (const name of new Set(ctx.cells.map((c) => c.layout))) {
     const layout = namespacedLayout(name, ctx.namespace.prefix, layoutOptionsOf(plan));
     await target.each((shard, i) => onShard(target, i, installScripts(shard.session.redis, layout.scripts)));
-    await warmUp(target, plan, layout).catch((err: unknown) => {
+    await warmUp(target, plan, layout, commandCapOf(target, plan)).catch((err: unknown) => {
       throw ctx.withContext(err, `while warming up ${layout.name}`);
     });
   }
