@@ -25,6 +25,7 @@ import { singleTarget, type Shard, type Target } from '../redis/target.js';
 import { measureSteadyKeys, steadyLightCount, steadyTarget } from './steady-lights.js';
 import { commandCapOf, learnCommands } from './phases/cap.js';
 import { commandsSkippedReason } from './phases/commands.js';
+import { deathOf } from './phases/deaths.js';
 import { eventsSoFar, layoutOptionsOf, wrote, type BenchProgress, type Filled, type RunContext, type Span } from './phases/context.js';
 import { watch } from './phases/disturbance.js';
 import { endRun } from './phases/end.js';
@@ -417,7 +418,7 @@ export function layoutsAcrossSlots(plan: BenchPlan, prefix: string): { layout: s
  * The run's context, once the run is marked on the server: its shards, the
  * server's info and the plan's cells (see RunContext).
  */
-async function prepare(run: BenchRun): Promise<RunContext> {
+async function prepare(run: BenchRun & { readonly halt?: () => void }): Promise<RunContext> {
   const { plan, namespace } = run;
   const given = run.shards ?? (run.session ? singleTarget(run.session) : undefined);
   if (!given || given.shards.length === 0) throw new Error('runBench: give a session or shards');
@@ -534,12 +535,16 @@ async function runCells(ctx: RunContext): Promise<BenchReport> {
  * server's clock, one cell after another, and measured for pacing and latency. Writes only under
  * `namespace`; the caller removes the namespace on every way out.
  */
-export async function runBench(run: BenchRun): Promise<BenchReport> {
-  const ctx = await prepare(run);
+export async function runBench(given: BenchRun): Promise<BenchReport> {
+  // The caller's signal, or the run's own halt: a dead accuracy-lane server stops the run at its next batch, not at its next cell.
+  const halt = new AbortController();
+  if (given.signal?.aborted) halt.abort();
+  given.signal?.addEventListener('abort', () => halt.abort(), { once: true });
+  const ctx = await prepare({ ...given, signal: halt.signal, halt: () => halt.abort() });
   try {
     return await runCells(ctx);
   } catch (err) {
-    throw await incompleteOf(ctx, err);
+    throw await incompleteOf(ctx, await deathOf(ctx, err, given.signal?.aborted === true));
   } finally {
     await endRun(ctx);
   }
