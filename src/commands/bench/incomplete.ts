@@ -48,7 +48,8 @@ export function printIncomplete(
       `the memory figures printed above were measured before it (exit ${err.exitCode})`,
     ...(rejected !== undefined ? [`  the server received: ${rejected}`] : []),
     `  error: ${error}`,
-    `  ways out: ${skip} to measure memory only; --redis-server <a Redis 7.2+ build> to run on a build that accepts it; ` +
+    // Exit 2: the scripts given are at fault (a reply over swc's bound or in a shape their layout does not read), not the server's build.
+    `  ways out: ${skip} to measure memory only; ${err.exitCode === 2 ? 'correct the script (or the manifest)' : '--redis-server <a Redis 7.2+ build> to run on a build that accepts it'}; ` +
       `swc verify${scripts} --layout ${layout} for the shortest reproduction`,
   ];
   const width = proseWidth({ stream: process.stderr });
