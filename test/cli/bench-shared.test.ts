@@ -118,7 +118,7 @@ describe.concurrent('bench on a server it did not start', () => {
       '--window',
       '10',
       '--rate',
-      '2',
+      '1',
       '--lights',
       '2',
       '--layout',
