@@ -82,12 +82,29 @@ export class AccuracyLane {
   /** Restarts and evictions are checked after every phase, against this reading. */
   private counters: Promise<ServerCounters | null>;
 
+  /** Set by {@link close}: the server's end is then no failure. */
+  private closing = false;
+
   private constructor(
     private readonly server: PrivateServer,
     private readonly redis: Redis,
+    onDeath?: () => void,
   ) {
     this.statsBefore = readScriptCommandStats(redis);
     this.counters = serverCounters(redis);
+    // A lane server that dies (killed, out of memory) fails the run at once, not when the next phase or cell reaches it.
+    void server.exited?.then(({ code, signal }) => {
+      if (this.closing) return;
+      const how = signal !== null ? `killed by ${signal}` : `exit code ${code ?? '?'}`;
+      this.failed ??= { error: new RedisUnavailableError(`${this.where} stopped (${how}) during the run`) };
+      this.redis.disconnect();
+      onDeath?.();
+    });
+  }
+
+  /** The lane's server, as messages name it. */
+  private get where(): string {
+    return `swc's second private server (127.0.0.1:${this.server.port}, where the accuracy phases run)`;
   }
 
   /**
@@ -96,7 +113,12 @@ export class AccuracyLane {
    * the second server does not start: `warn` says so, and the phases run in
    * line).
    */
-  static async open(server: PrivateServer | undefined, plan: BenchPlan, warn?: (message: string) => void): Promise<AccuracyLane | undefined> {
+  static async open(
+    server: PrivateServer | undefined,
+    plan: BenchPlan,
+    warn?: (message: string) => void,
+    onDeath?: () => void,
+  ): Promise<AccuracyLane | undefined> {
     if (!plan.accuracy || !server || plan.realtime) return undefined;
     let sibling: PrivateServer;
     try {
@@ -107,7 +129,7 @@ export class AccuracyLane {
       return undefined;
     }
     try {
-      return new AccuracyLane(sibling, await connect(sibling.url));
+      return new AccuracyLane(sibling, await connect(sibling.url), onDeath);
     } catch (err) {
       await sibling.stop();
       throw err;
@@ -121,13 +143,16 @@ export class AccuracyLane {
 
   /** Queues `work` on the lane's server, after every phase queued before it; `what` names it (a cell's accuracy phase). */
   run<T>(work: (redis: Redis) => Promise<T>, what = 'an accuracy phase'): Promise<T> {
-    const where = `on swc's second private server (127.0.0.1:${this.server.port}, where the accuracy phases run)`;
+    const where = `on ${this.where}`;
     const next = this.tail.then(async () => {
       if (this.failed) throw this.failed.error;
       let result: T;
       try {
         result = await work(this.redis);
       } catch (err) {
+        // The server died under the phase: its death is the one line to say.
+        const died = this.failed as { error: unknown } | undefined;
+        if (died) throw died.error;
         // Not the user's server: say which one failed. A bug in swc is left as it is.
         if (err instanceof SwcError) throw err.at(where);
         if (err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError) throw err;
@@ -162,6 +187,7 @@ export class AccuracyLane {
 
   /** Disconnects and stops the lane's server; safe to call twice. */
   async close(): Promise<void> {
+    this.closing = true;
     this.redis.disconnect();
     await this.server.stop();
   }

@@ -28,6 +28,13 @@ import { cellsOf, type BenchPlan, type Cell } from './plan.js';
 import { COPIES_HEADROOM, steadyLightCount } from './steady-lights.js';
 
 /** Starting node, the private redis-server and the preflight, once per server started. */
+/**
+ * Commands a capped run is charged per script call, for the estimate only
+ * (the run counts each script's, see redis/command-cap.ts): about a 6.0
+ * write's most (1 + 10-16); 5.x and the simpler layouts are charged less.
+ */
+export const CAPPED_COMMANDS_PER_CALL = 15;
+
 export const SERVER_START_SECONDS = 1;
 /** One event of the memory fill, scripts pipelined (5.x's ZADDs and 6.0's HINCRBYs cost about alike). */
 export const FILL_SECONDS_PER_EVENT = 30e-6;
@@ -150,9 +157,9 @@ export function estimatePlan(
   const appView = t?.appViewMs && !realtime ? (cells.length * t.appViewMs * 1.25) / 1000 : 0;
   const realSeconds = realtime ? cells.reduce((sum, c) => sum + c.durationSeconds, 0) : 0;
   const servers = privateServer ? runs : 0;
-  // Under --max-ops a phase that writes takes at least its calls over the cap (the accuracy phase's reads are about a tenth more).
+  // Under --max-ops a phase that writes takes at least its calls' commands over the cap (the accuracy phase's reads are about a tenth more).
   const cap = plan.maxOpsPerSecond;
-  const capped = (events: number, perEvent: number): number => Math.max(events * perEvent, cap !== undefined ? events / cap : 0);
+  const capped = (events: number, perEvent: number): number => Math.max(events * perEvent, cap !== undefined ? (events * CAPPED_COMMANDS_PER_CALL) / cap : 0);
   // A preset cell averages its skiplists over server-side copies: each copy rebuilds the key's members once.
   const copySeconds = cells.reduce((sum, c) => sum + copies(c) * (COPY_SECONDS + skiplistMembers(c) * COPY_SECONDS_PER_MEMBER), 0);
   // Counting: the counted server starts once per run; each cell is filled on one light, then each op counted `repeats` × `calls` times (a request is two calls).

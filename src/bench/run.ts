@@ -11,6 +11,7 @@ import { usedMemory } from '../measure/memory.js';
 import type { BenchReport, ClusterFinding, MemoryResult, RealtimeResult, ShardTotals } from '../measure/types.js';
 import type { Session } from '../redis/connect.js';
 import { serverInfo } from '../redis/info.js';
+import type { CommandCap } from '../redis/command-cap.js';
 import { RespConnection } from '../redis/resp.js';
 import { installScripts, loadScripts } from '../redis/scripts.js';
 import { keySlot } from '../redis/slot.js';
@@ -22,7 +23,9 @@ import { driveRealtime } from './realtime.js';
 import { clusterChanged, redisOf, shardOfLight, spreadLights } from './shards.js';
 import { singleTarget, type Shard, type Target } from '../redis/target.js';
 import { measureSteadyKeys, steadyLightCount, steadyTarget } from './steady-lights.js';
+import { commandCapOf, learnCommands } from './phases/cap.js';
 import { commandsSkippedReason } from './phases/commands.js';
+import { deathOf } from './phases/deaths.js';
 import { eventsSoFar, layoutOptionsOf, wrote, type BenchProgress, type Filled, type RunContext, type Span } from './phases/context.js';
 import { watch } from './phases/disturbance.js';
 import { endRun } from './phases/end.js';
@@ -112,7 +115,8 @@ export async function fill(
   signal: AbortSignal | undefined,
   maxOpsPerSecond?: number,
 ): Promise<void> {
-  const batch = cappedBatch(FILL_BATCH, maxOpsPerSecond);
+  // Under a command cap (on the connection) batches are its size, and it paces them; else the call cap, if any.
+  const batch = connection.cap ? connection.cap.batch(FILL_BATCH) : cappedBatch(FILL_BATCH, maxOpsPerSecond);
   // One cap clock over every light's run: each light's first batch waits its share too.
   const pace: Pace | undefined = maxOpsPerSecond !== undefined ? { startedMs: performance.now(), sent: 0 } : undefined;
   for (const [i, light] of lights.entries()) {
@@ -136,12 +140,24 @@ export async function fill(
   }
 }
 
-/** Runs a small cell through `layout` (injected clock, even in a realtime run: it only warms up) and deletes its keys. */
-async function warmUp(target: Target, plan: BenchPlan, layout: Layout): Promise<void> {
-  const cell: Cell = { layout: layout.name as Cell['layout'], windowSeconds: 60, rate: 50, durationSeconds: 60 };
+/**
+ * Runs a small cell through `layout` (injected clock, even in a realtime run:
+ * it only warms up) and deletes its keys. Under a command cap the cell is one
+ * short window (3,000 calls would take minutes of the cap), and the
+ * commands of each of the layout's scripts are counted on its full window
+ * before any cell fills (see learnCommands).
+ */
+async function warmUp(target: Target, plan: BenchPlan, layout: Layout, cap: CommandCap | undefined): Promise<void> {
+  const name = layout.name as Cell['layout'];
+  const cell: Cell = cap
+    ? { layout: name, windowSeconds: 10, rate: 1, durationSeconds: 10 }
+    : { layout: name, windowSeconds: 60, rate: 50, durationSeconds: 60 };
   // One light per shard: every node compiles the scripts and makes its first allocations here.
   const { lights, span } = await runMemory(target, { ...plan, lights: target.shards.length, realtime: false }, cell, layout, () => undefined);
-  await deleteLights(target, layout, lights, span);
+  const first = lights[0];
+  let to = span.to;
+  if (cap && first) to = Math.ceil(await learnCommands(redisOf(target)[shardOfLight(target, layout, first)] as Redis, cap, layout, first, cell, span.to)) + 1;
+  await deleteLights(target, layout, lights, { ...span, to });
 }
 
 /** Waits until the server has freed client `id` (at most about a second); a refused CLIENT (or no id) waits a moment instead. */
@@ -374,7 +390,7 @@ export function layoutsAcrossSlots(plan: BenchPlan, prefix: string): { layout: s
  * The run's context, once the run is marked on the server: its shards, the
  * server's info and the plan's cells (see RunContext).
  */
-async function prepare(run: BenchRun): Promise<RunContext> {
+async function prepare(run: BenchRun & { readonly halt?: () => void }): Promise<RunContext> {
   const { plan, namespace } = run;
   const given = run.shards ?? (run.session ? singleTarget(run.session) : undefined);
   if (!given || given.shards.length === 0) throw new Error('runBench: give a session or shards');
@@ -382,6 +398,8 @@ async function prepare(run: BenchRun): Promise<RunContext> {
   const { session } = target.shards[0] as Shard;
   // A cluster that reshards or loses a node mid-run says so (exit 3), never a figure.
   const withContext = (err: unknown, where: string): unknown => withPlace(target.cluster ? clusterChanged(err) : err, where);
+  // --max-ops for a library caller whose session has no cap yet: from the first command on.
+  commandCapOf(target, plan);
   const started = Date.now();
   const info = await serverInfo(session.redis);
   const cells = cellsOf(plan);
@@ -423,7 +441,7 @@ async function warmUpLayouts(ctx: RunContext): Promise<void> {
   for (const name of new Set(ctx.cells.map((c) => c.layout))) {
     const layout = namespacedLayout(name, ctx.namespace.prefix, layoutOptionsOf(plan));
     await target.each((shard, i) => onShard(target, i, installScripts(shard.session.redis, layout.scripts)));
-    await warmUp(target, plan, layout).catch((err: unknown) => {
+    await warmUp(target, plan, layout, commandCapOf(target, plan)).catch((err: unknown) => {
       throw ctx.withContext(err, `while warming up ${layout.name}`);
     });
   }
@@ -489,12 +507,16 @@ async function runCells(ctx: RunContext): Promise<BenchReport> {
  * server's clock, one cell after another, and measured for pacing and latency. Writes only under
  * `namespace`; the caller removes the namespace on every way out.
  */
-export async function runBench(run: BenchRun): Promise<BenchReport> {
-  const ctx = await prepare(run);
+export async function runBench(given: BenchRun): Promise<BenchReport> {
+  // The caller's signal, or the run's own halt: a dead accuracy-lane server stops the run at its next batch, not at its next cell.
+  const halt = new AbortController();
+  if (given.signal?.aborted) halt.abort();
+  given.signal?.addEventListener('abort', () => halt.abort(), { once: true });
+  const ctx = await prepare({ ...given, signal: halt.signal, halt: () => halt.abort() });
   try {
     return await runCells(ctx);
   } catch (err) {
-    throw await incompleteOf(ctx, err);
+    throw await incompleteOf(ctx, await deathOf(ctx, err, given.signal?.aborted === true));
   } finally {
     await endRun(ctx);
   }

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Session } from '../redis/connect.js';
+import type { CommandCap } from '../redis/command-cap.js';
 import type { ClusterSession } from '../redis/cluster.js';
 import { parseRedisUrl } from '../redis/url.js';
 import { checkServerSetting, MAX_PRIVATE_SHARDS } from '../redis/server-settings.js';
@@ -96,7 +97,11 @@ export function addRedisOptions(command: Command, { privateServer }: { privateSe
  * Opens the session the flags ask for and registers its cleanup, so the
  * private server stops on every way out, Ctrl-C included.
  */
-export async function sessionFromFlags(flags: Partial<RedisFlags>, defaultUrl?: string, connectOptions: { commandTimeoutMs?: number } = {}): Promise<Session> {
+export async function sessionFromFlags(
+  flags: Partial<RedisFlags>,
+  defaultUrl?: string,
+  connectOptions: { commandTimeoutMs?: number; cap?: CommandCap } = {},
+): Promise<Session> {
   // An empty REDIS_URL counts as unset, as the preAction check treats it.
   const env = process.env.REDIS_URL || undefined;
   const redisUrl = flags.redisUrl ?? env ?? defaultUrl;

@@ -126,6 +126,15 @@ export class ScriptError extends SwcError {
 }
 
 /**
+ * A script answered in a shape its layout does not read (a manifest's
+ * `reply`): the scripts' or the manifest's fault, not the server's (exit 2).
+ * The message names the script, what it returned and what was expected.
+ */
+export class ScriptContractError extends ScriptError {
+  override readonly exitCode: ExitCode = ExitCode.usage;
+}
+
+/**
  * What a server-state error is about. Each has its own message; none is the
  * fault of swc's scripts or of the network.
  */

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { InputFileError } from '../core/errors.js';
+import { InputFileError, ScriptContractError } from '../core/errors.js';
 import { readJsonFile } from '../core/json-file.js';
 import { injectedTimeArg, loadScript, withInjectedClock, type LuaScript, type ScriptCall } from '../lua/source.js';
 import {
@@ -215,6 +215,43 @@ function jsonMember(text: unknown, member: string): unknown {
   }
 }
 
+/** A reply as a message shows it: JSON, cut to 80 characters. */
+function shown(reply: unknown): string {
+  const text = JSON.stringify(reply, (_key, value: unknown) => (Buffer.isBuffer(value) ? value.toString() : value)) ?? String(reply);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/**
+ * What is wrong with a reply's shape for `spec`, or undefined: it must be an
+ * array, its counts (successes, failures) numbers or nil where the spec
+ * reads them by index, and its hash, when the spec has one, a flat array of fields and
+ * values. A value left out at the end still reads as 0 or null (a Lua nil
+ * ends the array Redis sends).
+ */
+export function replyShapeProblem(spec: ReplySpec, reply: unknown): string | undefined {
+  const indexes = Object.entries(spec)
+    .flatMap(([name, pick]) => (typeof pick === 'object' && pick !== null && 'at' in pick ? [`${String(pick.at)} ${name}`] : []))
+    .join(', ');
+  const expected = `an array (${indexes}${spec.hash !== undefined ? `; ${spec.hash}: a hash as a flat array of fields and values` : ''})`;
+  if (!Array.isArray(reply)) return `returned ${shown(reply)} where the manifest's reply expects ${expected}`;
+  for (const name of ['successes', 'failures'] as const) {
+    const pick = spec[name];
+    if (pick === undefined || !('at' in pick)) continue;
+    const value: unknown = reply[pick.at];
+    // A nil (null, or left out at the end) reads as 0, as Stoplight 6.0's failure write answers; anything else must be a number.
+    const numeric =
+      value === null ||
+      value === undefined ||
+      typeof value === 'number' ||
+      (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)));
+    if (!numeric) return `returned ${shown(reply)}: index ${pick.at} (${name}) is ${shown(value)}, not a number; the manifest's reply expects ${expected}`;
+  }
+  if (spec.hash !== undefined && !Array.isArray(reply[spec.hash])) {
+    return `returned ${shown(reply)}: index ${spec.hash} (the hash) is ${reply[spec.hash] === undefined ? 'missing' : shown(reply[spec.hash])}; the manifest's reply expects ${expected}`;
+  }
+  return undefined;
+}
+
 /** Reads a reply as a snapshot by a manifest's reply spec; missing values read as 0 or null. */
 export function parseReply(spec: ReplySpec, reply: unknown): Snapshot {
   const array = Array.isArray(reply) ? (reply as unknown[]) : [];
@@ -361,12 +398,19 @@ export class ManifestLayout implements Layout {
   }
 
   parseMetrics(reply: unknown): Snapshot {
-    return parseReply(this.manifest.operations.getMetrics.reply as ReplySpec, reply);
+    return this.parsed('getMetrics', this.manifest.operations.getMetrics.reply as ReplySpec, reply);
   }
 
   parseFailure(reply: unknown): Snapshot | null {
     const spec = this.manifest.operations.recordFailure.reply;
-    return spec ? parseReply(spec, reply) : null;
+    return spec ? this.parsed('recordFailure', spec, reply) : null;
+  }
+
+  /** A reply read by `spec`; a reply of another shape is the script's contract broken (exit 2), never a window of zeros. */
+  private parsed(op: OperationName, spec: ReplySpec, reply: unknown): Snapshot {
+    const problem = replyShapeProblem(spec, reply);
+    if (problem !== undefined) throw new ScriptContractError(`${this.byOperation[op].file} (${op} of manifest layout ${this.name}): ${problem}`);
+    return parseReply(spec, reply);
   }
 
   keysOf(light: Light, fromSecond: number, toSecond: number): LightKey[] {

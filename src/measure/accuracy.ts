@@ -184,7 +184,8 @@ export async function measureAccuracy(
     const incidentTo = spec.startAt + ACCURACY_TRAFFIC.incidentTo * w;
     const events = evenTraffic({ rate, durationSeconds, failureRate: spec.failureRate, seed: spec.seed, startAt: spec.startAt })[Symbol.iterator]();
     let pendingEvent = events.next();
-    const batchSize = cappedBatch(BATCH, spec.maxOpsPerSecond);
+    // Under --max-ops (a cap on the connection), batches small enough that none is a burst; otherwise the old call cap.
+    const batchSize = connection.cap ? connection.cap.batch(BATCH) : cappedBatch(BATCH, spec.maxOpsPerSecond);
     let nextRead = 0;
     let failures = 0;
     let written = 0;
@@ -237,7 +238,8 @@ export async function measureAccuracy(
       if (spec.signal?.aborted) throw new InterruptedError();
       const batch = slots[current] as Batch;
       // A load cap: this batch is due once the calls before it had their share of time.
-      if (spec.maxOpsPerSecond !== undefined) await awaitShare(started, sentCalls, spec.maxOpsPerSecond);
+      if (connection.cap) await connection.cap.take(connection.cap.callsWeight(batch.calls));
+      else if (spec.maxOpsPerSecond !== undefined) await awaitShare(started, sentCalls, spec.maxOpsPerSecond);
       sentCalls += batch.calls.length;
       const sent = exchange(connection, batch);
       // The next batch is built while this one is on the server; the model is the client's, so nothing waits for a reply.
@@ -296,6 +298,7 @@ async function scriptStats(connection: RespConnection): Promise<ReturnType<typeo
  */
 async function timedCalls(connection: RespConnection, calls: readonly ScriptCall[], signal: AbortSignal | undefined): Promise<number | null> {
   const size = Math.ceil(calls.length / PROBE_BATCHES);
+  const cap = connection.cap;
   let best: number | null = null;
   // Each reading ends one pipeline's span and starts the next one's.
   let before = await scriptStats(connection);
@@ -303,6 +306,7 @@ async function timedCalls(connection: RespConnection, calls: readonly ScriptCall
     if (signal?.aborted) throw new InterruptedError();
     const batch: Batch = { calls: calls.slice(from, from + size), reads: [], writer: new RequestWriter() };
     for (const call of batch.calls) batch.writer.add(call);
+    if (cap) await cap.take(cap.callsWeight(batch.calls));
     await exchange(connection, batch);
     const after = await scriptStats(connection);
     const delta = scriptCommandDelta(before, after);
@@ -329,9 +333,11 @@ async function probeServerCost(
   const w = spec.windowSeconds;
   const writes: ScriptCall[] = [];
   let at = spec.startAt;
+  // Under --max-ops, pipelines no longer than the cap's batch: the probe is its commands' share of time, not a burst.
+  const calls = connection.cap ? PROBE_BATCHES * connection.cap.batch(PROBE_CALLS / PROBE_BATCHES) : PROBE_CALLS;
   for (const event of evenTraffic({
     rate: spec.rate,
-    durationSeconds: PROBE_CALLS / spec.rate,
+    durationSeconds: calls / spec.rate,
     failureRate: spec.failureRate,
     seed: spec.seed ^ 0x5eed,
     startAt: spec.startAt,

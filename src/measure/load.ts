@@ -411,11 +411,13 @@ export async function runLoadGroups(
             }
             // A load cap: this batch's operations are due once the run's earlier ones had their share of time.
             // Guarded here: without a cap the hot loop takes no extra await.
-            if (options.maxOpsPerSecond !== undefined)
+            if (options.maxOpsPerSecond !== undefined && !connection.cap)
               await awaitShare(options.pace?.startedMs ?? started, (options.pace?.sent ?? 0) + claimed - slot.ops, options.maxOpsPerSecond);
+            const calls = slot.steps[0] as ScriptCall[];
+            // --max-ops: the batch leaves once its commands (each script's, counted) fit under the run's cap.
+            if (connection.cap) await connection.cap.take(connection.cap.callsWeight(calls));
             // Building and encoding the first step is the caller's cost, not the round trip's.
             const sentAt = performance.now();
-            const calls = slot.steps[0] as ScriptCall[];
             const entry: InFlight = { slot, calls, sentAt, replies: connection.send(slot.writer.bytes(), calls.length), answered: false };
             if (readIntervalMs > 0)
               entry.replies.then(
@@ -443,6 +445,7 @@ export async function runLoadGroups(
           const calls = head.slot.steps[j] as ScriptCall[];
           encode(head.slot.writer, calls);
           awaited = calls;
+          if (connection.cap) await connection.cap.take(connection.cap.callsWeight(calls));
           const stepErrors = await connection.send(head.slot.writer.bytes(), calls.length);
           if (stepErrors !== null) await settle(calls, stepErrors, []);
         }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import { RedisUnavailableError, ServerStateError, UsageError } from '../core/errors.js';
+import { capConnection, type CommandCap } from './command-cap.js';
 import { parseRedisUrl, redactUrl } from './url.js';
 import { probeRefusal } from './resp.js';
 import { startPrivateServer, type PrivateServer } from './server.js';
@@ -13,6 +14,8 @@ export interface ConnectOptions {
   readonly commandTimeoutMs?: number;
   /** The flag the URL came from, for error messages; default `--redis-url`. */
   readonly flag?: string;
+  /** Every command of the connection (and of lean connections opened from it) waits its turn under this cap (`--max-ops`). */
+  readonly cap?: CommandCap;
 }
 
 export { describeTarget, parseRedisUrl, REDACTED, redactUrl, secretsOf } from './url.js';
@@ -71,6 +74,8 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
   };
   if (parsed.protocol === 'rediss:') redisOptions.tls = {};
   const redis = new Redis(url, redisOptions);
+  // Before the first command: the handshake counts against the cap too.
+  if (options.cap) capConnection(redis, options.cap);
   let lastError: unknown;
   redis.on('error', (err: unknown) => {
     lastError = err;

@@ -7,6 +7,7 @@ import type { LuaScript, ScriptCall } from '../lua/source.js';
 import { classifyRedisError } from './errors.js';
 import { isWatched, MAX_SCRIPT_REPLY_BYTES, RUNAWAY_FIRST_CHECK_MS, stopIfRunaway, type RedisCommand, type ScriptChannel } from './scripts.js';
 import { respTargetOf } from './confined-targets.js';
+import { capOf, type CommandCap } from './command-cap.js';
 
 /**
  * A minimal RESP2 client for the load engine. ioredis spends more client CPU
@@ -504,6 +505,12 @@ export class RespConnection {
     private readonly where: string,
     replyTimeoutMs: number,
     target: RespTarget,
+    /**
+     * The cap (`--max-ops`) of the ioredis client this connection was opened
+     * from: {@link call} waits its turn; a caller of {@link send} or
+     * {@link exchange} takes its turn first (it knows which scripts it sends).
+     */
+    readonly cap: CommandCap | undefined,
   ) {
     this.channel = {
       server: target.path ?? `${target.host ?? '127.0.0.1'}:${target.port ?? 6379}`,
@@ -642,7 +649,7 @@ export class RespConnection {
     });
     // Small requests must leave at once, not wait for Nagle.
     socket.setNoDelay(true);
-    connection = new RespConnection(socket, where, options.replyTimeoutMs ?? 10_000, target);
+    connection = new RespConnection(socket, where, options.replyTimeoutMs ?? 10_000, target, capOf(given));
     const opening = `while opening a load connection to ${where}`;
     try {
       // A server at maxclients answers its first command with an error and
@@ -651,6 +658,7 @@ export class RespConnection {
       // Before AUTH, a server with a password refuses PING; that is expected.
       if (pong instanceof Error && !/^NOAUTH/.test(pong.message)) throw pong;
       const { bytes, count } = handshake(target);
+      if (count > 0) await connection.cap?.take(count);
       // A password for a server that has none is not fatal: ioredis goes on (with a warning the session already gave), and so does this.
       const refused = count > 0 ? (await connection.send(bytes, count))?.find((e) => e !== null && !NO_PASSWORD_SET.test(e)) : undefined;
       if (refused) throw new RespReplyError(refused);
@@ -686,6 +694,8 @@ export class RespConnection {
    * {@link RespReplyError}); slower than {@link send}, for the rare path.
    */
   async call(commands: readonly RedisCommand[]): Promise<unknown[]> {
+    const cap = this.cap;
+    if (cap) await cap.take(commands.reduce((sum, [name, ...args]) => sum + cap.commandWeight(String(name), args), 0));
     // Its replies are read from the bytes captured while it is in flight: nothing else may be.
     if (this.inFlight > 0 && !this.failure) throw new Error('RespConnection: call() while batches are in flight');
     const writer = new RequestWriter();

@@ -22,6 +22,8 @@ export interface PrivateServer {
   startSibling(under?: Pick<PrivateServerOptions, 'wrapper' | 'readyTimeoutMs'>): Promise<PrivateServer>;
   /** The folder the server works in (removed by stop): a wrapper's output files go here. */
   readonly dir?: string;
+  /** Settles when the server's process has ended, for any reason (a {@link stop} too): how it ended. */
+  readonly exited?: Promise<{ readonly code: number | null; readonly signal: string | null }>;
 }
 
 /** Options for {@link startPrivateServer}. */
@@ -265,6 +267,10 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
       if (/address already in use/i.test(output)) continue;
       throw err;
     }
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+      else child.once('exit', (code, signal) => resolve({ code, signal }));
+    });
     let stopped: Promise<void> | undefined;
     const stop = (): Promise<void> => {
       stopped ??= new Promise<void>((resolve) => {
@@ -295,6 +301,7 @@ export async function startPrivateServer(options: PrivateServerOptions = {}): Pr
       pid: child.pid ?? -1,
       stop,
       dir,
+      exited,
       startSibling: (under) => startPrivateServer({ ...options, ...under }),
     };
   }

@@ -1,3 +1,4 @@
+import { ScriptContractError } from '../core/errors.js';
 import type { Layout, Snapshot, StampPrecision, WindowDeviation } from '../layouts/types.js';
 import { SlidingWindowModel, type WindowCounts } from '../model/sliding-window.js';
 import type { PipelineReply } from '../redis/scripts.js';
@@ -95,6 +96,8 @@ export class LightJudge {
     try {
       snapshot = call.op === 'read' ? this.layout.parseMetrics(reply) : call.op === 'failure' ? this.layout.parseFailure(reply) : null;
     } catch (cause) {
+      // A reply of another shape than the layout's contract (a manifest's reply) is no finding about the window: the run stops (exit 2).
+      if (cause instanceof ScriptContractError) throw cause;
       this.broken = true;
       return { kind: 'error', error: `reply could not be read: ${cause instanceof Error ? cause.message : String(cause)}` };
     }

@@ -58,6 +58,8 @@ export interface PhaseInputs {
   readonly lightSpread?: string;
   readonly options?: Record<string, unknown>;
   readonly signal?: AbortSignal;
+  /** Aborts `signal` from inside the run (the accuracy lane's server died): the run stops at its next batch, with the lane's error. */
+  readonly halt?: () => void;
   readonly accuracyInLine?: boolean;
   readonly turnWaitMs?: number;
 }

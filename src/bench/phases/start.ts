@@ -35,7 +35,14 @@ export async function startMeasuring(ctx: RunContext): Promise<MeasuringStart> {
   ctx.last = await readCounters(target);
   // Started before the clock: a server's start-up is not the run's work.
   ctx.lane =
-    target.cluster || run.accuracyInLine ? undefined : await AccuracyLane.open(ctx.session.server, ctx.plan, (message) => progress?.onWarning?.(message));
+    target.cluster || run.accuracyInLine
+      ? undefined
+      : await AccuracyLane.open(
+          ctx.session.server,
+          ctx.plan,
+          (message) => progress?.onWarning?.(message),
+          () => run.halt?.(),
+        );
   // The run's own server's script time over the run, beside the run's wall time: how much of the wall that server's scripts take.
   const before = await readScriptStats(target);
   const wallStarted = performance.now();

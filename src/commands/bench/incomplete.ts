@@ -48,9 +48,15 @@ export function printIncomplete(
       `the memory figures printed above were measured before it (exit ${err.exitCode})`,
     ...(rejected !== undefined ? [`  the server received: ${rejected}`] : []),
     `  error: ${error}`,
+    // Exit 2: the scripts given are at fault (a reply over swc's bound or in a shape their layout does not read), not the server's build.
     // Lua's unpack() limit is the same on every build: another server is no way out of it.
-    `  ways out: ${skip} to measure memory only; ${cause?.id === 'unpack-limit' ? '' : '--redis-server <a Redis 7.2+ build> to run on a build that accepts it; '}` +
-      `swc verify${scripts} --layout ${layout} for the shortest reproduction`,
+    `  ways out: ${skip} to measure memory only; ${
+      err.exitCode === 2
+        ? 'correct the script (or the manifest); '
+        : cause?.id === 'unpack-limit'
+          ? ''
+          : '--redis-server <a Redis 7.2+ build> to run on a build that accepts it; '
+    }` + `swc verify${scripts} --layout ${layout} for the shortest reproduction`,
   ];
   const width = proseWidth({ stream: process.stderr });
   process.stderr.write(`${lines.map((l) => wrapText(l, width, 4)).join('\n')}\n`);

@@ -59,7 +59,7 @@ export function addPhaseOptions(command: Command): Command {
     )
     .option(
       '--max-ops <n/s>',
-      'a load cap for every phase (fill, accuracy, throughput): at most n calls per second over every connection (needed for throughput on a server named only by REDIS_URL)',
+      'a load cap for every phase: at most n commands per second on the server (a script call counts the commands it runs), over every connection (needed for throughput on a server named only by REDIS_URL)',
       parser((v) => parseNumber('--max-ops', v, { min: 1, max: 10_000_000, integer: true })),
     )
     .option(

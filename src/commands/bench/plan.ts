@@ -37,9 +37,23 @@ function checkRealtime(flags: BenchFlags, plan: BenchPlan, seconds: number): voi
   }
 }
 
+/**
+ * `--max-ops` caps what a run sends to a server it shares; refused where the
+ * cap would change what is measured or where swc runs on servers of its own only.
+ */
+function checkMaxOps(flags: BenchFlags): void {
+  if (flags.maxOps === undefined) return;
+  if (flags.realtime === true)
+    throw new UsageError("--max-ops/--realtime: real traffic is paced at each cell's rate, which a cap would change; give one of them");
+  const counting = flags.instructions === true ? '--instructions' : flags.profile === true ? '--profile' : undefined;
+  if (counting) throw new UsageError(`--max-ops/${counting}: ${counting} runs on swc's private servers only, which need no cap; give one of them`);
+  if (flags.sweep.length > 0) throw new UsageError("--max-ops/--sweep: a sweep runs on swc's private servers only, which need no cap; give one of them");
+}
+
 /** Turns validated flags into a plan; flags given on the command line override the preset. */
 export function planFromFlags(flags: BenchFlags, preset: Preset | undefined): BenchPlan {
   const realtime = flags.realtime === true;
+  checkMaxOps(flags);
   const duration = flags.duration ?? (realtime ? DEFAULT_REALTIME_SECONDS : undefined);
   let plan: BenchPlan = {
     // A Stoplight tree holds one version's scripts: by default, bench the layouts it has.

@@ -16,6 +16,7 @@ import type { LayoutName } from '../../layouts/index.js';
 import type { BenchReport } from '../../measure/types.js';
 import type { Session } from '../../redis/connect.js';
 import { serverInfo } from '../../redis/info.js';
+import { CommandCap } from '../../redis/command-cap.js';
 import { clusterTarget, singleTarget, type Shard, type Target } from '../../redis/target.js';
 import { renderBench, type BenchFormat } from '../../report/bench.js';
 import { renderSuggestions } from '../../report/suggest.js';
@@ -82,7 +83,11 @@ export async function runOnce(input: OnceInput): Promise<number | undefined> {
   const outcome = await guardedBench({
     // A cluster's session, or the one server's; each closes on every way out.
     open: async () => {
-      const target = wantsCluster(flags) ? clusterTarget(await clusterSessionFromFlags(flags)) : singleTarget(await sessionFromFlags(flags));
+      // --max-ops counts from the connection's first command: the handshake, the checks and the turn-taking too.
+      const cap = plan.maxOpsPerSecond !== undefined ? new CommandCap(plan.maxOpsPerSecond) : undefined;
+      const target = wantsCluster(flags)
+        ? clusterTarget(await clusterSessionFromFlags(flags))
+        : singleTarget(await sessionFromFlags(flags, undefined, cap ? { cap } : {}));
       session = target.shards[0]?.session;
       if (!session) throw new RedisUnavailableError('the cluster has no primary');
       return target;

@@ -55,3 +55,20 @@ describe('refused before the first write', () => {
     });
   });
 });
+
+describe.concurrent('--max-ops conflicts are refused before the first command', () => {
+  it.each([
+    ['--realtime', ['--realtime'], /^swc: --max-ops\/--realtime: real traffic is paced at each cell's rate/],
+    ['--instructions', ['--instructions'], /^swc: --max-ops\/--instructions: --instructions runs on swc's private servers only/],
+  ])("--max-ops with %s on a live server: exit 2 in one line, no command but the test's own", async (_label, extra, message) => {
+    await withPrivateServer({}, async (server, redis) => {
+      await redis.call('CONFIG', 'RESETSTAT');
+      const run = await runCli(['bench', '--max-ops', '300', '--lights', '2', ...extra, '--redis-url', server.url]);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      // Not even a connection's handshake: only the test's own CONFIG RESETSTAT and INFO.
+      expect(Object.keys(await commandCalls(redis)).filter((name) => !/^(config\|resetstat|info)$/.test(name))).toEqual([]);
+    });
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COPY_SECONDS, COPY_SECONDS_PER_MEMBER, estimatePlan, FILL_SECONDS_PER_EVENT } from '../../../src/bench/estimate.js';
+import { CAPPED_COMMANDS_PER_CALL, COPY_SECONDS, COPY_SECONDS_PER_MEMBER, estimatePlan, FILL_SECONDS_PER_EVENT } from '../../../src/bench/estimate.js';
 import type { BenchPlan } from '../../../src/bench/plan.js';
 
 const plan: BenchPlan = { layouts: ['stoplight-v5', 'stoplight-v6'], windows: [300], rates: [100], failureRate: 0.1, lights: 1, seed: 1 };
@@ -10,12 +10,12 @@ describe('estimatePlan', () => {
     expect(seconds(plan, 'fill')).toBeCloseTo(2 * 30_000 * FILL_SECONDS_PER_EVENT, 6);
   });
 
-  it('under --max-ops, a phase that writes takes at least its events over the cap', () => {
+  it("under --max-ops, a phase that writes takes at least its events' commands over the cap", () => {
     const capped: BenchPlan = { ...plan, maxOpsPerSecond: 1000, accuracy: { threshold: 0.5 } };
-    // 60,000 fill events at 1,000 a second.
-    expect(seconds(capped, 'fill')).toBe(60);
+    // 60,000 fill events, each charged its script's commands, at 1,000 commands a second.
+    expect(seconds(capped, 'fill')).toBe((60_000 * CAPPED_COMMANDS_PER_CALL) / 1000);
     expect(seconds(capped, 'accuracy')).toBeGreaterThan(seconds({ ...capped, maxOpsPerSecond: undefined } as BenchPlan, 'accuracy') ?? 0);
-    expect(estimatePlan(capped).totalSeconds).toBeGreaterThan(60);
+    expect(estimatePlan(capped).totalSeconds).toBeGreaterThan(60 * CAPPED_COMMANDS_PER_CALL);
   });
 });
 
