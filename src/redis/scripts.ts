@@ -10,9 +10,11 @@
  * that had not happened yet; and the load engine cannot use ioredis at all.
  * One path of our own keeps both kinds of connection on the same rules.
  */
+import { performance } from 'node:perf_hooks';
 import { Command, type Redis } from 'ioredis';
 import { ExitCode, ScriptError, SwcError } from '../core/errors.js';
 import { locate, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { callLimitsOf, type CallLimits } from './call-limits.js';
 import { classifyRedisError, type ErrorContext } from './errors.js';
 
 /** One command: its name and arguments, as RESP bulk strings. */
@@ -114,11 +116,48 @@ export function confineScriptsOf(redis: Redis, confined: Redis): void {
 
 /** Sends through a channel; a failed connection is thrown typed. */
 async function sendOn(channel: ScriptChannel, commands: readonly RedisCommand[], context: ErrorContext): Promise<unknown[]> {
+  const limits = callLimitsOf(channel.server);
+  if (limits && commands.some((c) => c[0] === 'EVALSHA')) return oneAtATime(channel, commands, context, limits);
   try {
     return await (watches.has(channel.server) ? watched(channel, commands) : channel.send(commands));
   } catch (err) {
     throw classifyRedisError(err, { ...context, user: channel.user });
   }
+}
+
+/** The last send of each limited channel: the next waits for it, so no call queues behind another on one connection. */
+const lastSend = new WeakMap<ScriptChannel, Promise<unknown>>();
+
+/**
+ * Under {@link callLimitsOf}'s limits (scripts swc did not write, on a
+ * server swc did not start): each command is sent once the one before has
+ * answered and passed the checks, never pipelined or queued behind another
+ * call on the same connection.
+ */
+function oneAtATime(channel: ScriptChannel, commands: readonly RedisCommand[], context: ErrorContext, limits: CallLimits): Promise<unknown[]> {
+  const run = async (): Promise<unknown[]> => {
+    const replies: unknown[] = [];
+    for (const command of commands) {
+      const sentAt = performance.now();
+      let reply: unknown;
+      try {
+        [reply] = await (watches.has(channel.server) ? watched(channel, [command]) : channel.send([command]));
+      } catch (err) {
+        throw classifyRedisError(err, { ...context, user: channel.user });
+      }
+      replies.push(reply);
+      if (command[0] !== 'EVALSHA' || reply instanceof Error) continue;
+      const script = scriptsIn(channel.server, [command])[0];
+      await limits.afterCall(sentAt, script?.file ?? 'a script');
+    }
+    return replies;
+  };
+  const sending = (lastSend.get(channel) ?? Promise.resolve()).then(run);
+  lastSend.set(
+    channel,
+    sending.catch(() => undefined),
+  );
+  return sending;
 }
 
 /**
