@@ -12,7 +12,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Command, type Redis } from 'ioredis';
-import { ExitCode, ScriptError, SwcError } from '../core/errors.js';
+import { ExitCode, RefusalError, ScriptError, SwcError } from '../core/errors.js';
 import { locate, type LuaScript, type ScriptCall } from '../lua/source.js';
 import { callLimitsOf, type CallLimits } from './call-limits.js';
 import { classifyRedisError, type ErrorContext } from './errors.js';
@@ -127,6 +127,8 @@ async function sendOn(channel: ScriptChannel, commands: readonly RedisCommand[],
 
 /** The last send of each limited channel: the next waits for it, so no call queues behind another on one connection. */
 const lastSend = new WeakMap<ScriptChannel, Promise<unknown>>();
+/** What stopped a limited channel: every call queued behind it fails with it. */
+const stoppedWith = new WeakMap<ScriptChannel, unknown>();
 
 /**
  * Under {@link callLimitsOf}'s limits (scripts swc did not write, on a
@@ -136,6 +138,9 @@ const lastSend = new WeakMap<ScriptChannel, Promise<unknown>>();
  */
 function oneAtATime(channel: ScriptChannel, commands: readonly RedisCommand[], context: ErrorContext, limits: CallLimits): Promise<unknown[]> {
   const run = async (): Promise<unknown[]> => {
+    // A runaway, or a call past the limits, stops every call queued on the channel with the same error, not a "closed connection".
+    const stopped = stoppedWith.get(channel);
+    if (stopped !== undefined) throw stopped;
     const replies: unknown[] = [];
     for (const command of commands) {
       const sentAt = performance.now();
@@ -143,7 +148,9 @@ function oneAtATime(channel: ScriptChannel, commands: readonly RedisCommand[], c
       try {
         [reply] = await (watches.has(channel.server) ? watched(channel, [command]) : channel.send([command]));
       } catch (err) {
-        throw classifyRedisError(err, { ...context, user: channel.user });
+        // The runaway watch closed this connection under another call of the channel: that runaway is the error.
+        const runaway = runawayOn.get(channel.server);
+        throw runaway ? await runaway : classifyRedisError(err, { ...context, user: channel.user });
       }
       replies.push(reply);
       if (command[0] !== 'EVALSHA' || reply instanceof Error) continue;
@@ -152,7 +159,10 @@ function oneAtATime(channel: ScriptChannel, commands: readonly RedisCommand[], c
     }
     return replies;
   };
-  const sending = (lastSend.get(channel) ?? Promise.resolve()).then(run);
+  const sending = (lastSend.get(channel) ?? Promise.resolve()).then(run).catch((err: unknown) => {
+    if (err instanceof RunawayScriptError || err instanceof RefusalError) stoppedWith.set(channel, err);
+    throw err;
+  });
   lastSend.set(
     channel,
     sending.catch(() => undefined),
@@ -245,6 +255,8 @@ export async function stopIfRunaway(server: string, startedAt: number, abort: ()
   const pong = await watch.redis.ping().catch((err: unknown) => err);
   if (!isBusy(pong)) return null;
   const ranMs = Date.now() - startedAt;
+  let settle: (err: RunawayScriptError) => void = () => undefined;
+  runawayOn.set(server, new Promise((resolve) => (settle = resolve)));
   abort();
   // Closing swc's connection does not drop the calls Redis has already read from it: each runs in turn, and may run away too.
   const until = Date.now() + RUNAWAY_KILL_BOUND_MS;
@@ -280,8 +292,13 @@ export async function stopIfRunaway(server: string, startedAt: number, abort: ()
         : code === 'NOTBUSY'
           ? `swc sent SCRIPT KILL${times}: NOTBUSY (the script had just ended by itself)`
           : `swc sent SCRIPT KILL, which failed (${answer}): the server may stay busy until SHUTDOWN NOSAVE or the script ends`;
-  return new RunawayScriptError(`${head}; ${tail}`, code === 'UNKILLABLE' || code === 'NOTBUSY' ? code : answer === 'killed' ? 'killed' : answer);
+  const stopped = new RunawayScriptError(`${head}; ${tail}`, code === 'UNKILLABLE' || code === 'NOTBUSY' ? code : answer === 'killed' ? 'killed' : answer);
+  settle(stopped);
+  return stopped;
 }
+
+/** The runaway being stopped on a server, once swc closed its connection there: a call that meets the closed connection fails with it. */
+const runawayOn = new Map<string, Promise<RunawayScriptError>>();
 
 /** PINGs that must answer in a row, {@link SETTLE_GAP_MS} apart, before the server counts as free again. */
 const SETTLE_PINGS = 3;
