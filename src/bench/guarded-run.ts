@@ -79,6 +79,8 @@ export interface GuardedContext {
   readonly signal: AbortSignal;
   /** The temporary ACL user the untrusted scripts run as, when there is one. */
   readonly runUser: RunUser | null;
+  /** Scripts swc did not write run on a server swc did not start: one call at a time per connection, each checked. */
+  readonly untrusted: boolean;
   readonly say: Say;
 }
 
@@ -206,8 +208,10 @@ export async function guardedRun<T>(guard: Guard, run: (context: GuardedContext)
     await guard.checked?.({ target, namespace, clusterMode });
     // After the probe, on the user's server: the scripts run as the run's temporary ACL user (src/safety/acl.ts).
     const admins: Redis | Redis[] = target.cluster ? target.shards.map((s) => s.session.redis) : target.redis;
-    const runUser = untrusted ? await confineOrRefuse(untrusted, admins, namespace, (c) => void cleanups.push(c)) : null;
-    running = run({ target, namespace, signal: stop.signal, runUser, say });
+    // The bytes the preflight allowed on each primary: the scripts' calls are checked against them (src/redis/call-limits.ts).
+    const budgets = target.shards.map((_shard, i) => guard.peakBytes(i, target.shards.length));
+    const runUser = untrusted ? await confineOrRefuse(untrusted, admins, namespace, (c) => void cleanups.push(c), budgets) : null;
+    running = run({ target, namespace, signal: stop.signal, runUser, untrusted: untrusted !== null, say });
     void running.then(
       () => (finished = true),
       () => (finished = true),

@@ -4,6 +4,7 @@ import { RedisUnavailableError, ScriptError, SwcError, UsageError, InterruptedEr
 import { classifyRedisError } from '../redis/errors.js';
 import { RequestWriter, RespConnection, type BatchErrors } from '../redis/resp.js';
 import { flushedFrom, isNoScript, rerunFlushedTail } from '../redis/scripts.js';
+import { callLimitsOf } from '../redis/call-limits.js';
 import { type ScriptCall } from '../lua/source.js';
 
 /** When a load run ends: after exactly `ops` operations, or after `seconds` of wall time. */
@@ -291,6 +292,12 @@ export async function runLoadGroups(
 
   const worker = async (connection: RespConnection, { nextCall, node }: LoadGroup): Promise<void> => {
     const onNode = node !== undefined ? ` on node ${node}` : '';
+    // Scripts swc did not write, on a server swc did not start (redis/call-limits.ts): one call at a
+    // time on this connection, none queued behind it, each checked (time, memory) once it answered.
+    const limits = callLimitsOf(connection.channel.server);
+    const checked = async (calls: readonly ScriptCall[], sentAt: number): Promise<void> => {
+      if (limits && errorCall === undefined && calls[0]) await limits.afterCall(sentAt, calls[0].script.file);
+    };
     /**
      * `depth + 1` batches, each with one call array per step and one
      * request buffer: while `depth` are in flight, the next single-step
@@ -359,7 +366,7 @@ export async function runLoadGroups(
     };
     /** Claims and builds the next batch into `slot`; false when the run has no operation left. */
     const build = (slot: Slot): boolean => {
-      const ops = Math.min(pipeline, opsLimit - claimed);
+      const ops = Math.min(limits ? 1 : pipeline, opsLimit - claimed);
       if (ops <= 0) return false;
       claimed += ops;
       slot.ops = ops;
@@ -391,7 +398,7 @@ export async function runLoadGroups(
     let awaited: readonly ScriptCall[] = [];
     try {
       for (;;) {
-        while (!ending && inFlight.length < depth) {
+        while (!ending && inFlight.length < (limits ? 1 : depth)) {
           if (options.signal?.aborted) {
             failure ??= new InterruptedError();
             ending = true;
@@ -435,19 +442,22 @@ export async function runLoadGroups(
         const head = inFlight.shift();
         if (head === undefined) return;
         awaited = head.calls;
-        if (readIntervalMs > 0 && !ending) await quietly(connection, head, readIntervalMs);
+        if (readIntervalMs > 0 && !ending && !limits) await quietly(connection, head, readIntervalMs);
         errorCall = undefined;
         // No error reply (the usual case): no further promise to wait on.
         const errors = await head.replies;
         if (errors !== null) await settle(head.calls, errors, inFlight);
+        await checked(head.calls, head.sentAt);
         // Each further step waits for the one before, as a client waits for the read before it writes.
         for (let j = 1; j < callsPerOp && errorCall === undefined; j += 1) {
           const calls = head.slot.steps[j] as ScriptCall[];
           encode(head.slot.writer, calls);
           awaited = calls;
           if (connection.cap) await connection.cap.take(connection.cap.callsWeight(calls));
+          const stepSentAt = performance.now();
           const stepErrors = await connection.send(head.slot.writer.bytes(), calls.length);
           if (stepErrors !== null) await settle(calls, stepErrors, []);
+          await checked(calls, stepSentAt);
         }
         const receivedAt = performance.now();
         now = receivedAt;

@@ -10,9 +10,11 @@
  * that had not happened yet; and the load engine cannot use ioredis at all.
  * One path of our own keeps both kinds of connection on the same rules.
  */
+import { performance } from 'node:perf_hooks';
 import { Command, type Redis } from 'ioredis';
-import { ExitCode, ScriptError, SwcError } from '../core/errors.js';
+import { ExitCode, RefusalError, ScriptError, SwcError } from '../core/errors.js';
 import { locate, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { callLimitsOf, type CallLimits } from './call-limits.js';
 import { classifyRedisError, type ErrorContext } from './errors.js';
 
 /** One command: its name and arguments, as RESP bulk strings. */
@@ -114,11 +116,58 @@ export function confineScriptsOf(redis: Redis, confined: Redis): void {
 
 /** Sends through a channel; a failed connection is thrown typed. */
 async function sendOn(channel: ScriptChannel, commands: readonly RedisCommand[], context: ErrorContext): Promise<unknown[]> {
+  const limits = callLimitsOf(channel.server);
+  if (limits && commands.some((c) => c[0] === 'EVALSHA')) return oneAtATime(channel, commands, context, limits);
   try {
     return await (watches.has(channel.server) ? watched(channel, commands) : channel.send(commands));
   } catch (err) {
     throw classifyRedisError(err, { ...context, user: channel.user });
   }
+}
+
+/** The last send of each limited channel: the next waits for it, so no call queues behind another on one connection. */
+const lastSend = new WeakMap<ScriptChannel, Promise<unknown>>();
+/** What stopped a limited channel: every call queued behind it fails with it. */
+const stoppedWith = new WeakMap<ScriptChannel, unknown>();
+
+/**
+ * Under {@link callLimitsOf}'s limits (scripts swc did not write, on a
+ * server swc did not start): each command is sent once the one before has
+ * answered and passed the checks, never pipelined or queued behind another
+ * call on the same connection.
+ */
+function oneAtATime(channel: ScriptChannel, commands: readonly RedisCommand[], context: ErrorContext, limits: CallLimits): Promise<unknown[]> {
+  const run = async (): Promise<unknown[]> => {
+    // A runaway, or a call past the limits, stops every call queued on the channel with the same error, not a "closed connection".
+    const stopped = stoppedWith.get(channel);
+    if (stopped !== undefined) throw stopped;
+    const replies: unknown[] = [];
+    for (const command of commands) {
+      const sentAt = performance.now();
+      let reply: unknown;
+      try {
+        [reply] = await (watches.has(channel.server) ? watched(channel, [command]) : channel.send([command]));
+      } catch (err) {
+        // The runaway watch closed this connection under another call of the channel: that runaway is the error.
+        const runaway = runawayOn.get(channel.server);
+        throw runaway ? await runaway : classifyRedisError(err, { ...context, user: channel.user });
+      }
+      replies.push(reply);
+      if (command[0] !== 'EVALSHA' || reply instanceof Error) continue;
+      const script = scriptsIn(channel.server, [command])[0];
+      await limits.afterCall(sentAt, script?.file ?? 'a script');
+    }
+    return replies;
+  };
+  const sending = (lastSend.get(channel) ?? Promise.resolve()).then(run).catch((err: unknown) => {
+    if (err instanceof RunawayScriptError || err instanceof RefusalError) stoppedWith.set(channel, err);
+    throw err;
+  });
+  lastSend.set(
+    channel,
+    sending.catch(() => undefined),
+  );
+  return sending;
 }
 
 /**
@@ -206,6 +255,8 @@ export async function stopIfRunaway(server: string, startedAt: number, abort: ()
   const pong = await watch.redis.ping().catch((err: unknown) => err);
   if (!isBusy(pong)) return null;
   const ranMs = Date.now() - startedAt;
+  let settle: (err: RunawayScriptError) => void = () => undefined;
+  runawayOn.set(server, new Promise((resolve) => (settle = resolve)));
   abort();
   // Closing swc's connection does not drop the calls Redis has already read from it: each runs in turn, and may run away too.
   const until = Date.now() + RUNAWAY_KILL_BOUND_MS;
@@ -241,8 +292,13 @@ export async function stopIfRunaway(server: string, startedAt: number, abort: ()
         : code === 'NOTBUSY'
           ? `swc sent SCRIPT KILL${times}: NOTBUSY (the script had just ended by itself)`
           : `swc sent SCRIPT KILL, which failed (${answer}): the server may stay busy until SHUTDOWN NOSAVE or the script ends`;
-  return new RunawayScriptError(`${head}; ${tail}`, code === 'UNKILLABLE' || code === 'NOTBUSY' ? code : answer === 'killed' ? 'killed' : answer);
+  const stopped = new RunawayScriptError(`${head}; ${tail}`, code === 'UNKILLABLE' || code === 'NOTBUSY' ? code : answer === 'killed' ? 'killed' : answer);
+  settle(stopped);
+  return stopped;
 }
+
+/** The runaway being stopped on a server, once swc closed its connection there: a call that meets the closed connection fails with it. */
+const runawayOn = new Map<string, Promise<RunawayScriptError>>();
 
 /** PINGs that must answer in a row, {@link SETTLE_GAP_MS} apart, before the server counts as free again. */
 const SETTLE_PINGS = 3;

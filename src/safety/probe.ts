@@ -14,7 +14,8 @@ import { createLayout, namespacedLayout, type LayoutName } from '../layouts/inde
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import { isOwnScript, type LuaScript, type ScriptCall } from '../lua/source.js';
 import { connect } from '../redis/connect.js';
-import { confineScriptsOf, installScripts, OversizeReplyError, runScript, watchRunawayScripts } from '../redis/scripts.js';
+import { limitCalls } from '../redis/call-limits.js';
+import { confineScriptsOf, installScripts, ioredisChannel, OversizeReplyError, runScript, watchRunawayScripts } from '../redis/scripts.js';
 import { startPrivateServer } from '../redis/server.js';
 import { confineRun, type RunUser } from './acl.js';
 
@@ -359,6 +360,7 @@ export async function confineOrRefuse(
   admin: Redis | readonly Redis[] | undefined,
   namespace: { readonly prefix: string; readonly pattern: string },
   register: (cleanup: () => Promise<void>) => void,
+  budgetBytes: readonly number[] = [],
 ): Promise<RunUser | null> {
   const { options } = untrusted;
   const files = new Map(untrusted.layouts.flatMap((name) => createLayout(name, options.layoutOptions).scripts.map((s) => [s.sha1, s] as const)));
@@ -368,13 +370,13 @@ export async function confineOrRefuse(
   if (admins.length > 0 && (user || options.trust)) {
     // A script that loops past the server's busy threshold is stopped with SCRIPT KILL, and the run says in what state it left the server.
     const scripts = [...new Set(untrusted.layouts.flatMap((name) => untrustedScripts(createLayout(name, options.layoutOptions))))];
-    for (const node of admins) {
-      const unwatch = await watchRunawayScripts(
-        node,
-        admins.length > 1 ? `${options.target} (node ${node.options.host ?? '127.0.0.1'}:${node.options.port ?? 6379})` : options.target,
-        scripts,
-      );
+    for (const [i, node] of admins.entries()) {
+      const shown = admins.length > 1 ? `${options.target} (node ${node.options.host ?? '127.0.0.1'}:${node.options.port ?? 6379})` : options.target;
+      const unwatch = await watchRunawayScripts(node, shown, scripts);
       register(() => Promise.resolve(unwatch()));
+      // Each call checked for time and memory, one at a time per connection (src/redis/call-limits.ts).
+      const unlimit = await limitCalls(node, ioredisChannel(node).server, shown, budgetBytes[i] ?? Number.POSITIVE_INFINITY);
+      register(() => Promise.resolve(unlimit()));
       if (!user) {
         // Unconfined, the scripts still get a connection of their own: stopping a runaway closes it, and the clean-up keeps admin's.
         const own = node.duplicate();

@@ -7,4 +7,4 @@ export function usersServer(flags: { readonly redisUrl?: string }): string | und
 
 /** `--trust-scripts`, for commands that run layout scripts. */
 export const TRUST_SCRIPTS_HELP =
-  "run scripts swc did not write (a manifest's, --scripts, any lua/ not byte-identical to swc's own) on a server swc did not start; without it they run only on swc's private server. They pass swc's probe on a private server first, then run as a temporary ACL user (keys of the run only, no @admin/@dangerous), or unconfined where the server allows no ACL user";
+  "run scripts swc did not write (a manifest's, --scripts, any lua/ not byte-identical to swc's own) on a server swc did not start; without it they run only on swc's private server. They pass swc's probe on a private server first, then run as a temporary ACL user (keys of the run only, no @admin/@dangerous), or unconfined where the server allows no ACL user; one call at a time, each stopped past 250 ms or a memory bound (no throughput phase)";

@@ -1,0 +1,195 @@
+/**
+ * Limits on every call of scripts swc did not write, while they run on a
+ * server swc did not start (`--trust-scripts`). A probe on a private server
+ * cannot prove that later calls behave, so each call is checked after it
+ * answers, before the next one is sent:
+ *
+ * - calls go one at a time per connection (no pipeline, no batch queued
+ *   behind one), so a slow or looping call never has calls of swc's waiting
+ *   on the server behind it;
+ * - a call that took more than {@link UNTRUSTED_CALL_BUDGET_MS} (or a
+ *   quarter of the server's busy threshold, if lower) stops the run;
+ * - used_memory is read after every call (INFO memory): a call that grew the
+ *   server's data by more than {@link UNTRUSTED_CALL_GROWTH_BYTES}, a run
+ *   whose data grew past the bytes the preflight allowed it, or used_memory
+ *   within {@link UNTRUSTED_MEMORY_MARGIN_BYTES} of maxmemory stops the run
+ *   before Redis would evict anybody's keys or refuse their writes.
+ *
+ * The bound, honestly: a check runs after a call, so one call can still
+ * write its own amount (or run its own time) before swc sees it. Every call
+ * before it grew the data by at most the per-call bound and left used_memory
+ * below the stop line, so the server holds at most the stop line plus that
+ * one call's growth: Redis reaches maxmemory only when a single call writes
+ * more than the margin. A loop never answers: the runaway watch
+ * (`watchRunawayScripts`) stops it with SCRIPT KILL when Redis allows.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Redis } from 'ioredis';
+import { RefusalError } from '../core/errors.js';
+import { parseInfo } from './info.js';
+
+/** The longest one call of a script swc did not write may take on a user's server (well under Redis's 5 s busy threshold). */
+export const UNTRUSTED_CALL_BUDGET_MS = 250;
+/** The most one such call may grow the server's data (a counter call adds bytes, a key changing encoding tens of KB, and Redis allocates some 100-200 KB of its own the first time a server meets a slow call; a 256 KB APPEND is more). */
+export const UNTRUSTED_CALL_GROWTH_BYTES = 256 * 1024;
+/** How far below maxmemory such a run stops: more than one call may grow, so the call that crosses the line does not reach maxmemory. */
+export const UNTRUSTED_MEMORY_MARGIN_BYTES = 1024 * 1024;
+/** How long after a jump of the data's bytes it is read again (Redis's client cron runs every 100 ms at the default hz). */
+const CONFIRM_AFTER_MS = 250;
+/** Redis's busy threshold when CONFIG GET is not allowed (busy-reply-threshold, lua-time-limit before 7.0). */
+const DEFAULT_BUSY_THRESHOLD_MS = 5000;
+
+/** The figures one check reads. */
+interface Reading {
+  readonly usedBytes: number;
+  /** used_memory_dataset: the keys' bytes, without client buffers or the keyspace's own tables (a rehash is not a script's write). */
+  readonly dataBytes: number;
+  /** Microseconds the server spent in EVAL/EVALSHA calls so far (INFO commandstats). */
+  readonly scriptUsec: number;
+}
+
+const number = (fields: Record<string, string>, name: string): number => Number(fields[name] ?? 0);
+const shown = (bytes: number): string => `${bytes.toLocaleString('en-US')} bytes`;
+
+/** The limits on one server, with the connection that reads its INFO. */
+export class CallLimits {
+  private last: Reading;
+  private reading: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly redis: Redis,
+    /** The server as messages name it (redacted URL). */
+    readonly shownServer: string,
+    /** The per-call time budget in ms. */
+    readonly callBudgetMs: number,
+    private readonly maxBytes: number,
+    /** The bytes the preflight allowed the run on this server. */
+    private readonly budgetBytes: number,
+    private readonly start: Reading,
+  ) {
+    this.last = start;
+  }
+
+  /** used_memory above which the run stops (maxmemory less the margin), or null without maxmemory. */
+  get stopLineBytes(): number | null {
+    return this.maxBytes > 0 ? this.maxBytes - UNTRUSTED_MEMORY_MARGIN_BYTES : null;
+  }
+
+  /**
+   * Checks one answered call of `file`, sent at `sentAtMs`
+   * (performance.now()): throws the {@link RefusalError} that stops the run
+   * when it took too long or memory grew past a bound. Checks are made one
+   * after another, each against the reading before it.
+   */
+  afterCall(sentAtMs: number, file: string): Promise<void> {
+    const tookMs = performance.now() - sentAtMs;
+    const check = this.reading.then(() => this.check(tookMs, file));
+    this.reading = check.catch(() => undefined);
+    return check;
+  }
+
+  private async check(tookMs: number, file: string): Promise<void> {
+    const before = this.last;
+    let now = await read(this.redis);
+    this.last = now;
+    const stop = (what: string): RefusalError =>
+      new RefusalError(
+        `stopped: ${file} ${what} on ${this.shownServer}; swc checks each call of scripts it did not write (--trust-scripts) and stopped the run`,
+      );
+    // The client's clock includes the network and this process's own delays: the server's time in scripts must say so too.
+    const serverMs = (now.scriptUsec - before.scriptUsec) / 1000;
+    if (tookMs > this.callBudgetMs && serverMs > this.callBudgetMs) {
+      throw stop(`took ${Math.round(Math.min(tookMs, serverMs)).toLocaleString('en-US')} ms in one call, over the per-call budget of ${this.callBudgetMs} ms`);
+    }
+    let grew = now.dataBytes - before.dataBytes;
+    if (grew > UNTRUSTED_CALL_GROWTH_BYTES) {
+      // Redis counts a client's buffers in its overhead only at its next cron pass (within 100 ms), so a
+      // new connection's buffers can pass for data for a moment: a jump is read again before it stops the run.
+      await new Promise((resolve) => setTimeout(resolve, CONFIRM_AFTER_MS));
+      now = await read(this.redis);
+      this.last = now;
+      grew = now.dataBytes - before.dataBytes;
+    }
+    if (grew > UNTRUSTED_CALL_GROWTH_BYTES) {
+      throw stop(`grew the server's data by ${shown(grew)} in one call, over the per-call bound of ${shown(UNTRUSTED_CALL_GROWTH_BYTES)}`);
+    }
+    const line = this.stopLineBytes;
+    if (line !== null && now.usedBytes > line) {
+      throw stop(
+        `brought used_memory to ${shown(now.usedBytes)}, within ${shown(this.maxBytes - now.usedBytes)} of maxmemory (${shown(this.maxBytes)}); ` +
+          `the run stops ${shown(UNTRUSTED_MEMORY_MARGIN_BYTES)} below it, before Redis would evict or refuse writes`,
+      );
+    }
+    const total = now.dataBytes - this.start.dataBytes;
+    if (total > this.budgetBytes) {
+      throw stop(`grew the server's data by ${shown(total)} since the run started, over the ${shown(this.budgetBytes)} the preflight allowed this run`);
+    }
+  }
+}
+
+/** used_memory, used_memory_dataset and the server's time in scripts, in one round trip. */
+async function read(redis: Redis): Promise<Reading> {
+  const replies = (await redis.pipeline().info('memory').info('commandstats').exec()) ?? [];
+  const [memory, stats] = replies.map(([err, text]) => {
+    if (err) throw err;
+    return parseInfo(String(text));
+  }) as [Record<string, string>, Record<string, string>];
+  let scriptUsec = 0;
+  for (const name of ['cmdstat_eval', 'cmdstat_evalsha', 'cmdstat_eval_ro', 'cmdstat_evalsha_ro']) {
+    const usec = /(?:^|,)usec=(\d+)/.exec(stats[name] ?? '')?.[1];
+    if (usec !== undefined) scriptUsec += Number(usec);
+  }
+  return { usedBytes: number(memory, 'used_memory'), dataBytes: number(memory, 'used_memory_dataset'), scriptUsec };
+}
+
+/** The server's busy threshold in ms (CONFIG GET; the default where it is not allowed). */
+async function busyThresholdMs(redis: Redis): Promise<number> {
+  for (const name of ['busy-reply-threshold', 'lua-time-limit']) {
+    try {
+      const reply = (await redis.call('CONFIG', 'GET', name)) as string[];
+      const ms = Number(reply[1]);
+      if (reply.length >= 2 && Number.isFinite(ms) && ms > 0) return ms;
+    } catch {
+      break; // CONFIG refused: the default
+    }
+  }
+  return DEFAULT_BUSY_THRESHOLD_MS;
+}
+
+/** Limits by server (`host:port` or socket path, as a script channel names it). */
+const limits = new Map<string, CallLimits>();
+
+/** The limits on calls to `server`, when scripts swc did not write run there. */
+export const callLimitsOf = (server: string): CallLimits | undefined => limits.get(server);
+
+/**
+ * Puts every script call to `admin`'s server under the limits above, for a
+ * run allowed `budgetBytes` there (the preflight's figure). Opened before
+ * the scripts run (a new connection would get BUSY in its handshake).
+ * Returns the function that lifts them and closes the reading connection.
+ *
+ * @param server the key script channels name the server by
+ * @param shownServer the server as messages name it (redacted)
+ */
+export async function limitCalls(admin: Redis, server: string, shownServer: string, budgetBytes: number): Promise<() => void> {
+  const redis = admin.duplicate();
+  redis.on('error', () => undefined);
+  if (redis.status === 'wait') await redis.connect();
+  try {
+    const threshold = await busyThresholdMs(redis);
+    const memory = parseInfo(String(await redis.info('memory')));
+    const start = await read(redis);
+    const budgetMs = Math.max(1, Math.min(UNTRUSTED_CALL_BUDGET_MS, Math.floor(threshold / 4)));
+    // A small run's estimate (verify's is 250 bytes a call) would stop on noise: at least the margin.
+    const allowed = Math.max(budgetBytes, UNTRUSTED_MEMORY_MARGIN_BYTES);
+    const made = new CallLimits(redis, shownServer, budgetMs, number(memory, 'maxmemory'), allowed, start);
+    limits.set(server, made);
+    return () => {
+      if (limits.get(server) === made) limits.delete(server);
+      redis.disconnect();
+    };
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * #29: scripts swc did not write, run on a user's server under
+ * --trust-scripts, that pass the probe and misbehave later. Each call goes
+ * alone on its connection and is checked once it answered (time, used_memory;
+ * src/redis/call-limits.ts): a script that APPENDs 256 KB per call is stopped
+ * after its first such call, before Redis evicts (allkeys-lru) or refuses the
+ * application's writes (noeviction); one that takes about a second per call
+ * is stopped after its first slow call, with nothing queued behind it. The
+ * user's keys are unchanged and the server answers PING right after swc
+ * exits. Each case has a server of its own: they run at once.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connect } from '../../../src/redis/connect.js';
+import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { digest } from '../../helpers.js';
+import { hostile, LATE_CASES, lateEdit } from '../../hostile-manifests.js';
+import { runCli } from '../run-cli.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'swc-trust-limits-'));
+const servers: PrivateServer[] = [];
+const clients: Redis[] = [];
+afterAll(async () => {
+  for (const c of clients) c.disconnect();
+  for (const s of servers) await s.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const late = (label: string): string => (LATE_CASES.find(([l]) => l === label) as readonly [string, string])[1];
+
+/** A user's server with 200 keys of five types, and `headroom` bytes under maxmemory when given. */
+async function usersServer(policy?: string, headroom?: number): Promise<{ url: string; redis: Redis }> {
+  const s = await startPrivateServer({});
+  servers.push(s);
+  const redis = await connect(s.url);
+  clients.push(redis);
+  for (let i = 0; i < 40; i += 1) {
+    await redis.set(`app:str:${i}`, `value ${i}`.repeat(20));
+    await redis.hset(`app:hash:${i}`, 'f', String(i), 'g', 'x'.repeat(100));
+    await redis.zadd(`app:zset:${i}`, i, `m${i}`, i + 1, `n${i}`);
+    await redis.rpush(`app:list:${i}`, 'a', 'b', 'c');
+    await redis.sadd(`app:set:${i}`, 'a', String(i));
+  }
+  if (policy !== undefined && headroom !== undefined) {
+    const used = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
+    await redis.call('CONFIG', 'SET', 'maxmemory', String(used + headroom), 'maxmemory-policy', policy);
+  }
+  return { url: s.url, redis };
+}
+
+const benchArgs = ['--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress', '--trust-scripts'];
+/** Room for the run's own bytes (its preflight estimate is about 2.2 MB) and some, well under what the APPENDs would write (about 11 MB). */
+const HEADROOM = 6 * 1024 * 1024;
+
+/** Runs bench with `manifest` against `url`, then checks what every case must leave: keys unchanged, no leftovers, PING at once. */
+async function benchLeavesNoHarm(redis: Redis, url: string, manifest: string): Promise<{ code: number | null; stderr: string }> {
+  const before = await digest(redis, 'app:*');
+  const result = await runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', url], {}, 110_000);
+  // Right after swc's exit, on a connection opened before: nothing of swc's still runs or waits on the server.
+  const exited = Date.now();
+  expect(await redis.ping()).toBe('PONG');
+  expect(Date.now() - exited).toBeLessThan(2000);
+  expect(await digest(redis, 'app:*')).toEqual(before);
+  expect(await redis.keys('swc-bench:*')).toEqual([]);
+  expect(await redis.call('ACL', 'USERS')).toEqual(['default']);
+  expect(/evicted_keys:(\d+)/.exec(await redis.info('stats'))?.[1]).toBe('0');
+  return result;
+}
+
+const STOPPED_GROWTH =
+  /^swc: .*stopped: \S*record\.lua grew the server's data by [\d,]+ bytes in one call, over the per-call bound of 262,144 bytes on redis:\/\/127\.0\.0\.1:\d+/m;
+
+describe.concurrent('under --trust-scripts, each call of a script swc did not write is checked on the user server', { timeout: 120_000 }, () => {
+  it('APPEND 256 KB per call under maxmemory with allkeys-lru: stopped after one such call (exit 3), no key evicted', async () => {
+    const { url, redis } = await usersServer('allkeys-lru', HEADROOM);
+    const result = await benchLeavesNoHarm(redis, url, hostile(dir, 'append-lru', lateEdit(late('APPENDs 256 KB per call past the memory budget'))));
+    expect(result.stderr).toMatch(STOPPED_GROWTH);
+    expect(result.code, result.stderr).toBe(3);
+  });
+
+  it("APPEND 256 KB per call under noeviction: stopped, and the application's own writes meanwhile are never refused OOM", async () => {
+    const { url, redis } = await usersServer('noeviction', HEADROOM);
+    const app = await connect(url);
+    clients.push(app);
+    // The application keeps writing while swc runs (bounded: it overwrites the same 50 keys).
+    let writes = 0;
+    const refused: string[] = [];
+    let running = true;
+    const writing = (async () => {
+      while (running) {
+        await app.set(`live:${writes % 50}`, 'v'.repeat(1000)).catch((err: Error) => refused.push(err.message));
+        writes += 1;
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    })();
+    const result = await benchLeavesNoHarm(redis, url, hostile(dir, 'append-noeviction', lateEdit(late('APPENDs 256 KB per call past the memory budget'))));
+    running = false;
+    await writing;
+    expect(writes).toBeGreaterThan(0);
+    expect(refused).toEqual([]);
+    expect(result.stderr).toMatch(STOPPED_GROWTH);
+    expect(result.code, result.stderr).toBe(3);
+  });
+
+  it('about 1 s per call: stopped after its first slow call (exit 3), nothing queued behind it', async () => {
+    const { url, redis } = await usersServer();
+    const result = await benchLeavesNoHarm(redis, url, hostile(dir, 'slow-calls', lateEdit(late('takes about 1 s per call'))));
+    expect(result.stderr).toMatch(
+      /^swc: .*stopped: \S*record\.lua took [\d,]+ ms in one call, over the per-call budget of 250 ms on redis:\/\/127\.0\.0\.1:\d+/m,
+    );
+    expect(result.code, result.stderr).toBe(3);
+  });
+});
