@@ -39,6 +39,8 @@ export const FIGURES: readonly FigureSource[] = [
   { id: 'bench-gate', doc: 'docs/ci.md', command: 'node scripts/bench-gate-instructions.mjs --write', slow: true },
   { id: 'lights-forecast', doc: 'docs/inspect.md', command: 'tsx tools/forecast-figure.ts --write', slow: true },
   { id: 'rdb-vs-live', doc: 'docs/operator.md', command: 'tsx tools/bench-rdb.ts --write-docs', slow: true },
+  { id: 'test-time', doc: 'README.md', command: 'tsx tools/figure-test-time.ts', slow: true },
+  { id: 'builds-blog', doc: 'docs/builds.md', command: 'tsx tools/figure-builds.ts', slow: true },
 ];
 
 /**
@@ -53,7 +55,6 @@ export interface Definition {
 }
 
 export const DEFINITIONS: readonly Definition[] = [
-  { doc: 'README.md', says: '2%', reason: 'the default instruction tolerance' },
   { doc: 'docs/bench.md', says: '10%', reason: 'how far under the bound the preset cells aim (a constant of steady-lights.ts)' },
   { doc: 'docs/bench.md', says: '0.08%', reason: "the steady preset's target spread (PRESET_STEADY_LIGHTS.relativeSd)" },
   { doc: 'docs/bench.md', says: '11 bytes', reason: 'SKIPLIST_NODE_SD_BYTES, a constant of steady-lights.ts' },
@@ -66,9 +67,14 @@ export const DEFINITIONS: readonly Definition[] = [
   { doc: 'docs/builds.md', says: '16 MB', reason: "a user's key in the case, an input" },
   { doc: 'docs/builds.md', says: '2 ms', reason: "the settle wait's step, a setting" },
   { doc: 'docs/benchmarks.md', says: '0.1 s', reason: 'the time per round, a setting' },
-  { doc: 'docs/benchmarks.md', says: '180 s', reason: "a cell's window (180 s at 10/s), an input" },
   { doc: 'docs/ci.md', says: '1.5 ×', reason: 'INSTRUCTIONS_SPREAD_FACTOR, a constant of compare/tolerances.ts' },
   { doc: 'docs/ci.md', says: '2%', reason: 'the former instruction tolerance, a constant for results without repeats' },
+  { doc: 'docs/bench.md', says: '1 MB', reason: 'UNTRUSTED_MEMORY_MARGIN_BYTES, the margin under maxmemory that stops untrusted scripts' },
+  { doc: 'docs/operator.md', says: '1 MB', reason: 'UNTRUSTED_MEMORY_MARGIN_BYTES, the margin under maxmemory that stops untrusted scripts' },
+  { doc: 'docs/operator.md', says: '0.5 s', reason: "the span of the --max-ops test's samples of the server's counters, a setting" },
+  { doc: 'docs/reliability.md', says: '250 ms', reason: 'UNTRUSTED_CALL_BUDGET_MS, the per-call time budget of untrusted scripts' },
+  { doc: 'docs/reliability.md', says: '1 MB', reason: 'UNTRUSTED_MEMORY_MARGIN_BYTES, the margin under maxmemory that stops untrusted scripts' },
+  { doc: 'docs/reliability.md', says: '0.5 s', reason: "the span of the --max-ops test's samples of the server's counters, a setting" },
   { doc: 'docs/ci.md', says: '1%', reason: "the memory gate's default tolerance" },
   { doc: 'docs/ci.md', says: '1 s', reason: "the lower end of a scenario field's accepted range" },
   { doc: 'docs/inspect.md', says: '1024 bytes', reason: 'what KB means' },
@@ -77,13 +83,11 @@ export const DEFINITIONS: readonly Definition[] = [
   { doc: 'docs/operator.md', says: '0–100%', reason: "the fail-rate line's fixed scale" },
   { doc: 'docs/operator.md', says: '80%', reason: "the example burst's failure share, an input" },
   { doc: 'docs/output.md', says: '1 KB', reason: 'what KB means' },
-  { doc: 'docs/output.md', says: '2%', reason: 'a tolerance, an input' },
   { doc: 'docs/output.md', says: '30 µs', reason: 'a constant of src/bench/estimate.ts' },
   { doc: 'docs/output.md', says: '6 s', reason: 'a constant of src/bench/estimate.ts' },
   { doc: 'docs/output.md', says: '1 s', reason: 'a constant of src/bench/estimate.ts' },
   { doc: 'docs/output.md', says: '1 ms', reason: 'a constant of src/bench/estimate.ts' },
   { doc: 'docs/output.md', says: '2.4 ms', reason: 'a constant of src/bench/estimate.ts' },
-  { doc: 'docs/output.md', says: '33 s', reason: "swc's own estimate for the command, which the sentence checks" },
   { doc: 'docs/reliability.md', says: '4 s', reason: "the clean-up's BUSY retry bound after a signal" },
   { doc: 'docs/reliability.md', says: '12 ×', reason: "packed's size formula" },
   { doc: 'docs/reliability.md', says: '300 s', reason: 'a window, an input' },
@@ -103,15 +107,11 @@ export const DEFINITIONS: readonly Definition[] = [
  * block written by a script, or to drop.
  */
 export const UNSOURCED: Readonly<Record<string, number>> = {
-  'README.md': 9,
   'docs/bench.md': 4,
-  'docs/benchmarks.md': 70,
-  'docs/builds.md': 68,
   'docs/ci.md': 0,
   'docs/instructions.md': 101,
   'docs/layouts.md': 7,
   'docs/operator.md': 4,
-  'docs/output.md': 8,
-  'docs/reliability.md': 25,
+  'docs/reliability.md': 24,
   'docs/verify.md': 1,
 };
