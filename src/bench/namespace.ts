@@ -191,11 +191,16 @@ export interface RunHandle {
   /** Stops refreshing the alive key (it expires, or the clean-up deletes it). */
   stop(): void;
   /**
-   * Alive-key writes sent and answered so far: a reading of the server's
-   * command counters is free of them when none was in flight at its start
-   * and none was sent before its end.
+   * Runs `body` with the heartbeat held: no alive-key write is in flight or
+   * sent while it runs (one overdue is sent right after), so a reading of the
+   * server's command counters inside it sees none of swc's own SETs.
    */
-  beats(): { readonly sent: number; readonly answered: number };
+  quiet<T>(body: () => Promise<T>): Promise<T>;
+}
+
+/** Options of {@link markRun}; the refresh interval is a test's to shorten. */
+export interface MarkRunOptions {
+  readonly refreshMs?: number;
 }
 
 const aliveValue = (state: RunState, startedAt: number): string => `${state} ${startedAt}`;
@@ -205,7 +210,8 @@ const aliveValue = (state: RunState, startedAt: number): string => `${state} ${s
  * fresh until `stop` is called. Other runs read the alive keys to take turns
  * ({@link waitForTurn}); after a SIGKILL the key expires within 15 s.
  */
-export async function markRun(redis: Redis, namespace: Namespace, aliveRedis: Redis = redis): Promise<RunHandle> {
+export async function markRun(redis: Redis, namespace: Namespace, aliveRedis: Redis = redis, options: MarkRunOptions = {}): Promise<RunHandle> {
+  const refreshMs = options.refreshMs ?? ALIVE_REFRESH_MS;
   const startedAt = Date.now();
   const marker: Record<keyof RunMarker, string> = {
     origin: RUN_ORIGIN,
@@ -219,17 +225,24 @@ export async function markRun(redis: Redis, namespace: Namespace, aliveRedis: Re
   await redis.expire(runKey(namespace), MARKER_TTL_SECONDS);
   let state: RunState = 'waiting';
   // On a cluster the two markers may live on different nodes: `aliveRedis` owns the alive key.
-  let sent = 0;
-  let answered = 0;
+  let inflight: Promise<unknown> = Promise.resolve();
+  let lastWrite = 0;
   const write = (): Promise<unknown> => {
-    sent++;
-    return aliveRedis.set(aliveKey(namespace), aliveValue(state, startedAt), 'EX', ALIVE_TTL_SECONDS).finally(() => answered++);
+    lastWrite = Date.now();
+    inflight = aliveRedis.set(aliveKey(namespace), aliveValue(state, startedAt), 'EX', ALIVE_TTL_SECONDS);
+    return inflight;
   };
   await write();
-  const timer = setInterval(() => {
-    write().catch(() => undefined);
-  }, ALIVE_REFRESH_MS);
-  timer.unref();
+  let stopped = false;
+  let held = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const beat = (): void => {
+    timer = setInterval(() => {
+      write().catch(() => undefined);
+    }, refreshMs);
+    timer.unref();
+  };
+  beat();
   return {
     namespace,
     startedAt,
@@ -237,8 +250,24 @@ export async function markRun(redis: Redis, namespace: Namespace, aliveRedis: Re
       state = next;
       await write();
     },
-    stop: () => clearInterval(timer),
-    beats: () => ({ sent, answered }),
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+    quiet: async (body) => {
+      clearInterval(timer);
+      held++;
+      try {
+        await inflight.catch(() => undefined);
+        return await body();
+      } finally {
+        held--;
+        if (!stopped && held === 0) {
+          if (Date.now() - lastWrite >= refreshMs) write().catch(() => undefined);
+          beat();
+        }
+      }
+    },
   };
 }
 

@@ -13,9 +13,6 @@ import type { Filled, RunContext, Span } from './context.js';
 /** Calls of each operation that commands per call is taken over: few, since each is exact. */
 export const COMMANDS_CALLS = 10;
 
-/** Readings of one operation at most, until one is free of the run's own heartbeat. */
-const COMMANDS_ATTEMPTS = 5;
-
 /** Why a run reports no commands per call; undefined when it does. */
 export function commandsSkippedReason(target: Target, plan: Pick<BenchPlan, 'commandsPerCall'>): string | undefined {
   if (plan.commandsPerCall === false) return 'not measured: --no-commands';
@@ -27,11 +24,10 @@ export function commandsSkippedReason(target: Target, plan: Pick<BenchPlan, 'com
 /**
  * Commands per call of a cell's write, failure and read, on one of its filled
  * lights, from `from` on, 1/rate seconds apart (steady state: the window is
- * full, so each write evicts as the cell's own writes did). The run's own
- * heartbeat (a SET of its alive key every few seconds) is the only other
- * client of swc's private server: a reading during which one was in flight
- * or sent is taken again (up to five times), so it never counts as the
- * layout's. Without a clean reading, the two readings that agree stand.
+ * full, so each write evicts as the cell's own writes did). Each op is
+ * measured up to three times until two agree. The run's own heartbeat (a SET
+ * of its alive key every few seconds, the only other client of swc's private
+ * server) is held during each reading, so it never counts as the layout's.
  */
 export async function cellCommands(
   redis: Redis,
@@ -39,7 +35,7 @@ export async function cellCommands(
   light: Light,
   cell: Cell,
   from: number,
-  heartbeat: Pick<RunHandle, 'beats'>,
+  heartbeat: Pick<RunHandle, 'quiet'>,
 ): Promise<{ commands: CellCommands | undefined; until: number }> {
   const client = await LayoutClient.open(redis, layout);
   let at = from;
@@ -54,20 +50,14 @@ export async function cellCommands(
   const measured: Partial<Record<keyof typeof ops, CommandsPerCall>> = {};
   for (const [op, run] of Object.entries(ops) as [keyof typeof ops, () => Promise<unknown>][]) {
     const seen: string[] = [];
-    for (let attempt = 0; attempt < COMMANDS_ATTEMPTS; attempt++) {
-      const before = heartbeat.beats();
-      const result = await measureCommandsPerCall(redis, run, COMMANDS_CALLS);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const result = await heartbeat.quiet(() => measureCommandsPerCall(redis, run, COMMANDS_CALLS));
       if (!result) return { commands: undefined, until: at };
-      const after = heartbeat.beats();
+      measured[op] = result;
       const text = JSON.stringify(result);
-      if (before.sent === before.answered && after.sent === before.sent) {
-        measured[op] = result;
-        break;
-      }
-      if (seen.includes(text)) measured[op] ??= result;
+      if (seen.includes(text)) break;
       seen.push(text);
     }
-    if (!measured[op]) return { commands: undefined, until: at };
   }
   const { write, failure, read } = measured;
   return { commands: write && failure && read ? { write, failure, read } : undefined, until: at };
