@@ -79,12 +79,13 @@ describe.concurrent('a cell disturbed while it runs fails instead of reporting a
   it('two runs at once on one server: the second waits for the first (saying so), then both finish with exit 0', async ({ onTestFinished }) => {
     const own = scope(onTestFinished);
     const { url, redis, before } = await server(own);
-    const args = ['--redis-url', url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--time', '1', '--json'];
-    const first = bench(own, args);
+    const args = ['--redis-url', url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--json'];
+    // The first run's throughput phases last 3 × 3 s, so the second (a new process) meets it even on a loaded machine.
+    const first = bench(own, [...args, '--time', '3']);
     const [, firstNs] = (await first.waitFor(RUN_LINE)) as unknown as [string, string];
     await first.waitFor(/write throughput phase/);
     // Longer than the default 10 s: the first run's clean-up on a busy machine may take a while.
-    const second = bench(own, [...args, '--wait-for-runs', '120']);
+    const second = bench(own, [...args, '--time', '1', '--wait-for-runs', '120']);
     await second.waitFor(new RegExp(`another swc run is writing to this server \\(${firstNs}\\); waiting for it to end \\(at most 120 s\\)`));
     const [a, b] = await Promise.all([first.exited, second.exited]);
     expect([a.code, b.code]).toEqual([0, 0]);
