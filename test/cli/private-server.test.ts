@@ -133,7 +133,9 @@ describe('the private redis-server is gone when the command ends', () => {
     process.kill(lane?.pid ?? -1, 'SIGKILL');
     expect(await run.closed).toBe(3);
     const lines = run.stderr().trimEnd().split('\n');
-    expect(lines.at(-1)).toMatch(/^swc: swc's second private server \(127\.0\.0\.1:\d+, where the accuracy phases run\) stopped \(killed by SIGKILL\) during the run/);
+    expect(lines.at(-1)).toMatch(
+      /^swc: swc's second private server \(127\.0\.0\.1:\d+, where the accuracy phases run\) stopped \(killed by SIGKILL\) during the run/,
+    );
     // The phase's own failure, not the failed delete of its light that followed it.
     expect(lines.at(-1)).not.toMatch(/key\(s\) left/);
     expect(run.stderr()).not.toMatch(/\n\s+at /);
