@@ -61,9 +61,13 @@ describe('--layout <manifest>: a bad manifest (exit 2, one line naming the file 
   });
 });
 
+// Benches and verifies run scripts a user gave where swc runs them by default:
+// on its own private server. Their runs on a user's server (--redis-url with
+// --trust-scripts: confined, one call at a time, watched) are
+// test/cli/safety/'s (acl-confinement, trust-limits, trust-by-content).
 describe('a layout whose manifest and scripts live outside the repository', () => {
   it('benches, and the same run again compares equal to it', async () => {
-    const first = await runCli(['bench', '--redis-url', redisUrl(), '--layout', own, '--trust-scripts', ...memoryOnly]);
+    const first = await runCli(['bench', '--layout', own, ...memoryOnly]);
     expect(first.stderr).not.toMatch(/error|warning/i);
     expect(first.code).toBe(0);
     const result = report(first.stdout);
@@ -72,24 +76,12 @@ describe('a layout whose manifest and scripts live outside the repository', () =
     expect(keys.map((k) => k.type).sort()).toEqual(['hash', 'zset', 'zset']);
     const baseline = path.join(outside, 'baseline.json');
     writeFileSync(baseline, first.stdout);
-    const again = await runCli([
-      'bench',
-      '--redis-url',
-      redisUrl(),
-      '--layout',
-      own,
-      '--trust-scripts',
-      ...memoryOnly.filter((a) => a !== '--json'),
-      '--baseline',
-      baseline,
-    ]);
+    const again = await runCli(['bench', '--layout', own, ...memoryOnly.filter((a) => a !== '--json'), '--baseline', baseline]);
     expect(again.code).toBe(0);
-    // The run left nothing behind.
-    expect(await redis.keys('swc-bench:*')).toEqual([]);
   });
 
   it('verifies against the reference model (its scripts read TIME: the wrapper gives them the injected clock)', async () => {
-    const result = await runCli(['verify', '--layout', own, '--calls', '3000', '--redis-url', redisUrl(), '--trust-scripts', '--json']);
+    const result = await runCli(['verify', '--layout', own, '--calls', '3000', '--json']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('"my-log"');
   });
@@ -119,8 +111,6 @@ describe('swc bench with manifests and --scripts: byte-identical to the built-in
   it('the fixture manifests, benched beside the built-ins in one run', async () => {
     const result = await runCli([
       'bench',
-      '--redis-url',
-      redisUrl(),
       '--layout',
       `stoplight-v5,${path.join(MANIFESTS, 'stoplight-v5.json')},stoplight-v6,${path.join(MANIFESTS, 'stoplight-v6.json')}`,
       '--rate',
@@ -145,9 +135,9 @@ describe('swc bench with manifests and --scripts: byte-identical to the built-in
     ['a Stoplight 5.x tree', () => v5Tree, 'stoplight-v5'],
     ["an unedited copy of swc's lua/", () => LUA_DIR, 'stoplight-v6'],
   ])('--scripts %s', async (_label, tree, layout) => {
-    const args = ['bench', '--redis-url', redisUrl(), '--rate', '1', '--window', '100', '--no-throughput', '--no-progress', '--json'];
+    const args = ['bench', '--rate', '1', '--window', '100', '--no-throughput', '--no-progress', '--json'];
     // Two runs under their own namespaces: at once.
-    const [theirs, ours] = await Promise.all([runCli([...args, '--scripts', tree(), '--trust-scripts']), runCli([...args, '--layout', layout])]);
+    const [theirs, ours] = await Promise.all([runCli([...args, '--scripts', tree()]), runCli([...args, '--layout', layout])]);
     expect(theirs.stderr).not.toMatch(/error|warning/i);
     expect(theirs.code).toBe(0);
     const theirResult = report(theirs.stdout).results.find((r) => r.layout === layout);
@@ -172,21 +162,8 @@ describe('swc bench with manifests and --scripts: byte-identical to the built-in
         ),
       );
       expect(readFileSync(window, 'utf8')).toContain('edited-by-a-test');
-      const args = [
-        'bench',
-        '--redis-url',
-        redisUrl(),
-        '--layout',
-        'stoplight-v6',
-        '--rate',
-        '1',
-        '--window',
-        '60',
-        '--no-throughput',
-        '--no-progress',
-        '--json',
-      ];
-      const [edited, plain] = await Promise.all([runCli([...args, '--scripts', copy, '--trust-scripts']), runCli(args)]);
+      const args = ['bench', '--layout', 'stoplight-v6', '--rate', '1', '--window', '60', '--no-throughput', '--no-progress', '--json'];
+      const [edited, plain] = await Promise.all([runCli([...args, '--scripts', copy]), runCli(args)]);
       expect(edited.code).toBe(0);
       const editedKeys = report(edited.stdout).results[0]?.memory.keys ?? [];
       const plainKeys = report(plain.stdout).results[0]?.memory.keys ?? [];
@@ -197,23 +174,7 @@ describe('swc bench with manifests and --scripts: byte-identical to the built-in
   });
 
   it('--realtime with a Stoplight 6.0 tree whose scripts read TIME: the wrapper passes the server clock through', async () => {
-    const result = await runCli([
-      'bench',
-      '--redis-url',
-      redisUrl(),
-      '--scripts',
-      v6Tree,
-      '--trust-scripts',
-      '--realtime',
-      '--rate',
-      '20',
-      '--window',
-      '5',
-      '--duration',
-      '2',
-      '--no-progress',
-      '--json',
-    ]);
+    const result = await runCli(['bench', '--scripts', v6Tree, '--realtime', '--rate', '20', '--window', '5', '--duration', '2', '--no-progress', '--json']);
     expect(result.code).toBe(0);
     const [cell] = report(result.stdout).results;
     expect(cell?.layout).toBe('stoplight-v6');
@@ -227,7 +188,7 @@ describe('swc bench with manifests and --scripts: byte-identical to the built-in
     ['6.0 (scripts read TIME)', () => v6Tree, 'stoplight-v6'],
     ['5.x', () => v5Tree, 'stoplight-v5'],
   ])('swc verify --scripts a Stoplight %s tree: no finding', async (_label, tree, layout) => {
-    const result = await runCli(['verify', '--scripts', tree(), '--layout', layout, '--calls', '3000', '--redis-url', redisUrl(), '--trust-scripts']);
+    const result = await runCli(['verify', '--scripts', tree(), '--layout', layout, '--calls', '3000']);
     expect(result.stdout + result.stderr).toContain(layout);
     expect(result.code).toBe(0);
   });
@@ -244,24 +205,8 @@ describe('--layout <a copy of a shipped manifest> --scripts <dir>: the folder re
   it('bench and verify run the storage folder through the copy', async () => {
     const storage = path.join(v6Tree, V6_STORAGE);
     const [bench, verify] = await Promise.all([
-      runCli([
-        'bench',
-        '--layout',
-        copy,
-        '--scripts',
-        storage,
-        '--redis-url',
-        redisUrl(),
-        '--rate',
-        '1',
-        '--window',
-        '100',
-        '--no-throughput',
-        '--no-progress',
-        '--trust-scripts',
-        '--json',
-      ]),
-      runCli(['verify', '--layout', copy, '--scripts', storage, '--calls', '2000', '--redis-url', redisUrl(), '--trust-scripts']),
+      runCli(['bench', '--layout', copy, '--scripts', storage, '--rate', '1', '--window', '100', '--no-throughput', '--no-progress', '--json']),
+      runCli(['verify', '--layout', copy, '--scripts', storage, '--calls', '2000']),
     ]);
     expect(bench.stderr).not.toMatch(/no such file/);
     expect(bench.code).toBe(0);
