@@ -5,6 +5,7 @@
  * used to go unnoticed until the next cell reached the lane (30 s or more).
  */
 import { execFileSync } from 'node:child_process';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { startCli } from '../run-cli.js';
 
@@ -22,11 +23,33 @@ function serversOf(pid: number): number[] {
   }
 }
 
-/** Waits until `pid` has two redis-server children (the lane opened: the run is measuring). */
+/** The `--port` a redis-server process was started with. */
+function portOf(pid: number): number {
+  const args = execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
+  return Number(/--port (\d+)/.exec(args)?.[1] ?? /:(\d+)/.exec(args)?.[1]);
+}
+
+/**
+ * Waits until `pid` has two redis-server children and swc holds a connection
+ * to the second (the lane opened: the run is measuring). A kill before swc's
+ * start-up PING is answered is a lane that never started, which swc reports
+ * as a warning and runs without: not the case under test.
+ */
 async function bothServers(pid: number): Promise<number[]> {
   for (;;) {
     const servers = serversOf(pid);
-    if (servers.length >= 2) return servers;
+    if (servers.length >= 2) {
+      const probe = new Redis({ port: portOf(servers[1] as number), host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      try {
+        await probe.connect();
+        const info = await probe.info('clients');
+        if (Number(/connected_clients:(\d+)/.exec(info)?.[1]) >= 2) return servers;
+      } catch {
+        // not listening yet
+      } finally {
+        probe.disconnect();
+      }
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
