@@ -14,24 +14,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { fill } from '../src/bench/run.js';
-import { createLayout } from '../src/layouts/index.js';
-import { RespConnection } from '../src/redis/resp.js';
-import { loadScripts } from '../src/redis/scripts.js';
 import { startPrivateServer } from '../src/redis/server.js';
-import { BENCH_EPOCH, lightSeed } from '../src/traffic/events.js';
+import { FLEET, FLEET_AT, FLEET_SEED, writeFleet } from '../test/forecast-fleet.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DOC = join(ROOT, 'docs/inspect.md');
 const FIGURE = /<!-- figure: lights-forecast -->\n[\s\S]*?<!-- \/figure -->/;
-const SEED = 11;
-const FLEET = [
-  { name: 'search', windowSeconds: 60, rate: 10, failureRate: 0.1 },
-  { name: 'checkout', windowSeconds: 120, rate: 5, failureRate: 0.5 },
-  { name: 'payments', windowSeconds: 300, rate: 1, failureRate: 0.02 },
-  { name: 'shipping', windowSeconds: 180, rate: 4, failureRate: 0.3 },
-] as const;
-const AT = BENCH_EPOCH + 300;
+const SEED = FLEET_SEED;
+const AT = FLEET_AT;
 
 function swc(args: readonly string[]): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve, reject) => {
@@ -50,16 +40,9 @@ function swc(args: readonly string[]): Promise<{ code: number | null; stdout: st
 async function seed(url: string): Promise<void> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
-  const v5 = createLayout('stoplight-v5');
-  const writer = await RespConnection.open(redis.options);
   try {
-    await loadScripts(writer.channel, v5.scripts);
-    for (const light of FLEET) {
-      const spec = { rate: light.rate, durationSeconds: light.windowSeconds, failureRate: light.failureRate, seed: lightSeed(SEED, 0), startAt: BENCH_EPOCH };
-      await fill(writer, v5, [{ name: light.name }], [spec], light.windowSeconds, () => undefined, undefined);
-    }
+    await writeFleet(redis);
   } finally {
-    writer.close();
     redis.disconnect();
   }
 }

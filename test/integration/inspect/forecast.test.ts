@@ -1,52 +1,24 @@
-import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createNamespace } from '../../../src/bench/namespace.js';
-import { fill, runBench } from '../../../src/bench/run.js';
+import { runBench } from '../../../src/bench/run.js';
 import { forecastLights, withForecast } from '../../../src/inspect/forecast.js';
 import { listLights } from '../../../src/inspect/list.js';
-import { createLayout } from '../../../src/layouts/index.js';
 import type { LightListing } from '../../../src/layouts/inspection.js';
 import { openSession } from '../../../src/redis/connect.js';
-import { RespConnection } from '../../../src/redis/resp.js';
-import { loadScripts } from '../../../src/redis/scripts.js';
 import { lightsDocument } from '../../../src/report/listing.js';
 import { renderLights } from '../../../src/report/lights.js';
 import { lightsSchema } from '../../../src/schemas/lights.js';
-import { BENCH_EPOCH, lightSeed } from '../../../src/traffic/events.js';
+import { FLEET, FLEET_AT, FLEET_SEED, writeFleet, type FleetLight } from '../../forecast-fleet.js';
 import { commandCalls, digest, withPrivateServer } from '../../helpers.js';
 
-// A 5.x fleet written the way `swc bench` fills a cell (steady rate, a seeded
-// failure share, one window of traffic, bench's writer and clock), then
-// `lights --forecast stoplight-v6` against `swc bench` of the same traffic.
+// A 5.x fleet written the way `swc bench` fills a cell (test/forecast-fleet.ts),
+// then `lights --forecast stoplight-v6` against `swc bench` of the same traffic.
 
-const SEED = 11;
-/** Each light's own window (= its traffic's duration), rate and failure share. */
-const FLEET = [
-  { name: 'search', windowSeconds: 60, rate: 10, failureRate: 0.1 },
-  { name: 'checkout', windowSeconds: 120, rate: 5, failureRate: 0.5 },
-  { name: 'payments', windowSeconds: 300, rate: 1, failureRate: 0.02 },
-  { name: 'shipping', windowSeconds: 180, rate: 4, failureRate: 0.3 },
-] as const;
-/** The listing is judged a second after the longest light's last event. */
-const AT = BENCH_EPOCH + 300;
-
-/** Writes the fleet as bench fills a cell's first light: its traffic spec with the plan's seed, through the 5.x scripts. */
-async function writeFleet(redis: Redis): Promise<void> {
-  const v5 = createLayout('stoplight-v5');
-  const writer = await RespConnection.open(redis.options);
-  try {
-    await loadScripts(writer.channel, v5.scripts);
-    for (const light of FLEET) {
-      const spec = { rate: light.rate, durationSeconds: light.windowSeconds, failureRate: light.failureRate, seed: lightSeed(SEED, 0), startAt: BENCH_EPOCH };
-      await fill(writer, v5, [{ name: light.name }], [spec], light.windowSeconds, () => undefined, undefined);
-    }
-  } finally {
-    writer.close();
-  }
-}
+const SEED = FLEET_SEED;
+const AT = FLEET_AT;
 
 /** `swc bench` of one light's traffic into stoplight-v6: bytes per light. */
-async function benched(url: string, light: (typeof FLEET)[number]): Promise<number> {
+async function benched(url: string, light: FleetLight): Promise<number> {
   const session = await openSession({ redisUrl: url });
   try {
     const plan = {
