@@ -2,7 +2,7 @@
  * Where every figure of README.md and docs/*.md comes from.
  *
  * A measured figure lives in a `<!-- figure: <id> -->…<!-- /figure -->`
- * block (or a README `<!-- example -->` block); its id is registered here,
+ * block (or an `<!-- example -->` block of README.md or docs/tour.md); its id is registered here,
  * one line, with the command that measures it and writes the block.
  * `npm run docs:figures` runs the cheap ones, `-- --only <id>` one of them,
  * `-- --all` the slow ones too. test/unit/docs/figures.test.ts fails on a

@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-describe('README examples', () => {
-  // tools/readme-examples.ts --check runs every example of the README as a user would
+describe('README and tour examples', () => {
+  // tools/readme-examples.ts --check runs every example of the README and docs/tour.md as a user would
   // (bench on its own private server, inspect/lights on a seeded one) and fails on a
   // non-zero exit or a line wider than 80 columns. `npm run docs:figures` rewrites the outputs.
-  it('every README example exits 0 and fits 80 columns', () => {
+  it('every example of README.md and docs/tour.md exits 0 and fits 80 columns', () => {
     const run = spawnSync(process.execPath, [`${ROOT}node_modules/tsx/dist/cli.mjs`, 'tools/readme-examples.ts', '--check'], {
       cwd: ROOT,
       encoding: 'utf8',
