@@ -20,9 +20,6 @@ import { FLEET, FLEET_AT, FLEET_SEED, writeFleet } from '../test/forecast-fleet.
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DOC = join(ROOT, 'docs/inspect.md');
 const FIGURE = /<!-- figure: lights-forecast -->\n[\s\S]*?<!-- \/figure -->/;
-const SEED = FLEET_SEED;
-const AT = FLEET_AT;
-
 function swc(args: readonly string[]): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, 'bin/swc.js'), ...args], {
@@ -51,7 +48,7 @@ async function main(): Promise<number> {
   const server = await startPrivateServer();
   try {
     await seed(server.url);
-    const listing = ['lights', '--redis-url', server.url, '--at', String(AT), '--forecast', 'stoplight-v6', '--no-progress'];
+    const listing = ['lights', '--redis-url', server.url, '--at', String(FLEET_AT), '--forecast', 'stoplight-v6', '--no-progress'];
     const shown = await swc(listing);
     const json = JSON.parse((await swc([...listing, '--json'])).stdout) as { lights: { light: string; forecast: { bytes: number } }[] };
     const rows: string[] = [];
@@ -69,7 +66,7 @@ async function main(): Promise<number> {
         '--lights',
         '1',
         '--seed',
-        String(SEED),
+        String(FLEET_SEED),
         '--no-throughput',
         '--no-progress',
         '--json',

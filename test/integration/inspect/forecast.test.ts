@@ -14,9 +14,6 @@ import { commandCalls, digest, withPrivateServer } from '../../helpers.js';
 // A 5.x fleet written the way `swc bench` fills a cell (test/forecast-fleet.ts),
 // then `lights --forecast stoplight-v6` against `swc bench` of the same traffic.
 
-const SEED = FLEET_SEED;
-const AT = FLEET_AT;
-
 /** `swc bench` of one light's traffic into stoplight-v6: bytes per light. */
 async function benched(url: string, light: FleetLight): Promise<number> {
   const session = await openSession({ redisUrl: url });
@@ -27,7 +24,7 @@ async function benched(url: string, light: FleetLight): Promise<number> {
       rates: [light.rate],
       failureRate: light.failureRate,
       lights: 1,
-      seed: SEED,
+      seed: FLEET_SEED,
       commandsPerCall: false as const,
     };
     const report = await runBench({ session, plan, namespace: createNamespace() });
@@ -45,10 +42,10 @@ describe.concurrent('swc lights --forecast', () => {
       await writeFleet(redis);
       const before = await digest(redis, '*');
       const evalsBefore = await commandCalls(redis, 'evalsha');
-      const list = await listLights(redis, { at: AT, windowSeconds: null });
+      const list = await listLights(redis, { at: FLEET_AT, windowSeconds: null });
       expect(list.lights.map(nameOf).sort()).toEqual(FLEET.map((l) => l.name).sort());
 
-      const forecast = await forecastLights(redis, list.lights, { layout: 'stoplight-v6', windowSeconds: null, at: AT });
+      const forecast = await forecastLights(redis, list.lights, { layout: 'stoplight-v6', windowSeconds: null, at: FLEET_AT });
       // Read-only on the server listed: the same keys and values, and no script ran there.
       expect(await digest(redis, '*')).toEqual(before);
       expect(await commandCalls(redis, 'evalsha')).toBe(evalsBefore);
@@ -81,8 +78,8 @@ describe.concurrent('swc lights --forecast', () => {
   it('with a sample of 2 of 4 lights: 2 measured, 2 sampled out, the fleet extrapolated and labelled', { timeout: 60_000 }, async () => {
     await withPrivateServer({}, async (_server, redis) => {
       await writeFleet(redis);
-      const list = await listLights(redis, { at: AT, windowSeconds: 300 });
-      const forecast = await forecastLights(redis, list.lights, { layout: 'stoplight-v6', windowSeconds: 300, at: AT, sample: 2 });
+      const list = await listLights(redis, { at: FLEET_AT, windowSeconds: 300 });
+      const forecast = await forecastLights(redis, list.lights, { layout: 'stoplight-v6', windowSeconds: 300, at: FLEET_AT, sample: 2 });
       const methods = forecast.lights.map((f) => f.method).sort();
       expect(methods).toEqual(['measured', 'measured', 'sampled-out', 'sampled-out']);
       const measured = forecast.lights.filter((f) => f.method === 'measured');
