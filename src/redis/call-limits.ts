@@ -88,6 +88,18 @@ export class CallLimits {
     return check;
   }
 
+  /** The error that stops the run when the time guard inside a script ended a call (src/lua/guard.ts): `reply` is its SWCGUARD error. */
+  guardStopped(file: string, reply: Error): RefusalError {
+    const why = reply.message
+      .replace(/^SWCGUARD /, '')
+      .replace(/ script: [0-9a-f]{40}[\s\S]*$/, '')
+      .trim();
+    return new RefusalError(
+      `stopped: ${file} ${why} on ${this.shownServer}; the time guard swc puts into scripts it did not write (--trust-scripts) ended that call, and swc stopped the run ` +
+        "(what the call wrote before stays under the run's namespace, removed with it)",
+    );
+  }
+
   private async check(tookMs: number, file: string): Promise<void> {
     const before = this.last;
     let now = await read(this.redis);

@@ -13,7 +13,8 @@
 import { performance } from 'node:perf_hooks';
 import { Command, type Redis } from 'ioredis';
 import { ExitCode, RefusalError, ScriptError, SwcError } from '../core/errors.js';
-import { locate, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { GUARD_ERROR_CODE, guardSource, sha1Of } from '../lua/guard.js';
+import { isOwnSha1, locate, type LuaScript, type ScriptCall } from '../lua/source.js';
 import { callLimitsOf, type CallLimits } from './call-limits.js';
 import { classifyRedisError, type ErrorContext } from './errors.js';
 
@@ -115,8 +116,9 @@ export function confineScriptsOf(redis: Redis, confined: Redis): void {
 }
 
 /** Sends through a channel; a failed connection is thrown typed. */
-async function sendOn(channel: ScriptChannel, commands: readonly RedisCommand[], context: ErrorContext): Promise<unknown[]> {
-  const limits = callLimitsOf(channel.server);
+async function sendOn(given: ScriptChannel, commands: readonly RedisCommand[], context: ErrorContext): Promise<unknown[]> {
+  const limits = callLimitsOf(given.server);
+  const channel = limits ? guardedChannel(given, limits.callBudgetMs) : given;
   if (limits && commands.some((c) => c[0] === 'EVALSHA')) return oneAtATime(channel, commands, context, limits);
   try {
     return await (watches.has(channel.server) ? watched(channel, commands) : channel.send(commands));
@@ -124,6 +126,69 @@ async function sendOn(channel: ScriptChannel, commands: readonly RedisCommand[],
     throw classifyRedisError(err, { ...context, user: channel.user });
   }
 }
+
+const guardedChannels = new WeakMap<ScriptChannel, ScriptChannel>();
+
+/**
+ * `channel` with every script swc did not write sent with the time guard in
+ * (src/lua/guard.ts): SCRIPT LOAD sends the guarded source, EVALSHA calls
+ * the guarded copy, and the SHA1s in SCRIPT LOAD's replies are mapped back,
+ * so the runner above sees the scripts it loaded. swc's own scripts pass
+ * unchanged. A copy is made from the source swc loaded, never the bare one
+ * called: a SHA1 of the user's script is never run unguarded there.
+ */
+function guardedChannel(channel: ScriptChannel, budgetMs: number): ScriptChannel {
+  const made = guardedChannels.get(channel);
+  if (made) return made;
+  const guardedOf = new Map<string, string>();
+  const bareOf = new Map<string, string>();
+  const guard = (source: string): { bare: string; guarded: string; source: string } | null => {
+    const bare = sha1Of(source);
+    if (isOwnSha1(bare)) return null;
+    const guardedSource = guardSource(source, budgetMs);
+    const guarded = sha1Of(guardedSource);
+    guardedOf.set(bare, guarded);
+    bareOf.set(guarded, bare);
+    return { bare, guarded, source: guardedSource };
+  };
+  const translate = (command: RedisCommand): RedisCommand => {
+    if (command[0] === 'SCRIPT' && command[1] === 'LOAD' && command[2] !== undefined) {
+      const loaded = guard(command[2]);
+      return loaded ? ['SCRIPT', 'LOAD', loaded.source] : command;
+    }
+    if (command[0] !== 'EVALSHA' || command[1] === undefined || isOwnSha1(command[1])) return command;
+    let guarded = guardedOf.get(command[1]);
+    if (guarded === undefined) {
+      const known = [...(loadedOn.get(channel.server) ?? [])].find((s) => s.sha1 === command[1]);
+      // Not loaded through swc: a SHA1 nothing answers to, so the reply is NOSCRIPT and the runner loads (guarded) first.
+      guarded = known ? (guard(known.source)?.guarded ?? command[1]) : '0'.repeat(40);
+    }
+    const copy = [...command];
+    copy[1] = guarded;
+    return copy;
+  };
+  const back = (reply: unknown): unknown =>
+    typeof reply === 'string' ? (bareOf.get(reply) ?? reply) : Array.isArray(reply) ? reply.map((r: unknown) => back(r)) : reply;
+  // Redis names the script of an error by its SHA1: the bare one, so the error is traced to the user's file and line.
+  const bareError = (reply: unknown): unknown => {
+    if (reply instanceof Error) reply.message = reply.message.replace(/\b[0-9a-f]{40}\b/g, (sha) => bareOf.get(sha) ?? sha);
+    return reply;
+  };
+  const guarded: ScriptChannel = {
+    server: channel.server,
+    user: channel.user,
+    send: async (commands) => {
+      const replies = await channel.send(commands.map(translate));
+      return replies.map((reply, i) => (commands[i]?.[0] === 'EVALSHA' ? bareError(reply) : back(reply)));
+    },
+    ...(channel.abort ? { abort: channel.abort } : {}),
+  };
+  guardedChannels.set(channel, guarded);
+  return guarded;
+}
+
+/** Whether a reply is the error of a call the time guard ended. */
+const guardStopped = (reply: unknown): reply is Error => reply instanceof Error && reply.message.startsWith(`${GUARD_ERROR_CODE} `);
 
 /** The last send of each limited channel: the next waits for it, so no call queues behind another on one connection. */
 const lastSend = new WeakMap<ScriptChannel, Promise<unknown>>();
@@ -153,9 +218,11 @@ function oneAtATime(channel: ScriptChannel, commands: readonly RedisCommand[], c
         throw runaway ? await runaway : classifyRedisError(err, { ...context, user: channel.user });
       }
       replies.push(reply);
-      if (command[0] !== 'EVALSHA' || reply instanceof Error) continue;
-      const script = scriptsIn(channel.server, [command])[0];
-      await limits.afterCall(sentAt, script?.file ?? 'a script');
+      if (command[0] !== 'EVALSHA') continue;
+      const file = scriptsIn(channel.server, [command])[0]?.file ?? 'a script';
+      if (guardStopped(reply)) throw limits.guardStopped(file, reply);
+      if (reply instanceof Error) continue;
+      await limits.afterCall(sentAt, file);
     }
     return replies;
   };
@@ -339,8 +406,13 @@ async function watched(channel: ScriptChannel, commands: readonly RedisCommand[]
   const sending = channel.send(commands).finally(() => {
     answered = true;
   });
-  // Once the watch closes the connection, its "connection closed" is not the error: the runaway is.
-  const replies = sending.catch((err: unknown) => (stopping ? new Promise<never>(() => undefined) : Promise.reject(err)));
+  // Once the watch closes the connection, its "connection closed" is not the error, nor the killed call's reply that may still
+  // arrive on the closing socket: the runaway is.
+  const never = (): Promise<never> => new Promise<never>(() => undefined);
+  const replies = sending.then(
+    (answers) => (stopping ? never() : answers),
+    (err: unknown) => (stopping ? never() : Promise.reject(err)),
+  );
   let timer: NodeJS.Timeout | undefined;
   const tick = (ms: number): Promise<void> =>
     new Promise((resolve) => {

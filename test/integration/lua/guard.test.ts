@@ -1,0 +1,105 @@
+/**
+ * The time guard in scripts swc did not write (src/lua/guard.ts), on a real
+ * server: a script that loops, after a write or under a pcall, ends by
+ * itself within its budget and the server answers at once; a script that
+ * ends gives the same answer and the same error lines as without the guard.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { guardSource } from '../../../src/lua/guard.js';
+import { LUA_DIR, loadScript } from '../../../src/lua/source.js';
+import { commandCalls, testRedis, uniqueName } from '../../helpers.js';
+
+const BUDGET_MS = 50;
+let redis: Redis;
+let watcher: Redis;
+beforeAll(async () => {
+  redis = await testRedis();
+  watcher = await testRedis();
+});
+afterAll(() => {
+  redis.disconnect();
+  watcher.disconnect();
+});
+
+const run = (source: string, keys: string[] = [], budgetMs = BUDGET_MS): Promise<unknown> =>
+  redis.eval(guardSource(source, budgetMs), keys.length, ...keys).catch((err: unknown) => err);
+
+/** Runs a script that never ends without the guard: it must end with SWCGUARD, soon, and leave the server answering. */
+async function stops(source: string, keys: string[] = []): Promise<void> {
+  const started = Date.now();
+  const reply = await run(source, keys);
+  expect(reply).toBeInstanceOf(Error);
+  expect((reply as Error).message).toMatch(/^SWCGUARD ran past its budget of 50 ms in one call/);
+  // The first reading of the clock comes after 1,000 steps: well under a second even on a loaded machine.
+  expect(Date.now() - started).toBeLessThan(2000);
+  expect(await watcher.ping()).toBe('PONG');
+}
+
+describe('a guarded script that would run forever ends by itself', () => {
+  it('a bare loop', () => stops('while true do end'));
+  it('a loop after a write (which SCRIPT KILL cannot stop): the write stays, the server answers', async () => {
+    const key = uniqueName('guard');
+    await stops("redis.call('SET', KEYS[1], 'written') while true do end", [key]);
+    expect(await redis.get(key)).toBe('written');
+    await redis.del(key);
+  });
+  it('a loop that catches the guard with pcall and goes on', () => stops('while true do pcall(function() while true do end end) end'));
+  it('endless tail calls, with no loop at all', () => stops('local function f(n) return f(n + 1) end return f(0)'));
+  it('a repeat loop, and a for loop over a huge range', async () => {
+    await stops('local n = 0 repeat n = n + 1 until n < 0');
+    await stops('local n = 0 for i = 1, 1e15 do n = n + i end return n');
+  });
+  it('code made at run time is refused', async () => {
+    const reply = await run("return loadstring('return 1')()");
+    expect((reply as Error).message).toMatch(/^SWCGUARD loadstring is refused/);
+  });
+});
+
+describe('a guarded script that ends', () => {
+  it('answers what it answers without the guard, reading the clock only past 64 steps, and then a few times', async () => {
+    const source = 'local s = 0 for i = 1, ARGV[1] do s = s + i end local t = {} local function add(x) t[#t + 1] = x end add(s) return t';
+    const timeReads: number[] = [];
+    for (const steps of ['10', '5000']) {
+      await redis.config('RESETSTAT');
+      expect(await redis.eval(guardSource(source, 250), 0, steps)).toEqual(await redis.eval(source, 0, steps));
+      timeReads.push(await commandCalls(redis, 'time'));
+    }
+    // 5,001 steps of fast Lua: readings at steps 64, 128, 256, 512, 1,024, then every 1,024.
+    expect(timeReads).toEqual([0, 8]);
+  });
+  it("names the user's own line in its errors", async () => {
+    const source = "local a = 1\nfor i = 1, 2 do\n  a = a + i\nend\nreturn redis.call('NOSUCHCOMMAND')";
+    const bare = await redis.eval(source, 0).catch((err: unknown) => err);
+    const guarded = await run(source);
+    expect((bare as Error).message).toMatch(/user_script:5\b/);
+    expect((guarded as Error).message).toMatch(/user_script:5\b/);
+  });
+  it("compiles for every script of swc's own lua/ and of the shipped manifests (stand-ins for a user's)", async () => {
+    const fixtures = fileURLToPath(new URL('../../../fixtures/manifests/', import.meta.url));
+    const lua = (dir: string): string[] =>
+      readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.lua'))
+        .map((f) => path.join(dir, f));
+    const files = [...lua(LUA_DIR), ...lua(fixtures)];
+    expect(files.length).toBeGreaterThan(20);
+    let compiled = 0;
+    for (const file of files) {
+      const source = (() => {
+        try {
+          return loadScript({ root: path.dirname(file), file: path.basename(file), includes: file.startsWith(LUA_DIR) ? 'none' : 'stoplight' }).source;
+        } catch {
+          return readFileSync(file, 'utf8');
+        }
+      })();
+      const bare = await redis.script('LOAD', source).catch(() => null);
+      if (bare === null) continue; // a fragment that does not compile on its own
+      await redis.script('LOAD', guardSource(source, 250));
+      compiled += 1;
+    }
+    expect(compiled).toBeGreaterThan(20);
+  });
+});
