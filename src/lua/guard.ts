@@ -42,17 +42,23 @@ export const GUARD_MAX_STEPS = 20_000_000;
 /** The error code a guarded script answers with when it stops. */
 export const GUARD_ERROR_CODE = 'SWCGUARD';
 
+/**
+ * The check's name: a suffix from the script's own SHA1, so no script can
+ * name it to shadow it (a script cannot hold its own hash).
+ */
+const stepName = (source: string): string => `swc_guard_${sha1Of(source).slice(0, 12)}`;
+
 /** The check inserted at each loop and function start (`;` keeps `(` on the next token from reading as a call). */
-const CHECK = ' swc_guard_step(); ';
+const check = (name: string): string => ` ${name}(); `;
 
 /** The guard's own code, one line, put in front of the script's first line. */
-function prologue(budgetMs: number): string {
+function prologue(budgetMs: number, name: string): string {
   const stop = (why: string): string => `stopped = {err = '${GUARD_ERROR_CODE} ${why}'} error(stopped)`;
   return [
-    'local swc_guard_step',
+    `local ${name}`,
     'do',
     `local call, steps, nextAt, every, last, deadline, stopped = redis.pcall, 0, ${GUARD_FIRST_READING}, ${GUARD_FIRST_READING}, nil, nil, nil`,
-    'swc_guard_step = function()',
+    `${name} = function()`,
     'if stopped then error(stopped) end',
     'steps = steps + 1',
     'if steps < nextAt then return end',
@@ -68,8 +74,18 @@ function prologue(budgetMs: number): string {
     'last = now nextAt = steps + every',
     'end',
     'end',
-    "local loadstring = function() error({err = 'SWCGUARD loadstring is refused in a guarded script'}) end",
+    // Code made at run time would have no checks: loadstring and load are refused, by name and through _G.
+    "local loadstring = function() error({err = 'SWCGUARD loadstring and load are refused in a guarded script'}) end",
     'local load = loadstring',
+    'local _G, rawget',
+    'do',
+    'local realG, realRawget = _G, rawget',
+    'local proxy = {}',
+    "setmetatable(proxy, {__index = function(_, k) if k == 'loadstring' or k == 'load' then return loadstring end if k == '_G' then return proxy end return realG[k] end,",
+    '__newindex = function(_, k, v) realG[k] = v end, __metatable = false})',
+    '_G = proxy',
+    'rawget = function(t, k) if t == realG or t == proxy then return proxy[k] end return realRawget(t, k) end',
+    'end',
     '',
   ].join(' ');
 }
@@ -148,13 +164,14 @@ function checkPoints(source: string): number[] {
 
 /** `source` with the guard in: same number of lines, each user line where it was. */
 export function guardSource(source: string, budgetMs: number): string {
+  const name = stepName(source);
   let out = '';
   let from = 0;
   for (const at of checkPoints(source)) {
-    out += source.slice(from, at) + CHECK;
+    out += source.slice(from, at) + check(name);
     from = at;
   }
-  return prologue(budgetMs) + out + source.slice(from);
+  return prologue(budgetMs, name) + out + source.slice(from);
 }
 
 /** The SHA1 Redis gives a source. */

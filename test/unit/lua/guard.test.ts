@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { guardSource } from '../../../src/lua/guard.js';
+import { guardSource, sha1Of } from '../../../src/lua/guard.js';
 
-const checks = (source: string): number => guardSource(source, 250).split('swc_guard_step();').length - 1;
+/** The check's name in a guarded `source`: from the script's own SHA1. */
+const stepOf = (source: string): string => `swc_guard_${sha1Of(source).slice(0, 12)}`;
+
+const checks = (source: string): number => guardSource(source, 250).split(/swc_guard_[0-9a-f]{12}\(\);/).length - 1;
 
 describe('guardSource: where the time guard goes', () => {
   it('keeps every line where it was: the guard is one line in front of line 1', () => {
@@ -12,7 +15,7 @@ describe('guardSource: where the time guard goes', () => {
       source
         .split('\n')
         .slice(1)
-        .map((l) => l.replace(/\bdo$/, 'do swc_guard_step(); ')),
+        .map((l) => l.replace(/\bdo$/, `do ${stepOf(source)}(); `)),
     );
   });
 
@@ -22,7 +25,7 @@ describe('guardSource: where the time guard goes', () => {
     expect(checks('repeat x = x + 1 until x > 3')).toBe(1);
     expect(checks('local function f(a, b) return a end')).toBe(1);
     expect(checks('local t = { f = function(...) end } function t:m(x) end')).toBe(2);
-    expect(guardSource('local function f(a) return a end', 250)).toMatch(/local function f\(a\) swc_guard_step\(\); {2}return a end$/);
+    expect(guardSource('local function f(a) return a end', 250)).toMatch(/local function f\(a\) swc_guard_[0-9a-f]{12}\(\); {2}return a end$/);
   });
 
   it('leaves strings and comments alone, short and long', () => {
