@@ -171,7 +171,13 @@ export function guardSource(source: string, budgetMs: number): string {
     out += source.slice(from, at) + check(name);
     from = at;
   }
-  return prologue(budgetMs, name) + out + source.slice(from);
+  const guarded = out + source.slice(from);
+  // A shebang (`#!lua flags=…`) must stay the first line: the guard goes in front of the second.
+  if (guarded.startsWith('#!')) {
+    const eol = guarded.indexOf('\n');
+    return eol === -1 ? guarded : `${guarded.slice(0, eol + 1)}${prologue(budgetMs, name)}${guarded.slice(eol + 1)}`;
+  }
+  return prologue(budgetMs, name) + guarded;
 }
 
 /** The SHA1 Redis gives a source. */

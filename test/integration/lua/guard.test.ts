@@ -84,6 +84,15 @@ describe('a guarded script that ends', () => {
     // 5,001 steps of fast Lua: readings at steps 64, 128, 256, 512, 1,024, then every 1,024.
     expect(timeReads).toEqual([0, 8]);
   });
+  it('keeps a shebang line first, and its flags apply', async () => {
+    const source = "#!lua flags=no-writes\nlocal n = 0 for i = 1, 100 do n = n + i end\nredis.call('SET', KEYS[1], n)";
+    const bare = await redis.eval(source, 1, uniqueName('guard')).catch((err: unknown) => err);
+    const guarded = await run(source, [uniqueName('guard')]);
+    expect((bare as Error).message).toMatch(/Write commands are not allowed from read-only scripts/);
+    expect((guarded as Error).message).toMatch(/Write commands are not allowed from read-only scripts/);
+    await stops('#!lua\nwhile true do end');
+  });
+
   it("names the user's own line in its errors", async () => {
     const source = "local a = 1\nfor i = 1, 2 do\n  a = a + i\nend\nreturn redis.call('NOSUCHCOMMAND')";
     const bare = await redis.eval(source, 0).catch((err: unknown) => err);
