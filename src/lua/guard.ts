@@ -30,6 +30,7 @@
  * (src/redis/call-limits.ts) still see those.
  */
 import { createHash } from 'node:crypto';
+import { isOwnScript, type LuaScript } from './source.js';
 
 /** Steps before the first reading of the clock: a script of fewer steps never reads it. */
 export const GUARD_FIRST_READING = 64;
@@ -182,3 +183,27 @@ export function guardSource(source: string, budgetMs: number): string {
 
 /** The SHA1 Redis gives a source. */
 export const sha1Of = (source: string): string => createHash('sha1').update(source).digest('hex');
+
+/** Guarded copies made so far, per script and budget; and the copies themselves (a copy is never guarded twice). */
+const copies = new WeakMap<LuaScript, Map<number, LuaScript>>();
+const guardedCopies = new WeakSet<LuaScript>();
+
+/**
+ * `script` with the guard in, for a call budget of `budgetMs`: the same id,
+ * file and lines, its own source and SHA1 (so it is loaded and called by
+ * that SHA1). swc's own scripts, and copies that are guarded already, come
+ * back as they are.
+ */
+export function guardedScript(script: LuaScript, budgetMs: number): LuaScript {
+  if (guardedCopies.has(script) || isOwnScript(script)) return script;
+  let byBudget = copies.get(script);
+  if (!byBudget) copies.set(script, (byBudget = new Map()));
+  let copy = byBudget.get(budgetMs);
+  if (!copy) {
+    const source = guardSource(script.source, budgetMs);
+    copy = { ...script, source, sha1: sha1Of(source) };
+    guardedCopies.add(copy);
+    byBudget.set(budgetMs, copy);
+  }
+  return copy;
+}

@@ -301,11 +301,6 @@ function luaFiles(dir: string, under = ''): string[] {
  * the user's.
  */
 export function isOwnScript(script: LuaScript): boolean {
-  return isOwnSha1(script.sha1);
-}
-
-/** Whether `sha1` is the SHA1 of one of the installed swc's own scripts (see {@link isOwnScript}). */
-export function isOwnSha1(sha1: string): boolean {
   if (!ownHashes) {
     const hashes = new Set<string>();
     for (const file of luaFiles(LUA_DIR)) {
@@ -319,5 +314,5 @@ export function isOwnSha1(sha1: string): boolean {
     }
     ownHashes = hashes;
   }
-  return ownHashes.has(sha1);
+  return ownHashes.has(script.sha1);
 }

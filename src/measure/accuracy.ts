@@ -4,7 +4,8 @@ import { InterruptedError, ScriptError } from '../core/errors.js';
 import type { Layout, Light, Snapshot } from '../layouts/types.js';
 import type { ScriptCall } from '../lua/source.js';
 import { SlidingWindowModel, type WindowCounts } from '../model/sliding-window.js';
-import { classifyRedisError } from '../redis/errors.js';
+import { classifyRedisError, isGuardStop } from '../redis/errors.js';
+import { callLimitsOf } from '../redis/call-limits.js';
 import { ReplyTooLargeError, RequestWriter, RespConnection } from '../redis/resp.js';
 import { flushedFrom, isNoScript, loadScripts, oversizeError, rerunFlushedTail } from '../redis/scripts.js';
 import { errorJsonFor, evenTraffic } from '../traffic/events.js';
@@ -148,6 +149,8 @@ async function exchange(connection: RespConnection, batch: Batch): Promise<unkno
   const failed = replies.findIndex((r) => r instanceof Error);
   if (failed !== -1) {
     const call = batch.calls[failed] as ScriptCall;
+    const limits = callLimitsOf(connection.channel.server);
+    if (limits && isGuardStop(replies[failed])) throw limits.guardStopped(call.script.file, replies[failed]);
     throw classifyRedisError((replies[failed] as Error).message, { script: call.script, command: 'EVALSHA', keys: call.keys, user: connection.channel.user });
   }
   return replies;
@@ -230,7 +233,7 @@ export async function measureAccuracy(
     let maxError = 0;
     let mismatches = 0;
     let reads = 0;
-    const slots: Batch[] = [0, 1].map(() => ({ calls: [], reads: [], writer: new RequestWriter() }));
+    const slots: Batch[] = [0, 1].map(() => ({ calls: [], reads: [], writer: new RequestWriter(connection.channel.server) }));
     let current = 0;
     let ready = build(slots[0] as Batch);
     let sentCalls = 0;
@@ -304,7 +307,7 @@ async function timedCalls(connection: RespConnection, calls: readonly ScriptCall
   let before = await scriptStats(connection);
   for (let from = 0; from < calls.length; from += size) {
     if (signal?.aborted) throw new InterruptedError();
-    const batch: Batch = { calls: calls.slice(from, from + size), reads: [], writer: new RequestWriter() };
+    const batch: Batch = { calls: calls.slice(from, from + size), reads: [], writer: new RequestWriter(connection.channel.server) };
     for (const call of batch.calls) batch.writer.add(call);
     if (cap) await cap.take(cap.callsWeight(batch.calls));
     await exchange(connection, batch);

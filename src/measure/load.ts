@@ -1,7 +1,7 @@
 import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { RedisUnavailableError, ScriptError, SwcError, UsageError, InterruptedError } from '../core/errors.js';
-import { classifyRedisError } from '../redis/errors.js';
+import { classifyRedisError, isGuardStop } from '../redis/errors.js';
 import { RequestWriter, RespConnection, type BatchErrors } from '../redis/resp.js';
 import { flushedFrom, isNoScript, rerunFlushedTail } from '../redis/scripts.js';
 import { callLimitsOf } from '../redis/call-limits.js';
@@ -137,13 +137,17 @@ function checkOptions(options: LoadOptions): void {
  * script blocks the server would be wrong.
  */
 function callFailure(message: string, call: ScriptCall, connection: RespConnection, done: number | null, node?: string): unknown {
-  const err = classifyRedisError(message, {
-    script: call.script,
-    command: 'EVALSHA',
-    keys: call.keys,
-    user: connection.channel.user,
-    ...(done !== null ? { where: `after ${done} operations of the load` } : {}),
-  });
+  const limits = callLimitsOf(connection.channel.server);
+  const err =
+    limits && isGuardStop(message)
+      ? limits.guardStopped(call.script.file, message)
+      : classifyRedisError(message, {
+          script: call.script,
+          command: 'EVALSHA',
+          keys: call.keys,
+          user: connection.channel.user,
+          ...(done !== null ? { where: `after ${done} operations of the load` } : {}),
+        });
   return node !== undefined && err instanceof SwcError ? err.at(`on node ${node}`) : err;
 }
 
@@ -308,7 +312,7 @@ export async function runLoadGroups(
      */
     const slots = Array.from({ length: depth + 1 }, () => ({
       steps: Array.from({ length: callsPerOp }, () => [] as ScriptCall[]),
-      writer: new RequestWriter(),
+      writer: new RequestWriter(connection.channel.server),
       ops: 0,
     }));
     type Slot = (typeof slots)[number];

@@ -26,6 +26,9 @@
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { RefusalError } from '../core/errors.js';
+import { guardedScript } from '../lua/guard.js';
+import type { LuaScript } from '../lua/source.js';
+import { guardStoppedError } from './errors.js';
 import { parseInfo } from './info.js';
 
 /** The longest one call of a script swc did not write may take on a user's server (well under Redis's 5 s busy threshold). */
@@ -89,15 +92,8 @@ export class CallLimits {
   }
 
   /** The error that stops the run when the time guard inside a script ended a call (src/lua/guard.ts): `reply` is its SWCGUARD error. */
-  guardStopped(file: string, reply: Error): RefusalError {
-    const why = reply.message
-      .replace(/^SWCGUARD /, '')
-      .replace(/ script: [0-9a-f]{40}[\s\S]*$/, '')
-      .trim();
-    return new RefusalError(
-      `stopped: ${file} ${why} on ${this.shownServer}; the time guard swc puts into scripts it did not write (--trust-scripts) ended that call, and swc stopped the run ` +
-        "(what the call wrote before stays under the run's namespace, removed with it)",
-    );
+  guardStopped(file: string, reply: unknown): RefusalError {
+    return guardStoppedError(file, reply, this.shownServer);
   }
 
   private async check(tookMs: number, file: string): Promise<void> {
@@ -173,6 +169,16 @@ const limits = new Map<string, CallLimits>();
 
 /** The limits on calls to `server`, when scripts swc did not write run there. */
 export const callLimitsOf = (server: string): CallLimits | undefined => limits.get(server);
+
+/**
+ * `script` as it is sent to `server`: where that server's calls are limited
+ * (scripts swc did not write, on a server swc did not start), the copy with
+ * the time guard in (src/lua/guard.ts); else `script` itself.
+ */
+export function wireScript(script: LuaScript, server: string | undefined): LuaScript {
+  const limited = server === undefined ? undefined : limits.get(server);
+  return limited ? guardedScript(script, limited.callBudgetMs) : script;
+}
 
 /**
  * Puts every script call to `admin`'s server under the limits above, for a

@@ -4,7 +4,8 @@
  * (the server is reachable but its state or configuration refuses us), or a
  * script error (our Lua failed). Every caller that talks to Redis can use it.
  */
-import { CommandRefusedError, RedisUnavailableError, ScriptError, ServerStateError, SwcError, type ServerStateKind } from '../core/errors.js';
+import { CommandRefusedError, RedisUnavailableError, RefusalError, ScriptError, ServerStateError, SwcError, type ServerStateKind } from '../core/errors.js';
+import { GUARD_ERROR_CODE } from '../lua/guard.js';
 import { locate, type LuaScript } from '../lua/source.js';
 
 /** What was being done when an error came back; every field is optional and only sharpens the message. */
@@ -196,6 +197,21 @@ export function classifyRedisError(err: unknown, context: ErrorContext = {}): un
   return context.where && classified instanceof SwcError && classified !== err ? classified.at(context.where) : classified;
 }
 
+/** Whether a reply is the error of a call the time guard ended (src/lua/guard.ts). */
+export const isGuardStop = (reply: unknown): boolean => messageOf(reply).startsWith(`${GUARD_ERROR_CODE} `);
+
+/** The error that stops the run when the time guard in a script swc did not write (--trust-scripts) ended a call of `file` on `server`. */
+export function guardStoppedError(file: string, reply: unknown, server = 'the server'): RefusalError {
+  const why = messageOf(reply)
+    .replace(`${GUARD_ERROR_CODE} `, '')
+    .replace(/ script: [0-9a-f]{40}[\s\S]*$/, '')
+    .trim();
+  return new RefusalError(
+    `stopped: ${file} ${why} on ${server}; the time guard swc puts into scripts it did not write (--trust-scripts) ended that call, and swc stopped the run ` +
+      "(what the call wrote before stays under the run's namespace, removed with it)",
+  );
+}
+
 function classify(err: unknown, context: ErrorContext): unknown {
   if (err instanceof SwcError) return err;
   const message = messageOf(err);
@@ -213,6 +229,7 @@ function classify(err: unknown, context: ErrorContext): unknown {
   const stateError = serverState(message, context, err);
   if (stateError) return stateError;
   const script = context.script;
+  if (script && isGuardStop(message)) return guardStoppedError(script.file, message);
   if (script && isLuaError(message)) return new ScriptError(`${script.file}: ${locate(script, message)}`, { cause: err });
   if (script) return new ScriptError(`${script.file}: ${commandName(context, 'EVALSHA')} failed: ${message}`, { cause: err });
   return new CommandRefusedError(`Redis refused ${commandName(context)}: ${message}`, { cause: err });

@@ -8,6 +8,7 @@ import { classifyRedisError } from './errors.js';
 import { isWatched, MAX_SCRIPT_REPLY_BYTES, RUNAWAY_FIRST_CHECK_MS, stopIfRunaway, type RedisCommand, type ScriptChannel } from './scripts.js';
 import { respTargetOf } from './confined-targets.js';
 import { capOf, type CommandCap } from './command-cap.js';
+import { wireScript } from './call-limits.js';
 
 /**
  * A minimal RESP2 client for the load engine. ioredis spends more client CPU
@@ -219,6 +220,9 @@ export class RequestWriter {
   /** Per script, the head of the last call encoded with it. */
   private readonly heads = new Map<LuaScript, CallHead>();
 
+  /** @param server where the calls go (a channel's `server`): each script is called there as {@link wireScript} says */
+  constructor(private readonly server?: string) {}
+
   /** Starts a new request. */
   reset(): void {
     this.length = 0;
@@ -263,7 +267,7 @@ export class RequestWriter {
     const cached = this.heads.get(script);
     if (cached !== undefined && cached.argc === args.length && sameKeys(cached.keys, keys)) return cached;
     const writer = new RequestWriter();
-    writer.command(['EVALSHA', script.sha1, String(keys.length), ...keys], 3 + keys.length + args.length);
+    writer.command(['EVALSHA', wireScript(script, this.server).sha1, String(keys.length), ...keys], 3 + keys.length + args.length);
     const head = { keys, argc: args.length, bytes: Buffer.from(writer.bytes()) };
     this.heads.set(script, head);
     return head;

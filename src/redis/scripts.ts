@@ -13,10 +13,9 @@
 import { performance } from 'node:perf_hooks';
 import { Command, type Redis } from 'ioredis';
 import { ExitCode, RefusalError, ScriptError, SwcError } from '../core/errors.js';
-import { GUARD_ERROR_CODE, guardSource, sha1Of } from '../lua/guard.js';
-import { isOwnSha1, locate, type LuaScript, type ScriptCall } from '../lua/source.js';
-import { callLimitsOf, type CallLimits } from './call-limits.js';
-import { classifyRedisError, type ErrorContext } from './errors.js';
+import { locate, type LuaScript, type ScriptCall } from '../lua/source.js';
+import { callLimitsOf, wireScript, type CallLimits } from './call-limits.js';
+import { classifyRedisError, isGuardStop, type ErrorContext } from './errors.js';
 
 /** One command: its name and arguments, as RESP bulk strings. */
 export type RedisCommand = readonly string[];
@@ -53,8 +52,10 @@ const MAX_STALLS = 5;
 /** Every script loaded through the runner, per server: a reload restores all of them at once. */
 const loadedOn = new Map<string, Set<LuaScript>>();
 
-/** `scripts` and every script loaded before on `server`, each once. */
-const withLoaded = (server: string, scripts: readonly LuaScript[]): LuaScript[] => [...new Set([...(loadedOn.get(server) ?? []), ...scripts])];
+/** `scripts` and every script loaded before on `server`, each once, as they are sent there (see {@link wireScript}). */
+const withLoaded = (server: string, scripts: readonly LuaScript[]): LuaScript[] => [
+  ...new Set([...(loadedOn.get(server) ?? []), ...scripts].map((script) => wireScript(script, server))),
+];
 
 /** Remembers scripts that loaded (only those: a script that failed to compile must not break later loads). */
 function remember(server: string, scripts: readonly LuaScript[]): void {
@@ -116,9 +117,8 @@ export function confineScriptsOf(redis: Redis, confined: Redis): void {
 }
 
 /** Sends through a channel; a failed connection is thrown typed. */
-async function sendOn(given: ScriptChannel, commands: readonly RedisCommand[], context: ErrorContext): Promise<unknown[]> {
-  const limits = callLimitsOf(given.server);
-  const channel = limits ? guardedChannel(given, limits.callBudgetMs) : given;
+async function sendOn(channel: ScriptChannel, commands: readonly RedisCommand[], context: ErrorContext): Promise<unknown[]> {
+  const limits = callLimitsOf(channel.server);
   if (limits && commands.some((c) => c[0] === 'EVALSHA')) return oneAtATime(channel, commands, context, limits);
   try {
     return await (watches.has(channel.server) ? watched(channel, commands) : channel.send(commands));
@@ -126,69 +126,6 @@ async function sendOn(given: ScriptChannel, commands: readonly RedisCommand[], c
     throw classifyRedisError(err, { ...context, user: channel.user });
   }
 }
-
-const guardedChannels = new WeakMap<ScriptChannel, ScriptChannel>();
-
-/**
- * `channel` with every script swc did not write sent with the time guard in
- * (src/lua/guard.ts): SCRIPT LOAD sends the guarded source, EVALSHA calls
- * the guarded copy, and the SHA1s in SCRIPT LOAD's replies are mapped back,
- * so the runner above sees the scripts it loaded. swc's own scripts pass
- * unchanged. A copy is made from the source swc loaded, never the bare one
- * called: a SHA1 of the user's script is never run unguarded there.
- */
-function guardedChannel(channel: ScriptChannel, budgetMs: number): ScriptChannel {
-  const made = guardedChannels.get(channel);
-  if (made) return made;
-  const guardedOf = new Map<string, string>();
-  const bareOf = new Map<string, string>();
-  const guard = (source: string): { bare: string; guarded: string; source: string } | null => {
-    const bare = sha1Of(source);
-    if (isOwnSha1(bare)) return null;
-    const guardedSource = guardSource(source, budgetMs);
-    const guarded = sha1Of(guardedSource);
-    guardedOf.set(bare, guarded);
-    bareOf.set(guarded, bare);
-    return { bare, guarded, source: guardedSource };
-  };
-  const translate = (command: RedisCommand): RedisCommand => {
-    if (command[0] === 'SCRIPT' && command[1] === 'LOAD' && command[2] !== undefined) {
-      const loaded = guard(command[2]);
-      return loaded ? ['SCRIPT', 'LOAD', loaded.source] : command;
-    }
-    if (command[0] !== 'EVALSHA' || command[1] === undefined || isOwnSha1(command[1])) return command;
-    let guarded = guardedOf.get(command[1]);
-    if (guarded === undefined) {
-      const known = [...(loadedOn.get(channel.server) ?? [])].find((s) => s.sha1 === command[1]);
-      // Not loaded through swc: a SHA1 nothing answers to, so the reply is NOSCRIPT and the runner loads (guarded) first.
-      guarded = known ? (guard(known.source)?.guarded ?? command[1]) : '0'.repeat(40);
-    }
-    const copy = [...command];
-    copy[1] = guarded;
-    return copy;
-  };
-  const back = (reply: unknown): unknown =>
-    typeof reply === 'string' ? (bareOf.get(reply) ?? reply) : Array.isArray(reply) ? reply.map((r: unknown) => back(r)) : reply;
-  // Redis names the script of an error by its SHA1: the bare one, so the error is traced to the user's file and line.
-  const bareError = (reply: unknown): unknown => {
-    if (reply instanceof Error) reply.message = reply.message.replace(/\b[0-9a-f]{40}\b/g, (sha) => bareOf.get(sha) ?? sha);
-    return reply;
-  };
-  const guarded: ScriptChannel = {
-    server: channel.server,
-    user: channel.user,
-    send: async (commands) => {
-      const replies = await channel.send(commands.map(translate));
-      return replies.map((reply, i) => (commands[i]?.[0] === 'EVALSHA' ? bareError(reply) : back(reply)));
-    },
-    ...(channel.abort ? { abort: channel.abort } : {}),
-  };
-  guardedChannels.set(channel, guarded);
-  return guarded;
-}
-
-/** Whether a reply is the error of a call the time guard ended. */
-const guardStopped = (reply: unknown): reply is Error => reply instanceof Error && reply.message.startsWith(`${GUARD_ERROR_CODE} `);
 
 /** The last send of each limited channel: the next waits for it, so no call queues behind another on one connection. */
 const lastSend = new WeakMap<ScriptChannel, Promise<unknown>>();
@@ -220,7 +157,7 @@ function oneAtATime(channel: ScriptChannel, commands: readonly RedisCommand[], c
       replies.push(reply);
       if (command[0] !== 'EVALSHA') continue;
       const file = scriptsIn(channel.server, [command])[0]?.file ?? 'a script';
-      if (guardStopped(reply)) throw limits.guardStopped(file, reply);
+      if (reply instanceof Error && isGuardStop(reply)) throw limits.guardStopped(file, reply);
       if (reply instanceof Error) continue;
       await limits.afterCall(sentAt, file);
     }
@@ -373,16 +310,20 @@ const SETTLE_GAP_MS = 100;
 
 /**
  * PONG once the server answered {@link SETTLE_PINGS} PINGs in a row, or the
- * first BUSY. One PONG is not enough: Redis reads the closed connection's
+ * second BUSY. One PONG is not enough: Redis reads the closed connection's
  * pipeline a chunk per event-loop turn, so the next queued call may start
- * right after a PING was answered (and a PING sent then waits for it).
+ * right after a PING was answered (and a PING sent then waits for it). One
+ * BUSY is not enough either: Redis acts on SCRIPT KILL at the killed
+ * script's next hook, and a PING read in the same pass still answers BUSY.
  */
 async function settled(redis: Redis): Promise<unknown> {
   let last: unknown = 'PONG';
-  for (let i = 0; i < SETTLE_PINGS; i += 1) {
-    if (i > 0) await new Promise((resolve) => setTimeout(resolve, SETTLE_GAP_MS));
+  let busy = 0;
+  for (let pongs = 0; pongs < SETTLE_PINGS;) {
+    if (pongs > 0 || busy > 0) await new Promise((resolve) => setTimeout(resolve, SETTLE_GAP_MS));
     last = await redis.ping().catch((err: unknown) => err);
-    if (isBusy(last)) return last;
+    if (!isBusy(last)) pongs += 1;
+    else if (++busy === 2) return last;
   }
   return last;
 }
@@ -445,11 +386,11 @@ const isChannel = (target: Redis | ScriptChannel): target is ScriptChannel =>
 const channelOf = (target: Redis | ScriptChannel): ScriptChannel => (isChannel(target) ? target : ioredisChannel(target));
 
 /** The EVALSHA command of a call. */
-export function evalshaCommand(call: ScriptCall): RedisCommand {
+export function evalshaCommand(call: ScriptCall, server?: string): RedisCommand {
   const { keys, args } = call;
   const command = new Array<string>(3 + keys.length + args.length);
   command[0] = 'EVALSHA';
-  command[1] = call.script.sha1;
+  command[1] = wireScript(call.script, server).sha1;
   command[2] = String(keys.length);
   let i = 3;
   for (const key of keys) command[i++] = key;
@@ -627,7 +568,7 @@ export async function rerunFlushedTail(
       calls.slice(start).map((c) => c.script),
     );
     const load = loadCommands(scripts);
-    const sent = await sendOn(channel, [...load, ...calls.slice(start).map(evalshaCommand)], { command: 'EVALSHA' });
+    const sent = await sendOn(channel, [...load, ...calls.slice(start).map((c) => evalshaCommand(c, channel.server))], { command: 'EVALSHA' });
     // A BUSY load leaves its calls not run, as the tail below shows.
     checkLoad(channel, scripts, sent.slice(0, load.length));
     const results = sent.slice(load.length);
@@ -656,7 +597,11 @@ export type PipelineReply = [error: Error | null, reply: unknown];
  */
 export async function execPipeline(target: Redis | ScriptChannel, calls: readonly ScriptCall[], options: RunnerOptions = {}): Promise<PipelineReply[]> {
   const channel = channelOf(target);
-  let results = await sendOn(channel, calls.map(evalshaCommand), { command: 'EVALSHA' });
+  let results = await sendOn(
+    channel,
+    calls.map((c) => evalshaCommand(c, channel.server)),
+    { command: 'EVALSHA' },
+  );
   const missing = flushedFrom(results.length, (i) => notRun(results[i]));
   if (missing < calls.length) {
     results = [...results.slice(0, missing), ...(await rerunFlushedTail(channel, calls, missing, results[missing], options))];

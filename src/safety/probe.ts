@@ -14,7 +14,7 @@ import { createLayout, namespacedLayout, type LayoutName } from '../layouts/inde
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import { isOwnScript, type LuaScript, type ScriptCall } from '../lua/source.js';
 import { connect } from '../redis/connect.js';
-import { limitCalls } from '../redis/call-limits.js';
+import { limitCalls, wireScript } from '../redis/call-limits.js';
 import { confineScriptsOf, installScripts, ioredisChannel, OversizeReplyError, runScript, watchRunawayScripts } from '../redis/scripts.js';
 import { startPrivateServer } from '../redis/server.js';
 import { confineRun, type RunUser } from './acl.js';
@@ -375,8 +375,11 @@ export async function confineOrRefuse(
       const unwatch = await watchRunawayScripts(node, shown, scripts);
       register(() => Promise.resolve(unwatch()));
       // Each call checked for time and memory, one at a time per connection (src/redis/call-limits.ts).
-      const unlimit = await limitCalls(node, ioredisChannel(node).server, shown, budgetBytes[i] ?? Number.POSITIVE_INFINITY);
+      const server = ioredisChannel(node).server;
+      const unlimit = await limitCalls(node, server, shown, budgetBytes[i] ?? Number.POSITIVE_INFINITY);
       register(() => Promise.resolve(unlimit()));
+      // There each script is sent with the time guard in (src/lua/guard.ts): a denial names the guarded copy's SHA1, which is the same file.
+      for (const script of [...files.values()]) files.set(wireScript(script, server).sha1, script);
       if (!user) {
         // Unconfined, the scripts still get a connection of their own: stopping a runaway closes it, and the clean-up keeps admin's.
         const own = node.duplicate();
