@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
-import { afterAll, inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { parseCommandCalls } from '../src/measure/commandstats.js';
 import { connect } from '../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer, type PrivateServerOptions } from '../src/redis/server.js';
@@ -86,6 +86,25 @@ export async function withPrivateServer<T>(options: PrivateServerOptions, body: 
     redis?.disconnect();
     await server.stop();
   }
+}
+
+/**
+ * A redis-server of the calling file's own, for all its tests (a file that
+ * flushes scripts, or whose listings must not see other files' keys):
+ * started before them, handed to `use`, stopped after them.
+ */
+export function ownServer(use: (server: PrivateServer, redis: Redis) => void, options: PrivateServerOptions = {}): void {
+  let server: PrivateServer | undefined;
+  let redis: Redis | undefined;
+  beforeAll(async () => {
+    server = await startPrivateServer(options);
+    redis = await connect(server.url);
+    use(server, redis);
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await server?.stop();
+  });
 }
 
 /** Every key under `pattern` with its DUMP payload (hex): equal digests mean byte-identical values. */

@@ -1,20 +1,15 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
-import { alive, digest, keysMatching } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { PrivateServer } from '../../src/redis/server.js';
+import { alive, digest, keysMatching, ownServer } from '../helpers.js';
 import { runCli, RUN_LINE, startCli } from './run-cli.js';
 
 // A server of this file's own: the listing must not see other files' runs.
 let server: PrivateServer;
 let redis: Redis;
-beforeAll(async () => {
-  server = await startPrivateServer();
-  redis = await connect(server.url);
-});
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
+ownServer((s, r) => {
+  server = s;
+  redis = r;
 });
 
 interface Listing {

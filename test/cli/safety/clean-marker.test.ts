@@ -1,23 +1,19 @@
 /** `swc clean` removes only namespaces whose run marker proves swc wrote them. */
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { namespaceOf } from '../../../src/bench/namespace.js';
 import { startPrivateCluster } from '../../../src/redis/cluster.js';
 import { connect } from '../../../src/redis/connect.js';
 import { confineRun, hasRunMarker } from '../../../src/safety/acl.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import type { PrivateServer } from '../../../src/redis/server.js';
 import { runCli } from '../run-cli.js';
-import { digest, keysMatching } from '../../helpers.js';
+import { digest, keysMatching, ownServer } from '../../helpers.js';
 
 let server: PrivateServer;
 let redis: Redis;
-beforeAll(async () => {
-  server = await startPrivateServer();
-  redis = await connect(server.url);
-});
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
+ownServer((s, r) => {
+  server = s;
+  redis = r;
 });
 
 describe('swc clean and run markers', () => {

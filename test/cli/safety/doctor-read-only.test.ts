@@ -1,19 +1,15 @@
 /** `swc doctor` on a server swc did not start sends no SCRIPT LOAD and no write unless --write-check. */
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { describe, expect, it } from 'vitest';
+import type { PrivateServer } from '../../../src/redis/server.js';
 import { runCli } from '../run-cli.js';
+import { ownServer } from '../../helpers.js';
 
 let server: PrivateServer;
 let redis: Redis;
-beforeAll(async () => {
-  server = await startPrivateServer();
-  redis = await connect(server.url);
-});
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
+ownServer((s, r) => {
+  server = s;
+  redis = r;
 });
 
 /** Calls per command since the last CONFIG RESETSTAT (top-level names, `script|load` as is). */

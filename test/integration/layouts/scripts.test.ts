@@ -2,27 +2,19 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../../src/layouts/client.js';
 import { createLayout, layoutNames } from '../../../src/layouts/index.js';
 import { ScriptError } from '../../../src/core/errors.js';
 import { execPipeline, runScript } from '../../../src/redis/scripts.js';
 import { LUA_DIR, readScript } from '../../../src/lua/source.js';
-import { connect } from '../../../src/redis/connect.js';
 import { parseInfo } from '../../../src/redis/info.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
-import { HOUR_START, uniqueName } from '../../helpers.js';
+import { HOUR_START, ownServer, uniqueName } from '../../helpers.js';
 
 let redis: Redis;
-let server: PrivateServer;
 // A server of its own: SCRIPT FLUSH on the shared one would disturb other test files.
-beforeAll(async () => {
-  server = await startPrivateServer();
-  redis = await connect(server.url);
-});
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
+ownServer((_server, r) => {
+  redis = r;
 });
 
 /** How many NOSCRIPT replies the server has sent (INFO errorstats). */

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ScriptError } from '../../../src/core/errors.js';
 import { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
 import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
@@ -8,9 +8,9 @@ import { connect } from '../../../src/redis/connect.js';
 import { parseInfo } from '../../../src/redis/info.js';
 import { RespConnection } from '../../../src/redis/resp.js';
 import { execPipeline, flushedFrom, installScripts, loadScripts, runScript } from '../../../src/redis/scripts.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import type { PrivateServer } from '../../../src/redis/server.js';
 import { createRng } from '../../../src/traffic/random.js';
-import { HOUR_START, uniqueName } from '../../helpers.js';
+import { HOUR_START, ownServer, uniqueName } from '../../helpers.js';
 
 const v5 = new StoplightV5();
 const v6 = new StoplightV6();
@@ -19,13 +19,9 @@ const ALL = [...v5.scripts, ...v6.scripts];
 let server: PrivateServer;
 let redis: Redis;
 // A server of its own: these tests flush the script cache.
-beforeAll(async () => {
-  server = await startPrivateServer();
-  redis = await connect(server.url);
-});
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
+ownServer((s, r) => {
+  server = s;
+  redis = r;
 });
 
 /** A counter from INFO (errorstats or commandstats), 0 when absent. */
