@@ -73,54 +73,44 @@ export function stoplight6Tree(clock: 'time' | 'argv', variant: Stoplight6Varian
   // The time in seconds with its milliseconds, then its whole second.
   const stamp = time ? 'now() / 1000' : variant.keepArgvTime ? 'tonumber(ARGV[1])' : 'swc_millis(tonumber(ARGV[1]))';
   const second = 'math.floor(stamp)';
-  write(
-    root,
-    'window_metrics/record_success.lua',
+  // Every script starts alike: the includes, a comment naming its slots, the time, then the eviction up to the window's start.
+  const script = (file: string, slots: string, windowSlot: string, body: readonly string[]): void =>
+    write(
+      root,
+      `window_metrics/${file}.lua`,
+      [
+        ...head,
+        `-- ${slots}`,
+        `local stamp = ${stamp}`,
+        `local second = ${second}`,
+        `swc_v6_evict(KEYS[1], KEYS[2], second - tonumber(${windowSlot}))`,
+        ...body,
+        '',
+      ].join('\n'),
+    );
+  script('record_success', `KEYS[1] metrics hash, KEYS[2] bucket index; ${time ? '' : 'ARGV[1] time (seconds), '}${a(1)} window, ${a(2)} TTL`, a(1), [
+    "swc_v6_record(KEYS[1], KEYS[2], second, stamp, ':s', 'total_successes', 'last_success_at', 'consecutive_errors', 'consecutive_successes')",
+    `redis.call('EXPIRE', KEYS[1], tonumber(${a(2)}))`,
+    'return second',
+  ]);
+  script(
+    'record_failure',
+    `${a(1)} error JSON, ${a(2)} window, ${a(3)} TTL; replies successes, failures, last_success_at, last_error_json, consecutive_errors, consecutive_successes`,
+    a(2),
     [
-      ...head,
-      `-- KEYS[1] metrics hash, KEYS[2] bucket index; ${time ? '' : 'ARGV[1] time (seconds), '}${a(1)} window, ${a(2)} TTL`,
-      `local stamp = ${stamp}`,
-      `local second = ${second}`,
-      `swc_v6_evict(KEYS[1], KEYS[2], second - tonumber(${a(1)}))`,
-      "swc_v6_record(KEYS[1], KEYS[2], second, stamp, ':s', 'total_successes', 'last_success_at', 'consecutive_errors', 'consecutive_successes')",
-      `redis.call('EXPIRE', KEYS[1], tonumber(${a(2)}))`,
-      'return second',
-      '',
-    ].join('\n'),
-  );
-  write(
-    root,
-    'window_metrics/record_failure.lua',
-    [
-      ...head,
-      `-- ${a(1)} error JSON, ${a(2)} window, ${a(3)} TTL; replies successes, failures, last_success_at, last_error_json, consecutive_errors, consecutive_successes`,
-      `local stamp = ${stamp}`,
-      `local second = ${second}`,
-      `swc_v6_evict(KEYS[1], KEYS[2], second - tonumber(${a(2)}))`,
       "if swc_v6_record(KEYS[1], KEYS[2], second, stamp, ':f', 'total_failures', 'last_error_at', 'consecutive_successes', 'consecutive_errors') then",
       `  redis.call('HSET', KEYS[1], 'last_error_json', ${a(1)})`,
       'end',
       `redis.call('EXPIRE', KEYS[1], tonumber(${a(3)}))`,
       'local s = swc_v6_snapshot(KEYS[1])',
       'return { s[1], s[2], s[3], s[5], s[6], s[7] }',
-      '',
-    ].join('\n'),
+    ],
   );
-  write(
-    root,
-    'window_metrics/metrics_snapshot.lua',
-    [
-      ...head,
-      `-- ${a(1)} window, then the metadata fields to return after the two counts`,
-      `local stamp = ${stamp}`,
-      `local second = ${second}`,
-      `swc_v6_evict(KEYS[1], KEYS[2], second - tonumber(${a(1)}))`,
-      "local fields = { 'total_successes', 'total_failures' }",
-      `for i = ${time ? 2 : 3}, #ARGV do fields[#fields + 1] = ARGV[i] end`,
-      "return redis.call('HMGET', KEYS[1], unpack(fields))",
-      '',
-    ].join('\n'),
-  );
+  script('metrics_snapshot', `${a(1)} window, then the metadata fields to return after the two counts`, a(1), [
+    "local fields = { 'total_successes', 'total_failures' }",
+    `for i = ${time ? 2 : 3}, #ARGV do fields[#fields + 1] = ARGV[i] end`,
+    "return redis.call('HMGET', KEYS[1], unpack(fields))",
+  ]);
   return dir;
 }
 
