@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateCluster, type PrivateCluster } from '../../src/redis/cluster.js';
 import type { BenchReport } from '../../src/measure/types.js';
@@ -16,7 +16,7 @@ describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
         '--layout',
         'stoplight-v5,stoplight-v6',
         '--lights',
-        '30',
+        '6',
         '--window',
         '60',
         '--rate',
@@ -39,8 +39,8 @@ describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
     expect(report.cluster?.findings[0]).toMatchObject({ layout: 'stoplight-v5', operation: 'record_success', variant: 'stoplight-v5-tagged' });
     expect(report.cluster?.findings[0]?.error).toMatch(/^CROSSSLOT Keys in request don't hash to the same slot/);
     for (const r of report.results) {
-      expect(r.memory.lights).toBe(30);
-      expect(r.shards?.map((s) => s.lights)).toEqual([10, 10, 10]);
+      expect(r.memory.lights).toBe(6);
+      expect(r.shards?.map((s) => s.lights)).toEqual([2, 2, 2]);
       for (const s of r.shards ?? []) expect(s.keys).toBeGreaterThan(0);
     }
     expect(report.layoutLabels).toEqual({ 'stoplight-v5-tagged': '5.x + hash tag, not shipped' });
@@ -81,7 +81,11 @@ describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
 
   it('a layout that crosses slots with no cluster-safe variant: its cells are a finding and the rest run (exit 0); alone, nothing can run (exit 3)', async () => {
     const common = ['--cluster-shards', '2', '--lights', '2', '--window', '60', '--rate', '2', '--no-throughput', '--no-progress'];
-    const mixed = await runCli(['bench', ...common, '--layout', 'fixtures/manifests/stoplight-v5.json,stoplight-v6', '--json'], {}, 120_000);
+    // Each on a private cluster of its own: at once.
+    const [mixed, alone] = await Promise.all([
+      runCli(['bench', ...common, '--layout', 'fixtures/manifests/stoplight-v5.json,stoplight-v6', '--json'], {}, 120_000),
+      runCli(['bench', ...common, '--layout', 'fixtures/manifests/stoplight-v5.json'], {}, 120_000),
+    ]);
     expect(mixed.code).toBe(0);
     const report = JSON.parse(mixed.stdout) as BenchReport;
     expect(report.results.map((r) => r.layout)).toEqual(['stoplight-v6']);
@@ -89,7 +93,6 @@ describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
     expect(report.cluster?.findings[0]?.variant).toBeUndefined();
     expect(mixed.stderr).toMatch(/stoplight-v5-manifest cannot run on Redis Cluster: .*its 1 cell\(s\) are not measured/);
 
-    const alone = await runCli(['bench', ...common, '--layout', 'fixtures/manifests/stoplight-v5.json'], {}, 120_000);
     expect(alone.code).toBe(3);
     expect(alone.stdout).toBe('');
     expect(alone.stderr).toMatch(
@@ -117,14 +120,17 @@ describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
   });
 });
 
-describe('swc bench --cluster on a cluster whose node dies mid-run', () => {
-  let cluster: PrivateCluster;
-  beforeAll(async () => {
-    cluster = await startPrivateCluster({ shards: 3 });
-  }, 30_000);
-  afterAll(() => cluster?.stop());
+/** A 3-shard cluster of the test's own (one test kills a node of it), stopped when the test finishes. */
+async function ownCluster({ onTestFinished }: Pick<TestContext, 'onTestFinished'>): Promise<PrivateCluster> {
+  const cluster = await startPrivateCluster({ shards: 3 });
+  onTestFinished(() => cluster.stop());
+  return cluster;
+}
 
-  it('two runs on one cluster take turns: the second waits while the first writes (its alive key may sit on any primary), then runs', async () => {
+// A cluster of its own for each test: these run at once too, beside the describe above.
+describe.concurrent('swc bench --cluster on a cluster whose node dies mid-run', () => {
+  it('two runs on one cluster take turns: the second waits while the first writes (its alive key may sit on any primary), then runs', async (context) => {
+    const cluster = await ownCluster(context);
     const first = startCli([
       'bench',
       '--cluster',
@@ -176,7 +182,8 @@ describe('swc bench --cluster on a cluster whose node dies mid-run', () => {
     }
   }, 90_000);
 
-  it('exits 3 naming the dead node host:port, no stack trace, no figure; the other primaries are cleaned and the hint names the dead one', async () => {
+  it('exits 3 naming the dead node host:port, no stack trace, no figure; the other primaries are cleaned and the hint names the dead one', async (context) => {
+    const cluster = await ownCluster(context);
     const [, victim] = cluster.servers;
     const run = startCli([
       'bench',

@@ -110,7 +110,8 @@ interface Listed {
   events: number;
 }
 
-// The read-only describes and the refusals (the dead node is a cluster of its own) run at once; verify and clean write, in order.
+// The read-only describes, the refusals (the dead node is a cluster of its own) and verify on private clusters run at once;
+// verify and clean on the shared cluster write, in order, after them.
 describe.concurrent('swc lights --cluster', () => {
   it('scans every primary and names the node of each light, with totals per node', async () => {
     const run = await runCli(['lights', ...seed(), '--at', String(LAST + 60), '--json']);
@@ -165,10 +166,19 @@ describe.concurrent('swc lights --cluster', () => {
 
 describe.concurrent('swc inspect --cluster', () => {
   it('finds a 6.0 light on each of the three nodes and says which node and slot', async () => {
+    // One light per node, each read as JSON and as text: all six runs at once.
+    const runs = await Promise.all(
+      v6ByNode.map(([name]) =>
+        Promise.all([
+          runCli(['inspect', name!, ...seed(), '--at', String(LAST + 60), '--json']),
+          runCli(['inspect', name!, ...seed(), '--at', String(LAST + 60)]),
+        ]),
+      ),
+    );
     for (const [i, names] of v6ByNode.entries()) {
       const name = names[0]!;
       const [first] = v6.keysOf({ name });
-      const run = await runCli(['inspect', name, ...seed(), '--at', String(LAST + 60), '--json']);
+      const [run, text] = runs[i]!;
       expect(run.code).toBe(0);
       const doc = JSON.parse(run.stdout) as {
         inspections: { keys: { key: string; slot: number; node: string }[]; totals: { successes: number; failures: number } }[];
@@ -178,14 +188,16 @@ describe.concurrent('swc inspect --cluster', () => {
       expect(inspection!.keys.map((k) => k.node)).toEqual([node(i), node(i)]);
       expect(inspection!.totals).toEqual({ successes: 6, failures: 4 });
       expect(doc.cluster.primaries).toHaveLength(3);
-      const text = await runCli(['inspect', name, ...seed(), '--at', String(LAST + 60)]);
       expect(text.stdout).toContain(`cluster node: ${node(i)} (slot ${inspection!.keys[0]!.slot})`);
       expect(first!.key).toBe(inspection!.keys[0]!.key);
     }
   });
 
   it('reads a 5.x light whose keys span slots, each key on its own node', async () => {
-    const run = await runCli(['inspect', 'v5-checkout', ...seed(), '--layout', 'stoplight-v5', '--at', String(LAST + 60), '--json']);
+    const [run, text] = await Promise.all([
+      runCli(['inspect', 'v5-checkout', ...seed(), '--layout', 'stoplight-v5', '--at', String(LAST + 60), '--json']),
+      runCli(['inspect', 'v5-checkout', ...seed(), '--layout', 'stoplight-v5', '--at', String(LAST + 60)]),
+    ]);
     expect(run.code).toBe(0);
     const doc = JSON.parse(run.stdout) as { inspections: { keys: { key: string; node: string }[]; totals: { successes: number; failures: number } }[] };
     const [inspection] = doc.inspections;
@@ -196,7 +208,6 @@ describe.concurrent('swc inspect --cluster', () => {
       expect(await session.shards[holder]!.redis.exists(key.key)).toBe(1);
     }
     expect(new Set(inspection!.keys.map((k) => k.node)).size).toBeGreaterThan(1);
-    const text = await runCli(['inspect', 'v5-checkout', ...seed(), '--layout', 'stoplight-v5', '--at', String(LAST + 60)]);
     expect(text.stdout).toMatch(/cluster nodes: the keys span [23] primaries/);
   });
 });
@@ -253,7 +264,8 @@ describe.concurrent('cluster: bad usage and a dead node', () => {
   }, 90_000);
 });
 
-describe('swc verify on a cluster', () => {
+// Each on a private cluster of its own (--cluster-shards): at once, beside the read-only describes above.
+describe.concurrent('swc verify on a private cluster', () => {
   it('stoplight-v6 has no finding on a private 3-shard cluster', async () => {
     const run = await runCli(['verify', '--cluster-shards', '3', '--layout', 'stoplight-v6', '--calls', '2000', '--seed', '11', '--json', '--no-progress']);
     expect(run.code).toBe(0);
@@ -270,7 +282,11 @@ describe('swc verify on a cluster', () => {
   }, 60_000);
 
   it('stoplight-v5 reports CROSSSLOT as a finding per operation, not a crash', async () => {
-    const run = await runCli(['verify', '--cluster-shards', '3', '--layout', 'stoplight-v5', '--calls', '1000', '--seed', '11', '--no-progress']);
+    // Text and --json: two runs, each on a private cluster of its own, at once.
+    const [run, json] = await Promise.all([
+      runCli(['verify', '--cluster-shards', '3', '--layout', 'stoplight-v5', '--calls', '1000', '--seed', '11', '--no-progress']),
+      runCli(['verify', '--cluster-shards', '3', '--layout', 'stoplight-v5', '--calls', '300', '--seed', '11', '--no-progress', '--json']),
+    ]);
     expect(run.code).toBe(1);
     for (const op of ['success', 'failure', 'read']) {
       expect(run.stdout).toMatch(
@@ -278,7 +294,6 @@ describe('swc verify on a cluster', () => {
       );
     }
     expect(run.stdout).toMatch(/cluster: Redis Cluster refused .* with CROSSSLOT/);
-    const json = await runCli(['verify', '--cluster-shards', '3', '--layout', 'stoplight-v5', '--calls', '300', '--seed', '11', '--no-progress', '--json']);
     expect(json.code).toBe(1);
     const doc = JSON.parse(json.stdout) as {
       findings: number;
@@ -294,7 +309,9 @@ describe('swc verify on a cluster', () => {
     }
     expect(result!.slots.lightsSpanningSlots).toBeGreaterThan(0);
   }, 60_000);
+});
 
+describe('swc verify on a cluster swc did not start', () => {
   it('on a cluster swc did not start, writes only under its namespace and removes it on every node', async () => {
     const before = await Promise.all(session.shards.map((s) => s.redis.dbsize()));
     const run = await runCli(['verify', ...seed(), '--layout', 'stoplight-v6', '--calls', '500', '--seed', '3', '--json', '--no-progress']);

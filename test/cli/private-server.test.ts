@@ -1,22 +1,15 @@
 import { spawn, execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync, readlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, readlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, SWC_BIN, startCli } from './run-cli.js';
 import { alive, recordedServers } from '../helpers.js';
 
-// A stand-in for redis-server that records its PID (the real server's, after
-// exec) and its arguments (which name the temp folder) before exec'ing it.
+// Stand-ins for redis-server that record their PID (the real server's, after
+// exec) and their arguments (which name the temp folder) before exec'ing it:
+// one pair per test, so the tests run at once and each counts only its own.
 const dir = mkdtempSync(path.join(os.tmpdir(), 'swc-wrap-'));
-const pidFile = path.join(dir, 'pids');
-const wrapper = path.join(dir, 'redis-server');
-writeFileSync(wrapper, `#!/bin/sh\necho "$$ $*" >> '${pidFile}'\nexec redis-server "$@"\n`);
-chmodSync(wrapper, 0o755);
-// The same, slow to start: a signal sent while it sleeps lands between spawn and ready.
-const slowWrapper = path.join(dir, 'slow-redis-server');
-writeFileSync(slowWrapper, `#!/bin/sh\necho "$$ $*" >> '${pidFile}'\nsleep 1\nexec redis-server "$@"\n`);
-chmodSync(slowWrapper, 0o755);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Started {
@@ -25,14 +18,35 @@ interface Started {
   folder: string;
 }
 
-function started(): Started[] {
-  return recordedServers(pidFile).map(({ pid, args }) => ({ pid, folder: args[args.indexOf('--dir') + 1] ?? '' }));
+interface Recorder {
+  /** SWC_REDIS_SERVER for a wrapper that records, then exec's redis-server. */
+  readonly env: NodeJS.ProcessEnv;
+  /** The same, slow to start: a signal sent while it sleeps lands between spawn and ready. */
+  readonly slowEnv: NodeJS.ProcessEnv;
+  started(): Started[];
 }
-const startedPids = (): number[] => started().map((s) => s.pid);
 
-/** Every server started since `before` is gone, and so is its temp folder. */
-function expectNothingLeft(before: number, count = 1): void {
-  const servers = started().slice(before);
+let recorders = 0;
+function recorder(): Recorder {
+  const own = path.join(dir, String((recorders += 1)));
+  mkdirSync(own);
+  const pidFile = path.join(own, 'pids');
+  const wrapper = path.join(own, 'redis-server');
+  writeFileSync(wrapper, `#!/bin/sh\necho "$$ $*" >> '${pidFile}'\nexec redis-server "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  const slowWrapper = path.join(own, 'slow-redis-server');
+  writeFileSync(slowWrapper, `#!/bin/sh\necho "$$ $*" >> '${pidFile}'\nsleep 1\nexec redis-server "$@"\n`);
+  chmodSync(slowWrapper, 0o755);
+  return {
+    env: { SWC_REDIS_SERVER: wrapper },
+    slowEnv: { SWC_REDIS_SERVER: slowWrapper },
+    started: () => recordedServers(pidFile).map(({ pid, args }) => ({ pid, folder: args[args.indexOf('--dir') + 1] ?? '' })),
+  };
+}
+
+/** Every server the recorder saw started is gone, and so is its temp folder. */
+function expectNothingLeft(rec: Recorder, count = 1): void {
+  const servers = rec.started();
   expect(servers).toHaveLength(count);
   for (const server of servers) {
     expect(server.folder).toMatch(/swc-redis-/);
@@ -40,8 +54,6 @@ function expectNothingLeft(before: number, count = 1): void {
     expect(existsSync(server.folder), server.folder).toBe(false);
   }
 }
-
-const env = { SWC_REDIS_SERVER: wrapper };
 
 /** Starts `swc …` in the background; resolves once stderr matches `ready` (or at once without it). */
 function spawnCli(args: string[], extraEnv: NodeJS.ProcessEnv) {
@@ -72,63 +84,64 @@ async function until(predicate: () => boolean, timeoutMs = 20_000): Promise<void
   }
 }
 
-describe('the private redis-server is gone when the command ends', () => {
+// Every test has its own recording wrapper (and servers): the tests run at once.
+describe.concurrent('the private redis-server is gone when the command ends', () => {
   it('after a normal run', async () => {
-    const before = startedPids().length;
-    const result = await runCli(['doctor'], env);
+    const rec = recorder();
+    const result = await runCli(['doctor'], rec.env);
     expect(result.code).toBe(0);
-    expectNothingLeft(before);
+    expectNothingLeft(rec);
   });
 
   it('after a failed check (scripts cannot load)', async () => {
-    const before = startedPids().length;
-    const result = await runCli(['doctor', '--redis-server-arg', 'rename-command=SCRIPT hidden-script-command'], env);
+    const rec = recorder();
+    const result = await runCli(['doctor', '--redis-server-arg', 'rename-command=SCRIPT hidden-script-command'], rec.env);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/FAIL/);
-    expectNothingLeft(before);
+    expectNothingLeft(rec);
   });
 
   it('after a runtime error (out of memory mid-bench)', async () => {
-    const before = startedPids().length;
-    const result = await runCli(['bench', '--rate', '100', '--window', '10m', '--no-throughput', '--redis-server-arg', 'maxmemory=3mb'], env);
+    const rec = recorder();
+    const result = await runCli(['bench', '--rate', '100', '--window', '10m', '--no-throughput', '--redis-server-arg', 'maxmemory=3mb'], rec.env);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/out of memory/);
-    expectNothingLeft(before, 2);
+    expectNothingLeft(rec, 2);
   });
 
   it('after Ctrl-C in the middle of a bench', async () => {
-    const before = startedPids().length;
-    const run = spawnCli(['bench', '--preset', 'blog', '--no-throughput'], env);
+    const rec = recorder();
+    const run = spawnCli(['bench', '--preset', 'blog', '--no-throughput'], rec.env);
     await run.waitFor(/\[1\/16\]/);
     run.child.kill('SIGINT');
     expect(await run.closed).toBe(130);
-    expectNothingLeft(before, 2);
+    expectNothingLeft(rec, 2);
   });
 
   it('after two Ctrl-C in a row (the second does not wait for the orderly stop)', async () => {
-    const before = startedPids().length;
-    const run = spawnCli(['bench', '--preset', 'blog', '--no-throughput'], env);
+    const rec = recorder();
+    const run = spawnCli(['bench', '--preset', 'blog', '--no-throughput'], rec.env);
     await run.waitFor(/\[1\/16\]/);
     run.child.kill('SIGINT');
     run.child.kill('SIGINT');
     expect(await run.closed).toBe(130);
-    expectNothingLeft(before, 2);
+    expectNothingLeft(rec, 2);
   });
 
   it('after SIGTERM in the middle of a bench: exit 143', async () => {
-    const before = startedPids().length;
-    const run = spawnCli(['bench', '--preset', 'blog', '--no-throughput'], env);
+    const rec = recorder();
+    const run = spawnCli(['bench', '--preset', 'blog', '--no-throughput'], rec.env);
     await run.waitFor(/\[1\/16\]/);
     run.child.kill('SIGTERM');
     expect(await run.closed).toBe(143);
-    expectNothingLeft(before, 2);
+    expectNothingLeft(rec, 2);
   });
 
   it("after the accuracy lane's server dies mid-bench: exit 3 naming the accuracy lane's server, and the run's own server gone too", async () => {
-    const before = startedPids().length;
-    const run = spawnCli(['bench', '--preset', 'blog', '--no-throughput'], env);
+    const rec = recorder();
+    const run = spawnCli(['bench', '--preset', 'blog', '--no-throughput'], rec.env);
     await run.waitFor(/\[2\/16\]/);
-    const lane = started()[before + 1];
+    const lane = rec.started()[1];
     expect(lane, 'the second server started: the accuracy lane').toBeDefined();
     process.kill(lane?.pid ?? -1, 'SIGKILL');
     expect(await run.closed).toBe(3);
@@ -139,40 +152,40 @@ describe('the private redis-server is gone when the command ends', () => {
     // The phase's own failure, not the failed delete of its light that followed it.
     expect(lines.at(-1)).not.toMatch(/key\(s\) left/);
     expect(run.stderr()).not.toMatch(/\n\s+at /);
-    expectNothingLeft(before, 2);
+    expectNothingLeft(rec, 2);
   });
 
   it("when the accuracy lane's server evicts (maxmemory and allkeys-lru copied to it, room for the cell but not its accuracy light): exit 3 naming the phase and the eviction, no figure", async () => {
-    const before = startedPids().length;
+    const rec = recorder();
     // 5.x at 10 min and 100/s: about 7 MB for the cell's light on the run's server, about 9 MB for the accuracy light on the lane's.
     const args = ['bench', '--layout', 'stoplight-v5', '--window', '10m', '--rate', '100', '--no-throughput', '--no-progress', '--json'];
-    const result = await runCli([...args, '--redis-server-arg', 'maxmemory=10mb', '--redis-server-arg', 'maxmemory-policy=allkeys-lru'], env);
+    const result = await runCli([...args, '--redis-server-arg', 'maxmemory=10mb', '--redis-server-arg', 'maxmemory-policy=allkeys-lru'], rec.env);
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim()).toMatch(
       /^swc: cell 1\/1 \(stoplight-v5, window 600 s at 100\/s\)'s accuracy phase was disturbed on swc's second private server \(127\.0\.0\.1:\d+, where the accuracy phases run\): Redis evicted \d+ key\(s\) \(maxmemory reached\); a figure taken then would be wrong, so none is reported$/,
     );
-    expectNothingLeft(before, 2);
+    expectNothingLeft(rec, 2);
   });
 
   it.each(['SIGINT', 'SIGTERM'] as const)('after %s while the server is still starting (between spawn and ready)', async (signal) => {
-    const before = startedPids().length;
-    const run = spawnCli(['doctor'], { SWC_REDIS_SERVER: slowWrapper });
-    await until(() => startedPids().length > before);
+    const rec = recorder();
+    const run = spawnCli(['doctor'], rec.slowEnv);
+    await until(() => rec.started().length > 0);
     run.child.kill(signal);
     expect(await run.closed).toBe(signal === 'SIGINT' ? 130 : 143);
-    expectNothingLeft(before);
+    expectNothingLeft(rec);
   });
 });
 
-describe("settings that would make the private server not swc's alone are refused before anything starts", () => {
+describe.concurrent("settings that would make the private server not swc's alone are refused before anything starts", () => {
   // Every refused setting runs in-process against a recording stand-in for
   // redis-server in test/unit/commands/server-args.test.ts; a spawn of each
   // command shows one.
   it('--redis-server-arg daemonize=yes: exit 2 naming daemonize from doctor and bench, no server started', async () => {
-    const before = startedPids().length;
+    const rec = recorder();
     const commands = [['doctor'], ['bench', '--rate', '1', '--window', '10', '--no-throughput']];
-    const results = await Promise.all(commands.map((command) => runCli([...command, '--redis-server-arg', 'daemonize=yes'], env)));
+    const results = await Promise.all(commands.map((command) => runCli([...command, '--redis-server-arg', 'daemonize=yes'], rec.env)));
     for (const result of results) {
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
@@ -180,11 +193,11 @@ describe("settings that would make the private server not swc's alone are refuse
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/^swc: --redis-server-arg: daemonize\b/);
     }
-    expect(startedPids().length).toBe(before);
+    expect(rec.started()).toEqual([]);
   });
 
   it('harmless tuning is still accepted (encodings, memory, renamed commands)', async () => {
-    const before = startedPids().length;
+    const rec = recorder();
     const result = await runCli(
       [
         'doctor',
@@ -196,16 +209,16 @@ describe("settings that would make the private server not swc's alone are refuse
         '--redis-server-arg',
         'rename-command=FLUSHALL ""',
       ],
-      env,
+      rec.env,
     );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect((JSON.parse(result.stdout) as { redis: { config: Record<string, number> } }).redis.config['hash-max-listpack-entries']).toBe(256);
-    expectNothingLeft(before);
+    expectNothingLeft(rec);
   });
 });
 
-describe('SIGKILL of swc with a private server', () => {
+describe.concurrent('SIGKILL of swc with a private server', () => {
   it("the watchdogs stop both private redis-servers (the run's and its accuracy lane's) and remove their folders (one used to run on with parent 1)", async () => {
     const run = startCli(['bench', '--rate', '100', '--window', '300', '--lights', '5', '--time', '5']);
     // The private server's run shows no run line; the first cell's line means the server is up.

@@ -1,23 +1,24 @@
 import type { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { digest, keysMatching } from '../helpers.js';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { runCli } from './run-cli.js';
 
-/** Servers and connections of one test, stopped after it. */
-const opened: { server: PrivateServer; redis: Redis }[] = [];
-afterEach(async () => {
-  for (const { server, redis } of opened.splice(0)) {
-    redis.disconnect();
-    await server.stop();
-  }
-});
-
-async function server(settings: string[] = []): Promise<{ server: PrivateServer; redis: Redis; url: string }> {
+/** A server and a connection of the test's own, stopped when it finishes (the tests run at once). */
+async function server(
+  { onTestFinished }: Pick<TestContext, 'onTestFinished'>,
+  settings: string[] = [],
+): Promise<{ server: PrivateServer; redis: Redis; url: string }> {
   const s = await startPrivateServer({ settings });
-  const redis = await connect(s.url);
-  opened.push({ server: s, redis });
+  const redis = await connect(s.url).catch(async (err: unknown) => {
+    await s.stop();
+    throw err;
+  });
+  onTestFinished(async () => {
+    redis.disconnect();
+    await s.stop();
+  });
   return { server: s, redis, url: s.url };
 }
 
@@ -39,9 +40,10 @@ async function expectUntouched(redis: Redis, before: Record<string, string>): Pr
   expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
 }
 
-describe('bench refuses before writing to a server where it would evict', () => {
-  it('maxmemory 3mb + allkeys-lru with 300 user keys: bench exit 3 before any write, doctor exit 1 on headroom, user keys byte-identical, no swc key', async () => {
-    const { redis, url } = await server();
+// Every test has servers of its own: each describe's tests run at once.
+describe.concurrent('bench refuses before writing to a server where it would evict', () => {
+  it('maxmemory 3mb + allkeys-lru with 300 user keys: bench exit 3 before any write, doctor exit 1 on headroom, user keys byte-identical, no swc key', async (context) => {
+    const { redis, url } = await server(context);
     await redis.config('SET', 'maxmemory', '3mb');
     await redis.config('SET', 'maxmemory-policy', 'allkeys-lru');
     await seedUserKeys(redis);
@@ -61,8 +63,8 @@ describe('bench refuses before writing to a server where it would evict', () => 
     await expectUntouched(redis, before);
   });
 
-  it.each(['volatile-lru', 'noeviction'])('maxmemory with %s: refuses too, naming what Redis would do', async (policy) => {
-    const { redis, url } = await server();
+  it.for(['volatile-lru', 'noeviction'])('maxmemory with %s: refuses too, naming what Redis would do', async (policy, context) => {
+    const { redis, url } = await server(context);
     await redis.config('SET', 'maxmemory', '3mb');
     await redis.config('SET', 'maxmemory-policy', policy);
     await seedUserKeys(redis);
@@ -75,8 +77,8 @@ describe('bench refuses before writing to a server where it would evict', () => 
     await expectUntouched(redis, before);
   });
 
-  it('with --allow-eviction it runs, and the cell during which Redis evicted fails with exit 3 and no figure; no swc key left', async () => {
-    const { redis, url } = await server();
+  it('with --allow-eviction it runs, and the cell during which Redis evicted fails with exit 3 and no figure; no swc key left', async (context) => {
+    const { redis, url } = await server(context);
     await redis.config('SET', 'maxmemory', '3mb');
     await redis.config('SET', 'maxmemory-policy', 'allkeys-lru');
     await seedUserKeys(redis);
@@ -88,8 +90,8 @@ describe('bench refuses before writing to a server where it would evict', () => 
     expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
   });
 
-  it('a run that fits under maxmemory goes ahead and leaves the user keys alone', async () => {
-    const { redis, url } = await server();
+  it('a run that fits under maxmemory goes ahead and leaves the user keys alone', async (context) => {
+    const { redis, url } = await server(context);
     await redis.config('SET', 'maxmemory', '64mb');
     await redis.config('SET', 'maxmemory-policy', 'allkeys-lru');
     await seedUserKeys(redis);
@@ -101,10 +103,10 @@ describe('bench refuses before writing to a server where it would evict', () => 
   });
 });
 
-describe('bench refuses a server that cannot take its writes; doctor names why', () => {
-  it('a replica: bench exit 3 naming the primary, doctor exit 1', async () => {
-    const primary = await server();
-    const replica = await server();
+describe.concurrent('bench refuses a server that cannot take its writes; doctor names why', () => {
+  it('a replica: bench exit 3 naming the primary, doctor exit 1', async (context) => {
+    const primary = await server(context);
+    const replica = await server(context);
     await seedUserKeys(primary.redis);
     await replica.redis.call('REPLICAOF', '127.0.0.1', String(primary.server.port));
     const before = await digest(primary.redis, 'app:*');
@@ -124,8 +126,8 @@ describe('bench refuses a server that cannot take its writes; doctor names why',
     expect(await keysMatching(replica.redis, 'swc-bench:*')).toEqual([]);
   });
 
-  it('min-replicas-to-write 1 with no replica: bench exit 3, doctor exit 1', async () => {
-    const { redis, url } = await server();
+  it('min-replicas-to-write 1 with no replica: bench exit 3, doctor exit 1', async (context) => {
+    const { redis, url } = await server(context);
     await seedUserKeys(redis);
     await redis.config('SET', 'min-replicas-to-write', '1');
     const before = await digest(redis, 'app:*');
@@ -138,8 +140,8 @@ describe('bench refuses a server that cannot take its writes; doctor names why',
     await expectUntouched(redis, before);
   });
 
-  it('a user without EVALSHA: bench exit 3 and doctor exit 1, each naming EVALSHA', async () => {
-    const { redis, server: s } = await server();
+  it('a user without EVALSHA: bench exit 3 and doctor exit 1, each naming EVALSHA', async (context) => {
+    const { redis, server: s } = await server(context);
     await seedUserKeys(redis);
     await redis.call('ACL', 'SETUSER', 'noscripts', 'on', '>pw', '~*', '+@all', '-evalsha');
     const url = `redis://noscripts:pw@127.0.0.1:${s.port}`;
@@ -155,8 +157,8 @@ describe('bench refuses a server that cannot take its writes; doctor names why',
     await expectUntouched(redis, before);
   });
 
-  it('a user limited to ~app:* (no ACL command either, so probes are used): bench exit 3 naming the key pattern', async () => {
-    const { redis, server: s } = await server();
+  it('a user limited to ~app:* (no ACL command either, so probes are used): bench exit 3 naming the key pattern', async (context) => {
+    const { redis, server: s } = await server(context);
     await seedUserKeys(redis);
     await redis.call('ACL', 'SETUSER', 'apponly', 'on', '>pw', '~app:*', '+@all', '-@admin');
     const url = `redis://apponly:pw@127.0.0.1:${s.port}`;
@@ -172,8 +174,8 @@ describe('bench refuses a server that cannot take its writes; doctor names why',
     await expectUntouched(redis, before);
   });
 
-  it('a user denied HSET and MEMORY (checked inside scripts too): each is named', async () => {
-    const { redis, server: s } = await server();
+  it('a user denied HSET and MEMORY (checked inside scripts too): each is named', async (context) => {
+    const { redis, server: s } = await server(context);
     await redis.call('ACL', 'SETUSER', 'nohset', 'on', '>pw', '~*', '+@all', '-hset', '-memory', '-acl');
     const url = `redis://nohset:pw@127.0.0.1:${s.port}`;
     const bench = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
@@ -184,8 +186,8 @@ describe('bench refuses a server that cannot take its writes; doctor names why',
     expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
   });
 
-  it('a user denied INFO: bench refuses (it reads used_memory and evictions from INFO) and doctor exits 1', async () => {
-    const { redis, server: s } = await server();
+  it('a user denied INFO: bench refuses (it reads used_memory and evictions from INFO) and doctor exits 1', async (context) => {
+    const { redis, server: s } = await server(context);
     await redis.call('ACL', 'SETUSER', 'noinfo', 'on', '>pw', '~*', '+@all', '-info');
     const url = `redis://noinfo:pw@127.0.0.1:${s.port}`;
     const bench = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
@@ -197,8 +199,8 @@ describe('bench refuses a server that cannot take its writes; doctor names why',
     expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
   });
 
-  it('MEMORY renamed and CONFIG denied: doctor exits 1 naming each, and --json carries the findings and the permission method', async () => {
-    const { redis, server: s } = await server(['rename-command=MEMORY SWCMEMORY']);
+  it('MEMORY renamed and CONFIG denied: doctor exits 1 naming each, and --json carries the findings and the permission method', async (context) => {
+    const { redis, server: s } = await server(context, ['rename-command=MEMORY SWCMEMORY']);
     await redis.call('ACL', 'SETUSER', 'noconfig', 'on', '>pw', '~*', '+@all', '-config');
     const url = `redis://noconfig:pw@127.0.0.1:${s.port}`;
     const doctor = await runCli(['doctor', '--write-check', '--redis-url', url, '--json']);

@@ -122,8 +122,13 @@ describe.concurrent('the temporary user is removed on every way out', () => {
       url,
     ]);
     await run.waitFor(/temporary ACL user swc-run-/);
-    // Mid-cell (under --trust-scripts on a user's server the throughput phase is skipped, so the cell's own line marks it).
-    await run.waitFor(/\[1\/1\]/);
+    // Mid-cell: the cell has written keys of its own (besides the run's markers). The cell's own line, [1/1],
+    // comes only at its end, a moment before the run removes its user and ends: waiting for it raced the end.
+    const cellKeys = async (): Promise<string[]> => (await redis.keys('swc-bench:*')).filter((k) => !/:(run|alive)$/.test(k));
+    while ((await cellKeys()).length === 0) {
+      if (run.child.exitCode !== null || run.child.signalCode !== null) throw new Error(`swc ended before writing a key:\n${run.stderr()}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
     expect(((await redis.call('ACL', 'USERS')) as string[]).some((u) => u.startsWith('swc-run-'))).toBe(true);
     run.child.kill(signal);
     expect((await run.exited).code).toBe(code);
@@ -138,10 +143,13 @@ describe.concurrent('where swc may not create users (the default user lacks +acl
     const folder = path.join(dir, 'plain');
     cpSync(EXAMPLE, folder, { recursive: true });
     const manifest = path.join(folder, 'my-log.json');
-    const refused = await runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', url]);
+    // Each run under a namespace of its own: at once.
+    const [refused, trusted] = await Promise.all([
+      runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', url]),
+      runCli(['bench', '--layout', manifest, ...benchArgs, '--trust-scripts', '--redis-url', url]),
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--trust-scripts: refused: .*record\.lua.* not byte-identical to the installed swc's lua\/.* pass --trust-scripts/);
-    const trusted = await runCli(['bench', '--layout', manifest, ...benchArgs, '--trust-scripts', '--redis-url', url]);
     expect(trusted.code).toBe(0);
     expect(trusted.stderr.split('\n').filter((l) => /unconfined/.test(l))).toEqual([
       expect.stringMatching(/^swc bench: --trust-scripts: running .*record\.lua.* unconfined on redis:\/\/127\.0\.0\.1:\d+/),

@@ -58,7 +58,8 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10
   }
 }
 
-describe('BUSY: another client runs a script past busy-reply-threshold', () => {
+// Its cases run in order (the last one ends the blocking script); the describes run at once, each with servers of its own.
+describe.concurrent('BUSY: another client runs a script past busy-reply-threshold', () => {
   const { server, redis } = privateServer(['busy-reply-threshold=50']);
   let blocker: Redis;
   let killer: Redis;
@@ -85,7 +86,7 @@ describe('BUSY: another client runs a script past busy-reply-threshold', () => {
     killer.disconnect();
   });
 
-  it('a script call waits within its bound, then says the server is busy and that swc waited', async () => {
+  it.sequential('a script call waits within its bound, then says the server is busy and that swc waited', async () => {
     const err = await failure(runScript(redis(), write(), { busyWaitMs: 300 }));
     expectState(
       err,
@@ -94,12 +95,12 @@ describe('BUSY: another client runs a script past busy-reply-threshold', () => {
     );
   });
 
-  it('LayoutClient.open (loading scripts) waits within its bound, then says the server is busy', async () => {
+  it.sequential('LayoutClient.open (loading scripts) waits within its bound, then says the server is busy', async () => {
     const err = await failure(LayoutClient.open(redis(), v6, { busyWaitMs: 200 }));
     expectState(err, 'busy', /^Redis is busy running a script from another client \(BUSY\): swc waited 0\.\d s and tried \d+ times/);
   });
 
-  it('the load engine does not wait: it stops at once with the BUSY message', async () => {
+  it.sequential('the load engine does not wait: it stops at once with the BUSY message', async () => {
     const err = await failure(runLoad({ connections: [redis()], pipeline: 4, stop: { ops: 100 }, nextCall: write }));
     // Its connection's opening PING meets BUSY first.
     expectState(
@@ -109,7 +110,7 @@ describe('BUSY: another client runs a script past busy-reply-threshold', () => {
     );
   });
 
-  it('a script call that hit BUSY runs once the blocking script is killed', async () => {
+  it.sequential('a script call that hit BUSY runs once the blocking script is killed', async () => {
     const light = { name: uniqueName('waited') };
     const call = runScript(redis(), v6.recordSuccess(light, { windowSeconds: 60, at: HOUR_START + 1 }), { busyWaitMs: 60_000 });
     // Let it meet BUSY at least once before the block ends.
@@ -123,7 +124,7 @@ describe('BUSY: another client runs a script past busy-reply-threshold', () => {
   });
 });
 
-describe('OOM: maxmemory reached with noeviction', () => {
+describe.concurrent('OOM: maxmemory reached with noeviction', () => {
   const { redis } = privateServer(['maxmemory-policy=noeviction']);
   beforeAll(async () => {
     await redis().config('SET', 'maxmemory', '1');
@@ -141,7 +142,7 @@ describe('OOM: maxmemory reached with noeviction', () => {
   });
 });
 
-describe('READONLY: a read-only replica', () => {
+describe.concurrent('READONLY: a read-only replica', () => {
   const primary = privateServer();
   const replica = privateServer();
   beforeAll(async () => {
@@ -159,7 +160,7 @@ describe('READONLY: a read-only replica', () => {
   });
 });
 
-describe('NOPERM: ACL users without a command or a key pattern', () => {
+describe.concurrent('NOPERM: ACL users without a command or a key pattern', () => {
   const { server, redis } = privateServer();
   const as = (user: string) => connect(server().url.replace('redis://', `redis://${user}:pw@`));
   beforeAll(async () => {
@@ -211,7 +212,7 @@ describe('NOPERM: ACL users without a command or a key pattern', () => {
   });
 });
 
-describe('maxclients reached', () => {
+describe.concurrent('maxclients reached', () => {
   const { server, redis } = privateServer(['maxclients=3']);
 
   it('the load engine says the server refused the connection, not that a Lua file failed', async () => {
@@ -230,7 +231,7 @@ describe('maxclients reached', () => {
   });
 });
 
-describe('maxclients reached, through the CLI', () => {
+describe.concurrent('maxclients reached, through the CLI', () => {
   const { server, redis } = privateServer(['maxclients=3']);
 
   it('swc doctor and swc bench say the server is full and blame no Lua file', async () => {
@@ -272,7 +273,7 @@ describe('maxclients reached, through the CLI', () => {
   });
 });
 
-describe('a renamed or disabled command', () => {
+describe.concurrent('a renamed or disabled command', () => {
   const evalsha = privateServer(['rename-command=EVALSHA ""']);
   const script = privateServer(['rename-command=EVALSHA swc-renamed-evalsha']);
 
@@ -290,7 +291,7 @@ describe('a renamed or disabled command', () => {
   });
 });
 
-describe('NOREPLICAS: min-replicas-to-write not met', () => {
+describe.concurrent('NOREPLICAS: min-replicas-to-write not met', () => {
   const { redis } = privateServer();
 
   it('says writes need replicas', async () => {
@@ -307,10 +308,11 @@ describe('NOREPLICAS: min-replicas-to-write not met', () => {
   });
 });
 
-describe('a cluster node', () => {
+// In order: the cluster is down until the second case gives it every slot.
+describe.concurrent('a cluster node', () => {
   const { redis } = privateServer(['cluster-enabled=yes']);
 
-  it('says the cluster is down while no node serves the slot', async () => {
+  it.sequential('says the cluster is down while no node serves the slot', async () => {
     expectState(
       await failure(runScript(redis(), write())),
       'cluster',
@@ -318,7 +320,7 @@ describe('a cluster node', () => {
     );
   });
 
-  it('names the keys that hash to different slots (CROSSSLOT)', async () => {
+  it.sequential('names the keys that hash to different slots (CROSSSLOT)', async () => {
     await redis().call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
     await until(async () => parseInfo((await redis().call('CLUSTER', 'INFO')) as string).cluster_state === 'ok', 'the cluster to be ok');
     const light = { name: uniqueName('slots') };
@@ -334,7 +336,7 @@ describe('a cluster node', () => {
   });
 });
 
-describe('classifyRedisError on replies no test server can be put into', () => {
+describe.concurrent('classifyRedisError on replies no test server can be put into', () => {
   const reply = (message: string) => Object.assign(new Error(message), { name: 'ReplyError' });
   it.each([
     [
@@ -364,7 +366,7 @@ describe('classifyRedisError on replies no test server can be put into', () => {
   });
 });
 
-describe('a server that refuses writes after a failed RDB save (MISCONF), for real', () => {
+describe.concurrent('a server that refuses writes after a failed RDB save (MISCONF), for real', () => {
   let server: PrivateServer;
   let redis: Redis;
   beforeAll(async () => {
@@ -393,19 +395,22 @@ describe('a server that refuses writes after a failed RDB save (MISCONF), for re
   });
 
   it('doctor fails its write check, bench and verify refuse before any write (exit 3), lights and inspect still read', async () => {
-    const doctor = await runCli(['doctor', '--write-check', '--redis-url', server.url]);
+    // The server takes no write from anyone: the five commands run at once.
+    const [doctor, bench, verify, lights, inspect] = await Promise.all([
+      runCli(['doctor', '--write-check', '--redis-url', server.url]),
+      runCli(['bench', '--redis-url', server.url, '--rate', '2', '--window', '1m', '--no-throughput', '--no-progress']),
+      runCli(['verify', '--redis-url', server.url, '--calls', '50']),
+      runCli(['lights', '--redis-url', server.url, '--json']),
+      runCli(['inspect', 'nobody', '--redis-url', server.url]),
+    ]);
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/FAIL +write +the server refuses writes after a failed save \(MISCONF/);
-    const bench = await runCli(['bench', '--redis-url', server.url, '--rate', '2', '--window', '1m', '--no-throughput', '--no-progress']);
     expect(bench.code).toBe(3);
     expect(bench.stderr).toMatch(/^swc: refusing to write to this server: the server refuses writes after a failed save \(MISCONF/m);
-    const verify = await runCli(['verify', '--redis-url', server.url, '--calls', '50']);
     expect(verify.code).toBe(3);
     expect(verify.stderr).toMatch(/^swc: refusing to write to this server: the server refuses writes after a failed save \(MISCONF/m);
-    const lights = await runCli(['lights', '--redis-url', server.url, '--json']);
     expect(lights.code).toBe(0);
     expect(JSON.parse(lights.stdout)).toHaveProperty('lights', []);
-    const inspect = await runCli(['inspect', 'nobody', '--redis-url', server.url]);
     expect(inspect.code).toBe(1);
     expect(inspect.stderr).toMatch(/^swc: light "nobody" not found/m);
     expect(await redis.keys('*')).toEqual(['user:kept']);
