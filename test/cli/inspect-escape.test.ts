@@ -21,14 +21,20 @@ describe('visible()', () => {
   });
 });
 
-describe('key and light names with terminal control characters', () => {
+describe.concurrent('key and light names with terminal control characters', () => {
   it('inspect and lights print them escaped in tables and exact in JSON', async () => {
     const name = `${uniqueName('esc')}${HOSTILE}x`;
     const client = await LayoutClient.open(redis, new StoplightV5());
     const errorJson = JSON.stringify({ error: { class: `Boom${HOSTILE}`, message: 'bell\x07' }, time: HOUR_START });
     await client.recordFailure({ name }, { at: HOUR_START, windowSeconds: 60, errorJson });
 
-    const table = await runCli(['inspect', name, '--redis-url', redisUrl(), '--at', String(HOUR_START)]);
+    // Four read-only runs: at once.
+    const [table, json, lights, listedRun] = await Promise.all([
+      runCli(['inspect', name, '--redis-url', redisUrl(), '--at', String(HOUR_START)]),
+      runCli(['inspect', name, '--redis-url', redisUrl(), '--json', '--at', String(HOUR_START)]),
+      runCli(['lights', '--redis-url', redisUrl()]),
+      runCli(['lights', '--redis-url', redisUrl(), '--json']),
+    ]);
     expect(table.code).toBe(0);
     // NO_COLOR is set, so any ESC or CR on stdout would come from the data.
     expect(table.stdout).not.toMatch(/[\x1b\r\x07]/);
@@ -36,18 +42,16 @@ describe('key and light names with terminal control characters', () => {
     expect(table.stdout).toContain(`stoplight:v5:metadata:${visible(name)}`);
     expect(table.stdout).toContain('Boom\\x1b[2J\\x0d: bell\\x07');
 
-    const json = await runCli(['inspect', name, '--redis-url', redisUrl(), '--json', '--at', String(HOUR_START)]);
     const doc = (JSON.parse(json.stdout) as { inspections: { light: string; keys: { key: string }[]; metadata: { fields: Record<string, string> } }[] })
       .inspections[0] as { light: string; keys: { key: string }[]; metadata: { fields: Record<string, string> } };
     expect(doc.light).toBe(name);
     expect(doc.keys[0]?.key).toBe(`stoplight:v5:metadata:${name}`);
     expect(doc.metadata.fields.last_error_json).toBe(errorJson);
 
-    const lights = await runCli(['lights', '--redis-url', redisUrl()]);
     expect(lights.code).toBe(0);
     expect(lights.stdout).not.toMatch(/[\x1b\r]/);
     expect(lights.stdout).toContain(visible(name));
-    const listed = JSON.parse((await runCli(['lights', '--redis-url', redisUrl(), '--json'])).stdout) as { lights: { light: string }[] };
+    const listed = JSON.parse(listedRun.stdout) as { lights: { light: string }[] };
     expect(listed.lights.map((l) => l.light)).toContain(name);
   });
 

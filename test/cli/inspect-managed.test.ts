@@ -33,7 +33,13 @@ interface KeyJson {
 
 /** What inspect and lights must still show on a server that refuses MEMORY (and maybe INFO and CONFIG). */
 async function expectEverythingButBytes(url: string, notes: RegExp[]): Promise<void> {
-  const json = await runCli(['inspect', NAME, '--redis-url', url, '--json', '--at', String(HOUR_START + 1), '--window', '60']);
+  // Four read-only runs: at once.
+  const [json, table, lights, lightsTable] = await Promise.all([
+    runCli(['inspect', NAME, '--redis-url', url, '--json', '--at', String(HOUR_START + 1), '--window', '60']),
+    runCli(['inspect', NAME, '--redis-url', url, '--at', String(HOUR_START + 1)]),
+    runCli(['lights', '--redis-url', url, '--json']),
+    runCli(['lights', '--redis-url', url]),
+  ]);
   expect(json.code).toBe(0);
   const docs = (
     JSON.parse(json.stdout) as { inspections: { layout: string; keys: KeyJson[]; summary: { bytes: number | null }; totals: unknown; unavailable: string[] }[] }
@@ -51,13 +57,11 @@ async function expectEverythingButBytes(url: string, notes: RegExp[]): Promise<v
   expect(lines).toHaveLength(notes.length);
   notes.forEach((note, i) => expect(lines[i]).toMatch(note));
 
-  const table = await runCli(['inspect', NAME, '--redis-url', url, '--at', String(HOUR_START + 1)]);
   expect(table.code).toBe(0);
   expect(table.stdout).toMatch(/│ +n\/a │/);
   expect(table.stdout).toContain('bytes unavailable');
   expect(table.stdout).toContain('drift    ok');
 
-  const lights = await runCli(['lights', '--redis-url', url, '--json']);
   expect(lights.code).toBe(0);
   const listed = JSON.parse(lights.stdout) as { lights: { layout: string; keys: number; bytes: number | null }[]; unavailable: string[] };
   expect(listed.lights.map((l) => [l.layout, l.keys, l.bytes])).toEqual([
@@ -65,7 +69,6 @@ async function expectEverythingButBytes(url: string, notes: RegExp[]): Promise<v
     ['stoplight-v6', 2, null],
   ]);
   expect(lights.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^swc: note: bytes unavailable: the server refused MEMORY USAGE/)]);
-  const lightsTable = await runCli(['lights', '--redis-url', url]);
   expect(lightsTable.code).toBe(0);
   // 6.0 lights show names where known: the default system is always named.
   expect(lightsTable.stdout).toMatch(/stoplight-v6 +│ default\/[0-9a-f]{12} +│ +n\/a +│/);

@@ -7,7 +7,7 @@ import { connect } from '../../src/redis/connect.js';
 import { execPipeline, installScripts } from '../../src/redis/scripts.js';
 import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { runCli, SWC_BIN } from './run-cli.js';
-import { commandCalls } from '../helpers.js';
+import { commandCalls, withPrivateServer } from '../helpers.js';
 
 /** Other keys of the application: lights must walk them once, and only once. */
 const OTHER_KEYS = 120_000;
@@ -62,10 +62,14 @@ describe('one gentle SCAN pass', () => {
   });
 
   it('a long scan shows progress on stderr (keys seen of DBSIZE, time left); --no-progress silences it', async () => {
-    const run = await runCli(['lights', '--redis-url', server.url, '--scan-pause', '25', '--scan-count', '1000', '--top', '1']);
+    // The same long scan twice at once (each mostly waits out its pauses), once with --no-progress.
+    const [run, quiet] = await Promise.all([
+      runCli(['lights', '--redis-url', server.url, '--scan-pause', '25', '--scan-count', '1000', '--top', '1']),
+      runCli(['lights', '--redis-url', server.url, '--scan-pause', '25', '--scan-count', '1000', '--top', '1', '--no-progress']),
+    ]);
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/^swc: scanning: ~[\d,]+ of 120,100 keys \(\d+ SCAN calls\)(, about \d+ s left)?$/m);
-    const quiet = await runCli(['lights', '--redis-url', server.url, '--scan-pause', '25', '--scan-count', '1000', '--top', '1', '--no-progress']);
+    expect(quiet.code).toBe(0);
     expect(quiet.stderr).toBe('');
   });
 
@@ -81,7 +85,10 @@ describe('one gentle SCAN pass', () => {
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    await new Promise((r) => setTimeout(r, 2500));
+    // Signalled once the scan is under way (a few SCAN calls in), not after a fixed wait.
+    const before = await commandCalls(redis, 'scan');
+    while ((await commandCalls(redis, 'scan')) < before + 3 && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+    expect(child.exitCode).toBeNull();
     child.kill(signal);
     const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
     expect(code).toBe(exitCode);
@@ -92,10 +99,11 @@ describe('one gentle SCAN pass', () => {
   });
 
   it('--scan-count is range-checked: exit 2, naming the flag and the range', async () => {
-    for (const bad of ['0', '100001', '1.5', 'many']) {
-      const run = await runCli(['lights', '--redis-url', server.url, '--scan-count', bad]);
-      expect(run.code).toBe(2);
-      expect(run.stderr).toMatch(/^swc: --scan-count: .*\b1 to 100000, got "?/);
+    const bads = ['0', '100001', '1.5', 'many'];
+    const runs = await Promise.all(bads.map((bad) => runCli(['lights', '--redis-url', server.url, '--scan-count', bad])));
+    for (const [i, run] of runs.entries()) {
+      expect(run.code, bads[i]).toBe(2);
+      expect(run.stderr, bads[i]).toMatch(/^swc: --scan-count: .*\b1 to 100000, got "?/);
     }
   });
 
@@ -113,17 +121,13 @@ describe('one gentle SCAN pass', () => {
 
 describe('a server that does not answer', () => {
   it('lights under CLIENT PAUSE gives up within its bound (5 s per command), exit 3', async () => {
-    const pauser = await connect(server.url);
-    try {
+    // On a server of its own, stopped after the test: nothing waits for the pause to end (CLIENT UNPAUSE waits behind a PAUSE ALL).
+    await withPrivateServer({}, async (own, pauser) => {
       await pauser.call('CLIENT', 'PAUSE', '9000', 'ALL');
-      const run = await runCli(['lights', '--redis-url', server.url]);
+      const run = await runCli(['lights', '--redis-url', own.url]);
       expect(run.code).toBe(3);
       expect(run.ms).toBeLessThan(8500);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    } finally {
-      // The pause ends by itself; wait it out so the next test file's server is not the paused one.
-      await new Promise((r) => setTimeout(r, 9500));
-      pauser.disconnect();
-    }
+    });
   }, 30_000);
 });

@@ -1,5 +1,9 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inspectLight } from '../../src/inspect/inspect.js';
+import { selectLights, totalsOf, type LightSelection } from '../../src/inspect/list.js';
+import { nameBookOf, readListing, type Listing, type ListingRequest } from '../../src/inspect/listing.js';
+import { listingOutput } from '../../src/report/listing.js';
 import { StoplightV5 } from '../../src/layouts/stoplight/v5.js';
 import { shortId, StoplightV6 } from '../../src/layouts/stoplight/v6.js';
 import { connect } from '../../src/redis/connect.js';
@@ -71,6 +75,38 @@ afterAll(async () => {
 // 10,000 keys past the progress line's delay; test/cli/lights-scan.test.ts and the scan-budget test hold the pacing.
 const lights = (...args: string[]) => runCli(['lights', '--redis-url', server.url, '--at', String(LAST + 96), '--scan-count', '1000', ...args]);
 
+/**
+ * Each listing of the 4,000 lights costs a full scan and read (~2 s of CPU):
+ * the spawned runs are kept one per surface (table, --json, csv, a flag of
+ * each kind, --check, exit 2 and 3), and the filters' logic is checked in
+ * this process on what `swc lights` calls (readListing, selectLights,
+ * listingOutput). `swc lights --json` runs once for the cases that read it.
+ */
+let jsonRun: ReturnType<typeof lights> | undefined;
+const lightsJson = () => (jsonRun ??= lights('--json'));
+/** What `swc lights` reads for `flags` (as src/commands/listing.ts asks for it), without the pause between SCAN calls. */
+const listIn = (request: Partial<ListingRequest> & { system?: string; match?: string } = {}): Promise<Listing> =>
+  readListing(redis, {
+    windowSeconds: null,
+    at: LAST + 96,
+    names: nameBookOf({
+      ...(request.system !== undefined ? { system: request.system } : {}),
+      ...(request.match !== undefined ? { match: request.match } : {}),
+    }),
+    scanPauseMs: 0,
+    scanCount: 1000,
+    stopped: () => false,
+    ...request,
+  });
+/** Every light, listed once (no filter), for the filters' checks. */
+let everyLight: Promise<Listing> | undefined;
+const listedAll = () => (everyLight ??= listIn());
+/** A selection of the list as `swc lights` makes it: the matched lights, those shown and the totals over every match. */
+const select = async (selection: LightSelection) => {
+  const { matched, shown } = selectLights((await listedAll()).list, selection);
+  return { matched: matched.length, lights: shown, totals: totalsOf(matched) };
+};
+
 describe('swc lights over 4,000 lights in several systems', () => {
   it('lists all 4,000 and prints a total per layout and overall', async () => {
     const run = await lights('--top', '10');
@@ -87,7 +123,8 @@ describe('swc lights over 4,000 lights in several systems', () => {
   });
 
   it('--json: every light with events, idle time and a reference; totals over every match', async () => {
-    const run = await lights('--json');
+    const run = await lightsJson();
+    expect(run.code).toBe(0);
     const doc = JSON.parse(run.stdout) as ListJson;
     expect(doc.schemaVersion).toBe(3);
     expect(doc.lights).toHaveLength(LIGHTS);
@@ -107,16 +144,21 @@ describe('swc lights over 4,000 lights in several systems', () => {
   });
 
   it('--sort, --top, --system (name or id), --match and --layout narrow the list; totals follow the filter', async () => {
-    // Read-only runs over the same lights: at once.
-    const [bySystem, byId, named, v6Only, stale] = (
-      await Promise.all([
-        lights('--system', 'payments', '--json'),
-        lights('--system', shortId('payments'), '--json', '--top', '3'),
-        lights('--match', 'light-1?', '--sort', 'name', '--json'),
-        lights('--layout', 'stoplight-v6', '--sort', 'events', '--top', '1', '--json'),
-        lights('--window', '60', '--match', 'light-0', '--json'),
-      ])
-    ).map((run) => JSON.parse(run.stdout) as ListJson) as [ListJson, ListJson, ListJson, ListJson, ListJson];
+    // One spawn takes a flag of each kind (--window, --system, --sort, --top) at once; the rest runs in this process.
+    const [spawned, bySystem, byId, named, v6Only, stale] = await Promise.all([
+      lights('--window', '60', '--system', 'payments', '--sort', 'name', '--top', '2', '--json'),
+      select({ system: 'payments' }),
+      select({ system: shortId('payments'), top: 3 }),
+      select({ match: 'light-1?', sort: 'name' }),
+      listIn({ layout: ['stoplight-v6'], sort: 'events', top: 1 }),
+      listIn({ windowSeconds: 60, match: 'light-0' }),
+    ]);
+    expect(spawned.code).toBe(0);
+    const windowed = JSON.parse(spawned.stdout) as ListJson;
+    expect(windowed.matched).toBe(500);
+    expect(windowed.totals).toEqual([expect.objectContaining({ layout: 'stoplight-v6', lights: 500 })]);
+    expect(windowed.lights.map((l) => l.light)).toEqual((await select({ system: 'payments', sort: 'name', top: 2 })).lights.map((l) => l.light));
+    expect(windowed.lights.every((l) => l.systemId === shortId('payments') && l.staleEvents === 10)).toBe(true);
     expect(bySystem.matched).toBe(500);
     expect(bySystem.lights.every((l) => l.systemId === shortId('payments'))).toBe(true);
     expect(byId.matched).toBe(500);
@@ -124,16 +166,23 @@ describe('swc lights over 4,000 lights in several systems', () => {
     expect(byId.totals).toEqual([expect.objectContaining({ layout: 'stoplight-v6', lights: 500 })]);
     expect(named.lights.map((l) => l.light)).toEqual(['light-10', 'light-12', 'light-14', 'light-16', 'light-18']);
     expect(v6Only.totals.map((t) => t.layout)).toEqual(['stoplight-v6']);
+    expect(v6Only.shown).toHaveLength(1);
     // At LAST + 96 with a 60 s window, every event (LAST - 27 .. LAST) is outside it.
-    expect(stale.lights[0]).toMatchObject({ light: 'light-0', staleEvents: 10 });
+    expect(stale.shown[0]).toMatchObject({ light: 'light-0', staleEvents: 10 });
   });
 
   it('csv and markdown', async () => {
-    const [csvRun, mdRun] = await Promise.all([lights('--format', 'csv', '--match', 'light-2'), lights('--format', 'markdown', '--top', '2')]);
+    // csv spawned (with --match); markdown is the same listing rendered in this process.
+    const [csvRun, all] = await Promise.all([lights('--format', 'csv', '--match', 'light-2'), listedAll()]);
+    expect(csvRun.code).toBe(0);
     const csv = csvRun.stdout.trim().split('\n');
     expect(csv).toHaveLength(2);
     expect(csv[1]).toMatch(/^stoplight-v5,light-2,light-2,,3,\d+,true,10,0,,96,,/);
-    const md = mdRun.stdout;
+    const top2 = selectLights(all.list, { top: 2 });
+    const md = listingOutput(
+      { ...all, ...top2, totals: totalsOf(top2.matched) },
+      { format: 'markdown', wide: false, color: false, check: false, snapshot: false, stopCause: () => 'nothing' },
+    ).stdout;
     expect(md).toMatch(/^\| state \| layout \| light \| KB \|/);
     expect(md).toContain('|\n\n- total stoplight-');
     expect(md).toContain('\n- total: 4,000 lights');
@@ -146,7 +195,7 @@ describe('swc lights over 4,000 lights in several systems', () => {
   });
 
   it('references round-trip: each form lights prints, and each form the issue names, opens the same light in inspect', async () => {
-    const doc = JSON.parse((await lights('--json')).stdout) as ListJson;
+    const doc = JSON.parse((await lightsJson()).stdout) as ListJson;
     const five = doc.lights.find((l) => l.light === shortId('light-5')) as Listed;
     const four = doc.lights.find((l) => l.light === 'light-4') as Listed;
     const key = `stoplight:v6:${shortId('search')}:{${shortId('light-5')}}:window_metrics`;
@@ -158,13 +207,31 @@ describe('swc lights over 4,000 lights in several systems', () => {
       ['a name with --system <id>', ['light-5', '--system', shortId('search')]],
       ['a full key', [key]],
     ];
-    const runs = await Promise.all(forms.map(([, args]) => runCli(['inspect', ...args, '--redis-url', server.url, '--json'])));
+    // The 6.0 reference through `swc inspect`; every form through what inspect calls (inspectLight, with its name book).
+    const [spawned, ...inProcess] = await Promise.all([
+      runCli(['inspect', five.reference, '--redis-url', server.url, '--json']),
+      ...forms.map(([, [light, flag, system]]) =>
+        inspectLight(
+          redis,
+          { light: light!, layout: 'auto', ...(flag === '--system' ? { system: system! } : {}) },
+          undefined,
+          nameBookOf(flag === '--system' ? { system: system! } : {}),
+        ),
+      ),
+    ]);
+    expect(spawned.code, spawned.stderr).toBe(0);
+    const cli = JSON.parse(spawned.stdout) as { inspections: { layout: string; lightId?: string; systemId?: string; totals: unknown }[] };
+    expect(cli.inspections).toHaveLength(1);
+    expect(cli.inspections[0]).toMatchObject({
+      layout: 'stoplight-v6',
+      lightId: shortId('light-5'),
+      systemId: shortId('search'),
+      totals: { successes: 6, failures: 4 },
+    });
     for (const [i, [label, args]] of forms.entries()) {
-      const run = runs[i]!;
-      expect(run.code, `${label}: ${run.stderr}`).toBe(0);
-      const inspected = JSON.parse(run.stdout) as { inspections: { layout: string; lightId?: string; systemId?: string; totals: unknown }[] };
-      expect(inspected.inspections, label).toHaveLength(1);
-      const [first] = inspected.inspections;
+      const inspections = inProcess[i]!;
+      expect(inspections, label).toHaveLength(1);
+      const [first] = inspections as { layout: string; lightId?: string; systemId?: string; totals: unknown }[];
       if (args[0] === four.reference) expect(first?.layout).toBe('stoplight-v5');
       else expect(first, label).toMatchObject({ layout: 'stoplight-v6', lightId: shortId('light-5'), systemId: shortId('search') });
       expect(first?.totals).toEqual({ successes: 6, failures: 4 });
@@ -178,18 +245,24 @@ describe('drift: lights marks it, --check exits 1; inspect --check too', () => {
     await redis.hincrby(v6.metricsKey(light), 'total_failures', 7);
     try {
       const reference = `${shortId(light.system)}/${shortId(light.name)}`;
-      // --check alone (its stderr is compared whole: a slow scan would add a
-      // progress line), then four read-only runs over the planted drift at once.
-      const check = await lights('--check');
-      const [table, clean, inspect, checked] = await Promise.all([
-        lights('--match', reference),
+      // Four read-only runs over the planted drift at once; --check's stderr is compared whole (--no-progress:
+      // no scan progress line however slow the scan), and --top 10, as --check judges every match
+      // and a 4,000-row table takes seconds to draw.
+      const [check, table, clean, inspect, checked] = await Promise.all([
+        lights('--check', '--top', '10', '--no-progress'),
+        listIn({ match: reference }),
         lights('--check', '--layout', 'stoplight-v5'),
         runCli(['inspect', reference, '--redis-url', server.url]),
         runCli(['inspect', reference, '--redis-url', server.url, '--check', '--json']),
       ]);
-      expect(table.code).toBe(0);
-      expect(table.stdout).toMatch(/│ DRIFT │/);
-      expect(table.stdout).toContain('1 with drift');
+      // --check's totals count the light; --match <reference> narrows to it and its row is marked (in this process).
+      expect(check.stdout).toContain('1 with drift');
+      expect(check.stdout).toContain('showing 10 of 4,000 (--top)');
+      expect(table.matched.map((l) => l.reference)).toEqual([reference]);
+      const drawn = listingOutput(table, { format: 'table', wide: false, color: false, check: false, snapshot: false, stopCause: () => 'nothing' });
+      expect(drawn.code).toBe(0);
+      expect(drawn.stdout).toMatch(/│ DRIFT │/);
+      expect(drawn.stdout).toContain('1 with drift');
       expect(check.code).toBe(1);
       expect(check.stderr).toBe(`swc: drift in 1 light(s): ${reference} (swc inspect <light> shows where)\n`);
       expect(clean.code).toBe(0);
@@ -221,24 +294,23 @@ describe('swc lights: bad usage and large lights', () => {
   });
 
   it('a 6.0 hash over 20,000 fields is listed with its bytes but not read whole: events and drift unknown', async () => {
-    const system = `big-${process.pid}`;
-    const light = { name: 'huge', system };
-    const fields: Record<string, string> = { total_successes: '10001', total_failures: '0' };
-    for (let i = 0; i <= 10_000; i += 1) {
-      fields[`bucket:${HOUR_START + i}:s`] = '1';
-      fields[`bucket:${HOUR_START + i}:f`] = '0';
-    }
-    await redis.hset(v6.metricsKey(light), fields);
-    await redis.zadd(v6.indexKey(light), HOUR_START, `bucket:${HOUR_START}`);
-    try {
-      const run = await lights('--system', system, '--json');
+    // On a server of its own: a listing of it alone does not scan the 4,000 lights again.
+    await withPrivateServer({}, async (own, admin) => {
+      const system = `big-${process.pid}`;
+      const light = { name: 'huge', system };
+      const fields: Record<string, string> = { total_successes: '10001', total_failures: '0' };
+      for (let i = 0; i <= 10_000; i += 1) {
+        fields[`bucket:${HOUR_START + i}:s`] = '1';
+        fields[`bucket:${HOUR_START + i}:f`] = '0';
+      }
+      await admin.hset(v6.metricsKey(light), fields);
+      await admin.zadd(v6.indexKey(light), HOUR_START, `bucket:${HOUR_START}`);
+      const run = await runCli(['lights', '--redis-url', own.url, '--at', String(LAST + 96), '--scan-count', '1000', '--system', system, '--json']);
       expect(run.code).toBe(0);
       const [listed] = (JSON.parse(run.stdout) as ListJson).lights;
       expect(listed).toMatchObject({ events: null, drift: null, keys: 2 });
       expect(listed?.bytes).toBeGreaterThan(100_000);
-    } finally {
-      await redis.del(v6.metricsKey(light), v6.indexKey(light));
-    }
+    });
   });
 });
 

@@ -103,10 +103,13 @@ const listJson = async (...args: string[]): Promise<ListJson> => {
   expect(run.code, run.stderr).toBe(0);
   return JSON.parse(run.stdout) as ListJson;
 };
+/** `swc lights --json` with no flag: run once, read by three cases (none of them writes). */
+let plain: Promise<ListJson> | undefined;
+const plainJson = (): Promise<ListJson> => (plain ??= listJson());
 
 describe('names for 6.0 lights', () => {
   it('a registry entry names its light; the default system is always named', async () => {
-    const doc = await listJson();
+    const doc = await plainJson();
     const stripe = doc.lights.find((l) => l.light === shortId('stripe-api'));
     expect(stripe).toMatchObject({ lightName: 'stripe-api', systemName: null, name: `${shortId('payments')}/stripe-api` });
     const unnamed = doc.lights.find((l) => l.systemId === shortId('default'));
@@ -116,42 +119,50 @@ describe('names for 6.0 lights', () => {
   it('--names <file> names systems and lights (light or system/light per line); table, JSON and CSV show them', async () => {
     const file = path.join(dir, 'names.txt');
     writeFileSync(file, '# our lights\npayments/checkout\nsearch/query\n\n');
-    const doc = await listJson('--names', file);
+    // Read-only runs: at once.
+    const [doc, table, csv, bad] = await Promise.all([
+      listJson('--names', file),
+      lights('--names', file),
+      lights('--names', file, '--format', 'csv'),
+      lights('--names', path.join(dir, 'missing.txt')),
+    ]);
     expect(doc.lights.map((l) => l.name).sort()).toEqual(['default/checkout', 'legacy', 'payments/checkout', 'payments/stripe-api', 'search/query']);
-    const table = await lights('--names', file);
     expect(table.stdout).toContain('│ payments/stripe-api');
-    const csv = await lights('--names', file, '--format', 'csv');
     expect(csv.stdout).toMatch(/,payments\/checkout,payments,checkout,/);
-    const bad = await lights('--names', path.join(dir, 'missing.txt'));
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^swc: --names: .*missing\.txt: no such file\n$/);
   });
 
   it('a literal --match is a name, hashed: it finds checkout in both systems; a literal --system too', async () => {
-    const doc = await listJson('--match', 'checkout');
+    // Read-only runs: at once.
+    const [doc, both, glob, unknown] = await Promise.all([
+      listJson('--match', 'checkout'),
+      listJson('--match', 'checkout', '--system', 'payments'),
+      listJson('--match', 'stripe*'),
+      lights('--match', 'check*'),
+    ]);
     expect(doc.lights.map((l) => l.name).sort()).toEqual(['default/checkout', `${shortId('payments')}/checkout`]);
-    const both = await listJson('--match', 'checkout', '--system', 'payments');
     expect(both.lights.map((l) => l.name)).toEqual(['payments/checkout']);
     // A glob matches names where they are known (the registry named stripe-api).
-    const glob = await listJson('--match', 'stripe*');
     expect(glob.lights.map((l) => l.lightName)).toEqual(['stripe-api']);
     // A glob cannot match a name swc does not know; the listing says what would.
-    const unknown = await lights('--match', 'check*');
     expect(unknown.stdout).toBe(
       'no light matched --system/--match (5 light(s) on this server); 3 6.0 light(s) have no known name for a pattern to match: give --names <file>, or a literal name (hashed)\n',
     );
   });
 
   it('inspect: a name in several systems is exit 2 listing them; --system or system/light picks one', async () => {
-    const run = await runCli(['inspect', 'checkout', '--redis-url', server.url]);
+    const [run, picked, pair] = await Promise.all([
+      runCli(['inspect', 'checkout', '--redis-url', server.url]),
+      runCli(['inspect', 'checkout', '--system', 'payments', '--redis-url', server.url, '--at', String(AT)]),
+      runCli(['inspect', 'payments/stripe-api', '--redis-url', server.url, '--json']),
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
       `swc: light "checkout" is in 2 systems: default (${shortId('default')}), ${shortId('payments')}; give --system <name or id>, or <system>/checkout\n`,
     );
-    const picked = await runCli(['inspect', 'checkout', '--system', 'payments', '--redis-url', server.url, '--at', String(AT)]);
     expect(picked.code, picked.stderr).toBe(0);
     expect(picked.stdout.split('\n')[0]).toBe(`stoplight-v6  payments/checkout  (system id ${shortId('payments')}, light id ${shortId('checkout')})`);
-    const pair = await runCli(['inspect', 'payments/stripe-api', '--redis-url', server.url, '--json']);
     const doc = JSON.parse(pair.stdout) as { inspections: BucketInspection[] };
     expect(doc.inspections[0]).toMatchObject({ systemName: 'payments', lightName: 'stripe-api', systemId: shortId('payments') });
   });
@@ -159,18 +170,20 @@ describe('names for 6.0 lights', () => {
 
 describe('what is not a light', () => {
   it('a string under a 5.x name is a problem, never a light; garbage counters are a problem line; leftovers point to swc clean', async () => {
-    const doc = await listJson();
+    const [doc, table, inspect] = await Promise.all([
+      plainJson(),
+      lights(),
+      runCli(['inspect', 'search/query', '--redis-url', server.url, '--at', String(AT)]),
+    ]);
     expect(doc.lights.some((l) => l.light === 'broken')).toBe(false);
     expect(doc.problems).toContain('stoplight:v5:metadata:broken is a string, expected a hash: not a stoplight-v5 metadata key, not listed');
     expect(doc.problems).toContain(
       `stoplight:v6:${shortId('search')}:{${shortId('query')}}:window_metrics field bucket:${LAST - 3}:s holds "abc", not a count: counted as 0`,
     );
     expect(doc.leftovers).toEqual([{ namespace: 'swc-bench:deadbeef', keys: 1 }]);
-    const table = await lights();
     expect(table.stdout).toContain('problem: stoplight:v5:metadata:broken is a string');
     expect(table.stdout).toContain('leftovers: 1 swc-bench namespace(s) with 1 key(s) (swc-bench:deadbeef): not lights; swc clean lists and removes them');
     expect(table.stdout).not.toContain('NaN');
-    const inspect = await runCli(['inspect', 'search/query', '--redis-url', server.url, '--at', String(AT)]);
     expect(inspect.stderr).toContain(`field bucket:${LAST - 3}:s holds "abc", not a count`);
     expect(inspect.stdout).not.toContain('NaN');
   });
@@ -178,19 +191,21 @@ describe('what is not a light', () => {
 
 describe('incidents', () => {
   it('--window gives each light its failure rate; --threshold marks those at or over it; --sort rate puts them first', async () => {
-    const doc = await listJson('--window', '10', '--threshold', '0.5', '--sort', 'rate');
+    const [doc, table, none] = await Promise.all([
+      listJson('--window', '10', '--threshold', '0.5', '--sort', 'rate'),
+      lights('--window', '10', '--threshold', '0.5', '--sort', 'rate'),
+      plainJson(),
+    ]);
     // The 6.0 window (at - 10, at] holds the burst's last 9 seconds: 18 successes, 72 failures.
     expect(doc.lights[0]).toMatchObject({ lightName: 'stripe-api', windowSuccesses: 18, windowFailures: 72, failureRate: 0.8, overThreshold: true });
     expect(doc.lights.slice(1).every((l) => l.overThreshold === false)).toBe(true);
     const legacy = doc.lights.find((l) => l.light === 'legacy');
     // 5.x counts [at - 10, at]: 11 seconds, the last of them empty.
     expect(legacy).toMatchObject({ windowSuccesses: 10, windowFailures: 0, failureRate: 0 });
-    const table = await lights('--window', '10', '--threshold', '0.5', '--sort', 'rate');
     const first = table.stdout.split('\n').find((l) => /^│ [a-z ]+│ stoplight-/.test(l)) ?? '';
     expect(first).toContain('stripe-api');
     expect(first).toContain('80.0% ≥');
     expect(table.stdout).toContain('fail rate ≥: 1 light at or over --threshold 0.5 in the window');
-    const none = await listJson();
     expect(none.lights.every((l) => l.failureRate === null)).toBe(true);
   });
 
@@ -216,8 +231,14 @@ describe('incidents', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    await new Promise((r) => setTimeout(r, 3500));
+    // Ctrl-C once the second listing is printed, not after a fixed wait.
+    const second = new Promise<void>((resolve) =>
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if ((stdout.match(/^total: /gm) ?? []).length >= 2) resolve();
+      }),
+    );
+    await Promise.race([second, new Promise((r) => child.on('close', r))]);
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
     expect(code).toBe(130);
@@ -231,13 +252,15 @@ describe('what inspect prints is right', () => {
     const key = `stoplight:v6:${shortId('payments')}:{${shortId('checkout')}}:window_metrics`;
     await redis.hincrby(key, 'total_failures', 7);
     try {
-      const run = await runCli(['inspect', 'checkout', '--system', 'payments', '--redis-url', server.url, '--at', String(AT), '--check']);
+      const [run, windowed] = await Promise.all([
+        runCli(['inspect', 'checkout', '--system', 'payments', '--redis-url', server.url, '--at', String(AT), '--check']),
+        runCli(['inspect', 'checkout', '--system', 'payments', '--redis-url', server.url, '--at', String(AT), '--window', '60']),
+      ]);
       expect(run.code).toBe(1);
       expect(run.stdout).toContain('  stored totals 54 / 13 (total_successes / total_failures) but the buckets sum to 54 / 6 (successes 0, failures +7)');
       expect(run.stdout).not.toMatch(/in window *│/);
       expect(run.stdout).toMatch(/last_error_at +\d{10}\.940 {2}\(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.940Z\)/);
       expect(run.stdout).not.toMatch(/\.9400000|\.9399999/);
-      const windowed = await runCli(['inspect', 'checkout', '--system', 'payments', '--redis-url', server.url, '--at', String(AT), '--window', '60']);
       expect(windowed.stdout).toMatch(/in window *│/);
     } finally {
       await redis.hincrby(key, 'total_failures', -7);
@@ -245,7 +268,13 @@ describe('what inspect prints is right', () => {
   });
 
   it('lights fits 80 columns (COLUMNS=80): fewer columns, no wrapped rows; --wide keeps every column', async () => {
-    const narrow = await runCli(['lights', '--redis-url', server.url, '--at', String(AT), '--window', '60'], { COLUMNS: '80' });
+    const [narrow, wide, ...inspected] = await Promise.all([
+      runCli(['lights', '--redis-url', server.url, '--at', String(AT), '--window', '60'], { COLUMNS: '80' }),
+      runCli(['lights', '--redis-url', server.url, '--at', String(AT), '--window', '60', '--wide'], { COLUMNS: '80' }),
+      ...['payments/stripe-api', 'legacy'].map((light) =>
+        runCli(['inspect', light, '--redis-url', server.url, '--at', String(AT), '--window', '60'], { COLUMNS: '80' }),
+      ),
+    ]);
     const widest = Math.max(
       ...narrow.stdout
         .split('\n')
@@ -255,13 +284,11 @@ describe('what inspect prints is right', () => {
     expect(widest).toBeLessThanOrEqual(80);
     expect(narrow.stdout).toContain('fail rate');
     // inspect too: every line of a 6.0 and a 5.x light within 80 columns (tables drop columns, prose breaks between words).
-    for (const light of ['payments/stripe-api', 'legacy']) {
-      const shown = await runCli(['inspect', light, '--redis-url', server.url, '--at', String(AT), '--window', '60'], { COLUMNS: '80' });
+    for (const shown of inspected) {
       expect(shown.code, shown.stderr).toBe(0);
       expect(Math.max(...shown.stdout.split('\n').map((l) => [...l].length))).toBeLessThanOrEqual(80);
       expect(shown.stdout).toContain('longest B/limit');
     }
-    const wide = await runCli(['lights', '--redis-url', server.url, '--at', String(AT), '--window', '60', '--wide'], { COLUMNS: '80' });
     expect(wide.stdout).toContain('first event');
     expect(wide.stdout).toContain('layout');
   });

@@ -121,7 +121,8 @@ export function addRegistry(book: NameBook, key: string, fields: ReadonlyMap<str
   for (const [field, value] of fields) {
     let config: { name?: unknown; window_size?: unknown; threshold?: unknown; traffic_control?: unknown } | undefined;
     try {
-      const parsed = JSON.parse(value) as { config?: typeof config } | null;
+      // Only a JSON object holds a config: anything else is not parsed (a million throws took seconds).
+      const parsed = /^\s*\{/.test(value) ? (JSON.parse(value) as { config?: typeof config } | null) : null;
       config = parsed && typeof parsed === 'object' ? parsed.config : undefined;
     } catch {
       config = undefined;
