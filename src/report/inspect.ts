@@ -139,7 +139,7 @@ export function rowsTable(
     return { text, widths: t.options.colWidths.map((w) => w ?? 0) };
   };
   const drawn = parts.map((part) => draw(part));
-  const widths = head.map((_, i) => Math.max(...drawn.map((d) => d.widths[i] ?? 0)));
+  const widths = head.map((_, i) => drawn.reduce((widest, d) => Math.max(widest, d.widths[i] ?? 0), 0));
   const lines = drawn.map((d, i) => {
     const same = d.widths.length === widths.length && d.widths.every((w, j) => w === widths[j]);
     return (same ? d.text : draw(parts[i] as readonly (readonly Table.Cell[])[], widths).text).split('\n');
