@@ -58,16 +58,21 @@ afterAll(async () => {
 // one case use the CPU another's wait leaves.
 describe.concurrent('every --json validates against its shipped schema (real runs)', () => {
   it('bench, and compare of it against itself and against a schemaVersion 1 baseline', async () => {
-    const bench = await jsonOf('bench', ['bench', ...SMALL, '--json']);
-    expect(bench.startedAt).toMatch(ISO);
-    const saved = path.join(dir, 'bench.json');
-    writeFileSync(saved, JSON.stringify(bench));
-    const same = await jsonOf('compare', ['compare', saved, saved, '--json']);
-    expect(same).toMatchObject({ ok: true, options: { memoryToleranceFraction: 0.01, memoryToleranceBytes: null } });
-    // The committed CI baseline was written by schemaVersion 1; the verdict is today's.
-    await jsonOf('compare', ['compare', 'fixtures/baselines/small.json', 'fixtures/baselines/small.json', '--json', '--memory-tolerance', '64B']);
-    // bench --baseline --json prints the verdict: CI's gate, on the committed schemaVersion 1 baseline.
-    await jsonOf('compare', ['bench', '--scenario', 'fixtures/scenarios/small.json', '--baseline', 'fixtures/baselines/small.json', '--no-progress', '--json']);
+    // Three independent runs at once (each bench on a private server of its own).
+    await Promise.all([
+      (async () => {
+        const bench = await jsonOf('bench', ['bench', ...SMALL, '--json']);
+        expect(bench.startedAt).toMatch(ISO);
+        const saved = path.join(dir, 'bench.json');
+        writeFileSync(saved, JSON.stringify(bench));
+        const same = await jsonOf('compare', ['compare', saved, saved, '--json']);
+        expect(same).toMatchObject({ ok: true, options: { memoryToleranceFraction: 0.01, memoryToleranceBytes: null } });
+      })(),
+      // The committed CI baseline was written by schemaVersion 1; the verdict is today's.
+      jsonOf('compare', ['compare', 'fixtures/baselines/small.json', 'fixtures/baselines/small.json', '--json', '--memory-tolerance', '64B']),
+      // bench --baseline --json prints the verdict: CI's gate, on the committed schemaVersion 1 baseline.
+      jsonOf('compare', ['bench', '--scenario', 'fixtures/scenarios/small.json', '--baseline', 'fixtures/baselines/small.json', '--no-progress', '--json']),
+    ]);
   });
 
   it('bench --realtime: its moments are ISO 8601 on the wall clock', async () => {
@@ -94,17 +99,38 @@ describe.concurrent('every --json validates against its shipped schema (real run
   }, 60_000);
 
   it('bench --dry-run, --suggest, --instructions', async () => {
-    await jsonOf('bench-dry-run', ['bench', '--dry-run', ...SMALL, '--json']);
-    const suggested = await jsonOf('bench', ['bench', '--suggest', ...SMALL, '--json']);
+    // At once: each run starts a server of its own. The count under valgrind is kept small
+    // (10 calls, 2 repeats: every field of the document, in seconds instead of 300 × 3 calls).
+    const [, suggested, counted] = await Promise.all([
+      jsonOf('bench-dry-run', ['bench', '--dry-run', ...SMALL, '--json']),
+      jsonOf('bench', ['bench', '--suggest', ...SMALL, '--json']),
+      jsonOf(
+        'bench',
+        [
+          'bench',
+          '--instructions',
+          '--instruction-calls',
+          '10',
+          '--instruction-repeats',
+          '2',
+          '--window',
+          '10',
+          '--rate',
+          '1',
+          '--no-throughput',
+          '--no-accuracy',
+          '--no-progress',
+          '--json',
+        ],
+        0,
+        {},
+        240_000,
+      ),
+    ]);
     expect(suggested.suggestions).toBeInstanceOf(Array);
-    const counted = await jsonOf(
-      'bench',
-      ['bench', '--instructions', '--window', '10', '--rate', '1', '--no-throughput', '--no-accuracy', '--no-progress', '--json'],
-      0,
-      {},
-      240_000,
-    );
     expect(counted.instructionsSeconds).toBeGreaterThan(0);
+    const results = counted.results as { instructions?: { write: { repeats: unknown[] } } }[];
+    expect(results.map((r) => r.instructions?.write.repeats.length)).toEqual([2, 2]);
   }, 400_000);
 
   it('bench --sweep', async () => {
@@ -125,34 +151,25 @@ describe.concurrent('every --json validates against its shipped schema (real run
     const system = execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim();
     const linked = path.join(dir, 'redis-server-link');
     symlinkSync(system, linked);
-    const builds = await jsonOf('builds', [
-      'bench',
-      '--layout',
-      'stoplight-v6',
-      ...SMALL,
-      '--no-accuracy',
-      '--json',
-      '--redis-server',
-      system,
-      '--redis-server',
-      linked,
+    const [builds, verified] = await Promise.all([
+      jsonOf('builds', ['bench', '--layout', 'stoplight-v6', ...SMALL, '--no-accuracy', '--json', '--redis-server', system, '--redis-server', linked]),
+      jsonOf('builds', [
+        'verify',
+        '--layout',
+        'stoplight-v6',
+        '--calls',
+        '500',
+        '--seed',
+        '11',
+        '--no-progress',
+        '--json',
+        '--redis-server',
+        system,
+        '--redis-server',
+        linked,
+      ]),
     ]);
     for (const entry of Object.values(builds.builds as Record<string, { result: unknown }>)) expect(schemaErrors('bench', entry.result)).toEqual([]);
-    const verified = await jsonOf('builds', [
-      'verify',
-      '--layout',
-      'stoplight-v6',
-      '--calls',
-      '500',
-      '--seed',
-      '11',
-      '--no-progress',
-      '--json',
-      '--redis-server',
-      system,
-      '--redis-server',
-      linked,
-    ]);
     for (const entry of Object.values(verified.builds as Record<string, { result: unknown }>)) expect(schemaErrors('verify', entry.result)).toEqual([]);
     const baseline = JSON.parse(readFileSync('fixtures/baselines/small.json', 'utf8')) as { redis: Record<string, unknown> };
     const other = path.join(dir, 'valkey.json');
@@ -167,19 +184,22 @@ describe.concurrent('every --json validates against its shipped schema (real run
 
   it('lights, inspect, clean and doctor on a Redis with lights', async () => {
     const url = ['--redis-url', server.url];
-    const lights = await jsonOf('lights', ['lights', ...url, '--json']);
+    // Read-only commands at once; clean after them.
+    const [lights, inspected, judged] = await Promise.all([
+      jsonOf('lights', ['lights', ...url, '--json']),
+      jsonOf('inspect', ['inspect', 'checkout', ...url, '--window', '300', '--json']),
+      jsonOf('inspect', ['inspect', 'checkout', ...url, '--at', String(now), '--json']),
+      jsonOf('doctor', ['doctor', ...url, '--json']),
+    ]);
     expect(lights.at).toMatch(ISO);
     expect(lights.matched).toBe(2);
-    const inspected = await jsonOf('inspect', ['inspect', 'checkout', ...url, '--window', '300', '--json']);
     const inspections = inspected.inspections as { layout: string; window: { at: string }; keys: { role: string }[] }[];
     expect(inspections.map((i) => i.layout).sort()).toEqual(['stoplight-v5', 'stoplight-v6']);
     expect(inspections[0]?.window.at).toMatch(ISO);
     // The same names for the same keys as bench's memory.keys.
     expect(inspections.find((i) => i.layout === 'stoplight-v6')?.keys.map((k) => k.role)).toEqual(['metrics', 'index']);
     // --at takes Unix seconds; the document echoes it as a moment.
-    const judged = await jsonOf('inspect', ['inspect', 'checkout', ...url, '--at', String(now), '--json']);
     expect((judged.request as { at: string }).at).toBe(new Date(now * 1000).toISOString().replace('.000Z', 'Z'));
     await jsonOf('clean', ['clean', ...url, '--json']);
-    await jsonOf('doctor', ['doctor', ...url, '--json']);
   }, 120_000);
 });
