@@ -27,7 +27,8 @@ interface BuildsJson {
   >;
 }
 
-describe('swc bench --redis-server, repeated: one column group per build', () => {
+// Every run starts servers of its own: the cases run at once.
+describe.concurrent('swc bench --redis-server, repeated: one column group per build', () => {
   it('the same binary under two paths: two builds keyed apart, their figures equal', async () => {
     const run = await runCli([...small, '--json', '--redis-server', system, '--redis-server', linked], {}, 120_000);
     expect(run.code).toBe(0);
@@ -64,10 +65,12 @@ describe('swc bench --redis-server, repeated: one column group per build', () =>
   }, 120_000);
 
   it('--redis-server with --redis-url or --baseline: exit 2, one line', async () => {
-    const url = await runCli([...small, '--redis-server', system, '--redis-url', 'redis://127.0.0.1:1']);
+    const [url, base] = await Promise.all([
+      runCli([...small, '--redis-server', system, '--redis-url', 'redis://127.0.0.1:1']),
+      runCli([...small, '--redis-server', system, '--redis-server', linked, '--baseline', 'fixtures/baselines/small.json']),
+    ]);
     expect(url.code).toBe(2);
     expect(url.stderr).toMatch(/^swc: --redis-server\/--redis-url: /m);
-    const base = await runCli([...small, '--redis-server', system, '--redis-server', linked, '--baseline', 'fixtures/baselines/small.json']);
     expect(base.code).toBe(2);
     expect(base.stderr.trim().split('\n')).toHaveLength(1);
   });
