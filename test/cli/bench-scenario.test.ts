@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BenchReport } from '../../src/measure/types.js';
-import { redisUrl } from '../helpers.js';
+import { redisUrl, withPrivateServer } from '../helpers.js';
 import { plantBaseline, shippedBaseline, SMALL_BASELINE, SMALL_SCENARIO } from './bench-fixtures.js';
-import { runCli } from './run-cli.js';
+import { runCli, type CliResult } from './run-cli.js';
 
 const SMALL = SMALL_SCENARIO;
 const BLOG = fileURLToPath(new URL('../../fixtures/scenarios/blog.json', import.meta.url));
@@ -21,9 +21,13 @@ function write(name: string, content: unknown): string {
   return file;
 }
 
-describe('swc bench --scenario (CLI)', () => {
+/** `swc bench --redis-url <a redis-server of its own> …`: runs on one server take turns, so these run at once. */
+const benchOnOwnServer = (args: readonly string[]): Promise<CliResult> =>
+  withPrivateServer({}, (server) => runCli(['bench', '--redis-url', server.url, ...args]));
+
+describe.concurrent('swc bench --scenario (CLI)', () => {
   it('runs a scenario, and a flag on the command line overrides its field', async () => {
-    const result = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', SMALL, '--rate', '5', '--window', '30', '--json', '--no-progress']);
+    const result = await benchOnOwnServer(['--scenario', SMALL, '--rate', '5', '--window', '30', '--json', '--no-progress']);
     // With --no-progress only the run line (the namespace, for leftovers) is on stderr.
     expect(result.stderr).toMatch(/^swc bench: run swc-bench:[0-9a-f]{8}: writing only under [^\n]*; removed at the end\n$/);
     expect(result.code).toBe(0);
@@ -37,10 +41,9 @@ describe('swc bench --scenario (CLI)', () => {
 
   it('a scenario asks for accuracy with its threshold; --threshold on the command line overrides it', async () => {
     const file = write('accuracy.json', { layouts: ['two-window'], windows: [20], rates: [2], throughput: false, threshold: 0.3 });
-    // Runs on one server take turns (the second waits for the first's end); started together, they share the start-up.
     const [fromFile, overridden] = await Promise.all([
-      runCli(['bench', '--redis-url', redisUrl(), '--scenario', file, '--json', '--no-progress']),
-      runCli(['bench', '--redis-url', redisUrl(), '--scenario', file, '--threshold', '0.6', '--json', '--no-progress']),
+      benchOnOwnServer(['--scenario', file, '--json', '--no-progress']),
+      benchOnOwnServer(['--scenario', file, '--threshold', '0.6', '--json', '--no-progress']),
     ]);
     expect(fromFile.code).toBe(0);
     expect((JSON.parse(fromFile.stdout) as BenchReport).results[0]?.accuracy).toMatchObject({ threshold: 0.3, reads: 240 });
@@ -62,7 +65,7 @@ describe('swc bench --scenario (CLI)', () => {
   it('runs the committed blog scenario (one cell by flags) with the published figures beside ours', async () => {
     // --rate/--window keep the blog matrix to one cell and --no-throughput skips the timed
     // phases: this checks the file and its published memory figures, not our figures.
-    const blog = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', BLOG, '--rate', '10', '--window', '1m', '--no-throughput', '--json']);
+    const blog = await benchOnOwnServer(['--scenario', BLOG, '--rate', '10', '--window', '1m', '--no-throughput', '--json']);
     expect(blog.code).toBe(0);
     const report = JSON.parse(blog.stdout) as BenchReport;
     expect(report.results.map((r) => r.published?.kb)).toEqual([74.9, 11.6]);
