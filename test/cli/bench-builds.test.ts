@@ -3,6 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../src/core/schema-version.js';
+import { schemaErrors } from '../schema-check.js';
 import { runCli } from './run-cli.js';
 
 const system = execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim();
@@ -33,6 +35,11 @@ describe.concurrent('swc bench --redis-server, repeated: one column group per bu
     const run = await runCli([...small, '--json', '--redis-server', system, '--redis-server', linked], {}, 120_000);
     expect(run.code).toBe(0);
     const json = JSON.parse(run.stdout) as BuildsJson;
+    // The document validates against its shipped schema, each build's result against bench's
+    // (test/cli/json-schemas.test.ts counts on this run for bench over builds).
+    expect((json as unknown as { schemaVersion: number }).schemaVersion).toBe(SCHEMA_VERSION);
+    expect(schemaErrors('builds', json)).toEqual([]);
+    for (const entry of Object.values(json.builds)) expect(schemaErrors('bench', entry.result)).toEqual([]);
     const [a, b] = Object.entries(json.builds);
     expect(b?.[0]).toBe(`${a?.[0]} #2`);
     expect([a?.[1].build.path, b?.[1].build.path]).toEqual([system, linked]);

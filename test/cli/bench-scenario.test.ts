@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BenchReport } from '../../src/measure/types.js';
+import { SCHEMA_VERSION } from '../../src/core/schema-version.js';
 import { redisUrl, withPrivateServer } from '../helpers.js';
+import { schemaErrors } from '../schema-check.js';
 import { plantBaseline, shippedBaseline, SMALL_BASELINE, SMALL_SCENARIO } from './bench-fixtures.js';
 import { runCli, type CliResult } from './run-cli.js';
 
@@ -112,6 +114,10 @@ describe.concurrent('swc bench --baseline (CLI)', () => {
       expect(grew.code, grew.stderr).toBe(1);
       const verdict = JSON.parse(grew.stdout) as { ok: boolean; failures: { cell: string; figure: string }[]; current: { label: string } };
       expect(verdict.ok).toBe(false);
+      // bench --baseline --json prints the verdict (CI's gate): it validates against compare's shipped schema
+      // (test/cli/json-schemas.test.ts counts on this run for it).
+      expect((verdict as unknown as { schemaVersion: number }).schemaVersion).toBe(SCHEMA_VERSION);
+      expect(schemaErrors('compare', verdict)).toEqual([]);
       expect(verdict.current.label).toBe('this run');
       expect(verdict.failures.map((f) => [f.cell, f.figure])).toEqual([['stoplight-v5 60 s @ 1/s', 'bytesPerLight']]);
       // Same seed, scenario and Redis build as the baseline: every bytesPerLight is identical to it, in both runs.

@@ -6,7 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Suggestion } from '../../src/bench/suggest.js';
 import { layoutNames } from '../../src/layouts/index.js';
 import type { BenchReport } from '../../src/measure/types.js';
+import { SCHEMA_VERSION } from '../../src/core/schema-version.js';
 import { redisUrl } from '../helpers.js';
+import { schemaErrors } from '../schema-check.js';
 import { runCli } from './run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'swc-suggest-'));
@@ -20,6 +22,9 @@ describe.concurrent('swc bench --suggest (CLI)', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as BenchReport & { suggestion: Suggestion; suggestions: Suggestion[] };
+    // It validates against bench's shipped schema (test/cli/json-schemas.test.ts counts on this run for --suggest).
+    expect(report.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(schemaErrors('bench', report)).toEqual([]);
     expect(report.redis.private).toBe(true);
     expect(report.suggestions).toHaveLength(1);
     const s = report.suggestion;

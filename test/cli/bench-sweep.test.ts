@@ -3,7 +3,9 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../src/core/schema-version.js';
 import { alive, recordedServers, withPrivateServer } from '../helpers.js';
+import { schemaErrors } from '../schema-check.js';
 import { runCli, SWC_BIN, type CliResult } from './run-cli.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'swc-sweep-'));
@@ -118,6 +120,11 @@ describe.concurrent('swc bench --sweep', () => {
   it('JSON: a sweep document with one normal report per setting, the summary and the advice', () => {
     const doc = JSON.parse(json.stdout) as SweepJson;
     expect(doc).toMatchObject({ schemaVersion: 3, kind: 'sweep', settings: ['hash-max-listpack-value'] });
+    // The document validates against its shipped schema, and each run's report against bench's
+    // (test/cli/json-schemas.test.ts counts on this run for --sweep).
+    expect(doc.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(schemaErrors('bench-sweep', doc)).toEqual([]);
+    for (const run of doc.sweep) expect(schemaErrors('bench', run.report)).toEqual([]);
     expect(doc.sweep.map((s) => [s.settings, s.default])).toEqual([
       [{ 'hash-max-listpack-value': 64 }, true],
       [{ 'hash-max-listpack-value': 256 }, false],

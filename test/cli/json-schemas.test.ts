@@ -1,7 +1,10 @@
 /**
  * Every command's --json, run for real (spawned swc, real redis-server),
  * validated against the JSON Schema file it ships in schemas/ (ajv): the
- * contract of docs/output.md holds for what a user pipes to jq.
+ * contract of docs/output.md holds for what a user pipes to jq. Where a
+ * command's --json run already happens in its own test file (bench --sweep,
+ * --suggest, over builds, and --baseline's verdict), that file validates it
+ * with the same check (test/schema-check.ts), instead of a second run here.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -58,7 +61,9 @@ afterAll(async () => {
 // one case use the CPU another's wait leaves.
 describe.concurrent('every --json validates against its shipped schema (real runs)', () => {
   it('bench, and compare of it against itself and against a schemaVersion 1 baseline', async () => {
-    // Three independent runs at once (each bench on a private server of its own).
+    // Independent runs at once (the bench on a private server of its own). bench --baseline --json (the
+    // verdict, CI's gate, on the committed schemaVersion 1 baseline) is validated where that run already
+    // is: test/cli/bench-scenario.test.ts.
     await Promise.all([
       (async () => {
         const bench = await jsonOf('bench', ['bench', ...SMALL, '--json']);
@@ -70,8 +75,6 @@ describe.concurrent('every --json validates against its shipped schema (real run
       })(),
       // The committed CI baseline was written by schemaVersion 1; the verdict is today's.
       jsonOf('compare', ['compare', 'fixtures/baselines/small.json', 'fixtures/baselines/small.json', '--json', '--memory-tolerance', '64B']),
-      // bench --baseline --json prints the verdict: CI's gate, on the committed schemaVersion 1 baseline.
-      jsonOf('compare', ['bench', '--scenario', 'fixtures/scenarios/small.json', '--baseline', 'fixtures/baselines/small.json', '--no-progress', '--json']),
     ]);
   });
 
@@ -98,12 +101,12 @@ describe.concurrent('every --json validates against its shipped schema (real run
     expect(Date.parse(realtime!.endedAt)).toBeGreaterThanOrEqual(Date.parse(realtime!.startedAt));
   }, 60_000);
 
-  it('bench --dry-run, --suggest, --instructions', async () => {
-    // At once: each run starts a server of its own. The count under valgrind is kept small
+  // bench --suggest --json is validated where its run already is: test/cli/bench-suggest.test.ts.
+  it('bench --dry-run, --instructions', async () => {
+    // At once. The count under valgrind is kept small
     // (10 calls, 2 repeats: every field of the document, in seconds instead of 300 × 3 calls).
-    const [, suggested, counted] = await Promise.all([
+    const [, counted] = await Promise.all([
       jsonOf('bench-dry-run', ['bench', '--dry-run', ...SMALL, '--json']),
-      jsonOf('bench', ['bench', '--suggest', ...SMALL, '--json']),
       jsonOf(
         'bench',
         [
@@ -127,49 +130,34 @@ describe.concurrent('every --json validates against its shipped schema (real run
         240_000,
       ),
     ]);
-    expect(suggested.suggestions).toBeInstanceOf(Array);
     expect(counted.instructionsSeconds).toBeGreaterThan(0);
     const results = counted.results as { instructions?: { write: { repeats: unknown[] } } }[];
     expect(results.map((r) => r.instructions?.write.repeats.length)).toEqual([2, 2]);
   }, 400_000);
 
-  it('bench --sweep', async () => {
-    const sweep = await jsonOf('bench-sweep', [
-      'bench',
-      '--sweep',
-      'hash-max-listpack-value=64,256',
-      '--layout',
-      'stoplight-v6',
-      ...SMALL,
-      '--no-accuracy',
-      '--json',
-    ]);
-    for (const run of sweep.sweep as { report: unknown }[]) expect(schemaErrors('bench', run.report)).toEqual([]);
-  }, 200_000);
+  // bench --sweep --json (the document, and each run's report as bench's) is validated where its run
+  // already is: test/cli/bench-sweep.test.ts.
 
-  it('bench and verify over two builds, and compare --across-builds', async () => {
+  // bench over two builds (--json) is validated where that run already is: test/cli/bench-builds.test.ts.
+  it('verify over two builds, and compare --across-builds', async () => {
     const system = execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim();
     const linked = path.join(dir, 'redis-server-link');
     symlinkSync(system, linked);
-    const [builds, verified] = await Promise.all([
-      jsonOf('builds', ['bench', '--layout', 'stoplight-v6', ...SMALL, '--no-accuracy', '--json', '--redis-server', system, '--redis-server', linked]),
-      jsonOf('builds', [
-        'verify',
-        '--layout',
-        'stoplight-v6',
-        '--calls',
-        '500',
-        '--seed',
-        '11',
-        '--no-progress',
-        '--json',
-        '--redis-server',
-        system,
-        '--redis-server',
-        linked,
-      ]),
+    const verified = await jsonOf('builds', [
+      'verify',
+      '--layout',
+      'stoplight-v6',
+      '--calls',
+      '500',
+      '--seed',
+      '11',
+      '--no-progress',
+      '--json',
+      '--redis-server',
+      system,
+      '--redis-server',
+      linked,
     ]);
-    for (const entry of Object.values(builds.builds as Record<string, { result: unknown }>)) expect(schemaErrors('bench', entry.result)).toEqual([]);
     for (const entry of Object.values(verified.builds as Record<string, { result: unknown }>)) expect(schemaErrors('verify', entry.result)).toEqual([]);
     const baseline = JSON.parse(readFileSync('fixtures/baselines/small.json', 'utf8')) as { redis: Record<string, unknown> };
     const other = path.join(dir, 'valkey.json');
