@@ -16,12 +16,19 @@ interface SpreadJson {
 /** `swc bench --redis-url <a redis-server of its own> …`: runs on one server take turns, so these run at once. */
 const bench = (args: readonly string[]): Promise<CliResult> => withPrivateServer({}, (server) => runCli(['bench', '--redis-url', server.url, ...args]));
 
-// Alone (before the cases below, which run at once): see the --wide run.
-describe('swc bench --rounds and the application view (CLI): the table', () => {
+/**
+ * The table case's --wide run, started once by whichever case comes first: its ranges are figures
+ * (thousands of ops/s), which other runs at the same time would depress, so every other bench of the
+ * file waits for its end (`afterWide`).
+ */
+let wide: Promise<CliResult> | undefined;
+const wideRun = (): Promise<CliResult> => (wide ??= bench(['--rate', '10', '--window', '60', '--no-progress', '--rounds', '2', '--time', '0.2', '--wide']));
+const afterWide = (): Promise<unknown> => wideRun().catch(() => undefined);
+
+describe.concurrent('swc bench --rounds and the application view (CLI)', () => {
   it('table: engine capacity with spread (range with --wide), the application view, ratios (range with --wide); --no-app-view drops it', async () => {
-    // The --wide run alone first: its ranges are figures (thousands of ops/s), which other
-    // runs at the same time would depress. The other two check only the table's shape.
-    const result = await bench(['--rate', '10', '--window', '60', '--no-progress', '--rounds', '2', '--time', '0.2', '--wide']);
+    // The --wide run alone first (see wideRun); the other two check only the table's shape.
+    const result = await wideRun();
     const [narrow, bare] = await Promise.all([
       bench(['--rate', '10', '--window', '60', '--no-progress', '--rounds', '2', '--time', '0.2']),
       bench(['--rate', '10', '--window', '60', '--no-progress', '--rounds', '1', '--time', '0.2', '--no-app-view']),
@@ -41,10 +48,9 @@ describe('swc bench --rounds and the application view (CLI): the table', () => {
     expect(bare.code).toBe(0);
     expect(bare.stdout).not.toMatch(/Application's view|min–max/);
   });
-});
 
-describe.concurrent('swc bench --rounds and the application view (CLI)', () => {
   it('JSON: per-round ranges, noisy marks, ratios to the first layout, and the app view (additive fields)', async () => {
+    await afterWide();
     const result = await bench(['--rate', '10', '--window', '60', '--json', '--no-progress', '--rounds', '3', '--time', '0.3', '--connections', '2']);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as {
@@ -82,6 +88,7 @@ describe.concurrent('swc bench --rounds and the application view (CLI)', () => {
   // One refusal spawned, as a user meets it; each refusal (and a scenario's bad throughput.rounds)
   // is checked in-process in test/unit/commands/bench-rounds-refusals.test.ts.
   it('refuses --rounds out of range before Redis (exit 2)', async () => {
+    await afterWide();
     const result = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', '--rounds', '0']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^swc: .*--rounds: must be 1 to 100, got 0/m);
@@ -93,6 +100,7 @@ describe.concurrent('swc bench --rounds and the application view (CLI)', () => {
       const file = path.join(dir, 'rounds.json');
       const scenario = { layouts: ['stoplight-v6'], windows: [60], rates: [10], throughput: { connections: 1, pipeline: 1, seconds: 0.2, rounds: 2 } };
       writeFileSync(file, JSON.stringify(scenario));
+      await afterWide();
       const ok = await bench(['--scenario', file, '--json', '--no-progress', '--no-app-view']);
       expect(ok.code).toBe(0);
       const report = JSON.parse(ok.stdout) as { results: { throughput: { rounds: number; write: { rounds: { count: number } } } }[] };
