@@ -3,6 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../src/core/schema-version.js';
+import { schemaErrors } from '../schema-check.js';
 import { runCli } from './run-cli.js';
 
 const system = execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim();
@@ -27,11 +29,17 @@ interface BuildsJson {
   >;
 }
 
-describe('swc bench --redis-server, repeated: one column group per build', () => {
+// Every run starts servers of its own: the cases run at once.
+describe.concurrent('swc bench --redis-server, repeated: one column group per build', () => {
   it('the same binary under two paths: two builds keyed apart, their figures equal', async () => {
     const run = await runCli([...small, '--json', '--redis-server', system, '--redis-server', linked], {}, 120_000);
     expect(run.code).toBe(0);
     const json = JSON.parse(run.stdout) as BuildsJson;
+    // The document validates against its shipped schema, each build's result against bench's
+    // (test/cli/json-schemas.test.ts counts on this run for bench over builds).
+    expect((json as unknown as { schemaVersion: number }).schemaVersion).toBe(SCHEMA_VERSION);
+    expect(schemaErrors('builds', json)).toEqual([]);
+    for (const entry of Object.values(json.builds)) expect(schemaErrors('bench', entry.result)).toEqual([]);
     const [a, b] = Object.entries(json.builds);
     expect(b?.[0]).toBe(`${a?.[0]} #2`);
     expect([a?.[1].build.path, b?.[1].build.path]).toEqual([system, linked]);
@@ -64,10 +72,12 @@ describe('swc bench --redis-server, repeated: one column group per build', () =>
   }, 120_000);
 
   it('--redis-server with --redis-url or --baseline: exit 2, one line', async () => {
-    const url = await runCli([...small, '--redis-server', system, '--redis-url', 'redis://127.0.0.1:1']);
+    const [url, base] = await Promise.all([
+      runCli([...small, '--redis-server', system, '--redis-url', 'redis://127.0.0.1:1']),
+      runCli([...small, '--redis-server', system, '--redis-server', linked, '--baseline', 'fixtures/baselines/small.json']),
+    ]);
     expect(url.code).toBe(2);
     expect(url.stderr).toMatch(/^swc: --redis-server\/--redis-url: /m);
-    const base = await runCli([...small, '--redis-server', system, '--redis-server', linked, '--baseline', 'fixtures/baselines/small.json']);
     expect(base.code).toBe(2);
     expect(base.stderr.trim().split('\n')).toHaveLength(1);
   });

@@ -1,22 +1,16 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../src/layouts/client.js';
 import { StoplightV5 } from '../../src/layouts/stoplight/v5.js';
 import { StoplightV6 } from '../../src/layouts/stoplight/v6.js';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer } from '../../src/redis/server.js';
-import { HOUR_START, redisUrl, uniqueName, digest, keysMatching } from '../helpers.js';
-import { runCli, RUN_LINE, startCli } from './run-cli.js';
+import { HOUR_START, uniqueName, digest, keysMatching, withPrivateServer } from '../helpers.js';
+import { runCli, RUN_LINE, startCli, type CliResult } from './run-cli.js';
 import { plantRefusedZero } from '../integration/verify/plant.js';
 
-let redis: Redis;
-beforeAll(async () => {
-  redis = await connect(redisUrl());
-});
-afterAll(() => redis.disconnect());
-
 /** Real-looking data of somebody else: plain keys and Stoplight keys of other lights. */
-async function seedUserData(tag: string): Promise<string> {
+async function seedUserData(redis: Redis, tag: string): Promise<string> {
   await redis.set(`${tag}:plain`, 'keep me');
   await redis.hset(`${tag}:hash`, { a: '1', b: '2' });
   await redis.zadd(`${tag}:zset`, 1, 'x', 2, 'y');
@@ -38,46 +32,53 @@ function startBench(args: string[]) {
   return { child: run.child, firstCell, exited, stderr: run.stderr };
 }
 
-describe('bench leaves other data alone', () => {
+// Each case has a server of its own (runs on one server take turns): the cases run at once.
+describe.concurrent('bench leaves other data alone', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
   ] as const)("%s after the first cell: exits %i, other keys byte-identical, none of the run's keys remain", async (signal, code) => {
-    const pattern = await seedUserData(uniqueName('user'));
-    const before = await digest(redis, pattern);
-    const run = startBench(['--redis-url', redisUrl(), '--preset', 'blog']);
-    await run.firstCell;
-    run.child.kill(signal);
-    const { code: exitCode } = await run.exited;
-    expect(exitCode).toBe(code);
-    const namespace = /swc-bench:[0-9a-f]{8}/.exec(run.stderr())?.[0];
-    expect(namespace).toBeDefined();
-    expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
-    expect(await digest(redis, pattern)).toEqual(before);
+    await withPrivateServer({}, async (server, redis) => {
+      const pattern = await seedUserData(redis, uniqueName('user'));
+      const before = await digest(redis, pattern);
+      const run = startBench(['--redis-url', server.url, '--preset', 'blog']);
+      await run.firstCell;
+      run.child.kill(signal);
+      const { code: exitCode } = await run.exited;
+      expect(exitCode).toBe(code);
+      const namespace = /swc-bench:[0-9a-f]{8}/.exec(run.stderr())?.[0];
+      expect(namespace).toBeDefined();
+      expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
+      expect(await digest(redis, pattern)).toEqual(before);
+    });
   });
 
   it("SIGINT in the write throughput phase: exit 130 within 5 s, user keys byte-identical, none of the run's keys remain", async () => {
-    const pattern = await seedUserData(uniqueName('user'));
-    const before = await digest(redis, pattern);
-    const run = startCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '1m', '--time', '30']);
-    const [, namespace] = (await run.waitFor(RUN_LINE)) as unknown as [string, string];
-    await run.waitFor(/write throughput phase/);
-    const startedAt = Date.now();
-    run.child.kill('SIGINT');
-    expect((await run.exited).code).toBe(130);
-    expect(Date.now() - startedAt).toBeLessThan(5000);
-    expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
-    expect(await digest(redis, pattern)).toEqual(before);
+    await withPrivateServer({}, async (server, redis) => {
+      const pattern = await seedUserData(redis, uniqueName('user'));
+      const before = await digest(redis, pattern);
+      const run = startCli(['bench', '--redis-url', server.url, '--rate', '10', '--window', '1m', '--time', '30']);
+      const [, namespace] = (await run.waitFor(RUN_LINE)) as unknown as [string, string];
+      await run.waitFor(/write throughput phase/);
+      const startedAt = Date.now();
+      run.child.kill('SIGINT');
+      expect((await run.exited).code).toBe(130);
+      expect(Date.now() - startedAt).toBeLessThan(5000);
+      expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
+      expect(await digest(redis, pattern)).toEqual(before);
+    });
   });
 
   it("a complete run: exit 0, other keys byte-identical, none of the run's keys remain", async () => {
-    const pattern = await seedUserData(uniqueName('user'));
-    const before = await digest(redis, pattern);
-    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '1m,3m', '--ops', '300']);
-    expect(result.code).toBe(0);
-    const namespace = /swc-bench:[0-9a-f]{8}/.exec(result.stderr)?.[0];
-    expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
-    expect(await digest(redis, pattern)).toEqual(before);
+    await withPrivateServer({}, async (server, redis) => {
+      const pattern = await seedUserData(redis, uniqueName('user'));
+      const before = await digest(redis, pattern);
+      const result = await runCli(['bench', '--redis-url', server.url, '--rate', '10', '--window', '1m,3m', '--ops', '300']);
+      expect(result.code).toBe(0);
+      const namespace = /swc-bench:[0-9a-f]{8}/.exec(result.stderr)?.[0];
+      expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
+      expect(await digest(redis, pattern)).toEqual(before);
+    });
   });
 });
 
@@ -148,20 +149,45 @@ describe.concurrent('bench on servers of their own', () => {
       }
     });
 
+    // The undisturbed run both cases compare with: once, on a server of its own (the bytes
+    // are listpacks', the same on every server of the build).
+    const runArgs = (url: string) => [
+      'bench',
+      '--redis-url',
+      url,
+      '--rate',
+      '2',
+      '--window',
+      '1m',
+      '--lights',
+      '20',
+      '--json',
+      '--no-progress',
+      '--no-throughput',
+    ];
+    let quietRun: Promise<CliResult> | undefined;
+    const quietOnce = (): Promise<CliResult> =>
+      (quietRun ??= withPrivateServer({}, async (server) => {
+        const quiet = await runCli(runArgs(server.url));
+        expect(quiet.code, quiet.stderr).toBe(0);
+        return quiet;
+      }));
+
     it.each([50, 5])(
       'SCRIPT FLUSH every %i ms: the same bytes per light as an undisturbed run, or (at 5 ms) exit 3 naming the script cache',
       async (everyMs) => {
         // A server of its own: flushing the shared one would disturb other test files.
         const server = await startPrivateServer();
         const own = await connect(server.url);
-        const args = ['bench', '--redis-url', server.url, '--rate', '2', '--window', '1m', '--lights', '20', '--json', '--no-progress', '--no-throughput'];
-        const quiet = await runCli(args);
+        const args = runArgs(server.url);
+        const quietPending = quietOnce();
         const flusher = setInterval(() => void own.script('FLUSH').catch(() => undefined), everyMs);
         const flushed = await runCli(args).finally(async () => {
           clearInterval(flusher);
           own.disconnect();
           await server.stop();
         });
+        const quiet = await quietPending;
         if (everyMs === 5 && flushed.code !== 0) {
           expect(flushed.code).toBe(3);
           expect(flushed.stderr).toMatch(/^swc: .*(script|cache)/m);

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { redisUrl } from '../helpers.js';
-import { runCli } from './run-cli.js';
+import { withPrivateServer } from '../helpers.js';
+import { runCli, type CliResult } from './run-cli.js';
 
 interface SpreadJson {
   median: number;
@@ -13,25 +13,45 @@ interface SpreadJson {
   noisy: boolean;
 }
 
-describe('swc bench --rounds and the application view (CLI)', () => {
-  it('JSON: per-round ranges, noisy marks, ratios to the first layout, and the app view (additive fields)', async () => {
-    const result = await runCli([
-      'bench',
-      '--redis-url',
-      redisUrl(),
-      '--rate',
-      '10',
-      '--window',
-      '60',
-      '--json',
-      '--no-progress',
-      '--rounds',
-      '3',
-      '--time',
-      '0.3',
-      '--connections',
-      '2',
+/** `swc bench --redis-url <a redis-server of its own> …`: runs on one server take turns, so these run at once. */
+const bench = (args: readonly string[]): Promise<CliResult> => withPrivateServer({}, (server) => runCli(['bench', '--redis-url', server.url, ...args]));
+
+/**
+ * The table case's --wide run, started once by whichever case comes first: its ranges are figures
+ * (thousands of ops/s), which other runs at the same time would depress, so every other bench of the
+ * file waits for its end (`afterWide`).
+ */
+let wide: Promise<CliResult> | undefined;
+const wideRun = (): Promise<CliResult> => (wide ??= bench(['--rate', '10', '--window', '60', '--no-progress', '--rounds', '2', '--time', '0.2', '--wide']));
+const afterWide = (): Promise<unknown> => wideRun().catch(() => undefined);
+
+describe.concurrent('swc bench --rounds and the application view (CLI)', () => {
+  it('table: engine capacity with spread (range with --wide), the application view, ratios (range with --wide); --no-app-view drops it', async () => {
+    // The --wide run alone first (see wideRun); the other two check only the table's shape.
+    const result = await wideRun();
+    const [narrow, bare] = await Promise.all([
+      bench(['--rate', '10', '--window', '60', '--no-progress', '--rounds', '2', '--time', '0.2']),
+      bench(['--rate', '10', '--window', '60', '--no-progress', '--rounds', '1', '--time', '0.2', '--no-app-view']),
     ]);
+    expect(narrow.code).toBe(0);
+    expect(narrow.stdout).toMatch(/ spread /);
+    expect(narrow.stdout).not.toMatch(/min–max/);
+    for (const line of narrow.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(120);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Engine capacity \(steady state, injected clock, 4 connection\(s\) × pipeline 1 in flight\)/m);
+    expect(result.stdout).toMatch(/medians of 2 rounds per phase, layouts alternating/);
+    expect(result.stdout).toMatch(/min–max/);
+    expect(result.stdout).toMatch(/\d+,\d{3}–\d+,\d{3}/);
+    expect(result.stdout).toMatch(/^Application's view \(one request at a time through ioredis/m);
+    expect(narrow.stdout).toMatch(/^Application's view \(one request at a time through ioredis/m);
+    expect(result.stdout).toMatch(/\d\.\d\d× \(\d\.\d\d×–\d\.\d\d×\)/);
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).not.toMatch(/Application's view|min–max/);
+  });
+
+  it('JSON: per-round ranges, noisy marks, ratios to the first layout, and the app view (additive fields)', async () => {
+    await afterWide();
+    const result = await bench(['--rate', '10', '--window', '60', '--json', '--no-progress', '--rounds', '3', '--time', '0.3', '--connections', '2']);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as {
       measuringSeconds: number;
@@ -65,82 +85,27 @@ describe('swc bench --rounds and the application view (CLI)', () => {
     expect(second!.throughput.ratio!.request.min).toBeLessThanOrEqual(second!.throughput.ratio!.request.max);
   });
 
-  it('table: engine capacity with spread (range with --wide), the application view, ratios (range with --wide); --no-app-view drops it', async () => {
-    const narrow = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--no-progress', '--rounds', '2', '--time', '0.2']);
-    expect(narrow.code).toBe(0);
-    expect(narrow.stdout).toMatch(/ spread /);
-    expect(narrow.stdout).not.toMatch(/min–max/);
-    for (const line of narrow.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(120);
-    const result = await runCli([
-      'bench',
-      '--redis-url',
-      redisUrl(),
-      '--rate',
-      '10',
-      '--window',
-      '60',
-      '--no-progress',
-      '--rounds',
-      '2',
-      '--time',
-      '0.2',
-      '--wide',
-    ]);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Engine capacity \(steady state, injected clock, 4 connection\(s\) × pipeline 1 in flight\)/m);
-    expect(result.stdout).toMatch(/medians of 2 rounds per phase, layouts alternating/);
-    expect(result.stdout).toMatch(/min–max/);
-    expect(result.stdout).toMatch(/\d+,\d{3}–\d+,\d{3}/);
-    expect(result.stdout).toMatch(/^Application's view \(one request at a time through ioredis/m);
-    expect(narrow.stdout).toMatch(/^Application's view \(one request at a time through ioredis/m);
-    expect(result.stdout).toMatch(/\d\.\d\d× \(\d\.\d\d×–\d\.\d\d×\)/);
-    const bare = await runCli([
-      'bench',
-      '--redis-url',
-      redisUrl(),
-      '--rate',
-      '10',
-      '--window',
-      '60',
-      '--no-progress',
-      '--rounds',
-      '1',
-      '--time',
-      '0.2',
-      '--no-app-view',
-    ]);
-    expect(bare.code).toBe(0);
-    expect(bare.stdout).not.toMatch(/Application's view|min–max/);
+  // One refusal spawned, as a user meets it; each refusal (and a scenario's bad throughput.rounds)
+  // is checked in-process in test/unit/commands/bench-rounds-refusals.test.ts.
+  it('refuses --rounds out of range before Redis (exit 2)', async () => {
+    await afterWide();
+    const result = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', '--rounds', '0']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^swc: .*--rounds: must be 1 to 100, got 0/m);
   });
 
-  it('refuses --rounds out of range and more rounds than --ops, before Redis (exit 2)', async () => {
-    for (const [args, message] of [
-      [['--rounds', '0'], /^swc: .*--rounds: must be 1 to 100, got 0/m],
-      [['--rounds', '2.5'], /^swc: .*--rounds: expected a whole number/m],
-      [['--ops', '2', '--rounds', '3'], /^swc: --ops\/--rounds: 2 ops per phase cannot be split over 3 rounds/m],
-      [['--no-throughput', '--rounds', '3'], /^swc: --no-throughput\/--rounds/m],
-    ] as [string[], RegExp][]) {
-      const result = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', ...args]);
-      expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr).toMatch(message);
-    }
-  });
-
-  it('a scenario sets throughput.rounds; a bad one names the field (exit 2)', async () => {
+  it('a scenario sets throughput.rounds', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'swc-rounds-'));
     try {
       const file = path.join(dir, 'rounds.json');
       const scenario = { layouts: ['stoplight-v6'], windows: [60], rates: [10], throughput: { connections: 1, pipeline: 1, seconds: 0.2, rounds: 2 } };
       writeFileSync(file, JSON.stringify(scenario));
-      const ok = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', file, '--json', '--no-progress', '--no-app-view']);
+      await afterWide();
+      const ok = await bench(['--scenario', file, '--json', '--no-progress', '--no-app-view']);
       expect(ok.code).toBe(0);
       const report = JSON.parse(ok.stdout) as { results: { throughput: { rounds: number; write: { rounds: { count: number } } } }[] };
       expect(report.results[0]!.throughput.rounds).toBe(2);
       expect(report.results[0]!.throughput.write.rounds.count).toBe(2);
-      writeFileSync(file, JSON.stringify({ ...scenario, throughput: { ...scenario.throughput, rounds: 0 } }));
-      const bad = await runCli(['bench', '--redis-url', 'redis://127.0.0.1:1', '--scenario', file]);
-      expect(bad.code).toBe(2);
-      expect(bad.stderr).toMatch(/rounds\.json: throughput\.rounds: must be 1 to 100, got 0/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -5,12 +5,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BenchReport } from '../../src/measure/types.js';
-import { redisUrl } from '../helpers.js';
-import { runCli } from './run-cli.js';
+import { SCHEMA_VERSION } from '../../src/core/schema-version.js';
+import { redisUrl, withPrivateServer } from '../helpers.js';
+import { schemaErrors } from '../schema-check.js';
+import { plantBaseline, shippedBaseline, SMALL_BASELINE, SMALL_SCENARIO } from './bench-fixtures.js';
+import { runCli, type CliResult } from './run-cli.js';
 
-const SMALL = fileURLToPath(new URL('../../fixtures/scenarios/small.json', import.meta.url));
+const SMALL = SMALL_SCENARIO;
 const BLOG = fileURLToPath(new URL('../../fixtures/scenarios/blog.json', import.meta.url));
-const BASELINE = fileURLToPath(new URL('../../fixtures/baselines/small.json', import.meta.url));
+const BASELINE = SMALL_BASELINE;
 const dir = mkdtempSync(join(tmpdir(), 'swc-scenario-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -20,9 +23,13 @@ function write(name: string, content: unknown): string {
   return file;
 }
 
-describe('swc bench --scenario (CLI)', () => {
+/** `swc bench --redis-url <a redis-server of its own> …`: runs on one server take turns, so these run at once. */
+const benchOnOwnServer = (args: readonly string[]): Promise<CliResult> =>
+  withPrivateServer({}, (server) => runCli(['bench', '--redis-url', server.url, ...args]));
+
+describe.concurrent('swc bench --scenario (CLI)', () => {
   it('runs a scenario, and a flag on the command line overrides its field', async () => {
-    const result = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', SMALL, '--rate', '5', '--window', '30', '--json', '--no-progress']);
+    const result = await benchOnOwnServer(['--scenario', SMALL, '--rate', '5', '--window', '30', '--json', '--no-progress']);
     // With --no-progress only the run line (the namespace, for leftovers) is on stderr.
     expect(result.stderr).toMatch(/^swc bench: run swc-bench:[0-9a-f]{8}: writing only under [^\n]*; removed at the end\n$/);
     expect(result.code).toBe(0);
@@ -36,43 +43,31 @@ describe('swc bench --scenario (CLI)', () => {
 
   it('a scenario asks for accuracy with its threshold; --threshold on the command line overrides it', async () => {
     const file = write('accuracy.json', { layouts: ['two-window'], windows: [20], rates: [2], throughput: false, threshold: 0.3 });
-    const fromFile = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', file, '--json', '--no-progress']);
+    const [fromFile, overridden] = await Promise.all([
+      benchOnOwnServer(['--scenario', file, '--json', '--no-progress']),
+      benchOnOwnServer(['--scenario', file, '--threshold', '0.6', '--json', '--no-progress']),
+    ]);
     expect(fromFile.code).toBe(0);
     expect((JSON.parse(fromFile.stdout) as BenchReport).results[0]?.accuracy).toMatchObject({ threshold: 0.3, reads: 240 });
-    const overridden = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', file, '--threshold', '0.6', '--json', '--no-progress']);
     expect((JSON.parse(overridden.stdout) as BenchReport).results[0]?.accuracy?.threshold).toBe(0.6);
   });
 
-  it.each([
-    ['a rate out of range', { rates: [1, -5] }, /rates\[1\]: must be more than 0 to 100000, got -5/],
-    ['a bad window', { windows: ['5x'] }, /windows\[0\]: expected a duration such as 90, 90s, 5m or 1h, got "5x"/],
-    ['a string where a number belongs', { lights: '8' }, /lights: expected a number, got "8"/],
-    ['fractional lights', { lights: 1.5 }, /lights: expected a whole number from 1 to 10000, got "1.5"/],
-    [
-      'an unknown layout',
-      { layouts: ['stoplight-v7'] },
-      /layouts\[0\]: expected one of stoplight-v5, stoplight-v6, sliding-log, ring, packed, coarse, two-window or a manifest file \(\*\.json\), got "stoplight-v7"/,
-    ],
-    ['an unknown field', { rate: [1] }, /rate: unknown field \(known: description, layouts, windows/],
-    ['bad throughput settings', { throughput: { connections: 0, pipeline: 1 } }, /throughput\.connections: must be 1 to 1000, got 0/],
-    ['an unknown preset', { preset: 'vlog' }, /preset: expected one of blog, got "vlog"/],
-    ['accuracy not a boolean', { accuracy: 'yes' }, /accuracy: expected true or false, got "yes"/],
-    ['a threshold out of range', { threshold: 1.5 }, /threshold: must be 0 to 1, got 1\.5/],
-    ['an array instead of an object', [1], /expected a scenario object/],
-    ['malformed JSON', '{"rates": [1,]}', /not valid JSON/],
-  ])('exits 2 naming the file and the field for %s', async (_, content, message) => {
-    const file = write('scenario.json', content);
+  // One refusal spawned, as a user meets it; every field's refusal is checked in-process in
+  // test/unit/commands/bench-scenario-refusals.test.ts (the same program and exit path).
+  it('exits 2 naming the file and the field for malformed JSON', async () => {
+    const file = write('scenario.json', '{"rates": [1,]}');
     const result = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', file]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain(`swc: ${file}: `);
-    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toMatch(/not valid JSON/);
   });
 
   it('runs the committed blog scenario (one cell by flags) with the published figures beside ours', async () => {
-    // --rate/--window keep the blog matrix to one cell: this checks the file, not the figures.
-    const blog = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', BLOG, '--rate', '10', '--window', '1m', '--json']);
+    // --rate/--window keep the blog matrix to one cell and --no-throughput skips the timed
+    // phases: this checks the file and its published memory figures, not our figures.
+    const blog = await benchOnOwnServer(['--scenario', BLOG, '--rate', '10', '--window', '1m', '--no-throughput', '--json']);
     expect(blog.code).toBe(0);
     const report = JSON.parse(blog.stdout) as BenchReport;
     expect(report.results.map((r) => r.published?.kb)).toEqual([74.9, 11.6]);
@@ -85,7 +80,7 @@ describe('swc bench --scenario (CLI)', () => {
  * was taken on: bytes are exact only on the same build.
  */
 const build = (() => {
-  const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
+  const baseline = shippedBaseline();
   const wanted = `${baseline.redis.version} ${baseline.redis.memAllocator}`;
   let here = 'no redis-server';
   try {
@@ -97,30 +92,32 @@ const build = (() => {
   return { same: here === wanted, reason: `baseline taken on Redis ${wanted}, this redis-server is ${here}` };
 })();
 
-describe('swc bench --baseline (CLI)', () => {
+// At once: the byte-for-byte runs start servers of their own, the refusals end before any cell.
+describe.concurrent('swc bench --baseline (CLI)', () => {
   // Skipped, with the reason in the test name, on another Redis build: its bytes differ by design.
   it.skipIf(!build.same)(
     `gives the committed baseline byte for byte on fresh private servers, run after run, and compares in one step: 0 against it, 1 naming the cell when the baseline was 2% smaller (needs the baseline's build: ${build.reason})`,
     async () => {
-      const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
-      const smaller = write('smaller.json', {
-        ...baseline,
-        results: baseline.results.map((r) =>
-          r.layout === 'stoplight-v5' && r.windowSeconds === 60 && r.rate === 1
-            ? { ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight / 1.02 } }
-            : r,
-        ),
-      });
+      const baseline = shippedBaseline();
+      const { file: smaller } = plantBaseline(dir, 'smaller.json', (r) =>
+        r.layout === 'stoplight-v5' && r.windowSeconds === 60 && r.rate === 1 ? r.memory.bytesPerLight / 1.02 : undefined,
+      );
       // Two runs, each on a redis-server of its own, so each has its own hash seed: the
       // figures must not depend on it. Each saves its full result (--output).
       const [sameFile, grewFile] = [join(dir, 'same.json'), join(dir, 'grew.json')];
-      const same = await runCli(['bench', '--scenario', SMALL, '--baseline', BASELINE, '--output', sameFile, '--no-progress'], {}, 110_000);
-      const grew = await runCli(['bench', '--scenario', SMALL, '--baseline', smaller, '--json', '--output', grewFile, '--no-progress'], {}, 110_000);
+      const [same, grew] = await Promise.all([
+        runCli(['bench', '--scenario', SMALL, '--baseline', BASELINE, '--output', sameFile, '--no-progress'], {}, 110_000),
+        runCli(['bench', '--scenario', SMALL, '--baseline', smaller, '--json', '--output', grewFile, '--no-progress'], {}, 110_000),
+      ]);
       expect(same.code, same.stderr).toBe(0);
       expect(same.stdout).toMatch(/ok: no regression in 8 cell\(s\)/);
       expect(grew.code, grew.stderr).toBe(1);
       const verdict = JSON.parse(grew.stdout) as { ok: boolean; failures: { cell: string; figure: string }[]; current: { label: string } };
       expect(verdict.ok).toBe(false);
+      // bench --baseline --json prints the verdict (CI's gate): it validates against compare's shipped schema
+      // (test/cli/json-schemas.test.ts counts on this run for it).
+      expect((verdict as unknown as { schemaVersion: number }).schemaVersion).toBe(SCHEMA_VERSION);
+      expect(schemaErrors('compare', verdict)).toEqual([]);
       expect(verdict.current.label).toBe('this run');
       expect(verdict.failures.map((f) => [f.cell, f.figure])).toEqual([['stoplight-v5 60 s @ 1/s', 'bytesPerLight']]);
       // Same seed, scenario and Redis build as the baseline: every bytesPerLight is identical to it, in both runs.
@@ -140,7 +137,7 @@ describe('swc bench --baseline (CLI)', () => {
   ] as const)(
     'a baseline measured on another build (%s): exit 2 before any cell, naming both builds and swc compare --across-builds',
     async (_name, redis, build) => {
-      const report = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
+      const report = shippedBaseline();
       const other = write(`other-build-${_name.replace(/ /g, '-')}.json`, { ...report, redis: { ...report.redis, ...redis } });
       const result = await runCli([
         'bench',

@@ -111,30 +111,18 @@ describe.concurrent('bench on a server it did not start', () => {
   });
 
   it('--max-ops caps the fill and the accuracy phase too, by commands, with the same bytes and the same accuracy reads', async ({ onTestFinished }) => {
-    const server = await serverFor(onTestFinished);
+    // The capped run's server, and the free run's own: the free run goes at the same time, off the sampled server.
+    const [server, freeServer] = await Promise.all([serverFor(onTestFinished), serverFor(onTestFinished)]);
     // 2 lights of 10 s at 1/s: 20 fill events; the accuracy phase writes 12 and reads 24 more, then probes the server's cost.
-    const args = [
-      'bench',
-      '--window',
-      '10',
-      '--rate',
-      '1',
-      '--lights',
-      '2',
-      '--layout',
-      'stoplight-v6',
-      '--no-throughput',
-      '--no-progress',
-      '--json',
-      '--redis-url',
-      server.url,
-    ];
+    const args = ['bench', '--window', '10', '--rate', '1', '--lights', '2', '--layout', 'stoplight-v6', '--no-throughput', '--no-progress', '--json'];
     interface Capped {
       results: { memory: { bytesPerLight: number }; accuracy: { events: number; reads: number } }[];
     }
-    const free = await runCli(args);
     // Each capped batch is one call and one round trip: on a loaded machine that is slow, not wrong.
-    const { run: capped, spans } = await sampled(server, () => runCli([...args, '--max-ops', '300'], {}, 150_000));
+    const [free, { run: capped, spans }] = await Promise.all([
+      runCli([...args, '--redis-url', freeServer.url]),
+      sampled(server, () => runCli([...args, '--redis-url', server.url, '--max-ops', '300'], {}, 150_000)),
+    ]);
     expect(free.code, free.stderr).toBe(0);
     expect(capped.code, capped.stderr).toBe(0);
     const [a, b] = [free, capped].map((r) => (JSON.parse(r.stdout) as Capped).results[0]);

@@ -6,19 +6,25 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Suggestion } from '../../src/bench/suggest.js';
 import { layoutNames } from '../../src/layouts/index.js';
 import type { BenchReport } from '../../src/measure/types.js';
+import { SCHEMA_VERSION } from '../../src/core/schema-version.js';
 import { redisUrl } from '../helpers.js';
+import { schemaErrors } from '../schema-check.js';
 import { runCli } from './run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'swc-suggest-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('swc bench --suggest (CLI)', () => {
+// At once: the first case's server is swc's own, the second is the only run on the worker's server.
+describe.concurrent('swc bench --suggest (CLI)', () => {
   it('on a private server: every layout ranked, the smallest exact one picked, the paragraph and ranking in the JSON', async () => {
     // No --redis-url and no REDIS_URL: swc starts (and stops) a private redis-server.
     const run = await runCli(['bench', '--suggest', '--window', '60', '--rate', '10', '--no-throughput', '--json', '--no-progress'], {}, 150_000);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as BenchReport & { suggestion: Suggestion; suggestions: Suggestion[] };
+    // It validates against bench's shipped schema (test/cli/json-schemas.test.ts counts on this run for --suggest).
+    expect(report.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(schemaErrors('bench', report)).toEqual([]);
     expect(report.redis.private).toBe(true);
     expect(report.suggestions).toHaveLength(1);
     const s = report.suggestion;
@@ -74,16 +80,12 @@ describe('swc bench --suggest (CLI)', () => {
     for (const line of run.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(120);
   });
 
-  it('refuses --no-accuracy, csv and --baseline with one line and exit 2, before connecting', async () => {
-    for (const [args, message] of [
-      [['--no-accuracy'], /^swc: --suggest\/--no-accuracy: /],
-      [['--format', 'csv'], /^swc: --suggest: prints its ranking as table, markdown or --json, not csv/],
-      [['--baseline', fileURLToPath(new URL('../../fixtures/baselines/small.json', import.meta.url))], /^swc: --suggest\/--baseline: /],
-    ] as const) {
-      const run = await runCli(['bench', '--suggest', '--redis-url', 'redis://127.0.0.1:1', ...args]);
-      expect(run.code, args.join(' ')).toBe(2);
-      expect(run.stderr.trim().split('\n')).toHaveLength(1);
-      expect(run.stderr).toMatch(message);
-    }
+  // One refusal spawned, as a user meets it; each of them (csv and --baseline too) is checked
+  // in-process in test/unit/commands/bench-suggest-refusals.test.ts.
+  it('refuses --no-accuracy with one line and exit 2, before connecting', async () => {
+    const run = await runCli(['bench', '--suggest', '--redis-url', 'redis://127.0.0.1:1', '--no-accuracy']);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/^swc: --suggest\/--no-accuracy: /);
   });
 });

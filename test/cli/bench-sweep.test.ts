@@ -3,38 +3,45 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alive, recordedServers, redisUrl } from '../helpers.js';
+import { SCHEMA_VERSION } from '../../src/core/schema-version.js';
+import { alive, recordedServers, withPrivateServer } from '../helpers.js';
+import { schemaErrors } from '../schema-check.js';
 import { runCli, SWC_BIN, type CliResult } from './run-cli.js';
 
-// A stand-in for redis-server that records its PID and arguments before exec'ing the real one,
-// so a test sees which servers a sweep started, with which settings, and that each is gone.
 const dir = mkdtempSync(path.join(os.tmpdir(), 'swc-sweep-'));
-const pidFile = path.join(dir, 'pids');
-const wrapper = path.join(dir, 'redis-server');
-writeFileSync(wrapper, `#!/bin/sh\necho "$$ $*" >> '${pidFile}'\nexec redis-server "$@"\n`);
-chmodSync(wrapper, 0o755);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const env = { SWC_REDIS_SERVER: wrapper };
 
 interface Started {
   pid: number;
   args: string[];
 }
 
-function started(): Started[] {
-  return recordedServers(pidFile);
-}
-
-/** The servers started since `before`: each gone, its temp folder too. */
-function stoppedSince(before: number): Started[] {
-  const servers = started().slice(before);
-  for (const server of servers) {
-    expect(alive(server.pid), `redis-server ${server.pid}`).toBe(false);
-    const folder = server.args[server.args.indexOf('--dir') + 1] ?? '';
-    expect(folder).toMatch(/swc-redis-/);
-    expect(existsSync(folder), folder).toBe(false);
-  }
-  return servers;
+/**
+ * A stand-in for redis-server that records its PID and arguments before exec'ing the real one,
+ * so a test sees which servers a sweep started, with which settings, and that each is gone. One
+ * per run: runs at once each count only their own servers.
+ */
+function recorder(name: string) {
+  const pidFile = path.join(dir, `${name}.pids`);
+  const wrapper = path.join(dir, `${name}-redis-server`);
+  writeFileSync(wrapper, `#!/bin/sh\necho "$$ $*" >> '${pidFile}'\nexec redis-server "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  const started = (): Started[] => recordedServers(pidFile);
+  return {
+    env: { SWC_REDIS_SERVER: wrapper },
+    started,
+    /** The servers started since `before`: each gone, its temp folder too. */
+    stoppedSince(before: number): Started[] {
+      const servers = started().slice(before);
+      for (const server of servers) {
+        expect(alive(server.pid), `redis-server ${server.pid}`).toBe(false);
+        const folder = server.args[server.args.indexOf('--dir') + 1] ?? '';
+        expect(folder).toMatch(/swc-redis-/);
+        expect(existsSync(folder), folder).toBe(false);
+      }
+      return servers;
+    },
+  };
 }
 
 interface KeyJson {
@@ -76,22 +83,29 @@ const SMALL = ['--layout', 'stoplight-v6', '--window', '30', '--rate', '10', '--
 /** The 6.0 hash: buckets, totals and the light's metadata, last_error_json among it. */
 const V6_HASH = 'metrics';
 const hashOf = (report: ReportJson): KeyJson | undefined => report.results[0]?.memory.keys.find((k) => k.role === V6_HASH);
+/** `swc bench --redis-url <a redis-server of its own> …`: runs on one server take turns, so these run at once. */
+const benchOnOwnServer = (args: readonly string[]): Promise<CliResult> =>
+  withPrivateServer({}, (server) => runCli(['bench', '--redis-url', server.url, ...args]));
 
-describe('swc bench --sweep', () => {
+// Every describe block below runs at once with the others: each run has private servers of its
+// own (and its own recorder), or a redis-server the test started for it.
+describe.concurrent('swc bench --sweep', () => {
+  const jsonServers = recorder('json');
+  const tableServers = recorder('table');
   let json: CliResult;
   let table: CliResult;
-  let before = 0;
-  let afterJson = 0;
   beforeAll(async () => {
-    before = started().length;
-    json = await runCli(['bench', ...SMALL, '--sweep', 'hash-max-listpack-value=64,256', '--json'], env);
-    afterJson = started().length;
-    table = await runCli(['bench', ...SMALL, '--sweep', 'hash-max-listpack-value=64,256', '--no-progress'], env);
+    [json, table] = await Promise.all([
+      runCli(['bench', ...SMALL, '--sweep', 'hash-max-listpack-value=64,256', '--json'], jsonServers.env),
+      runCli(['bench', ...SMALL, '--sweep', 'hash-max-listpack-value=64,256', '--no-progress'], tableServers.env),
+    ]);
   }, 120_000);
 
   it('runs each value on a fresh private server started with it, and stops every one', () => {
     expect(json.code).toBe(0);
-    const servers = stoppedSince(before).slice(0, afterJson - before);
+    const servers = jsonServers.stoppedSince(0);
+    // The table's run stopped every server it started too.
+    expect(tableServers.stoppedSince(0)).toHaveLength(4);
     // 64 is the server's default: the defaults' run is that value's, so two runs, not three; each run's
     // accuracy phases go to a second server started with the same settings (its lane), so four servers.
     expect(servers).toHaveLength(4);
@@ -106,6 +120,11 @@ describe('swc bench --sweep', () => {
   it('JSON: a sweep document with one normal report per setting, the summary and the advice', () => {
     const doc = JSON.parse(json.stdout) as SweepJson;
     expect(doc).toMatchObject({ schemaVersion: 3, kind: 'sweep', settings: ['hash-max-listpack-value'] });
+    // The document validates against its shipped schema, and each run's report against bench's
+    // (test/cli/json-schemas.test.ts counts on this run for --sweep).
+    expect(doc.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(schemaErrors('bench-sweep', doc)).toEqual([]);
+    for (const run of doc.sweep) expect(schemaErrors('bench', run.report)).toEqual([]);
     expect(doc.sweep.map((s) => [s.settings, s.default])).toEqual([
       [{ 'hash-max-listpack-value': 64 }, true],
       [{ 'hash-max-listpack-value': 256 }, false],
@@ -197,7 +216,7 @@ describe('swc bench --sweep', () => {
   });
 });
 
-describe('swc bench --sweep --format csv', () => {
+describe.concurrent('swc bench --sweep --format csv', () => {
   it('one row per run and cell, the swept setting and whether it is the default first', async () => {
     const result = await runCli(['bench', ...SMALL, '--sweep', 'hash-max-listpack-value=64,256', '--format', 'csv', '--no-progress']);
     expect(result.code).toBe(0);
@@ -212,8 +231,9 @@ describe('swc bench --sweep --format csv', () => {
 // Every refused input, and REDIS_URL set, runs in-process against a
 // recording stand-in for redis-server in test/unit/commands/sweep-usage.test.ts;
 // a spawn shows one.
-describe('swc bench --sweep: refused input (exit 2, one line, nothing started)', () => {
+describe.concurrent('swc bench --sweep: refused input (exit 2, one line, nothing started)', () => {
   it('a setting that is not an encoding setting', async () => {
+    const { env, started } = recorder('refused');
     const before = started().length;
     const result = await runCli(['bench', '--window', '10', '--rate', '1', '--no-throughput', '--sweep', 'maxmemory=1mb'], env);
     expect(result.code).toBe(2);
@@ -227,8 +247,9 @@ describe('swc bench --sweep: refused input (exit 2, one line, nothing started)',
   });
 });
 
-describe('swc bench --sweep: a setting this redis-server does not know', () => {
+describe.concurrent('swc bench --sweep: a setting this redis-server does not know', () => {
   it('set-max-listpack-entries (Redis 7.2+): runs where the server knows it, else exit 2 naming it and the version, the server stopped', async () => {
+    const { env, started, stoppedSince } = recorder('unknown-setting');
     const version = /v=(\d+)\.(\d+)/.exec(execFileSync('redis-server', ['--version']).toString());
     const knows = Number(version?.[1]) > 7 || (Number(version?.[1]) === 7 && Number(version?.[2]) >= 2);
     const before = started().length;
@@ -246,8 +267,9 @@ describe('swc bench --sweep: a setting this redis-server does not know', () => {
   });
 });
 
-describe('swc bench --sweep: Ctrl-C', () => {
+describe.concurrent('swc bench --sweep: Ctrl-C', () => {
   it('stops the running combination and its private server; exit 130', async () => {
+    const { env, started, stoppedSince } = recorder('ctrl-c');
     const before = started().length;
     // A cell of some seconds: the second combination is still filling when the signal comes.
     const child = spawn(
@@ -274,15 +296,15 @@ describe('swc bench --sweep: Ctrl-C', () => {
   });
 });
 
-describe('swc bench (no --sweep): encoding hints', () => {
+describe.concurrent('swc bench (no --sweep): encoding hints', () => {
   it('finds by itself that the 6.0 hash is a hashtable only because last_error_json is longer than hash-max-listpack-value', async () => {
-    const result = await runCli(['bench', '--redis-url', redisUrl(), ...SMALL, '--no-progress']);
+    const [result, jsonRun] = await Promise.all([benchOnOwnServer([...SMALL, '--no-progress']), benchOnOwnServer([...SMALL, '--json', '--no-progress'])]);
     expect(result.code).toBe(0);
     const hints = result.stdout.slice(result.stdout.indexOf('\nEncoding hints\n')).replace(/\n {2}/g, ' ');
     expect(hints).toMatch(
       /^\nEncoding hints\nstoplight-v6 at 30 s, 10\/s: its hash `metrics` is a hashtable, and the only limit it is past is hash-max-listpack-value \(64\): field `last_error_json` holds (\d+) bytes\. Values of at most 64 bytes keep it a listpack; --sweep hash-max-listpack-value=64,(\d+),(\d+) measures higher limits \(an earlier, longer value counts too: Redis never converts a key back\)$/m,
     );
-    const json = JSON.parse((await runCli(['bench', '--redis-url', redisUrl(), ...SMALL, '--json', '--no-progress'])).stdout) as ReportJson;
+    const json = JSON.parse(jsonRun.stdout) as ReportJson;
     const bytes = json.results[0]?.memory.keys.find((k) => k.role === V6_HASH)?.longest?.value?.bytes ?? 0;
     expect(json.encodingHints).toEqual([
       {
@@ -304,22 +326,7 @@ describe('swc bench (no --sweep): encoding hints', () => {
 
   it('gives no hint where the entry count already rules listpack out (6.0 at 10 min, 100/s: 1,200 buckets)', async () => {
     const json = JSON.parse(
-      (
-        await runCli([
-          'bench',
-          '--redis-url',
-          redisUrl(),
-          '--layout',
-          'stoplight-v6',
-          '--window',
-          '10m',
-          '--rate',
-          '100',
-          '--no-throughput',
-          '--json',
-          '--no-progress',
-        ])
-      ).stdout,
+      (await benchOnOwnServer(['--layout', 'stoplight-v6', '--window', '10m', '--rate', '100', '--no-throughput', '--json', '--no-progress'])).stdout,
     ) as ReportJson;
     const hash = json.results[0]?.memory.keys.find((k) => k.role === V6_HASH);
     expect(hash?.encoding).toBe('hashtable');

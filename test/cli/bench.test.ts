@@ -1,13 +1,21 @@
-import { describe, expect, it } from 'vitest';
-import { redisUrl } from '../helpers.js';
+import { describe, expect, it, type TestContext } from 'vitest';
+import { startPrivateServer } from '../../src/redis/server.js';
 import { runCli } from './run-cli.js';
 
-describe('swc bench (CLI)', () => {
-  it('prints the JSON contract on stdout and progress on stderr', async () => {
+/** The URL of a redis-server of the test's own, stopped when it ends: runs on one server take turns, so the cases run at once. */
+async function ownServer({ onTestFinished }: TestContext): Promise<string> {
+  const server = await startPrivateServer();
+  onTestFinished(() => server.stop());
+  return server.url;
+}
+
+describe.concurrent('swc bench (CLI)', () => {
+  it('prints the JSON contract on stdout and progress on stderr', async (context) => {
+    const url = await ownServer(context);
     const result = await runCli([
       'bench',
       '--redis-url',
-      redisUrl(),
+      url,
       '--rate',
       '5,50',
       '--window',
@@ -66,9 +74,10 @@ describe('swc bench (CLI)', () => {
     }
   });
 
-  it('names the run, host, port and database on stderr even with --no-progress, and nothing else', async () => {
-    const port = new URL(redisUrl()).port;
-    const result = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--json', '--no-progress', '--no-throughput']);
+  it('names the run, host, port and database on stderr even with --no-progress, and nothing else', async (context) => {
+    const url = await ownServer(context);
+    const port = new URL(url).port;
+    const result = await runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--json', '--no-progress', '--no-throughput']);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(
       new RegExp(`^swc bench: run (swc-bench:[0-9a-f]{8}): writing only under \\1:\\* on redis://127\\.0\\.0\\.1:${port}/0; removed at the end$`, 'm'),
@@ -76,20 +85,25 @@ describe('swc bench (CLI)', () => {
     expect(result.stderr).not.toMatch(/KB per light|throughput phase/);
   });
 
-  it('markdown: a pipe table with one row per cell; csv: a header, then layout,windowSeconds,rate per cell', async () => {
-    const md = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--format', 'markdown', '--no-progress', '--no-throughput']);
+  it('markdown: a pipe table with one row per cell; csv: a header, then layout,windowSeconds,rate per cell', async (context) => {
+    const url = await ownServer(context);
+    // Started together: on one server the second waits for the first's end, but their start-ups overlap.
+    const [md, csv] = await Promise.all([
+      runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--format', 'markdown', '--no-progress', '--no-throughput']),
+      runCli(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--format', 'csv', '--no-progress', '--no-throughput']),
+    ]);
     expect(md.code).toBe(0);
     expect(md.stdout).toMatch(/^\*\*Memory per light/);
     expect(md.stdout).toMatch(/\| 1 min \| 10 \| 600 \|/);
-    const csv = await runCli(['bench', '--redis-url', redisUrl(), '--rate', '10', '--window', '60', '--format', 'csv', '--no-progress', '--no-throughput']);
     expect(csv.code).toBe(0);
     const lines = csv.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^layout,windowSeconds,rate,/);
     expect(lines.slice(1).map((l) => l.split(',').slice(0, 3).join(','))).toEqual(['stoplight-v5,60,10', 'stoplight-v6,60,10']);
   });
 
-  it('compares with the published figures under --preset blog, limited to one cell by flags', async () => {
-    const result = await runCli(['bench', '--redis-url', redisUrl(), '--preset', 'blog', '--rate', '10', '--window', '1m', '--json', '--no-throughput']);
+  it('compares with the published figures under --preset blog, limited to one cell by flags', async (context) => {
+    const url = await ownServer(context);
+    const result = await runCli(['bench', '--redis-url', url, '--preset', 'blog', '--rate', '10', '--window', '1m', '--json', '--no-throughput']);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as {
       results: { layout: string; published?: { kb: number; diff: number }; memory: { lights: number; keys: { encoding: string; copies?: number }[] } }[];
@@ -105,11 +119,12 @@ describe('swc bench (CLI)', () => {
     for (const k of v5) expect(k.copies).toBeGreaterThan(1);
   });
 
-  it('--layout all runs every registered layout once, coarse-<N>s a coarse variant; a bad N exits 2 with one line before connecting', async () => {
+  it('--layout all runs every registered layout once, coarse-<N>s a coarse variant; a bad N exits 2 with one line before connecting', async (context) => {
+    const url = await ownServer(context);
     const csv = await runCli([
       'bench',
       '--redis-url',
-      redisUrl(),
+      url,
       '--rate',
       '2',
       '--window',

@@ -1,7 +1,10 @@
 /**
  * Every command's --json, run for real (spawned swc, real redis-server),
  * validated against the JSON Schema file it ships in schemas/ (ajv): the
- * contract of docs/output.md holds for what a user pipes to jq.
+ * contract of docs/output.md holds for what a user pipes to jq. Where a
+ * command's --json run already happens in its own test file (bench --sweep,
+ * --suggest, over builds, and --baseline's verdict), that file validates it
+ * with the same check (test/schema-check.ts), instead of a second run here.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -58,16 +61,21 @@ afterAll(async () => {
 // one case use the CPU another's wait leaves.
 describe.concurrent('every --json validates against its shipped schema (real runs)', () => {
   it('bench, and compare of it against itself and against a schemaVersion 1 baseline', async () => {
-    const bench = await jsonOf('bench', ['bench', ...SMALL, '--json']);
-    expect(bench.startedAt).toMatch(ISO);
-    const saved = path.join(dir, 'bench.json');
-    writeFileSync(saved, JSON.stringify(bench));
-    const same = await jsonOf('compare', ['compare', saved, saved, '--json']);
-    expect(same).toMatchObject({ ok: true, options: { memoryToleranceFraction: 0.01, memoryToleranceBytes: null } });
-    // The committed CI baseline was written by schemaVersion 1; the verdict is today's.
-    await jsonOf('compare', ['compare', 'fixtures/baselines/small.json', 'fixtures/baselines/small.json', '--json', '--memory-tolerance', '64B']);
-    // bench --baseline --json prints the verdict: CI's gate, on the committed schemaVersion 1 baseline.
-    await jsonOf('compare', ['bench', '--scenario', 'fixtures/scenarios/small.json', '--baseline', 'fixtures/baselines/small.json', '--no-progress', '--json']);
+    // Independent runs at once (the bench on a private server of its own). bench --baseline --json (the
+    // verdict, CI's gate, on the committed schemaVersion 1 baseline) is validated where that run already
+    // is: test/cli/bench-scenario.test.ts.
+    await Promise.all([
+      (async () => {
+        const bench = await jsonOf('bench', ['bench', ...SMALL, '--json']);
+        expect(bench.startedAt).toMatch(ISO);
+        const saved = path.join(dir, 'bench.json');
+        writeFileSync(saved, JSON.stringify(bench));
+        const same = await jsonOf('compare', ['compare', saved, saved, '--json']);
+        expect(same).toMatchObject({ ok: true, options: { memoryToleranceFraction: 0.01, memoryToleranceBytes: null } });
+      })(),
+      // The committed CI baseline was written by schemaVersion 1; the verdict is today's.
+      jsonOf('compare', ['compare', 'fixtures/baselines/small.json', 'fixtures/baselines/small.json', '--json', '--memory-tolerance', '64B']),
+    ]);
   });
 
   it('bench --realtime: its moments are ISO 8601 on the wall clock', async () => {
@@ -93,51 +101,48 @@ describe.concurrent('every --json validates against its shipped schema (real run
     expect(Date.parse(realtime!.endedAt)).toBeGreaterThanOrEqual(Date.parse(realtime!.startedAt));
   }, 60_000);
 
-  it('bench --dry-run, --suggest, --instructions', async () => {
-    await jsonOf('bench-dry-run', ['bench', '--dry-run', ...SMALL, '--json']);
-    const suggested = await jsonOf('bench', ['bench', '--suggest', ...SMALL, '--json']);
-    expect(suggested.suggestions).toBeInstanceOf(Array);
-    const counted = await jsonOf(
-      'bench',
-      ['bench', '--instructions', '--window', '10', '--rate', '1', '--no-throughput', '--no-accuracy', '--no-progress', '--json'],
-      0,
-      {},
-      240_000,
-    );
+  // bench --suggest --json is validated where its run already is: test/cli/bench-suggest.test.ts.
+  it('bench --dry-run, --instructions', async () => {
+    // At once. The count under valgrind is kept small
+    // (10 calls, 2 repeats: every field of the document, in seconds instead of 300 × 3 calls).
+    const [, counted] = await Promise.all([
+      jsonOf('bench-dry-run', ['bench', '--dry-run', ...SMALL, '--json']),
+      jsonOf(
+        'bench',
+        [
+          'bench',
+          '--instructions',
+          '--instruction-calls',
+          '10',
+          '--instruction-repeats',
+          '2',
+          '--window',
+          '10',
+          '--rate',
+          '1',
+          '--no-throughput',
+          '--no-accuracy',
+          '--no-progress',
+          '--json',
+        ],
+        0,
+        {},
+        240_000,
+      ),
+    ]);
     expect(counted.instructionsSeconds).toBeGreaterThan(0);
+    const results = counted.results as { instructions?: { write: { repeats: unknown[] } } }[];
+    expect(results.map((r) => r.instructions?.write.repeats.length)).toEqual([2, 2]);
   }, 400_000);
 
-  it('bench --sweep', async () => {
-    const sweep = await jsonOf('bench-sweep', [
-      'bench',
-      '--sweep',
-      'hash-max-listpack-value=64,256',
-      '--layout',
-      'stoplight-v6',
-      ...SMALL,
-      '--no-accuracy',
-      '--json',
-    ]);
-    for (const run of sweep.sweep as { report: unknown }[]) expect(schemaErrors('bench', run.report)).toEqual([]);
-  }, 200_000);
+  // bench --sweep --json (the document, and each run's report as bench's) is validated where its run
+  // already is: test/cli/bench-sweep.test.ts.
 
-  it('bench and verify over two builds, and compare --across-builds', async () => {
+  // bench over two builds (--json) is validated where that run already is: test/cli/bench-builds.test.ts.
+  it('verify over two builds, and compare --across-builds', async () => {
     const system = execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim();
     const linked = path.join(dir, 'redis-server-link');
     symlinkSync(system, linked);
-    const builds = await jsonOf('builds', [
-      'bench',
-      '--layout',
-      'stoplight-v6',
-      ...SMALL,
-      '--no-accuracy',
-      '--json',
-      '--redis-server',
-      system,
-      '--redis-server',
-      linked,
-    ]);
-    for (const entry of Object.values(builds.builds as Record<string, { result: unknown }>)) expect(schemaErrors('bench', entry.result)).toEqual([]);
     const verified = await jsonOf('builds', [
       'verify',
       '--layout',
@@ -167,19 +172,22 @@ describe.concurrent('every --json validates against its shipped schema (real run
 
   it('lights, inspect, clean and doctor on a Redis with lights', async () => {
     const url = ['--redis-url', server.url];
-    const lights = await jsonOf('lights', ['lights', ...url, '--json']);
+    // Read-only commands at once; clean after them.
+    const [lights, inspected, judged] = await Promise.all([
+      jsonOf('lights', ['lights', ...url, '--json']),
+      jsonOf('inspect', ['inspect', 'checkout', ...url, '--window', '300', '--json']),
+      jsonOf('inspect', ['inspect', 'checkout', ...url, '--at', String(now), '--json']),
+      jsonOf('doctor', ['doctor', ...url, '--json']),
+    ]);
     expect(lights.at).toMatch(ISO);
     expect(lights.matched).toBe(2);
-    const inspected = await jsonOf('inspect', ['inspect', 'checkout', ...url, '--window', '300', '--json']);
     const inspections = inspected.inspections as { layout: string; window: { at: string }; keys: { role: string }[] }[];
     expect(inspections.map((i) => i.layout).sort()).toEqual(['stoplight-v5', 'stoplight-v6']);
     expect(inspections[0]?.window.at).toMatch(ISO);
     // The same names for the same keys as bench's memory.keys.
     expect(inspections.find((i) => i.layout === 'stoplight-v6')?.keys.map((k) => k.role)).toEqual(['metrics', 'index']);
     // --at takes Unix seconds; the document echoes it as a moment.
-    const judged = await jsonOf('inspect', ['inspect', 'checkout', ...url, '--at', String(now), '--json']);
     expect((judged.request as { at: string }).at).toBe(new Date(now * 1000).toISOString().replace('.000Z', 'Z'));
     await jsonOf('clean', ['clean', ...url, '--json']);
-    await jsonOf('doctor', ['doctor', ...url, '--json']);
   }, 120_000);
 });

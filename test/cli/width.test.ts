@@ -1,17 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { redisUrl } from '../helpers.js';
-import { runCli } from './run-cli.js';
+import { redisUrl, withPrivateServer } from '../helpers.js';
+import { runCli, type CliResult } from './run-cli.js';
 
 /** Lines longer than `width` columns (every character swc prints is one column wide). */
 const over = (text: string, width: number): string[] => text.split('\n').filter((l) => [...l].length > width);
 
-describe('output fits COLUMNS=80', () => {
+/** `swc bench …` against a redis-server of its own: runs on one server take turns, so these run at once. */
+const benchOnOwnServer = (args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CliResult> =>
+  withPrivateServer({}, (server) => runCli(['bench', '--redis-url', server.url, ...args], env, timeoutMs));
+
+describe.concurrent('output fits COLUMNS=80', () => {
   it('swc bench --rate 100 --window 300: no line past 80 columns; the first screen has memory, ratio, cost and what it means', async () => {
-    const r = await runCli(
-      ['bench', '--redis-url', redisUrl(), '--rate', '100', '--window', '300', '--rounds', '2', '--ops', '500'],
-      { COLUMNS: '80' },
-      120_000,
-    );
+    const [r, piped] = await Promise.all([
+      benchOnOwnServer(['--rate', '100', '--window', '300', '--rounds', '2', '--ops', '500'], { COLUMNS: '80' }, 120_000),
+      // Without COLUMNS and off a TTY: the 120-column layout (checked below).
+      benchOnOwnServer(['--rate', '100', '--window', '300', '--rounds', '1', '--ops', '300', '--no-accuracy'], { COLUMNS: '' }, 120_000),
+    ]);
     expect(r.stderr).not.toMatch(/Error|at .*\.js/);
     expect(r.code).toBe(0);
     expect(over(r.stdout, 80)).toEqual([]);
@@ -23,22 +27,13 @@ describe('output fits COLUMNS=80', () => {
     if (!/│ 5 min/.test(screen)) expect(screen).toMatch(/— window 5 min, req\/s 100/);
     expect(screen).toMatch(/What it means: at a 5 min window and 100 req\/s, a stoplight-v6 light takes/);
     // Without COLUMNS and off a TTY: the 120-column layout, with the encodings of each key on one row.
-    const piped = await runCli(
-      ['bench', '--redis-url', redisUrl(), '--rate', '100', '--window', '300', '--rounds', '1', '--ops', '300', '--no-accuracy'],
-      { COLUMNS: '' },
-      120_000,
-    );
     expect(piped.code).toBe(0);
     expect(over(piped.stdout, 120)).toEqual([]);
     expect(piped.stdout).toMatch(/encoding of each key/);
   }, 240_000);
 
   it('swc bench --suggest: no line past 80 columns', async () => {
-    const r = await runCli(
-      ['bench', '--redis-url', redisUrl(), '--suggest', '--window', '30', '--rate', '5', '--rounds', '1', '--ops', '300'],
-      { COLUMNS: '80' },
-      180_000,
-    );
+    const r = await benchOnOwnServer(['--suggest', '--window', '30', '--rate', '5', '--rounds', '1', '--ops', '300'], { COLUMNS: '80' }, 180_000);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Which layout\? 30 s window at 5 req\/s/);
     expect(over(r.stdout, 80)).toEqual([]);
@@ -52,10 +47,9 @@ describe('output fits COLUMNS=80', () => {
     expect(doctor.code).toBe(0);
     expect(over(doctor.stdout, 80)).toEqual([]);
     const args = ['verify', '--redis-url', redisUrl(), '--layout', 'stoplight-v6', '--calls', '300', '--seed', '3', '--no-progress'];
-    const verify = await runCli(args, { COLUMNS: '80' });
+    const [verify, piped] = await Promise.all([runCli(args, { COLUMNS: '80' }), runCli(args, { COLUMNS: '' })]);
     expect(verify.code).toBe(0);
     expect(over(verify.stdout, 80)).toEqual([]);
-    const piped = await runCli(args, { COLUMNS: '' });
     expect(piped.stdout.split('\n')[0]).toMatch(/^stoplight-v6: 300 calls on 8 lights \(windows .*\), \d+ replies compared, .* s$/);
   }, 120_000);
 });

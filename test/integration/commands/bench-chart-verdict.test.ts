@@ -5,29 +5,23 @@
  * compare's default (1%) that fails the smaller 6.0 cells; at
  * `--memory-tolerance 64B` it passes, and the charts must say so too.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compareReports } from '../../../src/compare/diff.js';
-import type { BenchReport } from '../../../src/measure/types.js';
+import { plantBaseline, shippedBaseline, SMALL_SCENARIO as SMALL } from '../../cli/bench-fixtures.js';
 import { redisUrl } from '../../helpers.js';
 import { runInProcess } from '../../unit/in-process.js';
 
-const SMALL = fileURLToPath(new URL('../../../fixtures/scenarios/small.json', import.meta.url));
-const BASELINE = fileURLToPath(new URL('../../../fixtures/baselines/small.json', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-chart-verdict-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const shipped = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchReport;
+const shipped = shippedBaseline();
 // The run will measure the shipped bytes (listpacks: the same on every run of the build), so 6.0 grows by 56 B per light.
-const smaller: BenchReport = {
-  ...shipped,
-  results: shipped.results.map((r) => (r.layout === 'stoplight-v6' ? { ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight - 56 } } : r)),
-};
-const baselineFile = path.join(dir, 'smaller.json');
-writeFileSync(baselineFile, JSON.stringify(smaller));
+const { report: smaller, file: baselineFile } = plantBaseline(dir, 'smaller.json', (r) =>
+  r.layout === 'stoplight-v6' ? r.memory.bytesPerLight - 56 : undefined,
+);
 
 describe("bench --baseline's chart headlines the gate's verdict", () => {
   it('--memory-tolerance 64B: the gate passes and the terminal chart and the SVG say ok, where compare at 1% would fail', async () => {
