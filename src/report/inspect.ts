@@ -5,6 +5,7 @@ import { palette, visible } from './style.js';
 import { ExitCode } from '../core/errors.js';
 import { unavailableNotes } from './listing.js';
 import { MAX_LISTED_ROWS } from './inspect-limits.js';
+import { drawRows, ROWS_PER_DRAW } from './table.js';
 
 /** How to render an inspection. */
 export interface InspectRenderOptions {
@@ -106,15 +107,7 @@ function table(head: string[], c: ChalkInstance, color: boolean, right: readonly
   });
 }
 
-/** Rows per cli-table3 table in {@link rowsTable}: its layout pass checks each cell against every row above it (quadratic). */
-const ROWS_PER_DRAW = 100;
-
-/**
- * The table {@link table} draws of `rows` under `head`, line for line, at a
- * cost that grows with the rows rather than with their square: drawn in
- * parts of `per` rows, each part at the widest any part needs, and joined
- * under one head and one bottom border (10,000 rows took ~16 s in one draw).
- */
+/** The table {@link table} draws of `rows` under `head`, drawn in parts of `per` rows (see {@link drawRows}). */
 export function rowsTable(
   head: string[],
   rows: readonly (readonly Table.Cell[])[],
@@ -123,31 +116,7 @@ export function rowsTable(
   right: readonly string[] = [],
   per = ROWS_PER_DRAW,
 ): string {
-  const parts: (readonly (readonly Table.Cell[])[])[] = [];
-  for (let i = 0; i < rows.length; i += per) parts.push(rows.slice(i, i + per));
-  if (parts.length <= 1) {
-    const t = table(head, c, color, right);
-    for (const row of rows) t.push([...row]);
-    return t.toString();
-  }
-  const draw = (part: readonly (readonly Table.Cell[])[], widths?: number[]): { text: string; widths: number[] } => {
-    const t = table(head, c, color, right);
-    if (widths) t.options.colWidths = [...widths];
-    for (const row of part) t.push([...row]);
-    const text = t.toString();
-    // cli-table3 leaves the widths it drew at in the table's options.
-    return { text, widths: t.options.colWidths.map((w) => w ?? 0) };
-  };
-  const drawn = parts.map((part) => draw(part));
-  const widths = head.map((_, i) => drawn.reduce((widest, d) => Math.max(widest, d.widths[i] ?? 0), 0));
-  const lines = drawn.map((d, i) => {
-    const same = d.widths.length === widths.length && d.widths.every((w, j) => w === widths[j]);
-    return (same ? d.text : draw(parts[i] as readonly (readonly Table.Cell[])[], widths).text).split('\n');
-  });
-  // Each part is top border, head, head rule, its rows, bottom border: the first part's first three, every part's rows, one bottom.
-  const first = lines[0] as string[];
-  const last = lines[lines.length - 1] as string[];
-  return [...first.slice(0, 3), ...lines.flatMap((l) => l.slice(3, -1)), last[last.length - 1] as string].join('\n');
+  return drawRows(() => table(head, c, color, right), rows, per);
 }
 
 /**

@@ -81,16 +81,54 @@ export function wrapHead(text: string): string {
   return lines.join('\n');
 }
 
+/** Rows per cli-table3 draw in {@link drawRows}: its layout pass is quadratic in the rows (10,000 took ~16 s in one draw). */
+export const ROWS_PER_DRAW = 100;
+
+/**
+ * What one draw of `rows` into the compact table `make` builds gives, line
+ * for line, at a cost that grows with the rows rather than with their
+ * square: drawn in parts of `per` rows, each part at the widest any part
+ * needs, then joined under one head and one bottom border.
+ */
+export function drawRows(make: () => Table.Table, rows: readonly (readonly Table.Cell[])[], per = ROWS_PER_DRAW): string {
+  const draw = (part: readonly (readonly Table.Cell[])[], widths?: readonly number[]): { text: string; widths: number[] } => {
+    const table = make();
+    if (widths) table.options.colWidths = [...widths];
+    for (const row of part) table.push([...row]);
+    const text = table.toString();
+    // cli-table3 leaves the widths it drew at in the table's options.
+    return { text, widths: table.options.colWidths.map((w) => w ?? 0) };
+  };
+  if (rows.length <= per) return draw(rows).text;
+  const parts: (readonly (readonly Table.Cell[])[])[] = [];
+  for (let i = 0; i < rows.length; i += per) parts.push(rows.slice(i, i + per));
+  const drawn = parts.map((part) => draw(part));
+  const columns = drawn[0]?.widths.length ?? 0;
+  const widths = Array.from({ length: columns }, (_, i) => drawn.reduce((widest, d) => Math.max(widest, d.widths[i] ?? 0), 0));
+  const lines = drawn.map((d, i) => {
+    const same = d.widths.every((w, j) => w === widths[j]);
+    return (same ? d.text : draw(parts[i] as readonly (readonly Table.Cell[])[], widths).text).split('\n');
+  });
+  // A table without rows is its top border, its head's lines and its bottom border; with rows a rule follows the head.
+  const above = draw([], widths).text.split('\n').length;
+  const first = lines[0] as string[];
+  const last = lines[lines.length - 1] as string[];
+  return [...first.slice(0, above), ...lines.flatMap((l) => l.slice(above, -1)), last[last.length - 1] as string].join('\n');
+}
+
 /** A boxed table for a terminal; long headers of numeric columns wrap between words. */
 export function renderBox(grid: Grid, color: boolean): string {
-  const table = new Table({
-    // Numbers are narrower than their names; text columns are as wide as their values anyway.
-    head: grid.head.map((h, i) => safeCell(grid.numeric?.[i] ? wrapHead(h) : h, { colour: color })),
-    style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [], compact: true },
-    colAligns: grid.head.map((_, i) => (grid.numeric?.[i] ? 'right' : 'left')),
-  });
-  for (const row of grid.rows) table.push(row.map((cell) => safeCell(cell, { colour: color })));
-  return table.toString();
+  const make = (): Table.Table =>
+    new Table({
+      // Numbers are narrower than their names; text columns are as wide as their values anyway.
+      head: grid.head.map((h, i) => safeCell(grid.numeric?.[i] ? wrapHead(h) : h, { colour: color })),
+      style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [], compact: true },
+      colAligns: grid.head.map((_, i) => (grid.numeric?.[i] ? 'right' : 'left')),
+    });
+  return drawRows(
+    make,
+    grid.rows.map((row) => row.map((cell) => safeCell(cell, { colour: color }))),
+  );
 }
 
 /** A GitHub-flavoured Markdown table, ready to paste. */
