@@ -1,6 +1,6 @@
 /**
  * SCAN within a per-call budget: on a 200k-key server, a listing's SCAN
- * calls leave no slow-log entry over 1 ms; a fixed --scan-count is what
+ * calls leave (almost) no slow-log entry over 1 ms; a fixed --scan-count is what
  * every call sends.
  */
 import type { Redis } from 'ioredis';
@@ -45,12 +45,12 @@ afterAll(async () => {
 });
 
 describe('SCAN within a per-call budget', () => {
-  it('a listing of a 200k-key server leaves no SCAN in the slow log over 1 ms', async () => {
+  it('a listing of a 200k-key server leaves (almost) no SCAN in the slow log over 1 ms', async () => {
     await redis.config('SET', 'slowlog-log-slower-than', '1000');
-    // A shared machine still preempts the server now and then (one SCAN in a pass of ~1,000 logged
-    // 2–19 ms while the others took microseconds): a pass counts when it leaves none, of three tries.
-    // A COUNT that costs over 1 ms on the server fails every try.
-    const tries: string[][] = [];
+    // A shared machine still preempts the server now and then (in a full test run, 2 to 4 SCANs of a pass of
+    // ~1,000 logged 2-19 ms while the others took microseconds): a pass counts when at most 1% of its calls are
+    // logged, of three tries. A COUNT that costs over 1 ms on the server logs every call, and fails every try.
+    const tries: { calls: number; over: string[] }[] = [];
     for (let attempt = 0; attempt < 3; attempt += 1) {
       await redis.call('SLOWLOG', 'RESET');
       const before = await commandCalls(redis, 'scan');
@@ -62,10 +62,11 @@ describe('SCAN within a per-call budget', () => {
       expect(calls).toBeLessThan(KEYS / 10);
       expect(listing.list.scan?.calls).toBe(calls);
       const over = (await slowlog(redis)).filter((e) => isScan(e) && e.micros > 1000);
-      tries.push(over.map((e) => `${e.micros} µs: ${e.args.join(' ')}`));
-      if (over.length === 0) break;
+      tries.push({ calls, over: over.map((e) => `${e.micros} µs: ${e.args.join(' ')}`) });
+      if (over.length <= calls / 100) break;
     }
-    expect(tries.at(-1)).toEqual([]);
+    const last = tries.at(-1) as { calls: number; over: string[] };
+    expect(last.over.length, last.over.join('\n')).toBeLessThanOrEqual(last.calls / 100);
   }, 60_000);
 
   it('the same pass at a fixed COUNT of 1000 is not within it (the check can fail)', async () => {
