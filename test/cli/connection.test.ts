@@ -137,7 +137,23 @@ describe('an unusable Redis: exit 3 within 5 s (a silent port: 4 s from the conn
   });
 
   it('rediss:// against a plain server: names the TLS mismatch and redis://', async () => {
-    await expectRuntimeFailure(`rediss://:s3cret@127.0.0.1:${secured.port}`, /(TLS handshake failed|no answer within \d s).*redis:\/\//);
+    // The plain server answers a TLS hello with nothing swc can read, so swc may wait out its 3 s too: reached through
+    // a relay that notes when swc connects, the bound is swc's own, as for the silent port.
+    let connectedAt = 0;
+    const relay = net.createServer((socket) => {
+      connectedAt = Date.now();
+      const upstream = net.connect(secured.port, '127.0.0.1');
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+      socket.pipe(upstream).pipe(socket);
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    try {
+      const port = (relay.address() as net.AddressInfo).port;
+      await expectRuntimeFailure(`rediss://:s3cret@127.0.0.1:${port}`, /(TLS handshake failed|no answer within \d s).*redis:\/\//, () => connectedAt);
+    } finally {
+      relay.close();
+    }
   });
 
   it.skipIf(!hasOpenssl)('redis:// against a TLS-only server (needs openssl for a certificate): names rediss://', async () => {
