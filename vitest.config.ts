@@ -16,7 +16,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 30_000,
     // Worker threads, not forked processes: a test file then starts no process of its own (a fork per file cost
-    // about a fifth of the suite's CPU on the 2-core machine: 13.3 -> 10.5 CPU minutes). What needs a process of
+    // a tenth to a fifth of the suite's CPU on the 2-core machine: 13.3 -> 10.5 and 12.1 CPU minutes). What needs a process of
     // its own (signals, exit codes) spawns the CLI (test/cli/run-cli.ts).
     pool: 'threads',
     // Three files at once on the 2-core machine (vitest's default there is one): most
