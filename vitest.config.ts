@@ -15,10 +15,7 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 30_000,
-    // Worker threads, not forked processes: a test file then starts no process of its own (a fork per file cost
-    // a tenth to a fifth of the suite's CPU on the 2-core machine: 13.3 -> 10.5 and 12.1 CPU minutes). What needs a process of
-    // its own (signals, exit codes) spawns the CLI (test/cli/run-cli.ts).
-    pool: 'threads',
+    pool: 'forks',
     // Three files at once on the 2-core machine (vitest's default there is one): most
     // of a file's time is spent waiting on spawned processes and servers. Each
     // worker has a redis-server of its own (test/global-setup.ts).
