@@ -3,6 +3,9 @@
  * change one field and write it back: the edits are type-checked instead of
  * going through `any`.
  */
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { OperationName } from '../src/layouts/manifest-schema.js';
 import type { BenchReport } from '../src/measure/types.js';
 
@@ -25,4 +28,32 @@ export function at<T>(items: readonly T[], index: number): T {
   const item = items[index];
   if (item === undefined) throw new Error(`the document has no item ${index} (of ${items.length})`);
   return item;
+}
+
+/** The example manifest's folder (its JSON and scripts), which {@link manifestVariant} copies. */
+const EXAMPLE_MANIFEST = fileURLToPath(new URL('../fixtures/manifests/example/', import.meta.url));
+
+/**
+ * A copy of the example manifest and its scripts in `dir`/`name`, with the
+ * files of `scripts` written over it and `edit` applied; returns the
+ * manifest's path. With `rename`, the layout is named `my-log-<name>`: a
+ * layout loaded in one process stays registered (even when its scripts are
+ * then refused), so in-process cases each need a name of their own.
+ */
+export function manifestVariant(
+  dir: string,
+  name: string,
+  edit: (m: ManifestJson) => void,
+  scripts: Record<string, string> = {},
+  options: { rename?: boolean } = {},
+): string {
+  const folder = path.join(dir, name);
+  cpSync(EXAMPLE_MANIFEST, folder, { recursive: true });
+  for (const [file, text] of Object.entries(scripts)) writeFileSync(path.join(folder, file), text);
+  const file = path.join(folder, 'my-log.json');
+  const manifest = JSON.parse(readFileSync(file, 'utf8')) as ManifestJson;
+  if (options.rename) manifest.name = `my-log-${name}`;
+  edit(manifest);
+  writeFileSync(file, JSON.stringify(manifest, null, 2));
+  return file;
 }

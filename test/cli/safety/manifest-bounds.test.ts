@@ -3,7 +3,7 @@
  * the scripts folder and are bounded, and a script's reply is bounded:
  * each against the built CLI and a real redis-server.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ import { INCLUDE_LIMITS, loadScript } from '../../../src/lua/source.js';
 import { connect } from '../../../src/redis/connect.js';
 import { startPrivateServer } from '../../../src/redis/server.js';
 import { runCli } from '../run-cli.js';
-import { at, type ManifestJson } from '../../documents.js';
+import { at, manifestVariant, type ManifestJson } from '../../documents.js';
 import { digest, keysMatching } from '../../helpers.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
@@ -21,16 +21,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'swc-manifest-bounds-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A copy of the example manifest (and its scripts) in a folder of its own, with one change. */
-function variant(name: string, edit: (m: ManifestJson) => void, scripts: Record<string, string> = {}): string {
-  const folder = path.join(dir, name);
-  cpSync(EXAMPLE, folder, { recursive: true });
-  for (const [file, text] of Object.entries(scripts)) writeFileSync(path.join(folder, file), text);
-  const manifest = JSON.parse(readFileSync(path.join(folder, 'my-log.json'), 'utf8')) as ManifestJson;
-  edit(manifest);
-  const file = path.join(folder, 'my-log.json');
-  writeFileSync(file, JSON.stringify(manifest, null, 2));
-  return file;
-}
+const variant = (name: string, edit: (m: ManifestJson) => void, scripts: Record<string, string> = {}): string => manifestVariant(dir, name, edit, scripts);
 
 // An unreachable URL: exit 2 proves nothing was sent (a connection attempt would be exit 3).
 const UNREACHABLE = ['--redis-url', 'redis://127.0.0.1:1'];

@@ -8,30 +8,21 @@
  * In this lane, not the unit lane: loading a manifest registers its layout for
  * the rest of the process.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { at, type ManifestJson } from '../../documents.js';
+import { at, manifestVariant, type ManifestJson } from '../../documents.js';
 import { runInProcess } from '../../unit/in-process.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-manifest-bounds-ip-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A copy of the example manifest (and its scripts) in a folder of its own, with one change and a name of its own. */
-function variant(name: string, edit: (m: ManifestJson) => void, scripts: Record<string, string> = {}): string {
-  const folder = path.join(dir, name);
-  cpSync(EXAMPLE, folder, { recursive: true });
-  for (const [file, text] of Object.entries(scripts)) writeFileSync(path.join(folder, file), text);
-  // A name of its own: a layout loaded in this process stays registered (even when its scripts are then refused).
-  const manifest = { ...(JSON.parse(readFileSync(path.join(folder, 'my-log.json'), 'utf8')) as ManifestJson), name: `my-log-${name}` };
-  edit(manifest);
-  const file = path.join(folder, 'my-log.json');
-  writeFileSync(file, JSON.stringify(manifest, null, 2));
-  return file;
-}
+/** A copy of the example manifest (and its scripts) in a folder of its own, with one change and a name of its own (see manifestVariant). */
+const variant = (name: string, edit: (m: ManifestJson) => void, scripts: Record<string, string> = {}): string =>
+  manifestVariant(dir, name, edit, scripts, { rename: true });
 
 const UNREACHABLE = ['--redis-url', 'redis://127.0.0.1:1'];
 
