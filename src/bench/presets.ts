@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { packagePath } from '../core/package-root.js';
 
 /** One published cell: KB per light for each layout. */
 export interface PublishedRow {
@@ -24,7 +25,7 @@ interface BlogTableFile {
 }
 
 function blogPreset(): Preset {
-  const file = JSON.parse(readFileSync(new URL('../../fixtures/blog-table.json', import.meta.url), 'utf8')) as BlogTableFile;
+  const file = JSON.parse(readFileSync(packagePath('fixtures/blog-table.json'), 'utf8')) as BlogTableFile;
   const published = file.rows.map(({ windowSeconds, rate, eventsInWindow, ...kb }) => ({
     windowSeconds,
     rate,

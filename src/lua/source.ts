@@ -2,12 +2,12 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { InputFileError } from '../core/errors.js';
+import { packagePath } from '../core/package-root.js';
 import { readInputFile } from '../core/json-file.js';
 
-/** The `lua/` folder at the package root (same relative place from src/ and dist/). */
-export const LUA_DIR = fileURLToPath(new URL('../../lua/', import.meta.url));
+/** The `lua/` folder at the package root. */
+export const LUA_DIR = packagePath('lua/');
 
 /**
  * How a script pulls in shared Lua:

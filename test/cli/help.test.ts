@@ -32,7 +32,7 @@ describe('bin/swc.js before a build', () => {
       copyFileSync(new URL('../../bin/swc.js', import.meta.url), path.join(dir, 'bin', 'swc.js'));
       const run = spawnSync(process.execPath, [path.join(dir, 'bin', 'swc.js'), '--version'], { encoding: 'utf8' });
       expect(run.status).toBe(3);
-      expect(run.stderr).toBe('swc: not built yet (dist/cli.js is missing): run `npm ci` or `npm run build` in the swc folder first\n');
+      expect(run.stderr).toBe('swc: not built yet (dist/bundle/cli.js is missing): run `npm ci` or `npm run build` in the swc folder first\n');
       expect(run.stdout).toBe('');
     } finally {
       rmSync(dir, { recursive: true, force: true });

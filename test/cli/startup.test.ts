@@ -5,9 +5,11 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SWC_BIN } from './run-cli.js';
 
-// What swc loads before it answers: a module hook records every module the
+// What swc loads before it answers: a module hook records every file the
 // process loads (its URL), so a heavy import that creeps back onto the
-// start-up path fails here by name, whatever the machine's speed.
+// start-up path fails here by name, whatever the machine's speed. bin/swc.js
+// runs the CLI's bundle (scripts/bundle.mjs): a chunk of it stands for the
+// modules esbuild put in it, each of which it names on a `// <path>` line.
 const dir = mkdtempSync(path.join(os.tmpdir(), 'swc-startup-'));
 const hooks = path.join(dir, 'hooks.mjs');
 const register = path.join(dir, 'register.mjs');
@@ -31,7 +33,14 @@ function loaded(args: readonly string[]): { code: number | null; modules: string
     env: { ...process.env, SWC_LOADED_LOG: log, REDIS_URL: '', NO_COLOR: '1' },
     encoding: 'utf8',
   });
-  return { code: run.status, modules: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
+  return { code: run.status, modules: readFileSync(log, 'utf8').split('\n').filter(Boolean).flatMap(bundled) };
+}
+
+/** A loaded file, or for a chunk of the bundle the modules in it (as `bundle:/dist/…` and `bundle:/node_modules/…`). */
+function bundled(url: string): string[] {
+  if (!/\/dist\/bundle\/[^/]+\.js$/.test(url)) return [url];
+  const text = readFileSync(new URL(url), 'utf8');
+  return [...text.matchAll(/^\/\/ ((?:dist|node_modules)\/\S+\.[cm]?js)$/gm)].map((match) => `bundle:/${match[1]}`);
 }
 
 /**

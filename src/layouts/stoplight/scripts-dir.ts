@@ -6,8 +6,8 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../core/errors.js';
+import { packagePath } from '../../core/package-root.js';
 import { loadScript } from '../../lua/source.js';
 import { ManifestLayout, readManifest } from '../manifest.js';
 import { OPERATIONS, type Item, type Manifest } from '../manifest-schema.js';
@@ -18,7 +18,7 @@ import { v6Inspector } from './v6.js';
 import { recognizeV6, whatIsIn, type V6Generation } from './generations.js';
 
 /** Where swc's manifests for Stoplight's own scripts live (in the package). */
-export const STOPLIGHT_MANIFESTS_DIR = fileURLToPath(new URL('../../../fixtures/manifests/stoplight/', import.meta.url));
+export const STOPLIGHT_MANIFESTS_DIR = packagePath('fixtures/manifests/stoplight/');
 
 /** The built-in layouts a scripts folder can stand in for. */
 export type ScriptsLayoutName = 'stoplight-v5' | 'stoplight-v6';
