@@ -6,13 +6,25 @@ export interface InProcessResult {
   stderr: string;
 }
 
+/** The run in progress: runs take turns, since each one swaps the process's stdout, stderr and environment. */
+let turn: Promise<unknown> = Promise.resolve();
+
 /**
  * Runs `swc …` inside the test process: the same program, exit codes and
- * one-line messages as the built CLI, without the ~300 ms of a spawn. For
- * cases that fail before anything reaches Redis (validation, exit 2); what
- * needs a server or a signal belongs in test/cli with runCli.
+ * one-line messages as the built CLI, without the ~300 ms of a spawn. In the
+ * unit lane, for cases that fail before anything reaches Redis (validation,
+ * exit 2); in the integration lane also against the lane's server. What a
+ * process alone shows (a signal, a TTY, the exit of a failed connection, two
+ * runs at once) belongs in test/cli with runCli. Calls made at once run one
+ * after the other.
  */
-export async function runInProcess(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<InProcessResult> {
+export function runInProcess(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<InProcessResult> {
+  const run = turn.then(() => runNow(args, env));
+  turn = run.catch(() => undefined);
+  return run;
+}
+
+async function runNow(args: readonly string[], env: NodeJS.ProcessEnv): Promise<InProcessResult> {
   const saved = new Map<string, string | undefined>();
   for (const [name, value] of Object.entries({ REDIS_URL: '', NO_COLOR: '1', ...env })) {
     saved.set(name, process.env[name]);
