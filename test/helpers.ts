@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll, inject, type TestContext } from 'vitest';
 import { parseCommandCalls } from '../src/measure/commandstats.js';
 import { connect } from '../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer, type PrivateServerOptions } from '../src/redis/server.js';
@@ -105,6 +105,24 @@ export function ownServer(use: (server: PrivateServer, redis: Redis) => void, op
     redis?.disconnect();
     await server?.stop();
   });
+}
+
+/**
+ * A redis-server of one test's own, stopped (and its connection closed) when
+ * that test finishes: runs on one server take turns, so tests that each
+ * have one can run at once (`describe.concurrent`).
+ */
+export async function testServer(
+  { onTestFinished }: Pick<TestContext, 'onTestFinished'>,
+  options: PrivateServerOptions = {},
+): Promise<{ server: PrivateServer; redis: Redis }> {
+  const server = await startPrivateServer(options);
+  const redis = await connect(server.url);
+  onTestFinished(async () => {
+    redis.disconnect();
+    await server.stop();
+  });
+  return { server, redis };
 }
 
 /** Every key under `pattern` with its DUMP payload (hex): equal digests mean byte-identical values. */

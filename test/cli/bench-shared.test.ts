@@ -1,18 +1,15 @@
 import { Redis } from 'ioredis';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { parseCommandCalls } from '../../src/measure/commandstats.js';
-import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
+import type { PrivateServer } from '../../src/redis/server.js';
+import { testServer } from '../helpers.js';
 import { runCli, type CliResult } from './run-cli.js';
 
 /**
  * A server swc did not start for the run: a private one of the test's own stands in for a shared one.
  * One per test (runs on one server take turns), so the tests run at once.
  */
-async function serverFor(onTestFinished: (fn: () => Promise<void>) => void): Promise<PrivateServer> {
-  const server = await startPrivateServer();
-  onTestFinished(() => server.stop());
-  return server;
-}
+const serverFor = async (onTestFinished: TestContext['onTestFinished']): Promise<PrivateServer> => (await testServer({ onTestFinished })).server;
 const TINY = [
   'bench',
   '--window',

@@ -13,9 +13,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Redis } from 'ioredis';
 import { afterAll, describe, expect, it, type TestContext } from 'vitest';
-import { connect } from '../../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
-import { digest } from '../../helpers.js';
+import type { PrivateServer } from '../../../src/redis/server.js';
+import { digest, testServer } from '../../helpers.js';
 import { SWC_BIN, runCli, type CliResult } from '../run-cli.js';
 import { hostile, LATE_CASES, lateEdit, REFUSED } from '../../hostile-manifests.js';
 
@@ -28,13 +27,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  * the commands its server saw), stopped when the test finishes: the user's
  * keys, of several types, and an operator's slow log.
  */
-async function userServer({ onTestFinished }: Pick<TestContext, 'onTestFinished'>): Promise<{ server: PrivateServer; redis: Redis }> {
-  const server = await startPrivateServer({});
-  const redis = await connect(server.url);
-  onTestFinished(async () => {
-    redis.disconnect();
-    await server.stop();
-  });
+async function userServer(context: Pick<TestContext, 'onTestFinished'>): Promise<{ server: PrivateServer; redis: Redis }> {
+  const { server, redis } = await testServer(context);
   const pipeline = redis.pipeline();
   for (let i = 0; i < 40; i += 1) {
     pipeline.set(`app:str:${i}`, `value ${i}`);
