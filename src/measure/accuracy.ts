@@ -4,7 +4,7 @@ import { InterruptedError, ScriptError } from '../core/errors.js';
 import type { Layout, Light, Snapshot } from '../layouts/types.js';
 import type { ScriptCall } from '../lua/source.js';
 import { SlidingWindowModel, type WindowCounts } from '../model/sliding-window.js';
-import { classifyRedisError, isGuardStop } from '../redis/errors.js';
+import { classifyRedisError } from '../redis/errors.js';
 import { callLimitsOf } from '../redis/call-limits.js';
 import { ReplyTooLargeError, RequestWriter, RespConnection } from '../redis/resp.js';
 import { flushedFrom, isNoScript, loadScripts, oversizeError, rerunFlushedTail } from '../redis/scripts.js';
@@ -149,9 +149,14 @@ async function exchange(connection: RespConnection, batch: Batch): Promise<unkno
   const failed = replies.findIndex((r) => r instanceof Error);
   if (failed !== -1) {
     const call = batch.calls[failed] as ScriptCall;
-    const limits = callLimitsOf(connection.channel.server);
-    if (limits && isGuardStop(replies[failed])) throw limits.guardStopped(call.script.file, replies[failed]);
-    throw classifyRedisError((replies[failed] as Error).message, { script: call.script, command: 'EVALSHA', keys: call.keys, user: connection.channel.user });
+    const server = callLimitsOf(connection.channel.server)?.shownServer;
+    throw classifyRedisError((replies[failed] as Error).message, {
+      script: call.script,
+      command: 'EVALSHA',
+      keys: call.keys,
+      user: connection.channel.user,
+      ...(server !== undefined ? { server } : {}),
+    });
   }
   return replies;
 }

@@ -1,7 +1,7 @@
 import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { RedisUnavailableError, ScriptError, SwcError, UsageError, InterruptedError } from '../core/errors.js';
-import { classifyRedisError, isGuardStop } from '../redis/errors.js';
+import { classifyRedisError } from '../redis/errors.js';
 import { RequestWriter, RespConnection, type BatchErrors } from '../redis/resp.js';
 import { flushedFrom, isNoScript, rerunFlushedTail } from '../redis/scripts.js';
 import { callLimitsOf } from '../redis/call-limits.js';
@@ -137,17 +137,15 @@ function checkOptions(options: LoadOptions): void {
  * script blocks the server would be wrong.
  */
 function callFailure(message: string, call: ScriptCall, connection: RespConnection, done: number | null, node?: string): unknown {
-  const limits = callLimitsOf(connection.channel.server);
-  const err =
-    limits && isGuardStop(message)
-      ? limits.guardStopped(call.script.file, message)
-      : classifyRedisError(message, {
-          script: call.script,
-          command: 'EVALSHA',
-          keys: call.keys,
-          user: connection.channel.user,
-          ...(done !== null ? { where: `after ${done} operations of the load` } : {}),
-        });
+  const server = callLimitsOf(connection.channel.server)?.shownServer;
+  const err = classifyRedisError(message, {
+    script: call.script,
+    command: 'EVALSHA',
+    keys: call.keys,
+    user: connection.channel.user,
+    ...(done !== null ? { where: `after ${done} operations of the load` } : {}),
+    ...(server !== undefined ? { server } : {}),
+  });
   return node !== undefined && err instanceof SwcError ? err.at(`on node ${node}`) : err;
 }
 

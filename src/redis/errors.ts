@@ -22,6 +22,8 @@ export interface ErrorContext {
   readonly busy?: { readonly waitedMs: number; readonly attempts: number };
   /** Where the caller was, as a phrase ("in cell 2/4 …"); see {@link SwcError.at}. */
   readonly where?: string;
+  /** The server as messages name it (redacted), where the caller knows it: a guard stop says where the call ended. */
+  readonly server?: string;
 }
 
 const messageOf = (err: unknown): string => (typeof err === 'string' ? err : err instanceof Error ? err.message : String(err));
@@ -229,7 +231,7 @@ function classify(err: unknown, context: ErrorContext): unknown {
   const stateError = serverState(message, context, err);
   if (stateError) return stateError;
   const script = context.script;
-  if (script && isGuardStop(message)) return guardStoppedError(script.file, message);
+  if (script && isGuardStop(message)) return guardStoppedError(script.file, message, context.server);
   if (script && isLuaError(message)) return new ScriptError(`${script.file}: ${locate(script, message)}`, { cause: err });
   if (script) return new ScriptError(`${script.file}: ${commandName(context, 'EVALSHA')} failed: ${message}`, { cause: err });
   return new CommandRefusedError(`Redis refused ${commandName(context)}: ${message}`, { cause: err });
