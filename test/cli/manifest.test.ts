@@ -82,7 +82,11 @@ describe.concurrent('a layout whose manifest and scripts live outside the reposi
   });
 
   it('verifies against the reference model (its scripts read TIME: the wrapper gives them the injected clock)', async () => {
-    const result = await runCli(['verify', '--layout', own, '--calls', '3000', '--json']);
+    // 1,000 calls (about 350 replies compared) show the wrapper at work. Fewer than before (3,000), because the example's
+    // record.lua sets EXPIRE to the window, which the server counts in real time: on a machine loaded past a second's stall,
+    // a 1 s window's key expired between two calls while the injected clock had moved less, and the read disagreed (seen
+    // once in a full run at load 14; a limit of verify's injected clock against real TTLs, not of the wrapper).
+    const result = await runCli(['verify', '--layout', own, '--calls', '1000', '--json']);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('"my-log"');
   });

@@ -80,13 +80,19 @@ describe.concurrent('a cell disturbed while it runs fails instead of reporting a
     const own = scope(onTestFinished);
     const { url, redis, before } = await server(own);
     const args = ['--redis-url', url, '--rate', '10', '--window', '60', '--layout', 'stoplight-v6', '--json'];
-    // The first run's throughput phases last 3 × 3 s, so the second (a new process) meets it even on a loaded machine.
-    const first = bench(own, [...args, '--time', '3']);
+    const first = bench(own, [...args, '--time', '1']);
     const [, firstNs] = (await first.waitFor(RUN_LINE)) as unknown as [string, string];
     await first.waitFor(/write throughput phase/);
+    // The first run is held (SIGSTOP) mid-cell until the second has met it: a new process's start took longer than the
+    // first's throughput phases (3 × 3 s) at load 14. Its alive key lives 15 s unrefreshed, longer than such a start.
+    first.child.kill('SIGSTOP');
     // Longer than the default 10 s: the first run's clean-up on a busy machine may take a while.
     const second = bench(own, [...args, '--time', '1', '--wait-for-runs', '120']);
-    await second.waitFor(new RegExp(`another swc run is writing to this server \\(${firstNs}\\); waiting for it to end \\(at most 120 s\\)`));
+    try {
+      await second.waitFor(new RegExp(`another swc run is writing to this server \\(${firstNs}\\); waiting for it to end \\(at most 120 s\\)`));
+    } finally {
+      first.child.kill('SIGCONT');
+    }
     const [a, b] = await Promise.all([first.exited, second.exited]);
     expect([a.code, b.code]).toEqual([0, 0]);
     // The second started writing only after the first had finished.
