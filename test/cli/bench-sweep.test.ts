@@ -283,7 +283,8 @@ describe.concurrent('swc bench --sweep: Ctrl-C', () => {
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const deadline = Date.now() + 30_000;
+    // The first combination alone has taken over 30 s on a loaded machine (load 14); 90 s is a bound, not a wait.
+    const deadline = Date.now() + 90_000;
     // The second server has been spawned (the wrapper wrote its line) and is starting or filling.
     // (Each run starts two: its own and its accuracy lane's.)
     while (!(/sweep 2\/2/.test(stderr) && started().length - before >= 3) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
@@ -293,7 +294,7 @@ describe.concurrent('swc bench --sweep: Ctrl-C', () => {
     expect(await closed).toBe(130);
     // Every server (the defaults' and its lane, then 256's and, if it had started, its lane) is gone.
     expect(stoppedSince(before).length).toBeGreaterThanOrEqual(3);
-  });
+  }, 150_000);
 });
 
 describe.concurrent('swc bench (no --sweep): encoding hints', () => {
