@@ -44,9 +44,10 @@ async function everyCommand(url: string, code: number): Promise<void> {
   }
 }
 
-// The spawned CLI checks the user-info form and a closed port per command
-// (test/cli/secrets.test.ts); the other forms run here through the same
-// program and error path, without a process each.
+// The spawned CLI checks only what a process alone shows, per command: a
+// closed port and the client's warnings (test/cli/secrets.test.ts); every
+// wrong-password form runs here through the same program and error path,
+// without a process each.
 describe('a password in a Redis URL is never printed (in-process, every command)', () => {
   it.each([
     ['in user-info', (port: number) => `redis://:${PASSWORD}@127.0.0.1:${port}`],

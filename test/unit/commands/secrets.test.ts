@@ -24,8 +24,8 @@ function expectNoSecret(result: InProcessResult, label: string): void {
   for (const line of result.stderr.split('\n').filter(Boolean)) expect(line, label).toMatch(/^swc[: ]/);
 }
 
-// The spawned CLI checks one of these forms per command (test/cli/secrets.test.ts);
-// every form is checked here, in-process, through the same program and error path.
+// A malformed URL is refused before anything connects: every form is checked
+// here only, in-process, through the same program and error path as the CLI's.
 describe('a malformed Redis URL with a password: exit 2 from every command, the password never printed', () => {
   it.each([
     ['no colon after the scheme', `redis//:${PASSWORD}@127.0.0.1:6379`],
