@@ -21,6 +21,9 @@ export interface CliResult {
   ms: number;
 }
 
+/** runCli or runInProcess: for checks shared by a spawned case and its in-process twins. */
+export type RunSwc = (args: readonly string[], env?: NodeJS.ProcessEnv) => Promise<Pick<CliResult, 'code' | 'stdout' | 'stderr'>>;
+
 /** Runs `swc …` to its end and collects its output; SIGKILLs it after `timeoutMs`. */
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<CliResult> {
   const started = Date.now();
