@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,20 +59,6 @@ describe('input files: only regular UTF-8 files under the size cap are read; any
 
   // A directory, a file over the size cap, UTF-16 text and bytes that are not
   // UTF-8 are refused in every place too: in-process, same assertions, in
-  // test/unit/commands/input-files.test.ts.
-
-  it('a UTF-8 byte-order mark is accepted in a scenario and in a result', async () => {
-    const bomScenario = at('bom-scenario.json');
-    writeFileSync(bomScenario, `\uFEFF${JSON.stringify({ windows: [10], rates: [1], throughput: false })}`);
-    const bench = await runCli(['bench', '--redis-url', redisUrl(), '--scenario', bomScenario, '--json', '--no-progress']);
-    // The only stderr line is the run's own (namespace and clean-up command): nothing about the file.
-    expect(bench.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^swc bench: run swc-bench:[0-9a-f]{8}\b/)]);
-    expect(bench.code).toBe(0);
-    expect((JSON.parse(bench.stdout) as { options: { windows: number[] } }).options.windows).toEqual([10]);
-    const bomResult = at('bom-result.json');
-    writeFileSync(bomResult, `\uFEFF${readFileSync(BASELINE, 'utf8')}`);
-    const compare = await runCli(['compare', bomResult, BASELINE]);
-    expect(compare.stderr).toBe('');
-    expect(compare.code).toBe(0);
-  });
+  // test/unit/commands/input-files.test.ts. That a UTF-8 byte-order mark is
+  // accepted runs in-process in test/integration/commands/input-files.test.ts.
 });
