@@ -189,4 +189,22 @@ registerLayout({ name: 'two-window', create: (options) => new TwoWindow(options)
 // `--layout <file>.json`: layouts described by a manifest (src/layouts/manifest.ts).
 registerManifestLoader(manifestDefinition);
 
+/** How many layouts (and default layouts) start-up registers: those above. */
+const STARTUP_LAYOUTS = names.length;
+const STARTUP_DEFAULTS = defaults.length;
+
+/**
+ * Puts the registry back as start-up left it: forgets every layout registered
+ * since (variants, manifest files, a caller's own) and the manifest files
+ * loaded, and reinstates swc's manifest loader. A CLI process never needs it;
+ * test files sharing one module cache (vitest `isolate: false`) call it after
+ * each file, so one file's layouts do not show up in the next file's lists.
+ */
+export function resetLayoutRegistry(): void {
+  for (const name of names.splice(STARTUP_LAYOUTS)) registry.delete(name);
+  defaults.splice(STARTUP_DEFAULTS);
+  manifests.clear();
+  registerManifestLoader(manifestDefinition);
+}
+
 export type { Layout, LayoutOptions } from './types.js';

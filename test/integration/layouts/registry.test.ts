@@ -8,7 +8,17 @@ import { UsageError } from '../../../src/core/errors.js';
 import { inspectLight } from '../../../src/inspect/inspect.js';
 import { listLights } from '../../../src/inspect/list.js';
 import { LayoutClient } from '../../../src/layouts/client.js';
-import { createLayout, isLayoutName, layoutNames, registerLayout, registerManifestLoader, resolveLayoutName } from '../../../src/layouts/index.js';
+import {
+  createLayout,
+  defaultLayoutNames,
+  isLayoutName,
+  layoutNames,
+  registerLayout,
+  registerManifestLoader,
+  resetLayoutRegistry,
+  resolveLayoutName,
+} from '../../../src/layouts/index.js';
+import { BUILTIN_DEFAULT_LAYOUT_NAMES, BUILTIN_LAYOUT_NAMES } from '../../../src/layouts/builtin-names.js';
 import { keyDef, KeyTable } from '../../../src/layouts/kit/keys.js';
 import { TemplateInspector } from '../../../src/layouts/kit/template-inspector.js';
 import type {
@@ -197,7 +207,7 @@ describe('a third layout registered from outside swc', () => {
 
 describe('layout manifests through the registry', () => {
   it("reads a manifest file with swc's loader; a loader registered in its place loads each file once", () => {
-    expect(() => resolveLayoutName('./my-window.json')).toThrow(/my-window\.json: no such file/);
+    expect(() => resolveLayoutName('./reset-me.json')).toThrow(/reset-me\.json: no such file/);
     let loads = 0;
     registerManifestLoader((file) => {
       loads += 1;
@@ -225,5 +235,23 @@ describe('layout manifests through the registry', () => {
     expect(() => parseScenario('s.json', { layouts: ['v7'] })).toThrow(
       /^s\.json: layouts\[0\]: expected one of stoplight-v5, stoplight-v6, .* or a manifest file \(\*\.json\), got "v7"$/,
     );
+  });
+});
+
+// Last in the file: it undoes what the tests above registered (test/integration-setup.ts does the same after every file).
+describe('resetting the registry', () => {
+  it("forgets the layouts registered since start-up and the manifest files loaded, and brings back swc's loader", () => {
+    registerManifestLoader(() => ({ name: 'from-a-loader', create: (options) => new MinuteCounters(options) }));
+    expect(resolveLayoutName('./reset-me.json')).toBe('from-a-loader');
+    resolveLayoutName('coarse-30s');
+    registerLayout({ name: 'by-default', create: (options) => new MinuteCounters(options), byDefault: true });
+    resetLayoutRegistry();
+    expect([...layoutNames]).toEqual(BUILTIN_LAYOUT_NAMES);
+    expect([...defaultLayoutNames]).toEqual(BUILTIN_DEFAULT_LAYOUT_NAMES);
+    expect(isLayoutName(NAME)).toBe(false);
+    // The file a replaced loader answered for is read by swc's own loader again, not served from before.
+    expect(() => resolveLayoutName('./reset-me.json')).toThrow(/reset-me\.json: no such file/);
+    // A variant registers again when asked for.
+    expect(resolveLayoutName('coarse-30s')).toBe('coarse-30s');
   });
 });
