@@ -43,10 +43,12 @@ export default defineConfig({
           globalSetup: ['test/global-setup.ts'],
           // Files share one module cache per worker (still one forked process per
           // worker): src/ is imported once per worker instead of once per file.
-          // Measured on this lane: 164 s CPU (148 user + 16 sys), "import 41.8s"
-          // isolated; 126 s CPU (116 user + 11 sys), "import 12.5s" shared (the
-          // shared run under heavier machine load). Module state a file changes
-          // is put back after it by this setup file (the layout registry).
+          // Measured on this lane at 62 files: 164 s CPU (148 user + 16 sys),
+          // "import 41.8s" isolated; 126 s CPU (116 user + 11 sys), "import 12.5s"
+          // shared (the shared run under heavier machine load). At 75 files,
+          // isolated: 222 s CPU, "import 49.8s" (not yet measured shared).
+          // Module state a file changes is put back after it by this setup file
+          // (the layout registry).
           setupFiles: ['test/integration-setup.ts'],
           isolate: false,
         },
