@@ -112,7 +112,7 @@ describe('routed Redis over a 3-shard cluster', () => {
     const staleTarget = (c: typeof stale): Target => clusterTarget(c, seedUrl);
     // Read on the old map alone: one clear error, not a list without the moved light.
     const err = await listLights(routedRedis(stale), ['stoplight-v6']).catch((e: unknown) => e);
-    expect(isSlotMoved(err)).toBe(true);
+    expect(isSlotMoved(err), String(err)).toBe(true);
 
     const opened: (typeof stale)[] = [];
     const retried: string[] = [];
