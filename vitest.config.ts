@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/sequencer.js';
 
 /**
  * Three lanes (see docs/architecture.md):
@@ -20,6 +21,8 @@ export default defineConfig({
     // of a file's time is spent waiting on spawned processes and servers. Each
     // worker has a redis-server of its own (test/global-setup.ts).
     maxWorkers: 3,
+    // The longest files first, so the run does not end on one of them alone (test/sequencer.ts).
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
