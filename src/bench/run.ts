@@ -8,7 +8,7 @@ import { withLongestParts } from '../measure/encoding.js';
 import { settleLazyFree } from '../measure/lazyfree.js';
 import { cappedBatch, type Pace } from '../measure/load.js';
 import { usedMemory } from '../measure/memory.js';
-import type { BenchReport, ClusterFinding, MemoryResult, RealtimeResult, ShardTotals } from '../measure/types.js';
+import type { BenchReport, ClusterFinding, KeyMemory, MemoryResult, RealtimeResult, ShardTotals } from '../measure/types.js';
 import type { Session } from '../redis/connect.js';
 import { serverInfo } from '../redis/info.js';
 import type { CommandCap } from '../redis/command-cap.js';
@@ -312,9 +312,13 @@ async function runMemory(
     await fillLights(target, plan, cell, layout, lights, owner, 0, written, signal);
   }
   let after = await usedMemoryOf(target);
+  // The first light's keys as the steady check measured them: later lights do not touch them, and measuring
+  // them again would settle and copy every skiplist a second time (a draw like the first, at twice the cost).
+  let firstMeasured: KeyMemory[] | undefined;
   // A preset cell with skiplists: copies of them (or, where none can be made, more lights) until their random levels average out.
   if (plan.steadyLights && !plan.realtime && !target.cluster && lights.length > 0) {
     const keys = await measureSteadyKeys(redis, layout.keysOf(lights[0] as Light, BENCH_EPOCH, BENCH_EPOCH + cell.durationSeconds), plan.steadyLights);
+    firstMeasured = keys;
     const bytes = keys.reduce((sum, k) => sum + k.bytes, 0);
     const count = steadyLightCount(keys, bytes, lights.length, plan.steadyLights);
     if (count > lights.length) {
@@ -335,11 +339,14 @@ async function runMemory(
   for (const [i, light] of lights.entries()) {
     const shard = owner[i] as number;
     const shardRedis = (target.shards[shard] as Shard).session.redis;
-    const keys = await onShard(
-      target,
-      shard,
-      measureSteadyKeys(shardRedis, layout.keysOf(light, span.from, span.to), steadyTarget(plan, target.cluster !== undefined)),
-    );
+    const keys =
+      i === 0 && firstMeasured
+        ? firstMeasured
+        : await onShard(
+            target,
+            shard,
+            measureSteadyKeys(shardRedis, layout.keysOf(light, span.from, span.to), steadyTarget(plan, target.cluster !== undefined)),
+          );
     // The first light's keys are reported, with what decides their encoding.
     if (i === 0) firstKeys = await onShard(target, shard, withLongestParts(shardRedis, keys));
     const bytes = keys.reduce((sum, k) => sum + k.bytes, 0);
