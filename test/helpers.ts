@@ -117,12 +117,28 @@ export async function testServer(
   options: PrivateServerOptions = {},
 ): Promise<{ server: PrivateServer; redis: Redis }> {
   const server = await startPrivateServer(options);
-  const redis = await connect(server.url);
+  const redis = await connect(server.url).catch(async (err: unknown) => {
+    await server.stop();
+    throw err;
+  });
   onTestFinished(async () => {
     redis.disconnect();
     await server.stop();
   });
   return { server, redis };
+}
+
+/**
+ * Makes an ACL user `name` (password `pw`) on the server `admin` is connected
+ * to, with `rules` (`~app:*`, `+@all`, `-info`, …), and returns `serverUrl` as
+ * that user.
+ */
+export async function aclUserUrl(admin: Redis, serverUrl: string, name: string, rules: readonly string[]): Promise<string> {
+  await admin.call('ACL', 'SETUSER', name, 'on', '>pw', ...rules);
+  const url = new URL(serverUrl);
+  url.username = name;
+  url.password = 'pw';
+  return url.toString();
 }
 
 /** Every key under `pattern` with its DUMP payload (hex): equal digests mean byte-identical values. */

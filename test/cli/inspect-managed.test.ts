@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
+import { beforeAll, describe, it } from 'vitest';
+import type { PrivateServer } from '../../src/redis/server.js';
+import { ownServer } from '../helpers.js';
 import { expectInspectJson, expectLightsJson, inspectJsonArgs, lightsJsonArgs, MEMORY_RENAMED, seed } from './inspect-managed-shared.js';
 import { runCli } from './run-cli.js';
 
@@ -8,11 +9,8 @@ import { runCli } from './run-cli.js';
 // each command shows the same output from the built CLI.
 describe('inspect and lights on a server where MEMORY is renamed away (spawned)', () => {
   let server: PrivateServer;
-  beforeAll(async () => {
-    server = await startPrivateServer({ settings: ['rename-command=MEMORY ""'] });
-    await seed(server.url);
-  });
-  afterAll(() => server.stop());
+  ownServer((s) => (server = s), { settings: ['rename-command=MEMORY ""'] });
+  beforeAll(() => seed(server.url));
 
   it('show every key and count with bytes null, and say once why', async () => {
     const [json, lights] = await Promise.all([runCli(inspectJsonArgs(server.url)), runCli(lightsJsonArgs(server.url))]);

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll } from 'vitest';
+import { beforeAll } from 'vitest';
 import { StoplightV6 } from '../../src/layouts/stoplight/v6.js';
-import { connect } from '../../src/redis/connect.js';
 import { execPipeline, installScripts } from '../../src/redis/scripts.js';
-import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
+import type { PrivateServer } from '../../src/redis/server.js';
+import { ownServer } from '../helpers.js';
 
 /**
  * The keyspace test/cli/lights-scan.test.ts (spawned) and
@@ -24,10 +24,9 @@ export interface ScanFixture {
 /** Fills a private server before the file's tests; stops it after them. */
 export function scanFixture(): ScanFixture {
   const fixture = {} as ScanFixture;
+  // DEBUG POPULATE fills the keyspace in one call; only a private server of the test's own allows it.
+  ownServer((server, redis) => Object.assign(fixture, { server, redis }), { settings: ['enable-debug-command=yes'], allowAnySetting: true });
   beforeAll(async () => {
-    // DEBUG POPULATE fills the keyspace in one call; only a private server of the test's own allows it.
-    fixture.server = await startPrivateServer({ settings: ['enable-debug-command=yes'], allowAnySetting: true });
-    fixture.redis = await connect(fixture.server.url);
     await fixture.redis.call('DEBUG', 'POPULATE', String(OTHER_KEYS), 'app:session');
     const v6 = new StoplightV6();
     await installScripts(fixture.redis, v6.scripts);
@@ -37,9 +36,5 @@ export function scanFixture(): ScanFixture {
       Array.from({ length: LIGHTS }, (_, i) => v6.recordSuccess({ name: `light-${i}`, system: 'payments' }, { at: now - 1, windowSeconds: 60 })),
     );
   }, 60_000);
-  afterAll(async () => {
-    fixture.redis?.disconnect();
-    await fixture.server?.stop();
-  });
   return fixture;
 }

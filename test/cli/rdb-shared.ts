@@ -1,15 +1,14 @@
-import { copyFileSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { StoplightV5 } from '../../src/layouts/stoplight/v5.js';
 import { StoplightV6 } from '../../src/layouts/stoplight/v6.js';
-import { connect } from '../../src/redis/connect.js';
 import { execPipeline, installScripts } from '../../src/redis/scripts.js';
-import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
+import type { PrivateServer } from '../../src/redis/server.js';
 import type { ScriptCall } from '../../src/lua/source.js';
-import { HOUR_START } from '../helpers.js';
+import { HOUR_START, ownServer } from '../helpers.js';
 
 /**
  * The snapshot that test/cli/rdb.test.ts (spawned) and
@@ -32,9 +31,8 @@ export interface RdbFixture {
 /** Fills a private server and copies its snapshot before the file's tests; stops the server after them. */
 export function rdbFixture(): RdbFixture {
   const fixture = {} as RdbFixture;
+  ownServer((server, redis) => Object.assign(fixture, { server, redis }));
   beforeAll(async () => {
-    fixture.server = await startPrivateServer();
-    fixture.redis = await connect(fixture.server.url);
     const v5 = new StoplightV5();
     const v6 = new StoplightV6();
     await installScripts(fixture.redis, [...v5.scripts, ...v6.scripts]);
@@ -55,9 +53,8 @@ export function rdbFixture(): RdbFixture {
     fixture.snapshot = path.join(fixture.dir, 'dump.rdb');
     copyFileSync(path.join(serverDir, file), fixture.snapshot);
   }, 60_000);
-  afterAll(async () => {
-    fixture.redis?.disconnect();
-    await fixture.server?.stop();
+  afterAll(() => {
+    if (fixture.dir) rmSync(fixture.dir, { recursive: true, force: true });
   });
   return fixture;
 }

@@ -1,28 +1,19 @@
 import type { Redis } from 'ioredis';
 import { expect, type TestContext } from 'vitest';
-import { connect } from '../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
-import { digest, keysMatching } from '../helpers.js';
+import type { PrivateServer } from '../../src/redis/server.js';
+import { digest, keysMatching, testServer } from '../helpers.js';
 
 /*
  * Servers and keys for the preflight refusals: test/cli/safety-preflight.test.ts
  * (spawned) and test/integration/commands/safety-preflight.test.ts (in-process).
  */
 
-/** A server and a connection of the test's own, stopped when it finishes (the tests run at once). */
+/** A server and a connection of the test's own, stopped when it finishes (the tests run at once), and its URL. */
 export async function server(
-  { onTestFinished }: Pick<TestContext, 'onTestFinished'>,
+  context: Pick<TestContext, 'onTestFinished'>,
   settings: string[] = [],
 ): Promise<{ server: PrivateServer; redis: Redis; url: string }> {
-  const s = await startPrivateServer({ settings });
-  const redis = await connect(s.url).catch(async (err: unknown) => {
-    await s.stop();
-    throw err;
-  });
-  onTestFinished(async () => {
-    redis.disconnect();
-    await s.stop();
-  });
+  const { server: s, redis } = await testServer(context, { settings });
   return { server: s, redis, url: s.url };
 }
 

@@ -1,6 +1,7 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import type { Redis } from 'ioredis';
+import { beforeAll, describe, it } from 'vitest';
+import type { PrivateServer } from '../../../src/redis/server.js';
+import { aclUserUrl, ownServer } from '../../helpers.js';
 import { expectEverythingButBytes, MEMORY_RENAMED, seed } from '../../cli/inspect-managed-shared.js';
 import { runInProcess } from '../../unit/in-process.js';
 
@@ -8,11 +9,8 @@ import { runInProcess } from '../../unit/in-process.js';
 // (test/cli/inspect-managed.test.ts); every case runs here in-process.
 describe('inspect and lights on a server where MEMORY is renamed away', () => {
   let server: PrivateServer;
-  beforeAll(async () => {
-    server = await startPrivateServer({ settings: ['rename-command=MEMORY ""'] });
-    await seed(server.url);
-  });
-  afterAll(() => server.stop());
+  ownServer((s) => (server = s), { settings: ['rename-command=MEMORY ""'] });
+  beforeAll(() => seed(server.url));
 
   it('show every key, count and metadata with bytes n/a, and say once why', async () => {
     await expectEverythingButBytes(runInProcess, server.url, [MEMORY_RENAMED]);
@@ -21,16 +19,13 @@ describe('inspect and lights on a server where MEMORY is renamed away', () => {
 
 describe('inspect and lights as an ACL user without MEMORY, INFO and CONFIG', () => {
   let server: PrivateServer;
+  let admin: Redis;
   let url: string;
+  ownServer((s, redis) => ((server = s), (admin = redis)));
   beforeAll(async () => {
-    server = await startPrivateServer();
     await seed(server.url);
-    const admin = new Redis(server.url);
-    await admin.call('ACL', 'SETUSER', 'reader', 'on', '>reader-pw', '~*', '&*', '+@all', '-memory', '-info', '-config');
-    admin.disconnect();
-    url = server.url.replace('redis://', 'redis://reader:reader-pw@');
+    url = await aclUserUrl(admin, server.url, 'reader', ['~*', '&*', '+@all', '-memory', '-info', '-config']);
   });
-  afterAll(() => server.stop());
 
   it('show everything else, with bytes n/a and listpack limits unknown, each said once', async () => {
     await expectEverythingButBytes(runInProcess, url, [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectUntouched, seedUserKeys, server } from '../../cli/safety-preflight-shared.js';
-import { digest, keysMatching } from '../../helpers.js';
+import { aclUserUrl, digest, keysMatching } from '../../helpers.js';
 import { runInProcess } from '../../unit/in-process.js';
 
 // The spawned CLI refuses a server that would evict, and doctor names it
@@ -86,10 +86,9 @@ describe.concurrent('bench refuses a server that cannot take its writes; doctor 
   });
 
   it('a user without EVALSHA: bench exit 3 and doctor exit 1, each naming EVALSHA', async (context) => {
-    const { redis, server: s } = await server(context);
+    const { redis, url: admin } = await server(context);
     await seedUserKeys(redis);
-    await redis.call('ACL', 'SETUSER', 'noscripts', 'on', '>pw', '~*', '+@all', '-evalsha');
-    const url = `redis://noscripts:pw@127.0.0.1:${s.port}`;
+    const url = await aclUserUrl(redis, admin, 'noscripts', ['~*', '+@all', '-evalsha']);
     const before = await digest(redis, 'app:*');
     const bench = await runInProcess(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
     expect(bench.code).toBe(3);
@@ -103,10 +102,9 @@ describe.concurrent('bench refuses a server that cannot take its writes; doctor 
   });
 
   it('a user limited to ~app:* (no ACL command either, so probes are used): bench exit 3 naming the key pattern', async (context) => {
-    const { redis, server: s } = await server(context);
+    const { redis, url: admin } = await server(context);
     await seedUserKeys(redis);
-    await redis.call('ACL', 'SETUSER', 'apponly', 'on', '>pw', '~app:*', '+@all', '-@admin');
-    const url = `redis://apponly:pw@127.0.0.1:${s.port}`;
+    const url = await aclUserUrl(redis, admin, 'apponly', ['~app:*', '+@all', '-@admin']);
     const before = await digest(redis, 'app:*');
     const bench = await runInProcess(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
     expect(bench.code).toBe(3);
@@ -120,9 +118,8 @@ describe.concurrent('bench refuses a server that cannot take its writes; doctor 
   });
 
   it('a user denied HSET and MEMORY (checked inside scripts too): each is named', async (context) => {
-    const { redis, server: s } = await server(context);
-    await redis.call('ACL', 'SETUSER', 'nohset', 'on', '>pw', '~*', '+@all', '-hset', '-memory', '-acl');
-    const url = `redis://nohset:pw@127.0.0.1:${s.port}`;
+    const { redis, url: admin } = await server(context);
+    const url = await aclUserUrl(redis, admin, 'nohset', ['~*', '+@all', '-hset', '-memory', '-acl']);
     const bench = await runInProcess(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
     expect(bench.code).toBe(3);
     expect(bench.stderr).toMatch(/may not run HSET: NOPERM/);
@@ -132,9 +129,8 @@ describe.concurrent('bench refuses a server that cannot take its writes; doctor 
   });
 
   it('a user denied INFO: bench refuses (it reads used_memory and evictions from INFO) and doctor exits 1', async (context) => {
-    const { redis, server: s } = await server(context);
-    await redis.call('ACL', 'SETUSER', 'noinfo', 'on', '>pw', '~*', '+@all', '-info');
-    const url = `redis://noinfo:pw@127.0.0.1:${s.port}`;
+    const { redis, url: admin } = await server(context);
+    const url = await aclUserUrl(redis, admin, 'noinfo', ['~*', '+@all', '-info']);
     const bench = await runInProcess(['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-throughput']);
     expect(bench.code).toBe(3);
     expect(bench.stderr).toMatch(/^swc: refusing to write to this server: INFO is not allowed .*cannot be checked/m);
@@ -145,9 +141,8 @@ describe.concurrent('bench refuses a server that cannot take its writes; doctor 
   });
 
   it('MEMORY renamed and CONFIG denied: doctor exits 1 naming each, and --json carries the findings and the permission method', async (context) => {
-    const { redis, server: s } = await server(context, ['rename-command=MEMORY SWCMEMORY']);
-    await redis.call('ACL', 'SETUSER', 'noconfig', 'on', '>pw', '~*', '+@all', '-config');
-    const url = `redis://noconfig:pw@127.0.0.1:${s.port}`;
+    const { redis, url: admin } = await server(context, ['rename-command=MEMORY SWCMEMORY']);
+    const url = await aclUserUrl(redis, admin, 'noconfig', ['~*', '+@all', '-config']);
     const doctor = await runInProcess(['doctor', '--write-check', '--redis-url', url, '--json']);
     expect(doctor.code).toBe(1);
     const report = JSON.parse(doctor.stdout) as {
