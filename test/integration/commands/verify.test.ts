@@ -1,24 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { connect } from '../../../src/redis/connect.js';
-import { redisUrl, uniqueName } from '../../helpers.js';
+import { keysMatching, redisUrl, uniqueName } from '../../helpers.js';
 import { runInProcess } from '../../unit/in-process.js';
 import { plantBug } from '../verify/plant.js';
-
-async function keysMatching(url: string, pattern: string): Promise<string[]> {
-  const redis = await connect(url);
-  try {
-    const keys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      keys.push(...found);
-    } while (cursor !== '0');
-    return keys.sort();
-  } finally {
-    redis.disconnect();
-  }
-}
 
 // The spawned CLI runs verify on its private server and refuses a FIFO among
 // the scripts (test/cli/verify.test.ts); these cases check output and exit
@@ -49,7 +33,7 @@ describe('swc verify', () => {
     expect(namespace).toBeDefined();
     expect(result.stdout).toContain('stoplight-v5: 2,500 calls');
     expect(result.stdout).toContain('stoplight-v6: 2,500 calls');
-    expect(await keysMatching(url, namespace as string)).toEqual([]);
+    expect(await keysMatching(redis, namespace as string)).toEqual([]);
     expect(await redis.get(mine)).toBe('keep me');
     await redis.del(mine);
     redis.disconnect();
