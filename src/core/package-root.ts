@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * The package's root folder (where package.json, lua/ and fixtures/ are).
  * This file sits two folders below it in src/ (src/core/), in the compiled
- * tree (dist/core/) and in the CLI's bundle (dist/bundle/, tools/bundle.mjs):
+ * tree (dist/core/) and in the CLI's bundle (dist/bundle/, scripts/bundle.mjs):
  * every other module finds the package's files through this one constant,
  * so none depends on how deep it sits itself.
  */
