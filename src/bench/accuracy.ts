@@ -141,37 +141,44 @@ export class AccuracyLane {
     return this.failed;
   }
 
-  /** Queues `work` on the lane's server, after every phase queued before it; `what` names it (a cell's accuracy phase). */
+  /** Queues `work` on the lane's server, after every phase queued before it; `what` names it (a cell's accuracy phase). A failure stops every phase after it (see failure). */
   run<T>(work: (redis: Redis) => Promise<T>, what = 'an accuracy phase'): Promise<T> {
-    const where = `on ${this.where}`;
-    const next = this.tail.then(async () => {
-      if (this.failed) throw this.failed.error;
-      let result: T;
-      try {
-        result = await work(this.redis);
-      } catch (err) {
-        // The server died under the phase: its death is the one line to say.
-        const died = this.failed as { error: unknown } | undefined;
-        if (died) throw died.error;
-        // Not the user's server: say which one failed. A bug in swc is left as it is.
-        if (err instanceof SwcError) throw err.at(where);
-        if (err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError) throw err;
-        throw new RedisUnavailableError(`${err instanceof Error ? err.message : String(err)} ${where}`, { cause: err });
-      }
-      // A figure taken while the lane's server restarted or evicted would be wrong (a copied maxmemory with an eviction policy, say).
-      const before = await this.counters;
-      const after = await serverCounters(this.redis);
-      this.counters = Promise.resolve(after ?? before);
-      const found = before && after ? disturbances(before, after) : [];
-      if (found.length > 0) {
-        throw new RefusalError(`${what} was disturbed ${where}: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`);
-      }
-      return result;
-    });
+    const next = this.tail.then(() => this.runNow(work, what));
     this.tail = next.catch((error: unknown) => {
       this.failed ??= { error };
     });
     return next;
+  }
+
+  /**
+   * Runs `work` on the lane's server now, with no queue: the caller runs one
+   * phase at a time (see AccuracyAhead). Its failure is the caller's to
+   * report; only the server's death stops the lane.
+   */
+  async runNow<T>(work: (redis: Redis) => Promise<T>, what = 'an accuracy phase'): Promise<T> {
+    const where = `on ${this.where}`;
+    if (this.failed) throw this.failed.error;
+    let result: T;
+    try {
+      result = await work(this.redis);
+    } catch (err) {
+      // The server died under the phase: its death is the one line to say.
+      const died = this.failed as { error: unknown } | undefined;
+      if (died) throw died.error;
+      // Not the user's server: say which one failed. A bug in swc is left as it is.
+      if (err instanceof SwcError) throw err.at(where);
+      if (err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError) throw err;
+      throw new RedisUnavailableError(`${err instanceof Error ? err.message : String(err)} ${where}`, { cause: err });
+    }
+    // A figure taken while the lane's server restarted or evicted would be wrong (a copied maxmemory with an eviction policy, say).
+    const before = await this.counters;
+    const after = await serverCounters(this.redis);
+    this.counters = Promise.resolve(after ?? before);
+    const found = before && after ? disturbances(before, after) : [];
+    if (found.length > 0) {
+      throw new RefusalError(`${what} was disturbed ${where}: ${found.join('; ')}; a figure taken then would be wrong, so none is reported`);
+    }
+    return result;
   }
 
   /** Waits until every phase queued so far has ended (a throughput phase must not share the machine); throws the first failure. */

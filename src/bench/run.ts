@@ -26,7 +26,7 @@ import { measureSteadyKeys, steadyLightCount, steadyTarget } from './steady-ligh
 import { commandCapOf, learnCommands } from './phases/cap.js';
 import { commandsSkippedReason } from './phases/commands.js';
 import { deathOf } from './phases/deaths.js';
-import { eventsSoFar, layoutOptionsOf, wrote, type BenchProgress, type Filled, type RunContext, type Span } from './phases/context.js';
+import { cellNameOf, eventsSoFar, layoutOptionsOf, wrote, type BenchProgress, type Filled, type RunContext, type Span } from './phases/context.js';
 import { watch } from './phases/disturbance.js';
 import { endRun } from './phases/end.js';
 import { DisturbedCellError } from './phases/errors.js';
@@ -36,6 +36,7 @@ import { deleteLights, onShard, withPlace } from './phases/on-shards.js';
 import { ReportQueue } from './phases/queue.js';
 import { cellResultOf, reportOf } from './phases/result.js';
 import { startMeasuring } from './phases/start.js';
+import { AccuracyAhead } from './phases/ahead.js';
 
 export { COMMANDS_CALLS, commandsSkippedReason } from './phases/commands.js';
 export type { BenchProgress } from './phases/context.js';
@@ -432,6 +433,7 @@ async function prepare(run: BenchRun & { readonly halt?: () => void }): Promise<
     written: 0,
     last: [],
     lane: undefined,
+    ahead: undefined,
     memoryOnly: new Map(),
     finished: new Map(),
     failing: undefined,
@@ -465,7 +467,7 @@ async function memoryPhase(ctx: RunContext, cell: Cell, index: number): Promise<
   if (lane?.failure) throw lane.failure.error;
   ctx.progress?.onCellStart?.(cell, index, cells.length);
   const layout = namespacedLayout(cell.layout, ctx.namespace.prefix, layoutOptionsOf(plan));
-  const name = `cell ${index + 1}/${cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s)`;
+  const name = cellNameOf(ctx, cell, index);
   const measured = await runMemory(ctx.target, plan, cell, layout, (n) => wrote(ctx, n), ctx.run.signal).catch((err: unknown) => {
     throw ctx.withContext(err, `in ${name} ${eventsSoFar(ctx)}`);
   });
@@ -494,6 +496,7 @@ async function memoryPhase(ctx: RunContext, cell: Cell, index: number): Promise<
 async function runCells(ctx: RunContext): Promise<BenchReport> {
   const commandsSkipped = commandsSkippedReason(ctx.target, ctx.plan);
   const measuring = await startMeasuring(ctx);
+  ctx.ahead = AccuracyAhead.start(ctx);
   await warmUpLayouts(ctx);
   const queue = new ReportQueue(ctx);
   let index = 0;
@@ -502,6 +505,8 @@ async function runCells(ctx: RunContext): Promise<BenchReport> {
     for (const cell of group) filled.push(await memoryPhase(ctx, cell, index++));
     await finishGroup(ctx, group, filled, commandsSkipped, queue);
   }
+  // The run's own server is idle now: it takes the accuracy phases the lane has not started.
+  await ctx.ahead?.finishInLine(ctx.session.redis);
   await queue.report(true);
   return reportOf(ctx, queue.results, measuring);
 }

@@ -326,8 +326,9 @@ export interface BenchReport {
    * Seconds the run's own server (every primary of a cluster) spent running
    * scripts meanwhile (EVALSHA and EVAL usec from INFO commandstats, as a
    * delta; other clients' scripts count too on a shared server); null when
-   * INFO is not readable. Accuracy phases run in line count here; those on
-   * the accuracy lane do not (see {@link accuracyServerScriptSeconds}).
+   * INFO is not readable. Accuracy phases run in line count here (with a
+   * lane, those the run's own server took once its cells were filled); those
+   * on the accuracy lane do not (see {@link accuracyServerScriptSeconds}).
    */
   readonly serverScriptSeconds?: number | null;
   /**

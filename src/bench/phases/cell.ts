@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { unixSecondsOf } from '../../core/format.js';
 import type { ThroughputResult } from '../../measure/types.js';
 import { accuracyLight, cellAccuracy } from '../accuracy.js';
+import type { AheadFailure } from './ahead.js';
 import { redisOf, shardOfLight } from '../shards.js';
 import { commandsPhase } from './commands.js';
 import { eventsSoFar, wrote, type CellAccuracy, type Filled, type RunContext, type Span } from './context.js';
@@ -25,6 +26,17 @@ async function accuracyPhase(ctx: RunContext, f: Filled): Promise<AccuracyOutcom
       ctx.failing ??= { layouts: [layout], phase: 'accuracy' };
       throw ctx.withContext(err, `in ${f.name}, accuracy phase`);
     });
+  // Started as the run started: a failure there is reported now, at this cell's turn (the first failed phase's cell named).
+  const ahead = ctx.ahead?.of(f.index);
+  if (ahead) {
+    const pending = ahead.catch((failure: AheadFailure) => {
+      if (failure.inPhase) ctx.failing ??= { layouts: [failure.layout], phase: 'accuracy' };
+      throw failure.error;
+    });
+    // Awaited once the cell is cleaned up (see finishCell); a failure known now must not count as unhandled meanwhile.
+    pending.catch(() => undefined);
+    return { pending };
+  }
   // On the lane's own server, while the run goes on with the next cells.
   if (ctx.lane) return { pending: ctx.lane.run(accuracyOn, `${f.name}'s accuracy phase`) };
   const accuracy = await accuracyOn(redisOf(ctx.target)[shardOfLight(ctx.target, layout, accuracyLight(cell))] as Redis);

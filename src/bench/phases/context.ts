@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Layout, LayoutOptions, Light } from '../../layouts/types.js';
 import type { CellResult, ClusterFinding, IncompleteRun, MemoryResult, RealtimeResult, ShardTotals } from '../../measure/types.js';
 import type { RoundsProgress, ThroughputPhase } from '../../measure/throughput.js';
@@ -37,6 +38,16 @@ export type Readings = (ServerCounters | null)[];
 
 /** What a cell's accuracy phase gives (see cellAccuracy). */
 export type CellAccuracy = NonNullable<Awaited<ReturnType<typeof cellAccuracy>>>;
+
+/** Accuracy phases started with the run, as the other phases see them (AccuracyAhead, in ahead.ts). */
+export interface AheadPhases {
+  /** Cell `index`'s phase; undefined when it was not started ahead. */
+  of(index: number): Promise<CellAccuracy | undefined> | undefined;
+  /** Once every cell is filled: the phases left, on the run's own server. */
+  finishInLine(redis: Redis): Promise<void>;
+  /** The run is ending: no phase starts from now on. */
+  stop(): void;
+}
 
 /** A cell whose memory phase has ended. */
 export interface Filled {
@@ -93,6 +104,8 @@ export interface RunContext {
   last: Readings;
   /** The accuracy phases' own private server, when the run has one to copy (see AccuracyLane). */
   lane: AccuracyLane | undefined;
+  /** Every cell's accuracy phase, started with the run (a memory-only run with a lane; see AccuracyAhead). */
+  ahead: AheadPhases | undefined;
   /** Each cell's result once its memory phase ended (memory only), by cell index. */
   readonly memoryOnly: Map<number, CellResult>;
   /** Each cell's result once every phase ended, by cell index. */
@@ -105,6 +118,11 @@ export interface RunContext {
 export function wrote(ctx: RunContext, n: number): void {
   ctx.written += n;
   ctx.progress?.onEvents?.(ctx.written, ctx.totalEvents);
+}
+
+/** How messages name cell `index` of the run. */
+export function cellNameOf(ctx: Pick<RunContext, 'cells'>, cell: Cell, index: number): string {
+  return `cell ${index + 1}/${ctx.cells.length} (${cell.layout}, window ${cell.windowSeconds} s at ${cell.rate}/s)`;
 }
 
 /** "after N of M events", where a message says a run stopped. */

@@ -49,6 +49,20 @@ describe('a script error after the memory phase', () => {
     expect((err as IncompleteBenchError).message).toMatch(/^"-0" rejected: /);
   });
 
+  it("on the accuracy lane (phases started with the run): the failure is reported at its cell's turn, with the memory figures measured by then", async () => {
+    // The lane reaches the first eviction long before the run's own server has filled the first cell; the report is the one in line gives.
+    const err = await runBench({ session, plan: plan(plantRefusedZero(), { commandsPerCall: false }), namespace: createNamespace() }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(IncompleteBenchError);
+    const { report } = err as IncompleteBenchError;
+    expect(report.results[0]?.windowSeconds).toBe(60);
+    for (const r of report.results) {
+      expect(r.memory.bytesPerLight).toBeGreaterThan(0);
+      expect(r.accuracy).toBeUndefined();
+    }
+    expect(report.incomplete).toMatchObject({ layout: 'stoplight-v6', phase: 'accuracy', cause: { id: 'negative-zero', name: '"-0" rejected' } });
+    expect((err as IncompleteBenchError).message).toMatch(/^"-0" rejected: /);
+  });
+
   it('in a throughput phase: the same, with the phase named', async () => {
     const err = await runBench({
       session,

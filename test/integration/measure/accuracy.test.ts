@@ -4,11 +4,11 @@ import { createNamespace } from '../../../src/bench/namespace.js';
 import { runBench } from '../../../src/bench/run.js';
 import { runBenchPerLayout } from '../../../src/bench/suggest-run.js';
 import { createLayout } from '../../../src/layouts/index.js';
-import { measureAccuracy } from '../../../src/measure/accuracy.js';
+import { accuracyEvents, measureAccuracy } from '../../../src/measure/accuracy.js';
 import type { BenchReport } from '../../../src/measure/types.js';
 import { ServerStartError } from '../../../src/core/errors.js';
 import { installScripts } from '../../../src/redis/scripts.js';
-import { openSession, type Session } from '../../../src/redis/connect.js';
+import { connect, openSession, type Session } from '../../../src/redis/connect.js';
 import { renderBench } from '../../../src/report/bench.js';
 import { alive, HOUR_START, redisUrl, testRedis, uniqueName } from '../../helpers.js';
 
@@ -33,6 +33,29 @@ async function accuracyOf(name: string, windowSeconds: number, rate: number) {
   await redis.del(...layout.keysOf(light, HOUR_START, measured.endAt).map((k) => k.key));
   return measured;
 }
+
+/** A memory-only plan of six small cells, two of them approximate layouts (a nonzero error to compare). */
+const lanePlan = {
+  layouts: ['stoplight-v6', 'coarse', 'two-window'],
+  windows: [20, 40],
+  rates: [10],
+  failureRate: 0.2,
+  lights: 1,
+  seed: 5,
+  accuracy: { threshold: 0.3 },
+};
+
+/** Each cell's accuracy figures (its wall time aside). */
+const figures = (r: BenchReport) =>
+  r.results.map((x) => [
+    x.layout,
+    x.windowSeconds,
+    x.accuracy?.reads,
+    x.accuracy?.maxAbsError,
+    x.accuracy?.meanAbsError,
+    x.accuracy?.decisionMismatchFraction,
+    x.accuracy?.events,
+  ]);
 
 describe('measureAccuracy', () => {
   it.each(['stoplight-v5', 'stoplight-v6', 'sliding-log', 'ring', 'packed'])('%s (exact): zero error and no decision differs over every read', async (name) => {
@@ -92,15 +115,7 @@ describe('bench: accuracy by default', () => {
   });
 
   it('on a private server the accuracy phases run on a second private server beside the fill: the same figures as in line on a given server, cells reported in order, the second server stopped at the end', async () => {
-    const plan = {
-      layouts: ['stoplight-v6', 'coarse', 'two-window'],
-      windows: [20, 40],
-      rates: [10],
-      failureRate: 0.2,
-      lights: 1,
-      seed: 5,
-      accuracy: { threshold: 0.3 },
-    };
+    const plan = lanePlan;
     const inline = await runBench({ session, plan, namespace: createNamespace() });
     const started: number[] = [];
     const done: number[] = [];
@@ -128,16 +143,6 @@ describe('bench: accuracy by default', () => {
     }
     expect(lanes).toHaveLength(1);
     expect(alive(lanes[0]?.pid ?? -1)).toBe(false);
-    const figures = (r: BenchReport) =>
-      r.results.map((x) => [
-        x.layout,
-        x.windowSeconds,
-        x.accuracy?.reads,
-        x.accuracy?.maxAbsError,
-        x.accuracy?.meanAbsError,
-        x.accuracy?.decisionMismatchFraction,
-        x.accuracy?.events,
-      ]);
     expect(figures(laned)).toEqual(figures(inline));
     // Approximate layouts were really measured (a figure of zero everywhere would match too).
     expect(laned.results.some((x) => (x.accuracy?.maxAbsError ?? 0) > 0)).toBe(true);
@@ -148,6 +153,50 @@ describe('bench: accuracy by default', () => {
     expect(inline.accuracyServerScriptSeconds).toBeUndefined();
     expect(laned.accuracyServerScriptSeconds ?? 0).toBeGreaterThan(0);
     expect(laned.serverScriptSeconds ?? 0).toBeGreaterThan(0);
+  });
+
+  it("the accuracy phases start with the run, and once the run's own server has filled every cell it takes the phases the lane has not started", async () => {
+    const inline = await runBench({ session, plan: lanePlan, namespace: createNamespace() });
+    const privateSession = await openSession();
+    const server = privateSession.server;
+    if (!server) throw new Error('expected a private server');
+    // The lane's server refuses every write from its start (CLIENT PAUSE WRITE, before the run first reads its counters):
+    // the lane's first phase waits, so every other phase can only run on the run's own server.
+    let lane: Redis | undefined;
+    const startSibling = server.startSibling.bind(server);
+    (server as { startSibling: typeof startSibling }).startSibling = async () => {
+      const sibling = await startSibling();
+      lane = await connect(sibling.url);
+      await lane.client('PAUSE', 120_000, 'WRITE');
+      return sibling;
+    };
+    let written = 0;
+    let total = 0;
+    const done: number[] = [];
+    let laned: Promise<BenchReport> | undefined;
+    try {
+      laned = runBench({
+        session: privateSession,
+        plan: lanePlan,
+        namespace: createNamespace(),
+        progress: { onEvents: (n, of) => ((written = n), (total = of)), onCellDone: (_result, i) => done.push(i) },
+      });
+      // Every event but the first cell's accuracy light's: the fills and five accuracy phases, all on the run's own server.
+      const firstCellAccuracy = accuracyEvents(20, 10);
+      const deadline = Date.now() + 60_000;
+      while (!(total > 0 && written === total - firstCellAccuracy) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(written).toBe(total - firstCellAccuracy);
+      // Cells are reported in order: the first waits for its phase on the lane.
+      expect(done).toEqual([]);
+      await lane?.client('UNPAUSE');
+      const report = await laned;
+      expect(figures(report)).toEqual(figures(inline));
+      expect(done).toEqual([0, 1, 2, 3, 4, 5]);
+    } finally {
+      await laned?.catch(() => undefined);
+      lane?.disconnect();
+      await privateSession.close();
+    }
   });
 
   it('in line (a given server): each group of cells is reported before the next group starts', async () => {
