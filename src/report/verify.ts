@@ -71,6 +71,12 @@ export function renderVerify(results: readonly VerifyResult[], color: boolean): 
     }
     for (const k of r.keysWithoutTtl.slice(0, 10)) out.push(`  ${c.red('no TTL')}: ${k.key}`);
     if (r.keysWithoutTtl.length > 10) out.push(`  … ${r.keysWithoutTtl.length - 10} more key(s) without a TTL`);
+    for (const u of r.unreproduced) {
+      out.push(
+        `  ${c.yellow('not reproduced')} (not a finding): a ${u.kind === 'disagreement' ? 'disagreement' : 'declared deviation that did not happen'} on a ${window(u.windowSeconds)} window ` +
+          `went away when the light's ${n(u.calls)} calls were replayed at once: a TTL ran out on the server's clock while this machine stalled`,
+      );
+    }
     for (const d of r.deviations) {
       out.push(`  deviation (declared, not a finding): ${d.id}: seen ${n(d.observed)} time(s) exactly as declared. ${d.description}`);
     }

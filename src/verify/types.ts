@@ -111,6 +111,21 @@ export interface CrossSlotFinding {
   readonly keys: number;
 }
 
+/**
+ * A problem the main run saw on a light that the light's same calls,
+ * replayed at once on a fresh light, did not show: it depended on time
+ * passing on the server's own clock, not on the injected one (a key's TTL,
+ * in real seconds, ran out while the machine stalled between two calls of
+ * the light). Not a finding: the layout answers as the model does whenever
+ * its calls come as fast as its injected clock says.
+ */
+export interface UnreproducedProblem {
+  readonly kind: 'disagreement' | 'deviation-miss';
+  readonly windowSeconds: number;
+  /** The light's calls up to the problem, as replayed. */
+  readonly calls: number;
+}
+
 /** Everything `swc verify` found for one layout. */
 export interface VerifyResult {
   readonly layout: string;
@@ -132,6 +147,8 @@ export interface VerifyResult {
   readonly deviationMisses: readonly DeviationMiss[];
   readonly deviations: readonly DeviationSeen[];
   readonly keysWithoutTtl: readonly KeyWithoutTtl[];
+  /** Problems a replay at once did not show (see UnreproducedProblem): not counted in {@link findings}. */
+  readonly unreproduced: readonly UnreproducedProblem[];
   /** On Redis Cluster: each operation refused with CROSSSLOT (one finding per operation); empty on a single server. */
   readonly crossSlot: readonly CrossSlotFinding[];
   /** Whether every light's keys share one cluster slot (a multi-key script needs that on Redis Cluster). */

@@ -17,6 +17,7 @@ import type {
   KeyWithoutTtl,
   ReproCall,
   ScriptFailure,
+  UnreproducedProblem,
   VerifyProgress,
   VerifyResult,
 } from './types.js';
@@ -147,22 +148,25 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
     const lightsSpanningSlots = lights.filter((light, i) => spanning[i] === true || crossSlotLights.has(light.name)).length;
     const crossSlotFindings: CrossSlotFinding[] = [...crossSlot].map(([op, f]) => ({ op, ...f }));
 
+    let replayCount = 0;
+    const replayLight = (): Light => ({ name: `swc-verify-${run}-r${replayCount++}` });
+    const windowOf = (p: Problem): number => (traffic.lights[p.light] as { windowSeconds: number }).windowSeconds;
+    const unreproduced = await dropUnreproduced(problems, (p) => replay(redis, layout, replayLight(), windowOf(p), p.calls), options.signal);
+
     const budget: ShrinkBudget = {
       deadline: Date.now() + (options.shrinkMs ?? 30_000),
       replays: 0,
       maxReplays: options.shrinkReplays ?? 2000,
       exhausted: false,
     };
-    let replayCount = 0;
-    const replayLight = (): Light => ({ name: `swc-verify-${run}-r${replayCount++}` });
     const shrunk = async (kind: ProblemKind): Promise<{ problem: Problem; reproduction: ReproCall[]; verdict: Problem['verdict'] }[]> => {
       const list = [...(problems.get(kind) ?? [])].sort((a, b) => a.calls.length - b.calls.length).slice(0, maxListed);
       const out: { problem: Problem; reproduction: ReproCall[]; verdict: Problem['verdict'] }[] = [];
       for (const problem of list) {
-        const windowSeconds = (traffic.lights[problem.light] as { windowSeconds: number }).windowSeconds;
+        const windowSeconds = windowOf(problem);
         const original = problem.calls;
         options.progress?.onShrinkStart?.(`${kind} on a ${windowSeconds} s window`, original.length);
-        const matches = (v: Verdict): boolean => v.kind === kind && (v.kind !== 'deviation-miss' || v.id === (problem.verdict as { id: string }).id);
+        const matches = sameProblem(problem);
         const reproduces = async (candidate: readonly ReproCall[]): Promise<number | null> => {
           options.signal?.throwIfAborted();
           return firstMatch(await replay(redis, layout, replayLight(), windowSeconds, candidate), matches);
@@ -177,7 +181,6 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
       return out;
     };
 
-    const windowOf = (p: Problem): number => (traffic.lights[p.light] as { windowSeconds: number }).windowSeconds;
     // The operation of the reproduction's last call: the one its values are for.
     const opOf = (calls: readonly ReproCall[]): ReproCall['op'] => (calls.at(-1) as ReproCall).op;
     const disagreements: Disagreement[] = (await shrunk('disagreement')).map(({ problem, reproduction, verdict }) => {
@@ -237,6 +240,7 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
       deviationMisses,
       deviations,
       keysWithoutTtl,
+      unreproduced: unreproduced.map((p) => ({ kind: p.verdict.kind as UnreproducedProblem['kind'], windowSeconds: windowOf(p), calls: p.calls.length })),
       crossSlot: crossSlotFindings,
       slots: { lightsChecked: lights.length, lightsSpanningSlots, oneSlotPerLight: lightsSpanningSlots === 0 },
       shrink: { replays: budget.replays, budgetExhausted: budget.exhausted },
@@ -250,6 +254,39 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
       // Redis went away: the error that stopped the run says so; a caller's namespace purge is the safety net.
     }
   }
+}
+
+/** Whether a verdict is the problem's own kind (and, for a declared deviation, the same one). */
+function sameProblem(problem: Problem): (v: Verdict) => boolean {
+  const { verdict } = problem;
+  return (v) => v.kind === verdict.kind && (v.kind !== 'deviation-miss' || v.id === (verdict as { id: string }).id);
+}
+
+/**
+ * Replays each disagreement's and deviation miss's light (its calls up to
+ * the problem, at once, on a fresh light) and takes out of `problems` those
+ * the replay does not show: they depended on time passing on the server's
+ * own clock, not on the injected one (a TTL in real seconds, a window's
+ * `EXPIRE window` or `2 × window`, ran out while this machine stalled between
+ * two calls of the light). Returns them. Script errors stay as they are.
+ */
+async function dropUnreproduced(
+  problems: Map<ProblemKind, Problem[]>,
+  replayOf: (problem: Problem) => Promise<Verdict[]>,
+  signal: AbortSignal | undefined,
+): Promise<Problem[]> {
+  const dropped: Problem[] = [];
+  for (const kind of ['disagreement', 'deviation-miss'] as const) {
+    const kept: Problem[] = [];
+    for (const problem of problems.get(kind) ?? []) {
+      signal?.throwIfAborted();
+      if (firstMatch(await replayOf(problem), sameProblem(problem)) === null) dropped.push(problem);
+      else kept.push(problem);
+    }
+    if (kept.length > 0) problems.set(kind, kept);
+    else problems.delete(kind);
+  }
+  return dropped;
 }
 
 /** The script call of one verify call; failures carry a realistic error JSON. */

@@ -90,6 +90,32 @@ describe('declared deviations', () => {
   });
 });
 
+describe("the injected clock and the server's own", () => {
+  it("a stall longer than a key's TTL (sliding-log keeps a 1 s window's log for 2 s) is no finding: the light's calls, replayed at once, agree", async () => {
+    const layout = createLayout('sliding-log');
+    const options = { seed: 1, calls: 4000, lights: 12 };
+    // The same traffic without a stall: nothing to set apart.
+    const calm = await verifyLayout(redis, layout, options);
+    expect(calm.findings).toBe(0);
+    expect(calm.unreproduced).toEqual([]);
+    // This process stalls 2.3 s after the second batch, as a loaded machine does: the 1 s window's log expires on the server's clock.
+    const stalled = await verifyLayout(redis, layout, {
+      ...options,
+      progress: {
+        onCalls: (sent) => {
+          if (sent !== 2000) return;
+          const until = Date.now() + 2300;
+          while (Date.now() < until);
+        },
+      },
+    });
+    expect(stalled.windows).toContain(1);
+    expect(stalled.unreproduced).toEqual([{ kind: 'disagreement', windowSeconds: 1, calls: expect.any(Number) }]);
+    expect(stalled.disagreements).toEqual([]);
+    expect(stalled.findings).toBe(0);
+  });
+});
+
 describe('planted bugs are found, with a reproduction of at most 10 calls', () => {
   it('stoplight-v6 read keeping one second too many (off-by-one window boundary)', async () => {
     const dir = plantBug('stoplight-v6/get_metrics.lua', 'second - window)', 'second - window - 1)');

@@ -88,6 +88,7 @@ describe('findings that differ between builds', () => {
       lightsDisagreeing: 0,
       deviationMisses: [],
       keysWithoutTtl: [],
+      unreproduced: [],
       crossSlot: [],
       scriptErrors: [],
     }) as unknown as VerifyResult;

@@ -19,6 +19,7 @@ const clean: VerifyResult = {
   deviationMisses: [],
   deviations: [{ id: 'hour-key-of-window-end', description: 'a read in the first second of an hour …', observed: 12 }],
   keysWithoutTtl: [],
+  unreproduced: [],
   crossSlot: [],
   slots: { lightsChecked: 8, lightsSpanningSlots: 8, oneSlotPerLight: false },
   shrink: { replays: 0, budgetExhausted: false },
@@ -36,6 +37,14 @@ describe('renderVerify', () => {
         '  cluster: the keys of 8 of 8 lights span several slots (a multi-key script fails with CROSSSLOT on Redis Cluster)',
         '',
       ].join('\n'),
+    );
+  });
+
+  it('a problem a replay at once did not show: a note apart from findings, naming its window and the stall', () => {
+    const text = renderVerify([{ ...clean, deviations: [], unreproduced: [{ kind: 'disagreement', windowSeconds: 1, calls: 287 }] }], false);
+    expect(text).toContain('  ok: every reply agrees with the model');
+    expect(text).toContain(
+      "  not reproduced (not a finding): a disagreement on a 1 s window went away when the light's 287 calls were replayed at once: a TTL ran out on the server's clock while this machine stalled",
     );
   });
 
