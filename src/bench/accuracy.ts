@@ -66,11 +66,13 @@ export async function cellAccuracy(
  * cells' fills. The server is what a memory-only run waits for (the fill
  * keeps it about 85% busy, and an accuracy phase writes about as many
  * events again), and a second one runs on another core. Memory is read on
- * the run's own server, which never sees an accuracy light; the accuracy
- * figures compare the layout's reads with the model, not with the clock, so
- * they are the same as in line. The server-µs probe at the end of a phase
- * does run beside a fill (its fastest pipeline is kept, which a busy
- * machine slows least). Throughput phases wait until the lane is idle
+ * the run's own server, which holds no accuracy light while a cell fills or
+ * is measured (in a run without throughput phases it takes the phases the
+ * lane has not started once every cell is measured: phases/ahead.ts); the
+ * accuracy figures compare the layout's reads with the model, not with the
+ * clock, so they are the same as in line. The server-µs probe at the end
+ * of a phase runs beside whatever the other server does (its fastest
+ * pipeline is kept, which a busy machine slows least). Throughput phases wait until the lane is idle
  * ({@link drain}), so nothing runs beside them. A user's server, a cluster
  * or a realtime run gets no lane: accuracy phases run on the run's server,
  * after each cell.
@@ -136,7 +138,7 @@ export class AccuracyLane {
     }
   }
 
-  /** The first phase that failed, once one has: the run stops with it. */
+  /** The first phase queued with {@link run} that failed, or the server's death, once either happened: the run stops with it. */
   get failure(): { error: unknown } | undefined {
     return this.failed;
   }

@@ -463,7 +463,7 @@ async function warmUpLayouts(ctx: RunContext): Promise<void> {
  */
 async function memoryPhase(ctx: RunContext, cell: Cell, index: number): Promise<Filled> {
   const { cells, plan, lane } = ctx;
-  // An accuracy phase that failed on the lane stops the run at the next cell.
+  // An accuracy phase queued on the lane after its cell that failed stops the run at the next cell (one started with the run is reported at its cell's turn).
   if (lane?.failure) throw lane.failure.error;
   ctx.progress?.onCellStart?.(cell, index, cells.length);
   const layout = namespacedLayout(cell.layout, ctx.namespace.prefix, layoutOptionsOf(plan));
@@ -528,6 +528,8 @@ export async function runBench(given: BenchRun): Promise<BenchReport> {
   try {
     return await runCells(ctx);
   } catch (err) {
+    // No accuracy phase starts while the failure is looked into (incompleteOf may replay verify's traffic for seconds).
+    ctx.ahead?.stop();
     throw await incompleteOf(ctx, await deathOf(ctx, err, given.signal?.aborted === true));
   } finally {
     await endRun(ctx);

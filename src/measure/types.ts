@@ -333,9 +333,14 @@ export interface BenchReport {
   readonly serverScriptSeconds?: number | null;
   /**
    * With the accuracy lane (a second private server the accuracy phases ran
-   * on, beside the run's own), its script seconds over the run: they ran at
-   * the same time as the run's own server's, so the two are not added; null
-   * when INFO is not readable there. Absent without a lane.
+   * on, beside the run's own), its script seconds over the run (the phases
+   * the run's own server took count in {@link serverScriptSeconds}): they ran
+   * at the same time as the run's own server's, so the two are not added;
+   * null when INFO is not readable there. Absent without a lane. Script time
+   * is wall time inside the scripts, so two servers busy at once on a small
+   * machine both read higher, and how the phases split between them depends
+   * on timing: with accuracy on, neither figure compares across runs (the
+   * fill's own, with --no-accuracy, does: `npm run bench:fill`).
    */
   readonly accuracyServerScriptSeconds?: number | null;
   /** Why no cell has {@link CellResult.commands}: another client's commands on a shared server, or a cluster, would count as the layout's. */

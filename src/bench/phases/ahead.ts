@@ -1,18 +1,28 @@
 import type { Redis } from 'ioredis';
 import { namespacedLayout } from '../../layouts/index.js';
 import type { Layout } from '../../layouts/types.js';
-import { cellAccuracy } from '../accuracy.js';
 import type { Cell } from '../plan.js';
-import { cellNameOf, layoutOptionsOf, wrote, type AheadPhases, type CellAccuracy, type RunContext } from './context.js';
-import { watch } from './disturbance.js';
+import { accuracyInLine, accuracyOn } from './cell-accuracy.js';
+import { cellNameOf, layoutOptionsOf, type AheadFailure, type AheadPhases, type AheadResult, type CellAccuracy, type RunContext } from './context.js';
 
-/** The first accuracy phase that failed: which cell, and why; every phase after it is given up with it. */
-export interface AheadFailure {
-  /** As the user reads it: a script's error says its cell and phase. */
-  readonly error: unknown;
-  readonly layout: Layout;
-  /** Whether the phase's own calls failed (a script error keeps the memory figures, see incompleteOf), not a check after it. */
-  readonly inPhase: boolean;
+/** How a cell's phase ended: measured, failed, or given up (a phase of an earlier cell failed, or the run is ending). */
+type Outcome = AheadResult | { readonly givenUp: true };
+
+/** A cell's phase, not started yet. */
+function jobOf(index: number, cell: Cell, layout: Layout, name: string): Job {
+  let ended: () => void = () => undefined;
+  const job: Job = {
+    index,
+    cell,
+    layout,
+    name,
+    ended: new Promise<void>((resolve) => (ended = resolve)),
+    end: (outcome) => {
+      job.outcome ??= outcome;
+      ended();
+    },
+  };
+  return job;
 }
 
 interface Job {
@@ -20,10 +30,10 @@ interface Job {
   readonly cell: Cell;
   readonly layout: Layout;
   readonly name: string;
-  /** Set when the phase's own calls failed. */
-  inPhase?: boolean;
-  resolve(accuracy: CellAccuracy | undefined): void;
-  reject(failure: AheadFailure): void;
+  outcome?: Outcome;
+  /** Settles when `outcome` is set. */
+  readonly ended: Promise<void>;
+  end(outcome: Outcome): void;
 }
 
 /**
@@ -31,38 +41,36 @@ interface Job {
  * the cell's memory phase. A phase needs nothing of its cell's fill (a light
  * of its own, on the lane's server), and in a memory-only run the lane's
  * phases are the longer half: started after each fill, the last cells'
- * phases ran alone after the last fill (the blog preset: 1.1 s of 9 s). The
- * lane takes the phases in cell order; once the run's own server has ended
- * its last memory and commands phases, it takes the phases left from the
- * last cell back ({@link finishInLine}), so the two servers end together.
+ * phases ran alone after the last fill. The lane takes the phases in cell
+ * order; once the run's own server has ended its last memory and commands
+ * phases, it takes the phases left from the last cell back
+ * ({@link finishInLine}), so the two servers end together.
  *
  * Only without throughput phases (they wait for the lane to be idle) and
- * with a lane. A failure is reported where it would have been: at its
- * cell's turn (see `of`); no phase starts after it.
+ * with a lane. A failure is reported where it would have been in line: at
+ * its cell's turn, as soon as the cells before it are reported ({@link ended}
+ * says so at once). The phases of later cells are given up; those of earlier
+ * cells go on, and the earliest failure is the one reported.
  */
 export class AccuracyAhead implements AheadPhases {
+  /** Every cell's phase, by cell index. */
+  private readonly jobs: Job[];
   /** Phases no server has started, in cell order. */
-  private readonly waiting: Job[] = [];
-  private readonly results = new Map<number, Promise<CellAccuracy | undefined>>();
-  private failure: AheadFailure | undefined;
-  private stopped = false;
-  private readonly laneDone: Promise<void>;
+  private readonly waiting: Job[];
+  /** The failed phase of the earliest cell so far. */
+  private earliest: AheadFailure | undefined;
+  private readonly onLane: Promise<void>;
 
   private constructor(private readonly ctx: RunContext) {
-    for (const [index, cell] of ctx.cells.entries()) {
-      const layout = namespacedLayout(cell.layout, ctx.namespace.prefix, layoutOptionsOf(ctx.plan));
-      const result = new Promise<CellAccuracy | undefined>((resolve, reject) => {
-        this.waiting.push({ index, cell, layout, name: cellNameOf(ctx, cell, index), resolve, reject });
-      });
-      // Read at the cell's turn; until then a failure must not count as unhandled.
-      result.catch(() => undefined);
-      this.results.set(index, result);
-    }
+    this.jobs = ctx.cells.map((cell, index) =>
+      jobOf(index, cell, namespacedLayout(cell.layout, ctx.namespace.prefix, layoutOptionsOf(ctx.plan)), cellNameOf(ctx, cell, index)),
+    );
+    this.waiting = [...this.jobs];
     const lane = ctx.lane;
-    this.laneDone = lane
+    this.onLane = lane
       ? this.work(
           () => this.waiting.shift(),
-          (job) => lane.runNow((redis) => this.measure(redis, job), `${job.name}'s accuracy phase`),
+          (job) => lane.runNow((redis) => accuracyOn(ctx, redis, job.cell, job.layout, job.name), `${job.name}'s accuracy phase`),
         )
       : Promise.resolve();
   }
@@ -73,52 +81,61 @@ export class AccuracyAhead implements AheadPhases {
     return new AccuracyAhead(ctx);
   }
 
-  /** Cell `index`'s accuracy phase: rejects with the first failure (its own or an earlier phase's) once that is known. */
-  of(index: number): Promise<CellAccuracy | undefined> | undefined {
-    return this.results.get(index);
+  /** Whether cell `index`'s phase has ended (measured, failed or given up), known at once. */
+  ended(index: number): boolean {
+    return this.jobs[index]?.outcome !== undefined;
+  }
+
+  /** Cell `index`'s accuracy once its phase has ended, or the failure to report in its place (for a phase given up, the earliest one). */
+  async result(index: number): Promise<AheadResult> {
+    const job = this.jobs[index];
+    if (!job) return { accuracy: undefined };
+    await job.ended;
+    const outcome = job.outcome as Outcome;
+    if (!('givenUp' in outcome)) return outcome;
+    return { failure: this.earliest ?? { index, layout: job.layout, error: new Error(`${job.name}'s accuracy phase was not run: the run ended first`) } };
   }
 
   /**
    * Once the run's own server has ended its memory and commands phases:
    * runs the phases the lane has not started there, from the last cell back
-   * (checked for a disturbance after each, as a phase in line is), and
+   * (each checked for a disturbance after, as a phase in line is), and
    * waits for the lane's.
    */
   async finishInLine(redis: Redis): Promise<void> {
     await this.work(
       () => this.waiting.pop(),
-      async (job) => {
-        const accuracy = await this.measure(redis, job);
-        if (accuracy) await watch(this.ctx, job.name, 'accuracy phase');
-        return accuracy;
-      },
+      (job) => accuracyInLine(this.ctx, redis, job.cell, job.layout, job.name),
     );
-    await this.laneDone;
+    await this.onLane;
   }
 
-  /** The run is ending: no phase starts from now on (the one running ends with the lane's server). */
+  /** The run is ending: no phase starts from now on (the one running ends with its server). */
   stop(): void {
-    this.stopped = true;
+    this.giveUp(() => true);
   }
 
-  private measure(redis: Redis, job: Job): Promise<CellAccuracy | undefined> {
-    return cellAccuracy(redis, this.ctx.plan, job.cell, job.layout, this.ctx.run.signal, (n) => wrote(this.ctx, n)).catch((err: unknown) => {
-      job.inPhase = true;
-      throw this.ctx.withContext(err, `in ${job.name}, accuracy phase`);
-    });
+  /** Ends (given up) the waiting phases `which` picks. */
+  private giveUp(which: (job: Job) => boolean): void {
+    for (let i = this.waiting.length - 1; i >= 0; i -= 1) {
+      const job = this.waiting[i] as Job;
+      if (!which(job)) continue;
+      this.waiting.splice(i, 1);
+      job.end({ givenUp: true });
+    }
   }
 
-  /** Runs the jobs `next` hands out, one at a time, until none is left or one has failed. */
-  private async work(next: () => Job | undefined, run: (job: Job) => Promise<CellAccuracy | undefined>): Promise<void> {
-    const more = (): Job | undefined => (this.failure || this.stopped ? undefined : next());
-    for (let job = more(); job; job = more()) {
+  /** Runs the phases `take` hands out, one at a time, until none is left. */
+  private async work(take: () => Job | undefined, measure: (job: Job) => Promise<CellAccuracy | undefined>): Promise<void> {
+    for (let job = take(); job; job = take()) {
       try {
-        job.resolve(await run(job));
+        job.end({ accuracy: await measure(job) });
       } catch (error) {
-        this.failure ??= { error, layout: job.layout, inPhase: job.inPhase === true };
-        job.reject(this.failure);
-        // Given up: nothing starts after the first failure.
-        for (const left of this.waiting.splice(0)) left.reject(this.failure);
+        const failure: AheadFailure = { index: job.index, layout: job.layout, error };
+        job.end({ failure });
+        if (!this.earliest || failure.index < this.earliest.index) this.earliest = failure;
+        // The run stops at this cell's turn (or an earlier one's): later cells' phases would never be reported.
+        this.giveUp((waiting) => waiting.index > failure.index);
       }
     }
   }

@@ -1,47 +1,47 @@
 import type { Redis } from 'ioredis';
 import { unixSecondsOf } from '../../core/format.js';
 import type { ThroughputResult } from '../../measure/types.js';
-import { accuracyLight, cellAccuracy } from '../accuracy.js';
-import type { AheadFailure } from './ahead.js';
+import { accuracyLight } from '../accuracy.js';
+import { accuracyInLine, accuracyOn } from './cell-accuracy.js';
 import { redisOf, shardOfLight } from '../shards.js';
 import { commandsPhase } from './commands.js';
-import { eventsSoFar, wrote, type CellAccuracy, type Filled, type RunContext, type Span } from './context.js';
-import { watch } from './disturbance.js';
+import { eventsSoFar, type CellAccuracy, type Filled, type RunContext, type Span } from './context.js';
 import { deleteLights } from './on-shards.js';
 import type { ReportQueue } from './queue.js';
 import { cellResultOf } from './result.js';
 
-/** A cell's accuracy phase, ended (in line) or running on the lane. */
-type AccuracyOutcome = { readonly pending: Promise<CellAccuracy | undefined> } | { readonly done: CellAccuracy | undefined };
+/** A cell's accuracy phase: ended (in line), running on the lane, or started with the run (see AccuracyAhead). */
+type AccuracyOutcome =
+  | { readonly done: CellAccuracy | undefined }
+  | { readonly pending: Promise<CellAccuracy | undefined> }
+  | { readonly ahead: { readonly ended: () => boolean; readonly result: () => Promise<CellAccuracy | undefined> } };
 
 /**
- * A cell's accuracy phase: on the lane's own server while the run goes on
- * with the next cells, or in line on the shard that owns the accuracy
- * light, checked for a disturbance after.
+ * A cell's accuracy phase: started with the run, on the lane's own server
+ * while the run goes on with the next cells, or in line on the shard that
+ * owns the accuracy light, checked for a disturbance after.
  */
 async function accuracyPhase(ctx: RunContext, f: Filled): Promise<AccuracyOutcome> {
-  const { cell, layout } = f;
-  const accuracyOn = (target: Redis): Promise<CellAccuracy | undefined> =>
-    cellAccuracy(target, ctx.plan, cell, layout, ctx.run.signal, (n) => wrote(ctx, n)).catch((err: unknown) => {
-      ctx.failing ??= { layouts: [layout], phase: 'accuracy' };
-      throw ctx.withContext(err, `in ${f.name}, accuracy phase`);
-    });
-  // Started as the run started: a failure there is reported now, at this cell's turn (the first failed phase's cell named).
-  const ahead = ctx.ahead?.of(f.index);
+  const { cell, layout, name, index } = f;
+  const failed = (err: unknown): never => {
+    ctx.failing ??= { layouts: [layout], phase: 'accuracy' };
+    throw err;
+  };
+  const { ahead } = ctx;
   if (ahead) {
-    const pending = ahead.catch((failure: AheadFailure) => {
-      if (failure.inPhase) ctx.failing ??= { layouts: [failure.layout], phase: 'accuracy' };
-      throw failure.error;
-    });
-    // Awaited once the cell is cleaned up (see finishCell); a failure known now must not count as unhandled meanwhile.
-    pending.catch(() => undefined);
-    return { pending };
+    // Read when the cell is reported: a failure counts from then (the earliest failed cell's, as in line).
+    const result = async (): Promise<CellAccuracy | undefined> => {
+      const outcome = await ahead.result(index);
+      if (!('failure' in outcome)) return outcome.accuracy;
+      ctx.failing ??= { layouts: [outcome.failure.layout], phase: 'accuracy' };
+      throw outcome.failure.error;
+    };
+    return { ahead: { ended: () => ahead.ended(index), result } };
   }
   // On the lane's own server, while the run goes on with the next cells.
-  if (ctx.lane) return { pending: ctx.lane.run(accuracyOn, `${f.name}'s accuracy phase`) };
-  const accuracy = await accuracyOn(redisOf(ctx.target)[shardOfLight(ctx.target, layout, accuracyLight(cell))] as Redis);
-  if (accuracy) await watch(ctx, f.name, 'accuracy phase');
-  return { done: accuracy };
+  if (ctx.lane) return { pending: ctx.lane.run((redis) => accuracyOn(ctx, redis, cell, layout, name).catch(failed), `${name}'s accuracy phase`) };
+  const redis = redisOf(ctx.target)[shardOfLight(ctx.target, layout, accuracyLight(cell))] as Redis;
+  return { done: await accuracyInLine(ctx, redis, cell, layout, name).catch(failed) };
 }
 
 /** Where the injected clock stopped, so every hour key it wrote is deleted with the cell's. */
@@ -69,6 +69,7 @@ export async function finishCell(
     throw ctx.withContext(err, `in ${f.name} ${eventsSoFar(ctx)}, while deleting its keys`);
   });
   if ('pending' in accuracy) queue.addPending(accuracy.pending.then(resultOf), f.index);
+  else if ('ahead' in accuracy) queue.addLater(accuracy.ahead.ended, () => accuracy.ahead.result().then(resultOf), f.index);
   // In line: measured already, so reported with its group.
   else queue.addDone(resultOf(accuracy.done), f.index);
 }

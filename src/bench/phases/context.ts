@@ -39,10 +39,22 @@ export type Readings = (ServerCounters | null)[];
 /** What a cell's accuracy phase gives (see cellAccuracy). */
 export type CellAccuracy = NonNullable<Awaited<ReturnType<typeof cellAccuracy>>>;
 
+/** A failed accuracy phase: its cell, and the error as the user reads it. */
+export interface AheadFailure {
+  readonly index: number;
+  readonly layout: Layout;
+  readonly error: unknown;
+}
+
+/** A cell's accuracy from a phase started with the run, or the failure to report in its place. */
+export type AheadResult = { readonly accuracy: CellAccuracy | undefined } | { readonly failure: AheadFailure };
+
 /** Accuracy phases started with the run, as the other phases see them (AccuracyAhead, in ahead.ts). */
 export interface AheadPhases {
-  /** Cell `index`'s phase; undefined when it was not started ahead. */
-  of(index: number): Promise<CellAccuracy | undefined> | undefined;
+  /** Whether cell `index`'s phase has ended, known at once (a cell is reported as soon as it has). */
+  ended(index: number): boolean;
+  /** Cell `index`'s accuracy once its phase has ended, or the failure to report in its place. */
+  result(index: number): Promise<AheadResult>;
   /** Once every cell is filled: the phases left, on the run's own server. */
   finishInLine(redis: Redis): Promise<void>;
   /** The run is ending: no phase starts from now on. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNamespace } from '../../../src/bench/namespace.js';
 import type { BenchPlan } from '../../../src/bench/plan.js';
 import { IncompleteBenchError, runBench } from '../../../src/bench/run.js';
-import { openSession, type Session } from '../../../src/redis/connect.js';
+import { connect, openSession, type Session } from '../../../src/redis/connect.js';
 import { plantBug, plantRefusedZero } from '../verify/plant.js';
 
 let session: Session;
@@ -61,6 +61,41 @@ describe('a script error after the memory phase', () => {
     }
     expect(report.incomplete).toMatchObject({ layout: 'stoplight-v6', phase: 'accuracy', cause: { id: 'negative-zero', name: '"-0" rejected' } });
     expect((err as IncompleteBenchError).message).toMatch(/^"-0" rejected: /);
+  });
+
+  it("on the accuracy lane, phases failing in two cells: the earliest cell's failure is reported, whichever server ran into its own first", async () => {
+    // The lane's writes wait 3 s from its start: meanwhile the run's own server fills every cell and takes the phases
+    // left from the last cell back, and fails in cell 4 (stoplight-v6, 120 s) before the lane's first phase is done.
+    const server = session.server;
+    if (!server) throw new Error('expected a private server');
+    const startSibling = server.startSibling.bind(server);
+    (server as { startSibling: typeof startSibling }).startSibling = async () => {
+      const sibling = await startSibling();
+      const lane = await connect(sibling.url);
+      await lane.client('PAUSE', 3000, 'WRITE');
+      lane.disconnect();
+      return sibling;
+    };
+    try {
+      const err = await runBench({
+        session,
+        plan: plan(plantRefusedZero(), { layouts: ['stoplight-v5', 'stoplight-v6'], commandsPerCall: false }),
+        namespace: createNamespace(),
+      }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(IncompleteBenchError);
+      const { report } = err as IncompleteBenchError;
+      expect(report.incomplete).toMatchObject({ layout: 'stoplight-v6', phase: 'accuracy', cause: { id: 'negative-zero' } });
+      expect(report.incomplete.error).toContain('cell 2/4 (stoplight-v6, window 60 s at 10/s), accuracy phase');
+      // Every cell was filled before the failure was reported; only the first, before it, has its accuracy.
+      expect(report.results.map((r) => [r.layout, r.windowSeconds, r.accuracy !== undefined])).toEqual([
+        ['stoplight-v5', 60, true],
+        ['stoplight-v6', 60, false],
+        ['stoplight-v5', 120, false],
+        ['stoplight-v6', 120, false],
+      ]);
+    } finally {
+      (server as { startSibling: typeof startSibling }).startSibling = startSibling;
+    }
   });
 
   it('in a throughput phase: the same, with the phase named', async () => {

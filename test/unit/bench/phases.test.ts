@@ -57,4 +57,22 @@ describe('ReportQueue', () => {
     await expect(q.report(true)).rejects.toThrow('accuracy failed');
     expect(done).toEqual([0]);
   });
+
+  it('a phase started with the run: reported as soon as it says it has ended, its failure at once (no microtask hops behind), its result read only then', async () => {
+    const { q, done } = queue();
+    let read = 0;
+    let ended = false;
+    q.addDone(result('a'), 0);
+    q.addLater(
+      () => ended,
+      () => ((read += 1), Promise.reject(new Error('accuracy failed'))),
+      1,
+    );
+    await q.report(false);
+    expect(done).toEqual([0]);
+    expect(read).toBe(0);
+    ended = true;
+    await expect(q.report(false)).rejects.toThrow('accuracy failed');
+    expect(read).toBe(1);
+  });
 });
