@@ -62,6 +62,20 @@ export function blockWidth(text: string): number {
   return Math.max(0, ...text.split('\n').map(visibleLength));
 }
 
+/** A unit a figure keeps on its line (`1.6 s` never wraps as `1.6` / `s`), punctuation after it allowed. */
+const UNIT = /^(?:s|ms|µs|min|h|B|KB|MB|GB)[,.;:)]*$/;
+
+/** A line's words, split at spaces, with a unit kept on its number. */
+function wordsOf(text: string): string[] {
+  const words: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = words.at(-1);
+    if (last !== undefined && UNIT.test(word) && /\d$/.test(last)) words[words.length - 1] = `${last} ${word}`;
+    else words.push(word);
+  }
+  return words;
+}
+
 /**
  * Text broken between words into lines of at most `width` columns, each line
  * after the first indented by `indent` spaces (a word longer than a line
@@ -77,7 +91,7 @@ export function wrapText(text: string, width: number, indent = 2): string {
       const lead = /^ */.exec(line)?.[0] ?? '';
       const pad = ' '.repeat(lead.length + indent);
       const out: string[] = [];
-      for (const word of line.slice(lead.length).split(' ')) {
+      for (const word of wordsOf(line.slice(lead.length))) {
         const last = out.at(-1);
         if (last !== undefined && visibleLength(last) + 1 + visibleLength(word) <= width) out[out.length - 1] = `${last} ${word}`;
         else out.push(last === undefined ? `${lead}${word}` : `${pad}${word}`);

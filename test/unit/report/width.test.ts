@@ -26,6 +26,14 @@ describe('wrapText', () => {
     expect(wrapText('  one two three four', 12)).toBe('  one two\n    three\n    four');
     expect(longest(wrapText('a '.repeat(100), 30))).toBeLessThanOrEqual(30);
   });
+
+  it('keeps a figure on the line of its number: `1.6 s` never wraps as `1.6` / `s`', () => {
+    // Plain words would break after "1.6" at 22 columns.
+    expect(wrapText('commands per call 1.6 s, cells 0.2 s', 22)).toBe('commands per call\n  1.6 s, cells 0.2 s');
+    expect(wrapText('used 12 KB; then 3 ms)', 9)).toBe('used\n  12 KB;\n  then\n  3 ms)');
+    // A unit-like word after a word that is not a number wraps as any word.
+    expect(wrapText('the s is alone', 5)).toBe('the s\n  is\n  alone');
+  });
 });
 
 describe('fitGrid', () => {
