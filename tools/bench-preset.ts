@@ -16,11 +16,12 @@
 // machine. A benchmark (it prints figures), not a test.
 //
 // Usage: npm run bench:preset [-- --runs 3 --against /path/to/old/bin/swc.js --no-ab]
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BenchReport } from '../src/measure/types.js';
+import { median, timedSwc } from './timed-swc.js';
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '3' }, against: { type: 'string' }, 'no-ab': { type: 'boolean', default: false } },
@@ -41,22 +42,7 @@ const shapes = [
 
 const load = (): string => (loadavg()[0] ?? 0).toFixed(1);
 
-function swc(bin: string, args: readonly string[]): { seconds: number; stdout: string } {
-  const started = process.hrtime.bigint();
-  const run = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  if (run.status !== 0) {
-    process.stderr.write(`bench-preset: ${bin} ${args.join(' ')} exited ${run.status}\n${run.stderr}`);
-    process.exit(run.status ?? 3);
-  }
-  return { seconds, stdout: run.stdout };
-}
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-};
+const swc = (bin: string, args: readonly string[]): { seconds: number; stdout: string } => timedSwc('bench-preset', bin, args);
 
 /** Events the memory phases wrote: each cell's events times the lights it filled. */
 const filled = (report: BenchReport): number => report.results.reduce((sum, r) => sum + r.events * r.memory.lights, 0);

@@ -1,4 +1,4 @@
-import type { PlanEstimate } from '../bench/estimate.js';
+import type { PhaseEstimate, PlanEstimate } from '../bench/estimate.js';
 import { durationText, formatWindow } from '../core/format.js';
 import { SWC_VERSION } from '../core/version.js';
 import { palette } from './style.js';
@@ -34,8 +34,9 @@ export function dryRunGrid(estimate: PlanEstimate): Grid {
 
 /** The estimate in words: `estimated 12 s: server start 1 s, fill 1.8 s, …`. */
 export function estimateLine(estimate: PlanEstimate): string {
-  const seconds = (s: number): string => (s < 10 ? `${s.toFixed(1)} s` : durationText(s));
-  return `estimated ${durationText(estimate.totalSeconds)}: ${estimate.phases.map((p) => `${p.phase} ${seconds(p.seconds)}`).join(', ')}`;
+  const seconds = (s: number): string => (s < 0.05 ? 'under 0.1 s' : s < 10 ? `${s.toFixed(1)} s` : durationText(s));
+  const phase = (p: PhaseEstimate): string => `${p.phase} ${seconds(p.seconds)}${p.beside ? ' (beside, on a second server)' : ''}`;
+  return `estimated ${durationText(estimate.totalSeconds)}: ${estimate.phases.map(phase).join(', ')}`;
 }
 
 const NOTE = 'from per-phase costs measured on a 2-core machine (src/bench/estimate.ts); a busy machine takes longer, up to half as long again or more';
@@ -70,7 +71,7 @@ export function dryRunJson(estimate: PlanEstimate): Record<string, unknown> {
     swcVersion: SWC_VERSION,
     dryRun: true,
     cells: estimate.cells,
-    phases: estimate.phases.map((p) => ({ phase: p.phase, estimatedSeconds: p.seconds })),
+    phases: estimate.phases.map((p) => ({ phase: p.phase, estimatedSeconds: p.seconds, ...(p.beside ? { beside: true } : {}) })),
     servers: estimate.servers,
     estimatedSeconds: estimate.totalSeconds,
   };

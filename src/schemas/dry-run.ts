@@ -7,7 +7,7 @@ export const dryRunSchema = z
     ...header,
     dryRun: z.literal(true),
     cells: z.array(z.looseObject({ layout: z.string(), windowSeconds: z.number(), rate: z.number(), events: z.number(), phases: z.array(z.string()) })),
-    phases: z.array(z.object({ phase: z.string(), estimatedSeconds: z.number() })),
+    phases: z.array(z.object({ phase: z.string(), estimatedSeconds: z.number(), beside: z.boolean().optional() })),
     servers: z.number(),
     estimatedSeconds: z.number(),
   })

@@ -86,6 +86,8 @@ export async function benchAction(given: BenchFlags, cmd: Command): Promise<numb
   const estimate = estimatePlan(plan, {
     runs: combinations ? combinations.length : 1,
     privateServer: combinations !== undefined || (flags.redisUrl === undefined && !process.env.REDIS_URL),
+    // --suggest runs each accuracy phase in line (its probe gets the machine to itself).
+    inLine: flags.suggest === true,
     ...(counting ? { instructions: counting.plan } : {}),
   });
   // A long run says so before anything else, so Ctrl-C costs nothing.

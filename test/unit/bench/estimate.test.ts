@@ -19,6 +19,32 @@ describe('estimatePlan', () => {
   });
 });
 
+describe('estimatePlan with the accuracy phases beside the fills', () => {
+  const memoryOnly: BenchPlan = { ...plan, windows: [60, 600], rates: [10, 100], accuracy: { threshold: 0.5 } };
+  const sum = (e: ReturnType<typeof estimatePlan>): number => e.phases.reduce((total, p) => total + p.seconds, 0);
+
+  it("on swc's own server without throughput phases: the accuracy phases run on a second server, so the run takes the longer of the two sides", () => {
+    const e = estimatePlan(memoryOnly);
+    const accuracy = e.phases.find((p) => p.phase === 'accuracy');
+    expect(accuracy?.beside).toBe(true);
+    const start = e.phases.find((p) => p.phase === 'server start')?.seconds ?? 0;
+    const own = sum(e) - start - (accuracy?.seconds ?? 0);
+    expect(e.totalSeconds).toBeCloseTo(start + Math.max(own, accuracy?.seconds ?? 0), 6);
+    expect(e.totalSeconds).toBeLessThan(sum(e));
+  });
+
+  it('in line (a given server, --suggest) or with throughput phases (they wait for the accuracy phases): every phase adds up', () => {
+    for (const e of [
+      estimatePlan(memoryOnly, { privateServer: false }),
+      estimatePlan(memoryOnly, { inLine: true }),
+      estimatePlan({ ...memoryOnly, throughput: { connections: 1, pipeline: 1, seconds: 1 } }),
+    ]) {
+      expect(e.phases.some((p) => p.beside)).toBe(false);
+      expect(e.totalSeconds).toBeCloseTo(sum(e), 6);
+    }
+  });
+});
+
 describe('estimatePlan counts every phase', () => {
   const one: BenchPlan = { ...plan, windows: [30], rates: [1] };
   const instructions = { calls: 300, repeats: 3, profile: false };
