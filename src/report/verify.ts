@@ -74,7 +74,7 @@ export function renderVerify(results: readonly VerifyResult[], color: boolean): 
     for (const u of r.unreproduced) {
       out.push(
         `  ${c.yellow('not reproduced')} (not a finding): a ${u.kind === 'disagreement' ? 'disagreement' : 'declared deviation that did not happen'} on a ${window(u.windowSeconds)} window ` +
-          `went away when the light's ${n(u.calls)} calls were replayed at once: a TTL ran out on the server's clock while this machine stalled`,
+          `went away when the light's ${n(u.calls)} calls were replayed at once: it waited ${u.longestPauseSeconds.toFixed(1)} s between two calls, and a TTL ran out on the server's clock meanwhile`,
       );
     }
     for (const d of r.deviations) {

@@ -124,6 +124,8 @@ export interface UnreproducedProblem {
   readonly windowSeconds: number;
   /** The light's calls up to the problem, as replayed. */
   readonly calls: number;
+  /** The longest wall time between two of the light's calls in the main run (at least a second, or it stays a finding). */
+  readonly longestPauseSeconds: number;
 }
 
 /** Everything `swc verify` found for one layout. */

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { formatCommand, monitoredLuaCommands, parseMonitorLine, rejectedCommand } from './rejected.js';
 import type { Redis } from 'ioredis';
@@ -55,7 +56,18 @@ interface Problem {
   /** The light's calls, the last one showing the problem. */
   readonly calls: readonly ReproCall[];
   readonly verdict: Exclude<Verdict, { kind: 'ok' } | { kind: 'skip' } | { kind: 'deviation' }>;
+  /** The longest wall time between two of the light's calls up to it, ms (batch send times). */
+  readonly longestPauseMs: number;
 }
+
+/**
+ * A problem the light's calls do not show when replayed at once counts as
+ * the server's clock's only if the light paused at least this long in the
+ * main run: no TTL a layout sets in whole seconds runs out sooner. Without
+ * such a pause it stays a finding (lights that share a key by mistake
+ * disagree only beside each other, never alone).
+ */
+const SHORTEST_TTL_MS = 1000;
 
 type ProblemKind = Problem['verdict']['kind'];
 
@@ -83,6 +95,9 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
   const current = (i: number): Light => (generations[i] as Light[]).at(-1) as Light;
   const judges = traffic.lights.map((l) => new LightJudge(layout, l.windowSeconds));
   const history: ReproCall[][] = traffic.lights.map(() => []);
+  // Per light: when its last call was sent, and its longest pause between two calls so far (ms).
+  const lastSent: (number | undefined)[] = traffic.lights.map(() => undefined);
+  const longestPause = traffic.lights.map(() => 0);
   const restart = new Set<number>();
   let largestEviction = 0;
   const problems = new Map<ProblemKind, Problem[]>();
@@ -99,10 +114,14 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
       options.signal?.throwIfAborted();
       const slice = traffic.calls.slice(from, from + batch);
       const calls = slice.map((c) => scriptCall(layout, current(c.light), c, (traffic.lights[c.light] as { windowSeconds: number }).windowSeconds));
+      const sentAt = performance.now();
       const replies = await execPipeline(redis, calls);
       throwServerState(replies);
       slice.forEach((call, i) => {
         const own = history[call.light] as ReproCall[];
+        const last = lastSent[call.light];
+        if (last !== undefined) longestPause[call.light] = Math.max(longestPause[call.light] as number, sentAt - last);
+        lastSent[call.light] = sentAt;
         own.push({ op: call.op, at: call.at });
         const refused = crossSlotText((replies[i] as PipelineReply)[0]);
         if (refused !== null) {
@@ -126,7 +145,9 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
         }
         const list = problems.get(verdict.kind) ?? [];
         // One problem of each kind per light: later ones usually follow from the first.
-        if (!list.some((p) => p.light === call.light)) list.push({ light: call.light, calls: [...own], verdict });
+        if (!list.some((p) => p.light === call.light)) {
+          list.push({ light: call.light, calls: [...own], verdict, longestPauseMs: longestPause[call.light] as number });
+        }
         problems.set(verdict.kind, list);
       });
       for (const i of restart) {
@@ -135,6 +156,8 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
         generation.push({ name: `swc-verify-${run}-l${i}g${generation.length}` });
         judges[i] = new LightJudge(layout, (traffic.lights[i] as { windowSeconds: number }).windowSeconds);
         history[i] = [];
+        lastSent[i] = undefined;
+        longestPause[i] = 0;
       }
       restart.clear();
       options.progress?.onCalls?.(Math.min(from + batch, traffic.calls.length), traffic.calls.length);
@@ -240,7 +263,12 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
       deviationMisses,
       deviations,
       keysWithoutTtl,
-      unreproduced: unreproduced.map((p) => ({ kind: p.verdict.kind as UnreproducedProblem['kind'], windowSeconds: windowOf(p), calls: p.calls.length })),
+      unreproduced: unreproduced.map((p) => ({
+        kind: p.verdict.kind as UnreproducedProblem['kind'],
+        windowSeconds: windowOf(p),
+        calls: p.calls.length,
+        longestPauseSeconds: Math.round(p.longestPauseMs / 100) / 10,
+      })),
       crossSlot: crossSlotFindings,
       slots: { lightsChecked: lights.length, lightsSpanningSlots, oneSlotPerLight: lightsSpanningSlots === 0 },
       shrink: { replays: budget.replays, budgetExhausted: budget.exhausted },
@@ -264,11 +292,13 @@ function sameProblem(problem: Problem): (v: Verdict) => boolean {
 
 /**
  * Replays each disagreement's and deviation miss's light (its calls up to
- * the problem, at once, on a fresh light) and takes out of `problems` those
- * the replay does not show: they depended on time passing on the server's
- * own clock, not on the injected one (a TTL in real seconds, a window's
- * `EXPIRE window` or `2 × window`, ran out while this machine stalled between
- * two calls of the light). Returns them. Script errors stay as they are.
+ * the problem, at once, on a fresh light) when the light paused for
+ * {@link SHORTEST_TTL_MS} or more in the main run, and takes out of
+ * `problems` those the replay does not show: they depended on time passing
+ * on the server's own clock, not on the injected one (a TTL in real
+ * seconds, a window's `EXPIRE window` or `2 × window`, ran out while this
+ * machine stalled between two calls of the light). Returns them. Script
+ * errors, and problems of lights that never paused, stay as they are.
  */
 async function dropUnreproduced(
   problems: Map<ProblemKind, Problem[]>,
@@ -280,7 +310,7 @@ async function dropUnreproduced(
     const kept: Problem[] = [];
     for (const problem of problems.get(kind) ?? []) {
       signal?.throwIfAborted();
-      if (firstMatch(await replayOf(problem), sameProblem(problem)) === null) dropped.push(problem);
+      if (problem.longestPauseMs >= SHORTEST_TTL_MS && firstMatch(await replayOf(problem), sameProblem(problem)) === null) dropped.push(problem);
       else kept.push(problem);
     }
     if (kept.length > 0) problems.set(kind, kept);

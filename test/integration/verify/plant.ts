@@ -12,12 +12,17 @@ import { LUA_DIR } from '../../../src/lua/source.js';
 export function plantBug(file: string, find: string, replace: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'swc-plant-'));
   cpSync(LUA_DIR, dir, { recursive: true });
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return plantBugIn(dir, file, find, replace);
+}
+
+/** One more edit in a copy plantBug made (`dir`): `find`, exactly once in `file`, replaced by `replace`. Returns `dir`. */
+export function plantBugIn(dir: string, file: string, find: string, replace: string): string {
   const target = path.join(dir, file);
   const text = readFileSync(target, 'utf8');
   const at = text.indexOf(find);
   if (at === -1 || text.indexOf(find, at + 1) !== -1) throw new Error(`plantBug: "${find}" must occur exactly once in ${file}`);
   writeFileSync(target, text.slice(0, at) + replace + text.slice(at + find.length));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 

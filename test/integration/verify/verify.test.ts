@@ -6,7 +6,7 @@ import type { ReproCall, VerifyResult } from '../../../src/verify/types.js';
 import { verifyLayout } from '../../../src/verify/verify.js';
 import { testRedis, uniqueName, withPrivateServer } from '../../helpers.js';
 import { namedRejection } from '../../../src/core/rejection.js';
-import { plantBug } from './plant.js';
+import { plantBug, plantBugIn } from './plant.js';
 import { SlidingWindowModel } from '../../../src/model/sliding-window.js';
 import { execPipeline, installScripts } from '../../../src/redis/scripts.js';
 import { verifyErrorJson } from '../../../src/verify/judge.js';
@@ -110,9 +110,27 @@ describe("the injected clock and the server's own", () => {
       },
     });
     expect(stalled.windows).toContain(1);
-    expect(stalled.unreproduced).toEqual([{ kind: 'disagreement', windowSeconds: 1, calls: expect.any(Number) }]);
+    expect(stalled.unreproduced).toEqual([{ kind: 'disagreement', windowSeconds: 1, calls: expect.any(Number), longestPauseSeconds: expect.any(Number) }]);
+    expect(stalled.unreproduced[0]?.longestPauseSeconds).toBeGreaterThanOrEqual(2.3);
     expect(stalled.disagreements).toEqual([]);
     expect(stalled.findings).toBe(0);
+  });
+
+  it('lights that share a key by mistake disagree only beside each other: never put down to the clock, though a light alone agrees', async () => {
+    // Planted: every verify light's metadata in one hash (the light's part of the key name replaced), for writes and reads alike.
+    const meta = 'lib/meta.lua';
+    const find = 'local function swc_meta_record(hash_key, outcome, second, error_json)';
+    const dir = plantBug(
+      meta,
+      find,
+      "local function swc_shared(key) return (string.gsub(key, 'l%d+g%d+', 'shared')) end\n" +
+        'local function swc_meta_record(own_key, outcome, second, error_json)\n  local hash_key = swc_shared(own_key)',
+    );
+    const sharedReads = plantBugIn(dir, meta, "  return redis.call('HMGET', hash_key,", "  return redis.call('HMGET', swc_shared(hash_key),");
+    const result = await verifyLayout(redis, createLayout('sliding-log', { scriptsDir: sharedReads }), { seed: 1, calls: 4000, lights: 12 });
+    expect(result.lightsDisagreeing).toBeGreaterThan(0);
+    expect(result.findings).toBeGreaterThan(0);
+    expect(result.unreproduced).toEqual([]);
   });
 });
 
