@@ -41,7 +41,10 @@ export function renderVerify(results: readonly VerifyResult[], color: boolean): 
       `${c.bold(r.layout)}: ${n(r.calls)} calls on ${r.lights} lights (windows ${windows.map(window).join(', ')}), ` +
         `${n(r.compared)} replies compared, largest eviction ${n(r.largestEviction)} buckets in one call, ${r.durationSeconds.toFixed(1)} s`,
     );
-    if (r.findings === 0) out.push(`  ${c.green('ok')}: every reply agrees with the model, no script error, every key has a TTL`);
+    if (r.findings === 0) {
+      const agree = r.unreproduced.length === 0 ? 'every reply agrees with the model' : 'every reply agrees with the model but those not reproduced below';
+      out.push(`  ${c.green('ok')}: ${agree}, no script error, every key has a TTL`);
+    }
     for (const x of r.crossSlot) {
       out.push(
         `  ${c.red('not cluster-safe')}: operation ${x.op}, Redis said ${x.error} (${n(x.calls)} call${x.calls === 1 ? '' : 's'} refused; ` +
@@ -74,7 +77,7 @@ export function renderVerify(results: readonly VerifyResult[], color: boolean): 
     for (const u of r.unreproduced) {
       out.push(
         `  ${c.yellow('not reproduced')} (not a finding): a ${u.kind === 'disagreement' ? 'disagreement' : 'declared deviation that did not happen'} on a ${window(u.windowSeconds)} window ` +
-          `went away when the light's ${n(u.calls)} calls were replayed at once: it waited ${u.longestPauseSeconds.toFixed(1)} s between two calls, and a TTL ran out on the server's clock meanwhile`,
+          `went away when the light's ${n(u.calls)} calls were replayed at once: it waited ${u.pauseSeconds.toFixed(1)} s before that call, and the server expired keys on its own clock meanwhile`,
       );
     }
     for (const d of r.deviations) {

@@ -32,7 +32,7 @@ const result = z.looseObject({
   deviations: z.array(z.looseObject({ id: z.string(), observed: z.number() })),
   keysWithoutTtl: z.array(z.looseObject({ key: z.string(), light: z.number() })),
   unreproduced: z.array(
-    z.looseObject({ kind: z.enum(['disagreement', 'deviation-miss']), windowSeconds: z.number(), calls: z.number().int(), longestPauseSeconds: z.number() }),
+    z.looseObject({ kind: z.enum(['disagreement', 'deviation-miss']), windowSeconds: z.number(), calls: z.number().int(), pauseSeconds: z.number() }),
   ),
   crossSlot: z.array(z.looseObject({ op: z.string(), calls: z.number() })),
   slots: z.object({ lightsChecked: z.number(), lightsSpanningSlots: z.number(), oneSlotPerLight: z.boolean() }),

@@ -112,20 +112,21 @@ export interface CrossSlotFinding {
 }
 
 /**
- * A problem the main run saw on a light that the light's same calls,
- * replayed at once on a fresh light, did not show: it depended on time
- * passing on the server's own clock, not on the injected one (a key's TTL,
- * in real seconds, ran out while the machine stalled between two calls of
- * the light). Not a finding: the layout answers as the model does whenever
- * its calls come as fast as its injected clock says.
+ * A problem the main run saw on a light that waited at least its window in
+ * wall time just before it (the machine stalled), while the server expired
+ * keys, and that the light's same calls, replayed at once on a fresh light,
+ * did not show: it depended on time passing on the server's own clock, not
+ * on the injected one (a key's TTL, in real seconds, ran out meanwhile).
+ * Not a finding: the layout answers as the model does whenever its calls
+ * come as fast as its injected clock says.
  */
 export interface UnreproducedProblem {
   readonly kind: 'disagreement' | 'deviation-miss';
   readonly windowSeconds: number;
   /** The light's calls up to the problem, as replayed. */
   readonly calls: number;
-  /** The longest wall time between two of the light's calls in the main run (at least a second, or it stays a finding). */
-  readonly longestPauseSeconds: number;
+  /** Wall time the light surely waited before the call that showed it (at least its window, or it stays a finding). */
+  readonly pauseSeconds: number;
 }
 
 /** Everything `swc verify` found for one layout. */

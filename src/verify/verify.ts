@@ -56,18 +56,13 @@ interface Problem {
   /** The light's calls, the last one showing the problem. */
   readonly calls: readonly ReproCall[];
   readonly verdict: Exclude<Verdict, { kind: 'ok' } | { kind: 'skip' } | { kind: 'deviation' }>;
-  /** The longest wall time between two of the light's calls up to it, ms (batch send times). */
-  readonly longestPauseMs: number;
+  /**
+   * Wall time the light surely waited before the call that shows it, ms: from
+   * the replies of the batch that held its previous call to the sending of
+   * the batch that holds this one (0 when both were in one batch).
+   */
+  readonly pauseMs: number;
 }
-
-/**
- * A problem the light's calls do not show when replayed at once counts as
- * the server's clock's only if the light paused at least this long in the
- * main run: no TTL a layout sets in whole seconds runs out sooner. Without
- * such a pause it stays a finding (lights that share a key by mistake
- * disagree only beside each other, never alone).
- */
-const SHORTEST_TTL_MS = 1000;
 
 type ProblemKind = Problem['verdict']['kind'];
 
@@ -95,9 +90,10 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
   const current = (i: number): Light => (generations[i] as Light[]).at(-1) as Light;
   const judges = traffic.lights.map((l) => new LightJudge(layout, l.windowSeconds));
   const history: ReproCall[][] = traffic.lights.map(() => []);
-  // Per light: when its last call was sent, and its longest pause between two calls so far (ms).
-  const lastSent: (number | undefined)[] = traffic.lights.map(() => undefined);
-  const longestPause = traffic.lights.map(() => 0);
+  // Per light: when the replies of the batch holding its last call came back (performance.now(), ms).
+  const lastReplied: (number | undefined)[] = traffic.lights.map(() => undefined);
+  // Keys the server expired on its own clock, over the main run (null where INFO is refused).
+  const expiredBefore = await expiredKeys(redis);
   const restart = new Set<number>();
   let largestEviction = 0;
   const problems = new Map<ProblemKind, Problem[]>();
@@ -116,12 +112,14 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
       const calls = slice.map((c) => scriptCall(layout, current(c.light), c, (traffic.lights[c.light] as { windowSeconds: number }).windowSeconds));
       const sentAt = performance.now();
       const replies = await execPipeline(redis, calls);
+      const repliedAt = performance.now();
       throwServerState(replies);
       slice.forEach((call, i) => {
         const own = history[call.light] as ReproCall[];
-        const last = lastSent[call.light];
-        if (last !== undefined) longestPause[call.light] = Math.max(longestPause[call.light] as number, sentAt - last);
-        lastSent[call.light] = sentAt;
+        const previous = lastReplied[call.light];
+        // In this batch, or after a batch that came back before this one was sent.
+        const pauseMs = previous === undefined || previous > sentAt ? 0 : sentAt - previous;
+        lastReplied[call.light] = repliedAt;
         own.push({ op: call.op, at: call.at });
         const refused = crossSlotText((replies[i] as PipelineReply)[0]);
         if (refused !== null) {
@@ -146,7 +144,7 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
         const list = problems.get(verdict.kind) ?? [];
         // One problem of each kind per light: later ones usually follow from the first.
         if (!list.some((p) => p.light === call.light)) {
-          list.push({ light: call.light, calls: [...own], verdict, longestPauseMs: longestPause[call.light] as number });
+          list.push({ light: call.light, calls: [...own], verdict, pauseMs });
         }
         problems.set(verdict.kind, list);
       });
@@ -156,8 +154,7 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
         generation.push({ name: `swc-verify-${run}-l${i}g${generation.length}` });
         judges[i] = new LightJudge(layout, (traffic.lights[i] as { windowSeconds: number }).windowSeconds);
         history[i] = [];
-        lastSent[i] = undefined;
-        longestPause[i] = 0;
+        lastReplied[i] = undefined;
       }
       restart.clear();
       options.progress?.onCalls?.(Math.min(from + batch, traffic.calls.length), traffic.calls.length);
@@ -174,7 +171,11 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
     let replayCount = 0;
     const replayLight = (): Light => ({ name: `swc-verify-${run}-r${replayCount++}` });
     const windowOf = (p: Problem): number => (traffic.lights[p.light] as { windowSeconds: number }).windowSeconds;
-    const unreproduced = await dropUnreproduced(problems, (p) => replay(redis, layout, replayLight(), windowOf(p), p.calls), options.signal);
+    const expiredAfter = await expiredKeys(redis);
+    const expired = expiredBefore !== null && expiredAfter !== null && expiredAfter > expiredBefore;
+    const unreproduced = expired
+      ? await dropUnreproduced(problems, windowOf, (p) => replay(redis, layout, replayLight(), windowOf(p), p.calls), options.signal)
+      : [];
 
     const budget: ShrinkBudget = {
       deadline: Date.now() + (options.shrinkMs ?? 30_000),
@@ -267,7 +268,7 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
         kind: p.verdict.kind as UnreproducedProblem['kind'],
         windowSeconds: windowOf(p),
         calls: p.calls.length,
-        longestPauseSeconds: Math.round(p.longestPauseMs / 100) / 10,
+        pauseSeconds: Math.round(p.pauseMs / 100) / 10,
       })),
       crossSlot: crossSlotFindings,
       slots: { lightsChecked: lights.length, lightsSpanningSlots, oneSlotPerLight: lightsSpanningSlots === 0 },
@@ -291,17 +292,18 @@ function sameProblem(problem: Problem): (v: Verdict) => boolean {
 }
 
 /**
- * Replays each disagreement's and deviation miss's light (its calls up to
- * the problem, at once, on a fresh light) when the light paused for
- * {@link SHORTEST_TTL_MS} or more in the main run, and takes out of
- * `problems` those the replay does not show: they depended on time passing
- * on the server's own clock, not on the injected one (a TTL in real
- * seconds, a window's `EXPIRE window` or `2 × window`, ran out while this
- * machine stalled between two calls of the light). Returns them. Script
- * errors, and problems of lights that never paused, stay as they are.
+ * Takes out of `problems` (and returns) the disagreements and deviation
+ * misses that depended on the server's own clock rather than the injected
+ * one: the light waited at least its window in wall time just before the
+ * call that shows it (a correct layout keeps what its window holds for at
+ * least the window, so a shorter wait cannot have expired anything it
+ * needs: a TTL shorter than that stays a finding), and its calls, replayed
+ * at once on a fresh light, do not show it. The caller asks only when the
+ * server expired keys during the run. Script errors stay as they are.
  */
 async function dropUnreproduced(
   problems: Map<ProblemKind, Problem[]>,
+  windowOf: (problem: Problem) => number,
   replayOf: (problem: Problem) => Promise<Verdict[]>,
   signal: AbortSignal | undefined,
 ): Promise<Problem[]> {
@@ -310,13 +312,24 @@ async function dropUnreproduced(
     const kept: Problem[] = [];
     for (const problem of problems.get(kind) ?? []) {
       signal?.throwIfAborted();
-      if (problem.longestPauseMs >= SHORTEST_TTL_MS && firstMatch(await replayOf(problem), sameProblem(problem)) === null) dropped.push(problem);
+      const waited = problem.pauseMs >= windowOf(problem) * 1000;
+      if (waited && firstMatch(await replayOf(problem), sameProblem(problem)) === null) dropped.push(problem);
       else kept.push(problem);
     }
     if (kept.length > 0) problems.set(kind, kept);
     else problems.delete(kind);
   }
   return dropped;
+}
+
+/** The server's count of keys it expired (INFO stats expired_keys); null when INFO is refused. */
+async function expiredKeys(redis: Redis): Promise<number | null> {
+  try {
+    const match = /^expired_keys:(\d+)/m.exec(await redis.info('stats'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The script call of one verify call; failures carry a realistic error JSON. */

@@ -110,10 +110,34 @@ describe("the injected clock and the server's own", () => {
       },
     });
     expect(stalled.windows).toContain(1);
-    expect(stalled.unreproduced).toEqual([{ kind: 'disagreement', windowSeconds: 1, calls: expect.any(Number), longestPauseSeconds: expect.any(Number) }]);
-    expect(stalled.unreproduced[0]?.longestPauseSeconds).toBeGreaterThanOrEqual(2.3);
+    expect(stalled.unreproduced).toEqual([{ kind: 'disagreement', windowSeconds: 1, calls: expect.any(Number), pauseSeconds: expect.any(Number) }]);
+    expect(stalled.unreproduced[0]?.pauseSeconds).toBeGreaterThanOrEqual(2.3);
     expect(stalled.disagreements).toEqual([]);
     expect(stalled.findings).toBe(0);
+  });
+
+  it('a TTL shorter than the window (2 s for every window) stays a finding on the windows it cuts short, stall or not', async () => {
+    // Planted: sliding-log keeps each log for 2 s whatever its window; a light of a 2 h window loses its log after 2 s idle.
+    const dir = plantBug('sliding-log/_log.lua', "redis.call('EXPIRE', own_key, 2 * window)", "redis.call('EXPIRE', own_key, 2)");
+    const result = await verifyLayout(redis, createLayout('sliding-log', { scriptsDir: dir }), {
+      seed: 1,
+      calls: 4000,
+      lights: 12,
+      // What is a finding is decided before shrinking; a short shrink keeps the case quick.
+      maxListed: 1,
+      shrinkMs: 300,
+      progress: {
+        onCalls: (sent) => {
+          if (sent !== 2000) return;
+          const until = Date.now() + 2300;
+          while (Date.now() < until);
+        },
+      },
+    });
+    // Only a light whose window the 2.3 s wait covers may be put down to the clock.
+    expect(result.unreproduced.every((u) => u.windowSeconds <= 2)).toBe(true);
+    expect(result.findings).toBeGreaterThan(0);
+    expect(result.disagreements.some((d) => d.windowSeconds > 2)).toBe(true);
   });
 
   it('lights that share a key by mistake disagree only beside each other: never put down to the clock, though a light alone agrees', async () => {
