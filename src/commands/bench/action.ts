@@ -86,8 +86,8 @@ export async function benchAction(given: BenchFlags, cmd: Command): Promise<numb
   const estimate = estimatePlan(plan, {
     runs: combinations ? combinations.length : 1,
     privateServer: combinations !== undefined || (flags.redisUrl === undefined && !process.env.REDIS_URL),
-    // --suggest runs each accuracy phase in line (its probe gets the machine to itself).
-    inLine: flags.suggest === true,
+    // --suggest runs each accuracy phase in line (its probe gets the machine to itself), and a cluster has no second server for them.
+    inLine: flags.suggest === true || wantsCluster(flags),
     ...(counting ? { instructions: counting.plan } : {}),
   });
   // A long run says so before anything else, so Ctrl-C costs nothing.
