@@ -79,6 +79,16 @@ export async function serverRunId(redis: Redis): Promise<string> {
   return parseInfo(await redis.info('server')).run_id ?? '';
 }
 
+/** INFO stats `expired_keys`: keys the server expired on its own clock so far; null when INFO is not allowed. */
+export async function expiredKeys(redis: Redis): Promise<number | null> {
+  try {
+    const count = parseInfo(await redis.info('stats')).expired_keys;
+    return count === undefined ? null : Number(count);
+  } catch {
+    return null;
+  }
+}
+
 /** Counters that tell whether something disturbed a measurement between two readings. */
 export interface ServerCounters {
   readonly runId: string;

@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import type { ScriptCall } from '../lua/source.js';
 import type { Layout, Light } from '../layouts/types.js';
 import { ScriptError, ServerStateError } from '../core/errors.js';
+import { expiredKeys } from '../redis/info.js';
 import { execPipeline, installScripts, type PipelineReply } from '../redis/scripts.js';
 import { keySlot } from '../redis/slot.js';
 import { LightJudge, verifyErrorJson, type Verdict } from './judge.js';
@@ -117,8 +118,8 @@ export async function verifyLayout(redis: Redis, layout: Layout, options: Verify
       slice.forEach((call, i) => {
         const own = history[call.light] as ReproCall[];
         const previous = lastReplied[call.light];
-        // In this batch, or after a batch that came back before this one was sent.
-        const pauseMs = previous === undefined || previous > sentAt ? 0 : sentAt - previous;
+        // Batches go one after another: the one holding the light's previous call came back before this one was sent.
+        const pauseMs = previous === undefined ? 0 : sentAt - previous;
         lastReplied[call.light] = repliedAt;
         own.push({ op: call.op, at: call.at });
         const refused = crossSlotText((replies[i] as PipelineReply)[0]);
@@ -320,16 +321,6 @@ async function dropUnreproduced(
     else problems.delete(kind);
   }
   return dropped;
-}
-
-/** The server's count of keys it expired (INFO stats expired_keys); null when INFO is refused. */
-async function expiredKeys(redis: Redis): Promise<number | null> {
-  try {
-    const match = /^expired_keys:(\d+)/m.exec(await redis.info('stats'));
-    return match ? Number(match[1]) : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The script call of one verify call; failures carry a realistic error JSON. */
