@@ -20,7 +20,7 @@ import type { VerifyResult } from '../../verify/types.js';
 import { verifyLayout } from '../../verify/verify.js';
 import { buildsToRun } from '../builds.js';
 import { openCluster, primariesOf } from '../cluster-read.js';
-import { onShutdown } from '../lifecycle.js';
+import { onSecondSignal, onShutdown } from '../lifecycle.js';
 import { printJson, sessionFromFlags, turnWaitMs, useColor, wantsCluster } from '../options.js';
 import { verifyAcrossBuilds } from './builds.js';
 import type { VerifyFlags } from './flags.js';
@@ -64,6 +64,7 @@ export async function verifyAction(flags: VerifyFlags): Promise<number> {
       layouts: names,
       layoutOptions: scripts,
       trustScripts: flags.trustScripts === true,
+      unconfinedScripts: flags.unconfinedScripts === true,
       ...(usersUrl !== undefined ? { usersUrl } : {}),
       open: async () => {
         // The seed is printed whatever the flags: a finding is only useful if it can be replayed.
@@ -85,8 +86,11 @@ export async function verifyAction(flags: VerifyFlags): Promise<number> {
       },
       say: (line) => void process.stderr.write(`${line}\n`),
       onSignal: onShutdown,
+      onSecondSignal,
     },
-    ({ target, namespace, signal }) => verifyEach(names, target, namespace, scripts, { seed, calls: flags.calls, lights: flags.lights, signal, say }),
+    // The rehearsal on swc's private server (src/safety/rehearsal.ts) runs the same verification silently.
+    ({ target, namespace, signal, rehearsal }) =>
+      verifyEach(names, target, namespace, scripts, { seed, calls: flags.calls, lights: flags.lights, signal, say: rehearsal ? () => undefined : say }),
   );
   const findings = results.reduce((sum, r) => sum + r.findings, 0);
   if (flags.json)

@@ -26,7 +26,14 @@ async function refusal(manifest: string, trust: boolean): Promise<unknown> {
   try {
     // The layout is resolved as --layout resolves it; a manifest that fails its own checks throws here.
     const layout = resolveLayoutName(manifest);
-    await guardUntrustedScripts({ layouts: [layout], layoutOptions: {}, privateServer: false, trust, target: TARGET, command: 'swc bench' });
+    await guardUntrustedScripts({
+      layouts: [layout],
+      layoutOptions: {},
+      privateServer: false,
+      trust: trust ? 'confined' : 'none',
+      target: TARGET,
+      command: 'swc bench',
+    });
     return undefined;
   } catch (err) {
     return err;
@@ -69,7 +76,7 @@ describe("hostile manifests: refused before anything reaches the user's server",
       layouts: [layout],
       layoutOptions: {},
       privateServer: false,
-      trust: true,
+      trust: 'confined',
       target: TARGET,
       command: 'swc bench',
     });
@@ -77,11 +84,11 @@ describe("hostile manifests: refused before anything reaches the user's server",
     expect(untrusted?.files).toMatch(/record\.lua/);
     // On a private server, no probe and nothing to confine.
     expect(
-      await guardUntrustedScripts({ layouts: [layout], layoutOptions: {}, privateServer: true, trust: false, target: '', command: 'swc bench' }),
+      await guardUntrustedScripts({ layouts: [layout], layoutOptions: {}, privateServer: true, trust: 'none', target: '', command: 'swc bench' }),
     ).toBeNull();
     // Built-in layouts: no probe, nothing to confine, no flag needed.
     expect(
-      await guardUntrustedScripts({ layouts: ['stoplight-v6'], layoutOptions: {}, privateServer: false, trust: false, target: TARGET, command: 'swc bench' }),
+      await guardUntrustedScripts({ layouts: ['stoplight-v6'], layoutOptions: {}, privateServer: false, trust: 'none', target: TARGET, command: 'swc bench' }),
     ).toBeNull();
   });
 });
@@ -98,7 +105,7 @@ describe('scripts that misbehave only after a probe: refused on content alone wi
           layouts: [layout],
           layoutOptions: {},
           privateServer: false,
-          trust: false,
+          trust: 'none',
           target: 'redis://127.0.0.1:6379/0',
           command,
         }).catch((err: unknown) => err);
