@@ -130,6 +130,7 @@ async function rehearseThenLimit(
   untrusted: Untrusted,
   admins: readonly Redis[],
   runUser: RunUser | null,
+  namespace: Namespace,
   register: (cleanup: () => Promise<void>) => void,
   rehearsal: (target: Target) => Promise<unknown>,
   signal: AbortSignal,
@@ -146,6 +147,7 @@ async function rehearseThenLimit(
     run: rehearsal,
     say: (line) => say(`${guard.command}: ${line}`),
     signal,
+    ...(runUser ? { confine: { namespace, files: runUser.files } } : {}),
   });
   if (signal.aborted) throw new InterruptedError();
   await limitUntrusted(untrusted, [...admins], runUser, register, rehearsed.limits);
@@ -258,7 +260,8 @@ export async function guardedRun<T>(guard: Guard, run: (context: GuardedContext)
     const register = (c: () => Promise<void>): void => void cleanups.push(c);
     const runUser = untrusted ? await confineOrRefuse(untrusted, admins, namespace, register) : null;
     madeUser = runUser;
-    if (untrusted) await rehearseThenLimit(guard, untrusted, admins, runUser, register, (t) => run({ ...context(t), rehearsal: true }), stop.signal, say);
+    if (untrusted)
+      await rehearseThenLimit(guard, untrusted, admins, runUser, namespace, register, (t) => run({ ...context(t), rehearsal: true }), stop.signal, say);
     if (guard.takeTurns && !target.private) {
       const turns = guard.takeTurns;
       heartbeat = await markRun(target.redis, namespace);

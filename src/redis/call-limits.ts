@@ -94,6 +94,14 @@ export const rehearsedNothing = (): Rehearsed => ({
 
 /** A refusal of the rehearsal: a call on swc's private server went past a budget; nothing was sent to the user's server. */
 export class RehearsalStop extends RefusalError {}
+
+/** A stop of the checks or the time guard (`stopped: <file> <what> on <where>; …`) said of the rehearsal on `where`. */
+export function asRehearsal(message: string, where: string): string {
+  return message
+    .replace(/^stopped: /, '')
+    .replace(` on ${where}`, ` in swc's rehearsal of this run on ${where}`)
+    .replace(/, and swc stopped the run \(what the call wrote before stays under the run's namespace, removed with it\)/, '');
+}
 /** How long after a jump of the data's bytes it is read again (Redis's client cron runs every 100 ms at the default hz). */
 const CONFIRM_AFTER_MS = 250;
 /** Redis's busy threshold when CONFIG GET is not allowed (busy-reply-threshold, lua-time-limit before 7.0). */
@@ -158,9 +166,7 @@ export class CallLimits {
   /** The error that stops the run when the time guard inside a script ended a call (src/lua/guard.ts): `reply` is its SWCGUARD error. */
   guardStopped(file: string, reply: unknown): RefusalError {
     const stopped = guardStoppedError(file, reply, this.shownServer);
-    if (!this.rehearsal) return stopped;
-    const what = stopped.message.replace(/^stopped: /, '').replace(/; the time guard[\s\S]*$/, '');
-    return new RehearsalStop(`${what}, in swc's rehearsal of this run (the time guard swc puts into scripts it did not write ended that call)`);
+    return this.rehearsal ? new RehearsalStop(asRehearsal(stopped.message, this.shownServer)) : stopped;
   }
 
   private async check(tookMs: number, file: string): Promise<void> {

@@ -16,9 +16,10 @@
  */
 import { existsSync } from 'node:fs';
 import type { Redis } from 'ioredis';
-import { RefusalError } from '../core/errors.js';
+import { FindingError, RefusalError } from '../core/errors.js';
 import type { LuaScript } from '../lua/source.js';
 import {
+  asRehearsal,
   busyThresholdMs,
   callBudgetFor,
   callGrowthBound,
@@ -34,6 +35,8 @@ import { parseInfo } from '../redis/info.js';
 import { ioredisChannel, watchRunawayScripts } from '../redis/scripts.js';
 import { startPrivateServer, type PrivateServer } from '../redis/server.js';
 import { singleTarget, type Target } from '../redis/target.js';
+import { confineRun, denialFinding } from './acl.js';
+import type { Namespace } from './namespace.js';
 
 /**
  * Server settings copied from the user's server onto the rehearsal's: what
@@ -85,6 +88,12 @@ export interface RehearsalInput {
   readonly say: (line: string) => void;
   /** Aborted: the rehearsal ends and no run follows. */
   readonly signal?: AbortSignal;
+  /**
+   * The run's namespace and scripts when the live run is confined: the
+   * rehearsal runs them as the same kind of temporary ACL user, so a script
+   * that reaches outside is denied there, before the first write.
+   */
+  readonly confine?: { readonly namespace: Namespace; readonly files: ReadonlyMap<string, LuaScript> };
 }
 
 /** What a rehearsal found: its measurements, and the limits of the live run on each primary. */
@@ -128,6 +137,14 @@ async function startRehearsalServer(executable: string | undefined): Promise<Pri
     }
   }
   return startPrivateServer({});
+}
+
+/** What stopped the rehearsal, in its words: a stop of the checks or the time guard said of the rehearsal, any other failure as such. */
+function rehearsalWords(err: unknown, where: string): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof RehearsalStop) return message;
+  if (err instanceof RefusalError && message.startsWith('stopped: ')) return asRehearsal(message, where);
+  return `the run failed in swc's rehearsal of it on ${where}: ${message}`;
 }
 
 /** The user's server's memory, per primary, as the rehearsal judges against it. */
@@ -210,14 +227,19 @@ export async function rehearse(input: RehearsalInput): Promise<RehearsalResult> 
     const verdict = (so: Rehearsed): RehearsalStop | null => wontFit(input, rooms, so, build);
     const unlimit = await limitCalls(session.redis, channel, where, { rehearsal: rehearsed, callBudgetMs, verdict });
     cleanups.push(unlimit);
+    const user = input.confine ? await confineRun(session.redis, input.confine.namespace, input.confine.files) : null;
+    if (user) cleanups.push(() => user.remove());
     try {
       await input.run(singleTarget(session));
     } catch (err) {
       if (input.signal?.aborted) throw err;
       if (err instanceof RehearsalStop && err.message.startsWith('refused before the first write')) throw err;
-      const what =
-        err instanceof RehearsalStop ? err.message : `the run failed in swc's rehearsal of it on ${where}: ${err instanceof Error ? err.message : String(err)}`;
-      throw new RehearsalStop(`refused before the first write: ${what}; nothing of the run was sent to ${input.target}`, { cause: err });
+      const denied = user ? await denialFinding(session.redis, user, err) : null;
+      if (denied) {
+        const message = `${denied.message}, in swc's rehearsal of this run on ${where}, before the first write; nothing of the run was sent to ${input.target}`;
+        throw new FindingError(message, { cause: err });
+      }
+      throw new RehearsalStop(`refused before the first write: ${rehearsalWords(err, where)}; nothing of the run was sent to ${input.target}`, { cause: err });
     }
   } finally {
     for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
