@@ -16,6 +16,7 @@ import type { Redis } from 'ioredis';
 import { InterruptedError, RefusalError } from '../core/errors.js';
 import type { LayoutName } from '../layouts/index.js';
 import type { LayoutOptions } from '../layouts/types.js';
+import type { LuaScript } from '../lua/source.js';
 import { redactUrl } from '../redis/connect.js';
 import { preflight, refusalOf } from '../redis/preflight.js';
 import type { Target } from '../redis/target.js';
@@ -147,7 +148,7 @@ async function rehearseThenLimit(
     run: rehearsal,
     say: (line) => say(`${guard.command}: ${line}`),
     signal,
-    ...(runUser ? { confine: { namespace, files: runUser.files } } : {}),
+    ...(runUser ? { confine: { namespace, files: runUser.files as Map<string, LuaScript> } } : {}),
   });
   if (signal.aborted) throw new InterruptedError();
   await limitUntrusted(untrusted, [...admins], runUser, register, rehearsed.limits);

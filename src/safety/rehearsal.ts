@@ -29,6 +29,7 @@ import {
   rehearsedNothing,
   type LiveLimits,
   type Rehearsed,
+  wireScript,
 } from '../redis/call-limits.js';
 import { openSession } from '../redis/connect.js';
 import { parseInfo } from '../redis/info.js';
@@ -93,7 +94,7 @@ export interface RehearsalInput {
    * rehearsal runs them as the same kind of temporary ACL user, so a script
    * that reaches outside is denied there, before the first write.
    */
-  readonly confine?: { readonly namespace: Namespace; readonly files: ReadonlyMap<string, LuaScript> };
+  readonly confine?: { readonly namespace: Namespace; readonly files: Map<string, LuaScript> };
 }
 
 /** What a rehearsal found: its measurements, and the limits of the live run on each primary. */
@@ -227,7 +228,10 @@ export async function rehearse(input: RehearsalInput): Promise<RehearsalResult> 
     const verdict = (so: Rehearsed): RehearsalStop | null => wontFit(input, rooms, so, build);
     const unlimit = await limitCalls(session.redis, channel, where, { rehearsal: rehearsed, callBudgetMs, verdict });
     cleanups.push(unlimit);
-    const user = input.confine ? await confineRun(session.redis, input.confine.namespace, input.confine.files) : null;
+    const files = input.confine?.files;
+    // Scripts go there with the time guard in: a denial names the guarded copy's SHA1, which is the same file.
+    for (const script of [...(files?.values() ?? [])]) files?.set(wireScript(script, channel).sha1, script);
+    const user = input.confine && files ? await confineRun(session.redis, input.confine.namespace, files) : null;
     if (user) cleanups.push(() => user.remove());
     try {
       await input.run(singleTarget(session));
@@ -236,7 +240,7 @@ export async function rehearse(input: RehearsalInput): Promise<RehearsalResult> 
       if (err instanceof RehearsalStop && err.message.startsWith('refused before the first write')) throw err;
       const denied = user ? await denialFinding(session.redis, user, err) : null;
       if (denied) {
-        const message = `${denied.message}, in swc's rehearsal of this run on ${where}, before the first write; nothing of the run was sent to ${input.target}`;
+        const message = `${denied.message.replace(/; the user's keys are untouched$/, '')}; this was swc's rehearsal of the run on ${where}: nothing of the run was sent to ${input.target}`;
         throw new FindingError(message, { cause: err });
       }
       throw new RehearsalStop(`refused before the first write: ${rehearsalWords(err, where)}; nothing of the run was sent to ${input.target}`, { cause: err });

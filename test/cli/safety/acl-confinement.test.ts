@@ -99,7 +99,7 @@ describe.concurrent('on a Redis Cluster swc did not start', () => {
   });
 });
 
-describe.concurrent('the temporary user is removed on every way out', () => {
+describe.concurrent('the temporary user is removed on every way out', { timeout: 120_000 }, () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
