@@ -1,3 +1,4 @@
+import { jsonText } from '../core/format.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Session } from '../redis/connect.js';
 import type { CommandCap } from '../redis/command-cap.js';
@@ -189,7 +190,7 @@ export function useColor(): boolean {
 
 /** Writes a result to stdout as JSON (whole, with a trailing newline). */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${jsonText(value)}\n`);
 }
 
 /** `--wait-for-runs`, for commands that take turns with other swc runs on a server (bench, verify). */
