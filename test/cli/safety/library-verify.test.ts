@@ -2,7 +2,7 @@
  * The package's use cases that run a layout's scripts refuse a user's own
  * scripts on a server swc did not start, as the CLI does: the refusal sits in
  * the use case (`verifyLayout`, `runBench`), not in the command, so a library
- * call cannot go around it. Refused: the CLI's error, word for word, and the
+ * call cannot go around it (and `diagnose` does not even load them there). Refused: the CLI's error, word for word, and the
  * server's own counters show no SCRIPT LOAD, EVAL or EVALSHA. Trusted: it runs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExitCode, loadManifestLayout, openSession, registerLayout, runBench, UntrustedRefusal, verifyLayout } from '../../../src/index.js';
+import { diagnose, ExitCode, loadManifestLayout, openSession, registerLayout, runBench, UntrustedRefusal, verifyLayout } from '../../../src/index.js';
 import { hostile } from '../../hostile-manifests.js';
 import { testServer } from '../../helpers.js';
 import { runCli } from '../run-cli.js';
@@ -70,6 +70,20 @@ describe.concurrent("the package's verifyLayout on a server the test started (no
       .finally(() => session.close());
     expect(refused).toBeInstanceOf(UntrustedRefusal);
     expect(await scriptCommands(redis)).toBe(0);
+  });
+
+  it("diagnose (doctor's use case) loads swc's own scripts but not a registered manifest's, on a server swc did not start", async (context) => {
+    const { redis } = await testServer(context);
+    const manifest = editedManifest('edited-log-doctor');
+    registerLayout({ name: 'edited-log-doctor', create: (options) => loadManifestLayout(manifest, options) });
+    const diagnosis = await diagnose(redis);
+    expect(diagnosis.checks.find((c) => c.name === 'scripts edited-log-doctor')).toMatchObject({
+      status: 'warn',
+      detail: expect.stringMatching(/^not loaded/),
+    });
+    const edited = loadManifestLayout(manifest).scripts.map((s) => s.sha1);
+    expect(await redis.call('SCRIPT', 'EXISTS', ...edited)).toEqual(edited.map(() => 0));
+    expect(diagnosis.scripts.filter((s) => s.loaded).length).toBeGreaterThan(0);
   });
 
   it('with trustScripts it runs: the edited script is loaded and called, and its write is there', async (context) => {
