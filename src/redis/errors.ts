@@ -208,10 +208,12 @@ export function guardStoppedError(file: string, reply: unknown, server = 'the se
     .replace(`${GUARD_ERROR_CODE} `, '')
     .replace(/ script: [0-9a-f]{40}[\s\S]*$/, '')
     .trim();
-  // The guard names the user's line it stopped at (`(at user_script:N)`): as the file and line it came from.
-  const why = script ? locate(script, said) : said;
+  // The guard names the user's line it stopped at (`(at user_script:N)`): told as the file and line it came from.
+  const line = / \(at (user_script:\d+)\)/.exec(said);
+  const why = line ? said.replace(line[0], '') : said;
+  const at = line && script ? ` at ${locate(script, line[1] as string)}` : '';
   return new RefusalError(
-    `stopped: ${file} ${why} on ${server}; the time guard swc puts into scripts it did not write (--trust-scripts) ended that call, and swc stopped the run ` +
+    `stopped: ${file} ${why} on ${server}; the time guard swc puts into scripts it did not write (--trust-scripts) ended that call${at}, and swc stopped the run ` +
       "(what the call wrote before stays under the run's namespace, removed with it)",
   );
 }
