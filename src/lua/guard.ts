@@ -43,7 +43,7 @@
 import { createHash } from 'node:crypto';
 import luaparse from 'luaparse';
 import { UsageError } from '../core/errors.js';
-import { isOwnScript, type LuaScript } from './source.js';
+import { isOwnScript, originOf, type LuaScript } from './source.js';
 
 /** The weight of a statement with a call in it (a command or a C function may be slow), against 1 for one without. */
 export const GUARD_CALL_WEIGHT = 64;
@@ -181,7 +181,7 @@ function parse(source: string, script?: LuaScript): { chunk: LuaNode; namesG: bo
     return { chunk, namesG: (chunk.globals ?? []).some((g) => g.name === '_G') };
   } catch (err) {
     const { line, message } = err as { line?: number; message?: string };
-    const origin = script && line !== undefined ? script.lineMap[line - 1] : undefined;
+    const origin = script && line !== undefined ? originOf(script, line) : undefined;
     const where = origin ? `${origin.file}:${origin.line}` : (script?.file ?? 'a script');
     throw new GuardParseError(
       `${where}: refused: swc cannot read this script as Lua 5.1 (${String(message).replace(/^\[\d+:\d+\] /, '')}), so it cannot put its time guard in; nothing was sent`,

@@ -291,10 +291,13 @@ function lineIndex(source: string, n: number): number {
   return lf;
 }
 
+/** The file and line Lua's line `n` of `script` came from (Lua counts a bare CR as a line end too). */
+export const originOf = (script: LuaScript, n: number): LuaScript['lineMap'][number] | undefined => script.lineMap[lineIndex(script.source, n)];
+
 /** Rewrites `user_script:N` in a Redis error into the file and line it came from. */
 export function locate(script: LuaScript, message: string): string {
   return message.replace(/user_script:(\d+)/g, (whole, n: string) => {
-    const origin = script.lineMap[lineIndex(script.source, Number(n))];
+    const origin = originOf(script, Number(n));
     return origin ? `${origin.file}:${origin.line}` : whole;
   });
 }

@@ -16,7 +16,7 @@ import type { Redis, RedisOptions } from 'ioredis';
 import { BENCH_ROOT, type Namespace } from './namespace.js';
 import { FindingError, type SwcError } from '../core/errors.js';
 import { connect } from '../redis/connect.js';
-import type { LuaScript } from '../lua/source.js';
+import { originOf, type LuaScript } from '../lua/source.js';
 import { confineScriptsOf } from '../redis/scripts.js';
 import { confineRespTarget } from '../redis/confined-targets.js';
 
@@ -171,7 +171,7 @@ export async function denialFinding(admin: Redis, user: RunUser, err: unknown): 
   // Under swc's clock wrapper the error is raised by the wrapper; it names the script's own line as "called at".
   const line = (/called at user_script:(\d+)/.exec(text) ?? /@user_script:(\d+)/.exec(text))?.[1];
   const loaded = sha !== undefined ? user.files.get(sha) : undefined;
-  const origin = loaded && line !== undefined ? loaded.lineMap[Number(line) - 1] : undefined;
+  const origin = loaded && line !== undefined ? originOf(loaded, Number(line)) : undefined;
   const script = loaded === undefined ? undefined : origin ? `${origin.file}:${origin.line}` : loaded.file;
   return new FindingError(
     `denied by swc's confinement: ${script ? `${script} ` : 'a script '}tried ${detail || 'a command or key outside the run'} ` +

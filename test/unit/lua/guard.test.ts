@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GUARD_CALL_WEIGHT, GuardParseError, guardSource } from '../../../src/lua/guard.js';
+import { locate, type LuaScript } from '../../../src/lua/source.js';
 
 /** The weights of the checks in a guarded `source`, in order (the prologue's own code has none). */
 const checks = (source: string): number[] => [...guardSource(source, 250).matchAll(/swc_guard_[0-9a-f]{12}\((\d+)\);/g)].map((m) => Number(m[1]));
@@ -76,5 +77,23 @@ describe('guardSource: where the time guard goes (read from the syntax tree)', (
 
   it('states its budget in microseconds', () => {
     expect(guardSource('return 1', 50)).toContain('deadline = now + 50000');
+  });
+});
+
+describe("locate: Lua's line numbers, where a bare CR ends a line too", () => {
+  const script = (source: string): LuaScript => ({
+    id: 'x',
+    file: 'x.lua',
+    source,
+    sha1: '',
+    command: 'x',
+    lineMap: source.split('\n').map((_, i) => ({ file: 'x.lua', line: i + 1 })),
+  });
+
+  it("maps Lua's line N to the file's line, counting CR, LF, CR LF and LF CR as one end each", () => {
+    // Lua's lines: 1 `a`, 2 `b` (after a bare CR), 3 `c` (after CR LF), 4 `d` (after LF CR), 5 `e`.
+    const s = script('a\rb\r\nc\n\rd\ne');
+    expect(['1', '2', '3', '4', '5'].map((n) => locate(s, `user_script:${n}`))).toEqual(['x.lua:1', 'x.lua:1', 'x.lua:2', 'x.lua:3', 'x.lua:4']);
+    expect(locate(script('a\nb'), 'user_script:2: boom')).toBe('x.lua:2: boom');
   });
 });
