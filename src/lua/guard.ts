@@ -22,7 +22,7 @@
  * the only things that can be slow within one statement). The first check
  * reads the server's clock (`TIME`), which starts the call's budget; later
  * checks read it again each time the count has grown by the interval, which
- * starts at 1, doubles while readings come less than 2 ms apart (up to
+ * starts at one call's weight, doubles while readings come less than 2 ms apart (up to
  * {@link GUARD_MAX_INTERVAL}) and shrinks in proportion when they come
  * further apart. So at most 1024 / 64 = 16 calls run between two readings,
  * and slow ones are read one by one. A reading past the budget raises
@@ -79,7 +79,7 @@ function prologue(budgetMs: number, name: string, copiesGlobals: boolean): strin
   return [
     `local ${name}`,
     'do',
-    `local call, units, nextAt, every, last, deadline, stopped = redis.pcall, 0, 0, 1, nil, nil, nil`,
+    `local call, units, nextAt, every, last, deadline, stopped = redis.pcall, 0, 0, ${GUARD_CALL_WEIGHT}, nil, nil, nil`,
     'local error, pcall, type, tonumber, floor, string = error, pcall, type, tonumber, math.floor, string',
     `${name} = function(weight)`,
     'if stopped then error(stopped) end',
