@@ -157,6 +157,12 @@ describe('round 5: what the hand tokenizer missed, and straight-line code', () =
     expect(await commandCalls(redis, 'time')).toBeGreaterThanOrEqual(line - 2);
   });
 
+  it('a loop of 127 slow steps (once read only from its 64th step) stops before its end', async () => {
+    const source = "local s = string.rep('a', 2000) local done = 0 for i = 1, 127 do string.find(s, '.-b') done = i end return done";
+    const reply = await run(source);
+    expect((reply as Error).message).toMatch(/^SWCGUARD ran past its budget of 50 ms in one call \(at user_script:1\)/);
+  });
+
   it('fast code that ramps the interval up, then slow calls: at most 16 of them run between two readings', async () => {
     const source = `local n = 0 for i = 1, 20000 do n = n + i end\nlocal s = string.rep('a', 2000)\n${Array.from({ length: 300 }, () => "string.find(s, '.-b')").join('\n')}`;
     await redis.config('RESETSTAT');
