@@ -81,3 +81,21 @@ describe.concurrent('ways past the old time guard, after the probe, on a user se
     expect(await redis.keys('swc-bench:*')).toEqual([]);
   });
 });
+
+describe('a script the guard cannot read as Lua 5.1', () => {
+  it('is refused before the probe and before anything reaches the user server: exit 2, one line naming the file and line', async () => {
+    const { url, redis } = await server();
+    const folder = path.join(dir, 'unreadable');
+    cpSync(EXAMPLE, folder, { recursive: true });
+    const file = path.join(folder, 'record.lua');
+    // Lua 5.2's goto: Redis's Lua 5.1 cannot compile it either.
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/\nreturn now\n$/, '\ngoto done\n::done::\nreturn now\n'));
+    const result = await bench(path.join(folder, 'my-log.json'), url);
+    expect(result.stderr).toMatch(
+      /record\.lua:\d+: refused: swc cannot read this script as Lua 5\.1 \(.*\), so it cannot put its time guard in; nothing was sent/,
+    );
+    expect(result.code).toBe(2);
+    expect(await redis.dbsize()).toBe(0);
+    expect(String(await redis.info('commandstats'))).not.toMatch(/cmdstat_(evalsha|script)/);
+  });
+});
