@@ -92,7 +92,7 @@ function prologue(budgetMs: number, name: string, copiesGlobals: boolean): strin
     'local now = tonumber(t[1]) * 1000000 + tonumber(t[2])',
     `if last == nil then deadline = now + ${Math.round(budgetMs * 1000)}`,
     `elseif now - last > ${INTERVAL_TARGET_US} then every = floor(every * ${INTERVAL_TARGET_US} / (now - last)) if every < 1 then every = 1 end`,
-    `elseif every < ${GUARD_MAX_INTERVAL} then every = every * 2 end`,
+    `elseif every < ${GUARD_MAX_INTERVAL} then every = every * 2 if every > ${GUARD_MAX_INTERVAL} then every = ${GUARD_MAX_INTERVAL} end end`,
     `if now > deadline then ${stop(`ran past its budget of ${budgetMs} ms in one call`)} end`,
     'last = now nextAt = units + every',
     'end',

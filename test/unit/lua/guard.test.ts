@@ -97,3 +97,9 @@ describe("locate: Lua's line numbers, where a bare CR ends a line too", () => {
     expect(locate(script('a\nb'), 'user_script:2: boom')).toBe('x.lua:2: boom');
   });
 });
+
+describe('the interval between readings', () => {
+  it('never grows past the most weight between two readings, after it shrank to a number that does not double onto it', () => {
+    expect(guardSource('return 1', 250)).toMatch(/every = every \* 2 if every > 1024 then every = 1024 end/);
+  });
+});
