@@ -164,8 +164,8 @@ export class CallLimits {
   }
 
   /** The error that stops the run when the time guard inside a script ended a call (src/lua/guard.ts): `reply` is its SWCGUARD error. */
-  guardStopped(file: string, reply: unknown): RefusalError {
-    const stopped = guardStoppedError(file, reply, this.shownServer);
+  guardStopped(file: string, reply: unknown, script?: LuaScript): RefusalError {
+    const stopped = guardStoppedError(file, reply, this.shownServer, script);
     return this.rehearsal ? new RehearsalStop(asRehearsal(stopped.message, this.shownServer)) : stopped;
   }
 

@@ -24,6 +24,7 @@ import { onSecondSignal, onShutdown } from '../lifecycle.js';
 import { printJson, sessionFromFlags, turnWaitMs, useColor, wantsCluster } from '../options.js';
 import { verifyAcrossBuilds } from './builds.js';
 import type { VerifyFlags } from './flags.js';
+import type { ScriptTrust } from '../../safety/trust.js';
 
 /** A generous bound on the bytes one call leaves in Redis at once (a 5.x event is about 120). */
 const PEAK_BYTES_PER_CALL = 250;
@@ -90,7 +91,14 @@ export async function verifyAction(flags: VerifyFlags): Promise<number> {
     },
     // The rehearsal on swc's private server (src/safety/rehearsal.ts) runs the same verification silently.
     ({ target, namespace, signal, rehearsal }) =>
-      verifyEach(names, target, namespace, scripts, { seed, calls: flags.calls, lights: flags.lights, signal, say: rehearsal ? () => undefined : say }),
+      verifyEach(names, target, namespace, scripts, {
+        seed,
+        calls: flags.calls,
+        lights: flags.lights,
+        signal,
+        say: rehearsal ? () => undefined : say,
+        trust: { trustScripts: flags.trustScripts === true, unconfinedScripts: flags.unconfinedScripts === true },
+      }),
   );
   const findings = results.reduce((sum, r) => sum + r.findings, 0);
   if (flags.json)
@@ -112,15 +120,17 @@ async function verifyEach(
   target: Target,
   namespace: Namespace,
   scripts: LayoutOptions,
-  options: { seed: number; calls: number; lights: number; signal: AbortSignal; say: (line: string) => void },
+  options: { seed: number; calls: number; lights: number; signal: AbortSignal; say: (line: string) => void; trust: ScriptTrust },
 ): Promise<VerifyResult[]> {
   const { say } = options;
   const results: VerifyResult[] = [];
   for (const name of names) {
     const layout = namespacedLayout(name, namespace.prefix, scripts);
     let shown = -1;
-    const result = await verifyLayout(target.redis, layout, {
+    // The use case refuses a user's scripts on a server swc did not start unless trusted, as the guarded run did before it.
+    const result = await verifyLayout(target, layout, {
       seed: options.seed,
+      ...options.trust,
       calls: options.calls,
       lights: options.lights,
       signal: options.signal,
