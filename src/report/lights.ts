@@ -62,7 +62,9 @@ const rateText = (l: LightListing, threshold: number | undefined): string => {
     return threshold !== undefined && l.overThreshold === true ? `${text} ≥` : text;
   }
   if (l.failureRate === null) return '–';
-  const own = l.tripping ? ` /${(l.tripping.threshold * 100).toFixed(0)}%` : '';
+  // Under its minimum of requests an error-rate light cannot trip: the requests are said.
+  const few = l.tripping?.requests !== undefined && l.tripping.minRequests !== undefined && l.tripping.requests < l.tripping.minRequests;
+  const own = l.tripping ? ` /${(l.tripping.threshold * 100).toFixed(0)}%${few ? ` ${l.tripping.requests}<${l.tripping.minRequests}req` : ''}` : '';
   const text = `${(l.failureRate * 100).toFixed(1)}%${own}`;
   return threshold !== undefined && l.overThreshold === true ? `${text} ≥` : text;
 };

@@ -171,9 +171,9 @@ describe("Stoplight's own view: state and the window", () => {
       const [atHour] = await inspectLight(redis, { light: 'v5-green', windowSeconds: WINDOW, at: NOW });
       expect(atHour?.windowNotes?.some((n) => /first second of a clock hour/.test(n))).toBe(true);
 
-      // Why: red since the breach, after 3 consecutive errors of the last error's class.
+      // Why: red since the breach, with the last error's class; 5.x keeps no config, so the strategy is not guessed.
       const [red] = await inspectLight(redis, { light: 'v5-red', windowSeconds: WINDOW, at: NOW });
-      expect(red?.state).toEqual({ state: 'red', since: NOW - 100, reason: 'breached after 3 consecutive errors: Timeout::Error' });
+      expect(red?.state).toEqual({ state: 'red', since: NOW - 100, reason: 'breached (strategy unknown): Timeout::Error' });
 
       // The default-config light: state and idle time from the metadata's stamps, and the note.
       const plain = lights.get('v5-default') as LightListing;
@@ -187,11 +187,11 @@ describe("Stoplight's own view: state and the window", () => {
       expect(lights.get('proxy:stoplight:v5:metadata:inner')).toMatchObject({ reference: 'proxy:stoplight:v5:metadata:inner', events: 4 });
       expect(lights.has('inner')).toBe(false);
 
-      // --state red lists exactly the red lights.
+      // --state red lists exactly the red lights, locked red ones too (Stoplight's colour of a locked-red light is red).
       const red5 = selectLights(list, { states: parseStates('red') }).matched.map((l) => (l.systemId === null ? l.light : (l.lightName ?? l.light)));
       const wantRed = [
         ...Object.entries(LIGHTS)
-          .filter(([, s]) => s.state === 'red')
+          .filter(([, s]) => s.state === 'red' || s.state === 'locked red')
           .map(([n]) => n),
         'v5-default',
       ];
@@ -204,7 +204,14 @@ describe("Stoplight's own view: state and the window", () => {
       expect(marked).not.toContain('v5-locked-green');
       expect(marked).not.toContain('v6-locked-green');
       expect(byName(incident).get('v5-locked-green')?.failureRate).toBe(1);
-      expect(byName(incident).get('v6-red')?.tripping).toEqual({ trafficControl: 'consecutive_errors', value: 3, threshold: 3, ratio: 1 });
+      expect(byName(incident).get('v6-red')?.tripping).toEqual({
+        trafficControl: 'consecutive_errors',
+        value: 3,
+        threshold: 3,
+        ratio: 1,
+        consecutiveErrors: 3,
+        windowFailures: 3,
+      });
       expect(marked.sort()).toEqual(['v5-yellow', 'v6-red', 'v5-red'].sort());
       // The table says so, and shows the state first.
       const table = renderLights({ list, matched: incident, shown: incident, totals: totalsOf(incident), wide: false, threshold: 0.5 }, 'table', false);
