@@ -59,6 +59,13 @@ const LIGHTS: Record<string, Spec> = {
   },
   'v5-locked-green': { layout: 'stoplight-v5', events: failures(-60, 8), fields: { locked_state: 'locked_green' }, state: 'locked green' },
   'v5-locked-red': { layout: 'stoplight-v5', events: successes(-60, 3), fields: { locked_state: 'locked_red' }, state: 'locked red' },
+  // The cool-off ends exactly at the read: Stoplight's test is strict (recovery_scheduled_after < now), so still red.
+  'v5-cooloff-edge': {
+    layout: 'stoplight-v5',
+    events: failures(-62, 3),
+    fields: { breached_at: String(NOW - 60), recovery_scheduled_after: String(NOW) },
+    state: 'red',
+  },
   // A name that holds the prefix again: the first `stoplight:v5:` wins.
   'proxy:stoplight:v5:metadata:inner': { layout: 'stoplight-v5', events: [...successes(-30, 3), [-5, 'f']], state: 'green' },
   'v6-red': {
@@ -179,6 +186,8 @@ describe("Stoplight's own view: state and the window", () => {
       const plain = lights.get('v5-default') as LightListing;
       expect(plain).toMatchObject({ state: 'red', idleSeconds: 30, events: 0, windowSuccesses: 0, windowFailures: 0 });
       expect(plain.notes).toEqual(['no window configured: Stoplight keeps no events for it']);
+      expect(plain.keyKinds).toEqual(['metadata']);
+      expect(plain.trippingUnknown).toBe('strategy unknown (5.x keeps no config)');
       const [plainInspection] = await inspectLight(redis, { light: plain.reference, at: NOW });
       expect(plainInspection?.state?.state).toBe('red');
       expect(plainInspection?.windowNotes).toEqual(['no window configured: Stoplight keeps no events for it']);
@@ -212,7 +221,7 @@ describe("Stoplight's own view: state and the window", () => {
         consecutiveErrors: 3,
         windowFailures: 3,
       });
-      expect(marked.sort()).toEqual(['v5-yellow', 'v6-red', 'v5-red'].sort());
+      expect(marked.sort()).toEqual(['v5-yellow', 'v6-red', 'v5-red', 'v5-cooloff-edge'].sort());
       // The table says so, and shows the state first.
       const table = renderLights({ list, matched: incident, shown: incident, totals: totalsOf(incident), wide: false, threshold: 0.5 }, 'table', false);
       const lockedRow = table.split('\n').find((l) => l.includes('v5-locked-green')) ?? '';
