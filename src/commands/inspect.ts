@@ -85,9 +85,10 @@ export function inspectCommand(): Command {
         '\ntotals = events the keys hold (docs/inspect.md, "Looking inside a light").' +
         '\nRead-only: runs no Stoplight script (a 6.0 read would evict). Commands sent:' +
         '\nPING, ECHO, TIME, CONFIG GET, SCAN, TYPE, OBJECT ENCODING, TTL, HLEN, ZCARD,' +
-        '\nHMGET, ZRANGE, HSCAN, STRLEN, MEMORY USAGE (ZRANGE and HSCAN in pages of 1000),' +
-        "\nand HGET of the light's entry in its system's Stoplight registry (its window," +
-        '\nthreshold, strategy and cool-off; HEXISTS in the registries a walk finds).' +
+        '\nHMGET, HGET, ZRANGE, HSCAN, MEMORY USAGE (ZRANGE and HSCAN in pages of 1000).' +
+        "\nHGET reads the light's entry in its system's Stoplight registry (window," +
+        '\nthreshold, strategy, cool-off); a recovery lock adds STRLEN, and a walk that' +
+        '\nmeets registries HEXISTS.' +
         '\n6.0 names: the "default" system, the name given, --system, --names, a' +
         '\nregistry; a name found only by the walk in several systems is exit 2.' +
         '\nWithout MEMORY (renamed or denied) bytes show n/a; without CONFIG the listpack' +

@@ -115,7 +115,7 @@ and the fleet's "forecast". Nothing is written to the server listed.
 --json: { schemaVersion, at, windowSeconds, totals, total, matched, lights }
 (docs/inspect.md, "Looking inside a light").
 Read-only. Commands sent: PING, TIME, SCAN, TYPE, ECHO, ZCARD, HLEN, ZRANGE, ZCOUNT,
-HGETALL, HMGET, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
+HGETALL, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
 a Stoplight registry of light configs, where one exists: HSCAN).
 One SCAN pass (COUNT adapted to 250 µs per call, or --scan-count; --scan-pause between
 calls) matches every layout's keys;
