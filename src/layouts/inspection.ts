@@ -10,7 +10,7 @@ export interface LightState {
   readonly state: LightStateName;
   /** Unix seconds the state holds since, where the fields say (breach, recovery start); null otherwise. */
   readonly since: number | null;
-  /** One phrase: why, e.g. `breached after 3 consecutive errors: Timeout`. */
+  /** One phrase: why, e.g. `breached by consecutive errors (3 now): Timeout`. */
   readonly reason: string;
 }
 

@@ -312,7 +312,7 @@ function clockTime(second: number): string {
   return new Date(second * 1000).toISOString().slice(11, 19);
 }
 
-/** `state: red since 07:23:45 (breached after 3 consecutive errors: Timeout)`, as Stoplight decides it; nothing for layouts without state. */
+/** `state: red since 07:23:45 (breached by consecutive errors (3 now): Timeout)`, as Stoplight decides it; nothing for layouts without state. */
 function stateLines(inspection: Inspection, c: ChalkInstance): string[] {
   const state = inspection.state;
   if (!state) return [];

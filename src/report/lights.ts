@@ -414,14 +414,21 @@ function footerLines(view: LightsView): string[] {
   const at = `${iso(list.at)} (${list.clock === 'server' ? 'server clock' : '--at'})`;
   lines.push(
     list.windowSeconds === null
-      ? `idle and stale at ${at}; no --window: 6.0 buckets are not judged stale (6.0 stores no window),\n  5.x events are stale when older than a day (its longest window)`
+      ? `idle and stale at ${at}; no --window: a 6.0 light is judged by its registered window_size, else its buckets are not judged stale;\n  5.x events are stale when older than a day (its longest window)`
       : `idle and stale at ${at}; window ${list.windowSeconds} s`,
   );
   if (view.threshold !== undefined) {
     const over = matched.filter((l) => l.overThreshold === true).length;
     lines.push(`fail rate ≥: ${int(over)} light${over === 1 ? '' : 's'} at or over --threshold ${view.threshold} in the window`);
   }
-  if (list.windowSeconds === null && shown.length > 0) lines.push('no failure rate without --window (e.g. --window 5m)');
+  const unrated = shown.filter((l) => l.windowSuccesses === null).length;
+  if (list.windowSeconds === null && unrated > 0) {
+    lines.push(
+      unrated === shown.length
+        ? 'no failure rate without --window (e.g. --window 5m)'
+        : `${int(unrated)} light${unrated === 1 ? '' : 's'} without a registered window: no failure rate without --window (e.g. --window 5m)`,
+    );
+  }
   if (view.threshold !== undefined && shown.some((l) => l.state === 'locked green')) {
     lines.push('locked green lights are never marked: Stoplight keeps them green whatever they fail');
   }

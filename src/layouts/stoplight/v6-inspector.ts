@@ -287,7 +287,8 @@ async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: Jud
           staleEvents: cutoff === null ? null : 0,
           staleBuckets: cutoff === null ? null : 0,
           drift: null,
-          window: null,
+          // A window but no window metrics (cleared by a recovery probe, or none yet): nothing in it.
+          window: cutoff === null || defaultConfig ? null : { successes: 0, failures: 0 },
           state: stateOf(unboundedFields),
           lastCallSecond: lastCallSecond(unboundedFields),
           consecutiveErrors: errors !== undefined && isCount(errors) ? count(errors) : null,
