@@ -414,7 +414,7 @@ function footerLines(view: LightsView): string[] {
   const at = `${iso(list.at)} (${list.clock === 'server' ? 'server clock' : '--at'})`;
   lines.push(
     list.windowSeconds === null
-      ? `idle and stale at ${at}; no --window: a 6.0 light is judged by its registered window_size, else its buckets are not judged stale;\n  5.x events are stale when older than a day (its longest window)`
+      ? `idle and stale at ${at}; no --window:\n  6.0 buckets judged by each light's registered window_size, else never stale;\n  5.x events are stale when older than a day (its longest window)`
       : `idle and stale at ${at}; window ${list.windowSeconds} s`,
   );
   if (view.threshold !== undefined) {
