@@ -152,7 +152,8 @@ export class StoplightV6Inspector implements LayoutInspector {
    * that system. Without it, the text is tried as, in turn: a 6.0 key (or a
    * key base); `<system id>/<light id>`; `<system>/<light>` split at the
    * first `/`; then the whole text as a light's name (or id) in the
-   * `default` system; and last, by a walk, in any system. So a light whose
+   * `default` system; and last, by a walk, in any system (not for a text
+   * that is a key). So a light whose
    * name holds `/` or a key is reachable as `--system default <name>` (or
    * its reference), and an earlier form wins only where its keys exist.
    */
@@ -186,8 +187,9 @@ export class StoplightV6Inspector implements LayoutInspector {
     // The whole text as a light of the default system: its keys by name and its registry entry, no SCAN.
     const defaultId = this.shortId(DEFAULT_SYSTEM);
     for (const id of ids(light)) targets.push(make(defaultId, id));
-    // Then any system: only a walk finds it (the output says so).
-    for (const id of ids(light)) targets.push(make(ANY_SYSTEM, id));
+    // Then any system: only a walk finds it (the output says so). Not for a text that is a key: a light
+    // named like a key is reached with --system, and a key that does not exist costs no walk.
+    if (!key) for (const id of ids(light)) targets.push(make(ANY_SYSTEM, id));
     return targets;
   }
 
