@@ -306,6 +306,8 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
     'state',
     'stateSinceSecond',
     'partial',
+    'keyKinds',
+    'windowFrom',
   ];
   const cell = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
   const rows = shown.map((l) =>
@@ -341,6 +343,9 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
       l.state,
       l.stateSinceSecond,
       l.partial,
+      // The kinds of keys the light keeps, space-separated (6.0: state, window_metrics, …, registry).
+      l.keyKinds?.join(' '),
+      l.config?.windowSeconds.from,
     ].map(cell),
   );
   return { head, rows };
