@@ -146,8 +146,11 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
   const opts: ListOptions = Array.isArray(options) ? { only: options as readonly string[] } : (options as ListOptions);
   const layouts = opts.only === undefined ? registeredLayouts() : opts.only.map((name) => createLayout(name));
   const given = opts.at !== undefined;
-  const at = given ? Math.floor(opts.at as number) : Number((await redis.time())[0]);
-  const judge: JudgeOptions = { windowSeconds: opts.windowSeconds ?? null, at, clock: given ? 'given' : 'server' };
+  // The colour rule compares Stoplight's fractional stamps with the moment itself; windows count whole seconds.
+  const [seconds, micros] = given ? [opts.at as number, 0] : (await redis.time()).map(Number);
+  const moment = (seconds as number) + (micros as number) / 1e6;
+  const at = Math.floor(moment);
+  const judge: JudgeOptions = { windowSeconds: opts.windowSeconds ?? null, at, moment, clock: given ? 'given' : 'server' };
   const names = opts.names ?? newNameBook();
   const groups = new Map<string, Group>();
   const patterns = [...new Set(layouts.flatMap((layout) => layout.inspector.scanPatterns()))];

@@ -479,6 +479,12 @@ export interface JudgeOptions {
   /** The second the window ends at. */
   readonly at: number;
   readonly clock: 'server' | 'given';
+  /**
+   * The moment judged, to the microsecond the server's TIME gives (or `--at`
+   * as given), for the colour rule: Stoplight compares its fractional stamps
+   * with the current time, not with a floored second. Absent: {@link at}.
+   */
+  readonly moment?: number;
 }
 
 /** Every light `swc lights` found, and what it could not read. */

@@ -280,7 +280,7 @@ async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: Jud
       const defaultConfig = unbounded !== undefined && !hash && !index;
       const strategy = light.trafficControl ?? (defaultConfig ? 'consecutive_errors' : null);
       const stateOf = (fields: Record<string, string>): LightHealth['state'] =>
-        lightState({ ...pick(fields, ['consecutive_errors', 'last_error_json']), ...stored }, judge.at, strategy);
+        lightState({ ...pick(fields, ['consecutive_errors', 'last_error_json']), ...stored }, judge.moment ?? judge.at, strategy);
       if (!hash && !index) {
         // No window metrics: a light on the default config (its unbounded metrics), or one known only by its state or registry.
         const errors = unboundedFields.consecutive_errors;
@@ -572,7 +572,7 @@ async function inspectV6(
   }
   const config = configView(registry?.config, judge.windowSeconds, defaultConfig);
   const strategy = strategyOf(registry?.config, defaultConfig)?.trafficControl ?? null;
-  const state = lightState({ ...pick(Object.fromEntries(metadata), ['consecutive_errors', 'last_error_json']), ...stored }, judge.at, strategy);
+  const state = lightState({ ...pick(Object.fromEntries(metadata), ['consecutive_errors', 'last_error_json']), ...stored }, judge.moment ?? judge.at, strategy);
   const consecutive = metadata.get('consecutive_errors');
   const closeness = trippingOf(config, windowTotals, consecutive !== undefined && isCount(consecutive) ? count(consecutive) : null);
   const base = v6KeyBase(all[0]?.key ?? '') ?? '';

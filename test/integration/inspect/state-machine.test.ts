@@ -242,6 +242,12 @@ describe("Stoplight 6.0's state machine, through lights and inspect", () => {
     expect(Number(await redis.hget(`${(apps.get('v6-cooloff-edge') as Stoplight6Light).base}:state`, 'recovery_scheduled_after'))).toBe(NOW);
     expect((await at('v6-cooloff-edge', NOW)).state?.state).toBe('red');
     expect((await at('v6-cooloff-edge', NOW + 1)).state?.state).toBe('yellow');
+    // Stoplight compares its fractional stamps with the moment itself: v6-red-consecutive's cool-off ends at a fraction of a second.
+    const scheduled = Number(await redis.hget(`${(apps.get('v6-red-consecutive') as Stoplight6Light).base}:state`, 'recovery_scheduled_after'));
+    expect(scheduled % 1).not.toBe(0);
+    expect((await at('v6-red-consecutive', Math.floor(scheduled))).state?.state).toBe('red');
+    expect((await at('v6-red-consecutive', scheduled + 0.001)).state?.state).toBe('yellow');
+    expect((await at('v6-red-consecutive', Math.floor(scheduled) + 0.999)).state?.state).toBe('yellow');
     expect((await at('v6-red-rate', NOW)).state?.reason).toMatch(/^breached by its error rate/);
     expect((await at('v6-red-consecutive', NOW)).state?.reason).toMatch(/^breached by consecutive errors/);
     // A registered window gives window counts without --window, and says where it came from.
