@@ -34,7 +34,15 @@ const light = z.looseObject({
       events: z.number().int(),
       heldEvents: figure,
       windowSeconds: figure,
-      windowFrom: z.enum(['window', 'registry', 'span']).nullable(),
+      windowFrom: z
+        .enum(['window', 'windows', 'registry', 'span'])
+        .nullable()
+        .meta({ description: "where the replay's window came from: --window, a --windows rule, the 6.0 registry, or (none known) the span of the light's events" }),
+      windowRule: z.string().optional().meta({ description: 'with windowFrom windows: the rule, as `<file>:<line> <pattern>`' }),
+      even: z
+        .looseObject({ rate: z.number(), failureRate: z.number(), events: z.number().int(), bytes: z.number() })
+        .optional()
+        .meta({ description: "--forecast-even: bytes after one window of even traffic at the light's mean rate and failure share (swc bench --window W --rate rate --failure-rate failureRate, its default seed)" }),
     })
     .optional(),
   tripping: z
@@ -76,6 +84,8 @@ export const lightsSchema = z
         partial: z.boolean(),
         server: z.looseObject({ version: z.string(), allocator: z.string() }),
         method: z.string(),
+        windowSources: z.looseObject({ window: z.number().int(), windows: z.number().int(), registry: z.number().int(), span: z.number().int() }),
+        comparison: z.string(),
       })
       .optional(),
     lights: z.array(light),

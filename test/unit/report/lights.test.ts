@@ -20,6 +20,8 @@ const forecast: FleetForecast = {
   partial: false,
   server: { version: '7.0.15', allocator: 'jemalloc-5.3.0' },
   method: 'replayed',
+  windowSources: { window: 1, windows: 0, registry: 0, span: 0 },
+  comparison: "a replay of each light's own events",
 };
 const view = (wide = false) => ({ list: lightList, matched: lightList.lights, shown: lightList.lights, totals: totalsOf(lightList.lights), wide, forecast });
 const widest = (text: string): number => Math.max(...text.split('\n').map((l) => [...l].length));
@@ -29,15 +31,15 @@ describe('renderLights (colour off)', () => {
     const text = renderLights(view(), 'table', false);
     expect(text).not.toMatch(/[\x1b\r]/);
     expect(text).toMatchInlineSnapshot(`
-      "┌──────────────┬───────────────────────────┬───────┬────────┬───────┬────────┬───────┬──────────────┐
-      │ layout       │ light                     │    KB │ events │ stale │ idle s │ drift │     forecast │
-      │              │                           │       │        │       │        │       │ stoplight-v6 │
-      │              │                           │       │        │       │        │       │           KB │
-      ├──────────────┼───────────────────────────┼───────┼────────┼───────┼────────┼───────┼──────────────┤
-      │ stoplight-v5 │ checkout                  │ 458.8 │  4,000 │   120 │      0 │ –     │        163.1 │
-      │ stoplight-v6 │ 37a8eec1ce19/0e3d1f6d5e0a │   9.3 │      7 │     2 │     96 │ DRIFT │  not sampled │
-      │ my-window    │ evil\\x1b[2J\\x0dname       │   n/a │      – │     – │      – │ –     │            – │
-      └──────────────┴───────────────────────────┴───────┴────────┴───────┴────────┴───────┴──────────────┘
+      "┌──────────────┬───────────────────────────┬───────┬────────┬───────┬────────┬───────┬──────────────┬─────────────────┐
+      │ layout       │ light                     │    KB │ events │ stale │ idle s │ drift │     forecast │ forecast window │
+      │              │                           │       │        │       │        │       │ stoplight-v6 │                 │
+      │              │                           │       │        │       │        │       │           KB │                 │
+      ├──────────────┼───────────────────────────┼───────┼────────┼───────┼────────┼───────┼──────────────┼─────────────────┤
+      │ stoplight-v5 │ checkout                  │ 458.8 │  4,000 │   120 │      0 │ –     │        163.1 │ 10 min          │
+      │ stoplight-v6 │ 37a8eec1ce19/0e3d1f6d5e0a │   9.3 │      7 │     2 │     96 │ DRIFT │  not sampled │ –               │
+      │ my-window    │ evil\\x1b[2J\\x0dname       │   n/a │      – │     – │      – │ –     │            – │ –               │
+      └──────────────┴───────────────────────────┴───────┴────────┴───────┴────────┴───────┴──────────────┴─────────────────┘
       total stoplight-v5: 1 light, 3 keys, 458.8 KB, 4,000 events (120 stale), 0 with drift
       total stoplight-v6: 1 light, 2 keys, 9.3 KB, 7 events (2 stale), 1 with drift
       total my-window: 1 light, 1 key, n/a, 0 with drift
@@ -48,6 +50,7 @@ describe('renderLights (colour off)', () => {
         1 light replayed (4,000 events) on a private redis-server 7.0.15 (jemalloc-5.3.0)
         with bench's writer and injected clock, then MEMORY USAGE of their keys;
         window: 600 s (--window)
+        what it is: a replay of each light's own events
         not sampled: 1 light (--forecast-sample 1), counted at the measured lights' mean
         not replayed: 1 light (no events held, or a layout whose events swc does not read)
       "
@@ -63,11 +66,11 @@ describe('renderLights (colour off)', () => {
 
   it('markdown: a table then one list item per total line (no lines run together)', () => {
     expect(renderLights(view(), 'markdown', false)).toMatchInlineSnapshot(`
-      "| layout | light | KB | events | stale | idle s | drift | forecast stoplight-v6 KB |
-      | --- | --- | ---: | ---: | ---: | ---: | --- | ---: |
-      | stoplight-v5 | checkout | 458.8 | 4,000 | 120 | 0 | – | 163.1 |
-      | stoplight-v6 | 37a8eec1ce19/0e3d1f6d5e0a | 9.3 | 7 | 2 | 96 | DRIFT | not sampled |
-      | my-window | evil\\x1b[2J\\x0dname | n/a | – | – | – | – | – |
+      "| layout | light | KB | events | stale | idle s | drift | forecast stoplight-v6 KB | forecast window |
+      | --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- |
+      | stoplight-v5 | checkout | 458.8 | 4,000 | 120 | 0 | – | 163.1 | 10 min |
+      | stoplight-v6 | 37a8eec1ce19/0e3d1f6d5e0a | 9.3 | 7 | 2 | 96 | DRIFT | not sampled | – |
+      | my-window | evil\\x1b[2J\\x0dname | n/a | – | – | – | – | – | – |
 
       - total stoplight-v5: 1 light, 3 keys, 458.8 KB, 4,000 events (120 stale), 0 with drift
       - total stoplight-v6: 1 light, 2 keys, 9.3 KB, 7 events (2 stale), 1 with drift
@@ -79,6 +82,7 @@ describe('renderLights (colour off)', () => {
       -   1 light replayed (4,000 events) on a private redis-server 7.0.15 (jemalloc-5.3.0)
       -   with bench's writer and injected clock, then MEMORY USAGE of their keys;
       -   window: 600 s (--window)
+      -   what it is: a replay of each light's own events
       -   not sampled: 1 light (--forecast-sample 1), counted at the measured lights' mean
       -   not replayed: 1 light (no events held, or a layout whose events swc does not read)
       "
@@ -88,10 +92,10 @@ describe('renderLights (colour off)', () => {
   it('csv: every field in machine units, no totals', () => {
     const csv = renderLights(view(), 'csv', false).trim().split('\n');
     expect(csv[0]).toBe(
-      'layout,reference,light,systemId,keys,bytes,bytesExact,events,staleEvents,staleBuckets,idleSeconds,drift,firstSecond,lastSecond,spanSeconds,forecastLayout,forecastMethod,forecastBytes,forecastEvents,forecastWindowSeconds,name,systemName,lightName,windowSuccesses,windowFailures,failureRate,overThreshold,state,stateSinceSecond,partial',
+      'layout,reference,light,systemId,keys,bytes,bytesExact,events,staleEvents,staleBuckets,idleSeconds,drift,firstSecond,lastSecond,spanSeconds,forecastLayout,forecastMethod,forecastBytes,forecastEvents,forecastWindowSeconds,forecastWindowFrom,forecastEvenBytes,name,systemName,lightName,windowSuccesses,windowFailures,failureRate,overThreshold,state,stateSinceSecond,partial',
     );
     expect(csv[2]).toBe(
-      'stoplight-v6,37a8eec1ce19/0e3d1f6d5e0a,0e3d1f6d5e0a,37a8eec1ce19,2,9503,true,7,2,1,96,true,1764449834,1764449904,71,stoplight-v6,sampled-out,,0,,37a8eec1ce19/0e3d1f6d5e0a,,,,,,,,,false',
+      'stoplight-v6,37a8eec1ce19/0e3d1f6d5e0a,0e3d1f6d5e0a,37a8eec1ce19,2,9503,true,7,2,1,96,true,1764449834,1764449904,71,stoplight-v6,sampled-out,,0,,,,37a8eec1ce19/0e3d1f6d5e0a,,,,,,,,,false',
     );
     expect(csv).toHaveLength(4);
   });
