@@ -263,6 +263,8 @@ export interface LightListing {
   readonly bytes: number | null;
   /** False when a key was too large for an exact MEMORY USAGE and Redis sampled it. */
   readonly bytesExact: boolean;
+  /** `--rdb`: the most the live server's bytes can differ from these, from the shape of the light's keys (src/inspect/rdb-bound.ts). */
+  readonly rdbBound?: { readonly bytes: number; readonly fraction: number | null };
   /** Oldest and newest second with events; null when none. */
   readonly firstSecond: number | null;
   readonly lastSecond: number | null;

@@ -45,6 +45,10 @@ const light = z.looseObject({
         .meta({ description: "--forecast-even: bytes after one window of even traffic at the light's mean rate and failure share (swc bench --window W --rate rate --failure-rate failureRate, its default seed)" }),
     })
     .optional(),
+  rdbBound: z
+    .looseObject({ bytes: z.number(), fraction: z.number().nullable() })
+    .optional()
+    .meta({ description: "--rdb: the most the live server's bytes can differ from this light's snapshot bytes, from the shape of its keys" }),
   tripping: z
     .looseObject({ trafficControl: z.enum(['error_rate', 'consecutive_errors']), value: z.number(), threshold: z.number(), ratio: z.number() })
     .optional(),
@@ -66,6 +70,10 @@ export const lightsSchema = z
     totals: z.array(z.looseObject({ layout: z.string() })),
     total: z.looseObject({}),
     cluster: z.looseObject({ primaries: z.array(primary), nodeTotals: z.array(z.looseObject({ node: z.string() })) }).optional(),
+    snapshot: z
+      .looseObject({ settling: z.string(), note: z.string(), bound: z.string() })
+      .optional()
+      .meta({ description: '--rdb: what the bytes are, and how each light\'s rdbBound is made' }),
     /** With --forecast: the fleet's total, measured or extrapolated from the lights replayed. */
     forecast: z
       .looseObject({
