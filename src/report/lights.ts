@@ -175,8 +175,9 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
       true,
       0,
     ),
+    // With a window, the heads say which columns count every event the keys hold and which only the window's.
     col(
-      'events',
+      windowed ? 'events held' : 'events',
       shown.map((l) => int(l.events)),
       true,
       2,
@@ -190,13 +191,13 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
             4,
           ),
           col(
-            'failures',
+            'failures in window',
             shown.map((l) => int(l.windowFailures)),
             true,
             0,
           ),
           col(
-            'fail rate',
+            'fail rate in window',
             shown.map((l) => rateText(l, view.threshold)),
             true,
             0,
