@@ -1,3 +1,4 @@
+import { breachErrorText } from './breach-error.js';
 import { HOUR_SECONDS } from '../kit/keys.js';
 import type { SecondRange, WindowDeviation } from '../types.js';
 
@@ -27,18 +28,6 @@ const stamp = (value: string | undefined): number | null => {
   return Number.isFinite(n) ? n : null;
 };
 
-/** The error class of a `last_error_json`, when it names one. */
-function errorClass(json: string | undefined): string | null {
-  if (json === undefined) return null;
-  try {
-    const parsed = JSON.parse(json) as { error?: { class?: unknown } } | null;
-    const name = parsed?.error?.class;
-    return typeof name === 'string' && name !== '' ? name : null;
-  } catch {
-    return null;
-  }
-}
-
 /** `locked_green` / `LOCKED_GREEN` / `locked green`: the lock a field says; null for unlocked or unknown. */
 function lockOf(value: string | undefined): 'locked red' | 'locked green' | null {
   const v = (value ?? '').toLowerCase().replace(/[_\s-]+/g, ' ');
@@ -66,9 +55,9 @@ export function lightState(fields: Readonly<Record<string, string>>, at: number)
   }
   if (breached !== null) {
     const errors = stamp(fields.consecutive_errors);
-    const cls = errorClass(fields.last_error_json);
     const after = errors !== null && errors > 0 ? `breached after ${errors} consecutive error${errors === 1 ? '' : 's'}` : 'breached';
-    return { state: 'red', since: Math.floor(breached), reason: cls === null ? after : `${after}: ${cls}` };
+    // The stored error, only where it can be the one that tripped the light (src/layouts/stoplight/breach-error.ts).
+    return { state: 'red', since: Math.floor(breached), reason: `${after}${breachErrorText(fields, breached)}` };
   }
   return { state: 'green', since: null, reason: 'no breach recorded' };
 }

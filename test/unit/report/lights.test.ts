@@ -136,3 +136,18 @@ describe('selectLights', () => {
     ]);
   });
 });
+
+describe('renderLights with a window: the heads say what counts the window and what every event held', () => {
+  it('events held, in window, failures in window, fail rate in window', () => {
+    const windowed = lightList.lights.map((l) => ({ ...l, windowSuccesses: 9, windowFailures: 1, failureRate: 0.1 }));
+    const text = renderLights({ list: lightList, matched: windowed, shown: windowed, totals: totalsOf(windowed), wide: false }, 'markdown', false);
+    const head = text.split('\n')[0] ?? '';
+    expect(head).toContain('| events held | in window | failures in window | fail rate in window |');
+    const plain = renderLights(
+      { list: lightList, matched: lightList.lights, shown: lightList.lights, totals: totalsOf(lightList.lights), wide: false },
+      'markdown',
+      false,
+    );
+    expect(plain.split('\n')[0]).toMatch(/\| events \|/);
+  });
+});
