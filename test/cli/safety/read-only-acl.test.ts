@@ -88,4 +88,23 @@ describe('a read-only user', () => {
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/FAIL\s+access connection\s+may not run TIME .*grant \+time/);
   }, 60_000);
+
+  it('a user that may write but not run ACL: doctor asks with forms that fail before they touch anything (nothing written, no script cached)', async () => {
+    const url = await aclUserUrl(redis, server.url, 'no-acl', ['~*', '+@all', '-acl']);
+    const before = await redis.dbsize();
+    await redis.call('CONFIG', 'RESETSTAT');
+    const doctor = await runCli(['doctor', '--redis-url', url]);
+    expect(doctor.code, doctor.stdout).toBe(0);
+    expect(doctor.stdout).toMatch(/the server's NOPERM answers/);
+    expect(await redis.dbsize()).toBe(before);
+    // Every write-family probe reached the server and failed there (Redis 7 counts them in failed_calls).
+    const stats = String(await redis.info('commandstats'));
+    // Before Redis 7 commandstats has no failed_calls: the key count above is the check there.
+    for (const command of /failed_calls/.test(stats) ? ['set', 'hincrby', 'zadd', 'expire', 'evalsha', 'script\\|load'] : []) {
+      const line = new RegExp(`^cmdstat_${command}:calls=(\\d+),.*failed_calls=(\\d+)`, 'm').exec(stats);
+      expect(line, command).not.toBeNull();
+      expect({ command, calls: line?.[1], failed: line?.[2] }).toEqual({ command, calls: line?.[2], failed: line?.[1] });
+    }
+    expect(await redis.call('SCRIPT', 'EXISTS', '0'.repeat(40))).toEqual([0]);
+  }, 60_000);
 });
