@@ -4,6 +4,7 @@ import { RedisUnavailableError, ServerStateError, UsageError } from '../core/err
 import { capConnection, type CommandCap } from './command-cap.js';
 import { parseRedisUrl, redactUrl } from './url.js';
 import { probeRefusal } from './resp.js';
+import { READ_ONLY_ACL } from './read-only-acl.js';
 import { startPrivateServer, type PrivateServer } from './server.js';
 
 /** Options for {@link connect}. */
@@ -19,14 +20,7 @@ export interface ConnectOptions {
 }
 
 export { describeTarget, parseRedisUrl, REDACTED, redactUrl, secretsOf } from './url.js';
-
-/**
- * The smallest ACL (rules after `ACL SETUSER <user> on >password`) with which
- * `lights`, `inspect` and `doctor` run: every key, the read
- * category, and the two commands outside it swc sends first (PING) and reads
- * the clock with (TIME). docs/operator.md and a test use the same rules.
- */
-export const READ_ONLY_ACL = '~* +@read +ping +time';
+export { READ_ONLY_ACL } from './read-only-acl.js';
 
 /** Turns a connection failure into one line that says what to check. */
 function explain(url: URL, err: unknown, timeoutMs: number): RedisUnavailableError {

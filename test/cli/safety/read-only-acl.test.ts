@@ -83,7 +83,8 @@ describe('a read-only user', () => {
     const url = await aclUserUrl(redis, server.url, 'no-clock', ['~*', '+@read', '+ping']);
     const lights = await runCli(['lights', '--redis-url', url]);
     expect(lights.code).not.toBe(0);
-    expect(lights.stderr).toMatch(/\+time/);
+    expect(lights.stderr).toMatch(/the TIME command \(NOPERM\): grant it \(e\.g\. ACL SETUSER <user> \+time\)/);
+    expect(lights.stderr).toContain(READ_ONLY_ACL);
     const doctor = await runCli(['doctor', '--redis-url', url]);
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/FAIL\s+access connection\s+may not run TIME .*grant \+time/);
