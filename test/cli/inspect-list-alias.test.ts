@@ -23,8 +23,9 @@ beforeAll(async () => {
 describe('inspect --list', () => {
   it('--top 3 exits 0 and shows 3 of the 5 lights, as lights --top 3 does', async () => {
     const [list, lights] = await Promise.all([
-      runCli(['inspect', '--list', '--top', '3', '--redis-url', server.url, '--json']),
-      runCli(['lights', '--top', '3', '--redis-url', server.url, '--json']),
+      // One moment for both (idle seconds follow the clock otherwise).
+      runCli(['inspect', '--list', '--top', '3', '--at', String(HOUR_START + 10), '--redis-url', server.url, '--json']),
+      runCli(['lights', '--top', '3', '--at', String(HOUR_START + 10), '--redis-url', server.url, '--json']),
     ]);
     expect(list.code, list.stderr).toBe(0);
     const shown = JSON.parse(list.stdout) as { matched: number; lights: unknown[] };
