@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, inject, type TestContext } from 'vitest';
+import { afterAll, beforeAll, expect, inject, type TestContext } from 'vitest';
 import { parseCommandCalls } from '../src/measure/commandstats.js';
 import { connect } from '../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer, type PrivateServerOptions } from '../src/redis/server.js';
@@ -165,3 +165,13 @@ export async function commandCalls(redis: Redis, command: string): Promise<numbe
 
 /** The 200k-key application fill lives in test/app-keys.ts (no vitest there), so benchmark scripts share it. */
 export { populateAppKeys } from './app-keys.js';
+
+/**
+ * Nothing of a run still works on the server `redis` (a connection opened before the run) talks to: it answers
+ * PING, and SCRIPT KILL finds no script running (NOTBUSY). The mechanism of "the server answers at once", without
+ * timing it: a script still running would make SCRIPT KILL stop it, or refuse (UNKILLABLE).
+ */
+export async function expectServerIdle(redis: Redis): Promise<void> {
+  expect(await redis.ping()).toBe('PONG');
+  await expect(redis.call('SCRIPT', 'KILL')).rejects.toThrow(/NOTBUSY/);
+}

@@ -127,8 +127,9 @@ describe.concurrent('a cell disturbed while it runs fails instead of reporting a
           'm',
         ),
       );
+      // A lower bound (it did wait), which a busy machine only makes easier to meet; how long past it swc takes to
+      // give up is not asserted: the line names the wait it was configured with.
       expect(took).toBeGreaterThanOrEqual(seconds);
-      expect(took).toBeLessThan(seconds + 15);
       await expectUntouched(redis, before);
     },
   );
