@@ -29,7 +29,7 @@ export type RunSwc = (args: readonly string[], env?: NodeJS.ProcessEnv) => Promi
  * Runs `swc …` to its end and collects its output; SIGKILLs it after `timeoutMs` (a guard against a hang, not a
  * speed bound: `ms` is for messages and benchmarks, and no test asserts on it).
  */
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000, cwd?: string): Promise<CliResult> {
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 150_000, cwd?: string): Promise<CliResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawnSwc(args, env, cwd);

@@ -62,11 +62,7 @@ describe.concurrent("a script that runs away on the user's server", () => {
     const { url, redis } = await server();
     for (let i = 0; i < 10; i += 1) await redis.set(`app:user:${i}`, `user ${i}`);
     const before = await digest(redis, 'app:*');
-    const result = await runCli(
-      ['verify', '--layout', looping('read', 'read'), '--calls', '300', '--lights', '1', '--trust-scripts', '--redis-url', url],
-      {},
-      60_000,
-    );
+    const result = await runCli(['verify', '--layout', looping('read', 'read'), '--calls', '300', '--lights', '1', '--trust-scripts', '--redis-url', url]);
     await expectServerIdle(redis);
     expect(result.stderr).toMatch(/^swc: stopped: \S*read\.lua ran past its budget of 50 ms in one call on redis:\/\/127\.0\.0\.1:\d+\S*; the time guard/m);
     expect(result.stderr).not.toMatch(/lost|ran over/);
@@ -79,26 +75,22 @@ describe.concurrent("a script that runs away on the user's server", () => {
     const { url, redis } = await server();
     for (let i = 0; i < 10; i += 1) await redis.set(`app:user:${i}`, `user ${i}`);
     const before = await digest(redis, 'app:*');
-    const result = await runCli(
-      [
-        'bench',
-        '--layout',
-        looping('record-guarded', 'record'),
-        '--rate',
-        '2',
-        '--window',
-        '30',
-        '--lights',
-        '1',
-        '--no-throughput',
-        '--no-progress',
-        '--trust-scripts',
-        '--redis-url',
-        url,
-      ],
-      {},
-      60_000,
-    );
+    const result = await runCli([
+      'bench',
+      '--layout',
+      looping('record-guarded', 'record'),
+      '--rate',
+      '2',
+      '--window',
+      '30',
+      '--lights',
+      '1',
+      '--no-throughput',
+      '--no-progress',
+      '--trust-scripts',
+      '--redis-url',
+      url,
+    ]);
     await expectServerIdle(redis);
     // The busy threshold is 200 ms here, so the per-call budget is a quarter of it.
     expect(result.stderr).toMatch(

@@ -88,14 +88,14 @@ describe.concurrent('without --trust-scripts, a manifest is refused on a user se
       expect(viaEnv.code).toBe(2);
       expect(viaEnv.stderr).toMatch(REFUSED);
     });
-  }, 60_000);
+  });
 
   it('under --trust-scripts, SLOWLOG RESET is denied to the temporary ACL user (no @admin): exit 1, the slow log intact', async (context) => {
     const { server, redis } = await userServer(context);
     const layout = hostile(dir, 'slowlog-trusted', lateEdit("redis.call('SLOWLOG', 'RESET')"));
     const keys = await digest(redis, 'app:*');
     const slow = await redis.call('SLOWLOG', 'LEN');
-    const result = await runCli(['bench', '--layout', layout, ...benchArgs, '--trust-scripts', '--redis-url', server.url], {}, 60_000);
+    const result = await runCli(['bench', '--layout', layout, ...benchArgs, '--trust-scripts', '--redis-url', server.url]);
     expect(result.stderr).toMatch(/denied by swc's confinement: .*record\.lua:\d+ tried command "slowlog/i);
     expect(result.code).toBe(1);
     // Intact: never reset (the run's own slow calls may add entries).
@@ -103,11 +103,11 @@ describe.concurrent('without --trust-scripts, a manifest is refused on a user se
     expect(await digest(redis, 'app:*')).toEqual(keys);
     expect(await redis.call('ACL', 'USERS')).toEqual(['default']);
     await expectServerIdle(redis);
-  }, 60_000);
+  });
 });
 
 /** swc run from `cwd`. */
-const runIn = (cwd: string, args: readonly string[]): Promise<CliResult> => runCli(args, {}, 60_000, cwd);
+const runIn = (cwd: string, args: readonly string[]): Promise<CliResult> => runCli(args, {}, undefined, cwd);
 
 describe.concurrent('trust by content, never by path', () => {
   it('an edited lua/ copy by a relative path is refused exactly as by its absolute path, nothing sent', async (context) => {
@@ -133,7 +133,7 @@ describe.concurrent('trust by content, never by path', () => {
     expect(absolute.code).toBe(2);
     expect(verify.code).toBe(2);
     expect(verify.stderr).toMatch(REFUSED);
-  }, 60_000);
+  });
 
   it("a byte-identical copy of lua/ is swc's own wherever it lives: it runs on the user's server, unprobed", async (context) => {
     const { server, redis } = await userServer(context);
@@ -144,5 +144,5 @@ describe.concurrent('trust by content, never by path', () => {
     expect(result.stderr).not.toMatch(/trust-scripts|probe|temporary ACL user/);
     expect(result.code).toBe(0);
     expect(await digest(redis, 'app:*')).toEqual(keys);
-  }, 60_000);
+  });
 });
