@@ -7,35 +7,19 @@
  * (SCRIPT KILL) is tested in test/integration/redis/runaway.test.ts.
  * Each test has a server of its own: they run at once.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
-import { connect } from '../../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../run-cli.js';
-import { digest, expectServerIdle } from '../../helpers.js';
+import { digest, expectServerIdle, fileServers } from '../../helpers.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
-const dir = mkdtempSync(path.join(tmpdir(), 'swc-runaway-'));
-const servers: PrivateServer[] = [];
-const clients: Redis[] = [];
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  for (const s of servers) await s.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const { dir, start } = fileServers('runaway');
 
 /** The user's server, with a short busy threshold (the default is 5 s). */
-async function server(): Promise<{ url: string; redis: Redis }> {
-  const s = await startPrivateServer({ settings: ['lua-time-limit=200'], allowAnySetting: true });
-  servers.push(s);
-  const redis = await connect(s.url);
-  clients.push(redis);
-  return { url: s.url, redis };
-}
+const server = (): Promise<{ url: string; redis: Redis }> => start({ settings: ['lua-time-limit=200'], allowAnySetting: true });
 
 /**
  * The example manifest, with record.lua counting its calls per light in the
