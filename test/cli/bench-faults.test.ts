@@ -6,7 +6,7 @@ import { StoplightV6 } from '../../src/layouts/stoplight/v6.js';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer } from '../../src/redis/server.js';
 import { HOUR_START, uniqueName, digest, keysMatching, withPrivateServer } from '../helpers.js';
-import { runCli, RUN_LINE, startCli, type CliResult } from './run-cli.js';
+import { runCli, RUN_LINE, startCli, type CliResult, words } from './run-cli.js';
 import { plantRefusedZero } from '../integration/verify/plant.js';
 
 /** Real-looking data of somebody else: plain keys and Stoplight keys of other lights. */
@@ -89,16 +89,7 @@ describe.concurrent('bench on servers of their own', () => {
         'bench',
         '--scripts',
         dir,
-        '--layout',
-        'stoplight-v6',
-        '--window',
-        '60',
-        '--rate',
-        '10',
-        '--failure-rate',
-        '0',
-        '--no-throughput',
-        '--no-progress',
+        ...words('--layout stoplight-v6 --window 60 --rate 10 --failure-rate 0 --no-throughput --no-progress'),
       ]);
       expect(run.code).toBe(3);
       // The first phase after memory that calls the scripts again is commands per call.
@@ -149,20 +140,7 @@ describe.concurrent('bench on servers of their own', () => {
 
     // The undisturbed run both cases compare with: once, on a server of its own (the bytes
     // are listpacks', the same on every server of the build).
-    const runArgs = (url: string) => [
-      'bench',
-      '--redis-url',
-      url,
-      '--rate',
-      '2',
-      '--window',
-      '1m',
-      '--lights',
-      '20',
-      '--json',
-      '--no-progress',
-      '--no-throughput',
-    ];
+    const runArgs = (url: string) => ['bench', '--redis-url', url, ...words('--rate 2 --window 1m --lights 20 --json --no-progress --no-throughput')];
     let quietRun: Promise<CliResult> | undefined;
     const quietOnce = (): Promise<CliResult> =>
       (quietRun ??= withPrivateServer({}, async (server) => {

@@ -95,3 +95,5 @@ export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): 
 
 /** The run's namespace as `swc bench` prints it at start. */
 export const RUN_LINE = /run (swc-bench:[0-9a-f]{8}):/;
+
+export { words } from '../words.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../run-cli.js';
+import { runCli, words } from '../run-cli.js';
 import { digest, expectServerIdle, fileServers } from '../../helpers.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
@@ -63,16 +63,7 @@ describe.concurrent("a script that runs away on the user's server", () => {
       'bench',
       '--layout',
       looping('record-guarded', 'record'),
-      '--rate',
-      '2',
-      '--window',
-      '30',
-      '--lights',
-      '1',
-      '--no-throughput',
-      '--no-progress',
-      '--trust-scripts',
-      '--redis-url',
+      ...words('--rate 2 --window 30 --lights 1 --no-throughput --no-progress --trust-scripts --redis-url'),
       url,
     ]);
     await expectServerIdle(redis);
