@@ -53,6 +53,8 @@ export const FORBIDDEN_COMMANDS = [
 
 /** How long one probe call may run before it is stopped. */
 export const PROBE_CALL_LIMIT_MS = 2000;
+/** How long the probe waits for MONITOR to pass on what a call ran (it always does, in order; a busy machine delays it). */
+const SETTLE_LIMIT_MS = 30_000;
 /** Databases seeded with sentinels (0 holds the namespace too). */
 const PROBE_DBS = [0, 1, 2, 3];
 const PROBE_LIGHTS: readonly Light[] = [{ name: 'swc-probe-a' }, { name: 'swc-probe-b', system: 'swc-probe-system' }];
@@ -167,6 +169,22 @@ async function seed(redis: Redis, plain: Layout): Promise<void> {
 /** What {@link probeCall} returns for a script that raised an error of its own. */
 const SCRIPT_FAILED = 'script failed';
 
+/** What went wrong in a call that ended (null: nothing), as {@link probeCall} returns it. */
+function probeOutcome(outcome: unknown): string | null {
+  if (outcome === null) return null;
+  if (outcome instanceof OversizeReplyError)
+    return `replied more than 1 MB (${outcome.message.replace(/^.*\(at least ([\d,]+) bytes\).*$/, '$1')} bytes or more)`;
+  if (outcome instanceof Error && /not allowed from script|NOPERM/i.test(outcome.message)) {
+    const at = /called at (\S+:\d+)/.exec(outcome.message)?.[1];
+    return `called a command Redis refuses inside scripts${at ? ` (at ${at})` : ''}: ${outcome.message.replace(/ \(called at .*$/, '').replace(/^.*?: ERR /, 'ERR ')}`;
+  }
+  // A script error of its own (a Lua error) stops the probe of this layout: the real run meets
+  // the same error at the same call and reports it as it always did (bench --suggest names it failed).
+  if (outcome instanceof ScriptError) return SCRIPT_FAILED;
+  if (outcome instanceof Error) throw outcome;
+  throw new CommandRefusedError(String(outcome));
+}
+
 /** Runs one call, stopping it after {@link PROBE_CALL_LIMIT_MS}; returns what went wrong, or null. */
 async function probeCall(killer: Redis, runner: Redis, call: ScriptCall): Promise<string | null> {
   let timer: NodeJS.Timeout | undefined;
@@ -177,28 +195,20 @@ async function probeCall(killer: Redis, runner: Redis, call: ScriptCall): Promis
   );
   const outcome = await Promise.race([ran, late]);
   clearTimeout(timer);
-  if (outcome !== 'late') {
-    if (outcome === null) return null;
-    if (outcome instanceof OversizeReplyError)
-      return `replied more than 1 MB (${outcome.message.replace(/^.*\(at least ([\d,]+) bytes\).*$/, '$1')} bytes or more)`;
-    if (outcome instanceof Error && /not allowed from script|NOPERM/i.test(outcome.message)) {
-      const at = /called at (\S+:\d+)/.exec(outcome.message)?.[1];
-      return `called a command Redis refuses inside scripts${at ? ` (at ${at})` : ''}: ${outcome.message.replace(/ \(called at .*$/, '').replace(/^.*?: ERR /, 'ERR ')}`;
-    }
-    // A script error of its own (a Lua error) stops the probe of this layout: the real run meets
-    // the same error at the same call and reports it as it always did (bench --suggest names it failed).
-    if (outcome instanceof ScriptError) return SCRIPT_FAILED;
-    if (outcome instanceof Error) throw outcome;
-    throw new CommandRefusedError(String(outcome));
-  }
+  if (outcome !== 'late') return probeOutcome(outcome);
   // Still running: SCRIPT KILL, as swc would on a user's server; a script that wrote cannot be killed.
   // (Its connection was opened before: a new one would get BUSY in its handshake.)
-  let state = 'did not finish within 2 s (it was stopped with SCRIPT KILL)';
+  let state = `did not finish within ${PROBE_CALL_LIMIT_MS / 1000} s (it was stopped with SCRIPT KILL)`;
   try {
     await killer.call('SCRIPT', 'KILL');
   } catch (err) {
-    if (/UNKILLABLE/.test((err as Error).message)) {
-      state = 'did not finish within 2 s and wrote before, so SCRIPT KILL could not stop it (UNKILLABLE: only SHUTDOWN NOSAVE would)';
+    const message = (err as Error).message;
+    if (/UNKILLABLE/.test(message)) {
+      state = `did not finish within ${PROBE_CALL_LIMIT_MS / 1000} s and wrote before, so SCRIPT KILL could not stop it (UNKILLABLE: only SHUTDOWN NOSAVE would)`;
+    } else if (/NOTBUSY/.test(message)) {
+      // No script runs: the call ended on its own and only its reply was late (a busy machine), so it is judged by its
+      // outcome. (The server answers SCRIPT KILL only once a script has run past lua-time-limit, or has ended.)
+      return probeOutcome(await ran);
     }
   }
   return state;
@@ -232,8 +242,13 @@ export async function probeLayout(name: LayoutName, options: LayoutOptions, targ
   const settle = async (n: number): Promise<void> => {
     const mark = `swc-probe-mark-${n}`;
     await runner.call('ECHO', mark);
-    const until = Date.now() + 2000;
-    while (!marks.has(mark) && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    // MONITOR passes commands on in order, so the mark comes; on a busy machine it may take seconds. Going on
+    // without it would judge the call by a part of what it ran.
+    const until = Date.now() + SETTLE_LIMIT_MS;
+    while (!marks.has(mark)) {
+      if (Date.now() > until) throw new Error(`the probe's MONITOR passed nothing on within ${SETTLE_LIMIT_MS / 1000} s`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
   };
   try {
     await seed(checker, plain);

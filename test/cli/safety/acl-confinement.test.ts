@@ -7,38 +7,24 @@
  * obeys the calling user's ACL, is checked on every build at hand.
  * Every test has servers of its own: the describes run at once.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createNamespace } from '../../../src/bench/namespace.js';
 import { connect } from '../../../src/redis/connect.js';
 import { startPrivateCluster } from '../../../src/redis/cluster.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
 import { confineRun, DENIAL, DENIED_TO_RUN_USER } from '../../../src/safety/acl.js';
 import { runCli } from '../run-cli.js';
 import { startCli } from '../run-cli.js';
-import { digest } from '../../helpers.js';
+import { digest, fileServers } from '../../helpers.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
-const dir = mkdtempSync(path.join(tmpdir(), 'swc-acl-'));
-const servers: PrivateServer[] = [];
-const clients: Redis[] = [];
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  for (const s of servers) await s.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const { dir, start } = fileServers('acl');
 
-async function server(settings: string[] = [], binary?: string): Promise<{ url: string; redis: Redis }> {
-  const s = await startPrivateServer({ settings, allowAnySetting: true, ...(binary ? { binary } : {}) });
-  servers.push(s);
-  const redis = await connect(s.url);
-  clients.push(redis);
-  return { url: s.url, redis };
-}
+const server = (settings: string[] = [], binary?: string): Promise<{ url: string; redis: Redis }> =>
+  start({ settings, allowAnySetting: true, ...(binary ? { binary } : {}) });
 
 /**
  * The example manifest whose record.lua behaves during swc's probe (a dozen

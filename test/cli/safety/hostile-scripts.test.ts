@@ -87,7 +87,7 @@ describe('done when: hostile manifests are refused, and nothing of the user chan
       spawns.map(([label, [command], trust]) => {
         const manifest = manifests.get(label) as string;
         const args = command === 'bench' ? ['bench', '--layout', manifest, ...benchArgs] : ['verify', '--layout', manifest, '--calls', '200'];
-        return runCli([...args, ...trust, '--redis-url', server.url], {}, 60_000);
+        return runCli([...args, ...trust, '--redis-url', server.url]);
       }),
     );
     spawns.forEach(([label, [command], trust], i) => {
