@@ -51,7 +51,7 @@ export function verifyCommand(): Command {
     .option('--scripts <dir>', "run the layouts' scripts from this folder, e.g. an edited copy of swc's lua/ folder")
     .option('--no-progress', 'no progress on stderr');
   addJsonOption(command);
-  addRedisOptions(command, { privateServer: true });
+  addRedisOptions(command, { privateServer: true, writes: true });
   addClusterOptions(command);
   addBuildsOption(command);
   command.addHelpText(

@@ -45,6 +45,7 @@ const light = z.looseObject({
 export const lightsSchema = z
   .looseObject({
     ...header,
+    server: z.string().optional(),
     at: moment,
     clock: z.string(),
     windowSeconds: figure,

@@ -43,7 +43,7 @@ async function everyCommand(
 ): Promise<void> {
   const runs = COMMANDS.flatMap((command) =>
     ways.map(async (how) => {
-      const result = how === '--redis-url' ? await runCli([...command, '--redis-url', url]) : await runCli(command, { REDIS_URL: url });
+      const result = how === '--redis-url' ? await runCli([...command, '--redis-url', url]) : await runCli(command, { REDIS_URL: url, SWC_USE_REDIS_URL: '1' });
       return { result, label: `${command[0]} via ${how}: ${result.stderr}` };
     }),
   );

@@ -50,7 +50,7 @@ function bundled(url: string): string[] {
  * path (terminal-safe text, writes that follow no link): each imports at most core/ and node:.
  */
 const HEAVY = [
-  /node_modules\/(ioredis|redis-parser|zod|vega[^/]*|@resvg|cli-table3|cli-progress|tinybench|asciichart|chalk)\//,
+  /node_modules\/(ioredis|redis-parser|zod|vega[^/]*|@resvg|cli-table3|tinybench|asciichart|chalk)\//,
   /\/dist\/(layouts\/(?!builtin-names|inspection\.js)|inspect\/(?!list-options)|compare\/(?!tolerances\.js)|measure\/|verify\/|doctor\/|traffic\/|model\/)/,
   /\/dist\/redis\/(connect|cluster|server|routed|rdb-server|preflight)\.js/,
   /\/dist\/(report\/(?!help-text|inspect-limits|lights-formats|bench-formats\.js|compare-formats\.js|chart-panel-names\.js|suggest-rule\.js)|schemas\/|safety\/(?!(namespace|trust|text|write-file)\.js))/,

@@ -102,6 +102,17 @@ describe('renderLights (colour off)', () => {
       'no light on this server (no key matching stoplight:v5:*, stoplight:v6:*)\n',
     );
   });
+
+  it('names the server it read, first: on an empty server in its one line, above the table, and in markdown', () => {
+    const empty = { ...lightList, lights: [], patterns: ['stoplight:v5:*'] };
+    const server = 'redis://127.0.0.1:6379/0';
+    expect(renderLights({ list: empty, matched: [], shown: [], totals: [], wide: false, server }, 'table', false)).toBe(
+      'no light on redis://127.0.0.1:6379/0 (no key matching stoplight:v5:*)\n',
+    );
+    const view = { list: lightList, matched: lightList.lights, shown: lightList.lights, totals: [], wide: false, server };
+    expect(renderLights(view, 'table', false).split('\n')[0]).toBe('Server: redis://127.0.0.1:6379/0');
+    expect(renderLights(view, 'markdown', false).split('\n')[0]).toBe('_Server: redis://127.0.0.1:6379/0_');
+  });
 });
 
 describe('selectLights', () => {
