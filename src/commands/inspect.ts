@@ -165,8 +165,12 @@ async function inspectOne(light: string, flags: InspectFlags): Promise<number> {
           () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect', { commandTimeoutMs: LIGHTS_COMMAND_TIMEOUT_MS }),
           (target) =>
             inspectLight(target.redis, request, target.nodeOf, names, flags.scanCount !== undefined ? { count: flags.scanCount } : {}).catch((err: unknown) => {
+              if (!(err instanceof NotFoundError)) throw err;
               // The message repeats the typed name and its keys: keep their control characters off the terminal.
-              throw err instanceof NotFoundError ? new NotFoundError(visible(err.message)) : err;
+              const notFound = visible(err.message);
+              // --json readers get a document too: no inspection, and why (the stderr line and exit 1 are the same).
+              if (flags.json) printJson({ ...inspectionDocument(request, []), notFound });
+              throw new NotFoundError(notFound);
             }),
           (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; reading again on the new slot map`),
         );

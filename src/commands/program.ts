@@ -3,6 +3,7 @@ import { reportError, scrub } from './lifecycle.js';
 import { ExitCode } from '../core/errors.js';
 import { SWC_VERSION } from '../core/version.js';
 import { helpWidth, wrapHelp } from '../report/help-text.js';
+import { durationUnitProblem, isTimeUnit } from '../bench/values.js';
 
 export { helpWidth, wrapHelp };
 
@@ -29,12 +30,37 @@ function outputFor(command: Command): { outputError: (text: string, write: (s: s
         write(`${scrub(`swc: ${reason.startsWith(flag) ? reason : `${flag}: got "${value}"; ${reason}`}`)}\n`);
         return;
       }
-      const message = first.replace(/^error: /, '');
+      const stray = /^error: too many arguments/.test(first) ? strayWord(command) : undefined;
+      if (stray?.unit) {
+        write(`${scrub(`swc: ${stray.unit}`)}\n`);
+        return;
+      }
+      const message = first.replace(/^error: /, '').replace(/\.$/, '') + (stray ? `: "${stray.word}"${stray.after ? ` (after ${stray.after})` : ''}` : '');
       const suggestion = rest.map((line) => line.trim()).find((line) => /^\(Did you mean /.test(line));
       const pointer = HELPED.test(message) ? `; see ${helpCommandOf(command)}` : '';
       write(`${scrub(`swc: ${message}${suggestion ? ` ${suggestion}` : ''}${pointer}`)}\n`);
     },
   };
+}
+
+/**
+ * The first word a command did not take (commander's "too many arguments"),
+ * the flag and value typed before it, and, when the two make a duration with
+ * its unit split off (`--window 5 min`), what is wrong with that unit.
+ */
+function strayWord(command: Command): { word: string; after?: string; unit?: string } | undefined {
+  let root = command;
+  while (root.parent) root = root.parent;
+  // commander keeps the argv it parsed (undeclared in its types).
+  const raw = (root as unknown as { rawArgs: string[] }).rawArgs.slice(2);
+  const word = command.args.at(-1);
+  if (word === undefined) return undefined;
+  const at = raw.lastIndexOf(word);
+  const [flag, value] = at >= 2 ? [raw[at - 2] as string, raw[at - 1] as string] : [undefined, undefined];
+  if (flag === undefined || value === undefined || !flag.startsWith('--')) return { word };
+  // Only a word that is a unit of time: `--rate 100 extra` is a stray word, not a unit.
+  const unit = /^\d/.test(value) && isTimeUnit(word) ? durationUnitProblem(flag, `${value} ${word}`) : undefined;
+  return { word, after: `${flag} ${value}`, ...(unit !== undefined ? { unit } : {}) };
 }
 
 /** `swc --help` for the program, `swc <command> --help` for a subcommand. */

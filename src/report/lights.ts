@@ -28,7 +28,12 @@ export interface LightsView {
   readonly forecast?: FleetForecast;
   /** The server read (a URL without credentials, or a snapshot), named on the first line. */
   readonly server?: string;
+  /** The filters given as typed (`--state red`), named where lights were left out. */
+  readonly filters?: readonly string[];
 }
+
+/** The filters that left lights out, as typed; the flags' names when the listing does not carry them. */
+const filtersText = (view: LightsView): string => visible(view.filters && view.filters.length > 0 ? view.filters.join(' ') : '--system/--match/--state');
 
 /** Narrower terminals still get 80 columns: fewer columns would say too little. */
 export const MIN_COLUMNS = 80;
@@ -410,7 +415,7 @@ function footerLines(view: LightsView): string[] {
     );
   }
   if (shown.length < matched.length) lines.push(`showing ${int(shown.length)} of ${int(matched.length)} (--top); totals count all ${int(matched.length)}`);
-  if (matched.length < list.lights.length) lines.push(`${int(list.lights.length - matched.length)} other light(s) filtered out (--system/--match)`);
+  if (matched.length < list.lights.length) lines.push(`${int(list.lights.length - matched.length)} other light(s) filtered out (${filtersText(view)})`);
   const at = `${iso(list.at)} (${list.clock === 'server' ? 'server clock' : '--at'})`;
   lines.push(
     list.windowSeconds === null
@@ -474,7 +479,7 @@ export function renderLights(view: LightsView, format: Exclude<LightsFormat, 'js
     const unnamed = list.lights.filter((l) => l.systemId !== null && l.lightName === null).length;
     // A glob can only match the names swc knows: say so when 6.0 lights without names were there to match.
     const hint = unnamed > 0 ? `; ${int(unnamed)} 6.0 light(s) have no known name for a pattern to match: give --names <file>, or a literal name (hashed)` : '';
-    return `no light matched --system/--match (${int(list.lights.length)} light(s) ${where})${hint}\n`;
+    return `no light matched ${filtersText(view)} (${int(list.lights.length)} light(s) ${where})${hint}\n`;
   }
   // Markdown is read where it is rendered, not in this terminal: it keeps every column.
   const { columns, ...unbounded } = view;

@@ -103,6 +103,22 @@ describe('renderLights (colour off)', () => {
     );
   });
 
+  it('lights left out by a filter: the line names the filter as typed (--state red), not a fixed pair of flags', () => {
+    const [first, ...rest] = lightList.lights;
+    const view = {
+      list: lightList,
+      matched: [first as (typeof lightList.lights)[number]],
+      shown: [first as (typeof lightList.lights)[number]],
+      totals: [],
+      wide: false,
+    };
+    expect(rest.length).toBeGreaterThan(0);
+    const lines = renderLights({ ...view, filters: ['--state red'] }, 'table', false).split('\n');
+    expect(lines).toContain(`${rest.length} other light(s) filtered out (--state red)`);
+    const none = renderLights({ ...view, matched: [], shown: [], filters: ['--state red', '--match x*'] }, 'table', false);
+    expect(none).toMatch(new RegExp(`^no light matched --state red --match x\\* \\(${lightList.lights.length} light\\(s\\) on this server\\)`));
+  });
+
   it('names the server it read, first: on an empty server in its one line, above the table, and in markdown', () => {
     const empty = { ...lightList, lights: [], patterns: ['stoplight:v5:*'] };
     const server = 'redis://127.0.0.1:6379/0';
