@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import type { BenchFlags } from './bench/flags.js';
 import { ExitCode } from '../core/errors.js';
 import { action } from './lifecycle.js';
 import { addJsonOption, addRedisOptions, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
@@ -24,26 +25,28 @@ export function doctorCommand(): Command {
   addJsonOption(command);
   return command.action(
     action(async (flags: DoctorFlags) => {
-      const [{ estimatePeakBytes }, { layoutNames }, { diagnose }, { doctorDocument, renderDiagnosis }, { proseWidth, wrapText }, { redactUrl }] =
-        await Promise.all([
-          import('../bench/footprint.js'),
-          import('../layouts/index.js'),
-          import('../doctor/diagnose.js'),
-          import('../report/doctor.js'),
-          import('../report/width.js'),
-          import('../redis/url.js'),
-        ]);
+      const [
+        { estimatePeakBytes },
+        { benchCommand },
+        { planFromFlags },
+        { diagnose },
+        { doctorDocument, renderDiagnosis },
+        { proseWidth, wrapText },
+        { redactUrl },
+      ] = await Promise.all([
+        import('../bench/footprint.js'),
+        import('./bench.js'),
+        import('./bench/plan.js'),
+        import('../doctor/diagnose.js'),
+        import('../report/doctor.js'),
+        import('../report/width.js'),
+        import('../redis/url.js'),
+      ]);
       const session = await sessionFromFlags(flags);
-      // Headroom is judged against what `swc bench` does with no flags.
-      const peak = estimatePeakBytes({
-        layouts: layoutNames,
-        windows: [300],
-        rates: [100],
-        failureRate: 0.5,
-        lights: 1,
-        seed: 1,
-        throughput: { connections: 4, pipeline: 1, seconds: 1 },
-      });
+      // Headroom is judged against the README's first bench, planned as bench plans it (its flags' defaults, one estimator).
+      const bench = benchCommand();
+      bench.parseOptions(['--rate', '100', '--window', '300']);
+      const peak = estimatePeakBytes(planFromFlags(bench.opts<BenchFlags>(), undefined));
       const readOnly = !session.server && flags.writeCheck !== true;
       const diagnosis = await diagnose(session.redis, { peakBytes: peak.bytes, peakFor: 'the default bench (--rate 100 --window 300)', readOnly });
       const where = session.server ? `private redis-server on port ${session.server.port}` : redactUrl(session.url);

@@ -21,6 +21,12 @@ export interface Diagnosis {
   readonly preflight: PreflightReport;
   /** No check failed (warnings allowed). */
   readonly ok: boolean;
+  /**
+   * What a read-only diagnosis left out by design (no SCRIPT LOAD, no write
+   * probe), each with the flag that does it: said once under the verdict,
+   * not as warnings about the server.
+   */
+  readonly notChecked: readonly string[];
 }
 
 /** Options of {@link diagnose}. */
@@ -57,6 +63,7 @@ const DEFAULT_LIMITS = {
 export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Promise<Diagnosis> {
   const server = await serverInfo(redis);
   const checks: Check[] = [];
+  const notChecked: string[] = [];
   const add = (name: string, status: Check['status'], detail: string): void => {
     checks.push({ name, status, detail });
   };
@@ -85,7 +92,7 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
   if (options.readOnly) {
     // SCRIPT LOAD writes the server's script cache: not without --write-check.
     for (const name of layoutNames) for (const s of createLayout(name).scripts) scripts.push({ file: s.file, sha1: s.sha1, loaded: false });
-    add('scripts', 'warn', 'not loaded: SCRIPT LOAD changes the script cache of a server swc did not start; --write-check loads them');
+    notChecked.push('scripts not loaded (SCRIPT LOAD changes the script cache of a server swc did not start)');
   }
 
   try {
@@ -165,8 +172,11 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
   }
   for (const f of report.findings) {
     if (f.check === 'memory') continue;
-    const name = f.check === 'unchecked' ? 'info' : f.check;
-    add(name, f.advisory && !/CONFIG GET/.test(f.detail) ? 'warn' : 'fail', f.detail);
+    if (f.check === 'unchecked') {
+      notChecked.push(f.detail.replace(/; --write-check .*$/, ''));
+      continue;
+    }
+    add(f.check, f.advisory && !/CONFIG GET/.test(f.detail) ? 'warn' : 'fail', f.detail);
   }
   if (!report.findings.some((f) => f.check === 'permission')) {
     add(
@@ -177,5 +187,5 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
     );
   }
 
-  return { server, scripts, checks, preflight: report, ok: checks.every((c) => c.status !== 'fail') };
+  return { server, scripts, checks, preflight: report, ok: checks.every((c) => c.status !== 'fail'), notChecked };
 }

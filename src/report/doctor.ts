@@ -20,6 +20,7 @@ export function renderDiagnosis(diagnosis: Diagnosis, where: string, color: bool
     ...diagnosis.checks.map((check) => `${mark[check.status]}  ${check.name.padEnd(width)}  ${check.detail}`),
     '',
     diagnosis.ok ? c.green('ready') : c.red('not ready: see FAIL above'),
+    ...(diagnosis.notChecked.length > 0 ? [c.dim(`not checked (read-only): ${diagnosis.notChecked.join('; ')}; --write-check checks them`)] : []),
     '',
   ].join('\n');
 }
@@ -35,5 +36,6 @@ export function doctorDocument(diagnosis: Diagnosis, where: string, privateServe
     memory: diagnosis.preflight.memory,
     permissions: diagnosis.preflight.permissions,
     ok: diagnosis.ok,
+    notChecked: diagnosis.notChecked,
   };
 }

@@ -18,5 +18,6 @@ export const doctorSchema = z
     memory: z.looseObject({ usedBytes: figure, maxBytes: figure, policy: z.string().nullable() }),
     permissions: z.looseObject({ missing: z.array(z.unknown()) }),
     ok: z.boolean(),
+    notChecked: z.array(z.string()).optional(),
   })
   .meta({ title: 'swc doctor --json' });
