@@ -1,7 +1,8 @@
 import { Command, CommanderError, Help, Option } from 'commander';
 import { reportError, scrub } from './lifecycle.js';
 import { ExitCode } from '../core/errors.js';
-import { SWC_VERSION } from '../core/version.js';
+import { PACKAGE_NAME, SWC_VERSION } from '../core/version.js';
+import { PACKAGE_ROOT } from '../core/package-root.js';
 import { helpWidth, wrapHelp } from '../report/help-text.js';
 import { durationUnitProblem, isTimeUnit } from '../bench/values.js';
 
@@ -204,13 +205,34 @@ export function commandsFor(args: readonly string[]): string[] {
   return named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
 }
 
+/** What `swc --version` says: the package and its version, the Node running it, and the folder swc runs from. */
+export function versionFacts(): { name: string; version: string; node: string; path: string } {
+  return { name: PACKAGE_NAME, version: SWC_VERSION, node: process.version, path: PACKAGE_ROOT.replace(/\/$/, '') };
+}
+
+/**
+ * `-V, --version`: one line (`swc 0.1.0 (sliding-window-counters), Node
+ * v22.12.0, from /path`), or with `--json` anywhere beside it the same facts
+ * as JSON. Written whole, never wrapped like help.
+ */
+function addVersionOption(program: Command, args: readonly string[]): void {
+  const json = args.includes('--json');
+  // `swc --json --version` reaches the program's options first: --json is known there only beside --version.
+  if (json && (args.includes('--version') || args.includes('-V'))) program.addOption(new Option('--json').hideHelp());
+  program.option('-V, --version', "print swc's version, the Node running it and the folder it runs from (--json: as JSON)");
+  program.on('option:version', () => {
+    const facts = versionFacts();
+    process.stdout.write(json ? `${JSON.stringify(facts, null, 2)}\n` : `swc ${facts.version} (${facts.name}), Node ${facts.node}, from ${facts.path}\n`);
+    throw new CommanderError(ExitCode.ok, 'commander.version', facts.version);
+  });
+}
+
 /** Builds the `swc` program for `argv` (node, script, then the user's arguments), or with every subcommand when none is given. */
 export async function buildProgram(argv?: readonly string[]): Promise<Command> {
   const names = argv === undefined ? Object.keys(COMMANDS) : commandsFor(argv.slice(2));
   const commands = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Command>)()));
   const program = new Command('swc')
     .description('Benchmark and inspect sliding-window counters in Redis (Stoplight 5.x vs 6.0 layouts)')
-    .version(SWC_VERSION, '-V, --version')
     .exitOverride()
     .addHelpText(
       'after',
@@ -223,6 +245,7 @@ Examples:
   swc bench --rate 100 --window 300
   swc lights --redis-url redis://127.0.0.1:6379 --top 20`,
     );
+  addVersionOption(program, argv?.slice(2) ?? []);
   for (const command of commands) program.addCommand(command);
   for (const command of program.commands) groupOptions(command);
   for (const command of [program, ...program.commands]) {
