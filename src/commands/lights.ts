@@ -103,13 +103,16 @@ export function lightsCommand(): Command {
 The light column is the reference swc inspect takes as is (6.0:
 system-id/light-id).
 "stale" counts events outside the window that the keys still hold.
+
 --forecast stoplight-v6 replays each light's recorded events (5.x members, 6.0
 buckets) into stoplight-v6 on a private redis-server and measures its keys, as
 swc bench does: at most --forecast-sample lights, the fleet extrapolated from
 them; JSON: each light's "forecast" (method measured, capped, sampled-out, …)
 and the fleet's "forecast". Nothing is written to the server listed.
+
 --json: { schemaVersion, at, windowSeconds, totals, total, matched, lights }
 (docs/inspect.md, "Looking inside a light").
+
 Read-only. Commands sent: PING, TIME, SCAN, TYPE, ECHO, ZCARD, HLEN, ZRANGE, ZCOUNT,
 HGETALL, HMGET, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
 a Stoplight registry of light configs, where one exists: HSCAN).
@@ -117,6 +120,7 @@ One SCAN pass (COUNT adapted to 250 µs per call, or --scan-count; --scan-pause 
 calls) matches every layout's keys;
 Ctrl-C prints what it found so far, marked partial (exit 130; SIGTERM 143). 6.0 names: the
 "default" system, a Stoplight registry, --names, a literal --system or --match.
+
 On Redis Cluster (--cluster, or several --redis-url seeds): SCAN on every
 primary, each key read where its slot lives; a node column and a total per
 primary (JSON: each light's "node" and "placement", and "cluster": { primaries,

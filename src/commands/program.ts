@@ -3,7 +3,7 @@ import { reportError, scrub } from './lifecycle.js';
 import { ExitCode } from '../core/errors.js';
 import { PACKAGE_NAME, SWC_VERSION } from '../core/version.js';
 import { PACKAGE_ROOT } from '../core/package-root.js';
-import { helpWidth, wrapHelp } from '../report/help-text.js';
+import { flowParagraphs, helpWidth, wrapHelp } from '../report/help-text.js';
 import { durationUnitProblem, isTimeUnit } from '../bench/values.js';
 
 export { helpWidth, wrapHelp };
@@ -72,31 +72,27 @@ function helpCommandOf(command: Command): string {
 /**
  * The groups of a long option list, in the order help shows them: each
  * heading with the flags under it. A flag no group names (one added since)
- * goes under "Other:"; `-h` shows the groups marked short, `--help` all.
+ * goes under "Other:"; `-h` names each group's flags on a line, `--help` describes all.
  */
 interface OptionGroup {
   readonly heading: string;
-  readonly short: boolean;
   readonly flags: readonly string[];
 }
 const OPTION_GROUPS: Readonly<Record<string, readonly OptionGroup[]>> = {
   bench: [
     {
       heading: 'What to run:',
-      short: true,
       flags: ['--rate', '--window', '--layout', '--preset', '--lights', '--failure-rate', '--scenario', '--seed', '--realtime', '--suggest', '--sweep'],
     },
     {
       heading: 'What to measure:',
-      short: true,
       flags: ['--no-throughput', '--no-commands', '--accuracy', '--no-accuracy', '--threshold', '--no-app-view', '--percentiles'],
     },
-    { heading: 'Where:', short: true, flags: ['--redis-url', '--redis-server-arg', '--redis-server', '--cluster', '--cluster-shards', '--scripts'] },
-    { heading: 'How long:', short: true, flags: ['--duration', '--ops', '--time', '--rounds', '--dry-run'] },
-    { heading: 'Output:', short: true, flags: ['--format', '--json', '--output', '--no-progress', '--wide', '--chart', '--chart-out', '--chart-panels'] },
+    { heading: 'Where:', flags: ['--redis-url', '--redis-server-arg', '--redis-server', '--cluster', '--cluster-shards', '--scripts'] },
+    { heading: 'How long:', flags: ['--duration', '--ops', '--time', '--rounds', '--dry-run'] },
+    { heading: 'Output:', flags: ['--format', '--json', '--output', '--no-progress', '--wide', '--chart', '--chart-out', '--chart-panels'] },
     {
       heading: 'Against a baseline:',
-      short: false,
       flags: [
         '--baseline',
         '--memory-tolerance',
@@ -107,10 +103,9 @@ const OPTION_GROUPS: Readonly<Record<string, readonly OptionGroup[]>> = {
         '--absolute',
       ],
     },
-    { heading: 'Safety:', short: false, flags: ['--allow-eviction', '--max-ops', '--trust-scripts', '--wait-for-runs'] },
+    { heading: 'Safety:', flags: ['--allow-eviction', '--max-ops', '--trust-scripts', '--wait-for-runs'] },
     {
       heading: 'Advanced:',
-      short: false,
       flags: ['--connections', '--pipeline', '--instructions', '--profile', '--instruction-calls', '--instruction-repeats'],
     },
   ],
@@ -126,11 +121,12 @@ function groupOptions(command: Command): void {
     const group = groups.find((g) => g.flags.includes(option.long ?? option.short ?? ''));
     option.helpGroup(group?.heading ?? OTHER_GROUP);
   }
-  command.addHelpOption(new Option('-h, --help', 'the common options (-h), or every option with exit codes and examples (--help)').helpGroup(HELP_GROUP));
+  command.addHelpOption(
+    new Option('-h, --help', 'the options by name on one screen (-h), or every option with what it does, exit codes and examples (--help)').helpGroup(
+      HELP_GROUP,
+    ),
+  );
 }
-
-/** While true, help shows only the groups marked short (`swc bench -h`). */
-let shortHelp = false;
 
 /**
  * One help style for every command: wrapped to {@link helpWidth}; the
@@ -146,8 +142,7 @@ const helpConfiguration: Partial<Help> = {
     const found = base.call(this, unsorted, visible, getGroup);
     const order = [...Object.values(OPTION_GROUPS).flatMap((groups) => groups.map((g) => g.heading)), OTHER_GROUP, HELP_GROUP];
     const rank = (heading: string): number => (order.includes(heading) ? order.indexOf(heading) : -1);
-    const shown = shortHelp ? new Set(Object.values(OPTION_GROUPS).flatMap((groups) => groups.filter((g) => g.short).map((g) => g.heading))) : undefined;
-    return new Map([...found].filter(([heading]) => !shown || shown.has(heading)).sort(([a], [b]) => rank(a) - rank(b)));
+    return new Map([...found].sort(([a], [b]) => rank(a) - rank(b)));
   },
   optionDescription(option: Option): string {
     const emptyList = Array.isArray(option.defaultValue) && option.defaultValue.length === 0;
@@ -163,18 +158,39 @@ function helpFirst(program: Command, command: Command): void {
   const end = args.indexOf('--');
   const given = end === -1 ? args : args.slice(0, end);
   if (!given.includes('--help') && !given.includes('-h')) return;
-  if (given.includes('--help') || !OPTION_GROUPS[command.name()]) command.help();
-  // `-h` of a command with option groups: the common ones, and where the rest is.
-  shortHelp = true;
-  let text: string;
-  try {
-    text = command.helpInformation();
-  } finally {
-    shortHelp = false;
-  }
-  const rest = OPTION_GROUPS[command.name()]?.filter((g) => !g.short).map((g) => g.heading.replace(/:$/, '').toLowerCase()) ?? [];
-  process.stdout.write(wrapHelp(`${text}\nEvery option (also ${rest.join(', ')}), exit codes and examples: swc ${command.name()} --help\n`, helpWidth()));
+  if (given.includes('--help')) command.help();
+  process.stdout.write(wrapHelp(shortHelpText(command), helpWidth()));
   throw new CommanderError(ExitCode.ok, 'commander.helpDisplayed', '(outputHelp)');
+}
+
+/**
+ * `swc <command> -h`: one screen (the start-up test holds it to 40 lines at
+ * 80 columns): what the command does, then its options by name, one group a
+ * line (what to run, where, how long, output, …), then where the manual is.
+ * `--help` is the manual: every option with what it does and its default,
+ * exit codes and examples.
+ */
+function shortHelpText(command: Command): string {
+  const options = command.options.filter((o) => !(o as Option & { hidden?: boolean }).hidden && o.long !== '--help');
+  const nameOf = (o: Option): string => o.long ?? o.short ?? o.flags;
+  const groups: { heading: string; flags: string[] }[] = (OPTION_GROUPS[command.name()] ?? []).map((g) => ({
+    heading: g.heading,
+    flags: g.flags.filter((f) => options.some((o) => nameOf(o) === f)),
+  }));
+  const grouped = new Set(groups.flatMap((g) => g.flags));
+  const other = options.map(nameOf).filter((f) => !grouped.has(f));
+  if (other.length > 0) groups.push({ heading: groups.length > 0 ? OTHER_GROUP : 'Options:', flags: other });
+  const args = command.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
+  return [
+    `Usage: swc ${command.name()} [options]${args ? ` ${args}` : ''}`,
+    '',
+    command.description(),
+    '',
+    ...groups.filter((g) => g.flags.length > 0).map((g) => `  ${g.heading} ${g.flags.join(', ')}`),
+    '',
+    `What each option does and its default, exit codes and examples: swc ${command.name()} --help`,
+    '',
+  ].join('\n');
 }
 
 /**
@@ -252,7 +268,7 @@ Examples:
     command
       .configureOutput({
         ...outputFor(command),
-        writeOut: (text) => process.stdout.write(wrapHelp(text, helpWidth())),
+        writeOut: (text) => process.stdout.write(wrapHelp(flowParagraphs(text), helpWidth())),
         getOutHelpWidth: () => helpWidth(),
         getErrHelpWidth: () => helpWidth(process.env, process.stderr),
       })
