@@ -49,7 +49,7 @@ export function inspectCommand(): Command {
     )
     .option(
       '--system <name or id>',
-      'the system of a light given by name or light id: its name, or the id its keys carry (6.0: 12 hex); default "default" for names, any system for a light id',
+      'the system of a light given by name or light id: its name, or the id its keys carry (6.0: 12 hex); default: the system named default for names, any system for a light id',
     )
     .option(
       '--window <time>',
@@ -58,7 +58,7 @@ export function inspectCommand(): Command {
     )
     .option('--at <time>', 'judge the window at this Unix time in seconds (default: the server clock)', unixSeconds)
     .option('--rdb <file>', 'read an RDB snapshot instead of a live server: loaded into a private redis-server on a unix socket only (no TCP)')
-    .option('--redis-server <path>', 'with --rdb: the redis-server that loads it (default SWC_REDIS_SERVER, else redis-server on PATH)')
+    .option('--redis-server <path>', 'with --rdb: the redis-server that loads it (default: SWC_REDIS_SERVER, else redis-server on PATH)')
     .option('--names <file>', 'names for 6.0 ids: one "light" or "system/light" per line (swc hashes them as Stoplight does)')
     .option(
       '--limit <n>',

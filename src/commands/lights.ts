@@ -62,7 +62,7 @@ export function lightsCommand(): Command {
     )
     .option(
       '--scan-pause <ms>',
-      `pause between SCAN calls, 0..1000 ms (default ${DEFAULT_SCAN_PAUSE_MS}: the scan keeps well under a core of the server)`,
+      `pause between SCAN calls, 0..1000 ms (default: ${DEFAULT_SCAN_PAUSE_MS}: the scan keeps well under a core of the server)`,
       parser((v) => parseNumber('--scan-pause', v, { min: 0, max: 1000 })),
     )
     .option(
@@ -77,12 +77,12 @@ export function lightsCommand(): Command {
     )
     .option(
       '--forecast-sample <n>',
-      'with --forecast: replay at most n lights (1..100000, default 50), spread over the fleet by size; the fleet total is extrapolated from them',
+      'with --forecast: replay at most n lights (1..100000, default: 50), spread over the fleet by size; the fleet total is extrapolated from them',
       parser((v) => parseNumber('--forecast-sample', v, { min: 1, max: 100_000, integer: true })),
     )
     .option(
       '--forecast-events <n>',
-      "with --forecast: replay at most a light's newest n events (1..100000000, default 1000000); a light with more is marked capped",
+      "with --forecast: replay at most a light's newest n events (1..100000000, default: 1000000); a light with more is marked capped",
       parser((v) => parseNumber('--forecast-events', v, { min: 1, max: 100_000_000, integer: true })),
     )
     .option('--no-progress', 'no scan or forecast progress on stderr')
@@ -90,7 +90,7 @@ export function lightsCommand(): Command {
       '--rdb <file>',
       'analyse an RDB snapshot instead of a live server: loaded into a private redis-server on a unix socket only (no TCP), exact MEMORY USAGE',
     )
-    .option('--redis-server <path>', 'with --rdb or --forecast: the redis-server swc starts (default SWC_REDIS_SERVER, else redis-server on PATH)')
+    .option('--redis-server <path>', 'with --rdb or --forecast: the redis-server swc starts (default: SWC_REDIS_SERVER, else redis-server on PATH)')
     .option('--check', 'exit 1 when any listed light has drift (running totals or index disagree with the buckets)')
     .addOption(new Option('--format <format>', 'output format').choices(lightsFormats).default('table'))
     .option('--wide', 'more columns: keys, stale buckets, first and last event (wider than 120 columns)');

@@ -147,7 +147,7 @@ export function addClusterOptions(command: Command, { privateCluster = true }: {
   // A command that reads a running cluster keeps `--cluster-shards` only to refuse it with a reason; its help does not offer it.
   const shards = new Option(
     '--cluster-shards <n>',
-    `with no --redis-url: start a private cluster of n primaries (1..${MAX_PRIVATE_SHARDS}; implies --cluster; default 3)`,
+    `with no --redis-url: start a private cluster of n primaries (1..${MAX_PRIVATE_SHARDS}; implies --cluster; default: 3)`,
   );
   if (!privateCluster) shards.hideHelp();
   return command
@@ -217,7 +217,7 @@ export function printJson(value: unknown): void {
 export const waitForRunsOption = (): Option =>
   new Option(
     '--wait-for-runs <seconds>',
-    `how long to wait for another swc run writing to the same server to end before giving up, 0 to 3600 (default ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)`,
+    `how long to wait for another swc run writing to the same server to end before giving up, 0 to 3600 (default: ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)`,
   ).argParser(parser((v) => parseDuration('--wait-for-runs', v, { min: 0, max: 3600 })));
 
 /** The turn wait of `--wait-for-runs` (seconds) in milliseconds. */

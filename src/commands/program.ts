@@ -147,7 +147,8 @@ const helpConfiguration: Partial<Help> = {
   optionDescription(option: Option): string {
     const emptyList = Array.isArray(option.defaultValue) && option.defaultValue.length === 0;
     const shown = emptyList ? Object.assign(Object.create(option) as Option, { defaultValue: undefined }) : option;
-    return Help.prototype.optionDescription.call(this, shown);
+    // Every default written one way: `(default: table)`, as the hand-written ones read, not commander's `(default: "table")`.
+    return Help.prototype.optionDescription.call(this, shown).replace(/default: "([^"]*)"/g, 'default: $1');
   },
 };
 

@@ -27,7 +27,7 @@ export function verifyCommand(): Command {
     .addOption(
       new Option(
         '--layout <list>',
-        `layouts, comma-separated: ${BUILTIN_LAYOUT_NAMES.join(', ')}, or manifest files (default all registered; with --scripts, the layouts that folder has)`,
+        `layouts, comma-separated: ${BUILTIN_LAYOUT_NAMES.join(', ')}, or manifest files (default: all registered; with --scripts, the layouts that folder has)`,
       ).argParser(layoutList),
     )
     .addOption(
@@ -37,7 +37,7 @@ export function verifyCommand(): Command {
     )
     .option(
       '--seed <n>',
-      'seed of the traffic, to replay a run (default random; always printed)',
+      'seed of the traffic, to replay a run (default: random; always printed)',
       parser((v) => parseNumber('--seed', v, LIMITS.seed)),
     )
     .option(

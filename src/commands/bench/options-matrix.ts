@@ -18,12 +18,12 @@ const layoutList = parser((v) => {
 /** --rate, --window, --layout, --failure-rate, --lights, --duration, --realtime, --preset, --seed. */
 export function addMatrixOptions(command: Command): Command {
   return command
-    .option('--rate <list>', `requests per second per light, comma-separated (default ${DEFAULT_RATES.join(',')})`, rateList)
-    .option('--window <list>', `window sizes, comma-separated: 300, 90s, 5m, 1h (default ${DEFAULT_WINDOWS.join(',')} s)`, windowList)
+    .option('--rate <list>', `requests per second per light, comma-separated (default: ${DEFAULT_RATES.join(',')})`, rateList)
+    .option('--window <list>', `window sizes, comma-separated: 300, 90s, 5m, 1h (default: ${DEFAULT_WINDOWS.join(',')} s)`, windowList)
     .addOption(
       new Option(
         '--layout <list>',
-        `layouts, comma-separated: ${BUILTIN_LAYOUT_NAMES.join(', ')}, a manifest file, or all (default ${BUILTIN_DEFAULT_LAYOUT_NAMES.join(',')})`,
+        `layouts, comma-separated: ${BUILTIN_LAYOUT_NAMES.join(', ')}, a manifest file, or all (default: ${BUILTIN_DEFAULT_LAYOUT_NAMES.join(',')})`,
       ).argParser(layoutList),
     )
     .option(
@@ -40,7 +40,7 @@ export function addMatrixOptions(command: Command): Command {
     )
     .option(
       '--duration <time>',
-      `traffic time per cell: simulated (default one window), or real with --realtime (default ${DEFAULT_REALTIME_SECONDS} s, at most 1 h)`,
+      `traffic time per cell: simulated (default: one window), or real with --realtime (default: ${DEFAULT_REALTIME_SECONDS} s, at most 1 h)`,
       parser((v) => parseDuration('--duration', v, LIMITS.duration)),
     )
     .option('--realtime', "real traffic paced at --rate on the server's clock for --duration real seconds per cell; no throughput phase")

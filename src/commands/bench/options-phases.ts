@@ -33,7 +33,7 @@ export function addPhaseOptions(command: Command): Command {
     )
     .option(
       '--threshold <0..1>',
-      `accuracy: the failure ratio at which a light opens; reads deciding differently from the exact window are counted (default ${DEFAULT_THRESHOLD})`,
+      `accuracy: the failure ratio at which a light opens; reads deciding differently from the exact window are counted (default: ${DEFAULT_THRESHOLD})`,
       parser((v) => parseNumber('--threshold', v, LIMITS.failureRate)),
     )
     .option(
@@ -64,7 +64,7 @@ export function addPhaseOptions(command: Command): Command {
     )
     .option(
       '--time <seconds>',
-      `throughput: seconds per phase per layout, split over the rounds (default ${DEFAULT_PHASE_SECONDS})`,
+      `throughput: seconds per phase per layout, split over the rounds (default: ${DEFAULT_PHASE_SECONDS})`,
       parser((v) => parseDuration('--time', v, LIMITS.time)),
     )
     .option(

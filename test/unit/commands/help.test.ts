@@ -24,6 +24,8 @@ describe('help fits and points the right way', () => {
       const lines = run.stdout.split('\n');
       const broken = lines.filter((line, i) => i > 0 && /^[a-z(]/.test(line) && /^\S/.test(lines[i - 1] ?? '') && !/:$/.test(lines[i - 1] ?? ''));
       expect(broken).toEqual([]);
+      // Every default written one way: `(default: x)`, never `(default x)` nor commander's quoted `(default: "x")`.
+      expect(run.stdout.match(/[(;,] ?default (?!-)[^)]*|default: "[^"]*"/g) ?? []).toEqual([]);
     });
   }
 
