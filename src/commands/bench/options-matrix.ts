@@ -40,7 +40,7 @@ export function addMatrixOptions(command: Command): Command {
     )
     .option(
       '--duration <time>',
-      `traffic time per cell: simulated (default: one window), or real with --realtime (default: ${DEFAULT_REALTIME_SECONDS} s, at most 1 h)`,
+      `traffic time per cell: simulated (default: one window), or real with --realtime (default: ${DEFAULT_REALTIME_SECONDS} s), at most 1 h`,
       parser((v) => parseDuration('--duration', v, LIMITS.duration)),
     )
     .option('--realtime', "real traffic paced at --rate on the server's clock for --duration real seconds per cell; no throughput phase")
