@@ -90,7 +90,9 @@ describe.concurrent('swc bench (CLI)', () => {
     expect(md.code, md.stderr).toBe(0);
     // The first line names the server written to, and what was not measured there.
     expect(md.stdout).toMatch(
-      new RegExp(`^_Server: ${url.replace(/[/.]/g, '\\$&')}/0; not measured there: throughput \\(--no-throughput\\); commands per call \\(a shared server: [^)]*\\)_\n\n\\*\\*Memory per light`),
+      new RegExp(
+        `^_Server: ${url.replace(/[/.]/g, '\\$&')}/0; not measured there: throughput \\(--no-throughput\\); commands per call \\(a shared server: [^)]*\\)_\n\n\\*\\*Memory per light`,
+      ),
     );
     expect(md.stdout).toMatch(/\| 1 min \| 10 \| 600 \|/);
     expect(csv.code, csv.stderr).toBe(0);
