@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import type { BenchFlags } from './bench/flags.js';
 import { ExitCode } from '../core/errors.js';
 import { action } from './lifecycle.js';
 import { addJsonOption, addRedisOptions, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
@@ -27,26 +26,24 @@ export function doctorCommand(): Command {
     action(async (flags: DoctorFlags) => {
       const [
         { estimatePeakBytes },
-        { benchCommand },
-        { planFromFlags },
+        { defaultBenchPlan },
+        { defaultLayoutNames },
         { diagnose },
         { doctorDocument, renderDiagnosis },
         { proseWidth, wrapText },
         { redactUrl },
       ] = await Promise.all([
         import('../bench/footprint.js'),
-        import('./bench.js'),
-        import('./bench/plan.js'),
+        import('../bench/defaults.js'),
+        import('../layouts/index.js'),
         import('../doctor/diagnose.js'),
         import('../report/doctor.js'),
         import('../report/width.js'),
         import('../redis/url.js'),
       ]);
       const session = await sessionFromFlags(flags);
-      // Headroom is judged against the README's first bench, planned as bench plans it (its flags' defaults, one estimator).
-      const bench = benchCommand();
-      bench.parseOptions(['--rate', '100', '--window', '300']);
-      const peak = estimatePeakBytes(planFromFlags(bench.opts<BenchFlags>(), undefined));
+      // Headroom is judged against the README's first bench, with its defaults and the bench's own estimator.
+      const peak = estimatePeakBytes(defaultBenchPlan(defaultLayoutNames));
       const readOnly = !session.server && flags.writeCheck !== true;
       const diagnosis = await diagnose(session.redis, { peakBytes: peak.bytes, peakFor: 'the default bench (--rate 100 --window 300)', readOnly });
       const where = session.server ? `private redis-server on port ${session.server.port}` : redactUrl(session.url);

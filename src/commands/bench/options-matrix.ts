@@ -5,6 +5,7 @@ import { LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../.
 import { BUILTIN_DEFAULT_LAYOUT_NAMES, BUILTIN_LAYOUT_NAMES } from '../../layouts/builtin-names.js';
 import { layoutRegistry } from '../layout-parsers.js';
 import { parser } from '../options.js';
+import { DEFAULT_FAILURE_RATE, DEFAULT_LIGHTS, DEFAULT_SEED } from '../../bench/defaults.js';
 import { DEFAULT_RATES, DEFAULT_REALTIME_SECONDS, DEFAULT_WINDOWS } from './flags.js';
 
 const rateList = parser((v) => parseList('--rate', v, (p) => parseNumber('--rate', p, LIMITS.rate)));
@@ -30,13 +31,13 @@ export function addMatrixOptions(command: Command): Command {
       '--failure-rate <0..1>',
       'share of failures (seeded Bernoulli per event)',
       parser((v) => parseNumber('--failure-rate', v, LIMITS.failureRate)),
-      0.5,
+      DEFAULT_FAILURE_RATE,
     )
     .option(
       '--lights <n>',
       'lights per cell; memory is reported per light',
       parser((v) => parseNumber('--lights', v, LIMITS.lights)),
-      1,
+      DEFAULT_LIGHTS,
     )
     .option(
       '--duration <time>',
@@ -53,6 +54,6 @@ export function addMatrixOptions(command: Command): Command {
       '--seed <n>',
       'seed for outcomes and event ids (same seed, same bytes)',
       parser((v) => parseNumber('--seed', v, LIMITS.seed)),
-      1,
+      DEFAULT_SEED,
     );
 }

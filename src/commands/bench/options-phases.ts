@@ -4,6 +4,7 @@ import { LIMITS, parseDuration, parseNumber } from '../../bench/values.js';
 import { UsageError } from '../../core/errors.js';
 import { SUGGEST_RULE_TEXT } from '../../report/suggest-rule.js';
 import { parser } from '../options.js';
+import { DEFAULT_CONNECTIONS, DEFAULT_PIPELINE } from '../../bench/defaults.js';
 import { APP_VIEW_MS, DEFAULT_PHASE_SECONDS, DEFAULT_ROUNDS, DEFAULT_THRESHOLD } from './flags.js';
 
 /** `--percentiles 50,90,99,99.9`: up to 8 distinct numbers above 0 and below 100, in the order given. */
@@ -44,13 +45,13 @@ export function addPhaseOptions(command: Command): Command {
       '--connections <n>',
       'throughput: concurrent connections',
       parser((v) => parseNumber('--connections', v, LIMITS.connections)),
-      4,
+      DEFAULT_CONNECTIONS,
     )
     .option(
       '--pipeline <n>',
       'throughput: operations per pipelined batch on each connection',
       parser((v) => parseNumber('--pipeline', v, LIMITS.pipeline)),
-      1,
+      DEFAULT_PIPELINE,
     )
     .option(
       '--ops <n>',
