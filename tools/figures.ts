@@ -36,6 +36,8 @@ export const FIGURES: readonly FigureSource[] = [
   { id: 'layouts-all', doc: 'docs/layouts.md', command: 'tsx tools/figure-command.ts docs/layouts.md layouts-all --to Commands bench --preset blog --no-throughput --format markdown --layout all --no-progress', slow: true },
   { id: 'lights-states', doc: 'docs/operator.md', command: 'tsx tools/figure-states.ts' },
   { id: 'inspect-states', doc: 'docs/inspect.md', command: 'tsx tools/figure-states.ts' },
+  { id: 'lights-states-v6', doc: 'docs/operator.md', command: 'tsx tools/figure-states.ts' },
+  { id: 'inspect-recovery', doc: 'docs/inspect.md', command: 'tsx tools/figure-states.ts' },
   { id: 'bench-gate', doc: 'docs/ci.md', command: 'node scripts/bench-gate-instructions.mjs --write', slow: true },
   { id: 'lights-forecast', doc: 'docs/inspect.md', command: 'tsx tools/forecast-figure.ts --write', slow: true },
   { id: 'rdb-vs-live', doc: 'docs/operator.md', command: 'tsx tools/bench-rdb.ts --write-docs', slow: true },

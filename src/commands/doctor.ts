@@ -45,7 +45,12 @@ export function doctorCommand(): Command {
       // Headroom is judged against the README's first bench, with its defaults and the bench's own estimator.
       const peak = estimatePeakBytes(defaultBenchPlan(defaultLayoutNames));
       const readOnly = !session.server && flags.writeCheck !== true;
-      const diagnosis = await diagnose(session.redis, { peakBytes: peak.bytes, peakFor: 'the default bench (--rate 100 --window 300)', readOnly });
+      const diagnosis = await diagnose(session.redis, {
+        peakBytes: peak.bytes,
+        peakFor: 'the default bench (--rate 100 --window 300)',
+        readOnly,
+        privateServer: Boolean(session.server),
+      });
       const where = session.server ? `private redis-server on port ${session.server.port}` : redactUrl(session.url);
       if (flags.json) {
         printJson(doctorDocument(diagnosis, where, Boolean(session.server)));

@@ -46,7 +46,7 @@ export function lightsCommand(): Command {
     )
     .option(
       '--window <time>',
-      'judge stale events against this window: 60, 90s, 5m, 1h (default: none; 5.x then counts events older than a day)',
+      "judge stale events against this window: 60, 90s, 5m, 1h (default: a 6.0 light's registered window_size, else none; 5.x then counts events older than a day)",
       windowSeconds,
     )
     .option('--at <time>', 'judge idle time and the window at this Unix time in seconds (default: the server clock)', unixSeconds)
@@ -70,7 +70,11 @@ export function lightsCommand(): Command {
       `COUNT of every SCAN call, 1..${SCAN_COUNT_MAX} (default: adapted so each call stays within ${SCAN_BUDGET_US} µs of server time)`,
       parser((v) => parseNumber('--scan-count', v, { min: 1, max: SCAN_COUNT_MAX, integer: true })),
     )
-    .option('--state <states>', 'only lights in these states, comma-separated: red, yellow, locked red, locked green, green', parser(parseStates))
+    .option(
+      '--state <states>',
+      'only lights in these states, comma-separated: red, yellow, locked red, locked green, green (red matches every red light, locked or not, as Stoplight colours a light locked red; "locked red" only the locked ones; the same for green)',
+      parser(parseStates),
+    )
     .option(
       '--forecast <layout>',
       `replay each light's recorded events into this layout (${BUILTIN_LAYOUT_NAMES.join(', ')}, or a manifest file) on a private redis-server and measure its bytes there, as swc bench does`,
@@ -114,7 +118,7 @@ and the fleet's "forecast". Nothing is written to the server listed.
 (docs/inspect.md, "Looking inside a light").
 
 Read-only. Commands sent: PING, TIME, SCAN, TYPE, ECHO, ZCARD, HLEN, ZRANGE, ZCOUNT,
-HGETALL, HMGET, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
+HGETALL, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
 a Stoplight registry of light configs, where one exists: HSCAN).
 One SCAN pass (COUNT adapted to 250 µs per call, or --scan-count; --scan-pause between
 calls) matches every layout's keys;

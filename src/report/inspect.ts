@@ -4,7 +4,8 @@ import type { BucketInspection, EventInspection, Inspection, KeyInspection, Keys
 import { palette, visible } from './style.js';
 import { ExitCode } from '../core/errors.js';
 import { unavailableNotes } from './listing.js';
-import { MAX_LISTED_ROWS } from './inspect-limits.js';
+import { MAX_LISTED_ROWS, MAX_METADATA_FIELDS } from './inspect-limits.js';
+import { maxOf } from '../core/arrays.js';
 import { drawRows, ROWS_PER_DRAW } from './table.js';
 
 /** How to render an inspection. */
@@ -282,9 +283,11 @@ function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: bool
 function metadataLines(metadata: LightMetadata, c: ChalkInstance, columns?: number): string[] {
   const entries = Object.entries(metadata.fields);
   if (entries.length === 0) return [`${c.bold('metadata')}  none`];
-  const width = Math.max(...entries.map(([name]) => visible(name).length));
+  // A hash's fields are the server's to count (150,000 junk fields overflowed a spread): listed up to a bound, the rest counted.
+  const listed = entries.slice(0, MAX_METADATA_FIELDS);
+  const width = maxOf(listed.map(([name]) => visible(name).length));
   const lines = [c.bold('metadata')];
-  for (const [name, value] of entries) {
+  for (const [name, value] of listed) {
     const stamp = /_at$/.test(name) && /^\d+(\.\d+)?$/.test(value) && Number(value) < 1e11 ? Number(value) : null;
     // 6.0 stores float seconds (1796140478.9400001): shown to the millisecond, with the ISO time.
     const shownValue = stamp === null ? visible(value) : Number.isInteger(stamp) ? value : stamp.toFixed(3);
@@ -293,6 +296,8 @@ function metadataLines(metadata: LightMetadata, c: ChalkInstance, columns?: numb
     // A long value (an error's JSON) is cut at the terminal's edge, its length said; --json has it whole.
     lines.push(columns === undefined || [...line].length <= columns ? line : `${cutText(line, Math.max(MIN_COLUMNS, columns) - 14)} (${value.length} B)`);
   }
+  if (entries.length > listed.length)
+    lines.push(`  ${c.yellow(`… and ${(entries.length - listed.length).toLocaleString('en-US')} more fields (--json lists them all)`)}`);
   if (metadata.lastErrorInvalid) lines.push(`  ${c.yellow('last_error_json is not valid JSON')}`);
   else if (metadata.lastError !== null) lines.push(`  ${'last error'.padEnd(width)}  ${describeError(metadata.lastError)}`);
   return lines;
@@ -312,7 +317,7 @@ function clockTime(second: number): string {
   return new Date(second * 1000).toISOString().slice(11, 19);
 }
 
-/** `state: red since 07:23:45 (breached after 3 consecutive errors: Timeout)`, as Stoplight decides it; nothing for layouts without state. */
+/** `state: red since 07:23:45 (breached by consecutive errors (3 now): Timeout)`, as Stoplight decides it; nothing for layouts without state. */
 function stateLines(inspection: Inspection, c: ChalkInstance): string[] {
   const state = inspection.state;
   if (!state) return [];
@@ -340,8 +345,45 @@ function windowBase(inspection: Inspection): string {
     return `no window given (--window): no bucket judged stale, no error rate; now ${isoSecond(window.at)} (${clock})`;
   }
   const from = window.fromSecond ?? window.at;
-  const source = window.source === 'layout' ? ' (no --window: the longest this layout honours)' : '';
+  const source =
+    window.source === 'layout'
+      ? ' (no --window: the longest this layout honours)'
+      : window.source === 'registry'
+        ? " (no --window: the light's registered window_size)"
+        : '';
   return `window ${window.lengthSeconds} s${source}: ${isoSecond(from)} .. ${isoSecond(window.at)} (${clock})`;
+}
+
+/** 6.0: the config the light is judged by with each value's source, how close it is to tripping, and how it was found. */
+function configLines(inspection: BucketInspection, c: ChalkInstance): string[] {
+  const config = inspection.config;
+  if (!config) return [];
+  const part = (label: string, v: { value: unknown; from: string | null }, unit = ''): string =>
+    v.value === null ? `${label} ?` : `${label} ${String(v.value)}${unit} (${v.from ?? '?'})`;
+  const lines = [
+    `${c.bold('config')}  ${[
+      part('strategy', config.trafficControl),
+      part('threshold', config.threshold),
+      part('window', config.windowSeconds, ' s'),
+      part('cool-off', config.coolOffSeconds, ' s'),
+    ].join(' · ')}`,
+    `${c.bold('tripping')}  ${trippingText(inspection)}`,
+  ];
+  if (inspection.keyKinds) lines.push(`${c.bold('kept')}  ${inspection.keyKinds.join(', ') || 'nothing'}`);
+  if (inspection.lookup) lines.push(`${c.bold('found')}  ${visible(inspection.lookup)}`);
+  return lines;
+}
+
+/** `2/3 consecutive errors (3 stored, 2 failures in the window)` or `66.7% of 50%, 3 of 10 requests`, or why it is unknown. */
+function trippingText(inspection: BucketInspection): string {
+  const t = inspection.tripping;
+  if (!t) return inspection.trippingUnknown ?? 'unknown';
+  const trips = t.ratio >= 1 ? ': trips' : '';
+  if (t.trafficControl === 'consecutive_errors') {
+    const clamp = t.windowFailures === undefined ? '' : ` (${t.consecutiveErrors ?? t.value} stored, ${t.windowFailures} failures in the window)`;
+    return `${t.value}/${t.threshold} consecutive errors${clamp}${trips}`;
+  }
+  return `error rate ${(t.value * 100).toFixed(1)}% of ${(t.threshold * 100).toFixed(0)}%, ${t.requests ?? 0} of at least ${t.minRequests ?? 0} requests${trips}`;
 }
 
 function percentText(rate: number | null): string {
@@ -387,6 +429,7 @@ function renderBuckets(inspection: BucketInspection, options: InspectRenderOptio
   const lines: string[] = [
     `${c.bold(inspection.layout)}  ${visible(`${inspection.systemName ?? inspection.systemId}/${inspection.lightName ?? inspection.lightId}`)}  (system id ${inspection.systemId}, light id ${inspection.lightId})`,
     ...stateLines(inspection, c),
+    ...configLines(inspection, c),
     windowLine(inspection),
     keysTable(inspection.keys, c, options.color, options.wide === true, options.columns),
   ];

@@ -69,7 +69,9 @@ const rateText = (l: LightListing, threshold: number | undefined): string => {
     return threshold !== undefined && l.overThreshold === true ? `${text} ≥` : text;
   }
   if (l.failureRate === null) return '–';
-  const own = l.tripping ? ` /${(l.tripping.threshold * 100).toFixed(0)}%` : '';
+  // Under its minimum of requests an error-rate light cannot trip: the requests are said.
+  const few = l.tripping?.requests !== undefined && l.tripping.minRequests !== undefined && l.tripping.requests < l.tripping.minRequests;
+  const own = l.tripping ? ` /${(l.tripping.threshold * 100).toFixed(0)}%${few ? ` ${l.tripping.requests}<${l.tripping.minRequests}req` : ''}` : '';
   const text = `${(l.failureRate * 100).toFixed(1)}%${own}`;
   return threshold !== undefined && l.overThreshold === true ? `${text} ≥` : text;
 };
@@ -311,6 +313,8 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
     'state',
     'stateSinceSecond',
     'partial',
+    'keyKinds',
+    'windowFrom',
   ];
   const cell = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
   const rows = shown.map((l) =>
@@ -346,6 +350,9 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
       l.state,
       l.stateSinceSecond,
       l.partial,
+      // The kinds of keys the light keeps, space-separated (6.0: state, window_metrics, …, registry).
+      l.keyKinds?.join(' '),
+      l.config?.windowSeconds.from,
     ].map(cell),
   );
   return { head, rows };
@@ -419,14 +426,21 @@ function footerLines(view: LightsView): string[] {
   const at = `${iso(list.at)} (${list.clock === 'server' ? 'server clock' : '--at'})`;
   lines.push(
     list.windowSeconds === null
-      ? `idle and stale at ${at}; no --window: 6.0 buckets are not judged stale (6.0 stores no window),\n  5.x events are stale when older than a day (its longest window)`
+      ? `idle and stale at ${at}; no --window:\n  6.0 buckets judged by each light's registered window_size, else never stale;\n  5.x events are stale when older than a day (its longest window)`
       : `idle and stale at ${at}; window ${list.windowSeconds} s`,
   );
   if (view.threshold !== undefined) {
     const over = matched.filter((l) => l.overThreshold === true).length;
     lines.push(`fail rate ≥: ${int(over)} light${over === 1 ? '' : 's'} at or over --threshold ${view.threshold} in the window`);
   }
-  if (list.windowSeconds === null && shown.length > 0) lines.push('no failure rate without --window (e.g. --window 5m)');
+  const unrated = shown.filter((l) => l.windowSuccesses === null).length;
+  if (list.windowSeconds === null && unrated > 0) {
+    lines.push(
+      unrated === shown.length
+        ? 'no failure rate without --window (e.g. --window 5m)'
+        : `${int(unrated)} light${unrated === 1 ? '' : 's'} without a registered window: no failure rate without --window (e.g. --window 5m)`,
+    );
+  }
   if (view.threshold !== undefined && shown.some((l) => l.state === 'locked green')) {
     lines.push('locked green lights are never marked: Stoplight keeps them green whatever they fail');
   }

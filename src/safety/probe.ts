@@ -12,6 +12,7 @@ import { createNamespace } from './namespace.js';
 import { CommandRefusedError, ScriptError, UsageError } from '../core/errors.js';
 import { createLayout, namespacedLayout, type LayoutName } from '../layouts/index.js';
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
+import { guardSource } from '../lua/guard.js';
 import { isOwnScript, type LuaScript, type ScriptCall } from '../lua/source.js';
 import { connect } from '../redis/connect.js';
 import { limitCalls, wireScript } from '../redis/call-limits.js';
@@ -26,6 +27,8 @@ export const FORBIDDEN_COMMANDS = [
   'select',
   'swapdb',
   'move',
+  // COPY … DB n writes into another database; the run's confined user may not run COPY at all.
+  'copy',
   'keys',
   'scan',
   'config',
@@ -90,12 +93,18 @@ function lineOf(script: LuaScript, pattern: RegExp): string {
   return origin ? `${origin.file}:${origin.line}` : script.file;
 }
 
-/** `cmdstat_<name>` → calls, top-level command names only (`config|set` counts as config). */
+/**
+ * `cmdstat_<name>` → attempts, top-level command names only (`config|set`
+ * counts as config): calls, and the calls Redis rejected or that failed
+ * (a `pcall` of SELECT 99 tried another database too).
+ */
 function commandCalls(info: string): Map<string, number> {
   const calls = new Map<string, number>();
-  for (const match of info.matchAll(/^cmdstat_([a-z_-]+)(?:\|[a-z_-]+)?:calls=(\d+)/gm)) {
+  for (const match of info.matchAll(/^cmdstat_([a-z_-]+)(?:\|[a-z_-]+)?:(.*)$/gm)) {
     const name = match[1] as string;
-    calls.set(name, (calls.get(name) ?? 0) + Number(match[2]));
+    const fields = match[2] as string;
+    const count = (field: string): number => Number(new RegExp(`(?:^|,)${field}=(\\d+)`).exec(fields)?.[1] ?? 0);
+    calls.set(name, (calls.get(name) ?? 0) + count('calls') + count('rejected_calls') + count('failed_calls'));
   }
   return calls;
 }
@@ -319,6 +328,31 @@ export class UntrustedRefusal extends UsageError {
   }
 }
 
+/** What {@link decideTrust} weighs: layouts with scripts swc did not write, bound for a server swc did not start. */
+export interface TrustRequest {
+  readonly layouts: readonly string[];
+  /** Their script files (each named once in the message). */
+  readonly files: readonly string[];
+  /** What the caller gave (`--trust-scripts`, the library's `trustScripts`). */
+  readonly trust: boolean;
+  /** The user's server, as shown in messages (redacted). */
+  readonly target: string;
+}
+
+/**
+ * The one decision on a user's own scripts bound for a server swc did not
+ * start, for the CLI and the library alike: refused ({@link UntrustedRefusal},
+ * exit 2) unless trusted, before anything is sent there. Returns the files as
+ * messages show them.
+ */
+export function decideTrust(request: TrustRequest): string {
+  const files = [...new Set(request.files)];
+  const shown = files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', ');
+  // The design decision: a user's scripts run on swc's private server only, unless the user says otherwise. Refused before the probe and before anything reaches the user's server.
+  if (!request.trust) throw new UntrustedRefusal(request.layouts, shown, request.target);
+  return shown;
+}
+
 /**
  * Before scripts swc did not write reach a server swc did not start: probes
  * each such layout on a private server (refused, exit 2, on the first
@@ -331,15 +365,14 @@ export async function guardUntrustedScripts(options: GuardOptions): Promise<Untr
     .map((name) => ({ name, scripts: untrustedScripts(createLayout(name, options.layoutOptions)) }))
     .filter((l) => l.scripts.length > 0);
   if (untrusted.length === 0) return null;
-  const files = [...new Set(untrusted.flatMap((l) => l.scripts.map((s) => s.file)))];
-  const shown = files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', ');
-  // The design decision: a user's scripts run on swc's private server only, unless the user says otherwise. Refused before the probe and before anything reaches the user's server.
-  if (!options.trust)
-    throw new UntrustedRefusal(
-      untrusted.map((l) => l.name),
-      shown,
-      options.target,
-    );
+  const shown = decideTrust({
+    layouts: untrusted.map((l) => l.name),
+    files: untrusted.flatMap((l) => l.scripts.map((s) => s.file)),
+    trust: options.trust,
+    target: options.target,
+  });
+  // A script the time guard cannot read as Lua 5.1 (src/lua/guard.ts) could not run guarded there: refused now, before the probe.
+  for (const { scripts } of untrusted) for (const script of scripts) guardSource(script.source, 1, script);
   for (const { name } of untrusted) await probeLayout(name, options.layoutOptions, options.target, options.binary);
   return {
     layouts: untrusted.map((l) => l.name),
@@ -433,6 +466,7 @@ async function confineEvery(
   return { ...first, remove: async () => void (await Promise.all(users.map((u) => u.remove()))) };
 }
 
-const DENIED_SHOWN = '@admin or @dangerous command (CONFIG, SLOWLOG, CLIENT, DEBUG, MONITOR, FLUSHALL, …), SELECT, KEYS or SCAN';
+const DENIED_SHOWN =
+  '@admin or @dangerous command (CONFIG, SLOWLOG, CLIENT, DEBUG, MONITOR, FLUSHALL, …), KEYS or SCAN, no other database (SELECT, MOVE, SWAPDB, COPY)';
 
 export { TRUST_SCRIPTS_HELP, usersServer } from './trust.js';

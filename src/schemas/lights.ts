@@ -1,6 +1,7 @@
 /** `swc lights --json`: every light of every registered layout on a Redis, with totals per layout. */
 import { z } from 'zod';
 import { figure, header, moment, primary } from './common.js';
+import { lightConfig, tripping } from './stoplight.js';
 
 const light = z.looseObject({
   layout: z.string(),
@@ -37,9 +38,13 @@ const light = z.looseObject({
       windowFrom: z.enum(['window', 'registry', 'span']).nullable(),
     })
     .optional(),
-  tripping: z
-    .looseObject({ trafficControl: z.enum(['error_rate', 'consecutive_errors']), value: z.number(), threshold: z.number(), ratio: z.number() })
-    .optional(),
+  tripping: tripping.optional(),
+  /** Why closeness is not said (strategy unknown, no window for error rate). */
+  trippingUnknown: z.string().optional(),
+  /** 6.0: the config the light is judged by, each value with where it came from (--window, registry, default config). */
+  config: lightConfig.optional(),
+  /** Which of the light's keys exist, by kind; `registry` for a registry entry. */
+  keyKinds: z.array(z.string()).optional(),
 });
 
 export const lightsSchema = z

@@ -88,10 +88,10 @@ describe('renderLights (colour off)', () => {
   it('csv: every field in machine units, no totals', () => {
     const csv = renderLights(view(), 'csv', false).trim().split('\n');
     expect(csv[0]).toBe(
-      'layout,reference,light,systemId,keys,bytes,bytesExact,events,staleEvents,staleBuckets,idleSeconds,drift,firstSecond,lastSecond,spanSeconds,forecastLayout,forecastMethod,forecastBytes,forecastEvents,forecastWindowSeconds,name,systemName,lightName,windowSuccesses,windowFailures,failureRate,overThreshold,state,stateSinceSecond,partial',
+      'layout,reference,light,systemId,keys,bytes,bytesExact,events,staleEvents,staleBuckets,idleSeconds,drift,firstSecond,lastSecond,spanSeconds,forecastLayout,forecastMethod,forecastBytes,forecastEvents,forecastWindowSeconds,name,systemName,lightName,windowSuccesses,windowFailures,failureRate,overThreshold,state,stateSinceSecond,partial,keyKinds,windowFrom',
     );
     expect(csv[2]).toBe(
-      'stoplight-v6,37a8eec1ce19/0e3d1f6d5e0a,0e3d1f6d5e0a,37a8eec1ce19,2,9503,true,7,2,1,96,true,1764449834,1764449904,71,stoplight-v6,sampled-out,,0,,37a8eec1ce19/0e3d1f6d5e0a,,,,,,,,,false',
+      'stoplight-v6,37a8eec1ce19/0e3d1f6d5e0a,0e3d1f6d5e0a,37a8eec1ce19,2,9503,true,7,2,1,96,true,1764449834,1764449904,71,stoplight-v6,sampled-out,,0,,37a8eec1ce19/0e3d1f6d5e0a,,,,,,,,,false,,',
     );
     expect(csv).toHaveLength(4);
   });
