@@ -57,6 +57,8 @@ export interface Definition {
 }
 
 export const DEFINITIONS: readonly Definition[] = [
+  { doc: 'docs/operator.md', says: '16 ×', reason: "the --rdb bound's bytes per table slot of a hash or sorted set, a constant of src/inspect/rdb-bound.ts" },
+  { doc: 'docs/operator.md', says: '64 ×', reason: "the --rdb bound's bytes per √n of a skiplist, a constant of src/inspect/rdb-bound.ts" },
   { doc: 'docs/bench.md', says: '10%', reason: 'how far under the bound the preset cells aim (a constant of steady-lights.ts)' },
   { doc: 'docs/bench.md', says: '0.08%', reason: "the steady preset's target spread (PRESET_STEADY_LIGHTS.relativeSd)" },
   { doc: 'docs/bench.md', says: '11 bytes', reason: 'SKIPLIST_NODE_SD_BYTES, a constant of steady-lights.ts' },

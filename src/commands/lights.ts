@@ -89,6 +89,14 @@ export function lightsCommand(): Command {
       "with --forecast: replay at most a light's newest n events (1..100000000, default: 1000000); a light with more is marked capped",
       parser((v) => parseNumber('--forecast-events', v, { min: 1, max: 100_000_000, integer: true })),
     )
+    .option(
+      '--windows <file>',
+      'with --forecast: each light\'s window by name or glob, one "<name or glob> <window>" a line (e.g. "payments-* 5m"); first match wins, before the 6.0 registry\'s',
+    )
+    .option(
+      '--forecast-even',
+      "with --forecast: also measure one window of even traffic at each light's mean rate (what swc bench would hold), beside its replay",
+    )
     .option('--no-progress', 'no scan or forecast progress on stderr')
     .option(
       '--rdb <file>',
@@ -112,7 +120,9 @@ system-id/light-id).
 buckets) into stoplight-v6 on a private redis-server and measures its keys, as
 swc bench does: at most --forecast-sample lights, the fleet extrapolated from
 them; JSON: each light's "forecast" (method measured, capped, sampled-out, …)
-and the fleet's "forecast". Nothing is written to the server listed.
+and the fleet's "forecast". Nothing is written to the server listed. Each light
+is replayed with --window, else its --windows rule, else its 6.0 registry
+window; with none, its row says "window unknown: span used".
 
 --json: { schemaVersion, at, windowSeconds, totals, total, matched, lights }
 (docs/inspect.md, "Looking inside a light").
@@ -155,6 +165,11 @@ Examples:
       if (flags.forecast === undefined && (flags.forecastSample !== undefined || flags.forecastEvents !== undefined)) {
         throw new UsageError('--forecast-sample/--forecast-events: only with --forecast <layout>');
       }
+      if (flags.forecast === undefined && (flags.windows !== undefined || flags.forecastEven === true)) {
+        throw new UsageError('--windows/--forecast-even: only with --forecast <layout>');
+      }
+      // A bad windows file is exit 2 before any server is touched.
+      if (flags.windows !== undefined) (await import('../inspect/forecast-windows.js')).readWindowsFile(flags.windows);
       if (flags.forecast !== undefined && flags.watch !== undefined) throw new UsageError('--forecast: replays once; drop --watch');
       const { runList } = await import('./listing.js');
       return runList(flags, layout, flags.rdb !== undefined ? await (await import('./rdb-target.js')).rdbTarget(flags) : undefined);

@@ -3,6 +3,7 @@ import { UsageError } from '../core/errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { Layout } from '../layouts/types.js';
 import { keyTypes, memoryUsage, readHash } from '../layouts/inspection-keys.js';
+import { rdbBoundOf } from './rdb-bound.js';
 import { maxOf, minOf, pushAll } from '../core/arrays.js';
 import {
   addRegistry,
@@ -125,6 +126,8 @@ export interface ListOptions {
   readonly scan?: ScanControl;
   /** A server of swc's own (an RDB snapshot): every MEMORY USAGE exact (SAMPLES 0), however large the key. */
   readonly exactMemory?: boolean;
+  /** An RDB snapshot loaded on swc's own server: each light carries how far the live server's bytes can be from its own ({@link rdbBoundOf}). */
+  readonly snapshot?: boolean;
 }
 
 /** Keys of benchmark runs: a namespace `swc-bench:<8 hex>`, whatever follows. */
@@ -294,6 +297,7 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
       keys: of.length,
       bytes: of.some((f) => f.bytes === null) ? null : of.reduce((sum, f) => sum + (f.bytes ?? 0), 0),
       bytesExact: of.every((f) => f.exact),
+      ...(opts.snapshot ? { rdbBound: rdbBoundOf(of, of.some((f) => f.bytes === null) ? null : of.reduce((sum, f) => sum + (f.bytes ?? 0), 0)) } : {}),
       firstSecond,
       lastSecond,
       spanSeconds: firstSecond === null || lastSecond === null ? 0 : lastSecond - firstSecond + 1,

@@ -288,6 +288,8 @@ export interface LightListing {
   readonly bytes: number | null;
   /** False when a key was too large for an exact MEMORY USAGE and Redis sampled it. */
   readonly bytesExact: boolean;
+  /** `--rdb`: the most the live server's bytes can differ from these, from the shape of the light's keys (src/inspect/rdb-bound.ts). */
+  readonly rdbBound?: { readonly bytes: number; readonly fraction: number | null };
   /** Oldest and newest second with events; null when none. */
   readonly firstSecond: number | null;
   readonly lastSecond: number | null;
@@ -439,8 +441,20 @@ export interface LightForecast {
   readonly heldEvents: number | null;
   /** The window the replay wrote with (evictions follow it); null when not replayed. */
   readonly windowSeconds: number | null;
-  /** Where that window came from: `--window`, the light's registered config, or the span of its events. */
-  readonly windowFrom: 'window' | 'registry' | 'span' | null;
+  /**
+   * Where that window came from: `--window`, a `--windows` file's rule, the
+   * light's registered config, or (none of them) the span of its events, which
+   * the table marks "window unknown: span used".
+   */
+  readonly windowFrom: 'window' | 'windows' | 'registry' | 'span' | null;
+  /** With `windowFrom` `windows`: the rule's file and line, and its pattern. */
+  readonly windowRule?: string;
+  /**
+   * `--forecast-even`: the same layout measured after even traffic at the
+   * light's own mean rate and failure share for one window, as `swc bench`
+   * fills a cell; a bursty light's replay holds fewer buckets than this.
+   */
+  readonly even?: { readonly rate: number; readonly failureRate: number; readonly events: number; readonly bytes: number };
 }
 
 /** A light as `swc lights` hands it to the layout's survey. */

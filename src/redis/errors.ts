@@ -7,6 +7,7 @@
 import { CommandRefusedError, RedisUnavailableError, RefusalError, ScriptError, ServerStateError, SwcError, type ServerStateKind } from '../core/errors.js';
 import { GUARD_ERROR_CODE } from '../lua/guard.js';
 import { locate, type LuaScript } from '../lua/source.js';
+import { READ_ONLY_ACL } from './read-only-acl.js';
 
 /** What was being done when an error came back; every field is optional and only sharpens the message. */
 export interface ErrorContext {
@@ -126,10 +127,15 @@ function serverState(message: string, context: ErrorContext, cause: unknown): Se
       const denied = /run the '([^']+)' command/i.exec(message)?.[1];
       const what = denied ? `the ${denied.toUpperCase()} command` : /keys?/i.test(message) ? `access to ${quoteKeys(context.keys)}` : commandName(context);
       const grant = denied ? `+${denied.toLowerCase()}` : pattern;
+      // PING and TIME are what a read-only user most often lacks: name the whole read-only set too.
+      const reader =
+        denied !== undefined && /^(ping|time)$/i.test(denied)
+          ? `; a read-only user for lights, inspect and doctor needs ${READ_ONLY_ACL} (docs/operator.md)`
+          : '';
       return state(
         'noperm',
         `Redis ACL denies ${who} ${what} (NOPERM)`,
-        `grant it (e.g. ACL SETUSER ${user} ${grant}) or connect as another user`,
+        `grant it (e.g. ACL SETUSER ${user} ${grant}) or connect as another user${reader}`,
         message,
         cause,
       );

@@ -399,7 +399,8 @@ function summaryLine(inspection: Inspection, c: ChalkInstance): string {
         ? `${bytesText(Math.round(summary.bytesPerEvent))} per event held`
         : summary.bytesPerWindowSecond !== null
           ? `${bytesText(Math.round(summary.bytesPerWindowSecond))} per second of window`
-          : 'no window';
+          : // Not "no window": the light may well have one (a registry's, its config); this read was given none.
+            'per second of window: give --window';
   // A layout read from its key templates is not decoded, so it has no counts to rate.
   const n = inspection.keys.length;
   const rate =

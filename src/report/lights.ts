@@ -5,6 +5,7 @@ import { renderBox, renderCsv, renderMarkdown, wrapHead, type Grid } from './tab
 import { FLOOR_COLUMNS, wrapText } from './width.js';
 
 import type { LightsFormat } from './lights-formats.js';
+import { formatWindow } from '../core/format.js';
 
 export { lightsFormats, type LightsFormat } from './lights-formats.js';
 
@@ -61,6 +62,18 @@ function forecastText(f: LightForecast | undefined): string {
   if (f.method === 'capped') return `≥${kbText(f.bytes)}`;
   return f.method === 'sampled-out' ? 'not sampled' : f.method === 'no-events' ? '–' : 'n/a';
 }
+
+/** The window a light's forecast replayed with and where it came from; a window not known says so in the table, not only under it. */
+function forecastWindowText(f: LightForecast | undefined): string {
+  if (!f || f.windowSeconds === null || f.windowFrom === null) return '–';
+  const window = formatWindow(f.windowSeconds);
+  if (f.windowFrom === 'span') return `window unknown: span used (${window})`;
+  // --window is said under the table; a file's rule or the registry here.
+  return f.windowFrom === 'window' ? window : `${window} (${f.windowFrom === 'windows' ? 'file' : 'registry'})`;
+}
+
+/** `--forecast-even`: bench's even traffic at the light's rate and window, KB. */
+const evenText = (f: LightForecast | undefined): string => (f?.even ? kbText(f.even.bytes) : '–');
 
 const rateText = (l: LightListing, threshold: number | undefined): string => {
   // A light whose own config trips on consecutive errors shows them against its own threshold.
@@ -171,8 +184,9 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
       true,
       0,
     ),
+    // With a window, the heads say which columns count every event the keys hold and which only the window's.
     col(
-      'events',
+      windowed ? 'events held' : 'events',
       shown.map((l) => int(l.events)),
       true,
       2,
@@ -186,13 +200,13 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
             4,
           ),
           col(
-            'failures',
+            'failures in window',
             shown.map((l) => int(l.windowFailures)),
             true,
             0,
           ),
           col(
-            'fail rate',
+            'fail rate in window',
             shown.map((l) => rateText(l, view.threshold)),
             true,
             0,
@@ -235,6 +249,22 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
             true,
             0,
           ),
+          col(
+            'forecast window',
+            shown.map((l) => forecastWindowText(l.forecast)),
+            false,
+            0,
+          ),
+          ...(shown.some((l) => l.forecast?.even !== undefined)
+            ? [
+                col(
+                  'even traffic KB',
+                  shown.map((l) => evenText(l.forecast)),
+                  true,
+                  0,
+                ),
+              ]
+            : []),
         ]
       : []),
     ...(wide
@@ -302,6 +332,8 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
     'forecastBytes',
     'forecastEvents',
     'forecastWindowSeconds',
+    'forecastWindowFrom',
+    'forecastEvenBytes',
     ...(nodes ? ['node'] : []),
     'name',
     'systemName',
@@ -339,6 +371,8 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
       l.forecast?.bytes,
       l.forecast?.events,
       l.forecast?.windowSeconds,
+      l.forecast?.windowFrom,
+      l.forecast?.even?.bytes,
       ...(nodes ? [l.node] : []),
       l.name,
       l.systemName,
@@ -388,6 +422,17 @@ export function grandTotal(totals: readonly LayoutTotals[]): Omit<LayoutTotals, 
   );
 }
 
+/** Where the replayed lights' windows came from, counted; the span, where used, with the flags that give a window. */
+function windowSourcesText(f: FleetForecast): string {
+  const w = f.windowSources;
+  const parts = [
+    ...(w.windows > 0 ? [`${int(w.windows)} from --windows`] : []),
+    ...(w.registry > 0 ? [`${int(w.registry)} from the registry`] : []),
+    ...(w.span > 0 ? [`${int(w.span)} UNKNOWN, the span of their events used (give --window, or --windows <file> of "name-or-glob window" lines)`] : []),
+  ];
+  return parts.length > 0 ? parts.join('; ') : "each light's own (none replayed)";
+}
+
 /** The forecast under the table: the fleet's total (measured or extrapolated), what was replayed, and how. */
 export function forecastLines(f: FleetForecast, windowSeconds: number | null): string[] {
   const lights = (n: number): string => `${int(n)} light${n === 1 ? '' : 's'}`;
@@ -402,7 +447,8 @@ export function forecastLines(f: FleetForecast, windowSeconds: number | null): s
     `forecast in ${f.layout}: ${total}`,
     `  ${lights(f.measured)} replayed (${int(f.events)} events) on a private redis-server ${f.server.version} (${f.server.allocator})`,
     "  with bench's writer and injected clock, then MEMORY USAGE of their keys;",
-    windowSeconds === null ? "  window: each light's registered one, else its events' span (give --window)" : `  window: ${windowSeconds} s (--window)`,
+    windowSeconds === null ? `  window: ${windowSourcesText(f)}` : `  window: ${windowSeconds} s (--window)`,
+    `  what it is: ${f.comparison}`,
   ];
   if (f.extrapolated) lines.push(`  not sampled: ${lights(f.sampledOut)} (--forecast-sample ${f.sample}), counted at the measured lights' mean`);
   if (f.notReplayed > 0) lines.push(`  not replayed: ${lights(f.notReplayed)} (no events held, or a layout whose events swc does not read)`);

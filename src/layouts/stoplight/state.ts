@@ -1,3 +1,4 @@
+import { breachErrorText } from './breach-error.js';
 import { HOUR_SECONDS } from '../kit/keys.js';
 import type { SecondRange, WindowDeviation } from '../types.js';
 
@@ -24,18 +25,6 @@ const stamp = (value: string | undefined): number | null => {
   const n = Number(value);
   return Number.isFinite(n) ? n : null;
 };
-
-/** The error class of a `last_error_json`, when it names one. */
-function errorClass(json: string | undefined): string | null {
-  if (json === undefined) return null;
-  try {
-    const parsed = JSON.parse(json) as { error?: { class?: unknown } } | null;
-    const name = parsed?.error?.class;
-    return typeof name === 'string' && name !== '' ? name : null;
-  } catch {
-    return null;
-  }
-}
 
 /** `locked_green` / `LOCKED_GREEN` / `locked green`: the lock a field says; null for unlocked or unknown. */
 function lockOf(value: string | undefined): 'locked red' | 'locked green' | null {
@@ -87,9 +76,9 @@ export function lightState(fields: Readonly<Record<string, string>>, at: number,
     return { state: 'yellow', since: Math.floor(scheduled), reason: 'cool-off over: the next call probes recovery (recovery_scheduled_after passed)' };
   }
   if (breached !== null) {
-    const cls = errorClass(fields.last_error_json);
     const why = breachedBy(fields, strategy);
-    return { state: 'red', since: Math.floor(breached), reason: cls === null ? why : `${why}: ${cls}` };
+    // The stored error, only where it can be the one that tripped the light (src/layouts/stoplight/breach-error.ts).
+    return { state: 'red', since: Math.floor(breached), reason: `${why}${breachErrorText(fields, breached)}` };
   }
   return { state: 'green', since: null, reason: 'no breach recorded' };
 }
