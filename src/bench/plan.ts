@@ -41,6 +41,8 @@ export interface BenchPlan {
   readonly seed: number;
   /** Absent = memory only. */
   readonly throughput?: ThroughputPlan;
+  /** Why throughput is absent when the server, not a flag, ruled it out (said in the report's first line). */
+  readonly throughputSkipped?: string;
   /**
    * Real traffic on the server's clock, paced at each rate for
    * `durationSeconds` of real time per cell, instead of an injected clock.

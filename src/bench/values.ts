@@ -7,6 +7,45 @@ import { UsageError } from '../core/errors.js';
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
 const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400 };
+/** Units people type that a duration spells shorter: `5 min` is `5m`. */
+const UNIT_WORDS: Record<string, string> = {
+  sec: 's',
+  secs: 's',
+  second: 's',
+  seconds: 's',
+  min: 'm',
+  mins: 'm',
+  minute: 'm',
+  minutes: 'm',
+  hr: 'h',
+  hrs: 'h',
+  hour: 'h',
+  hours: 'h',
+  day: 'd',
+  days: 'd',
+};
+
+/** Whether `word` names a unit of time (`min`, `s`, `hours`, …). */
+export function isTimeUnit(word: string): boolean {
+  const lower = word.toLowerCase();
+  return UNIT_SECONDS[lower] !== undefined || UNIT_WORDS[lower] !== undefined;
+}
+
+/**
+ * Why a duration with a unit did not parse, naming the unit: a space before
+ * it, or a word swc spells shorter; undefined when `value` is no number and unit.
+ */
+export function durationUnitProblem(flag: string, value: string): string | undefined {
+  const parts = /^(\d+(?:\.\d+)?)(\s*)([a-zµ]+)$/i.exec(value.trim());
+  if (!parts) return undefined;
+  const [, n, space, unit] = parts as unknown as [string, string, string, string];
+  const lower = unit.toLowerCase();
+  const short = UNIT_SECONDS[lower] !== undefined ? lower : UNIT_WORDS[lower];
+  if (short === undefined)
+    return `${flag}: unit "${unit}" is not one swc reads: use ms, s, m, h or d joined to the number (${n}s, ${n}m, ${n}h), got "${value}"`;
+  if (short !== lower) return `${flag}: unit "${unit}" is written ${short}, joined to the number: ${n}${short}, got "${value}"`;
+  return space ? `${flag}: no space between the number and its unit: ${n}${short}, got "${value}"` : undefined;
+}
 
 /** A number in [min, max]; `integer` rejects fractions. */
 /** A decimal number as a user types one: `12`, `-0.5`, `.5`, `1e3`. */
@@ -35,7 +74,7 @@ export function parseNumber(
 export function parseDuration(flag: string, value: string, { min, max, integer = false }: { min: number; max: number; integer?: boolean }): number {
   const match = DURATION.exec(value.trim().toLowerCase());
   if (!match?.[1]) {
-    throw new UsageError(`${flag}: expected a duration such as 90, 90s, 5m or 1h, got "${value}"`);
+    throw new UsageError(durationUnitProblem(flag, value) ?? `${flag}: expected a duration such as 90, 90s, 5m or 1h, got "${value}"`);
   }
   const seconds = Number(match[1]) * (UNIT_SECONDS[match[2] ?? 's'] as number);
   if (seconds < min || seconds > max) {

@@ -30,7 +30,7 @@ export function benchCommand(): Command {
   addInstructionOptions(command);
   addCompareOptions(command);
   addJsonOption(command);
-  addRedisOptions(command, { privateServer: true });
+  addRedisOptions(command, { privateServer: true, writes: true });
   addClusterOptions(command);
   addBuildsOption(command);
   command.addHelpText('after', BENCH_HELP_AFTER);

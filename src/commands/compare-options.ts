@@ -64,7 +64,7 @@ export function addCompareOptions(command: Command): Command {
     .addOption(
       new Option(
         '--commands-tolerance <n>',
-        'fail when an operation runs more than this many more commands per call than the baseline (INFO commandstats; default 0: exact; for layouts whose count varies with eviction)',
+        'fail when an operation runs more than this many more commands per call than the baseline (INFO commandstats; default: 0: exact; for layouts whose count varies with eviction)',
       )
         .argParser(parser((value: string) => parseNumber('--commands-tolerance', value.trim(), { min: 0, max: 1000 })))
         .default(0),

@@ -24,26 +24,26 @@ export function doctorCommand(): Command {
   addJsonOption(command);
   return command.action(
     action(async (flags: DoctorFlags) => {
-      const [{ estimatePeakBytes }, { layoutNames }, { diagnose }, { doctorDocument, renderDiagnosis }, { proseWidth, wrapText }, { redactUrl }] =
-        await Promise.all([
-          import('../bench/footprint.js'),
-          import('../layouts/index.js'),
-          import('../doctor/diagnose.js'),
-          import('../report/doctor.js'),
-          import('../report/width.js'),
-          import('../redis/url.js'),
-        ]);
+      const [
+        { estimatePeakBytes },
+        { defaultBenchPlan },
+        { defaultLayoutNames },
+        { diagnose },
+        { doctorDocument, renderDiagnosis },
+        { proseWidth, wrapText },
+        { redactUrl },
+      ] = await Promise.all([
+        import('../bench/footprint.js'),
+        import('../bench/defaults.js'),
+        import('../layouts/index.js'),
+        import('../doctor/diagnose.js'),
+        import('../report/doctor.js'),
+        import('../report/width.js'),
+        import('../redis/url.js'),
+      ]);
       const session = await sessionFromFlags(flags);
-      // Headroom is judged against what `swc bench` does with no flags.
-      const peak = estimatePeakBytes({
-        layouts: layoutNames,
-        windows: [300],
-        rates: [100],
-        failureRate: 0.5,
-        lights: 1,
-        seed: 1,
-        throughput: { connections: 4, pipeline: 1, seconds: 1 },
-      });
+      // Headroom is judged against the README's first bench, with its defaults and the bench's own estimator.
+      const peak = estimatePeakBytes(defaultBenchPlan(defaultLayoutNames));
       const readOnly = !session.server && flags.writeCheck !== true;
       const diagnosis = await diagnose(session.redis, {
         peakBytes: peak.bytes,

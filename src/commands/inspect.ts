@@ -49,7 +49,7 @@ export function inspectCommand(): Command {
     )
     .option(
       '--system <name or id>',
-      'the system of a light given by name or light id: its name, or the id its keys carry (6.0: 12 hex); with it the light is always a name (or id) in that system; without it "default" is read first, any system last (a walk)',
+      'the system of a light given by name or light id: its name, or the id its keys carry (6.0: 12 hex); with it the light is always a name (or id) in that system; without it the system named default is read first, any system last (a walk)',
     )
     .option(
       '--window <time>',
@@ -58,7 +58,7 @@ export function inspectCommand(): Command {
     )
     .option('--at <time>', 'judge the window at this Unix time in seconds (default: the server clock)', unixSeconds)
     .option('--rdb <file>', 'read an RDB snapshot instead of a live server: loaded into a private redis-server on a unix socket only (no TCP)')
-    .option('--redis-server <path>', 'with --rdb: the redis-server that loads it (default SWC_REDIS_SERVER, else redis-server on PATH)')
+    .option('--redis-server <path>', 'with --rdb: the redis-server that loads it (default: SWC_REDIS_SERVER, else redis-server on PATH)')
     .option('--names <file>', 'names for 6.0 ids: one "light" or "system/light" per line (swc hashes them as Stoplight does)')
     .option(
       '--limit <n>',
@@ -169,8 +169,12 @@ async function inspectOne(light: string, flags: InspectFlags): Promise<number> {
           () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect', { commandTimeoutMs: LIGHTS_COMMAND_TIMEOUT_MS }),
           (target) =>
             inspectLight(target.redis, request, target.nodeOf, names, flags.scanCount !== undefined ? { count: flags.scanCount } : {}).catch((err: unknown) => {
+              if (!(err instanceof NotFoundError)) throw err;
               // The message repeats the typed name and its keys: keep their control characters off the terminal.
-              throw err instanceof NotFoundError ? new NotFoundError(visible(err.message)) : err;
+              const notFound = visible(err.message);
+              // --json readers get a document too: no inspection, and why (the stderr line and exit 1 are the same).
+              if (flags.json) printJson({ ...inspectionDocument(request, []), notFound });
+              throw new NotFoundError(notFound);
             }),
           (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; reading again on the new slot map`),
         );

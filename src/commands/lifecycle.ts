@@ -1,6 +1,7 @@
 import { ExitCode, SwcError } from '../core/errors.js';
 import { redactUrl, secretsOf } from '../redis/url.js';
 import { classifyRedisError } from '../redis/errors.js';
+import { clearStatus, showStatus } from './status-line.js';
 
 type Cleanup = () => Promise<void>;
 
@@ -79,6 +80,16 @@ const SIGNALS: readonly [NodeJS.Signals, number][] = [
 ];
 
 /**
+ * Puts the cursor at the start of an empty line before a signal's message:
+ * on a terminal the live line (a progress bar) and the `^C` the terminal
+ * echoed are erased; in a log, a newline ends whatever line was open.
+ */
+function freshLine(): void {
+  clearStatus();
+  process.stderr.write(process.stderr.isTTY ? '\r\x1b[K' : '\n');
+}
+
+/**
  * Installs SIGINT/SIGTERM/SIGHUP handlers that clean up, then exit
  * 128 + the signal. The handlers stay installed: a second signal (an
  * impatient second Ctrl-C) does not fall back to Node's default, which
@@ -90,6 +101,7 @@ export function installSignalHandlers(): void {
   for (const [signal, code] of SIGNALS) {
     process.on(signal, () => {
       if (signalExitCode !== undefined) {
+        freshLine();
         const exitCode = signalExitCode;
         const pending = [...urgents];
         urgents.clear();
@@ -112,7 +124,8 @@ export function installSignalHandlers(): void {
       }
       signalExitCode = code;
       stoppingSignal = signal;
-      process.stderr.write(`\nswc: ${signal}: cleaning up…\n`);
+      freshLine();
+      process.stderr.write(`swc: ${signal}: cleaning up…\n`);
       const force = setTimeout(() => process.exit(code), 8000);
       force.unref();
       void runCleanups().finally(() => process.exit(code));
@@ -159,6 +172,8 @@ export function scrub(text: string): string {
 
 /** Writes one line (such as `swc: …`) on stderr, scrubbed of secrets. */
 export function printError(line: string): void {
+  // A message never lands on the progress line: it is cleared first.
+  clearStatus();
   process.stderr.write(`${scrub(line)}\n`);
 }
 
@@ -226,18 +241,13 @@ export function stderrProgress<P extends { elapsedMs: number }>(
   if (!enabled) return { done: () => undefined };
   const tty = Boolean(process.stderr.isTTY);
   let last = 0;
-  let drawn = false;
   return {
     onProgress: (p) => {
       if (last > 0 && p.elapsedMs - last < (tty ? 250 : 5000)) return;
       last = p.elapsedMs;
-      if (tty) {
-        process.stderr.write(`\r${line(p)}\x1b[K`);
-        drawn = true;
-      } else printError(line(p));
+      if (tty) showStatus(line(p));
+      else printError(line(p));
     },
-    done: () => {
-      if (drawn) process.stderr.write('\r\x1b[K');
-    },
+    done: clearStatus,
   };
 }

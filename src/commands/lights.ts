@@ -62,7 +62,7 @@ export function lightsCommand(): Command {
     )
     .option(
       '--scan-pause <ms>',
-      `pause between SCAN calls, 0..1000 ms (default ${DEFAULT_SCAN_PAUSE_MS}: the scan keeps well under a core of the server)`,
+      `pause between SCAN calls, 0..1000 ms (default: ${DEFAULT_SCAN_PAUSE_MS}: the scan keeps well under a core of the server)`,
       parser((v) => parseNumber('--scan-pause', v, { min: 0, max: 1000 })),
     )
     .option(
@@ -81,12 +81,12 @@ export function lightsCommand(): Command {
     )
     .option(
       '--forecast-sample <n>',
-      'with --forecast: replay at most n lights (1..100000, default 50), spread over the fleet by size; the fleet total is extrapolated from them',
+      'with --forecast: replay at most n lights (1..100000, default: 50), spread over the fleet by size; the fleet total is extrapolated from them',
       parser((v) => parseNumber('--forecast-sample', v, { min: 1, max: 100_000, integer: true })),
     )
     .option(
       '--forecast-events <n>',
-      "with --forecast: replay at most a light's newest n events (1..100000000, default 1000000); a light with more is marked capped",
+      "with --forecast: replay at most a light's newest n events (1..100000000, default: 1000000); a light with more is marked capped",
       parser((v) => parseNumber('--forecast-events', v, { min: 1, max: 100_000_000, integer: true })),
     )
     .option(
@@ -102,7 +102,7 @@ export function lightsCommand(): Command {
       '--rdb <file>',
       'analyse an RDB snapshot instead of a live server: loaded into a private redis-server on a unix socket only (no TCP), exact MEMORY USAGE',
     )
-    .option('--redis-server <path>', 'with --rdb or --forecast: the redis-server swc starts (default SWC_REDIS_SERVER, else redis-server on PATH)')
+    .option('--redis-server <path>', 'with --rdb or --forecast: the redis-server swc starts (default: SWC_REDIS_SERVER, else redis-server on PATH)')
     .option('--check', 'exit 1 when any listed light has drift (running totals or index disagree with the buckets)')
     .addOption(new Option('--format <format>', 'output format').choices(lightsFormats).default('table'))
     .option('--wide', 'more columns: keys, stale buckets, first and last event (wider than 120 columns)');
@@ -115,6 +115,7 @@ export function lightsCommand(): Command {
 The light column is the reference swc inspect takes as is (6.0:
 system-id/light-id).
 "stale" counts events outside the window that the keys still hold.
+
 --forecast stoplight-v6 replays each light's recorded events (5.x members, 6.0
 buckets) into stoplight-v6 on a private redis-server and measures its keys, as
 swc bench does: at most --forecast-sample lights, the fleet extrapolated from
@@ -122,8 +123,10 @@ them; JSON: each light's "forecast" (method measured, capped, sampled-out, …)
 and the fleet's "forecast". Nothing is written to the server listed. Each light
 is replayed with --window, else its --windows rule, else its 6.0 registry
 window; with none, its row says "window unknown: span used".
+
 --json: { schemaVersion, at, windowSeconds, totals, total, matched, lights }
 (docs/inspect.md, "Looking inside a light").
+
 Read-only. Commands sent: PING, TIME, SCAN, TYPE, ECHO, ZCARD, HLEN, ZRANGE, ZCOUNT,
 HGETALL, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
 a Stoplight registry of light configs, where one exists: HSCAN).
@@ -131,6 +134,7 @@ One SCAN pass (COUNT adapted to 250 µs per call, or --scan-count; --scan-pause 
 calls) matches every layout's keys;
 Ctrl-C prints what it found so far, marked partial (exit 130; SIGTERM 143). 6.0 names: the
 "default" system, a Stoplight registry, --names, a literal --system or --match.
+
 On Redis Cluster (--cluster, or several --redis-url seeds): SCAN on every
 primary, each key read where its slot lives; a node column and a total per
 primary (JSON: each light's "node" and "placement", and "cluster": { primaries,

@@ -7,6 +7,8 @@ import type { NameBook } from '../layouts/stoplight/names.js';
 import type { LightsFormat } from '../report/lights-formats.js';
 import type { Target } from '../redis/target.js';
 import { visible } from '../report/style.js';
+import { plainTarget } from '../bench/cleanup.js';
+import { redactUrl } from '../redis/url.js';
 import { onShutdown, printError, stderrProgress, stopCause, untilStopped } from './lifecycle.js';
 import { DEFAULT_INSPECT_URL, LIGHTS_COMMAND_TIMEOUT_MS, terminalColumns, useColor, type ClusterFlags, type RedisFlags } from './options.js';
 
@@ -41,6 +43,12 @@ export interface ListFlags extends RedisFlags, ClusterFlags {
   /** `--windows <file>`: forecast windows by light name or glob. */
   windows?: string;
   forecastEven?: boolean;
+}
+
+/** The server a listing names first: the snapshot file, the cluster's seed, or the URL, without credentials. */
+function serverRead(flags: ListFlags, target: Target): string {
+  if (flags.rdb !== undefined) return `the snapshot ${flags.rdb} (loaded on a private redis-server)`;
+  return `${/^rediss?:/.test(target.url) ? plainTarget(target.url) : redactUrl(target.url)}${target.cluster ? ' (cluster)' : ''}`;
 }
 
 /** What a listing of `flags` reads and shows, for {@link listOnce}. */
@@ -94,6 +102,7 @@ function listOnce({ flags, layout, names }: ListPlan, target: Target, control: {
       check: Boolean(flags.check),
       snapshot: flags.rdb !== undefined,
       stopCause: () => stopCause(),
+      server: serverRead(flags, target),
     });
     for (const line of out.before) printError(line);
     process.stdout.write(out.stdout);
@@ -125,23 +134,13 @@ async function forecastOf(flags: ListFlags, layout: string, listing: Listing, ta
   }
 }
 
-/** A cli-progress bar of lights replayed, cleared when done. */
+/** A bar of lights replayed on stderr's live line, cleared when done. */
 async function forecastBar(): Promise<{ update: (p: { done: number; total: number; light: string }) => void; stop: () => void }> {
-  const { default: cliProgress } = await import('cli-progress');
-  const bar = new cliProgress.SingleBar(
-    { format: 'swc lights --forecast [{bar}] {value}/{total} lights | {light}', hideCursor: true, stream: process.stderr, clearOnComplete: true },
-    cliProgress.Presets.shades_classic,
-  );
-  let started = false;
+  const { barText, clearStatus, showStatus } = await import('./status-line.js');
   return {
-    update: ({ done, total, light }) => {
-      if (!started) bar.start(total, done, { light: '' });
-      started = true;
-      bar.update(done, { light: visible(light).slice(0, 40) });
-    },
-    stop: () => {
-      if (started) bar.stop();
-    },
+    update: ({ done, total, light }) =>
+      showStatus(`swc lights --forecast ${barText(total > 0 ? done / total : 1)} ${done}/${total} lights | ${visible(light).slice(0, 40)}`),
+    stop: clearStatus,
   };
 }
 

@@ -3,7 +3,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Session } from '../redis/connect.js';
 import type { CommandCap } from '../redis/command-cap.js';
 import type { ClusterSession } from '../redis/cluster.js';
-import { parseRedisUrl } from '../redis/url.js';
+import { parseRedisUrl, redactUrl } from '../redis/url.js';
 import { checkServerSetting, MAX_PRIVATE_SHARDS } from '../redis/server-settings.js';
 import { UsageError } from '../core/errors.js';
 import { DEFAULT_TURN_TIMEOUT_MS } from '../core/thresholds.js';
@@ -38,21 +38,34 @@ export function parser<T>(parse: (value: string) => T): (value: string) => T {
 /** Collects `--redis-server-arg`, refusing settings that would let the private server escape swc (see checkServerSetting). */
 const collect = (value: string, previous: string[]): string[] => [...previous, parser(checkServerSetting)(value)];
 
+/** The environment variable that lets a command that writes (bench, verify) use REDIS_URL. */
+export const USE_REDIS_URL = 'SWC_USE_REDIS_URL';
+
+/** Whether REDIS_URL may name the server of a command that writes: only when {@link USE_REDIS_URL} is 1. */
+export function redisUrlOptedIn(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[USE_REDIS_URL] === '1';
+}
+
 /**
  * Adds `--redis-url` and, where swc may start its own server,
  * `--redis-server-arg`. Which Redis is used when neither the flag nor
  * REDIS_URL is set is {@link sessionFromFlags}' `defaultUrl` (without one,
- * a private redis-server).
+ * a private redis-server). A command that `writes` (bench, verify) reads
+ * REDIS_URL only with SWC_USE_REDIS_URL=1: an exported URL is often a shared
+ * server set for the read commands, and a benchmark there would be another
+ * measurement (and another server's keys) than the one asked for.
  */
-export function addRedisOptions(command: Command, { privateServer }: { privateServer: boolean }): Command {
+export function addRedisOptions(command: Command, { privateServer, writes = false }: { privateServer: boolean; writes?: boolean }): Command {
   const env = process.env.REDIS_URL;
   if (env) registerUrlSecrets(env);
   command.addOption(
     new Option(
       '--redis-url <url>',
-      privateServer
-        ? 'Redis to use (default: $REDIS_URL, else a private redis-server that swc starts and stops)'
-        : 'Redis to use (default: $REDIS_URL, else redis://127.0.0.1:6379)',
+      writes
+        ? `Redis to use (default: a private redis-server that swc starts and stops; $REDIS_URL only with ${USE_REDIS_URL}=1)`
+        : privateServer
+          ? 'Redis to use (default: $REDIS_URL, else a private redis-server that swc starts and stops)'
+          : 'Redis to use (default: $REDIS_URL, else redis://127.0.0.1:6379)',
     ).argParser((value: string, previous: string | string[] | undefined) => {
       parser((v: string) => {
         registerUrlSecrets(v);
@@ -82,6 +95,14 @@ export function addRedisOptions(command: Command, { privateServer }: { privateSe
       cmd.setOptionValue('redisUrls', [raw]);
     }
     const opts = cmd.opts<Partial<RedisFlags>>();
+    if (writes && opts.redisUrl === undefined && env && !redisUrlOptedIn()) {
+      // Set aside for the whole run: every later reader of REDIS_URL (session, guards, estimate) sees a private server.
+      process.env.REDIS_URL = '';
+      process.stderr.write(
+        `swc ${cmd.name()}: REDIS_URL (${redactUrl(env)}) not used: ${cmd.name()} writes, so it runs on a private redis-server; to run there, give --redis-url or set ${USE_REDIS_URL}=1\n`,
+      );
+      return;
+    }
     if (opts.redisUrl === undefined && env) {
       try {
         parseRedisUrl(env, 'REDIS_URL');
@@ -127,7 +148,7 @@ export function addClusterOptions(command: Command, { privateCluster = true }: {
   // A command that reads a running cluster keeps `--cluster-shards` only to refuse it with a reason; its help does not offer it.
   const shards = new Option(
     '--cluster-shards <n>',
-    `with no --redis-url: start a private cluster of n primaries (1..${MAX_PRIVATE_SHARDS}; implies --cluster; default 3)`,
+    `with no --redis-url: start a private cluster of n primaries (1..${MAX_PRIVATE_SHARDS}; implies --cluster; default: 3)`,
   );
   if (!privateCluster) shards.hideHelp();
   return command
@@ -198,7 +219,7 @@ export function printJson(value: unknown): void {
 export const waitForRunsOption = (): Option =>
   new Option(
     '--wait-for-runs <seconds>',
-    `how long to wait for another swc run writing to the same server to end before giving up, 0 to 3600 (default ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)`,
+    `how long to wait for another swc run writing to the same server to end before giving up, 0 to 3600 (default: ${DEFAULT_TURN_TIMEOUT_MS / 1000} s)`,
   ).argParser(parser((v) => parseDuration('--wait-for-runs', v, { min: 0, max: 3600 })));
 
 /** The turn wait of `--wait-for-runs` (seconds) in milliseconds. */

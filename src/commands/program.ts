@@ -1,8 +1,10 @@
 import { Command, CommanderError, Help, Option } from 'commander';
 import { reportError, scrub } from './lifecycle.js';
 import { ExitCode } from '../core/errors.js';
-import { SWC_VERSION } from '../core/version.js';
-import { helpWidth, wrapHelp } from '../report/help-text.js';
+import { PACKAGE_NAME, SWC_VERSION } from '../core/version.js';
+import { PACKAGE_ROOT } from '../core/package-root.js';
+import { flowParagraphs, helpWidth, wrapHelp } from '../report/help-text.js';
+import { durationUnitProblem, isTimeUnit } from '../bench/values.js';
 
 export { helpWidth, wrapHelp };
 
@@ -29,12 +31,37 @@ function outputFor(command: Command): { outputError: (text: string, write: (s: s
         write(`${scrub(`swc: ${reason.startsWith(flag) ? reason : `${flag}: got "${value}"; ${reason}`}`)}\n`);
         return;
       }
-      const message = first.replace(/^error: /, '');
+      const stray = /^error: too many arguments/.test(first) ? strayWord(command) : undefined;
+      if (stray?.unit) {
+        write(`${scrub(`swc: ${stray.unit}`)}\n`);
+        return;
+      }
+      const message = first.replace(/^error: /, '').replace(/\.$/, '') + (stray ? `: "${stray.word}"${stray.after ? ` (after ${stray.after})` : ''}` : '');
       const suggestion = rest.map((line) => line.trim()).find((line) => /^\(Did you mean /.test(line));
       const pointer = HELPED.test(message) ? `; see ${helpCommandOf(command)}` : '';
       write(`${scrub(`swc: ${message}${suggestion ? ` ${suggestion}` : ''}${pointer}`)}\n`);
     },
   };
+}
+
+/**
+ * The first word a command did not take (commander's "too many arguments"),
+ * the flag and value typed before it, and, when the two make a duration with
+ * its unit split off (`--window 5 min`), what is wrong with that unit.
+ */
+function strayWord(command: Command): { word: string; after?: string; unit?: string } | undefined {
+  let root = command;
+  while (root.parent) root = root.parent;
+  // commander keeps the argv it parsed (undeclared in its types).
+  const raw = (root as unknown as { rawArgs: string[] }).rawArgs.slice(2);
+  const word = command.args.at(-1);
+  if (word === undefined) return undefined;
+  const at = raw.lastIndexOf(word);
+  const [flag, value] = at >= 2 ? [raw[at - 2] as string, raw[at - 1] as string] : [undefined, undefined];
+  if (flag === undefined || value === undefined || !flag.startsWith('--')) return { word };
+  // Only a word that is a unit of time: `--rate 100 extra` is a stray word, not a unit.
+  const unit = /^\d/.test(value) && isTimeUnit(word) ? durationUnitProblem(flag, `${value} ${word}`) : undefined;
+  return { word, after: `${flag} ${value}`, ...(unit !== undefined ? { unit } : {}) };
 }
 
 /** `swc --help` for the program, `swc <command> --help` for a subcommand. */
@@ -45,31 +72,27 @@ function helpCommandOf(command: Command): string {
 /**
  * The groups of a long option list, in the order help shows them: each
  * heading with the flags under it. A flag no group names (one added since)
- * goes under "Other:"; `-h` shows the groups marked short, `--help` all.
+ * goes under "Other:"; `-h` names each group's flags on a line, `--help` describes all.
  */
 interface OptionGroup {
   readonly heading: string;
-  readonly short: boolean;
   readonly flags: readonly string[];
 }
 const OPTION_GROUPS: Readonly<Record<string, readonly OptionGroup[]>> = {
   bench: [
     {
       heading: 'What to run:',
-      short: true,
       flags: ['--rate', '--window', '--layout', '--preset', '--lights', '--failure-rate', '--scenario', '--seed', '--realtime', '--suggest', '--sweep'],
     },
     {
       heading: 'What to measure:',
-      short: true,
       flags: ['--no-throughput', '--no-commands', '--accuracy', '--no-accuracy', '--threshold', '--no-app-view', '--percentiles'],
     },
-    { heading: 'Where:', short: true, flags: ['--redis-url', '--redis-server-arg', '--redis-server', '--cluster', '--cluster-shards', '--scripts'] },
-    { heading: 'How long:', short: true, flags: ['--duration', '--ops', '--time', '--rounds', '--dry-run'] },
-    { heading: 'Output:', short: true, flags: ['--format', '--json', '--output', '--no-progress', '--wide', '--chart', '--chart-out', '--chart-panels'] },
+    { heading: 'Where:', flags: ['--redis-url', '--redis-server-arg', '--redis-server', '--cluster', '--cluster-shards', '--scripts'] },
+    { heading: 'How long:', flags: ['--duration', '--ops', '--time', '--rounds', '--dry-run'] },
+    { heading: 'Output:', flags: ['--format', '--json', '--output', '--no-progress', '--wide', '--chart', '--chart-out', '--chart-panels'] },
     {
       heading: 'Against a baseline:',
-      short: false,
       flags: [
         '--baseline',
         '--memory-tolerance',
@@ -80,10 +103,9 @@ const OPTION_GROUPS: Readonly<Record<string, readonly OptionGroup[]>> = {
         '--absolute',
       ],
     },
-    { heading: 'Safety:', short: false, flags: ['--allow-eviction', '--max-ops', '--trust-scripts', '--unconfined-scripts', '--wait-for-runs'] },
+    { heading: 'Safety:', flags: ['--allow-eviction', '--max-ops', '--trust-scripts', '--unconfined-scripts', '--wait-for-runs'] },
     {
       heading: 'Advanced:',
-      short: false,
       flags: ['--connections', '--pipeline', '--instructions', '--profile', '--instruction-calls', '--instruction-repeats'],
     },
   ],
@@ -99,11 +121,12 @@ function groupOptions(command: Command): void {
     const group = groups.find((g) => g.flags.includes(option.long ?? option.short ?? ''));
     option.helpGroup(group?.heading ?? OTHER_GROUP);
   }
-  command.addHelpOption(new Option('-h, --help', 'the common options (-h), or every option with exit codes and examples (--help)').helpGroup(HELP_GROUP));
+  command.addHelpOption(
+    new Option('-h, --help', 'the options by name on one screen (-h), or every option with what it does, exit codes and examples (--help)').helpGroup(
+      HELP_GROUP,
+    ),
+  );
 }
-
-/** While true, help shows only the groups marked short (`swc bench -h`). */
-let shortHelp = false;
 
 /**
  * One help style for every command: wrapped to {@link helpWidth}; the
@@ -119,13 +142,13 @@ const helpConfiguration: Partial<Help> = {
     const found = base.call(this, unsorted, visible, getGroup);
     const order = [...Object.values(OPTION_GROUPS).flatMap((groups) => groups.map((g) => g.heading)), OTHER_GROUP, HELP_GROUP];
     const rank = (heading: string): number => (order.includes(heading) ? order.indexOf(heading) : -1);
-    const shown = shortHelp ? new Set(Object.values(OPTION_GROUPS).flatMap((groups) => groups.filter((g) => g.short).map((g) => g.heading))) : undefined;
-    return new Map([...found].filter(([heading]) => !shown || shown.has(heading)).sort(([a], [b]) => rank(a) - rank(b)));
+    return new Map([...found].sort(([a], [b]) => rank(a) - rank(b)));
   },
   optionDescription(option: Option): string {
     const emptyList = Array.isArray(option.defaultValue) && option.defaultValue.length === 0;
     const shown = emptyList ? Object.assign(Object.create(option) as Option, { defaultValue: undefined }) : option;
-    return Help.prototype.optionDescription.call(this, shown);
+    // Every default written one way: `(default: table)`, as the hand-written ones read, not commander's `(default: "table")`.
+    return Help.prototype.optionDescription.call(this, shown).replace(/default: "([^"]*)"/g, 'default: $1');
   },
 };
 
@@ -136,18 +159,39 @@ function helpFirst(program: Command, command: Command): void {
   const end = args.indexOf('--');
   const given = end === -1 ? args : args.slice(0, end);
   if (!given.includes('--help') && !given.includes('-h')) return;
-  if (given.includes('--help') || !OPTION_GROUPS[command.name()]) command.help();
-  // `-h` of a command with option groups: the common ones, and where the rest is.
-  shortHelp = true;
-  let text: string;
-  try {
-    text = command.helpInformation();
-  } finally {
-    shortHelp = false;
-  }
-  const rest = OPTION_GROUPS[command.name()]?.filter((g) => !g.short).map((g) => g.heading.replace(/:$/, '').toLowerCase()) ?? [];
-  process.stdout.write(wrapHelp(`${text}\nEvery option (also ${rest.join(', ')}), exit codes and examples: swc ${command.name()} --help\n`, helpWidth()));
+  if (given.includes('--help')) command.help();
+  process.stdout.write(wrapHelp(shortHelpText(command), helpWidth()));
   throw new CommanderError(ExitCode.ok, 'commander.helpDisplayed', '(outputHelp)');
+}
+
+/**
+ * `swc <command> -h`: one screen (the start-up test holds it to 40 lines at
+ * 80 columns): what the command does, then its options by name, one group a
+ * line (what to run, where, how long, output, …), then where the manual is.
+ * `--help` is the manual: every option with what it does and its default,
+ * exit codes and examples.
+ */
+function shortHelpText(command: Command): string {
+  const options = command.options.filter((o) => !(o as Option & { hidden?: boolean }).hidden && o.long !== '--help');
+  const nameOf = (o: Option): string => o.long ?? o.short ?? o.flags;
+  const groups: { heading: string; flags: string[] }[] = (OPTION_GROUPS[command.name()] ?? []).map((g) => ({
+    heading: g.heading,
+    flags: g.flags.filter((f) => options.some((o) => nameOf(o) === f)),
+  }));
+  const grouped = new Set(groups.flatMap((g) => g.flags));
+  const other = options.map(nameOf).filter((f) => !grouped.has(f));
+  if (other.length > 0) groups.push({ heading: groups.length > 0 ? OTHER_GROUP : 'Options:', flags: other });
+  const args = command.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
+  return [
+    `Usage: swc ${command.name()} [options]${args ? ` ${args}` : ''}`,
+    '',
+    command.description(),
+    '',
+    ...groups.filter((g) => g.flags.length > 0).map((g) => `  ${g.heading} ${g.flags.join(', ')}`),
+    '',
+    `What each option does and its default, exit codes and examples: swc ${command.name()} --help`,
+    '',
+  ].join('\n');
 }
 
 /**
@@ -176,6 +220,28 @@ export function commandsFor(args: readonly string[]): string[] {
   if (first === '-V' || first === '--version') return [];
   const named = first === 'help' ? second : first;
   return named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
+}
+
+/** What `swc --version` says: the package and its version, the Node running it, and the folder swc runs from. */
+export function versionFacts(): { name: string; version: string; node: string; path: string } {
+  return { name: PACKAGE_NAME, version: SWC_VERSION, node: process.version, path: PACKAGE_ROOT.replace(/\/$/, '') };
+}
+
+/**
+ * `-V, --version`: one line (`swc 0.1.0 (sliding-window-counters), Node
+ * v22.12.0, from /path`), or with `--json` anywhere beside it the same facts
+ * as JSON. Written whole, never wrapped like help.
+ */
+function addVersionOption(program: Command, args: readonly string[]): void {
+  const json = args.includes('--json');
+  // `swc --json --version` reaches the program's options first: --json is known there only beside --version.
+  if (json && (args.includes('--version') || args.includes('-V'))) program.addOption(new Option('--json').hideHelp());
+  program.option('-V, --version', "print swc's version, the Node running it and the folder it runs from (--json: as JSON)");
+  program.on('option:version', () => {
+    const facts = versionFacts();
+    process.stdout.write(json ? `${JSON.stringify(facts, null, 2)}\n` : `swc ${facts.version} (${facts.name}), Node ${facts.node}, from ${facts.path}\n`);
+    throw new CommanderError(ExitCode.ok, 'commander.version', facts.version);
+  });
 }
 
 /**
@@ -210,7 +276,6 @@ export async function buildProgram(argv?: readonly string[]): Promise<Command> {
   const commands = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Command>)()));
   const program = new Command('swc')
     .description('Benchmark and inspect sliding-window counters in Redis (Stoplight 5.x vs 6.0 layouts)')
-    .version(SWC_VERSION, '-V, --version')
     .exitOverride()
     .addHelpText(
       'after',
@@ -223,13 +288,14 @@ Examples:
   swc bench --rate 100 --window 300
   swc lights --redis-url redis://127.0.0.1:6379 --top 20`,
     );
+  addVersionOption(program, argv?.slice(2) ?? []);
   for (const command of commands) program.addCommand(command);
   for (const command of program.commands) groupOptions(command);
   for (const command of [program, ...program.commands]) {
     command
       .configureOutput({
         ...outputFor(command),
-        writeOut: (text) => process.stdout.write(wrapHelp(text, helpWidth())),
+        writeOut: (text) => process.stdout.write(wrapHelp(flowParagraphs(text), helpWidth())),
         getOutHelpWidth: () => helpWidth(),
         getErrHelpWidth: () => helpWidth(process.env, process.stderr),
       })

@@ -27,7 +27,7 @@ export function verifyCommand(): Command {
     .addOption(
       new Option(
         '--layout <list>',
-        `layouts, comma-separated: ${BUILTIN_LAYOUT_NAMES.join(', ')}, or manifest files (default all registered; with --scripts, the layouts that folder has)`,
+        `layouts, comma-separated: ${BUILTIN_LAYOUT_NAMES.join(', ')}, or manifest files (default: all registered; with --scripts, the layouts that folder has)`,
       ).argParser(layoutList),
     )
     .addOption(
@@ -37,7 +37,7 @@ export function verifyCommand(): Command {
     )
     .option(
       '--seed <n>',
-      'seed of the traffic, to replay a run (default random; always printed)',
+      'seed of the traffic, to replay a run (default: random; always printed)',
       parser((v) => parseNumber('--seed', v, LIMITS.seed)),
     )
     .option(
@@ -52,7 +52,7 @@ export function verifyCommand(): Command {
     .option('--scripts <dir>', "run the layouts' scripts from this folder, e.g. an edited copy of swc's lua/ folder")
     .option('--no-progress', 'no progress on stderr');
   addJsonOption(command);
-  addRedisOptions(command, { privateServer: true });
+  addRedisOptions(command, { privateServer: true, writes: true });
   addClusterOptions(command);
   addBuildsOption(command);
   command.addHelpText(

@@ -25,6 +25,12 @@ export interface Diagnosis {
   readonly preflight: PreflightReport;
   /** No check failed (warnings allowed). */
   readonly ok: boolean;
+  /**
+   * What a read-only diagnosis left out by design (no SCRIPT LOAD, no write
+   * probe), each with the flag that does it: said once under the verdict,
+   * not as warnings about the server.
+   */
+  readonly notChecked: readonly string[];
 }
 
 /** Options of {@link diagnose}. */
@@ -69,6 +75,7 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
   const namespace = `swc-bench:${randomBytes(4).toString('hex')}`;
   const access = await checkAccess(redis, { readKey: 'stoplight:swc-doctor-access', writeKey: `${namespace}:{probe}` });
   const checks: Check[] = [];
+  const notChecked: string[] = [];
   // A user that may not write cannot bench anyway: what only a bench needs is said, not failed.
   const add = (name: string, status: Check['status'], detail: string, benchOnly = false): void => {
     if (benchOnly && access.readOnly && status === 'fail')
@@ -127,7 +134,7 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
   if (options.readOnly) {
     // SCRIPT LOAD writes the server's script cache: not without --write-check.
     for (const name of layoutNames) for (const s of createLayout(name).scripts) scripts.push({ file: s.file, sha1: s.sha1, loaded: false });
-    add('scripts', 'warn', 'not loaded: SCRIPT LOAD changes the script cache of a server swc did not start; --write-check loads them');
+    notChecked.push('scripts not loaded (SCRIPT LOAD changes the script cache of a server swc did not start)');
   }
 
   try {
@@ -207,8 +214,11 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
   }
   for (const f of report.findings) {
     if (f.check === 'memory') continue;
-    const name = f.check === 'unchecked' ? 'info' : f.check;
-    add(name, f.advisory && !/CONFIG GET/.test(f.detail) ? 'warn' : 'fail', f.detail, true);
+    if (f.check === 'unchecked') {
+      notChecked.push(f.detail.replace(/; --write-check .*$/, ''));
+      continue;
+    }
+    add(f.check, f.advisory && !/CONFIG GET/.test(f.detail) ? 'warn' : 'fail', f.detail, true);
   }
   // "every command" only where the families say so (a read-only user is told what it may use above).
   if (!report.findings.some((f) => f.check === 'permission') && access.refuses.length === 0) {
@@ -220,5 +230,5 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
     );
   }
 
-  return { server, scripts, checks, access, preflight: report, ok: checks.every((c) => c.status !== 'fail') };
+  return { server, scripts, checks, access, preflight: report, ok: checks.every((c) => c.status !== 'fail'), notChecked };
 }

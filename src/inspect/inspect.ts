@@ -244,6 +244,8 @@ export interface InspectDocument {
   readonly inspections: readonly InspectionJson[];
   /** On Redis Cluster: every primary (`host:port`, slot ranges); each key then names its `node`. */
   readonly cluster?: { readonly primaries: readonly { readonly node: string; readonly slots: string }[] };
+  /** Set (with no inspection) when no layout holds the light: why, as the stderr line says it (exit 1). */
+  readonly notFound?: string;
 }
 
 function inspectionJson(i: Inspection): InspectionJson {

@@ -44,6 +44,8 @@ export interface Listing {
   readonly primaries?: readonly ListedPrimary[];
   /** With `--forecast`: the fleet's forecast (each matched light carries its own). */
   readonly forecast?: FleetForecast;
+  /** The filters given, as typed (`--state red`, `--match 'check*'`): what a line about lights left out names. */
+  readonly filters?: readonly string[];
 }
 
 /** The layouts a listing reads: the ones asked for, every registered one (`all`: undefined), or an application's. */
@@ -86,7 +88,20 @@ export async function readListing(redis: Redis, request: ListingRequest): Promis
         return slots === undefined ? t : { ...t, slots };
       })
     : undefined;
-  return { list, matched, shown, totals: totalsOf(matched), ...(nodeTotals ? { nodeTotals } : {}), ...(primaries ? { primaries } : {}) };
+  const filters = [
+    ...(request.system !== undefined ? [`--system ${request.system}`] : []),
+    ...(request.match !== undefined ? [`--match ${request.match}`] : []),
+    ...(request.states !== undefined ? [`--state ${request.states.join(',')}`] : []),
+  ];
+  return {
+    list,
+    matched,
+    shown,
+    totals: totalsOf(matched),
+    ...(nodeTotals ? { nodeTotals } : {}),
+    ...(primaries ? { primaries } : {}),
+    ...(filters.length > 0 ? { filters } : {}),
+  };
 }
 
 /** The names a listing or an inspection can show for 6.0 ids: `--names`, and a literal `--system` / `--match` (hashed by swc). */

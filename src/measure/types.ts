@@ -311,6 +311,10 @@ export interface BenchReport {
     readonly memAllocator: string;
     readonly mode: string;
     readonly private: boolean;
+    /** The server the run wrote to, as the report's first line names it (a URL without credentials, or swc's private server). */
+    readonly where?: string;
+    /** The phases not measured there, each with why (the first line says them too). */
+    readonly notMeasured?: readonly string[];
     readonly config: Record<string, number | null>;
     /** A server that is not Redis (e.g. `valkey`), and its own version; absent on Redis. */
     readonly server?: string;

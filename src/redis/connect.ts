@@ -36,7 +36,12 @@ function explain(url: URL, err: unknown, timeoutMs: number): RedisUnavailableErr
   } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || /ENOTFOUND|EAI_AGAIN/.test(message)) {
     hint = `host "${url.hostname}" not found (check the host name)`;
   } else if (/WRONGPASS|NOAUTH|invalid password|AUTH/i.test(message)) {
-    hint = 'authentication failed (check the user name and password in the URL)';
+    // No password given and one needed, or one given and refused: two different fixes.
+    const given = url.password !== '' || [...url.searchParams.keys()].some((k) => /^(password|pass|pw|auth.*)$/i.test(k));
+    hint =
+      /NOAUTH/.test(message) || !given
+        ? 'the server requires a password and the URL has none (put :<password>@ before the host, or <user>:<password>@ for an ACL user)'
+        : 'the server refused the user name and password in the URL (wrong password, or no such user)';
   } else if (/^NOPERM/.test(message)) {
     // A user without PING (e.g. `+@read` alone): name the grant, and the whole read-only set.
     const denied = /run the '([^']+)' command/i.exec(message)?.[1]?.toLowerCase();

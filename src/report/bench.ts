@@ -721,6 +721,16 @@ export function incompleteLine(report: BenchReport): string | undefined {
   );
 }
 
+/**
+ * The report's first line: the server it wrote to and what was not measured
+ * there; undefined for a report saved before swc named it.
+ */
+export function serverLine(report: BenchReport): string | undefined {
+  const { where, notMeasured } = report.redis;
+  if (where === undefined) return undefined;
+  return `Server: ${where}${notMeasured && notMeasured.length > 0 ? `; not measured there: ${notMeasured.join('; ')}` : ''}`;
+}
+
 /** The human-readable report: memory table, throughput tables, and the server it ran on. */
 export function renderBench(
   report: BenchReport,
@@ -782,6 +792,8 @@ export function renderBench(
   // Markdown keeps one line (a paragraph); a terminal gets lines of at most 120 columns.
   const footer = format === 'markdown' ? footerParts.join('; ') : wrapText(wrapParts(footerParts, prose), prose);
   const parts: string[] = [];
+  const server = serverLine(report);
+  if (server) parts.push(format === 'markdown' ? `_${server}_` : c.dim(wrapText(server, prose)));
   const stopped = incompleteLine(report);
   if (stopped) parts.push(format === 'markdown' ? `**${stopped}**` : c.bold(c.red(wrapText(stopped, prose))));
   for (const [heading, grid] of grids) {

@@ -26,6 +26,7 @@ export function renderDiagnosis(diagnosis: Diagnosis, where: string, color: bool
             : 'ready',
         )
       : c.red('not ready: see FAIL above'),
+    ...(diagnosis.notChecked.length > 0 ? [c.dim(`not checked (read-only): ${diagnosis.notChecked.join('; ')}; --write-check checks them`)] : []),
     '',
   ].join('\n');
 }
@@ -42,5 +43,6 @@ export function doctorDocument(diagnosis: Diagnosis, where: string, privateServe
     permissions: diagnosis.preflight.permissions,
     access: diagnosis.access,
     ok: diagnosis.ok,
+    notChecked: diagnosis.notChecked,
   };
 }

@@ -12,6 +12,27 @@ export function helpWidth(env: NodeJS.ProcessEnv = process.env, stream: { isTTY?
 const HELP_COLUMNS = 80;
 const MIN_HELP_COLUMNS = 40;
 
+/** A line that starts an item of its own (a list entry, an example): never joined to the line before. */
+const ITEM = /^(\s|[-*•]\s|\d+[.)]\s|[A-Z][A-Za-z /-]*:(\s|$))/;
+
+/**
+ * Joins the lines of each paragraph of prose (lines at the margin, one after
+ * another) into one line, so that {@link wrapHelp} flows it to the width of
+ * the terminal rather than at the breaks it was typed with. Indented lines
+ * (options, examples, lists), headings (`Exit codes:`), list items and blank
+ * lines stay as they are.
+ */
+export function flowParagraphs(text: string): string {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const last = out.at(-1);
+    const joins = last !== undefined && last !== '' && !/^\s/.test(last) && !/:$/.test(last) && line !== '' && !ITEM.test(line);
+    if (joins) out[out.length - 1] = `${last} ${line}`;
+    else out.push(line);
+  }
+  return out.join('\n');
+}
+
 /**
  * Breaks every line of `text` wider than `width` at spaces; a continuation
  * keeps the line's indent plus two. commander wraps option and command

@@ -27,7 +27,14 @@ export interface LightsView {
   readonly threshold?: number;
   /** `--forecast`: the fleet's figures (each light carries its own). */
   readonly forecast?: FleetForecast;
+  /** The server read (a URL without credentials, or a snapshot), named on the first line. */
+  readonly server?: string;
+  /** The filters given as typed (`--state red`), named where lights were left out. */
+  readonly filters?: readonly string[];
 }
+
+/** The filters that left lights out, as typed; the flags' names when the listing does not carry them. */
+const filtersText = (view: LightsView): string => visible(view.filters && view.filters.length > 0 ? view.filters.join(' ') : '--system/--match/--state');
 
 /** Narrower terminals still get 80 columns: fewer columns would say too little. */
 export const MIN_COLUMNS = 80;
@@ -461,7 +468,7 @@ function footerLines(view: LightsView): string[] {
     );
   }
   if (shown.length < matched.length) lines.push(`showing ${int(shown.length)} of ${int(matched.length)} (--top); totals count all ${int(matched.length)}`);
-  if (matched.length < list.lights.length) lines.push(`${int(list.lights.length - matched.length)} other light(s) filtered out (--system/--match)`);
+  if (matched.length < list.lights.length) lines.push(`${int(list.lights.length - matched.length)} other light(s) filtered out (${filtersText(view)})`);
   const at = `${iso(list.at)} (${list.clock === 'server' ? 'server clock' : '--at'})`;
   lines.push(
     list.windowSeconds === null
@@ -519,7 +526,11 @@ function footerLines(view: LightsView): string[] {
 export function renderLights(view: LightsView, format: Exclude<LightsFormat, 'json'>, color: boolean): string {
   if (format === 'csv') return `${renderCsv(lightsCsvGrid(view.shown))}\n`;
   const { list } = view;
-  const where = list.nodes ? `on the ${list.nodes.length} primaries of this cluster (${list.nodes.join(', ')})` : 'on this server';
+  const where = list.nodes
+    ? `on the ${list.nodes.length} primaries of this cluster (${list.nodes.join(', ')})`
+    : view.server !== undefined
+      ? `on ${visible(view.server)}`
+      : 'on this server';
   if (list.lights.length === 0) {
     const extra = footerLines(view).filter((l) => /^(problem|leftovers|PARTIAL|…)/.test(l));
     return [`no light ${where} (no key matching ${list.patterns.map(visible).join(', ')})`, ...extra].join('\n') + '\n';
@@ -528,7 +539,7 @@ export function renderLights(view: LightsView, format: Exclude<LightsFormat, 'js
     const unnamed = list.lights.filter((l) => l.systemId !== null && l.lightName === null).length;
     // A glob can only match the names swc knows: say so when 6.0 lights without names were there to match.
     const hint = unnamed > 0 ? `; ${int(unnamed)} 6.0 light(s) have no known name for a pattern to match: give --names <file>, or a literal name (hashed)` : '';
-    return `no light matched --system/--match (${int(list.lights.length)} light(s) on this server)${hint}\n`;
+    return `no light matched ${filtersText(view)} (${int(list.lights.length)} light(s) ${where})${hint}\n`;
   }
   // Markdown is read where it is rendered, not in this terminal: it keeps every column.
   const { columns, ...unbounded } = view;
@@ -536,11 +547,12 @@ export function renderLights(view: LightsView, format: Exclude<LightsFormat, 'js
   const footer = footerLines(view);
   if (format === 'markdown') {
     const escaped = { ...grid, rows: grid.rows.map((r) => r.map((cell) => cell.replace(/`/g, '\\`'))) };
-    return `${renderMarkdown(escaped)}\n\n${footer.map((l) => `- ${l.replace(/\n +/g, ' ')}`).join('\n')}\n`;
+    return `${view.server !== undefined ? `_Server: ${visible(view.server)}_\n\n` : ''}${renderMarkdown(escaped)}\n\n${footer.map((l) => `- ${l.replace(/\n +/g, ' ')}`).join('\n')}\n`;
   }
   const c = palette(color);
   const painted = { ...grid, rows: grid.rows.map((r) => r.map((cell) => (cell === 'DRIFT' || cell.endsWith(' ≥') ? c.red(cell) : cell))) };
   // The lines under the table break between words at the terminal's width, like the table itself.
   const lines = columns === undefined || view.wide ? footer : footer.map((l) => wrapText(l, Math.max(FLOOR_COLUMNS, columns)));
-  return `${renderBox(painted, color)}\n${lines.join('\n')}\n`;
+  const server = view.server !== undefined ? `${c.dim(`Server: ${visible(view.server)}`)}\n` : '';
+  return `${server}${renderBox(painted, color)}\n${lines.join('\n')}\n`;
 }

@@ -37,6 +37,8 @@ export interface ListingView {
   readonly snapshot: boolean;
   /** What stopped a partial scan ("Ctrl-C (SIGINT)"). */
   readonly stopCause: () => string;
+  /** The server read, without credentials (or the snapshot file), named first. */
+  readonly server?: string;
 }
 
 /** Everything a listing prints: lines for stderr before and after stdout, stdout, and the exit code it calls for. */
@@ -49,13 +51,14 @@ export interface ListingOutput {
 }
 
 /** The `--json` document of `swc lights` (schemas/lights.json). */
-export function lightsDocument(listing: Listing, threshold?: number): Record<string, unknown> {
+export function lightsDocument(listing: Listing, threshold?: number, server?: string): Record<string, unknown> {
   const { list, matched, shown, totals, nodeTotals, primaries, forecast } = listing;
   // A snapshot's lights carry their bound: the document says what it is.
   const snapshot = shown.some((l) => l.rdbBound !== undefined);
   return {
     schemaVersion: SCHEMA_VERSION,
     swcVersion: SWC_VERSION,
+    ...(server !== undefined ? { server } : {}),
     at: isoMoment(list.at),
     clock: list.clock,
     windowSeconds: list.windowSeconds,
@@ -87,13 +90,14 @@ export function listingOutput(listing: Listing, view: ListingView): ListingOutpu
   const before = unavailableNotes(view.snapshot ? [...list.unavailable, RDB_BYTES_NOTE] : list.unavailable);
   const stdout =
     view.format === 'json'
-      ? `${jsonText(lightsDocument(listing, view.threshold))}\n`
+      ? `${jsonText(lightsDocument(listing, view.threshold, view.server))}\n`
       : renderLights(
           {
             ...listing,
             wide: view.wide,
             ...(view.columns !== undefined ? { columns: view.columns } : {}),
             ...(view.threshold !== undefined ? { threshold: view.threshold } : {}),
+            ...(view.server !== undefined ? { server: view.server } : {}),
           },
           view.format,
           view.color,

@@ -164,6 +164,8 @@ export const benchSchema = z
       memAllocator: z.string(),
       mode: z.string(),
       private: z.boolean(),
+      where: z.string().optional(),
+      notMeasured: z.array(z.string()).optional(),
       config: z.record(z.string(), z.number().nullable()),
       server: z.string().optional(),
       serverVersion: z.string().optional(),

@@ -34,5 +34,6 @@ export const doctorSchema = z
       })
       .meta({ description: 'what the connected user may run, per family of the commands swc sends, and the swc commands that allows' }),
     ok: z.boolean(),
+    notChecked: z.array(z.string()).optional(),
   })
   .meta({ title: 'swc doctor --json' });

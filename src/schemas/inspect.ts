@@ -75,5 +75,6 @@ export const inspectSchema = z
     drift: z.boolean(),
     inspections: z.array(inspection),
     cluster: clusterPrimaries.optional(),
+    notFound: z.string().optional(),
   })
   .meta({ title: 'swc inspect --json' });

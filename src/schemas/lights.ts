@@ -62,6 +62,7 @@ const light = z.looseObject({
 export const lightsSchema = z
   .looseObject({
     ...header,
+    server: z.string().optional(),
     at: moment,
     clock: z.string(),
     windowSeconds: figure,

@@ -84,9 +84,30 @@ function expectUnderCap(spans: readonly { commands: number; seconds: number }[],
 }
 
 describe.concurrent('bench on a server it did not start', () => {
-  it('with a URL from REDIS_URL alone: memory only, said in one line that names the server, first on stderr', async ({ onTestFinished }) => {
+  it('REDIS_URL exported, no opt-in: `swc bench --rate 100 --window 300` sends no write there (INFO commandstats), runs on a private server, says so', async ({
+    onTestFinished,
+  }) => {
+    const { server, redis } = await testServer({ onTestFinished });
+    const before = parseCommandCalls(await redis.info('commandstats'));
+    const run = await runCli(['bench', '--rate', '100', '--window', '300', '--no-progress', '--json'], { REDIS_URL: server.url }, 120_000);
+    expect(run.code, run.stderr).toBe(0);
+    const after = parseCommandCalls(await redis.info('commandstats'));
+    // Only this test's own INFO calls reached the server: nothing from the run, not even a connection's first command.
+    const sent = [...after].filter(([name, calls]) => calls !== (before.get(name) ?? 0)).map(([name]) => name);
+    expect(sent).toEqual(['info']);
+    expect(run.stderr.split('\n')[0]).toBe(
+      `swc bench: REDIS_URL (${server.url}) not used: bench writes, so it runs on a private redis-server; to run there, give --redis-url or set SWC_USE_REDIS_URL=1`,
+    );
+    const report = JSON.parse(run.stdout) as Report & { redis: { private: boolean; where: string } };
+    expect(report.redis.private).toBe(true);
+    expect(report.redis.where).toMatch(/^a private redis-server/);
+  });
+
+  it('with a URL from REDIS_URL alone (SWC_USE_REDIS_URL=1): memory only, said in one line that names the server, first on stderr', async ({
+    onTestFinished,
+  }) => {
     const server = await serverFor(onTestFinished);
-    const run = await runCli([...TINY, '--time', '1'], { REDIS_URL: server.url });
+    const run = await runCli([...TINY, '--time', '1'], { REDIS_URL: server.url, SWC_USE_REDIS_URL: '1' });
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stderr.trim().split('\n');
     expect(lines[0]).toBe(
@@ -95,8 +116,10 @@ describe.concurrent('bench on a server it did not start', () => {
     expect(lines[1]).toMatch(
       new RegExp(`^swc bench: run swc-bench:[0-9a-f]{8}: writing only under .* on ${where(server).replace(/[/.]/g, '\\$&')}; removed at the end$`),
     );
-    const report = JSON.parse(run.stdout) as Report;
+    const report = JSON.parse(run.stdout) as Report & { redis: { where: string; notMeasured: string[] } };
     expect(report.results[0]?.throughput).toBeUndefined();
+    expect(report.redis.where).toBe(where(server));
+    expect(report.redis.notMeasured.join('; ')).toMatch(/^throughput \(.*--max-ops.*\); commands per call/);
   });
 
   it("REDIS_URL with --max-ops 300, throughput on: no 0.5 s span of the server's command counters over 1.2 × the cap, every phase", async ({
@@ -104,7 +127,7 @@ describe.concurrent('bench on a server it did not start', () => {
   }) => {
     const server = await serverFor(onTestFinished);
     // The cap counts a script's own commands (a 6.0 write runs 10-16), not its EVALSHA alone: 2,240 commands per 0.5 s used to reach the server.
-    const { run, spans } = await sampled(server, () => runCli([...TINY, '--time', '1', '--max-ops', '300'], { REDIS_URL: server.url }));
+    const { run, spans } = await sampled(server, () => runCli([...TINY, '--time', '1', '--max-ops', '300'], { REDIS_URL: server.url, SWC_USE_REDIS_URL: '1' }));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr.split('\n')[0]).toMatch(new RegExp(`on ${where(server).replace(/[/.]/g, '\\$&')}; removed at the end$`));
     const write = (JSON.parse(run.stdout) as Report).results[0]?.throughput?.write;

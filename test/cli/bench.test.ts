@@ -73,7 +73,12 @@ describe.concurrent('swc bench (CLI)', () => {
     const both = ['bench', '--redis-url', url, '--rate', '10', '--window', '60', '--no-progress', '--no-throughput', '--wait-for-runs', '60'];
     const [md, csv] = await Promise.all([runCli([...both, '--format', 'markdown']), runCli([...both, '--format', 'csv'])]);
     expect(md.code, md.stderr).toBe(0);
-    expect(md.stdout).toMatch(/^\*\*Memory per light/);
+    // The first line names the server written to, and what was not measured there.
+    expect(md.stdout).toMatch(
+      new RegExp(
+        `^_Server: ${url.replace(/[/.]/g, '\\$&')}/0; not measured there: throughput \\(--no-throughput\\); commands per call \\(a shared server: [^)]*\\)_\n\n\\*\\*Memory per light`,
+      ),
+    );
     expect(md.stdout).toMatch(/\| 1 min \| 10 \| 600 \|/);
     expect(csv.code, csv.stderr).toBe(0);
     const lines = csv.stdout.trim().split('\n');

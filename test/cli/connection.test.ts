@@ -130,12 +130,20 @@ describe('an unusable Redis: exit 3 after one connection attempt, one line sayin
     await expectRuntimeFailure(`redis://127.0.0.1:${silentPort}`, NO_ANSWER, () => silentAccepted);
   });
 
-  it('wrong password: says authentication failed, check the password', async () => {
-    await expectRuntimeFailure(`redis://:wrong@127.0.0.1:${secured.port}`, /authentication failed.*password/, securedConnections);
+  it('wrong password: says the server refused the password in the URL', async () => {
+    await expectRuntimeFailure(
+      `redis://:badpass@127.0.0.1:${secured.port}`,
+      /the server refused the user name and password in the URL \(wrong password, or no such user\)/,
+      securedConnections,
+    );
   });
 
-  it('no password for a server that requires one: says authentication failed', async () => {
-    await expectRuntimeFailure(`redis://127.0.0.1:${secured.port}`, /authentication failed/, securedConnections);
+  it('no password for a server that requires one: says the URL has none (a message of its own, not the wrong-password one)', async () => {
+    await expectRuntimeFailure(
+      `redis://127.0.0.1:${secured.port}`,
+      /the server requires a password and the URL has none \(put :<password>@ before the host/,
+      securedConnections,
+    );
   });
 
   it('a database index the server lacks: says database 99 does not exist', async () => {

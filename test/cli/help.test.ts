@@ -20,6 +20,26 @@ describe('the built CLI: a typo suggests, --help wins (exit codes and streams of
   });
 });
 
+describe('--version names the package, its version, the Node running it and where it runs from', () => {
+  it('one line, and --json (before or after) the same facts as JSON; exit 0', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { fileURLToPath } = await import('node:url');
+    const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+    const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { name: string; version: string };
+    const line = await runCli(['--version']);
+    expect(line.code).toBe(0);
+    expect(line.stdout).toBe(`swc ${pkg.version} (${pkg.name}), Node ${process.version}, from ${root}\n`);
+    for (const args of [
+      ['--version', '--json'],
+      ['--json', '-V'],
+    ]) {
+      const json = await runCli(args);
+      expect(json.code, json.stderr).toBe(0);
+      expect(JSON.parse(json.stdout)).toEqual({ name: pkg.name, version: pkg.version, node: process.version, path: root });
+    }
+  });
+});
+
 describe('bin/swc.js before a build', () => {
   it('says in one line to build first, with exit 3, instead of a module stack trace', async () => {
     const { mkdtempSync, mkdirSync, copyFileSync, rmSync } = await import('node:fs');

@@ -5,6 +5,7 @@ import { LayoutClient } from '../../src/layouts/client.js';
 import { StoplightV5 } from '../../src/layouts/stoplight/v5.js';
 import { shortId, StoplightV6 } from '../../src/layouts/stoplight/v6.js';
 import { HOUR_START, redisUrl, testRedis, uniqueName } from '../helpers.js';
+import { inspectSchema } from '../../src/schemas/inspect.js';
 import { SWC_BIN } from './run-cli.js';
 
 const ERROR_JSON = '{"error":{"class":"Timeout::Error","message":"execution expired"},"time":1764450000}';
@@ -91,6 +92,17 @@ describe.concurrent('swc inspect', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(new RegExp(`^swc: light "${name}" not found: no key stoplight:v5:metadata:${name}`));
+  });
+
+  it('a missing light with --json: exit 1, the same stderr line, and a JSON body on stdout (no inspection, notFound saying why)', async () => {
+    const name = uniqueName('nope');
+    const run = await swc('inspect', name, '--redis-url', redisUrl(), '--json', ...FIXED_COUNT);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(new RegExp(`^swc: light "${name}" not found`));
+    const doc = inspectSchema.parse(JSON.parse(run.stdout)) as { request: { light: string }; inspections: unknown[]; notFound?: string };
+    expect(doc.request.light).toBe(name);
+    expect(doc.inspections).toEqual([]);
+    expect(doc.notFound).toMatch(new RegExp(`^light "${name}" not found: no key stoplight:v5:metadata:${name}`));
   });
 
   it('a key of the wrong type prints what it can, warns, and exits 1', async () => {

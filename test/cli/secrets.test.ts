@@ -42,7 +42,7 @@ type Codes = Record<'doctor' | 'bench' | 'inspect' | 'lights', number>;
 async function everyCommand(url: string, codes: Codes, ways: readonly ('--redis-url' | 'REDIS_URL')[] = ['--redis-url', 'REDIS_URL']): Promise<void> {
   const runs = COMMANDS.flatMap((command) =>
     ways.map(async (how) => {
-      const result = how === '--redis-url' ? await runCli([...command, '--redis-url', url]) : await runCli(command, { REDIS_URL: url });
+      const result = how === '--redis-url' ? await runCli([...command, '--redis-url', url]) : await runCli(command, { REDIS_URL: url, SWC_USE_REDIS_URL: '1' });
       return { result, expected: codes[command[0] as keyof Codes], label: `${command[0]} via ${how}: ${result.stderr}` };
     }),
   );

@@ -50,7 +50,7 @@ function bundled(url: string): string[] {
  * path (terminal-safe text, writes that follow no link): each imports at most core/ and node:.
  */
 const HEAVY = [
-  /node_modules\/(ioredis|redis-parser|zod|vega[^/]*|@resvg|cli-table3|cli-progress|tinybench|asciichart|chalk)\//,
+  /node_modules\/(ioredis|redis-parser|zod|vega[^/]*|@resvg|cli-table3|tinybench|asciichart|chalk)\//,
   /\/dist\/(layouts\/(?!builtin-names|inspection\.js)|inspect\/(?!list-options)|compare\/(?!tolerances\.js)|measure\/|verify\/|doctor\/|traffic\/|model\/)/,
   /\/dist\/redis\/(connect|cluster|server|routed|rdb-server|preflight)\.js/,
   /\/dist\/(report\/(?!help-text|inspect-limits|lights-formats|bench-formats\.js|compare-formats\.js|chart-panel-names\.js|suggest-rule\.js)|schemas\/|safety\/(?!(namespace|trust|text|write-file)\.js))/,
@@ -65,6 +65,7 @@ describe('start-up: what swc loads before it answers', () => {
     expect(modules.filter((m) => m.includes('/dist/commands/')).map((m) => m.replace(/.*\/dist\//, ''))).toEqual([
       'commands/program.js',
       'commands/lifecycle.js',
+      'commands/status-line.js',
     ]);
     // About 17 today (bin, cli, program, lifecycle, core, commander, a few builtins); a subcommand's module graph is several times that.
     expect(modules.length).toBeLessThan(30);
@@ -75,7 +76,7 @@ describe('start-up: what swc loads before it answers', () => {
     expect(code).toBe(0);
     expect(heavyIn(modules)).toEqual([]);
     const commands = modules.filter((m) => /\/dist\/commands\//.test(m)).map((m) => m.replace(/.*\/dist\/commands\//, ''));
-    expect(commands.filter((c) => !['program.js', 'lifecycle.js', 'options.js'].includes(c))).toEqual([`${command}.js`]);
+    expect(commands.filter((c) => !['program.js', 'lifecycle.js', 'status-line.js', 'options.js'].includes(c))).toEqual([`${command}.js`]);
   });
 
   // bench and verify: their option groups and the CLI helpers, but the layouts their --layout and --scripts parsers read
@@ -89,7 +90,7 @@ describe('start-up: what swc loads before it answers', () => {
     expect(code).toBe(0);
     expect(heavyIn(modules)).toEqual([]);
     const commands = modules.filter((m) => /\/dist\/commands\//.test(m)).map((m) => m.replace(/.*\/dist\/commands\//, ''));
-    const helpers = ['program.js', 'lifecycle.js', 'options.js', 'builds.js', 'compare-options.js', 'chart-panels.js', 'layout-parsers.js'];
+    const helpers = ['program.js', 'lifecycle.js', 'status-line.js', 'options.js', 'builds.js', 'compare-options.js', 'chart-panels.js', 'layout-parsers.js'];
     // The command's own file and folder (bench/options-*.ts, bench/help.ts), no other command's.
     expect(commands.filter((c) => !helpers.includes(c) && !c.startsWith(`${command}/`))).toEqual([`${command}.js`]);
     expect(commands.filter((c) => c.startsWith(`${command}/`) && !/\/(options-[a-z]+|help|flags)\.js$/.test(c))).toEqual([]);

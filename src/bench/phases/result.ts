@@ -8,6 +8,8 @@ import { encodingHints } from '../../measure/encoding-advice.js';
 import type { BenchReport, CellCommands, CellResult, ThroughputResult } from '../../measure/types.js';
 import type { BenchPlan } from '../plan.js';
 import { publishedKb } from '../presets.js';
+import { plainTarget } from '../cleanup.js';
+import type { Target } from '../../redis/target.js';
 import { commandsSkippedReason } from './commands.js';
 import type { CellAccuracy, Filled, RunContext } from './context.js';
 import { readScriptStats } from './on-shards.js';
@@ -53,6 +55,34 @@ function labelsOf(plan: BenchPlan): Record<string, string> | undefined {
   return labelled.length > 0 ? Object.fromEntries(labelled) : undefined;
 }
 
+/** The server a report names first: where it wrote, without credentials. */
+export function serverWhere(target: Target): string {
+  if (target.cluster) {
+    return target.private ? `a private cluster of ${target.shards.length} primaries started by swc` : `${plainTarget(target.url)} (cluster)`;
+  }
+  return target.private ? 'a private redis-server that swc started and stopped' : plainTarget(target.url);
+}
+
+/** The phases this run did not measure, each with why in a few words (a flag, or what the server allows). */
+export function notMeasured(plan: BenchPlan, target: Target): string[] {
+  const commands =
+    plan.commandsPerCall === false
+      ? '--no-commands'
+      : plan.realtime
+        ? 'not with --realtime'
+        : target.cluster
+          ? 'a cluster: INFO commandstats is per node'
+          : target.private
+            ? undefined
+            : "a shared server: other clients' commands would count";
+  const throughput = plan.realtime ? 'the paced traffic is the measurement' : (plan.throughputSkipped ?? '--no-throughput');
+  return [
+    ...(plan.throughput ? [] : [`throughput (${throughput})`]),
+    ...(commands !== undefined ? [`commands per call (${commands})`] : []),
+    ...(plan.accuracy ? [] : ['accuracy (--no-accuracy)']),
+  ];
+}
+
 /** The report of `results`; `scripts` where the measuring started (null: no script time, no measuring time reported). */
 export async function reportOf(ctx: RunContext, results: CellResult[], scripts: MeasuringStart | null): Promise<BenchReport> {
   const { target, plan, info, run } = ctx;
@@ -71,6 +101,8 @@ export async function reportOf(ctx: RunContext, results: CellResult[], scripts: 
       memAllocator: info.memAllocator,
       mode: info.mode,
       private: target.private,
+      where: serverWhere(target),
+      notMeasured: notMeasured(plan, target),
       config: info.config,
       // Which build measured (a non-Redis server only: Redis reports stay as they were).
       ...(info.server ? { server: info.server.name, serverVersion: info.server.version } : {}),

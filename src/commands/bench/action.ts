@@ -66,7 +66,7 @@ export async function benchAction(given: BenchFlags, cmd: Command): Promise<numb
       `swc bench: the server comes from REDIS_URL alone (${plainTarget(process.env.REDIS_URL as string)}): memory only; throughput phases need --redis-url or a load cap --max-ops <n/s>\n`,
     );
     const { throughput: _skipped, ...memoryOnly } = plan;
-    plan = memoryOnly;
+    plan = { ...memoryOnly, throughputSkipped: 'REDIS_URL alone: --redis-url or --max-ops <n/s> to measure it' };
   }
   const chosen = flags.json ? 'json' : flags.format;
   // github is a comparison's format: annotations for the baseline file, a summary for the job's page.

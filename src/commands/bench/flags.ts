@@ -53,15 +53,12 @@ export interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, Inst
   sweep: SweepAxis[];
 }
 
-export const DEFAULT_RATES = [100];
-/** Seconds per throughput phase when neither --ops nor --time is given. */
-export const DEFAULT_PHASE_SECONDS = 1;
-/** Rounds per throughput phase: enough for a median and a spread, few enough to keep rounds long. */
-export const DEFAULT_ROUNDS = 5;
-/** tinybench time per layout and cell for the application's view. */
-export const APP_VIEW_MS = 250;
-export const DEFAULT_WINDOWS = [300];
-/** The failure ratio at which Stoplight's error-rate strategy opens a light, as commonly configured. */
-export const DEFAULT_THRESHOLD = 0.5;
-/** Real seconds per cell under --realtime: short, because one window (often minutes) per cell is a surprise. */
-export const DEFAULT_REALTIME_SECONDS = 10;
+export {
+  APP_VIEW_MS,
+  DEFAULT_PHASE_SECONDS,
+  DEFAULT_RATES,
+  DEFAULT_REALTIME_SECONDS,
+  DEFAULT_ROUNDS,
+  DEFAULT_THRESHOLD,
+  DEFAULT_WINDOWS,
+} from '../../bench/defaults.js';

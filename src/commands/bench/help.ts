@@ -21,7 +21,7 @@ ioredis, timed with tinybench (what one application thread waits).
 
 With --realtime, nothing is injected: each cell sends every light's events
 at --rate per second, evenly spaced on a monotonic clock, for --duration
-real seconds (default ${DEFAULT_REALTIME_SECONDS} s, not one window: a 10-minute window would
+real seconds (default: ${DEFAULT_REALTIME_SECONDS} s, not one window: a 10-minute window would
 be a 10-minute wait per cell), and the scripts take the time from Redis TIME.
 Cells run one after another, so layouts never compete for the machine.
 A client that falls behind keeps sending as fast as it can and reports the

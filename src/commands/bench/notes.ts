@@ -3,10 +3,10 @@ import type { Say } from '../../bench/guarded-run.js';
 import type { BenchReport } from '../../measure/types.js';
 import { formatWindow } from '../../report/bench.js';
 import { proseWidth, wrapText } from '../../report/width.js';
+import { writeAbove } from '../status-line.js';
 
 /** A guarded run's notes and warnings, on stderr; a long line wrapped to the terminal when it says so. */
-export const sayOnStderr: Say = (line, options) =>
-  void process.stderr.write(`${options?.wrap ? wrapText(line, proseWidth({ stream: process.stderr }), 4) : line}\n`);
+export const sayOnStderr: Say = (line, options) => writeAbove(options?.wrap ? wrapText(line, proseWidth({ stream: process.stderr }), 4) : line);
 
 /** Above this shortfall a realtime cell measured this client's limits more than the layout's. */
 const SHORTFALL_WARNING = 0.05;

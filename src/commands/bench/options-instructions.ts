@@ -22,12 +22,12 @@ export function addInstructionOptions(command: Command): Command {
     .option('--profile', "with the counts, the server functions taking most of each layout's write and read (inclusive share); implies --instructions")
     .option(
       '--instruction-calls <n>',
-      `--instructions: operations per repeat (default ${DEFAULT_INSTRUCTION_CALLS})`,
+      `--instructions: operations per repeat (default: ${DEFAULT_INSTRUCTION_CALLS})`,
       parser((v) => parseNumber('--instruction-calls', v, { min: 10, max: 100_000, integer: true })),
     )
     .option(
       '--instruction-repeats <n>',
-      `--instructions: repeats per op, their spread shown (default ${DEFAULT_INSTRUCTION_REPEATS})`,
+      `--instructions: repeats per op, their spread shown (default: ${DEFAULT_INSTRUCTION_REPEATS})`,
       parser((v) => parseNumber('--instruction-repeats', v, { min: 1, max: 50, integer: true })),
     );
 }

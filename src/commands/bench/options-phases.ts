@@ -4,6 +4,7 @@ import { LIMITS, parseDuration, parseNumber } from '../../bench/values.js';
 import { UsageError } from '../../core/errors.js';
 import { SUGGEST_RULE_TEXT } from '../../report/suggest-rule.js';
 import { parser } from '../options.js';
+import { DEFAULT_CONNECTIONS, DEFAULT_PIPELINE } from '../../bench/defaults.js';
 import { APP_VIEW_MS, DEFAULT_PHASE_SECONDS, DEFAULT_ROUNDS, DEFAULT_THRESHOLD } from './flags.js';
 
 /** `--percentiles 50,90,99,99.9`: up to 8 distinct numbers above 0 and below 100, in the order given. */
@@ -33,7 +34,7 @@ export function addPhaseOptions(command: Command): Command {
     )
     .option(
       '--threshold <0..1>',
-      `accuracy: the failure ratio at which a light opens; reads deciding differently from the exact window are counted (default ${DEFAULT_THRESHOLD})`,
+      `accuracy: the failure ratio at which a light opens; reads deciding differently from the exact window are counted (default: ${DEFAULT_THRESHOLD})`,
       parser((v) => parseNumber('--threshold', v, LIMITS.failureRate)),
     )
     .option(
@@ -44,13 +45,13 @@ export function addPhaseOptions(command: Command): Command {
       '--connections <n>',
       'throughput: concurrent connections',
       parser((v) => parseNumber('--connections', v, LIMITS.connections)),
-      4,
+      DEFAULT_CONNECTIONS,
     )
     .option(
       '--pipeline <n>',
       'throughput: operations per pipelined batch on each connection',
       parser((v) => parseNumber('--pipeline', v, LIMITS.pipeline)),
-      1,
+      DEFAULT_PIPELINE,
     )
     .option(
       '--ops <n>',
@@ -64,7 +65,7 @@ export function addPhaseOptions(command: Command): Command {
     )
     .option(
       '--time <seconds>',
-      `throughput: seconds per phase per layout, split over the rounds (default ${DEFAULT_PHASE_SECONDS})`,
+      `throughput: seconds per phase per layout, split over the rounds (default: ${DEFAULT_PHASE_SECONDS})`,
       parser((v) => parseDuration('--time', v, LIMITS.time)),
     )
     .option(

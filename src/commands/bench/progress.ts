@@ -1,5 +1,4 @@
 /** `swc bench`'s progress on stderr: a bar on a terminal, a line per cell and phase otherwise. */
-import cliProgress from 'cli-progress';
 import { plannedEvents, type BenchPlan } from '../../bench/plan.js';
 import { RunClock } from '../../bench/progress.js';
 import type { BenchProgress } from '../../bench/run.js';
@@ -9,6 +8,7 @@ import { formatWindow } from '../../report/bench.js';
 import { kb } from '../../report/style.js';
 import { proseWidth, wrapText } from '../../report/width.js';
 import { onShutdown } from '../lifecycle.js';
+import { barText, clearStatus, showStatus } from '../status-line.js';
 
 const etaText = (seconds: number | null): string =>
   seconds === null ? '…' : seconds < 60 ? `${Math.ceil(seconds)} s` : `${Math.floor(seconds / 60)} min ${Math.ceil(seconds % 60)} s`;
@@ -22,28 +22,33 @@ const PHASES = ['write', 'read', 'request'] as const;
  * Progress on stderr: a bar on a TTY that follows time (fill and throughput
  * phases weighed by how long they take) with an estimate of the time left,
  * one line per cell and phase otherwise. `stop` clears the bar; call it
- * before printing results, or the bar's cursor handling lands on the table.
+ * before printing results.
  */
 export function progressReporter(enabled: boolean, plan: BenchPlan): { hooks: BenchProgress; stop: () => void } {
   if (!enabled) return { hooks: {}, stop: () => undefined };
   const realtime = plan.realtime === true;
   const clock = new RunClock(plannedEvents(plan), plan.windows.length * plan.rates.length, plan.layouts.length, plan.throughput);
-  const STEPS = 1000;
   if (process.stderr.isTTY) {
-    const bar = new cliProgress.SingleBar(
-      { format: 'swc bench [{bar}] {percentage}% | {left} left | {cell}', hideCursor: true, stream: process.stderr, clearOnComplete: true },
-      cliProgress.Presets.shades_classic,
-    );
-    bar.start(STEPS, 0, { cell: '', left: '…' });
     let stopped = false;
+    let cell = '';
+    let drawnAt = 0;
     const stop = (): void => {
       if (stopped) return;
       stopped = true;
-      bar.stop();
+      clearStatus();
     };
     onShutdown(async () => stop());
-    const show = (payload: Record<string, string> = {}): void =>
-      bar.update(Math.round(clock.fraction() * STEPS), { ...payload, left: etaText(clock.etaSeconds()) });
+    // Redrawn at most 10 times a second (events arrive by the thousand), and at once when the cell or phase changes.
+    const show = (payload: { cell?: string } = {}): void => {
+      if (stopped) return;
+      const now = performance.now();
+      if (payload.cell === undefined && now - drawnAt < 100) return;
+      drawnAt = now;
+      if (payload.cell !== undefined) cell = payload.cell;
+      const fraction = clock.fraction();
+      showStatus(`swc bench ${barText(fraction, 20)} ${Math.round(fraction * 100)}% | ${etaText(clock.etaSeconds())} left | ${cell}`);
+    };
+    show({ cell: '' });
     const where = (cell: { layout: string; windowSeconds: number; rate: number }): string =>
       `${cell.layout} ${formatWindow(cell.windowSeconds)} @ ${cell.rate}/s`;
     const hooks: BenchProgress = {

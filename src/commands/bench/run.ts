@@ -27,6 +27,7 @@ import { compareOptionsFrom } from '../../compare/options.js';
 import { writeJsonFile } from '../output-files.js';
 import { printVerdict } from '../verdict.js';
 import { onSecondSignal, onShutdown } from '../lifecycle.js';
+import { writeAbove } from '../status-line.js';
 import { clusterSessionFromFlags, printJson, sessionFromFlags, turnWaitMs, useColor, wantsCluster } from '../options.js';
 import { checkClusterFlags } from './cluster.js';
 import type { BenchFlags } from './flags.js';
@@ -115,9 +116,9 @@ export async function runOnce(input: OnceInput): Promise<number | undefined> {
     },
     progress: (ran, target) => {
       progress = progressReporter(flags.progress, ran);
-      progress.hooks.onWarning = (message: string) => process.stderr.write(`swc bench: warning: ${message}\n`);
+      progress.hooks.onWarning = (message: string) => writeAbove(`swc bench: warning: ${message}`);
       progress.hooks.onWait = (others) =>
-        process.stderr.write(
+        writeAbove(
           `swc bench: another swc run is writing to this ${target.cluster ? 'cluster' : 'server'} (${others.join(', ')}); waiting for it to end (at most ${turnWaitMs(flags.waitForRuns) / 1000} s)\n`,
         );
       return progress.hooks;

@@ -42,10 +42,10 @@ describe('refused before the first write', () => {
   it.each([
     ['--instructions', ['bench', '--instructions', '--lights', '10']],
     ['--profile', ['bench', '--profile', '--lights', '10']],
-  ])('REDIS_URL=… swc bench %s: exit 2 in one line, no write command on the server', async (_label, args) => {
+  ])('REDIS_URL=… SWC_USE_REDIS_URL=1 swc bench %s: exit 2 in one line, no write command on the server', async (_label, args) => {
     await withPrivateServer({}, async (server, redis) => {
       await redis.call('CONFIG', 'RESETSTAT');
-      const run = await runCli(args, { REDIS_URL: server.url });
+      const run = await runCli(args, { REDIS_URL: server.url, SWC_USE_REDIS_URL: '1' });
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(/^swc: --(instructions|profile): REDIS_URL is set, .* needs swc's private server/);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);

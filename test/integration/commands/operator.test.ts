@@ -102,7 +102,7 @@ describe('names for 6.0 lights', () => {
     expect(glob.lights.map((l) => l.lightName)).toEqual(['stripe-api']);
     // A glob cannot match a name swc does not know; the listing says what would.
     expect(unknown.stdout).toBe(
-      'no light matched --system/--match (5 light(s) on this server); 3 6.0 light(s) have no known name for a pattern to match: give --names <file>, or a literal name (hashed)\n',
+      `no light matched --match check* (5 light(s) on redis://127.0.0.1:${server.port}/0); 3 6.0 light(s) have no known name for a pattern to match: give --names <file>, or a literal name (hashed)\n`,
     );
   });
 

@@ -34,7 +34,7 @@ async function everyCommand(url: string, code: number): Promise<void> {
   for (const command of COMMANDS) {
     for (const [how, args, env] of [
       ['--redis-url', [...command, '--redis-url', url], {}],
-      ['REDIS_URL', command, { REDIS_URL: url }],
+      ['REDIS_URL', command, { REDIS_URL: url, SWC_USE_REDIS_URL: '1' }],
     ] as const) {
       const result = await runInProcess(args, env);
       const label = `${command[0]} via ${how}: ${result.stderr}`;

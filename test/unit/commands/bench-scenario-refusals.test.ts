@@ -16,7 +16,7 @@ const NOWHERE = 'redis://127.0.0.1:1';
 describe('swc bench --scenario: a bad file (exit 2, one line naming the file and the field)', () => {
   it.each([
     ['a rate out of range', { rates: [1, -5] }, /rates\[1\]: must be more than 0 to 100000, got -5/],
-    ['a bad window', { windows: ['5x'] }, /windows\[0\]: expected a duration such as 90, 90s, 5m or 1h, got "5x"/],
+    ['a bad window', { windows: ['5x'] }, /windows\[0\]: unit "x" is not one swc reads: use ms, s, m, h or d joined to the number \(5s, 5m, 5h\), got "5x"/],
     ['a string where a number belongs', { lights: '8' }, /lights: expected a number, got "8"/],
     ['fractional lights', { lights: 1.5 }, /lights: expected a whole number from 1 to 10000, got "1.5"/],
     [

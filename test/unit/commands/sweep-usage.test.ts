@@ -55,10 +55,11 @@ describe('swc bench --sweep: refused input (exit 2, one line, nothing started)',
     expect(serversStarted()).toBe(0);
   });
 
-  it('with REDIS_URL set: refused, naming it (the sweep never uses a server it did not start)', async () => {
+  it('with REDIS_URL set and SWC_USE_REDIS_URL=1: refused, naming it (the sweep never uses a server it did not start)', async () => {
     const result = await runInProcess(['bench', '--window', '10', '--rate', '1', '--no-throughput', '--sweep', 'hash-max-listpack-value=64'], {
       ...env,
       REDIS_URL: 'redis://127.0.0.1:1',
+      SWC_USE_REDIS_URL: '1',
     });
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toMatch(/^swc: --sweep: REDIS_URL is set/);

@@ -106,6 +106,33 @@ describe('renderLights (colour off)', () => {
       'no light on this server (no key matching stoplight:v5:*, stoplight:v6:*)\n',
     );
   });
+
+  it('lights left out by a filter: the line names the filter as typed (--state red), not a fixed pair of flags', () => {
+    const [first, ...rest] = lightList.lights;
+    const view = {
+      list: lightList,
+      matched: [first as (typeof lightList.lights)[number]],
+      shown: [first as (typeof lightList.lights)[number]],
+      totals: [],
+      wide: false,
+    };
+    expect(rest.length).toBeGreaterThan(0);
+    const lines = renderLights({ ...view, filters: ['--state red'] }, 'table', false).split('\n');
+    expect(lines).toContain(`${rest.length} other light(s) filtered out (--state red)`);
+    const none = renderLights({ ...view, matched: [], shown: [], filters: ['--state red', '--match x*'] }, 'table', false);
+    expect(none).toMatch(new RegExp(`^no light matched --state red --match x\\* \\(${lightList.lights.length} light\\(s\\) on this server\\)`));
+  });
+
+  it('names the server it read, first: on an empty server in its one line, above the table, and in markdown', () => {
+    const empty = { ...lightList, lights: [], patterns: ['stoplight:v5:*'] };
+    const server = 'redis://127.0.0.1:6379/0';
+    expect(renderLights({ list: empty, matched: [], shown: [], totals: [], wide: false, server }, 'table', false)).toBe(
+      'no light on redis://127.0.0.1:6379/0 (no key matching stoplight:v5:*)\n',
+    );
+    const view = { list: lightList, matched: lightList.lights, shown: lightList.lights, totals: [], wide: false, server };
+    expect(renderLights(view, 'table', false).split('\n')[0]).toBe('Server: redis://127.0.0.1:6379/0');
+    expect(renderLights(view, 'markdown', false).split('\n')[0]).toBe('_Server: redis://127.0.0.1:6379/0_');
+  });
 });
 
 describe('selectLights', () => {
