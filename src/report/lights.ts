@@ -2,7 +2,7 @@ import type { FleetForecast } from '../inspect/forecast.js';
 import type { LayoutTotals, LightForecast, LightList, LightListing, NodeTotals } from '../layouts/inspection.js';
 import { palette, visible } from './style.js';
 import { renderBox, renderCsv, renderMarkdown, wrapHead, type Grid } from './table.js';
-import { FLOOR_COLUMNS, wrapText } from './width.js';
+import { wrapText } from './width.js';
 
 import type { LightsFormat } from './lights-formats.js';
 
@@ -20,7 +20,7 @@ export interface LightsView {
   readonly wide: boolean;
   /** On Redis Cluster: totals per primary over the matched lights. */
   readonly nodeTotals?: readonly NodeTotals[];
-  /** The terminal's width: columns are dropped (never rows wrapped) to fit it, 80 at the least; absent = no limit. `wide` ignores it. */
+  /** The terminal's width ({@link MIN_COLUMNS} at the least): columns are dropped, then names stacked, to fit it; absent = no limit. `wide` ignores it. */
   readonly columns?: number;
   /** `--threshold`: lights at or over it are marked. */
   readonly threshold?: number;
@@ -28,10 +28,12 @@ export interface LightsView {
   readonly forecast?: FleetForecast;
 }
 
-/** Narrower terminals still get 80 columns: fewer columns would say too little. */
-export const MIN_COLUMNS = 80;
-/** A light's name is cut to this many characters before any column is dropped for it. */
-const NAME_MIN = 24;
+/**
+ * The narrowest listing drawn: a narrower terminal gets this width's layout.
+ * Below 80 columns a light's name goes on a line of its own above its row
+ * rather than being cut: it is the handle `swc inspect` takes.
+ */
+export const MIN_COLUMNS = 40;
 
 const int = (n: number | null): string => (n === null ? '–' : Math.round(n).toLocaleString('en-US'));
 /** KB (1024 bytes) with one decimal, grouped: one unit in the whole column. */
@@ -83,17 +85,12 @@ function columnWidth(column: Column): number {
   return Math.max(...lines.map((l) => [...l].length)) + 3;
 }
 
-/** Cuts a cell to `max` characters, the cut marked with `…`. */
-function cut(text: string, max: number): string {
-  const chars = [...text];
-  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
-}
-
 /**
  * The listing as a grid: names with ids where no name is known, failures
  * in the window with --window; `wide` adds keys, stale buckets, first and
- * last event and the ids. Given a terminal's width (`columns`, 80 at least),
- * columns are dropped and long names cut so that no row wraps.
+ * last event and the ids. Given a terminal's width (`columns`), columns are
+ * dropped (a note names them), then each name goes on its own line above
+ * its row: a name is never cut (see fitColumns).
  */
 export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' | 'threshold'> & { readonly windowed?: boolean }): Grid {
   const { shown, wide } = view;
@@ -245,28 +242,50 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
         ]
       : []),
   ];
-  let kept = columns;
-  if (!wide && view.columns !== undefined) {
-    const limit = Math.max(MIN_COLUMNS, view.columns);
-    const total = (cols: readonly Column[]): number => cols.reduce((sum, c) => sum + columnWidth(c), 1);
-    // First cut long names to a readable length, then drop columns, most dispensable first, then cut names further.
-    // The light column is found by its head each time: dropping columns moves it.
-    const cutNames = (max: number): void => {
-      kept = kept.map((c) => (c.head === 'light' ? { ...c, cells: c.cells.map((t) => cut(t, max)) } : c));
-    };
-    const lightColumn = (): Column => kept.find((c) => c.head === 'light') as Column;
-    if (total(kept) > limit) cutNames(Math.max(NAME_MIN, columnWidth(lightColumn()) - 3 - (total(kept) - limit)));
-    for (const drop of [6, 5, 4, 3, 2, 1]) {
-      if (total(kept) <= limit) break;
-      kept = kept.filter((c) => c.drop !== drop);
-    }
-    if (total(kept) > limit) cutNames(Math.max(8, columnWidth(lightColumn()) - 3 - (total(kept) - limit)));
-  }
+  const fitted = wide || view.columns === undefined ? { kept: columns, dropped: [], stacked: false } : fitColumns(columns, view.columns);
+  const { kept } = fitted;
+  const stack = kept.findIndex((c) => c.head === 'light');
   return {
     head: kept.map((c) => c.head),
     rows: shown.map((_, r) => kept.map((c) => c.cells[r] as string)),
     numeric: kept.map((c) => c.numeric),
+    ...(fitted.stacked && stack >= 0 ? { stack } : {}),
+    ...(fitted.dropped.length > 0
+      ? { notes: [`not shown at ${Math.max(MIN_COLUMNS, view.columns ?? 0)} columns: ${fitted.dropped.join(', ')} (--wide shows every column)`] }
+      : {}),
   };
+}
+
+/** The width a box of these columns takes: each column's width and the closing border. */
+const boxWidth = (cols: readonly Column[]): number => cols.reduce((sum, c) => sum + columnWidth(c), 1);
+
+/**
+ * The columns that fit `columns` (at least {@link MIN_COLUMNS}), a light's
+ * name always whole: columns are dropped, most dispensable first; when the
+ * row still does not fit, the name goes on a line of its own above its row
+ * (`stacked`) and the dropped columns that then fit come back.
+ */
+function fitColumns(columns: readonly Column[], width: number): { kept: Column[]; dropped: string[]; stacked: boolean } {
+  const limit = Math.max(MIN_COLUMNS, width);
+  let kept = [...columns];
+  const dropped: Column[] = [];
+  for (const level of [6, 5, 4, 3, 2, 1]) {
+    if (boxWidth(kept) <= limit) break;
+    dropped.push(...kept.filter((c) => c.drop === level));
+    kept = kept.filter((c) => c.drop !== level);
+  }
+  const stacked = boxWidth(kept) > limit;
+  if (stacked) {
+    // The name no longer takes a column's width: what was dropped last comes back first, while the rest still fits.
+    const rest = (cols: readonly Column[]): Column[] => cols.filter((c) => c.head !== 'light');
+    for (const column of [...dropped].reverse()) {
+      const next = columns.filter((c) => kept.includes(c) || c === column);
+      if (boxWidth(rest(next)) > limit) break;
+      kept = next;
+      dropped.splice(dropped.indexOf(column), 1);
+    }
+  }
+  return { kept, dropped: columns.filter((c) => dropped.includes(c)).map((c) => c.head), stacked };
 }
 
 /** Every field of every shown light, one row each, machine units (bytes, seconds). */
@@ -481,6 +500,7 @@ export function renderLights(view: LightsView, format: Exclude<LightsFormat, 'js
   const c = palette(color);
   const painted = { ...grid, rows: grid.rows.map((r) => r.map((cell) => (cell === 'DRIFT' || cell.endsWith(' ≥') ? c.red(cell) : cell))) };
   // The lines under the table break between words at the terminal's width, like the table itself.
-  const lines = columns === undefined || view.wide ? footer : footer.map((l) => wrapText(l, Math.max(FLOOR_COLUMNS, columns)));
+  const width = columns === undefined || view.wide ? Number.POSITIVE_INFINITY : Math.max(MIN_COLUMNS, columns);
+  const lines = [...(grid.notes ?? []), ...footer].map((l) => wrapText(l, width));
   return `${renderBox(painted, color)}\n${lines.join('\n')}\n`;
 }
