@@ -56,7 +56,11 @@ describe('renderLights (colour off)', () => {
   });
 
   it('a narrow terminal never cuts a name: columns go first (a line names them), then each name stands above its row', () => {
-    const long = { ...lightList.lights[0], name: `app:${'x'.repeat(60)}:checkout`, reference: `app:${'x'.repeat(60)}:checkout` } as (typeof lightList.lights)[0];
+    const long = {
+      ...lightList.lights[0],
+      name: `app:${'x'.repeat(60)}:checkout`,
+      reference: `app:${'x'.repeat(60)}:checkout`,
+    } as (typeof lightList.lights)[0];
     const lights = [long, ...lightList.lights.slice(1)];
     const narrow = (columns: number) =>
       renderLights({ ...view(), matched: lights, shown: lights, totals: totalsOf(lights), columns, forecast: undefined as never }, 'table', false);
@@ -66,7 +70,7 @@ describe('renderLights (colour off)', () => {
       expect(text).toMatch(new RegExp(`^│ app:x{60}:checkout( +│.*)?$`, 'm'));
       // A column left out is named, with how to see it (at 80 the stacked names leave room for every column).
       if (columns === 80) expect(text).not.toContain('not shown');
-      else expect(text.replace(/\n  /g, ' ')).toMatch(new RegExp(`^not shown at ${columns} columns: .* \\(--wide shows every column\\)`, 'm'));
+      else expect(text.replace(/\n {2}/g, ' ')).toMatch(new RegExp(`^not shown at ${columns} columns: .* \\(--wide shows every column\\)`, 'm'));
       // Below 120 columns the name stands on its own line, past the box's border where it is longer than the box.
       if (columns < 120) expect(text).toMatch(new RegExp(`^│ app:x{60}:checkout( +│)?$`, 'm'));
       // Only the name's own line may pass the width (a name longer than the terminal).
