@@ -504,3 +504,35 @@ export function renderLights(view: LightsView, format: Exclude<LightsFormat, 'js
   const lines = [...(grid.notes ?? []), ...footer].map((l) => wrapText(l, width));
   return `${renderBox(painted, color)}\n${lines.join('\n')}\n`;
 }
+
+/** The order states are counted in by `lights -q`: the ones an operator acts on first. */
+const STATE_ORDER = ['red', 'locked red', 'yellow', 'locked green', 'green'];
+
+/**
+ * `swc lights -q`: the headline in a few lines: the fleet's total, the
+ * lights per state, the largest light (whole name), and any light with drift.
+ */
+export function renderQuietLights(view: Pick<LightsView, 'list' | 'matched' | 'totals'>): string {
+  const { list, matched } = view;
+  if (list.lights.length === 0) return `no light on this server (no key matching ${list.patterns.map(visible).join(', ')})\n`;
+  if (matched.length === 0) return `no light matched the filters (${int(list.lights.length)} light(s) on this server)\n`;
+  const lines = [totalLine(grandTotal(view.totals), 'total')];
+  const states = new Map<string, number>();
+  for (const l of matched) if (l.state !== null && l.state !== undefined) states.set(l.state, (states.get(l.state) ?? 0) + 1);
+  if (states.size > 0) {
+    const named = [...states].sort(([a], [b]) => (STATE_ORDER.indexOf(a) + 1 || 99) - (STATE_ORDER.indexOf(b) + 1 || 99));
+    lines.push(`states: ${named.map(([state, n]) => `${int(n)} ${state}`).join(', ')}`);
+  }
+  const largest = matched.reduce<LightListing | undefined>((a, b) => (a === undefined || (b.bytes ?? -1) > (a.bytes ?? -1) ? b : a), undefined);
+  if (largest) lines.push(`largest: ${visible(largest.name)} ${kbText(largest.bytes, largest.bytesExact)} KB`);
+  const drifted = matched.filter((l) => l.drift === true);
+  if (drifted.length > 0)
+    lines.push(
+      `drift: ${drifted
+        .slice(0, 3)
+        .map((l) => visible(l.name))
+        .join(', ')}${drifted.length > 3 ? ` and ${int(drifted.length - 3)} more (without -q: all)` : ''}`,
+    );
+  if (list.partial) lines.push('PARTIAL: the scan stopped before it walked every key');
+  return `${lines.join('\n')}\n`;
+}

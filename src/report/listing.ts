@@ -4,7 +4,7 @@ import { SCHEMA_VERSION } from '../core/schema-version.js';
 import { SWC_VERSION } from '../core/version.js';
 import type { Listing } from '../inspect/listing.js';
 import type { ScanProgress } from '../redis/scan.js';
-import { grandTotal, renderLights } from './lights.js';
+import { grandTotal, renderLights, renderQuietLights } from './lights.js';
 import type { LightsFormat } from './lights-formats.js';
 import { visible } from './style.js';
 
@@ -16,6 +16,8 @@ export const RDB_BYTES_NOTE =
 export interface ListingView {
   readonly format: LightsFormat;
   readonly wide: boolean;
+  /** `-q`: the headline only (renderQuietLights). */
+  readonly quiet?: boolean;
   readonly color: boolean;
   readonly columns?: number;
   readonly threshold?: number;
@@ -73,16 +75,18 @@ export function listingOutput(listing: Listing, view: ListingView): ListingOutpu
   const stdout =
     view.format === 'json'
       ? `${JSON.stringify(lightsDocument(listing, view.threshold), null, 2)}\n`
-      : renderLights(
-          {
-            ...listing,
-            wide: view.wide,
-            ...(view.columns !== undefined ? { columns: view.columns } : {}),
-            ...(view.threshold !== undefined ? { threshold: view.threshold } : {}),
-          },
-          view.format,
-          view.color,
-        );
+      : view.quiet && view.format === 'table'
+        ? renderQuietLights(listing)
+        : renderLights(
+            {
+              ...listing,
+              wide: view.wide,
+              ...(view.columns !== undefined ? { columns: view.columns } : {}),
+              ...(view.threshold !== undefined ? { threshold: view.threshold } : {}),
+            },
+            view.format,
+            view.color,
+          );
   const after: string[] = [];
   if (list.partial)
     after.push(`swc: stopped by ${view.stopCause()}: the listing above is PARTIAL (the scan walked ${list.scan?.calls ?? 0} SCAN calls of the keyspace)`);

@@ -49,3 +49,46 @@ export function runInPty(args: readonly string[], options: PtyOptions): Promise<
 
 /** Text without its colour codes. */
 export const plain = (text: string): string => text.replace(/\x1b\[[0-9;]*m/g, '');
+
+/**
+ * Lines a terminal of `columns` × `rows` pushed into its scrollback while
+ * showing `output`: a line feed on the last row scrolls one line off, a
+ * line longer than the screen wraps, and a whole-screen clear counts as a
+ * screen (tmux's scroll-on-clear keeps it). Cursor-up moves (`ESC [n A`,
+ * `ESC [n F`) and home (`ESC [H`) are followed; other sequences take no room.
+ */
+export function scrolledOff(output: string, columns: number, rows: number): number {
+  let row = 0;
+  let column = 0;
+  let scrolled = 0;
+  const feed = (): void => {
+    if (row === rows - 1) scrolled += 1;
+    else row += 1;
+  };
+  for (let i = 0; i < output.length; i += 1) {
+    const ch = output[i] as string;
+    if (ch === '\x1b') {
+      const csi = /^\x1b\[([0-9;?]*)([A-Za-z])/.exec(output.slice(i, i + 16));
+      if (!csi) continue;
+      i += csi[0].length - 1;
+      const n = Number(csi[1] || '1');
+      if (csi[2] === 'A' || csi[2] === 'F') row = Math.max(0, row - n);
+      if (csi[2] === 'F') column = 0;
+      if (csi[2] === 'H') [row, column] = [0, 0];
+      if (csi[2] === 'J' && csi[1] === '2') scrolled += rows;
+      continue;
+    }
+    if (ch === '\n') {
+      feed();
+      column = 0;
+    } else if (ch === '\r') column = 0;
+    else {
+      if (column === columns) {
+        feed();
+        column = 0;
+      }
+      column += 1;
+    }
+  }
+  return scrolled;
+}
