@@ -81,7 +81,7 @@ interface Column {
 /** The width cli-table3 draws a column at: its widest line plus one space each side and a border. */
 function columnWidth(column: Column): number {
   const head = column.numeric ? wrapHead(column.head) : column.head;
-  const lines = [...head.split('\n'), ...column.cells];
+  const lines = [...head.split('\n'), ...column.cells.flatMap((c) => c.split('\n'))];
   return Math.max(...lines.map((l) => [...l].length)) + 3;
 }
 
@@ -261,9 +261,10 @@ const boxWidth = (cols: readonly Column[]): number => cols.reduce((sum, c) => su
 
 /**
  * The columns that fit `columns` (at least {@link MIN_COLUMNS}), a light's
- * name always whole: columns are dropped, most dispensable first; when the
- * row still does not fit, the name goes on a line of its own above its row
- * (`stacked`) and the dropped columns that then fit come back.
+ * name always whole: columns are dropped, most dispensable first, then text
+ * columns break between words; when the row still does not fit, the name
+ * goes on a line of its own above its row (`stacked`) and the dropped
+ * columns that then fit come back.
  */
 function fitColumns(columns: readonly Column[], width: number): { kept: Column[]; dropped: string[]; stacked: boolean } {
   const limit = Math.max(MIN_COLUMNS, width);
@@ -273,6 +274,11 @@ function fitColumns(columns: readonly Column[], width: number): { kept: Column[]
     if (boxWidth(kept) <= limit) break;
     dropped.push(...kept.filter((c) => c.drop === level));
     kept = kept.filter((c) => c.drop !== level);
+  }
+  // Then text columns shrink to their longest word (`locked green` on two lines), where that makes the row fit.
+  const shrunk = kept.map((c) => (c.numeric || c.head === 'light' ? c : { ...c, cells: c.cells.map((t) => t.replace(/ /g, '\n')) }));
+  if (boxWidth(kept) > limit && boxWidth(shrunk) <= limit) {
+    return { kept: shrunk, dropped: columns.filter((c) => dropped.includes(c)).map((c) => c.head), stacked: false };
   }
   const stacked = boxWidth(kept) > limit;
   if (stacked) {
