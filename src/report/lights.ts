@@ -261,37 +261,34 @@ const boxWidth = (cols: readonly Column[]): number => cols.reduce((sum, c) => su
 
 /**
  * The columns that fit `columns` (at least {@link MIN_COLUMNS}), a light's
- * name always whole: columns are dropped, most dispensable first, then text
- * columns break between words; when the row still does not fit, the name
- * goes on a line of its own above its row (`stacked`) and the dropped
- * columns that then fit come back.
+ * name always whole: columns are dropped, most dispensable first; then text
+ * columns break between words (`locked green` on two lines) where that makes
+ * the row fit; else the name goes on a line of its own above its row
+ * (`stacked`) and the dropped columns that then fit come back.
  */
 function fitColumns(columns: readonly Column[], width: number): { kept: Column[]; dropped: string[]; stacked: boolean } {
   const limit = Math.max(MIN_COLUMNS, width);
-  let kept = [...columns];
-  const dropped: Column[] = [];
+  const dropped = new Set<Column>();
+  const left = (): Column[] => columns.filter((c) => !dropped.has(c));
+  const names = (): string[] => columns.filter((c) => dropped.has(c)).map((c) => c.head);
   for (const level of [6, 5, 4, 3, 2, 1]) {
-    if (boxWidth(kept) <= limit) break;
-    dropped.push(...kept.filter((c) => c.drop === level));
-    kept = kept.filter((c) => c.drop !== level);
+    if (boxWidth(left()) <= limit) break;
+    for (const c of columns) if (c.drop === level) dropped.add(c);
   }
-  // Then text columns shrink to their longest word (`locked green` on two lines), where that makes the row fit.
-  const shrunk = kept.map((c) => (c.numeric || c.head === 'light' ? c : { ...c, cells: c.cells.map((t) => t.replace(/ /g, '\n')) }));
-  if (boxWidth(kept) > limit && boxWidth(shrunk) <= limit) {
-    return { kept: shrunk, dropped: columns.filter((c) => dropped.includes(c)).map((c) => c.head), stacked: false };
-  }
-  const stacked = boxWidth(kept) > limit;
-  if (stacked) {
-    // The name no longer takes a column's width: what was dropped last comes back first, while the rest still fits.
-    const rest = (cols: readonly Column[]): Column[] => cols.filter((c) => c.head !== 'light');
-    for (const column of [...dropped].reverse()) {
-      const next = columns.filter((c) => kept.includes(c) || c === column);
-      if (boxWidth(rest(next)) > limit) break;
-      kept = next;
-      dropped.splice(dropped.indexOf(column), 1);
+  if (boxWidth(left()) <= limit) return { kept: left(), dropped: names(), stacked: false };
+  const shrink = (cols: readonly Column[]): Column[] =>
+    cols.map((c) => (c.numeric || c.head === 'light' ? c : { ...c, cells: c.cells.map((t) => t.replace(/ /g, '\n')) }));
+  if (boxWidth(shrink(left())) <= limit) return { kept: shrink(left()), dropped: names(), stacked: false };
+  // The name no longer takes a column's width: what was dropped last comes back first, while the rest still fits.
+  const rest = (cols: readonly Column[]): Column[] => cols.filter((c) => c.head !== 'light');
+  for (const column of [...dropped].reverse()) {
+    dropped.delete(column);
+    if (boxWidth(rest(left())) > limit) {
+      dropped.add(column);
+      break;
     }
   }
-  return { kept, dropped: columns.filter((c) => dropped.includes(c)).map((c) => c.head), stacked };
+  return { kept: boxWidth(rest(left())) <= limit ? left() : shrink(left()), dropped: names(), stacked: true };
 }
 
 /** Every field of every shown light, one row each, machine units (bytes, seconds). */
