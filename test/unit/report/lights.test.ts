@@ -81,6 +81,25 @@ describe('renderLights (colour off)', () => {
     expect(renderLights({ ...view(), columns: 80, forecast: undefined as never }, 'table', false)).toMatch(/^│ 37a8eec1ce19\/0e3d1f6d5e0a │ +9.3 │/m);
   });
 
+  it('before a name leaves its row, a state of two words breaks between them', () => {
+    const [first, ...others] = lightList.lights;
+    const lights = [
+      { ...first, name: 'n'.repeat(34), reference: 'n'.repeat(34), state: 'locked green' },
+      ...others.map((l) => ({ ...l, state: 'green' })),
+    ] as typeof lightList.lights;
+    const text = renderLights({ ...view(), matched: lights, shown: lights, totals: totalsOf(lights), columns: 80 }, 'table', false);
+    expect(text).toMatch(/^│ locked │ n{34} │/m);
+    expect(text).toMatch(/^│ green {2}│ +│/m);
+    expect(
+      Math.max(
+        ...text
+          .split('\n')
+          .filter((l) => l.startsWith('│'))
+          .map((l) => [...l].length),
+      ),
+    ).toBeLessThanOrEqual(80);
+  });
+
   it('--wide adds keys, stale buckets, first and last event', () => {
     const text = renderLights(view(true), 'table', false);
     const head = text.split('\n').slice(1, 3).join('\n');
