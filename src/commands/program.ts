@@ -66,7 +66,11 @@ const OPTION_GROUPS: Readonly<Record<string, readonly OptionGroup[]>> = {
     },
     { heading: 'Where:', short: true, flags: ['--redis-url', '--redis-server-arg', '--redis-server', '--cluster', '--cluster-shards', '--scripts'] },
     { heading: 'How long:', short: true, flags: ['--duration', '--ops', '--time', '--rounds', '--dry-run'] },
-    { heading: 'Output:', short: true, flags: ['--format', '--json', '--quiet', '--output', '--no-progress', '--wide', '--chart', '--chart-out', '--chart-panels'] },
+    {
+      heading: 'Output:',
+      short: true,
+      flags: ['--format', '--json', '--quiet', '--output', '--no-progress', '--wide', '--chart', '--chart-out', '--chart-panels'],
+    },
     {
       heading: 'Against a baseline:',
       short: false,
