@@ -816,9 +816,9 @@ export function renderBench(
  * `swc bench -q`: the headline only, one line per window and rate, like
  * `redis-benchmark -q`: each layout's bytes per light, and each layout's
  * ratio to the first one listed (and its cost, where measured). A run cut
- * short says so first.
+ * short says so first. Markdown gets a list.
  */
-export function renderQuietBench(report: BenchReport): string {
+export function renderQuietBench(report: BenchReport, format: 'table' | 'markdown' = 'table'): string {
   const [reference, ...others] = layoutsOf(report);
   const lines: string[] = [];
   const stopped = incompleteLine(report);
@@ -835,5 +835,6 @@ export function renderQuietBench(report: BenchReport): string {
     });
     lines.push(`${formatWindow(g.windowSeconds)} window, ${g.rate} req/s: ${sizes} per light${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}`);
   }
-  return `${lines.join('\n')}\n`;
+  // Markdown joins consecutive lines into one paragraph: a list keeps them apart.
+  return `${lines.map((l) => (format === 'markdown' ? `- ${l}` : l)).join('\n')}\n`;
 }

@@ -168,7 +168,7 @@ export async function runOnce(input: OnceInput): Promise<number | undefined> {
       process.stdout.write(`\n${renderSuggestions(suggestions, format, useColor(), outputWidth(flags.wide))}`);
       process.stdout.write(`\n${renderBench(report, format, useColor(), { wide: Boolean(flags.wide), width: outputWidth(flags.wide) })}`);
     }
-  } else if (flags.quiet && format !== 'csv') process.stdout.write(renderQuietBench(report));
+  } else if (flags.quiet && format !== 'csv') process.stdout.write(renderQuietBench(report, format));
   else process.stdout.write(renderBench(report, format, useColor(), { wide: Boolean(flags.wide), width: outputWidth(flags.wide) }));
   const charted = [...(baseline ? [baseline] : []), { label: 'this run', report }];
   if (flags.chart) {
