@@ -35,7 +35,8 @@ export { loadScenario } from './bench/scenario.js';
 export type { BenchReport, CellResult } from './measure/types.js';
 
 // verify: a layout against the reference model.
-export { verifyLayout, type VerifyOptions } from './verify/verify.js';
+export { verifyLayout, type VerifyOptions, type VerifyTarget } from './verify/verify.js';
+export { UntrustedRefusal } from './safety/probe.js';
 export type { VerifyResult } from './verify/types.js';
 
 // inspect and lights: reading what is stored.

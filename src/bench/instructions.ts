@@ -1,3 +1,5 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import path from 'node:path';
 import { EnvironmentError, ServerStartError, UsageError } from '../core/errors.js';
 import { namespacedLayout } from '../layouts/index.js';
 import type { Light } from '../layouts/types.js';
@@ -46,7 +48,51 @@ export function checkInstructions(
   }
   if (flags.cluster || flags.clusterShards !== undefined) throw new UsageError(`${flag}: counts one private server; drop --cluster / --cluster-shards`);
   if (flags.realtime) throw new UsageError(`${flag}: counts the injected-clock phases; --realtime has none`);
-  return findValgrind();
+  const tools = findValgrind();
+  checkCountable(process.env.SWC_REDIS_SERVER ?? 'redis-server', flag);
+  return tools;
+}
+
+/** `name` as the private server would start it: a path as given, a bare name found on PATH (undefined when it is not there). */
+function onPath(name: string): string | undefined {
+  if (name.includes('/')) return name;
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    try {
+      closeSync(openSync(path.join(dir, name), 'r'));
+      return path.join(dir, name);
+    } catch {
+      // Not in this folder.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Refuses (exit 2) a server binary callgrind cannot count through: a script
+ * (`#!`) runs its interpreter under valgrind, and the redis-server it starts
+ * runs outside it, so every count would be 0. A binary wrapper that starts
+ * the server as a child is caught at the first count instead (see
+ * {@link countInstructions}).
+ */
+function checkCountable(binary: string, flag: string): void {
+  const file = onPath(binary);
+  if (file === undefined) return; // not found: the private server's start says so, naming the package
+  const head = Buffer.alloc(2);
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      readSync(fd, head, 0, 2, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return; // unreadable: the start says what is wrong
+  }
+  if (head.toString('latin1') === '#!')
+    throw new UsageError(
+      `${flag}: the server binary ${file} is a script (#!), not redis-server itself: valgrind would count its interpreter while the server it starts runs outside the count; give --redis-server (or SWC_REDIS_SERVER) the redis-server binary`,
+    );
 }
 
 /** The server under callgrind, its control and a connection to it. */

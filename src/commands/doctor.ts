@@ -45,7 +45,12 @@ export function doctorCommand(): Command {
         throughput: { connections: 4, pipeline: 1, seconds: 1 },
       });
       const readOnly = !session.server && flags.writeCheck !== true;
-      const diagnosis = await diagnose(session.redis, { peakBytes: peak.bytes, peakFor: 'the default bench (--rate 100 --window 300)', readOnly });
+      const diagnosis = await diagnose(session.redis, {
+        peakBytes: peak.bytes,
+        peakFor: 'the default bench (--rate 100 --window 300)',
+        readOnly,
+        privateServer: Boolean(session.server),
+      });
       const where = session.server ? `private redis-server on port ${session.server.port}` : redactUrl(session.url);
       if (flags.json) {
         printJson(doctorDocument(diagnosis, where, Boolean(session.server)));

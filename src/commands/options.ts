@@ -1,3 +1,4 @@
+import { jsonText } from '../core/format.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Session } from '../redis/connect.js';
 import type { CommandCap } from '../redis/command-cap.js';
@@ -159,7 +160,7 @@ export function wantsCluster(flags: Partial<RedisFlags & ClusterFlags>): boolean
  * `REDIS_URL`, else a private cluster) and registers its cleanup, so a private
  * cluster stops on every way out, Ctrl-C included.
  */
-export async function clusterSessionFromFlags(flags: Partial<RedisFlags & ClusterFlags>): Promise<ClusterSession> {
+export async function clusterSessionFromFlags(flags: Partial<RedisFlags & ClusterFlags>, cap?: CommandCap): Promise<ClusterSession> {
   const env = process.env.REDIS_URL || undefined;
   const seeds = flags.redisUrls ?? (flags.redisUrl !== undefined ? [flags.redisUrl] : env !== undefined ? [env] : []);
   if (seeds.length > 0 && flags.clusterShards !== undefined) {
@@ -171,6 +172,7 @@ export async function clusterSessionFromFlags(flags: Partial<RedisFlags & Cluste
     ...(flags.clusterShards !== undefined ? { shards: flags.clusterShards } : {}),
     serverSettings: flags.redisServerArg ?? [],
     ...(flags.redisUrl === undefined && env ? { flag: 'REDIS_URL' } : {}),
+    ...(cap ? { cap } : {}),
   });
   onShutdown(() => session.close());
   return session;
@@ -189,7 +191,7 @@ export function useColor(): boolean {
 
 /** Writes a result to stdout as JSON (whole, with a trailing newline). */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${jsonText(value)}\n`);
 }
 
 /** `--wait-for-runs`, for commands that take turns with other swc runs on a server (bench, verify). */

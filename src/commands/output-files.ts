@@ -3,6 +3,7 @@
  * `--out`): checked before any work is done, so a run is not lost to a typo,
  * and written whole.
  */
+import { jsonText } from '../core/format.js';
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { EnvironmentError, UsageError } from '../core/errors.js';
@@ -35,7 +36,7 @@ export function writeJsonFile(flag: string, file: string, value: unknown): void 
   // Again at write time: the path may have become a FIFO or a device since the check.
   checkOutputTarget(flag, file);
   try {
-    writeFileSafely(flag, file, `${JSON.stringify(value, null, 2)}\n`);
+    writeFileSafely(flag, file, `${jsonText(value)}\n`);
   } catch (err) {
     if (err instanceof UsageError) throw err;
     throw new EnvironmentError(`${flag}: cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`);

@@ -38,6 +38,14 @@ export function unixSecondsOf(moment: string): number {
   return Date.parse(moment.slice(0, fraction.index) + 'Z') / 1000 + Number(`0.${fraction[1] ?? '0'}`);
 }
 
+/**
+ * Bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to
+ * U+202E, U+2066 to U+2069) and the line and paragraph separators (U+2028,
+ * U+2029): a terminal or an editor reorders or breaks the text around them,
+ * so `abc\u202egnp.exe` reads as `abcexe.png`.
+ */
+const FORMATTING = /[\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
 /** C0 controls, DEL and C1 controls: what a terminal may act on instead of showing. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
@@ -45,8 +53,25 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
  * Text from Redis (key names, light names, stored values) made safe for a
  * terminal or a table: each control character (ESC, CR, BEL, …, DEL, C1) is
  * shown as `\xHH`, so `\x1b[2J` cannot clear the screen and `\r` cannot
- * overwrite a line. JSON output keeps the exact string instead.
+ * overwrite a line; a bidirectional formatting character as `\uHHHH`, so
+ * `\u202e` cannot reverse what follows. JSON output keeps the exact string
+ * instead (written by {@link jsonText}).
  */
 export function visible(text: string): string {
-  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return text
+    .replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    .replace(FORMATTING, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** What JSON.stringify leaves raw that a terminal acts on: DEL, C1 controls and {@link FORMATTING}. */
+const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `value` as JSON text (indented by 2), with DEL, C1 controls and
+ * bidirectional formatting characters written as `\uXXXX` escapes (JSON
+ * already escapes C0): the same value to any parser, and nothing a terminal
+ * acts on when the JSON is shown. Every `--json` document goes through here.
+ */
+export function jsonText(value: unknown): string {
+  return (JSON.stringify(value, null, 2) ?? 'null').replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import { createDemoMark, markDemo, refuseCollisions } from './marker.js';
-import { DEMO_LIGHTS, DEMO_WINDOW_SECONDS, demoKeys, demoLightOf, writeDemoLights, type DemoState } from './lights.js';
+import { DEMO_LIGHTS, DEMO_WINDOW_SECONDS, demoInspectKey, demoKeys, demoLightOf, writeDemoLights, type DemoState } from './lights.js';
 
 export { DEMO_WINDOW_SECONDS };
 
@@ -21,6 +21,8 @@ export interface DemoLightResult {
   readonly story: string;
   /** Recovered inside its window: the window starts at recovered_at. */
   readonly recovered: boolean;
+  /** On a user's server, a 6.0 light's metrics key (under the demo's mark), which `swc inspect` opens it by. */
+  readonly key?: string;
 }
 
 /** What {@link runDemo} wrote. */
@@ -52,7 +54,9 @@ export async function runDemo(redis: Redis, options: { marked: boolean }): Promi
   const written = await writeDemoLights(redis, naming, now);
   const lights = DEMO_LIGHTS.map((light) => {
     const who = demoLightOf(light, naming);
+    const key = demoInspectKey(light, naming);
     return {
+      ...(key !== null ? { key } : {}),
       layout: light.layout,
       system: who.system ?? null,
       name: who.name,

@@ -166,25 +166,46 @@ export function demoLightOf(light: DemoLight, naming: DemoNaming): { name: strin
 }
 
 const v5 = new StoplightV5();
-const v6 = new StoplightV6();
+
+/**
+ * The prefix of the demo's 6.0 keys: Stoplight's own, `stoplight:v6`, with
+ * the demo's mark in front on a user's server (`swc-demo:<id>:stoplight:v6`),
+ * as a bench puts its namespace in front of a layout's prefix. A 6.0 key
+ * names its system and light by hashes only, so the mark in the system's
+ * name alone could not be read off the key; in front of the prefix it can,
+ * and swc's inspectors read a key with a namespace in front as the same
+ * layout's (`swc lights` lists them, `swc inspect <key>` opens one).
+ */
+export const demoV6Prefix = (naming: DemoNaming): string => `${naming.mark}stoplight:v6`;
+
+/** The 6.0 layout the demo writes with. */
+const v6Of = (naming: DemoNaming): StoplightV6 => new StoplightV6({ prefix: demoV6Prefix(naming) });
 
 /** The 6.0 state hash of a light (`…:{<light id>}:state`), next to its window_metrics hash. */
-const v6StateKey = (light: { name: string; system?: string }): string => v6.metricsKey(light).replace(/:window_metrics$/, ':state');
+const v6StateKey = (light: { name: string; system?: string }, naming: DemoNaming): string =>
+  v6Of(naming)
+    .metricsKey(light)
+    .replace(/:window_metrics$/, ':state');
 /** The registry of light configs of a 6.0 system. */
-const registryKey = (system: string): string => `stoplight:v6:${nameId(system)}:lights`;
+const registryKey = (system: string, naming: DemoNaming): string => `${demoV6Prefix(naming)}:${nameId(system)}:lights`;
+
+/** The key `swc inspect` opens a demo 6.0 light by on a user's server (its name alone would look under `stoplight:v6`). */
+export function demoInspectKey(light: DemoLight, naming: DemoNaming): string | null {
+  return light.layout === 'stoplight-v6' && naming.mark !== '' ? v6Of(naming).metricsKey(demoLightOf(light, naming)) : null;
+}
 
 /** Every key the demo writes at `now` (whole seconds), in the order written. */
 export function demoKeys(naming: DemoNaming, now: number): string[] {
   const keys: string[] = [];
   for (const light of DEMO_LIGHTS) {
     const who = demoLightOf(light, naming);
-    const layout = light.layout === 'stoplight-v5' ? v5 : v6;
+    const layout = light.layout === 'stoplight-v5' ? v5 : v6Of(naming);
     if (light.rate === 0) keys.push(v5.metadataKey(who));
     else keys.push(...layout.keysOf(who, now - TRAFFIC_SECONDS, now - 1).map((k: LightKey) => k.key));
-    if (light.layout === 'stoplight-v6' && light.fields) keys.push(v6StateKey(who));
+    if (light.layout === 'stoplight-v6' && light.fields) keys.push(v6StateKey(who, naming));
   }
   const systems = new Set(DEMO_LIGHTS.filter((l) => l.registered).map((l) => `${naming.mark}${l.system ?? 'default'}`));
-  for (const system of systems) keys.push(registryKey(system));
+  for (const system of systems) keys.push(registryKey(system, naming));
   return [...new Set(keys)];
 }
 
@@ -229,7 +250,7 @@ async function writeLight(
   if (light.rate === 0) fields.last_error_json = errorJson(now - 30);
   if (Object.keys(fields).length === 0) return calls;
   // 5.x keeps the state in the metadata hash; released 6.0 in a hash of its own. Both live as long as the metadata (7 days).
-  const key = light.layout === 'stoplight-v5' ? v5.metadataKey(who) : v6StateKey(who);
+  const key = light.layout === 'stoplight-v5' ? v5.metadataKey(who) : v6StateKey(who, naming);
   await redis.hset(key, fields);
   await redis.expire(key, 7 * 86400);
   return calls;
@@ -252,15 +273,15 @@ export interface DemoWrite {
 export async function writeDemoLights(redis: Redis, naming: DemoNaming, now: number): Promise<DemoWrite> {
   const clients = {
     'stoplight-v5': await LayoutClient.open(redis, v5),
-    'stoplight-v6': await LayoutClient.open(redis, v6),
+    'stoplight-v6': await LayoutClient.open(redis, v6Of(naming)),
   };
   let calls = 0;
   for (const light of DEMO_LIGHTS) calls += await writeLight(redis, clients, light, naming, now);
   for (const light of DEMO_LIGHTS.filter((l) => l.registered)) {
     const system = `${naming.mark}${light.system ?? 'default'}`;
     const config = { name: light.name, window_size: DEMO_WINDOW_SECONDS, threshold: 0.5, traffic_control: 'error_rate' };
-    await redis.hset(registryKey(system), nameId(light.name), JSON.stringify({ meta: { version: 1, registered_at: now - 3600 }, config }));
-    await redis.expire(registryKey(system), 7 * 86400);
+    await redis.hset(registryKey(system, naming), nameId(light.name), JSON.stringify({ meta: { version: 1, registered_at: now - 3600 }, config }));
+    await redis.expire(registryKey(system, naming), 7 * 86400);
   }
   return { at: now, calls, keys: demoKeys(naming, now) };
 }

@@ -1,8 +1,9 @@
 /**
  * Demo lights on a user's server, marked so that `swc clean` can prove they
  * are swc's and remove exactly them. Each key's name carries the demo's id
- * (`swc-demo:<8 hex>:` in front of every 5.x light name and 6.0 system name,
- * so 6.0 keys sit under the system id of that marked name), and one marker
+ * (`swc-demo:<8 hex>:` in front of every 5.x light name, and of every 6.0
+ * key, whose system and light show only as hashes: `swc-demo:<8 hex>:stoplight:v6:…`,
+ * under the system id of a marked system name too), and one marker
  * hash `swc-demo:<8 hex>:run` lists every key the demo wrote. clean removes a
  * key only when the marker lists it AND its name has the demo's shape: a
  * look-alike key of a user's (same shape, no marker; or a marker that does
@@ -14,7 +15,7 @@ import type { Redis } from 'ioredis';
 import { RefusalError } from '../core/errors.js';
 import { SWC_VERSION } from '../core/version.js';
 import { nameId } from '../layouts/kit/keys.js';
-import { DEMO_LIGHTS, type DemoNaming } from './lights.js';
+import { DEMO_LIGHTS, demoV6Prefix, type DemoNaming } from './lights.js';
 
 /** Every demo's marker and marked names start with this. */
 export const DEMO_ROOT = 'swc-demo:';
@@ -40,10 +41,11 @@ function systemIds(prefix: string): string[] {
   return [...new Set(DEMO_LIGHTS.filter((l) => l.layout === 'stoplight-v6').map((l) => nameId(`${prefix}:${l.system ?? 'default'}`)))];
 }
 
-/** Whether `key` has the shape of a key of demo `prefix`: a 5.x key of a marked name, or a 6.0 key under a marked system. */
+/** Whether `key` has the shape of a key of demo `prefix`: a 5.x key of a marked name, or a 6.0 key under the demo's 6.0 prefix and a marked system. */
 export function isDemoKey(prefix: string, key: string): boolean {
   if (key.startsWith(`stoplight:v5:metadata:${prefix}:`) || key.startsWith(`stoplight:v5:metrics:${prefix}:`)) return true;
-  return systemIds(prefix).some((id) => key.startsWith(`stoplight:v6:${id}:`));
+  const v6 = demoV6Prefix({ mark: `${prefix}:` });
+  return systemIds(prefix).some((id) => key.startsWith(`${v6}:${id}:`));
 }
 
 /** Refuses (before any write) when a key the demo would write exists already. */

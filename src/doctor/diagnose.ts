@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { compareVersions, serverInfo, type ServerInfo } from '../redis/info.js';
 import { preflight, type PreflightReport } from '../redis/preflight.js';
 import { installScripts } from '../redis/scripts.js';
+import { untrustedScripts } from '../safety/probe.js';
 
 /** One finding of {@link diagnose}. */
 export interface Check {
@@ -33,6 +34,12 @@ export interface DiagnoseOptions {
   readonly readOnly?: boolean;
   /** Connections a benchmark opens at once; default {@link BENCH_CONNECTIONS}. */
   readonly connections?: number;
+  /**
+   * The server is swc's own (it started it): only there are a registered
+   * layout's scripts swc did not write (a manifest's) loaded. Default false:
+   * on any other server they are not sent, as every use case refuses them there.
+   */
+  readonly privateServer?: boolean;
 }
 
 /**
@@ -72,6 +79,12 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
   const scripts: { file: string; sha1: string; loaded: boolean }[] = [];
   for (const name of options.readOnly ? [] : layoutNames) {
     const layout = createLayout(name);
+    const foreign = untrustedScripts(layout);
+    if (foreign.length > 0 && options.privateServer !== true) {
+      for (const s of layout.scripts) scripts.push({ file: s.file, sha1: s.sha1, loaded: false });
+      add(`scripts ${name}`, 'warn', `not loaded: ${foreign.length} script(s) swc did not write, sent only to swc's private server`);
+      continue;
+    }
     try {
       await installScripts(redis, layout.scripts);
       for (const s of layout.scripts) scripts.push({ file: s.file, sha1: s.sha1, loaded: true });

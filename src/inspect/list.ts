@@ -116,6 +116,12 @@ export interface ListOptions {
 /** Keys of benchmark runs: a namespace `swc-bench:<8 hex>`, whatever follows. */
 const BENCH_KEY = /^(swc-bench:[0-9a-f]{8}):/;
 const BENCH_PATTERN = 'swc-bench:*';
+/**
+ * The 6.0 keys `swc demo --write` makes on a user's server, under the demo's
+ * mark (`swc-demo:<8 hex>:stoplight:v6:…`, src/demo/lights.ts): read as
+ * lights (an inspector reads a key with a namespace in front as its own).
+ */
+const DEMO_PATTERN = 'swc-demo:*';
 
 /**
  * Every light of the layouts asked for (default every registered one) on
@@ -141,7 +147,7 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
   const leftovers = new Map<string, number>();
   const scan = await scanOnce(
     redis,
-    [...patterns, BENCH_PATTERN],
+    [...patterns, BENCH_PATTERN, DEMO_PATTERN],
     (key) => {
       const bench = BENCH_KEY.exec(key);
       if (bench) {

@@ -4,7 +4,8 @@ import type { RespConnection } from '../redis/resp.js';
 import { loadScripts } from '../redis/scripts.js';
 import { EventClock } from '../traffic/event-clock.js';
 import { createRng } from '../traffic/random.js';
-import type { CallgrindControl, CallgrindDump } from './callgrind.js';
+import { COUNTED_FUNCTION, type CallgrindControl, type CallgrindDump } from './callgrind.js';
+import { EnvironmentError } from '../core/errors.js';
 import { runLoad } from './load.js';
 import { defaultErrorJson, readWorkload, requestWorkload, writeWorkload, type ErrorJson, type WorkloadContext } from './workload.js';
 
@@ -167,6 +168,19 @@ function opFigures(perOp: readonly number[], calls: number, callsPerOp: number):
 }
 
 /**
+ * Callgrind counted nothing over calls the server answered (exit 3): the
+ * process valgrind runs is not the redis-server that answered, as when
+ * `--redis-server` names a wrapper that starts the server as a child.
+ */
+export class UncountedServerError extends EnvironmentError {
+  constructor(calls: number) {
+    super(
+      `--instructions: callgrind counted 0 instructions in redis-server's ${COUNTED_FUNCTION}() over ${calls} calls the server answered: the process valgrind runs is not that server (a wrapper that starts it?); give --redis-server (or SWC_REDIS_SERVER) the redis-server binary itself`,
+    );
+  }
+}
+
+/**
  * Counts the server's instructions per operation for each target, on a
  * server running under callgrind whose targets' lights hold their fill:
  * the same three phases as the throughput phase (write, read, request,
@@ -212,6 +226,8 @@ export async function countInstructions(options: CountOptions): Promise<Instruct
             ...(options.signal ? { signal: options.signal } : {}),
           });
           const dump = await control.dump();
+          // Every call enters the server's call(): a count of 0 means the process under valgrind is not the server that answered.
+          if (!(dump.total > 0)) throw new UncountedServerError(calls);
           (perOp.get(op) as number[][])[i]?.push(dump.total / calls);
           if (options.profile && op !== 'request') {
             const p = (profiles.get(op) as { summed: Summed; total: number }[])[i] as { summed: Summed; total: number };

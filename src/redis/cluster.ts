@@ -234,7 +234,7 @@ export interface ClusterSession {
 }
 
 /** Options for {@link openClusterSession}: seeds of a running cluster, or a private one of `shards` primaries. */
-export interface ClusterSessionOptions extends Pick<SessionOptions, 'timeoutMs' | 'commandTimeoutMs'> {
+export interface ClusterSessionOptions extends Pick<SessionOptions, 'timeoutMs' | 'commandTimeoutMs' | 'cap'> {
   /** URLs of one or more nodes of a running cluster; the first that answers gives the slot map. */
   readonly seeds?: readonly string[];
   /** Without seeds: start a private cluster of this many primaries. */
@@ -330,8 +330,10 @@ export async function openClusterSession(options: ClusterSessionOptions): Promis
   }
 }
 
-function pick(options: ClusterSessionOptions): Pick<SessionOptions, 'timeoutMs' | 'commandTimeoutMs'> {
+/** The connection options every session of the cluster opens with: the seed's probe and each primary's, so a cap (`--max-ops`) counts from the first command on every node. */
+function pick(options: ClusterSessionOptions): Pick<SessionOptions, 'timeoutMs' | 'commandTimeoutMs' | 'cap'> {
   return {
+    ...(options.cap !== undefined ? { cap: options.cap } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
   };

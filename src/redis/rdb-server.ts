@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { accessSync, closeSync, constants, mkdtempSync, openSync, readSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { ServerStartError, UsageError } from '../core/errors.js';
+import { EnvironmentError, ServerStartError, UsageError } from '../core/errors.js';
 import { guardChild, killGroup } from './server.js';
 
 /** The Redis release that first wrote each RDB version: the oldest build that loads a file of that version. */
@@ -88,6 +88,32 @@ function loadFailure(file: string, version: number, binary: string, output: stri
 }
 
 /**
+ * Longest unix socket path this platform takes, in bytes, less its final
+ * NUL (`sun_path` is 108 bytes on Linux, 104 on macOS and the BSDs).
+ */
+const MAX_SOCKET_PATH = process.platform === 'linux' ? 107 : 103;
+
+/**
+ * The folder the snapshot's server gets its folder (and socket) in: the
+ * temp folder, or `/tmp` when the temp folder's path is too long for a unix
+ * socket under it (a TMPDIR of 100 characters made every good RDB fail to
+ * load, called corrupt). Refused (exit 3) when neither fits.
+ */
+function socketBase(): string {
+  const fits = (base: string): boolean => Buffer.byteLength(path.join(base, 'swc-rdb-XXXXXX', 'redis.sock')) <= MAX_SOCKET_PATH;
+  const temp = os.tmpdir();
+  if (fits(temp)) return temp;
+  try {
+    accessSync('/tmp', constants.W_OK | constants.X_OK);
+    return '/tmp';
+  } catch {
+    throw new EnvironmentError(
+      `--rdb: the temp folder's path (${Buffer.byteLength(temp)} bytes: ${temp}) is too long for the unix socket the snapshot's server listens on (at most ${MAX_SOCKET_PATH} bytes with it), and /tmp is not writable; set TMPDIR to a shorter folder`,
+    );
+  }
+}
+
+/**
  * Loads an RDB snapshot into a private redis-server that listens on no TCP
  * port, only on a unix socket in a folder of its own, and connects to it: an
  * offline copy to analyse with exact MEMORY USAGE, at no cost to production.
@@ -97,7 +123,7 @@ function loadFailure(file: string, version: number, binary: string, output: stri
 export async function startRdbServer(file: string, binary = process.env.SWC_REDIS_SERVER ?? 'redis-server'): Promise<RdbServer> {
   const absolute = path.resolve(file);
   const version = rdbVersionOf(absolute);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'swc-rdb-'));
+  const dir = mkdtempSync(path.join(socketBase(), 'swc-rdb-'));
   // The server reads the file through a link: never a copy of a large snapshot, and never written (no save).
   symlinkSync(absolute, path.join(dir, 'dump.rdb'));
   const socket = path.join(dir, 'redis.sock');

@@ -12,6 +12,8 @@ export interface DemoWhere {
 
 /** The `swc inspect` command line that shows one demo light (REDIS_URL set as {@link tryLines} says). */
 export function inspectLine(light: DemoLightResult): string {
+  // A 6.0 demo light on a user's server lives under the demo's mark: opened by its key, quoted for the shell ({…}).
+  if (light.key !== undefined) return `swc inspect '${light.key}' --window 5m`;
   return `swc inspect ${light.name}${light.system === null ? '' : ` --system ${light.system}`} --window 5m`;
 }
 
@@ -37,7 +39,7 @@ export function demoLines(result: DemoResult, where: DemoWhere): string[] {
       ? `swc demo: a private redis-server at ${where.url} with ${result.lights.length} lights`
       : `swc demo: ${result.lights.length} lights under ${result.prefix ?? '?'} on ${where.url}`,
     `(${result.calls.toLocaleString('en-US')} calls over the last 4 min through swc's 5.x and 6.0 writers)`,
-    ...(mark === '' ? [] : [`each 5.x light name and 6.0 system name starts with ${mark}`]),
+    ...(mark === '' ? [] : [`each 5.x light name and 6.0 system name starts with ${mark}, and so does every 6.0 key`]),
     '',
   ];
   for (const light of result.lights) {

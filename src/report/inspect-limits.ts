@@ -4,3 +4,6 @@
  * and a million rows overflow the stack. JSON has every bucket.
  */
 export const MAX_LISTED_ROWS = 10_000;
+
+/** Most metadata fields the human formats list (a real light has a handful); the rest are counted. JSON has every field. */
+export const MAX_METADATA_FIELDS = 200;

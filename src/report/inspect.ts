@@ -4,7 +4,8 @@ import type { BucketInspection, EventInspection, Inspection, KeyInspection, Keys
 import { palette, visible } from './style.js';
 import { ExitCode } from '../core/errors.js';
 import { unavailableNotes } from './listing.js';
-import { MAX_LISTED_ROWS } from './inspect-limits.js';
+import { MAX_LISTED_ROWS, MAX_METADATA_FIELDS } from './inspect-limits.js';
+import { maxOf } from '../core/arrays.js';
 import { drawRows, ROWS_PER_DRAW } from './table.js';
 
 /** How to render an inspection. */
@@ -282,9 +283,11 @@ function keysTable(keys: readonly KeyInspection[], c: ChalkInstance, color: bool
 function metadataLines(metadata: LightMetadata, c: ChalkInstance, columns?: number): string[] {
   const entries = Object.entries(metadata.fields);
   if (entries.length === 0) return [`${c.bold('metadata')}  none`];
-  const width = Math.max(...entries.map(([name]) => visible(name).length));
+  // A hash's fields are the server's to count (150,000 junk fields overflowed a spread): listed up to a bound, the rest counted.
+  const listed = entries.slice(0, MAX_METADATA_FIELDS);
+  const width = maxOf(listed.map(([name]) => visible(name).length));
   const lines = [c.bold('metadata')];
-  for (const [name, value] of entries) {
+  for (const [name, value] of listed) {
     const stamp = /_at$/.test(name) && /^\d+(\.\d+)?$/.test(value) && Number(value) < 1e11 ? Number(value) : null;
     // 6.0 stores float seconds (1796140478.9400001): shown to the millisecond, with the ISO time.
     const shownValue = stamp === null ? visible(value) : Number.isInteger(stamp) ? value : stamp.toFixed(3);
@@ -293,6 +296,8 @@ function metadataLines(metadata: LightMetadata, c: ChalkInstance, columns?: numb
     // A long value (an error's JSON) is cut at the terminal's edge, its length said; --json has it whole.
     lines.push(columns === undefined || [...line].length <= columns ? line : `${cutText(line, Math.max(MIN_COLUMNS, columns) - 14)} (${value.length} B)`);
   }
+  if (entries.length > listed.length)
+    lines.push(`  ${c.yellow(`… and ${(entries.length - listed.length).toLocaleString('en-US')} more fields (--json lists them all)`)}`);
   if (metadata.lastErrorInvalid) lines.push(`  ${c.yellow('last_error_json is not valid JSON')}`);
   else if (metadata.lastError !== null) lines.push(`  ${'last error'.padEnd(width)}  ${describeError(metadata.lastError)}`);
   return lines;

@@ -1,4 +1,4 @@
-import { isoMoment } from '../core/format.js';
+import { isoMoment, jsonText } from '../core/format.js';
 import { ExitCode } from '../core/errors.js';
 import { SCHEMA_VERSION } from '../core/schema-version.js';
 import { SWC_VERSION } from '../core/version.js';
@@ -74,7 +74,7 @@ export function listingOutput(listing: Listing, view: ListingView): ListingOutpu
   const before = unavailableNotes(view.snapshot ? [...list.unavailable, RDB_BYTES_NOTE] : list.unavailable);
   const stdout =
     view.format === 'json'
-      ? `${JSON.stringify(lightsDocument(listing, view.threshold), null, 2)}\n`
+      ? `${jsonText(lightsDocument(listing, view.threshold))}\n`
       : view.quiet && view.format === 'table'
         ? renderQuietLights(listing)
         : renderLights(

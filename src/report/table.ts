@@ -179,11 +179,31 @@ export function renderMarkdown(grid: Grid): string {
   return [line(grid.head), `| ${rule.join(' | ')} |`, ...grid.rows.map(line)].join('\n');
 }
 
+/**
+ * A cell that is one number as a whole (`-1.8%`, `+2.3`, `-1,234.5`,
+ * `1e-7`): a spreadsheet reads it as that number whether or not it starts
+ * with a sign, and it can call nothing, so it stays as it is.
+ */
+const PLAIN_NUMBER = /^[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?(e[-+]?\d+)?%?$/i;
+
+/**
+ * A CSV cell a spreadsheet would take for a formula (it starts with `=`,
+ * `+`, `-` or `@`; tab and CR are already escaped by {@link safeCell}) gets
+ * a leading apostrophe, the common rule against CSV injection: the
+ * spreadsheet shows the text and does not evaluate it (`=HYPERLINK(…)` is
+ * written `'=HYPERLINK(…)`). A plain number keeps its sign
+ * ({@link PLAIN_NUMBER}): `-1.8%` in a change column is data.
+ */
+export function csvSafe(cell: string): string {
+  // A lone sign (a table's "none") is not a formula either.
+  return /^[=+\-@]/.test(cell) && cell.length > 1 && !PLAIN_NUMBER.test(cell) ? `'${cell}` : cell;
+}
+
 /** RFC 4180 CSV. */
 export function renderCsv(grid: Grid): string {
-  // Escaped first: a control character in a name is written as `\x1b`, never raw.
+  // Escaped first: a control character in a name is written as `\x1b`, never raw; then kept from being read as a formula.
   const quote = (raw: string): string => {
-    const cell = safeCell(raw);
+    const cell = csvSafe(safeCell(raw));
     return /[",]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
   };
   return [grid.head, ...grid.rows].map((row) => row.map(quote).join(',')).join('\n');

@@ -319,6 +319,31 @@ export class UntrustedRefusal extends UsageError {
   }
 }
 
+/** What {@link decideTrust} weighs: layouts with scripts swc did not write, bound for a server swc did not start. */
+export interface TrustRequest {
+  readonly layouts: readonly string[];
+  /** Their script files (each named once in the message). */
+  readonly files: readonly string[];
+  /** What the caller gave (`--trust-scripts`, the library's `trustScripts`). */
+  readonly trust: boolean;
+  /** The user's server, as shown in messages (redacted). */
+  readonly target: string;
+}
+
+/**
+ * The one decision on a user's own scripts bound for a server swc did not
+ * start, for the CLI and the library alike: refused ({@link UntrustedRefusal},
+ * exit 2) unless trusted, before anything is sent there. Returns the files as
+ * messages show them.
+ */
+export function decideTrust(request: TrustRequest): string {
+  const files = [...new Set(request.files)];
+  const shown = files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', ');
+  // The design decision: a user's scripts run on swc's private server only, unless the user says otherwise. Refused before the probe and before anything reaches the user's server.
+  if (!request.trust) throw new UntrustedRefusal(request.layouts, shown, request.target);
+  return shown;
+}
+
 /**
  * Before scripts swc did not write reach a server swc did not start: probes
  * each such layout on a private server (refused, exit 2, on the first
@@ -331,15 +356,12 @@ export async function guardUntrustedScripts(options: GuardOptions): Promise<Untr
     .map((name) => ({ name, scripts: untrustedScripts(createLayout(name, options.layoutOptions)) }))
     .filter((l) => l.scripts.length > 0);
   if (untrusted.length === 0) return null;
-  const files = [...new Set(untrusted.flatMap((l) => l.scripts.map((s) => s.file)))];
-  const shown = files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', ');
-  // The design decision: a user's scripts run on swc's private server only, unless the user says otherwise. Refused before the probe and before anything reaches the user's server.
-  if (!options.trust)
-    throw new UntrustedRefusal(
-      untrusted.map((l) => l.name),
-      shown,
-      options.target,
-    );
+  const shown = decideTrust({
+    layouts: untrusted.map((l) => l.name),
+    files: untrusted.flatMap((l) => l.scripts.map((s) => s.file)),
+    trust: options.trust,
+    target: options.target,
+  });
   for (const { name } of untrusted) await probeLayout(name, options.layoutOptions, options.target, options.binary);
   return {
     layouts: untrusted.map((l) => l.name),

@@ -25,17 +25,22 @@ export function shown(text: string, max = MAX_SHOWN_CHARS): string {
  * a file (a baseline, a result) before a human format renders it.
  */
 export function shownDeep<T>(value: T, max = MAX_SHOWN_CHARS, each: (text: string, max: number) => string = shown): T {
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return each(v, max);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, inner] of Object.entries(v as Record<string, unknown>)) out[k] = walk(inner);
-      return out;
+  // A loop over a stack of its own, not recursion: a file's depth is the file's to choose (a field nested 100,000 deep overflowed the call stack).
+  type Container = Record<string, unknown> | unknown[];
+  const isContainer = (v: unknown): v is Container => v !== null && typeof v === 'object';
+  const copyOf = (v: unknown): unknown => (typeof v === 'string' ? each(v, max) : Array.isArray(v) ? [] : isContainer(v) ? {} : v);
+  const root = copyOf(value);
+  const pending: [Container, Container][] = isContainer(value) ? [[value, root as Container]] : [];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [from, to] = next;
+    for (const [k, inner] of Object.entries(from)) {
+      const copy = copyOf(inner);
+      // defineProperty: a "__proto__" key read from JSON stays a key, as JSON.parse made it.
+      Object.defineProperty(to, k, { value: copy, enumerable: true, writable: true, configurable: true });
+      if (isContainer(inner)) pending.push([inner, copy as Container]);
     }
-    return v;
-  };
-  return walk(value) as T;
+  }
+  return root as T;
 }
 
 /**

@@ -5,9 +5,13 @@ import type { Redis } from 'ioredis';
 import type { ScriptCall } from '../lua/source.js';
 import type { Layout, Light } from '../layouts/types.js';
 import { ScriptError, ServerStateError } from '../core/errors.js';
+import type { Session } from '../redis/connect.js';
+import { redactUrl } from '../redis/url.js';
 import { expiredKeys } from '../redis/info.js';
 import { execPipeline, installScripts, type PipelineReply } from '../redis/scripts.js';
 import { keySlot } from '../redis/slot.js';
+import type { Target } from '../redis/target.js';
+import { decideTrust, untrustedScripts } from '../safety/probe.js';
 import { LightJudge, verifyErrorJson, type Verdict } from './judge.js';
 import { shrink, type ShrinkBudget } from './shrink.js';
 import { generateTraffic } from './traffic.js';
@@ -49,6 +53,28 @@ export interface VerifyOptions {
    * only on a server swc started itself.
    */
   readonly monitorRejected?: boolean;
+  /**
+   * Run the layout's scripts swc did not write (a manifest's, an edited
+   * scripts folder's) on a server swc did not start. Without it they are
+   * refused there ({@link UntrustedRefusal}, exit 2), before any script is
+   * loaded: the refusal of `swc verify --redis-url` without `--trust-scripts`.
+   */
+  readonly trustScripts?: boolean;
+}
+
+/**
+ * Where verify runs: a target, a session (a server swc started when its
+ * `server` is set), or a bare connection, which is taken for a server swc
+ * did not start.
+ */
+export type VerifyTarget = Redis | Session | Target;
+
+/** The connection of `where`, whether swc started its server, and its address as messages show it. */
+function openedOf(where: VerifyTarget): { redis: Redis; private: boolean; shown: string } {
+  if ('shards' in where) return { redis: where.redis, private: where.private, shown: redactUrl(where.url) };
+  if ('connectAnother' in where) return { redis: where.redis, private: where.server !== undefined, shown: redactUrl(where.url) };
+  const { host, port, path } = where.options;
+  return { redis: where, private: false, shown: path ? `unix:${path}` : `redis://${host ?? '127.0.0.1'}:${port ?? 6379}` };
 }
 
 /** A problem seen on one light of the main run: the light's calls up to it, and the verdict. */
@@ -76,10 +102,19 @@ type ProblemKind = Problem['verdict']['kind'];
  * whether each light's keys share one cluster slot.
  *
  * Writes only the keys of its own lights (named `swc-verify-<run>-…` under
- * the layout's prefix) and deletes them before returning.
+ * the layout's prefix) and deletes them before returning. On a server swc
+ * did not start, a layout with scripts swc did not write is refused unless
+ * {@link VerifyOptions.trustScripts}; trusted, they run as given (the
+ * private probe and the ACL user are the guarded run's, `swc verify`'s).
  */
-export async function verifyLayout(redis: Redis, layout: Layout, options: VerifyOptions): Promise<VerifyResult> {
+export async function verifyLayout(where: VerifyTarget, layout: Layout, options: VerifyOptions): Promise<VerifyResult> {
   const started = Date.now();
+  const opened = openedOf(where);
+  const { redis } = opened;
+  // A user's own scripts on a server swc did not start: the CLI's refusal, here in the use case, before anything is sent.
+  const untrusted = opened.private ? [] : untrustedScripts(layout);
+  if (untrusted.length > 0)
+    decideTrust({ layouts: [layout.name], files: untrusted.map((s) => s.file), trust: options.trustScripts === true, target: opened.shown });
   const run = randomBytes(4).toString('hex');
   const batch = options.batch ?? 1000;
   const maxListed = options.maxListed ?? 3;

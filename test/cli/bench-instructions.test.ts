@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -102,4 +102,76 @@ describe.skipIf(!hasValgrind)('swc bench --instructions under valgrind', () => {
     expect(counts?.profile?.write.length).toBeGreaterThan(0);
     expect(counts?.profile?.write.every((e) => e.inclusiveShare > 0 && e.inclusiveShare < 1)).toBe(true);
   }, 300_000);
+});
+
+/** A small bench that counts instructions, with `binary` as the server build. */
+const countWith = (binary: string): Promise<Awaited<ReturnType<typeof runCli>>> =>
+  runCli(
+    [
+      'bench',
+      '--redis-server',
+      binary,
+      '--layout',
+      'stoplight-v6',
+      '--window',
+      '10',
+      '--rate',
+      '2',
+      '--no-throughput',
+      '--no-accuracy',
+      '--instructions',
+      '--instruction-calls',
+      '10',
+      '--instruction-repeats',
+      '1',
+      '--json',
+      '--no-progress',
+    ],
+    {},
+    240_000,
+  );
+
+// A wrapper runs under valgrind in the server's place, and the server it starts runs outside the count: 0 instructions per call, exit 0, before.
+describe.skipIf(!hasValgrind || !where('redis-server'))('swc bench --instructions with a --redis-server wrapper it cannot count through', () => {
+  it('a script wrapper (#!): exit 2 at plan time, one line, no figure', async () => {
+    const wrapper = join(dir, 'redis-wrapper.sh');
+    writeFileSync(wrapper, `#!/bin/sh\nexec ${where('redis-server') as string} "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    const r = await countWith(wrapper);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^swc: --instructions: the server binary .*redis-wrapper\.sh is a script \(#!\), not redis-server itself/),
+    ]);
+  });
+
+  it.skipIf(!where('cc'))(
+    'a binary wrapper that starts the server as its child: exit 3 at the first count, never 0 per call',
+    async () => {
+      const source = join(dir, 'fork-wrapper.c');
+      const wrapper = join(dir, 'fork-wrapper');
+      writeFileSync(
+        source,
+        [
+          '#include <sys/wait.h>',
+          '#include <unistd.h>',
+          'int main(int argc, char **argv) {',
+          '  (void)argc;',
+          '  pid_t child = fork();',
+          `  if (child == 0) { execv("${where('redis-server') as string}", argv); _exit(127); }`,
+          '  int status = 0;',
+          '  waitpid(child, &status, 0);',
+          '  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;',
+          '}',
+          '',
+        ].join('\n'),
+      );
+      execFileSync('cc', ['-o', wrapper, source]);
+      const r = await countWith(wrapper);
+      expect(r.code).toBe(3);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/--instructions: callgrind counted 0 instructions in redis-server's call\(\) over 10 calls the server answered/);
+    },
+    300_000,
+  );
 });

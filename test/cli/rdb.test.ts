@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AT, RDB_BYTES_NOTE, rdbFixture } from './rdb-shared.js';
@@ -17,6 +17,17 @@ describe('lights --rdb and inspect --rdb: a snapshot analysed offline (spawned)'
     expect(doc.inspections[0]).toMatchObject({ totals: { successes: 30 }, systemName: 'payments', lightName: 'light-2' });
     // Its bytes are the loaded snapshot's, not the live server's: said on stderr, as lights --rdb says it.
     expect(run.stderr).toContain(RDB_BYTES_NOTE);
+  });
+
+  it('a good snapshot with a TMPDIR of 100 characters (too long for a unix socket under it) loads, and is not called corrupt', async () => {
+    const base = path.join(fixture.dir, 'long-');
+    const tmp = base + 't'.repeat(100 - base.length);
+    expect(tmp).toHaveLength(100);
+    mkdirSync(tmp);
+    const run = await runCli(['inspect', 'light-2', '--system', 'payments', '--rdb', fixture.snapshot, '--at', String(AT), '--json'], { TMPDIR: tmp });
+    expect(run.stderr).not.toMatch(/corrupt/);
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as { inspections: { totals: { successes: number } }[] }).inspections[0]?.totals.successes).toBe(30);
   });
 
   it('a truncated file: one line, exit 2, within seconds', async () => {

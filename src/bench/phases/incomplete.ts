@@ -1,8 +1,8 @@
-import type { Redis } from 'ioredis';
 import { ScriptError } from '../../core/errors.js';
 import { namedRejection } from '../../core/rejection.js';
 import type { Layout } from '../../layouts/types.js';
 import type { CellResult, IncompleteRun } from '../../measure/types.js';
+import type { Session } from '../../redis/connect.js';
 import { OversizeReplyError } from '../../redis/scripts.js';
 import { verifyLayout } from '../../verify/verify.js';
 import type { RunContext } from './context.js';
@@ -19,13 +19,13 @@ const DIAGNOSE_CALLS = 3000;
  * server (MONITOR sees every client's commands). Null when none failed.
  */
 async function diagnose(
-  redis: Redis,
+  session: Session,
   layouts: readonly Layout[],
   seed: number,
   signal?: AbortSignal,
 ): Promise<{ layout: Layout; error: string; rejected?: string } | null> {
   for (const layout of layouts) {
-    const result = await verifyLayout(redis, layout, {
+    const result = await verifyLayout(session, layout, {
       seed,
       calls: DIAGNOSE_CALLS,
       maxListed: 1,
@@ -52,9 +52,7 @@ export async function incompleteOf(ctx: RunContext, err: unknown): Promise<unkno
   try {
     // A reply over swc's bound is no server rejection: replaying verify's traffic under MONITOR would only read the megabytes again.
     const found =
-      !(err instanceof OversizeReplyError) && target.private && !target.cluster
-        ? await diagnose(ctx.session.redis, layouts, ctx.plan.seed, ctx.run.signal)
-        : null;
+      !(err instanceof OversizeReplyError) && target.private && !target.cluster ? await diagnose(ctx.session, layouts, ctx.plan.seed, ctx.run.signal) : null;
     const results = [...memoryOnly.keys()].sort((a, b) => a - b).map((i) => finished.get(i) ?? (memoryOnly.get(i) as CellResult));
     const error = found?.error ?? err.message;
     const cause = found ? namedRejection(found.error, found.rejected) : null;

@@ -86,7 +86,7 @@ export async function runOnce(input: OnceInput): Promise<number | undefined> {
       // --max-ops counts from the connection's first command: the handshake, the checks and the turn-taking too.
       const cap = plan.maxOpsPerSecond !== undefined ? new CommandCap(plan.maxOpsPerSecond) : undefined;
       const target = wantsCluster(flags)
-        ? clusterTarget(await clusterSessionFromFlags(flags))
+        ? clusterTarget(await clusterSessionFromFlags(flags, cap))
         : singleTarget(await sessionFromFlags(flags, undefined, cap ? { cap } : {}));
       session = target.shards[0]?.session;
       if (!session) throw new RedisUnavailableError('the cluster has no primary');

@@ -86,7 +86,8 @@ export async function verifyAction(flags: VerifyFlags): Promise<number> {
       say: (line) => void process.stderr.write(`${line}\n`),
       onSignal: onShutdown,
     },
-    ({ target, namespace, signal }) => verifyEach(names, target, namespace, scripts, { seed, calls: flags.calls, lights: flags.lights, signal, say }),
+    ({ target, namespace, signal }) =>
+      verifyEach(names, target, namespace, scripts, { seed, calls: flags.calls, lights: flags.lights, signal, say, trustScripts: flags.trustScripts === true }),
   );
   const findings = results.reduce((sum, r) => sum + r.findings, 0);
   if (flags.json)
@@ -113,15 +114,17 @@ async function verifyEach(
   target: Target,
   namespace: Namespace,
   scripts: LayoutOptions,
-  options: { seed: number; calls: number; lights: number; signal: AbortSignal; say: (line: string) => void },
+  options: { seed: number; calls: number; lights: number; signal: AbortSignal; say: (line: string) => void; trustScripts: boolean },
 ): Promise<VerifyResult[]> {
   const { say } = options;
   const results: VerifyResult[] = [];
   for (const name of names) {
     const layout = namespacedLayout(name, namespace.prefix, scripts);
     let shown = -1;
-    const result = await verifyLayout(target.redis, layout, {
+    // The use case refuses a user's scripts on a server swc did not start unless trusted, as the guarded run did before it.
+    const result = await verifyLayout(target, layout, {
       seed: options.seed,
+      trustScripts: options.trustScripts,
       calls: options.calls,
       lights: options.lights,
       signal: options.signal,

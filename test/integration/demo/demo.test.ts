@@ -48,7 +48,19 @@ describe.concurrent('swc demo', () => {
       expect(result.prefix).toMatch(/^swc-demo:[0-9a-f]{8}$/);
       // A marker that lists a user's key (someone copied it) never reaches that key: the key lacks the demo's id.
       await redis.hset(`${result.prefix as string}:run`, 'keys', JSON.stringify([...result.keys, 'stoplight:v5:metadata:checkout']));
-      const present = Object.keys(await digest(redis, 'stoplight:*')).filter((k) => result.keys.includes(k));
+      const present = Object.keys(await digest(redis, '*')).filter((k) => result.keys.includes(k));
+      // Every key the demo made carries its mark in its name (#41): 5.x keys in the light's name, 6.0 keys (whose system
+      // and light show only as hashes) in front of the layout's prefix; and swc lists each of them.
+      const made = Object.keys(await digest(redis, '*')).filter((k) => !(k in before));
+      expect(made.length).toBeGreaterThanOrEqual(20);
+      for (const key of made) expect(key).toContain(`${result.prefix as string}:`);
+      expect(made.filter((k) => k.startsWith(`${result.prefix as string}:stoplight:v6:`)).length).toBeGreaterThan(0);
+      const listedV6 = (await listLights(redis, { windowSeconds: result.windowSeconds })).lights.filter((l) => l.layout === 'stoplight-v6');
+      expect(listedV6.map((l) => l.state).sort()).toEqual(
+        DEMO_LIGHTS.filter((l) => l.layout === 'stoplight-v6')
+          .map((l) => l.state)
+          .sort(),
+      );
       const found = await listDemos(redis);
       expect([...(found.find((d) => d.prefix === result.prefix)?.keys ?? [])].sort()).toEqual(present.sort());
       expect(found.find((d) => d.prefix === 'swc-demo:0badf00d')?.marked).toBe(false);

@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 
 async function verify(name: LayoutName, scriptsDir?: string, calls = 8000, seed = 7, shrinkMs?: number): Promise<VerifyResult> {
-  return verifyLayout(redis, createLayout(name, scriptsDir ? { scriptsDir } : {}), { seed, calls, ...(shrinkMs ? { shrinkMs } : {}) });
+  return verifyLayout(redis, createLayout(name, scriptsDir ? { scriptsDir } : {}), { trustScripts: true, seed, calls, ...(shrinkMs ? { shrinkMs } : {}) });
 }
 
 /** A reproduction replays on one light in time order and ends with the call that shows the problem. */
@@ -57,7 +57,7 @@ describe('keys', () => {
       "if redis.call('HINCRBY', hash_key, bump_field, 1) == 4 and bump_field == 'consecutive_errors' then error('planted') end",
     );
     const prefix = `${uniqueName('verify-keys')}:${name}`;
-    const result = await verifyLayout(redis, createLayout(name, { scriptsDir: dir, prefix }), { seed: 11, calls: 3000 });
+    const result = await verifyLayout(redis, createLayout(name, { scriptsDir: dir, prefix }), { trustScripts: true, seed: 11, calls: 3000 });
     expect(result.lightsWithErrors).toBeGreaterThan(0);
     expect(result.shrink.replays).toBeGreaterThan(0);
     const [, left] = await redis.scan('0', 'MATCH', `${prefix}:*`, 'COUNT', 100_000);
@@ -120,6 +120,7 @@ describe("the injected clock and the server's own", () => {
     // Planted: sliding-log keeps each log for 2 s whatever its window; a light of a 2 h window loses its log after 2 s idle.
     const dir = plantBug('sliding-log/_log.lua', "redis.call('EXPIRE', own_key, 2 * window)", "redis.call('EXPIRE', own_key, 2)");
     const result = await verifyLayout(redis, createLayout('sliding-log', { scriptsDir: dir }), {
+      trustScripts: true,
       seed: 1,
       calls: 4000,
       lights: 12,
@@ -151,7 +152,12 @@ describe("the injected clock and the server's own", () => {
         'local function swc_meta_record(own_key, outcome, second, error_json)\n  local hash_key = swc_shared(own_key)',
     );
     const sharedReads = plantBugIn(dir, meta, "  return redis.call('HMGET', hash_key,", "  return redis.call('HMGET', swc_shared(hash_key),");
-    const result = await verifyLayout(redis, createLayout('sliding-log', { scriptsDir: sharedReads }), { seed: 1, calls: 4000, lights: 12 });
+    const result = await verifyLayout(redis, createLayout('sliding-log', { scriptsDir: sharedReads }), {
+      trustScripts: true,
+      seed: 1,
+      calls: 4000,
+      lights: 12,
+    });
     expect(result.lightsDisagreeing).toBeGreaterThan(0);
     expect(result.findings).toBeGreaterThan(0);
     expect(result.unreproduced).toEqual([]);
@@ -256,7 +262,7 @@ describe('a shrunk reproduction shows its own expected and actual values, not th
   ] as const)('%s with an off-by-one window boundary', async (name, file, find, replace) => {
     const dir = plantBug(file, find, replace);
     const layout = createLayout(name, { scriptsDir: dir });
-    const result = await verifyLayout(redis, layout, { seed: 7, calls: 8000 });
+    const result = await verifyLayout(redis, layout, { trustScripts: true, seed: 7, calls: 8000 });
     expect(result.disagreements.length).toBeGreaterThan(0);
     for (const d of result.disagreements) {
       expect(d.reproduction.length).toBeLessThan(d.originalLength);
