@@ -67,7 +67,8 @@ function listOnce({ flags, layout, names }: ListPlan, target: Target, control: {
       import('../report/listing.js'),
       import('./cluster-read.js'),
     ]);
-    const progress = stderrProgress(flags.progress !== false, scanProgressLine);
+    // --watch draws its frames over each other: a progress line between them (wrapped, on a narrow terminal) would shift them.
+    const progress = stderrProgress(flags.progress !== false && flags.watch === undefined, scanProgressLine);
     let listing: Listing;
     try {
       listing = await readListing(target.redis, {
