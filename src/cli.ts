@@ -1,4 +1,4 @@
-import { buildProgram, parseFailureCode } from './commands/program.js';
+import { buildProgram, inspectListAsLights, parseFailureCode } from './commands/program.js';
 import { fatal, installSignalHandlers, printError } from './commands/lifecycle.js';
 import { ExitCode } from './core/errors.js';
 
@@ -30,9 +30,11 @@ async function main(argv: string[]): Promise<void> {
   guardOutput();
   process.on('uncaughtException', fatal);
   process.on('unhandledRejection', fatal);
-  const program = await buildProgram(argv);
+  // `inspect --list` is lights, with every flag lights takes.
+  const args = inspectListAsLights(argv);
+  const program = await buildProgram(args);
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(args);
   } catch (err) {
     process.exitCode = parseFailureCode(err);
   }

@@ -40,7 +40,8 @@ export interface CommandsServer {
 
 /**
  * A server of the calling file's own (INFO commandstats counts every client's
- * commands) holding a light `checkout` of each layout, with a success and a failure.
+ * commands) holding a light `checkout` of each layout, with a success and a
+ * failure, and a 6.0 light `search` of system `payments` (found by name only by a walk).
  */
 export function commandsServer(): CommandsServer {
   let url = '';
@@ -60,6 +61,9 @@ export function commandsServer(): CommandsServer {
       await client.recordSuccess({ name: 'checkout' }, { at: HOUR_START, windowSeconds: 60 });
       await client.recordFailure({ name: 'checkout' }, { at: HOUR_START + 1, windowSeconds: 60, errorJson: ERROR_JSON });
     }
+    await (
+      await LayoutClient.open(connection(), new StoplightV6())
+    ).recordSuccess({ name: 'search', system: 'payments' }, { at: HOUR_START, windowSeconds: 60 });
   }, 30_000);
   return {
     redis: connection,

@@ -28,8 +28,13 @@ export type FleetLight = (typeof FLEET)[number];
 /** When the fleet is listed: a second after the longest light's last event. */
 export const FLEET_AT = BENCH_EPOCH + 300;
 
-/** Writes the fleet as bench fills a cell's first light: its traffic spec with the plan's seed, through the 5.x scripts. */
-export async function writeFleet(redis: Redis): Promise<void> {
+/**
+ * Writes the fleet as bench fills a cell's first light: its traffic spec with
+ * the plan's seed, through the 5.x scripts, `windows` windows of it (5.x keeps
+ * a day of events, so a real fleet holds several). Returns the moment to list
+ * it at: a second after the longest light's last event.
+ */
+export async function writeFleet(redis: Redis, windows = 1): Promise<number> {
   const v5 = createLayout('stoplight-v5');
   const writer = await RespConnection.open(redis.options);
   try {
@@ -37,7 +42,7 @@ export async function writeFleet(redis: Redis): Promise<void> {
     for (const light of FLEET) {
       const spec = {
         rate: light.rate,
-        durationSeconds: light.windowSeconds,
+        durationSeconds: light.windowSeconds * windows,
         failureRate: light.failureRate,
         seed: lightSeed(FLEET_SEED, 0),
         startAt: BENCH_EPOCH,
@@ -47,4 +52,5 @@ export async function writeFleet(redis: Redis): Promise<void> {
   } finally {
     writer.close();
   }
+  return BENCH_EPOCH + Math.max(...FLEET.map((l) => l.windowSeconds)) * windows;
 }

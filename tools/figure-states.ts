@@ -10,6 +10,12 @@
  * consecutive errors (in 6.0's default system, which swc names itself). The read is at a clock hour's first second (hh:00:00),
  * where 5.x leaves that second's events out. Then `swc lights` and
  * `swc inspect` run as a user runs them, and their output fills the blocks.
+ *
+ * The 6.0 figures (`lights-states-v6`, `inspect-recovery`) come from lights
+ * of another system driven through Stoplight 6.0's state machine by the
+ * test-side application (test/stoplight6-app.ts): red by error rate and by
+ * consecutive errors, a recovery probe under way, locked red before any
+ * traffic, the default config, and a cool-off ending at the read.
  */
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -23,6 +29,7 @@ import { StoplightV6 } from '../src/layouts/stoplight/v6.js';
 import { connect } from '../src/redis/connect.js';
 import { startPrivateServer } from '../src/redis/server.js';
 import { writeFigure } from './figure-blocks.js';
+import { Stoplight6Light, type AppLightConfig } from '../test/stoplight6-app.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const WINDOW = 300;
@@ -94,6 +101,77 @@ async function seed(redis: Redis, now: number): Promise<void> {
   );
 }
 
+/** The 6.0 system of the second figure (6.0's default one, which swc names itself): its lights, each driven through Stoplight's states. */
+const V6_SYSTEM = 'default';
+
+async function seedV6(redis: Redis, now: number): Promise<void> {
+  const base = { system: V6_SYSTEM, windowSeconds: WINDOW, coolOffSeconds: 600 };
+  const lights: [AppLightConfig, [number, 'success' | 'failure'][], 'locked_red' | null][] = [
+    // 12 calls, half failing: error rate 50% over at least 10 requests, red.
+    [{ ...base, name: 'orders-api', strategy: 'error_rate', threshold: 0.5 }, [...calls(-200, 6, 'success'), ...calls(-150, 6, 'failure')], null],
+    // 3 consecutive errors, all in the window: red.
+    [{ ...base, name: 'stock', strategy: 'consecutive_errors', threshold: 3 }, calls(-80, 3, 'failure'), null],
+    // Red 400 s ago, cool-off 300 s: a probe 50 s ago (1 of 3 successes needed) is under way.
+    [
+      { ...base, name: 'ledger', strategy: 'consecutive_errors', threshold: 3, coolOffSeconds: 300, recoveryThreshold: 3 },
+      [...calls(-400, 3, 'failure'), [-50, 'success']],
+      null,
+    ],
+    // Locked red by an operator before any traffic: only its state and its registry entry.
+    [{ ...base, name: 'fraud-check', strategy: 'consecutive_errors', threshold: 3 }, [], 'locked_red'],
+    // The default config (no window): the unbounded metrics hash, 3 consecutive errors, red.
+    [{ ...base, name: 'email', windowSeconds: null, strategy: 'consecutive_errors', threshold: 3 }, calls(-30, 3, 'failure'), null],
+    // Breached 60 s before the read with a 60 s cool-off: still red at the read (the cool-off ends strictly after).
+    [
+      { ...base, name: 'tax', strategy: 'consecutive_errors', threshold: 3, coolOffSeconds: 60 },
+      [
+        [-62, 'failure'],
+        [-61, 'failure'],
+        [-60, 'failure'],
+      ],
+      null,
+    ],
+    // 2 of 3 calls failing under error rate: fewer than its 10 requests, not close to tripping.
+    [
+      { ...base, name: 'search', strategy: 'error_rate', threshold: 0.5 },
+      [
+        [-30, 'success'],
+        [-20, 'failure'],
+        [-10, 'failure'],
+      ],
+      null,
+    ],
+  ];
+  for (const [config, events, lock] of lights) {
+    const app = await Stoplight6Light.open(redis, config);
+    await app.register(now - 3600);
+    if (lock !== null) await app.lock(lock);
+    for (const [offset, outcome] of events) await app.call(outcome, now + offset);
+  }
+}
+
+const calls = (from: number, n: number, outcome: 'success' | 'failure'): [number, 'success' | 'failure'][] =>
+  Array.from({ length: n }, (_, i) => [from + i * 0.5, outcome]);
+
+async function v6Figures(now: number): Promise<{ lightsV6: string; recovery: string }> {
+  const server = await startPrivateServer();
+  try {
+    const redis = await connect(server.url);
+    try {
+      await seedV6(redis, now);
+    } finally {
+      redis.disconnect();
+    }
+    return {
+      lightsV6: swc(server.url, ['lights', '--sort', 'state', '--threshold', '0.5', '--at', String(now)]),
+      // By name, without --system: the default system's keys and registry entry, no SCAN.
+      recovery: swc(server.url, ['inspect', 'ledger', '--at', String(now)]),
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
 function swc(url: string, args: readonly string[]): string {
   const env: NodeJS.ProcessEnv = { ...process.env, COLUMNS: '80', NO_COLOR: '1', TZ: 'UTC', REDIS_URL: url };
   const child = spawnSync(process.execPath, [join(ROOT, 'bin/swc.js'), ...args], { cwd: ROOT, env, encoding: 'utf8' });
@@ -115,10 +193,16 @@ async function main(): Promise<void> {
       redis.disconnect();
     }
     const lights = swc(server.url, ['lights', '--window', '5m', '--sort', 'state', '--threshold', '0.5', '--at', String(now)]);
+    // The 6.0 figures: a server of their own, so the first figure stays as it was.
+    const { lightsV6, recovery } = await v6Figures(now);
     const inspect = swc(server.url, ['inspect', 'search', '--window', '300', '--at', String(now), '--limit', '4']);
     const caption = '_Lights in every state on a private server, read at a clock hour’s first second (regenerated by `npm run docs:figures`)._';
     writeFigure(join(ROOT, 'docs/operator.md'), 'lights-states', `${lights}\n\n${caption}`);
     writeFigure(join(ROOT, 'docs/inspect.md'), 'inspect-states', `${inspect}\n\n${caption}`);
+    const v6Caption =
+      "_Stoplight 6.0 lights driven through its state machine (test/stoplight6-app.ts) on a private server; no --window: each light's registered window_size (regenerated by `npm run docs:figures`)._";
+    writeFigure(join(ROOT, 'docs/operator.md'), 'lights-states-v6', `${lightsV6}\n\n${v6Caption}`);
+    writeFigure(join(ROOT, 'docs/inspect.md'), 'inspect-recovery', `${recovery}\n\n${v6Caption}`);
   } finally {
     await server.stop();
   }

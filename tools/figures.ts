@@ -36,6 +36,8 @@ export const FIGURES: readonly FigureSource[] = [
   { id: 'layouts-all', doc: 'docs/layouts.md', command: 'tsx tools/figure-command.ts docs/layouts.md layouts-all --to Commands bench --preset blog --no-throughput --format markdown --layout all --no-progress', slow: true },
   { id: 'lights-states', doc: 'docs/operator.md', command: 'tsx tools/figure-states.ts' },
   { id: 'inspect-states', doc: 'docs/inspect.md', command: 'tsx tools/figure-states.ts' },
+  { id: 'lights-states-v6', doc: 'docs/operator.md', command: 'tsx tools/figure-states.ts' },
+  { id: 'inspect-recovery', doc: 'docs/inspect.md', command: 'tsx tools/figure-states.ts' },
   { id: 'bench-gate', doc: 'docs/ci.md', command: 'node scripts/bench-gate-instructions.mjs --write', slow: true },
   { id: 'lights-forecast', doc: 'docs/inspect.md', command: 'tsx tools/forecast-figure.ts --write', slow: true },
   { id: 'rdb-vs-live', doc: 'docs/operator.md', command: 'tsx tools/bench-rdb.ts --write-docs', slow: true },
@@ -55,6 +57,8 @@ export interface Definition {
 }
 
 export const DEFINITIONS: readonly Definition[] = [
+  { doc: 'docs/operator.md', says: '16 ×', reason: "the --rdb bound's bytes per table slot of a hash or sorted set, a constant of src/inspect/rdb-bound.ts" },
+  { doc: 'docs/operator.md', says: '64 ×', reason: "the --rdb bound's bytes per √n of a skiplist, a constant of src/inspect/rdb-bound.ts" },
   { doc: 'docs/bench.md', says: '10%', reason: 'how far under the bound the preset cells aim (a constant of steady-lights.ts)' },
   { doc: 'docs/bench.md', says: '0.08%', reason: "the steady preset's target spread (PRESET_STEADY_LIGHTS.relativeSd)" },
   { doc: 'docs/bench.md', says: '11 bytes', reason: 'SKIPLIST_NODE_SD_BYTES, a constant of steady-lights.ts' },

@@ -49,11 +49,11 @@ export function inspectCommand(): Command {
     )
     .option(
       '--system <name or id>',
-      'the system of a light given by name or light id: its name, or the id its keys carry (6.0: 12 hex); default "default" for names, any system for a light id',
+      'the system of a light given by name or light id: its name, or the id its keys carry (6.0: 12 hex); with it the light is always a name (or id) in that system; without it "default" is read first, any system last (a walk)',
     )
     .option(
       '--window <time>',
-      'window to judge buckets against: 60, 90s, 5m, 1h (default: 5.x its longest, a day; 6.0 stores none: no window, no error rate)',
+      "window to judge buckets against: 60, 90s, 5m, 1h (default: 5.x its longest, a day; 6.0 the light's registered window_size, else none: no error rate)",
       windowSeconds,
     )
     .option('--at <time>', 'judge the window at this Unix time in seconds (default: the server clock)', unixSeconds)
@@ -76,17 +76,21 @@ export function inspectCommand(): Command {
     .addHelpText(
       'after',
       '\nThe light: what swc lights prints (a name, or 6.0 system-id/light-id), a 6.0' +
-        '\nlight id (any system), a name (without --system: "default", then any system),' +
-        '\nor a full key.' +
+        '\nlight id, a name, or a full key. Without --system, 6.0 tries in turn: a key,' +
+        '\nsystem-id/light-id, system/light (split at the first /), the whole text as a' +
+        '\nlight of the "default" system (its keys and registry entry, no SCAN), and last' +
+        '\nany system (one SCAN pass; the output says it walked). With --system the text' +
+        '\nis always a light name: a name holding / or a key is reached that way.' +
         '\n--json: one object { schemaVersion, swcVersion, request, drift, inspections };' +
         '\ntotals = events the keys hold (docs/inspect.md, "Looking inside a light").' +
         '\nRead-only: runs no Stoplight script (a 6.0 read would evict). Commands sent:' +
         '\nPING, ECHO, TIME, CONFIG GET, SCAN, TYPE, OBJECT ENCODING, TTL, HLEN, ZCARD,' +
-        '\nHMGET, ZRANGE, HSCAN, MEMORY USAGE (ZRANGE and HSCAN in pages of 1000).' +
-        '\nA 6.0 light given by id whose name is unknown: also HGET of its entry in a' +
-        '\nStoplight registry of light configs.' +
+        '\nHMGET, HGET, ZRANGE, HSCAN, MEMORY USAGE (ZRANGE and HSCAN in pages of 1000).' +
+        "\nHGET reads the light's entry in its system's Stoplight registry (window," +
+        '\nthreshold, strategy, cool-off); a recovery lock adds STRLEN, and a walk that' +
+        '\nmeets registries HEXISTS.' +
         '\n6.0 names: the "default" system, the name given, --system, --names, a' +
-        '\nregistry; a name in several systems is exit 2.' +
+        '\nregistry; a name found only by the walk in several systems is exit 2.' +
         '\nWithout MEMORY (renamed or denied) bytes show n/a; without CONFIG the listpack' +
         '\nlimits show ?.' +
         '\nOn Redis Cluster (--cluster, or several --redis-url seeds): each key is read on' +

@@ -46,7 +46,7 @@ export function lightsCommand(): Command {
     )
     .option(
       '--window <time>',
-      'judge stale events against this window: 60, 90s, 5m, 1h (default: none; 5.x then counts events older than a day)',
+      "judge stale events against this window: 60, 90s, 5m, 1h (default: a 6.0 light's registered window_size, else none; 5.x then counts events older than a day)",
       windowSeconds,
     )
     .option('--at <time>', 'judge idle time and the window at this Unix time in seconds (default: the server clock)', unixSeconds)
@@ -70,7 +70,11 @@ export function lightsCommand(): Command {
       `COUNT of every SCAN call, 1..${SCAN_COUNT_MAX} (default: adapted so each call stays within ${SCAN_BUDGET_US} µs of server time)`,
       parser((v) => parseNumber('--scan-count', v, { min: 1, max: SCAN_COUNT_MAX, integer: true })),
     )
-    .option('--state <states>', 'only lights in these states, comma-separated: red, yellow, locked red, locked green, green', parser(parseStates))
+    .option(
+      '--state <states>',
+      'only lights in these states, comma-separated: red, yellow, locked red, locked green, green (red matches every red light, locked or not, as Stoplight colours a light locked red; "locked red" only the locked ones; the same for green)',
+      parser(parseStates),
+    )
     .option(
       '--forecast <layout>',
       `replay each light's recorded events into this layout (${BUILTIN_LAYOUT_NAMES.join(', ')}, or a manifest file) on a private redis-server and measure its bytes there, as swc bench does`,
@@ -84,6 +88,14 @@ export function lightsCommand(): Command {
       '--forecast-events <n>',
       "with --forecast: replay at most a light's newest n events (1..100000000, default 1000000); a light with more is marked capped",
       parser((v) => parseNumber('--forecast-events', v, { min: 1, max: 100_000_000, integer: true })),
+    )
+    .option(
+      '--windows <file>',
+      'with --forecast: each light\'s window by name or glob, one "<name or glob> <window>" a line (e.g. "payments-* 5m"); first match wins, before the 6.0 registry\'s',
+    )
+    .option(
+      '--forecast-even',
+      "with --forecast: also measure one window of even traffic at each light's mean rate (what swc bench would hold), beside its replay",
     )
     .option('--no-progress', 'no scan or forecast progress on stderr')
     .option(
@@ -108,11 +120,13 @@ system-id/light-id).
 buckets) into stoplight-v6 on a private redis-server and measures its keys, as
 swc bench does: at most --forecast-sample lights, the fleet extrapolated from
 them; JSON: each light's "forecast" (method measured, capped, sampled-out, …)
-and the fleet's "forecast". Nothing is written to the server listed.
+and the fleet's "forecast". Nothing is written to the server listed. Each light
+is replayed with --window, else its --windows rule, else its 6.0 registry
+window; with none, its row says "window unknown: span used".
 --json: { schemaVersion, at, windowSeconds, totals, total, matched, lights }
 (docs/inspect.md, "Looking inside a light").
 Read-only. Commands sent: PING, TIME, SCAN, TYPE, ECHO, ZCARD, HLEN, ZRANGE, ZCOUNT,
-HGETALL, HMGET, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
+HGETALL, MEMORY USAGE (a scan that runs over a second also DBSIZE, for its progress;
 a Stoplight registry of light configs, where one exists: HSCAN).
 One SCAN pass (COUNT adapted to 250 µs per call, or --scan-count; --scan-pause between
 calls) matches every layout's keys;
@@ -148,6 +162,11 @@ Examples:
       if (flags.forecast === undefined && (flags.forecastSample !== undefined || flags.forecastEvents !== undefined)) {
         throw new UsageError('--forecast-sample/--forecast-events: only with --forecast <layout>');
       }
+      if (flags.forecast === undefined && (flags.windows !== undefined || flags.forecastEven === true)) {
+        throw new UsageError('--windows/--forecast-even: only with --forecast <layout>');
+      }
+      // A bad windows file is exit 2 before any server is touched.
+      if (flags.windows !== undefined) (await import('../inspect/forecast-windows.js')).readWindowsFile(flags.windows);
       if (flags.forecast !== undefined && flags.watch !== undefined) throw new UsageError('--forecast: replays once; drop --watch');
       const { runList } = await import('./listing.js');
       return runList(flags, layout, flags.rdb !== undefined ? await (await import('./rdb-target.js')).rdbTarget(flags) : undefined);

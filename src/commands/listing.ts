@@ -40,6 +40,9 @@ export interface ListFlags extends RedisFlags, ClusterFlags {
   forecast?: string;
   forecastSample?: number;
   forecastEvents?: number;
+  /** `--windows <file>`: forecast windows by light name or glob. */
+  windows?: string;
+  forecastEven?: boolean;
 }
 
 /** What a listing of `flags` reads and shows, for {@link listOnce}. */
@@ -119,6 +122,8 @@ async function forecastOf(flags: ListFlags, layout: string, listing: Listing, ta
       layout,
       windowSeconds: listing.list.windowSeconds,
       at: listing.list.at,
+      ...(flags.windows !== undefined ? { windows: (await import('../inspect/forecast-windows.js')).readWindowsFile(flags.windows) } : {}),
+      ...(flags.forecastEven === true ? { even: true } : {}),
       ...(flags.forecastSample !== undefined ? { sample: flags.forecastSample } : {}),
       ...(flags.forecastEvents !== undefined ? { maxEvents: flags.forecastEvents } : {}),
       ...(flags.redisServer !== undefined ? { binary: flags.redisServer } : {}),

@@ -182,6 +182,32 @@ export function commandsFor(args: readonly string[]): string[] {
   return named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
 }
 
+/**
+ * `swc inspect --list …` is `swc lights …`: the same listing, so it takes
+ * every flag lights takes (`--top`, `--sort`, `--match`, …). `argv` (node,
+ * script, then the user's arguments) with `inspect` and `--list` turned into
+ * `lights`, and `--layout auto` (inspect's default, lights' without the flag)
+ * dropped; any other argv as it is. A light given beside `--list` is then
+ * an argument lights does not take: exit 2.
+ */
+export function inspectListAsLights(argv: readonly string[]): string[] {
+  const args = argv.slice(2);
+  const end = args.indexOf('--');
+  const flags = end === -1 ? args : args.slice(0, end);
+  if (args[0] !== 'inspect' || !flags.includes('--list')) return [...argv];
+  const out: string[] = [];
+  for (let i = 1; i < args.length; i += 1) {
+    const arg = args[i] as string;
+    if (arg === '--list' && (end === -1 || i < end)) continue;
+    if ((arg === '--layout' && args[i + 1] === 'auto') || arg === '--layout=auto') {
+      if (arg === '--layout') i += 1;
+      continue;
+    }
+    out.push(arg);
+  }
+  return [...argv.slice(0, 2), 'lights', ...out];
+}
+
 /** Builds the `swc` program for `argv` (node, script, then the user's arguments), or with every subcommand when none is given. */
 export async function buildProgram(argv?: readonly string[]): Promise<Command> {
   const names = argv === undefined ? Object.keys(COMMANDS) : commandsFor(argv.slice(2));

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { compareVersions, serverInfo, type ServerInfo } from '../redis/info.js';
 import { preflight, type PreflightReport } from '../redis/preflight.js';
 import { installScripts } from '../redis/scripts.js';
+import { checkAccess, type Access } from './access.js';
 import { untrustedScripts } from '../safety/probe.js';
 
 /** One finding of {@link diagnose}. */
@@ -18,6 +19,8 @@ export interface Diagnosis {
   readonly server: ServerInfo;
   readonly scripts: readonly { file: string; sha1: string; loaded: boolean }[];
   readonly checks: readonly Check[];
+  /** What this user may run, per family of commands, and which swc commands that allows. */
+  readonly access: Access;
   /** What a bench would find before writing: memory headroom, role, permissions. */
   readonly preflight: PreflightReport;
   /** No check failed (warnings allowed). */
@@ -63,10 +66,36 @@ const DEFAULT_LIMITS = {
  */
 export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Promise<Diagnosis> {
   const server = await serverInfo(redis);
+  const namespace = `swc-bench:${randomBytes(4).toString('hex')}`;
+  const access = await checkAccess(redis, { readKey: 'stoplight:swc-doctor-access', writeKey: `${namespace}:{probe}` });
   const checks: Check[] = [];
-  const add = (name: string, status: Check['status'], detail: string): void => {
-    checks.push({ name, status, detail });
+  // A user that may not write cannot bench anyway: what only a bench needs is said, not failed.
+  const add = (name: string, status: Check['status'], detail: string, benchOnly = false): void => {
+    if (benchOnly && access.readOnly && status === 'fail')
+      checks.push({ name, status: 'warn', detail: `${detail} (only bench and verify need it; this user is read-only)` });
+    else checks.push({ name, status, detail });
   };
+  for (const f of access.families) {
+    const neededBy = f.neededBy.join(', ');
+    if (f.denied.length === 0) {
+      add(`access ${f.family}`, 'ok', `may run ${f.allowed.join(', ')} (${neededBy})`);
+    } else {
+      const denied = f.denied.map((d) => d.command).join(', ');
+      const grant = f.denied.map((d) => `+${d.command.toLowerCase().replace(' ', '|')}`).join(' ');
+      const reader = f.family === 'connection' || f.family === 'read';
+      add(
+        `access ${f.family}`,
+        reader || !access.readOnly ? 'fail' : 'warn',
+        `may not run ${denied}${f.allowed.length > 0 ? ` (may run ${f.allowed.join(', ')})` : ''}: ${neededBy} ${reader ? `need it: grant ${grant}` : 'are refused'}`,
+      );
+    }
+  }
+  add(
+    'commands',
+    access.refuses.length === 0 ? 'ok' : access.allows.length > 0 ? 'warn' : 'fail',
+    `${access.allows.length > 0 ? `this user may use swc ${access.allows.join(', ')}` : 'this user may use no swc command'}${access.readOnly ? ' (read commands only)' : ''}` +
+      `${access.refuses.length > 0 ? `; refused: ${access.refuses.join(', ')}` : ''}; --rdb needs no access (${access.method === 'acl-dryrun' ? 'ACL DRYRUN' : "the server's NOPERM answers"})`,
+  );
 
   add(
     'version',
@@ -91,7 +120,7 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
       add(`scripts ${name}`, 'ok', `${layout.scripts.length} scripts loaded`);
     } catch (err) {
       for (const s of layout.scripts) scripts.push({ file: s.file, sha1: s.sha1, loaded: false });
-      add(`scripts ${name}`, 'fail', err instanceof Error ? err.message : String(err));
+      add(`scripts ${name}`, 'fail', err instanceof Error ? err.message : String(err), true);
     }
   }
 
@@ -159,14 +188,14 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
   // The checks a bench makes before writing, under a namespace of the
   // doctor's own (its probe keys are deleted again).
   const report = await preflight(redis, {
-    prefix: `swc-bench:${randomBytes(4).toString('hex')}`,
+    prefix: namespace,
     peakBytes: options.peakBytes ?? 0,
     ...(options.readOnly ? { readOnly: true } : {}),
   });
   const { memory } = report;
   const headroom = report.findings.filter((f) => f.check === 'memory');
   if (headroom.length > 0) {
-    for (const f of headroom) add('memory headroom', 'fail', `${options.peakFor ? `${options.peakFor}: ` : ''}${f.detail}`);
+    for (const f of headroom) add('memory headroom', 'fail', `${options.peakFor ? `${options.peakFor}: ` : ''}${f.detail}`, true);
   } else if (memory) {
     add(
       'memory headroom',
@@ -179,9 +208,10 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
   for (const f of report.findings) {
     if (f.check === 'memory') continue;
     const name = f.check === 'unchecked' ? 'info' : f.check;
-    add(name, f.advisory && !/CONFIG GET/.test(f.detail) ? 'warn' : 'fail', f.detail);
+    add(name, f.advisory && !/CONFIG GET/.test(f.detail) ? 'warn' : 'fail', f.detail, true);
   }
-  if (!report.findings.some((f) => f.check === 'permission')) {
+  // "every command" only where the families say so (a read-only user is told what it may use above).
+  if (!report.findings.some((f) => f.check === 'permission') && access.refuses.length === 0) {
     add(
       'permissions',
       'ok',
@@ -190,5 +220,5 @@ export async function diagnose(redis: Redis, options: DiagnoseOptions = {}): Pro
     );
   }
 
-  return { server, scripts, checks, preflight: report, ok: checks.every((c) => c.status !== 'fail') };
+  return { server, scripts, checks, access, preflight: report, ok: checks.every((c) => c.status !== 'fail') };
 }

@@ -11,9 +11,10 @@ import { startPrivateServer, type PrivateServer } from '../redis/server.js';
 import { serverInfo } from '../redis/info.js';
 import { RespConnection } from '../redis/resp.js';
 import { loadScripts } from '../redis/scripts.js';
-import { errorJsonFor } from '../traffic/events.js';
+import { BENCH_EPOCH, errorJsonFor, eventCount, evenTraffic as benchTraffic, lightSeed, type TrafficEvent, type TrafficSpec } from '../traffic/events.js';
 import { eventsOf, newestEvents, recordedEvents, type SecondCounts } from '../traffic/recorded.js';
 import { inspectLight } from './inspect.js';
+import { ruleFor, type WindowRule } from './forecast-windows.js';
 
 export type { LightForecast } from '../layouts/inspection.js';
 
@@ -23,6 +24,8 @@ export const DEFAULT_FORECAST_SAMPLE = 50;
 export const DEFAULT_FORECAST_EVENTS = 1_000_000;
 /** The longest window a light is replayed with when none is known: 5.x keeps a day of events. */
 const MAX_SPAN_SECONDS = 86_400;
+/** swc bench's --seed when none is given: `--forecast-even` draws its traffic as that bench would. */
+const BENCH_DEFAULT_SEED = 1;
 /** Layouts whose recorded events swc reads (5.x members, 6.0 buckets). */
 const READABLE = new Set(['stoplight-v5', 'stoplight-v5-tagged', 'stoplight-v6', 'stoplight-v6-upstream']);
 
@@ -34,8 +37,12 @@ export interface ForecastRequest {
   readonly sample?: number;
   /** Events replayed per light at most (its newest). */
   readonly maxEvents?: number;
-  /** The window every light is replayed with; null: each light's registered window, else the span of its events. */
+  /** The window every light is replayed with; null: a `windows` rule, else the light's registered window, else the span of its events. */
   readonly windowSeconds: number | null;
+  /** `--windows <file>`: windows by light name or glob (the first match wins), before the registry's. */
+  readonly windows?: readonly WindowRule[];
+  /** `--forecast-even`: also measure even traffic at each light's mean rate for one window, beside its replay. */
+  readonly even?: boolean;
   /** The moment the listing was judged at (the events are read as of then). */
   readonly at: number;
   readonly names?: NameBook;
@@ -82,6 +89,10 @@ export interface FleetForecast {
   readonly server: { readonly version: string; readonly allocator: string };
   /** How it was measured, in one sentence. */
   readonly method: string;
+  /** Lights replayed, by where their window came from; `span`: no window known, the span of its events used (marked per light). */
+  readonly windowSources: { readonly window: number; readonly windows: number; readonly registry: number; readonly span: number };
+  /** What the forecast is beside `swc bench`, in one sentence. */
+  readonly comparison: string;
 }
 
 /** A forecast: one entry per light given, in order, and the fleet. */
@@ -162,39 +173,117 @@ async function replayOne(
   const first = (seconds[0] as SecondCounts).second;
   const last = (seconds.at(-1) as SecondCounts).second;
   const span = Math.min(MAX_SPAN_SECONDS, last - first + 1);
-  const windowSeconds = request.windowSeconds ?? light.registered?.windowSeconds ?? span;
+  // --window for every light, else a --windows rule, else the light's registered config, else (said in the table) the span.
+  const rule = request.windowSeconds === null && request.windows ? ruleFor(request.windows, light) : undefined;
+  const registered = light.registered?.windowSeconds ?? null;
+  const windowSeconds = request.windowSeconds ?? rule?.windowSeconds ?? registered ?? span;
+  const windowFrom: LightForecast['windowFrom'] = request.windowSeconds !== null ? 'window' : rule ? 'windows' : registered !== null ? 'registry' : 'span';
   const target = replayedLight(light);
+  const seed = seedOf(`${light.layout}/${light.reference}`);
+  const bytes = await replayMeasured(redis, layout, target, seconds, windowSeconds, seed, recorded.errorJson);
+  const failures = seconds.reduce((sum, s) => sum + s.failures, 0);
+  const even = request.even ? await evenTraffic(redis, layout, target, { total, failures, first, last, windowSeconds }) : undefined;
+  return {
+    layout: layout.name,
+    method: all > maxEvents ? 'capped' : 'measured',
+    bytes,
+    events: total,
+    heldEvents: all,
+    windowSeconds,
+    windowFrom,
+    ...(rule ? { windowRule: `${rule.source} ${rule.pattern}` } : {}),
+    ...(even ? { even } : {}),
+  };
+}
+
+/** Writes `seconds` of `target` into `layout` on the private server with bench's writer, measures its keys, and deletes them: their bytes. */
+async function replayMeasured(
+  redis: Redis,
+  layout: Layout,
+  target: Light,
+  seconds: readonly SecondCounts[],
+  windowSeconds: number,
+  seed: number,
+  errorJson: string | null,
+): Promise<number> {
+  const first = (seconds[0] as SecondCounts).second;
+  const last = (seconds.at(-1) as SecondCounts).second;
+  return writeMeasured(
+    redis,
+    layout,
+    target,
+    { events: recordedEvents([...seconds], seed), total: eventsOf([...seconds]), first, last },
+    windowSeconds,
+    errorJson,
+  );
+}
+
+/** Writes `events` of `target` with bench's writer, measures the keys of seconds `first..last`, and deletes them: their bytes. */
+async function writeMeasured(
+  redis: Redis,
+  layout: Layout,
+  target: Light,
+  input: { events: Iterator<TrafficEvent>; total: number; first: number; last: number },
+  windowSeconds: number,
+  errorJson: string | null,
+): Promise<number> {
   const writer = await RespConnection.open(redis.options);
   try {
     await loadScripts(writer.channel, layout.scripts);
-    const own = recorded.errorJson;
     await writeLightEvents(
       writer,
       layout,
       {
         light: target,
-        events: recordedEvents(seconds, seedOf(`${light.layout}/${light.reference}`)),
-        total,
+        events: input.events,
+        total: input.total,
         // The light's own last error where it has one (its length decides the hash's encoding), else bench's.
-        errorJson: (at, index) => own ?? errorJsonFor(at, index, layout.stampPrecision),
+        errorJson: (at, index) => errorJson ?? errorJsonFor(at, index, layout.stampPrecision),
       },
       { batch: FILL_BATCH, windowSeconds, written: () => undefined },
     );
   } finally {
     writer.close();
   }
-  const keys = layout.keysOf(target, first, last + 1);
+  const keys = layout.keysOf(target, input.first, input.last + 1);
   const measured = await measureKeys(redis, keys);
   if (keys.length > 0) await redis.del(...keys.map((k) => k.key));
-  return {
-    layout: layout.name,
-    method: all > maxEvents ? 'capped' : 'measured',
-    bytes: measured.reduce((sum, k) => sum + k.bytes, 0),
-    events: total,
-    heldEvents: all,
-    windowSeconds,
-    windowFrom: request.windowSeconds !== null ? 'window' : light.registered?.windowSeconds != null ? 'registry' : 'span',
+  return measured.reduce((sum, k) => sum + k.bytes, 0);
+}
+
+/**
+ * `--forecast-even`: one window of swc bench's even traffic (its generator,
+ * its default seed and epoch) at the light's mean rate over the seconds
+ * replayed and its failure share, written and measured as the light's own
+ * events are: what `swc bench` at that rate and window holds.
+ */
+async function evenTraffic(
+  redis: Redis,
+  layout: Layout,
+  target: Light,
+  light: { total: number; failures: number; first: number; last: number; windowSeconds: number },
+): Promise<NonNullable<LightForecast['even']>> {
+  const rate = light.total / (light.last - light.first + 1);
+  const spec: TrafficSpec = {
+    rate,
+    durationSeconds: light.windowSeconds,
+    failureRate: light.total > 0 ? light.failures / light.total : 0,
+    // swc bench's own draw (its default --seed 1, first light, its epoch): the figure `swc bench --window W --rate r --failure-rate f` prints.
+    seed: lightSeed(BENCH_DEFAULT_SEED, 0),
+    startAt: BENCH_EPOCH,
   };
+  const total = eventCount(spec);
+  if (total === 0) return { rate, failureRate: spec.failureRate, events: 0, bytes: 0 };
+  const bytes = await writeMeasured(
+    redis,
+    layout,
+    target,
+    { events: benchTraffic(spec)[Symbol.iterator](), total, first: spec.startAt, last: spec.startAt + spec.durationSeconds - 1 },
+    light.windowSeconds,
+    // bench's own error JSON too: the figure is bench's.
+    null,
+  );
+  return { rate, failureRate: spec.failureRate, events: total, bytes };
 }
 
 const notReplayed = (layout: string, method: LightForecast['method'], events: number | null): LightForecast => ({
@@ -307,6 +396,7 @@ function fleetOf(
   const measuredBytes = measured.reduce((sum, f) => sum + (f.bytes ?? 0), 0);
   const mean = measured.length > 0 ? measuredBytes / measured.length : null;
   const current = lights.reduce<number | null>((sum, l) => (sum === null || l.bytes === null ? null : sum + l.bytes), 0);
+  const from = (source: NonNullable<LightForecast['windowFrom']>): number => measured.filter((f) => f.windowFrom === source).length;
   return {
     layout: run.layout,
     lights: lights.length,
@@ -326,6 +416,11 @@ function fleetOf(
       `each light's recorded events (5.x members, 6.0 buckets) replayed in time order into ${run.layout} on a private redis-server ` +
       "with bench's writer and injected clock, then MEMORY USAGE SAMPLES 0 of its keys, as swc bench measures" +
       (sampledOut > 0 ? `; ${measured.length} of ${measured.length + sampledOut} lights replayed, the rest extrapolated at their mean` : ''),
+    windowSources: { window: from('window'), windows: from('windows'), registry: from('registry'), span: from('span') },
+    comparison:
+      "a replay of each light's own events, bursts and idle seconds included; swc bench's even traffic at the same rate and window " +
+      'fills every second, so a light with traffic in fewer seconds (one that was red, or idle) forecasts less than bench ' +
+      '(--forecast-even measures that traffic beside each replay)',
   };
 }
 

@@ -54,10 +54,10 @@ export function resolveTargets(request: InspectRequest, names?: NameBook): Layou
   return chosen.map((layout) => ({ layout, targets: layout.inspector.targetsFor(target) }));
 }
 
-/** The server's clock, floored to the second. */
-async function serverSecond(redis: Redis): Promise<number> {
-  const [seconds] = await redis.time();
-  return Number(seconds);
+/** The server's clock, to the microsecond of its TIME. */
+async function serverMoment(redis: Redis): Promise<number> {
+  const [seconds, micros] = await redis.time();
+  return Number(seconds) + Number(micros) / 1e6;
 }
 
 /** Names met during the pass that suggestions are drawn from, at most (a bound on memory, not a sample). */
@@ -118,8 +118,9 @@ export async function inspectLight(
   const plan = resolveTargets(request, names);
   const { limits, unavailable } = await readEncodingLimits(redis);
   const given = request.at !== undefined;
-  const at = given ? Math.floor(request.at as number) : await serverSecond(redis);
-  const judge: JudgeOptions = { windowSeconds: request.windowSeconds ?? null, at, clock: given ? 'given' : 'server' };
+  const moment = given ? (request.at as number) : await serverMoment(redis);
+  const at = Math.floor(moment);
+  const judge: JudgeOptions = { windowSeconds: request.windowSeconds ?? null, at, moment, clock: given ? 'given' : 'server' };
 
   const auto = (request.layout ?? 'auto') === 'auto' && !registeredLayouts().some((l) => l.inspector.lightOfKey(request.light) !== null);
   let found: Inspection[];

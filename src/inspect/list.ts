@@ -3,10 +3,21 @@ import { UsageError } from '../core/errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { Layout } from '../layouts/types.js';
 import { keyTypes, memoryUsage, readHash } from '../layouts/inspection-keys.js';
+import { rdbBoundOf } from './rdb-bound.js';
 import { maxOf, minOf, pushAll } from '../core/arrays.js';
-import { addRegistry, isLiteral, nameId, namesOf, newNameBook, registrySystemOf, type NameBook } from '../layouts/stoplight/names.js';
+import {
+  addRegistry,
+  isLiteral,
+  nameId,
+  namesOf,
+  newNameBook,
+  parseRegistryEntry,
+  REGISTRY_KEY,
+  registrySystemOf,
+  type NameBook,
+} from '../layouts/stoplight/names.js';
+import { configView, trippingOf } from '../layouts/stoplight/traffic-control.js';
 import { scanOnce, type ScanControl } from '../redis/scan.js';
-import type { RegisteredConfig } from '../layouts/types.js';
 import { lightStates, type LightStateName } from '../layouts/stoplight/state.js';
 import type { LightOrder } from './list-options.js';
 
@@ -22,6 +33,8 @@ interface GroupKey {
   /** The type the layout keeps under this name; null when any type may be (keys read from templates). */
   expectedType: string | null;
   role: string;
+  /** What a listing calls the key's kind (6.0: its suffix); the role otherwise. */
+  kind: string;
 }
 
 interface Group {
@@ -29,6 +42,8 @@ interface Group {
   readonly light: string;
   readonly systemId: string | null;
   readonly keys: GroupKey[];
+  /** The light has an entry in its system's Stoplight registry (6.0). */
+  registered?: boolean;
 }
 
 interface KeyFacts {
@@ -111,6 +126,8 @@ export interface ListOptions {
   readonly scan?: ScanControl;
   /** A server of swc's own (an RDB snapshot): every MEMORY USAGE exact (SAMPLES 0), however large the key. */
   readonly exactMemory?: boolean;
+  /** An RDB snapshot loaded on swc's own server: each light carries how far the live server's bytes can be from its own ({@link rdbBoundOf}). */
+  readonly snapshot?: boolean;
 }
 
 /** Keys of benchmark runs: a namespace `swc-bench:<8 hex>`, whatever follows. */
@@ -138,8 +155,11 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
   const opts: ListOptions = Array.isArray(options) ? { only: options as readonly string[] } : (options as ListOptions);
   const layouts = opts.only === undefined ? registeredLayouts() : opts.only.map((name) => createLayout(name));
   const given = opts.at !== undefined;
-  const at = given ? Math.floor(opts.at as number) : Number((await redis.time())[0]);
-  const judge: JudgeOptions = { windowSeconds: opts.windowSeconds ?? null, at, clock: given ? 'given' : 'server' };
+  // The colour rule compares Stoplight's fractional stamps with the moment itself; windows count whole seconds.
+  const [seconds, micros] = given ? [opts.at as number, 0] : (await redis.time()).map(Number);
+  const moment = (seconds as number) + (micros as number) / 1e6;
+  const at = Math.floor(moment);
+  const judge: JudgeOptions = { windowSeconds: opts.windowSeconds ?? null, at, moment, clock: given ? 'given' : 'server' };
   const names = opts.names ?? newNameBook();
   const groups = new Map<string, Group>();
   const patterns = [...new Set(layouts.flatMap((layout) => layout.inspector.scanPatterns()))];
@@ -163,7 +183,13 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
         if (!owner) continue;
         const id = `${layout.name}\u0000${owner.system ?? ''}\u0000${owner.light}`;
         const group = groups.get(id) ?? { layout, light: owner.light, systemId: owner.system, keys: [] };
-        group.keys.push({ key, scoresAreSeconds: owner.scoresAreSeconds, expectedType: owner.expectedType ?? null, role: owner.role });
+        group.keys.push({
+          key,
+          scoresAreSeconds: owner.scoresAreSeconds,
+          expectedType: owner.expectedType ?? null,
+          role: owner.role,
+          kind: owner.kind ?? owner.role,
+        });
         groups.set(id, group);
         return;
       }
@@ -172,12 +198,29 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
   );
   const problems: string[] = [];
   for (const key of registries.sort()) {
+    let fields: Map<string, string>;
     try {
-      pushAll(problems, addRegistry(names, key, await readHash(redis, key)));
+      fields = await readHash(redis, key);
     } catch (err) {
       // A key of the wrong type under the registry's name is not a registry.
       if (!(err instanceof Error && /WRONGTYPE/.test(err.message))) throw err;
       problems.push(`${key} is not a hash: not a Stoplight registry of light configs, not read`);
+      continue;
+    }
+    pushAll(problems, addRegistry(names, key, fields));
+    // Every registered light is a light, with keys or without (locked before any traffic: only its state; or none yet).
+    const [, prefix, systemId] = REGISTRY_KEY.exec(key) ?? [];
+    if (prefix === undefined || systemId === undefined) continue;
+    for (const [field, value] of fields) {
+      const entry = parseRegistryEntry(field, value);
+      if (entry === null) continue;
+      const probe = `${prefix}:${systemId}:{${entry.lightId}}:state`;
+      const layout = layouts.find((l) => l.inspector.lightOfKey(probe) !== null);
+      if (!layout) continue;
+      const id = `${layout.name}\u0000${systemId}\u0000${entry.lightId}`;
+      const group = groups.get(id) ?? { layout, light: entry.lightId, systemId, keys: [] };
+      group.registered = true;
+      groups.set(id, group);
     }
   }
   for (const group of groups.values()) group.keys.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -205,7 +248,9 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
         lastSecond: lasts.length > 0 ? maxOf(lasts) : null,
       };
     })
-    .filter((b) => b.of.length > 0);
+    .filter((b) => b.of.length > 0 || b.group.registered === true);
+  // A light's window: --window, else its registered window_size; its strategy from the registry.
+  const configOf = (group: Group) => (group.systemId === null ? undefined : names.configs.get(`${group.systemId}/${group.light}`));
   // Each layout reads its own lights' health in one batched pass.
   const health = new Map<(typeof base)[number], LightHealth>();
   for (const layout of layouts) {
@@ -217,6 +262,8 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
       keys: b.of.map((f) => ({ key: f.key, type: f.type, elements: f.elements })),
       firstSecond: b.firstSecond,
       lastSecond: b.lastSecond,
+      windowSeconds: opts.windowSeconds ?? configOf(b.group)?.windowSeconds ?? null,
+      trafficControl: configOf(b.group)?.trafficControl ?? null,
     }));
     const results = await layout.inspector.survey(redis, surveyed, judge);
     mine.forEach((b, i) => health.set(b, results[i] ?? NO_HEALTH));
@@ -229,13 +276,15 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
       lastCallSecond,
       consecutiveErrors,
       notes,
+      defaultConfig,
       ...h
     } = health.get(base[i] as (typeof base)[number]) ?? NO_HEALTH;
     // Without events, the metadata's newest stamp says when the light last saw a call (a light on Stoplight's default config).
     const lastSeen = lastSecond ?? lastCallSecond ?? null;
     problems.push(...(lightProblems ?? []));
     const named = group.systemId === null ? { systemName: null, lightName: null } : namesOf(names, group.systemId, group.light);
-    const config = group.systemId === null ? undefined : names.configs.get(`${group.systemId}/${group.light}`);
+    const config = configOf(group);
+    const view = group.systemId === null ? null : configView(config, opts.windowSeconds ?? null, defaultConfig === true);
     const windowEvents = window ? window.successes + window.failures : null;
     // A light whose keys all sit under a namespace (swc demo --write's mark) is found by inspect only by a full key: that is its reference.
     const own = group.layout.inspector.scanPatterns().map(globRegExp);
@@ -251,6 +300,7 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
       keys: of.length,
       bytes: of.some((f) => f.bytes === null) ? null : of.reduce((sum, f) => sum + (f.bytes ?? 0), 0),
       bytesExact: of.every((f) => f.exact),
+      ...(opts.snapshot ? { rdbBound: rdbBoundOf(of, of.some((f) => f.bytes === null) ? null : of.reduce((sum, f) => sum + (f.bytes ?? 0), 0)) } : {}),
       firstSecond,
       lastSecond,
       spanSeconds: firstSecond === null || lastSecond === null ? 0 : lastSecond - firstSecond + 1,
@@ -262,7 +312,10 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
       state: state?.state ?? null,
       stateSinceSecond: state?.since ?? null,
       stateReason: state?.reason ?? null,
-      ...trippingOf(config, window, consecutiveErrors ?? null),
+      ...(view === null
+        ? { trippingUnknown: 'strategy unknown (5.x keeps no config)' }
+        : { config: view, ...trippingOf(view, window, consecutiveErrors ?? null) }),
+      keyKinds: [...new Set(of.map((f) => f.kind)), ...(group.registered ? ['registry'] : [])],
       notes: notes ?? [],
       windowSuccesses: window ? window.successes : null,
       windowFailures: window ? window.failures : null,
@@ -284,29 +337,6 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
     partial: scan.partial,
     ...(opts.nodes ? { nodes: [...opts.nodes] } : {}),
   };
-}
-
-/**
- * How close a light is to tripping on its own config (a registry entry):
- * consecutive errors against a count, or the failure rate in the window
- * against a fraction. Nothing when the config or the figure is unknown.
- */
-function trippingOf(
-  config: RegisteredConfig | undefined,
-  window: { successes: number; failures: number } | null | undefined,
-  consecutiveErrors: number | null,
-): { tripping?: NonNullable<LightListing['tripping']> } {
-  if (!config?.trafficControl || config.threshold === null || config.threshold <= 0) return {};
-  const threshold = config.threshold;
-  if (config.trafficControl === 'consecutive_errors') {
-    return consecutiveErrors === null
-      ? {}
-      : { tripping: { trafficControl: 'consecutive_errors', value: consecutiveErrors, threshold, ratio: consecutiveErrors / threshold } };
-  }
-  const total = window ? window.successes + window.failures : 0;
-  if (!window || total === 0) return {};
-  const rate = window.failures / total;
-  return { tripping: { trafficControl: 'error_rate', value: rate, threshold, ratio: rate / threshold } };
 }
 
 /** Where a light's keys are on a cluster: its keys and bytes per primary. */
@@ -429,7 +459,7 @@ export function selectLights(list: LightList, selection: LightSelection): { matc
   }
   if (selection.states !== undefined) {
     const states = selection.states;
-    matched = matched.filter((l) => l.state !== null && l.state !== undefined && states.includes(l.state));
+    matched = matched.filter((l) => l.state !== null && l.state !== undefined && states.some((wanted) => stateMatches(l.state as LightStateName, wanted)));
   }
   if (selection.threshold !== undefined) {
     const threshold = selection.threshold;
@@ -440,6 +470,16 @@ export function selectLights(list: LightList, selection: LightSelection): { matc
   matched = [...matched].sort(byOrder[selection.sort ?? 'bytes']);
   const shown = selection.top === undefined ? matched : matched.slice(0, selection.top);
   return { matched, shown };
+}
+
+/**
+ * Whether a light in `state` answers `--state wanted`: Stoplight's colour of
+ * a light locked red is red, and of one locked green green, so `red`
+ * matches every red light, locked or not, and `locked red` only the locked
+ * ones (the same for green).
+ */
+export function stateMatches(state: LightStateName, wanted: LightStateName): boolean {
+  return state === wanted || (state === `locked ${wanted}` && (wanted === 'red' || wanted === 'green'));
 }
 
 function overThreshold(l: LightListing, threshold: number): boolean {

@@ -63,7 +63,7 @@ export async function readListing(redis: Redis, request: ListingRequest): Promis
     windowSeconds: request.windowSeconds,
     ...(request.at !== undefined ? { at: request.at } : {}),
     names: request.names,
-    ...(request.snapshot ? { exactMemory: true } : {}),
+    ...(request.snapshot ? { exactMemory: true, snapshot: true } : {}),
     scan: {
       ...(pauseMs !== undefined ? { pauseMs } : {}),
       ...(request.scanCount !== undefined ? { count: request.scanCount } : {}),

@@ -121,7 +121,10 @@ export function resolveLayoutName(spec: string, options: { baseDir?: string } = 
   const definition = manifestLoader(file);
   const existing = registry.get(definition.name);
   if (existing && existing !== definition) {
-    throw new UsageError(`--layout: ${spec} names its layout "${definition.name}", which is already a registered layout`);
+    throw new UsageError(
+      `--layout: ${spec} names its layout "${definition.name}", which is already a registered layout: ` +
+        `give the copy a name of its own (change its "name" field, e.g. "${definition.name}-copy")`,
+    );
   }
   if (!existing) registerLayout(definition);
   manifests.set(file, definition.name);

@@ -10,7 +10,7 @@ export interface LightState {
   readonly state: LightStateName;
   /** Unix seconds the state holds since, where the fields say (breach, recovery start); null otherwise. */
   readonly since: number | null;
-  /** One phrase: why, e.g. `breached after 3 consecutive errors: Timeout`. */
+  /** One phrase: why, e.g. `breached by consecutive errors (3 now): Timeout`. */
   readonly reason: string;
 }
 
@@ -76,8 +76,8 @@ export interface WindowView {
   readonly clock: 'server' | 'given';
   /** First second inside the window; null when there is no window. */
   readonly fromSecond: number | null;
-  /** `given` (--window), `layout` (the layout's longest window, 5.x: a day), or `none` (no window given, none known). */
-  readonly source: 'given' | 'layout' | 'none';
+  /** `given` (--window), `registry` (6.0: the light's registered `window_size`), `layout` (the layout's longest window, 5.x: a day), or `none` (no window given, none known). */
+  readonly source: 'given' | 'registry' | 'layout' | 'none';
 }
 
 /** The summary line. */
@@ -182,6 +182,30 @@ export interface BucketInspection extends InspectionBase {
   readonly buckets: Bucket[];
   readonly drift: BucketDrift;
   readonly metadata: LightMetadata;
+  /** 6.0: which of the light's keys exist, by kind (`window_metrics`, `window_metrics:ts_idx`, `state`, `metrics`, `recovery_metrics`, `locks:recovery`), and `registry` when its registry holds an entry. */
+  readonly keyKinds?: readonly string[];
+  /** 6.0: the state hash's fields as stored (`locked_state`, `breached_at`, `recovery_scheduled_after`, `recovery_started_at`, `recovered_at`). */
+  readonly stateFields?: Readonly<Record<string, string>>;
+  /** 6.0: the recovery probes' metrics hash, when it exists. */
+  readonly recoveryMetrics?: Readonly<Record<string, string>>;
+  /** 6.0: the light's registry entry (`<prefix>:<system id>:lights`, field the light id); null when none. */
+  readonly registry?: { readonly key: string; readonly field: string; readonly config: RegisteredConfigView } | null;
+  /** 6.0: the config the light is judged by, each value with its source. */
+  readonly config?: LightConfigView;
+  /** How close the light is to tripping by its own strategy, where that can be said. */
+  readonly tripping?: Tripping;
+  /** Why closeness is not said, when {@link tripping} is absent. */
+  readonly trippingUnknown?: string;
+  /** How the light was found: read by name (its keys and registry, no SCAN), or by a walk and why. */
+  readonly lookup?: string;
+}
+
+/** A registry entry's config, as read. */
+export interface RegisteredConfigView {
+  readonly windowSeconds: number | null;
+  readonly threshold: number | null;
+  readonly trafficControl?: 'error_rate' | 'consecutive_errors';
+  readonly coolOffSeconds?: number | null;
 }
 
 /** One second of a light kept as one member per event. */
@@ -257,12 +281,15 @@ export interface LightListing {
     readonly windowSeconds: number | null;
     readonly threshold: number | null;
     readonly trafficControl?: 'error_rate' | 'consecutive_errors';
+    readonly coolOffSeconds?: number | null;
   };
   readonly keys: number;
   /** Null when the server refuses MEMORY. */
   readonly bytes: number | null;
   /** False when a key was too large for an exact MEMORY USAGE and Redis sampled it. */
   readonly bytesExact: boolean;
+  /** `--rdb`: the most the live server's bytes can differ from these, from the shape of the light's keys (src/inspect/rdb-bound.ts). */
+  readonly rdbBound?: { readonly bytes: number; readonly fraction: number | null };
   /** Oldest and newest second with events; null when none. */
   readonly firstSecond: number | null;
   readonly lastSecond: number | null;
@@ -297,19 +324,52 @@ export interface LightListing {
   readonly stateSinceSecond?: number | null;
   /** Why, in one phrase. */
   readonly stateReason?: string | null;
-  /** How close the light is to tripping on its own config (registry), when known: e.g. failure rate / threshold, or consecutive errors / threshold. */
-  readonly tripping?: {
-    readonly trafficControl: 'error_rate' | 'consecutive_errors';
-    readonly value: number;
-    readonly threshold: number;
-    readonly ratio: number;
-  };
+  /** How close the light is to tripping by its own strategy (its registry entry, or the default config), when that can be said. */
+  readonly tripping?: Tripping;
+  /** Why closeness is not said (strategy unknown: no registry entry; no window for error rate), when {@link tripping} is absent. */
+  readonly trippingUnknown?: string;
+  /** 6.0: the config the light is judged by, each value with where it came from (`--window`, the registry, the default config). */
+  readonly config?: LightConfigView;
+  /** Which of the light's keys exist, by kind (6.0: `state`, `window_metrics`, `ts_idx`, `metrics`, `recovery_metrics`, `locks:recovery`, `registry`; 5.x: `metadata`, the event kinds). */
+  readonly keyKinds?: readonly string[];
   /** What moved the light's window, or what it lacks (no window configured); empty when nothing did. */
   readonly notes?: readonly string[];
   /** On Redis Cluster: the primary (`host:port`) holding the light's keys; several joined with ` + ` when its keys span primaries. */
   readonly node?: string;
   /** On Redis Cluster: the light's keys and bytes on each primary that holds some. */
   readonly placement?: readonly NodeShare[];
+}
+
+/** How close a light is to tripping by its own strategy: `ratio` reaches 1 exactly when Stoplight's rule trips it. */
+export interface Tripping {
+  readonly trafficControl: 'error_rate' | 'consecutive_errors';
+  /** Consecutive errors as the strategy counts them (clamped to the window's failures when the light has a window), or the failure rate. */
+  readonly value: number;
+  readonly threshold: number;
+  readonly ratio: number;
+  /** consecutive_errors: the stored streak, before the clamp. */
+  readonly consecutiveErrors?: number;
+  /** consecutive_errors with a window: the failures in it (the clamp). */
+  readonly windowFailures?: number;
+  /** error_rate: requests in the window, and the minimum the strategy needs before it may trip. */
+  readonly requests?: number;
+  readonly minRequests?: number;
+}
+
+/** One value of a light's config and where it came from; both null when nobody gave it. */
+export interface ConfigValue<T> {
+  readonly value: T | null;
+  readonly from: '--window' | 'registry' | 'default config' | 'Stoplight default' | null;
+}
+
+/** The config a 6.0 light is judged by. */
+export interface LightConfigView {
+  readonly windowSeconds: ConfigValue<number>;
+  readonly threshold: ConfigValue<number>;
+  readonly trafficControl: ConfigValue<'error_rate' | 'consecutive_errors'>;
+  readonly coolOffSeconds: ConfigValue<number>;
+  /** error_rate only: the minimum of requests (Stoplight's default; the registry does not store it). */
+  readonly minRequests?: ConfigValue<number>;
 }
 
 /** A light's (or a listing's) keys and bytes on one primary of a cluster. */
@@ -354,6 +414,8 @@ export interface LightHealth {
   readonly consecutiveErrors?: number | null;
   /** What moved the window, or what the light lacks (no window configured). */
   readonly notes?: readonly string[];
+  /** 6.0: the light keeps the unbounded `:metrics` hash and no window metrics: Stoplight's default config (no `window_size`). */
+  readonly defaultConfig?: boolean;
 }
 
 /**
@@ -379,8 +441,20 @@ export interface LightForecast {
   readonly heldEvents: number | null;
   /** The window the replay wrote with (evictions follow it); null when not replayed. */
   readonly windowSeconds: number | null;
-  /** Where that window came from: `--window`, the light's registered config, or the span of its events. */
-  readonly windowFrom: 'window' | 'registry' | 'span' | null;
+  /**
+   * Where that window came from: `--window`, a `--windows` file's rule, the
+   * light's registered config, or (none of them) the span of its events, which
+   * the table marks "window unknown: span used".
+   */
+  readonly windowFrom: 'window' | 'windows' | 'registry' | 'span' | null;
+  /** With `windowFrom` `windows`: the rule's file and line, and its pattern. */
+  readonly windowRule?: string;
+  /**
+   * `--forecast-even`: the same layout measured after even traffic at the
+   * light's own mean rate and failure share for one window, as `swc bench`
+   * fills a cell; a bursty light's replay holds fewer buckets than this.
+   */
+  readonly even?: { readonly rate: number; readonly failureRate: number; readonly events: number; readonly bytes: number };
 }
 
 /** A light as `swc lights` hands it to the layout's survey. */
@@ -391,6 +465,10 @@ export interface SurveyLight {
   readonly keys: readonly { readonly key: string; readonly type: string; readonly elements: number }[];
   readonly firstSecond: number | null;
   readonly lastSecond: number | null;
+  /** The window to judge this light by, when it differs from the run's (a registered `window_size`). */
+  readonly windowSeconds?: number | null;
+  /** What trips the light, where known (its registry entry): the state's reason names it. */
+  readonly trafficControl?: 'error_rate' | 'consecutive_errors' | null;
 }
 
 /** Totals of one layout's lights in a listing. */
@@ -415,6 +493,12 @@ export interface JudgeOptions {
   /** The second the window ends at. */
   readonly at: number;
   readonly clock: 'server' | 'given';
+  /**
+   * The moment judged, to the microsecond the server's TIME gives (or `--at`
+   * as given), for the colour rule: Stoplight compares its fractional stamps
+   * with the current time, not with a floored second. Absent: {@link at}.
+   */
+  readonly moment?: number;
 }
 
 /** Every light `swc lights` found, and what it could not read. */

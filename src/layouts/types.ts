@@ -82,6 +82,8 @@ export interface KeyOwner {
   readonly system: string | null;
   /** What the key is for, e.g. `metadata`, `success events`, `index`. */
   readonly role: string;
+  /** The key's kind as a listing names it (6.0: its suffix, e.g. `state`, `window_metrics:ts_idx`); absent: the role. */
+  readonly kind?: string;
   /** Sorted-set scores of this key are Unix seconds (so a listing can show the span of a light's events). */
   readonly scoresAreSeconds: boolean;
   /** The type the layout keeps under this name (`hash`, `zset`); a key of another type is a problem, not the light's. Absent: any type. */
@@ -273,4 +275,6 @@ export interface RegisteredConfig {
   readonly threshold: number | null;
   /** What trips the light: `error_rate` (threshold a fraction) or `consecutive_errors` (threshold a count); absent when the config does not say. */
   readonly trafficControl?: 'error_rate' | 'consecutive_errors';
+  /** The registry's `cool_off_time`, seconds; null or absent when the entry has none. */
+  readonly coolOffSeconds?: number | null;
 }

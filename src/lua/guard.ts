@@ -4,24 +4,35 @@
  *
  * Redis cannot stop a script that wrote and then loops: SCRIPT KILL answers
  * UNKILLABLE, and only SHUTDOWN NOSAVE (which swc never sends) frees the
- * server. So the script is made to give up by itself. Every place where Lua
- * can run without end goes through a check first:
+ * server. Nor does a run of slow C calls (a slow command, a long string
+ * function) ever reach Redis's busy hook. So the script is made to give up
+ * by itself: where the checks go is read from the script's syntax tree, as
+ * Lua 5.1 reads it (luaparse: the same lexer rules as Lua's own, a bare CR
+ * ending a comment and `\` + CR + LF being one escaped newline included),
+ * never from a scan of the text:
  *
- * - the start of every loop body (after each `do`, which covers `while`,
- *   `for` and plain blocks, and after each `repeat`);
- * - the start of every function body (recursion, tail calls, callbacks of
- *   `table.sort` or `string.gsub`).
+ * - before every statement of every block (the chunk, function bodies,
+ *   `do`, loops, `if` branches), so straight-line code counts too;
+ * - at the end of every `while` and `for` body (before its `end`) and at the
+ *   start of every `repeat` body, so a loop with an empty body, or whose
+ *   condition is the slow part, still passes a check on each turn.
  *
- * The check counts steps. At step {@link GUARD_FIRST_READING} it reads the
- * server's clock (`TIME`), which starts the call's budget; then it reads it
- * again every 1 to {@link GUARD_MAX_INTERVAL} steps, aiming at a reading
- * every 2 ms (slow steps, such as a command per step, are read more often).
- * A reading past the budget raises `SWCGUARD` with a message. Once raised,
- * every later step raises again, so a `pcall` around the loop cannot keep
- * it going. A script of fewer steps never reads the clock. Where TIME is
+ * Each check adds its weight to a count: 1 for a statement without a call,
+ * {@link GUARD_CALL_WEIGHT} for one with a call (a command or a C function,
+ * the only things that can be slow within one statement). The first check
+ * reads the server's clock (`TIME`), which starts the call's budget; later
+ * checks read it again each time the count has grown by the interval, which
+ * starts at one call's weight, doubles while readings come less than 2 ms apart (up to
+ * {@link GUARD_MAX_INTERVAL}) and shrinks in proportion when they come
+ * further apart. So at most 1024 / 64 = 16 calls run between two readings,
+ * and slow ones are read one by one. A reading past the budget raises
+ * `SWCGUARD` with the user's line; once raised, every later check raises
+ * again, so a `pcall` around the loop cannot keep it going. Where TIME is
  * refused, the count alone stops the script at {@link GUARD_MAX_STEPS}.
- * `loadstring` and `load` are refused too: code made at run time would have
- * no checks.
+ * `loadstring` and `load` are refused too, by name and through `_G`: code
+ * made at run time would have no checks. A script that names `_G` gets a
+ * copy of the globals with those two replaced (`rawget`, `pairs` and
+ * missing-global errors behave as on the real table).
  *
  * Everything is inserted within its own line, and the guard's own code goes
  * in front of line 1, so Redis's line numbers still point at the user's
@@ -30,15 +41,17 @@
  * (src/redis/call-limits.ts) still see those.
  */
 import { createHash } from 'node:crypto';
-import { isOwnScript, type LuaScript } from './source.js';
+import luaparse from 'luaparse';
+import { UsageError } from '../core/errors.js';
+import { isOwnScript, originOf, type LuaScript } from './source.js';
 
-/** Steps before the first reading of the clock: a script of fewer steps never reads it. */
-export const GUARD_FIRST_READING = 64;
-/** The most steps between two readings of the clock (when steps are fast). */
+/** The weight of a statement with a call in it (a command or a C function may be slow), against 1 for one without. */
+export const GUARD_CALL_WEIGHT = 64;
+/** The most weight between two readings of the clock (when statements are fast). */
 export const GUARD_MAX_INTERVAL = 1024;
-/** The time two readings should be apart, in µs: slow steps make the interval shorter, fast ones longer. */
+/** The time two readings should be apart, in µs: slow statements make the interval shorter, fast ones longer. */
 const INTERVAL_TARGET_US = 2000;
-/** Steps after which a script stops when TIME cannot be read. */
+/** Weight after which a script stops when TIME cannot be read. */
 export const GUARD_MAX_STEPS = 20_000_000;
 /** The error code a guarded script answers with when it stops. */
 export const GUARD_ERROR_CODE = 'SWCGUARD';
@@ -49,136 +62,151 @@ export const GUARD_ERROR_CODE = 'SWCGUARD';
  */
 const stepName = (source: string): string => `swc_guard_${sha1Of(source).slice(0, 12)}`;
 
-/** The check inserted at each loop and function start (`;` keeps `(` on the next token from reading as a call). */
-const check = (name: string): string => ` ${name}(); `;
+/** The check inserted before a statement (`;` keeps a `(` that starts the next statement from reading as a call). */
+const check = (name: string, weight: number): string => ` ${name}(${weight}); `;
+
+/**
+ * Lua, inside a function the user's code called: `' (at user_script:N)'`,
+ * or '' where Lua cannot tell (a tail call). `error`'s level 3 from inside
+ * `pcall` is the caller of the function that runs this.
+ */
+const CALLER_LINE = "local _, where = pcall(error, '', 3) where = where ~= '' and ' (at ' .. string.gsub(where, ': $', '') .. ')' or ''";
 
 /** The guard's own code, one line, put in front of the script's first line. */
-function prologue(budgetMs: number, name: string): string {
-  const stop = (why: string): string => `stopped = {err = '${GUARD_ERROR_CODE} ${why}'} error(stopped)`;
+function prologue(budgetMs: number, name: string, copiesGlobals: boolean): string {
+  const stop = (why: string): string => `${CALLER_LINE} stopped = {err = '${GUARD_ERROR_CODE} ${why}' .. where} error(stopped)`;
+  const refused = `${GUARD_ERROR_CODE} loadstring and load are refused in a guarded script`;
   return [
     `local ${name}`,
     'do',
-    `local call, steps, nextAt, every, last, deadline, stopped = redis.pcall, 0, ${GUARD_FIRST_READING}, ${GUARD_FIRST_READING}, nil, nil, nil`,
-    `${name} = function()`,
+    `local call, units, nextAt, every, last, deadline, stopped = redis.pcall, 0, 0, ${GUARD_CALL_WEIGHT}, nil, nil, nil`,
+    'local error, pcall, type, tonumber, floor, string = error, pcall, type, tonumber, math.floor, string',
+    `${name} = function(weight)`,
     'if stopped then error(stopped) end',
-    'steps = steps + 1',
-    'if steps < nextAt then return end',
+    'units = units + weight',
+    'if units < nextAt then return end',
     "local t = call('TIME')",
     "if type(t) ~= 'table' or t.err then",
-    `if steps >= ${GUARD_MAX_STEPS} then ${stop(`ran ${GUARD_MAX_STEPS} steps in one call (TIME refused)`)} end`,
-    `nextAt = steps + ${GUARD_MAX_INTERVAL} return end`,
+    `if units >= ${GUARD_MAX_STEPS} then ${stop(`ran ${GUARD_MAX_STEPS} steps in one call (TIME refused)`)} end`,
+    `nextAt = units + ${GUARD_MAX_INTERVAL} return end`,
     'local now = tonumber(t[1]) * 1000000 + tonumber(t[2])',
     `if last == nil then deadline = now + ${Math.round(budgetMs * 1000)}`,
-    `elseif now - last > ${INTERVAL_TARGET_US} then every = math.max(1, math.floor(every * ${INTERVAL_TARGET_US} / (now - last)))`,
-    `elseif every < ${GUARD_MAX_INTERVAL} then every = every * 2 end`,
+    `elseif now - last > ${INTERVAL_TARGET_US} then every = floor(every * ${INTERVAL_TARGET_US} / (now - last)) if every < 1 then every = 1 end`,
+    `elseif every < ${GUARD_MAX_INTERVAL} then every = every * 2 if every > ${GUARD_MAX_INTERVAL} then every = ${GUARD_MAX_INTERVAL} end end`,
     `if now > deadline then ${stop(`ran past its budget of ${budgetMs} ms in one call`)} end`,
-    'last = now nextAt = steps + every',
+    'last = now nextAt = units + every',
     'end',
     'end',
     // Code made at run time would have no checks: loadstring and load are refused, by name and through _G.
-    "local loadstring = function() error({err = 'SWCGUARD loadstring and load are refused in a guarded script'}) end",
+    `local loadstring = function() ${CALLER_LINE} error({err = '${refused}' .. where}) end`,
     'local load = loadstring',
-    'local _G, rawget',
-    'do',
-    'local realG, realRawget = _G, rawget',
-    'local proxy = {}',
-    "setmetatable(proxy, {__index = function(_, k) if k == 'loadstring' or k == 'load' then return loadstring end if k == '_G' then return proxy end return realG[k] end,",
-    '__newindex = function(_, k, v) realG[k] = v end, __metatable = false})',
-    '_G = proxy',
-    'rawget = function(t, k) if t == realG or t == proxy then return proxy[k] end return realRawget(t, k) end',
-    'end',
+    ...(copiesGlobals
+      ? [
+          'local _G = _G',
+          'do',
+          'local real, copy = _G, {}',
+          'for k, v in pairs(real) do copy[k] = v end',
+          'copy.loadstring, copy.load, copy._G = loadstring, loadstring, copy',
+          // A missing global raises Redis's own error, at the user's line; a new one is refused as on the real table.
+          'local meta = getmetatable(real)',
+          "setmetatable(copy, {__index = type(meta) == 'table' and meta.__index or nil,",
+          "__newindex = type(meta) == 'table' and meta.__newindex or function() error('Attempt to modify a readonly table', 2) end})",
+          '_G = copy',
+          'end',
+        ]
+      : []),
     '',
   ].join(' ');
 }
 
-type Token = { readonly kind: 'name' | 'other'; readonly text: string; readonly end: number };
+/** A script the guard cannot read as Lua 5.1: it is not sent (exit 2). */
+export class GuardParseError extends UsageError {}
 
-/** Where a long bracket (`[[`, `[==[`) opens at `i`: its level, or -1. */
-function longBracketLevel(source: string, i: number): number {
-  if (source[i] !== '[') return -1;
-  let j = i + 1;
-  while (source[j] === '=') j += 1;
-  return source[j] === '[' ? j - i - 1 : -1;
+/** The parts of luaparse's nodes the guard reads. */
+interface LuaNode {
+  readonly type: string;
+  readonly range: [number, number];
+  readonly body?: readonly LuaNode[];
+  readonly clauses?: readonly LuaNode[];
+  readonly [field: string]: unknown;
 }
 
-/** The index just past the long bracket of `level` opened at `i` (the end of the source if it never closes). */
-function skipLongBracket(source: string, i: number, level: number): number {
-  const close = `]${'='.repeat(level)}]`;
-  const at = source.indexOf(close, i + level + 2);
-  return at === -1 ? source.length : at + close.length;
-}
+const isNode = (value: unknown): value is LuaNode => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 
-/** The tokens that matter to the guard (names and punctuation), strings and comments skipped. */
-function* tokens(source: string): Generator<Token> {
-  let i = 0;
-  while (i < source.length) {
-    const c = source[i] as string;
-    if (c === '-' && source[i + 1] === '-') {
-      const level = longBracketLevel(source, i + 2);
-      if (level >= 0) i = skipLongBracket(source, i + 2, level);
-      else {
-        const eol = source.indexOf('\n', i);
-        i = eol === -1 ? source.length : eol;
-      }
-    } else if (c === '"' || c === "'") {
-      let j = i + 1;
-      while (j < source.length && source[j] !== c && source[j] !== '\n') j += source[j] === '\\' ? 2 : 1;
-      i = j + 1;
-    } else if (c === '[' && longBracketLevel(source, i) >= 0) {
-      i = skipLongBracket(source, i, longBracketLevel(source, i));
-    } else if (/[A-Za-z_]/.test(c)) {
-      let j = i + 1;
-      while (j < source.length && /[A-Za-z0-9_]/.test(source[j] as string)) j += 1;
-      yield { kind: 'name', text: source.slice(i, j), end: j };
-      i = j;
-    } else if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(source[i + 1] ?? ''))) {
-      // A number (with exponent signs and hex digits): no keyword hides in it.
-      let j = i + 1;
-      while (j < source.length && /[0-9A-Za-z_.]/.test(source[j] as string))
-        j += /[eEpP]/.test(source[j] as string) && /[+-]/.test(source[j + 1] ?? '') ? 2 : 1;
-      i = j;
-    } else {
-      if (!/\s/.test(c)) yield { kind: 'other', text: c, end: i + 1 };
-      i += 1;
-    }
+const CALLS = new Set(['CallExpression', 'StringCallExpression', 'TableCallExpression']);
+const LOOPS_ENDING_IN_END = new Set(['WhileStatement', 'ForNumericStatement', 'ForGenericStatement']);
+
+/** Whether `node` calls a function outside the blocks and function bodies it holds (those are checked on their own). */
+function callsOutsideBlocks(node: LuaNode): boolean {
+  if (CALLS.has(node.type)) return true;
+  for (const [field, value] of Object.entries(node)) {
+    if (field === 'body' || node.type === 'FunctionDeclaration') continue;
+    const children = Array.isArray(value) ? value : [value];
+    if (children.some((child) => isNode(child) && callsOutsideBlocks(child))) return true;
   }
+  return false;
 }
 
-/** The offsets where a check goes: after each `do` and `repeat`, and after each function's parameter list. */
-function checkPoints(source: string): number[] {
-  const points: number[] = [];
-  let inFunction = false;
-  let inParameters = false;
-  for (const token of tokens(source)) {
-    if (token.kind === 'name' && (token.text === 'do' || token.text === 'repeat')) points.push(token.end);
-    else if (token.kind === 'name' && token.text === 'function') inFunction = true;
-    else if (inFunction && token.text === '(') {
-      inFunction = false;
-      inParameters = true;
-    } else if (inParameters && token.text === ')') {
-      inParameters = false;
-      points.push(token.end);
+/** Every place a check goes, as [offset, weight]. */
+function checkPoints(chunk: LuaNode): [number, number][] {
+  const points: [number, number][] = [];
+  const weightOf = (node: LuaNode): number => (callsOutsideBlocks(node) ? GUARD_CALL_WEIGHT : 1);
+  const visit = (node: LuaNode): void => {
+    if (node.body) {
+      for (const statement of node.body) points.push([statement.range[0], weightOf(statement)]);
+      const last = node.body[node.body.length - 1];
+      // A loop's turn passes a check even with an empty body; after a final break or return there is no next turn (nor may code follow).
+      const endsTurn = last?.type === 'BreakStatement' || last?.type === 'ReturnStatement';
+      // A generic for calls its iterator on every turn.
+      const header = node.type === 'ForGenericStatement' ? GUARD_CALL_WEIGHT : weightOf(node);
+      if (LOOPS_ENDING_IN_END.has(node.type) && !endsTurn) points.push([node.range[1] - 'end'.length, header]);
+      if (node.type === 'RepeatStatement') points.push([node.range[0] + 'repeat'.length, header]);
     }
+    for (const value of Object.values(node)) {
+      for (const child of Array.isArray(value) ? value : [value]) if (isNode(child)) visit(child);
+    }
+  };
+  visit(chunk);
+  return points.sort((a, b) => a[0] - b[0]);
+}
+
+/** The syntax tree of `source` as Lua 5.1 reads it; a script it cannot read is a {@link GuardParseError}. */
+function parse(source: string, script?: LuaScript): { chunk: LuaNode; namesG: boolean } {
+  // A shebang (`#!lua flags=…`) is Redis's, not Lua's: blanked to the same length, so offsets stay.
+  const text = source.startsWith('#!') ? source.replace(/^[^\r\n]*/, (line) => ' '.repeat(line.length)) : source;
+  try {
+    const chunk = luaparse.parse(text, { luaVersion: '5.1', ranges: true, scope: true, comments: false }) as unknown as LuaNode & {
+      globals?: readonly { name: string }[];
+    };
+    return { chunk, namesG: (chunk.globals ?? []).some((g) => g.name === '_G') };
+  } catch (err) {
+    const { line, message } = err as { line?: number; message?: string };
+    const origin = script && line !== undefined ? originOf(script, line) : undefined;
+    const where = origin ? `${origin.file}:${origin.line}` : (script?.file ?? 'a script');
+    throw new GuardParseError(
+      `${where}: refused: swc cannot read this script as Lua 5.1 (${String(message).replace(/^\[\d+:\d+\] /, '')}), so it cannot put its time guard in; nothing was sent`,
+    );
   }
-  return points;
 }
 
 /** `source` with the guard in: same number of lines, each user line where it was. */
-export function guardSource(source: string, budgetMs: number): string {
+export function guardSource(source: string, budgetMs: number, script?: LuaScript): string {
   const name = stepName(source);
+  const { chunk, namesG } = parse(source, script);
   let out = '';
   let from = 0;
-  for (const at of checkPoints(source)) {
-    out += source.slice(from, at) + check(name);
+  for (const [at, weight] of checkPoints(chunk)) {
+    out += source.slice(from, at) + check(name, weight);
     from = at;
   }
   const guarded = out + source.slice(from);
+  const head = prologue(budgetMs, name, namesG);
   // A shebang (`#!lua flags=…`) must stay the first line: the guard goes in front of the second.
   if (guarded.startsWith('#!')) {
-    const eol = guarded.indexOf('\n');
-    return eol === -1 ? guarded : `${guarded.slice(0, eol + 1)}${prologue(budgetMs, name)}${guarded.slice(eol + 1)}`;
+    const eol = /\r\n|\n\r|\r|\n/.exec(guarded);
+    return eol === null ? guarded : `${guarded.slice(0, eol.index + eol[0].length)}${head}${guarded.slice(eol.index + eol[0].length)}`;
   }
-  return prologue(budgetMs, name) + guarded;
+  return head + guarded;
 }
 
 /** The SHA1 Redis gives a source. */
@@ -200,7 +228,7 @@ export function guardedScript(script: LuaScript, budgetMs: number): LuaScript {
   if (!byBudget) copies.set(script, (byBudget = new Map()));
   let copy = byBudget.get(budgetMs);
   if (!copy) {
-    const source = guardSource(script.source, budgetMs);
+    const source = guardSource(script.source, budgetMs, script);
     copy = { ...script, source, sha1: sha1Of(source) };
     guardedCopies.add(copy);
     byBudget.set(budgetMs, copy);

@@ -272,10 +272,32 @@ export function injectedTimeArg(at: number | undefined): string {
   return String(Math.min(Math.round(at * 1_000_000), second * 1_000_000 + 999_999));
 }
 
+/**
+ * The index in `lineMap` (lines split at LF) of Lua's line `n` of `source`:
+ * Lua also ends a line at a bare CR, and reads CR LF or LF CR as one end.
+ */
+function lineIndex(source: string, n: number): number {
+  if (!source.includes('\r')) return n - 1;
+  let line = 1;
+  let lf = 0;
+  for (let i = 0; i < source.length && line < n; i += 1) {
+    const c = source[i];
+    if (c !== '\n' && c !== '\r') continue;
+    const next = source[i + 1];
+    if ((next === '\n' || next === '\r') && next !== c) i += 1;
+    if (c === '\n' || next === '\n') lf += 1;
+    line += 1;
+  }
+  return lf;
+}
+
+/** The file and line Lua's line `n` of `script` came from (Lua counts a bare CR as a line end too). */
+export const originOf = (script: LuaScript, n: number): LuaScript['lineMap'][number] | undefined => script.lineMap[lineIndex(script.source, n)];
+
 /** Rewrites `user_script:N` in a Redis error into the file and line it came from. */
 export function locate(script: LuaScript, message: string): string {
   return message.replace(/user_script:(\d+)/g, (whole, n: string) => {
-    const origin = script.lineMap[Number(n) - 1];
+    const origin = originOf(script, Number(n));
     return origin ? `${origin.file}:${origin.line}` : whole;
   });
 }

@@ -360,6 +360,11 @@ export interface BenchReport {
   readonly instructionsSeconds?: number;
   /** Labels for layouts whose name alone would mislead (e.g. a variant Stoplight never shipped), by layout name. */
   readonly layoutLabels?: Record<string, string>;
+  /**
+   * With `--scripts <Stoplight tree>`: the upstream 6.0 generation each layout
+   * ran as, by layout name (`name`: `stoplight-v6 (hash-b, 4975eb6)`).
+   */
+  readonly generations?: Record<string, { readonly id: string; readonly commit: string | null; readonly name: string; readonly what: string }>;
   /** Set when a script error stopped the run after a memory phase: the results hold what was measured until then. */
   readonly incomplete?: IncompleteRun;
 }
@@ -378,6 +383,10 @@ export interface IncompleteRun {
    * (src/verify/rejected.ts). Absent on a server swc did not start.
    */
   readonly rejected?: string;
+  /** With `rejected`: the error the run itself stopped on (`error` is then the replayed call's, the one `rejected` was sent by). */
+  readonly stoppedWith?: string;
+  /** Cells whose memory was measured before the stop, of those planned. */
+  readonly cells?: { readonly measured: number; readonly planned: number };
   /** The known cause of that rejection (src/core/rejection.ts), e.g. `"-0" rejected`. */
   readonly cause?: NamedRejection;
 }

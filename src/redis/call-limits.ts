@@ -92,8 +92,8 @@ export class CallLimits {
   }
 
   /** The error that stops the run when the time guard inside a script ended a call (src/lua/guard.ts): `reply` is its SWCGUARD error. */
-  guardStopped(file: string, reply: unknown): RefusalError {
-    return guardStoppedError(file, reply, this.shownServer);
+  guardStopped(file: string, reply: unknown, script?: LuaScript): RefusalError {
+    return guardStoppedError(file, reply, this.shownServer, script);
   }
 
   private async check(tookMs: number, file: string): Promise<void> {

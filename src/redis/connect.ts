@@ -4,6 +4,7 @@ import { RedisUnavailableError, ServerStateError, UsageError } from '../core/err
 import { capConnection, type CommandCap } from './command-cap.js';
 import { parseRedisUrl, redactUrl } from './url.js';
 import { probeRefusal } from './resp.js';
+import { READ_ONLY_ACL } from './read-only-acl.js';
 import { startPrivateServer, type PrivateServer } from './server.js';
 
 /** Options for {@link connect}. */
@@ -19,6 +20,7 @@ export interface ConnectOptions {
 }
 
 export { describeTarget, parseRedisUrl, REDACTED, redactUrl, secretsOf } from './url.js';
+export { READ_ONLY_ACL } from './read-only-acl.js';
 
 /** Turns a connection failure into one line that says what to check. */
 function explain(url: URL, err: unknown, timeoutMs: number): RedisUnavailableError {
@@ -32,6 +34,14 @@ function explain(url: URL, err: unknown, timeoutMs: number): RedisUnavailableErr
     hint = `host "${url.hostname}" not found (check the host name)`;
   } else if (/WRONGPASS|NOAUTH|invalid password|AUTH/i.test(message)) {
     hint = 'authentication failed (check the user name and password in the URL)';
+  } else if (/^NOPERM/.test(message)) {
+    // A user without PING (e.g. `+@read` alone): name the grant, and the whole read-only set.
+    const denied = /run the '([^']+)' command/i.exec(message)?.[1]?.toLowerCase();
+    const user = url.username ? decodeURIComponent(url.username) : 'default';
+    hint =
+      `Redis ACL denies user "${user}" ${denied ? `the ${denied.toUpperCase()} command` : 'a command swc sends first'}: ` +
+      `grant ${denied ? `+${denied}` : 'it'} (ACL SETUSER ${user} ${denied ? `+${denied}` : '<command>'}); ` +
+      `a read-only user for lights, inspect and doctor needs ${READ_ONLY_ACL} (docs/operator.md) (Redis said: ${message})`;
   } else if (/DB index is out of range|invalid DB index/i.test(message)) {
     hint = `database ${url.pathname.replace(/^\//, '')} does not exist (check the /<db> part of the URL)`;
   } else if (/wrong version number|EPROTO|SSL|TLS|certificate/i.test(message + code)) {

@@ -7,6 +7,7 @@
 import { CommandRefusedError, RedisUnavailableError, RefusalError, ScriptError, ServerStateError, SwcError, type ServerStateKind } from '../core/errors.js';
 import { GUARD_ERROR_CODE } from '../lua/guard.js';
 import { locate, type LuaScript } from '../lua/source.js';
+import { READ_ONLY_ACL } from './read-only-acl.js';
 
 /** What was being done when an error came back; every field is optional and only sharpens the message. */
 export interface ErrorContext {
@@ -126,10 +127,15 @@ function serverState(message: string, context: ErrorContext, cause: unknown): Se
       const denied = /run the '([^']+)' command/i.exec(message)?.[1];
       const what = denied ? `the ${denied.toUpperCase()} command` : /keys?/i.test(message) ? `access to ${quoteKeys(context.keys)}` : commandName(context);
       const grant = denied ? `+${denied.toLowerCase()}` : pattern;
+      // PING and TIME are what a read-only user most often lacks: name the whole read-only set too.
+      const reader =
+        denied !== undefined && /^(ping|time)$/i.test(denied)
+          ? `; a read-only user for lights, inspect and doctor needs ${READ_ONLY_ACL} (docs/operator.md)`
+          : '';
       return state(
         'noperm',
         `Redis ACL denies ${who} ${what} (NOPERM)`,
-        `grant it (e.g. ACL SETUSER ${user} ${grant}) or connect as another user`,
+        `grant it (e.g. ACL SETUSER ${user} ${grant}) or connect as another user${reader}`,
         message,
         cause,
       );
@@ -203,13 +209,17 @@ export function classifyRedisError(err: unknown, context: ErrorContext = {}): un
 export const isGuardStop = (reply: unknown): boolean => messageOf(reply).startsWith(`${GUARD_ERROR_CODE} `);
 
 /** The error that stops the run when the time guard in a script swc did not write (--trust-scripts) ended a call of `file` on `server`. */
-export function guardStoppedError(file: string, reply: unknown, server = 'the server'): RefusalError {
-  const why = messageOf(reply)
+export function guardStoppedError(file: string, reply: unknown, server = 'the server', script?: LuaScript): RefusalError {
+  const said = messageOf(reply)
     .replace(`${GUARD_ERROR_CODE} `, '')
     .replace(/ script: [0-9a-f]{40}[\s\S]*$/, '')
     .trim();
+  // The guard names the user's line it stopped at (`(at user_script:N)`): told as the file and line it came from.
+  const line = / \(at (user_script:\d+)\)/.exec(said);
+  const why = line ? said.replace(line[0], '') : said;
+  const at = line && script ? ` at ${locate(script, line[1] as string)}` : '';
   return new RefusalError(
-    `stopped: ${file} ${why} on ${server}; the time guard swc puts into scripts it did not write (--trust-scripts) ended that call, and swc stopped the run ` +
+    `stopped: ${file} ${why} on ${server}; the time guard swc puts into scripts it did not write (--trust-scripts) ended that call${at}, and swc stopped the run ` +
       "(what the call wrote before stays under the run's namespace, removed with it)",
   );
 }
@@ -231,7 +241,7 @@ function classify(err: unknown, context: ErrorContext): unknown {
   const stateError = serverState(message, context, err);
   if (stateError) return stateError;
   const script = context.script;
-  if (script && isGuardStop(message)) return guardStoppedError(script.file, message, context.server);
+  if (script && isGuardStop(message)) return guardStoppedError(script.file, message, context.server, script);
   if (script && isLuaError(message)) return new ScriptError(`${script.file}: ${locate(script, message)}`, { cause: err });
   if (script) return new ScriptError(`${script.file}: ${commandName(context, 'EVALSHA')} failed: ${message}`, { cause: err });
   return new CommandRefusedError(`Redis refused ${commandName(context)}: ${message}`, { cause: err });

@@ -49,6 +49,8 @@ export function compareVersions(a: string, b: string): number {
 export async function serverInfo(redis: Redis): Promise<ServerInfo> {
   // Managed services may deny or rename INFO: what it would say is then unknown, not an error.
   const info = parseInfo(await redis.info().catch(() => ''));
+  // A user without INFO (a read-only ACL) still has HELLO, which ACLs never deny: server name and version.
+  if (info.redis_version === undefined) Object.assign(info, await helloFields(redis));
   const config = Object.fromEntries(ENCODING_SETTINGS.map((name) => [name, null])) as Record<EncodingSetting, number | null>;
   let configReadable = true;
   try {
@@ -72,6 +74,24 @@ export async function serverInfo(redis: Redis): Promise<ServerInfo> {
       ? { server: { name: info.server_name, version: info[`${info.server_name}_version`] ?? info.redis_version ?? 'unknown' } }
       : {}),
   };
+}
+
+/** `redis_version` (and `server_name`, `redis_mode`) as HELLO reports them; empty when HELLO fails (before 6.0). */
+async function helloFields(redis: Redis): Promise<Record<string, string>> {
+  try {
+    const reply = (await redis.call('HELLO')) as unknown[];
+    const hello: Record<string, string> = {};
+    for (let i = 0; i + 1 < reply.length; i += 2) hello[String(reply[i])] = String(reply[i + 1]);
+    if (hello.version === undefined) return {};
+    const name = hello.server ?? 'redis';
+    return {
+      redis_version: hello.version,
+      ...(name !== 'redis' ? { server_name: name, [`${name}_version`]: hello.version } : {}),
+      ...(hello.mode !== undefined ? { redis_mode: hello.mode } : {}),
+    };
+  } catch {
+    return {};
+  }
 }
 
 /** The server's run_id: a restart between two readings means its data is gone. */

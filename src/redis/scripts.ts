@@ -156,8 +156,9 @@ function oneAtATime(channel: ScriptChannel, commands: readonly RedisCommand[], c
       }
       replies.push(reply);
       if (command[0] !== 'EVALSHA') continue;
-      const file = scriptsIn(channel.server, [command])[0]?.file ?? 'a script';
-      if (reply instanceof Error && isGuardStop(reply)) throw limits.guardStopped(file, reply);
+      const script = scriptsIn(channel.server, [command])[0];
+      const file = script?.file ?? 'a script';
+      if (reply instanceof Error && isGuardStop(reply)) throw limits.guardStopped(file, reply, script);
       if (reply instanceof Error) continue;
       await limits.afterCall(sentAt, file);
     }

@@ -713,7 +713,11 @@ export function incompleteLine(report: BenchReport): string | undefined {
   if (!i) return undefined;
   return (
     `INCOMPLETE: ${i.layout}'s script failed in its ${i.phase} phase${i.cause ? ` (${i.cause.name})` : ''}; ` +
-    `the figures below are what was measured before it: memory for every cell shown, later phases only where shown`
+    `the figures below are what was measured before it: memory for ${
+      i.cells === undefined || i.cells.measured === i.cells.planned
+        ? 'every cell shown'
+        : `${i.cells.measured} of ${i.cells.planned} cells (the run stopped before the other ${i.cells.planned - i.cells.measured})`
+    }, later phases only where shown`
   );
 }
 

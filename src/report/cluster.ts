@@ -50,9 +50,10 @@ export function findingsGrid(report: BenchReport): Grid | undefined {
 
 /** Layouts whose name needs a word: `stoplight-v5-tagged = 5.x + hash tag, not shipped`. */
 export function labelsLine(report: BenchReport): string | undefined {
-  const labels = Object.entries(report.layoutLabels ?? {});
-  if (labels.length === 0) return undefined;
-  return labels.map(([layout, label]) => `${layout} = ${label}`).join('; ');
+  const labels = Object.entries(report.layoutLabels ?? {}).filter(([layout]) => report.generations?.[layout] === undefined);
+  const generations = Object.values(report.generations ?? {});
+  if (labels.length === 0 && generations.length === 0) return undefined;
+  return [...generations.map((g) => `${g.name}: ${g.what}`), ...labels.map(([layout, label]) => `${layout} = ${label}`)].join('; ');
 }
 
 /** The cluster in the footer: `Redis Cluster, 3 primaries (127.0.0.1:7000, …), private`. */

@@ -19,7 +19,13 @@ export function renderDiagnosis(diagnosis: Diagnosis, where: string, color: bool
     '',
     ...diagnosis.checks.map((check) => `${mark[check.status]}  ${check.name.padEnd(width)}  ${check.detail}`),
     '',
-    diagnosis.ok ? c.green('ready') : c.red('not ready: see FAIL above'),
+    diagnosis.ok
+      ? c.green(
+          diagnosis.access.readOnly
+            ? `ready for ${diagnosis.access.allows.join(', ')} (read-only user: bench, verify, demo --write and clean are refused)`
+            : 'ready',
+        )
+      : c.red('not ready: see FAIL above'),
     '',
   ].join('\n');
 }
@@ -34,6 +40,7 @@ export function doctorDocument(diagnosis: Diagnosis, where: string, privateServe
     checks: diagnosis.checks,
     memory: diagnosis.preflight.memory,
     permissions: diagnosis.preflight.permissions,
+    access: diagnosis.access,
     ok: diagnosis.ok,
   };
 }

@@ -317,7 +317,7 @@ function clockTime(second: number): string {
   return new Date(second * 1000).toISOString().slice(11, 19);
 }
 
-/** `state: red since 07:23:45 (breached after 3 consecutive errors: Timeout)`, as Stoplight decides it; nothing for layouts without state. */
+/** `state: red since 07:23:45 (breached by consecutive errors (3 now): Timeout)`, as Stoplight decides it; nothing for layouts without state. */
 function stateLines(inspection: Inspection, c: ChalkInstance): string[] {
   const state = inspection.state;
   if (!state) return [];
@@ -345,8 +345,45 @@ function windowBase(inspection: Inspection): string {
     return `no window given (--window): no bucket judged stale, no error rate; now ${isoSecond(window.at)} (${clock})`;
   }
   const from = window.fromSecond ?? window.at;
-  const source = window.source === 'layout' ? ' (no --window: the longest this layout honours)' : '';
+  const source =
+    window.source === 'layout'
+      ? ' (no --window: the longest this layout honours)'
+      : window.source === 'registry'
+        ? " (no --window: the light's registered window_size)"
+        : '';
   return `window ${window.lengthSeconds} s${source}: ${isoSecond(from)} .. ${isoSecond(window.at)} (${clock})`;
+}
+
+/** 6.0: the config the light is judged by with each value's source, how close it is to tripping, and how it was found. */
+function configLines(inspection: BucketInspection, c: ChalkInstance): string[] {
+  const config = inspection.config;
+  if (!config) return [];
+  const part = (label: string, v: { value: unknown; from: string | null }, unit = ''): string =>
+    v.value === null ? `${label} ?` : `${label} ${String(v.value)}${unit} (${v.from ?? '?'})`;
+  const lines = [
+    `${c.bold('config')}  ${[
+      part('strategy', config.trafficControl),
+      part('threshold', config.threshold),
+      part('window', config.windowSeconds, ' s'),
+      part('cool-off', config.coolOffSeconds, ' s'),
+    ].join(' · ')}`,
+    `${c.bold('tripping')}  ${trippingText(inspection)}`,
+  ];
+  if (inspection.keyKinds) lines.push(`${c.bold('kept')}  ${inspection.keyKinds.join(', ') || 'nothing'}`);
+  if (inspection.lookup) lines.push(`${c.bold('found')}  ${visible(inspection.lookup)}`);
+  return lines;
+}
+
+/** `2/3 consecutive errors (3 stored, 2 failures in the window)` or `66.7% of 50%, 3 of 10 requests`, or why it is unknown. */
+function trippingText(inspection: BucketInspection): string {
+  const t = inspection.tripping;
+  if (!t) return inspection.trippingUnknown ?? 'unknown';
+  const trips = t.ratio >= 1 ? ': trips' : '';
+  if (t.trafficControl === 'consecutive_errors') {
+    const clamp = t.windowFailures === undefined ? '' : ` (${t.consecutiveErrors ?? t.value} stored, ${t.windowFailures} failures in the window)`;
+    return `${t.value}/${t.threshold} consecutive errors${clamp}${trips}`;
+  }
+  return `error rate ${(t.value * 100).toFixed(1)}% of ${(t.threshold * 100).toFixed(0)}%, ${t.requests ?? 0} of at least ${t.minRequests ?? 0} requests${trips}`;
 }
 
 function percentText(rate: number | null): string {
@@ -362,7 +399,8 @@ function summaryLine(inspection: Inspection, c: ChalkInstance): string {
         ? `${bytesText(Math.round(summary.bytesPerEvent))} per event held`
         : summary.bytesPerWindowSecond !== null
           ? `${bytesText(Math.round(summary.bytesPerWindowSecond))} per second of window`
-          : 'no window';
+          : // Not "no window": the light may well have one (a registry's, its config); this read was given none.
+            'per second of window: give --window';
   // A layout read from its key templates is not decoded, so it has no counts to rate.
   const n = inspection.keys.length;
   const rate =
@@ -392,6 +430,7 @@ function renderBuckets(inspection: BucketInspection, options: InspectRenderOptio
   const lines: string[] = [
     `${c.bold(inspection.layout)}  ${visible(`${inspection.systemName ?? inspection.systemId}/${inspection.lightName ?? inspection.lightId}`)}  (system id ${inspection.systemId}, light id ${inspection.lightId})`,
     ...stateLines(inspection, c),
+    ...configLines(inspection, c),
     windowLine(inspection),
     keysTable(inspection.keys, c, options.color, options.wide === true, options.columns),
   ];

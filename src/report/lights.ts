@@ -5,6 +5,7 @@ import { renderBox, renderCsv, renderMarkdown, wrapHead, type Grid } from './tab
 import { wrapText } from './width.js';
 
 import type { LightsFormat } from './lights-formats.js';
+import { formatWindow } from '../core/format.js';
 
 export { lightsFormats, type LightsFormat } from './lights-formats.js';
 
@@ -57,6 +58,18 @@ function forecastText(f: LightForecast | undefined): string {
   return f.method === 'sampled-out' ? 'not sampled' : f.method === 'no-events' ? '–' : 'n/a';
 }
 
+/** The window a light's forecast replayed with and where it came from; a window not known says so in the table, not only under it. */
+function forecastWindowText(f: LightForecast | undefined): string {
+  if (!f || f.windowSeconds === null || f.windowFrom === null) return '–';
+  const window = formatWindow(f.windowSeconds);
+  if (f.windowFrom === 'span') return `window unknown: span used (${window})`;
+  // --window is said under the table; a file's rule or the registry here.
+  return f.windowFrom === 'window' ? window : `${window} (${f.windowFrom === 'windows' ? 'file' : 'registry'})`;
+}
+
+/** `--forecast-even`: bench's even traffic at the light's rate and window, KB. */
+const evenText = (f: LightForecast | undefined): string => (f?.even ? kbText(f.even.bytes) : '–');
+
 const rateText = (l: LightListing, threshold: number | undefined): string => {
   // A light whose own config trips on consecutive errors shows them against its own threshold.
   if (l.tripping?.trafficControl === 'consecutive_errors') {
@@ -64,7 +77,9 @@ const rateText = (l: LightListing, threshold: number | undefined): string => {
     return threshold !== undefined && l.overThreshold === true ? `${text} ≥` : text;
   }
   if (l.failureRate === null) return '–';
-  const own = l.tripping ? ` /${(l.tripping.threshold * 100).toFixed(0)}%` : '';
+  // Under its minimum of requests an error-rate light cannot trip: the requests are said.
+  const few = l.tripping?.requests !== undefined && l.tripping.minRequests !== undefined && l.tripping.requests < l.tripping.minRequests;
+  const own = l.tripping ? ` /${(l.tripping.threshold * 100).toFixed(0)}%${few ? ` ${l.tripping.requests}<${l.tripping.minRequests}req` : ''}` : '';
   const text = `${(l.failureRate * 100).toFixed(1)}%${own}`;
   return threshold !== undefined && l.overThreshold === true ? `${text} ≥` : text;
 };
@@ -159,8 +174,9 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
       true,
       0,
     ),
+    // With a window, the heads say which columns count every event the keys hold and which only the window's.
     col(
-      'events',
+      windowed ? 'events held' : 'events',
       shown.map((l) => int(l.events)),
       true,
       2,
@@ -174,13 +190,13 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
             4,
           ),
           col(
-            'failures',
+            'failures in window',
             shown.map((l) => int(l.windowFailures)),
             true,
             0,
           ),
           col(
-            'fail rate',
+            'fail rate in window',
             shown.map((l) => rateText(l, view.threshold)),
             true,
             0,
@@ -223,6 +239,22 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
             true,
             0,
           ),
+          col(
+            'forecast window',
+            shown.map((l) => forecastWindowText(l.forecast)),
+            false,
+            0,
+          ),
+          ...(shown.some((l) => l.forecast?.even !== undefined)
+            ? [
+                col(
+                  'even traffic KB',
+                  shown.map((l) => evenText(l.forecast)),
+                  true,
+                  0,
+                ),
+              ]
+            : []),
         ]
       : []),
     ...(wide
@@ -315,6 +347,8 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
     'forecastBytes',
     'forecastEvents',
     'forecastWindowSeconds',
+    'forecastWindowFrom',
+    'forecastEvenBytes',
     ...(nodes ? ['node'] : []),
     'name',
     'systemName',
@@ -326,6 +360,8 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
     'state',
     'stateSinceSecond',
     'partial',
+    'keyKinds',
+    'windowFrom',
   ];
   const cell = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
   const rows = shown.map((l) =>
@@ -350,6 +386,8 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
       l.forecast?.bytes,
       l.forecast?.events,
       l.forecast?.windowSeconds,
+      l.forecast?.windowFrom,
+      l.forecast?.even?.bytes,
       ...(nodes ? [l.node] : []),
       l.name,
       l.systemName,
@@ -361,6 +399,9 @@ export function lightsCsvGrid(shown: readonly LightListing[]): Grid {
       l.state,
       l.stateSinceSecond,
       l.partial,
+      // The kinds of keys the light keeps, space-separated (6.0: state, window_metrics, …, registry).
+      l.keyKinds?.join(' '),
+      l.config?.windowSeconds.from,
     ].map(cell),
   );
   return { head, rows };
@@ -396,6 +437,17 @@ export function grandTotal(totals: readonly LayoutTotals[]): Omit<LayoutTotals, 
   );
 }
 
+/** Where the replayed lights' windows came from, counted; the span, where used, with the flags that give a window. */
+function windowSourcesText(f: FleetForecast): string {
+  const w = f.windowSources;
+  const parts = [
+    ...(w.windows > 0 ? [`${int(w.windows)} from --windows`] : []),
+    ...(w.registry > 0 ? [`${int(w.registry)} from the registry`] : []),
+    ...(w.span > 0 ? [`${int(w.span)} UNKNOWN, the span of their events used (give --window, or --windows <file> of "name-or-glob window" lines)`] : []),
+  ];
+  return parts.length > 0 ? parts.join('; ') : "each light's own (none replayed)";
+}
+
 /** The forecast under the table: the fleet's total (measured or extrapolated), what was replayed, and how. */
 export function forecastLines(f: FleetForecast, windowSeconds: number | null): string[] {
   const lights = (n: number): string => `${int(n)} light${n === 1 ? '' : 's'}`;
@@ -410,7 +462,8 @@ export function forecastLines(f: FleetForecast, windowSeconds: number | null): s
     `forecast in ${f.layout}: ${total}`,
     `  ${lights(f.measured)} replayed (${int(f.events)} events) on a private redis-server ${f.server.version} (${f.server.allocator})`,
     "  with bench's writer and injected clock, then MEMORY USAGE of their keys;",
-    windowSeconds === null ? "  window: each light's registered one, else its events' span (give --window)" : `  window: ${windowSeconds} s (--window)`,
+    windowSeconds === null ? `  window: ${windowSourcesText(f)}` : `  window: ${windowSeconds} s (--window)`,
+    `  what it is: ${f.comparison}`,
   ];
   if (f.extrapolated) lines.push(`  not sampled: ${lights(f.sampledOut)} (--forecast-sample ${f.sample}), counted at the measured lights' mean`);
   if (f.notReplayed > 0) lines.push(`  not replayed: ${lights(f.notReplayed)} (no events held, or a layout whose events swc does not read)`);
@@ -434,14 +487,21 @@ function footerLines(view: LightsView): string[] {
   const at = `${iso(list.at)} (${list.clock === 'server' ? 'server clock' : '--at'})`;
   lines.push(
     list.windowSeconds === null
-      ? `idle and stale at ${at}; no --window: 6.0 buckets are not judged stale (6.0 stores no window),\n  5.x events are stale when older than a day (its longest window)`
+      ? `idle and stale at ${at}; no --window:\n  6.0 buckets judged by each light's registered window_size, else never stale;\n  5.x events are stale when older than a day (its longest window)`
       : `idle and stale at ${at}; window ${list.windowSeconds} s`,
   );
   if (view.threshold !== undefined) {
     const over = matched.filter((l) => l.overThreshold === true).length;
     lines.push(`fail rate ≥: ${int(over)} light${over === 1 ? '' : 's'} at or over --threshold ${view.threshold} in the window`);
   }
-  if (list.windowSeconds === null && shown.length > 0) lines.push('no failure rate without --window (e.g. --window 5m)');
+  const unrated = shown.filter((l) => l.windowSuccesses === null).length;
+  if (list.windowSeconds === null && unrated > 0) {
+    lines.push(
+      unrated === shown.length
+        ? 'no failure rate without --window (e.g. --window 5m)'
+        : `${int(unrated)} light${unrated === 1 ? '' : 's'} without a registered window: no failure rate without --window (e.g. --window 5m)`,
+    );
+  }
   if (view.threshold !== undefined && shown.some((l) => l.state === 'locked green')) {
     lines.push('locked green lights are never marked: Stoplight keeps them green whatever they fail');
   }

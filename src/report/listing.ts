@@ -10,7 +10,19 @@ import { visible } from './style.js';
 
 /** What --rdb bytes are not: the live server's (docs/operator.md, "Offline: an RDB snapshot"). */
 export const RDB_BYTES_NOTE =
-  "--rdb bytes are a freshly loaded snapshot's, not the live server's: loading rebuilds every key (tables sized afresh, skiplist levels drawn anew) and drops the old table of a key caught mid-rehash; measured (npm run bench:rdb) within about 1% per layout and up to 4% per light, 4% less for a light mid-rehash (real data: 5.x -5%, 6.0 +1%); events, state and window counts are the same";
+  "--rdb bytes are a freshly loaded snapshot's, settled as bench measures (no rehash under way), not the live server's: loading rebuilds every key (tables sized afresh, skiplist levels drawn anew) and drops the old table of a key caught mid-rehash; each light's bound on the difference is in the JSON (rdbBound); events, state and window counts are the same";
+
+/** How each light's `rdbBound` is made (src/inspect/rdb-bound.ts computes it). */
+const RDB_BOUND_BASIS =
+  "per hash or sorted set of n elements 16 × nextPow2(n) bytes (a live table up to twice the loaded one, plus a rehash's old table), " +
+  'and per sorted set 64 × √n bytes more (skiplist levels drawn anew); listpacks and strings load as they were';
+
+/** The `snapshot` block of `lights --rdb --json`: what its bytes are and the bound each light carries. */
+export const RDB_SNAPSHOT_JSON = {
+  settling: 'loaded afresh: every hash and sorted set has one table sized for its elements and no rehash under way (the state swc bench settles to)',
+  note: RDB_BYTES_NOTE,
+  bound: RDB_BOUND_BASIS,
+} as const;
 
 /** How a listing is shown: `swc lights` flags, and where it came from. */
 export interface ListingView {
@@ -41,6 +53,8 @@ export interface ListingOutput {
 /** The `--json` document of `swc lights` (schemas/lights.json). */
 export function lightsDocument(listing: Listing, threshold?: number): Record<string, unknown> {
   const { list, matched, shown, totals, nodeTotals, primaries, forecast } = listing;
+  // A snapshot's lights carry their bound: the document says what it is.
+  const snapshot = shown.some((l) => l.rdbBound !== undefined);
   return {
     schemaVersion: SCHEMA_VERSION,
     swcVersion: SWC_VERSION,
@@ -59,6 +73,7 @@ export function lightsDocument(listing: Listing, threshold?: number): Record<str
     total: grandTotal(totals),
     ...(nodeTotals && primaries ? { cluster: { primaries, nodeTotals } } : {}),
     ...(forecast ? { forecast } : {}),
+    ...(snapshot ? { snapshot: RDB_SNAPSHOT_JSON } : {}),
     lights: shown,
   };
 }

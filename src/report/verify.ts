@@ -77,7 +77,7 @@ export function renderVerify(results: readonly VerifyResult[], color: boolean): 
   for (const r of results) {
     const windows = [...new Set(r.windows)].sort((a, b) => a - b);
     out.push(
-      `${c.bold(r.layout)}: ${n(r.calls)} calls on ${r.lights} lights (windows ${windows.map(window).join(', ')}), ` +
+      `${c.bold(r.generation?.name ?? r.layout)}: ${n(r.calls)} calls on ${r.lights} lights (windows ${windows.map(window).join(', ')}), ` +
         `${n(r.compared)} replies compared, largest eviction ${n(r.largestEviction)} buckets in one call, ${r.durationSeconds.toFixed(1)} s`,
     );
     if (r.findings === 0) {

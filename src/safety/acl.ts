@@ -2,8 +2,9 @@
  * Confinement of scripts swc did not write on a server swc did not start: a
  * temporary ACL user, made for the run, whose key pattern is the run's
  * namespace only and who may not run any @admin or @dangerous command
- * (FLUSHALL, CONFIG, DEBUG, MONITOR, SLOWLOG, CLIENT, …), nor SELECT, SWAPDB,
- * MOVE, KEYS or SCAN. Redis 7 checks the calling user's ACL on every
+ * (FLUSHALL, CONFIG, DEBUG, MONITOR, SLOWLOG, CLIENT, …), nor KEYS or SCAN,
+ * nor reach another database: SELECT of any but the run's own, SWAPDB,
+ * MOVE and COPY (whose `DB n` copies into another one) are denied. Redis 7 checks the calling user's ACL on every
  * `redis.call` inside a script, so a script that reaches outside fails with
  * NOPERM instead of changing a user's key. swc's own commands (markers,
  * SCAN of its namespace, INFO, the clean-up) keep the user's connection;
@@ -15,7 +16,7 @@ import type { Redis, RedisOptions } from 'ioredis';
 import { BENCH_ROOT, type Namespace } from './namespace.js';
 import { FindingError, type SwcError } from '../core/errors.js';
 import { connect } from '../redis/connect.js';
-import type { LuaScript } from '../lua/source.js';
+import { originOf, type LuaScript } from '../lua/source.js';
 import { confineScriptsOf } from '../redis/scripts.js';
 import { confineRespTarget } from '../redis/confined-targets.js';
 
@@ -36,6 +37,8 @@ export const DENIED_TO_RUN_USER = [
   'shutdown',
   'debug',
   'migrate',
+  // COPY … DB n writes into another database, where the run's clean-up never looks (keys left behind).
+  'copy',
   'monitor',
   'replicaof',
   'slaveof',
@@ -90,8 +93,9 @@ export async function confineRun(admin: Redis, namespace: Namespace, files: Read
     '+@all',
     ...DENIED_CATEGORIES_TO_RUN_USER.map((c) => `-${c}`),
     ...DENIED_TO_RUN_USER.map((c) => `-${c}`),
-    // ioredis selects a database other than 0 at connect: only then may the user SELECT.
-    ...(db === 0 ? ['-select'] : []),
+    // One database: no SELECT of another (ioredis selects the run's own at connect, so that one SELECT is allowed by its argument).
+    '-select',
+    ...(db === 0 ? [] : [`+select|${db}`]),
   ];
   try {
     await admin.call('ACL', 'SETUSER', name, ...rules);
@@ -167,7 +171,7 @@ export async function denialFinding(admin: Redis, user: RunUser, err: unknown): 
   // Under swc's clock wrapper the error is raised by the wrapper; it names the script's own line as "called at".
   const line = (/called at user_script:(\d+)/.exec(text) ?? /@user_script:(\d+)/.exec(text))?.[1];
   const loaded = sha !== undefined ? user.files.get(sha) : undefined;
-  const origin = loaded && line !== undefined ? loaded.lineMap[Number(line) - 1] : undefined;
+  const origin = loaded && line !== undefined ? originOf(loaded, Number(line)) : undefined;
   const script = loaded === undefined ? undefined : origin ? `${origin.file}:${origin.line}` : loaded.file;
   return new FindingError(
     `denied by swc's confinement: ${script ? `${script} ` : 'a script '}tried ${detail || 'a command or key outside the run'} ` +

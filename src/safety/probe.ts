@@ -12,6 +12,7 @@ import { createNamespace } from './namespace.js';
 import { CommandRefusedError, ScriptError, UsageError } from '../core/errors.js';
 import { createLayout, namespacedLayout, type LayoutName } from '../layouts/index.js';
 import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
+import { guardSource } from '../lua/guard.js';
 import { isOwnScript, type LuaScript, type ScriptCall } from '../lua/source.js';
 import { connect } from '../redis/connect.js';
 import { limitCalls, wireScript } from '../redis/call-limits.js';
@@ -26,6 +27,8 @@ export const FORBIDDEN_COMMANDS = [
   'select',
   'swapdb',
   'move',
+  // COPY … DB n writes into another database; the run's confined user may not run COPY at all.
+  'copy',
   'keys',
   'scan',
   'config',
@@ -90,12 +93,18 @@ function lineOf(script: LuaScript, pattern: RegExp): string {
   return origin ? `${origin.file}:${origin.line}` : script.file;
 }
 
-/** `cmdstat_<name>` → calls, top-level command names only (`config|set` counts as config). */
+/**
+ * `cmdstat_<name>` → attempts, top-level command names only (`config|set`
+ * counts as config): calls, and the calls Redis rejected or that failed
+ * (a `pcall` of SELECT 99 tried another database too).
+ */
 function commandCalls(info: string): Map<string, number> {
   const calls = new Map<string, number>();
-  for (const match of info.matchAll(/^cmdstat_([a-z_-]+)(?:\|[a-z_-]+)?:calls=(\d+)/gm)) {
+  for (const match of info.matchAll(/^cmdstat_([a-z_-]+)(?:\|[a-z_-]+)?:(.*)$/gm)) {
     const name = match[1] as string;
-    calls.set(name, (calls.get(name) ?? 0) + Number(match[2]));
+    const fields = match[2] as string;
+    const count = (field: string): number => Number(new RegExp(`(?:^|,)${field}=(\\d+)`).exec(fields)?.[1] ?? 0);
+    calls.set(name, (calls.get(name) ?? 0) + count('calls') + count('rejected_calls') + count('failed_calls'));
   }
   return calls;
 }
@@ -362,6 +371,8 @@ export async function guardUntrustedScripts(options: GuardOptions): Promise<Untr
     trust: options.trust,
     target: options.target,
   });
+  // A script the time guard cannot read as Lua 5.1 (src/lua/guard.ts) could not run guarded there: refused now, before the probe.
+  for (const { scripts } of untrusted) for (const script of scripts) guardSource(script.source, 1, script);
   for (const { name } of untrusted) await probeLayout(name, options.layoutOptions, options.target, options.binary);
   return {
     layouts: untrusted.map((l) => l.name),
@@ -455,6 +466,7 @@ async function confineEvery(
   return { ...first, remove: async () => void (await Promise.all(users.map((u) => u.remove()))) };
 }
 
-const DENIED_SHOWN = '@admin or @dangerous command (CONFIG, SLOWLOG, CLIENT, DEBUG, MONITOR, FLUSHALL, …), SELECT, KEYS or SCAN';
+const DENIED_SHOWN =
+  '@admin or @dangerous command (CONFIG, SLOWLOG, CLIENT, DEBUG, MONITOR, FLUSHALL, …), KEYS or SCAN, no other database (SELECT, MOVE, SWAPDB, COPY)';
 
 export { TRUST_SCRIPTS_HELP, usersServer } from './trust.js';

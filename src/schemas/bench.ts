@@ -188,12 +188,18 @@ export const benchSchema = z
       .optional(),
     instructionsSeconds: z.number().optional(),
     layoutLabels: z.record(z.string(), z.string()).optional(),
+    generations: z
+      .record(z.string(), z.looseObject({ id: z.string(), commit: z.string().nullable(), name: z.string(), what: z.string() }))
+      .optional()
+      .meta({ description: 'with --scripts <Stoplight tree>: the upstream 6.0 generation each layout ran as, by layout name; name is `stoplight-v6 (hash-b, 4975eb6)`' }),
     incomplete: z
       .looseObject({
         layout: z.string(),
         phase: z.enum(['throughput', 'commands-per-call', 'accuracy']),
         error: z.string(),
         rejected: z.string().optional(),
+        stoppedWith: z.string().optional().meta({ description: "with rejected: the run's own error; error is then the replayed call's, the one that sent rejected" }),
+        cells: z.looseObject({ measured: z.number().int(), planned: z.number().int() }).optional(),
         cause: z.looseObject({ id: z.string(), name: z.string(), why: z.string() }).optional(),
       })
       .optional()

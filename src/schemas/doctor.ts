@@ -17,6 +17,22 @@ export const doctorSchema = z
     checks: z.array(z.looseObject({ name: z.string(), status: z.enum(['ok', 'warn', 'fail']), detail: z.string() })),
     memory: z.looseObject({ usedBytes: figure, maxBytes: figure, policy: z.string().nullable() }),
     permissions: z.looseObject({ missing: z.array(z.unknown()) }),
+    access: z
+      .looseObject({
+        method: z.enum(['acl-dryrun', 'noperm-answers']),
+        families: z.array(
+          z.looseObject({
+            family: z.enum(['connection', 'read', 'server', 'write', 'scripts']),
+            allowed: z.array(z.string()),
+            denied: z.array(z.looseObject({ command: z.string(), reason: z.string() })),
+            neededBy: z.array(z.string()),
+          }),
+        ),
+        allows: z.array(z.string()),
+        refuses: z.array(z.string()),
+        readOnly: z.boolean(),
+      })
+      .meta({ description: 'what the connected user may run, per family of the commands swc sends, and the swc commands that allows' }),
     ok: z.boolean(),
   })
   .meta({ title: 'swc doctor --json' });

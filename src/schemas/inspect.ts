@@ -22,6 +22,8 @@ const key = z.looseObject({
     .nullable(),
 });
 
+import { lightConfig, tripping } from './stoplight.js';
+
 const inspection = z.looseObject({
   kind: z.enum(['buckets', 'events', 'keys']),
   layout: z.string(),
@@ -33,7 +35,7 @@ const inspection = z.looseObject({
     clock: z.enum(['server', 'given']),
     // A Unix second as Redis holds it (a bucket's second, a score): a number named …Second.
     fromSecond: figure,
-    source: z.enum(['given', 'layout', 'none']),
+    source: z.enum(['given', 'registry', 'layout', 'none']),
   }),
   totals: counts.nullable(),
   windowTotals: counts.nullable(),
@@ -46,6 +48,18 @@ const inspection = z.looseObject({
     .looseObject({ state: z.enum(['red', 'yellow', 'locked red', 'locked green', 'green']), since: moment.nullable(), reason: z.string() })
     .optional(),
   windowNotes: z.array(z.string()).optional(),
+  /** 6.0: which of the light's keys exist by kind, and `registry` for its registry entry. */
+  keyKinds: z.array(z.string()).optional(),
+  /** 6.0: the state hash as stored. */
+  stateFields: z.record(z.string(), z.string()).optional(),
+  recoveryMetrics: z.record(z.string(), z.string()).optional(),
+  registry: z.looseObject({ key: z.string(), field: z.string(), config: z.looseObject({}) }).nullable().optional(),
+  /** 6.0: the config the light is judged by, each value with where it came from. */
+  config: lightConfig.optional(),
+  tripping: tripping.optional(),
+  trippingUnknown: z.string().optional(),
+  /** How the light was found: by name (no SCAN) or by a walk, and why. */
+  lookup: z.string().optional(),
 });
 
 export const inspectSchema = z

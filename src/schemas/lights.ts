@@ -1,6 +1,7 @@
 /** `swc lights --json`: every light of every registered layout on a Redis, with totals per layout. */
 import { z } from 'zod';
 import { figure, header, moment, primary } from './common.js';
+import { lightConfig, tripping } from './stoplight.js';
 
 const light = z.looseObject({
   layout: z.string(),
@@ -34,12 +35,28 @@ const light = z.looseObject({
       events: z.number().int(),
       heldEvents: figure,
       windowSeconds: figure,
-      windowFrom: z.enum(['window', 'registry', 'span']).nullable(),
+      windowFrom: z
+        .enum(['window', 'windows', 'registry', 'span'])
+        .nullable()
+        .meta({ description: "where the replay's window came from: --window, a --windows rule, the 6.0 registry, or (none known) the span of the light's events" }),
+      windowRule: z.string().optional().meta({ description: 'with windowFrom windows: the rule, as `<file>:<line> <pattern>`' }),
+      even: z
+        .looseObject({ rate: z.number(), failureRate: z.number(), events: z.number().int(), bytes: z.number() })
+        .optional()
+        .meta({ description: "--forecast-even: bytes after one window of even traffic at the light's mean rate and failure share (swc bench --window W --rate rate --failure-rate failureRate, its default seed)" }),
     })
     .optional(),
-  tripping: z
-    .looseObject({ trafficControl: z.enum(['error_rate', 'consecutive_errors']), value: z.number(), threshold: z.number(), ratio: z.number() })
-    .optional(),
+  rdbBound: z
+    .looseObject({ bytes: z.number(), fraction: z.number().nullable() })
+    .optional()
+    .meta({ description: "--rdb: the most the live server's bytes can differ from this light's snapshot bytes, from the shape of its keys" }),
+  tripping: tripping.optional(),
+  /** Why closeness is not said (strategy unknown, no window for error rate). */
+  trippingUnknown: z.string().optional(),
+  /** 6.0: the config the light is judged by, each value with where it came from (--window, registry, default config). */
+  config: lightConfig.optional(),
+  /** Which of the light's keys exist, by kind; `registry` for a registry entry. */
+  keyKinds: z.array(z.string()).optional(),
 });
 
 export const lightsSchema = z
@@ -58,6 +75,10 @@ export const lightsSchema = z
     totals: z.array(z.looseObject({ layout: z.string() })),
     total: z.looseObject({}),
     cluster: z.looseObject({ primaries: z.array(primary), nodeTotals: z.array(z.looseObject({ node: z.string() })) }).optional(),
+    snapshot: z
+      .looseObject({ settling: z.string(), note: z.string(), bound: z.string() })
+      .optional()
+      .meta({ description: '--rdb: what the bytes are, and how each light\'s rdbBound is made' }),
     /** With --forecast: the fleet's total, measured or extrapolated from the lights replayed. */
     forecast: z
       .looseObject({
@@ -76,6 +97,8 @@ export const lightsSchema = z
         partial: z.boolean(),
         server: z.looseObject({ version: z.string(), allocator: z.string() }),
         method: z.string(),
+        windowSources: z.looseObject({ window: z.number().int(), windows: z.number().int(), registry: z.number().int(), span: z.number().int() }),
+        comparison: z.string(),
       })
       .optional(),
     lights: z.array(light),

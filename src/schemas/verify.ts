@@ -16,6 +16,7 @@ const fields = z.looseObject({
 
 const result = z.looseObject({
   layout: z.string(),
+  generation: z.looseObject({ id: z.string(), commit: z.string().nullable(), name: z.string(), what: z.string() }).optional(),
   seed: z.number(),
   calls: z.number().int(),
   compared: z.number().int(),

@@ -132,6 +132,8 @@ export interface UnreproducedProblem {
 /** Everything `swc verify` found for one layout. */
 export interface VerifyResult {
   readonly layout: string;
+  /** With `--scripts <Stoplight tree>`: the upstream 6.0 generation recognised (`name`: `stoplight-v6 (hash-b, 4975eb6)`). */
+  readonly generation?: { readonly id: string; readonly commit: string | null; readonly name: string; readonly what: string };
   readonly seed: number;
   /** Calls sent in the main run (shrinking replays not included). */
   readonly calls: number;

@@ -7,6 +7,7 @@ import { OversizeReplyError } from '../../redis/scripts.js';
 import { verifyLayout } from '../../verify/verify.js';
 import type { RunContext } from './context.js';
 import { IncompleteBenchError } from './errors.js';
+import { cellsOf } from '../plan.js';
 import { reportOf } from './result.js';
 
 /** Calls of verify's traffic replayed to find the command a failing layout's script sent (see diagnose). */
@@ -59,8 +60,10 @@ export async function incompleteOf(ctx: RunContext, err: unknown): Promise<unkno
     const incomplete: IncompleteRun = {
       layout: (found?.layout ?? layouts[0])?.name ?? '?',
       phase,
-      error: err.message,
-      ...(found?.rejected !== undefined ? { rejected: found.rejected } : {}),
+      // The command the server received and the error are of one call: the replayed one, where a replay found it.
+      error: found?.rejected !== undefined ? found.error : err.message,
+      ...(found?.rejected !== undefined ? { rejected: found.rejected, stoppedWith: err.message } : {}),
+      cells: { measured: results.length, planned: cellsOf(ctx.plan).length },
       ...(cause ? { cause } : {}),
     };
     const report = { ...(await reportOf(ctx, results, null)), incomplete };

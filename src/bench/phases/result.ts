@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { SCHEMA_VERSION } from '../../core/schema-version.js';
 import { SWC_VERSION } from '../../core/version.js';
 import { layoutLabel } from '../../layouts/index.js';
+import { scriptsGenerations } from '../../layouts/stoplight/scripts-dir.js';
 import { scriptCommandDelta, type ScriptCommandStats } from '../../measure/commandstats.js';
 import { encodingHints } from '../../measure/encoding-advice.js';
 import type { BenchReport, CellCommands, CellResult, ThroughputResult } from '../../measure/types.js';
@@ -57,6 +58,7 @@ export async function reportOf(ctx: RunContext, results: CellResult[], scripts: 
   const { target, plan, info, run } = ctx;
   const measuringSeconds = scripts ? (performance.now() - scripts.wallStarted) / 1000 : undefined;
   const labels = labelsOf(plan);
+  const generations = plan.scriptsDir !== undefined ? scriptsGenerations(plan.scriptsDir, plan.layouts) : undefined;
   const delta = scripts ? scriptCommandDelta(scripts.before, await readScriptStats(target)) : null;
   // The accuracy phases' scripts ran on the lane's server, at the same time as the run's own: reported apart, never added.
   const onLane = ctx.lane && scripts ? await ctx.lane.scriptStats() : undefined;
@@ -93,6 +95,7 @@ export async function reportOf(ctx: RunContext, results: CellResult[], scripts: 
         }
       : {}),
     ...(labels ? { layoutLabels: labels } : {}),
+    ...(generations && Object.keys(generations).length > 0 ? { generations } : {}),
     ...(commandsSkipped !== undefined ? { commandsSkipped } : {}),
   };
 }

@@ -53,8 +53,8 @@ export async function benchAction(given: BenchFlags, cmd: Command): Promise<numb
   if (suggested) flags = { ...flags, layout: suggested.layouts };
   let plan = planFromFlags(flags, preset);
   // A Stoplight tree's folders that are not benched are named, not left out silently.
-  if (flags.scripts !== undefined && flags.layout === undefined)
-    for (const note of scriptsDirNotes(flags.scripts)) process.stderr.write(`swc bench: ${note}\n`);
+  // Under --layout too: a generation chosen on a default (no caller beside the folder) says so.
+  if (flags.scripts !== undefined) for (const note of scriptsDirNotes(flags.scripts, flags.layout)) process.stderr.write(`swc bench: ${note}\n`);
   // A preset cell without --lights fills as many lights as make its skiplists' random levels average out.
   if (preset && !typed('lights') && scenario?.lights === undefined) plan = { ...plan, steadyLights: PRESET_STEADY_LIGHTS };
   // Refused before any server starts or any note is printed (a URL, REDIS_URL: exit 2; no valgrind: exit 3).

@@ -32,12 +32,13 @@ export function printIncomplete(
       ...incomplete,
       error: strip(incomplete.error),
       ...(incomplete.rejected !== undefined ? { rejected: strip(incomplete.rejected) } : {}),
+      ...(incomplete.stoppedWith !== undefined ? { stoppedWith: strip(incomplete.stoppedWith) } : {}),
     },
   };
   if (options.output !== undefined) writeJsonFile('--output', options.output, report);
   if (format === 'json') printJson(report);
   else process.stdout.write(renderBench(report, format, useColor(), { wide: options.wide, width: outputWidth(options.wide) }));
-  const { layout, phase, cause, rejected, error } = report.incomplete ?? incomplete;
+  const { layout, phase, cause, rejected, error, stoppedWith } = report.incomplete ?? incomplete;
   // The phases after memory run in this order: throughput, commands per call, accuracy; each way out skips the failed one and those after it.
   const skip = { throughput: '--no-throughput --no-commands --no-accuracy', 'commands-per-call': '--no-commands --no-accuracy', accuracy: '--no-accuracy' }[
     phase
@@ -46,8 +47,9 @@ export function printIncomplete(
   const lines = [
     `swc bench: incomplete: ${layout}'s script failed in its ${phase} phase${cause ? `: ${cause.name}: ${cause.why}` : ''}; ` +
       `the memory figures printed above were measured before it (exit ${err.exitCode})`,
-    ...(rejected !== undefined ? [`  the server received: ${rejected}`] : []),
-    `  error: ${error}`,
+    // One call's: verify's traffic replayed under MONITOR found the command and the error together.
+    ...(rejected !== undefined ? [`  the server received: ${rejected}`, `  error (the same call, replayed): ${error}`] : [`  error: ${error}`]),
+    ...(stoppedWith !== undefined ? [`  where the run stopped: ${stoppedWith}`] : []),
     // Exit 2: the scripts given are at fault (a reply over swc's bound or in a shape their layout does not read), not the server's build.
     // Lua's unpack() limit is the same on every build: another server is no way out of it.
     `  ways out: ${skip} to measure memory only; ${

@@ -10,7 +10,7 @@ import { ExitCode, ScriptError, UsageError } from '../../core/errors.js';
 import { SCHEMA_VERSION } from '../../core/schema-version.js';
 import { SWC_VERSION } from '../../core/version.js';
 import { createLayout, layoutNames, namespacedLayout, type LayoutName } from '../../layouts/index.js';
-import { scriptsDirLayouts, scriptsDirNotes } from '../../layouts/stoplight/scripts-dir.js';
+import { scriptsDirLayouts, scriptsDirNotes, scriptsGenerations } from '../../layouts/stoplight/scripts-dir.js';
 import type { LayoutOptions } from '../../layouts/types.js';
 import type { ClusterSession } from '../../redis/cluster.js';
 import { clusterTarget, singleTarget, type Target } from '../../redis/target.js';
@@ -41,8 +41,8 @@ export async function verifyAction(flags: VerifyFlags): Promise<number> {
   // A Stoplight tree holds one version's scripts: by default, verify the layouts it has.
   const names = flags.layout ?? (flags.scripts !== undefined ? scriptsDirLayouts(flags.scripts) : [...layoutNames]);
   // A Stoplight tree's folders that are not verified are named, not left out silently.
-  if (flags.scripts !== undefined && flags.layout === undefined)
-    for (const note of scriptsDirNotes(flags.scripts)) process.stderr.write(`swc verify: ${note}\n`);
+  // Under --layout too: a generation chosen on a default (no caller beside the folder) says so.
+  if (flags.scripts !== undefined) for (const note of scriptsDirNotes(flags.scripts, flags.layout)) process.stderr.write(`swc verify: ${note}\n`);
   const scripts = flags.scripts !== undefined ? { scriptsDir: flags.scripts } : {};
   // Every layout is built (its scripts read) before Redis is touched: a missing file is bad input.
   for (const name of names) {
@@ -142,7 +142,9 @@ async function verifyEach(
       },
     });
     say(`${name}: ${result.findings === 0 ? 'no finding' : `${result.findings} finding(s)`} in ${result.durationSeconds.toFixed(1)} s`);
-    results.push(stripNamespace(result, `${namespace.prefix}:`));
+    // A Stoplight tree's 6.0 scripts: the generation recognised, named in the text and the JSON.
+    const generation = scripts.scriptsDir !== undefined ? scriptsGenerations(scripts.scriptsDir, [name])[name] : undefined;
+    results.push(stripNamespace(generation ? { ...result, generation } : result, `${namespace.prefix}:`));
   }
   return results;
 }

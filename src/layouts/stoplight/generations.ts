@@ -20,6 +20,8 @@ export interface V6Generation {
   readonly manifestFile: string;
   /** For messages: the design and its convention. */
   readonly what: string;
+  /** The commit of Stoplight's public repository the generation's caller was read from (docs/layouts.md); null where it was not resolved. */
+  readonly commit: string | null;
   /** Whether the keys are 6.0's per-second hash and its index (the built-in 6.0 inspector decodes them). */
   readonly hashBuckets: boolean;
   /** Said on stderr when the choice rests on a default rather than on the files (e.g. no caller next to the folder). */
@@ -28,42 +30,49 @@ export interface V6Generation {
 
 const GENERATIONS: Readonly<Record<V6GenerationId, Omit<V6Generation, 'id' | 'note'>>> = {
   'hourly-a': {
+    commit: '0aaf27f',
     manifestFile: '6.0-hourly-a.json',
     what: 'Stoplight 6.0 hourly event ZSETs (bucket TTL 1 h, metadata TTL 1 day)',
     hashBuckets: false,
   },
   'hourly-b': {
+    commit: 'c72dfc2',
     manifestFile: '6.0-hourly-b.json',
     what: 'Stoplight 6.0 hourly event ZSETs (bucket TTL window + 1 h)',
     hashBuckets: false,
   },
   'hourly-c': {
+    commit: '87afe69',
     manifestFile: '6.0-hourly-c.json',
     what: 'Stoplight 6.0 hourly event ZSETs (a failure replies the snapshot)',
     hashBuckets: false,
   },
   'hourly-d': {
+    commit: '67627bb',
     manifestFile: '6.0-hourly-d.json',
     what: 'Stoplight 6.0 hourly event ZSETs (both writes reply the snapshot)',
     hashBuckets: false,
   },
   'sliding-log-a': {
+    commit: 'b2a2866',
     manifestFile: '6.0-sliding-log-a.json',
     what: 'Stoplight 6.0 sliding-log ZSETs (member id from the client)',
     hashBuckets: false,
   },
   'sliding-log-b': {
+    commit: 'fabfe8a',
     manifestFile: '6.0-sliding-log-b.json',
     what: 'Stoplight 6.0 sliding-log ZSETs (member id from a seq counter)',
     hashBuckets: false,
   },
-  'hash-a': { manifestFile: '6.0-argv-clock.json', what: 'Stoplight 6.0 hash buckets with the clock as first argument', hashBuckets: true },
+  'hash-a': { commit: '61e346e', manifestFile: '6.0-argv-clock.json', what: 'Stoplight 6.0 hash buckets with the clock as first argument', hashBuckets: true },
   'hash-b': {
+    commit: '4975eb6',
     manifestFile: '6.0-argv-clock.json',
     what: 'Stoplight 6.0 hash buckets with the clock as first argument (eviction in batches)',
     hashBuckets: true,
   },
-  'hash-c': { manifestFile: '6.0-redis-time.json', what: 'Stoplight 6.0 hash buckets with the clock from Redis TIME', hashBuckets: true },
+  'hash-c': { commit: null, manifestFile: '6.0-redis-time.json', what: 'Stoplight 6.0 hash buckets with the clock from Redis TIME', hashBuckets: true },
 };
 
 const isFile = (file: string): boolean => existsSync(file) && statSync(file).isFile();
@@ -132,6 +141,11 @@ export function recognizeV6(root: string): V6Generation | null {
   }
   if (calls(success, 'ZADD') && isFile(path.join(folder, 'metrics_snapshot.lua'))) return hourlyAOrB(root);
   return null;
+}
+
+/** How outputs name the layout a generation runs as: `stoplight-v6 (hash-b, 4975eb6)`. */
+export function generationName(layout: string, generation: Pick<V6Generation, 'id' | 'commit'>): string {
+  return `${layout} (${generation.id}, ${generation.commit ?? 'commit not resolved'})`;
 }
 
 /** One line saying what a folder holds, for a message about a folder that is not used or not recognised. */

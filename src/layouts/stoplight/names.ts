@@ -109,41 +109,71 @@ function trafficControlOf(value: unknown): 'error_rate' | 'consecutive_errors' |
 
 const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
+/** One registry entry read: the light it names and its config. */
+export interface RegistryEntry {
+  readonly lightId: string;
+  readonly name: string;
+  readonly config: RegisteredConfig;
+}
+
+/**
+ * Reads one field of a registry hash (`<prefix>:<system id>:lights`):
+ * Stoplight 6.0's Registry (`lib/stoplight/infrastructure/redis/storage/registry.rb`,
+ * 14859417ed614aa4770672a6066982850cf4ed55) stores, under the light's id, JSON
+ * `{ meta, config }` whose config is the ConfigSerializer's
+ * (`lib/stoplight/infrastructure/config_serializer.rb`,
+ * 37a24db38080b0c46db87ae337d9cf98c938d345): `id`, `name`, `cool_off_time`
+ * (seconds), `threshold`, `recovery_threshold`, `window_size` (seconds or
+ * null), the error lists, and `traffic_control` / `traffic_recovery` as
+ * `{ "strategy": "<name>" }`. Null when the value is not a config naming
+ * that light id (a value that does not hash to its field is not trusted).
+ * Reused by `lights` (window, threshold, strategy, cool-off) and `--forecast`.
+ */
+export function parseRegistryEntry(field: string, value: string): RegistryEntry | null {
+  let config: { name?: unknown; window_size?: unknown; threshold?: unknown; traffic_control?: unknown; cool_off_time?: unknown } | undefined;
+  try {
+    // Only a JSON object holds a config: anything else is not parsed (a million throws took seconds).
+    const parsed = /^\s*\{/.test(value) ? (JSON.parse(value) as { config?: typeof config } | null) : null;
+    config = parsed && typeof parsed === 'object' ? parsed.config : undefined;
+  } catch {
+    config = undefined;
+  }
+  const isConfig = config !== null && typeof config === 'object';
+  const named = isConfig ? config?.name : undefined;
+  // The earlier registry's field is the light's name itself (its config names no light).
+  const byName = isConfig && named === undefined && !LIGHT_ID.test(field);
+  const name = byName ? field : named;
+  if (typeof name !== 'string' || (!byName && nameId(name) !== field)) return null;
+  const trafficControl = trafficControlOf(config?.traffic_control);
+  return {
+    lightId: byName ? nameId(name) : field,
+    name,
+    config: {
+      windowSeconds: finite(config?.window_size),
+      threshold: finite(config?.threshold),
+      ...(finite(config?.cool_off_time) !== null ? { coolOffSeconds: finite(config?.cool_off_time) } : {}),
+      ...(trafficControl ? { trafficControl } : {}),
+    },
+  };
+}
+
 /**
  * Adds what one registry hash says to the book: each field whose value is a
- * config naming a light whose id is the field (a value that does not hash to
- * its field is not trusted). Returns problems: entries that are not such configs.
+ * config naming a light whose id is the field. Returns problems: entries
+ * that are not such configs.
  */
 export function addRegistry(book: NameBook, key: string, fields: ReadonlyMap<string, string>): string[] {
   const systemId = registrySystemOf(key);
   if (systemId === null) return [];
   const problems: string[] = [];
   for (const [field, value] of fields) {
-    let config: { name?: unknown; window_size?: unknown; threshold?: unknown; traffic_control?: unknown } | undefined;
-    try {
-      // Only a JSON object holds a config: anything else is not parsed (a million throws took seconds).
-      const parsed = /^\s*\{/.test(value) ? (JSON.parse(value) as { config?: typeof config } | null) : null;
-      config = parsed && typeof parsed === 'object' ? parsed.config : undefined;
-    } catch {
-      config = undefined;
-    }
-    const isConfig = config !== null && typeof config === 'object';
-    const named = isConfig ? config?.name : undefined;
-    // The earlier registry's field is the light's name itself (its config names no light).
-    const byName = isConfig && named === undefined && !LIGHT_ID.test(field);
-    const name = byName ? field : named;
-    if (typeof name !== 'string' || (!byName && nameId(name) !== field)) {
+    const entry = parseRegistryEntry(field, value);
+    if (entry === null) {
       problems.push(`${key} field ${field.slice(0, 40)}: not a light config naming that light id; ignored`);
       continue;
     }
-    const lightId = byName ? nameId(name) : field;
-    book.lights.set(lightId, name);
-    const trafficControl = trafficControlOf(config?.traffic_control);
-    book.configs.set(`${systemId}/${lightId}`, {
-      windowSeconds: finite(config?.window_size),
-      threshold: finite(config?.threshold),
-      ...(trafficControl ? { trafficControl } : {}),
-    });
+    book.lights.set(entry.lightId, entry.name);
+    book.configs.set(`${systemId}/${entry.lightId}`, entry.config);
   }
   return problems;
 }

@@ -15,7 +15,7 @@ import type { Layout, LayoutInspector, LayoutOptions } from '../types.js';
 import { v5KeyTable, V5_MAX_WINDOW_SECONDS } from './v5.js';
 import { StoplightV5Inspector } from './v5-inspector.js';
 import { v6Inspector } from './v6.js';
-import { recognizeV6, whatIsIn, type V6Generation } from './generations.js';
+import { generationName, recognizeV6, whatIsIn, type V6Generation } from './generations.js';
 
 /** Where swc's manifests for Stoplight's own scripts live (in the package). */
 export const STOPLIGHT_MANIFESTS_DIR = packagePath('fixtures/manifests/stoplight/');
@@ -92,17 +92,51 @@ export function classifyScriptsDir(dir: string): ScriptsDir {
 /**
  * One line per scripts folder of a Stoplight tree that is not used, for
  * bench and verify to print (a tree benched as 5.x only says why its 6.0
- * folder was left out). Empty for swc's copy and a tree that uses all it has.
+ * folder was left out), and the default a 6.0 generation's choice rested on
+ * (e.g. no caller beside the folder). With `layouts` (the user's --layout):
+ * only that default, where stoplight-v6 is among them. Empty for swc's copy
+ * and a tree that uses all it has.
  */
-export function scriptsDirNotes(dir: string): string[] {
+export function scriptsDirNotes(dir: string, layouts?: readonly string[]): string[] {
   const found = classifyScriptsDir(dir);
   if (found.kind === 'swc') return [];
+  const assumed = found.v6Root !== undefined && (layouts === undefined || layouts.includes('stoplight-v6')) ? recognizeV6(found.v6Root)?.note : undefined;
+  if (layouts !== undefined) return assumed !== undefined ? [`--scripts: ${assumed}`] : [];
   const notes = (found.skipped ?? []).map((s) => `--scripts: not used: ${s.folder} (${s.reason})`);
-  const assumed = found.v6Root !== undefined ? recognizeV6(found.v6Root)?.note : undefined;
   if (assumed !== undefined) notes.push(`--scripts: ${assumed}`);
   if (!found.v6Root) notes.push(`--scripts: ${dir}: no Stoplight 6.0 scripts found (window_metrics/record_success.lua); running Stoplight 5.x only`);
   else if (!found.v5Root) notes.push(`--scripts: ${dir}: no Stoplight 5.x scripts found (data_store/redis/get_metadata.lua); running Stoplight 6.0 only`);
   return notes;
+}
+
+/** A recognised upstream 6.0 generation, as outputs name it (bench's tables and JSON, verify). */
+export interface NamedGeneration {
+  readonly id: string;
+  readonly commit: string | null;
+  /** `stoplight-v6 (hash-b, 4975eb6)`. */
+  readonly name: string;
+  /** The design and its convention. */
+  readonly what: string;
+}
+
+/**
+ * The 6.0 generation `--scripts <dir>` runs as `layout`, by layout name;
+ * empty for swc's own copy, a 5.x-only tree, or a folder that is not one.
+ */
+export function scriptsGenerations(dir: string, layouts: readonly string[]): Record<string, NamedGeneration> {
+  if (!layouts.includes('stoplight-v6')) return {};
+  let found: ScriptsDir;
+  try {
+    found = classifyScriptsDir(dir);
+  } catch {
+    return {};
+  }
+  if (found.kind === 'swc' || found.v6Root === undefined) return {};
+  const generation = recognizeV6(found.v6Root);
+  if (!generation) return {};
+  return {
+    'stoplight-v6': { id: generation.id, commit: generation.commit, name: generationName('stoplight-v6', generation), what: generation.what },
+  };
 }
 
 /** The built-in layouts a scripts folder provides: both for swc's copy, those found for a Stoplight tree. */

@@ -1,3 +1,4 @@
+import { breachErrorText } from './breach-error.js';
 import { HOUR_SECONDS } from '../kit/keys.js';
 import type { SecondRange, WindowDeviation } from '../types.js';
 
@@ -6,14 +7,12 @@ import type { SecondRange, WindowDeviation } from '../types.js';
  * stated once for `swc inspect`, `swc lights` and the tests' model.
  *
  * Stoplight 5.x keeps the state fields in the light's metadata hash
- * (`stoplight:v5:metadata:<name>`); released 6.0 keeps them in a hash of
- * their own, `stoplight:v6:<system id>:{<light id>}:state` (fields
- * `locked_state`, `breached_at`, `recovery_scheduled_after`,
- * `recovery_started_at`, floats of seconds). The rule is the same in both:
- * a lock wins; then a recovery that is due or under way is yellow; then a
- * breach is red; else green.
+ * (`stoplight:v5:metadata:<name>`, whole seconds); released 6.0 keeps them
+ * in a hash of its own, `stoplight:v6:<system id>:{<light id>}:state`
+ * (fields `locked_state`, `breached_at`, `recovery_scheduled_after`,
+ * `recovery_started_at`, and `recovered_at` once a recovery succeeds; floats
+ * of seconds). The colour rule is the same in both (see {@link lightState}).
  */
-
 import { lightStates, type LightState, type LightStateName } from '../inspection.js';
 
 export { lightStates, type LightState, type LightStateName };
@@ -27,18 +26,6 @@ const stamp = (value: string | undefined): number | null => {
   return Number.isFinite(n) ? n : null;
 };
 
-/** The error class of a `last_error_json`, when it names one. */
-function errorClass(json: string | undefined): string | null {
-  if (json === undefined) return null;
-  try {
-    const parsed = JSON.parse(json) as { error?: { class?: unknown } } | null;
-    const name = parsed?.error?.class;
-    return typeof name === 'string' && name !== '' ? name : null;
-  } catch {
-    return null;
-  }
-}
-
 /** `locked_green` / `LOCKED_GREEN` / `locked green`: the lock a field says; null for unlocked or unknown. */
 function lockOf(value: string | undefined): 'locked red' | 'locked green' | null {
   const v = (value ?? '').toLowerCase().replace(/[_\s-]+/g, ' ');
@@ -47,30 +34,63 @@ function lockOf(value: string | undefined): 'locked red' | 'locked green' | null
   return null;
 }
 
+/** What trips a light: Stoplight's two traffic-control strategies. */
+export type TrafficControl = 'error_rate' | 'consecutive_errors';
+
 /**
- * Stoplight's rule over a light's state fields (any object of field to
- * value; the 5.x metadata hash, or 6.0's state hash merged with its
- * window_metrics hash for the consecutive errors): `locked_state` first;
- * then `recovery_scheduled_after` at or before `at`, or `recovery_started_at`
- * set, means yellow; then `breached_at` means red; else green.
+ * Stoplight's colour rule over a light's state fields (any object of field
+ * to value: the 5.x metadata hash, or 6.0's state hash with its metrics
+ * hash's `consecutive_errors` and `last_error_json` for the reason), judged
+ * at `at` (Unix seconds):
+ *
+ * 1. a lock wins: `locked_state` locked red or locked green;
+ * 2. else yellow when the cool-off is over, `recovery_scheduled_after`
+ *    strictly before `at` (at exactly that moment the light is still red),
+ *    or when a recovery probe is under way (`recovery_started_at` set);
+ * 3. else red when `breached_at` is set;
+ * 4. else green. A light on the default config (no window) follows the same
+ *    rule: only its metrics differ.
+ *
+ * Read from Stoplight's source: 6.0 `lib/stoplight/domain/state_snapshot.rb`
+ * at 14c8ad88f8969da9c9e0252fab20eec17a2d0163 (`color`), the fields from
+ * `lib/stoplight/infrastructure/redis/storage/state.rb` at
+ * e984cd620f6a9de957e02383c0907504a7c1fe7e and `state/transition_to_*.lua`
+ * (green 902e9c77fcf8acc3a06db29c11077957fb093f54, yellow
+ * 37a24db38080b0c46db87ae337d9cf98c938d345, red
+ * 5d02b9f8f61ba8c3c64983c9bf689f25fe9ea3eb); 5.x `lib/stoplight/metadata.rb`
+ * at v5.3.6 (80682cdfe1d867c7c48c38b4d549d55486fe339c, `color`), the same
+ * order and the same strict comparison. docs/layouts.md lists them.
+ *
+ * `strategy` names what trips the light, where known (a registry entry, or
+ * a default-config light, which only consecutive errors can trip): the red
+ * reason then says which; null says the strategy is unknown rather than guess.
  */
-export function lightState(fields: Readonly<Record<string, string>>, at: number): LightState {
+export function lightState(fields: Readonly<Record<string, string>>, at: number, strategy: TrafficControl | null = null): LightState {
   const lock = lockOf(fields.locked_state);
   if (lock !== null) return { state: lock, since: null, reason: `locked by an operator (locked_state ${fields.locked_state as string})` };
   const started = stamp(fields.recovery_started_at);
   if (started !== null) return { state: 'yellow', since: Math.floor(started), reason: 'a recovery probe is under way (recovery_started_at)' };
   const scheduled = stamp(fields.recovery_scheduled_after);
   const breached = stamp(fields.breached_at);
-  if (scheduled !== null && scheduled <= at) {
+  if (scheduled !== null && scheduled < at) {
     return { state: 'yellow', since: Math.floor(scheduled), reason: 'cool-off over: the next call probes recovery (recovery_scheduled_after passed)' };
   }
   if (breached !== null) {
-    const errors = stamp(fields.consecutive_errors);
-    const cls = errorClass(fields.last_error_json);
-    const after = errors !== null && errors > 0 ? `breached after ${errors} consecutive error${errors === 1 ? '' : 's'}` : 'breached';
-    return { state: 'red', since: Math.floor(breached), reason: cls === null ? after : `${after}: ${cls}` };
+    const why = breachedBy(fields, strategy);
+    // The stored error, only where it can be the one that tripped the light (src/layouts/stoplight/breach-error.ts).
+    return { state: 'red', since: Math.floor(breached), reason: `${why}${breachErrorText(fields, breached)}` };
   }
   return { state: 'green', since: null, reason: 'no breach recorded' };
+}
+
+/** What a breach is said to come from: the strategy that trips the light, or that it is unknown. */
+function breachedBy(fields: Readonly<Record<string, string>>, strategy: TrafficControl | null): string {
+  if (strategy === 'error_rate') return 'breached by its error rate (error_rate)';
+  if (strategy === 'consecutive_errors') {
+    const errors = stamp(fields.consecutive_errors);
+    return errors !== null && errors > 0 ? `breached by consecutive errors (${errors} now)` : 'breached by consecutive errors';
+  }
+  return 'breached (strategy unknown)';
 }
 
 /** The newest of `last_success_at` and `last_error_at` (whole seconds), or null: when the light last saw a call. */

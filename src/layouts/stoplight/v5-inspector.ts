@@ -226,7 +226,7 @@ export class StoplightV5Inspector implements LayoutInspector {
         staleBuckets: null,
         drift: null,
         window: counted ? window : null,
-        ...(hasMetadata ? { state: lightState(meta, judge.at), lastCallSecond: lastCallSecond(meta) } : {}),
+        ...(hasMetadata ? { state: lightState(meta, judge.moment ?? judge.at), lastCallSecond: lastCallSecond(meta) } : {}),
         consecutiveErrors: Number.isFinite(errors) && meta.consecutive_errors !== undefined ? errors : null,
         notes,
       };
@@ -349,7 +349,7 @@ async function inspectV5(
     consistent,
     problems,
     unavailable: unavailable === null ? [] : [unavailable],
-    ...(metadata.size > 0 ? { state: lightState(fields, judge.at) } : {}),
+    ...(metadata.size > 0 ? { state: lightState(fields, judge.moment ?? judge.at) } : {}),
     windowNotes: hasEvents ? windowNotes(read) : [NO_WINDOW_NOTE],
   };
 }

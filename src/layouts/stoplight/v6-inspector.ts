@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { lastCallSecond, lightState, readWindow, STATE_FIELDS } from './state.js';
+import { lastCallSecond, lightState, NO_WINDOW_NOTE, readWindow, STATE_FIELDS } from './state.js';
+import { configView, strategyOf, trippingOf } from './traffic-control.js';
 import { UsageError } from '../../core/errors.js';
 import {
   count,
@@ -20,7 +21,8 @@ import type { Bucket, BucketDrift, BucketInspection, EncodingLimits, JudgeOption
 import { nameId, renderTemplate, type KeyTable, type LightKey } from '../kit/keys.js';
 import { escapeGlob, escapeRegExp } from '../parse.js';
 import type { InspectTarget, KeyOwner, KeySearch, LayoutInspector, TargetRequest } from '../types.js';
-import { addRegistry, newNameBook, type NameBook } from './names.js';
+import { DEFAULT_SYSTEM } from '../types.js';
+import { parseRegistryEntry, type NameBook, type RegistryEntry } from './names.js';
 
 /** The table of 6.0's two keys (6.0's own, or a layout's with keys of the same shape). */
 type V6Table = KeyTable<'metrics' | 'index'>;
@@ -42,20 +44,63 @@ const METADATA_FIELDS = new Set(['last_success_at', 'last_error_at', 'last_error
 const LIGHT_ID = /^[0-9a-f]{12}$/;
 /** `<system id>/<light id>`: the reference swc lights prints. */
 const REFERENCE = /^([0-9a-f]{12})\/([0-9a-f]{12})$/;
+
+/**
+ * Every key Stoplight 6.0 writes for one light, after the light's key base
+ * `<prefix>:<system id>:{<light id>}` (KeySpace, `key_space.rb` at
+ * 7e3dd66c5fc8d6362f6fab53cb7b60849681c2e5), with its role and type:
+ * the window metrics hash and its index (a light with a `window_size`),
+ * the unbounded metrics hash (a light on the default config, no window:
+ * `unbounded_metrics.rb`), the state hash (`state.rb`), the recovery probes'
+ * metrics (`recovery_metrics.rb`) and the recovery lock, a string set with
+ * NX and a TTL of the cool-off (`recovery_lock.rb`; these three at
+ * 101a80a6d49e036b57c1a3feeb0aaef147aa1195 and e984cd620f6a9de957e02383c0907504a7c1fe7e).
+ * The registry entry (`<prefix>:<system id>:lights`, field the light id) is
+ * the light's too, though not a key of its own.
+ */
+export const V6_KEY_KINDS = [
+  { suffix: ':window_metrics', kind: 'window_metrics', role: 'metrics', type: 'hash' },
+  { suffix: ':window_metrics:ts_idx', kind: 'window_metrics:ts_idx', role: 'index', type: 'zset' },
+  { suffix: ':state', kind: 'state', role: 'state', type: 'hash' },
+  { suffix: ':metrics', kind: 'metrics', role: 'unbounded metrics', type: 'hash' },
+  { suffix: ':recovery_metrics', kind: 'recovery_metrics', role: 'recovery metrics', type: 'hash' },
+  { suffix: ':locks:recovery', kind: 'locks:recovery', role: 'recovery lock', type: 'string' },
+] as const;
+/** The kind a listing names for a light's registry entry. */
+export const REGISTRY_KIND = 'registry';
+const SUFFIX_ALTERNATION = V6_KEY_KINDS.map((k) => escapeRegExp(k.suffix)).join('|');
+/** A key's suffix, to its kind. */
+const KIND_OF_SUFFIX = new Map<string, (typeof V6_KEY_KINDS)[number]>(V6_KEY_KINDS.map((k) => [k.suffix, k]));
 /** The system id of a key, after the prefix. */
-const LIGHT_KEY = /^:([0-9a-f]{12}):\{[0-9a-f]{12}\}:window_metrics(?::ts_idx)?$/;
+const LIGHT_KEY = new RegExp(`^:([0-9a-f]{12}):\\{[0-9a-f]{12}\\}(?:${SUFFIX_ALTERNATION})$`);
 /** A target's system id when only the light id is known: found with SCAN. */
 const ANY_SYSTEM = '*';
 /** Fields that change with every write, so a read under load notices writes that keep the hash's size. */
 const WATCH_FIELDS = ['total_successes', 'total_failures', 'consecutive_successes', 'consecutive_errors'];
 
-/** The two keys of a 6.0 light, off the layout's key table, under the target's prefix (which may carry a namespace). */
+/** The key base of a 6.0 light's key: the key without its kind's suffix; null for another key. */
+export function v6KeyBase(key: string): string | null {
+  for (const kind of [...V6_KEY_KINDS].sort((a, b) => b.suffix.length - a.suffix.length)) {
+    if (key.endsWith(kind.suffix)) return key.slice(0, key.length - kind.suffix.length);
+  }
+  return null;
+}
+
+/** Every key of a 6.0 light, off the layout's key table, under the target's prefix (which may carry a namespace). */
 function v6Keys(table: V6Table, target: Pick<V6Target, 'prefix' | 'systemId' | 'lightId'>): LightKey[] {
   const values = { prefix: target.prefix, systemId: target.systemId, lightId: target.lightId };
   const { metrics, index } = table.rows;
+  const windowKey = renderTemplate(metrics.template, values);
+  const base = v6KeyBase(windowKey) ?? windowKey;
   return [
-    { key: renderTemplate(metrics.template, values), role: metrics.inspectRole ?? metrics.role, type: metrics.type, watchFields: WATCH_FIELDS },
+    { key: windowKey, role: metrics.inspectRole ?? metrics.role, type: metrics.type, watchFields: WATCH_FIELDS },
     { key: renderTemplate(index.template, values), role: index.inspectRole ?? index.role, type: index.type },
+    ...V6_KEY_KINDS.slice(2).map((k) => ({
+      key: `${base}${k.suffix}`,
+      role: k.role,
+      type: k.type,
+      ...(k.kind === 'metrics' ? { watchFields: WATCH_FIELDS } : {}),
+    })),
   ];
 }
 
@@ -78,7 +123,7 @@ export class StoplightV6Inspector implements LayoutInspector {
     this.prefix = table.prefix;
     this.shortId = table.hashName;
     const prefix = table.prefix;
-    this.keyPattern = new RegExp(`^((?:.*:)?${escapeRegExp(prefix)}):([0-9a-f]{12}):\\{([0-9a-f]{12})\\}(:window_metrics(?::ts_idx)?)?$`, 's');
+    this.keyPattern = new RegExp(`^((?:.*:)?${escapeRegExp(prefix)}):([0-9a-f]{12}):\\{([0-9a-f]{12})\\}(${SUFFIX_ALTERNATION})?$`, 's');
   }
 
   scanPatterns(): string[] {
@@ -88,53 +133,63 @@ export class StoplightV6Inspector implements LayoutInspector {
   lightOfKey(key: string): KeyOwner | null {
     const match = this.keyPattern.exec(key);
     if (!match?.[4]) return null;
+    const kind = KIND_OF_SUFFIX.get(match[4]);
+    if (!kind) return null;
     return {
       light: match[3] as string,
       system: match[2] as string,
-      role: match[4].endsWith(':ts_idx') ? 'index' : 'metrics',
-      scoresAreSeconds: true,
-      expectedType: match[4].endsWith(':ts_idx') ? 'zset' : 'hash',
+      role: kind.role,
+      kind: kind.kind,
+      scoresAreSeconds: kind.kind === 'window_metrics:ts_idx',
+      expectedType: kind.type,
     };
   }
 
+  /**
+   * Where to look for what the user typed, in order (the first with keys or
+   * a registry entry wins). The naming rule (docs/inspect.md, "Naming"):
+   * with `--system`, the text is always a light's name (or its 12-hex id) in
+   * that system. Without it, the text is tried as, in turn: a 6.0 key (or a
+   * key base); `<system id>/<light id>`; `<system>/<light>` split at the
+   * first `/`; then the whole text as a light's name (or id) in the
+   * `default` system; and last, by a walk, in any system (not for a text
+   * that is a key). So a light whose
+   * name holds `/` or a key is reachable as `--system default <name>` (or
+   * its reference), and an earlier form wins only where its keys exist.
+   */
   targetsFor(request: TargetRequest): V6Target[] {
     const { light } = request;
-    // A full key, or the light's key base without the suffix.
-    const key = this.keyPattern.exec(light);
-    if (key) {
-      const target = { light, prefix: key[1] as string, systemId: key[2] as string, lightId: key[3] as string };
-      return [{ ...target, lookedFor: [v6Keys(this.table, target)[0]?.key ?? light] }];
-    }
     const names = request.names;
-    const make = (systemId: string, lightId: string): V6Target => {
-      const target = { light, prefix: this.prefix, systemId, lightId, ...(names ? { names } : {}) };
+    const make = (systemId: string, lightId: string, prefix = this.prefix): V6Target => {
+      const target = { light, prefix, systemId, lightId, ...(names ? { names } : {}) };
       const lookedFor = v6Keys(this.table, target)[0]?.key ?? '';
       return { ...target, lookedFor: [lookedFor] };
     };
+    const ids = (text: string): string[] => (LIGHT_ID.test(text) ? [text, this.shortId(text)] : [this.shortId(text)]);
+    if (request.system !== undefined) {
+      // --system takes a name or the id the keys carry; a 12-hex text is tried as an id first.
+      const systems = ids(request.system);
+      return systems.flatMap((systemId) => ids(light).map((lightId) => make(systemId, lightId)));
+    }
+    const targets: V6Target[] = [];
+    // A full key, or the light's key base without the suffix.
+    const key = this.keyPattern.exec(light);
+    if (key) targets.push({ ...make(key[2] as string, key[3] as string, key[1] as string), lookedFor: [light] });
     // `<system id>/<light id>`, as swc lights prints a 6.0 light.
     const pair = REFERENCE.exec(light);
-    if (pair && request.system === undefined) return [make(pair[1] as string, pair[2] as string)];
+    if (pair) targets.push(make(pair[1] as string, pair[2] as string));
     // `<system>/<light>` by names (as swc lights prints them where names are known), or a mix of a name and an id.
     const slash = light.indexOf('/');
-    if (slash > 0 && slash < light.length - 1 && request.system === undefined) {
-      const system = light.slice(0, slash);
-      const name = light.slice(slash + 1);
-      const systemId = LIGHT_ID.test(system) ? system : this.shortId(system);
-      const lightIds = LIGHT_ID.test(name) ? [name, this.shortId(name)] : [this.shortId(name)];
-      return lightIds.map((id) => make(systemId, id));
+    if (!pair && slash > 0 && slash < light.length - 1) {
+      const systemId = LIGHT_ID.test(light.slice(0, slash)) ? light.slice(0, slash) : this.shortId(light.slice(0, slash));
+      for (const id of ids(light.slice(slash + 1))) targets.push(make(systemId, id));
     }
-    // --system takes a name or the id the keys carry; a 12-hex text is tried as an id first.
-    const systems =
-      request.system === undefined ? [] : LIGHT_ID.test(request.system) ? [request.system, this.shortId(request.system)] : [this.shortId(request.system)];
-    const targets: V6Target[] = [];
-    if (LIGHT_ID.test(light)) {
-      // A bare light id without --system is looked for in every system (lights prints ids, not system names).
-      if (request.system === undefined) targets.push(make(ANY_SYSTEM, light));
-      else for (const systemId of systems) targets.push(make(systemId, light));
-    }
-    for (const systemId of systems) targets.push(make(systemId, this.shortId(light)));
-    // A name without --system: whichever system has it; a name in several systems is an error that lists them.
-    if (request.system === undefined) targets.push(make(ANY_SYSTEM, this.shortId(light)));
+    // The whole text as a light of the default system: its keys by name and its registry entry, no SCAN.
+    const defaultId = this.shortId(DEFAULT_SYSTEM);
+    for (const id of ids(light)) targets.push(make(defaultId, id));
+    // Then any system: only a walk finds it (the output says so). Not for a text that is a key: a light
+    // named like a key is reached with --system, and a key that does not exist costs no walk.
+    if (!key) for (const id of ids(light)) targets.push(make(ANY_SYSTEM, id));
     return targets;
   }
 
@@ -174,47 +229,83 @@ const SURVEY_BATCH = 200;
 /** Larger hashes are left to `swc inspect` (it pages), so a listing never sends one huge HGETALL. */
 const SURVEY_MAX_FIELDS = 20_000;
 
+/** A light's key of one kind, among those a listing found. */
+function keyOfKind(light: SurveyLight, kind: string): SurveyLight['keys'][number] | undefined {
+  return light.keys.find((k) => kindOfKey(k.key) === kind);
+}
+
+/** The kind of a 6.0 key by its suffix (the longest that matches). */
+function kindOfKey(key: string): string | null {
+  const base = v6KeyBase(key);
+  return base === null ? null : (KIND_OF_SUFFIX.get(key.slice(base.length))?.kind ?? null);
+}
+
 /**
- * Events held, stale buckets and drift of many 6.0 lights, with one HGETALL
- * and one ZRANGE per light, pipelined. Without a window nothing is stale
- * (6.0 stores no window size), and drift is null for a light too large to read here.
+ * Events held, stale buckets, drift and state of many 6.0 lights, with one
+ * HGETALL and one ZRANGE of the window metrics, and one HGETALL of the state
+ * and of the unbounded metrics per light, pipelined. A light's window is
+ * its own (`windowSeconds`, its registered window) or the run's; without
+ * one nothing is stale, and drift is null for a light too large to read here.
  */
 async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: JudgeOptions): Promise<LightHealth[]> {
   const out: LightHealth[] = [];
-  // Stoplight's window rule (state.ts): 6.0's window is half-open and keeps no recovered_at.
-  const cutoff = judge.windowSeconds === null ? null : readWindow(judge.at, judge.windowSeconds, null, 'half-open').fromSecond - 1;
   for (let i = 0; i < lights.length; i += SURVEY_BATCH) {
     const batch = lights.slice(i, i + SURVEY_BATCH).map((light) => {
-      const hash = light.keys.find((k) => k.type === 'hash' && !k.key.endsWith(':ts_idx'));
-      const index = light.keys.find((k) => k.type === 'zset' && k.key.endsWith(':ts_idx'));
+      const hash = keyOfKind(light, 'window_metrics');
+      const index = keyOfKind(light, 'window_metrics:ts_idx');
+      const stateKey = keyOfKind(light, 'state');
+      const unbounded = keyOfKind(light, 'metrics');
       const small = (hash?.elements ?? 0) <= SURVEY_MAX_FIELDS && (index?.elements ?? 0) <= SURVEY_MAX_FIELDS;
-      return { hash, index, small };
+      const windowSeconds = light.windowSeconds === undefined ? judge.windowSeconds : light.windowSeconds;
+      // Stoplight's window rule (state.ts): 6.0's window is half-open and keeps no recovered_at in the window.
+      const cutoff = windowSeconds === null ? null : readWindow(judge.at, windowSeconds, null, 'half-open').fromSecond - 1;
+      return { light, hash, index, stateKey, unbounded, small, cutoff };
     });
     const pipeline = redis.pipeline();
-    for (const { hash, index, small } of batch) {
+    for (const { hash, index, small, stateKey, unbounded } of batch) {
       if (small && hash) pipeline.hgetall(hash.key);
       else pipeline.echo('');
       if (small && index) pipeline.zrange(index.key, 0, -1, 'WITHSCORES');
       else pipeline.echo('');
-      const base = (hash ?? index)?.key.replace(/:window_metrics(?::ts_idx)?$/, '');
-      if (base !== undefined) pipeline.hmget(`${base}:state`, ...STATE_FIELDS);
+      if (stateKey) pipeline.hgetall(stateKey.key);
+      else pipeline.echo('');
+      if (unbounded && unbounded.elements <= SURVEY_MAX_FIELDS) pipeline.hgetall(unbounded.key);
       else pipeline.echo('');
     }
     const replies = ((await pipeline.exec()) ?? []).map(([err, value]) => (err ? null : value));
-    const stateOf = (j: number, fields: Record<string, string>): LightHealth['state'] => {
-      const raw = replies[3 * j + 2];
-      const stored: Record<string, string> = {};
-      if (Array.isArray(raw)) STATE_FIELDS.forEach((f, k) => (raw[k] === null || raw[k] === undefined ? undefined : (stored[f] = String(raw[k]))));
-      return lightState({ ...pick(fields, ['consecutive_errors', 'last_error_json']), ...stored }, judge.at);
-    };
-    batch.forEach(({ hash, index, small }, j) => {
+    const hashReply = (v: unknown): Record<string, string> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, string>) : {});
+    batch.forEach(({ light, hash, index, small, cutoff, unbounded }, j) => {
+      const stored = pick(hashReply(replies[4 * j + 2]), [...STATE_FIELDS, 'recovered_at']);
+      const unboundedFields = hashReply(replies[4 * j + 3]);
+      const defaultConfig = unbounded !== undefined && !hash && !index;
+      const strategy = light.trafficControl ?? (defaultConfig ? 'consecutive_errors' : null);
+      const stateOf = (fields: Record<string, string>): LightHealth['state'] =>
+        lightState({ ...pick(fields, ['consecutive_errors', 'last_error_json']), ...stored }, judge.moment ?? judge.at, strategy);
+      if (!hash && !index) {
+        // No window metrics: a light on the default config (its unbounded metrics), or one known only by its state or registry.
+        const errors = unboundedFields.consecutive_errors;
+        out.push({
+          events: 0,
+          staleEvents: cutoff === null ? null : 0,
+          staleBuckets: cutoff === null ? null : 0,
+          drift: null,
+          // A window but no window metrics (cleared by a recovery probe, or none yet): nothing in it.
+          window: cutoff === null || defaultConfig ? null : { successes: 0, failures: 0 },
+          state: stateOf(unboundedFields),
+          lastCallSecond: lastCallSecond(unboundedFields),
+          consecutiveErrors: errors !== undefined && isCount(errors) ? count(errors) : null,
+          notes: defaultConfig ? [NO_WINDOW_NOTE] : [],
+          defaultConfig,
+        });
+        return;
+      }
       if (!small) {
-        out.push({ events: null, staleEvents: null, staleBuckets: null, drift: null, window: null, state: stateOf(j, {}) });
+        out.push({ events: null, staleEvents: null, staleBuckets: null, drift: null, window: null, state: stateOf({}) });
         return;
       }
       const problems: string[] = [];
-      const fields = hash ? ((replies[3 * j] ?? {}) as Record<string, string>) : {};
-      const flat = index ? ((replies[3 * j + 1] ?? []) as string[]) : [];
+      const fields = hash ? hashReply(replies[4 * j]) : {};
+      const flat = index && Array.isArray(replies[4 * j + 1]) ? (replies[4 * j + 1] as string[]) : [];
       const counters = new Map<number, number>();
       const sums = { successes: 0, failures: 0 };
       let staleEvents = 0;
@@ -255,7 +346,7 @@ async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: Jud
         drift: !(totalsOk && indexOk),
         window: cutoff === null ? null : inWindow,
         problems,
-        state: stateOf(j, fields),
+        state: stateOf(fields),
         lastCallSecond: lastCallSecond(fields),
         consecutiveErrors: isCount(fields.consecutive_errors ?? '') ? count(fields.consecutive_errors) : null,
       });
@@ -264,10 +355,54 @@ async function surveyV6(redis: Redis, lights: readonly SurveyLight[], judge: Jud
   return out;
 }
 
+/** A registry hash of light configs, beside a light's keys: `<prefix>:<system id>:lights`. */
+function registryKey(target: Pick<V6Target, 'prefix' | 'systemId'>): string {
+  return `${target.prefix}:${target.systemId}:lights`;
+}
+
+/** The light's registry entry, when its system's registry holds one (read-only; a key of another type is no registry). */
+async function registryEntryOf(redis: Redis, target: Pick<V6Target, 'prefix' | 'systemId' | 'lightId'>): Promise<RegistryEntry | null> {
+  try {
+    const raw = await redis.hget(registryKey(target), target.lightId);
+    return raw === null ? null : parseRegistryEntry(target.lightId, raw);
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Reads a Stoplight 6.0 light without changing it: HSCAN of the hash and
- * ZRANGE pages of the index, never the layout's scripts (they evict).
- * Returns null when neither key exists.
+ * The systems holding a light when only its id is known: the keys and the
+ * registries a walk finds (through `search`, one SCAN pass). Returns the
+ * system ids, with where each was seen.
+ */
+async function systemsHolding(table: V6Table, target: V6Target, search: KeySearch, redis: Redis): Promise<Set<string>> {
+  const found = new Set<string>();
+  const windowKey = renderTemplate(table.rows.metrics.template, { prefix: escapeGlob(target.prefix), systemId: '*', lightId: target.lightId });
+  const pattern = `${v6KeyBase(windowKey) ?? windowKey}:*`;
+  for (const key of await search(pattern, 'unnamed')) {
+    const id = LIGHT_KEY.exec(key.slice(target.prefix.length))?.[1];
+    if (id !== undefined) found.add(id);
+  }
+  // A light known only to a registry (locked before any traffic, say) has no key of its own.
+  const registries = await search(`${escapeGlob(target.prefix)}:*:lights`, 'unnamed');
+  const systems = registries.map((key) => /:([0-9a-f]{12}):lights$/.exec(key)?.[1]).filter((id): id is string => id !== undefined && !found.has(id));
+  if (systems.length > 0) {
+    const pipeline = redis.pipeline();
+    for (const id of systems) pipeline.hexists(`${target.prefix}:${id}:lights`, target.lightId);
+    const replies = (await pipeline.exec()) ?? [];
+    systems.forEach((id, i) => {
+      const [err, value] = replies[i] ?? [null, 0];
+      if (!err && Number(value) === 1) found.add(id);
+    });
+  }
+  return found;
+}
+
+/**
+ * Reads a Stoplight 6.0 light without changing it: every key Stoplight
+ * keeps for it (HSCAN of the hashes, ZRANGE pages of the index, never the
+ * layout's scripts: they evict) and its registry entry. Returns null when
+ * neither a key nor a registry entry exists.
  */
 async function inspectV6(
   redis: Redis,
@@ -279,14 +414,8 @@ async function inspectV6(
   search: KeySearch,
 ): Promise<BucketInspection | null> {
   if (target.systemId === ANY_SYSTEM) {
-    // Only a SCAN finds the system (by default one paced pass, as swc lights makes: this may walk a large keyspace).
-    const found = new Set<string>();
-    const pattern = `${renderTemplate(table.rows.metrics.template, { prefix: escapeGlob(target.prefix), systemId: '*', lightId: target.lightId })}*`;
-    for (const key of await search(pattern, 'unnamed')) {
-      const id = LIGHT_KEY.exec(key.slice(target.prefix.length))?.[1];
-      if (id !== undefined) found.add(id);
-    }
-    const systems = found;
+    // Only a walk finds the system (one paced SCAN pass, as swc lights makes: this may walk a large keyspace).
+    const systems = await systemsHolding(table, target, search, redis);
     if (systems.size === 0) return null;
     if (systems.size > 1) {
       const named = [...systems]
@@ -298,7 +427,11 @@ async function inspectV6(
       const what = LIGHT_ID.test(target.light) ? `light id ${target.lightId}` : `light "${target.light}"`;
       throw new UsageError(`${what} is in ${systems.size} systems: ${named.join(', ')}; give --system <name or id>, or <system>/${target.light}`);
     }
-    return inspectV6(redis, layout, table, { ...target, systemId: [...systems][0] as string }, judge, limits, search);
+    const systemId = [...systems][0] as string;
+    const found = await inspectV6(redis, layout, table, { ...target, systemId }, judge, limits, search);
+    return found === null
+      ? null
+      : { ...found, lookup: `walked the keyspace (one SCAN pass): not in the default system's keys or registry; found in system ${systemId}` };
   }
   const all = v6Keys(table, target);
   const types = await keyTypes(
@@ -306,14 +439,16 @@ async function inspectV6(
     all.map((s) => s.key),
   );
   const specs = all.filter((_, i) => types[i] !== 'none');
-  if (specs.length === 0) return null;
+  const registry = await registryEntryOf(redis, target);
+  if (specs.length === 0 && registry === null) return null;
 
   const { result, consistent } = await readConsistently(
     redis,
     () => specs,
     async () => {
-      const { headers, unavailable } = await describeKeys(redis, specs);
-      const hash = headers.find((h) => h.role === 'metrics' && !h.wrongType);
+      const { headers, unavailable } = specs.length === 0 ? { headers: [], unavailable: null } : await describeKeys(redis, specs);
+      const hashOf = (role: string): KeyHeader | undefined => headers.find((h) => h.role === role && !h.wrongType);
+      const hash = hashOf('metrics');
       const index = headers.find((h) => h.role === 'index' && !h.wrongType);
       const fields = hash ? await readHash(redis, hash.key) : new Map<string, string>();
       const members: { member: string; score: number }[] = [];
@@ -322,10 +457,15 @@ async function inspectV6(
           page.forEach((member, i) => members.push({ member, score: scores[i] as number }));
         });
       }
-      return { headers, fields, members, unavailable };
+      const others = new Map<string, Map<string, string>>();
+      for (const role of ['state', 'unbounded metrics', 'recovery metrics']) {
+        const header = hashOf(role);
+        if (header) others.set(role, await readHash(redis, header.key));
+      }
+      return { headers, fields, members, unavailable, others };
     },
   );
-  const { headers, fields, members, unavailable } = result;
+  const { headers, fields, members, unavailable, others } = result;
 
   const problems: string[] = [];
   for (const header of headers) {
@@ -361,8 +501,21 @@ async function inspectV6(
       if (!METADATA_FIELDS.has(field)) unknownFields.push(field);
     }
   }
+  // A light on the default config keeps its metadata in the unbounded metrics hash instead.
+  const unbounded = others.get('unbounded metrics');
+  const defaultConfig = unbounded !== undefined && !present.has('metrics') && !present.has('index');
+  if (unbounded) for (const [field, value] of unbounded) if (!metadata.has(field)) metadata.set(field, value);
 
   const indexLongest = new Longest();
+  const otherLongest = new Map<string, Longest>();
+  for (const [role, hashFields] of others) {
+    const longest = new Longest();
+    for (const [field, value] of hashFields) {
+      longest.see(field, `field ${field}`);
+      longest.see(value, `value of ${field}`);
+    }
+    otherLongest.set(role, longest);
+  }
   const indexed = new Set<number>();
   const badIndexMembers: string[] = [];
   for (const { member, score } of members) {
@@ -372,8 +525,14 @@ async function inspectV6(
     else badIndexMembers.push(`${member} (score ${score})`);
   }
 
-  const window = windowOf(judge);
-  const cutoff = judge.windowSeconds === null ? null : readWindow(judge.at, judge.windowSeconds, null, 'half-open').fromSecond - 1;
+  // The window: --window, else the registry's window_size (said in window.source).
+  const registeredWindow = registry?.config.windowSeconds ?? null;
+  const windowSeconds = judge.windowSeconds ?? registeredWindow;
+  const window = {
+    ...windowOf({ ...judge, windowSeconds }),
+    ...(judge.windowSeconds === null && registeredWindow !== null ? { source: 'registry' as const } : {}),
+  };
+  const cutoff = windowSeconds === null ? null : readWindow(judge.at, windowSeconds, null, 'half-open').fromSecond - 1;
   const buckets: Bucket[] = [...counters]
     .sort(([a], [b]) => a - b)
     .map(([second, c]) => ({
@@ -391,25 +550,32 @@ async function inspectV6(
     failures: buckets.reduce((sum, b) => sum + b.failures, 0),
   };
   const live = buckets.filter((b) => !b.stale && !b.future);
-  // 6.0 stores no window size: without one given, no rate is claimed.
+  // 6.0 stores no window size in the light's keys: without one given or registered, no rate is claimed.
   const windowTotals =
-    judge.windowSeconds === null ? null : { successes: live.reduce((sum, b) => sum + b.successes, 0), failures: live.reduce((sum, b) => sum + b.failures, 0) };
+    windowSeconds === null ? null : { successes: live.reduce((sum, b) => sum + b.successes, 0), failures: live.reduce((sum, b) => sum + b.failures, 0) };
   const drift = driftOf(storedTotals, bucketSum, counters, indexed, badIndexMembers, unknownFields);
 
   const keys = headers.map((header: KeyHeader) => ({
     ...header,
-    limits: limitsOf(header, limits, header.role === 'metrics' ? hashLongest : indexLongest),
+    limits: limitsOf(
+      header,
+      limits,
+      header.role === 'metrics' ? hashLongest : header.role === 'index' ? indexLongest : (otherLongest.get(header.role) ?? new Longest()),
+    ),
   }));
-  const names = await namesFor(redis, target);
-  // Released 6.0 keeps the state in a hash of its own beside the window metrics.
-  const base = (headers[0]?.key ?? '').replace(/:window_metrics(?::ts_idx)?$/, '');
-  const stateFields = base === '' ? [] : await redis.hmget(`${base}:state`, ...STATE_FIELDS);
+  const names = namesFor(target, registry);
   const stored: Record<string, string> = {};
-  STATE_FIELDS.forEach((f, k) => {
-    const v = stateFields[k];
-    if (v !== null && v !== undefined) stored[f] = v;
-  });
-  const state = lightState({ ...pick(Object.fromEntries(metadata), ['consecutive_errors', 'last_error_json']), ...stored }, judge.at);
+  const stateHash = others.get('state');
+  for (const f of [...STATE_FIELDS, 'recovered_at']) {
+    const v = stateHash?.get(f);
+    if (v !== undefined) stored[f] = v;
+  }
+  const config = configView(registry?.config, judge.windowSeconds, defaultConfig);
+  const strategy = strategyOf(registry?.config, defaultConfig)?.trafficControl ?? null;
+  const state = lightState({ ...pick(Object.fromEntries(metadata), ['consecutive_errors', 'last_error_json']), ...stored }, judge.moment ?? judge.at, strategy);
+  const consecutive = metadata.get('consecutive_errors');
+  const closeness = trippingOf(config, windowTotals, consecutive !== undefined && isCount(consecutive) ? count(consecutive) : null);
+  const base = v6KeyBase(all[0]?.key ?? '') ?? '';
   return {
     kind: 'buckets',
     light: target.light,
@@ -418,46 +584,41 @@ async function inspectV6(
     lightId: target.lightId,
     ...names,
     keys,
+    keyKinds: [...V6_KEY_KINDS.filter((k) => present.has(k.role)).map((k) => k.kind), ...(registry ? [REGISTRY_KIND] : [])],
     totals: bucketSum,
     storedTotals,
     windowTotals,
     buckets,
     drift,
     metadata: decodeMetadata(metadata),
+    stateFields: stored,
+    ...(others.get('recovery metrics') ? { recoveryMetrics: Object.fromEntries(others.get('recovery metrics') as Map<string, string>) } : {}),
+    registry: registry === null ? null : { key: registryKey(target), field: target.lightId, config: registry.config },
+    config,
+    ...closeness,
     window,
-    summary: summarize(windowTotals, keys, { windowSeconds: judge.windowSeconds }),
+    summary: summarize(windowTotals, keys, { windowSeconds }),
     consistent,
     problems,
     unavailable: unavailable === null ? [] : [unavailable],
     state,
-    windowNotes: [],
+    windowNotes: defaultConfig ? [NO_WINDOW_NOTE] : [],
+    lookup: base === '' ? '' : `read by name: ${base} and ${registryKey(target)}`,
   };
 }
 
 /**
  * The names of a 6.0 light's system and light: from the name book, the name
- * typed (when it hashes to the light id), or the light's entry in a Stoplight
- * registry of light configs (`<prefix>:<system id>:lights`, read-only).
+ * typed (when it hashes to the id), or the light's registry entry.
  */
-async function namesFor(redis: Redis, target: V6Target): Promise<{ systemName: string | null; lightName: string | null }> {
+function namesFor(target: V6Target, registry: RegistryEntry | null): { systemName: string | null; lightName: string | null } {
   const slash = target.light.indexOf('/');
   const typedSystem = slash > 0 ? target.light.slice(0, slash) : null;
   const systemName = target.names?.systems.get(target.systemId) ?? (typedSystem !== null && nameId(typedSystem) === target.systemId ? typedSystem : null);
-  let lightName = target.names?.lights.get(target.lightId) ?? null;
   const typed = slash > 0 ? target.light.slice(slash + 1) : target.light;
-  if (lightName === null && nameId(typed) === target.lightId) lightName = typed;
-  if (lightName === null) {
-    try {
-      const entry = await redis.hget(`${target.prefix}:${target.systemId}:lights`, target.lightId);
-      if (entry !== null) {
-        const book = newNameBook();
-        addRegistry(book, `${target.prefix}:${target.systemId}:lights`, new Map([[target.lightId, entry]]));
-        lightName = book.lights.get(target.lightId) ?? null;
-      }
-    } catch {
-      // Not a registry (a key of another type under its name): the light keeps its id.
-    }
-  }
+  const lightName =
+    target.names?.lights.get(target.lightId) ??
+    (nameId(typed) === target.lightId ? typed : nameId(target.light) === target.lightId ? target.light : (registry?.name ?? null));
   return { systemName, lightName };
 }
 

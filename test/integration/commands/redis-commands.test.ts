@@ -12,8 +12,12 @@ const server = commandsServer();
 const commandsOf = (args: readonly string[]): Promise<string[]> => server.commandsOf(runInProcess, args);
 
 describe('the README names exactly the Redis commands inspect and lights send', () => {
-  it('inspect (both layouts, with and without a window)', async () => {
-    const sent = new Set([...(await commandsOf(['inspect', 'checkout', '--window', '60'])), ...(await commandsOf(['inspect', 'checkout', '--json']))]);
+  it('inspect (both layouts, with and without a window, and a name only a walk finds)', async () => {
+    const sent = new Set([
+      ...(await commandsOf(['inspect', 'checkout', '--window', '60'])),
+      ...(await commandsOf(['inspect', 'checkout', '--json'])),
+      ...(await commandsOf(['inspect', 'search'])),
+    ]);
     expect([...sent].sort()).toEqual(claimed('inspect'));
   });
 

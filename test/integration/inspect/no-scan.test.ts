@@ -44,6 +44,21 @@ beforeAll(async () => {
   }
   await v6.recordFailure({ name: 'checkout', system: 'payments' }, { at: now, windowSeconds: 60, errorJson: '{"error":{"class":"Timeout"}}' });
   await v5.recordFailure({ name: 'inventory' }, { at: now, windowSeconds: 60, errorJson: '{"error":{"class":"Timeout"}}' });
+  // A light of the default system, registered there (its window 60 s), as an application without systems has.
+  for (let i = 0; i < 3; i += 1) await v6.recordSuccess({ name: 'search-api' }, { at: now - i, windowSeconds: 60 });
+  await redis.hset(`stoplight:v6:${shortId('default')}:lights`, {
+    [shortId('search-api')]: JSON.stringify({
+      meta: { version: 1, registered_at: now },
+      config: {
+        id: shortId('search-api'),
+        name: 'search-api',
+        window_size: 60,
+        threshold: 3,
+        cool_off_time: 30,
+        traffic_control: { strategy: 'consecutive_errors' },
+      },
+    }),
+  });
   // 6.0's registry of light configs in the system, as Stoplight keeps it.
   await redis.hset(`stoplight:v6:${shortId('payments')}:lights`, {
     [shortId('checkout')]: JSON.stringify({ meta: { version: 1, registered_at: now }, config: { name: 'checkout', window_size: 60, threshold: 0.5 } }),
@@ -113,6 +128,23 @@ describe('inspect --layout auto on a 200k-key server', () => {
     expect(scans).toBeLessThanOrEqual(onePass);
     expect(result.map((r) => r.layout)).toEqual(['stoplight-v6']);
     expect(result[0]?.systemId).toBe(shortId('payments'));
+  }, 30_000);
+
+  it('inspect <name> of a registered default-system light, without --system, makes no SCAN (the CLI, INFO commandstats)', async () => {
+    expect(await redis.dbsize()).toBeGreaterThanOrEqual(UNRELATED);
+    let run: Awaited<ReturnType<typeof runCli>> | undefined;
+    const scans = await scansOf(async () => {
+      run = await runCli(['inspect', 'search-api', '--redis-url', server.url, '--json']);
+    });
+    expect(run?.code, run?.stderr).toBe(0);
+    expect(scans).toBe(0);
+    const doc = JSON.parse(run?.stdout ?? '{}') as { inspections: BucketInspection[] };
+    const found = doc.inspections[0];
+    expect(found).toMatchObject({ layout: 'stoplight-v6', systemName: 'default', lightName: 'search-api', windowTotals: { successes: 3, failures: 0 } });
+    // The registered window is used without --window, and said to come from the registry.
+    expect(found?.window).toMatchObject({ lengthSeconds: 60, source: 'registry' });
+    expect(found?.config?.windowSeconds).toEqual({ value: 60, from: 'registry' });
+    expect(found?.lookup).toMatch(/^read by name: /);
   }, 30_000);
 
   it('the CLI says the suggestion on stderr, exit 1 as for every miss', async () => {

@@ -59,6 +59,13 @@ const LIGHTS: Record<string, Spec> = {
   },
   'v5-locked-green': { layout: 'stoplight-v5', events: failures(-60, 8), fields: { locked_state: 'locked_green' }, state: 'locked green' },
   'v5-locked-red': { layout: 'stoplight-v5', events: successes(-60, 3), fields: { locked_state: 'locked_red' }, state: 'locked red' },
+  // The cool-off ends exactly at the read: Stoplight's test is strict (recovery_scheduled_after < now), so still red.
+  'v5-cooloff-edge': {
+    layout: 'stoplight-v5',
+    events: failures(-62, 3),
+    fields: { breached_at: String(NOW - 60), recovery_scheduled_after: String(NOW) },
+    state: 'red',
+  },
   // A name that holds the prefix again: the first `stoplight:v5:` wins.
   'proxy:stoplight:v5:metadata:inner': { layout: 'stoplight-v5', events: [...successes(-30, 3), [-5, 'f']], state: 'green' },
   'v6-red': {
@@ -171,14 +178,16 @@ describe("Stoplight's own view: state and the window", () => {
       const [atHour] = await inspectLight(redis, { light: 'v5-green', windowSeconds: WINDOW, at: NOW });
       expect(atHour?.windowNotes?.some((n) => /first second of a clock hour/.test(n))).toBe(true);
 
-      // Why: red since the breach, after 3 consecutive errors of the last error's class.
+      // Why: red since the breach, with the last error's class; 5.x keeps no config, so the strategy is not guessed.
       const [red] = await inspectLight(redis, { light: 'v5-red', windowSeconds: WINDOW, at: NOW });
-      expect(red?.state).toEqual({ state: 'red', since: NOW - 100, reason: 'breached after 3 consecutive errors: Timeout::Error' });
+      expect(red?.state).toEqual({ state: 'red', since: NOW - 100, reason: 'breached (strategy unknown): Timeout::Error' });
 
       // The default-config light: state and idle time from the metadata's stamps, and the note.
       const plain = lights.get('v5-default') as LightListing;
       expect(plain).toMatchObject({ state: 'red', idleSeconds: 30, events: 0, windowSuccesses: 0, windowFailures: 0 });
       expect(plain.notes).toEqual(['no window configured: Stoplight keeps no events for it']);
+      expect(plain.keyKinds).toEqual(['metadata']);
+      expect(plain.trippingUnknown).toBe('strategy unknown (5.x keeps no config)');
       const [plainInspection] = await inspectLight(redis, { light: plain.reference, at: NOW });
       expect(plainInspection?.state?.state).toBe('red');
       expect(plainInspection?.windowNotes).toEqual(['no window configured: Stoplight keeps no events for it']);
@@ -187,11 +196,11 @@ describe("Stoplight's own view: state and the window", () => {
       expect(lights.get('proxy:stoplight:v5:metadata:inner')).toMatchObject({ reference: 'proxy:stoplight:v5:metadata:inner', events: 4 });
       expect(lights.has('inner')).toBe(false);
 
-      // --state red lists exactly the red lights.
+      // --state red lists exactly the red lights, locked red ones too (Stoplight's colour of a locked-red light is red).
       const red5 = selectLights(list, { states: parseStates('red') }).matched.map((l) => (l.systemId === null ? l.light : (l.lightName ?? l.light)));
       const wantRed = [
         ...Object.entries(LIGHTS)
-          .filter(([, s]) => s.state === 'red')
+          .filter(([, s]) => s.state === 'red' || s.state === 'locked red')
           .map(([n]) => n),
         'v5-default',
       ];
@@ -204,8 +213,15 @@ describe("Stoplight's own view: state and the window", () => {
       expect(marked).not.toContain('v5-locked-green');
       expect(marked).not.toContain('v6-locked-green');
       expect(byName(incident).get('v5-locked-green')?.failureRate).toBe(1);
-      expect(byName(incident).get('v6-red')?.tripping).toEqual({ trafficControl: 'consecutive_errors', value: 3, threshold: 3, ratio: 1 });
-      expect(marked.sort()).toEqual(['v5-yellow', 'v6-red', 'v5-red'].sort());
+      expect(byName(incident).get('v6-red')?.tripping).toEqual({
+        trafficControl: 'consecutive_errors',
+        value: 3,
+        threshold: 3,
+        ratio: 1,
+        consecutiveErrors: 3,
+        windowFailures: 3,
+      });
+      expect(marked.sort()).toEqual(['v5-yellow', 'v6-red', 'v5-red', 'v5-cooloff-edge'].sort());
       // The table says so, and shows the state first.
       const table = renderLights({ list, matched: incident, shown: incident, totals: totalsOf(incident), wide: false, threshold: 0.5 }, 'table', false);
       const lockedRow = table.split('\n').find((l) => l.includes('v5-locked-green')) ?? '';

@@ -188,7 +188,7 @@ describe('a third layout registered from outside swc', () => {
     await expect(inspectLight(redis, { light: name, layout: 'stoplight-v6' })).rejects.toThrow(/not found/);
     const text = renderInspections(auto, { color: false, limit: 30, picture: false });
     expect(text).toContain(`${NAME}  ${name}`);
-    expect(text).toMatch(/summary {2}3 keys · \d+ B · no window/);
+    expect(text).toMatch(/summary {2}3 keys · \d+ B · per second of window: give --window/);
   });
 
   it('is listed by lights, which scans every registered layout', async () => {

@@ -123,7 +123,7 @@ describe('renderInspections (colour off)', () => {
       ├───┼────────────────┼────────┼──────────┼──────────┼───────┼───────┼───────────────┼─────────────────┤
       │ 1 │ success counts │ string │ int      │        1 │    56 │   120 │             – │ –               │
       └───┴────────────────┴────────┴──────────┴──────────┴───────┴───────┴───────────────┴─────────────────┘
-      summary  1 key · 56 B · no window
+      summary  1 key · 56 B · per second of window: give --window
       "
     `);
   });
@@ -146,7 +146,8 @@ describe('renderInspections without a window', () => {
     const text = renderInspections([noWindow], plain);
     expect(text).toContain('no window given (--window): no bucket judged stale, no error rate;');
     expect(text).toContain('totals   successes 5  failures 2  (held in the buckets; in the window: no window given (--window); stored running totals 5 / 2)');
-    expect(text).toMatch(/summary {2}error rate: no window given \(--window\) · 432 B · no window$/m);
+    expect(text).toMatch(/summary {2}error rate: no window given \(--window\) · 432 B · per second of window: give --window$/m);
+    expect(text).not.toMatch(/· no window$/m);
     expect(text).not.toMatch(/error rate [\d.]+%/);
   });
 

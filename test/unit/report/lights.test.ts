@@ -20,6 +20,8 @@ const forecast: FleetForecast = {
   partial: false,
   server: { version: '7.0.15', allocator: 'jemalloc-5.3.0' },
   method: 'replayed',
+  windowSources: { window: 1, windows: 0, registry: 0, span: 0 },
+  comparison: "a replay of each light's own events",
 };
 const view = (wide = false) => ({ list: lightList, matched: lightList.lights, shown: lightList.lights, totals: totalsOf(lightList.lights), wide, forecast });
 const widest = (text: string): number => Math.max(...text.split('\n').map((l) => [...l].length));
@@ -29,15 +31,15 @@ describe('renderLights (colour off)', () => {
     const text = renderLights(view(), 'table', false);
     expect(text).not.toMatch(/[\x1b\r]/);
     expect(text).toMatchInlineSnapshot(`
-      "┌──────────────┬───────────────────────────┬───────┬────────┬───────┬────────┬───────┬──────────────┐
-      │ layout       │ light                     │    KB │ events │ stale │ idle s │ drift │     forecast │
-      │              │                           │       │        │       │        │       │ stoplight-v6 │
-      │              │                           │       │        │       │        │       │           KB │
-      ├──────────────┼───────────────────────────┼───────┼────────┼───────┼────────┼───────┼──────────────┤
-      │ stoplight-v5 │ checkout                  │ 458.8 │  4,000 │   120 │      0 │ –     │        163.1 │
-      │ stoplight-v6 │ 37a8eec1ce19/0e3d1f6d5e0a │   9.3 │      7 │     2 │     96 │ DRIFT │  not sampled │
-      │ my-window    │ evil\\x1b[2J\\x0dname       │   n/a │      – │     – │      – │ –     │            – │
-      └──────────────┴───────────────────────────┴───────┴────────┴───────┴────────┴───────┴──────────────┘
+      "┌──────────────┬───────────────────────────┬───────┬────────┬───────┬────────┬───────┬──────────────┬─────────────────┐
+      │ layout       │ light                     │    KB │ events │ stale │ idle s │ drift │     forecast │ forecast window │
+      │              │                           │       │        │       │        │       │ stoplight-v6 │                 │
+      │              │                           │       │        │       │        │       │           KB │                 │
+      ├──────────────┼───────────────────────────┼───────┼────────┼───────┼────────┼───────┼──────────────┼─────────────────┤
+      │ stoplight-v5 │ checkout                  │ 458.8 │  4,000 │   120 │      0 │ –     │        163.1 │ 10 min          │
+      │ stoplight-v6 │ 37a8eec1ce19/0e3d1f6d5e0a │   9.3 │      7 │     2 │     96 │ DRIFT │  not sampled │ –               │
+      │ my-window    │ evil\\x1b[2J\\x0dname       │   n/a │      – │     – │      – │ –     │            – │ –               │
+      └──────────────┴───────────────────────────┴───────┴────────┴───────┴────────┴───────┴──────────────┴─────────────────┘
       total stoplight-v5: 1 light, 3 keys, 458.8 KB, 4,000 events (120 stale), 0 with drift
       total stoplight-v6: 1 light, 2 keys, 9.3 KB, 7 events (2 stale), 1 with drift
       total my-window: 1 light, 1 key, n/a, 0 with drift
@@ -48,6 +50,7 @@ describe('renderLights (colour off)', () => {
         1 light replayed (4,000 events) on a private redis-server 7.0.15 (jemalloc-5.3.0)
         with bench's writer and injected clock, then MEMORY USAGE of their keys;
         window: 600 s (--window)
+        what it is: a replay of each light's own events
         not sampled: 1 light (--forecast-sample 1), counted at the measured lights' mean
         not replayed: 1 light (no events held, or a layout whose events swc does not read)
       "
@@ -108,11 +111,11 @@ describe('renderLights (colour off)', () => {
 
   it('markdown: a table then one list item per total line (no lines run together)', () => {
     expect(renderLights(view(), 'markdown', false)).toMatchInlineSnapshot(`
-      "| layout | light | KB | events | stale | idle s | drift | forecast stoplight-v6 KB |
-      | --- | --- | ---: | ---: | ---: | ---: | --- | ---: |
-      | stoplight-v5 | checkout | 458.8 | 4,000 | 120 | 0 | – | 163.1 |
-      | stoplight-v6 | 37a8eec1ce19/0e3d1f6d5e0a | 9.3 | 7 | 2 | 96 | DRIFT | not sampled |
-      | my-window | evil\\x1b[2J\\x0dname | n/a | – | – | – | – | – |
+      "| layout | light | KB | events | stale | idle s | drift | forecast stoplight-v6 KB | forecast window |
+      | --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- |
+      | stoplight-v5 | checkout | 458.8 | 4,000 | 120 | 0 | – | 163.1 | 10 min |
+      | stoplight-v6 | 37a8eec1ce19/0e3d1f6d5e0a | 9.3 | 7 | 2 | 96 | DRIFT | not sampled | – |
+      | my-window | evil\\x1b[2J\\x0dname | n/a | – | – | – | – | – | – |
 
       - total stoplight-v5: 1 light, 3 keys, 458.8 KB, 4,000 events (120 stale), 0 with drift
       - total stoplight-v6: 1 light, 2 keys, 9.3 KB, 7 events (2 stale), 1 with drift
@@ -124,6 +127,7 @@ describe('renderLights (colour off)', () => {
       -   1 light replayed (4,000 events) on a private redis-server 7.0.15 (jemalloc-5.3.0)
       -   with bench's writer and injected clock, then MEMORY USAGE of their keys;
       -   window: 600 s (--window)
+      -   what it is: a replay of each light's own events
       -   not sampled: 1 light (--forecast-sample 1), counted at the measured lights' mean
       -   not replayed: 1 light (no events held, or a layout whose events swc does not read)
       "
@@ -133,10 +137,10 @@ describe('renderLights (colour off)', () => {
   it('csv: every field in machine units, no totals', () => {
     const csv = renderLights(view(), 'csv', false).trim().split('\n');
     expect(csv[0]).toBe(
-      'layout,reference,light,systemId,keys,bytes,bytesExact,events,staleEvents,staleBuckets,idleSeconds,drift,firstSecond,lastSecond,spanSeconds,forecastLayout,forecastMethod,forecastBytes,forecastEvents,forecastWindowSeconds,name,systemName,lightName,windowSuccesses,windowFailures,failureRate,overThreshold,state,stateSinceSecond,partial',
+      'layout,reference,light,systemId,keys,bytes,bytesExact,events,staleEvents,staleBuckets,idleSeconds,drift,firstSecond,lastSecond,spanSeconds,forecastLayout,forecastMethod,forecastBytes,forecastEvents,forecastWindowSeconds,forecastWindowFrom,forecastEvenBytes,name,systemName,lightName,windowSuccesses,windowFailures,failureRate,overThreshold,state,stateSinceSecond,partial,keyKinds,windowFrom',
     );
     expect(csv[2]).toBe(
-      'stoplight-v6,37a8eec1ce19/0e3d1f6d5e0a,0e3d1f6d5e0a,37a8eec1ce19,2,9503,true,7,2,1,96,true,1764449834,1764449904,71,stoplight-v6,sampled-out,,0,,37a8eec1ce19/0e3d1f6d5e0a,,,,,,,,,false',
+      'stoplight-v6,37a8eec1ce19/0e3d1f6d5e0a,0e3d1f6d5e0a,37a8eec1ce19,2,9503,true,7,2,1,96,true,1764449834,1764449904,71,stoplight-v6,sampled-out,,0,,,,37a8eec1ce19/0e3d1f6d5e0a,,,,,,,,,false,,',
     );
     expect(csv).toHaveLength(4);
   });
@@ -175,5 +179,20 @@ describe('selectLights', () => {
       { layout: 'stoplight-v6', lights: 1, keys: 2, bytes: 9503, events: 7, staleEvents: 2, drifted: 1, unfinished: 0 },
       { layout: 'my-window', lights: 1, keys: 1, bytes: null, events: null, staleEvents: null, drifted: 0, unfinished: 0 },
     ]);
+  });
+});
+
+describe('renderLights with a window: the heads say what counts the window and what every event held', () => {
+  it('events held, in window, failures in window, fail rate in window', () => {
+    const windowed = lightList.lights.map((l) => ({ ...l, windowSuccesses: 9, windowFailures: 1, failureRate: 0.1 }));
+    const text = renderLights({ list: lightList, matched: windowed, shown: windowed, totals: totalsOf(windowed), wide: false }, 'markdown', false);
+    const head = text.split('\n')[0] ?? '';
+    expect(head).toContain('| events held | in window | failures in window | fail rate in window |');
+    const plain = renderLights(
+      { list: lightList, matched: lightList.lights, shown: lightList.lights, totals: totalsOf(lightList.lights), wide: false },
+      'markdown',
+      false,
+    );
+    expect(plain.split('\n')[0]).toMatch(/\| events \|/);
   });
 });

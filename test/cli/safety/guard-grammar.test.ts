@@ -1,0 +1,101 @@
+/**
+ * Round 5's two ways past the time guard, end to end on a user's server
+ * (`--trust-scripts --redis-url`), each hidden until after swc's probe (the
+ * script counts its calls per light; the probe makes a dozen):
+ *
+ * - a write, then a loop after a comment that ends at a bare CR: Lua reads
+ *   the loop as code, the old hand tokenizer as comment, so it ran
+ *   unguarded and left the server BUSY and UNKILLABLE after swc exited;
+ * - straight-line slow calls and no loop at all: the old guard checked loops
+ *   only, so 300 such calls held the server for seconds.
+ *
+ * Each now ends by the guard within its call: exit 3, one line naming the
+ * script's line, the server answering PING at once, user keys unchanged.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connect } from '../../../src/redis/connect.js';
+import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { digest } from '../../helpers.js';
+import { runCli } from '../run-cli.js';
+
+const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
+const dir = mkdtempSync(path.join(tmpdir(), 'swc-guard-grammar-'));
+const servers: PrivateServer[] = [];
+const clients: Redis[] = [];
+afterAll(async () => {
+  for (const c of clients) c.disconnect();
+  for (const s of servers) await s.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The user's server, with a busy threshold of 200 ms: a call's budget is 50 ms. */
+async function server(): Promise<{ url: string; redis: Redis }> {
+  const s = await startPrivateServer({ settings: ['lua-time-limit=200'], allowAnySetting: true });
+  servers.push(s);
+  const redis = await connect(s.url);
+  clients.push(redis);
+  return { url: s.url, redis };
+}
+
+/** The example manifest, record.lua running `tail` (after its writes) once a light has had 15 calls. */
+function manifest(name: string, tail: string): string {
+  const folder = path.join(dir, name);
+  cpSync(EXAMPLE, folder, { recursive: true });
+  const file = path.join(folder, 'record.lua');
+  const text = readFileSync(file, 'utf8').replace(/\nreturn now\n$/, `\nif redis.call('HINCRBY', KEYS[2], 'calls', 1) > 15 then\n${tail}\nend\nreturn now\n`);
+  writeFileSync(file, text);
+  return path.join(folder, 'my-log.json');
+}
+
+const bench = (layout: string, url: string) =>
+  runCli(
+    ['bench', '--layout', layout, '--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress', '--trust-scripts', '--redis-url', url],
+    {},
+    90_000,
+  );
+
+describe.concurrent('ways past the old time guard, after the probe, on a user server', () => {
+  it.each([
+    ['a loop after a comment ended by a bare CR', "redis.call('SET', KEYS[2] .. ':x', 1) -- the comment ends here\rwhile true do end"],
+    [
+      '300 slow string.find calls in a row, no loop',
+      `local s = string.rep('a', 2000)\n${Array.from({ length: 300 }, () => "string.find(s, '.-b')").join('\n')}`,
+    ],
+  ])('%s: ended by the guard in its call, exit 3, one line naming record.lua and its line; PING answers at once', async (label, tail) => {
+    const { url, redis } = await server();
+    for (let i = 0; i < 10; i += 1) await redis.set(`app:user:${i}`, `user ${i}`);
+    const before = await digest(redis, 'app:*');
+    const result = await bench(manifest(label.replace(/\W+/g, '-'), tail), url);
+    expect(await redis.ping()).toBe('PONG');
+    expect(result.stderr).toMatch(
+      /^swc: stopped: \S*record\.lua ran past its budget of 50 ms in one call on redis:\/\/127\.0\.0\.1:\d+\S*; the time guard swc puts into scripts it did not write \(--trust-scripts\) ended that call at \S*record\.lua:\d+, and swc stopped the run/m,
+    );
+    expect(result.stderr).not.toMatch(/UNKILLABLE|ran over|clock wrapper/);
+    expect(result.code).toBe(3);
+    expect(await digest(redis, 'app:*')).toEqual(before);
+    expect(await redis.keys('swc-bench:*')).toEqual([]);
+  });
+});
+
+describe('a script the guard cannot read as Lua 5.1', () => {
+  it('is refused before the probe and before anything reaches the user server: exit 2, one line naming the file and line', async () => {
+    const { url, redis } = await server();
+    const folder = path.join(dir, 'unreadable');
+    cpSync(EXAMPLE, folder, { recursive: true });
+    const file = path.join(folder, 'record.lua');
+    // Lua 5.2's goto: Redis's Lua 5.1 cannot compile it either.
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/\nreturn now\n$/, '\ngoto done\n::done::\nreturn now\n'));
+    const result = await bench(path.join(folder, 'my-log.json'), url);
+    expect(result.stderr).toMatch(
+      /record\.lua:\d+: refused: swc cannot read this script as Lua 5\.1 \(.*\), so it cannot put its time guard in; nothing was sent/,
+    );
+    expect(result.code).toBe(2);
+    expect(await redis.dbsize()).toBe(0);
+    expect(String(await redis.info('commandstats'))).not.toMatch(/cmdstat_(evalsha|script)/);
+  });
+});
