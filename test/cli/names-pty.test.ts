@@ -45,7 +45,7 @@ describe('swc lights in a terminal: every name printed is one swc inspect takes 
       expect(names, `${columns} columns:\n${plain(output)}`).toHaveLength(8);
       for (const name of names) seen.add(name);
       // A column given up for the names is said, with how to see it.
-      if (/not shown at/.test(output)) expect(plain(output)).toMatch(new RegExp(`not shown at ${columns} columns: .*\\(--wide`));
+      if (/not shown at/.test(output)) expect(plain(output).replace(/\n {2}/g, ' ')).toMatch(new RegExp(`not shown at ${columns} columns: .*\\(--wide`));
     }
     const inspected = await Promise.all([...seen].map((name) => runCli(['inspect', name, '--redis-url', server.url])));
     inspected.forEach((r, i) => expect(r.code, `swc inspect ${[...seen][i]}: ${r.stderr}`).toBe(0));
