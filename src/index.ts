@@ -30,6 +30,8 @@ export { clusterTarget, singleTarget, type Target } from './redis/target.js';
 // behind the same guards as the CLI (probe, preflight, CROSSSLOT, ACL confinement, clean-up).
 export { runGuardedBench as runBench, type GuardedBench as BenchRun } from './bench/guarded-bench.js';
 export type { BenchPlan } from './bench/plan.js';
+// How scripts swc did not write may run on a server swc did not start: runBench's and verifyLayout's trust options.
+export type { ScriptTrust } from './safety/trust.js';
 export { createNamespace, purgeNamespace } from './bench/namespace.js';
 export { loadScenario } from './bench/scenario.js';
 export type { BenchReport, CellResult } from './measure/types.js';

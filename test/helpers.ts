@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, inject, type TestContext } from 'vitest';
+import { afterAll, beforeAll, expect, inject, type TestContext } from 'vitest';
 import { parseCommandCalls } from '../src/measure/commandstats.js';
 import { connect } from '../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer, type PrivateServerOptions } from '../src/redis/server.js';
@@ -91,16 +93,17 @@ export async function withPrivateServer<T>(options: PrivateServerOptions, body: 
 /**
  * A redis-server of the calling file's own, for all its tests (a file that
  * flushes scripts, or whose listings must not see other files' keys):
- * started before them, handed to `use`, stopped after them.
+ * started before them, handed to `use` (which may seed it; `timeoutMs` for a
+ * long seed), stopped after them.
  */
-export function ownServer(use: (server: PrivateServer, redis: Redis) => void, options: PrivateServerOptions = {}): void {
+export function ownServer(use: (server: PrivateServer, redis: Redis) => unknown, options: PrivateServerOptions = {}, timeoutMs?: number): void {
   let server: PrivateServer | undefined;
   let redis: Redis | undefined;
   beforeAll(async () => {
     server = await startPrivateServer(options);
     redis = await connect(server.url);
-    use(server, redis);
-  });
+    await use(server, redis);
+  }, timeoutMs);
   afterAll(async () => {
     redis?.disconnect();
     await server?.stop();
@@ -165,3 +168,51 @@ export async function commandCalls(redis: Redis, command: string): Promise<numbe
 
 /** The 200k-key application fill lives in test/app-keys.ts (no vitest there), so benchmark scripts share it. */
 export { populateAppKeys } from './app-keys.js';
+
+/**
+ * Nothing of a run still works on the server `redis` (a connection opened before the run) talks to: it answers
+ * PING, and SCRIPT KILL finds no script running (NOTBUSY). The mechanism of "the server answers at once", without
+ * timing it: a script still running would make SCRIPT KILL stop it, or refuse (UNKILLABLE).
+ */
+export async function expectServerIdle(redis: Redis): Promise<void> {
+  expect(await redis.ping()).toBe('PONG');
+  await expect(redis.call('SCRIPT', 'KILL')).rejects.toThrow(/NOTBUSY/);
+}
+
+/** What {@link fileServers} returns. */
+export interface FileServers {
+  /** A temp folder of the file's own, removed after its tests. */
+  readonly dir: string;
+  /** Starts a redis-server (stopped after the file's tests) and opens a connection to it (closed then). */
+  start(options?: PrivateServerOptions): Promise<{ server: PrivateServer; url: string; redis: Redis }>;
+  /** Closes `redis` after the file's tests too. */
+  track(redis: Redis): Redis;
+}
+
+/**
+ * Servers a file's tests start as they need them (each test its own, so they can run at once), all stopped with
+ * their connections after the file's tests, and a temp folder (`swc-<label>-…`) removed then.
+ */
+export function fileServers(label: string): FileServers {
+  const dir = mkdtempSync(path.join(tmpdir(), `swc-${label}-`));
+  const servers: PrivateServer[] = [];
+  const clients: Redis[] = [];
+  afterAll(async () => {
+    for (const c of clients) c.disconnect();
+    for (const s of servers) await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const track = (redis: Redis): Redis => {
+    clients.push(redis);
+    return redis;
+  };
+  return {
+    dir,
+    track,
+    start: async (options = {}) => {
+      const server = await startPrivateServer(options);
+      servers.push(server);
+      return { server, url: server.url, redis: track(await connect(server.url)) };
+    },
+  };
+}

@@ -73,8 +73,6 @@ export const DEFINITIONS: readonly Definition[] = [
   { doc: 'docs/benchmarks.md', says: '0.1 s', reason: 'the time per round, a setting' },
   { doc: 'docs/ci.md', says: '1.5 ×', reason: 'INSTRUCTIONS_SPREAD_FACTOR, a constant of compare/tolerances.ts' },
   { doc: 'docs/ci.md', says: '2%', reason: 'the former instruction tolerance, a constant for results without repeats' },
-  { doc: 'docs/bench.md', says: '1 MB', reason: 'UNTRUSTED_MEMORY_MARGIN_BYTES, the margin under maxmemory that stops untrusted scripts' },
-  { doc: 'docs/operator.md', says: '1 MB', reason: 'UNTRUSTED_MEMORY_MARGIN_BYTES, the margin under maxmemory that stops untrusted scripts' },
   { doc: 'docs/operator.md', says: '0.5 s', reason: "the span of the --max-ops test's samples of the server's counters, a setting" },
   { doc: 'docs/reliability.md', says: '250 ms', reason: 'UNTRUSTED_CALL_BUDGET_MS, the per-call time budget of untrusted scripts' },
   { doc: 'docs/reliability.md', says: '1 MB', reason: 'UNTRUSTED_MEMORY_MARGIN_BYTES, the margin under maxmemory that stops untrusted scripts' },

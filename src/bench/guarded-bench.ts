@@ -20,9 +20,10 @@ import type { BenchPlan } from './plan.js';
 import { layoutsAcrossSlots, runBench, type BenchProgress, type BenchRun } from './run.js';
 import { runBenchPerLayout } from './suggest-run.js';
 import type { Unmeasured } from './suggest.js';
+import type { ScriptTrust } from '../safety/trust.js';
 
 /** Inputs of {@link guardedBench}. */
-export interface GuardedBench {
+export interface GuardedBench extends ScriptTrust {
   /** Where to write: an open session, a target ({@link clusterTarget}), or `open` to open one after the scripts' probe. */
   readonly session?: Session;
   readonly target?: Target;
@@ -30,8 +31,6 @@ export interface GuardedBench {
   readonly plan: BenchPlan;
   /** Every key of the run goes under this namespace (default a fresh one). */
   readonly namespace?: Namespace;
-  /** Run scripts swc did not write (a manifest's, a scripts folder's) on a server swc did not start. */
-  readonly trustScripts?: boolean;
   /** Run even when the run may not fit under maxmemory. */
   readonly allowEviction?: boolean;
   /** The user's server as named, for messages (default the target's URL, unless swc started it). */
@@ -57,6 +56,7 @@ export interface GuardedBench {
   readonly starting?: (plan: BenchPlan) => void;
   readonly say?: Say;
   readonly onSignal?: Guard['onSignal'];
+  readonly onSecondSignal?: Guard['onSecondSignal'];
 }
 
 /** What a guarded bench returns. */
@@ -96,6 +96,7 @@ export async function guardedBench(input: GuardedBench): Promise<GuardedBenchRes
     layouts: plan.layouts,
     layoutOptions: plan.scriptsDir !== undefined ? { scriptsDir: plan.scriptsDir } : {},
     ...(input.trustScripts !== undefined ? { trustScripts: input.trustScripts } : {}),
+    ...(input.unconfinedScripts !== undefined ? { unconfinedScripts: input.unconfinedScripts } : {}),
     ...(usersUrl !== undefined ? { usersUrl } : {}),
     open: openOf(input),
     ...(input.opened ? { opened: input.opened } : {}),
@@ -108,6 +109,7 @@ export async function guardedBench(input: GuardedBench): Promise<GuardedBenchRes
     ...(input.namespace ? { namespace: input.namespace } : {}),
     say,
     ...(input.onSignal ? { onSignal: input.onSignal } : {}),
+    ...(input.onSecondSignal ? { onSecondSignal: input.onSecondSignal } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
     checked: async ({ target, namespace, clusterMode }) => {
       if (target.cluster) {
@@ -139,7 +141,7 @@ export async function guardedBench(input: GuardedBench): Promise<GuardedBenchRes
   };
   let failed: Unmeasured[] = [];
   let ranNamespace: Namespace | undefined;
-  const report = await guardedRun(guard, async ({ target, namespace, signal, untrusted }: GuardedContext) => {
+  const report = await guardedRun(guard, async ({ target, namespace, signal, untrusted, rehearsal }: GuardedContext) => {
     ranNamespace = namespace;
     if (untrusted && plan.throughput) {
       // Calls go one at a time, each followed by swc's checks (src/redis/call-limits.ts): a figure of that is not throughput.
@@ -149,8 +151,9 @@ export async function guardedBench(input: GuardedBench): Promise<GuardedBenchRes
         `swc bench: throughput not measured: scripts swc did not write run one call at a time on ${plainTarget(target.url)}, each checked for time and memory (--trust-scripts); measure it on a private server (drop --redis-url)`,
       );
     }
-    input.starting?.(plan);
-    const progress = typeof input.progress === 'function' ? input.progress(plan, target) : input.progress;
+    // The rehearsal on swc's private server (src/safety/rehearsal.ts) runs the same plan, silently: its report is dropped.
+    if (!rehearsal) input.starting?.(plan);
+    const progress = rehearsal ? undefined : typeof input.progress === 'function' ? input.progress(plan, target) : input.progress;
     const options = typeof input.options === 'function' ? input.options(plan) : input.options;
     const run: BenchRun = {
       signal,
@@ -163,7 +166,7 @@ export async function guardedBench(input: GuardedBench): Promise<GuardedBenchRes
     };
     if (!input.perLayout) return runBench(run);
     const joined = await runBenchPerLayout(run);
-    failed = joined.failed;
+    if (!rehearsal) failed = joined.failed;
     return joined.report;
   });
   return { report, plan, namespace: ranNamespace as Namespace, setAside, failed };

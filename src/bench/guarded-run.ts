@@ -3,37 +3,41 @@
  * not start, in one place and in this order. Scripts swc did not write are
  * probed on a private server (refused unless trusted); then, on the opened
  * target, every primary is checked before the first write (memory headroom,
- * eviction policy, replica role, ACL, a test write), layouts whose calls
- * cross hash slots are refused or set aside, the run takes its turn with
- * other swc runs, untrusted scripts are confined to a temporary ACL user,
- * the run runs, and its keys are removed on every way out. The CLI and the
+ * eviction policy, replica role, ACL, a test write), untrusted scripts are
+ * confined to a temporary ACL user (refused where none can be made, unless
+ * `unconfinedScripts`) and the whole run is rehearsed on a private server
+ * (refused when a call would not fit the user's server), the run takes its
+ * turn with other swc runs, layouts whose calls cross hash slots are refused
+ * or set aside, the run runs, and its keys are removed on every way out. The CLI and the
  * library both go through here: a run on a shared server gets the same
  * refusals whichever way it is started.
  */
 import type { Redis } from 'ioredis';
-import { RefusalError } from '../core/errors.js';
+import { InterruptedError, RefusalError } from '../core/errors.js';
 import type { LayoutName } from '../layouts/index.js';
 import type { LayoutOptions } from '../layouts/types.js';
+import type { LuaScript } from '../lua/source.js';
 import { redactUrl } from '../redis/connect.js';
 import { preflight, refusalOf } from '../redis/preflight.js';
 import type { Target } from '../redis/target.js';
 import { deniedAsFinding, type RunUser } from '../safety/acl.js';
-import { confineOrRefuse, guardUntrustedScripts } from '../safety/probe.js';
+import { confineOrRefuse, guardUntrustedScripts, limitUntrusted, untrustedScripts, type Untrusted } from '../safety/probe.js';
+import { rehearse } from '../safety/rehearsal.js';
+import { trustLevelOf, type ScriptTrust } from '../safety/trust.js';
+import { createLayout } from '../layouts/index.js';
 import { cleanHint, cleanUp, CLEANUP_BOUND_MS, plainTarget, SIGNAL_CLEANUP_BOUND_MS, sleep, STOP_WAIT_MS } from './cleanup.js';
-import { createNamespace, markRun, purgeNamespace, waitForTurn, type Namespace, type RunHandle } from './namespace.js';
+import { countNamespace, createNamespace, markRun, purgeNamespace, waitForTurn, type Namespace, type RunHandle } from './namespace.js';
 
 /** A line for the user (stderr in the CLI); `wrap`: a long line that may be wrapped to the terminal. */
 export type Say = (line: string, options?: { wrap?: boolean }) => void;
 
 /** What a guarded run is given, besides the run itself. */
-export interface Guard {
+export interface Guard extends ScriptTrust {
   /** Who speaks in messages (`swc bench`, `swc verify`); also picks the wording of the checks. */
   readonly command: 'swc bench' | 'swc verify';
   /** The layouts the run calls, and the options they are built with (a scripts folder). */
   readonly layouts: readonly LayoutName[];
   readonly layoutOptions: LayoutOptions;
-  /** Run scripts swc did not write on a server it did not start (after the probe, confined when the server lets swc). */
-  readonly trustScripts?: boolean;
   /**
    * The user's server as named (a URL, or REDIS_URL's), when the run is not on
    * a server swc starts. Without it, the target opened says (its `private`).
@@ -69,6 +73,13 @@ export interface Guard {
    * whether or not this is given.
    */
   readonly onSignal?: (cleanup: () => Promise<void>) => () => void;
+  /**
+   * Registers what a second signal still does when it cuts the clean-up
+   * short (the CLI's `onSecondSignal`): remove the run's temporary ACL user
+   * (a credential) first, then return the lines saying which keys remain
+   * and the command that removes them. Returns its unregistering.
+   */
+  readonly onSecondSignal?: (urgent: () => Promise<readonly string[]>) => () => void;
 }
 
 /** What the run itself is given. */
@@ -81,6 +92,8 @@ export interface GuardedContext {
   readonly runUser: RunUser | null;
   /** Scripts swc did not write run on a server swc did not start: one call at a time per connection, each checked. */
   readonly untrusted: boolean;
+  /** This is the rehearsal of the run on swc's private server (src/safety/rehearsal.ts): its result is dropped, so it shows no progress. */
+  readonly rehearsal?: boolean;
   readonly say: Say;
 }
 
@@ -106,6 +119,39 @@ async function checkEveryPrimary(guard: Guard, target: Target, namespace: Namesp
     return report;
   });
   return reports.some((r) => r.cluster);
+}
+
+/**
+ * The rehearsal of a run of scripts swc did not write (src/safety/rehearsal.ts),
+ * then the limits its calls are held to on every primary: refused (exit 3)
+ * before the first write when a rehearsed call would not fit.
+ */
+async function rehearseThenLimit(
+  guard: Guard,
+  untrusted: Untrusted,
+  admins: readonly Redis[],
+  runUser: RunUser | null,
+  namespace: Namespace,
+  register: (cleanup: () => Promise<void>) => void,
+  rehearsal: (target: Target) => Promise<unknown>,
+  signal: AbortSignal,
+  say: Say,
+): Promise<void> {
+  const count = admins.length;
+  const whole = Math.max(1, guard.peakBytes(0, 1));
+  const rehearsed = await rehearse({
+    admins,
+    target: untrusted.options.target,
+    scripts: [...new Set(untrusted.layouts.flatMap((name) => untrustedScripts(createLayout(name, untrusted.options.layoutOptions))))],
+    shareOf: (i) => (count === 1 ? 1 : Math.min(1, guard.peakBytes(i, count) / whole)),
+    budgetOf: (i) => guard.peakBytes(i, count),
+    run: rehearsal,
+    say: (line) => say(`${guard.command}: ${line}`),
+    signal,
+    ...(runUser ? { confine: { namespace, files: runUser.files as Map<string, LuaScript> } } : {}),
+  });
+  if (signal.aborted) throw new InterruptedError();
+  await limitUntrusted(untrusted, [...admins], runUser, register, rehearsed.limits);
 }
 
 /** A hash tag whose slot primary `index` serves, for that primary's preflight probe keys. */
@@ -157,7 +203,7 @@ export async function guardedRun<T>(guard: Guard, run: (context: GuardedContext)
     layouts: [...guard.layouts],
     layoutOptions: guard.layoutOptions,
     privateServer: guard.usersUrl === undefined,
-    trust: guard.trustScripts === true,
+    trust: trustLevelOf(guard),
     target: guard.usersUrl === undefined ? '' : redactUrl(guard.usersUrl),
     command: guard.command,
   });
@@ -188,6 +234,8 @@ export async function guardedRun<T>(guard: Guard, run: (context: GuardedContext)
     else await running?.catch(() => undefined);
     await cleanUpAll(bound);
   });
+  let madeUser: RunUser | null = null;
+  const unregisterUrgent = target.private ? undefined : guard.onSecondSignal?.(() => lastWords(guard, target, namespace, madeUser));
   try {
     let clusterMode = false;
     if (!target.private) {
@@ -199,19 +247,29 @@ export async function guardedRun<T>(guard: Guard, run: (context: GuardedContext)
       if (bench) say(line, { wrap: !target.cluster });
       clusterMode = await checkEveryPrimary(guard, target, namespace, say);
       if (!bench) say(line);
-      if (guard.takeTurns) {
-        const turns = guard.takeTurns;
-        heartbeat = await markRun(target.redis, namespace);
-        await waitForTurn(target.redis, heartbeat, { signal: stop.signal, timeoutMs: turns.timeoutMs, onWait: (others) => turns.onWait(others) });
-      }
+    }
+    const context = (t: Target): GuardedContext => ({
+      target: t,
+      namespace,
+      signal: stop.signal,
+      runUser: null,
+      untrusted: untrusted !== null,
+      say: () => undefined,
+    });
+    // After the probe, on the user's server: the scripts run as the run's temporary ACL user (src/safety/acl.ts).
+    const admins: Redis[] = target.cluster ? target.shards.map((s) => s.session.redis) : [target.redis];
+    const register = (c: () => Promise<void>): void => void cleanups.push(c);
+    const runUser = untrusted ? await confineOrRefuse(untrusted, admins, namespace, register) : null;
+    madeUser = runUser;
+    if (untrusted)
+      await rehearseThenLimit(guard, untrusted, admins, runUser, namespace, register, (t) => run({ ...context(t), rehearsal: true }), stop.signal, say);
+    if (guard.takeTurns && !target.private) {
+      const turns = guard.takeTurns;
+      heartbeat = await markRun(target.redis, namespace);
+      await waitForTurn(target.redis, heartbeat, { signal: stop.signal, timeoutMs: turns.timeoutMs, onWait: (others) => turns.onWait(others) });
     }
     await guard.checked?.({ target, namespace, clusterMode });
-    // After the probe, on the user's server: the scripts run as the run's temporary ACL user (src/safety/acl.ts).
-    const admins: Redis | Redis[] = target.cluster ? target.shards.map((s) => s.session.redis) : target.redis;
-    // The bytes the preflight allowed on each primary: the scripts' calls are checked against them (src/redis/call-limits.ts).
-    const budgets = target.shards.map((_shard, i) => guard.peakBytes(i, target.shards.length));
-    const runUser = untrusted ? await confineOrRefuse(untrusted, admins, namespace, (c) => void cleanups.push(c), budgets) : null;
-    running = run({ target, namespace, signal: stop.signal, runUser, untrusted: untrusted !== null, say });
+    running = run({ ...context(target), runUser, say });
     void running.then(
       () => (finished = true),
       () => (finished = true),
@@ -222,5 +280,62 @@ export async function guardedRun<T>(guard: Guard, run: (context: GuardedContext)
   } finally {
     unregister?.();
     await cleanUpAll(CLEANUP_BOUND_MS);
+    unregisterUrgent?.();
   }
+}
+
+/** How long a second signal's look at the run's keys may take on each primary. */
+const LAST_WORDS_BOUND_MS = 1500;
+
+/**
+ * On a second signal, on fresh connections (the run's may be stuck behind a
+ * paused write): the run's temporary ACL user deleted on every primary, then
+ * one line per primary where keys of the run remain, with the command that
+ * removes them (and any user that could not be deleted).
+ */
+async function lastWords(guard: Guard, target: Target, namespace: Namespace, user: RunUser | null): Promise<string[]> {
+  const opened: Redis[] = [];
+  const fresh = (shard: Target['shards'][number]): Promise<Redis> =>
+    Promise.race([
+      shard.session.connectAnother().then((redis) => (opened.push(redis), redis)),
+      sleep(LAST_WORDS_BOUND_MS).then(() => {
+        throw new Error('no connection');
+      }),
+    ]);
+  const lines: string[] = [];
+  try {
+    if (user) {
+      const kept = await Promise.all(
+        target.shards.map((shard) =>
+          fresh(shard)
+            .then((redis) => redis.call('ACL', 'DELUSER', user.name))
+            .then(
+              () => null,
+              () => shard.node,
+            ),
+        ),
+      );
+      const left = kept.filter((node): node is string => node !== null);
+      lines.push(
+        left.length === 0
+          ? `${guard.command}: removed the run's temporary ACL user ${user.name}`
+          : `${guard.command}: could not remove the run's temporary ACL user ${user.name}${target.cluster ? ` on ${left.join(', ')}` : ''}; ${cleanHint(target.url, namespace)} removes it`,
+      );
+    }
+    const counts = await Promise.all(
+      target.shards.map((shard) =>
+        Promise.race([fresh(shard).then((redis) => countNamespace(redis, namespace)), sleep(LAST_WORDS_BOUND_MS).then(() => null)]).catch(() => null),
+      ),
+    );
+    for (const [i, count] of counts.entries()) {
+      if (count === 0) continue;
+      const on = target.cluster ? ` on node ${target.shards[i]?.node ?? '?'}` : '';
+      lines.push(
+        `${guard.command}: ${count === null ? 'some' : count} key(s) of this run remain under ${namespace.pattern}${on}; remove them with: ${cleanHint(target.url, namespace)}`,
+      );
+    }
+  } finally {
+    for (const redis of opened) redis.disconnect();
+  }
+  return lines;
 }

@@ -215,7 +215,14 @@ async function fillLights(
   written: (n: number) => void,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  await Promise.all(
+  // One shard failing (its primary killed) stops the others before their next batch, and this returns only
+  // once every writer is done: a writer still filling after the run failed would write keys after the clean-up looked.
+  const stop = new AbortController();
+  const follow = (): void => stop.abort();
+  if (signal?.aborted) stop.abort();
+  signal?.addEventListener('abort', follow, { once: true });
+  let first: { error: unknown } | undefined;
+  await Promise.allSettled(
     target.shards.map((shard, s) =>
       onShard(
         target,
@@ -235,7 +242,7 @@ async function fillLights(
               mine.map((i) => trafficOf(plan, cell, i)),
               cell.windowSeconds,
               written,
-              signal,
+              stop.signal,
               // The cap is over every connection: shards fill at once, each its share.
               plan.maxOpsPerSecond !== undefined ? plan.maxOpsPerSecond / target.shards.length : undefined,
             );
@@ -244,9 +251,14 @@ async function fillLights(
           }
           await waitClosed(shard.session.redis, id);
         })(),
-      ),
+      ).catch((error: unknown) => {
+        first ??= { error };
+        stop.abort();
+      }),
     ),
   );
+  signal?.removeEventListener('abort', follow);
+  if (first) throw first.error;
 }
 
 /** Drives a cell's real traffic through its lights, on a writer of its own that is closed before this returns. */

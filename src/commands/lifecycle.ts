@@ -36,6 +36,23 @@ export function onShutdown(cleanup: Cleanup): () => void {
   return () => cleanups.delete(cleanup);
 }
 
+/** What a second signal still does before the process ends at once; each returns the lines to print. */
+type Urgent = () => Promise<readonly string[]>;
+const urgents = new Set<Urgent>();
+/** How long a second signal waits for {@link onSecondSignal}'s work before the process ends anyway. */
+const URGENT_BOUND_MS = 3000;
+
+/**
+ * Registers what must still happen when an impatient second signal cuts the
+ * orderly clean-up short: removing what is a credential (a run's temporary
+ * ACL user), then saying what remains (keys) and how to remove it. Runs on
+ * connections of its own, within a bound. Returns its unregistering.
+ */
+export function onSecondSignal(urgent: Urgent): () => void {
+  urgents.add(urgent);
+  return () => urgents.delete(urgent);
+}
+
 /** Runs every registered cleanup (newest first) after any batch already running. */
 function runCleanups(): Promise<void> {
   cleaning = cleaning.then(runPending);
@@ -73,8 +90,25 @@ export function installSignalHandlers(): void {
   for (const [signal, code] of SIGNALS) {
     process.on(signal, () => {
       if (signalExitCode !== undefined) {
-        process.stderr.write(`swc: ${signal} again: stopping now; keys of an unfinished clean-up may remain\n`);
-        process.exit(signalExitCode);
+        const exitCode = signalExitCode;
+        const pending = [...urgents];
+        urgents.clear();
+        if (pending.length === 0) {
+          process.stderr.write(`swc: ${signal} again: stopping now; keys of an unfinished clean-up may remain\n`);
+          process.exit(exitCode);
+        }
+        process.stderr.write(`swc: ${signal} again: stopping now, after removing the run's temporary ACL user\n`);
+        const said = Promise.all(
+          pending.map((urgent) =>
+            urgent().then(
+              (lines) => lines.forEach(printError),
+              () => undefined,
+            ),
+          ),
+        );
+        const bound = new Promise((resolve) => setTimeout(resolve, URGENT_BOUND_MS).unref());
+        void Promise.race([said, bound]).finally(() => process.exit(exitCode));
+        return;
       }
       signalExitCode = code;
       stoppingSignal = signal;

@@ -84,7 +84,7 @@ const OPTION_GROUPS: Readonly<Record<string, readonly OptionGroup[]>> = {
         '--absolute',
       ],
     },
-    { heading: 'Safety:', short: false, flags: ['--allow-eviction', '--max-ops', '--trust-scripts', '--wait-for-runs'] },
+    { heading: 'Safety:', short: false, flags: ['--allow-eviction', '--max-ops', '--trust-scripts', '--unconfined-scripts', '--wait-for-runs'] },
     {
       heading: 'Advanced:',
       short: false,

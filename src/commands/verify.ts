@@ -5,7 +5,7 @@
 import { Command, Option } from 'commander';
 import { LIMITS, parseList, parseNumber } from '../bench/values.js';
 import { BUILTIN_LAYOUT_NAMES } from '../layouts/builtin-names.js';
-import { TRUST_SCRIPTS_HELP } from '../safety/trust.js';
+import { TRUST_SCRIPTS_HELP, UNCONFINED_SCRIPTS_HELP } from '../safety/trust.js';
 import { addBuildsOption } from './builds.js';
 import { layoutRegistry, parsesLayouts } from './layout-parsers.js';
 import { action } from './lifecycle.js';
@@ -47,6 +47,7 @@ export function verifyCommand(): Command {
       8,
     )
     .option('--trust-scripts', TRUST_SCRIPTS_HELP)
+    .option('--unconfined-scripts', UNCONFINED_SCRIPTS_HELP)
     .addOption(waitForRunsOption())
     .option('--scripts <dir>', "run the layouts' scripts from this folder, e.g. an edited copy of swc's lua/ folder")
     .option('--no-progress', 'no progress on stderr')

@@ -7,9 +7,12 @@ import { probeRefusal } from './resp.js';
 import { READ_ONLY_ACL } from './read-only-acl.js';
 import { startPrivateServer, type PrivateServer } from './server.js';
 
+/** How long {@link connect} waits for a first connection and its handshake by default (a user waits at most about 5 s, start-up included). */
+export const CONNECT_TIMEOUT_MS = 3000;
+
 /** Options for {@link connect}. */
 export interface ConnectOptions {
-  /** Give up on the first connection after this long; default 3000 ms (a user waits at most about 5 s, start-up included). */
+  /** Give up on the first connection after this long; default {@link CONNECT_TIMEOUT_MS}. */
   readonly timeoutMs?: number;
   /** Fail a command that gets no reply for this long; default 30000 ms. */
   readonly commandTimeoutMs?: number;
@@ -67,7 +70,7 @@ function explain(url: URL, err: unknown, timeoutMs: number): RedisUnavailableErr
  */
 export async function connect(url: string, options: ConnectOptions = {}): Promise<Redis> {
   const parsed = parseRedisUrl(url, options.flag);
-  const timeoutMs = options.timeoutMs ?? 3000;
+  const timeoutMs = options.timeoutMs ?? CONNECT_TIMEOUT_MS;
   let established = false;
   const redisOptions: RedisOptions = {
     lazyConnect: true,

@@ -15,10 +15,11 @@ import type { Layout, LayoutOptions, Light } from '../layouts/types.js';
 import { guardSource } from '../lua/guard.js';
 import { isOwnScript, type LuaScript, type ScriptCall } from '../lua/source.js';
 import { connect } from '../redis/connect.js';
-import { limitCalls, wireScript } from '../redis/call-limits.js';
+import { limitCalls, wireScript, type LiveLimits } from '../redis/call-limits.js';
 import { confineScriptsOf, installScripts, ioredisChannel, OversizeReplyError, runScript, watchRunawayScripts } from '../redis/scripts.js';
 import { startPrivateServer } from '../redis/server.js';
 import { confineRun, type RunUser } from './acl.js';
+import type { TrustLevel } from './trust.js';
 
 /** Commands a counter script has no business running: each is a refusal when a probe sees it. */
 export const FORBIDDEN_COMMANDS = [
@@ -52,6 +53,8 @@ export const FORBIDDEN_COMMANDS = [
 
 /** How long one probe call may run before it is stopped. */
 export const PROBE_CALL_LIMIT_MS = 2000;
+/** How long the probe waits for MONITOR to pass on what a call ran (it always does, in order; a busy machine delays it). */
+const SETTLE_LIMIT_MS = 30_000;
 /** Databases seeded with sentinels (0 holds the namespace too). */
 const PROBE_DBS = [0, 1, 2, 3];
 const PROBE_LIGHTS: readonly Light[] = [{ name: 'swc-probe-a' }, { name: 'swc-probe-b', system: 'swc-probe-system' }];
@@ -166,6 +169,22 @@ async function seed(redis: Redis, plain: Layout): Promise<void> {
 /** What {@link probeCall} returns for a script that raised an error of its own. */
 const SCRIPT_FAILED = 'script failed';
 
+/** What went wrong in a call that ended (null: nothing), as {@link probeCall} returns it. */
+function probeOutcome(outcome: unknown): string | null {
+  if (outcome === null) return null;
+  if (outcome instanceof OversizeReplyError)
+    return `replied more than 1 MB (${outcome.message.replace(/^.*\(at least ([\d,]+) bytes\).*$/, '$1')} bytes or more)`;
+  if (outcome instanceof Error && /not allowed from script|NOPERM/i.test(outcome.message)) {
+    const at = /called at (\S+:\d+)/.exec(outcome.message)?.[1];
+    return `called a command Redis refuses inside scripts${at ? ` (at ${at})` : ''}: ${outcome.message.replace(/ \(called at .*$/, '').replace(/^.*?: ERR /, 'ERR ')}`;
+  }
+  // A script error of its own (a Lua error) stops the probe of this layout: the real run meets
+  // the same error at the same call and reports it as it always did (bench --suggest names it failed).
+  if (outcome instanceof ScriptError) return SCRIPT_FAILED;
+  if (outcome instanceof Error) throw outcome;
+  throw new CommandRefusedError(String(outcome));
+}
+
 /** Runs one call, stopping it after {@link PROBE_CALL_LIMIT_MS}; returns what went wrong, or null. */
 async function probeCall(killer: Redis, runner: Redis, call: ScriptCall): Promise<string | null> {
   let timer: NodeJS.Timeout | undefined;
@@ -176,28 +195,20 @@ async function probeCall(killer: Redis, runner: Redis, call: ScriptCall): Promis
   );
   const outcome = await Promise.race([ran, late]);
   clearTimeout(timer);
-  if (outcome !== 'late') {
-    if (outcome === null) return null;
-    if (outcome instanceof OversizeReplyError)
-      return `replied more than 1 MB (${outcome.message.replace(/^.*\(at least ([\d,]+) bytes\).*$/, '$1')} bytes or more)`;
-    if (outcome instanceof Error && /not allowed from script|NOPERM/i.test(outcome.message)) {
-      const at = /called at (\S+:\d+)/.exec(outcome.message)?.[1];
-      return `called a command Redis refuses inside scripts${at ? ` (at ${at})` : ''}: ${outcome.message.replace(/ \(called at .*$/, '').replace(/^.*?: ERR /, 'ERR ')}`;
-    }
-    // A script error of its own (a Lua error) stops the probe of this layout: the real run meets
-    // the same error at the same call and reports it as it always did (bench --suggest names it failed).
-    if (outcome instanceof ScriptError) return SCRIPT_FAILED;
-    if (outcome instanceof Error) throw outcome;
-    throw new CommandRefusedError(String(outcome));
-  }
+  if (outcome !== 'late') return probeOutcome(outcome);
   // Still running: SCRIPT KILL, as swc would on a user's server; a script that wrote cannot be killed.
   // (Its connection was opened before: a new one would get BUSY in its handshake.)
-  let state = 'did not finish within 2 s (it was stopped with SCRIPT KILL)';
+  let state = `did not finish within ${PROBE_CALL_LIMIT_MS / 1000} s (it was stopped with SCRIPT KILL)`;
   try {
     await killer.call('SCRIPT', 'KILL');
   } catch (err) {
-    if (/UNKILLABLE/.test((err as Error).message)) {
-      state = 'did not finish within 2 s and wrote before, so SCRIPT KILL could not stop it (UNKILLABLE: only SHUTDOWN NOSAVE would)';
+    const message = (err as Error).message;
+    if (/UNKILLABLE/.test(message)) {
+      state = `did not finish within ${PROBE_CALL_LIMIT_MS / 1000} s and wrote before, so SCRIPT KILL could not stop it (UNKILLABLE: only SHUTDOWN NOSAVE would)`;
+    } else if (/NOTBUSY/.test(message)) {
+      // No script runs: the call ended on its own and only its reply was late (a busy machine), so it is judged by its
+      // outcome. (The server answers SCRIPT KILL only once a script has run past lua-time-limit, or has ended.)
+      return probeOutcome(await ran);
     }
   }
   return state;
@@ -231,8 +242,13 @@ export async function probeLayout(name: LayoutName, options: LayoutOptions, targ
   const settle = async (n: number): Promise<void> => {
     const mark = `swc-probe-mark-${n}`;
     await runner.call('ECHO', mark);
-    const until = Date.now() + 2000;
-    while (!marks.has(mark) && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    // MONITOR passes commands on in order, so the mark comes; on a busy machine it may take seconds. Going on
+    // without it would judge the call by a part of what it ran.
+    const until = Date.now() + SETTLE_LIMIT_MS;
+    while (!marks.has(mark)) {
+      if (Date.now() > until) throw new Error(`the probe's MONITOR passed nothing on within ${SETTLE_LIMIT_MS / 1000} s`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
   };
   try {
     await seed(checker, plain);
@@ -301,8 +317,8 @@ export interface GuardOptions {
   readonly layoutOptions: LayoutOptions;
   /** Whether the scripts will run on a server swc started (no probe needed then). */
   readonly privateServer: boolean;
-  /** `--trust-scripts`: run scripts swc did not write unconfined where swc cannot confine them. */
-  readonly trust: boolean;
+  /** How far scripts swc did not write are trusted on a server swc did not start (`--trust-scripts`, `--unconfined-scripts`). */
+  readonly trust: TrustLevel;
   /** The user's server, as shown in messages (redacted). */
   readonly target: string;
   /** The command, for the one-line notices (`swc bench`). */
@@ -323,7 +339,7 @@ export class UntrustedRefusal extends UsageError {
   constructor(layouts: readonly string[], files: string, target: string) {
     super(
       `--trust-scripts: refused: ${layouts.join(', ')} run${layouts.length === 1 ? 's' : ''} scripts swc did not write (${files}: not byte-identical to the installed swc's lua/), ` +
-        `and those run only on swc's private server; nothing was sent to ${target}. Drop --redis-url (and REDIS_URL) to run them on a private server, or pass --trust-scripts to run them there anyway (probed first, then confined)`,
+        `and those run only on swc's private server; nothing was sent to ${target}. Drop --redis-url (and REDIS_URL) to run them on a private server, or pass --trust-scripts to run them there anyway (probed and rehearsed first, then confined)`,
     );
   }
 }
@@ -333,8 +349,8 @@ export interface TrustRequest {
   readonly layouts: readonly string[];
   /** Their script files (each named once in the message). */
   readonly files: readonly string[];
-  /** What the caller gave (`--trust-scripts`, the library's `trustScripts`). */
-  readonly trust: boolean;
+  /** What the caller gave (`--trust-scripts`/`--unconfined-scripts`, the library's `ScriptTrust`). */
+  readonly trust: TrustLevel;
   /** The user's server, as shown in messages (redacted). */
   readonly target: string;
 }
@@ -349,7 +365,7 @@ export function decideTrust(request: TrustRequest): string {
   const files = [...new Set(request.files)];
   const shown = files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', ');
   // The design decision: a user's scripts run on swc's private server only, unless the user says otherwise. Refused before the probe and before anything reaches the user's server.
-  if (!request.trust) throw new UntrustedRefusal(request.layouts, shown, request.target);
+  if (request.trust === 'none') throw new UntrustedRefusal(request.layouts, shown, request.target);
   return shown;
 }
 
@@ -381,48 +397,29 @@ export async function guardUntrustedScripts(options: GuardOptions): Promise<Untr
   };
 }
 
+/** Where swc cannot create the run's ACL user and `--unconfined-scripts` was not given: exit 2, nothing of the run sent. */
+export class UnconfinableRefusal extends UsageError {}
+
 /**
- * On the user's server, after the probe: runs the scripts as the run's
- * temporary ACL user ({@link confineRun}; on a cluster, made on every
- * primary), removed on every way out. Where swc may not create users (on
- * any primary), refuses them unless
- * `--trust-scripts`, which prints one line saying the run is unconfined.
+ * On the user's server, after the probe and the preflight: makes the run's
+ * temporary ACL user ({@link confineRun}; on a cluster, on every primary),
+ * removed on every way out. Where swc may not create users (on any
+ * primary), `--trust-scripts` is refused ({@link UnconfinableRefusal}, naming
+ * `--unconfined-scripts`) before anything of the run is sent; only
+ * `--unconfined-scripts` runs them with the connection's own rights, with
+ * one line saying so. Returns the user, or null for such an unconfined run.
  */
 export async function confineOrRefuse(
   untrusted: Untrusted,
   admin: Redis | readonly Redis[] | undefined,
   namespace: { readonly prefix: string; readonly pattern: string },
   register: (cleanup: () => Promise<void>) => void,
-  budgetBytes: readonly number[] = [],
 ): Promise<RunUser | null> {
   const { options } = untrusted;
-  const files = new Map(untrusted.layouts.flatMap((name) => createLayout(name, options.layoutOptions).scripts.map((s) => [s.sha1, s] as const)));
+  const files = scriptFiles(untrusted);
   // A cluster: ACL users are per node, so the run's user is made on every primary (each confines its own scripts and sockets).
-  const admins: readonly Redis[] = admin === undefined ? [] : Array.isArray(admin) ? (admin as readonly Redis[]) : [admin as Redis];
+  const admins = adminsOf(admin);
   const user = admins.length > 0 ? await confineEvery(admins, namespace, files) : null;
-  if (admins.length > 0 && (user || options.trust)) {
-    // A script that loops past the server's busy threshold is stopped with SCRIPT KILL, and the run says in what state it left the server.
-    const scripts = [...new Set(untrusted.layouts.flatMap((name) => untrustedScripts(createLayout(name, options.layoutOptions))))];
-    for (const [i, node] of admins.entries()) {
-      const shown = admins.length > 1 ? `${options.target} (node ${node.options.host ?? '127.0.0.1'}:${node.options.port ?? 6379})` : options.target;
-      const unwatch = await watchRunawayScripts(node, shown, scripts);
-      register(() => Promise.resolve(unwatch()));
-      // Each call checked for time and memory, one at a time per connection (src/redis/call-limits.ts).
-      const server = ioredisChannel(node).server;
-      const unlimit = await limitCalls(node, server, shown, budgetBytes[i] ?? Number.POSITIVE_INFINITY);
-      register(() => Promise.resolve(unlimit()));
-      // There each script is sent with the time guard in (src/lua/guard.ts): a denial names the guarded copy's SHA1, which is the same file.
-      for (const script of [...files.values()]) files.set(wireScript(script, server).sha1, script);
-      if (!user) {
-        // Unconfined, the scripts still get a connection of their own: stopping a runaway closes it, and the clean-up keeps admin's.
-        const own = node.duplicate();
-        own.on('error', () => undefined);
-        if (own.status === 'wait') await own.connect();
-        confineScriptsOf(node, own);
-        register(() => Promise.resolve(own.disconnect()));
-      }
-    }
-  }
   if (user) {
     register(() => user.remove());
     process.stderr.write(
@@ -430,17 +427,71 @@ export async function confineOrRefuse(
     );
     return user;
   }
-  if (!options.trust) {
-    throw new UsageError(
-      `--trust-scripts: ${untrusted.layouts.join(', ')} run${untrusted.layouts.length === 1 ? 's' : ''} scripts swc did not write (${untrusted.files}); ` +
-        `they passed swc's probe on a private server, but ${admins.length > 0 ? `${options.target} does not let swc create a temporary ACL user to confine them (ACL SETUSER refused${admins.length > 1 ? ' on a primary' : ''})` : 'swc cannot confine them there'}; ` +
-        'run without --redis-url (a private server), or pass --trust-scripts to run them there unconfined',
+  const why =
+    admins.length > 0
+      ? `${options.target} does not let swc create the temporary ACL user that confines them to the run's keys (ACL SETUSER refused${admins.length > 1 ? ' on a primary' : ''})`
+      : 'swc cannot confine them there';
+  if (options.trust !== 'unconfined') {
+    throw new UnconfinableRefusal(
+      `--trust-scripts: refused: ${untrusted.layouts.join(', ')} run${untrusted.layouts.length === 1 ? 's' : ''} scripts swc did not write (${untrusted.files}); ` +
+        `${why}, so --trust-scripts cannot run them confined; nothing of the run was sent. Run without --redis-url (a private server), ` +
+        "or pass --unconfined-scripts to run them with your connection's own rights (dangerous: a script that misbehaves after the probe reaches every key your user may)",
     );
   }
   process.stderr.write(
-    `${options.command}: --trust-scripts: running ${untrusted.files} unconfined on ${options.target} (they passed swc's probe on a private server)\n`,
+    `${options.command}: --unconfined-scripts: running ${untrusted.files} UNCONFINED, with your connection's own rights, on ${options.target}: ` +
+      `swc may not create the temporary ACL user there${admins.length > 0 ? ` (ACL SETUSER refused${admins.length > 1 ? ' on a primary' : ''})` : ''}; they passed swc's probe, and run after its rehearsal on a private server\n`,
   );
   return null;
+}
+
+/** SHA1 → script of every script the untrusted layouts run (swc's own among them), to name the one a denial names. */
+function scriptFiles(untrusted: Untrusted): Map<string, LuaScript> {
+  const { options } = untrusted;
+  return new Map(untrusted.layouts.flatMap((name) => createLayout(name, options.layoutOptions).scripts.map((s) => [s.sha1, s] as const)));
+}
+
+const adminsOf = (admin: Redis | readonly Redis[] | undefined): readonly Redis[] =>
+  admin === undefined ? [] : Array.isArray(admin) ? (admin as readonly Redis[]) : [admin as Redis];
+
+/**
+ * On the user's server, once the run is confined and rehearsed: every
+ * primary's runaway watch, each call checked for time, memory and Lua heap
+ * against `limits[i]` (src/redis/call-limits.ts, from the preflight and the
+ * rehearsal), the time guard in every script sent, and, unconfined, a
+ * script connection of its own. Each undone on every way out.
+ */
+export async function limitUntrusted(
+  untrusted: Untrusted,
+  admin: Redis | readonly Redis[] | undefined,
+  user: RunUser | null,
+  register: (cleanup: () => Promise<void>) => void,
+  limits: readonly LiveLimits[] = [],
+): Promise<void> {
+  const { options } = untrusted;
+  const admins = adminsOf(admin);
+  // A script that loops past the server's busy threshold is stopped with SCRIPT KILL, and the run says in what state it left the server.
+  const scripts = [...new Set(untrusted.layouts.flatMap((name) => untrustedScripts(createLayout(name, options.layoutOptions))))];
+  const files = (user?.files ?? new Map()) as Map<string, LuaScript>;
+  for (const [i, node] of admins.entries()) {
+    const shown = admins.length > 1 ? `${options.target} (node ${node.options.host ?? '127.0.0.1'}:${node.options.port ?? 6379})` : options.target;
+    const unwatch = await watchRunawayScripts(node, shown, scripts);
+    register(() => Promise.resolve(unwatch()));
+    // Each call checked for time and memory, one at a time per connection (src/redis/call-limits.ts).
+    const server = ioredisChannel(node).server;
+    const unlimit = await limitCalls(node, server, shown, limits[i] ?? { budgetBytes: Number.POSITIVE_INFINITY });
+    register(() => Promise.resolve(unlimit()));
+    // There each script is sent with the time guard in (src/lua/guard.ts): a denial names the guarded copy's SHA1, which is the same file.
+    for (const script of [...files.values()]) files.set(wireScript(script, server).sha1, script);
+    if (!user) {
+      // Unconfined, the scripts still get a connection of their own: stopping a runaway closes it, and the clean-up keeps admin's.
+      const own = node.duplicate();
+      own.on('error', () => undefined);
+      if (own.status === 'wait') await own.connect();
+      confineScriptsOf(node, own);
+      register(() => Promise.resolve(own.disconnect()));
+    }
+  }
 }
 
 /** The run's user on every node of `admins`, as one; null (and none left behind) when any node refuses. */
@@ -469,4 +520,4 @@ async function confineEvery(
 const DENIED_SHOWN =
   '@admin or @dangerous command (CONFIG, SLOWLOG, CLIENT, DEBUG, MONITOR, FLUSHALL, …), KEYS or SCAN, no other database (SELECT, MOVE, SWAPDB, COPY)';
 
-export { TRUST_SCRIPTS_HELP, usersServer } from './trust.js';
+export { TRUST_SCRIPTS_HELP, UNCONFINED_SCRIPTS_HELP, usersServer } from './trust.js';

@@ -12,6 +12,7 @@ import { execPipeline, installScripts, type PipelineReply } from '../redis/scrip
 import { keySlot } from '../redis/slot.js';
 import type { Target } from '../redis/target.js';
 import { decideTrust, untrustedScripts } from '../safety/probe.js';
+import { trustLevelOf, type ScriptTrust } from '../safety/trust.js';
 import { LightJudge, verifyErrorJson, type Verdict } from './judge.js';
 import { shrink, type ShrinkBudget } from './shrink.js';
 import { generateTraffic } from './traffic.js';
@@ -28,8 +29,13 @@ import type {
   VerifyResult,
 } from './types.js';
 
-/** Options for {@link verifyLayout}. */
-export interface VerifyOptions {
+/**
+ * Options for {@link verifyLayout}. Its `trustScripts`/`unconfinedScripts` ({@link ScriptTrust},
+ * the type `runBench` takes too): without either, a layout's scripts swc did
+ * not write are refused on a server swc did not start (exit 2), before any
+ * script is loaded, as `swc verify --redis-url` refuses them.
+ */
+export interface VerifyOptions extends ScriptTrust {
   /** Seed of the traffic: the same seed sends the same calls. */
   readonly seed: number;
   /** Calls in the main run, over every light. */
@@ -53,13 +59,6 @@ export interface VerifyOptions {
    * only on a server swc started itself.
    */
   readonly monitorRejected?: boolean;
-  /**
-   * Run the layout's scripts swc did not write (a manifest's, an edited
-   * scripts folder's) on a server swc did not start. Without it they are
-   * refused there ({@link UntrustedRefusal}, exit 2), before any script is
-   * loaded: the refusal of `swc verify --redis-url` without `--trust-scripts`.
-   */
-  readonly trustScripts?: boolean;
 }
 
 /**
@@ -113,8 +112,7 @@ export async function verifyLayout(where: VerifyTarget, layout: Layout, options:
   const { redis } = opened;
   // A user's own scripts on a server swc did not start: the CLI's refusal, here in the use case, before anything is sent.
   const untrusted = opened.private ? [] : untrustedScripts(layout);
-  if (untrusted.length > 0)
-    decideTrust({ layouts: [layout.name], files: untrusted.map((s) => s.file), trust: options.trustScripts === true, target: opened.shown });
+  if (untrusted.length > 0) decideTrust({ layouts: [layout.name], files: untrusted.map((s) => s.file), trust: trustLevelOf(options), target: opened.shown });
   const run = randomBytes(4).toString('hex');
   const batch = options.batch ?? 1000;
   const maxListed = options.maxListed ?? 3;

@@ -3,27 +3,13 @@ import { connect } from '../../src/redis/connect.js';
 import { startPrivateCluster, type PrivateCluster } from '../../src/redis/cluster.js';
 import type { BenchReport } from '../../src/measure/types.js';
 import { alive, redisUrl } from '../helpers.js';
-import { runCli, RUN_LINE, startCli } from './run-cli.js';
+import { runCli, RUN_LINE, startCli, words } from './run-cli.js';
 
 // Each test starts its own private cluster (or none): they run at once.
 describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
   it('runs to the end with stoplight-v5 as a cluster-safety finding (CROSSSLOT), stoplight-v5-tagged in its place, keys on every primary; exit 0', async () => {
     const result = await runCli(
-      [
-        'bench',
-        '--cluster-shards',
-        '3',
-        '--layout',
-        'stoplight-v5,stoplight-v6',
-        '--lights',
-        '6',
-        '--window',
-        '60',
-        '--rate',
-        '10',
-        '--no-throughput',
-        '--json',
-      ],
+      [...words('bench --cluster-shards 3 --layout stoplight-v5,stoplight-v6 --lights 6 --window 60 --rate 10 --no-throughput --json')],
       {},
       120_000,
     );
@@ -48,21 +34,7 @@ describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
 
   it('prints the per-primary table, the finding and the label in the text output', async () => {
     const result = await runCli(
-      [
-        'bench',
-        '--cluster-shards',
-        '2',
-        '--layout',
-        'stoplight-v5,stoplight-v6',
-        '--lights',
-        '4',
-        '--window',
-        '60',
-        '--rate',
-        '5',
-        '--no-throughput',
-        '--no-progress',
-      ],
+      [...words('bench --cluster-shards 2 --layout stoplight-v5,stoplight-v6 --lights 4 --window 60 --rate 5 --no-throughput --no-progress')],
       {},
       120_000,
     );
@@ -136,19 +108,7 @@ describe.concurrent('swc bench --cluster on a cluster whose node dies mid-run', 
       '--cluster',
       '--redis-url',
       cluster.urls[2]!,
-      '--layout',
-      'stoplight-v6',
-      '--window',
-      '60',
-      '--rate',
-      '10',
-      '--lights',
-      '3',
-      '--time',
-      '60',
-      '--rounds',
-      '1',
-      '--no-app-view',
+      ...words('--layout stoplight-v6 --window 60 --rate 10 --lights 3 --time 60 --rounds 1 --no-app-view'),
     ]);
     let second: ReturnType<typeof startCli> | undefined;
     try {
@@ -158,17 +118,7 @@ describe.concurrent('swc bench --cluster on a cluster whose node dies mid-run', 
         '--cluster',
         '--redis-url',
         cluster.urls[0]!,
-        '--layout',
-        'stoplight-v6',
-        '--window',
-        '60',
-        '--rate',
-        '10',
-        '--lights',
-        '3',
-        '--no-throughput',
-        '--wait-for-runs',
-        '120',
+        ...words('--layout stoplight-v6 --window 60 --rate 10 --lights 3 --no-throughput --wait-for-runs 120'),
       ]);
       const [, ahead] = (await first.waitFor(RUN_LINE)) as unknown as [string, string];
       await second.waitFor(new RegExp(`another swc run is writing to this cluster \\(${ahead}\\); waiting for it to end`));
@@ -190,20 +140,7 @@ describe.concurrent('swc bench --cluster on a cluster whose node dies mid-run', 
       '--cluster',
       '--redis-url',
       cluster.urls[0]!,
-      '--layout',
-      'stoplight-v6',
-      '--window',
-      '60',
-      '--rate',
-      '10',
-      '--lights',
-      '6',
-      '--time',
-      '30',
-      '--rounds',
-      '1',
-      '--no-app-view',
-      '--json',
+      ...words('--layout stoplight-v6 --window 60 --rate 10 --lights 6 --time 30 --rounds 1 --no-app-view --json'),
     ]);
     const [, namespace] = (await run.waitFor(RUN_LINE)) as unknown as [string, string];
     await run.waitFor(/write throughput phase/);

@@ -6,7 +6,7 @@ import { StoplightV6 } from '../../src/layouts/stoplight/v6.js';
 import { connect } from '../../src/redis/connect.js';
 import { startPrivateServer } from '../../src/redis/server.js';
 import { HOUR_START, uniqueName, digest, keysMatching, withPrivateServer } from '../helpers.js';
-import { runCli, RUN_LINE, startCli, type CliResult } from './run-cli.js';
+import { runCli, RUN_LINE, startCli, type CliResult, words } from './run-cli.js';
 import { plantRefusedZero } from '../integration/verify/plant.js';
 
 /** Real-looking data of somebody else: plain keys and Stoplight keys of other lights. */
@@ -28,8 +28,7 @@ async function seedUserData(redis: Redis, tag: string): Promise<string> {
 function startBench(args: string[]) {
   const run = startCli(['bench', '--no-throughput', ...args]);
   const firstCell = run.waitFor(/^swc bench: \[1\/\d+\] .* KB per light/m);
-  const exited = run.exited.then(({ code }) => ({ code, at: Date.now() }));
-  return { child: run.child, firstCell, exited, stderr: run.stderr };
+  return { child: run.child, firstCell, exited: run.exited, stderr: run.stderr };
 }
 
 // Each case has a server of its own (runs on one server take turns): the cases run at once.
@@ -53,17 +52,16 @@ describe.concurrent('bench leaves other data alone', () => {
     });
   });
 
-  it("SIGINT in the write throughput phase: exit 130 within 5 s, user keys byte-identical, none of the run's keys remain", async () => {
+  it("SIGINT in the write throughput phase: exit 130 at once, user keys byte-identical, none of the run's keys remain", async () => {
     await withPrivateServer({}, async (server, redis) => {
       const pattern = await seedUserData(redis, uniqueName('user'));
       const before = await digest(redis, pattern);
-      const run = startCli(['bench', '--redis-url', server.url, '--rate', '10', '--window', '1m', '--time', '30']);
+      // A 300 s phase: a run that waited for its end instead of stopping on the signal would pass the test's timeout.
+      const run = startCli(['bench', '--redis-url', server.url, '--rate', '10', '--window', '1m', '--time', '300']);
       const [, namespace] = (await run.waitFor(RUN_LINE)) as unknown as [string, string];
       await run.waitFor(/write throughput phase/);
-      const startedAt = Date.now();
       run.child.kill('SIGINT');
       expect((await run.exited).code).toBe(130);
-      expect(Date.now() - startedAt).toBeLessThan(5000);
       expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
       expect(await digest(redis, pattern)).toEqual(before);
     });
@@ -91,16 +89,7 @@ describe.concurrent('bench on servers of their own', () => {
         'bench',
         '--scripts',
         dir,
-        '--layout',
-        'stoplight-v6',
-        '--window',
-        '60',
-        '--rate',
-        '10',
-        '--failure-rate',
-        '0',
-        '--no-throughput',
-        '--no-progress',
+        ...words('--layout stoplight-v6 --window 60 --rate 10 --failure-rate 0 --no-throughput --no-progress'),
       ]);
       expect(run.code).toBe(3);
       // The first phase after memory that calls the scripts again is commands per call.
@@ -117,16 +106,16 @@ describe.concurrent('bench on servers of their own', () => {
   });
 
   describe.concurrent('bench when the server fails', () => {
-    it('the server dies after the first cell: exit 3 within 5 s, one line saying how far it got, no stack trace', async () => {
+    it('the server dies after the first cell: exit 3 from the closed connection, one line saying how far it got, no stack trace', async () => {
       const server = await startPrivateServer();
       const run = startBench(['--redis-url', server.url, '--preset', 'blog']);
       await run.firstCell;
-      const killedAt = Date.now();
       process.kill(server.pid, 'SIGKILL');
-      const { code, at } = await run.exited;
+      const { code } = await run.exited;
       await server.stop();
       expect(code).toBe(3);
-      expect(at - killedAt).toBeLessThan(5000);
+      // Stopped by the close, not by a command's reply timeout (30 s), whose line says "no reply within".
+      expect(run.stderr()).not.toMatch(/no reply within/);
       expect(run.stderr()).toMatch(/^swc: .*Redis.*in cell \d+\/16 .* after [\d,]+ of [\d,]+ events/m);
       expect(run.stderr()).not.toMatch(/\n\s+at /);
     });
@@ -151,20 +140,7 @@ describe.concurrent('bench on servers of their own', () => {
 
     // The undisturbed run both cases compare with: once, on a server of its own (the bytes
     // are listpacks', the same on every server of the build).
-    const runArgs = (url: string) => [
-      'bench',
-      '--redis-url',
-      url,
-      '--rate',
-      '2',
-      '--window',
-      '1m',
-      '--lights',
-      '20',
-      '--json',
-      '--no-progress',
-      '--no-throughput',
-    ];
+    const runArgs = (url: string) => ['bench', '--redis-url', url, ...words('--rate 2 --window 1m --lights 20 --json --no-progress --no-throughput')];
     let quietRun: Promise<CliResult> | undefined;
     const quietOnce = (): Promise<CliResult> =>
       (quietRun ??= withPrivateServer({}, async (server) => {

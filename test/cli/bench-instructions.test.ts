@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { findValgrind } from '../../src/measure/callgrind.js';
 import type { BenchReport } from '../../src/measure/types.js';
 import { redisUrl } from '../helpers.js';
-import { runCli } from './run-cli.js';
+import { runCli, words } from './run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'swc-instructions-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -65,22 +65,9 @@ describe.skipIf(!hasValgrind)('swc bench --instructions under valgrind', () => {
   it('counts a 6.0 write, read and request, with repeats and a profile', async () => {
     const r = await runCli(
       [
-        'bench',
-        '--layout',
-        'stoplight-v6',
-        '--window',
-        '10',
-        '--rate',
-        '10',
-        '--no-throughput',
-        '--no-accuracy',
-        '--profile',
-        '--instruction-calls',
-        '20',
-        '--instruction-repeats',
-        '2',
-        '--json',
-        '--no-progress',
+        ...words(
+          'bench --layout stoplight-v6 --window 10 --rate 10 --no-throughput --no-accuracy --profile --instruction-calls 20 --instruction-repeats 2 --json --no-progress',
+        ),
       ],
       {},
       240_000,

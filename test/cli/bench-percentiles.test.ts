@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { redisUrl } from '../helpers.js';
-import { runCli } from './run-cli.js';
+import { runCli, words } from './run-cli.js';
 
 describe('swc bench --percentiles', () => {
   it('reports the percentiles asked for, in order, in the JSON and as the table columns', async () => {
@@ -8,19 +8,7 @@ describe('swc bench --percentiles', () => {
       'bench',
       '--redis-url',
       redisUrl(),
-      '--layout',
-      'stoplight-v6',
-      '--window',
-      '60',
-      '--rate',
-      '10',
-      '--no-accuracy',
-      '--rounds',
-      '1',
-      '--ops',
-      '400',
-      '--percentiles',
-      '50,90,99,99.9',
+      ...words('--layout stoplight-v6 --window 60 --rate 10 --no-accuracy --rounds 1 --ops 400 --percentiles 50,90,99,99.9'),
     ];
     const json = await runCli([...args, '--json']);
     expect(json.code, json.stderr).toBe(0);

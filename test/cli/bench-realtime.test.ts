@@ -34,7 +34,7 @@ describe('swc bench --realtime (CLI)', () => {
       for (const field of ['lateP99Ms', 'lateMaxMs', 'durationSeconds'] as const) expect(t[field]).toBeGreaterThanOrEqual(0);
       expect(t.write.p50Ms).toBeLessThanOrEqual(t.write.p99Ms);
       expect(t.write.p99Ms).toBeLessThanOrEqual(t.write.p999Ms);
-      // Real time, not the injected epoch of 2025.
+      // Real time, not the injected epoch of 2025 (the 60 s tells a clock of today from one of 2025, not a speed bound).
       expect(t.startedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
       expect(Math.abs(Date.parse(t.startedAt) / 1000 - Date.now() / 1000)).toBeLessThan(60);
     }
@@ -68,19 +68,18 @@ describe('swc bench --realtime (CLI)', () => {
     expect(result.stderr).toMatch(message);
   });
 
-  it('SIGINT once real traffic has written keys: exit 130 within 5 s, none of its keys left', async () => {
-    const run = startCli(['bench', '--redis-url', redisUrl(), '--realtime', '--rate', '50', '--window', '1m', '--duration', '30s']);
+  it('SIGINT once real traffic has written keys: exit 130 at once, none of its keys left', async () => {
+    // 5 min of traffic per cell: a run that waited for its end instead of stopping on the signal would pass the test's timeout.
+    const run = startCli(['bench', '--redis-url', redisUrl(), '--realtime', '--rate', '50', '--window', '1m', '--duration', '5m']);
     const [, namespace] = (await run.waitFor(RUN_LINE)) as unknown as [string, string];
-    await run.waitFor(/\[1\/2\] stoplight-v5 window 1 min at 50\/s: real traffic for 30 s/);
+    await run.waitFor(/\[1\/2\] stoplight-v5 window 1 min at 50\/s: real traffic for 300 s/);
     // Observe the traffic (a layout key under the namespace) instead of sleeping.
     while ((await keysMatching(redis, `${namespace}:stoplight:*`)).length === 0) {
       expect(run.child.exitCode).toBeNull();
       await new Promise((r) => setTimeout(r, 50));
     }
-    const signalledAt = Date.now();
     run.child.kill('SIGINT');
     expect((await run.exited).code).toBe(130);
-    expect(Date.now() - signalledAt).toBeLessThan(5000);
     expect(await keysMatching(redis, `${namespace}:*`)).toEqual([]);
   });
 });

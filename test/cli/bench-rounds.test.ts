@@ -41,10 +41,11 @@ describe.concurrent('swc bench --rounds and the application view (CLI)', () => {
     expect(result.stdout).toMatch(/^Engine capacity \(steady state, injected clock, 4 connection\(s\) × pipeline 1 in flight\)/m);
     expect(result.stdout).toMatch(/medians of 2 rounds per phase, layouts alternating/);
     expect(result.stdout).toMatch(/min–max/);
-    expect(result.stdout).toMatch(/\d+,\d{3}–\d+,\d{3}/);
+    // A range of ops/s, whatever the machine's speed (a busy one may fall under 1,000 ops/s).
+    expect(result.stdout).toMatch(/\d[\d,]*–\d[\d,]*/);
     expect(result.stdout).toMatch(/^Application's view \(one request at a time through ioredis/m);
     expect(narrow.stdout).toMatch(/^Application's view \(one request at a time through ioredis/m);
-    expect(result.stdout).toMatch(/\d\.\d\d× \(\d\.\d\d×–\d\.\d\d×\)/);
+    expect(result.stdout).toMatch(/\d+\.\d\d× \(\d+\.\d\d×–\d+\.\d\d×\)/);
     expect(bare.code).toBe(0);
     expect(bare.stdout).not.toMatch(/Application's view|min–max/);
   });

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { parseCommandCalls } from '../../src/measure/commandstats.js';
+import { parseInfo } from '../../src/redis/info.js';
 import type { PrivateServer } from '../../src/redis/server.js';
 import { testServer } from '../helpers.js';
 import { runCli, type CliResult } from './run-cli.js';
@@ -34,28 +35,32 @@ interface Report {
 
 const where = (server: PrivateServer): string => `redis://127.0.0.1:${server.port}/0`;
 
-/** Every command the server ran, as INFO commandstats sums them (a script's own commands included). */
-async function commandsRun(redis: Redis): Promise<number> {
-  let sum = 0;
-  for (const calls of parseCommandCalls(await redis.info('commandstats')).values()) sum += calls;
-  return sum;
+/**
+ * Every command the server ran, as INFO commandstats sums them (a script's own commands included), and the server's
+ * clock at that moment: both from one INFO, so a span's length is the server's, whatever delays its reply.
+ */
+async function commandsRun(redis: Redis): Promise<{ commands: number; at: number }> {
+  const info = String(await redis.call('INFO', 'server', 'commandstats'));
+  let commands = 0;
+  for (const calls of parseCommandCalls(info).values()) commands += calls;
+  return { commands, at: Number(parseInfo(info).server_time_usec) / 1000 };
 }
 
 /**
  * Runs `run` while another connection reads the server's command counters
- * every 0.5 s; returns the run's result and, per span, the commands the
+ * every 0.5 s (spans measured by the server's own clock, not this process's); returns the run's result and, per span, the commands the
  * server ran over its length in seconds (the sampler's own INFO taken out).
  */
 async function sampled(server: PrivateServer, run: () => Promise<CliResult>): Promise<{ run: CliResult; spans: { commands: number; seconds: number }[] }> {
   const sampler = new Redis(server.url, { enableReadyCheck: false, lazyConnect: true });
   await sampler.connect();
   const spans: { commands: number; seconds: number }[] = [];
-  let last = { commands: await commandsRun(sampler), at: performance.now() };
+  let last = await commandsRun(sampler);
   let running = true;
   const sampling = (async () => {
     while (running) {
       await new Promise((resolve) => setTimeout(resolve, 500));
-      const now = { commands: await commandsRun(sampler), at: performance.now() };
+      const now = await commandsRun(sampler);
       // One INFO of the sampler's own lands in each span.
       spans.push({ commands: now.commands - last.commands - 1, seconds: (now.at - last.at) / 1000 });
       last = now;

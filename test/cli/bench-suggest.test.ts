@@ -80,7 +80,7 @@ describe.concurrent('swc bench --suggest (CLI)', () => {
     // The paragraph is wrapped at 120 columns, like every line of the terminal output.
     expect(run.stdout.replace(/\n/g, ' ')).toMatch(/pick packed: .*Not ranked: ring \(failed: .*broken on purpose/);
     for (const line of run.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(120);
-  });
+  }, 180_000);
 
   // One refusal spawned, as a user meets it; each of them (csv and --baseline too) is checked
   // in-process in test/unit/commands/bench-suggest-refusals.test.ts.

@@ -1,6 +1,6 @@
 import { describe, expect, it, type TestContext } from 'vitest';
 import { testServer } from '../helpers.js';
-import { runCli } from './run-cli.js';
+import { runCli, words } from './run-cli.js';
 
 /** The URL of a redis-server of the test's own (runs on one server take turns, so the cases run at once). */
 const ownServer = async (context: TestContext): Promise<string> => (await testServer(context)).server.url;
@@ -8,22 +8,7 @@ const ownServer = async (context: TestContext): Promise<string> => (await testSe
 describe.concurrent('swc bench (CLI)', () => {
   it('prints the JSON contract on stdout and progress on stderr', async (context) => {
     const url = await ownServer(context);
-    const result = await runCli([
-      'bench',
-      '--redis-url',
-      url,
-      '--rate',
-      '5,50',
-      '--window',
-      '1m',
-      '--json',
-      '--ops',
-      '200',
-      '--connections',
-      '2',
-      '--pipeline',
-      '4',
-    ]);
+    const result = await runCli(['bench', '--redis-url', url, ...words('--rate 5,50 --window 1m --json --ops 200 --connections 2 --pipeline 4')]);
     expect(result.stderr).not.toMatch(/Error|at .*\.js/);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as {
@@ -116,21 +101,7 @@ describe.concurrent('swc bench (CLI)', () => {
 
   it('--layout all runs every registered layout once, coarse-<N>s a coarse variant; a bad N exits 2 with one line before connecting', async (context) => {
     const url = await ownServer(context);
-    const csv = await runCli([
-      'bench',
-      '--redis-url',
-      url,
-      '--rate',
-      '2',
-      '--window',
-      '10',
-      '--format',
-      'csv',
-      '--no-progress',
-      '--no-throughput',
-      '--layout',
-      'coarse-5s,all',
-    ]);
+    const csv = await runCli(['bench', '--redis-url', url, ...words('--rate 2 --window 10 --format csv --no-progress --no-throughput --layout coarse-5s,all')]);
     expect(csv.code).toBe(0);
     const layouts = csv.stdout
       .trim()

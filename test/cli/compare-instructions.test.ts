@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { compareReports, DEFAULT_COMPARE_OPTIONS } from '../../src/compare/diff.js';
 import type { InstructionsResult, OpInstructions } from '../../src/measure/instructions.js';
 import type { BenchReport, CellResult } from '../../src/measure/types.js';
+import { latencyStats } from '../report-fixtures.js';
 import { runCli } from './run-cli.js';
 
 /** A real result (the committed baseline of the small CI scenario), given counts below. */
@@ -102,16 +103,7 @@ describe('compare on instructions per call', () => {
   });
 
   it("lets the counts decide a counted cell's server cost: timed server figures there are shown only", () => {
-    const stats = (usec: number) => ({
-      opsPerSec: 1000,
-      p50Ms: 0.1,
-      p99Ms: 0.2,
-      p999Ms: 0.3,
-      meanMs: 0.1,
-      ops: 1000,
-      durationSeconds: 1,
-      serverUsecPerCall: usec,
-    });
+    const stats = (usec: number) => latencyStats({ serverUsecPerCall: usec });
     const timed = (report: BenchReport, usec: number): BenchReport => ({
       ...report,
       results: report.results.map((r) => ({ ...r, throughput: { write: stats(usec), read: stats(usec), request: stats(usec), connections: 1, pipeline: 1 } })),

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ISO, jsonChecker, SMALL } from '../json-runs.js';
 import { schemaErrors } from '../schema-check.js';
-import { runCli } from './run-cli.js';
+import { runCli, words } from './run-cli.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-json-'));
 const jsonOf = jsonChecker(runCli);
@@ -45,22 +45,7 @@ describe.concurrent('every --json validates against its shipped schema (real run
     // (10 calls, 2 repeats: every field of the document, in seconds instead of 300 × 3 calls).
     const counted = await jsonOf(
       'bench',
-      [
-        'bench',
-        '--instructions',
-        '--instruction-calls',
-        '10',
-        '--instruction-repeats',
-        '2',
-        '--window',
-        '10',
-        '--rate',
-        '1',
-        '--no-throughput',
-        '--no-accuracy',
-        '--no-progress',
-        '--json',
-      ],
+      [...words('bench --instructions --instruction-calls 10 --instruction-repeats 2 --window 10 --rate 1 --no-throughput --no-accuracy --no-progress --json')],
       0,
       {},
       240_000,
@@ -79,16 +64,7 @@ describe.concurrent('every --json validates against its shipped schema (real run
     const linked = path.join(dir, 'redis-server-link');
     symlinkSync(system, linked);
     const verified = await jsonOf('builds', [
-      'verify',
-      '--layout',
-      'stoplight-v6',
-      '--calls',
-      '500',
-      '--seed',
-      '11',
-      '--no-progress',
-      '--json',
-      '--redis-server',
+      ...words('verify --layout stoplight-v6 --calls 500 --seed 11 --no-progress --json --redis-server'),
       system,
       '--redis-server',
       linked,

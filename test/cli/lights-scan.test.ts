@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { CONNECT_TIMEOUT_MS } from '../../src/redis/connect.js';
 import { commandCalls, withPrivateServer } from '../helpers.js';
 import { scanFixture } from './lights-scan-shared.js';
 import { runCli, SWC_BIN } from './run-cli.js';
@@ -38,13 +39,15 @@ describe('one gentle SCAN pass', () => {
 });
 
 describe('a server that does not answer', () => {
-  it('lights under CLIENT PAUSE gives up within its bound (5 s per command), exit 3', async () => {
+  it('lights under CLIENT PAUSE gives up after its configured wait, exit 3', async () => {
     // On a server of its own, stopped after the test: nothing waits for the pause to end (CLIENT UNPAUSE waits behind a PAUSE ALL).
     await withPrivateServer({}, async (own, pauser) => {
       await pauser.call('CLIENT', 'PAUSE', '9000', 'ALL');
       const run = await runCli(['lights', '--redis-url', own.url]);
       expect(run.code).toBe(3);
-      expect(run.ms).toBeLessThan(8500);
+      // The handshake's PING waits behind the pause: swc gives up on its own timer, which the line names (how long
+      // that takes on this machine is `npm run bench:bounds`'s).
+      expect(run.stderr).toMatch(new RegExp(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`));
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
     });
   }, 30_000);

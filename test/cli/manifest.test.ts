@@ -11,6 +11,7 @@ import { LUA_DIR } from '../../src/lua/source.js';
 import { redisUrl, testRedis, uniqueName } from '../helpers.js';
 import { stoplight5Tree, stoplight6Tree, V6_STORAGE } from '../integration/layouts/stoplight-tree.js';
 import { runCli, type CliResult } from './run-cli.js';
+import { words } from '../words.js';
 
 const MANIFESTS = fileURLToPath(new URL('../../fixtures/manifests/', import.meta.url));
 
@@ -130,15 +131,7 @@ describe.concurrent('swc bench with manifests and --scripts: byte-identical to t
       'bench',
       '--layout',
       `stoplight-v5,${path.join(MANIFESTS, 'stoplight-v5.json')},stoplight-v6,${path.join(MANIFESTS, 'stoplight-v6.json')}`,
-      '--rate',
-      '1',
-      '--window',
-      '100',
-      '--lights',
-      '2',
-      '--no-throughput',
-      '--no-progress',
-      '--json',
+      ...words('--rate 1 --window 100 --lights 2 --no-throughput --no-progress --json'),
     ]);
     expect(result.code).toBe(0);
     const bytes = Object.fromEntries(report(result.stdout).results.map((r) => [r.layout, r.memory.bytesPerLight]));

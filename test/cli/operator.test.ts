@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { shortId } from '../../src/layouts/stoplight/v6.js';
-import { connect } from '../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
+import { type PrivateServer } from '../../src/redis/server.js';
 import { AT, seedOperatorLights } from '../operator-lights.js';
 import { runCli, SWC_BIN } from './run-cli.js';
+import { ownServer } from '../helpers.js';
 
 // An operator's lights and inspect as processes: Ctrl-C of --watch, and one
 // inspect run per command's process path. What they print for the same
@@ -14,15 +14,10 @@ import { runCli, SWC_BIN } from './run-cli.js';
 let server: PrivateServer;
 let redis: Redis;
 
-beforeAll(async () => {
-  server = await startPrivateServer();
-  redis = await connect(server.url);
+ownServer(async (s, r) => {
+  server = s;
+  redis = r;
   await seedOperatorLights(redis);
-}, 60_000);
-
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
 });
 
 describe('incidents', () => {

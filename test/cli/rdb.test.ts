@@ -30,13 +30,12 @@ describe('lights --rdb and inspect --rdb: a snapshot analysed offline (spawned)'
     expect((JSON.parse(run.stdout) as { inspections: { totals: { successes: number } }[] }).inspections[0]?.totals.successes).toBe(30);
   });
 
-  it('a truncated file: one line, exit 2, within seconds', async () => {
+  it("a truncated file: one line, exit 2, from the server's own load error", async () => {
     const whole = readFileSync(fixture.snapshot);
     const truncated = path.join(fixture.dir, 'truncated.rdb');
     writeFileSync(truncated, whole.subarray(0, Math.floor(whole.length / 2)));
     const run = await runCli(['lights', '--rdb', truncated]);
     expect(run.code).toBe(2);
-    expect(run.ms).toBeLessThan(15_000);
     expect(run.stderr).toMatch(/^swc: --rdb: .*truncated\.rdb cannot be loaded \(truncated or corrupt RDB version \d+\): .+\n$/);
   });
 });

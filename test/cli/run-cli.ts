@@ -5,9 +5,10 @@ import { fileURLToPath } from 'node:url';
 /** The built CLI (npm test builds before running vitest). */
 export const SWC_BIN = fileURLToPath(new URL('../../bin/swc.js', import.meta.url));
 
-/** The one way tests start swc: as a user would, without a TTY, REDIS_URL unset and NO_COLOR, plus `env`. */
-function spawnSwc(args: readonly string[], env: NodeJS.ProcessEnv): ChildProcessByStdio<null, Readable, Readable> {
+/** The one way tests start swc: as a user would, without a TTY, REDIS_URL unset and NO_COLOR, plus `env`; in `cwd` when given. */
+function spawnSwc(args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string): ChildProcessByStdio<null, Readable, Readable> {
   return spawn(process.execPath, [SWC_BIN, ...args], {
+    ...(cwd !== undefined ? { cwd } : {}),
     env: { ...process.env, REDIS_URL: '', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -24,11 +25,14 @@ export interface CliResult {
 /** runCli or runInProcess: for checks shared by a spawned case and its in-process twins. */
 export type RunSwc = (args: readonly string[], env?: NodeJS.ProcessEnv) => Promise<Pick<CliResult, 'code' | 'stdout' | 'stderr'>>;
 
-/** Runs `swc …` to its end and collects its output; SIGKILLs it after `timeoutMs`. */
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<CliResult> {
+/**
+ * Runs `swc …` to its end and collects its output; SIGKILLs it after `timeoutMs` (a guard against a hang, not a
+ * speed bound: `ms` is for messages and benchmarks, and no test asserts on it).
+ */
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 150_000, cwd?: string): Promise<CliResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawnSwc(args, env);
+    const child = spawnSwc(args, env, cwd);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -91,3 +95,5 @@ export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): 
 
 /** The run's namespace as `swc bench` prints it at start. */
 export const RUN_LINE = /run (swc-bench:[0-9a-f]{8}):/;
+
+export { words } from '../words.js';

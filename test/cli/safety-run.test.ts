@@ -117,7 +117,7 @@ describe.concurrent('a cell disturbed while it runs fails instead of reporting a
         verb === 'bench'
           ? ['bench', '--redis-url', url, '--rate', '2', '--window', '30', '--layout', 'stoplight-v6', '--no-throughput', '--no-progress', ...extra]
           : ['verify', '--redis-url', url, '--layout', 'stoplight-v6', '--calls', '100', '--lights', '1', ...extra];
-      const result = await runCli(args, {}, 60_000);
+      const result = await runCli(args);
       const took = (Date.now() - started) / 1000;
       await intruder.del('swc-bench:0badc0de:alive');
       expect(result.code).toBe(3);
@@ -127,8 +127,9 @@ describe.concurrent('a cell disturbed while it runs fails instead of reporting a
           'm',
         ),
       );
+      // A lower bound (it did wait), which a busy machine only makes easier to meet; how long past it swc takes to
+      // give up is not asserted: the line names the wait it was configured with.
       expect(took).toBeGreaterThanOrEqual(seconds);
-      expect(took).toBeLessThan(seconds + 15);
       await expectUntouched(redis, before);
     },
   );

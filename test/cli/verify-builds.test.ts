@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
 import { stoplight6Tree } from '../integration/layouts/stoplight-tree.js';
+import { words } from '../words.js';
 
 /** The system's redis-server, as a path (the tests run it under other names). */
 const system = execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim();
@@ -59,14 +60,7 @@ describe('swc verify across server builds', () => {
       'verify',
       '--scripts',
       tree,
-      '--layout',
-      'stoplight-v6',
-      '--calls',
-      '2000',
-      '--seed',
-      '11',
-      '--json',
-      '--redis-server',
+      ...words('--layout stoplight-v6 --calls 2000 --seed 11 --json --redis-server'),
       system,
       '--redis-server',
       linked,
@@ -90,13 +84,7 @@ describe('swc verify across server builds', () => {
       'verify',
       '--scripts',
       tree,
-      '--layout',
-      'stoplight-v6',
-      '--calls',
-      '500',
-      '--seed',
-      '11',
-      '--redis-server',
+      ...words('--layout stoplight-v6 --calls 500 --seed 11 --redis-server'),
       system,
       '--redis-server',
       wrapper,
@@ -111,14 +99,7 @@ describe('swc verify across server builds', () => {
           'verify',
           '--scripts',
           tree,
-          '--layout',
-          'stoplight-v6',
-          '--calls',
-          '500',
-          '--seed',
-          '11',
-          '--json',
-          '--redis-server',
+          ...words('--layout stoplight-v6 --calls 500 --seed 11 --json --redis-server'),
           system,
           '--redis-server',
           wrapper,

@@ -11,6 +11,7 @@ import type { InstructionFlags } from './options-instructions.js';
 /** Every flag of `swc bench`, as commander gives them. */
 export interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, InstructionFlags, BuildsFlags {
   trustScripts?: boolean;
+  unconfinedScripts?: boolean;
   /** `--wait-for-runs`, seconds. */
   waitForRuns?: number;
   /** `--max-ops`: a load cap for every phase (fill, accuracy, throughput). */

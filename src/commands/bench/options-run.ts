@@ -1,11 +1,11 @@
 /** `swc bench`, where and how a run goes: scripts, safety, a scenario, a baseline and a sweep. */
 import type { Command } from 'commander';
 import { MAX_SWEEP_COMBINATIONS, parseSweep, SWEEP_SETTINGS, type SweepAxis } from '../../bench/sweep-axes.js';
-import { TRUST_SCRIPTS_HELP } from '../../safety/trust.js';
+import { TRUST_SCRIPTS_HELP, UNCONFINED_SCRIPTS_HELP } from '../../safety/trust.js';
 import { scriptsDirCheck } from '../layout-parsers.js';
 import { parser, waitForRunsOption } from '../options.js';
 
-/** --scripts, --allow-eviction, --scenario, --baseline, --trust-scripts, --wait-for-runs, --sweep. */
+/** --scripts, --allow-eviction, --scenario, --baseline, --trust-scripts, --unconfined-scripts, --wait-for-runs, --sweep. */
 export function addRunOptions(command: Command): Command {
   return command
     .option(
@@ -20,6 +20,7 @@ export function addRunOptions(command: Command): Command {
     .option('--scenario <file>', 'run a scenario file (JSON; see docs/ci.md, "Scenario files"); flags given here override its fields')
     .option('--baseline <file>', 'compare this run with a saved result (swc bench --json) and exit 1 on a regression, as swc compare does')
     .option('--trust-scripts', TRUST_SCRIPTS_HELP)
+    .option('--unconfined-scripts', UNCONFINED_SCRIPTS_HELP)
     .addOption(waitForRunsOption())
     .option(
       '--sweep <setting=v1,v2,…>',

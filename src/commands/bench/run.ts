@@ -26,7 +26,7 @@ import { terminalChart, writeChart } from '../chart-output.js';
 import { compareOptionsFrom } from '../../compare/options.js';
 import { writeJsonFile } from '../output-files.js';
 import { printVerdict } from '../verdict.js';
-import { onShutdown } from '../lifecycle.js';
+import { onSecondSignal, onShutdown } from '../lifecycle.js';
 import { clusterSessionFromFlags, printJson, sessionFromFlags, turnWaitMs, useColor, wantsCluster } from '../options.js';
 import { checkClusterFlags } from './cluster.js';
 import type { BenchFlags } from './flags.js';
@@ -97,6 +97,7 @@ export async function runOnce(input: OnceInput): Promise<number | undefined> {
     plan,
     namespace,
     trustScripts: flags.trustScripts === true,
+    unconfinedScripts: flags.unconfinedScripts === true,
     allowEviction: flags.allowEviction === true,
     // --suggest ranks the layouts that can run here and names the others.
     setAsideCrossSlot: suggested !== undefined,
@@ -124,6 +125,7 @@ export async function runOnce(input: OnceInput): Promise<number | undefined> {
     },
     say: sayOnStderr,
     onSignal: onShutdown,
+    onSecondSignal,
   }).catch(keepIncomplete);
   progress?.stop();
   if (outcome instanceof IncompleteBenchError) {

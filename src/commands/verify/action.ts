@@ -20,10 +20,11 @@ import type { VerifyResult } from '../../verify/types.js';
 import { verifyLayout } from '../../verify/verify.js';
 import { buildsToRun } from '../builds.js';
 import { openCluster, primariesOf } from '../cluster-read.js';
-import { onShutdown } from '../lifecycle.js';
+import { onSecondSignal, onShutdown } from '../lifecycle.js';
 import { printJson, sessionFromFlags, turnWaitMs, useColor, wantsCluster } from '../options.js';
 import { verifyAcrossBuilds } from './builds.js';
 import type { VerifyFlags } from './flags.js';
+import type { ScriptTrust } from '../../safety/trust.js';
 
 /** A generous bound on the bytes one call leaves in Redis at once (a 5.x event is about 120). */
 const PEAK_BYTES_PER_CALL = 250;
@@ -64,6 +65,7 @@ export async function verifyAction(flags: VerifyFlags): Promise<number> {
       layouts: names,
       layoutOptions: scripts,
       trustScripts: flags.trustScripts === true,
+      unconfinedScripts: flags.unconfinedScripts === true,
       ...(usersUrl !== undefined ? { usersUrl } : {}),
       open: async () => {
         // The seed is printed whatever the flags: a finding is only useful if it can be replayed.
@@ -85,9 +87,18 @@ export async function verifyAction(flags: VerifyFlags): Promise<number> {
       },
       say: (line) => void process.stderr.write(`${line}\n`),
       onSignal: onShutdown,
+      onSecondSignal,
     },
-    ({ target, namespace, signal }) =>
-      verifyEach(names, target, namespace, scripts, { seed, calls: flags.calls, lights: flags.lights, signal, say, trustScripts: flags.trustScripts === true }),
+    // The rehearsal on swc's private server (src/safety/rehearsal.ts) runs the same verification silently.
+    ({ target, namespace, signal, rehearsal }) =>
+      verifyEach(names, target, namespace, scripts, {
+        seed,
+        calls: flags.calls,
+        lights: flags.lights,
+        signal,
+        say: rehearsal ? () => undefined : say,
+        trust: { trustScripts: flags.trustScripts === true, unconfinedScripts: flags.unconfinedScripts === true },
+      }),
   );
   const findings = results.reduce((sum, r) => sum + r.findings, 0);
   if (flags.json)
@@ -114,7 +125,7 @@ async function verifyEach(
   target: Target,
   namespace: Namespace,
   scripts: LayoutOptions,
-  options: { seed: number; calls: number; lights: number; signal: AbortSignal; say: (line: string) => void; trustScripts: boolean },
+  options: { seed: number; calls: number; lights: number; signal: AbortSignal; say: (line: string) => void; trust: ScriptTrust },
 ): Promise<VerifyResult[]> {
   const { say } = options;
   const results: VerifyResult[] = [];
@@ -124,7 +135,7 @@ async function verifyEach(
     // The use case refuses a user's scripts on a server swc did not start unless trusted, as the guarded run did before it.
     const result = await verifyLayout(target, layout, {
       seed: options.seed,
-      trustScripts: options.trustScripts,
+      ...options.trust,
       calls: options.calls,
       lights: options.lights,
       signal: options.signal,

@@ -15,6 +15,7 @@ export interface VerifyFlags extends RedisFlags, ClusterFlags, BuildsFlags {
   progress: boolean;
   scripts?: string;
   trustScripts?: boolean;
+  unconfinedScripts?: boolean;
   /** `--wait-for-runs`, seconds. */
   waitForRuns?: number;
 }

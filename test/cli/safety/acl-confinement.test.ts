@@ -2,43 +2,29 @@
  * On a server swc did not start, scripts swc did not write run as a
  * temporary ACL user confined to the run's namespace: a script that passes
  * the probe and breaks out later is denied (NOPERM) and reported as a
- * finding (exit 1); where swc may not create users they are refused unless
- * --trust-scripts. Redis's own promise, that `redis.call` inside a script
+ * finding (exit 1); where swc may not create users they are refused, with
+ * --trust-scripts too, unless --unconfined-scripts. Redis's own promise, that `redis.call` inside a script
  * obeys the calling user's ACL, is checked on every build at hand.
  * Every test has servers of its own: the describes run at once.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createNamespace } from '../../../src/bench/namespace.js';
 import { connect } from '../../../src/redis/connect.js';
 import { startPrivateCluster } from '../../../src/redis/cluster.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
 import { confineRun, DENIAL, DENIED_TO_RUN_USER } from '../../../src/safety/acl.js';
 import { runCli } from '../run-cli.js';
 import { startCli } from '../run-cli.js';
-import { digest } from '../../helpers.js';
+import { digest, fileServers } from '../../helpers.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
-const dir = mkdtempSync(path.join(tmpdir(), 'swc-acl-'));
-const servers: PrivateServer[] = [];
-const clients: Redis[] = [];
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  for (const s of servers) await s.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const { dir, start } = fileServers('acl');
 
-async function server(settings: string[] = [], binary?: string): Promise<{ url: string; redis: Redis }> {
-  const s = await startPrivateServer({ settings, allowAnySetting: true, ...(binary ? { binary } : {}) });
-  servers.push(s);
-  const redis = await connect(s.url);
-  clients.push(redis);
-  return { url: s.url, redis };
-}
+const server = (settings: string[] = [], binary?: string): Promise<{ url: string; redis: Redis }> =>
+  start({ settings, allowAnySetting: true, ...(binary ? { binary } : {}) });
 
 /**
  * The example manifest whose record.lua behaves during swc's probe (a dozen
@@ -99,7 +85,7 @@ describe.concurrent('on a Redis Cluster swc did not start', () => {
   });
 });
 
-describe.concurrent('the temporary user is removed on every way out', () => {
+describe.concurrent('the temporary user is removed on every way out', { timeout: 120_000 }, () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
@@ -138,21 +124,26 @@ describe.concurrent('the temporary user is removed on every way out', () => {
 });
 
 describe.concurrent('where swc may not create users (the default user lacks +acl)', () => {
-  it('refuses scripts swc did not write (exit 2, before any write) unless --trust-scripts, which says in one line that it runs unconfined', async () => {
+  it('refuses scripts swc did not write (exit 2, before any write), with --trust-scripts too (#41); only --unconfined-scripts runs them, saying so in one line', async () => {
     const { url, redis } = await server(['user=default on nopass ~* &* +@all -acl']);
     const folder = path.join(dir, 'plain');
     cpSync(EXAMPLE, folder, { recursive: true });
     const manifest = path.join(folder, 'my-log.json');
     // Each run under a namespace of its own: at once.
-    const [refused, trusted] = await Promise.all([
+    const [refused, trusted, unconfined] = await Promise.all([
       runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', url]),
       runCli(['bench', '--layout', manifest, ...benchArgs, '--trust-scripts', '--redis-url', url]),
+      runCli(['bench', '--layout', manifest, ...benchArgs, '--unconfined-scripts', '--redis-url', url], {}, 110_000),
     ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--trust-scripts: refused: .*record\.lua.* not byte-identical to the installed swc's lua\/.* pass --trust-scripts/);
-    expect(trusted.code).toBe(0);
-    expect(trusted.stderr.split('\n').filter((l) => /unconfined/.test(l))).toEqual([
-      expect.stringMatching(/^swc bench: --trust-scripts: running .*record\.lua.* unconfined on redis:\/\/127\.0\.0\.1:\d+/),
+    expect(trusted.code).toBe(2);
+    expect(trusted.stderr).toMatch(/^swc: --trust-scripts: refused: .*does not let swc create the temporary ACL user .*pass --unconfined-scripts/m);
+    expect(unconfined.code, unconfined.stderr).toBe(0);
+    expect(unconfined.stderr.split('\n').filter((l) => /UNCONFINED/.test(l))).toEqual([
+      expect.stringMatching(
+        /^swc bench: --unconfined-scripts: running .*record\.lua.* UNCONFINED, with your connection's own rights, on redis:\/\/127\.0\.0\.1:\d+/,
+      ),
     ]);
     expect(await redis.keys('swc-bench:*')).toEqual([]);
   });

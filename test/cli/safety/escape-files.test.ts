@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { shown } from '../../../src/safety/text.js';
 import { redisUrl } from '../../helpers.js';
 import { HOSTILE, hostileResults, RAW_CONTROL } from '../../hostile-results.js';
-import { runCli } from '../run-cli.js';
+import { runCli, words } from '../run-cli.js';
 
 describe('shown()', () => {
   it('escapes control characters and cuts an over-long value naming its byte count', () => {
@@ -37,19 +37,7 @@ describe('hostile strings in compared files', () => {
   it('bench --baseline with a hostile baseline: no raw control character', async () => {
     const result = await runCli(
       [
-        'bench',
-        '--layout',
-        'stoplight-v5',
-        '--rate',
-        '1',
-        '--window',
-        '30',
-        '--lights',
-        '1',
-        '--no-throughput',
-        '--no-progress',
-        '--no-accuracy',
-        '--baseline',
+        ...words('bench --layout stoplight-v5 --rate 1 --window 30 --lights 1 --no-throughput --no-progress --no-accuracy --baseline'),
         baseline,
         '--redis-url',
         redisUrl(),

@@ -4,13 +4,12 @@
  * a 180 KB name made a 180 KB table line.
  */
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { shortId, StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
-import { connect } from '../../../src/redis/connect.js';
 import { execPipeline, installScripts } from '../../../src/redis/scripts.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { type PrivateServer } from '../../../src/redis/server.js';
 import { MAX_CELL_CHARS } from '../../../src/report/table.js';
-import { HOUR_START } from '../../helpers.js';
+import { HOUR_START, ownServer } from '../../helpers.js';
 import { runCli } from '../run-cli.js';
 
 const HOSTILE = 'pay\x1b]0;pwned\x07\x1b[2Jment';
@@ -30,9 +29,9 @@ let server: PrivateServer;
 let redis: Redis;
 const v6 = new StoplightV6();
 
-beforeAll(async () => {
-  server = await startPrivateServer();
-  redis = await connect(server.url);
+ownServer(async (s, r) => {
+  server = s;
+  redis = r;
   await installScripts(redis, v6.scripts);
   const calls = NAMES.flatMap((name) => [
     v6.recordSuccess({ name, system: 'payments' }, { at: HOUR_START + 30, windowSeconds: 60 }),
@@ -46,11 +45,6 @@ beforeAll(async () => {
   }
   // A garbage registry field named with controls: its problem line is escaped too.
   await redis.hset(`stoplight:v6:${shortId('payments')}:lights`, `bad\x1b[2J`, 'not json');
-}, 60_000);
-
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
 });
 
 describe('names from Redis in every format', () => {

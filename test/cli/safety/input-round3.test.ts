@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../run-cli.js';
 import { at, type ReportJson } from '../../documents.js';
+import { words } from '../../words.js';
 
 const SMALL = fileURLToPath(new URL('../../../fixtures/baselines/small.json', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-input3-'));
@@ -66,14 +67,7 @@ describe('a private-server password with a space', () => {
       'bench',
       '--redis-server-arg',
       `requirepass=${secret}`,
-      '--rate',
-      '1',
-      '--window',
-      '30',
-      '--no-throughput',
-      '--no-accuracy',
-      '--no-progress',
-      '--json',
+      ...words('--rate 1 --window 30 --no-throughput --no-accuracy --no-progress --json'),
     ]);
     expect(ok.code).toBe(0);
     expect(ok.stdout + ok.stderr).not.toContain('Sp4ce');
@@ -81,13 +75,7 @@ describe('a private-server password with a space', () => {
       'bench',
       '--redis-server-arg',
       `requirepass=${secret}`,
-      '--redis-server-arg',
-      'maxmemory=abc',
-      '--rate',
-      '1',
-      '--window',
-      '30',
-      '--no-throughput',
+      ...words('--redis-server-arg maxmemory=abc --rate 1 --window 30 --no-throughput'),
     ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).not.toContain('Sp4ce');

@@ -4,7 +4,7 @@ import { connect } from '../../../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
 import { lazyfreePending, settleLazyFree } from '../../../src/measure/lazyfree.js';
 import { usedMemory } from '../../../src/measure/memory.js';
-import { runCli } from '../run-cli.js';
+import { runCli, words } from '../run-cli.js';
 
 const opened: { server: PrivateServer; redis: Redis }[] = [];
 afterEach(async () => {
@@ -43,18 +43,9 @@ describe("lazy freeing of a cell's deleted keys", () => {
     // Cell 3 (600 s at 10/s) follows cell 2 (300 s at 100/s, about 3 MB): without the wait, cell 2's clean-up is freed during cell 3.
     const run = await runCli(
       [
-        'bench',
-        '--layout',
-        'stoplight-v5',
-        '--window',
-        '300,600',
-        '--rate',
-        '10,100',
-        '--no-throughput',
-        '--no-accuracy',
-        '--redis-server-arg',
-        'lazyfree-lazy-user-del=yes',
-        '--json',
+        ...words(
+          'bench --layout stoplight-v5 --window 300,600 --rate 10,100 --no-throughput --no-accuracy --redis-server-arg lazyfree-lazy-user-del=yes --json',
+        ),
       ],
       {},
       120_000,

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputFileError } from '../../../src/core/errors.js';
-import { INCLUDE_LIMITS, loadScript } from '../../../src/lua/source.js';
+import { loadScript } from '../../../src/lua/source.js';
 import { connect } from '../../../src/redis/connect.js';
 import { startPrivateServer } from '../../../src/redis/server.js';
 import { runCli } from '../run-cli.js';
@@ -55,7 +55,8 @@ describe.concurrent('-- @include stays inside the scripts folder and is bounded'
     expect(result.signal).toBeNull();
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/nested more than 16 deep|exceeds 1 MiB|include bomb/);
-    // Before: depth 18 took 16 s, depth 20 over 60 s and 1.5 GB.
+    // Before: depth 18 took 16 s, depth 20 over 60 s and 1.5 GB. The bounds above are the mechanism; the time is
+    // printed for the reader, not asserted.
     console.log(`include bomb refused in ${result.ms} ms`);
   });
 
@@ -65,10 +66,9 @@ describe.concurrent('-- @include stays inside the scripts folder and is bounded'
     // 12 levels × 4 includes each: 4^12 = 16.7 M copies, under the depth limit.
     for (let i = 0; i < 12; i += 1) writeFileSync(path.join(root, `w${i}.lua`), `-- @include w${i + 1}\n`.repeat(4));
     writeFileSync(path.join(root, 'w12.lua'), `-- ${'y'.repeat(100)}\n`);
-    const started = Date.now();
+    // Stopped by the size bound, which the error names: a loader that expanded the 16.7 M copies first would not end.
     expect(() => loadScript({ root, file: 'w0.lua', includes: 'stoplight' })).toThrow(InputFileError);
     expect(() => loadScript({ root, file: 'w0.lua', includes: 'stoplight' })).toThrow(/exceeds 1 MiB|include bomb/);
-    console.log(`wide include bomb refused in ${Date.now() - started} ms (bounds: ${JSON.stringify(INCLUDE_LIMITS)})`);
   });
 
   it('an include cycle is refused naming the chain', () => {
@@ -125,13 +125,11 @@ describe.concurrent("the accuracy phase on swc's private server", () => {
   it('a read answering 4 MB is named (it used to end in "no reply within 10000 ms"), exit 2', async () => {
     const huge = `local n = redis.call('ZCARD', KEYS[1]) local big = string.rep('x', 4 * 1024 * 1024)\nreturn { 0, 0, { 'last_error_json', big } }\n`;
     const file = variant('huge-accuracy', () => undefined, { 'read.lua': huge });
-    const started = Date.now();
     // No --redis-url: swc's own servers, no probe; the commands-per-call phase (or, with --no-commands, the accuracy phase) is the first to read.
     const result = await runCli(['bench', '--layout', file, '--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress'], {}, 60_000);
     expect(result.stderr).toMatch(/read\.lua: replied more than 1 MB \(at least [\d,]+ bytes\).*commands-per-call phase/);
     expect(result.stderr).not.toMatch(/no reply within/);
     expect(result.code, result.stderr).toBe(2);
-    expect(Date.now() - started).toBeLessThan(30_000);
   });
 });
 

@@ -2,41 +2,29 @@
  * #29: scripts swc did not write, run on a user's server under
  * --trust-scripts, that pass the probe and misbehave later. Each call goes
  * alone on its connection and is checked once it answered (time, used_memory;
- * src/redis/call-limits.ts): a script that APPENDs 256 KB per call is stopped
- * after its first such call, before Redis evicts (allkeys-lru) or refuses the
- * application's writes (noeviction); one that takes about a second per call
- * is stopped after its first slow call, with nothing queued behind it. The
- * user's keys are unchanged and the server answers PING right after swc
- * exits. Each case has a server of its own: they run at once.
+ * src/redis/call-limits.ts). Since #41 the run is rehearsed first on a
+ * private server (src/safety/rehearsal.ts), with the same checks: a script
+ * that APPENDs 256 KB per call is refused before the first write, as it would
+ * not fit under maxmemory (Redis would evict, allkeys-lru, or refuse the
+ * application's writes, noeviction); one that takes about a second per call
+ * is ended by the time guard there. The user's keys are unchanged and the
+ * server answers PING right after swc exits. Each case has a server of its
+ * own: they run at once.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { type Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connect } from '../../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
-import { digest } from '../../helpers.js';
+import { digest, expectServerIdle, fileServers } from '../../helpers.js';
 import { hostile, LATE_CASES, lateEdit } from '../../hostile-manifests.js';
 import { runCli } from '../run-cli.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'swc-trust-limits-'));
-const servers: PrivateServer[] = [];
-const clients: Redis[] = [];
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  for (const s of servers) await s.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const { dir, start, track } = fileServers('trust-limits');
 
 const late = (label: string): string => (LATE_CASES.find(([l]) => l === label) as readonly [string, string])[1];
 
 /** A user's server with 200 keys of five types, and `headroom` bytes under maxmemory when given. */
 async function usersServer(policy?: string, headroom?: number): Promise<{ url: string; redis: Redis }> {
-  const s = await startPrivateServer({});
-  servers.push(s);
-  const redis = await connect(s.url);
-  clients.push(redis);
+  const { url, redis } = await start();
   for (let i = 0; i < 40; i += 1) {
     await redis.set(`app:str:${i}`, `value ${i}`.repeat(20));
     await redis.hset(`app:hash:${i}`, 'f', String(i), 'g', 'x'.repeat(100));
@@ -48,7 +36,7 @@ async function usersServer(policy?: string, headroom?: number): Promise<{ url: s
     const used = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
     await redis.call('CONFIG', 'SET', 'maxmemory', String(used + headroom), 'maxmemory-policy', policy);
   }
-  return { url: s.url, redis };
+  return { url, redis };
 }
 
 const benchArgs = ['--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress', '--trust-scripts'];
@@ -60,9 +48,7 @@ async function benchLeavesNoHarm(redis: Redis, url: string, manifest: string): P
   const before = await digest(redis, 'app:*');
   const result = await runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', url], {}, 110_000);
   // Right after swc's exit, on a connection opened before: nothing of swc's still runs or waits on the server.
-  const exited = Date.now();
-  expect(await redis.ping()).toBe('PONG');
-  expect(Date.now() - exited).toBeLessThan(2000);
+  await expectServerIdle(redis);
   expect(await digest(redis, 'app:*')).toEqual(before);
   expect(await redis.keys('swc-bench:*')).toEqual([]);
   expect(await redis.call('ACL', 'USERS')).toEqual(['default']);
@@ -70,21 +56,22 @@ async function benchLeavesNoHarm(redis: Redis, url: string, manifest: string): P
   return result;
 }
 
-const STOPPED_GROWTH =
-  /^swc: .*stopped: \S*record\.lua grew the server's data by [\d,]+ bytes in one call, over the per-call bound of 262,144 bytes on redis:\/\/127\.0\.0\.1:\d+/m;
+/** #41: the rehearsal on a private server measures the APPENDs and refuses before the first write: they would not fit under maxmemory. */
+const REFUSED_GROWTH =
+  /^swc: refused before the first write: in swc's rehearsal of this run on a private redis [\d.]+, the run grew the data by [\d,]+ bytes by its call [\d,]+, its largest call \(\S*record\.lua\) by [\d,]+ bytes; redis:\/\/127\.0\.0\.1:\d+ is [\d,]+ bytes below its maxmemory .*nothing of the run was sent/m;
 
 describe.concurrent('under --trust-scripts, each call of a script swc did not write is checked on the user server', { timeout: 120_000 }, () => {
-  it('APPEND 256 KB per call under maxmemory with allkeys-lru: stopped after one such call (exit 3), no key evicted', async () => {
+  it('APPEND 256 KB per call under maxmemory with allkeys-lru: refused by the rehearsal before the first write (exit 3), no key evicted', async () => {
     const { url, redis } = await usersServer('allkeys-lru', HEADROOM);
     const result = await benchLeavesNoHarm(redis, url, hostile(dir, 'append-lru', lateEdit(late('APPENDs 256 KB per call past the memory budget'))));
-    expect(result.stderr).toMatch(STOPPED_GROWTH);
+    expect(result.stderr).toMatch(REFUSED_GROWTH);
     expect(result.code, result.stderr).toBe(3);
   });
 
-  it("APPEND 256 KB per call under noeviction: stopped, and the application's own writes meanwhile are never refused OOM", async () => {
+  it("APPEND 256 KB per call under noeviction: refused by the rehearsal, and the application's own writes meanwhile are never refused OOM", async () => {
     const { url, redis } = await usersServer('noeviction', HEADROOM);
     const app = await connect(url);
-    clients.push(app);
+    track(app);
     // The application keeps writing while swc runs (bounded: it overwrites the same 50 keys).
     let writes = 0;
     const refused: string[] = [];
@@ -101,15 +88,15 @@ describe.concurrent('under --trust-scripts, each call of a script swc did not wr
     await writing;
     expect(writes).toBeGreaterThan(0);
     expect(refused).toEqual([]);
-    expect(result.stderr).toMatch(STOPPED_GROWTH);
+    expect(result.stderr).toMatch(REFUSED_GROWTH);
     expect(result.code, result.stderr).toBe(3);
   });
 
-  it('about 1 s per call: its first slow call ended by the time guard at the 250 ms budget (exit 3), nothing queued behind it', async () => {
+  it('about 1 s per call: its first slow call ended by the time guard at the 250 ms budget in the rehearsal (exit 3), nothing sent', async () => {
     const { url, redis } = await usersServer();
     const result = await benchLeavesNoHarm(redis, url, hostile(dir, 'slow-calls', lateEdit(late('takes about 1 s per call'))));
     expect(result.stderr).toMatch(
-      /^swc: .*stopped: \S*record\.lua ran past its budget of 250 ms in one call on redis:\/\/127\.0\.0\.1:\d+\S*; the time guard swc puts into scripts it did not write/m,
+      /^swc: refused before the first write: \S*record\.lua ran past its budget of 250 ms in one call in swc's rehearsal of this run on a private redis [\d.]+ at 127\.0\.0\.1:\d+; the time guard swc puts into scripts it did not write/m,
     );
     expect(result.code, result.stderr).toBe(3);
   });

@@ -24,7 +24,8 @@ describe('fill under a load cap', () => {
         await fill(connection, layout, lights, specs, 10, (n) => (written += n), undefined, 100);
         const elapsed = performance.now() - started;
         expect(written).toBe(200);
-        // 200 calls at 100/s: the last batch is due at 1.9 s.
+        // 200 calls at 100/s: the last batch is due at 1.9 s. A lower bound, which a busy machine only makes easier
+        // to meet: not a speed bound.
         expect(elapsed).toBeGreaterThanOrEqual(1500);
       } finally {
         connection.close();

@@ -13,6 +13,7 @@ import { compareReports } from '../../../src/compare/diff.js';
 import { plantBaseline, shippedBaseline, SMALL_SCENARIO as SMALL } from '../../cli/bench-fixtures.js';
 import { redisUrl } from '../../helpers.js';
 import { runInProcess } from '../../unit/in-process.js';
+import { words } from '../../words.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'swc-chart-verdict-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,10 +37,7 @@ describe("bench --baseline's chart headlines the gate's verdict", () => {
       SMALL,
       '--baseline',
       baselineFile,
-      '--memory-tolerance',
-      '64B',
-      '--chart',
-      '--chart-out',
+      ...words('--memory-tolerance 64B --chart --chart-out'),
       svg,
       '--no-progress',
     ]);

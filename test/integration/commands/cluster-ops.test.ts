@@ -118,7 +118,8 @@ interface Listed {
 // The read-only describes first; verify and clean on the cluster write, in order, after them.
 describe('swc lights --cluster', () => {
   it('scans every primary and names the node of each light, with totals per node', async () => {
-    const run = await runInProcess(['lights', ...seed(), '--at', String(LAST + 60), '--json']);
+    // --no-progress: a scan that passes a second (a busy machine) prints a progress line on stderr.
+    const run = await runInProcess(['lights', ...seed(), '--at', String(LAST + 60), '--json', '--no-progress']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const doc = JSON.parse(run.stdout) as {

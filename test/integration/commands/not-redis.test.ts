@@ -10,14 +10,14 @@ import { runInProcess } from '../../unit/in-process.js';
 const urls = notRedisServers();
 
 describe('not a Redis server (in-process)', () => {
-  it.each(VERBS)('swc %s: exit 3 within 10 s naming it, for an HTTP server and a +PONG-only one', async (verb, extra) => {
+  it.each(VERBS)('swc %s: exit 3 at the handshake naming it, for an HTTP server and a +PONG-only one', async (verb, extra) => {
     for (const [kind, , pattern] of FAKES) {
-      const started = Date.now();
       const result = await runInProcess([verb, ...extra, '--redis-url', urls[kind]]);
+      // Refused by connect()'s handshake (PING, then ECHO of a random word), which the line names: before, inspect
+      // hung 60 s on a SCAN cursor that never ended, clean 30 s, and doctor called the checks ok.
       expect(result.code, `${verb} ${kind}: ${result.stderr}`).toBe(3);
       expect(result.stderr).toMatch(pattern);
-      // Before: inspect hung 60 s, clean 30 s, doctor called the checks ok.
-      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(result.stderr).toMatch(/not a Redis server/);
     }
   });
 });

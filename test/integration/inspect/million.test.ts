@@ -8,16 +8,14 @@
  * layer does not change (every place that overflowed is below it).
  */
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inspectLight } from '../../../src/inspect/inspect.js';
 import { readListing } from '../../../src/inspect/listing.js';
 import { newNameBook } from '../../../src/layouts/stoplight/names.js';
 import { shortId, StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
-import { connect } from '../../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
 import { renderInspections } from '../../../src/report/inspect.js';
 import { listingOutput } from '../../../src/report/listing.js';
-import { HOUR_START } from '../../helpers.js';
+import { HOUR_START, ownServer } from '../../helpers.js';
 
 const MILLION = 1_000_000;
 const v6 = new StoplightV6();
@@ -25,7 +23,6 @@ const light = { name: 'huge', system: 'payments' };
 const START = HOUR_START;
 const AT = START + MILLION + 1;
 
-let server: PrivateServer;
 let redis: Redis;
 
 /**
@@ -57,21 +54,19 @@ async function fill(kind: 'hash' | 'zset', key: string, base: number, before: st
   expect(made).toBe(MILLION);
 }
 
-beforeAll(async () => {
-  server = await startPrivateServer();
-  redis = await connect(server.url);
-  // A registry of a million entries that are not configs (each is a problem, one line).
-  await fill('hash', `stoplight:v6:${shortId('payments')}:lights`, 0, 'f', '', 'x');
-  // One light with a bucket for each of a million seconds, and its index.
-  await fill('hash', v6.metricsKey(light), START, 'bucket:', ':s', '1');
-  await redis.hset(v6.metricsKey(light), 'total_successes', String(MILLION), 'total_failures', '0');
-  await fill('zset', v6.indexKey(light), START, 'bucket:', '');
-}, 240_000);
-
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+ownServer(
+  async (_server, r) => {
+    redis = r;
+    // A registry of a million entries that are not configs (each is a problem, one line).
+    await fill('hash', `stoplight:v6:${shortId('payments')}:lights`, 0, 'f', '', 'x');
+    // One light with a bucket for each of a million seconds, and its index.
+    await fill('hash', v6.metricsKey(light), START, 'bucket:', ':s', '1');
+    await redis.hset(v6.metricsKey(light), 'total_successes', String(MILLION), 'total_failures', '0');
+    await fill('zset', v6.indexKey(light), START, 'bucket:', '');
+  },
+  {},
+  240_000,
+);
 
 describe('a million of anything from Redis', () => {
   it('lights: the million-field registry and the million-bucket light are listed and printed', async () => {

@@ -4,18 +4,17 @@
  * one paced pass at most, and the miss names the light that was meant.
  */
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../../src/core/errors.js';
 import { inspectLight } from '../../../src/inspect/inspect.js';
 import type { BucketInspection, EventInspection } from '../../../src/layouts/inspection.js';
 import { LayoutClient } from '../../../src/layouts/client.js';
 import { StoplightV5 } from '../../../src/layouts/stoplight/v5.js';
 import { shortId, StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
-import { connect } from '../../../src/redis/connect.js';
 import { scanOnce } from '../../../src/redis/scan.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
+import { type PrivateServer } from '../../../src/redis/server.js';
 import { runCli } from '../../cli/run-cli.js';
-import { commandCalls, populateAppKeys } from '../../helpers.js';
+import { commandCalls, ownServer, populateAppKeys } from '../../helpers.js';
 
 const UNRELATED = 200_000;
 
@@ -30,9 +29,9 @@ async function scansOf(body: () => Promise<unknown>): Promise<number> {
   return (await commandCalls(redis, 'scan')) - before;
 }
 
-beforeAll(async () => {
-  server = await startPrivateServer();
-  redis = await connect(server.url);
+ownServer(async (s, r) => {
+  server = s;
+  redis = r;
   expect(await populateAppKeys(redis, UNRELATED)).toBe(UNRELATED);
   now = Number((await redis.time())[0]);
   // Lights written by the layouts' own Lua, as Stoplight writes them, at the server's clock.
@@ -63,11 +62,6 @@ beforeAll(async () => {
   await redis.hset(`stoplight:v6:${shortId('payments')}:lights`, {
     [shortId('checkout')]: JSON.stringify({ meta: { version: 1, registered_at: now }, config: { name: 'checkout', window_size: 60, threshold: 0.5 } }),
   });
-}, 60_000);
-
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
 });
 
 /** One COUNT for the pass and its yardstick: the adaptive COUNT (src/redis/scan.ts) would make their call counts differ run to run. */

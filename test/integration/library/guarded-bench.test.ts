@@ -77,6 +77,28 @@ describe('runBench from the package on a shared server', () => {
     );
   });
 
+  it('trust in two (ScriptTrust): where no ACL user can be made, trustScripts is refused naming unconfinedScripts (exit 2, nothing of the run written); unconfinedScripts runs', async () => {
+    await withPrivateServer({}, async (server, redis) => {
+      for (let i = 0; i < 20; i += 1) await redis.set(`app:key:${i}`, `value ${i}`);
+      const before = await digest(redis, '*');
+      // The server's default user may no longer run ACL: swc cannot make its temporary user there.
+      await redis.call('ACL', 'SETUSER', 'default', '-acl');
+      const session = await openSession({ redisUrl: server.url });
+      try {
+        const refused = await runBench({ session, plan: plan({ scriptsDir: edited }), trustScripts: true }).catch((err: unknown) => err);
+        expect(refused).toBeInstanceOf(UsageError);
+        expect((refused as Error).message).toMatch(/^--trust-scripts: refused: .*does not let swc create the temporary ACL user.*pass --unconfined-scripts/);
+        expect(await digest(redis, '*')).toEqual(before);
+        const report = await runBench({ session, plan: plan({ scriptsDir: edited }), unconfinedScripts: true });
+        expect(report.results.map((r) => r.layout)).toEqual(['stoplight-v6']);
+      } finally {
+        await session.close();
+      }
+      expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
+      expect(await digest(redis, '*')).toEqual(before);
+    });
+  });
+
   it('runs where the CLI runs, and removes its keys at the end', async () => {
     await onSharedServer([], async (session) => {
       const report = await runBench({ session, plan: plan() });

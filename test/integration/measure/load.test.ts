@@ -178,24 +178,25 @@ describe('runLoad', () => {
       await expect(run).rejects.toThrow(RedisUnavailableError);
     });
 
-    it('stops within a second with a RedisUnavailableError when the server dies', async () => {
+    it('stops with a RedisUnavailableError from the close when the server dies', async () => {
       const successes = v5Successes({ name: uniqueName('killed') });
-      let killedAt = 0;
+      let killed = false;
       const run = runLoad({
         connections: [own],
         pipeline: 4,
         stop: { ops: 1_000_000 },
         nextCall: () => {
-          if (killedAt === 0) {
-            killedAt = Date.now();
+          if (!killed) {
+            killed = true;
             setTimeout(() => process.kill(server.pid, 'SIGKILL'), 100);
           }
           return successes();
         },
       });
-      await expect(run).rejects.toThrow(RedisUnavailableError);
-      // Far below the 10 s reply timeout: the close itself stopped the run.
-      expect(Date.now() - killedAt).toBeLessThan(3000);
+      const err = await run.catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RedisUnavailableError);
+      // The close itself stopped the run, not the reply timeout (whose error says "no reply within").
+      expect((err as Error).message).not.toMatch(/no reply within/);
     });
 
     it('stops with a RedisUnavailableError when the server hangs', async () => {

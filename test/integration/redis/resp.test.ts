@@ -92,11 +92,10 @@ describe('RespConnection', () => {
     const raw = await RespConnection.open({ host: '127.0.0.1', port: server.port });
     // A call that waits for ever: the server dies while it is in flight.
     const pending = raw.send(Buffer.from('*3\r\n$5\r\nBLPOP\r\n$7\r\nnothing\r\n$1\r\n0\r\n'), 1);
-    const killedAt = Date.now();
     process.kill(server.pid, 'SIGKILL');
+    // The close itself failed the batch, not the reply timeout (whose error says "no reply within").
     await expect(pending).rejects.toThrow(RedisUnavailableError);
-    // Far below the 10 s reply timeout: the close itself failed the batch.
-    expect(Date.now() - killedAt).toBeLessThan(3000);
+    await expect(pending).rejects.toThrow(/(the connection was closed|ECONNRESET)$/);
     await expect(raw.send(Buffer.from('*1\r\n$4\r\nPING\r\n'), 1)).rejects.toThrow(RedisUnavailableError);
     await server.stop();
   });
@@ -106,9 +105,8 @@ describe('RespConnection', () => {
     const raw = await RespConnection.open({ host: '127.0.0.1', port: server.port }, { replyTimeoutMs: 400 });
     process.kill(server.pid, 'SIGSTOP');
     try {
-      const sentAt = Date.now();
-      await expect(raw.send(Buffer.from('*1\r\n$4\r\nPING\r\n'), 1)).rejects.toThrow(/no reply within/);
-      expect(Date.now() - sentAt).toBeLessThan(3000);
+      // The configured timeout fired (its error names it), not a close.
+      await expect(raw.send(Buffer.from('*1\r\n$4\r\nPING\r\n'), 1)).rejects.toThrow(/no reply within 400 ms$/);
     } finally {
       process.kill(server.pid, 'SIGCONT');
       await server.stop();

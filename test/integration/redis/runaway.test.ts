@@ -49,14 +49,12 @@ it('a script that wrote, then loops: SCRIPT KILL is refused (UNKILLABLE), and th
     const unwatch = await watchRunawayScripts(redis, 'the test server', [script]);
     try {
       await installScripts(redis, [script]);
-      const started = Date.now();
       const err = await runScript(redis, { script, keys: ['stuck:key'], args: [] }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RunawayScriptError);
       expect((err as RunawayScriptError).killed).toBe('UNKILLABLE');
       expect((err as Error).message).toMatch(
         /^script \S*stuck\.lua ran over \d+\.\d s on the test server \(Redis answered BUSY\); the script had written, so SCRIPT KILL was refused \(UNKILLABLE\): the server stays busy until SHUTDOWN NOSAVE or the script ends$/,
       );
-      expect(Date.now() - started).toBeLessThan(10_000);
       await expect(admin.ping()).rejects.toThrow(/^BUSY/);
     } finally {
       unwatch();

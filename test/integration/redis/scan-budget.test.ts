@@ -4,13 +4,11 @@
  * every call sends.
  */
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readListing } from '../../../src/inspect/listing.js';
 import { newNameBook } from '../../../src/layouts/stoplight/names.js';
-import { connect } from '../../../src/redis/connect.js';
 import { SCAN_BUDGET_US, SCAN_COUNT, scanOnce } from '../../../src/redis/scan.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
-import { commandCalls, populateAppKeys } from '../../helpers.js';
+import { commandCalls, ownServer, populateAppKeys } from '../../helpers.js';
 
 const KEYS = 200_000;
 
@@ -27,22 +25,18 @@ async function slowlog(redis: Redis): Promise<SlowEntry[]> {
 
 const isScan = (e: SlowEntry): boolean => e.args[0]?.toUpperCase() === 'SCAN';
 
-let server: PrivateServer;
 let redis: Redis;
 
-beforeAll(async () => {
-  // Niced above the other processes of a shared machine (where permitted; else at the usual
-  // priority), so the slow log measures the command and not the scheduler: on two loaded cores a
-  // preempted server logged 2–6 ms for a SCAN of COUNT 150.
-  server = await startPrivateServer({ settings: ['slowlog-max-len=100000'], wrapper: ['nice', '-n', '-15'] });
-  redis = await connect(server.url);
-  expect(await populateAppKeys(redis, KEYS, { stoplightEvery: 1000 })).toBe(KEYS + KEYS / 1000);
-}, 60_000);
-
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+ownServer(
+  async (_server, r) => {
+    redis = r;
+    // Niced above the other processes of a shared machine (where permitted; else at the usual
+    // priority), so the slow log measures the command and not the scheduler: on two loaded cores a
+    // preempted server logged 2–6 ms for a SCAN of COUNT 150.
+    expect(await populateAppKeys(redis, KEYS, { stoplightEvery: 1000 })).toBe(KEYS + KEYS / 1000);
+  },
+  { settings: ['slowlog-max-len=100000'], wrapper: ['nice', '-n', '-15'] },
+);
 
 describe('SCAN within a per-call budget', () => {
   it('a listing of a 200k-key server leaves (almost) no SCAN in the slow log over 1 ms', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BenchReport, CellResult, LatencyStats } from '../../../src/measure/types.js';
+import { latencyStats } from '../../report-fixtures.js';
 import { runInProcess as runCli } from '../in-process.js';
 
 // In-process (test/unit/in-process.ts): compare reads files only, so its cases need no spawn;
@@ -32,16 +33,7 @@ const grow =
   (factor: number) =>
   (r: CellResult): CellResult => ({ ...r, memory: { ...r.memory, bytesPerLight: r.memory.bytesPerLight * factor } });
 
-const stats = (opsPerSec: number): LatencyStats => ({
-  opsPerSec,
-  p50Ms: 0.1,
-  p99Ms: 0.2,
-  p999Ms: 0.3,
-  meanMs: 0.1,
-  ops: 1000,
-  durationSeconds: 1,
-  serverUsecPerCall: 5,
-});
+const stats = (opsPerSec: number): LatencyStats => latencyStats({ opsPerSec });
 
 /** Gives every result a throughput of `ops(layout)` ops/s for each operation. */
 function withThroughput(report: BenchReport, ops: (layout: string) => number): BenchReport {

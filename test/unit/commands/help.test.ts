@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildProgram, helpWidth, wrapHelp } from '../../../src/commands/program.js';
 import { runInProcess } from '../in-process.js';
+import { words } from '../../words.js';
 
 /** Every command's argument list for its help: the program, then each subcommand. */
 const helps = [[], ...(await buildProgram()).commands.map((c) => [c.name()])];
@@ -112,10 +113,7 @@ describe('bench groups its options; -h is the short help, --help the full one', 
       'How long:',
       'Output:',
       'Against a baseline:',
-      'Safety:',
-      'Advanced:',
-      'Help:',
-      'Examples:',
+      ...words('Safety: Advanced: Help: Examples:'),
     ]);
     const section = (heading: string): string =>
       run.stdout.slice(run.stdout.indexOf(`\n${heading}\n`), run.stdout.indexOf('\n\n', run.stdout.indexOf(`\n${heading}\n`) + 1));

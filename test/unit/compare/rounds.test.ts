@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareReports, judgeRounds } from '../../../src/compare/diff.js';
 import { spreadOf } from '../../../src/measure/throughput.js';
+import { latencyStats } from '../../report-fixtures.js';
 import type { BenchReport, CellResult, LatencyStats, ThroughputResult } from '../../../src/measure/types.js';
 
 /** Fixed results, no Redis: the noise-aware throughput rule of compare. */
@@ -11,14 +12,7 @@ function op(ops: readonly number[], usec: readonly number[]): LatencyStats {
   const u = spreadOf(usec);
   const flat = spreadOf([0.1]);
   return {
-    opsPerSec: o.median,
-    p50Ms: 0.1,
-    p99Ms: 0.2,
-    p999Ms: 0.3,
-    meanMs: 0.1,
-    ops: 1000,
-    durationSeconds: 1,
-    serverUsecPerCall: u.median,
+    ...latencyStats({ opsPerSec: o.median, serverUsecPerCall: u.median }),
     rounds: { count: ops.length, opsPerSec: o, p50Ms: flat, p99Ms: flat, p999Ms: flat, serverUsecPerCall: u },
     noisy: o.noisy || u.noisy,
   };
