@@ -12,6 +12,7 @@ interface CompareCommandFlags extends CompareFlags {
   json?: boolean;
   acrossBuilds?: boolean;
   wide?: boolean;
+  quiet?: boolean;
   format: CompareFormat;
 }
 
@@ -27,7 +28,8 @@ export function compareCommand(): Command {
       '--across-builds',
       'the two results come from different server builds (e.g. Redis 7.0 and Valkey 8): report per key role what changed (encoding, elements, bytes) instead of refusing',
     )
-    .option('--wide', 'the table with every column, whatever the terminal width');
+    .option('--wide', 'the table with every column, whatever the terminal width')
+    .option('-q, --quiet', 'only the answer: the verdict line and the first failures');
   addCompareOptions(command);
   command.addHelpText(
     'after',
@@ -85,7 +87,12 @@ Examples:
       const builds = differentBuilds(baseline.report, current.report);
       if (!builds) {
         const verdict = compareReports(baseline.report, current.report, compareOptionsFrom(flags));
-        return printVerdict(verdict, baseline, current, { json: Boolean(flags.json), format: flags.format, wide: Boolean(flags.wide) });
+        return printVerdict(verdict, baseline, current, {
+          json: Boolean(flags.json),
+          format: flags.format,
+          wide: Boolean(flags.wide),
+          quiet: Boolean(flags.quiet),
+        });
       }
       // Two builds differ by the build (encodings, allocator, per-node overhead), not by a layout change: a regression
       // verdict would blame the layout. Refused, or with --across-builds what the build changed per key role.

@@ -105,7 +105,8 @@ export function lightsCommand(): Command {
     .option('--redis-server <path>', 'with --rdb or --forecast: the redis-server swc starts (default: SWC_REDIS_SERVER, else redis-server on PATH)')
     .option('--check', 'exit 1 when any listed light has drift (running totals or index disagree with the buckets)')
     .addOption(new Option('--format <format>', 'output format').choices(lightsFormats).default('table'))
-    .option('--wide', 'more columns: keys, stale buckets, first and last event (wider than 120 columns)');
+    .option('--wide', 'more columns: keys, stale buckets, first and last event (wider than 120 columns)')
+    .option('-q, --quiet', 'only the headline: the total, lights per state, the largest light and any with drift');
   addRedisOptions(command, { privateServer: false });
   addClusterOptions(command, { privateCluster: false });
   addJsonOption(command);

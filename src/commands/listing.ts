@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../core/errors.js';
 import type { LightOrder } from '../inspect/list-options.js';
 import type { Listing } from '../inspect/listing.js';
+import type { ListingOutput } from '../report/listing.js';
 import type { LightStateName } from '../layouts/stoplight/state.js';
 import type { NameBook } from '../layouts/stoplight/names.js';
 import type { LightsFormat } from '../report/lights-formats.js';
@@ -28,6 +29,7 @@ export interface ListFlags extends RedisFlags, ClusterFlags {
   at?: number;
   check?: boolean;
   wide?: boolean;
+  quiet?: boolean;
   names?: string;
   scanPause?: number;
   scanCount?: number;
@@ -58,15 +60,26 @@ export interface ListPlan {
   readonly names: NameBook;
 }
 
-/** One listing, printed; Ctrl-C stops the scan and what it found is still printed. Returns the exit code and whether it is partial. */
-function listOnce({ flags, layout, names }: ListPlan, target: Target, control: { stopped: () => boolean }): Promise<{ code: number; partial: boolean }> {
+/** What one listing prints: stderr lines before and after, stdout, the exit code and whether it is partial. */
+type Listed = Pick<ListingOutput, 'before' | 'stdout' | 'after' | 'code' | 'partial'>;
+
+/** Prints a listing as it is: notes on stderr around the result on stdout. */
+function print(out: Listed): void {
+  for (const line of out.before) printError(line);
+  process.stdout.write(out.stdout);
+  for (const line of out.after) printError(line);
+}
+
+/** One listing, read and rendered; Ctrl-C stops the scan and what it found is still rendered, marked partial. */
+function listOnce({ flags, layout, names }: ListPlan, target: Target, control: { stopped: () => boolean }): Promise<Listed> {
   return untilStopped(async (stopped) => {
     const [{ readListing }, { listingOutput, scanProgressLine }, { primariesOf }] = await Promise.all([
       import('../inspect/listing.js'),
       import('../report/listing.js'),
       import('./cluster-read.js'),
     ]);
-    const progress = stderrProgress(flags.progress !== false, scanProgressLine);
+    // --watch draws its frames over each other: a progress line between them (wrapped, on a narrow terminal) would shift them.
+    const progress = stderrProgress(flags.progress !== false && flags.watch === undefined, scanProgressLine);
     let listing: Listing;
     try {
       listing = await readListing(target.redis, {
@@ -96,6 +109,7 @@ function listOnce({ flags, layout, names }: ListPlan, target: Target, control: {
     const out = listingOutput(listing, {
       format: flags.json ? 'json' : (flags.format ?? 'table'),
       wide: Boolean(flags.wide),
+      quiet: Boolean(flags.quiet),
       color: useColor(),
       ...(columns !== null ? { columns } : {}),
       ...(flags.threshold !== undefined ? { threshold: flags.threshold } : {}),
@@ -104,10 +118,7 @@ function listOnce({ flags, layout, names }: ListPlan, target: Target, control: {
       stopCause: () => stopCause(),
       server: serverRead(flags, target),
     });
-    for (const line of out.before) printError(line);
-    process.stdout.write(out.stdout);
-    for (const line of out.after) printError(line);
-    return { code: out.code, partial: out.partial };
+    return out;
   });
 }
 
@@ -145,6 +156,48 @@ async function forecastBar(): Promise<{ update: (p: { done: number; total: numbe
 }
 
 /**
+ * `--watch` on a terminal: each listing drawn over the last one, in place
+ * (the scrollback does not grow), cut to the screen's height. The notes of
+ * stderr are part of the frame when stderr is the same terminal.
+ */
+async function inPlace(): Promise<(out: Listed) => void> {
+  const { fitFrame, redraw, rowsTaken } = await import('../report/watch.js');
+  let rows = 0;
+  return (out) => {
+    const columns = process.stdout.columns || 80;
+    const notes = process.stderr.isTTY;
+    const lines = [...(notes ? out.before : []), ...out.stdout.replace(/\n$/, '').split('\n'), ...(notes ? out.after : [])];
+    const frame = fitFrame(lines, columns, process.stdout.rows || 24);
+    if (!notes) for (const line of out.before) printError(line);
+    process.stdout.write(redraw(frame, rows));
+    if (!notes) for (const line of out.after) printError(line);
+    rows = rowsTaken(frame, columns);
+  };
+}
+
+/**
+ * `--watch` into a pipe or a file: the first listing whole, then at each
+ * tick one line with the time and how many rows changed, and those rows.
+ */
+async function piped(seconds: number): Promise<(out: Listed) => void> {
+  const { changedRows } = await import('../report/watch.js');
+  let last: string | undefined;
+  return (out) => {
+    const at = `--- ${new Date().toISOString()} (--watch ${seconds} s)`;
+    if (last === undefined) {
+      process.stdout.write(`${at}\n`);
+      print(out);
+    } else {
+      const changed = changedRows(last, out.stdout);
+      process.stdout.write(`${at}: ${changed.length === 0 ? 'no row changed' : `${changed.length} row(s) changed`}\n`);
+      if (changed.length > 0) process.stdout.write(`${changed.join('\n')}\n`);
+      for (const line of out.after) printError(line);
+    }
+    last = out.stdout;
+  };
+}
+
+/**
  * Every light on the server, printed. Exit 1 with --check when any light
  * drifted; 130 after Ctrl-C, with what the scan found so far printed and
  * marked partial. `--watch` lists again every n seconds until Ctrl-C.
@@ -170,7 +223,7 @@ export async function runList(flags: ListFlags, layout: ListPlan['layout'], give
   const control = { stopped: () => stopping };
   try {
     if (flags.watch === undefined) {
-      const { code, partial } = given
+      const out = given
         ? await listOnce(plan, given, control)
         : (
             await withSlotRetry(
@@ -179,14 +232,15 @@ export async function runList(flags: ListFlags, layout: ListPlan['layout'], give
               (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; listing again on the new slot map`),
             )
           ).result;
-      return partial ? 130 : code;
+      print(out);
+      return out.partial ? 130 : out.code;
     }
     const target = given ?? (await open());
+    const show = process.stdout.isTTY ? await inPlace() : await piped(flags.watch);
     for (;;) {
-      if (process.stdout.isTTY) process.stdout.write('\x1b[H\x1b[2J');
-      else process.stdout.write(`--- ${new Date().toISOString()} (--watch ${flags.watch} s)\n`);
-      const { partial } = await listOnce(plan, target, control);
-      if (partial || stopping) return 130;
+      const out = await listOnce(plan, target, control);
+      show(out);
+      if (out.partial || stopping) return 130;
       await sleep(flags.watch * 1000);
       if (stopping) return 130;
     }

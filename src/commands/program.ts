@@ -90,7 +90,7 @@ const OPTION_GROUPS: Readonly<Record<string, readonly OptionGroup[]>> = {
     },
     { heading: 'Where:', flags: ['--redis-url', '--redis-server-arg', '--redis-server', '--cluster', '--cluster-shards', '--scripts'] },
     { heading: 'How long:', flags: ['--duration', '--ops', '--time', '--rounds', '--dry-run'] },
-    { heading: 'Output:', flags: ['--format', '--json', '--output', '--no-progress', '--wide', '--chart', '--chart-out', '--chart-panels'] },
+    { heading: 'Output:', flags: ['--format', '--json', '--quiet', '--output', '--no-progress', '--wide', '--chart', '--chart-out', '--chart-panels'] },
     {
       heading: 'Against a baseline:',
       flags: [

@@ -2,7 +2,7 @@
 import { appendFileSync } from 'node:fs';
 import type { Verdict } from '../compare/diff.js';
 import { ExitCode } from '../core/errors.js';
-import { renderCompare, renderStepSummary, type CompareSide } from '../report/compare.js';
+import { renderCompare, renderStepSummary, verdictLine, type CompareSide } from '../report/compare.js';
 import type { CompareFormat } from '../report/compare-formats.js';
 import { verdictDocument } from '../report/compare-json.js';
 import { outputWidth } from '../report/width.js';
@@ -34,7 +34,7 @@ export function printVerdict(
   verdict: Verdict,
   baseline: CompareSide,
   current: CompareSide,
-  output: { json: boolean; format: CompareFormat; wide?: boolean },
+  output: { json: boolean; format: CompareFormat; wide?: boolean; quiet?: boolean },
 ): number {
   for (const m of verdict.mismatches) {
     // Field values come from the files: escaped and cut, never raw on the terminal (src/safety/text.ts).
@@ -47,6 +47,8 @@ export function printVerdict(
   } else {
     // Every human format (table, markdown, github) renders escaped copies: names, labels and fields from a file carry no control character.
     if (output.format === 'github') writeStepSummary(shownDeep(verdict), shownDeep(baseline), shownDeep(current));
+    // CSV is a table for a spreadsheet: its verdict goes whole to stderr, as one line.
+    if (output.format === 'csv') process.stderr.write(`swc compare: ${verdictLine(shownDeep(verdict))}\n`);
     process.stdout.write(
       renderCompare(
         shownDeep(verdict),
@@ -55,6 +57,7 @@ export function printVerdict(
         output.format,
         useColor(),
         output.format === 'table' ? outputWidth(output.wide) : Number.POSITIVE_INFINITY,
+        { quiet: output.quiet === true },
       ),
     );
   }

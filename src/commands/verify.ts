@@ -50,7 +50,8 @@ export function verifyCommand(): Command {
     .option('--unconfined-scripts', UNCONFINED_SCRIPTS_HELP)
     .addOption(waitForRunsOption())
     .option('--scripts <dir>', "run the layouts' scripts from this folder, e.g. an edited copy of swc's lua/ folder")
-    .option('--no-progress', 'no progress on stderr');
+    .option('--no-progress', 'no progress on stderr')
+    .option('-q, --quiet', 'only the answer: the verdict line, and a line per layout');
   addJsonOption(command);
   addRedisOptions(command, { privateServer: true, writes: true });
   addClusterOptions(command);

@@ -286,13 +286,16 @@ export async function listLights(redis: Redis, options: ListOptions | readonly s
     const config = configOf(group);
     const view = group.systemId === null ? null : configView(config, opts.windowSeconds ?? null, defaultConfig === true);
     const windowEvents = window ? window.successes + window.failures : null;
+    // A light whose keys all sit under a namespace (swc demo --write's mark) is found by inspect only by a full key: that is its reference.
+    const own = group.layout.inspector.scanPatterns().map(globRegExp);
+    const keyed = of.every((f) => !own.some((p) => p.test(f.key))) ? [...of].map((f) => f.key).sort()[0] : undefined;
     return {
       layout: group.layout.name,
       light: group.light,
       systemId: group.systemId,
-      reference: group.systemId === null ? group.light : `${group.systemId}/${group.light}`,
+      reference: keyed ?? (group.systemId === null ? group.light : `${group.systemId}/${group.light}`),
       ...named,
-      name: group.systemId === null ? group.light : `${named.systemName ?? group.systemId}/${named.lightName ?? group.light}`,
+      name: keyed ?? (group.systemId === null ? group.light : `${named.systemName ?? group.systemId}/${named.lightName ?? group.light}`),
       ...(config ? { registered: config } : {}),
       keys: of.length,
       bytes: of.some((f) => f.bytes === null) ? null : of.reduce((sum, f) => sum + (f.bytes ?? 0), 0),

@@ -736,7 +736,7 @@ export function renderBench(
   report: BenchReport,
   format: Exclude<BenchFormat, 'json'>,
   color: boolean,
-  options: { wide?: boolean; width?: number } = {},
+  options: { wide?: boolean; width?: number; hints?: boolean } = {},
 ): string {
   if (format === 'csv') return `${renderCsv(csvGrid(report))}\n`;
   const c = palette(color);
@@ -815,7 +815,8 @@ export function renderBench(
       parts[parts.length - 1] += `${format === 'markdown' ? '\n\n' : '\n'}${notes.join('\n')}`;
     }
   }
-  const hints = hintLines(report);
+  // A sweep's runs leave them out: each would suggest running the sweep that is running.
+  const hints = options.hints === false ? [] : hintLines(report);
   if (hints.length > 0) {
     parts.push(
       format === 'markdown'
@@ -825,4 +826,31 @@ export function renderBench(
   }
   parts.push(format === 'markdown' ? `_${footer}_` : c.dim(footer));
   return `${parts.join('\n\n')}\n`;
+}
+
+/**
+ * `swc bench -q`: the headline only, one line per window and rate, like
+ * `redis-benchmark -q`: each layout's bytes per light, and each layout's
+ * ratio to the first one listed (and its cost, where measured). A run cut
+ * short says so first. Markdown gets a list.
+ */
+export function renderQuietBench(report: BenchReport, format: 'table' | 'markdown' = 'table'): string {
+  const [reference, ...others] = layoutsOf(report);
+  const lines: string[] = [];
+  const stopped = incompleteLine(report);
+  if (stopped) lines.push(stopped);
+  for (const g of groups(report)) {
+    const first = reference === undefined ? undefined : g.byLayout.get(reference);
+    const sizes = [...g.byLayout.values()].map((r) => `${r.layout} ${kb(r.memory.bytesPerLight)} KB`).join(', ');
+    const ratios = others.flatMap((layout) => {
+      const other = g.byLayout.get(layout);
+      if (!first || !other) return [];
+      const cost = costRatio(first, other);
+      const costText = cost ? `, cost ${times(cost.ratio)}${cost.noisy ? ' noisy' : ''}` : '';
+      return [`ratio ${reference}/${layout} ${times(first.memory.bytesPerLight / other.memory.bytesPerLight)}${costText}`];
+    });
+    lines.push(`${formatWindow(g.windowSeconds)} window, ${g.rate} req/s: ${sizes} per light${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}`);
+  }
+  // Markdown joins consecutive lines into one paragraph: a list keeps them apart.
+  return `${lines.map((l) => (format === 'markdown' ? `- ${l}` : l)).join('\n')}\n`;
 }

@@ -2,7 +2,7 @@ import type { Verdict } from '../compare/diff.js';
 import type { RoleChange } from '../compare/builds.js';
 import { SCHEMA_VERSION } from '../core/schema-version.js';
 import { SWC_VERSION } from '../core/version.js';
-import type { CompareSide } from './compare.js';
+import { verdictLine, type CompareSide } from './compare.js';
 
 const sideJson = (s: CompareSide) => ({
   label: s.label,
@@ -31,6 +31,8 @@ export function verdictDocument(verdict: Verdict, baseline: CompareSide, current
     baseline: sideJson(baseline),
     current: sideJson(current),
     comparable: verdict.mismatches.length === 0,
+    // The verdict as the table's first line says it, whole.
+    verdictLine: verdictLine(verdict),
     ...verdict,
     options,
   };

@@ -141,10 +141,17 @@ const hasThroughput = (verdict: Verdict): boolean =>
 /** Whether both results counted instructions per call (swc bench --instructions). */
 const hasInstructionRows = (verdict: Verdict): boolean => verdict.rows.some((r) => isInstructionFigure(r.figure));
 
-/** At most `max` characters, cut with `…`. */
-const clip = (text: string, max: number): string => (visibleLength(text) <= max ? text : `${[...text].slice(0, max - 1).join('')}…`);
+/** Failure lines `-q` prints under the verdict; more are counted in one line. */
+const QUIET_FAILURES = 3;
 
-/** The verdict's first line: at most 100 characters, about what was compared only. */
+/** A verdict line's wording is chosen, from the most detailed down, as the first that fits this many characters. */
+const VERDICT_CHARS = 100;
+
+/**
+ * The verdict as one line, whole at any width (never cut, never wrapped: a
+ * CI log, a grep and an annotation read it as one): the most detailed
+ * wording within {@link VERDICT_CHARS} characters, else the shortest one.
+ */
 export function verdictLine(verdict: Verdict): string {
   const cells = new Set(verdict.rows.map((r) => r.cell)).size;
   const compared = [
@@ -157,7 +164,7 @@ export function verdictLine(verdict: Verdict): string {
     // The instruction tolerances applied (from the runs' spreads), where they fit.
     const range = countToleranceRange(verdict.rows.filter((r) => isInstructionFigure(r.figure) && r.status !== 'info'));
     const withRange = `ok: no regression in ${cells} cell(s) (${compared.replace('instructions per call', `instructions per call ${range}`)})`;
-    return clip(range !== '' && visibleLength(withRange) <= 100 ? withRange : `ok: no regression in ${cells} cell(s) (${compared})`, 100);
+    return range !== '' && visibleLength(withRange) <= VERDICT_CHARS ? withRange : `ok: no regression in ${cells} cell(s) (${compared})`;
   }
   const memory = verdict.failures.filter((r) => r.figure === 'bytesPerLight' && r.status === 'regressed');
   const counts = verdict.failures.filter((r) => r.status === 'regressed' && isInstructionFigure(r.figure));
@@ -166,7 +173,7 @@ export function verdictLine(verdict: Verdict): string {
     (r) => r.status === 'regressed' && r.figure !== 'bytesPerLight' && !isInstructionFigure(r.figure) && !isCommandsFigure(r.figure),
   );
   const missing = verdict.failures.filter((r) => r.status === 'missing');
-  // From the most detailed wording down: the first that fits 100 characters.
+  // From the most detailed wording down: the first that fits VERDICT_CHARS.
   const wordings = [2, 1, 0].map((detail) => {
     const parts: string[] = [];
     if (verdict.mismatches.length > 0) {
@@ -195,7 +202,7 @@ export function verdictLine(verdict: Verdict): string {
     if (missing.length > 0) parts.push(`${missing.length} figure(s) missing`);
     return `FAIL: ${parts.join('; ')}`;
   });
-  return clip(wordings.find((w) => visibleLength(w) <= 100) ?? wordings.at(-1) ?? 'FAIL', 100);
+  return wordings.find((w) => visibleLength(w) <= VERDICT_CHARS) ?? wordings.at(-1) ?? 'FAIL';
 }
 
 /** What changed per key role under a bytes-per-light row, one line each. */
@@ -366,13 +373,12 @@ export function renderGithub(verdict: Verdict, baseline: CompareSide): string {
   const file = `file=${ghProperty(baseline.label)}`;
   // An annotation per failing figure, as a CI page lists them; the log tells a constant change once.
   const failing = failureRowsWithLines(verdict, { grouped: false });
+  // The verdict first: the line a reviewer reads on the pull request, whole.
   const lines = [
+    verdict.ok ? `::notice ${file},title=swc compare::${ghData(verdictLine(verdict))}` : `::error ${file},title=swc compare::${ghData(verdictLine(verdict))}`,
     ...failing.map(({ line, keys }) => `::error ${file},title=swc regression::${ghData([line, ...keys.map((k) => `  ${k}`)].join('\n'))}`),
     ...improvementLines(verdict).map((l) => `::notice ${file},title=swc improvement::${ghData(l)}`),
   ];
-  lines.push(
-    verdict.ok ? `::notice ${file},title=swc compare::${ghData(verdictLine(verdict))}` : `::error ${file},title=swc compare::${ghData(verdictLine(verdict))}`,
-  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -434,9 +440,11 @@ export function renderStepSummary(verdict: Verdict, baseline: CompareSide, curre
 }
 
 /**
- * The human-readable comparison: which builds, what the gate applied, the
- * table, then the verdict (its first line at most 100 characters) with each
- * failure and what grew, and each improvement. A terminal table fits `width`.
+ * The human-readable comparison, the answer first: the verdict (one whole
+ * line), each failure with what grew and each improvement, then which
+ * builds, what the gate applied and the table that supports it. A terminal
+ * table fits `width`; the verdict line is never cut or wrapped. `quiet`
+ * stops after the answer (the verdict and its failures, `-q`).
  */
 export function renderCompare(
   verdict: Verdict,
@@ -445,6 +453,7 @@ export function renderCompare(
   format: CompareFormat,
   color: boolean,
   width: number = PIPED_COLUMNS,
+  { quiet = false }: { quiet?: boolean } = {},
 ): string {
   if (format === 'csv') return `${renderCsv(compareCsvGrid(verdict))}\n`;
   if (format === 'github') return renderGithub(verdict, baseline);
@@ -452,51 +461,62 @@ export function renderCompare(
   const c = palette(color && !markdown);
   const prose = Math.min(width, PIPED_COLUMNS);
   const build = (s: CompareSide): string => `${s.label}: swc ${s.report.swcVersion}, Redis ${s.report.redis.version}, ${s.report.redis.memAllocator}`;
-  const grid = compareGrid(verdict);
-  const paint = (status: string): string =>
-    status === 'regressed' || status === 'missing' ? c.red(status) : status === 'improved' ? c.green(status) : status === 'extra' ? c.yellow(status) : status;
-  const table = markdown
-    ? renderMarkdown(grid)
-    : renderFitted('', { ...grid, rows: grid.rows.map((row) => [...row.slice(0, -1), paint(row.at(-1) ?? '')]) }, width, { color, bold: (t) => t }).replace(
-        /^\n/,
-        '',
-      );
   const gate = gateText(verdict);
-  const quiet = quietLine(verdict);
   const failing = failureRowsWithLines(verdict);
   const improvements = improvementLines(verdict);
-  const first = wrapText(verdictLine(verdict), prose, 6);
-  const summary = verdict.ok ? c.green(first) : c.red(first);
+  const first = verdictLine(verdict);
   const improved = improvements.length > 0 ? [`improved: ${improvements.length} figure(s); consider refreshing the baseline`] : [];
   const extra = verdict.extraCells.length > 0 ? [`new in the current run (no baseline): ${verdict.extraCells.join(', ')}`] : [];
+  const table = (): string => {
+    const grid = compareGrid(verdict);
+    if (markdown) return renderMarkdown(grid);
+    const paint = (status: string): string =>
+      status === 'regressed' || status === 'missing' ? c.red(status) : status === 'improved' ? c.green(status) : status === 'extra' ? c.yellow(status) : status;
+    const painted = { ...grid, rows: grid.rows.map((row) => [...row.slice(0, -1), paint(row.at(-1) ?? '')]) };
+    return renderFitted('', painted, width, { color, bold: (t) => t }).replace(/^\n/, '');
+  };
+  const quietNote = quietLine(verdict);
   if (markdown) {
     // Markdown joins consecutive lines into one paragraph: every line is a list item or stands alone between blank lines.
     const list = (items: string[]): string[] => (items.length > 0 ? ['', ...items.map((l) => `- ${l}`)] : []);
     const failures = failing.flatMap(({ line, keys }) => [`- ${line}`, ...keys.map((k) => `  - ${k}`)]);
-    const blocks = [
-      ['- baseline ' + build(baseline), '- current ' + build(current), `- ${gate}`].join('\n'),
-      table,
-      ...(quiet ? [`_${quiet}_`] : []),
-      [`**${verdictLine(verdict)}**`, ...(failures.length > 0 ? ['', ...failures] : [])].join('\n'),
+    const answer = [
+      [`**${first}**`, ...(failures.length > 0 ? ['', ...failures] : [])].join('\n'),
       ...(improved.length > 0 ? [[`**${improved[0]}**`, ...list(improvements)].join('\n')] : []),
       ...extra,
+    ];
+    if (quiet) return `${answer.join('\n\n')}\n`;
+    const blocks = [
+      ...answer,
+      ['- baseline ' + build(baseline), '- current ' + build(current), `- ${gate}`].join('\n'),
+      table(),
+      ...(quietNote ? [`_${quietNote}_`] : []),
     ];
     return `${blocks.join('\n\n')}\n`;
   }
   const wrap = (text: string): string => wrapText(text, prose, 4);
-  const lines = [
-    wrap(`baseline ${build(baseline)}`),
-    wrap(`current  ${build(current)}`),
-    wrap(gate),
-    '',
-    table,
-    ...(quiet ? [c.dim(wrap(quiet))] : []),
-    '',
-    summary,
+  if (quiet) {
+    // A few lines: the verdict and the first failures, each on one line (a log keeps them whole).
+    const shown = failing.slice(0, QUIET_FAILURES).map(({ line }) => `  ${line}`);
+    const more = failing.length > QUIET_FAILURES ? [`  … ${failing.length - QUIET_FAILURES} more (without -q: every failure and the table)`] : [];
+    return `${[verdict.ok ? c.green(first) : c.red(first), ...shown, ...more].join('\n')}\n`;
+  }
+  const answer = [
+    verdict.ok ? c.green(first) : c.red(first),
     ...failing.flatMap(({ line, keys }) => [wrap(`  ${line}`), ...keys.map((k) => wrap(`    ${k}`))]),
     ...improved.map((l) => c.green(wrap(l))),
     ...improvements.map((l) => wrap(`  ${l}`)),
     ...extra.map(wrap),
+  ];
+  const lines = [
+    ...answer,
+    '',
+    wrap(`baseline ${build(baseline)}`),
+    wrap(`current  ${build(current)}`),
+    wrap(gate),
+    '',
+    table(),
+    ...(quietNote ? [c.dim(wrap(quietNote))] : []),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -2,7 +2,7 @@ import type { FleetForecast } from '../inspect/forecast.js';
 import type { LayoutTotals, LightForecast, LightList, LightListing, NodeTotals } from '../layouts/inspection.js';
 import { palette, visible } from './style.js';
 import { renderBox, renderCsv, renderMarkdown, wrapHead, type Grid } from './table.js';
-import { FLOOR_COLUMNS, wrapText } from './width.js';
+import { wrapText } from './width.js';
 
 import type { LightsFormat } from './lights-formats.js';
 import { formatWindow } from '../core/format.js';
@@ -21,7 +21,7 @@ export interface LightsView {
   readonly wide: boolean;
   /** On Redis Cluster: totals per primary over the matched lights. */
   readonly nodeTotals?: readonly NodeTotals[];
-  /** The terminal's width: columns are dropped (never rows wrapped) to fit it, 80 at the least; absent = no limit. `wide` ignores it. */
+  /** The terminal's width ({@link MIN_COLUMNS} at the least): columns are dropped, then names stacked, to fit it; absent = no limit. `wide` ignores it. */
   readonly columns?: number;
   /** `--threshold`: lights at or over it are marked. */
   readonly threshold?: number;
@@ -36,10 +36,12 @@ export interface LightsView {
 /** The filters that left lights out, as typed; the flags' names when the listing does not carry them. */
 const filtersText = (view: LightsView): string => visible(view.filters && view.filters.length > 0 ? view.filters.join(' ') : '--system/--match/--state');
 
-/** Narrower terminals still get 80 columns: fewer columns would say too little. */
-export const MIN_COLUMNS = 80;
-/** A light's name is cut to this many characters before any column is dropped for it. */
-const NAME_MIN = 24;
+/**
+ * The narrowest listing drawn: a narrower terminal gets this width's layout.
+ * Below 80 columns a light's name goes on a line of its own above its row
+ * rather than being cut: it is the handle `swc inspect` takes.
+ */
+export const MIN_COLUMNS = 40;
 
 const int = (n: number | null): string => (n === null ? '–' : Math.round(n).toLocaleString('en-US'));
 /** KB (1024 bytes) with one decimal, grouped: one unit in the whole column. */
@@ -101,21 +103,16 @@ interface Column {
 /** The width cli-table3 draws a column at: its widest line plus one space each side and a border. */
 function columnWidth(column: Column): number {
   const head = column.numeric ? wrapHead(column.head) : column.head;
-  const lines = [...head.split('\n'), ...column.cells];
+  const lines = [...head.split('\n'), ...column.cells.flatMap((c) => c.split('\n'))];
   return Math.max(...lines.map((l) => [...l].length)) + 3;
-}
-
-/** Cuts a cell to `max` characters, the cut marked with `…`. */
-function cut(text: string, max: number): string {
-  const chars = [...text];
-  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
 /**
  * The listing as a grid: names with ids where no name is known, failures
  * in the window with --window; `wide` adds keys, stale buckets, first and
- * last event and the ids. Given a terminal's width (`columns`, 80 at least),
- * columns are dropped and long names cut so that no row wraps.
+ * last event and the ids. Given a terminal's width (`columns`), columns are
+ * dropped (a note names them), then each name goes on its own line above
+ * its row: a name is never cut (see fitColumns).
  */
 export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' | 'threshold'> & { readonly windowed?: boolean }): Grid {
   const { shown, wide } = view;
@@ -284,28 +281,53 @@ export function lightsGrid(view: Pick<LightsView, 'shown' | 'wide' | 'columns' |
         ]
       : []),
   ];
-  let kept = columns;
-  if (!wide && view.columns !== undefined) {
-    const limit = Math.max(MIN_COLUMNS, view.columns);
-    const total = (cols: readonly Column[]): number => cols.reduce((sum, c) => sum + columnWidth(c), 1);
-    // First cut long names to a readable length, then drop columns, most dispensable first, then cut names further.
-    // The light column is found by its head each time: dropping columns moves it.
-    const cutNames = (max: number): void => {
-      kept = kept.map((c) => (c.head === 'light' ? { ...c, cells: c.cells.map((t) => cut(t, max)) } : c));
-    };
-    const lightColumn = (): Column => kept.find((c) => c.head === 'light') as Column;
-    if (total(kept) > limit) cutNames(Math.max(NAME_MIN, columnWidth(lightColumn()) - 3 - (total(kept) - limit)));
-    for (const drop of [6, 5, 4, 3, 2, 1]) {
-      if (total(kept) <= limit) break;
-      kept = kept.filter((c) => c.drop !== drop);
-    }
-    if (total(kept) > limit) cutNames(Math.max(8, columnWidth(lightColumn()) - 3 - (total(kept) - limit)));
-  }
+  const fitted = wide || view.columns === undefined ? { kept: columns, dropped: [], stacked: false } : fitColumns(columns, view.columns);
+  const { kept } = fitted;
+  const stack = kept.findIndex((c) => c.head === 'light');
   return {
     head: kept.map((c) => c.head),
     rows: shown.map((_, r) => kept.map((c) => c.cells[r] as string)),
     numeric: kept.map((c) => c.numeric),
+    ...(fitted.stacked && stack >= 0 ? { stack } : {}),
+    ...(fitted.dropped.length > 0
+      ? { notes: [`not shown at ${Math.max(MIN_COLUMNS, view.columns ?? 0)} columns: ${fitted.dropped.join(', ')} (--wide shows every column)`] }
+      : {}),
   };
+}
+
+/** The width a box of these columns takes: each column's width and the closing border. */
+const boxWidth = (cols: readonly Column[]): number => cols.reduce((sum, c) => sum + columnWidth(c), 1);
+
+/**
+ * The columns that fit `columns` (at least {@link MIN_COLUMNS}), a light's
+ * name always whole: columns are dropped, most dispensable first; then text
+ * columns break between words (`locked green` on two lines) where that makes
+ * the row fit; else the name goes on a line of its own above its row
+ * (`stacked`) and the dropped columns that then fit come back.
+ */
+function fitColumns(columns: readonly Column[], width: number): { kept: Column[]; dropped: string[]; stacked: boolean } {
+  const limit = Math.max(MIN_COLUMNS, width);
+  const dropped = new Set<Column>();
+  const left = (): Column[] => columns.filter((c) => !dropped.has(c));
+  const names = (): string[] => columns.filter((c) => dropped.has(c)).map((c) => c.head);
+  for (const level of [6, 5, 4, 3, 2, 1]) {
+    if (boxWidth(left()) <= limit) break;
+    for (const c of columns) if (c.drop === level) dropped.add(c);
+  }
+  if (boxWidth(left()) <= limit) return { kept: left(), dropped: names(), stacked: false };
+  const shrink = (cols: readonly Column[]): Column[] =>
+    cols.map((c) => (c.numeric || c.head === 'light' ? c : { ...c, cells: c.cells.map((t) => t.replace(/ /g, '\n')) }));
+  if (boxWidth(shrink(left())) <= limit) return { kept: shrink(left()), dropped: names(), stacked: false };
+  // The name no longer takes a column's width: what was dropped last comes back first, while the rest still fits.
+  const rest = (cols: readonly Column[]): Column[] => cols.filter((c) => c.head !== 'light');
+  for (const column of [...dropped].reverse()) {
+    dropped.delete(column);
+    if (boxWidth(rest(left())) > limit) {
+      dropped.add(column);
+      break;
+    }
+  }
+  return { kept: boxWidth(rest(left())) <= limit ? left() : shrink(left()), dropped: names(), stacked: true };
 }
 
 /** Every field of every shown light, one row each, machine units (bytes, seconds). */
@@ -552,7 +574,40 @@ export function renderLights(view: LightsView, format: Exclude<LightsFormat, 'js
   const c = palette(color);
   const painted = { ...grid, rows: grid.rows.map((r) => r.map((cell) => (cell === 'DRIFT' || cell.endsWith(' ≥') ? c.red(cell) : cell))) };
   // The lines under the table break between words at the terminal's width, like the table itself.
-  const lines = columns === undefined || view.wide ? footer : footer.map((l) => wrapText(l, Math.max(FLOOR_COLUMNS, columns)));
+  const width = columns === undefined || view.wide ? Number.POSITIVE_INFINITY : Math.max(MIN_COLUMNS, columns);
+  const lines = [...(grid.notes ?? []), ...footer].map((l) => wrapText(l, width));
   const server = view.server !== undefined ? `${c.dim(`Server: ${visible(view.server)}`)}\n` : '';
   return `${server}${renderBox(painted, color)}\n${lines.join('\n')}\n`;
+}
+
+/** The order states are counted in by `lights -q`: the ones an operator acts on first. */
+const STATE_ORDER = ['red', 'locked red', 'yellow', 'locked green', 'green'];
+
+/**
+ * `swc lights -q`: the headline in a few lines: the fleet's total, the
+ * lights per state, the largest light (whole name), and any light with drift.
+ */
+export function renderQuietLights(view: Pick<LightsView, 'list' | 'matched' | 'totals'>): string {
+  const { list, matched } = view;
+  if (list.lights.length === 0) return `no light on this server (no key matching ${list.patterns.map(visible).join(', ')})\n`;
+  if (matched.length === 0) return `no light matched the filters (${int(list.lights.length)} light(s) on this server)\n`;
+  const lines = [totalLine(grandTotal(view.totals), 'total')];
+  const states = new Map<string, number>();
+  for (const l of matched) if (l.state !== null && l.state !== undefined) states.set(l.state, (states.get(l.state) ?? 0) + 1);
+  if (states.size > 0) {
+    const named = [...states].sort(([a], [b]) => (STATE_ORDER.indexOf(a) + 1 || 99) - (STATE_ORDER.indexOf(b) + 1 || 99));
+    lines.push(`states: ${named.map(([state, n]) => `${int(n)} ${state}`).join(', ')}`);
+  }
+  const largest = matched.reduce<LightListing | undefined>((a, b) => (a === undefined || (b.bytes ?? -1) > (a.bytes ?? -1) ? b : a), undefined);
+  if (largest) lines.push(`largest: ${visible(largest.name)} ${kbText(largest.bytes, largest.bytesExact)} KB`);
+  const drifted = matched.filter((l) => l.drift === true);
+  if (drifted.length > 0)
+    lines.push(
+      `drift: ${drifted
+        .slice(0, 3)
+        .map((l) => visible(l.name))
+        .join(', ')}${drifted.length > 3 ? ` and ${int(drifted.length - 3)} more (without -q: all)` : ''}`,
+    );
+  if (list.partial) lines.push('PARTIAL: the scan stopped before it walked every key');
+  return `${lines.join('\n')}\n`;
 }

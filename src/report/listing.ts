@@ -4,7 +4,7 @@ import { SCHEMA_VERSION } from '../core/schema-version.js';
 import { SWC_VERSION } from '../core/version.js';
 import type { Listing } from '../inspect/listing.js';
 import type { ScanProgress } from '../redis/scan.js';
-import { grandTotal, renderLights } from './lights.js';
+import { grandTotal, renderLights, renderQuietLights } from './lights.js';
 import type { LightsFormat } from './lights-formats.js';
 import { visible } from './style.js';
 
@@ -28,6 +28,8 @@ export const RDB_SNAPSHOT_JSON = {
 export interface ListingView {
   readonly format: LightsFormat;
   readonly wide: boolean;
+  /** `-q`: the headline only (renderQuietLights). */
+  readonly quiet?: boolean;
   readonly color: boolean;
   readonly columns?: number;
   readonly threshold?: number;
@@ -91,17 +93,19 @@ export function listingOutput(listing: Listing, view: ListingView): ListingOutpu
   const stdout =
     view.format === 'json'
       ? `${jsonText(lightsDocument(listing, view.threshold, view.server))}\n`
-      : renderLights(
-          {
-            ...listing,
-            wide: view.wide,
-            ...(view.columns !== undefined ? { columns: view.columns } : {}),
-            ...(view.threshold !== undefined ? { threshold: view.threshold } : {}),
-            ...(view.server !== undefined ? { server: view.server } : {}),
-          },
-          view.format,
-          view.color,
-        );
+      : view.quiet && view.format === 'table'
+        ? renderQuietLights(listing)
+        : renderLights(
+            {
+              ...listing,
+              wide: view.wide,
+              ...(view.columns !== undefined ? { columns: view.columns } : {}),
+              ...(view.threshold !== undefined ? { threshold: view.threshold } : {}),
+              ...(view.server !== undefined ? { server: view.server } : {}),
+            },
+            view.format,
+            view.color,
+          );
   const after: string[] = [];
   if (list.partial)
     after.push(`swc: stopped by ${view.stopCause()}: the listing above is PARTIAL (the scan walked ${list.scan?.calls ?? 0} SCAN calls of the keyspace)`);

@@ -46,6 +46,19 @@ function wrap(text: string, width: number): string {
   return lines.join('\n');
 }
 
+/**
+ * The answer of `--suggest`, one line per window and rate, printed before
+ * the rankings that support it: the layout picked and the runner-up.
+ */
+export function renderSuggestionHeadlines(suggestions: readonly Suggestion[]): string {
+  const lines = suggestions.map((s) => {
+    const where = `a ${formatWindow(s.windowSeconds)} window at ${s.rate} req/s`;
+    if (s.pick === null) return `Suggested for ${where}: none (no layout measured here; the ranking below says why)`;
+    return `Suggested for ${where}: ${s.pick}${s.runnerUp !== null ? ` (runner-up ${s.runnerUp})` : ''}`;
+  });
+  return `${lines.join('\n')}\n`;
+}
+
 /** The suggestions as text: per window and rate, the ranking table, then the paragraph. */
 export function renderSuggestions(suggestions: readonly Suggestion[], format: 'table' | 'markdown', color: boolean, width: number = PIPED_COLUMNS): string {
   const prose = Math.min(width, PIPED_COLUMNS);

@@ -65,8 +65,9 @@ export function sweepCsvGrid(report: SweepReport): Grid {
 }
 
 /**
- * A sweep for people: each run's normal tables under a title naming its
- * settings, then the summary across runs, then the advice.
+ * A sweep for people, the answer first: the advice, the summary across
+ * runs, then each run's normal tables under a title naming its settings
+ * (without the encoding hints: they suggest the sweep that ran).
  */
 export function renderSweep(
   report: SweepReport,
@@ -77,22 +78,28 @@ export function renderSweep(
   if (format === 'csv') return `${renderCsv(sweepCsvGrid(report))}\n`;
   const c = palette(color);
   const parts: string[] = [];
-  for (const [i, run] of report.sweep.entries()) {
-    const title = `Sweep ${i + 1}/${report.sweep.length}: ${runLabel(run)}`;
-    const body = renderBench(run.report, format, color, options).trimEnd();
-    parts.push(format === 'markdown' ? `### ${title}\n\n${body}` : `${c.bold.underline(title)}\n\n${body}`);
-  }
   const grid = sweepSummaryGrid(report);
   const width = format === 'markdown' || options.wide ? Number.POSITIVE_INFINITY : (options.width ?? PIPED_COLUMNS);
   const prose = Math.min(width, PIPED_COLUMNS);
+  const lines = report.advice.map((a) => a.text);
+  const none = `No combination makes a layout at least ${ADVICE_MIN_RATIO}× smaller than the default.`;
+  if (format === 'markdown') parts.push(`**Advice**\n\n${lines.length > 0 ? lines.map((l) => `- ${l}`).join('\n') : none}`);
+  else parts.push(`${c.bold('Advice')}\n${lines.length > 0 ? lines.map((l) => wrapLine(l, prose)).join('\n') : none}`);
   parts.push(
     format === 'markdown'
       ? `### Where each layout leaves listpack\n\n_${grid.caption ?? ''}_\n\n${renderMarkdown(grid)}`
       : renderFitted('Where each layout leaves listpack', grid, width, { color, bold: (t) => c.bold(t), dim: (t) => c.dim(t), captionBelow: true }),
   );
-  const lines = report.advice.map((a) => a.text);
-  const none = `No combination makes a layout at least ${ADVICE_MIN_RATIO}× smaller than the default.`;
-  if (format === 'markdown') parts.push(`**Advice**\n\n${lines.length > 0 ? lines.map((l) => `- ${l}`).join('\n') : none}`);
-  else parts.push(`${c.bold('Advice')}\n${lines.length > 0 ? lines.map((l) => wrapLine(l, prose)).join('\n') : none}`);
+  for (const [i, run] of report.sweep.entries()) {
+    const title = `Sweep ${i + 1}/${report.sweep.length}: ${runLabel(run)}`;
+    const body = renderBench(run.report, format, color, { ...options, hints: false }).trimEnd();
+    parts.push(format === 'markdown' ? `### ${title}\n\n${body}` : `${c.bold.underline(title)}\n\n${body}`);
+  }
   return `${parts.join('\n\n')}\n`;
+}
+
+/** `swc bench --sweep -q`: the advice only, one line each (or the line that says none helps). */
+export function renderQuietSweep(report: SweepReport): string {
+  const lines = report.advice.map((a) => a.text);
+  return `${(lines.length > 0 ? lines : [`No combination makes a layout at least ${ADVICE_MIN_RATIO}× smaller than the default.`]).join('\n')}\n`;
 }

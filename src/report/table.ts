@@ -52,6 +52,12 @@ export interface Grid {
   readonly notes?: readonly string[];
   /** How the columns give way on a narrow terminal (src/report/width.ts). */
   readonly fit?: FitHints;
+  /**
+   * A column a box draws on a line of its own above each row, across the
+   * table, so a name a user copies stays whole where the row would not fit
+   * the terminal; markdown and CSV keep it a column.
+   */
+  readonly stack?: number;
 }
 
 /** How a grid's columns may give way when it is too wide (all optional, indexed by column; see fitGrid). */
@@ -116,20 +122,54 @@ export function drawRows(make: () => Table.Table, rows: readonly (readonly Table
   return [...first.slice(0, above), ...lines.flatMap((l) => l.slice(above, -1)), last[last.length - 1] as string].join('\n');
 }
 
-/** A boxed table for a terminal; long headers of numeric columns wrap between words. */
+/** A boxed table for a terminal; long headers of numeric columns wrap between words; a `stack` column on its own line above each row. */
 export function renderBox(grid: Grid, color: boolean): string {
+  const stack = grid.stack;
+  const kept = <T>(cells: readonly T[]): T[] => cells.filter((_, i) => i !== stack);
+  const head = kept(grid.head);
+  const numeric = grid.numeric ? kept(grid.numeric) : undefined;
   const make = (): Table.Table =>
     new Table({
       // Numbers are narrower than their names; text columns are as wide as their values anyway.
-      head: grid.head.map((h, i) => safeCell(grid.numeric?.[i] ? wrapHead(h) : h, { colour: color })),
+      head: head.map((h, i) => safeCell(numeric?.[i] ? wrapHead(h) : h, { colour: color })),
       style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [], compact: true },
-      colAligns: grid.head.map((_, i) => (grid.numeric?.[i] ? 'right' : 'left')),
+      colAligns: head.map((_, i) => (numeric?.[i] ? 'right' : 'left')),
     });
-  return drawRows(
-    make,
-    grid.rows.map((row) => row.map((cell) => safeCell(cell, { colour: color }))),
+  const rows = grid.rows.map((row) => kept(row).map((cell) => safeCell(cell, { colour: color })));
+  const drawn = drawRows(make, rows);
+  if (stack === undefined || rows.length === 0) return drawn;
+  return stacked(
+    drawn.split('\n'),
+    grid.rows.map((row) => safeCell(row[stack] ?? '', { colour: color })),
+    rows.map((cells) => Math.max(1, ...cells.map((c) => c.split('\n').length))),
+    color,
   );
 }
+
+/**
+ * A drawn box with a line above each row holding `names[i]` across the
+ * table; a name longer than the table runs past its right border rather
+ * than widening every row or being cut. `heights` are the rows' lines.
+ */
+function stacked(lines: readonly string[], names: readonly string[], heights: readonly number[], color: boolean): string {
+  const rule = lines.findIndex((l) => /^(?:\x1b\[[0-9;]*m)*├/.test(l));
+  const inner = visibleWidth(lines[0] ?? '') - 4;
+  const border = color ? '\x1b[90m│\x1b[39m' : '│';
+  const out = lines.slice(0, rule + 1);
+  let at = rule + 1;
+  names.forEach((name, i) => {
+    const pad = inner - visibleWidth(name);
+    out.push(pad >= 0 ? `${border} ${name}${' '.repeat(pad)} ${border}` : `${border} ${name}`);
+    const height = heights[i] ?? 1;
+    out.push(...lines.slice(at, at + height));
+    at += height;
+  });
+  out.push(...lines.slice(at));
+  return out.join('\n');
+}
+
+/** Columns a drawn line takes: colour codes take none. */
+const visibleWidth = (line: string): number => [...line.replace(/\x1b\[[0-9;]*m/g, '')].length;
 
 /** A GitHub-flavoured Markdown table, ready to paste. */
 export function renderMarkdown(grid: Grid): string {

@@ -31,10 +31,49 @@ function reproduction(calls: readonly ReproCall[], windowSeconds: number): strin
   return lines;
 }
 
-/** `swc verify` as text: one block per layout, findings with their reproductions, deviations apart. */
+/** What a layout's findings are, counted by kind: `2 disagreement(s), 1 key(s) without a TTL`. */
+function findingKinds(r: VerifyResult): string {
+  const kinds: [number, string][] = [
+    [r.lightsDisagreeing, 'light(s) disagreeing with the model'],
+    [r.lightsWithErrors, 'light(s) with script errors'],
+    [r.deviationMisses.length, 'declared deviation(s) that did not happen'],
+    [r.keysWithoutTtl.length, 'key(s) without a TTL'],
+    [r.crossSlot.length, 'operation(s) refused with CROSSSLOT'],
+  ];
+  return kinds
+    .filter(([count]) => count > 0)
+    .map(([count, what]) => `${n(count)} ${what}`)
+    .join(', ');
+}
+
+/**
+ * The answer of `swc verify` in one line, printed first: `ok` with what
+ * was compared, or `FAIL` with each failing layout and its findings.
+ */
+export function verifyVerdictLine(results: readonly VerifyResult[]): string {
+  const failing = results.filter((r) => r.findings > 0);
+  const calls = results.reduce((sum, r) => sum + r.calls, 0);
+  const compared = results.reduce((sum, r) => sum + r.compared, 0);
+  const layouts = results.length === 1 ? (results[0]?.layout ?? '') : `${results.length} layouts`;
+  if (failing.length === 0) return `ok: ${layouts} agree${results.length === 1 ? 's' : ''} with the model (${n(calls)} calls, ${n(compared)} replies compared)`;
+  const findings = failing.reduce((sum, r) => sum + r.findings, 0);
+  const where = failing.map((r) => `${r.layout}: ${findingKinds(r) || `${n(r.findings)} finding(s)`}`).join('; ');
+  return `FAIL: ${n(findings)} finding(s) in ${failing.length} of ${results.length} layout(s) (${where})`;
+}
+
+/** `swc verify -q`: the verdict line, then a line per layout. */
+export function renderQuietVerify(results: readonly VerifyResult[], color: boolean): string {
+  const c = palette(color);
+  const first = verifyVerdictLine(results);
+  const lines = results.length === 1 ? [] : results.map((r) => `  ${r.layout}: ${r.findings === 0 ? 'ok' : findingKinds(r) || `${n(r.findings)} finding(s)`}`);
+  return `${[first.startsWith('ok') ? c.green(first) : c.red(first), ...lines].join('\n')}\n`;
+}
+
+/** `swc verify` as text: the verdict line, then one block per layout, findings with their reproductions, deviations apart. */
 export function renderVerify(results: readonly VerifyResult[], color: boolean): string {
   const c = palette(color);
-  const out: string[] = [];
+  const first = verifyVerdictLine(results);
+  const out: string[] = [first.startsWith('ok') ? c.green(first) : c.red(first)];
   for (const r of results) {
     const windows = [...new Set(r.windows)].sort((a, b) => a - b);
     out.push(

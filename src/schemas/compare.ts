@@ -40,6 +40,8 @@ export const compareSchema = z
     baseline: side,
     current: side,
     comparable: z.boolean(),
+    // The verdict in one line, as the table's first line says it.
+    verdictLine: z.string(),
     ok: z.boolean(),
     options: z.object({
       memoryToleranceFraction: figure,

@@ -72,7 +72,9 @@ describe.concurrent('swc bench --suggest (CLI)', () => {
       120_000,
     );
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('Which layout? 30 s window at 5 req/s');
+    // The answer first (the pick within the first 15 lines), then the ranking and the tables behind it.
+    expect(run.stdout.split('\n')[0]).toBe('Suggested for a 30 s window at 5 req/s: packed');
+    expect(run.stdout.indexOf('Which layout? 30 s window at 5 req/s')).toBeLessThan(run.stdout.indexOf('Memory per light'));
     expect(run.stdout).toMatch(/│ +1 │ packed +│/);
     expect(run.stdout).toMatch(/│ +– │ ring +│ +– │[^\n]*failed: /);
     // The paragraph is wrapped at 120 columns, like every line of the terminal output.

@@ -50,6 +50,8 @@ describe.concurrent('output fits COLUMNS=80', () => {
     const [verify, piped] = await Promise.all([runCli(args, { COLUMNS: '80' }), runCli(args, { COLUMNS: '' })]);
     expect(verify.code).toBe(0);
     expect(over(verify.stdout, 80)).toEqual([]);
-    expect(piped.stdout.split('\n')[0]).toMatch(/^stoplight-v6: 300 calls on 8 lights \(windows .*\), \d+ replies compared, .* s$/);
+    // The answer first, then the layout's line whole.
+    expect(piped.stdout.split('\n')[0]).toMatch(/^ok: stoplight-v6 agrees with the model \(300 calls, [\d,]+ replies compared\)$/);
+    expect(piped.stdout.split('\n')[1]).toMatch(/^stoplight-v6: 300 calls on 8 lights \(windows .*\), \d+ replies compared, .* s$/);
   }, 120_000);
 });

@@ -3,7 +3,7 @@ import type { SweepReport } from '../../bench/sweep.js';
 import type { Suggestion } from '../../bench/suggest.js';
 import { renderBench, type BenchFormat } from '../../report/bench.js';
 import { isBenchReport, renderBuilds, type BuildRun } from '../../report/builds.js';
-import { renderSuggestions } from '../../report/suggest.js';
+import { renderSuggestionHeadlines, renderSuggestions } from '../../report/suggest.js';
 import { renderSweep } from '../../report/sweep.js';
 import { buildsJson, childJson, runAcrossBuilds, withoutFlags } from '../builds.js';
 import { writeJsonFile } from '../output-files.js';
@@ -60,7 +60,7 @@ export async function benchAcrossBuilds(binaries: readonly string[], flags: Benc
         const body = isSweep(r.report)
           ? renderSweep(r.report, format, color, { wide: Boolean(flags.wide) })
           : isBenchReport(r.report) && suggestions
-            ? `${renderBench(r.report, format, color, { wide: Boolean(flags.wide) })}\n${renderSuggestions(suggestions, format, color)}`
+            ? `${renderSuggestionHeadlines(suggestions)}\n${renderSuggestions(suggestions, format, color)}\n${renderBench(r.report, format, color, { wide: Boolean(flags.wide) })}`
             : undefined;
         if (body !== undefined) parts.push(`${format === 'markdown' ? `### ${r.label}` : `== ${r.label} ==`}\n${body}`);
       }

@@ -47,6 +47,8 @@ export interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, Inst
   chartPanels?: PanelName[];
   output?: string;
   wide?: boolean;
+  /** `-q`: the headline only (bytes per light and ratios; --suggest's pick; a comparison's verdict). */
+  quiet?: boolean;
   dryRun?: boolean;
   percentiles?: number[];
   allowEviction?: boolean;

@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { benchFormats } from '../../report/bench-formats.js';
 import { CHART_PANELS_HELP, parseChartPanels } from '../chart-panels.js';
 
-/** --format, --no-progress, --chart, --chart-out, --chart-panels, --wide, --output, --dry-run. */
+/** --format, --no-progress, --chart, --chart-out, --chart-panels, --wide, -q, --output, --dry-run. */
 export function addOutputOptions(command: Command): Command {
   return command
     .addOption(
@@ -19,6 +19,7 @@ export function addOutputOptions(command: Command): Command {
     .option('--chart-out <file>', 'also write the chart as a standalone SVG (.svg) or PNG (.png); with --baseline: the change from the baseline')
     .option('--chart-panels <list>', CHART_PANELS_HELP, (v) => parseChartPanels('--chart-panels', v))
     .option('--wide', 'tables with every column (encodings and long ratio names inline); wider than 120 columns')
+    .option('-q, --quiet', "only the headline, a line per window and rate: each layout's bytes per light and the ratios (--suggest: its pick)")
     .option('--output <file>', 'also save the full result as JSON to this file (with --baseline too, whatever is printed)')
     .option('--dry-run', 'print the cells, their phases and the estimated time, then stop: nothing is sent to Redis and no server is started');
 }

@@ -18,8 +18,8 @@ import type { Session } from '../../redis/connect.js';
 import { serverInfo } from '../../redis/info.js';
 import { CommandCap } from '../../redis/command-cap.js';
 import { clusterTarget, singleTarget, type Shard, type Target } from '../../redis/target.js';
-import { renderBench, type BenchFormat } from '../../report/bench.js';
-import { renderSuggestions } from '../../report/suggest.js';
+import { renderBench, renderQuietBench, type BenchFormat } from '../../report/bench.js';
+import { renderSuggestionHeadlines, renderSuggestions } from '../../report/suggest.js';
 import { outputWidth } from '../../report/width.js';
 import { shown } from '../../safety/text.js';
 import { terminalChart, writeChart } from '../chart-output.js';
@@ -115,7 +115,8 @@ export async function runOnce(input: OnceInput): Promise<number | undefined> {
       }
     },
     progress: (ran, target) => {
-      progress = progressReporter(flags.progress, ran);
+      // -q off a terminal: no line per phase either (a terminal's bar clears itself).
+      progress = progressReporter(flags.progress && !(flags.quiet === true && !process.stderr.isTTY), ran);
       progress.hooks.onWarning = (message: string) => writeAbove(`swc bench: warning: ${message}`);
       progress.hooks.onWait = (others) =>
         writeAbove(
@@ -155,12 +156,23 @@ export async function runOnce(input: OnceInput): Promise<number | undefined> {
       verdict,
       baseline,
       { label: 'this run', report },
-      { json: format === 'json', format: github ? 'github' : format === 'markdown' ? 'markdown' : 'table', wide: Boolean(flags.wide) },
+      {
+        json: format === 'json',
+        format: github ? 'github' : format === 'markdown' ? 'markdown' : 'table',
+        wide: Boolean(flags.wide),
+        quiet: flags.quiet === true,
+      },
     );
   } else if (format === 'json') printJson(report);
+  else if (suggestions && format !== 'csv') {
+    // The answer first (which layout, per window and rate), then the rankings and the tables behind them.
+    process.stdout.write(renderSuggestionHeadlines(suggestions));
+    if (!flags.quiet) {
+      process.stdout.write(`\n${renderSuggestions(suggestions, format, useColor(), outputWidth(flags.wide))}`);
+      process.stdout.write(`\n${renderBench(report, format, useColor(), { wide: Boolean(flags.wide), width: outputWidth(flags.wide) })}`);
+    }
+  } else if (flags.quiet && format !== 'csv') process.stdout.write(renderQuietBench(report, format));
   else process.stdout.write(renderBench(report, format, useColor(), { wide: Boolean(flags.wide), width: outputWidth(flags.wide) }));
-  if (suggestions && format !== 'json' && format !== 'csv')
-    process.stdout.write(`\n${renderSuggestions(suggestions, format, useColor(), outputWidth(flags.wide))}`);
   const charted = [...(baseline ? [baseline] : []), { label: 'this run', report }];
   if (flags.chart) {
     const text = await terminalChart(charted, flags.chartPanels, verdict);

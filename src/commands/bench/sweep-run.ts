@@ -5,7 +5,7 @@ import type { BenchPlan } from '../../bench/plan.js';
 import { withStableKeyNames } from '../../bench/stable-keys.js';
 import type { Combination } from '../../bench/sweep.js';
 import type { BenchFormat } from '../../report/bench.js';
-import { renderSweep } from '../../report/sweep.js';
+import { renderQuietSweep, renderSweep } from '../../report/sweep.js';
 import { outputWidth } from '../../report/width.js';
 import { writeJsonFile } from '../output-files.js';
 import { printJson, turnWaitMs, useColor } from '../options.js';
@@ -52,6 +52,7 @@ export async function sweepFromFlags(
   if (flags.output !== undefined) writeJsonFile('--output', flags.output, sweep);
   for (const run of sweep.sweep) warnShortfall(run.report);
   if (format === 'json') printJson(sweep);
+  else if (flags.quiet && format !== 'csv') process.stdout.write(renderQuietSweep(sweep));
   else process.stdout.write(renderSweep(sweep, format, useColor(), { wide: Boolean(flags.wide), width: outputWidth(flags.wide) }));
   return undefined;
 }

@@ -14,7 +14,7 @@ import { scriptsDirLayouts, scriptsDirNotes, scriptsGenerations } from '../../la
 import type { LayoutOptions } from '../../layouts/types.js';
 import type { ClusterSession } from '../../redis/cluster.js';
 import { clusterTarget, singleTarget, type Target } from '../../redis/target.js';
-import { renderVerify, verifyResultJson } from '../../report/verify.js';
+import { renderQuietVerify, renderVerify, verifyResultJson } from '../../report/verify.js';
 import { proseWidth, wrapText } from '../../report/width.js';
 import type { VerifyResult } from '../../verify/types.js';
 import { verifyLayout } from '../../verify/verify.js';
@@ -110,7 +110,12 @@ export async function verifyAction(flags: VerifyFlags): Promise<number> {
       results: results.map(verifyResultJson),
       ...(cluster ? { cluster: { primaries: primariesOf(cluster) } } : {}),
     });
-  else process.stdout.write(wrapText(renderVerify(results, useColor()), proseWidth(), 4));
+  else if (flags.quiet) process.stdout.write(renderQuietVerify(results, useColor()));
+  // The verdict line stays whole; the blocks under it wrap.
+  else {
+    const [verdict = '', ...blocks] = renderVerify(results, useColor()).split('\n');
+    process.stdout.write(`${verdict}\n${wrapText(blocks.join('\n'), proseWidth(), 4)}`);
+  }
   return findings > 0 ? ExitCode.finding : ExitCode.ok;
 }
 

@@ -10,6 +10,8 @@ export interface VerifyFlags extends RedisFlags, ClusterFlags, BuildsFlags {
   seed?: number;
   lights: number;
   json?: boolean;
+  /** `-q`: the verdict line and a line per layout. */
+  quiet?: boolean;
   progress: boolean;
   scripts?: string;
   trustScripts?: boolean;

@@ -9,7 +9,9 @@ describe('renderCompare (colour off)', () => {
     expect(verdict.ok).toBe(true);
     expect(renderCompare(verdict, { label: 'base.json', report: twoLayouts }, { label: 'this run', report: twoLayouts }, 'markdown', false))
       .toMatchInlineSnapshot(`
-        "- baseline base.json: swc 0.1.0, Redis 7.0.15, jemalloc-5.3.0
+        "**ok: no regression in 4 cell(s) (bytes per light, throughput and server time)**
+
+        - baseline base.json: swc 0.1.0, Redis 7.0.15, jemalloc-5.3.0
         - current this run: swc 0.1.0, Redis 7.0.15, jemalloc-5.3.0
         - gate: bytes per light may grow by 1.0% (MEMORY USAGE; used_memory Δ is shown only, and only where it moved past MEMORY USAGE by over 25% of a light's bytes); each layout's ops/s ratio to the cell's first layout may fall by 25.0%; server time per call may rise by 50.0% (CPU time per call when both results have it, else µs per call of each run's fastest round); with rounds in both runs a change counts only when no round of one run overlaps the other's
 
@@ -51,8 +53,6 @@ describe('renderCompare (colour off)', () => {
         | stoplight-v6 60 s @ 100/s | request server µs/request (fastest round) | 18.0 | 18.0 | +0.0% | ok |
 
         _used_memory Δ per light: 4 row(s) not shown, each within 25% of the light's bytes of what MEMORY USAGE moved (--json and --format csv list every row)_
-
-        **ok: no regression in 4 cell(s) (bytes per light, throughput and server time)**
         "
       `);
   });
@@ -61,7 +61,9 @@ describe('renderCompare (colour off)', () => {
     const verdict = compareReports(twoLayouts, twoLayoutsLater);
     expect(verdict.ok).toBe(false);
     const text = renderCompare(verdict, { label: 'base.json', report: twoLayouts }, { label: 'this run', report: twoLayoutsLater }, 'table', false);
-    expect(text.slice(text.indexOf('FAIL'))).toMatchInlineSnapshot(`
+    // The answer first: the verdict, then each failure; the builds, the gate and the table after a blank line.
+    expect(text.startsWith('FAIL')).toBe(true);
+    expect(`${text.slice(0, text.indexOf('\n\n'))}\n`).toMatchInlineSnapshot(`
       "FAIL: bytes per light grew in 1 of 4 cells (up to +553 B, +5.0%); 3 throughput figure(s) regressed
         stoplight-v6 60 s @ 10/s: bytes per light +553 B, +5.0% (tolerance +1.0%)
           metrics: +553 B (11,059 B → 11,612 B)
@@ -95,11 +97,12 @@ describe('compare formats: improvements, csv, GitHub annotations, markdown that 
   // GitHub decodes %25 back to % when it shows the annotation.
   it('--format github: ::error per failure on the baseline file, ::notice per improvement and for the verdict', () => {
     const failing = renderCompare(compareReports(twoLayouts, twoLayoutsLater), base, { label: 'this run', report: twoLayoutsLater }, 'github', false);
+    // The verdict first: the line a reviewer reads on the pull request.
     expect(failing.split('\n')[0]).toBe(
-      '::error file=fixtures/base.json,title=swc regression::stoplight-v6 60 s @ 10/s: bytes per light +553 B, +5.0%25 (tolerance +1.0%25)%0A  metrics: +553 B (11,059 B → 11,612 B)',
-    );
-    expect(failing.trimEnd().split('\n').at(-1)).toBe(
       '::error file=fixtures/base.json,title=swc compare::FAIL: bytes per light grew in 1 of 4 cells (up to +553 B, +5.0%25); 3 throughput figure(s) regressed',
+    );
+    expect(failing.split('\n')[1]).toBe(
+      '::error file=fixtures/base.json,title=swc regression::stoplight-v6 60 s @ 10/s: bytes per light +553 B, +5.0%25 (tolerance +1.0%25)%0A  metrics: +553 B (11,059 B → 11,612 B)',
     );
     const improved = renderCompare(
       compareReports(twoLayouts, smaller),
@@ -109,8 +112,8 @@ describe('compare formats: improvements, csv, GitHub annotations, markdown that 
       false,
     );
     expect(improved).toBe(
-      '::notice file=a%2Cb%3Ac%25.json,title=swc improvement::stoplight-v6 60 s @ 10/s: bytes per light −1,106 B, -10.0%25 (better than the tolerance +1.0%25)\n' +
-        '::notice file=a%2Cb%3Ac%25.json,title=swc compare::ok: no regression in 4 cell(s) (bytes per light, throughput and server time)\n',
+      '::notice file=a%2Cb%3Ac%25.json,title=swc compare::ok: no regression in 4 cell(s) (bytes per light, throughput and server time)\n' +
+        '::notice file=a%2Cb%3Ac%25.json,title=swc improvement::stoplight-v6 60 s @ 10/s: bytes per light −1,106 B, -10.0%25 (better than the tolerance +1.0%25)\n',
     );
   });
 

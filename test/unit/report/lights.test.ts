@@ -58,6 +58,51 @@ describe('renderLights (colour off)', () => {
     expect(widest(text)).toBeLessThanOrEqual(120);
   });
 
+  it('a narrow terminal never cuts a name: columns go first (a line names them), then each name stands above its row', () => {
+    const long = {
+      ...lightList.lights[0],
+      name: `app:${'x'.repeat(60)}:checkout`,
+      reference: `app:${'x'.repeat(60)}:checkout`,
+    } as (typeof lightList.lights)[0];
+    const lights = [long, ...lightList.lights.slice(1)];
+    const narrow = (columns: number) =>
+      renderLights({ ...view(), matched: lights, shown: lights, totals: totalsOf(lights), columns, forecast: undefined as never }, 'table', false);
+    for (const columns of [120, 80, 60]) {
+      const text = narrow(columns);
+      expect(text).not.toContain('…');
+      expect(text).toMatch(new RegExp(`^│ app:x{60}:checkout( +│.*)?$`, 'm'));
+      // A column left out is named, with how to see it (at 80 the stacked names leave room for every column).
+      if (columns === 60 || text.includes('not shown'))
+        expect(text.replace(/\n {2}/g, ' ')).toMatch(new RegExp(`^not shown at ${columns} columns: .* \\(--wide shows every column\\)`, 'm'));
+      // Below 120 columns the name stands on its own line, past the box's border where it is longer than the box.
+      if (columns < 120) expect(text).toMatch(new RegExp(`^│ app:x{60}:checkout( +│)?$`, 'm'));
+      // Only the name's own line may pass the width (a name longer than the terminal).
+      const table = text.split('\n').filter((l) => l.startsWith('│') && !l.includes('app:x'));
+      expect(Math.max(...table.map((l) => [...l].length))).toBeLessThanOrEqual(columns);
+    }
+    // Names that fit stay in their column: the row is one line.
+    expect(renderLights({ ...view(), columns: 80, forecast: undefined as never }, 'table', false)).toMatch(/^│ 37a8eec1ce19\/0e3d1f6d5e0a │ +9.3 │/m);
+  });
+
+  it('before a name leaves its row, a state of two words breaks between them', () => {
+    const [first, ...others] = lightList.lights;
+    const lights = [
+      { ...first, name: 'n'.repeat(46), reference: 'n'.repeat(46), state: 'locked green', forecast: undefined },
+      ...others.map((l) => ({ ...l, state: 'green', forecast: undefined })),
+    ] as typeof lightList.lights;
+    const text = renderLights({ ...view(), matched: lights, shown: lights, totals: totalsOf(lights), columns: 80 }, 'table', false);
+    expect(text).toMatch(/^│ locked │ n{46} │/m);
+    expect(text).toMatch(/^│ green {2}│ +│/m);
+    expect(
+      Math.max(
+        ...text
+          .split('\n')
+          .filter((l) => l.startsWith('│'))
+          .map((l) => [...l].length),
+      ),
+    ).toBeLessThanOrEqual(80);
+  });
+
   it('--wide adds keys, stale buckets, first and last event', () => {
     const text = renderLights(view(true), 'table', false);
     const head = text.split('\n').slice(1, 3).join('\n');

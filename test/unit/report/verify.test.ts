@@ -31,6 +31,8 @@ describe('renderVerify', () => {
   it('a clean run: the counts, ok, the deviation apart from findings, the slot note', () => {
     expect(renderVerify([clean], false)).toBe(
       [
+        // The answer first, in one line.
+        'ok: stoplight-v5 agrees with the model (20,000 calls, 5,543 replies compared)',
         'stoplight-v5: 20,000 calls on 8 lights (windows 1 s, 1 min, 2 h), 5,543 replies compared, largest eviction 4,100 buckets in one call, 1.2 s',
         '  ok: every reply agrees with the model, no script error, every key has a TTL',
         '  deviation (declared, not a finding): hour-key-of-window-end: seen 12 time(s) exactly as declared. a read in the first second of an hour …',
@@ -86,6 +88,10 @@ describe('renderVerify', () => {
     expect(text).toContain('  no TTL: stoplight:v6:x:{y}:window_metrics:ts_idx\n');
     expect(text).toContain("  cluster: every light's keys share one slot\n");
     expect(text).not.toContain('ok:');
+    // The answer first, in one line, before the findings that support it.
+    expect(text.split('\n')[0]).toBe(
+      'FAIL: 5 finding(s) in 1 of 1 layout(s) (stoplight-v6: 3 light(s) disagreeing with the model, 1 light(s) with script errors, 1 key(s) without a TTL)',
+    );
   });
 
   it('a long reproduction shows its first and last 12 calls', () => {
