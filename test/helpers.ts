@@ -216,3 +216,33 @@ export function fileServers(label: string): FileServers {
     },
   };
 }
+
+/** Every command the server at `url` receives from now on (under MONITOR), until the returned stop is called. */
+export async function monitor(url: string): Promise<{ seen: string[][]; stop: () => void }> {
+  const watcher = await connect(url);
+  const m = await watcher.monitor();
+  const seen: string[][] = [];
+  m.on('monitor', (_time: string, args: string[]) => seen.push(args));
+  return {
+    seen,
+    stop: () => {
+      m.disconnect();
+      watcher.disconnect();
+    },
+  };
+}
+
+/** Fills a user's server with 200 keys of five types (`app:*`), and leaves `headroom` bytes under maxmemory with `policy` when both are given. */
+export async function fillUsersServer(redis: Redis, policy?: string, headroom?: number): Promise<void> {
+  for (let i = 0; i < 40; i += 1) {
+    await redis.set(`app:str:${i}`, `value ${i}`.repeat(20));
+    await redis.hset(`app:hash:${i}`, 'f', String(i), 'g', 'x'.repeat(100));
+    await redis.zadd(`app:zset:${i}`, i, `m${i}`, i + 1, `n${i}`);
+    await redis.rpush(`app:list:${i}`, 'a', 'b', 'c');
+    await redis.sadd(`app:set:${i}`, 'a', String(i));
+  }
+  if (policy !== undefined && headroom !== undefined) {
+    const used = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
+    await redis.call('CONFIG', 'SET', 'maxmemory', String(used + headroom), 'maxmemory-policy', policy);
+  }
+}

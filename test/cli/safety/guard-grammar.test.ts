@@ -12,35 +12,19 @@
  * Each now ends by the guard within its call: exit 3, one line naming the
  * script's line, the server answering PING at once, user keys unchanged.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
-import { connect } from '../../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
-import { digest } from '../../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { digest, fileServers } from '../../helpers.js';
 import { runCli } from '../run-cli.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
-const dir = mkdtempSync(path.join(tmpdir(), 'swc-guard-grammar-'));
-const servers: PrivateServer[] = [];
-const clients: Redis[] = [];
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  for (const s of servers) await s.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const { dir, start } = fileServers('guard-grammar');
 
 /** The user's server, with a busy threshold of 200 ms: a call's budget is 50 ms. */
-async function server(): Promise<{ url: string; redis: Redis }> {
-  const s = await startPrivateServer({ settings: ['lua-time-limit=200'], allowAnySetting: true });
-  servers.push(s);
-  const redis = await connect(s.url);
-  clients.push(redis);
-  return { url: s.url, redis };
-}
+const server = (): Promise<{ url: string; redis: Redis }> => start({ settings: ['lua-time-limit=200'], allowAnySetting: true });
 
 /** The example manifest, record.lua running `tail` (after its writes) once a light has had 15 calls. */
 function manifest(name: string, tail: string): string {

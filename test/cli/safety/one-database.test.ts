@@ -6,35 +6,21 @@
  * MOVE, SWAPDB or COPY; and swc's probe refuses a script that tries any of
  * them before anything reaches the user's server. On a real redis-server.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createNamespace } from '../../../src/bench/namespace.js';
 import { connect } from '../../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
 import { confineRun, DENIAL } from '../../../src/safety/acl.js';
+import { fileServers } from '../../helpers.js';
 import { runCli } from '../run-cli.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
-const dir = mkdtempSync(path.join(tmpdir(), 'swc-one-db-'));
-const servers: PrivateServer[] = [];
-const clients: Redis[] = [];
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  for (const s of servers) await s.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const { dir, start, track } = fileServers('one-db');
 
-async function server(): Promise<{ url: string; redis: Redis }> {
-  const s = await startPrivateServer({});
-  servers.push(s);
-  const redis = await connect(s.url);
-  clients.push(redis);
-  return { url: s.url, redis };
-}
+const server = (): Promise<{ url: string; redis: Redis }> => start();
 
 /** Every key of every database 0–15 but `except`'s. */
 async function keysOutside(redis: Redis, except: number): Promise<string[]> {
@@ -84,7 +70,7 @@ describe('the run user of a run on db 3 reaches no other database', () => {
   it('SELECT of another database, MOVE, SWAPDB and COPY are denied to it, from a script and directly; its own database works', async () => {
     const { url, redis } = await server();
     const admin = await connect(`${url}/3`);
-    clients.push(admin);
+    track(admin);
     const ns = createNamespace();
     const user = await confineRun(admin, ns);
     expect(user).not.toBeNull();

@@ -11,26 +11,16 @@
  * per-call bound) runs to its end: the rehearsal saw the same growth at the
  * same call. Each case has a server of its own: they run at once.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UNTRUSTED_CALL_GROWTH_BYTES } from '../../../src/redis/call-limits.js';
-import { connect } from '../../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
-import { digest } from '../../helpers.js';
+import { digest, fileServers, fillUsersServer, monitor } from '../../helpers.js';
 import { hostile, lateEdit } from '../../hostile-manifests.js';
 import { runCli } from '../run-cli.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'swc-rehearsal-'));
-const servers: PrivateServer[] = [];
-const clients: Redis[] = [];
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  for (const s of servers) await s.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const { dir, start } = fileServers('rehearsal');
 
 /** A string the scripts carry in their text: a load or call of them on the user's server shows it under MONITOR. */
 const MARK = 'swc-rehearsal-mark';
@@ -45,37 +35,9 @@ function marked(name: string, late: string): string {
 
 /** A user's server with 200 keys of five types, and `headroom` bytes under maxmemory when given. */
 async function usersServer(policy?: string, headroom?: number): Promise<{ url: string; redis: Redis }> {
-  const s = await startPrivateServer({});
-  servers.push(s);
-  const redis = await connect(s.url);
-  clients.push(redis);
-  for (let i = 0; i < 40; i += 1) {
-    await redis.set(`app:str:${i}`, `value ${i}`.repeat(20));
-    await redis.hset(`app:hash:${i}`, 'f', String(i), 'g', 'x'.repeat(100));
-    await redis.zadd(`app:zset:${i}`, i, `m${i}`, i + 1, `n${i}`);
-    await redis.rpush(`app:list:${i}`, 'a', 'b', 'c');
-    await redis.sadd(`app:set:${i}`, 'a', String(i));
-  }
-  if (policy !== undefined && headroom !== undefined) {
-    const used = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
-    await redis.call('CONFIG', 'SET', 'maxmemory', String(used + headroom), 'maxmemory-policy', policy);
-  }
-  return { url: s.url, redis };
-}
-
-/** Every command the server receives from now on, until the returned stop is called. */
-async function monitor(url: string): Promise<{ seen: string[][]; stop: () => void }> {
-  const watcher = await connect(url);
-  const m = await watcher.monitor();
-  const seen: string[][] = [];
-  m.on('monitor', (_time: string, args: string[]) => seen.push(args));
-  return {
-    seen,
-    stop: () => {
-      m.disconnect();
-      watcher.disconnect();
-    },
-  };
+  const { url, redis } = await start();
+  await fillUsersServer(redis, policy, headroom);
+  return { url, redis };
 }
 
 const benchArgs = ['--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress', '--trust-scripts'];

@@ -6,33 +6,19 @@
  * (CLIENT PAUSE WRITE) before the first Ctrl-C, so the run's keys cannot be
  * deleted in time and the second Ctrl-C has something to report.
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
-import { connect } from '../../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
-import { digest } from '../../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { digest, fileServers } from '../../helpers.js';
 import { runCli, startCli } from '../run-cli.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
-const dir = mkdtempSync(path.join(tmpdir(), 'swc-second-signal-'));
-const servers: PrivateServer[] = [];
-const clients: Redis[] = [];
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  for (const s of servers) await s.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const { dir, start } = fileServers('second-signal');
 
 describe('a second Ctrl-C during the clean-up of a confined run', { timeout: 120_000 }, () => {
   it('deletes the temporary ACL user first, then names the keys left and the command that removes them; exit 130', async () => {
-    const s = await startPrivateServer({});
-    servers.push(s);
-    const redis = await connect(s.url);
-    clients.push(redis);
+    const { redis, url } = await start();
     for (let i = 0; i < 20; i += 1) await redis.set(`app:user:${i}`, `user ${i}`);
     const before = await digest(redis, 'app:*');
     const folder = path.join(dir, 'example');
@@ -50,7 +36,7 @@ describe('a second Ctrl-C during the clean-up of a confined run', { timeout: 120
       '--no-progress',
       '--trust-scripts',
       '--redis-url',
-      s.url,
+      url,
     ]);
     const user = (await run.waitFor(/temporary ACL user (swc-run-[0-9a-f]{8})/))[1] as string;
     // Mid-cell on the user's server (after the rehearsal): the run has keys of its own there.

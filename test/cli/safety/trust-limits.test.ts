@@ -14,7 +14,7 @@
 import { type Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { connect } from '../../../src/redis/connect.js';
-import { digest, expectServerIdle, fileServers } from '../../helpers.js';
+import { digest, expectServerIdle, fileServers, fillUsersServer } from '../../helpers.js';
 import { hostile, LATE_CASES, lateEdit } from '../../hostile-manifests.js';
 import { runCli } from '../run-cli.js';
 
@@ -25,17 +25,7 @@ const late = (label: string): string => (LATE_CASES.find(([l]) => l === label) a
 /** A user's server with 200 keys of five types, and `headroom` bytes under maxmemory when given. */
 async function usersServer(policy?: string, headroom?: number): Promise<{ url: string; redis: Redis }> {
   const { url, redis } = await start();
-  for (let i = 0; i < 40; i += 1) {
-    await redis.set(`app:str:${i}`, `value ${i}`.repeat(20));
-    await redis.hset(`app:hash:${i}`, 'f', String(i), 'g', 'x'.repeat(100));
-    await redis.zadd(`app:zset:${i}`, i, `m${i}`, i + 1, `n${i}`);
-    await redis.rpush(`app:list:${i}`, 'a', 'b', 'c');
-    await redis.sadd(`app:set:${i}`, 'a', String(i));
-  }
-  if (policy !== undefined && headroom !== undefined) {
-    const used = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
-    await redis.call('CONFIG', 'SET', 'maxmemory', String(used + headroom), 'maxmemory-policy', policy);
-  }
+  await fillUsersServer(redis, policy, headroom);
   return { url, redis };
 }
 

@@ -9,26 +9,16 @@
  * library's take is in test/integration/library/guarded-bench.test.ts. Each case
  * has a server of its own: they run at once.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
-import { connect } from '../../../src/redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
-import { digest } from '../../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { digest, fileServers, monitor } from '../../helpers.js';
 import { runCli } from '../run-cli.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
-const dir = mkdtempSync(path.join(tmpdir(), 'swc-trust-split-'));
-const servers: PrivateServer[] = [];
-const clients: Redis[] = [];
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  for (const s of servers) await s.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const { dir, start } = fileServers('trust-split');
 
 /** A string the script carries in its text: any load or call of it on the user's server shows it under MONITOR. */
 const MARK = 'swc-trust-split-mark';
@@ -44,30 +34,12 @@ function manifest(name: string): string {
 
 /** A user's server whose default user may not run ACL (so swc cannot make its temporary user), with 40 keys of its own. */
 async function noAclServer(): Promise<{ url: string; redis: Redis }> {
-  const s = await startPrivateServer({ settings: ['user=default on nopass ~* &* +@all -acl'], allowAnySetting: true });
-  servers.push(s);
-  const redis = await connect(s.url);
-  clients.push(redis);
+  const { url, redis } = await start({ settings: ['user=default on nopass ~* &* +@all -acl'], allowAnySetting: true });
   for (let i = 0; i < 20; i += 1) {
     await redis.set(`app:str:${i}`, `value ${i}`);
     await redis.hset(`app:hash:${i}`, 'f', String(i));
   }
-  return { url: s.url, redis };
-}
-
-/** Every command the server receives from now on, until the returned stop is called. */
-async function monitor(url: string): Promise<{ seen: string[][]; stop: () => void }> {
-  const watcher = await connect(url);
-  const m = await watcher.monitor();
-  const seen: string[][] = [];
-  m.on('monitor', (_time: string, args: string[]) => seen.push(args));
-  return {
-    seen,
-    stop: () => {
-      m.disconnect();
-      watcher.disconnect();
-    },
-  };
+  return { url, redis };
 }
 
 const benchArgs = ['--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress'];
