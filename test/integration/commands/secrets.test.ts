@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateServer, type PrivateServer } from '../../../src/redis/server.js';
 import { redisUrl } from '../../helpers.js';
-import { runInProcess, type InProcessResult } from '../../unit/in-process.js';
-
-/** The password under test: it must appear in no output of any case. */
-const PASSWORD = 'Pw4Leak9Check';
+import { runInProcess } from '../../unit/in-process.js';
+import { everyCommand, expectNoSecret, PASSWORD } from '../../unit/secrets-cases.js';
 
 let locked: PrivateServer;
 beforeAll(async () => {
@@ -14,35 +12,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await locked.stop();
 });
-
-const COMMANDS: string[][] = [
-  ['doctor'],
-  ['bench', '--rate', '1', '--window', '10', '--no-throughput', '--no-progress'],
-  ['inspect', 'no-such-light'],
-  ['lights'],
-];
-
-function expectNoSecret(result: InProcessResult, label: string): void {
-  const all = result.stdout + result.stderr;
-  expect(all, label).not.toContain(PASSWORD);
-  expect(all, label).not.toContain(encodeURIComponent(PASSWORD));
-  for (const line of result.stderr.split('\n').filter(Boolean)) expect(line, label).toMatch(/^swc[: ]/);
-}
-
-/** Runs every command in-process with the URL from the flag and from REDIS_URL; checks the code and greps all output. */
-async function everyCommand(url: string, code: number): Promise<void> {
-  for (const command of COMMANDS) {
-    for (const [how, args, env] of [
-      ['--redis-url', [...command, '--redis-url', url], {}],
-      ['REDIS_URL', command, { REDIS_URL: url, SWC_USE_REDIS_URL: '1' }],
-    ] as const) {
-      const result = await runInProcess(args, env);
-      const label = `${command[0]} via ${how}: ${result.stderr}`;
-      expect(result.code, label).toBe(code);
-      expectNoSecret(result, label);
-    }
-  }
-}
 
 // The spawned CLI checks only what a process alone shows, per command: a
 // closed port and the client's warnings (test/cli/secrets.test.ts); every

@@ -3,26 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runInProcess, type InProcessResult } from '../in-process.js';
-
-/** The password under test: it must appear in no output of any case. */
-const PASSWORD = 'Pw4Leak9Check';
-
-/** The commands that take a Redis URL; each must refuse a malformed one before connecting. */
-const COMMANDS: string[][] = [
-  ['doctor'],
-  ['bench', '--rate', '1', '--window', '10', '--no-throughput', '--no-progress'],
-  ['inspect', 'no-such-light'],
-  ['lights'],
-];
-
-function expectNoSecret(result: InProcessResult, label: string): void {
-  const all = result.stdout + result.stderr;
-  expect(all, label).not.toContain(PASSWORD);
-  expect(all, label).not.toContain(encodeURIComponent(PASSWORD));
-  // Whatever went wrong, stderr is swc's own one-line messages, never a stack trace.
-  for (const line of result.stderr.split('\n').filter(Boolean)) expect(line, label).toMatch(/^swc[: ]/);
-}
+import { runInProcess } from '../in-process.js';
+import { everyCommand, expectNoSecret, PASSWORD } from '../secrets-cases.js';
 
 // A malformed URL is refused before anything connects: every form is checked
 // here only, in-process, through the same program and error path as the CLI's.
@@ -36,18 +18,7 @@ describe('a malformed Redis URL with a password: exit 2 from every command, the 
     ['user-info without a host', `redis://:${PASSWORD}@`],
     ['?password= with a bad port', `redis://127.0.0.1:99999?password=${PASSWORD}`],
   ])('%s, from --redis-url and from REDIS_URL', async (_, url) => {
-    for (const command of COMMANDS) {
-      for (const [how, args, env] of [
-        ['--redis-url', [...command, '--redis-url', url], {}],
-        ['REDIS_URL', command, { REDIS_URL: url, SWC_USE_REDIS_URL: '1' }],
-      ] as const) {
-        const result = await runInProcess(args, env);
-        const label = `${command[0]} via ${how}: ${result.stderr}`;
-        expect(result.code, label).toBe(2);
-        expect(result.stderr, label).toMatch(/^swc: /);
-        expectNoSecret(result, label);
-      }
-    }
+    await everyCommand(url, 2, (result, label) => expect(result.stderr, label).toMatch(/^swc: /));
   });
 });
 
