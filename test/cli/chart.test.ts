@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { expectUsageError } from '../usage-errors.js';
 import { result } from '../unit/report/chart-fixtures.js';
 import { runCli } from './run-cli.js';
 
@@ -11,15 +12,6 @@ const file = (name: string): string => path.join(dir, name);
 
 const saved = file('result.json');
 writeFileSync(saved, JSON.stringify(result([60, 600], [10, 100], { published: true })));
-
-/** A usage error: exit 2, nothing on stdout, one `swc: ` line on stderr. */
-function expectUsageError(r: { code: number | null; stdout: string; stderr: string }, pattern: RegExp): void {
-  expect(r.code).toBe(2);
-  expect(r.stdout).toBe('');
-  expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
-  expect(r.stderr).toMatch(/^swc: /);
-  expect(r.stderr).toMatch(pattern);
-}
 
 describe('swc chart (CLI)', () => {
   it('prints terminal charts of a saved result: no colour without a TTY, within COLUMNS', async () => {

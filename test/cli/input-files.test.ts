@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { expectRefusedFile } from '../usage-errors.js';
 import { redisUrl } from '../helpers.js';
 import { runCli, type CliResult } from './run-cli.js';
 
@@ -37,12 +38,7 @@ const PLACES: [string, (file: string) => string[]][] = [
 
 function expectRefused(result: CliResult, file: string, problem: RegExp, place: string): void {
   expect(result.signal, `${place}: killed by the test timeout, so the read blocked`).toBeNull();
-  expect(result.code, place).toBe(2);
-  expect(result.stdout, place).toBe('');
-  const lines = result.stderr.trimEnd().split('\n');
-  expect(lines, place).toHaveLength(1);
-  expect(lines[0], place).toContain(`swc: ${file}: `);
-  expect(lines[0], place).toMatch(problem);
+  expectRefusedFile(result, file, problem, place);
 }
 
 describe('input files: only regular UTF-8 files under the size cap are read; anything else exits 2 naming the file', () => {

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { expectUsageError } from '../../usage-errors.js';
 import { result } from '../report/chart-fixtures.js';
 import { runInProcess } from '../in-process.js';
 
@@ -20,15 +21,6 @@ const saved = file('result.json');
 writeFileSync(saved, JSON.stringify(result([60, 600], [10, 100], { published: true })));
 const later = file('later.json');
 writeFileSync(later, JSON.stringify(result([60, 600], [10, 100], { scale: 1.2 })));
-
-/** A usage error: exit 2, nothing on stdout, one `swc: ` line on stderr. */
-function expectUsageError(r: { code: number | null; stdout: string; stderr: string }, pattern: RegExp): void {
-  expect(r.code).toBe(2);
-  expect(r.stdout).toBe('');
-  expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
-  expect(r.stderr).toMatch(/^swc: /);
-  expect(r.stderr).toMatch(pattern);
-}
 
 describe('swc chart (in-process)', () => {
   it('--out writes a standalone SVG and prints nothing on stdout', async () => {

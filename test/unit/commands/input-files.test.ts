@@ -8,9 +8,10 @@ import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, wri
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
+import { expectRefusedFile } from '../../usage-errors.js';
 import { MAX_INPUT_BYTES } from '../../../src/core/json-file.js';
-import { runInProcess, type InProcessResult } from '../in-process.js';
+import { runInProcess } from '../in-process.js';
 
 const SMALL = fileURLToPath(new URL('../../../fixtures/scenarios/small.json', import.meta.url));
 const BASELINE = fileURLToPath(new URL('../../../fixtures/baselines/small.json', import.meta.url));
@@ -43,15 +44,6 @@ const PLACES: [string, (file: string) => string[]][] = [
   ["compare's current result", (file) => ['compare', BASELINE, file]],
 ];
 
-function expectRefused(result: InProcessResult, file: string, problem: RegExp, place: string): void {
-  expect(result.code, place).toBe(2);
-  expect(result.stdout, place).toBe('');
-  const lines = result.stderr.trimEnd().split('\n');
-  expect(lines, place).toHaveLength(1);
-  expect(lines[0], place).toContain(`swc: ${file}: `);
-  expect(lines[0], place).toMatch(problem);
-}
-
 describe('input files: only regular UTF-8 files under the size cap are read; anything else exits 2 naming the file', () => {
   it.each([
     ['a directory', folder, /a directory, not a regular file/],
@@ -59,6 +51,6 @@ describe('input files: only regular UTF-8 files under the size cap are read; any
     ['UTF-16 text', utf16, /UTF-16 .*save it as UTF-8/],
     ['bytes that are not UTF-8', binary, /not UTF-8 text/],
   ])('%s', async (_, file, problem) => {
-    for (const [place, args] of PLACES) expectRefused(await runInProcess(args(file)), file, problem, place);
+    for (const [place, args] of PLACES) expectRefusedFile(await runInProcess(args(file)), file, problem, place);
   });
 });
