@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { compareReports, DEFAULT_COMPARE_OPTIONS } from '../../../src/compare/diff.js';
 import { plusMinus } from '../../../src/compare/instructions.js';
 import { USED_MEMORY_BOUND } from '../../../src/compare/memory-detail.js';
-import type { InstructionsResult, OpInstructions } from '../../../src/measure/instructions.js';
+import type { InstructionsResult } from '../../../src/measure/instructions.js';
 import type { BenchReport, CellResult } from '../../../src/measure/types.js';
 import { compareGrid, constantGrowth, failureLines, quietLine, renderCompare, renderStepSummary } from '../../../src/report/compare.js';
-import { twoLayouts } from './fixtures.js';
+import { instructionsOp as op, twoLayouts } from './fixtures.js';
 
 const small = JSON.parse(readFileSync(fileURLToPath(new URL('../../../fixtures/baselines/small.json', import.meta.url)), 'utf8')) as BenchReport;
 const side = (report: BenchReport, label: string) => ({ label, report });
@@ -94,16 +94,6 @@ describe('a change per light that is the same in every cell is told once', () =>
 });
 
 describe('instruction rows show ± where the repeats are stored', () => {
-  const op = (n: number, wide: number): OpInstructions => ({
-    instructionsPerCall: n,
-    repeats: [n * (1 - wide / 2), n, n * (1 + wide / 2)],
-    min: n * (1 - wide / 2),
-    max: n * (1 + wide / 2),
-    spreadFraction: wide,
-    noisy: wide > 0.01,
-    calls: 300,
-    callsPerOp: 1,
-  });
   const counted = (write: number, wide: number): BenchReport =>
     withCells(twoLayouts, (r) => ({
       ...r,

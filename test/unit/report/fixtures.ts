@@ -1,4 +1,5 @@
 import type { BucketInspection, EventInspection, KeyInspection, KeysInspection, LightList } from '../../../src/layouts/inspection.js';
+import type { OpInstructions } from '../../../src/measure/instructions.js';
 import type { BenchReport, CellResult, LatencyStats } from '../../../src/measure/types.js';
 
 /** Fixed results for the renderer snapshots: no Redis, nothing that changes between runs. */
@@ -298,3 +299,15 @@ export const twoLayoutsLater = report([
   cell('stoplight-v5', 60, 100, 723_046, 19_000),
   cell('stoplight-v6', 60, 100, 11_059, 19_400),
 ]);
+
+/** One operation's instruction count `n`, its three repeats spread by the fraction `wide` around it (noisy past 1%). */
+export const instructionsOp = (n: number, wide = 0.004): OpInstructions => ({
+  instructionsPerCall: n,
+  repeats: [n * (1 - wide / 2), n, n * (1 + wide / 2)],
+  min: n * (1 - wide / 2),
+  max: n * (1 + wide / 2),
+  spreadFraction: wide,
+  noisy: wide > 0.01,
+  calls: 300,
+  callsPerOp: 1,
+});

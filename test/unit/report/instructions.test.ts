@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { InstructionsResult, OpInstructions } from '../../../src/measure/instructions.js';
+import type { InstructionsResult } from '../../../src/measure/instructions.js';
 import type { BenchReport, CellResult, Spread } from '../../../src/measure/types.js';
 import { renderBench } from '../../../src/report/bench.js';
 import { throughputNotes } from '../../../src/report/instructions.js';
-import { twoLayouts } from './fixtures.js';
+import { instructionsOp as op, twoLayouts } from './fixtures.js';
 
 const spread = (median: number, wide: number): Spread => ({
   median,
@@ -36,16 +36,6 @@ function withRounds(report: BenchReport, wide: number): BenchReport {
   };
 }
 
-const op = (n: number, wide = 0.004): OpInstructions => ({
-  instructionsPerCall: n,
-  repeats: [n * (1 - wide / 2), n, n * (1 + wide / 2)],
-  min: n * (1 - wide / 2),
-  max: n * (1 + wide / 2),
-  spreadFraction: wide,
-  noisy: wide > 0.01,
-  calls: 300,
-  callsPerOp: 1,
-});
 const counts = (write: number, wide = 0.004): InstructionsResult => ({
   counted: 'test',
   write: op(write, wide),
