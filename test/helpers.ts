@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, inject, type TestContext } from 'vitest';
+import { findValgrind } from '../src/measure/callgrind.js';
 import { parseCommandCalls } from '../src/measure/commandstats.js';
 import { connect } from '../src/redis/connect.js';
 import { startPrivateServer, type PrivateServer, type PrivateServerOptions } from '../src/redis/server.js';
@@ -245,4 +246,36 @@ export async function fillUsersServer(redis: Redis, policy?: string, headroom?: 
     const used = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
     await redis.call('CONFIG', 'SET', 'maxmemory', String(used + headroom), 'maxmemory-policy', policy);
   }
+}
+
+/** `count` connections to the test Redis, opened before the file's tests and closed after them. */
+export function fileConnections(count: number): Redis[] {
+  const connections: Redis[] = [];
+  beforeAll(async () => {
+    for (let i = 0; i < count; i += 1) connections.push(await connect(redisUrl()));
+  });
+  afterAll(() => {
+    for (const c of connections) c.disconnect();
+  });
+  return connections;
+}
+
+/** Whether valgrind is at hand (tests of --instructions that need it are skipped without). */
+export const hasValgrind = ((): boolean => {
+  try {
+    findValgrind();
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Writes to `file` the JSON of `source` after `edit` changed it; returns `file`. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test edits parsed JSON at any depth
+export function editedJson(source: string, file: string, edit: (m: Record<string, any>) => void): string {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
+  const json = JSON.parse(readFileSync(source, 'utf8')) as Record<string, any>;
+  edit(json);
+  writeFileSync(file, JSON.stringify(json, null, 2));
+  return file;
 }

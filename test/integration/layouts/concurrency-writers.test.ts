@@ -1,25 +1,16 @@
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../../src/layouts/client.js';
 import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
 import { SlidingWindowModel } from '../../../src/model/sliding-window.js';
-import { connect } from '../../../src/redis/connect.js';
 import { runScript } from '../../../src/redis/scripts.js';
 import { createRng } from '../../../src/traffic/random.js';
-import { redisUrl, uniqueName } from '../../helpers.js';
+import { fileConnections, uniqueName } from '../../helpers.js';
 
 const CONNECTIONS = 50;
 const RUN_MS = 10_000;
 const WINDOW_SECONDS = 3;
 const layout = new StoplightV6();
-const connections: Redis[] = [];
-
-beforeAll(async () => {
-  for (let i = 0; i < CONNECTIONS; i += 1) connections.push(await connect(redisUrl()));
-});
-afterAll(() => {
-  for (const c of connections) c.disconnect();
-});
+const connections = fileConnections(CONNECTIONS);
 
 describe('stoplight-v6 under 50 concurrent writers for 10 s, on the server clock', () => {
   it('keeps totals equal to the sum of buckets, and the model agrees on the counts', async () => {

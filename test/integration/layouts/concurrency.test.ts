@@ -1,22 +1,14 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LayoutClient } from '../../../src/layouts/client.js';
 import { StoplightV6 } from '../../../src/layouts/stoplight/v6.js';
-import { connect } from '../../../src/redis/connect.js';
 import { createRng } from '../../../src/traffic/random.js';
-import { HOUR_START, redisUrl, uniqueName } from '../../helpers.js';
+import { fileConnections, HOUR_START, uniqueName } from '../../helpers.js';
 
 const CONNECTIONS = 20;
 const WRITES_PER_CONNECTION = 250;
 const layout = new StoplightV6();
-const connections: Redis[] = [];
-
-beforeAll(async () => {
-  for (let i = 0; i < CONNECTIONS; i += 1) connections.push(await connect(redisUrl()));
-});
-afterAll(() => {
-  for (const c of connections) c.disconnect();
-});
+const connections = fileConnections(CONNECTIONS);
 
 /** Sums the bucket fields of a 6.0 hash and lists the index members it should have. */
 async function audit(redis: Redis, light: { name: string }) {
