@@ -3,9 +3,8 @@ import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findValgrind } from '../../src/measure/callgrind.js';
 import type { BenchReport } from '../../src/measure/types.js';
-import { redisUrl } from '../helpers.js';
+import { hasValgrind, redisUrl } from '../helpers.js';
 import { runCli, words } from './run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'swc-instructions-'));
@@ -18,14 +17,6 @@ const where = (name: string): string | undefined => {
     return undefined;
   }
 };
-const hasValgrind = ((): boolean => {
-  try {
-    findValgrind();
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 describe('swc bench --instructions: refusals', () => {
   it('refuses --redis-url with exit 2: valgrind must own the server process', async () => {

@@ -8,7 +8,7 @@ import { LayoutClient } from '../../src/layouts/client.js';
 import { loadManifestLayout } from '../../src/layouts/manifest.js';
 import type { BenchReport } from '../../src/measure/types.js';
 import { LUA_DIR } from '../../src/lua/source.js';
-import { redisUrl, testRedis, uniqueName } from '../helpers.js';
+import { editedJson, redisUrl, testRedis, uniqueName } from '../helpers.js';
 import { stoplight5Tree, stoplight6Tree, V6_STORAGE } from '../integration/layouts/stoplight-tree.js';
 import { runCli, type CliResult } from './run-cli.js';
 import { words } from '../words.js';
@@ -32,14 +32,7 @@ afterAll(() => {
 
 /** A copy of the example manifest with one change. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test edits parsed JSON at any depth
-function variant(name: string, edit: (m: Record<string, any>) => void): string {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
-  const manifest = JSON.parse(readFileSync(own, 'utf8')) as Record<string, any>;
-  edit(manifest);
-  const file = path.join(outside, name);
-  writeFileSync(file, JSON.stringify(manifest, null, 2));
-  return file;
-}
+const variant = (name: string, edit: (m: Record<string, any>) => void): string => editedJson(own, path.join(outside, name), edit);
 
 const memoryOnly = ['--rate', '2', '--window', '30', '--no-throughput', '--no-progress', '--json'];
 

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { editedJson } from '../../helpers.js';
 import { stoplight6Tree, V6_STORAGE } from '../layouts/stoplight-tree.js';
 import { runInProcess } from '../../unit/in-process.js';
 
@@ -28,14 +29,7 @@ afterAll(() => {
 
 /** A copy of the example manifest with one change. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test edits parsed JSON at any depth
-function variant(name: string, edit: (m: Record<string, any>) => void): string {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
-  const manifest = JSON.parse(readFileSync(own, 'utf8')) as Record<string, any>;
-  edit(manifest);
-  const file = path.join(outside, name);
-  writeFileSync(file, JSON.stringify(manifest, null, 2));
-  return file;
-}
+const variant = (name: string, edit: (m: Record<string, any>) => void): string => editedJson(own, path.join(outside, name), edit);
 
 function expectOneLine(stderr: string): void {
   expect(stderr).toMatch(/^swc: /);

@@ -1,19 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { findValgrind } from '../../../src/measure/callgrind.js';
+import { hasValgrind } from '../../helpers.js';
 import { runInProcess } from '../in-process.js';
 
 // In-process: the plan and its estimate are made before anything connects, so
 // nothing here needs a process of its own (exit codes and stderr lines are the
 // program's own, through test/unit/in-process.ts).
-
-const hasValgrind = ((): boolean => {
-  try {
-    findValgrind();
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 /** Nothing listens here: a command that connected would fail (exit 3). */
 const NOWHERE = 'redis://127.0.0.1:1';
