@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareReports, judgeRounds } from '../../../src/compare/diff.js';
 import { spreadOf } from '../../../src/measure/throughput.js';
-import { latencyStats } from '../../report-fixtures.js';
+import { latencyStats, minuteCell } from '../../report-fixtures.js';
 import type { BenchReport, CellResult, LatencyStats, ThroughputResult } from '../../../src/measure/types.js';
 
 /** Fixed results, no Redis: the noise-aware throughput rule of compare. */
@@ -19,16 +19,7 @@ function op(ops: readonly number[], usec: readonly number[]): LatencyStats {
 }
 
 function cell(layout: string, t: ThroughputResult): CellResult {
-  return {
-    layout,
-    windowSeconds: 60,
-    rate: 10,
-    durationSeconds: 60,
-    eventsInWindow: 600,
-    events: 600,
-    memory: { bytesPerLight: 1000, usedMemoryDeltaPerLight: 1000, keys: [], lights: 1 },
-    throughput: t,
-  };
+  return { ...minuteCell(layout, 1000), throughput: t };
 }
 
 function report(a: ThroughputResult, b: ThroughputResult): BenchReport {

@@ -4,6 +4,7 @@ import { buildDifferences } from '../../../src/commands/verify/builds.js';
 import { buildLabel, identityFromInfo, uniqueLabels } from '../../../src/redis/build.js';
 import { buildsMemoryGrid, type BuildRun } from '../../../src/report/builds.js';
 import type { VerifyResult } from '../../../src/verify/types.js';
+import { minuteCell } from '../../report-fixtures.js';
 
 const valkeyInfo = [
   '# Server',
@@ -55,24 +56,12 @@ describe('the child command line', () => {
   });
 });
 
-function cell(layout: string, bytes: number) {
-  return {
-    layout,
-    windowSeconds: 60,
-    rate: 10,
-    durationSeconds: 60,
-    eventsInWindow: 600,
-    events: 600,
-    memory: { bytesPerLight: bytes, usedMemoryDeltaPerLight: bytes, keys: [], lights: 1 },
-  };
-}
-
 describe('the per-build memory table', () => {
   it('one KB column per build and, after the first, its ratio to the first', () => {
     const build = identityFromInfo('/a', redisInfo, {});
     const runs: BuildRun[] = [
-      { label: 'A', build, report: { results: [cell('stoplight-v6', 10240)] } },
-      { label: 'B', build, report: { results: [cell('stoplight-v6', 9216)] } },
+      { label: 'A', build, report: { results: [minuteCell('stoplight-v6', 10240)] } },
+      { label: 'B', build, report: { results: [minuteCell('stoplight-v6', 9216)] } },
     ];
     const grid = buildsMemoryGrid(runs);
     expect(grid.head).toEqual(['window', 'req/s', 'layout', 'A KB', 'B KB', 'ratio']);
