@@ -1,5 +1,5 @@
 // Small pieces of bench reports for tests of compare and the report: no vitest, no Redis.
-import type { CellResult, LatencyStats } from '../src/measure/types.js';
+import type { BenchReport, CellResult, LatencyStats } from '../src/measure/types.js';
 
 /** A throughput phase's figures: 1,000 ops/s over 1,000 ops in 1 s, 5 µs of server time per call, unless `over` says otherwise. */
 export const latencyStats = (over: Partial<LatencyStats> = {}): LatencyStats => ({
@@ -14,13 +14,25 @@ export const latencyStats = (over: Partial<LatencyStats> = {}): LatencyStats => 
   ...over,
 });
 
-/** A 60 s window at 10 events a second, one light of `bytes` bytes (MEMORY USAGE and used_memory alike), no throughput. */
-export const minuteCell = (layout: string, bytes: number): CellResult => ({
+/** A cell of `windowSeconds` at `rate` events a second, one light of `bytes` bytes (MEMORY USAGE and used_memory alike), no throughput. */
+export const memoryCell = (layout: string, windowSeconds: number, rate: number, bytes: number): CellResult => ({
   layout,
-  windowSeconds: 60,
-  rate: 10,
-  durationSeconds: 60,
-  eventsInWindow: 600,
-  events: 600,
+  windowSeconds,
+  rate,
+  durationSeconds: windowSeconds,
+  eventsInWindow: windowSeconds * rate,
+  events: windowSeconds * rate,
   memory: { bytesPerLight: bytes, usedMemoryDeltaPerLight: bytes, keys: [], lights: 1 },
 });
+
+/** {@link memoryCell} of a 60 s window at 10 events a second. */
+export const minuteCell = (layout: string, bytes: number): CellResult => memoryCell(layout, 60, 10, bytes);
+
+/** The server of the fixture results: a private Redis 7.0.15 with the default listpack limits. */
+export const fixtureRedis: BenchReport['redis'] = {
+  version: '7.0.15',
+  memAllocator: 'jemalloc-5.3.0',
+  mode: 'standalone',
+  private: true,
+  config: { 'hash-max-listpack-entries': 128, 'zset-max-listpack-entries': 128 },
+};

@@ -1,4 +1,5 @@
 import type { BenchReport, CellResult, LatencyStats } from '../../../src/measure/types.js';
+import { fixtureRedis, memoryCell } from '../../report-fixtures.js';
 
 /**
  * Fixed results for the chart tests: no Redis, nothing that changes between
@@ -45,13 +46,7 @@ function cell(
 ): CellResult {
   const bytes = BYTES[layout](windowSeconds, rate);
   return {
-    layout,
-    windowSeconds,
-    rate,
-    durationSeconds: windowSeconds,
-    eventsInWindow: windowSeconds * rate,
-    events: windowSeconds * rate,
-    memory: { bytesPerLight: bytes, usedMemoryDeltaPerLight: bytes, keys: [], lights: 1 },
+    ...memoryCell(layout, windowSeconds, rate, bytes),
     ...(options.published && layout !== 'flat' ? { published: { kb: (bytes * 1.05) / 1024, bytes: bytes * 1.05, diff: -0.048 } } : {}),
     ...(options.throughput
       ? {
@@ -83,13 +78,7 @@ export function result(
   return {
     schemaVersion: 3,
     swcVersion: '0.1.0',
-    redis: {
-      version: '7.0.15',
-      memAllocator: 'jemalloc-5.3.0',
-      mode: 'standalone',
-      private: true,
-      config: { 'hash-max-listpack-entries': 128, 'zset-max-listpack-entries': 128 },
-    },
+    redis: fixtureRedis,
     options: {
       layouts,
       windows,

@@ -1,6 +1,7 @@
 import type { BucketInspection, EventInspection, KeyInspection, KeysInspection, LightList } from '../../../src/layouts/inspection.js';
 import type { OpInstructions } from '../../../src/measure/instructions.js';
 import type { BenchReport, CellResult, LatencyStats } from '../../../src/measure/types.js';
+import { fixtureRedis, memoryCell } from '../../report-fixtures.js';
 
 /** Fixed results for the renderer snapshots: no Redis, nothing that changes between runs. */
 
@@ -236,12 +237,7 @@ function stats(opsPerSec: number, serverUsecPerCall: number | null): LatencyStat
 
 function cell(layout: string, windowSeconds: number, rate: number, bytesPerLight: number, opsPerSec?: number): CellResult {
   return {
-    layout,
-    windowSeconds,
-    rate,
-    durationSeconds: windowSeconds,
-    eventsInWindow: windowSeconds * rate,
-    events: windowSeconds * rate,
+    ...memoryCell(layout, windowSeconds, rate, bytesPerLight),
     memory: {
       bytesPerLight,
       usedMemoryDeltaPerLight: bytesPerLight + 100,
@@ -267,13 +263,7 @@ function report(results: CellResult[]): BenchReport {
   return {
     schemaVersion: 3,
     swcVersion: '0.1.0',
-    redis: {
-      version: '7.0.15',
-      memAllocator: 'jemalloc-5.3.0',
-      mode: 'standalone',
-      private: true,
-      config: { 'hash-max-listpack-entries': 128, 'zset-max-listpack-entries': 128 },
-    },
+    redis: fixtureRedis,
     options: { seed: 1 },
     results,
     startedAt: '2026-01-01T00:00:00.000Z',
