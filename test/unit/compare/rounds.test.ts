@@ -157,32 +157,23 @@ describe('compare: throughput judged from rounds', () => {
     });
 
     it('the reference layout fails on its own CPU per call only when every round is beyond every baseline round and the others did not move with it', () => {
-      const overlapping = report(withCpu(layout(50_000, 10, steady), [21.9, 40, 45, 42, 44]), withCpu(layout(50_000, 10, steady, ratio), cpuA, flat));
+      /** A and B steady, B at `ratio`, with these CPU rounds: A's, B's, and B's ratio rounds. */
+      const withRounds = (ofA: number[], ofB: number[], ratioOfB: number[]) =>
+        report(withCpu(layout(50_000, 10, steady), ofA), withCpu(layout(50_000, 10, steady, ratio), ofB, ratioOfB));
+      const overlapping = withRounds([21.9, 40, 45, 42, 44], cpuA, flat);
       expect(compareReports(base(), overlapping).failures).toEqual([]);
       // A twice as costly, B not: B's ratio to A halves.
-      const apart = report(
-        withCpu(
-          layout(50_000, 10, steady),
-          cpuA.map((x) => x * 2),
-        ),
-        withCpu(
-          layout(50_000, 10, steady, ratio),
-          cpuA,
-          flat.map((x) => x / 2),
-        ),
+      const apart = withRounds(
+        cpuA.map((x) => x * 2),
+        cpuA,
+        flat.map((x) => x / 2),
       );
       expect(compareReports(base(), apart).failures.map((r) => `${r.layout} ${r.figure}`)).toEqual(expect.arrayContaining(['A writeServerCpuUsecPerCall']));
       // Both twice as costly (a busy spell, or a change to both alike): the ratio stays, nothing fails.
-      const both = report(
-        withCpu(
-          layout(50_000, 10, steady),
-          cpuA.map((x) => x * 2),
-        ),
-        withCpu(
-          layout(50_000, 10, steady, ratio),
-          cpuA.map((x) => x * 2),
-          flat,
-        ),
+      const both = withRounds(
+        cpuA.map((x) => x * 2),
+        cpuA.map((x) => x * 2),
+        flat,
       );
       expect(compareReports(base(), both).failures).toEqual([]);
     });
