@@ -113,3 +113,13 @@ export const lateEdit = (late: string): HostileEdit => ({ extra: `if redis.call(
 /** The one line bench and verify print for such scripts bound for a user's server without --trust-scripts. */
 export const REFUSED =
   /^swc: --trust-scripts: refused: .* scripts swc did not write .*not byte-identical to the installed swc's lua\/.*nothing was sent to redis:\/\/127\.0\.0\.1:\d+.*pass --trust-scripts/;
+
+/** A copy of the example manifest in `dir`/`name`; returns its manifest file. */
+export function exampleCopy(dir: string, name: string): string {
+  const folder = path.join(dir, name);
+  cpSync(EXAMPLE, folder, { recursive: true });
+  return path.join(folder, 'my-log.json');
+}
+
+/** bench flags of a run that writes for up to 30 s (10 events a second, a 60 s window): long enough to be stopped mid-cell. */
+export const LONG_RUN = ['--rate', '10', '--window', '60', '--time', '30'];

@@ -16,6 +16,7 @@ import { createNamespace } from '../../../src/bench/namespace.js';
 import { connect } from '../../../src/redis/connect.js';
 import { startPrivateCluster } from '../../../src/redis/cluster.js';
 import { confineRun, DENIAL, DENIED_TO_RUN_USER } from '../../../src/safety/acl.js';
+import { exampleCopy, LONG_RUN } from '../../hostile-manifests.js';
 import { runCli } from '../run-cli.js';
 import { startCli } from '../run-cli.js';
 import { digest, fileServers } from '../../helpers.js';
@@ -91,22 +92,7 @@ describe.concurrent('the temporary user is removed on every way out', { timeout:
     ['SIGTERM', 143],
   ] as const)('%s mid-bench: exit %i, no temporary user and no key left', async (signal, code) => {
     const { url, redis } = await server();
-    const folder = path.join(dir, `signal-${signal}`);
-    cpSync(EXAMPLE, folder, { recursive: true });
-    const run = startCli([
-      'bench',
-      '--layout',
-      path.join(folder, 'my-log.json'),
-      '--rate',
-      '10',
-      '--window',
-      '60',
-      '--time',
-      '30',
-      '--trust-scripts',
-      '--redis-url',
-      url,
-    ]);
+    const run = startCli(['bench', '--layout', exampleCopy(dir, `signal-${signal}`), ...LONG_RUN, '--trust-scripts', '--redis-url', url]);
     await run.waitFor(/temporary ACL user swc-run-/);
     // Mid-cell: the cell has written keys of its own (besides the run's markers). The cell's own line, [1/1],
     // comes only at its end, a moment before the run removes its user and ends: waiting for it raced the end.

@@ -6,14 +6,11 @@
  * (CLIENT PAUSE WRITE) before the first Ctrl-C, so the run's keys cannot be
  * deleted in time and the second Ctrl-C has something to report.
  */
-import { cpSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { digest, fileServers } from '../../helpers.js';
+import { exampleCopy, LONG_RUN } from '../../hostile-manifests.js';
 import { runCli, startCli } from '../run-cli.js';
 
-const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
 const { dir, start } = fileServers('second-signal');
 
 describe('a second Ctrl-C during the clean-up of a confined run', { timeout: 120_000 }, () => {
@@ -21,23 +18,7 @@ describe('a second Ctrl-C during the clean-up of a confined run', { timeout: 120
     const { redis, url } = await start();
     for (let i = 0; i < 20; i += 1) await redis.set(`app:user:${i}`, `user ${i}`);
     const before = await digest(redis, 'app:*');
-    const folder = path.join(dir, 'example');
-    cpSync(EXAMPLE, folder, { recursive: true });
-    const run = startCli([
-      'bench',
-      '--layout',
-      path.join(folder, 'my-log.json'),
-      '--rate',
-      '10',
-      '--window',
-      '60',
-      '--time',
-      '30',
-      '--no-progress',
-      '--trust-scripts',
-      '--redis-url',
-      url,
-    ]);
+    const run = startCli(['bench', '--layout', exampleCopy(dir, 'example'), ...LONG_RUN, '--no-progress', '--trust-scripts', '--redis-url', url]);
     const user = (await run.waitFor(/temporary ACL user (swc-run-[0-9a-f]{8})/))[1] as string;
     // Mid-cell on the user's server (after the rehearsal): the run has keys of its own there.
     const cellKeys = async (): Promise<string[]> => (await redis.keys('swc-bench:*')).filter((k) => !/:(run|alive)$/.test(k));
