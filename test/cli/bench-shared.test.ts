@@ -4,30 +4,14 @@ import { parseCommandCalls } from '../../src/measure/commandstats.js';
 import { parseInfo } from '../../src/redis/info.js';
 import type { PrivateServer } from '../../src/redis/server.js';
 import { testServer } from '../helpers.js';
-import { runCli, type CliResult } from './run-cli.js';
+import { runCli, TWO_LIGHTS_10S, type CliResult } from './run-cli.js';
 
 /**
  * A server swc did not start for the run: a private one of the test's own stands in for a shared one.
  * One per test (runs on one server take turns), so the tests run at once.
  */
 const serverFor = async (onTestFinished: TestContext['onTestFinished']): Promise<PrivateServer> => (await testServer({ onTestFinished })).server;
-const TINY = [
-  'bench',
-  '--window',
-  '10',
-  '--rate',
-  '1',
-  '--lights',
-  '2',
-  '--no-accuracy',
-  '--layout',
-  'stoplight-v6',
-  '--no-progress',
-  '--no-app-view',
-  '--rounds',
-  '1',
-  '--json',
-];
+const TINY = ['bench', ...TWO_LIGHTS_10S, '--no-accuracy', '--layout', 'stoplight-v6', '--no-progress', '--no-app-view', '--rounds', '1', '--json'];
 
 interface Report {
   results: { throughput?: { write: { opsPerSec: number; ops: number } } }[];

@@ -97,3 +97,6 @@ export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): 
 export const RUN_LINE = /run (swc-bench:[0-9a-f]{8}):/;
 
 export { words } from '../words.js';
+
+/** bench flags of a small run: a 10 s window at 1 event a second, on two lights. */
+export const TWO_LIGHTS_10S = ['--window', '10', '--rate', '1', '--lights', '2'];

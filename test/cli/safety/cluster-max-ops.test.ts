@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { startPrivateCluster } from '../../../src/redis/cluster.js';
 import { connect } from '../../../src/redis/connect.js';
 import { UNKNOWN_SCRIPT_COMMANDS } from '../../../src/redis/command-cap.js';
-import { runCli } from '../run-cli.js';
+import { runCli, TWO_LIGHTS_10S } from '../run-cli.js';
 
 const CAP = 40;
 const WINDOW_SECONDS = 0.5;
@@ -52,12 +52,7 @@ describe('swc bench --cluster --max-ops', () => {
           String(CAP),
           '--layout',
           'stoplight-v6',
-          '--window',
-          '10',
-          '--rate',
-          '1',
-          '--lights',
-          '2',
+          ...TWO_LIGHTS_10S,
           '--no-throughput',
           '--no-accuracy',
           '--no-progress',
