@@ -35,3 +35,6 @@ export function plantBaseline(
   writeFileSync(file, JSON.stringify(report));
   return { report, file };
 }
+
+/** The arguments of bench running the shipped scenario on `url` against the baseline file `baseline`. */
+export const smallAgainst = (url: string, baseline: string): string[] => ['bench', '--redis-url', url, '--scenario', SMALL_SCENARIO, '--baseline', baseline];

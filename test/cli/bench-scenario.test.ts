@@ -8,7 +8,7 @@ import type { BenchReport } from '../../src/measure/types.js';
 import { SCHEMA_VERSION } from '../../src/core/schema-version.js';
 import { redisUrl, withPrivateServer } from '../helpers.js';
 import { schemaErrors } from '../schema-check.js';
-import { plantBaseline, shippedBaseline, SMALL_BASELINE, SMALL_SCENARIO } from './bench-fixtures.js';
+import { plantBaseline, shippedBaseline, smallAgainst, SMALL_BASELINE, SMALL_SCENARIO } from './bench-fixtures.js';
 import { runCli, type CliResult } from './run-cli.js';
 
 const SMALL = SMALL_SCENARIO;
@@ -139,18 +139,7 @@ describe.concurrent('swc bench --baseline (CLI)', () => {
     async (_name, redis, build) => {
       const report = shippedBaseline();
       const other = write(`other-build-${_name.replace(/ /g, '-')}.json`, { ...report, redis: { ...report.redis, ...redis } });
-      const result = await runCli([
-        'bench',
-        '--redis-url',
-        redisUrl(),
-        '--scenario',
-        SMALL,
-        '--baseline',
-        other,
-        '--output',
-        join(dir, 'run.json'),
-        '--no-progress',
-      ]);
+      const result = await runCli([...smallAgainst(redisUrl(), other), '--output', join(dir, 'run.json'), '--no-progress']);
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
       const lines = result.stderr.trimEnd().split('\n');

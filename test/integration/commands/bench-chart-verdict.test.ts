@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compareReports } from '../../../src/compare/diff.js';
-import { plantBaseline, shippedBaseline, SMALL_SCENARIO as SMALL } from '../../cli/bench-fixtures.js';
+import { plantBaseline, shippedBaseline, smallAgainst } from '../../cli/bench-fixtures.js';
 import { redisUrl } from '../../helpers.js';
 import { runInProcess } from '../../unit/in-process.js';
 import { words } from '../../words.js';
@@ -29,18 +29,7 @@ describe("bench --baseline's chart headlines the gate's verdict", () => {
     // The case: the default tolerance fails this change, the user's passes it.
     expect(compareReports(smaller, shipped).ok).toBe(false);
     const svg = path.join(dir, 'chart.svg');
-    const r = await runInProcess([
-      'bench',
-      '--redis-url',
-      redisUrl(),
-      '--scenario',
-      SMALL,
-      '--baseline',
-      baselineFile,
-      ...words('--memory-tolerance 64B --chart --chart-out'),
-      svg,
-      '--no-progress',
-    ]);
+    const r = await runInProcess([...smallAgainst(redisUrl(), baselineFile), ...words('--memory-tolerance 64B --chart --chart-out'), svg, '--no-progress']);
     expect(r.stderr).not.toMatch(/not comparable/);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^ok: no regression in 8 cell\(s\)/m);
