@@ -359,7 +359,7 @@ function configLines(inspection: BucketInspection, c: ChalkInstance): string[] {
   const config = inspection.config;
   if (!config) return [];
   const part = (label: string, v: { value: unknown; from: string | null }, unit = ''): string =>
-    v.value === null ? `${label} ?` : `${label} ${String(v.value)}${unit} (${v.from ?? '?'})`;
+    v.value === null ? `${label} not known` : `${label} ${String(v.value)}${unit} (${v.from ?? 'source not known'})`;
   const lines = [
     `${c.bold('config')}  ${[
       part('strategy', config.trafficControl),
