@@ -93,7 +93,9 @@ describe.concurrent('bench on servers of their own', () => {
       ]);
       expect(run.code).toBe(3);
       // The first phase after memory that calls the scripts again is commands per call.
-      expect(run.stdout).toMatch(/^INCOMPLETE: stoplight-v6's script failed in its commands-per-call phase \("-0" rejected\)/);
+      expect(run.stdout).toMatch(
+        /^Server: a private redis-server that swc started and stopped\b.*\n\nINCOMPLETE: stoplight-v6's script failed in its commands-per-call phase \("-0" rejected\)/,
+      );
       expect(run.stdout).toMatch(/Memory per light[\s\S]*1 min\s*│\s*10\s*│\s*600\s*│\s*\d+\.\d/);
       expect(run.stdout).not.toMatch(/not an integer/);
       expect(run.stderr).toMatch(/swc bench: incomplete: stoplight-v6's script failed in its commands-per-call phase: "-0" rejected/);

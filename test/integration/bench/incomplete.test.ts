@@ -85,7 +85,8 @@ describe('a script error after the memory phase', () => {
       expect(err).toBeInstanceOf(IncompleteBenchError);
       const { report } = err as IncompleteBenchError;
       expect(report.incomplete).toMatchObject({ layout: 'stoplight-v6', phase: 'accuracy', cause: { id: 'negative-zero' } });
-      expect(report.incomplete.error).toContain('cell 2/4 (stoplight-v6, window 60 s at 10/s), accuracy phase');
+      // With a rejected value the error is the replayed call's; the run's own, which names the cell, is stoppedWith.
+      expect(report.incomplete.stoppedWith).toContain('cell 2/4 (stoplight-v6, window 60 s at 10/s), accuracy phase');
       // Every cell was filled before the failure was reported; only the first, before it, has its accuracy.
       expect(report.results.map((r) => [r.layout, r.windowSeconds, r.accuracy !== undefined])).toEqual([
         ['stoplight-v5', 60, true],

@@ -136,7 +136,7 @@ describe.concurrent('bench refuses a server that cannot take its writes; doctor 
     expect(bench.stderr).toMatch(/^swc: refusing to write to this server: INFO is not allowed .*cannot be checked/m);
     const doctor = await runInProcess(['doctor', '--write-check', '--redis-url', url]);
     expect(doctor.code).toBe(1);
-    expect(doctor.stdout).toMatch(/FAIL\s+info\s+INFO is not allowed/);
+    expect(doctor.stdout).toMatch(/FAIL\s+access server\s+may not run INFO: bench, verify are refused/);
     expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
   });
 
