@@ -91,6 +91,7 @@ const CLI_HELPERS = [
   'builds', // --builds
   'layout-parsers', // what --layout and --scripts parse with
   'rdb-target', // --rdb: a snapshot on a private server
+  'server-read', // the server a reading command names first
 ];
 const COMMANDS = ['bench', 'chart', 'clean', 'compare', 'demo', 'doctor', 'inspect', 'lights', 'verify'];
 

@@ -129,10 +129,11 @@ async function inspectOne(light: string, flags: InspectFlags): Promise<number> {
   const [
     { inspectLight, inspectionDocument, resolveTargets },
     { nameBookOf },
-    { renderInspections, inspectionWarnings },
+    { renderInspections, inspectionWarnings, inspectNotMeasured },
     { primariesOf, readTargetFromFlags, withSlotRetry },
     { visible },
     { cutOnly, shownDeep },
+    { serverRead },
   ] = await Promise.all([
     import('../inspect/inspect.js'),
     import('../inspect/listing.js'),
@@ -140,6 +141,7 @@ async function inspectOne(light: string, flags: InspectFlags): Promise<number> {
     import('./cluster-read.js'),
     import('../report/style.js'),
     import('../safety/text.js'),
+    import('./server-read.js'),
   ]);
   const request: InspectRequest = {
     light,
@@ -173,15 +175,17 @@ async function inspectOne(light: string, flags: InspectFlags): Promise<number> {
               // The message repeats the typed name and its keys: keep their control characters off the terminal.
               const notFound = visible(err.message);
               // --json readers get a document too: no inspection, and why (the stderr line and exit 1 are the same).
-              if (flags.json) printJson({ ...inspectionDocument(request, []), notFound });
+              if (flags.json) printJson({ ...inspectionDocument(request, [], undefined, { where: serverRead(flags, target), notMeasured: [] }), notFound });
               throw new NotFoundError(notFound);
             }),
           (err) => printError(`swc: note: ${err.message.replace(/; run the command again.*$/, '')}; reading again on the new slot map`),
         );
+  // The server read (or the snapshot), without credentials, and what was not measured there: named first.
+  const server = { where: serverRead(flags, target), notMeasured: inspectNotMeasured(inspections, flags.rdb !== undefined) };
   // Values from Redis over a sane length (an 8 MB last_error_json) are cut, their size in bytes said (src/safety/text.ts).
   if (flags.json) {
     const cluster = 'cluster' in target && target.cluster ? { primaries: primariesOf(target.cluster) } : undefined;
-    printJson(shownDeep(inspectionDocument(request, inspections, cluster), MAX_JSON_CHARS, cutOnly));
+    printJson(shownDeep(inspectionDocument(request, inspections, cluster, server), MAX_JSON_CHARS, cutOnly));
   } else {
     const columns = terminalColumns();
     const cut = (inspection: Inspection): Inspection => {
@@ -197,6 +201,7 @@ async function inspectOne(light: string, flags: InspectFlags): Promise<number> {
         picture,
         wide: Boolean(flags.wide),
         ...(columns !== null ? { columns } : {}),
+        server,
       }),
     );
   }

@@ -8,8 +8,7 @@ import type { NameBook } from '../layouts/stoplight/names.js';
 import type { LightsFormat } from '../report/lights-formats.js';
 import type { Target } from '../redis/target.js';
 import { visible } from '../report/style.js';
-import { plainTarget } from '../bench/cleanup.js';
-import { redactUrl } from '../redis/url.js';
+import { serverRead } from './server-read.js';
 import { onShutdown, printError, stderrProgress, stopCause, untilStopped } from './lifecycle.js';
 import { DEFAULT_INSPECT_URL, LIGHTS_COMMAND_TIMEOUT_MS, terminalColumns, useColor, type ClusterFlags, type RedisFlags } from './options.js';
 
@@ -45,12 +44,6 @@ export interface ListFlags extends RedisFlags, ClusterFlags {
   /** `--windows <file>`: forecast windows by light name or glob. */
   windows?: string;
   forecastEven?: boolean;
-}
-
-/** The server a listing names first: the snapshot file, the cluster's seed, or the URL, without credentials. */
-function serverRead(flags: ListFlags, target: Target): string {
-  if (flags.rdb !== undefined) return `the snapshot ${flags.rdb} (loaded on a private redis-server)`;
-  return `${/^rediss?:/.test(target.url) ? plainTarget(target.url) : redactUrl(target.url)}${target.cluster ? ' (cluster)' : ''}`;
 }
 
 /** What a listing of `flags` reads and shows, for {@link listOnce}. */

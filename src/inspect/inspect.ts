@@ -236,6 +236,10 @@ export type InspectionJson =
 export interface InspectDocument {
   readonly schemaVersion: typeof SCHEMA_VERSION;
   readonly swcVersion: string;
+  /** The server read, without credentials (or the snapshot file), as the table's first line names it. */
+  readonly server?: string;
+  /** What was not measured there (a figure the server refused; with --rdb the live server's bytes). */
+  readonly notMeasured?: readonly string[];
   /** What was asked for, as given (`at` as ISO 8601). */
   readonly request: Moments<InspectRequest, 'at'> | Omit<InspectRequest, 'at'>;
   /** True when any inspection found drift (running totals or index against the buckets). */
@@ -257,10 +261,16 @@ function inspectionJson(i: Inspection): InspectionJson {
 }
 
 /** The JSON document of an inspection (see README, "inspect --json"). */
-export function inspectionDocument(request: InspectRequest, inspections: readonly Inspection[], cluster?: InspectDocument['cluster']): InspectDocument {
+export function inspectionDocument(
+  request: InspectRequest,
+  inspections: readonly Inspection[],
+  cluster?: InspectDocument['cluster'],
+  server?: { readonly where: string; readonly notMeasured: readonly string[] },
+): InspectDocument {
   return {
     schemaVersion: SCHEMA_VERSION,
     swcVersion: SWC_VERSION,
+    ...(server !== undefined ? { server: server.where, notMeasured: server.notMeasured } : {}),
     request: request.at === undefined ? request : { ...request, at: isoMoment(request.at) },
     drift: inspections.some((i) => i.kind === 'buckets' && !i.drift.ok),
     inspections: inspections.map(inspectionJson),

@@ -4,7 +4,7 @@ import { formatWindow } from '../core/format.js';
 import type { AppView, BenchReport, CellResult, LatencyStats, Spread } from '../measure/types.js';
 import type { CommandsPerCall } from '../measure/commandstats.js';
 import { hasInstructions, instructionRatioCell, instructionsCell, instructionsGrid, profileGrid, throughputNotes } from './instructions.js';
-import { palette, kb, percent, times } from './style.js';
+import { palette, kb, percent, serverLine as serverText, times } from './style.js';
 import { renderCsv, renderMarkdown, type Grid } from './table.js';
 import { hintLines, wrapLine } from './encoding-hints.js';
 import { clusterFooter, findingsGrid, labelsLine, shardsGrid } from './cluster.js';
@@ -727,8 +727,7 @@ export function incompleteLine(report: BenchReport): string | undefined {
  */
 export function serverLine(report: BenchReport): string | undefined {
   const { where, notMeasured } = report.redis;
-  if (where === undefined) return undefined;
-  return `Server: ${where}${notMeasured && notMeasured.length > 0 ? `; not measured there: ${notMeasured.join('; ')}` : ''}`;
+  return where === undefined ? undefined : serverText(where, notMeasured);
 }
 
 /** The human-readable report: memory table, throughput tables, and the server it ran on. */

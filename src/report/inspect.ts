@@ -1,7 +1,7 @@
 import Table from 'cli-table3';
 import type { ChalkInstance } from 'chalk';
 import type { BucketInspection, EventInspection, Inspection, KeyInspection, KeysInspection, LightMetadata } from '../layouts/inspection.js';
-import { palette, visible } from './style.js';
+import { palette, serverLine, visible } from './style.js';
 import { ExitCode } from '../core/errors.js';
 import { unavailableNotes } from './listing.js';
 import { MAX_LISTED_ROWS, MAX_METADATA_FIELDS } from './inspect-limits.js';
@@ -19,6 +19,27 @@ export interface InspectRenderOptions {
   readonly wide?: boolean;
   /** The terminal's width (80 at the least): tables drop columns and long text is cut so no row wraps; `wide` ignores it. */
   readonly columns?: number;
+  /** The server read (without credentials, or the snapshot) and what was not measured there: the first line. */
+  readonly server?: InspectServer;
+}
+
+/** Where an inspection read, and what it could not measure there. */
+export interface InspectServer {
+  readonly where: string;
+  readonly notMeasured: readonly string[];
+}
+
+/**
+ * What an inspection could not measure where it read: each figure the
+ * server refused (MEMORY, CONFIG), and with `--rdb` the live server's bytes.
+ */
+export function inspectNotMeasured(inspections: readonly Inspection[], snapshot: boolean): string[] {
+  return [
+    ...new Set([
+      ...inspections.flatMap((i) => i.unavailable),
+      ...(snapshot ? ["the live server's bytes (--rdb: a freshly loaded snapshot's; see the note on stderr)"] : []),
+    ]),
+  ];
 }
 
 export { MAX_LISTED_ROWS } from './inspect-limits.js';
@@ -359,7 +380,7 @@ function configLines(inspection: BucketInspection, c: ChalkInstance): string[] {
   const config = inspection.config;
   if (!config) return [];
   const part = (label: string, v: { value: unknown; from: string | null }, unit = ''): string =>
-    v.value === null ? `${label} ?` : `${label} ${String(v.value)}${unit} (${v.from ?? '?'})`;
+    v.value === null ? `${label} not known` : `${label} ${String(v.value)}${unit} (${v.from ?? 'source not known'})`;
   const lines = [
     `${c.bold('config')}  ${[
       part('strategy', config.trafficControl),
@@ -597,7 +618,11 @@ export function renderInspections(inspections: readonly Inspection[], options: I
       .map((line) => (/^[┌│├└]/.test(line) || /^\S+ +│/.test(line) ? line : wrapProse(line, limit)))
       .join('\n');
   });
-  return `${blocks.join('\n\n')}\n`;
+  const { server } = options;
+  if (server === undefined) return `${blocks.join('\n\n')}\n`;
+  const line = serverLine(visible(server.where), server.notMeasured.map(visible));
+  const first = options.wide === true || options.columns === undefined ? line : wrapProse(line, Math.max(MIN_COLUMNS, options.columns));
+  return `${c.dim(first)}\n${blocks.join('\n\n')}\n`;
 }
 
 /**

@@ -25,3 +25,11 @@ export function percent(change: number): string {
 // `visible` (control characters shown as `\xHH`) is core/format.ts's, so
 // safety/text.ts escapes with it too; report/ and the CLI read it here.
 export { visible } from '../core/format.js';
+
+/**
+ * The first line of a report (bench, verify, inspect): the server it read or
+ * wrote (without credentials) and what was not measured there, if anything.
+ */
+export function serverLine(where: string, notMeasured: readonly string[] = []): string {
+  return `Server: ${where}${notMeasured.length > 0 ? `; not measured there: ${notMeasured.join('; ')}` : ''}`;
+}

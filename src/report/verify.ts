@@ -1,5 +1,5 @@
 import type { ComparedFields, ReproCall, VerifyResult } from '../verify/types.js';
-import { palette } from './style.js';
+import { palette, serverLine, visible } from './style.js';
 import { isoMoment, unixSecondsOf } from '../core/format.js';
 import { namedRejection } from '../core/rejection.js';
 
@@ -69,11 +69,22 @@ export function renderQuietVerify(results: readonly VerifyResult[], color: boole
   return `${[first.startsWith('ok') ? c.green(first) : c.red(first), ...lines].join('\n')}\n`;
 }
 
-/** `swc verify` as text: the verdict line, then one block per layout, findings with their reproductions, deviations apart. */
-export function renderVerify(results: readonly VerifyResult[], color: boolean): string {
+/** Where a verification wrote (without credentials), and what it could not see there. */
+export interface VerifyServer {
+  readonly where: string;
+  readonly notMeasured: readonly string[];
+}
+
+/**
+ * `swc verify` as text: the verdict line, the server it wrote to (when
+ * given) directly under it, then one block per layout, findings with their
+ * reproductions, deviations apart.
+ */
+export function renderVerify(results: readonly VerifyResult[], color: boolean, server?: VerifyServer): string {
   const c = palette(color);
   const first = verifyVerdictLine(results);
   const out: string[] = [first.startsWith('ok') ? c.green(first) : c.red(first)];
+  if (server !== undefined) out.push(c.dim(serverLine(visible(server.where), server.notMeasured)));
   for (const r of results) {
     const windows = [...new Set(r.windows)].sort((a, b) => a - b);
     out.push(

@@ -15,6 +15,12 @@ export const header = {
   swcVersion: z.string(),
 };
 
+/** The server a report read or wrote (without credentials, or a snapshot file) and what was not measured there, as its first line names them. */
+export const serverNamed = {
+  server: z.string().optional().meta({ description: 'the server read or written, without credentials (or the --rdb snapshot file)' }),
+  notMeasured: z.array(z.string()).optional().meta({ description: 'what was not measured on that server, each with why' }),
+};
+
 /** A figure that JSON may have turned into null (an infinite spread prints as null). */
 export const figure = z.number().nullable();
 

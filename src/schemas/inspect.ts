@@ -1,6 +1,6 @@
 /** `swc inspect --json`: one light, in every layout that holds it. */
 import { z } from 'zod';
-import { clusterPrimaries, figure, header, moment } from './common.js';
+import { clusterPrimaries, figure, header, moment, serverNamed } from './common.js';
 
 const counts = z.object({ successes: z.number(), failures: z.number() });
 
@@ -65,6 +65,7 @@ const inspection = z.looseObject({
 export const inspectSchema = z
   .looseObject({
     ...header,
+    ...serverNamed,
     request: z.looseObject({
       light: z.string(),
       layout: z.string().optional(),

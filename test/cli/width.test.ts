@@ -50,8 +50,9 @@ describe.concurrent('output fits COLUMNS=80', () => {
     const [verify, piped] = await Promise.all([runCli(args, { COLUMNS: '80' }), runCli(args, { COLUMNS: '' })]);
     expect(verify.code).toBe(0);
     expect(over(verify.stdout, 80)).toEqual([]);
-    // The answer first, then the layout's line whole.
+    // The answer first, the server written to under it, then the layout's line whole.
     expect(piped.stdout.split('\n')[0]).toMatch(/^ok: stoplight-v6 agrees with the model \(300 calls, [\d,]+ replies compared\)$/);
-    expect(piped.stdout.split('\n')[1]).toMatch(/^stoplight-v6: 300 calls on 8 lights \(windows .*\), \d+ replies compared, .* s$/);
+    expect(piped.stdout.split('\n')[1]).toMatch(/^Server: redis:\/\/127\.0\.0\.1:\d+\/0; not measured there: /);
+    expect(piped.stdout.split('\n')[2]).toMatch(/^stoplight-v6: 300 calls on 8 lights \(windows .*\), \d+ replies compared, .* s$/);
   }, 120_000);
 });

@@ -14,7 +14,8 @@ import { scriptsDirLayouts, scriptsDirNotes, scriptsGenerations } from '../../la
 import type { LayoutOptions } from '../../layouts/types.js';
 import type { ClusterSession } from '../../redis/cluster.js';
 import { clusterTarget, singleTarget, type Target } from '../../redis/target.js';
-import { renderQuietVerify, renderVerify, verifyResultJson } from '../../report/verify.js';
+import { renderQuietVerify, renderVerify, verifyResultJson, type VerifyServer } from '../../report/verify.js';
+import { serverWhere } from '../../bench/phases/result.js';
 import { proseWidth, wrapText } from '../../report/width.js';
 import type { VerifyResult } from '../../verify/types.js';
 import { verifyLayout } from '../../verify/verify.js';
@@ -59,6 +60,8 @@ export async function verifyAction(flags: VerifyFlags): Promise<number> {
   };
   const usersUrl = flags.redisUrl ?? (process.env.REDIS_URL || undefined);
   let cluster: ClusterSession | undefined;
+  // The server the run wrote to (not the rehearsal's): the report names it first, after the verdict.
+  let server: VerifyServer | undefined;
   const results = await guardedRun(
     {
       command: 'swc verify',
@@ -90,21 +93,24 @@ export async function verifyAction(flags: VerifyFlags): Promise<number> {
       onSecondSignal,
     },
     // The rehearsal on swc's private server (src/safety/rehearsal.ts) runs the same verification silently.
-    ({ target, namespace, signal, rehearsal }) =>
-      verifyEach(names, target, namespace, scripts, {
+    ({ target, namespace, signal, rehearsal }) => {
+      if (!rehearsal) server = verifyServer(target);
+      return verifyEach(names, target, namespace, scripts, {
         seed,
         calls: flags.calls,
         lights: flags.lights,
         signal,
         say: rehearsal ? () => undefined : say,
         trust: { trustScripts: flags.trustScripts === true, unconfinedScripts: flags.unconfinedScripts === true },
-      }),
+      });
+    },
   );
   const findings = results.reduce((sum, r) => sum + r.findings, 0);
   if (flags.json)
     printJson({
       schemaVersion: SCHEMA_VERSION,
       swcVersion: SWC_VERSION,
+      ...(server !== undefined ? { server: server.where, notMeasured: server.notMeasured } : {}),
       seed,
       findings,
       results: results.map(verifyResultJson),
@@ -113,10 +119,20 @@ export async function verifyAction(flags: VerifyFlags): Promise<number> {
   else if (flags.quiet) process.stdout.write(renderQuietVerify(results, useColor()));
   // The verdict line stays whole; the blocks under it wrap.
   else {
-    const [verdict = '', ...blocks] = renderVerify(results, useColor()).split('\n');
+    const [verdict = '', ...blocks] = renderVerify(results, useColor(), server).split('\n');
     process.stdout.write(`${verdict}\n${wrapText(blocks.join('\n'), proseWidth(), 4)}`);
   }
   return findings > 0 ? ExitCode.finding : ExitCode.ok;
+}
+
+/** Where a run wrote, without credentials, and what verify does not see there. */
+function verifyServer(target: Target): VerifyServer {
+  // On a server of its own swc may MONITOR a replay (see verifyEach); elsewhere a rejected command is named by its script only.
+  const monitored = target.private && !target.cluster;
+  return {
+    where: serverWhere(target),
+    notMeasured: monitored ? [] : ["the command a failing script sent (MONITOR needs swc's own server)"],
+  };
 }
 
 /** Each layout verified in turn on the guarded target; key names without the run's namespace. */

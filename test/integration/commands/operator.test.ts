@@ -113,9 +113,11 @@ describe('names for 6.0 lights', () => {
       runInProcess(['inspect', 'payments/stripe-api', '--redis-url', server.url, '--json']),
     ]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout.split('\n')[0]).toBe(`stoplight-v6  default/checkout  (system id ${shortId('default')}, light id ${shortId('checkout')})`);
+    // The server's line first, then the light.
+    expect(run.stdout.split('\n')[0]).toBe(`Server: redis://127.0.0.1:${server.port}/0`);
+    expect(run.stdout.split('\n')[1]).toBe(`stoplight-v6  default/checkout  (system id ${shortId('default')}, light id ${shortId('checkout')})`);
     expect(picked.code, picked.stderr).toBe(0);
-    expect(picked.stdout.split('\n')[0]).toBe(`stoplight-v6  payments/checkout  (system id ${shortId('payments')}, light id ${shortId('checkout')})`);
+    expect(picked.stdout.split('\n')[1]).toBe(`stoplight-v6  payments/checkout  (system id ${shortId('payments')}, light id ${shortId('checkout')})`);
     const doc = JSON.parse(pair.stdout) as { inspections: BucketInspection[] };
     expect(doc.inspections[0]).toMatchObject({ systemName: 'payments', lightName: 'stripe-api', systemId: shortId('payments') });
   });
