@@ -1,9 +1,10 @@
 import { Redis } from 'ioredis';
-import { expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { LayoutClient } from '../../src/layouts/client.js';
 import { StoplightV5 } from '../../src/layouts/stoplight/v5.js';
 import { StoplightV6 } from '../../src/layouts/stoplight/v6.js';
-import { HOUR_START } from '../helpers.js';
+import type { PrivateServer } from '../../src/redis/server.js';
+import { HOUR_START, ownServer } from '../helpers.js';
 import type { RunSwc } from './run-cli.js';
 
 /**
@@ -97,3 +98,14 @@ export async function expectEverythingButBytes(run: RunSwc, url: string, notes: 
 
 /** The note inspect gives where MEMORY is renamed away. */
 export const MEMORY_RENAMED = /^swc: note: bytes unavailable: the server refused MEMORY USAGE \(ERR unknown command 'MEMORY'/;
+
+/** A private server of the describe's own and an admin connection to it; before its tests, {@link seed} on it, then `then(server, admin)`. */
+export function seededServer(then: (server: PrivateServer, admin: Redis) => Promise<void>): void {
+  let server: PrivateServer;
+  let admin: Redis;
+  ownServer((s, redis) => ((server = s), (admin = redis)));
+  beforeAll(async () => {
+    await seed(server.url);
+    await then(server, admin);
+  });
+}

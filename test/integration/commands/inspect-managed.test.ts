@@ -1,8 +1,7 @@
-import type { Redis } from 'ioredis';
 import { beforeAll, describe, it } from 'vitest';
 import type { PrivateServer } from '../../../src/redis/server.js';
 import { aclUserUrl, ownServer } from '../../helpers.js';
-import { expectEverythingButBytes, MEMORY_RENAMED, seed } from '../../cli/inspect-managed-shared.js';
+import { expectEverythingButBytes, MEMORY_RENAMED, seed, seededServer } from '../../cli/inspect-managed-shared.js';
 import { runInProcess } from '../../unit/in-process.js';
 
 // The spawned CLI runs inspect --json and lights --json on the first server
@@ -18,12 +17,8 @@ describe('inspect and lights on a server where MEMORY is renamed away', () => {
 });
 
 describe('inspect and lights as an ACL user without MEMORY, INFO and CONFIG', () => {
-  let server: PrivateServer;
-  let admin: Redis;
   let url: string;
-  ownServer((s, redis) => ((server = s), (admin = redis)));
-  beforeAll(async () => {
-    await seed(server.url);
+  seededServer(async (server, admin) => {
     url = await aclUserUrl(admin, server.url, 'reader', ['~*', '&*', '+@all', '-memory', '-info', '-config']);
   });
 

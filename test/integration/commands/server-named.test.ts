@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PrivateServer } from '../../../src/redis/server.js';
 import { inspectSchema } from '../../../src/schemas/inspect.js';
 import { verifySchema } from '../../../src/schemas/verify.js';
-import { HOUR_START, ownServer, uniqueName } from '../../helpers.js';
-import { NAME, seed } from '../../cli/inspect-managed-shared.js';
+import { HOUR_START, uniqueName } from '../../helpers.js';
+import { NAME, seededServer } from '../../cli/inspect-managed-shared.js';
 import { runInProcess } from '../../unit/in-process.js';
 
 // Every report names the server it read or wrote first, without credentials,
@@ -30,12 +30,10 @@ const shown = (server: PrivateServer): string => {
 
 describe('the server named first', () => {
   let server: PrivateServer;
-  let admin: Redis;
   let reader: string;
   let writer: string;
-  ownServer((s, redis) => ((server = s), (admin = redis)));
-  beforeAll(async () => {
-    await seed(server.url);
+  seededServer(async (s, admin) => {
+    server = s;
     reader = await userUrl(admin, server, 'named-reader', ['~*', '&*', '+@all', '-memory']);
     writer = await userUrl(admin, server, 'named-writer', ['~*', '&*', '+@all']);
   });
