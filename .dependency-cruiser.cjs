@@ -6,7 +6,7 @@
 //   safety      src/safety/: what keeps a run from harming a shared server (the probe, the run's ACL
 //               user, the names of a run's keys, terminal-safe text, writes that follow no link)
 //   measure     src/measure/
-//   layouts     src/layouts/
+//   layouts     src/layouts/, src/clients/ (rate-limiter packages driven through their own calls)
 //   base        src/redis/ src/lua/ src/traffic/ src/model/
 //   core        src/core/, src/schemas/ (the --json contract)
 //
@@ -18,7 +18,7 @@ const USE_CASES = '^src/(bench|inspect|verify|compare|doctor|demo)/';
 const REPORT = '^src/report/';
 const SAFETY = '^src/safety/';
 const MEASURE = '^src/measure/';
-const LAYOUTS = '^src/layouts/';
+const LAYOUTS = '^src/(layouts|clients)/';
 const BASE = '^src/(redis|lua|traffic|model)/';
 const CORE = '^src/(core|schemas)/';
 
