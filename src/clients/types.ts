@@ -69,3 +69,23 @@ export interface ClientAdapter {
   /** The client id a key was written for, given the prefix it was written under; null when the key is not this package's. */
   clientOfKey(key: string, prefix: string): string | null;
 }
+
+/**
+ * The reference model of an algorithm: the decisions a correct implementation makes,
+ * in memory, for events at given times. verify holds a package to the model of its algorithm.
+ */
+export interface ClientModel {
+  /** One decision for client `id` at `atMs` (milliseconds on the run's clock); events come in time order. */
+  decide(id: string, atMs: number): boolean;
+}
+
+/** Builds a fresh model for a run's settings. */
+export type ClientModelFactory = (settings: ClientSettings) => ClientModel;
+
+/** How the names of a package's keys are read: what lights and inspect need, with no package loaded. */
+export interface ClientKeyNames {
+  /** The package's default key prefix (an application that set none writes under it). */
+  readonly defaultPrefix: string;
+  /** The client id a key was written for, given the prefix it was written under; null when the key is not this package's. */
+  clientOfKey(key: string, prefix: string): string | null;
+}
