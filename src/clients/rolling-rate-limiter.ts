@@ -1,5 +1,52 @@
-import type { ClientAdapter } from './types.js';
-import { notYetDriven } from './not-yet.js';
+import { UnexpectedError } from '../core/errors.js';
+import { KEY_NAMES } from './key-names.js';
+import { driveMicroseconds, type ClockedEnvironment, type MicrosecondSource } from './micro-clock.js';
+import { requirePackage } from './require-package.js';
+import type { ClientAdapter, ClientLimiter } from './types.js';
 
-/** `rolling-rate-limiter`: placeholder until its adapter lands (the facts below are to be checked against the package's own code). */
-export const rollingRateLimiter: ClientAdapter = notYetDriven({ packageName: 'rolling-rate-limiter', name: 'rolling-rate-limiter', algorithm: 'sliding-log' });
+const PACKAGE = 'rolling-rate-limiter';
+
+/** The package's Redis limiter (the fields swc uses). */
+type RedisRateLimiterClass = new (options: { client: unknown; namespace: string; interval: number; maxInInterval: number }) => {
+  /** True when the call is blocked. */
+  limit(id: string): Promise<boolean>;
+};
+
+/**
+ * `rolling-rate-limiter` (`RedisRateLimiter`): a sorted set per client id, `<namespace><id>`, one entry per
+ * `limit()` call (allowed or blocked) with its microsecond timestamp as score and a random UUID as member; each
+ * call reads the whole set back and EXPIREs the key to the window rounded up to whole seconds. Its time comes
+ * from the native `microtime` package, whose `now` swc replaces (on the copy the package itself loads) for a run
+ * that drives the clock.
+ */
+export const rollingRateLimiter: ClientAdapter = {
+  packageName: PACKAGE,
+  name: PACKAGE,
+  algorithm: 'sliding-log',
+  clock: { kind: 'injected', source: 'microtime.now() of the native microtime package' },
+  // EXPIRE ceil(window / 1 s) seconds: up to 999 ms beyond the window.
+  ttlSlackMs: 999,
+  defaultPrefix: KEY_NAMES[PACKAGE]?.defaultPrefix ?? '',
+  clientOfKey: (key, prefix) => KEY_NAMES[PACKAGE]?.clientOfKey(key, prefix) ?? null,
+  async open(env: ClockedEnvironment, settings) {
+    const loaded = requirePackage(env.requireFrom, PACKAGE);
+    const RedisRateLimiter = (loaded.exports as { RedisRateLimiter?: unknown }).RedisRateLimiter;
+    if (typeof RedisRateLimiter !== 'function') throw new UnexpectedError(`${PACKAGE} ${loaded.version} exports no RedisRateLimiter`);
+    // The ioredis connection as is: the package recognises ioredis by its lower-case command methods.
+    const own = new (RedisRateLimiter as RedisRateLimiterClass)({
+      client: env.redis,
+      namespace: settings.prefix,
+      interval: settings.windowMs,
+      maxInInterval: settings.limit,
+    });
+    const restore = env.now ? driveMicroseconds(loaded.requireInside('microtime') as MicrosecondSource, env.now) : () => undefined;
+    const limiter: ClientLimiter = {
+      decide: async (id) => !(await own.limit(id)),
+      close: () => {
+        restore();
+        return Promise.resolve();
+      },
+    };
+    return { version: loaded.version, limiter };
+  },
+};
