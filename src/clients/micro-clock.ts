@@ -1,13 +1,19 @@
 import type { ClientEnvironment } from './types.js';
 
 /**
- * The run's clock, when the run drives one: milliseconds (fractions allowed) on the run's time line.
- * Absent, a package keeps its own clock (real time).
+ * The clock a run moves (the shape of the run's injected clock): milliseconds since the epoch, fractions
+ * allowed. A package that reads a native clock cannot be reached by replacing `Date.now` and
+ * `process.hrtime`, so its adapter needs the clock itself.
  */
-export type RunClock = () => number;
+export interface MovedClock {
+  readonly nowMs: number;
+}
 
-/** A ClientEnvironment that may carry the run's clock (`now`). */
-export type ClockedEnvironment = ClientEnvironment & { readonly now?: RunClock };
+/**
+ * A ClientEnvironment that may carry the run's clock. Given, the adapter makes the package read it; absent,
+ * the package keeps its own clock (real time).
+ */
+export type ClockedEnvironment = ClientEnvironment & { readonly clock?: MovedClock };
 
 /** An object whose `now()` a package reads the time from in microseconds (the `microtime` module's shape). */
 export interface MicrosecondSource {
@@ -20,9 +26,9 @@ export interface MicrosecondSource {
  * effect at once. One run at a time per process: a second patch of the same source stacks on the first and must
  * be undone first.
  */
-export function driveMicroseconds(source: MicrosecondSource, now: RunClock): () => void {
+export function driveMicroseconds(source: MicrosecondSource, clock: MovedClock): () => void {
   const original = source.now;
-  const driven = (): number => Math.round(now() * 1000);
+  const driven = (): number => Math.round(clock.nowMs * 1000);
   source.now = driven;
   return () => {
     if (source.now === driven) source.now = original;

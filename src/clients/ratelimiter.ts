@@ -6,6 +6,8 @@ import { requirePackage } from './require-package.js';
 import type { ClientAdapter, ClientLimiter, ClientSettings } from './types.js';
 
 const PACKAGE = 'ratelimiter';
+/** The package's own key name in front of the id (fixed in its code, no option). */
+const KEY_HEAD = 'limit:';
 
 /** One call's answer, as `Limiter#get` hands it to its callback (the fields swc reads). */
 interface LimitInfo {
@@ -57,13 +59,15 @@ export const ratelimiter: ClientAdapter = {
   clock: { kind: 'injected', source: "microtime.now() of the package's own microtime.js (Date.now at load plus process.hrtime)" },
   // PEXPIRE <window ms> on every call: the TTL is the window, exactly.
   ttlSlackMs: 0,
-  defaultPrefix: KEY_NAMES[PACKAGE]?.defaultPrefix ?? '',
-  clientOfKey: (key, prefix) => KEY_NAMES[PACKAGE]?.clientOfKey(key, prefix) ?? null,
+  // The prefix of a run (and of an application) is what its connection puts in front of the package's own
+  // `limit:<id>`: none by default. The key names (which count `limit:` as the package's prefix) read the rest.
+  defaultPrefix: '',
+  clientOfKey: (key, prefix) => KEY_NAMES[PACKAGE]?.clientOfKey(key, `${prefix}${KEY_HEAD}`) ?? null,
   async open(env: ClockedEnvironment, settings) {
     const loaded = requirePackage(env.requireFrom, PACKAGE);
     if (typeof loaded.exports !== 'function') throw new UnexpectedError(`${PACKAGE} ${loaded.version} exports no Limiter constructor`);
     const Limiter = loaded.exports as LimiterClass;
-    const restore = env.now ? driveMicroseconds(loaded.requireInside('./microtime.js') as MicrosecondSource, env.now) : () => undefined;
+    const restore = env.clock ? driveMicroseconds(loaded.requireInside('./microtime.js') as MicrosecondSource, env.clock) : () => undefined;
     const db = prefixedConnection(env.redis, settings.prefix);
     const limiter: ClientLimiter = {
       decide: (id) => decideWith(Limiter, db, settings, id),

@@ -39,7 +39,7 @@ export const rollingRateLimiter: ClientAdapter = {
       interval: settings.windowMs,
       maxInInterval: settings.limit,
     });
-    const restore = env.now ? driveMicroseconds(loaded.requireInside('microtime') as MicrosecondSource, env.now) : () => undefined;
+    const restore = env.clock ? driveMicroseconds(loaded.requireInside('microtime') as MicrosecondSource, env.clock) : () => undefined;
     const limiter: ClientLimiter = {
       decide: async (id) => !(await own.limit(id)),
       close: () => {

@@ -91,9 +91,9 @@ async function drive(
   deviation = c.deviation,
   settings: Partial<ClientSettings> = {},
 ): Promise<Driven> {
-  const clock = { at: T0 };
+  const clock = { nowMs: T0 };
   const full: ClientSettings = { prefix: `${uniqueName('swc-client')}:`, limit: LIMIT, windowMs: WINDOW_MS, ...settings };
-  const env: ClockedEnvironment = { redis, connect: () => Promise.reject(new Error('not used')), requireFrom: PROJECT, now: () => clock.at };
+  const env: ClockedEnvironment = { redis, connect: () => Promise.reject(new Error('not used')), requireFrom: PROJECT, clock };
   const { version, limiter } = await c.adapter.open(env, full);
   const model = slidingLogModelWith(deviation)(full);
   const decisions = new Map<string, boolean[]>();
@@ -101,7 +101,7 @@ async function drive(
   const push = (m: Map<string, boolean[]>, id: string, v: boolean): void => void m.set(id, [...(m.get(id) ?? []), v]);
   try {
     for (const r of [...requests].sort((a, b) => a.at - b.at)) {
-      clock.at = T0 + r.at;
+      clock.nowMs = T0 + r.at;
       push(decisions, r.id, await limiter.decide(r.id));
       push(modelled, r.id, model.decide(r.id, T0 + r.at));
     }
@@ -266,17 +266,17 @@ describe('deviations beyond the shared traffic', () => {
     const namespace = `${uniqueName('swc-client')}:`;
     const settings = { prefix: namespace, limit: LIMIT, windowMs: WINDOW_MS };
     const own = new RedisRateLimiter({ client: redis, namespace, interval: WINDOW_MS, maxInInterval: LIMIT, minDifference: 100 });
-    const clock = { at: T0 };
-    const restore = driveMicroseconds(loaded.requireInside('microtime') as MicrosecondSource, () => clock.at);
+    const clock = { nowMs: T0 };
+    const restore = driveMicroseconds(loaded.requireInside('microtime') as MicrosecondSource, clock);
     const model = slidingLogModelWith({ ...ROLLING_RATE_LIMITER_DEVIATION, minDifferenceMs: 100 })(settings);
     const gaps = [0, 150, 50, 60, 100, 99, 101, 250];
     const decisions: boolean[] = [];
     const modelled: boolean[] = [];
     try {
       for (const gap of gaps) {
-        clock.at += gap;
+        clock.nowMs += gap;
         decisions.push(!(await own.limit('c')));
-        modelled.push(model.decide('c', clock.at));
+        modelled.push(model.decide('c', clock.nowMs));
       }
     } finally {
       restore();
@@ -294,7 +294,7 @@ describe('the clock and the package', () => {
     const source = inside(c.adapter === ratelimiter ? './microtime.js' : 'microtime') as MicrosecondSource;
     const own = source.now;
     const { limiter } = await c.adapter.open(
-      { redis, connect: () => Promise.reject(new Error('not used')), requireFrom: PROJECT, now: () => T0 } as ClockedEnvironment,
+      { redis, connect: () => Promise.reject(new Error('not used')), requireFrom: PROJECT, clock: { nowMs: T0 } } as ClockedEnvironment,
       { prefix: `${uniqueName('swc-client')}:`, limit: LIMIT, windowMs: WINDOW_MS },
     );
     expect(source.now()).toBe(T0 * 1000);
