@@ -1,7 +1,7 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import { UnexpectedError } from '../core/errors.js';
 import { KEY_NAMES } from './key-names.js';
-import { driveMicroseconds, type ClockedEnvironment, type MicrosecondSource } from './micro-clock.js';
+import { driveMicroseconds, processClock, type ClockedEnvironment, type MicrosecondSource } from './micro-clock.js';
 import { requirePackage } from './require-package.js';
 import type { ClientAdapter, ClientLimiter, ClientSettings } from './types.js';
 
@@ -50,7 +50,7 @@ function decideWith(Limiter: LimiterClass, db: MultiOnly, settings: ClientSettin
  * `ratelimiter` (tj's node-ratelimiter): a sorted set per client id, `<prefix>limit:<id>`, one entry per call
  * (allowed or denied) with its microsecond timestamp as score and member, trimmed to the newest `max` entries,
  * PEXPIRE'd to the window on every call. Its time comes from its own `microtime.js` (`Date.now()` at load plus
- * `process.hrtime()` since), whose `now` swc replaces for a run that drives the clock.
+ * `process.hrtime()` since), whose `now` swc replaces with the run's clock while the limiter is open.
  */
 export const ratelimiter: ClientAdapter = {
   packageName: PACKAGE,
@@ -67,7 +67,7 @@ export const ratelimiter: ClientAdapter = {
     const loaded = requirePackage(env.requireFrom, PACKAGE);
     if (typeof loaded.exports !== 'function') throw new UnexpectedError(`${PACKAGE} ${loaded.version} exports no Limiter constructor`);
     const Limiter = loaded.exports as LimiterClass;
-    const restore = env.clock ? driveMicroseconds(loaded.requireInside('./microtime.js') as MicrosecondSource, env.clock) : () => undefined;
+    const restore = driveMicroseconds(loaded.requireInside('./microtime.js') as MicrosecondSource, env.clock ?? processClock());
     const db = prefixedConnection(env.redis, settings.prefix);
     const limiter: ClientLimiter = {
       decide: (id) => decideWith(Limiter, db, settings, id),

@@ -1,6 +1,6 @@
 import { UnexpectedError } from '../core/errors.js';
 import { KEY_NAMES } from './key-names.js';
-import { driveMicroseconds, type ClockedEnvironment, type MicrosecondSource } from './micro-clock.js';
+import { driveMicroseconds, processClock, type ClockedEnvironment, type MicrosecondSource } from './micro-clock.js';
 import { requirePackage } from './require-package.js';
 import type { ClientAdapter, ClientLimiter } from './types.js';
 
@@ -16,8 +16,8 @@ type RedisRateLimiterClass = new (options: { client: unknown; namespace: string;
  * `rolling-rate-limiter` (`RedisRateLimiter`): a sorted set per client id, `<namespace><id>`, one entry per
  * `limit()` call (allowed or blocked) with its microsecond timestamp as score and a random UUID as member; each
  * call reads the whole set back and EXPIREs the key to the window rounded up to whole seconds. Its time comes
- * from the native `microtime` package, whose `now` swc replaces (on the copy the package itself loads) for a run
- * that drives the clock.
+ * from the native `microtime` package, whose `now` swc replaces (on the copy the package itself loads) with the
+ * run's clock while the limiter is open.
  */
 export const rollingRateLimiter: ClientAdapter = {
   packageName: PACKAGE,
@@ -39,7 +39,7 @@ export const rollingRateLimiter: ClientAdapter = {
       interval: settings.windowMs,
       maxInInterval: settings.limit,
     });
-    const restore = env.clock ? driveMicroseconds(loaded.requireInside('microtime') as MicrosecondSource, env.clock) : () => undefined;
+    const restore = driveMicroseconds(loaded.requireInside('microtime') as MicrosecondSource, env.clock ?? processClock());
     const limiter: ClientLimiter = {
       decide: async (id) => !(await own.limit(id)),
       close: () => {

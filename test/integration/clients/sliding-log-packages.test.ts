@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ClockedEnvironment, MicrosecondSource } from '../../../src/clients/micro-clock.js';
 import { driveMicroseconds } from '../../../src/clients/micro-clock.js';
 import {
@@ -300,6 +300,31 @@ describe('the clock and the package', () => {
     expect(source.now()).toBe(T0 * 1000);
     await limiter.close();
     expect(source.now).toBe(own);
+  });
+
+  it.each(CASES)('$adapter.name: given no clock, follows the process clock as a run replaces it (Date.now and process.hrtime)', async (c) => {
+    const prefix = `${uniqueName('swc-client')}:`;
+    vi.useFakeTimers({ toFake: ['Date', 'hrtime'], now: T0 });
+    try {
+      const { limiter } = await c.adapter.open(
+        { redis, connect: () => Promise.reject(new Error('not used')), requireFrom: PROJECT },
+        { prefix, limit: LIMIT, windowMs: WINDOW_MS },
+      );
+      try {
+        for (const stepMs of [0, 2.5, 1000]) {
+          vi.advanceTimersByTime(stepMs);
+          await limiter.decide('c');
+        }
+      } finally {
+        await limiter.close();
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+    const key = c.keyOf(prefix, 'c');
+    const scores = (await redis.zrange(key, 0, -1, 'WITHSCORES')).filter((_, i) => i % 2 === 1).map(Number);
+    await redis.del(key);
+    expect(scores).toEqual([T0 * 1000, T0 * 1000 + 2500, T0 * 1000 + 1_002_500]);
   });
 
   it.each(CASES)('$adapter.name: not installed where the run loads it from, an environment error naming the install command', async (c) => {
