@@ -86,3 +86,9 @@ export function slidingLogModelWith(deviation: SlidingLogDeviation): (settings: 
 
 /** The exact sliding log, the model verify holds a sliding-log package to (with the package's declared deviation). */
 export const slidingLogModel: ClientModelFactory = slidingLogModelWith(EXACT_SLIDING_LOG);
+
+/** The declared deviation of each sliding-log package, by npm package name. */
+export const SLIDING_LOG_DEVIATIONS: Readonly<Record<string, SlidingLogDeviation>> = {
+  ratelimiter: RATELIMITER_DEVIATION,
+  'rolling-rate-limiter': ROLLING_RATE_LIMITER_DEVIATION,
+};

@@ -83,19 +83,13 @@ interface Driven {
   readonly logged: Map<string, number>;
 }
 
-/** Sends `requests` (in time order) through the package with the run's clock set to each one's time, beside the model with `deviation`. */
-async function drive(
-  redis: Redis,
-  c: PackageCase,
-  requests: readonly Request[],
-  deviation = c.deviation,
-  settings: Partial<ClientSettings> = {},
-): Promise<Driven> {
+/** Sends `requests` (in time order) through the package with the run's clock set to each one's time, beside the model with the package's deviation. */
+async function drive(redis: Redis, c: PackageCase, requests: readonly Request[]): Promise<Driven> {
   const clock = { nowMs: T0 };
-  const full: ClientSettings = { prefix: `${uniqueName('swc-client')}:`, limit: LIMIT, windowMs: WINDOW_MS, ...settings };
+  const full: ClientSettings = { prefix: `${uniqueName('swc-client')}:`, limit: LIMIT, windowMs: WINDOW_MS };
   const env: ClockedEnvironment = { redis, connect: () => Promise.reject(new Error('not used')), requireFrom: PROJECT, clock };
   const { version, limiter } = await c.adapter.open(env, full);
-  const model = slidingLogModelWith(deviation)(full);
+  const model = slidingLogModelWith(c.deviation)(full);
   const decisions = new Map<string, boolean[]>();
   const modelled = new Map<string, boolean[]>();
   const push = (m: Map<string, boolean[]>, id: string, v: boolean): void => void m.set(id, [...(m.get(id) ?? []), v]);

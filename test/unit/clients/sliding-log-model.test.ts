@@ -7,6 +7,7 @@ import {
   slidingLogModelWith,
   type SlidingLogDeviation,
 } from '../../../src/clients/models/sliding-log.js';
+import { modelOf } from '../../../src/clients/models/index.js';
 
 const SETTINGS = { prefix: 'p:', limit: 2, windowMs: 1000 };
 
@@ -49,5 +50,16 @@ describe('the sliding-log model', () => {
     // The exact log keeps no denied request, so the gap is measured from the last allowed one.
     expect(run(deviation, [0, 5, 10]).decisions).toEqual([true, false, true]);
     expect(run({ ...deviation, deniedCount: true }, [0, 5, 10]).decisions).toEqual([true, false, false]);
+  });
+
+  it("verify's model of a package is its algorithm's with the deviation it declares", () => {
+    const times = Array.from({ length: 12 }, (_, i) => i * 250);
+    const allowed = (packageName: string): number => {
+      const model = modelOf({ packageName, algorithm: 'sliding-log' })(SETTINGS);
+      return times.filter((t) => model.decide('c', t)).length;
+    };
+    expect([allowed('ratelimiter'), allowed('rolling-rate-limiter'), allowed('another-sliding-log')]).toEqual([2, 2, 6]);
+    const instant = modelOf({ packageName: 'ratelimiter', algorithm: 'sliding-log' })(SETTINGS);
+    expect([0, 0, 0].map((t) => instant.decide('c', t))).toEqual([true, true, true]);
   });
 });
