@@ -19,6 +19,7 @@ import { rollingRateLimiter } from '../../../src/clients/rolling-rate-limiter.js
 import type { ClientAdapter, ClientSettings } from '../../../src/clients/types.js';
 import { EnvironmentError } from '../../../src/core/errors.js';
 import { measureKeys } from '../../../src/measure/memory.js';
+import { createRng } from '../../../src/traffic/random.js';
 import { digest, testRedis, uniqueName } from '../../helpers.js';
 
 /** The project's own node_modules holds both packages (devDependencies). */
@@ -170,6 +171,7 @@ describe.each(CASES)('$adapter.name, driven through its own calls', (c) => {
       redis,
       keys.map((key) => ({ key, role: 'log' })),
     );
+    const bytes = new Map<string, number>();
     for (const id of ['steady', 'overload', 'boundary']) {
       const key = c.keyOf(run.prefix, id);
       const entries = run.logged.get(id) ?? -1;
@@ -178,7 +180,10 @@ describe.each(CASES)('$adapter.name, driven through its own calls', (c) => {
       const usage = Number(await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
       expect(measured.find((m) => m.key === key)?.bytes).toBe(usage);
       expect(usage).toBe(await referenceBytes(redis, c, key, entries));
+      bytes.set(id, usage);
     }
+    // Memory per client grows with the entries kept: the overloaded client's set is the larger.
+    expect(bytes.get('steady')).toBeLessThan(bytes.get('overload') ?? 0);
     // The steady client keeps half the limit; under overload the log keeps every request of the window
     // (twice the limit) unless the package trims it to the limit.
     expect(run.logged.get('steady')).toBe(LIMIT / 2);
@@ -197,6 +202,22 @@ describe.each(CASES)('$adapter.name, driven through its own calls', (c) => {
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(WINDOW_MS + c.adapter.ttlSlackMs);
     }
+  });
+});
+
+describe.each(CASES)('$adapter.name, on seeded random traffic', (c) => {
+  it('decides as its model on requests that fall exactly a window apart, a microsecond either side, or at one instant', async () => {
+    const rng = createRng(49);
+    // Times on a grid of eighths of the window (eight steps: exactly one window), nudged by 0 or 1 µs.
+    const requests = Array.from({ length: 80 }, () => ({ id: `c${rng.int(2)}`, at: (rng.int(25) * WINDOW_MS) / 8 + rng.int(2) / 1000 }));
+    const run = await drive(redis, c, requests);
+    const keys = Object.keys(await digest(redis, `${run.prefix}*`));
+    if (keys.length > 0) await redis.del(...keys);
+    expect(run.decisions).toEqual(run.modelled);
+    // The traffic is neither all allowed nor all denied.
+    const all = [...run.decisions.values()].flat();
+    expect(all.filter(Boolean).length).toBeGreaterThan(0);
+    expect(all.filter((d) => !d).length).toBeGreaterThan(0);
   });
 });
 
