@@ -13,8 +13,9 @@ export interface SlidingLogDeviation {
    */
   readonly deniedCount: boolean;
   /**
-   * The log is keyed by the request's timestamp in whole microseconds: two requests in the same
-   * microsecond are one entry, so the second does not count against later ones.
+   * The log is keyed by the request's timestamp in whole microseconds: requests in the same microsecond
+   * are one entry, so however many come at one instant, they count as one (with a limit of 2 or more, a
+   * burst at one instant is allowed whole).
    */
   readonly sameMicrosecondOnce: boolean;
   /**
@@ -91,4 +92,43 @@ export const slidingLogModel: ClientModelFactory = slidingLogModelWith(EXACT_SLI
 export const SLIDING_LOG_DEVIATIONS: Readonly<Record<string, SlidingLogDeviation>> = {
   ratelimiter: RATELIMITER_DEVIATION,
   'rolling-rate-limiter': ROLLING_RATE_LIMITER_DEVIATION,
+};
+
+/** A deviation shown at its smallest: one client's requests, the package's decisions and the exact sliding log's. */
+export interface SlidingLogReproduction {
+  /** What it shows, in a sentence. */
+  readonly says: string;
+  readonly limit: number;
+  readonly windowMs: number;
+  /** Request times, ms from the first. */
+  readonly atMs: readonly number[];
+  /** The package's decisions (its declared model's). */
+  readonly allowed: readonly boolean[];
+  /** The exact sliding log's decisions. */
+  readonly exactAllowed: readonly boolean[];
+}
+
+const DENIED_COUNTS: SlidingLogReproduction = {
+  says: 'a denied request counts: at 1 per second, the request at 1000 ms is denied because the one denied at 500 ms is still in the window',
+  limit: 1,
+  windowMs: 1000,
+  atMs: [0, 500, 1000],
+  allowed: [true, false, false],
+  exactAllowed: [true, false, true],
+};
+
+/** The smallest reproduction of each deviation a sliding-log package declares, by npm package name. */
+export const SLIDING_LOG_REPRODUCTIONS: Readonly<Record<string, readonly SlidingLogReproduction[]>> = {
+  ratelimiter: [
+    DENIED_COUNTS,
+    {
+      says: 'requests in the same microsecond are one entry: at 2 per second, three requests at one instant are all allowed',
+      limit: 2,
+      windowMs: 1000,
+      atMs: [0, 0, 0],
+      allowed: [true, true, true],
+      exactAllowed: [true, true, false],
+    },
+  ],
+  'rolling-rate-limiter': [DENIED_COUNTS],
 };

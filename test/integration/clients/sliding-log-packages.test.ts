@@ -10,6 +10,7 @@ import {
   EXACT_SLIDING_LOG,
   RATELIMITER_DEVIATION,
   ROLLING_RATE_LIMITER_DEVIATION,
+  SLIDING_LOG_REPRODUCTIONS,
   slidingLogModelWith,
   type SlidingLogDeviation,
 } from '../../../src/clients/models/sliding-log.js';
@@ -85,9 +86,14 @@ interface Driven {
 }
 
 /** Sends `requests` (in time order) through the package with the run's clock set to each one's time, beside the model with the package's deviation. */
-async function drive(redis: Redis, c: PackageCase, requests: readonly Request[]): Promise<Driven> {
+async function drive(
+  redis: Redis,
+  c: PackageCase,
+  requests: readonly Request[],
+  limits: { limit: number; windowMs: number } = { limit: LIMIT, windowMs: WINDOW_MS },
+): Promise<Driven> {
   const clock = { nowMs: T0 };
-  const full: ClientSettings = { prefix: `${uniqueName('swc-client')}:`, limit: LIMIT, windowMs: WINDOW_MS };
+  const full: ClientSettings = { prefix: `${uniqueName('swc-client')}:`, ...limits };
   const env: ClockedEnvironment = { redis, connect: () => Promise.reject(new Error('not used')), requireFrom: PROJECT, clock };
   const { version, limiter } = await c.adapter.open(env, full);
   const model = slidingLogModelWith(c.deviation)(full);
@@ -218,6 +224,23 @@ describe.each(CASES)('$adapter.name, on seeded random traffic', (c) => {
     const all = [...run.decisions.values()].flat();
     expect(all.filter(Boolean).length).toBeGreaterThan(0);
     expect(all.filter((d) => !d).length).toBeGreaterThan(0);
+  });
+});
+
+describe.each(CASES)('$adapter.name: its declared deviations at their smallest', (c) => {
+  it.each(SLIDING_LOG_REPRODUCTIONS[c.adapter.packageName] ?? [])('$says', async (repro) => {
+    const run = await drive(
+      redis,
+      c,
+      repro.atMs.map((at) => ({ id: 'c', at })),
+      repro,
+    );
+    const keys = Object.keys(await digest(redis, `${run.prefix}*`));
+    if (keys.length > 0) await redis.del(...keys);
+    expect(run.decisions.get('c')).toEqual(repro.allowed);
+    expect(run.modelled.get('c')).toEqual(repro.allowed);
+    const exact = slidingLogModelWith(EXACT_SLIDING_LOG)({ prefix: '', ...repro });
+    expect(repro.atMs.map((at) => exact.decide('c', T0 + at))).toEqual(repro.exactAllowed);
   });
 });
 
