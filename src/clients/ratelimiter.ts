@@ -1,5 +1,5 @@
 import type { ChainableCommander, Redis } from 'ioredis';
-import { UnexpectedError } from '../core/errors.js';
+import { UnexpectedError, UsageError } from '../core/errors.js';
 import { KEY_NAMES } from './key-names.js';
 import { driveMicroseconds, processClock, type ClockedEnvironment, type MicrosecondSource } from './micro-clock.js';
 import { requirePackage } from './require-package.js';
@@ -64,6 +64,9 @@ export const ratelimiter: ClientAdapter = {
   defaultPrefix: '',
   clientOfKey: (key, prefix) => KEY_NAMES[PACKAGE]?.clientOfKey(key, `${prefix}${KEY_HEAD}`) ?? null,
   async open(env: ClockedEnvironment, settings) {
+    // The package reads a max or duration of 0 as "not given" and puts its defaults (2500 per hour) in their place.
+    if (!(settings.limit > 0)) throw new UsageError(`--limit: ${PACKAGE} needs a limit above 0 (it reads 0 as its default, 2500)`);
+    if (!(settings.windowMs > 0)) throw new UsageError(`--window: ${PACKAGE} needs a window above 0 (it reads 0 as its default, 1 hour)`);
     const loaded = requirePackage(env.requireFrom, PACKAGE);
     if (typeof loaded.exports !== 'function') throw new UnexpectedError(`${PACKAGE} ${loaded.version} exports no Limiter constructor`);
     const Limiter = loaded.exports as LimiterClass;

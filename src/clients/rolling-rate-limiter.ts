@@ -1,4 +1,4 @@
-import { UnexpectedError } from '../core/errors.js';
+import { UnexpectedError, UsageError } from '../core/errors.js';
 import { KEY_NAMES } from './key-names.js';
 import { driveMicroseconds, processClock, type ClockedEnvironment, type MicrosecondSource } from './micro-clock.js';
 import { requirePackage } from './require-package.js';
@@ -29,6 +29,9 @@ export const rollingRateLimiter: ClientAdapter = {
   defaultPrefix: KEY_NAMES[PACKAGE]?.defaultPrefix ?? '',
   clientOfKey: (key, prefix) => KEY_NAMES[PACKAGE]?.clientOfKey(key, prefix) ?? null,
   async open(env: ClockedEnvironment, settings) {
+    // The package asserts both, with an error of its own: said here as swc says bad input.
+    if (!(settings.limit > 0)) throw new UsageError(`--limit: ${PACKAGE} needs a limit above 0`);
+    if (!(settings.windowMs > 0)) throw new UsageError(`--window: ${PACKAGE} needs a window above 0`);
     const loaded = requirePackage(env.requireFrom, PACKAGE);
     const RedisRateLimiter = (loaded.exports as { RedisRateLimiter?: unknown }).RedisRateLimiter;
     if (typeof RedisRateLimiter !== 'function') throw new UnexpectedError(`${PACKAGE} ${loaded.version} exports no RedisRateLimiter`);

@@ -18,7 +18,7 @@ import { ratelimiter } from '../../../src/clients/ratelimiter.js';
 import { requirePackage } from '../../../src/clients/require-package.js';
 import { rollingRateLimiter } from '../../../src/clients/rolling-rate-limiter.js';
 import type { ClientAdapter, ClientSettings } from '../../../src/clients/types.js';
-import { EnvironmentError } from '../../../src/core/errors.js';
+import { EnvironmentError, UsageError } from '../../../src/core/errors.js';
 import { measureKeys } from '../../../src/measure/memory.js';
 import { createRng } from '../../../src/traffic/random.js';
 import { digest, testRedis, uniqueName } from '../../helpers.js';
@@ -377,5 +377,12 @@ describe('the clock and the package', () => {
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
+  });
+
+  // ratelimiter would put its defaults in place of a 0; rolling-rate-limiter would fail its own assertion.
+  it.each(CASES)('$adapter.name: a limit or window of 0 is refused as bad input', async (c) => {
+    const env = { redis, connect: () => Promise.reject(new Error('not used')), requireFrom: PROJECT };
+    await expect(c.adapter.open(env, { prefix: 'x:', limit: 0, windowMs: 1000 })).rejects.toThrow(UsageError);
+    await expect(c.adapter.open(env, { prefix: 'x:', limit: 1, windowMs: 0 })).rejects.toThrow(/^--window: /);
   });
 });
