@@ -1,4 +1,4 @@
-import type { ClientEnvironment } from './types.js';
+import type { ClientEnvironment, ClientLimiter } from './types.js';
 
 /**
  * The clock a run moves (the shape of the run's injected clock): milliseconds since the epoch, fractions
@@ -56,5 +56,20 @@ export function driveMicroseconds(source: MicrosecondSource, clock: MovedClock):
   source.now = driven;
   return () => {
     if (source.now === driven) source.now = original;
+  };
+}
+
+/**
+ * A limiter on a package whose clock {@link driveMicroseconds} drives: `source.now` answers `clock` until the
+ * limiter is closed.
+ */
+export function limiterOnClock(source: MicrosecondSource, clock: MovedClock, decide: (id: string) => Promise<boolean>): ClientLimiter {
+  const restore = driveMicroseconds(source, clock);
+  return {
+    decide,
+    close: () => {
+      restore();
+      return Promise.resolve();
+    },
   };
 }

@@ -1,9 +1,9 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import { UnexpectedError, UsageError } from '../core/errors.js';
 import { KEY_NAMES } from './key-names.js';
-import { driveMicroseconds, processClock, type ClockedEnvironment, type MicrosecondSource } from './micro-clock.js';
+import { limiterOnClock, processClock, type ClockedEnvironment, type MicrosecondSource } from './micro-clock.js';
 import { requirePackage } from './require-package.js';
-import type { ClientAdapter, ClientLimiter, ClientSettings } from './types.js';
+import type { ClientAdapter, ClientSettings } from './types.js';
 
 const PACKAGE = 'ratelimiter';
 /** The package's own key name in front of the id (fixed in its code, no option). */
@@ -70,15 +70,10 @@ export const ratelimiter: ClientAdapter = {
     const loaded = requirePackage(env.requireFrom, PACKAGE);
     if (typeof loaded.exports !== 'function') throw new UnexpectedError(`${PACKAGE} ${loaded.version} exports no Limiter constructor`);
     const Limiter = loaded.exports as LimiterClass;
-    const restore = driveMicroseconds(loaded.requireInside('./microtime.js') as MicrosecondSource, env.clock ?? processClock());
     const db = prefixedConnection(env.redis, settings.prefix);
-    const limiter: ClientLimiter = {
-      decide: (id) => decideWith(Limiter, db, settings, id),
-      close: () => {
-        restore();
-        return Promise.resolve();
-      },
-    };
+    const limiter = limiterOnClock(loaded.requireInside('./microtime.js') as MicrosecondSource, env.clock ?? processClock(), (id) =>
+      decideWith(Limiter, db, settings, id),
+    );
     return { version: loaded.version, limiter };
   },
 };

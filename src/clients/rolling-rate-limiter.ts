@@ -1,8 +1,8 @@
 import { UnexpectedError, UsageError } from '../core/errors.js';
 import { KEY_NAMES } from './key-names.js';
-import { driveMicroseconds, processClock, type ClockedEnvironment, type MicrosecondSource } from './micro-clock.js';
+import { limiterOnClock, processClock, type ClockedEnvironment, type MicrosecondSource } from './micro-clock.js';
 import { requirePackage } from './require-package.js';
-import type { ClientAdapter, ClientLimiter } from './types.js';
+import type { ClientAdapter } from './types.js';
 
 const PACKAGE = 'rolling-rate-limiter';
 
@@ -42,14 +42,7 @@ export const rollingRateLimiter: ClientAdapter = {
       interval: settings.windowMs,
       maxInInterval: settings.limit,
     });
-    const restore = driveMicroseconds(loaded.requireInside('microtime') as MicrosecondSource, env.clock ?? processClock());
-    const limiter: ClientLimiter = {
-      decide: async (id) => !(await own.limit(id)),
-      close: () => {
-        restore();
-        return Promise.resolve();
-      },
-    };
+    const limiter = limiterOnClock(loaded.requireInside('microtime') as MicrosecondSource, env.clock ?? processClock(), async (id) => !(await own.limit(id)));
     return { version: loaded.version, limiter };
   },
 };
