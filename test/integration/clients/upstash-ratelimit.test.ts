@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EnvironmentError } from '../../../src/core/errors.js';
 import { twoWindowModel } from '../../../src/clients/models/two-window.js';
 import { ttlBoundMs } from '../../../src/clients/ttl.js';
 import type { ClientLimiter, ClientSettings } from '../../../src/clients/types.js';
@@ -122,6 +124,13 @@ describe('@upstash/ratelimit slidingWindow through its own calls', () => {
     const shape = await runShape('rounding', events);
     // Exact arithmetic would weigh the previous 10 as 1 and allow 9 more; the package allows 10.
     expect(shape).toMatchObject({ sent: 2 * LIMIT + 1, allowed: 2 * LIMIT });
+  });
+
+  it('says which npm install is missing when the package is not where it looks', async () => {
+    const settings = { prefix: `swc-test:${uniqueName('missing')}`, limit: LIMIT, windowMs: WINDOW };
+    const open = upstashRatelimit.open({ redis, connect: () => Promise.resolve(redis), requireFrom: tmpdir() }, settings);
+    await expect(open).rejects.toThrow(EnvironmentError);
+    await expect(open).rejects.toThrow('run `npm install @upstash/ratelimit @upstash/redis` there');
   });
 
   it('names the server and its version when it refuses the package script as sent, and runs its Lua', async () => {
