@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,7 +12,7 @@ import { upstashRatelimit } from '../../../src/clients/upstash-ratelimit.js';
 import { ANSWERED_COMMANDS, startRestShim, type RestShim } from '../../../src/clients/upstash/rest-shim.js';
 import { parseInfo } from '../../../src/redis/info.js';
 import { driveClient, evenEvents, prefixKeys, tally, type ClientEvent } from '../../clients.js';
-import { keysMatching, testRedis, uniqueName } from '../../helpers.js';
+import { keysMatching, testRedis, testServer, uniqueName } from '../../helpers.js';
 
 /**
  * @upstash/ratelimit's slidingWindow, driven through the package itself (and @upstash/redis, over swc's
@@ -159,8 +160,8 @@ describe("swc's stand-in for the Upstash REST API", () => {
   });
   afterAll(() => shim.close());
 
-  const post = (pathName: string, body: unknown, token = shim.token): Promise<Response> =>
-    fetch(`${shim.url}${pathName}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  const post = (pathName: string, body: unknown, token = shim.token, headers: Record<string, string> = {}): Promise<Response> =>
+    fetch(`${shim.url}${pathName}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify(body) });
 
   it('refuses a command the package does not send, through @upstash/redis, naming what it answers', async () => {
     const { Redis: UpstashRedis } = createRequire(path.join(ROOT, 'package.json'))('@upstash/redis') as {
@@ -191,6 +192,44 @@ describe("swc's stand-in for the Upstash REST API", () => {
     ]);
     expect(piped.status).toBe(200);
     expect(await piped.json()).toEqual([{ result: 1 }, { error: expect.stringContaining('not DEL') as string }, { result: '1' }]);
+    const encoded = await post('/', ['EVAL', 'return KEYS[1]', 1, `${prefix}:é`], shim.token, { 'Upstash-Encoding': 'base64' });
+    expect(await encoded.json()).toEqual({ result: Buffer.from(`${prefix}:é`).toString('base64') });
     await redis.del(`${prefix}:n`);
+  });
+
+  it('a script refused as sent is recorded once and answered in its stripped form, also after SCRIPT FLUSH', async (context) => {
+    const { redis: own } = await testServer(context);
+    const version = parseInfo(await own.info('server')).redis_version ?? '';
+    const ownShim = await startRestShim({ redis: own, keyPrefix: prefix, server: `redis ${version}` });
+    context.onTestFinished(() => ownShim.close());
+    const script = `#!lua flags=allow-key-locking\nreturn redis.call('INCR', KEYS[1])`;
+    const sha = createHash('sha1').update(script).digest('hex');
+    const call = async (command: unknown[]): Promise<unknown> => {
+      const res = await fetch(ownShim.url, { method: 'POST', headers: { authorization: `Bearer ${ownShim.token}` }, body: JSON.stringify(command) });
+      return res.json();
+    };
+    const accepted = await own.eval(script, 1, 'probe').then(
+      () => true,
+      () => false,
+    );
+    expect(await call(['SCRIPT', 'LOAD', script])).toEqual({ result: sha });
+    expect(await call(['EVALSHA', sha, 1, `${prefix}:k`])).toEqual({ result: accepted ? 2 : 1 });
+    await own.call('SCRIPT', 'FLUSH');
+    const afterFlush = await call(['EVALSHA', sha, 1, `${prefix}:k`]);
+    if (accepted) {
+      expect(ownShim.refusals).toEqual([]);
+      expect(afterFlush).toEqual({ error: expect.stringContaining('NOSCRIPT') as string });
+    } else {
+      expect(afterFlush).toEqual({ result: 2 });
+      expect(await call(['EVAL', script, 1, `${prefix}:k`])).toEqual({ result: 3 });
+      expect(ownShim.refusals).toEqual([
+        expect.objectContaining({
+          sha,
+          firstLine: '#!lua flags=allow-key-locking',
+          server: `redis ${version}`,
+          serverError: expect.stringContaining('allow-key-locking') as string,
+        }),
+      ]);
+    }
   });
 });
