@@ -21,21 +21,31 @@ export interface DrivenEvents {
  * `Date.now` is put back afterwards, also on a failure.
  */
 export async function driveClient(limiter: ClientLimiter, model: ClientModel, events: readonly ClientEvent[]): Promise<DrivenEvents> {
-  const realNow = Date.now;
   const decisions: boolean[] = [];
   const modelled: boolean[] = [];
   let now = events[0]?.atMs ?? 0;
-  Date.now = () => now;
+  await withDateNow(
+    () => now,
+    async () => {
+      for (const event of events) {
+        now = event.atMs;
+        decisions.push(await limiter.decide(event.id));
+        modelled.push(model.decide(event.id, event.atMs));
+      }
+    },
+  );
+  return { events, package: decisions, model: modelled };
+}
+
+/** Runs `body` with `Date.now` answering `now()` (a package's injected clock), put back afterwards, also on a failure. */
+export async function withDateNow<T>(now: () => number, body: () => Promise<T>): Promise<T> {
+  const realNow = Date.now;
+  Date.now = now;
   try {
-    for (const event of events) {
-      now = event.atMs;
-      decisions.push(await limiter.decide(event.id));
-      modelled.push(model.decide(event.id, event.atMs));
-    }
+    return await body();
   } finally {
     Date.now = realNow;
   }
-  return { events, package: decisions, model: modelled };
 }
 
 /** `count` events of client `id`, evenly spaced from `fromMs` (inclusive) to `toMs` (exclusive). */

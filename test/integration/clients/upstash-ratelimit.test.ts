@@ -10,8 +10,9 @@ import { ttlBoundMs } from '../../../src/clients/ttl.js';
 import type { ClientLimiter, ClientSettings } from '../../../src/clients/types.js';
 import { upstashRatelimit } from '../../../src/clients/upstash-ratelimit.js';
 import { ANSWERED_COMMANDS, startRestShim, type RestShim } from '../../../src/clients/upstash/rest-shim.js';
+import { parseCommandCalls } from '../../../src/measure/commandstats.js';
 import { parseInfo } from '../../../src/redis/info.js';
-import { driveClient, evenEvents, prefixKeys, tally, type ClientEvent } from '../../clients.js';
+import { driveClient, evenEvents, prefixKeys, tally, withDateNow, type ClientEvent } from '../../clients.js';
 import { keysMatching, testRedis, testServer, uniqueName } from '../../helpers.js';
 
 /**
@@ -125,6 +126,36 @@ describe('@upstash/ratelimit slidingWindow through its own calls', () => {
     const shape = await runShape('rounding', events);
     // Exact arithmetic would weigh the previous 10 as 1 and allow 9 more; the package allows 10.
     expect(shape).toMatchObject({ sent: 2 * LIMIT + 1, allowed: 2 * LIMIT });
+  });
+
+  it('commands per decision: one EVALSHA, and inside it two GETs, an INCRBY when allowed, a PEXPIRE when it opens a window', async (context) => {
+    const { redis: own } = await testServer(context);
+    const settings = { prefix: `swc-test:${uniqueName('commands')}`, limit: 3, windowMs: WINDOW };
+    const { limiter } = await upstashRatelimit.open({ redis: own, connect: () => Promise.resolve(own), requireFrom: ROOT }, settings);
+    context.onTestFinished(() => limiter.close());
+    const model = twoWindowModel(settings);
+    // The first decision loads the script (a failed EVALSHA, then EVAL): counted apart.
+    await driveClient(limiter, model, [{ id: 'warm', atMs: B }]);
+    await own.call('CONFIG', 'RESETSTAT');
+    // Five clients at once (the client pipelines them into one request), then client a four more times.
+    const together = await withDateNow(
+      () => B + 1,
+      () => Promise.all(['a', 'b', 'c', 'd', 'e'].map((id) => limiter.decide(id))),
+    );
+    expect(together).toEqual([true, true, true, true, true]);
+    for (const id of ['a', 'b', 'c', 'd', 'e']) model.decide(id, B + 1);
+    const driven = await driveClient(limiter, model, evenEvents('a', 4, B + 2, B + 6));
+    expect(driven.package).toEqual(driven.model);
+    expect(driven.package).toEqual([true, true, false, false]);
+    const calls = parseCommandCalls(await own.info('commandstats'));
+    const decisions = 9;
+    expect(Object.fromEntries(['evalsha', 'eval', 'get', 'incrby', 'pexpire'].map((c) => [c, calls.get(c) ?? 0]))).toEqual({
+      evalsha: decisions,
+      eval: 0,
+      get: 2 * decisions,
+      incrby: 7,
+      pexpire: 5,
+    });
   });
 
   it('says which npm install is missing when the package is not where it looks', async () => {
