@@ -1,4 +1,4 @@
-import { UsageError } from '../core/errors.js';
+import { ScriptError, UsageError } from '../core/errors.js';
 import { parseInfo } from '../redis/info.js';
 import { KEY_NAMES } from './key-names.js';
 import { loadPackage } from './upstash/load.js';
@@ -93,7 +93,13 @@ async function open(env: ClientEnvironment, settings: ClientSettings): Promise<{
   });
   const limiter: ClientLimiter = {
     async decide(id) {
-      const response = await ratelimit.limit(id);
+      let response: RatelimitResponse;
+      try {
+        response = await ratelimit.limit(id);
+      } catch (err) {
+        // The package's error (a refused call, a failed script): one line naming the package, not a stack.
+        throw new ScriptError(`${PACKAGE} failed a decision: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      }
       // A reason means the decision was made without Redis (cache, timeout, deny list): none is enabled.
       if (response.reason !== undefined) throw new Error(`${PACKAGE} decided without Redis (reason: ${response.reason})`);
       await response.pending;
