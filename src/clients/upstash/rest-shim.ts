@@ -12,8 +12,8 @@ import type { Redis } from 'ioredis';
  *
  * - `POST /` with one command as a JSON array, and `POST /pipeline` with an
  *   array of them (the client's automatic pipelining batches concurrent calls);
- * - the commands EVALSHA, EVAL and SCRIPT LOAD, every key of which must lie
- *   under the run's prefix;
+ * - the commands EVALSHA, EVAL and SCRIPT LOAD; a script must name at least one
+ *   key, and every key it names must lie under the run's prefix;
  * - `Authorization: Bearer <token>` with the random token made here;
  * - `Upstash-Encoding: base64` (strings in replies base64-encoded), or plain JSON.
  *
@@ -127,6 +127,8 @@ export async function startRestShim(options: RestShimOptions): Promise<RestShim>
     if (!Number.isInteger(numKeys) || numKeys < 0 || numKeysAt + numKeys >= args.length) {
       throw new ShimRefusal(`${args[0]} with a bad key count (${args[numKeysAt]})`);
     }
+    // A script that names no key could touch any: the package's scripts always name theirs.
+    if (numKeys === 0) throw new ShimRefusal(`${args[0]} naming no key: swc's Upstash stand-in runs only scripts whose keys lie under "${keyPrefix}:"`);
     for (const key of args.slice(numKeysAt + 1, numKeysAt + 1 + numKeys)) {
       if (!key.startsWith(`${keyPrefix}:`))
         throw new ShimRefusal(`key "${key}" is outside the run's prefix "${keyPrefix}:": swc's Upstash stand-in does not send it`);

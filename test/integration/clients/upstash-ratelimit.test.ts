@@ -215,6 +215,9 @@ describe("swc's stand-in for the Upstash REST API", () => {
     expect(outside.status).toBe(400);
     expect(((await outside.json()) as { error: string }).error).toContain(`key "elsewhere:k" is outside the run's prefix "${prefix}:"`);
     expect(await redis.exists('elsewhere:k')).toBe(0);
+    const keyless = await post('/', ['EVAL', "return redis.call('SET', 'elsewhere:k', 1)", 0]);
+    expect(((await keyless.json()) as { error: string }).error).toContain('EVAL naming no key');
+    expect(await redis.exists('elsewhere:k')).toBe(0);
 
     const piped = await post('/pipeline', [
       ['EVAL', "return redis.call('INCR', KEYS[1])", 1, `${prefix}:n`],
