@@ -65,8 +65,6 @@ export interface RestShim {
   readonly token: string;
   /** Scripts the server refused as sent, each once. */
   readonly refusals: readonly ScriptRefusal[];
-  /** Calls the shim refused (wrong path, command, key or token), counted. */
-  readonly refusedCalls: () => number;
   /** Stops listening and drops open connections. */
   close(): Promise<void>;
 }
@@ -114,7 +112,6 @@ export async function startRestShim(options: RestShimOptions): Promise<RestShim>
   const refusals: ScriptRefusal[] = [];
   /** Package script SHA → the SHA of the script run in its place. */
   const replaced = new Map<string, { sha: string; script: string }>();
-  let refused = 0;
 
   const argument = (value: unknown, index: number): string => {
     if (typeof value === 'string') return value;
@@ -234,7 +231,6 @@ export async function startRestShim(options: RestShimOptions): Promise<RestShim>
       try {
         replies.push({ result: encodeReply(await run(command), base64) });
       } catch (err) {
-        if (err instanceof ShimRefusal) refused += 1;
         replies.push({ error: errorText(err) });
       }
     }
@@ -251,7 +247,6 @@ export async function startRestShim(options: RestShimOptions): Promise<RestShim>
     answer(req).then(
       ({ status, body }) => respond(res, status, body),
       (err: unknown) => {
-        refused += 1;
         respond(res, err instanceof ShimRefusal ? err.status : 500, { error: errorText(err) });
       },
     );
@@ -268,7 +263,6 @@ export async function startRestShim(options: RestShimOptions): Promise<RestShim>
     url: `http://127.0.0.1:${port}`,
     token,
     refusals,
-    refusedCalls: () => refused,
     close: () =>
       new Promise<void>((resolve) => {
         http.close(() => resolve());
