@@ -21,6 +21,7 @@ import type { ClientAdapter, ClientSettings } from '../../../src/clients/types.j
 import { EnvironmentError, UsageError } from '../../../src/core/errors.js';
 import { measureKeys } from '../../../src/measure/memory.js';
 import { createRng } from '../../../src/traffic/random.js';
+import { largestInAnyWindow } from '../../clients.js';
 import { digest, testRedis, uniqueName } from '../../helpers.js';
 
 /** The project's own node_modules holds both packages (devDependencies). */
@@ -63,17 +64,6 @@ const TRAFFIC = {
   /** `limit` requests 1 ms apart, then 2 × `limit` 1 ms apart straddling the instant the first ones leave the window. */
   boundary: [...evenly('boundary', LIMIT, 1), ...evenly('boundary', 2 * LIMIT, 1, WINDOW_MS - LIMIT)],
 } as const;
-
-/** The most requests of `times` (ms, ascending) inside any window `(s - window, s]`. */
-function mostInAnyWindow(times: readonly number[], windowMs: number): number {
-  let most = 0;
-  let first = 0;
-  times.forEach((t, i) => {
-    while ((times[first] as number) <= t - windowMs) first += 1;
-    most = Math.max(most, i - first + 1);
-  });
-  return most;
-}
 
 /** What one run through a package gave: per client, its decisions, and the model's for the same times. */
 interface Driven {
@@ -162,7 +152,7 @@ describe.each(CASES)('$adapter.name, driven through its own calls', (c) => {
 
   it('never allows more than the limit in any window, and locks out where the exact sliding log would let the limit through', () => {
     for (const [id, traffic] of Object.entries(TRAFFIC)) {
-      expect(mostInAnyWindow(allowedTimes(traffic, run.decisions.get(id) ?? []), WINDOW_MS)).toBeLessThanOrEqual(LIMIT);
+      expect(largestInAnyWindow(allowedTimes(traffic, run.decisions.get(id) ?? []), WINDOW_MS)).toBeLessThanOrEqual(LIMIT);
     }
     const exact = slidingLogModelWith(EXACT_SLIDING_LOG)({ prefix: '', limit: LIMIT, windowMs: WINDOW_MS });
     const exactAllowed = new Map<string, number>();
