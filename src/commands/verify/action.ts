@@ -18,7 +18,7 @@ import { renderQuietVerify, renderVerify, verifyResultJson, type VerifyServer } 
 import { serverWhere } from '../../run/where.js';
 import { proseWidth, wrapText } from '../../report/width.js';
 import type { VerifyResult } from '../../verify/types.js';
-import { verifyLayout } from '../../verify/verify.js';
+import { PEAK_BYTES_PER_CALL, stripNamespace, verifyLayout } from '../../verify/verify.js';
 import { buildsToRun } from '../builds.js';
 import { openCluster, primariesOf } from '../cluster-read.js';
 import { onSecondSignal, onShutdown } from '../lifecycle.js';
@@ -26,9 +26,6 @@ import { printJson, sessionFromFlags, turnWaitMs, useColor, wantsCluster } from 
 import { verifyAcrossBuilds } from './builds.js';
 import type { VerifyFlags } from './flags.js';
 import type { ScriptTrust } from '../../safety/trust.js';
-
-/** A generous bound on the bytes one call leaves in Redis at once (a 5.x event is about 120). */
-const PEAK_BYTES_PER_CALL = 250;
 
 /** Runs `swc verify` with the flags commander parsed; returns the exit code. */
 export async function verifyAction(flags: VerifyFlags): Promise<number> {
@@ -174,13 +171,4 @@ async function verifyEach(
     results.push(stripNamespace(generation ? { ...result, generation } : result, `${namespace.prefix}:`));
   }
   return results;
-}
-
-/** Key names as the layout writes them, without this run's namespace. */
-function stripNamespace(result: VerifyResult, prefix: string): VerifyResult {
-  return {
-    ...result,
-    keysWithoutTtl: result.keysWithoutTtl.map((k) => ({ ...k, key: k.key.startsWith(prefix) ? k.key.slice(prefix.length) : k.key })),
-    scriptErrors: result.scriptErrors.map((e) => (e.rejected === undefined ? e : { ...e, rejected: e.rejected.split(prefix).join('') })),
-  };
 }
