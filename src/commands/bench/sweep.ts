@@ -8,8 +8,7 @@ import type { Redis } from 'ioredis';
 import { adviseSweep, combinationsOf, settingsLabel, summarize, type Combination, type SweepAxis, type SweepReport, type SweepRun } from '../../bench/sweep.js';
 import { InterruptedError, UsageError } from '../../core/errors.js';
 import type { BenchReport } from '../../measure/types.js';
-import { openSession, type Session } from '../../redis/connect.js';
-import { parseInfo } from '../../redis/info.js';
+import { serverVersion, type Session, type Shard } from '../../run/open.js';
 import { SWC_VERSION } from '../../core/version.js';
 import { onShutdown } from '../lifecycle.js';
 import { SCHEMA_VERSION } from '../../core/schema-version.js';
@@ -97,7 +96,8 @@ export async function runSweep(input: SweepInput): Promise<SweepReport> {
     if (stop.signal.aborted) throw new InterruptedError();
     let session: Session;
     try {
-      session = await openSession({ serverSettings: [...input.serverArgs, ...settings] });
+      const { openTarget } = await import('../../run/open.js');
+      ({ session } = (await openTarget({ privateServer: { settings: [...input.serverArgs, ...settings] } })).shards[0] as Shard);
     } catch (err) {
       // A value the server refuses is the sweep's bad input.
       if (err instanceof UsageError && settings.length > 0) {
@@ -133,7 +133,7 @@ export async function runSweep(input: SweepInput): Promise<SweepReport> {
     defaults = await readSettings(session.redis, names);
     const unknown = names.filter((n) => defaults[n] === undefined);
     if (unknown.length > 0) {
-      const version = parseInfo(await session.redis.info('server').catch(() => '')).redis_version ?? 'unknown';
+      const version = await serverVersion(session.redis);
       throw new UsageError(`--sweep: redis-server ${version} does not know ${unknown.join(', ')} (set-max-listpack-* needs Redis 7.2 or later)`);
     }
     total = input.combinations.length + (input.combinations.some(same) ? 0 : 1);

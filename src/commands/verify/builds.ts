@@ -1,7 +1,6 @@
 import { ExitCode } from '../../core/errors.js';
 import { namespacedLayout, type LayoutName } from '../../layouts/index.js';
-import { connect } from '../../redis/connect.js';
-import { startPrivateServer } from '../../redis/server.js';
+import { openTarget } from '../../run/open.js';
 import { acceptedInstead } from '../../verify/verify.js';
 import { renderVerify, verifyResultOfJson, type VerifyResultJson } from '../../report/verify.js';
 import { palette } from '../../report/style.js';
@@ -66,17 +65,15 @@ async function addAccepted(
     for (const label of d.noneOn) {
       const run = runs.find((r) => r.label === label);
       if (!run) continue;
-      const server = await startPrivateServer({ binary: run.build.path, settings: input.settings }).catch(() => undefined);
+      const server = await openTarget({ privateServer: { binary: run.build.path, settings: input.settings } }).catch(() => undefined);
       if (!server) continue;
-      const redis = await connect(server.url).catch(() => undefined);
+      const { redis } = server;
       try {
-        if (!redis) continue;
         const layout = namespacedLayout(d.layout as LayoutName, 'swc-verify-builds', input.scriptsDir !== undefined ? { scriptsDir: input.scriptsDir } : {});
         const command = await acceptedInstead(redis, layout, error.windowSeconds, error.reproduction, error.rejected).catch(() => null);
         if (command !== null) d.received.push({ build: label, command: command.split('swc-verify-builds:').join(''), rejected: false });
       } finally {
-        redis?.disconnect();
-        await server.stop();
+        await server.close();
       }
     }
   }
