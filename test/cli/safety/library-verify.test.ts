@@ -11,7 +11,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { diagnose, ExitCode, loadManifestLayout, openSession, registerLayout, runBench, UntrustedRefusal, verifyLayout } from '../../../src/index.js';
+import {
+  diagnose,
+  ExitCode,
+  listLights,
+  loadManifestLayout,
+  openSession,
+  openTarget,
+  registerLayout,
+  runBench,
+  UntrustedRefusal,
+  verifyLayout,
+} from '../../../src/index.js';
 import { hostile } from '../../hostile-manifests.js';
 import { testServer } from '../../helpers.js';
 import { runCli } from '../run-cli.js';
@@ -85,6 +96,22 @@ describe.concurrent("the package's verifyLayout on a server the test started (no
     const edited = loadManifestLayout(manifest).scripts.map((s) => s.sha1);
     expect(await redis.call('SCRIPT', 'EXISTS', ...edited)).toEqual(edited.map(() => 0));
     expect(diagnosis.scripts.filter((s) => s.loaded).length).toBeGreaterThan(0);
+  });
+
+  it('through the Target the one door opens: verifyLayout refuses the same way, and listLights reads a registered edited layout without running a script', async (context) => {
+    const { server, redis } = await testServer(context);
+    const manifest = editedManifest('edited-log-target');
+    registerLayout({ name: 'edited-log-target', create: (options) => loadManifestLayout(manifest, options) });
+    const target = await openTarget({ url: server.url });
+    try {
+      const refused = await verifyLayout(target, loadManifestLayout(manifest), { seed: 1, calls: 200 }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(UntrustedRefusal);
+      const list = await listLights(target, { only: ['edited-log-target'] });
+      expect(list.lights).toEqual([]);
+    } finally {
+      await target.close();
+    }
+    expect(await scriptCommands(redis)).toBe(0);
   });
 
   it('with trustScripts, an edit that writes outside the run is refused by the probe as the CLI refuses it; nothing reaches the server', async (context) => {
