@@ -140,7 +140,8 @@ async function verifyGuarded(where: VerifyTarget, layout: Layout, options: Verif
       `verifyLayout: ${layout.name}: its scripts are not swc's, and swc can only probe and confine a layout it built (createLayout, loadManifestLayout): build it with one of those`,
     );
   }
-  const target = targetOf(where);
+  // Connections of the run's own: confinement changes them, and the caller's stay as they were.
+  const target = await targetOf(where);
   return withLayoutsOf([layout], () =>
     guardedRun(
       {
@@ -166,23 +167,30 @@ async function verifyGuarded(where: VerifyTarget, layout: Layout, options: Verif
         return stripNamespace(result, `${namespace.prefix}:`);
       },
     ),
-  );
+  ).finally(() => target.close());
 }
 
-/** `where` as a target, on the caller's connections (the guarded run does not close them). */
-function targetOf(where: VerifyTarget): Target {
-  if ('shards' in where) return where;
-  if ('connectAnother' in where) return singleTarget(where);
-  const { redis, shown } = { redis: where, shown: openedOf(where).shown };
+/**
+ * `where` as a target of connections of its own (a cluster's Target is used
+ * as given): the guarded run confines the connections it runs on, so the
+ * caller's are left alone, and these are closed when the run ends.
+ */
+async function targetOf(where: VerifyTarget): Promise<Target> {
+  if ('shards' in where && where.cluster) return { ...where, close: () => Promise.resolve() };
+  const first: Redis = 'shards' in where ? (where.shards[0] as { session: Session }).session.redis : 'connectAnother' in where ? where.redis : where;
+  const opened: Redis[] = [];
+  const another = async (): Promise<Redis> => {
+    const redis = first.duplicate();
+    opened.push(redis);
+    if (redis.status === 'wait') await redis.connect();
+    return redis;
+  };
+  const redis = await another();
   return singleTarget({
     redis,
-    url: shown,
-    connectAnother: async () => {
-      const another = redis.duplicate();
-      if (another.status === 'wait') await another.connect();
-      return another;
-    },
-    close: () => Promise.resolve(),
+    url: 'shards' in where ? where.url : 'connectAnother' in where ? where.url : openedOf(where).shown,
+    connectAnother: another,
+    close: () => Promise.resolve(opened.forEach((r) => r.disconnect())),
   });
 }
 
