@@ -53,8 +53,16 @@ export const GUARD_MAX_INTERVAL = 1024;
 const INTERVAL_TARGET_US = 2000;
 /** Weight after which a script stops when TIME cannot be read. */
 export const GUARD_MAX_STEPS = 20_000_000;
-/** The most a guarded call's Lua heap may grow (`collectgarbage('count')`, what Redis shows as used_memory_lua), and the largest string one string or table function may build in it. */
+/** The Lua heap budget (used_memory_lua, which maxmemory does not count): what the scripts' heap, and the server's RSS with it, may grow by. */
 export const GUARD_LUA_HEAP_BYTES = 8 * 1024 * 1024;
+/**
+ * The most one guarded call's Lua heap may grow (`collectgarbage('count')`):
+ * a quarter of the budget, since building a string takes up to about three
+ * times its size in RSS at its peak (the string it grew from, Lua's
+ * concatenation buffer, the new string), and the allocator keeps some of it.
+ * One string or table function may build half of that (its buffer doubles).
+ */
+export const GUARD_CALL_HEAP_BYTES = GUARD_LUA_HEAP_BYTES / 4;
 /** Pattern-matching steps one string function may take, per ms of the call's budget (about 2 × 10⁸ steps a second on a laptop core: one call under the bound takes under half the budget). */
 export const GUARD_PATTERN_STEPS_PER_MS = 100_000;
 /** The error code a guarded script answers with when it stops. */
@@ -86,9 +94,10 @@ interface Shadows {
 function prologue(budgetMs: number, name: string, shadows: Shadows): string {
   const stop = (why: string): string => `${CALLER_LINE} stopped = {err = '${GUARD_ERROR_CODE} ${why}' .. where} error(stopped)`;
   const refused = `${GUARD_ERROR_CODE} loadstring and load are refused in a guarded script`;
-  const heap = GUARD_LUA_HEAP_BYTES;
+  const heap = GUARD_CALL_HEAP_BYTES;
+  const built = GUARD_CALL_HEAP_BYTES / 2;
   const steps = Math.round(budgetMs * GUARD_PATTERN_STEPS_PER_MS);
-  const overHeap = `bytes, over the Lua heap budget of ${heap} bytes`;
+  const overHeap = `bytes, over the ${built} bytes one call of it may build`;
   return [
     `local ${name}, ${name}_f, ${name}_S, ${name}_T, ${name}_c, ${name}_a, ${name}_m = nil, nil, string, table`,
     'do',
@@ -101,7 +110,7 @@ function prologue(budgetMs: number, name: string, shadows: Shadows): string {
     // The Lua heap, at every check: one statement can double a string, so a reading now and then would let it reach gigabytes.
     "local kb = gc('count')",
     `if heapAt == nil then heapAt = kb elseif (kb - heapAt) * 1024 > ${heap} then gc('collect') kb = gc('count')`,
-    `if (kb - heapAt) * 1024 > ${heap} then ${name}_f('grew the Lua heap by ' .. floor((kb - heapAt) * 1024) .. ' bytes in one call, over its budget of ${heap} bytes', 4) end end`,
+    `if (kb - heapAt) * 1024 > ${heap} then ${name}_f("grew the scripts' Lua heap (used_memory_lua, which maxmemory does not count) by " .. floor((kb - heapAt) * 1024) .. ' bytes in one call, over the ${heap} bytes one call may grow it (a quarter of the budget of ${GUARD_LUA_HEAP_BYTES} bytes, for the RSS of the server)', 4) end end`,
     'units = units + weight',
     'if units < nextAt then return end',
     "local t = call('TIME')",
@@ -122,7 +131,7 @@ function prologue(budgetMs: number, name: string, shadows: Shadows): string {
     // (start positions × ways its repetitions can split the subject), and the bytes a result may hold.
     'do',
     `local S, T, type, tostring, tonumber, select, rawget, floor, fail = string, table, type, tostring, tonumber, select, rawget, math.floor, ${name}_f`,
-    `local byte, STEPS, BYTES = S.byte, ${steps}, ${heap}`,
+    `local byte, STEPS, BYTES = S.byte, ${steps}, ${built}`,
     'local function classEnd(p, i, lp) local c = byte(p, i) i = i + 1 if c == 37 then return i + 1 end',
     'if c == 91 then if byte(p, i) == 94 then i = i + 1 end repeat if i > lp then return i end local d = byte(p, i) i = i + 1 if d == 37 and i <= lp then i = i + 1 end until byte(p, i) == 93 return i + 1 end return i end',
     "local function steps(s, p, plain) if type(s) == 'number' then s = tostring(s) end if type(p) == 'number' then p = tostring(p) end",
@@ -151,12 +160,12 @@ function prologue(budgetMs: number, name: string, shadows: Shadows): string {
     `if built > BYTES then return 'string.format could build ' .. S.format('%.0f', built) .. ' ${overHeap}' end`,
     "elseif fname == 'concat' and type(a) == 'table' then local gap, built = size(b == nil and '' or b), 0",
     "for k = tonumber(c) or 1, tonumber(d) or #a do local v = rawget(a, k) if type(v) ~= 'string' and type(v) ~= 'number' then break end built = built + size(v) + gap",
-    `if built > BYTES then return 'table.concat would build more than ' .. BYTES .. ' ${overHeap}' end end end`,
+    `if built > BYTES then return 'table.concat would build more than the ${built} bytes one call of it may build' end end end`,
     'return nil end',
     // gsub with a function or a table: each replacement is counted as it is made.
     "local function counted(repl, s) if type(repl) ~= 'function' and type(repl) ~= 'table' then return repl end local built = size(s)",
     "return function(...) local v if type(repl) == 'table' then v = repl[(...)] else v = repl(...) end built = built + size(v)",
-    `if built > BYTES then fail('string.gsub built more than ' .. BYTES .. ' ${overHeap}', 5) end return v end end`,
+    `if built > BYTES then fail('string.gsub built more than the ${built} bytes one call of it may build', 5) end return v end end`,
     // Calls written `string.rep(…)` call the real function at the user's line, their arguments weighed first (errors as without the guard).
     `${name}_c = function(fname, ...) local w = over(fname, select('#', ...), ...) if w then fail(w, 4) end`,
     "if fname == 'gsub' then local a, b, c = ... local r = counted(c, a) if r ~= c then return a, b, r, select(4, ...) end end return ... end",

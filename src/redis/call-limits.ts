@@ -38,7 +38,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { RefusalError } from '../core/errors.js';
-import { guardedScript } from '../lua/guard.js';
+import { GUARD_LUA_HEAP_BYTES, guardedScript } from '../lua/guard.js';
 import type { LuaScript } from '../lua/source.js';
 import { guardStoppedError } from './errors.js';
 import { parseInfo } from './info.js';
@@ -50,7 +50,7 @@ export const UNTRUSTED_CALL_GROWTH_BYTES = 256 * 1024;
 /** How far below maxmemory such a run stops, at least: more than one call may grow, so the call that crosses the line does not reach maxmemory. */
 export const UNTRUSTED_MEMORY_MARGIN_BYTES = 1024 * 1024;
 /** How much the scripts' Lua heap (used_memory_lua) may grow over a run, on the rehearsal's server and on the user's. */
-export const UNTRUSTED_LUA_HEAP_BYTES = 8 * 1024 * 1024;
+export const UNTRUSTED_LUA_HEAP_BYTES = GUARD_LUA_HEAP_BYTES;
 
 /** The per-call growth bound of a run whose rehearsal's largest call grew the data by `rehearsedBytes`. */
 export const callGrowthBound = (rehearsedBytes = 0): number => Math.max(UNTRUSTED_CALL_GROWTH_BYTES, 2 * rehearsedBytes);
