@@ -91,7 +91,7 @@ interface Shadows {
 }
 
 /** The guard's own code, one line, put in front of the script's first line. */
-function prologue(budgetMs: number, name: string, shadows: Shadows): string {
+function prologue(budgetMs: number, name: string, shadows: Shadows, sentBytes: number): string {
   const stop = (why: string): string => `${CALLER_LINE} stopped = {err = '${GUARD_ERROR_CODE} ${why}' .. where} error(stopped)`;
   const refused = `${GUARD_ERROR_CODE} loadstring and load are refused in a guarded script`;
   const heap = GUARD_CALL_HEAP_BYTES;
@@ -99,12 +99,14 @@ function prologue(budgetMs: number, name: string, shadows: Shadows): string {
   const steps = Math.round(budgetMs * GUARD_PATTERN_STEPS_PER_MS);
   const overHeap = `bytes, over the ${built} bytes one call of it may build`;
   return [
-    `local ${name}, ${name}_f, ${name}_S, ${name}_T, ${name}_c, ${name}_a, ${name}_m = nil, nil, string, table`,
+    `local ${name}, ${name}_f, ${name}_S, ${name}_T, ${name}_R, ${name}_c, ${name}_a, ${name}_m, ${name}_w = nil, nil, string, table, redis`,
     'do',
     `local call, units, nextAt, every, last, deadline, stopped = redis.pcall, 0, 0, ${GUARD_CALL_WEIGHT}, nil, nil, nil`,
     'local error, pcall, type, tonumber, floor, string, gc, heapAt = error, pcall, type, tonumber, math.floor, string, collectgarbage, nil',
-    // A stop raised `level` frames up from here (4: the caller of the function that calls it), naming the user's line.
-    `${name}_f = function(why, level) local _, where = pcall(error, '', level) where = where ~= '' and ' (at ' .. string.gsub(where, ': $', '') .. ')' or '' stopped = {err = '${GUARD_ERROR_CODE} ' .. why .. where} error(stopped) end`,
+    // A stop raised from `level` frames up (4: the caller of the function that calls it), naming the user's line.
+    // A few frames up, nearest first (`(at user_script:1 < user_script:39)`): a wrapper's own line comes before the user's, which the message picks.
+    `${name}_f = function(why, level) local at = {} for l = level, level + 3 do local _, w = pcall(error, '', l) if w ~= '' then at[#at + 1] = (string.gsub(w, ': $', '')) end end`,
+    `local where = #at > 0 and ' (at ' .. table.concat(at, ' < ') .. ')' or '' stopped = {err = '${GUARD_ERROR_CODE} ' .. why .. where} error(stopped) end`,
     `${name} = function(weight)`,
     'if stopped then error(stopped) end',
     // The Lua heap, at every check: one statement can double a string, so a reading now and then would let it reach gigabytes.
@@ -183,6 +185,24 @@ function prologue(budgetMs: number, name: string, shadows: Shadows): string {
     `for _, f in pairs({'find', 'match', 'gmatch', 'gsub', 'rep', 'format'}) do gs[f] = wrap(f, S) end gt.concat = wrap('concat', T)`,
     `string, table = gs, gt`,
     'end',
+    // What one call sends to Redis (arguments, and the offsets SETRANGE, SETBIT and BITFIELD write up to), against what one call may
+    // write on this server: a call that behaves in swc's rehearsal and writes megabytes on the user's server would make Redis evict.
+    'local redis = redis',
+    ...(sentBytes > 0
+      ? [
+          'do',
+          `local R, type, tonumber, select, lower, sub, floor, fail, sent = redis, type, tonumber, select, string.lower, string.sub, math.floor, ${name}_f, 0`,
+          'local offsets = {setrange = 1, setbit = 8, bitfield = 8}',
+          `${name}_w = function(...) local n, args = select('#', ...), {...} local per = type(args[1]) == 'string' and offsets[lower(args[1])]`,
+          "for k = 1, n do local v = args[k] if type(v) == 'string' then sent = sent + #v elseif type(v) == 'number' then sent = sent + 24 end",
+          "if per and k > 2 then local x = tonumber(v) if x == nil and type(v) == 'string' and sub(v, 1, 1) == '#' then x = (tonumber(sub(v, 2)) or 0) * 64 end",
+          'if x and x > 0 then sent = sent + x / per end end end',
+          `if sent > ${sentBytes} then fail('sent ' .. floor(sent) .. ' bytes to Redis in one call (arguments, and the offsets SETRANGE, SETBIT and BITFIELD write up to), over the ${sentBytes} bytes one call may write on this server', 4) end return ... end`,
+          `local function weighed(f) return function(...) ${name}_w(...) return f(...) end end`,
+          'redis = setmetatable({call = weighed(R.call), pcall = weighed(R.pcall)}, {__index = R})',
+          'end',
+        ]
+      : []),
     ...(shadows.getmetatable || shadows.globals
       ? [
           `local getmetatable = getmetatable do local real, meta = getmetatable, {__index = string} getmetatable = function(...) if type((...)) == 'string' then return meta end return real(...) end end`,
@@ -197,7 +217,7 @@ function prologue(budgetMs: number, name: string, shadows: Shadows): string {
           'do',
           'local real, copy = _G, {}',
           'for k, v in pairs(real) do copy[k] = v end',
-          'copy.loadstring, copy.load, copy._G, copy.string, copy.table, copy.getmetatable = loadstring, loadstring, copy, string, table, getmetatable',
+          'copy.loadstring, copy.load, copy._G, copy.string, copy.table, copy.getmetatable, copy.redis = loadstring, loadstring, copy, string, table, getmetatable, redis',
           // A missing global raises Redis's own error, at the user's line; a new one is refused as on the real table.
           'local meta = getmetatable(real)',
           "setmetatable(copy, {__index = type(meta) == 'table' and meta.__index or nil,",
@@ -281,7 +301,7 @@ function isPlain(node: LuaNode): boolean {
 }
 
 /** Every change the guard makes: a check before each statement and at each loop's turn; string and table functions weighed at their calls. */
-function edits(chunk: LuaNode, source: string, name: string): Edit[] {
+function edits(chunk: LuaNode, source: string, name: string, weighsSent: boolean): Edit[] {
   const out: Edit[] = [];
   let seq = 0;
   const add = (at: number, to: number, text: string, rank: number): void => void out.push({ at, to, text, rank, seq: (seq += 1) });
@@ -298,11 +318,12 @@ function edits(chunk: LuaNode, source: string, name: string): Edit[] {
     if (member.indexer === '.') {
       // `string.rep(…)`, `table.concat(…)` on the real libraries: the real function, called at the user's line, its arguments weighed first.
       const lib = object.type === 'Identifier' && object.isLocal !== true ? String(object.name) : '';
-      const weighed = (lib === 'string' && WEIGHED_METHODS.has(fname)) || (lib === 'table' && fname === 'concat');
+      const sends = lib === 'redis' && (fname === 'call' || fname === 'pcall');
+      const weighed = (lib === 'string' && WEIGHED_METHODS.has(fname)) || (lib === 'table' && fname === 'concat') || sends;
       if (!weighed || !args) return;
-      add(object.range[0], object.range[1], `${name}_${lib === 'string' ? 'S' : 'T'}`, 3);
-      if (args.length > 0 && source[close] === ')') {
-        add(open + 1, open + 1, `${name}_c('${fname}', `, 2);
+      add(object.range[0], object.range[1], `${name}_${{ string: 'S', table: 'T', redis: 'R' }[lib] ?? ''}`, 3);
+      if (args.length > 0 && source[close] === ')' && (!sends || weighsSent)) {
+        add(open + 1, open + 1, sends ? `${name}_w(` : `${name}_c('${fname}', `, 2);
         add(close, close, ')', 0);
       }
       return;
@@ -368,17 +389,17 @@ function parse(source: string, script?: LuaScript): { chunk: LuaNode; shadows: S
 }
 
 /** `source` with the guard in: same number of lines, each user line where it was. */
-export function guardSource(source: string, budgetMs: number, script?: LuaScript): string {
+export function guardSource(source: string, budgetMs: number, script?: LuaScript, sentBytes = 0): string {
   const name = stepName(source);
   const { chunk, shadows } = parse(source, script);
   let out = '';
   let from = 0;
-  for (const edit of edits(chunk, source, name)) {
+  for (const edit of edits(chunk, source, name, sentBytes > 0)) {
     out += source.slice(from, edit.at) + edit.text;
     from = edit.to;
   }
   const guarded = out + source.slice(from);
-  const head = prologue(budgetMs, name, shadows);
+  const head = prologue(budgetMs, name, shadows, sentBytes);
   // A shebang (`#!lua flags=…`) must stay the first line: the guard goes in front of the second.
   if (guarded.startsWith('#!')) {
     const eol = /\r\n|\n\r|\r|\n/.exec(guarded);
@@ -391,7 +412,7 @@ export function guardSource(source: string, budgetMs: number, script?: LuaScript
 export const sha1Of = (source: string): string => createHash('sha1').update(source).digest('hex');
 
 /** Guarded copies made so far, per script and budget; and the copies themselves (a copy is never guarded twice). */
-const copies = new WeakMap<LuaScript, Map<number, LuaScript>>();
+const copies = new WeakMap<LuaScript, Map<string, LuaScript>>();
 const guardedCopies = new WeakSet<LuaScript>();
 
 /**
@@ -400,16 +421,17 @@ const guardedCopies = new WeakSet<LuaScript>();
  * that SHA1). swc's own scripts, and copies that are guarded already, come
  * back as they are.
  */
-export function guardedScript(script: LuaScript, budgetMs: number): LuaScript {
+export function guardedScript(script: LuaScript, budgetMs: number, sentBytes = 0): LuaScript {
   if (guardedCopies.has(script) || isOwnScript(script)) return script;
   let byBudget = copies.get(script);
   if (!byBudget) copies.set(script, (byBudget = new Map()));
-  let copy = byBudget.get(budgetMs);
+  const key = `${budgetMs}:${sentBytes}`;
+  let copy = byBudget.get(key);
   if (!copy) {
-    const source = guardSource(script.source, budgetMs, script);
+    const source = guardSource(script.source, budgetMs, script, sentBytes);
     copy = { ...script, source, sha1: sha1Of(source) };
     guardedCopies.add(copy);
-    byBudget.set(budgetMs, copy);
+    byBudget.set(key, copy);
   }
   return copy;
 }

@@ -145,6 +145,15 @@ export class CallLimits {
     this.last = start;
   }
 
+  /**
+   * What one call may send to Redis on this server (the guard weighs each call's arguments against it, src/lua/guard.ts): the per-call
+   * bound on the user's server, where a call that behaved in the rehearsal could otherwise write megabytes and make Redis evict before
+   * the check after the call; none in a rehearsal, which measures what calls write.
+   */
+  get sentBytesBound(): number {
+    return this.rehearsal ? 0 : this.callGrowthBytes;
+  }
+
   /** used_memory above which the run stops (maxmemory less the margin), or null without maxmemory. */
   get stopLineBytes(): number | null {
     return this.maxBytes > 0 ? this.maxBytes - memoryMargin(this.callGrowthBytes) : null;
@@ -281,7 +290,7 @@ export const callLimitsOf = (server: string): CallLimits | undefined => limits.g
  */
 export function wireScript(script: LuaScript, server: string | undefined): LuaScript {
   const limited = server === undefined ? undefined : limits.get(server);
-  return limited ? guardedScript(script, limited.callBudgetMs) : script;
+  return limited ? guardedScript(script, limited.callBudgetMs, limited.sentBytesBound) : script;
 }
 
 /** The per-call time budget on a server whose busy threshold is `thresholdMs`. */

@@ -14,11 +14,16 @@
  *   guard reads the heap at every check and weighs what `string.rep` would
  *   build: the server's peak RSS (VmHWM) grows by less than the Lua heap
  *   budget over the whole run.
+ * - Nine 1 MB SETs in one call on a server 6 MB below maxmemory
+ *   (allkeys-lru): the rehearsal saw small calls, so the preflight let the
+ *   run start, and Redis evicted all 200 user keys before the check after
+ *   the call. The guard weighs what each call sends to Redis against the
+ *   per-call bound the preflight's margin was made for.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { GUARD_LUA_HEAP_BYTES } from '../../../src/lua/guard.js';
-import { digest, fileServers } from '../../helpers.js';
+import { digest, fileServers, fillUsersServer } from '../../helpers.js';
 import { hostile, lateEdit } from '../../hostile-manifests.js';
 import { runCli } from '../run-cli.js';
 
@@ -95,5 +100,39 @@ describe.concurrent('a script that misbehaves only on the user server (DBSIZE te
     expect(usedMemory(await redis.info('memory'), 'used_memory_lua')).toBeLessThan(GUARD_LUA_HEAP_BYTES);
     expect(await digest(redis, 'app:*')).toEqual(before);
     expect(await redis.keys('swc-bench:*')).toEqual([]);
+  });
+
+  it('nine 1 MB SETs in one call, 6 MB below maxmemory with allkeys-lru: stopped before the SET that passes the per-call bound, 0 keys evicted', async () => {
+    const { url, redis } = await start();
+    await fillUsersServer(redis, 'allkeys-lru', 6 * 1024 * 1024);
+    const before = await digest(redis, '*');
+    const tail = "local s = 'x' for k = 1, 20 do s = s .. s end for i = 1, 9 do redis.call('SET', KEYS[2] .. ':big' .. i, s) end";
+    const manifest = hostile(dir, 'nine-mb', lateEdit(onUsersServerOnly(tail)));
+    const result = await runCli(
+      [
+        'bench',
+        '--layout',
+        manifest,
+        '--rate',
+        '20',
+        '--window',
+        '5',
+        '--lights',
+        '1',
+        '--no-throughput',
+        '--no-progress',
+        '--trust-scripts',
+        '--redis-url',
+        url,
+      ],
+      {},
+      110_000,
+    );
+    expect(result.stderr).toMatch(
+      /^swc: stopped: \S*record\.lua sent \d+ bytes to Redis in one call .* over the \d+ bytes one call may write on this server .* ended that call at \S*record\.lua:\d+,/m,
+    );
+    expect(result.code).toBe(3);
+    expect(/evicted_keys:(\d+)/.exec(await redis.info('stats'))?.[1]).toBe('0');
+    expect(await digest(redis, '*')).toEqual(before);
   });
 });
