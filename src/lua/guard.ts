@@ -34,11 +34,19 @@
  * copy of the globals with those two replaced (`rawget`, `pairs` and
  * missing-global errors behave as on the real table).
  *
+ * The one C call no check can interrupt is weighed before it runs: a
+ * pattern match (`string.find`, `match`, `gmatch`, `gsub`) by the steps it
+ * may take, `string.rep`, `format`, `gsub` and `table.concat` by the bytes
+ * they may build; every check reads the Lua heap too. On a user's server,
+ * what each call sends to Redis is weighed against the per-call bound
+ * (`sentBytes`): a call that behaved in swc's rehearsal cannot write
+ * megabytes there and make Redis evict.
+ *
  * Everything is inserted within its own line, and the guard's own code goes
  * in front of line 1, so Redis's line numbers still point at the user's
- * lines. What it cannot bound: a single C call that is slow by itself (one
- * huge `string.rep`, one slow command). The per-call checks after each call
- * (src/redis/call-limits.ts) still see those.
+ * lines. What it cannot bound: one slow command (a SORT, a SUNIONSTORE of
+ * the run's own big sets), and data a command copies within the namespace;
+ * the per-call checks after each call (src/redis/call-limits.ts) see those.
  */
 import { createHash } from 'node:crypto';
 import luaparse from 'luaparse';
@@ -57,12 +65,14 @@ export const GUARD_MAX_STEPS = 20_000_000;
 export const GUARD_LUA_HEAP_BYTES = 8 * 1024 * 1024;
 /**
  * The most one guarded call's Lua heap may grow (`collectgarbage('count')`):
- * a quarter of the budget, since building a string takes up to about three
+ * an eighth of the budget, since building a string takes up to about three
  * times its size in RSS at its peak (the string it grew from, Lua's
- * concatenation buffer, the new string), and the allocator keeps some of it.
+ * concatenation buffer, the new string), and the allocator keeps some of it
+ * (a doubling loop stopped at a quarter of the budget grew a server's peak
+ * RSS by 8.4 MB, beyond its own used_memory).
  * One string or table function may build half of that (its buffer doubles).
  */
-export const GUARD_CALL_HEAP_BYTES = GUARD_LUA_HEAP_BYTES / 4;
+export const GUARD_CALL_HEAP_BYTES = GUARD_LUA_HEAP_BYTES / 8;
 /** Pattern-matching steps one string function may take, per ms of the call's budget (about 2 × 10⁸ steps a second on a laptop core: one call under the bound takes under half the budget). */
 export const GUARD_PATTERN_STEPS_PER_MS = 100_000;
 /** The error code a guarded script answers with when it stops. */
@@ -99,7 +109,7 @@ function prologue(budgetMs: number, name: string, shadows: Shadows, sentBytes: n
   const steps = Math.round(budgetMs * GUARD_PATTERN_STEPS_PER_MS);
   const overHeap = `bytes, over the ${built} bytes one call of it may build`;
   return [
-    `local ${name}, ${name}_f, ${name}_S, ${name}_T, ${name}_R, ${name}_c, ${name}_a, ${name}_m, ${name}_w = nil, nil, string, table, redis`,
+    `local ${name}, ${name}_f, ${name}_S, ${name}_T, ${name}_R, ${name}_J, ${name}_P, ${name}_c, ${name}_a, ${name}_m, ${name}_w = nil, nil, string, table, redis, cjson, cmsgpack`,
     'do',
     `local call, units, nextAt, every, last, deadline, stopped = redis.pcall, 0, 0, ${GUARD_CALL_WEIGHT}, nil, nil, nil`,
     'local error, pcall, type, tonumber, floor, string, gc, heapAt = error, pcall, type, tonumber, math.floor, string, collectgarbage, nil',
@@ -112,7 +122,7 @@ function prologue(budgetMs: number, name: string, shadows: Shadows, sentBytes: n
     // The Lua heap, at every check: one statement can double a string, so a reading now and then would let it reach gigabytes.
     "local kb = gc('count')",
     `if heapAt == nil then heapAt = kb elseif (kb - heapAt) * 1024 > ${heap} then gc('collect') kb = gc('count')`,
-    `if (kb - heapAt) * 1024 > ${heap} then ${name}_f("grew the scripts' Lua heap (used_memory_lua, which maxmemory does not count) by " .. floor((kb - heapAt) * 1024) .. ' bytes in one call, over the ${heap} bytes one call may grow it (a quarter of the budget of ${GUARD_LUA_HEAP_BYTES} bytes, for the RSS of the server)', 4) end end`,
+    `if (kb - heapAt) * 1024 > ${heap} then ${name}_f("grew the scripts' Lua heap (used_memory_lua, which maxmemory does not count) by " .. floor((kb - heapAt) * 1024) .. ' bytes in one call, over the ${heap} bytes one call may grow it (an eighth of the budget of ${GUARD_LUA_HEAP_BYTES} bytes, for the RSS of the server)', 4) end end`,
     'units = units + weight',
     'if units < nextAt then return end',
     "local t = call('TIME')",
@@ -127,7 +137,7 @@ function prologue(budgetMs: number, name: string, shadows: Shadows, sentBytes: n
     'last = now nextAt = units + every',
     'end',
     'end',
-    'local string, table = string, table',
+    'local string, table, cjson, cmsgpack = string, table, cjson, cmsgpack',
     // One C call the checks cannot interrupt: a pattern match that backtracks (a dozen bytes of pattern can hold a server for hours, with
     // no BUSY answer), or a string or table function that builds gigabytes. Each is weighed before it runs: the steps a match may take
     // (start positions × ways its repetitions can split the subject), and the bytes a result may hold.
@@ -149,6 +159,8 @@ function prologue(budgetMs: number, name: string, shadows: Shadows, sentBytes: n
     'local ways = 1 for k = 1, q do ways = ways * (n + k) / k if ways > STEPS then break end end',
     'local single = items - q return starts * ways * 2 ^ o * (single > 1 and single or 1) end',
     "local function size(v) if type(v) == 'string' then return #v elseif type(v) == 'number' then return 24 end return 0 end",
+    "local function tally(v, depth, built) local t = type(v) if t == 'string' then return built + #v + 2 end if t ~= 'table' or depth > 1000 then return built + 24 end",
+    'for k, x in pairs(v) do built = tally(x, depth + 1, tally(k, depth + 1, built)) if built > BYTES then return built end end return built + 2 end',
     'local function over(fname, n, a, b, c, d, ...)',
     "if fname == 'find' or fname == 'match' or fname == 'gmatch' or fname == 'gsub' then",
     "local cost = steps(a, b, fname == 'find' and d)",
@@ -162,8 +174,11 @@ function prologue(budgetMs: number, name: string, shadows: Shadows, sentBytes: n
     `if built > BYTES then return 'string.format could build ' .. S.format('%.0f', built) .. ' ${overHeap}' end`,
     "elseif fname == 'concat' and type(a) == 'table' then local gap, built = size(b == nil and '' or b), 0",
     "for k = tonumber(c) or 1, tonumber(d) or #a do local v = rawget(a, k) if type(v) ~= 'string' and type(v) ~= 'number' then break end built = built + size(v) + gap",
-    `if built > BYTES then return 'table.concat would build more than the ${built} bytes one call of it may build' end end end`,
-    'return nil end',
+    `if built > BYTES then return 'table.concat would build more than the ${built} bytes one call of it may build' end end`,
+    // cjson.encode and cmsgpack.pack of a table holding one big string many times would build all of it in one C call.
+    "elseif fname == 'encode' or fname == 'pack' then local built = 0 for _, v in pairs({a, b, c, d, ...}) do built = tally(v, 0, built) end",
+    `if built > BYTES then return (fname == 'encode' and 'cjson.encode' or 'cmsgpack.pack') .. ' would build more than the ${built} bytes one call of it may build' end`,
+    'end return nil end',
     // gsub with a function or a table: each replacement is counted as it is made.
     "local function counted(repl, s) if type(repl) ~= 'function' and type(repl) ~= 'table' then return repl end local built = size(s)",
     "return function(...) local v if type(repl) == 'table' then v = repl[(...)] else v = repl(...) end built = built + size(v)",
@@ -184,6 +199,8 @@ function prologue(budgetMs: number, name: string, shadows: Shadows, sentBytes: n
     'local gs, gt = {}, {} for k, v in pairs(S) do gs[k] = v end for k, v in pairs(T) do gt[k] = v end',
     `for _, f in pairs({'find', 'match', 'gmatch', 'gsub', 'rep', 'format'}) do gs[f] = wrap(f, S) end gt.concat = wrap('concat', T)`,
     `string, table = gs, gt`,
+    "if type(cjson) == 'table' then local j = {} for k, v in pairs(cjson) do j[k] = v end j.encode = wrap('encode', cjson) cjson = j end",
+    "if type(cmsgpack) == 'table' then local m = {} for k, v in pairs(cmsgpack) do m[k] = v end m.pack = wrap('pack', cmsgpack) cmsgpack = m end",
     'end',
     // What one call sends to Redis (arguments, and the offsets SETRANGE, SETBIT and BITFIELD write up to), against what one call may
     // write on this server: a call that behaves in swc's rehearsal and writes megabytes on the user's server would make Redis evict.
@@ -217,7 +234,7 @@ function prologue(budgetMs: number, name: string, shadows: Shadows, sentBytes: n
           'do',
           'local real, copy = _G, {}',
           'for k, v in pairs(real) do copy[k] = v end',
-          'copy.loadstring, copy.load, copy._G, copy.string, copy.table, copy.getmetatable, copy.redis = loadstring, loadstring, copy, string, table, getmetatable, redis',
+          'copy.loadstring, copy.load, copy._G, copy.string, copy.table, copy.getmetatable, copy.redis, copy.cjson, copy.cmsgpack = loadstring, loadstring, copy, string, table, getmetatable, redis, cjson, cmsgpack',
           // A missing global raises Redis's own error, at the user's line; a new one is refused as on the real table.
           'local meta = getmetatable(real)',
           "setmetatable(copy, {__index = type(meta) == 'table' and meta.__index or nil,",
@@ -319,9 +336,10 @@ function edits(chunk: LuaNode, source: string, name: string, weighsSent: boolean
       // `string.rep(…)`, `table.concat(…)` on the real libraries: the real function, called at the user's line, its arguments weighed first.
       const lib = object.type === 'Identifier' && object.isLocal !== true ? String(object.name) : '';
       const sends = lib === 'redis' && (fname === 'call' || fname === 'pcall');
-      const weighed = (lib === 'string' && WEIGHED_METHODS.has(fname)) || (lib === 'table' && fname === 'concat') || sends;
+      const encodes = (lib === 'cjson' && fname === 'encode') || (lib === 'cmsgpack' && fname === 'pack');
+      const weighed = (lib === 'string' && WEIGHED_METHODS.has(fname)) || (lib === 'table' && fname === 'concat') || sends || encodes;
       if (!weighed || !args) return;
-      add(object.range[0], object.range[1], `${name}_${{ string: 'S', table: 'T', redis: 'R' }[lib] ?? ''}`, 3);
+      add(object.range[0], object.range[1], `${name}_${{ string: 'S', table: 'T', redis: 'R', cjson: 'J', cmsgpack: 'P' }[lib] ?? ''}`, 3);
       if (args.length > 0 && source[close] === ')' && (!sends || weighsSent)) {
         add(open + 1, open + 1, sends ? `${name}_w(` : `${name}_c('${fname}', `, 2);
         add(close, close, ')', 0);

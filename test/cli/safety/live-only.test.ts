@@ -14,7 +14,7 @@
  *   guard reads the heap at every check and weighs what `string.rep` would
  *   build: the server's peak RSS (VmHWM) grows by less than the Lua heap
  *   budget over the whole run.
- * - Nine 1 MB SETs in one call on a server 6 MB below maxmemory
+ * - Nine MB of SETs in one call on a server 6 MB below maxmemory
  *   (allkeys-lru): the rehearsal saw small calls, so the preflight let the
  *   run start, and Redis evicted all 200 user keys before the check after
  *   the call. The guard weighs what each call sends to Redis against the
@@ -102,11 +102,11 @@ describe.concurrent('a script that misbehaves only on the user server (DBSIZE te
     expect(await redis.keys('swc-bench:*')).toEqual([]);
   });
 
-  it('nine 1 MB SETs in one call, 6 MB below maxmemory with allkeys-lru: stopped before the SET that passes the per-call bound, 0 keys evicted', async () => {
+  it('eighteen 512 KB SETs (9 MB) in one call, 6 MB below maxmemory with allkeys-lru: stopped before the SET that passes the per-call bound, 0 keys evicted', async () => {
     const { url, redis } = await start();
     await fillUsersServer(redis, 'allkeys-lru', 6 * 1024 * 1024);
     const before = await digest(redis, '*');
-    const tail = "local s = 'x' for k = 1, 20 do s = s .. s end for i = 1, 9 do redis.call('SET', KEYS[2] .. ':big' .. i, s) end";
+    const tail = "local s = 'x' for k = 1, 19 do s = s .. s end for i = 1, 18 do redis.call('SET', KEYS[2] .. ':big' .. i, s) end";
     const manifest = hostile(dir, 'nine-mb', lateEdit(onUsersServerOnly(tail)));
     const result = await runCli(
       [

@@ -223,7 +223,7 @@ describe('one C call the checks between statements cannot interrupt: weighed bef
     expect(await watcher.ping()).toBe('PONG');
   });
 
-  it('string.rep, string.format, string.gsub and table.concat building more than 1 MiB are refused before they build it', async () => {
+  it('string.rep, string.format, string.gsub, table.concat, cjson.encode and cmsgpack.pack building more than 1 MiB are refused before they build it', async () => {
     for (const [source, said] of [
       ["return #string.rep('x', 2 ^ 24)", /^SWCGUARD string\.rep would build 16777216 bytes/],
       ["local s = 'x' return #s:rep(2 ^ 24)", /^SWCGUARD string\.rep would build 16777216 bytes/],
@@ -231,15 +231,21 @@ describe('one C call the checks between statements cannot interrupt: weighed bef
       ["return #string.gsub(string.rep('x', 2 ^ 18), 'x', '%0%0%0%0')", /^SWCGUARD string\.gsub could build \d+ bytes/],
       ["local s = string.rep('x', 2 ^ 18) return #table.concat({s, s, s, s, s}, ',')", /^SWCGUARD table\.concat would build more than/],
       ["local big = string.rep('y', 2 ^ 16) return #string.gsub(string.rep('x', 100), 'x', {x = big})", /^SWCGUARD string\.gsub built more than/],
+      // One 512 KB string held 40 times in a table: 20 MB of JSON or MessagePack from one C call.
+      ["local s, t = string.rep('x', 2 ^ 19), {} for i = 1, 40 do t[i] = s end return #cjson.encode(t)", /^SWCGUARD cjson\.encode would build more than/],
+      [
+        "local s, t = string.rep('x', 2 ^ 19), {} for i = 1, 40 do t[i] = s end local pack = cmsgpack.pack return #pack(t)",
+        /^SWCGUARD cmsgpack\.pack would build more than/,
+      ],
     ] as const) {
       expect(((await run(source)) as Error).message, source).toMatch(said);
     }
   });
 
-  it('the Lua heap, read at every check, stops a call that grows it past 2 MiB without any one big call', async () => {
+  it('the Lua heap, read at every check, stops a call that grows it past 1 MiB without any one big call', async () => {
     const reply = await run("local s = 'x' for i = 1, 30 do s = s .. s end return #s");
     expect((reply as Error).message).toMatch(
-      /^SWCGUARD grew the scripts' Lua heap \(used_memory_lua, which maxmemory does not count\) by \d+ bytes in one call, over the 2097152 bytes/,
+      /^SWCGUARD grew the scripts' Lua heap \(used_memory_lua, which maxmemory does not count\) by \d+ bytes in one call, over the 1048576 bytes/,
     );
   });
 
@@ -254,6 +260,8 @@ describe('one C call the checks between statements cannot interrupt: weighed bef
       'return string.rep()',
       "local s = 'abc'\nreturn s:find('[a')",
       "local s = 'abc'\nreturn s:gsub('b', true)",
+      "return cjson.encode({a = 1, b = {'x', 2}}) .. #cmsgpack.pack({1, 2}, 'x') .. cjson.decode('[1,2]')[2]",
+      'local a = 1\nreturn cjson.encode(function() end)',
     ]) {
       const [bare, guarded] = await both(source);
       expect(guarded, source).toEqual(bare);

@@ -37,8 +37,8 @@ describe('the live checks after each call', () => {
         const stopped = await runScript(redis, { script: heap, keys: ['swc-bench:00000000:k'], args: [] }).catch((err: unknown) => err);
         expect(stopped).toBeInstanceOf(RefusalError);
         expect((stopped as Error).message).toMatch(
-          // Ended inside the call by the guard's own heap reading (a quarter of the budget), before the check after the call.
-          /^stopped: .* grew the scripts' Lua heap \(used_memory_lua, which maxmemory does not count\) by \d+ bytes in one call, over the 2097152 bytes one call may grow it/,
+          // Ended inside the call by the guard's own heap reading (an eighth of the budget), before the check after the call.
+          /^stopped: .* grew the scripts' Lua heap \(used_memory_lua, which maxmemory does not count\) by \d+ bytes in one call, over the 1048576 bytes one call may grow it/,
         );
       } finally {
         lift();
