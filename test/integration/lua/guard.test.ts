@@ -47,6 +47,13 @@ describe('a guarded script that would run forever ends by itself', () => {
   });
   it('a loop that catches the guard with pcall and goes on', () => stops('while true do pcall(function() while true do end end) end'));
   it('endless tail calls, with no loop at all', () => stops('local function f(n) return f(n + 1) end return f(0)'));
+  it('loops and recursion reached through C: a gsub callback calling Redis, a sort comparator, a metatable, a coroutine', async () => {
+    await stops("string.gsub('abc', '.', function(c) while true do redis.call('TIME') end end)");
+    await stops('local t = {3, 1, 2} table.sort(t, function(a, b) while true do end end)');
+    await stops('local t = setmetatable({}, {__index = function(t, k) while true do end end}) return t.x');
+    await stops('local function f(n) return select(2, pcall(f, n + 1)) end while true do f(0) end');
+    await stops('coroutine.wrap(function() while true do end end)()');
+  });
   it('a repeat loop, and a for loop over a huge range', async () => {
     await stops('local n = 0 repeat n = n + 1 until n < 0');
     await stops('local n = 0 for i = 1, 1e15 do n = n + i end return n');
