@@ -230,7 +230,7 @@ describe('one C call the checks between statements cannot interrupt: weighed bef
     expect(await watcher.ping()).toBe('PONG');
   });
 
-  it('string.rep, string.format, string.gsub, table.concat, cjson.encode and cmsgpack.pack building more than 1 MiB are refused before they build it', async () => {
+  it('string.rep, string.format, string.gsub, table.concat, cjson.encode and cmsgpack.pack building more than 512 KiB are refused before they build it', async () => {
     for (const [source, said] of [
       ["return #string.rep('x', 2 ^ 24)", /^SWCGUARD string\.rep would build 16777216 bytes/],
       ["local s = 'x' return #s:rep(2 ^ 24)", /^SWCGUARD string\.rep would build 16777216 bytes/],
