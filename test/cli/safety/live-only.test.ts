@@ -38,6 +38,13 @@ function rss(pid: number): { now: number; peak: number } {
 
 const usedMemory = (info: string, field: string): number => Number(new RegExp(`^${field}:(\\d+)`, 'm').exec(info)?.[1]);
 
+/** A bench with the example manifest on `url`, its record.lua running `tail` from a light's 16th call where the database holds more than the run's keys. */
+function benchMisbehavingLate(url: string, name: string, tail: string): ReturnType<typeof runCli> {
+  const manifest = hostile(dir, name, lateEdit(onUsersServerOnly(tail)));
+  const flags = ['--rate', '20', '--window', '5', '--lights', '1', '--no-throughput', '--no-progress', '--trust-scripts'];
+  return runCli(['bench', '--layout', manifest, ...flags, '--redis-url', url], {}, 110_000);
+}
+
 /** Runs `tail` only where the database holds more than the run's own keys (the user's server, never the rehearsal's). */
 const onUsersServerOnly = (tail: string): string => `if redis.call('DBSIZE') > 50 then ${tail} end`;
 
@@ -69,27 +76,7 @@ describe.concurrent('a script that misbehaves only on the user server (DBSIZE te
     for (let i = 0; i < 60; i += 1) await redis.set(`app:user:${i}`, `user ${i}`);
     const before = await digest(redis, 'app:*');
     const memory = { ...rss(server.pid), used: usedMemory(await redis.info('memory'), 'used_memory') };
-    const manifest = hostile(dir, label.replace(/\W+/g, '-'), lateEdit(onUsersServerOnly(tail)));
-    const result = await runCli(
-      [
-        'bench',
-        '--layout',
-        manifest,
-        '--rate',
-        '2',
-        '--window',
-        '30',
-        '--lights',
-        '1',
-        '--no-throughput',
-        '--no-progress',
-        '--trust-scripts',
-        '--redis-url',
-        url,
-      ],
-      {},
-      110_000,
-    );
+    const result = await benchMisbehavingLate(url, label.replace(/\W+/g, '-'), tail);
     // The rehearsal passed (the script behaved there); the user's server saw the run, and the guard ended the call there.
     expect(result.stderr).toMatch(/^swc: stopped: \S*record\.lua .* on redis:\/\/127\.0\.0\.1:\d+; the time guard .* ended that call/m);
     expect(result.stderr).toMatch(said);
@@ -108,27 +95,7 @@ describe.concurrent('a script that misbehaves only on the user server (DBSIZE te
     await fillUsersServer(redis, 'allkeys-lru', 6 * 1024 * 1024);
     const before = await digest(redis, '*');
     const tail = "local s = 'x' for k = 1, 19 do s = s .. s end for i = 1, 18 do redis.call('SET', KEYS[2] .. ':big' .. i, s) end";
-    const manifest = hostile(dir, 'nine-mb', lateEdit(onUsersServerOnly(tail)));
-    const result = await runCli(
-      [
-        'bench',
-        '--layout',
-        manifest,
-        '--rate',
-        '20',
-        '--window',
-        '5',
-        '--lights',
-        '1',
-        '--no-throughput',
-        '--no-progress',
-        '--trust-scripts',
-        '--redis-url',
-        url,
-      ],
-      {},
-      110_000,
-    );
+    const result = await benchMisbehavingLate(url, 'nine-mb', tail);
     expect(result.stderr).toMatch(
       /^swc: stopped: \S*record\.lua sent \d+ bytes to Redis in one call .* over the \d+ bytes one call may write on this server .* ended that call at \S*record\.lua:\d+,/m,
     );
