@@ -69,7 +69,7 @@ describe.concurrent('swc bench --redis-server, repeated: one column group per bu
     const [plain, one] = await Promise.all([runCli([...small, '--no-progress']), runCli([...small, '--no-progress', '--redis-server', system])]);
     expect([plain.code, one.code]).toEqual([0, 0]);
     expect(one.stdout).toBe(plain.stdout);
-  }, 120_000);
+  });
 
   it('--redis-server with --redis-url or --baseline: exit 2, one line', async () => {
     const [url, base] = await Promise.all([

@@ -30,7 +30,7 @@ describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
       for (const s of r.shards ?? []) expect(s.keys).toBeGreaterThan(0);
     }
     expect(report.layoutLabels).toEqual({ 'stoplight-v5-tagged': '5.x + hash tag, not shipped' });
-  }, 130_000);
+  });
 
   it('prints the per-primary table, the finding and the label in the text output', async () => {
     const result = await runCli(
@@ -49,7 +49,7 @@ describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
     expect(result.stdout).toMatch(/record_success on 127\.0\.0\.1:\d+: CROSSSLOT/);
     expect(result.stdout).toMatch(/stoplight-v5-tagged = 5\.x \+ hash tag, not shipped/);
     expect(result.stdout).toMatch(/Redis Cluster, 2 primaries \(127\.0\.0\.1:\d+, 127\.0\.0\.1:\d+\), private/);
-  }, 130_000);
+  });
 
   it('a layout that crosses slots with no cluster-safe variant: its cells are a finding and the rest run (exit 0); alone, nothing can run (exit 3)', async () => {
     const common = ['--cluster-shards', '2', '--lights', '2', '--window', '60', '--rate', '2', '--no-throughput', '--no-progress'];
@@ -70,7 +70,7 @@ describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
     expect(alone.stderr).toMatch(
       /^swc: no layout of this run can run on Redis Cluster: stoplight-v5-manifest's record_success takes keys in 2 hash slots \(CROSSSLOT /m,
     );
-  }, 130_000);
+  });
 
   it.each([
     [['--cluster-shards', '0'], /--cluster-shards: must be a whole number from 1 to 16, got "0"/],
@@ -130,7 +130,7 @@ describe.concurrent('swc bench --cluster on a cluster whose node dies mid-run', 
       // A failed wait must not leave a run holding the cluster for the next test.
       for (const run of [first, second]) if (run && run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
     }
-  }, 90_000);
+  });
 
   it('exits 3 naming the dead node host:port, no stack trace, no figure; the other primaries are cleaned and the hint names the dead one', async (context) => {
     const cluster = await ownCluster(context);
@@ -164,5 +164,5 @@ describe.concurrent('swc bench --cluster on a cluster whose node dies mid-run', 
         redis.disconnect();
       }
     }
-  }, 90_000);
+  });
 });

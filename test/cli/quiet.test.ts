@@ -35,5 +35,5 @@ describe.concurrent('-q: the headline answer in a few lines', () => {
         expect.stringMatching(/^largest: \S+ [\d.,]+ KB$/),
       ]);
     });
-  }, 120_000);
+  });
 });

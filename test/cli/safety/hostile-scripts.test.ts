@@ -103,7 +103,7 @@ describe('done when: hostile manifests are refused, and nothing of the user chan
     // Nothing was sent: no script ever ran on the user's server.
     const evals = (info: string): string => /cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? '0';
     expect(evals(String(await redis.info('commandstats')))).toBe(evals(commandsBefore));
-  }, 120_000);
+  });
 
   it("a well-behaved manifest passes the probe and runs as a temporary ACL user, removed afterwards; the user's keys identical", async () => {
     const manifest = hostile(dir, 'fine', {});
@@ -114,7 +114,7 @@ describe('done when: hostile manifests are refused, and nothing of the user chan
     expect(result.stderr.split('\n').filter((l) => /temporary ACL user/.test(l))).toHaveLength(1);
     expect(await redis.call('ACL', 'USERS')).toEqual(['default']);
     expect(await digests()).toEqual(before);
-  }, 120_000);
+  });
 
   it('on a private server (no --redis-url) the same manifest runs as before, no flag needed', async () => {
     const result = await runCli(['bench', '--layout', hostile(dir, 'private', {}), ...benchArgs]);

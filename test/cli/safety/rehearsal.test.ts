@@ -68,7 +68,7 @@ const LUA_HEAP = `${ONE_MB} local t = {} for i = 1, 12 do t[i] = s .. i end`;
 const ZSET_GROWS =
   "local n = redis.call('HINCRBY', KEYS[2], 'members', 300) local args = {} for i = n - 299, n do args[#args + 1] = i args[#args + 1] = 'm' .. i end redis.call('ZADD', KEYS[2] .. ':z', unpack(args))";
 
-describe.concurrent('the rehearsal on a private server, before the first write on the user server', { timeout: 120_000 }, () => {
+describe.concurrent('the rehearsal on a private server, before the first write on the user server', () => {
   it('a call writing 9 MB on a server 6 MB below maxmemory (allkeys-lru): refused before the first write, exit 3, 0 keys evicted', async () => {
     const { url, redis } = await usersServer('allkeys-lru', 6 * 1024 * 1024);
     const stderr = await refusedBeforeFirstWrite(url, redis, marked('nine-mb', NINE_MB));

@@ -44,7 +44,7 @@ async function noAclServer(): Promise<{ url: string; redis: Redis }> {
 
 const benchArgs = ['--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress'];
 
-describe.concurrent('where swc may not create the temporary ACL user', { timeout: 120_000 }, () => {
+describe.concurrent('where swc may not create the temporary ACL user', () => {
   it.each(['bench', 'verify'] as const)(
     '%s --trust-scripts: refused, exit 2, one line naming --unconfined-scripts; nothing of the run sent, user keys identical',
     async (command) => {

@@ -116,7 +116,7 @@ describe.concurrent('lights --forecast: a window per light', () => {
     },
   );
 
-  it('swc lights --forecast --windows <file>: the table names each window; a bad file is exit 2 naming its line', { timeout: 120_000 }, async () => {
+  it('swc lights --forecast --windows <file>: the table names each window; a bad file is exit 2 naming its line', async () => {
     await withPrivateServer({}, async (server, redis) => {
       const at = await writeFleet(redis, 3);
       const file = windowsFile();
