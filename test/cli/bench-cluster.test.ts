@@ -8,11 +8,9 @@ import { runCli, RUN_LINE, startCli, words } from './run-cli.js';
 // Each test starts its own private cluster (or none): they run at once.
 describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
   it('runs to the end with stoplight-v5 as a cluster-safety finding (CROSSSLOT), stoplight-v5-tagged in its place, keys on every primary; exit 0', async () => {
-    const result = await runCli(
-      [...words('bench --cluster-shards 3 --layout stoplight-v5,stoplight-v6 --lights 6 --window 60 --rate 10 --no-throughput --json')],
-      {},
-      120_000,
-    );
+    const result = await runCli([
+      ...words('bench --cluster-shards 3 --layout stoplight-v5,stoplight-v6 --lights 6 --window 60 --rate 10 --no-throughput --json'),
+    ]);
     expect(result.stderr).toMatch(
       /cluster-safety finding: stoplight-v5 cannot run on Redis Cluster: .*CROSSSLOT.*running stoplight-v5-tagged \(5\.x \+ hash tag, not shipped\) in its place/,
     );
@@ -33,11 +31,9 @@ describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
   });
 
   it('prints the per-primary table, the finding and the label in the text output', async () => {
-    const result = await runCli(
-      [...words('bench --cluster-shards 2 --layout stoplight-v5,stoplight-v6 --lights 4 --window 60 --rate 5 --no-throughput --no-progress')],
-      {},
-      120_000,
-    );
+    const result = await runCli([
+      ...words('bench --cluster-shards 2 --layout stoplight-v5,stoplight-v6 --lights 4 --window 60 --rate 5 --no-throughput --no-progress'),
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Per primary \(Redis Cluster\): lights \/ keys \/ KB/);
     expect(result.stdout).toMatch(/│ 1 min\s+│\s+5 │ stoplight-v6\s+│\s+2 \/ 4 \/ [\d.]+ │\s+2 \/ 4 \/ [\d.]+ │/);
@@ -55,8 +51,8 @@ describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
     const common = ['--cluster-shards', '2', '--lights', '2', '--window', '60', '--rate', '2', '--no-throughput', '--no-progress'];
     // Each on a private cluster of its own: at once.
     const [mixed, alone] = await Promise.all([
-      runCli(['bench', ...common, '--layout', 'fixtures/manifests/stoplight-v5.json,stoplight-v6', '--json'], {}, 120_000),
-      runCli(['bench', ...common, '--layout', 'fixtures/manifests/stoplight-v5.json'], {}, 120_000),
+      runCli(['bench', ...common, '--layout', 'fixtures/manifests/stoplight-v5.json,stoplight-v6', '--json']),
+      runCli(['bench', ...common, '--layout', 'fixtures/manifests/stoplight-v5.json']),
     ]);
     expect(mixed.code).toBe(0);
     const report = JSON.parse(mixed.stdout) as BenchReport;

@@ -298,7 +298,7 @@ describe.concurrent('swc bench --sweep: Ctrl-C', () => {
     expect(await closed).toBe(130);
     // Every server (the defaults' and its lane, then 256's and, if it had started, its lane) is gone.
     expect(stoppedSince(before).length).toBeGreaterThanOrEqual(3);
-  }, 150_000);
+  });
 });
 
 describe.concurrent('swc bench (no --sweep): encoding hints', () => {

@@ -51,7 +51,6 @@ describe('swc verify across server builds', () => {
       expect(run.stdout).toMatch(/the server received: HINCRBY "[^"]*window_metrics" "total_(successes|failures)" "-0"/);
       expect(run.stdout).toMatch(/cause: "-0" rejected: the script subtracted a count of 0/);
     },
-    60_000,
   );
 
   it('the same binary under two paths: one result per build, keyed apart, the same findings, no difference', async () => {

@@ -37,11 +37,22 @@ function manifest(name: string, tail: string): string {
 }
 
 const bench = (layout: string, url: string) =>
-  runCli(
-    ['bench', '--layout', layout, '--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress', '--trust-scripts', '--redis-url', url],
-    {},
-    90_000,
-  );
+  runCli([
+    'bench',
+    '--layout',
+    layout,
+    '--rate',
+    '2',
+    '--window',
+    '30',
+    '--lights',
+    '1',
+    '--no-throughput',
+    '--no-progress',
+    '--trust-scripts',
+    '--redis-url',
+    url,
+  ]);
 
 describe.concurrent('ways past the old time guard, after the probe, on a user server', () => {
   it.each([

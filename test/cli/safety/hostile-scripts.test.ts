@@ -109,7 +109,7 @@ describe('done when: hostile manifests are refused, and nothing of the user chan
     const manifest = hostile(dir, 'fine', {});
     const before = await digests();
     // Rehearsed on a private server first (#41), then run: twice a run's time.
-    const result = await runCli(['bench', '--layout', manifest, ...benchArgs, '--trust-scripts', '--redis-url', server.url], {}, 110_000);
+    const result = await runCli(['bench', '--layout', manifest, ...benchArgs, '--trust-scripts', '--redis-url', server.url]);
     expect(result.code).toBe(0);
     expect(result.stderr.split('\n').filter((l) => /temporary ACL user/.test(l))).toHaveLength(1);
     expect(await redis.call('ACL', 'USERS')).toEqual(['default']);

@@ -45,26 +45,22 @@ function manifestWith(name: string, line: string, after?: number): string {
 }
 
 const bench = (manifest: string, url: string) =>
-  runCli(
-    [
-      'bench',
-      '--layout',
-      manifest,
-      '--rate',
-      '2',
-      '--window',
-      '30',
-      '--lights',
-      '1',
-      '--no-throughput',
-      '--no-progress',
-      '--trust-scripts',
-      '--redis-url',
-      url,
-    ],
-    {},
-    90_000,
-  );
+  runCli([
+    'bench',
+    '--layout',
+    manifest,
+    '--rate',
+    '2',
+    '--window',
+    '30',
+    '--lights',
+    '1',
+    '--no-throughput',
+    '--no-progress',
+    '--trust-scripts',
+    '--redis-url',
+    url,
+  ]);
 
 describe('the run user of a run on db 3 reaches no other database', () => {
   it('SELECT of another database, MOVE, SWAPDB and COPY are denied to it, from a script and directly; its own database works', async () => {

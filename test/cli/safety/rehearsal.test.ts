@@ -46,7 +46,7 @@ const benchArgs = ['--rate', '2', '--window', '30', '--lights', '1', '--no-throu
 async function refusedBeforeFirstWrite(url: string, redis: Redis, manifest: string): Promise<string> {
   const before = await digest(redis, '*');
   const watch = await monitor(url);
-  const result = await runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', url], {}, 110_000);
+  const result = await runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', url]);
   watch.stop();
   expect(result.code, result.stderr).toBe(3);
   // The checks ran; no load or call of the run's scripts reached the user's server.
@@ -99,7 +99,7 @@ describe.concurrent('the rehearsal on a private server, before the first write o
     expect(largest).toBeGreaterThan(UNTRUSTED_CALL_GROWTH_BYTES);
     const { url, redis } = await usersServer();
     const before = await digest(redis, 'app:*');
-    const result = await runCli(['bench', '--layout', marked('zset-grows', ZSET_GROWS), ...benchArgs, '--redis-url', url], {}, 110_000);
+    const result = await runCli(['bench', '--layout', marked('zset-grows', ZSET_GROWS), ...benchArgs, '--redis-url', url]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toMatch(/stopped:/);
     expect(await digest(redis, 'app:*')).toEqual(before);

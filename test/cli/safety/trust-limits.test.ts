@@ -36,7 +36,7 @@ const HEADROOM = 6 * 1024 * 1024;
 /** Runs bench with `manifest` against `url`, then checks what every case must leave: keys unchanged, no leftovers, PING at once. */
 async function benchLeavesNoHarm(redis: Redis, url: string, manifest: string): Promise<{ code: number | null; stderr: string }> {
   const before = await digest(redis, 'app:*');
-  const result = await runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', url], {}, 110_000);
+  const result = await runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', url]);
   // Right after swc's exit, on a connection opened before: nothing of swc's still runs or waits on the server.
   await expectServerIdle(redis);
   expect(await digest(redis, 'app:*')).toEqual(before);

@@ -74,7 +74,7 @@ describe.concurrent('where swc may not create the temporary ACL user', () => {
   it("bench --unconfined-scripts: runs them with the connection's rights, saying so in one line; exit 0, no key left", async () => {
     const { url, redis } = await noAclServer();
     const before = await digest(redis, 'app:*');
-    const result = await runCli(['bench', '--layout', manifest('unconfined'), ...benchArgs, '--unconfined-scripts', '--redis-url', url], {}, 110_000);
+    const result = await runCli(['bench', '--layout', manifest('unconfined'), ...benchArgs, '--unconfined-scripts', '--redis-url', url]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr.split('\n').filter((l) => /UNCONFINED/.test(l))).toEqual([
       expect.stringMatching(

@@ -50,7 +50,7 @@ describe('compare names what grew (real redis-server)', () => {
     writeFileSync(base, await run([]));
     // An edited lua/ copy is not swc's own: on a server given by URL it runs only with --trust-scripts.
     writeFileSync(waste, await run(['--scripts', scripts, '--trust-scripts']));
-  }, 240_000);
+  });
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -136,5 +136,5 @@ describe('compare names what grew (real redis-server)', () => {
     const bad = await runInProcess(['compare', base, waste, '--memory-tolerance', '12 parsecs']);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe('swc: --memory-tolerance: a percentage (1, 1%, 0.5%) or bytes (64B, 1KB), got "12 parsecs"');
-  }, 180_000);
+  });
 });
