@@ -114,46 +114,72 @@ const counted =
   };
 
 /**
- * doctor, bench and inspect, each against a target of its own from `target`, at once: each exits 3 with one line that
- * says what to check, and nothing on stdout. Where the target counts the connections it took, each command made
- * exactly one: swc does not retry a first connection (src/redis/connect.ts), so its wait is the one
- * CONNECT_TIMEOUT_MS the line names, not a multiple of it. These are the mechanism of "fails within seconds"; the
- * seconds themselves, on this machine at its load, are `npm run bench:bounds`'s.
+ * doctor, bench and inspect, each against a target of its own from `target`: each exits 3 with one line that says
+ * what to check, and nothing on stdout. Where the target counts the connections it took, each command made exactly
+ * one: swc does not retry a first connection (src/redis/connect.ts), so its wait is the one CONNECT_TIMEOUT_MS the
+ * line names, not a multiple of it. These are the mechanism of "fails within seconds"; the seconds themselves, on
+ * this machine at its load, are `npm run bench:bounds`'s. `atOnce`: the three commands run at once, for a target
+ * that only makes swc wait out its timeout; one after the other where a server answers, whose handshake must come
+ * within that timeout (many spawns at once on a loaded machine once made it late).
  */
-async function expectRuntimeFailure(target: () => Promise<Target>, hint: RegExp): Promise<void> {
+async function expectRuntimeFailure(target: () => Promise<Target>, hint: RegExp, atOnce = false): Promise<void> {
   const commands = [['doctor'], ['bench', '--rate', '10', '--window', '60'], ['inspect', 'some-light']];
-  await Promise.all(
-    commands.map(async (command) => {
-      const { url, connections, close } = await target();
-      try {
-        const result = await runCli([...command, '--redis-url', url]);
-        expect(result.code, `${command[0]}: ${result.stderr}`).toBe(3);
-        if (connections) expect(connections(), `${command[0]}: connections`).toBe(1);
-        expect(result.stdout).toBe('');
-        expect(result.stderr.trim().split('\n')).toHaveLength(1);
-        expect(result.stderr).toMatch(hint);
-      } finally {
-        close?.();
-      }
-    }),
-  );
+  const one = async (command: string[]): Promise<void> => {
+    const { url, connections, close } = await target();
+    try {
+      const result = await runCli([...command, '--redis-url', url]);
+      expect(result.code, `${command[0]}: ${result.stderr}`).toBe(3);
+      if (connections) expect(connections(), `${command[0]}: connections`).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(hint);
+    } finally {
+      close?.();
+    }
+  };
+  if (atOnce) await Promise.all(commands.map(one));
+  else for (const command of commands) await one(command);
 }
 
 /** The line for a server that accepts and never answers names the wait swc configured. */
 const NO_ANSWER = new RegExp(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`);
 
-// Every command of every case has its port, server or counting listener of its own: the cases, and the commands in
-// each, run at once (most of their time is swc waiting on a silent port).
-describe.concurrent('an unusable Redis: exit 3 after one connection attempt, one line saying what to check', () => {
-  it('nothing listening on the port: says connection refused', async () => {
-    await expectRuntimeFailure(async () => ({ url: `redis://127.0.0.1:${await freePort()}` }), /connection refused/);
-  });
-
-  it('a port that accepts and never answers: says no answer within the configured wait, after one connection', async () => {
+// Every command of every case has its port, server or counting listener of its own. The cases where swc waits out
+// its timeout (a silent port, a TLS mismatch) run at once, with their commands at once, first; then the others, one
+// command at a time.
+describe('an unusable Redis: exit 3 after one connection attempt, one line saying what to check', () => {
+  it.concurrent('a port that accepts and never answers: says no answer within the configured wait, after one connection', async () => {
     await expectRuntimeFailure(
       counted((port) => `redis://127.0.0.1:${port}`),
       NO_ANSWER,
+      true,
     );
+  });
+
+  it.concurrent('rediss:// against a plain server: names the TLS mismatch and redis://', async () => {
+    // The plain server answers a TLS hello with nothing swc can read, so swc may wait out its timeout too.
+    await expectRuntimeFailure(
+      counted(
+        (port) => `rediss://:s3cret@127.0.0.1:${port}`,
+        () => secured.port,
+      ),
+      new RegExp(`(TLS handshake failed|${NO_ANSWER.source}).*redis://`),
+      true,
+    );
+  });
+
+  it.concurrent('redis:// against a TLS-only server (needs openssl for a certificate): names rediss://', async (context) => {
+    context.skip(!hasOpenssl, 'no openssl for a certificate');
+    const tls = await startTlsServer();
+    try {
+      await expectRuntimeFailure(async () => ({ url: `redis://127.0.0.1:${tls.port}` }), /rediss:\/\//, true);
+    } finally {
+      tls.stop();
+    }
+  });
+
+  it('nothing listening on the port: says connection refused', async () => {
+    await expectRuntimeFailure(async () => ({ url: `redis://127.0.0.1:${await freePort()}` }), /connection refused/);
   });
 
   it('wrong password: says the server refused the password in the URL', async () => {
@@ -184,26 +210,6 @@ describe.concurrent('an unusable Redis: exit 3 after one connection attempt, one
       ),
       /database 99 does not exist/,
     );
-  });
-
-  it('rediss:// against a plain server: names the TLS mismatch and redis://', async () => {
-    // The plain server answers a TLS hello with nothing swc can read, so swc may wait out its timeout too.
-    await expectRuntimeFailure(
-      counted(
-        (port) => `rediss://:s3cret@127.0.0.1:${port}`,
-        () => secured.port,
-      ),
-      new RegExp(`(TLS handshake failed|${NO_ANSWER.source}).*redis://`),
-    );
-  });
-
-  it.skipIf(!hasOpenssl)('redis:// against a TLS-only server (needs openssl for a certificate): names rediss://', async () => {
-    const tls = await startTlsServer();
-    try {
-      await expectRuntimeFailure(async () => ({ url: `redis://127.0.0.1:${tls.port}` }), /rediss:\/\//);
-    } finally {
-      tls.stop();
-    }
   });
 });
 
