@@ -78,7 +78,10 @@ async function startTlsServer(): Promise<{ port: number; stop: () => void }> {
     ],
     { stdio: 'ignore' },
   );
-  for (let i = 0; i < 100; i += 1) {
+  // Until the port takes a connection; the deadline is a guard against waiting for ever, wide for a loaded machine
+  // (100 tries 50 ms apart were about 5 s).
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
     const up = await new Promise<boolean>((resolve) => {
       const socket = net.connect(port, '127.0.0.1', () => {
         socket.destroy();
