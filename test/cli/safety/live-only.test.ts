@@ -42,13 +42,13 @@ const usedMemory = (info: string, field: string): number => Number(new RegExp(`^
 function benchMisbehavingLate(url: string, name: string, tail: string): ReturnType<typeof runCli> {
   const manifest = hostile(dir, name, lateEdit(onUsersServerOnly(tail)));
   const flags = ['--rate', '20', '--window', '5', '--lights', '1', '--no-throughput', '--no-progress', '--trust-scripts'];
-  return runCli(['bench', '--layout', manifest, ...flags, '--redis-url', url], {}, 110_000);
+  return runCli(['bench', '--layout', manifest, ...flags, '--redis-url', url]);
 }
 
 /** Runs `tail` only where the database holds more than the run's own keys (the user's server, never the rehearsal's). */
 const onUsersServerOnly = (tail: string): string => `if redis.call('DBSIZE') > 50 then ${tail} end`;
 
-describe.concurrent('a script that misbehaves only on the user server (DBSIZE tells it from the rehearsal)', { timeout: 120_000 }, () => {
+describe.concurrent('a script that misbehaves only on the user server (DBSIZE tells it from the rehearsal)', () => {
   it.each([
     [
       'a backtracking pattern match (one C call)',
