@@ -43,7 +43,7 @@ describe('verify on the layouts after 6.0', () => {
 
   it('packed with a planted bug (a stale slot counted): a disagreement, reproduced in at most 10 calls', async () => {
     const scriptsDir = plantBug('packed/_packed.lua', 'if stamp > oldest and stamp <= second then', 'if stamp <= second then');
-    const result = await verifyLayout(redis, createLayout('packed', { scriptsDir }), { trustScripts: true, seed: 11, calls: 8000 });
+    const result = await verifyLayout(own, createLayout('packed', { scriptsDir }), { trustScripts: true, seed: 11, calls: 8000 });
     expect(result.findings).toBeGreaterThan(0);
     expect(result.disagreements[0]?.reproduction.length).toBeLessThanOrEqual(10);
   });
