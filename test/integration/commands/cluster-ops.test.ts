@@ -15,6 +15,7 @@ import { connect } from '../../../src/redis/connect.js';
 import { routedRedis, type RoutedRedis } from '../../../src/redis/routed.js';
 import { execPipeline, installScripts } from '../../../src/redis/scripts.js';
 import { startPrivateServer } from '../../../src/redis/server.js';
+import { inspectLight, listLights, openTarget } from '../../../src/index.js';
 import { HOUR_START } from '../../helpers.js';
 import { runInProcess } from '../../unit/in-process.js';
 
@@ -97,7 +98,7 @@ beforeAll(async () => {
     pid: '1',
     swcVersion: '0.1.0',
   });
-}, 90_000);
+});
 
 afterAll(async () => {
   await session?.close();
@@ -169,6 +170,29 @@ describe('swc lights --cluster', () => {
   });
 });
 
+describe("the package's read use cases on the cluster, through the one door's Target", () => {
+  it('listLights and inspectLight take the Target: every primary scanned, each light and key named by its node', async () => {
+    const target = await openTarget({ seeds: [cluster.urls[0]!] });
+    try {
+      const list = await listLights(target, { only: ['stoplight-v6'], windowSeconds: 60, at: LAST + 60 });
+      expect(list.nodes).toEqual([0, 1, 2].map(node));
+      expect(list.lights).toHaveLength(6);
+      for (const [i, names] of v6ByNode.entries()) {
+        for (const name of names) {
+          const [first] = v6.keysOf({ name });
+          expect(list.lights.find((l) => first!.key.includes(`{${l.light}}`))?.node).toBe(node(i));
+        }
+      }
+      const inspected = await Promise.all(v6ByNode.map(([name]) => inspectLight(target, { light: name!, layout: 'stoplight-v6', at: LAST + 60 })));
+      for (const [i, [inspection]] of inspected.entries()) {
+        expect(inspection!.keys.map((k) => k.node)).toEqual([node(i), node(i)]);
+      }
+    } finally {
+      await target.close();
+    }
+  });
+});
+
 describe('swc inspect --cluster', () => {
   it('finds a 6.0 light on each of the three nodes and says which node and slot', async () => {
     // One light per node, each read as JSON and as text.
@@ -224,7 +248,7 @@ describe('swc verify on a cluster swc did not start', () => {
     expect(run.stderr).toMatch(/writing only under swc-bench:[0-9a-f]{8}:\*/);
     expect(run.code).toBe(0);
     expect(await Promise.all(session.shards.map((s) => s.redis.dbsize()))).toEqual(before);
-  }, 90_000);
+  });
 });
 
 describe('swc clean --cluster', () => {

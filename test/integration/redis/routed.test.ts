@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerStateError } from '../../../src/core/errors.js';
-import { withSlotRetry } from '../../../src/commands/cluster-read.js';
+import { withSlotRetry } from '../../../src/redis/cluster-read.js';
 import { listLights } from '../../../src/inspect/list.js';
 import { isSlotMoved } from '../../../src/redis/routed.js';
 import { scanKeys } from '../../../src/layouts/inspection-keys.js';
@@ -20,7 +20,7 @@ beforeAll(async () => {
   session = await openClusterSession({ shards: 3 });
   routed = routedRedis(session);
   for (const [i, key] of KEYS.entries()) await routed.set(key, String(i));
-}, 30_000);
+});
 afterAll(() => session?.close());
 
 describe('routed Redis over a 3-shard cluster', () => {
