@@ -39,7 +39,10 @@ interface InspectFlags extends ListFlags, ClusterFlags {
 export function inspectCommand(): Command {
   const command = new Command('inspect')
     .description('look inside one light (read-only): keys, encodings, buckets or events, drift, metadata')
-    .argument('[light]', 'a light name, a light id (6.0: 12 hex), or a full key of any registered layout')
+    .argument(
+      '[light]',
+      'a light name, a light id (6.0: 12 hex), a full key of any registered layout, or a key of a rate-limiter package (rlflx:<id>, rl:<id>, …)',
+    )
     .option('--list', 'list every light on the server instead (same as swc lights)')
     .addOption(
       new Option(
@@ -119,6 +122,12 @@ export function inspectCommand(): Command {
         );
       }
       if (light === undefined || light === '') throw new UsageError('inspect: give a light name, id or key (or --list)');
+      // A key of a rate-limiter package (by its default prefix): read as the package writes it.
+      const claim = (await import('../inspect/client-key.js')).clientKeyOf(light);
+      if (claim !== null && layout === 'auto') {
+        const code = await (await import('./inspect/client-key.js')).inspectClientKeyCommand(claim, flags);
+        if (code !== null) return code;
+      }
       return inspectOne(light, { ...flags, layout });
     }),
   );
