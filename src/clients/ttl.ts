@@ -39,11 +39,3 @@ export function ttlFindingOf(read: {
   if (pttl >= 0 && longestMs !== null && pttl > longestMs) return { key, ttlMs: pttl, windowMs, policy, ...named, longestMs };
   return null;
 }
-
-/** One line for a finding: `rl:10.0.0.7 (rate-limit-redis): no TTL (maxmemory-policy noeviction)`. */
-export function ttlFindingText(f: TtlFinding): string {
-  const who = f.package !== undefined ? ` (${f.package})` : '';
-  const policy = `maxmemory-policy ${f.policy ?? 'not known'}`;
-  if (f.ttlMs === null) return `${f.key}${who}: no TTL, the key never expires (${policy})`;
-  return `${f.key}${who}: TTL ${f.ttlMs} ms, longer than the ${f.longestMs ?? '?'} ms the package sets for a ${f.windowMs ?? '?'} ms window (${policy})`;
-}

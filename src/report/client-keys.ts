@@ -159,3 +159,11 @@ export function renderClientKeyInspection(
   for (const f of ttlFindingLines(i)) lines.push(`  ${c.red('finding')}: ${f}`);
   return `${lines.join('\n')}\n`;
 }
+
+/** One line for a finding of compare: `rl:10.0.0.7 (rate-limit-redis): no TTL, the key never expires (maxmemory-policy noeviction)`. */
+export function ttlFindingText(f: TtlFinding): string {
+  const who = f.package !== undefined ? ` (${f.package})` : '';
+  const policy = `maxmemory-policy ${f.policy ?? 'not known'}`;
+  if (f.ttlMs === null) return `${visible(f.key)}${who}: no TTL, the key never expires (${policy})`;
+  return `${visible(f.key)}${who}: TTL ${ttlText(f.ttlMs)}, past the ${ttlText(f.longestMs ?? null)} the package sets for a ${ttlText(f.windowMs)} window (${policy})`;
+}
