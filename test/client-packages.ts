@@ -118,3 +118,19 @@ export async function keysWrittenByPackages(redis: Redis): Promise<Record<string
   }
   return out;
 }
+
+/** The key rate-limiter-flexible writes with `duration: 0` (its option for a limit that never resets): no TTL. */
+export const FOREVER_KEY = 'rlflx:forever';
+/** A counter planted under rate-limit-redis's default prefix with no TTL (what a release that forgot the expiry left). */
+export const PLANTED_KEY = 'rl:planted';
+
+/** Writes the two keys with no TTL: one through rate-limiter-flexible's own `duration: 0`, one planted. */
+export async function writeKeysWithoutTtl(redis: Redis): Promise<void> {
+  const { RateLimiterRedis } = require('rate-limiter-flexible') as {
+    RateLimiterRedis: new (o: object) => { consume(id: string): Promise<unknown> };
+  };
+  const own = (redis as Ioredis).duplicate();
+  await new RateLimiterRedis({ storeClient: own, points: 5, duration: 0 }).consume('forever');
+  own.disconnect();
+  await redis.set(PLANTED_KEY, '3');
+}

@@ -36,7 +36,9 @@ describe('key names against the keys each package wrote with its defaults', () =
       'rate-limiter-flexible': ['rlflx:10.0.0.7', 'rlflx:user-42'],
       'rate-limit-redis': ['rl:10.0.0.7', 'rl:user-42'],
       '@fastify/rate-limit': ['fastify-rate-limit-10.0.0.7', 'fastify-rate-limit-GET/orders-list-10.0.0.7'],
-      '@upstash/ratelimit': expect.arrayContaining([expect.stringMatching(new RegExp(`^@upstash/ratelimit:10\\.0\\.0\\.7:(${upstashWindow}|${upstashWindow - 1})$`))]),
+      '@upstash/ratelimit': expect.arrayContaining([
+        expect.stringMatching(new RegExp(`^@upstash/ratelimit:10\\.0\\.0\\.7:(${upstashWindow}|${upstashWindow - 1})$`)),
+      ]),
       ratelimiter: ['limit:10.0.0.7', 'limit:user-42'],
       'rolling-rate-limiter': ['undefined10.0.0.7', 'undefineduser-42'],
     });

@@ -5,7 +5,14 @@ import { claimClientKey, defaultClientGlobs, KEY_NAMES } from '../../../src/clie
 // packages themselves wrote; these cover the shapes a default run does not).
 describe('how each package names its keys', () => {
   it('every package of the registry has an entry, with a default prefix and a glob for it', () => {
-    expect(Object.keys(KEY_NAMES)).toEqual(['rate-limiter-flexible', 'rate-limit-redis', '@fastify/rate-limit', '@upstash/ratelimit', 'ratelimiter', 'rolling-rate-limiter']);
+    expect(Object.keys(KEY_NAMES)).toEqual([
+      'rate-limiter-flexible',
+      'rate-limit-redis',
+      '@fastify/rate-limit',
+      '@upstash/ratelimit',
+      'ratelimiter',
+      'rolling-rate-limiter',
+    ]);
     expect(defaultClientGlobs()).toEqual(['rlflx:*', 'rl:*', 'fastify-rate-limit-*', '@upstash/ratelimit:*', 'limit:*', 'undefined*']);
   });
 
