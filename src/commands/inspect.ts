@@ -100,6 +100,10 @@ export function inspectCommand(): Command {
         '\nthe primary that owns its slot, and the output names that node (JSON: each' +
         '\nkey\'s "node", and "cluster.primaries"); swc also sends INFO, CLUSTER INFO and' +
         '\nCLUSTER SLOTS (the slot map, once).' +
+        '\n\nA key of a rate-limiter package (rlflx:<id>, rl:<id>, limit:<id>, …;' +
+        '\ndocs/clients/README.md) is shown as the package writes it: the client,' +
+        "\nits count, TTL and bytes, and the server's maxmemory-policy (adds PTTL," +
+        '\nGETRANGE, CONFIG GET); one with no TTL is exit 1.' +
         '\n\nExit codes: 0 ok, 1 light not found, a key of the wrong type, or drift with' +
         '\n--check, 2 bad usage, 3 Redis unreachable (on a cluster: also a primary that' +
         '\ndoes not answer, or a slot that moved while reading).' +
