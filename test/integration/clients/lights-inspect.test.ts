@@ -64,6 +64,16 @@ describe('lights and inspect on the packages’ own keys', () => {
     expect(rows.find((r) => r.startsWith('rate-limit-redis,rl:planted,planted,'))).toMatch(/,rate-limit-redis,planted,3,,NO TTL$/);
   });
 
+  it('lights --window: a TTL past what the package sets for that window is a finding too, with the longest it sets', async () => {
+    const run = await runInProcess(['lights', '--redis-url', url, '--json', '--scan-pause', '0', '--window', '30s']);
+    const doc = JSON.parse(run.stdout) as { clients: { ttlFindings: { key: string; ttlMs: number | null; windowMs: number; longestMs: number }[] } };
+    const long = doc.clients.ttlFindings.find((f) => f.key === 'rl:user-42');
+    expect(long).toMatchObject({ windowMs: 30_000, longestMs: 30_000 });
+    expect(long?.ttlMs).toBeGreaterThan(30_000);
+    // @upstash/ratelimit keeps a counter twice the window and a second: 61 s for 30 s, under its 120 s TTL here.
+    expect(doc.clients.ttlFindings.find((f) => f.key.startsWith('@upstash/ratelimit:'))).toMatchObject({ longestMs: 61_000 });
+  });
+
   it('lights with --layout naming layouts leaves the package keys out', async () => {
     const run = await runInProcess(['lights', '--redis-url', url, '--json', '--scan-pause', '0', '--layout', 'stoplight-v6']);
     expect(run.code, run.stderr).toBe(0);
