@@ -1,3 +1,5 @@
+import type { ClientAdapter } from './types.js';
+
 /**
  * A key of a rate-limiter package whose TTL is a finding: none at all (the
  * key lives until deleted or evicted; under a `volatile-*` eviction policy it
@@ -38,4 +40,9 @@ export function ttlFindingOf(read: {
   if (pttl === -1) return { key, ttlMs: null, windowMs, policy, ...named, ...(longestMs !== null ? { longestMs } : {}) };
   if (pttl >= 0 && longestMs !== null && pttl > longestMs) return { key, ttlMs: pttl, windowMs, policy, ...named, longestMs };
   return null;
+}
+
+/** The longest TTL a package states for a key of a window of `windowMs`: a longer one is a finding. */
+export function ttlBoundMs(adapter: Pick<ClientAdapter, 'ttlSlackMs' | 'ttlSlackWindows'>, windowMs: number): number {
+  return windowMs * (1 + (adapter.ttlSlackWindows ?? 0)) + adapter.ttlSlackMs;
 }

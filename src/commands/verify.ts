@@ -3,7 +3,7 @@
  * only when verify runs (src/commands/verify/action.ts).
  */
 import { Command, Option } from 'commander';
-import { LIMITS, parseList, parseNumber } from '../bench/values.js';
+import { LIMITS, parseList, parseNumber } from '../run/values.js';
 import { BUILTIN_LAYOUT_NAMES } from '../layouts/builtin-names.js';
 import { TRUST_SCRIPTS_HELP, UNCONFINED_SCRIPTS_HELP } from '../safety/trust.js';
 import { addBuildsOption } from './builds.js';
