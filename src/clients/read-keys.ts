@@ -170,3 +170,37 @@ export async function readClientKeys(redis: Redis, claimed: readonly ClaimedKey[
   }
   return { keys, ttlFindings, maxmemoryPolicy, skipped, unavailable };
 }
+
+/**
+ * The TTL findings of keys a run's package wrote (`bench --client`, `verify
+ * --client`): PTTL of each, in batches, judged against `longestMs` (the
+ * package's window plus its slack, e.g. ttlBoundMs in ttl.ts); the server's
+ * maxmemory-policy is read once when there is a finding (null when refused). Read-only.
+ */
+export async function readTtlFindings(
+  redis: Redis,
+  keys: readonly string[],
+  judge: { readonly windowMs: number; readonly longestMs: number; readonly package?: string },
+): Promise<TtlFinding[]> {
+  const pttls: number[] = [];
+  for (let i = 0; i < keys.length; i += BATCH) {
+    const pipeline = redis.pipeline();
+    for (const key of keys.slice(i, i + BATCH)) pipeline.pttl(key);
+    for (const [err, value] of (await pipeline.exec()) ?? []) pttls.push(err ? -2 : Number(value));
+  }
+  const findings = (policy: string | null): TtlFinding[] =>
+    keys
+      .map((key, i) =>
+        ttlFindingOf({
+          key,
+          pttl: pttls[i] ?? -2,
+          windowMs: judge.windowMs,
+          longestMs: judge.longestMs,
+          policy,
+          ...(judge.package !== undefined ? { package: judge.package } : {}),
+        }),
+      )
+      .filter((f): f is TtlFinding => f !== null);
+  const first = findings(null);
+  return first.length === 0 ? first : findings((await readMaxmemoryPolicy(redis)).policy);
+}
