@@ -7,6 +7,7 @@ import { FOREVER_KEY, keysWrittenByPackages, PACKAGES, PLANTED_KEY, writeKeysWit
 import { aclUserUrl, digest, editedJson, ownServer } from '../../helpers.js';
 import { READ_ONLY_ACL } from '../../../src/redis/read-only-acl.js';
 import { runInProcess } from '../../unit/in-process.js';
+import { schemaErrors } from '../../schema-check.js';
 
 // lights, inspect and compare on the keys the six packages wrote with their
 // defaults, plus two keys with no TTL: one rate-limiter-flexible writes itself
@@ -37,6 +38,7 @@ describe('lights and inspect on the packages’ own keys', () => {
     const run = await runInProcess(['lights', '--redis-url', url, '--json', '--scan-pause', '0']);
     expect(run.code, run.stderr).toBe(0);
     const doc = JSON.parse(run.stdout) as LightsDoc;
+    expect(schemaErrors('lights', doc)).toEqual([]);
     for (const pkg of PACKAGES) {
       for (const key of written[pkg] ?? []) expect(doc.clients.keys.find((k) => k.key === key)?.package, key).toBe(pkg);
     }
@@ -85,6 +87,7 @@ describe('lights and inspect on the packages’ own keys', () => {
     const [json, text] = await Promise.all([runInProcess(['inspect', key, '--redis-url', url, '--json']), runInProcess(['inspect', key, '--redis-url', url])]);
     expect(json.code, json.stderr).toBe(0);
     const doc = JSON.parse(json.stdout) as { clientKey: { package: string; key: string; count: number; ttlMs: number | null }; maxmemoryPolicy: string };
+    expect(schemaErrors('inspect', doc)).toEqual([]);
     expect(doc.clientKey).toMatchObject({ package: pkg, key, count: 1 });
     expect(doc.clientKey.ttlMs).toBeGreaterThan(0);
     expect(doc.maxmemoryPolicy).toBe('volatile-lru');
@@ -130,7 +133,15 @@ describe('compare on a result whose package keys have no TTL', () => {
     const current = editedJson(baseline, path.join(dir, 'current.json'), (r) => {
       r.results[0].ttlFindings = [{ key: PLANTED_KEY, ttlMs: null, windowMs: 60_000, policy: 'volatile-lru', package: 'rate-limit-redis' }];
     });
-    const [failing, passing] = await Promise.all([runInProcess(['compare', baseline, current]), runInProcess(['compare', baseline, baseline])]);
+    const [failing, passing, json] = await Promise.all([
+      runInProcess(['compare', baseline, current]),
+      runInProcess(['compare', baseline, baseline]),
+      runInProcess(['compare', baseline, current, '--json']),
+    ]);
+    expect(json.code).toBe(1);
+    const doc = JSON.parse(json.stdout) as { ok: boolean; ttlFindings: { key: string; cell: string }[] };
+    expect(schemaErrors('compare', doc)).toEqual([]);
+    expect(doc.ttlFindings).toEqual([expect.objectContaining({ key: PLANTED_KEY, ttlMs: null, policy: 'volatile-lru' })]);
     expect(failing.code).toBe(1);
     expect(failing.stdout).toMatch(/^FAIL: 1 package key\(s\) with no TTL \(maxmemory-policy volatile-lru\)$/m);
     expect(failing.stdout).toContain('rl:planted (rate-limit-redis): no TTL, the key never expires (maxmemory-policy volatile-lru)');
