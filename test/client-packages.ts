@@ -134,3 +134,16 @@ export async function writeKeysWithoutTtl(redis: Redis): Promise<void> {
   own.disconnect();
   await redis.set(PLANTED_KEY, '3');
 }
+
+/** The key rate-limiter-flexible writes for client `u1` with `keyPrefix: 'login'`: a prefix an application set. */
+export const LOGIN_KEY = 'login:u1';
+
+/** Writes {@link LOGIN_KEY} through rate-limiter-flexible with its own prefix. */
+export async function writeWithOwnPrefix(redis: Redis): Promise<void> {
+  const { RateLimiterRedis } = require('rate-limiter-flexible') as {
+    RateLimiterRedis: new (o: object) => { consume(id: string): Promise<unknown> };
+  };
+  const own = (redis as Ioredis).duplicate();
+  await new RateLimiterRedis({ storeClient: own, points: 5, duration: WINDOW_MS / 1000, keyPrefix: 'login' }).consume('u1');
+  own.disconnect();
+}

@@ -1,3 +1,4 @@
+import { UsageError } from '../core/errors.js';
 import type { ClientKeyNames } from './types.js';
 
 /**
@@ -208,7 +209,7 @@ export const KEY_NAMES: Readonly<Record<string, ClientKeyNaming>> = {
   'rolling-rate-limiter': rollingRateLimiter,
 };
 
-/** A key claimed by a package under its default prefix. */
+/** A key claimed by a package under its default prefix (or one given with `--client-prefix`). */
 export interface ClaimedKey {
   readonly key: string;
   readonly packageName: string;
@@ -216,24 +217,56 @@ export interface ClaimedKey {
   readonly parts: ClientKeyParts;
 }
 
-/** The SCAN globs of every package's keys under its default prefix. */
-export function defaultClientGlobs(): string[] {
-  return Object.values(KEY_NAMES)
-    .map((n) => n.globOf(n.defaultPrefix))
-    .filter((g): g is string => g !== null);
+/** A prefix an application set for a package (`--client-prefix <package>=<prefix>`). */
+export interface ClientPrefix {
+  readonly packageName: string;
+  readonly prefix: string;
+}
+
+/** A package's short name, as `--client` takes it: `@fastify/rate-limit` is `fastify-rate-limit`. */
+const shortName = (packageName: string): string => packageName.replace(/^@/, '').replace('/', '-');
+
+/** `--client-prefix <package>=<prefix>`: the package by its npm or short name, and a prefix SCAN can find. */
+export function parseClientPrefix(text: string): ClientPrefix {
+  const cut = text.indexOf('=');
+  const name = cut < 0 ? text : text.slice(0, cut);
+  const naming = Object.values(KEY_NAMES).find((n) => n.packageName === name || shortName(n.packageName) === name);
+  const names = Object.keys(KEY_NAMES).join(', ');
+  if (cut < 0 || !naming) throw new UsageError(`--client-prefix: expected <package>=<prefix>, the package one of ${names}; got "${text}"`);
+  const prefix = text.slice(cut + 1);
+  if (naming.globOf(prefix) === null)
+    throw new UsageError(`--client-prefix: ${naming.packageName} needs a non-empty prefix (its keys are then found by it); got "${text}"`);
+  return { packageName: naming.packageName, prefix };
+}
+
+/** Every package's default prefix, then the ones given. */
+function prefixesOf(extra: readonly ClientPrefix[]): ClientPrefix[] {
+  return [...Object.values(KEY_NAMES).map((n) => ({ packageName: n.packageName, prefix: n.defaultPrefix })), ...extra];
+}
+
+/** The SCAN globs of every package's keys under its default prefix and the prefixes given. */
+export function defaultClientGlobs(extra: readonly ClientPrefix[] = []): string[] {
+  return [
+    ...new Set(
+      prefixesOf(extra)
+        .map((p) => KEY_NAMES[p.packageName]?.globOf(p.prefix) ?? null)
+        .filter((g): g is string => g !== null),
+    ),
+  ];
 }
 
 /**
- * The package whose default prefix and naming a key has, and what its name
- * says; null for any other key. The longest matching prefix wins (none of
- * today's defaults is a prefix of another's keys, but a user prefix may be).
+ * The package whose naming a key has under its default prefix or one given,
+ * and what its name says; null for any other key. The longest matching
+ * prefix wins (none of the defaults is a prefix of another's keys, but a
+ * given prefix may be).
  */
-export function claimClientKey(key: string): ClaimedKey | null {
+export function claimClientKey(key: string, extra: readonly ClientPrefix[] = []): ClaimedKey | null {
   let best: ClaimedKey | null = null;
-  for (const naming of Object.values(KEY_NAMES)) {
-    const parts = naming.partsOfKey(key, naming.defaultPrefix);
+  for (const { packageName, prefix } of prefixesOf(extra)) {
+    const parts = KEY_NAMES[packageName]?.partsOfKey(key, prefix) ?? null;
     if (parts === null) continue;
-    if (best === null || naming.defaultPrefix.length > best.prefix.length) best = { key, packageName: naming.packageName, prefix: naming.defaultPrefix, parts };
+    if (best === null || prefix.length > best.prefix.length) best = { key, packageName, prefix, parts };
   }
   return best;
 }

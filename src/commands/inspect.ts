@@ -9,6 +9,7 @@ import { MAX_LISTED_ROWS } from '../report/inspect-limits.js';
 import { action, printError } from './lifecycle.js';
 import type { ListFlags } from './listing.js';
 import {
+  addClientPrefixOption,
   addClusterOptions,
   addJsonOption,
   addRedisOptions,
@@ -109,6 +110,7 @@ export function inspectCommand(): Command {
         '\ndoes not answer, or a slot that moved while reading).' +
         '\n\nExamples:\n  swc inspect checkout --window 60\n  swc inspect 37a8eec1ce19/5f3a0c1b2d4e --json --check\n  swc inspect checkout --cluster --redis-url redis://10.0.0.5:7000',
     );
+  addClientPrefixOption(command);
   addRedisOptions(command, { privateServer: false });
   addClusterOptions(command, { privateCluster: false });
   addJsonOption(command);
@@ -127,7 +129,7 @@ export function inspectCommand(): Command {
       }
       if (light === undefined || light === '') throw new UsageError('inspect: give a light name, id or key (or --list)');
       // A key of a rate-limiter package (by its default prefix): read as the package writes it.
-      const claim = (await import('../inspect/client-key.js')).clientKeyOf(light);
+      const claim = (await import('../inspect/client-key.js')).clientKeyOf(light, flags.clientPrefix);
       if (claim !== null && layout === 'auto') {
         const code = await (await import('./inspect/client-key.js')).inspectClientKeyCommand(claim, flags);
         if (code !== null) return code;

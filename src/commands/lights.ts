@@ -7,7 +7,7 @@ import { DEFAULT_SCAN_PAUSE_MS, SCAN_BUDGET_US, SCAN_COUNT_MAX } from '../redis/
 import { lightsFormats } from '../report/lights-formats.js';
 import { action } from './lifecycle.js';
 import type { ListFlags } from './listing.js';
-import { addClusterOptions, addJsonOption, addRedisOptions, checkFlag, parser, unixSeconds, windowSeconds } from './options.js';
+import { addClientPrefixOption, addClusterOptions, addJsonOption, addRedisOptions, checkFlag, parser, unixSeconds, windowSeconds } from './options.js';
 
 /** `--layout` of `swc lights`: registered names or manifest files, comma-separated, or `all` (resolved by the action). */
 const layoutListOption = (): Option =>
@@ -110,6 +110,7 @@ export function lightsCommand(): Command {
     .addOption(new Option('--format <format>', 'output format').choices(lightsFormats).default('table'))
     .option('--wide', 'more columns: keys, stale buckets, first and last event (wider than 120 columns)')
     .option('-q, --quiet', 'only the headline: the total, lights per state, the largest light and any with drift');
+  addClientPrefixOption(command);
   addRedisOptions(command, { privateServer: false });
   addClusterOptions(command, { privateCluster: false });
   addJsonOption(command);

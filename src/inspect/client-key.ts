@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { NotFoundError } from '../core/errors.js';
-import { claimClientKey, KEY_NAMES, type ClaimedKey } from '../clients/key-names.js';
+import { claimClientKey, KEY_NAMES, type ClaimedKey, type ClientPrefix } from '../clients/key-names.js';
 import { readClientKeys, readMaxmemoryPolicy, type ClientKeyListing } from '../clients/read-keys.js';
 import type { TtlFinding } from '../clients/ttl.js';
 import { registeredLayouts } from '../layouts/index.js';
@@ -22,10 +22,10 @@ export interface ClientKeyInspection {
   readonly unavailable: readonly string[];
 }
 
-/** The package whose default naming `text` has, when no registered layout owns it as a key; null otherwise. */
-export function clientKeyOf(text: string): ClaimedKey | null {
+/** The package whose naming `text` has (under a default prefix or one given), when no registered layout owns it as a key; null otherwise. */
+export function clientKeyOf(text: string, prefixes: readonly ClientPrefix[] = []): ClaimedKey | null {
   if (registeredLayouts().some((l) => l.inspector.lightOfKey(text) !== null)) return null;
-  return claimClientKey(text);
+  return claimClientKey(text, prefixes);
 }
 
 /**

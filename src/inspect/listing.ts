@@ -6,7 +6,7 @@ import type { FleetForecast } from './forecast.js';
 import { globRegExp, listLights, nodeTotalsOf, selectLights, totalsOf, type LightSelection } from './list.js';
 
 import { APPLICATION_LAYOUTS } from './list-options.js';
-import { claimClientKey, defaultClientGlobs, type ClaimedKey } from '../clients/key-names.js';
+import { claimClientKey, defaultClientGlobs, type ClaimedKey, type ClientPrefix } from '../clients/key-names.js';
 import { readClientKeys, type ClientKeysRead } from '../clients/read-keys.js';
 
 /** A primary of a cluster being listed: its `host:port` and the slots it serves. */
@@ -33,6 +33,8 @@ export interface ListingRequest extends LightSelection {
   readonly stopped: () => boolean;
   /** On a cluster: which primary holds a key, and every primary. */
   readonly cluster?: { readonly nodeOf: (key: string) => string; readonly primaries: readonly ListedPrimary[] };
+  /** Prefixes an application set for rate-limiter packages (`--client-prefix`), beside their defaults. */
+  readonly clientPrefixes?: readonly ClientPrefix[];
 }
 
 /** A listing: the lights found, the ones the filters matched and the ones to show, with their totals. */
@@ -69,9 +71,9 @@ export async function readListing(redis: Redis, request: ListingRequest): Promis
   const list = await listLights(redis, {
     ...(withClients
       ? {
-          extraPatterns: defaultClientGlobs(),
+          extraPatterns: defaultClientGlobs(request.clientPrefixes),
           onOtherKey: (key: string) => {
-            const claim = claimClientKey(key);
+            const claim = claimClientKey(key, request.clientPrefixes);
             if (claim !== null) claimed.push(claim);
           },
         }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FOREVER_KEY, keysWrittenByPackages, PACKAGES, PLANTED_KEY, writeKeysWithoutTtl } from '../../client-packages.js';
+import { FOREVER_KEY, keysWrittenByPackages, LOGIN_KEY, PACKAGES, PLANTED_KEY, writeKeysWithoutTtl, writeWithOwnPrefix } from '../../client-packages.js';
 import { aclUserUrl, digest, editedJson, ownServer } from '../../helpers.js';
 import { READ_ONLY_ACL } from '../../../src/redis/read-only-acl.js';
 import { runInProcess } from '../../unit/in-process.js';
@@ -22,6 +22,7 @@ ownServer(async (server, r) => {
 beforeAll(async () => {
   written = await keysWrittenByPackages(redis);
   await writeKeysWithoutTtl(redis);
+  await writeWithOwnPrefix(redis);
   await redis.config('SET', 'maxmemory-policy', 'volatile-lru');
 }, 30_000);
 
@@ -74,6 +75,27 @@ describe('lights and inspect on the packages’ own keys', () => {
     expect(long?.ttlMs).toBeGreaterThan(30_000);
     // @upstash/ratelimit keeps a counter twice the window and a second: 61 s for 30 s, under its 120 s TTL here.
     expect(doc.clients.ttlFindings.find((f) => f.key.startsWith('@upstash/ratelimit:'))).toMatchObject({ longestMs: 61_000 });
+  });
+
+  it('--client-prefix: keys under a prefix the application set are read too, by lights and inspect; a bad one is exit 2', async () => {
+    const flag = ['--client-prefix', 'rate-limiter-flexible=login'];
+    const [without, withPrefix, inspected, bad] = await Promise.all([
+      runInProcess(['lights', '--redis-url', url, '--json', '--scan-pause', '0']),
+      runInProcess(['lights', '--redis-url', url, '--json', '--scan-pause', '0', ...flag]),
+      runInProcess(['inspect', LOGIN_KEY, '--redis-url', url, '--json', ...flag]),
+      runInProcess(['lights', '--redis-url', url, '--client-prefix', 'express=rl:']),
+    ]);
+    const keysOf = (stdout: string): string[] => (JSON.parse(stdout) as LightsDoc).clients.keys.map((k) => k.key);
+    expect(keysOf(without.stdout)).not.toContain(LOGIN_KEY);
+    expect((JSON.parse(withPrefix.stdout) as LightsDoc).clients.keys.find((k) => k.key === LOGIN_KEY)).toMatchObject({
+      package: 'rate-limiter-flexible',
+      client: 'u1',
+      count: 1,
+    });
+    expect(inspected.code, inspected.stderr).toBe(0);
+    expect(JSON.parse(inspected.stdout)).toMatchObject({ clientKey: { package: 'rate-limiter-flexible', prefix: 'login', client: 'u1' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--client-prefix: expected <package>=<prefix>, the package one of rate-limiter-flexible, .*; got "express=rl:"/);
   });
 
   it('lights with --layout naming layouts leaves the package keys out', async () => {

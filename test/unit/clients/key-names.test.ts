@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claimClientKey, defaultClientGlobs, KEY_NAMES } from '../../../src/clients/key-names.js';
+import { claimClientKey, defaultClientGlobs, KEY_NAMES, parseClientPrefix } from '../../../src/clients/key-names.js';
 
 // Key names as each package builds them (the integration test feeds keys the
 // packages themselves wrote; these cover the shapes a default run does not).
@@ -65,5 +65,16 @@ describe('how each package names its keys', () => {
     expect(claimClientKey('rl:1')?.packageName).toBe('rate-limit-redis');
     expect(claimClientKey('stoplight:v6:abc')).toBeNull();
     expect(claimClientKey('app:session:1')).toBeNull();
+  });
+
+  it('--client-prefix: a package by its npm or short name, a prefix SCAN can find; a given prefix claims keys beside the defaults', () => {
+    expect(parseClientPrefix('fastify-rate-limit=api-')).toEqual({ packageName: '@fastify/rate-limit', prefix: 'api-' });
+    expect(parseClientPrefix('rolling-rate-limiter=a=b')).toEqual({ packageName: 'rolling-rate-limiter', prefix: 'a=b' });
+    expect(() => parseClientPrefix('rate-limit-redis')).toThrow(/^--client-prefix: expected <package>=<prefix>/);
+    expect(() => parseClientPrefix('rate-limiter-flexible=')).toThrow(/^--client-prefix: rate-limiter-flexible needs a non-empty prefix/);
+    const given = [parseClientPrefix('rolling-rate-limiter=rrl:')];
+    expect(defaultClientGlobs(given).at(-1)).toBe('rrl:*');
+    expect(claimClientKey('rrl:u1', given)).toMatchObject({ packageName: 'rolling-rate-limiter', prefix: 'rrl:', parts: { client: 'u1' } });
+    expect(claimClientKey('rrl:u1')).toBeNull();
   });
 });
