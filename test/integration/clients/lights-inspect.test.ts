@@ -52,11 +52,13 @@ describe('lights and inspect on the packages’ own keys', () => {
   });
 
   it('lights --check exits 1 on a key with no TTL; the table and CSV name each package', async () => {
-    const [checked, table, csv] = await Promise.all([
+    const [checked, table, csv, quiet] = await Promise.all([
       runInProcess(['lights', '--redis-url', url, '--check', '--scan-pause', '0']),
       runInProcess(['lights', '--redis-url', url, '--scan-pause', '0', '--wide']),
       runInProcess(['lights', '--redis-url', url, '--scan-pause', '0', '--format', 'csv']),
+      runInProcess(['lights', '--redis-url', url, '--scan-pause', '0', '-q']),
     ]);
+    expect(quiet.stdout).toMatch(new RegExp(`^rate-limiter package keys: ${Object.values(written).flat().length + 2}, 2 with a TTL finding$`, 'm'));
     expect(checked.code).toBe(1);
     expect(table.code).toBe(0);
     for (const pkg of PACKAGES) expect(table.stdout).toContain(pkg);
