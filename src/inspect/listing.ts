@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { readView, type ReadWhere } from '../run/read.js';
 import type { LayoutTotals, LightList, LightListing, NodeTotals } from '../layouts/inspection.js';
 import { addName, isLiteral, newNameBook, readNamesFile, type NameBook } from '../layouts/stoplight/names.js';
 import type { ScanProgress } from '../redis/scan.js';
@@ -62,13 +62,16 @@ function layoutsOf(layout: ListingRequest['layout']): string[] | undefined {
 }
 
 /** Scans the server once and returns the lights, filtered, sorted and totalled. */
-export async function readListing(redis: Redis, request: ListingRequest): Promise<Listing> {
+export async function readListing(where: ReadWhere, request: ListingRequest): Promise<Listing> {
+  // A cluster's shape comes from the Target when the request does not give one.
+  const view = readView(where);
+  if (request.cluster === undefined && view.nodeOf && view.primaries) request = { ...request, cluster: { nodeOf: view.nodeOf, primaries: view.primaries } };
   const only = layoutsOf(request.layout);
   const pauseMs = request.scanPauseMs ?? (request.snapshot ? 0 : undefined);
   // The packages' keys are an application's too: read by default and with `all`, not when --layout names layouts.
   const withClients = request.layout === undefined || request.layout === 'auto' || request.layout === 'all';
   const claimed: ClaimedKey[] = [];
-  const list = await listLights(redis, {
+  const list = await listLights(view.redis, {
     ...(withClients
       ? {
           extraPatterns: defaultClientGlobs(request.clientPrefixes),
@@ -99,7 +102,7 @@ export async function readListing(redis: Redis, request: ListingRequest): Promis
       ? []
       : claimed.filter((c) => pattern === null || pattern.test(c.key) || pattern.test(c.parts.client));
   const clients = withClients
-    ? await readClientKeys(redis, picked, {
+    ? await readClientKeys(view.redis, picked, {
         windowMs: request.windowSeconds === null ? null : request.windowSeconds * 1000,
         ...(request.snapshot ? { exactMemory: true } : {}),
       })
