@@ -9,6 +9,7 @@ import { MAX_LISTED_ROWS } from '../report/inspect-limits.js';
 import { action, printError } from './lifecycle.js';
 import type { ListFlags } from './listing.js';
 import {
+  addClientPrefixOption,
   addClusterOptions,
   addJsonOption,
   addRedisOptions,
@@ -39,7 +40,10 @@ interface InspectFlags extends ListFlags, ClusterFlags {
 export function inspectCommand(): Command {
   const command = new Command('inspect')
     .description('look inside one light (read-only): keys, encodings, buckets or events, drift, metadata')
-    .argument('[light]', 'a light name, a light id (6.0: 12 hex), or a full key of any registered layout')
+    .argument(
+      '[light]',
+      'a light name, a light id (6.0: 12 hex), a full key of any registered layout, or a key of a rate-limiter package (rlflx:<id>, rl:<id>, …)',
+    )
     .option('--list', 'list every light on the server instead (same as swc lights)')
     .addOption(
       new Option(
@@ -97,11 +101,16 @@ export function inspectCommand(): Command {
         '\nthe primary that owns its slot, and the output names that node (JSON: each' +
         '\nkey\'s "node", and "cluster.primaries"); swc also sends INFO, CLUSTER INFO and' +
         '\nCLUSTER SLOTS (the slot map, once).' +
+        '\n\nA key of a rate-limiter package (rlflx:<id>, rl:<id>, limit:<id>, …;' +
+        '\ndocs/clients/README.md) is shown as the package writes it: the client,' +
+        "\nits count, TTL and bytes, and the server's maxmemory-policy (adds PTTL," +
+        '\nGETRANGE, CONFIG GET); one with no TTL is exit 1.' +
         '\n\nExit codes: 0 ok, 1 light not found, a key of the wrong type, or drift with' +
         '\n--check, 2 bad usage, 3 Redis unreachable (on a cluster: also a primary that' +
         '\ndoes not answer, or a slot that moved while reading).' +
         '\n\nExamples:\n  swc inspect checkout --window 60\n  swc inspect 37a8eec1ce19/5f3a0c1b2d4e --json --check\n  swc inspect checkout --cluster --redis-url redis://10.0.0.5:7000',
     );
+  addClientPrefixOption(command);
   addRedisOptions(command, { privateServer: false });
   addClusterOptions(command, { privateCluster: false });
   addJsonOption(command);
@@ -119,6 +128,12 @@ export function inspectCommand(): Command {
         );
       }
       if (light === undefined || light === '') throw new UsageError('inspect: give a light name, id or key (or --list)');
+      // A key of a rate-limiter package (by its default prefix): read as the package writes it.
+      const claim = (await import('../inspect/client-key.js')).clientKeyOf(light, flags.clientPrefix);
+      if (claim !== null && layout === 'auto') {
+        const code = await (await import('./inspect/client-key.js')).inspectClientKeyCommand(claim, flags);
+        if (code !== null) return code;
+      }
       return inspectOne(light, { ...flags, layout });
     }),
   );

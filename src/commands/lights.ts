@@ -7,7 +7,7 @@ import { DEFAULT_SCAN_PAUSE_MS, SCAN_BUDGET_US, SCAN_COUNT_MAX } from '../redis/
 import { lightsFormats } from '../report/lights-formats.js';
 import { action } from './lifecycle.js';
 import type { ListFlags } from './listing.js';
-import { addClusterOptions, addJsonOption, addRedisOptions, checkFlag, parser, unixSeconds, windowSeconds } from './options.js';
+import { addClientPrefixOption, addClusterOptions, addJsonOption, addRedisOptions, checkFlag, parser, unixSeconds, windowSeconds } from './options.js';
 
 /** `--layout` of `swc lights`: registered names or manifest files, comma-separated, or `all` (resolved by the action). */
 const layoutListOption = (): Option =>
@@ -103,10 +103,14 @@ export function lightsCommand(): Command {
       'analyse an RDB snapshot instead of a live server: loaded into a private redis-server on a unix socket only (no TCP), exact MEMORY USAGE',
     )
     .option('--redis-server <path>', 'with --rdb or --forecast: the redis-server swc starts (default: SWC_REDIS_SERVER, else redis-server on PATH)')
-    .option('--check', 'exit 1 when any listed light has drift (running totals or index disagree with the buckets)')
+    .option(
+      '--check',
+      'exit 1 when any listed light has drift (running totals or index disagree with the buckets), or a rate-limiter package key has no TTL (or, with --window, one past its window)',
+    )
     .addOption(new Option('--format <format>', 'output format').choices(lightsFormats).default('table'))
     .option('--wide', 'more columns: keys, stale buckets, first and last event (wider than 120 columns)')
     .option('-q, --quiet', 'only the headline: the total, lights per state, the largest light and any with drift');
+  addClientPrefixOption(command);
   addRedisOptions(command, { privateServer: false });
   addClusterOptions(command, { privateCluster: false });
   addJsonOption(command);
@@ -143,8 +147,14 @@ nodeTotals }). A primary that cannot be scanned stops the listing (exit 3,
 naming it): never a partial list. On a cluster swc also sends INFO, CLUSTER
 INFO and CLUSTER SLOTS (the slot map, once).
 
-Exit codes: 0 ok, 1 drift found with --check, 2 bad usage, 3 Redis (or a
-cluster node) unreachable.
+Keys of rate-limiter packages under their default prefixes (rlflx:,
+rl:, fastify-rate-limit-, @upstash/ratelimit:, limit:; docs/clients/README.md)
+are listed after the lights, with the client, count, TTL and bytes (JSON:
+"clients"; not with a --layout that names layouts); reading them adds PTTL,
+GETRANGE and, when a key has no TTL, CONFIG GET maxmemory-policy.
+
+Exit codes: 0 ok, 1 drift or a package key with no TTL found with --check,
+2 bad usage, 3 Redis (or a cluster node) unreachable.
 
 Examples:
   swc lights --top 20 --sort idle

@@ -7,6 +7,7 @@ import type { LightStateName } from '../layouts/stoplight/state.js';
 import type { NameBook } from '../layouts/stoplight/names.js';
 import type { LightsFormat } from '../report/lights-formats.js';
 import type { Target } from '../run/open.js';
+import type { ClientPrefix } from '../clients/key-names.js';
 import { visible } from '../report/style.js';
 import { serverRead } from './server-read.js';
 import { onShutdown, printError, stderrProgress, stopCause, untilStopped } from './lifecycle.js';
@@ -44,6 +45,8 @@ export interface ListFlags extends RedisFlags, ClusterFlags {
   /** `--windows <file>`: forecast windows by light name or glob. */
   windows?: string;
   forecastEven?: boolean;
+  /** `--client-prefix <package>=<prefix>`, parsed: prefixes an application set for rate-limiter packages. */
+  clientPrefix?: ClientPrefix[];
 }
 
 /** What a listing of `flags` reads and shows, for {@link listOnce}. */
@@ -87,6 +90,7 @@ function listOnce({ flags, layout, names }: ListPlan, target: Target, control: {
         ...(flags.match !== undefined ? { match: flags.match } : {}),
         ...(flags.threshold !== undefined ? { threshold: flags.threshold } : {}),
         ...(flags.state !== undefined ? { states: flags.state } : {}),
+        ...(flags.clientPrefix !== undefined ? { clientPrefixes: flags.clientPrefix } : {}),
       });
     } finally {
       progress.done();

@@ -4,6 +4,7 @@ import type { Target, TargetLimits, TargetSpec } from '../run/open.js';
 import { parseRedisUrl, redactUrl } from '../redis/url.js';
 import { checkServerSetting, MAX_PRIVATE_SHARDS } from '../redis/server-settings.js';
 import { UsageError } from '../core/errors.js';
+import { parseClientPrefix, type ClientPrefix } from '../clients/key-names.js';
 import { DEFAULT_TURN_TIMEOUT_MS } from '../core/thresholds.js';
 import { parseDuration } from '../run/values.js';
 import { onShutdown, registerUrlSecrets } from './lifecycle.js';
@@ -257,4 +258,14 @@ export function terminalColumns(): number | null {
   const env = Number(process.env.COLUMNS);
   if (Number.isInteger(env) && env > 0) return env;
   return process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : null;
+}
+
+/** `--client-prefix <package>=<prefix>` (lights, inspect): repeatable, each parsed at once (a bad one is exit 2 naming the flag). */
+export function addClientPrefixOption(command: Command): Command {
+  return command.option(
+    '--client-prefix <package=prefix>',
+    'a key prefix your application set for a rate-limiter package, repeatable (e.g. rate-limiter-flexible=login, rolling-rate-limiter=limits:): its keys are read beside those under the default prefixes',
+    (value: string, previous: ClientPrefix[]) => [...previous, parser(parseClientPrefix)(value)],
+    [] as ClientPrefix[],
+  );
 }

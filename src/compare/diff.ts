@@ -1,4 +1,5 @@
 import type { BenchReport, CellResult, Spread, ThroughputResult } from '../measure/types.js';
+import type { TtlFinding } from '../clients/ttl.js';
 import { countsDecide, instructionRows } from './instructions.js';
 import { OPERATIONS, type CompareRow, type Figure, type Operation, type RowStatus } from './rows.js';
 import { commandRows } from './commands.js';
@@ -67,6 +68,8 @@ export interface Verdict {
   readonly missingCells: readonly string[];
   /** Cells of the current run the baseline lacks. */
   readonly extraCells: readonly string[];
+  /** Keys a package wrote in the current run with no TTL or one past its window (bench --client): any one fails the verdict. */
+  readonly ttlFindings?: readonly (TtlFinding & { readonly cell: string })[];
 }
 
 /** Defaults of `swc compare`. */
@@ -375,5 +378,17 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
           instructionsToleranceFloor: options.instructionsToleranceFloor ?? INSTRUCTIONS_TOLERANCE_FLOOR,
         }
       : options;
-  return { ok: failures.length === 0 && mismatches.length === 0, options: stated, mismatches, rows, failures, improvements, missingCells, extraCells };
+  // A package key with no TTL (or past its window) is a finding of the current run, whatever the baseline held.
+  const ttlFindings = current.results.flatMap((c) => (c.ttlFindings ?? []).map((f) => ({ ...f, cell: cellName(c) })));
+  return {
+    ok: failures.length === 0 && mismatches.length === 0 && ttlFindings.length === 0,
+    options: stated,
+    mismatches,
+    rows,
+    failures,
+    improvements,
+    missingCells,
+    extraCells,
+    ...(ttlFindings.length > 0 ? { ttlFindings } : {}),
+  };
 }

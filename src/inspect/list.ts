@@ -129,6 +129,9 @@ export interface ListOptions {
   readonly exactMemory?: boolean;
   /** An RDB snapshot loaded on swc's own server: each light carries how far the live server's bytes can be from its own ({@link rdbBoundOf}). */
   readonly snapshot?: boolean;
+  /** More SCAN globs matched in the same pass (the rate-limiter packages' keys); a key they match that no layout claims goes to `onOtherKey`. */
+  readonly extraPatterns?: readonly string[];
+  readonly onOtherKey?: (key: string) => void;
 }
 
 /** Keys of benchmark runs: a namespace `swc-bench:<8 hex>`, whatever follows. */
@@ -176,7 +179,7 @@ export async function listLights(where: ReadWhere, options: ListOptions | readon
   const leftovers = new Map<string, number>();
   const scan = await scanOnce(
     redis,
-    [...patterns, BENCH_PATTERN, DEMO_PATTERN],
+    [...patterns, BENCH_PATTERN, DEMO_PATTERN, ...(opts.extraPatterns ?? [])],
     (key) => {
       const bench = BENCH_KEY.exec(key);
       if (bench) {
@@ -202,6 +205,7 @@ export async function listLights(where: ReadWhere, options: ListOptions | readon
         groups.set(id, group);
         return;
       }
+      opts.onOtherKey?.(key);
     },
     opts.scan ?? {},
   );

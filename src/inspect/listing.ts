@@ -3,9 +3,11 @@ import type { LayoutTotals, LightList, LightListing, NodeTotals } from '../layou
 import { addName, isLiteral, newNameBook, readNamesFile, type NameBook } from '../layouts/stoplight/names.js';
 import type { ScanProgress } from '../redis/scan.js';
 import type { FleetForecast } from './forecast.js';
-import { listLights, nodeTotalsOf, selectLights, totalsOf, type LightSelection } from './list.js';
+import { globRegExp, listLights, nodeTotalsOf, selectLights, totalsOf, type LightSelection } from './list.js';
 
 import { APPLICATION_LAYOUTS } from './list-options.js';
+import { claimClientKey, defaultClientGlobs, type ClaimedKey, type ClientPrefix } from '../clients/key-names.js';
+import { readClientKeys, type ClientKeysRead } from '../clients/read-keys.js';
 
 /** A primary of a cluster being listed: its `host:port` and the slots it serves. */
 export interface ListedPrimary {
@@ -31,6 +33,8 @@ export interface ListingRequest extends LightSelection {
   readonly stopped: () => boolean;
   /** On a cluster: which primary holds a key, and every primary. */
   readonly cluster?: { readonly nodeOf: (key: string) => string; readonly primaries: readonly ListedPrimary[] };
+  /** Prefixes an application set for rate-limiter packages (`--client-prefix`), beside their defaults. */
+  readonly clientPrefixes?: readonly ClientPrefix[];
 }
 
 /** A listing: the lights found, the ones the filters matched and the ones to show, with their totals. */
@@ -46,6 +50,8 @@ export interface Listing {
   readonly forecast?: FleetForecast;
   /** The filters given, as typed (`--state red`, `--match 'check*'`): what a line about lights left out names. */
   readonly filters?: readonly string[];
+  /** Keys of the rate-limiter packages under their default prefixes (read unless `--layout` names layouts). */
+  readonly clients?: ClientKeysRead;
 }
 
 /** The layouts a listing reads: the ones asked for, every registered one (`all`: undefined), or an application's. */
@@ -62,7 +68,19 @@ export async function readListing(where: ReadWhere, request: ListingRequest): Pr
   if (request.cluster === undefined && view.nodeOf && view.primaries) request = { ...request, cluster: { nodeOf: view.nodeOf, primaries: view.primaries } };
   const only = layoutsOf(request.layout);
   const pauseMs = request.scanPauseMs ?? (request.snapshot ? 0 : undefined);
+  // The packages' keys are an application's too: read by default and with `all`, not when --layout names layouts.
+  const withClients = request.layout === undefined || request.layout === 'auto' || request.layout === 'all';
+  const claimed: ClaimedKey[] = [];
   const list = await listLights(view.redis, {
+    ...(withClients
+      ? {
+          extraPatterns: defaultClientGlobs(request.clientPrefixes),
+          onOtherKey: (key: string) => {
+            const claim = claimClientKey(key, request.clientPrefixes);
+            if (claim !== null) claimed.push(claim);
+          },
+        }
+      : {}),
     ...(only ? { only } : {}),
     ...(request.cluster ? { nodeOf: request.cluster.nodeOf, nodes: request.cluster.primaries.map((p) => p.node) } : {}),
     windowSeconds: request.windowSeconds,
@@ -76,6 +94,19 @@ export async function readListing(where: ReadWhere, request: ListingRequest): Pr
       stopped: request.stopped,
     },
   });
+  claimed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // --match picks package keys by key or client id; --system and --state name what only lights have.
+  const pattern = request.match !== undefined ? globRegExp(request.match) : null;
+  const picked =
+    request.system !== undefined || request.states !== undefined
+      ? []
+      : claimed.filter((c) => pattern === null || pattern.test(c.key) || pattern.test(c.parts.client));
+  const clients = withClients
+    ? await readClientKeys(view.redis, picked, {
+        windowMs: request.windowSeconds === null ? null : request.windowSeconds * 1000,
+        ...(request.snapshot ? { exactMemory: true } : {}),
+      })
+    : undefined;
   const { matched, shown } = selectLights(list, {
     ...(request.sort ? { sort: request.sort } : {}),
     ...(request.top !== undefined ? { top: request.top } : {}),
@@ -104,6 +135,7 @@ export async function readListing(where: ReadWhere, request: ListingRequest): Pr
     ...(nodeTotals ? { nodeTotals } : {}),
     ...(primaries ? { primaries } : {}),
     ...(filters.length > 0 ? { filters } : {}),
+    ...(clients ? { clients } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import type { CommandsPerCall } from './commandstats.js';
 import type { InstructionsResult } from './instructions.js';
 import type { SCHEMA_VERSION } from '../core/schema-version.js';
 import type { NamedRejection } from '../core/rejection.js';
+import type { TtlFinding } from '../clients/ttl.js';
 
 /** One key of a light as measured. */
 export interface KeyMemory {
@@ -271,6 +272,11 @@ export interface CellResult {
   readonly shards?: readonly ShardTotals[];
   /** With `--instructions`: the server's instructions per call of each op, counted under callgrind (src/measure/instructions.ts). */
   readonly instructions?: InstructionsResult;
+  /**
+   * `bench --client`: keys the package wrote with no TTL, or a TTL past its window plus its stated
+   * slack, with the server's maxmemory-policy (src/clients/ttl.ts); any one fails `swc compare`.
+   */
+  readonly ttlFindings?: readonly TtlFinding[];
 }
 
 /** One primary's share of a cell on Redis Cluster. */

@@ -1,3 +1,4 @@
+import { ttlFindingText } from './client-keys.js';
 import { memoryToleranceOf, type CompareRow, type Figure, type Verdict } from '../compare/diff.js';
 import {
   countsText,
@@ -200,6 +201,12 @@ export function verdictLine(verdict: Verdict): string {
     }
     if (others.length > 0) parts.push(`${others.length} throughput figure(s) regressed`);
     if (missing.length > 0) parts.push(`${missing.length} figure(s) missing`);
+    const ttl = verdict.ttlFindings ?? [];
+    if (ttl.length > 0) {
+      const none = ttl.filter((f) => f.ttlMs === null).length;
+      const policy = detail > 0 ? ` (maxmemory-policy ${ttl[0]?.policy ?? 'not known'})` : '';
+      parts.push(`${ttl.length} package key(s) with ${none === ttl.length ? 'no TTL' : 'no TTL or a TTL past their window'}${policy}`);
+    }
     return `FAIL: ${parts.join('; ')}`;
   });
   return wordings.find((w) => visibleLength(w) <= VERDICT_CHARS) ?? wordings.at(-1) ?? 'FAIL';
@@ -339,6 +346,7 @@ function failureRowsWithLines(verdict: Verdict, { grouped = true }: { grouped?: 
     told.add(g);
     out.push({ line: constantGrowthLine(g, verdict), keys: g.failing[0] ? keyLines(g.failing[0]) : [] });
   }
+  for (const f of verdict.ttlFindings ?? []) out.push({ line: `${f.cell}: ${ttlFindingText(f)}`, keys: [] });
   return out;
 }
 

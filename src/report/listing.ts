@@ -4,7 +4,9 @@ import { SCHEMA_VERSION } from '../core/schema-version.js';
 import { SWC_VERSION } from '../core/version.js';
 import type { Listing } from '../inspect/listing.js';
 import type { ScanProgress } from '../redis/scan.js';
-import { grandTotal, renderLights, renderQuietLights } from './lights.js';
+import { grandTotal, lightsCsvGrid, renderLights, renderQuietLights } from './lights.js';
+import { CLIENT_CSV_HEAD, clientCsvRow, renderClientKeys, ttlNotice } from './client-keys.js';
+import { renderCsv } from './table.js';
 import type { LightsFormat } from './lights-formats.js';
 import { visible } from './style.js';
 
@@ -78,7 +80,33 @@ export function lightsDocument(listing: Listing, threshold?: number, server?: st
     ...(forecast ? { forecast } : {}),
     ...(snapshot ? { snapshot: RDB_SNAPSHOT_JSON } : {}),
     lights: shown,
+    ...(listing.clients
+      ? {
+          clients: {
+            patterns: CLIENT_PATTERNS_NOTE,
+            keys: listing.clients.keys,
+            ttlFindings: listing.clients.ttlFindings,
+            maxmemoryPolicy: listing.clients.maxmemoryPolicy,
+            skipped: listing.clients.skipped,
+          },
+        }
+      : {}),
   };
+}
+
+/** What the `clients` block of the JSON covers. */
+const CLIENT_PATTERNS_NOTE =
+  'keys under the default prefixes of rate-limiter-flexible, rate-limit-redis, @fastify/rate-limit, @upstash/ratelimit, ratelimiter and rolling-rate-limiter (docs/clients/README.md)';
+
+/** The lights CSV with a row per package key (and the package columns) when there are any. */
+function csvWithClients(listing: Listing): string {
+  const grid = lightsCsvGrid(listing.shown);
+  const keys = listing.clients?.keys ?? [];
+  if (keys.length === 0) return `${renderCsv(grid)}\n`;
+  const head = [...grid.head, ...CLIENT_CSV_HEAD];
+  const findings = listing.clients?.ttlFindings ?? [];
+  const rows = [...grid.rows.map((r) => [...r, ...CLIENT_CSV_HEAD.map(() => '')]), ...keys.map((k) => clientCsvRow(k, head, findings))];
+  return `${renderCsv({ ...grid, head, rows })}\n`;
 }
 
 /** Notes of what the server would not let swc read (the figures show n/a), each once. */
@@ -90,28 +118,34 @@ export function unavailableNotes(notes: readonly string[]): string[] {
 export function listingOutput(listing: Listing, view: ListingView): ListingOutput {
   const { list, matched } = listing;
   const before = unavailableNotes(view.snapshot ? [...list.unavailable, RDB_BYTES_NOTE] : list.unavailable);
+  const clients = listing.clients;
   const stdout =
     view.format === 'json'
       ? `${jsonText(lightsDocument(listing, view.threshold, view.server))}\n`
-      : view.quiet && view.format === 'table'
-        ? renderQuietLights(listing)
-        : renderLights(
-            {
-              ...listing,
-              wide: view.wide,
-              ...(view.columns !== undefined ? { columns: view.columns } : {}),
-              ...(view.threshold !== undefined ? { threshold: view.threshold } : {}),
-              ...(view.server !== undefined ? { server: view.server } : {}),
-            },
-            view.format,
-            view.color,
-          );
+      : view.format === 'csv'
+        ? csvWithClients(listing)
+        : view.quiet && view.format === 'table'
+          ? `${renderQuietLights(listing)}${clients && clients.keys.length > 0 ? `rate-limiter package keys: ${clients.keys.length}, ${clients.ttlFindings.length} with a TTL finding\n` : ''}`
+          : renderLights(
+              {
+                ...listing,
+                wide: view.wide,
+                ...(view.columns !== undefined ? { columns: view.columns } : {}),
+                ...(view.threshold !== undefined ? { threshold: view.threshold } : {}),
+                ...(view.server !== undefined ? { server: view.server } : {}),
+              },
+              view.format,
+              view.color,
+            ) + renderClientKeys(clients, view.format === 'markdown' ? 'markdown' : 'table', view.color);
   const after: string[] = [];
   if (list.partial)
     after.push(`swc: stopped by ${view.stopCause()}: the listing above is PARTIAL (the scan walked ${list.scan?.calls ?? 0} SCAN calls of the keyspace)`);
   const drifted = matched.filter((l) => l.drift === true);
-  const finding = view.check && drifted.length > 0;
-  if (finding) {
+  // A package key with no TTL (or one past its window) is noted always, and a finding with --check, as drift is.
+  const notice = ttlNotice(clients);
+  if (notice !== null) after.push(notice);
+  const finding = view.check && (drifted.length > 0 || notice !== null);
+  if (view.check && drifted.length > 0) {
     const some = drifted
       .slice(0, 5)
       .map((l) => visible(l.reference))

@@ -1,5 +1,6 @@
 /** `swc bench --json` (also with --instructions and --suggest): one result per layout, window and rate. */
 import { z } from 'zod';
+import { ttlFinding } from './client-keys.js';
 import { figure, header, moment, spread } from './common.js';
 
 const roundStats = z.looseObject({
@@ -127,6 +128,10 @@ export const cellResult = z.looseObject({
   commands: z.looseObject({ write: commandsPerCall, failure: commandsPerCall, read: commandsPerCall }).optional(),
   shards: z.array(z.looseObject({ node: z.string(), lights: z.number(), keys: z.number(), bytes: z.number() })).optional(),
   instructions: z.looseObject({ write: opInstructions.optional(), read: opInstructions.optional(), request: opInstructions.optional() }).optional(),
+  ttlFindings: z
+    .array(ttlFinding)
+    .optional()
+    .meta({ description: 'bench --client: keys the package wrote with no TTL or a TTL past its window plus slack; any one fails swc compare (exit 1)' }),
 });
 
 const suggestRow = z.looseObject({

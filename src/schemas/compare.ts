@@ -1,5 +1,6 @@
 /** `swc compare --json` (and `swc bench --baseline --json`): the verdict, row by row. */
 import { z } from 'zod';
+import { ttlFinding } from './client-keys.js';
 import { figure, header } from './common.js';
 
 const side = z.looseObject({ label: z.string(), swcVersion: z.string(), redis: z.looseObject({ version: z.string(), memAllocator: z.string() }) });
@@ -59,6 +60,10 @@ export const compareSchema = z
     improvements: z.array(row),
     missingCells: z.array(z.string()),
     extraCells: z.array(z.string()),
+    ttlFindings: z
+      .array(ttlFinding.extend({ cell: z.string() }))
+      .optional()
+      .meta({ description: "the current run's package keys with no TTL or a TTL past their window (bench --client); any one fails the verdict" }),
   })
   .meta({ title: 'swc compare --json' });
 

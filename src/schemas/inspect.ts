@@ -1,6 +1,7 @@
 /** `swc inspect --json`: one light, in every layout that holds it. */
 import { z } from 'zod';
 import { clusterPrimaries, figure, header, moment, serverNamed } from './common.js';
+import { clientKey, ttlFinding } from './client-keys.js';
 
 const counts = z.object({ successes: z.number(), failures: z.number() });
 
@@ -77,5 +78,11 @@ export const inspectSchema = z
     inspections: z.array(inspection),
     cluster: clusterPrimaries.optional(),
     notFound: z.string().optional(),
+    clientKey: clientKey
+      .extend({ naming: z.string(), problems: z.array(z.string()), unavailable: z.array(z.string()) })
+      .optional()
+      .meta({ description: 'a key of a rate-limiter package (inspections is then empty)' }),
+    ttlFindings: z.array(ttlFinding).optional(),
+    maxmemoryPolicy: z.string().nullable().optional(),
   })
   .meta({ title: 'swc inspect --json' });

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { figure, header, moment, primary } from './common.js';
 import { lightConfig, tripping } from './stoplight.js';
+import { clientKeys } from './client-keys.js';
 
 const light = z.looseObject({
   layout: z.string(),
@@ -103,5 +104,6 @@ export const lightsSchema = z
       })
       .optional(),
     lights: z.array(light),
+    clients: clientKeys.optional().meta({ description: 'keys of rate-limiter packages under their default prefixes (absent when --layout names layouts)' }),
   })
   .meta({ title: 'swc lights --json' });
