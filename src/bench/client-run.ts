@@ -1,0 +1,104 @@
+/**
+ * `swc bench --client` as a guarded run (src/bench/guarded-run.ts): the
+ * registered designs measured at the same window and rate (src/bench/run.ts,
+ * for the comparison and `--suggest`), then each package through
+ * {@link benchClient}, every key under the run's namespace, removed at the end
+ * on a server swc did not start. A package with an injected clock has it
+ * installed only while it runs; the process's clock is back when this returns
+ * or throws.
+ */
+import type { ClientAdapter } from '../clients/types.js';
+import type { BenchReport } from '../measure/types.js';
+import type { Session } from '../redis/connect.js';
+import type { Target } from '../redis/target.js';
+import { benchClient, realTimeSeconds, type ClientPlan, type ClientResult } from './client-bench.js';
+import { guardedRun, type Guard, type Say } from './guarded-run.js';
+import { purgeNamespace, type Namespace } from './namespace.js';
+import type { BenchPlan } from './plan.js';
+import { runBench } from './run.js';
+
+/** Inputs of {@link runClientBench}. */
+export interface ClientRun {
+  readonly adapters: readonly ClientAdapter[];
+  readonly plan: ClientPlan;
+  /** The designs' plan at the same window and rate (memory, and accuracy for a ranking); absent = no designs measured. */
+  readonly designs?: BenchPlan;
+  /** Where packages are loaded from (the user's project). */
+  readonly requireFrom: string;
+  readonly open: () => Promise<Target>;
+  readonly usersUrl?: string;
+  readonly namespace?: Namespace;
+  readonly allowEviction?: boolean;
+  readonly signal?: AbortSignal;
+  readonly say?: Say;
+  readonly onSignal?: Guard['onSignal'];
+  readonly onSecondSignal?: Guard['onSecondSignal'];
+  /** Called before each package runs (its real-time duration is said there). */
+  readonly starting?: (adapter: ClientAdapter) => void;
+}
+
+/** A client run's report: the designs' bench report (empty results without designs) and each package's figures. */
+export type ClientReport = BenchReport & { readonly clients: readonly ClientResult[] };
+
+/** Bytes the run may hold at its peak: a few keys per client, generously, and the designs' cells. */
+const PEAK_BYTES_PER_DECISION = 256;
+
+/** Runs every package (and the designs) under every guard; the namespace is gone when this returns or throws. */
+export async function runClientBench(input: ClientRun): Promise<ClientReport> {
+  const { plan } = input;
+  const decisions = plan.clients * (plan.rate * plan.windowSeconds + plan.multiple * plan.limit) + plan.limit * 10;
+  const guard: Guard = {
+    command: 'swc bench',
+    layouts: [],
+    layoutOptions: {},
+    ...(input.usersUrl !== undefined ? { usersUrl: input.usersUrl } : {}),
+    open: input.open,
+    peakBytes: () => decisions * PEAK_BYTES_PER_DECISION * 2,
+    allowEviction: input.allowEviction === true,
+    ...(input.namespace ? { namespace: input.namespace } : {}),
+    ...(input.say ? { say: input.say } : {}),
+    ...(input.onSignal ? { onSignal: input.onSignal } : {}),
+    ...(input.onSecondSignal ? { onSecondSignal: input.onSecondSignal } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+  };
+  return guardedRun(guard, async ({ target, namespace, signal }) => {
+    const session = target.shards[0]?.session as Session;
+    const started = new Date();
+    const designs = input.designs ? await runBench({ session, plan: input.designs, namespace, signal }) : undefined;
+    if (input.designs) await purgeNamespace(session.redis, namespace);
+    const clients: ClientResult[] = [];
+    for (const adapter of input.adapters) {
+      input.starting?.(adapter);
+      clients.push(
+        await benchClient(
+          adapter,
+          { redis: session.redis, connect: () => session.connectAnother(), requireFrom: input.requireFrom, prefix: namespace.prefix, signal },
+          { ...plan, commands: plan.commands && target.private },
+        ),
+      );
+      // Each package starts on an empty namespace, so one's keys never count as another's.
+      await purgeNamespace(session.redis, namespace);
+    }
+    const base: BenchReport = designs ?? (await emptyReport(session, started));
+    return { ...base, clients };
+  });
+}
+
+/** A report with no design measured: the server's identity only. */
+async function emptyReport(session: Session, started: Date): Promise<BenchReport> {
+  const { serverInfo } = await import('../redis/info.js');
+  const { SCHEMA_VERSION } = await import('../core/schema-version.js');
+  const { SWC_VERSION } = await import('../core/version.js');
+  const info = await serverInfo(session.redis);
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    swcVersion: SWC_VERSION,
+    redis: { version: info.version, memAllocator: info.memAllocator, mode: 'standalone', private: session.server !== undefined, config: {} },
+    options: {},
+    results: [],
+    startedAt: started.toISOString(),
+    elapsedSeconds: (Date.now() - started.getTime()) / 1000,
+  };
+}
+
+export { realTimeSeconds };
