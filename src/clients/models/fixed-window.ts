@@ -21,6 +21,10 @@ export const fixedWindowModel: ClientModelFactory = (settings) => {
       window.count += 1;
       return window.count <= settings.limit;
     },
+    edges(id) {
+      const window = windows.get(id);
+      return window ? [window.startMs + settings.windowMs] : [];
+    },
   };
 };
 
