@@ -172,9 +172,7 @@ export async function benchClient(adapter: ClientAdapter, context: ClientBenchCo
     );
     const decided = await drive(limiter, accuracyTraffic, timing, context.signal);
     const judged = (tag: string) => clientAccuracy(ofGroup(decided, tag), plan.limit, windowMs);
-    const commands = plan.commands
-      ? await measureCommandsPerCall(context.redis, () => (limiter as ClientLimiter).decide(clientId(TAG.commands, 0)), 20)
-      : null;
+    const commands = plan.commands ? await measureCommandsPerCall(context.redis, () => (limiter as ClientLimiter).decide(clientId(TAG.commands, 0)), 20) : null;
     const throughput = plan.throughput ? await throughputOf(limiter, plan.throughput.rounds, plan.throughput.seconds, clock, context.signal) : null;
     return {
       client: adapter.name,
@@ -196,7 +194,11 @@ export async function benchClient(adapter: ClientAdapter, context: ClientBenchCo
             requestBytes: commands.requestBytes,
             breakdown: commands.breakdown.map((b) => ({ command: b.command, mean: b.mean })),
           }
-        : { skipped: plan.commands ? 'INFO commandstats was not readable' : "on a server swc did not start, other clients' commands would count as the package's" },
+        : {
+            skipped: plan.commands
+              ? 'INFO commandstats was not readable'
+              : "on a server swc did not start, other clients' commands would count as the package's",
+          },
       throughput: throughput && plan.throughput ? { decisionsPerSec: throughput, ...plan.throughput } : null,
       accuracy: { steady: judged(TAG.steady), overload: judged(TAG.overload), burst: judged(TAG.burst) },
       elapsedSeconds: (realNowMs() - began) / 1000,

@@ -27,7 +27,11 @@ export function compareWithDesigns(report: ClientReport): ClientComparison[] {
     bytesPerClient: c.memory.atRate.bytesPerClient,
     designs: report.results
       .filter((r) => r.windowSeconds === c.windowSeconds && r.rate === c.rate)
-      .map((r) => ({ layout: r.layout, bytesPerLight: r.memory.bytesPerLight, ratio: r.memory.bytesPerLight > 0 ? c.memory.atRate.bytesPerClient / r.memory.bytesPerLight : 0 }))
+      .map((r) => ({
+        layout: r.layout,
+        bytesPerLight: r.memory.bytesPerLight,
+        ratio: r.memory.bytesPerLight > 0 ? c.memory.atRate.bytesPerClient / r.memory.bytesPerLight : 0,
+      }))
       .sort((a, b) => a.bytesPerLight - b.bytesPerLight),
   }));
 }
@@ -66,5 +70,8 @@ function asCell(c: ClientResult, threshold: number): CellResult {
 export function suggestWithClients(report: ClientReport, input: SuggestInput = {}): Suggestion[] {
   const threshold = report.results.find((r) => r.accuracy)?.accuracy?.threshold ?? 0;
   const cells = report.clients.map((c) => asCell(c, threshold));
-  return suggest({ ...report, results: [...report.results, ...cells] }, { ...input, ...(input.layouts ? { layouts: [...input.layouts, ...cells.map((c) => c.layout)] } : {}) });
+  return suggest(
+    { ...report, results: [...report.results, ...cells] },
+    { ...input, ...(input.layouts ? { layouts: [...input.layouts, ...cells.map((c) => c.layout)] } : {}) },
+  );
 }

@@ -5,7 +5,14 @@
 import { UsageError } from '../core/errors.js';
 
 /** Every package's `--client` name, in the registry's order. */
-export const CLIENT_NAMES = ['rate-limiter-flexible', 'rate-limit-redis', 'fastify-rate-limit', 'upstash-ratelimit', 'ratelimiter', 'rolling-rate-limiter'] as const;
+export const CLIENT_NAMES = [
+  'rate-limiter-flexible',
+  'rate-limit-redis',
+  'fastify-rate-limit',
+  'upstash-ratelimit',
+  'ratelimiter',
+  'rolling-rate-limiter',
+] as const;
 
 /** Package names that `--client` also takes, by the name they stand for. */
 const PACKAGE_NAMES: Readonly<Record<string, string>> = { '@fastify/rate-limit': 'fastify-rate-limit', '@upstash/ratelimit': 'upstash-ratelimit' };

@@ -63,7 +63,7 @@ export function verifyCommand(): Command {
     )
     .option(
       '--window <time>',
-      'with --client: the window (default: 1 s; a package timed by its key\'s TTL runs in real time)',
+      "with --client: the window (default: 1 s; a package timed by its key's TTL runs in real time)",
       parser((v) => parseDuration('--window', v, LIMITS.window)),
     )
     .option('--no-progress', 'no progress on stderr')

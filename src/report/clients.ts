@@ -73,9 +73,13 @@ export function clientAccuracyGrid(clients: readonly ClientResult[]): Grid {
 /** The line comparing a package with the designs at its window and rate. */
 export function comparisonLine(c: ClientResult, comparison: ClientComparison | undefined): string {
   const head = `${clientLabel(c)}: ${bytes(c.memory.atRate.bytesPerClient)} per client at ${c.rate}/s, window ${formatWindow(c.windowSeconds)}, limit ${c.limit}`;
-  const grows = c.memory.growsWithTraffic ? `; grows with traffic (${bytes(c.memory.atMultiple.bytesPerClient)} at ${c.memory.atMultiple.multiple}× the limit)` : '; the same at several times the limit';
+  const grows = c.memory.growsWithTraffic
+    ? `; grows with traffic (${bytes(c.memory.atMultiple.bytesPerClient)} at ${c.memory.atMultiple.multiple}× the limit)`
+    : '; the same at several times the limit';
   if (!comparison || comparison.designs.length === 0) return `${head}${grows}`;
-  const designs = comparison.designs.map((d) => `${d.layout} ${bytes(d.bytesPerLight)} (${d.ratio >= 10 ? Math.round(d.ratio) : d.ratio.toFixed(2)}×)`).join(', ');
+  const designs = comparison.designs
+    .map((d) => `${d.layout} ${bytes(d.bytesPerLight)} (${d.ratio >= 10 ? Math.round(d.ratio) : d.ratio.toFixed(2)}×)`)
+    .join(', ');
   return `${head}${grows}; designs at the same window and rate, per light (package over design): ${designs}`;
 }
 
@@ -104,9 +108,19 @@ export function renderClientBench(
   const c = palette(color);
   const width = format === 'markdown' || options.wide ? Number.POSITIVE_INFINITY : (options.width ?? PIPED_COLUMNS);
   const prose = Math.min(width, PIPED_COLUMNS);
-  const lines = [...report.clients.map((client) => comparisonLine(client, comparisons.find((x) => x.client === client.client))), ...clockLines(report.clients)];
+  const lines = [
+    ...report.clients.map((client) =>
+      comparisonLine(
+        client,
+        comparisons.find((x) => x.client === client.client),
+      ),
+    ),
+    ...clockLines(report.clients),
+  ];
   const parts = grids.map(([title, grid]) =>
-    format === 'markdown' ? `**${title}**\n\n${renderMarkdown(grid)}` : renderFitted(title, grid, width, { color, bold: (t) => c.bold(t), dim: (t) => c.dim(t) }),
+    format === 'markdown'
+      ? `**${title}**\n\n${renderMarkdown(grid)}`
+      : renderFitted(title, grid, width, { color, bold: (t) => c.bold(t), dim: (t) => c.dim(t) }),
   );
   parts.push(format === 'markdown' ? lines.map((l) => `- ${l}`).join('\n') : lines.map((l) => wrapText(l, prose)).join('\n'));
   if (report.results.length > 0) parts.push(renderBench(report, format, color, options));

@@ -27,4 +27,3 @@ export const fixedWindowModel: ClientModelFactory = (settings) => {
     },
   };
 };
-

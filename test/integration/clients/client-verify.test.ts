@@ -1,0 +1,50 @@
+/**
+ * verify --client's use case on the test server: the three TTL-windowed
+ * packages agree with the fixed-window model; a package allowing one more than
+ * it was set up with is named, with a reproduction shrunk to one client's
+ * limit + 1 decisions.
+ */
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { fastifyRateLimit } from '../../../src/clients/fastify-rate-limit.js';
+import { rateLimitRedis } from '../../../src/clients/rate-limit-redis.js';
+import { rateLimiterFlexible } from '../../../src/clients/rate-limiter-flexible.js';
+import { connect } from '../../../src/redis/connect.js';
+import { verifyClient, type ClientVerifyPlan } from '../../../src/verify/clients.js';
+import { redisUrl, testRedis } from '../../helpers.js';
+import { countingAdapter } from './counting.js';
+
+const redis = await testRedis();
+const PLAN: ClientVerifyPlan = { calls: 30, clients: 4, seed: 11, windowMs: 1000, limit: 3, shrinkMs: 20_000, shrinkReplays: 40 };
+const context = () => ({ connect: () => connect(redisUrl()), requireFrom: process.cwd(), prefix: `swc-bench:${randomBytes(4).toString('hex')}` });
+
+async function removeUnder(prefix: string): Promise<void> {
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+}
+
+describe.concurrent('verify --client', () => {
+  it.each([rateLimiterFlexible, rateLimitRedis, fastifyRateLimit].map((a) => [a.name, a] as const))(
+    '%s agrees with the fixed-window model',
+    async (_name, adapter) => {
+      const ctx = context();
+      const result = await verifyClient(adapter, ctx, PLAN);
+      await removeUnder(ctx.prefix);
+      expect(result.finding).toBeNull();
+      expect(result.calls).toBe(PLAN.calls);
+      expect(result.clock.kind).toBe('real-time');
+    },
+  );
+
+  it('names a package that allows one more than its limit, with a reproduction shrunk to limit + 1 decisions', async () => {
+    const ctx = context();
+    const result = await verifyClient(countingAdapter(rateLimitRedis, 1).adapter, ctx, PLAN);
+    await removeUnder(ctx.prefix);
+    expect(result.finding).not.toBeNull();
+    const repro = result.finding?.reproduction ?? [];
+    expect(result.finding?.shrunk).toBe(true);
+    expect(repro).toHaveLength(PLAN.limit + 1);
+    expect(repro.at(-1)).toMatchObject({ expected: false, got: true });
+    expect(repro.slice(0, -1).every((d) => d.expected && d.got)).toBe(true);
+  });
+});
