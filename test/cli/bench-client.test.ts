@@ -47,17 +47,7 @@ describe.concurrent('swc bench --client (CLI)', () => {
   });
 
   it('verify --client: the three TTL-windowed packages agree with the fixed-window model (exit 0), in JSON its schema holds', async () => {
-    const run = await runCli([
-      'verify',
-      '--client',
-      'rate-limiter-flexible,rate-limit-redis,fastify-rate-limit',
-      '--calls',
-      '24',
-      '--seed',
-      '5',
-      '--json',
-      '--no-progress',
-    ]);
+    const run = await runCli('verify --client rate-limiter-flexible,rate-limit-redis,fastify-rate-limit --calls 24 --seed 5 --json --no-progress'.split(' '));
     expect(run.code).toBe(0);
     const document = JSON.parse(run.stdout) as { findings: number; clients: ClientVerifyResult[] };
     expect(schemaErrors('verify', document)).toEqual([]);
