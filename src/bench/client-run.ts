@@ -15,6 +15,7 @@ import { benchClient, realTimeSeconds, type ClientPlan, type ClientResult } from
 import { guardedRun, type Guard, type Say } from './guarded-run.js';
 import { purgeNamespace, type Namespace } from './namespace.js';
 import type { BenchPlan } from './plan.js';
+import { estimatePeakBytes } from './footprint.js';
 import { runBench } from './run.js';
 
 /** Inputs of {@link runClientBench}. */
@@ -53,7 +54,8 @@ export async function runClientBench(input: ClientRun): Promise<ClientReport> {
     layoutOptions: {},
     ...(input.usersUrl !== undefined ? { usersUrl: input.usersUrl } : {}),
     open: input.open,
-    peakBytes: () => decisions * PEAK_BYTES_PER_DECISION * 2,
+    // The designs run first and their keys go before the packages': the larger of the two.
+    peakBytes: () => Math.max(decisions * PEAK_BYTES_PER_DECISION, input.designs ? estimatePeakBytes(input.designs).bytes : 0),
     allowEviction: input.allowEviction === true,
     ...(input.namespace ? { namespace: input.namespace } : {}),
     ...(input.say ? { say: input.say } : {}),
