@@ -1,7 +1,8 @@
 // Folder rules of docs/architecture.md: imports only go down, and folders form no cycle.
 //
 //   cli         src/cli.ts, src/commands/
-//   use cases   src/bench/ src/inspect/ src/verify/ src/compare/ src/doctor/ src/demo/  (and report/, beside them)
+//   use cases   src/bench/ src/inspect/ src/verify/ src/compare/ src/doctor/ src/demo/ src/clean/  (and report/, beside them)
+//   run         src/run/: the one guarded run, the run's namespace, the clean-up of its keys, the refusals
 //   report      src/report/: pure rendering, importing result types only; no use case imports it at run time
 //   safety      src/safety/: what keeps a run from harming a shared server (the probe, the run's ACL
 //               user, the names of a run's keys, terminal-safe text, writes that follow no link)
@@ -14,7 +15,8 @@
 // KNOWN below, with the reason; the rule itself stays as strict as designed.
 
 const CLI = '^src/(cli\\.ts|commands/)';
-const USE_CASES = '^src/(bench|inspect|verify|compare|doctor|demo)/';
+const USE_CASES = '^src/(bench|inspect|verify|compare|doctor|demo|clean)/';
+const RUN = '^src/run/';
 const REPORT = '^src/report/';
 const SAFETY = '^src/safety/';
 const MEASURE = '^src/measure/';
@@ -27,12 +29,14 @@ const ABOVE = {
   usecases: [CLI],
   // report/ sits beside the use cases and reads their result types; report-imports-only-types keeps it to types.
   report: [CLI],
-  // safety/ is called by the CLI and by the use cases that run on a server (the guarded run).
-  safety: [CLI, USE_CASES, REPORT],
-  measure: [CLI, USE_CASES, REPORT, SAFETY],
-  layouts: [CLI, USE_CASES, REPORT, SAFETY, MEASURE],
-  base: [CLI, USE_CASES, REPORT, SAFETY, MEASURE, LAYOUTS],
-  core: [CLI, USE_CASES, REPORT, SAFETY, MEASURE, LAYOUTS, BASE],
+  // run/ is what every use case that reaches a server goes through: the guarded run, its namespace and clean-up.
+  run: [CLI, USE_CASES, REPORT],
+  // safety/ is called by the guarded run (and by the CLI for its flags).
+  safety: [CLI, USE_CASES, REPORT, RUN],
+  measure: [CLI, USE_CASES, REPORT, RUN, SAFETY],
+  layouts: [CLI, USE_CASES, REPORT, RUN, SAFETY, MEASURE],
+  base: [CLI, USE_CASES, REPORT, RUN, SAFETY, MEASURE, LAYOUTS],
+  core: [CLI, USE_CASES, REPORT, RUN, SAFETY, MEASURE, LAYOUTS, BASE],
 };
 
 /**
@@ -150,6 +154,7 @@ module.exports = {
     },
     ...layerRules('usecases', USE_CASES, ABOVE.usecases),
     ...layerRules('report', REPORT, ABOVE.report),
+    ...layerRules('run', RUN, ABOVE.run),
     ...layerRules('safety', SAFETY, ABOVE.safety),
     ...layerRules('measure', MEASURE, ABOVE.measure),
     ...layerRules('layouts', LAYOUTS, ABOVE.layouts),

@@ -32,7 +32,7 @@ export { runGuardedBench as runBench, type GuardedBench as BenchRun } from './be
 export type { BenchPlan } from './bench/plan.js';
 // How scripts swc did not write may run on a server swc did not start: runBench's and verifyLayout's trust options.
 export type { ScriptTrust } from './safety/trust.js';
-export { createNamespace, purgeNamespace } from './bench/namespace.js';
+export { createNamespace, purgeNamespace } from './run/namespace.js';
 export { loadScenario } from './bench/scenario.js';
 export type { BenchReport, CellResult } from './measure/types.js';
 

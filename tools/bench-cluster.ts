@@ -7,7 +7,7 @@
 // used_cpu_sys + used_cpu_user from INFO cpu across its runs, and this
 // process's own CPU (the client), against the machine's cores.
 import os from 'node:os';
-import { createNamespace } from '../src/bench/namespace.js';
+import { createNamespace } from '../src/run/namespace.js';
 import { runBench } from '../src/bench/run.js';
 import { openClusterSession } from '../src/redis/cluster.js';
 import { parseInfo } from '../src/redis/info.js';

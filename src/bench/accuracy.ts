@@ -7,7 +7,7 @@ import { connect } from '../redis/connect.js';
 import { disturbances, serverCounters, type ServerCounters } from '../redis/info.js';
 import type { PrivateServer } from '../redis/server.js';
 import { BENCH_EPOCH, lightSeed } from '../traffic/events.js';
-import { deleteKeys } from './namespace.js';
+import { deleteKeys } from '../run/namespace.js';
 import type { BenchPlan, Cell } from './plan.js';
 
 /** The light a cell's accuracy is measured on. */

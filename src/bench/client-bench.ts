@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis';
 import { installClock, realNowMs, type RunClock } from '../clients/clock.js';
 import { drive, type Decided, type Timing } from '../clients/drive.js';
 import { boundaryBurst, clientId, steadyTraffic, together } from '../clients/traffic.js';
+import { ttlBoundMs } from '../clients/ttl.js';
 import type { ClientAdapter, ClientClock, ClientLimiter, ClientSettings } from '../clients/types.js';
 import { InterruptedError } from '../core/errors.js';
 import { clientAccuracy, type ClientAccuracy } from '../measure/client-accuracy.js';
@@ -65,6 +66,7 @@ export interface ClientResult {
     readonly growsWithTraffic: boolean;
   };
   /** Keys the package left without a TTL, or with one longer than its window and stated slack. */
+  /** Keys without a TTL; the longest TTL left; whether it was over the package's bound (ttlBoundMs). */
   readonly ttl: { readonly withoutTtl: number; readonly maxTtlMs: number | null; readonly overWindow: boolean };
   /** Per decision: commands (those a script runs included), script calls, bytes the server sent and received; null when not measured (why). */
   readonly commands:
@@ -81,6 +83,8 @@ export interface ClientResult {
   readonly accuracy: ClientAccuracies;
   /** Real seconds this package's run took. */
   readonly elapsedSeconds: number;
+  /** What the adapter found about how the package ran on this server (a script the server refused as sent, …), one line each. */
+  readonly findings: readonly string[];
 }
 
 /** What the run gives each package. */
@@ -184,7 +188,7 @@ export async function benchClient(adapter: ClientAdapter, context: ClientBenchCo
       rate: plan.rate,
       limit: plan.limit,
       memory: { atRate, atMultiple: { ...atMultiple, multiple: plan.multiple }, growsWithTraffic: atMultiple.bytesPerClient > atRate.bytesPerClient * 1.1 },
-      ttl: { withoutTtl, maxTtlMs: maxTtlMs < 0 ? null : maxTtlMs, overWindow: maxTtlMs > windowMs + adapter.ttlSlackMs },
+      ttl: { withoutTtl, maxTtlMs: maxTtlMs < 0 ? null : maxTtlMs, overWindow: maxTtlMs > ttlBoundMs(adapter, windowMs) },
       commands: commands
         ? {
             perDecision: commands.commands.mean + commands.scriptCalls,
@@ -202,6 +206,7 @@ export async function benchClient(adapter: ClientAdapter, context: ClientBenchCo
       throughput: throughput && plan.throughput ? { decisionsPerSec: throughput, ...plan.throughput } : null,
       accuracy: { steady: judged(TAG.steady), overload: judged(TAG.overload), burst: judged(TAG.burst) },
       elapsedSeconds: (realNowMs() - began) / 1000,
+      findings: [...(limiter.findings?.() ?? [])],
     };
   } finally {
     restore();

@@ -1,5 +1,5 @@
 /**
- * `swc bench` as a guarded run (src/bench/guarded-run.ts): the plan's
+ * `swc bench` as a guarded run (src/run/guarded-run.ts): the plan's
  * layouts probed, every primary checked, layouts whose calls cross hash
  * slots refused (a single server in cluster mode) or replaced by their
  * cluster-safe variant (a cluster), then {@link runBench} (or one layout at a
@@ -13,9 +13,9 @@ import type { Session } from '../redis/connect.js';
 import { singleTarget, type Target } from '../redis/target.js';
 import { clusterSafePlan } from './cluster-safety.js';
 import { estimatePeakBytes } from './footprint.js';
-import { plainTarget } from './cleanup.js';
-import { guardedRun, type Guard, type GuardedContext, type Say } from './guarded-run.js';
-import type { Namespace } from './namespace.js';
+import { plainTarget } from '../run/cleanup.js';
+import { guardedRun, type Guard, type GuardedContext, type Say } from '../run/guarded-run.js';
+import type { Namespace } from '../run/namespace.js';
 import type { BenchPlan } from './plan.js';
 import { layoutsAcrossSlots, runBench, type BenchProgress, type BenchRun } from './run.js';
 import { runBenchPerLayout } from './suggest-run.js';

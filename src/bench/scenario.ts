@@ -5,7 +5,7 @@ import { InputFileError, UsageError } from '../core/errors.js';
 import { readJsonFile } from '../core/json-file.js';
 import { resolveLayoutName, type LayoutName } from '../layouts/index.js';
 import { presets } from './presets.js';
-import { checkInFlight, LIMITS, parseChoice, parseDuration, parseNumber } from './values.js';
+import { checkInFlight, LIMITS, parseChoice, parseDuration, parseNumber } from '../run/values.js';
 
 /** The throughput phase a scenario asks for; see {@link Scenario.throughput}. */
 export interface ScenarioThroughput {

@@ -3,7 +3,7 @@ import { redisOf } from './shards.js';
 import { ScriptError, UsageError } from '../core/errors.js';
 import { createLayout, layoutNames, type LayoutName } from '../layouts/index.js';
 import type { BenchReport } from '../measure/types.js';
-import { purgeNamespace } from './namespace.js';
+import { purgeNamespace } from '../run/namespace.js';
 import { cellsOf, plannedEvents } from './plan.js';
 import { runBench, type BenchProgress, type BenchRun } from './run.js';
 import type { Unmeasured } from './suggest.js';

@@ -47,6 +47,11 @@ export interface ClientLimiter {
   decide(id: string): Promise<boolean>;
   /** Releases what the adapter made (not the keys: the run removes its namespace). */
   close(): Promise<void>;
+  /**
+   * Findings about how the package ran on this server, each one line naming the server and its version
+   * (a script of the package the server refused as sent, and what swc ran in its place); empty when none.
+   */
+  findings?(): readonly string[];
 }
 
 /** A package swc drives, read and verifies. */
@@ -59,6 +64,11 @@ export interface ClientAdapter {
   readonly clock: ClientClock;
   /** How much longer than the window the package states a key may live (ms); a TTL beyond window + slack is a finding. */
   readonly ttlSlackMs: number;
+  /**
+   * A slack that grows with the window, in windows (default 0): the TTL bound is then
+   * `window × (1 + ttlSlackWindows) + ttlSlackMs` (see ttlBoundMs in ttl.ts).
+   */
+  readonly ttlSlackWindows?: number;
   /** The package's default key prefix, so lights and inspect recognise keys an application wrote with defaults. */
   readonly defaultPrefix: string;
   /**

@@ -52,7 +52,7 @@ Examples:
     action(async (flags: CleanFlags) => {
       const [{ cleanServer }, { cleanDocument, cleanLines }, { primariesOf, readTargetFromFlags }, { redactUrl }, { shown }, { proseWidth, wrapText }] =
         await Promise.all([
-          import('../bench/clean.js'),
+          import('../clean/clean.js'),
           import('../report/clean.js'),
           import('./cluster-read.js'),
           import('../redis/url.js'),

@@ -3,7 +3,7 @@
  * with their defaults in the help; the comparison itself loads only when one runs.
  */
 import { Option, type Command } from 'commander';
-import { parseNumber } from '../bench/values.js';
+import { parseNumber } from '../run/values.js';
 import { UsageError } from '../core/errors.js';
 import {
   DEFAULT_INSTRUCTIONS_TOLERANCE,

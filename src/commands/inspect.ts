@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { parseNumber } from '../bench/values.js';
+import { parseNumber } from '../run/values.js';
 import { NotFoundError, UsageError } from '../core/errors.js';
 import type { InspectRequest } from '../inspect/inspect.js';
 import type { Inspection, LightMetadata } from '../layouts/inspection.js';

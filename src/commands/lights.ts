@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { parseNumber } from '../bench/values.js';
+import { parseNumber } from '../run/values.js';
 import { UsageError } from '../core/errors.js';
 import { APPLICATION_LAYOUTS, lightOrders, parseStates } from '../inspect/list-options.js';
 import { BUILTIN_LAYOUT_NAMES } from '../layouts/builtin-names.js';
@@ -154,7 +154,7 @@ Examples:
   return command.action(
     action(async (flags: ListFlags, cmd: Command) => {
       const { resolveLayoutName } = await import('../layouts/index.js');
-      const { parseList } = await import('../bench/values.js');
+      const { parseList } = await import('../run/values.js');
       const layout =
         flags.layout === undefined
           ? undefined

@@ -7,7 +7,7 @@ import { parseRedisUrl, redactUrl } from '../redis/url.js';
 import { checkServerSetting, MAX_PRIVATE_SHARDS } from '../redis/server-settings.js';
 import { UsageError } from '../core/errors.js';
 import { DEFAULT_TURN_TIMEOUT_MS } from '../core/thresholds.js';
-import { parseDuration } from '../bench/values.js';
+import { parseDuration } from '../run/values.js';
 import { onShutdown, registerUrlSecrets } from './lifecycle.js';
 
 /** Flags every command that talks to Redis accepts. */

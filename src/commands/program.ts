@@ -4,7 +4,7 @@ import { ExitCode } from '../core/errors.js';
 import { PACKAGE_NAME, SWC_VERSION } from '../core/version.js';
 import { PACKAGE_ROOT } from '../core/package-root.js';
 import { flowParagraphs, helpWidth, wrapHelp } from '../report/help-text.js';
-import { durationUnitProblem, isTimeUnit } from '../bench/values.js';
+import { durationUnitProblem, isTimeUnit } from '../run/values.js';
 
 export { helpWidth, wrapHelp };
 

@@ -1,4 +1,4 @@
-import { plainTarget } from '../bench/cleanup.js';
+import { plainTarget } from '../run/cleanup.js';
 import { redactUrl } from '../redis/url.js';
 import type { Target } from '../redis/target.js';
 

@@ -3,7 +3,7 @@
  * only when verify runs (src/commands/verify/action.ts).
  */
 import { Command, Option } from 'commander';
-import { LIMITS, parseDuration, parseList, parseNumber } from '../bench/values.js';
+import { LIMITS, parseDuration, parseList, parseNumber } from '../run/values.js';
 import { CLIENT_NAMES, parseClients } from '../clients/names.js';
 import { BUILTIN_LAYOUT_NAMES } from '../layouts/builtin-names.js';
 import { TRUST_SCRIPTS_HELP, UNCONFINED_SCRIPTS_HELP } from '../safety/trust.js';

@@ -7,7 +7,7 @@
  */
 import { UsageError } from '../core/errors.js';
 import { readInputFile } from '../core/json-file.js';
-import { parseDuration } from '../bench/values.js';
+import { parseDuration } from '../run/values.js';
 import type { LightListing } from '../layouts/inspection.js';
 
 /** The longest window a rule may give: 5.x keeps a day of events. */

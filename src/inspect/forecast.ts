@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { NotFoundError, ServerStartError } from '../core/errors.js';
-import { FILL_BATCH, writeLightEvents } from '../bench/replay.js';
+import { FILL_BATCH, writeLightEvents } from '../run/replay.js';
 import { createLayout } from '../layouts/index.js';
 import type { Inspection, LightForecast, LightListing } from '../layouts/inspection.js';
 import type { NameBook } from '../layouts/stoplight/names.js';

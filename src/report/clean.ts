@@ -1,6 +1,6 @@
 import { SCHEMA_VERSION } from '../core/schema-version.js';
 import { SWC_VERSION } from '../core/version.js';
-import type { CleanResult, FoundNamespace } from '../bench/clean.js';
+import type { CleanResult, FoundNamespace } from '../clean/clean.js';
 
 /** `3 d 4 h`, `12 min`: how long ago a run started. */
 function age(startedAt: number | null, now: number): string {

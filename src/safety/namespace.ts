@@ -3,7 +3,7 @@
  * one `swc-bench:<8 hex>` prefix, so clean-up, the probe and a confined run's
  * ACL user reach exactly the run's keys and nothing outside BENCH_ROOT. The
  * rest of a run's life on a server (its marker, taking turns, deleting its
- * keys) is src/bench/namespace.ts.
+ * keys) is src/run/namespace.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { UsageError } from '../core/errors.js';

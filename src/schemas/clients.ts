@@ -54,6 +54,7 @@ export const clientResult = z.looseObject({
   throughput: z.looseObject({ decisionsPerSec: spread, rounds: z.number().int(), seconds: z.number() }).nullable(),
   accuracy: z.looseObject({ steady: accuracy, overload: accuracy, burst: accuracy }),
   elapsedSeconds: z.number(),
+  findings: z.array(z.string()).meta({ description: "how the package ran on this server, one line each (a script the server refused as sent, and what swc ran in its place)" }),
 });
 
 /** A package against the designs measured at its window and rate. */

@@ -7,7 +7,7 @@ import { errorJsonFor } from '../../traffic/events.js';
 import type { BenchPlan, Cell } from '../plan.js';
 import type { Target } from '../../redis/target.js';
 import { redisOf } from '../shards.js';
-import type { RunHandle } from '../namespace.js';
+import type { RunHandle } from '../../run/namespace.js';
 import type { Filled, RunContext, Span } from './context.js';
 
 /** Calls of each operation that commands per call is taken over: few, since each is exact. */

@@ -5,7 +5,7 @@ import type { RoundsProgress, ThroughputPhase } from '../../measure/throughput.j
 import type { Session } from '../../redis/connect.js';
 import type { ServerCounters, ServerInfo } from '../../redis/info.js';
 import type { AccuracyLane, cellAccuracy } from '../accuracy.js';
-import type { Namespace, RunHandle } from '../namespace.js';
+import type { Namespace, RunHandle } from '../../run/namespace.js';
 import type { BenchPlan, Cell } from '../plan.js';
 import type { Target } from '../../redis/target.js';
 

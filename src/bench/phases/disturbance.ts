@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { otherLiveRuns } from '../namespace.js';
+import { otherLiveRuns } from '../../run/namespace.js';
 import { redisOf } from '../shards.js';
 import type { Readings, RunContext } from './context.js';
 import { DisturbedCellError } from './errors.js';

@@ -1,4 +1,4 @@
-import { aliveKey, runKey } from '../namespace.js';
+import { aliveKey, runKey } from '../../run/namespace.js';
 import type { RunContext } from './context.js';
 import { deleteRouted } from './on-shards.js';
 

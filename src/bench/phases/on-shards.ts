@@ -3,7 +3,7 @@ import type { Layout, Light } from '../../layouts/types.js';
 import { readScriptCommandStats, type ScriptCommandStats } from '../../measure/commandstats.js';
 import { classifyRedisError } from '../../redis/errors.js';
 import { disturbances, serverCounters } from '../../redis/info.js';
-import { deleteKeys } from '../namespace.js';
+import { deleteKeys } from '../../run/namespace.js';
 import type { Shard, Target } from '../../redis/target.js';
 import { byShard, clusterChanged } from '../shards.js';
 import type { Readings, Span } from './context.js';

@@ -8,7 +8,7 @@ import { encodingHints } from '../../measure/encoding-advice.js';
 import type { BenchReport, CellCommands, CellResult, ThroughputResult } from '../../measure/types.js';
 import type { BenchPlan } from '../plan.js';
 import { publishedKb } from '../presets.js';
-import { plainTarget } from '../cleanup.js';
+import { serverWhere } from '../../run/where.js';
 import type { Target } from '../../redis/target.js';
 import { commandsSkippedReason } from './commands.js';
 import type { CellAccuracy, Filled, RunContext } from './context.js';
@@ -53,14 +53,6 @@ function labelsOf(plan: BenchPlan): Record<string, string> | undefined {
     return label === undefined ? [] : [[name, label] as const];
   });
   return labelled.length > 0 ? Object.fromEntries(labelled) : undefined;
-}
-
-/** The server a report names first: where it wrote, without credentials. */
-export function serverWhere(target: Target): string {
-  if (target.cluster) {
-    return target.private ? `a private cluster of ${target.shards.length} primaries started by swc` : `${plainTarget(target.url)} (cluster)`;
-  }
-  return target.private ? 'a private redis-server that swc started and stopped' : plainTarget(target.url);
 }
 
 /** The phases this run did not measure, each with why in a few words (a flag, or what the server allows). */

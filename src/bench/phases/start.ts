@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { AccuracyLane } from '../accuracy.js';
-import { waitForTurn } from '../namespace.js';
+import { waitForTurn } from '../../run/namespace.js';
 import type { Readings, RunContext } from './context.js';
 import { everyNode } from './disturbance.js';
 import { readCounters, readScriptStats } from './on-shards.js';

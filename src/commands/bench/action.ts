@@ -16,7 +16,7 @@ import { scriptsDirNotes } from '../../layouts/stoplight/scripts-dir.js';
 import { formatWindow, type BenchFormat } from '../../report/bench.js';
 import { dryRunJson, renderDryRun } from '../../report/dry-run.js';
 import { outputWidth } from '../../report/width.js';
-import { plainTarget } from '../../bench/cleanup.js';
+import { plainTarget } from '../../run/cleanup.js';
 import { buildsToRun } from '../builds.js';
 import { checkChartPath, checkOutputPath } from '../output-files.js';
 import { printJson, useColor, wantsCluster } from '../options.js';

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { compareWithDesigns, suggestWithClients } from '../../bench/client-suggest.js';
 import { realTimeSeconds, runClientBench } from '../../bench/client-run.js';
 import type { ClientPlan } from '../../bench/client-bench.js';
-import { createNamespace } from '../../bench/namespace.js';
+import { createNamespace } from '../../run/namespace.js';
 import { suggestLayouts } from '../../bench/suggest-run.js';
 import { clientNamed } from '../../clients/registry.js';
 import type { ClientAdapter } from '../../clients/types.js';

@@ -1,5 +1,5 @@
 /** The text after `swc bench --help`'s options: how a run works, exit codes and examples. */
-import { LIMITS } from '../../bench/values.js';
+import { LIMITS } from '../../run/values.js';
 import { DEFAULT_REALTIME_SECONDS } from './flags.js';
 
 export const BENCH_HELP_AFTER = `

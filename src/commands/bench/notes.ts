@@ -1,5 +1,5 @@
 /** What `swc bench` says on stderr besides progress: a guarded run's notes, and realtime cells that fell behind. */
-import type { Say } from '../../bench/guarded-run.js';
+import type { Say } from '../../run/guarded-run.js';
 import type { BenchReport } from '../../measure/types.js';
 import { formatWindow } from '../../report/bench.js';
 import { proseWidth, wrapText } from '../../report/width.js';

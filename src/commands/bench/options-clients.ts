@@ -1,7 +1,7 @@
 /** `swc bench --client`: rate-limiter packages driven through their own calls, beside the layouts. */
 import type { Command } from 'commander';
 import { CLIENT_NAMES, parseClients } from '../../clients/names.js';
-import { parseNumber } from '../../bench/values.js';
+import { parseNumber } from '../../run/values.js';
 import { parser } from '../options.js';
 
 /** `--limit`: decisions go one at a time through the package, so a run's traffic stays in the tens of thousands. */

@@ -1,7 +1,7 @@
 /** `swc bench --instructions` and `--profile`: the flags, read at definition time (the counting loads with the action). */
 import type { Command } from 'commander';
 import { DEFAULT_INSTRUCTION_CALLS, DEFAULT_INSTRUCTION_REPEATS } from '../../bench/instruction-defaults.js';
-import { parseNumber } from '../../bench/values.js';
+import { parseNumber } from '../../run/values.js';
 import { parser } from '../options.js';
 
 /** The flags `swc bench` takes for counting instructions. */

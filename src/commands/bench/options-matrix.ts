@@ -1,7 +1,7 @@
 /** `swc bench`, what to run: the matrix of layouts, windows and rates, and the traffic of each cell. */
 import { Option, type Command } from 'commander';
 import { presets } from '../../bench/presets.js';
-import { LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../../bench/values.js';
+import { LIMITS, parseChoice, parseDuration, parseList, parseNumber } from '../../run/values.js';
 import { BUILTIN_DEFAULT_LAYOUT_NAMES, BUILTIN_LAYOUT_NAMES } from '../../layouts/builtin-names.js';
 import { layoutRegistry } from '../layout-parsers.js';
 import { parser } from '../options.js';

@@ -1,6 +1,6 @@
 /** `swc bench`, what to measure: the phases after memory (throughput, commands per call, accuracy) and their settings. */
 import type { Command } from 'commander';
-import { LIMITS, parseDuration, parseNumber } from '../../bench/values.js';
+import { LIMITS, parseDuration, parseNumber } from '../../run/values.js';
 import { UsageError } from '../../core/errors.js';
 import { SUGGEST_RULE_TEXT } from '../../report/suggest-rule.js';
 import { parser } from '../options.js';

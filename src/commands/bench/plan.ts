@@ -2,7 +2,7 @@
 import type { BenchPlan } from '../../bench/plan.js';
 import type { Preset } from '../../bench/presets.js';
 import type { Scenario } from '../../bench/scenario.js';
-import { checkCellEvents, checkInFlight, LIMITS } from '../../bench/values.js';
+import { checkCellEvents, checkInFlight, LIMITS } from '../../run/values.js';
 import { UsageError } from '../../core/errors.js';
 import { createLayout, defaultLayoutNames } from '../../layouts/index.js';
 import { scriptsDirLayouts } from '../../layouts/stoplight/scripts-dir.js';

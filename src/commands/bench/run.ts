@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import { guardedBench } from '../../bench/guarded-bench.js';
-import { createNamespace } from '../../bench/namespace.js';
+import { createNamespace } from '../../run/namespace.js';
 import { cellsOf, type BenchPlan } from '../../bench/plan.js';
 import { IncompleteBenchError, type BenchProgress } from '../../bench/run.js';
 import { withStableKeyNames } from '../../bench/stable-keys.js';

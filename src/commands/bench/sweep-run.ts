@@ -1,6 +1,6 @@
 /** `swc bench --sweep`: the plan once per combination of settings, each on a private server, then the sweep's table. */
 import { guardedBench } from '../../bench/guarded-bench.js';
-import { createNamespace } from '../../bench/namespace.js';
+import { createNamespace } from '../../run/namespace.js';
 import type { BenchPlan } from '../../bench/plan.js';
 import { withStableKeyNames } from '../../bench/stable-keys.js';
 import type { Combination } from '../../bench/sweep.js';

@@ -1,11 +1,11 @@
 /**
  * The action of `swc verify`, loaded only when verify runs: the layouts
- * built, then a guarded run (src/bench/guarded-run.ts) that verifies each in
+ * built, then a guarded run (src/run/guarded-run.ts) that verifies each in
  * turn on the server or cluster, and the findings printed.
  */
 import { randomInt } from 'node:crypto';
-import { guardedRun } from '../../bench/guarded-run.js';
-import type { Namespace } from '../../bench/namespace.js';
+import { guardedRun } from '../../run/guarded-run.js';
+import type { Namespace } from '../../run/namespace.js';
 import { ExitCode, ScriptError, UsageError } from '../../core/errors.js';
 import { SCHEMA_VERSION } from '../../core/schema-version.js';
 import { SWC_VERSION } from '../../core/version.js';
@@ -15,7 +15,7 @@ import type { LayoutOptions } from '../../layouts/types.js';
 import type { ClusterSession } from '../../redis/cluster.js';
 import { clusterTarget, singleTarget, type Target } from '../../redis/target.js';
 import { renderQuietVerify, renderVerify, verifyResultJson, type VerifyServer } from '../../report/verify.js';
-import { serverWhere } from '../../bench/phases/result.js';
+import { serverWhere } from '../../run/where.js';
 import { proseWidth, wrapText } from '../../report/width.js';
 import type { VerifyResult } from '../../verify/types.js';
 import { verifyLayout } from '../../verify/verify.js';

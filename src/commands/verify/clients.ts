@@ -4,7 +4,7 @@
  * (exit 1) with its shrunk reproduction.
  */
 import { randomInt } from 'node:crypto';
-import { guardedRun } from '../../bench/guarded-run.js';
+import { guardedRun } from '../../run/guarded-run.js';
 import { clientNamed } from '../../clients/registry.js';
 import type { ClientAdapter } from '../../clients/types.js';
 import { ExitCode, UsageError } from '../../core/errors.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { createNamespace } from '../../../src/bench/namespace.js';
+import { createNamespace } from '../../../src/run/namespace.js';
 import { connect } from '../../../src/redis/connect.js';
 import { startPrivateCluster } from '../../../src/redis/cluster.js';
 import { confineRun, DENIAL, DENIED_TO_RUN_USER } from '../../../src/safety/acl.js';

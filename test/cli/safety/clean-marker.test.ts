@@ -1,7 +1,7 @@
 /** `swc clean` removes only namespaces whose run marker proves swc wrote them. */
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { namespaceOf } from '../../../src/bench/namespace.js';
+import { namespaceOf } from '../../../src/run/namespace.js';
 import { startPrivateCluster } from '../../../src/redis/cluster.js';
 import { connect } from '../../../src/redis/connect.js';
 import { confineRun, hasRunMarker } from '../../../src/safety/acl.js';
@@ -63,7 +63,7 @@ describe('swc clean and run markers', () => {
   });
 
   it('a bench run writes a marker with origin, run id and start time', async () => {
-    const { createNamespace, markRun, runKey } = await import('../../../src/bench/namespace.js');
+    const { createNamespace, markRun, runKey } = await import('../../../src/run/namespace.js');
     const ns = createNamespace();
     const handle = await markRun(redis, ns);
     handle.stop();

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { createNamespace } from '../../../src/bench/namespace.js';
+import { createNamespace } from '../../../src/run/namespace.js';
 import { connect } from '../../../src/redis/connect.js';
 import { confineRun, DENIAL } from '../../../src/safety/acl.js';
 import { fileServers } from '../../helpers.js';

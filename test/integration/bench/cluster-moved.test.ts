@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNamespace } from '../../../src/bench/namespace.js';
+import { createNamespace } from '../../../src/run/namespace.js';
 import { runBench } from '../../../src/bench/run.js';
 import { shardOfLight, spreadLights } from '../../../src/bench/shards.js';
 import { clusterTarget } from '../../../src/redis/target.js';

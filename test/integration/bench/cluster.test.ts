@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSafePlan } from '../../../src/bench/cluster-safety.js';
-import { createNamespace } from '../../../src/bench/namespace.js';
+import { createNamespace } from '../../../src/run/namespace.js';
 import type { BenchPlan } from '../../../src/bench/plan.js';
 import { runBench } from '../../../src/bench/run.js';
 import { shardOfLight, spreadLights } from '../../../src/bench/shards.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createNamespace, markRun } from '../../../src/bench/namespace.js';
+import { createNamespace, markRun } from '../../../src/run/namespace.js';
 import { cellCommands } from '../../../src/bench/phases/commands.js';
 import type { Cell } from '../../../src/bench/plan.js';
 import { LayoutClient } from '../../../src/layouts/client.js';

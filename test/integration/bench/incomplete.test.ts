@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNamespace } from '../../../src/bench/namespace.js';
+import { createNamespace } from '../../../src/run/namespace.js';
 import type { BenchPlan } from '../../../src/bench/plan.js';
 import { IncompleteBenchError, runBench } from '../../../src/bench/run.js';
 import { connect, openSession, type Session } from '../../../src/redis/connect.js';

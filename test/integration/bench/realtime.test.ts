@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createNamespace, deleteNamespace } from '../../../src/bench/namespace.js';
+import { createNamespace, deleteNamespace } from '../../../src/run/namespace.js';
 import { driveRealtime } from '../../../src/bench/realtime.js';
 import { InterruptedError } from '../../../src/core/errors.js';
 import { namespacedLayout } from '../../../src/layouts/index.js';

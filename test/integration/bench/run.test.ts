@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNamespace } from '../../../src/bench/namespace.js';
+import { createNamespace } from '../../../src/run/namespace.js';
 import type { BenchPlan } from '../../../src/bench/plan.js';
 import { runBench } from '../../../src/bench/run.js';
 import { PRESET_STEADY_LIGHTS } from '../../../src/bench/steady-lights.js';

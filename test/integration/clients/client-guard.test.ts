@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runClientBench } from '../../../src/bench/client-run.js';
-import { createNamespace } from '../../../src/bench/namespace.js';
+import { createNamespace } from '../../../src/run/namespace.js';
 import { fastifyRateLimit } from '../../../src/clients/fastify-rate-limit.js';
 import { rateLimitRedis } from '../../../src/clients/rate-limit-redis.js';
 import { rateLimiterFlexible } from '../../../src/clients/rate-limiter-flexible.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanServer } from '../../../src/bench/clean.js';
+import { cleanServer } from '../../../src/clean/clean.js';
 import { runDemo } from '../../../src/demo/demo.js';
 import { DEMO_LIGHTS } from '../../../src/demo/lights.js';
 import { listDemos, refuseCollisions } from '../../../src/demo/marker.js';

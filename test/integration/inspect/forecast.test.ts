@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createNamespace } from '../../../src/bench/namespace.js';
+import { createNamespace } from '../../../src/run/namespace.js';
 import { runBench } from '../../../src/bench/run.js';
 import { forecastLights, withForecast } from '../../../src/inspect/forecast.js';
 import { listLights } from '../../../src/inspect/list.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNamespace } from '../../../src/bench/namespace.js';
+import { createNamespace } from '../../../src/run/namespace.js';
 import { runBench } from '../../../src/bench/run.js';
 import { inspectLight } from '../../../src/inspect/inspect.js';
 import { listLights } from '../../../src/inspect/list.js';

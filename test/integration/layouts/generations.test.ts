@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNamespace } from '../../../src/bench/namespace.js';
+import { createNamespace } from '../../../src/run/namespace.js';
 import { runBench } from '../../../src/bench/run.js';
 import { createLayout } from '../../../src/layouts/index.js';
 import { recognizeV6 } from '../../../src/layouts/stoplight/generations.js';

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNamespace } from '../../../src/bench/namespace.js';
+import { createNamespace } from '../../../src/run/namespace.js';
 import { runBench } from '../../../src/bench/run.js';
 import { parseScenario } from '../../../src/bench/scenario.js';
 import { UsageError } from '../../../src/core/errors.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { namespaceOf } from '../../../src/bench/namespace.js';
-import { cleanHint } from '../../../src/bench/cleanup.js';
+import { namespaceOf } from '../../../src/run/namespace.js';
+import { cleanHint } from '../../../src/run/cleanup.js';
 
 const ns = namespaceOf('swc-bench:1a2b3c4d');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { durationUnitProblem } from '../../../src/bench/values.js';
+import { durationUnitProblem } from '../../../src/run/values.js';
 import { runInProcess } from '../in-process.js';
 
 // `--window 5 min` used to say only "too many arguments": the unit is what is wrong, and the message names it.

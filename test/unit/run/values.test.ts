@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCellEvents, checkInFlight, LIMITS } from '../../../src/bench/values.js';
+import { checkCellEvents, checkInFlight, LIMITS } from '../../../src/run/values.js';
 import { UsageError } from '../../../src/core/errors.js';
 
 describe('bench limits that keep a run meaningful and the client bounded', () => {

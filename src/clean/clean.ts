@@ -4,7 +4,7 @@ import type { ClusterSession } from '../redis/cluster.js';
 import { clusterError, nodeName } from '../redis/routed.js';
 import { scanKeys } from '../layouts/inspection-keys.js';
 import { listDemos, removeDemo } from '../demo/marker.js';
-import { CleanupIncompleteError, listNamespaces, namespaceOf, purgeNamespace, type Namespace, type NamespaceUsage } from './namespace.js';
+import { CleanupIncompleteError, listNamespaces, namespaceOf, purgeNamespace, type Namespace, type NamespaceUsage } from '../run/namespace.js';
 
 /** How clean names a namespace whose marker does not prove swc wrote it. */
 const NOT_SWCS = "not swc's (no run marker)";
