@@ -8,6 +8,7 @@
  * or throws.
  */
 import type { ClientAdapter } from '../clients/types.js';
+import { EnvironmentError } from '../core/errors.js';
 import type { BenchReport } from '../measure/types.js';
 import type { Session } from '../redis/connect.js';
 import type { Target } from '../redis/target.js';
@@ -34,12 +35,18 @@ export interface ClientRun {
   readonly say?: Say;
   readonly onSignal?: Guard['onSignal'];
   readonly onSecondSignal?: Guard['onSecondSignal'];
+  /** A package that cannot be loaded here (not installed, not driven yet) is named in `clientsSkipped` and the others run (`--client all`); else it ends the run. */
+  readonly skipUnavailable?: boolean;
   /** Called before each package runs (its real-time duration is said there). */
   readonly starting?: (adapter: ClientAdapter) => void;
 }
 
 /** A client run's report: the designs' bench report (empty results without designs) and each package's figures. */
-export type ClientReport = BenchReport & { readonly clients: readonly ClientResult[] };
+export type ClientReport = BenchReport & {
+  readonly clients: readonly ClientResult[];
+  /** Packages asked for (with `--client all`) that could not be loaded here, each with why. */
+  readonly clientsSkipped?: readonly { readonly client: string; readonly reason: string }[];
+};
 
 /** Bytes the run may hold at its peak: a few keys per client, generously, and the designs' cells. */
 const PEAK_BYTES_PER_DECISION = 256;
@@ -69,20 +76,28 @@ export async function runClientBench(input: ClientRun): Promise<ClientReport> {
     const designs = input.designs ? await runBench({ session, plan: input.designs, namespace, signal }) : undefined;
     if (input.designs) await purgeNamespace(session.redis, namespace);
     const clients: ClientResult[] = [];
+    const skipped: { client: string; reason: string }[] = [];
     for (const adapter of input.adapters) {
       input.starting?.(adapter);
-      clients.push(
-        await benchClient(
-          adapter,
-          { redis: session.redis, connect: () => session.connectAnother(), requireFrom: input.requireFrom, prefix: namespace.prefix, signal },
-          { ...plan, commands: plan.commands && target.private },
-        ),
-      );
+      try {
+        clients.push(
+          await benchClient(
+            adapter,
+            { redis: session.redis, connect: () => session.connectAnother(), requireFrom: input.requireFrom, prefix: namespace.prefix, signal },
+            { ...plan, commands: plan.commands && target.private },
+          ),
+        );
+      } catch (err) {
+        // Not installed, or not driven by swc yet: named, and the others still run.
+        if (!(input.skipUnavailable && err instanceof EnvironmentError)) throw err;
+        skipped.push({ client: adapter.name, reason: err.message });
+        input.say?.(`swc bench: ${adapter.packageName} skipped: ${err.message}`);
+      }
       // Each package starts on an empty namespace, so one's keys never count as another's.
       await purgeNamespace(session.redis, namespace);
     }
     const base: BenchReport = designs ?? (await emptyReport(session, started));
-    return { ...base, clients };
+    return { ...base, clients, ...(skipped.length > 0 ? { clientsSkipped: skipped } : {}) };
   });
 }
 

@@ -211,5 +211,9 @@ export const benchSchema = z
     suggestions: z.array(suggestion).optional(),
     clients: z.array(clientResult).optional().meta({ description: 'with --client: each package driven through its own calls' }),
     clientComparisons: z.array(clientComparison).optional(),
+    clientsSkipped: z
+      .array(z.looseObject({ client: z.string(), reason: z.string() }))
+      .optional()
+      .meta({ description: 'with --client all: packages that could not be loaded here, each with why' }),
   })
   .meta({ title: 'swc bench --json', description: 'One result per layout, window and rate (docs/output.md).' });

@@ -9,6 +9,7 @@ import { realTimeSeconds, runClientBench } from '../../bench/client-run.js';
 import type { ClientPlan } from '../../bench/client-bench.js';
 import { createNamespace } from '../../run/namespace.js';
 import { suggestLayouts } from '../../bench/suggest-run.js';
+import { CLIENT_NAMES } from '../../clients/names.js';
 import { clientNamed } from '../../clients/registry.js';
 import type { ClientAdapter } from '../../clients/types.js';
 import { UsageError } from '../../core/errors.js';
@@ -103,6 +104,8 @@ export async function clientBenchAction(flags: BenchFlags & { client: string[]; 
     open: async () => singleTarget(await sessionFromFlags(flags)),
     ...(usersUrl !== undefined ? { usersUrl } : {}),
     namespace: createNamespace(),
+    // Every package asked for (--client all): one that cannot be loaded here is named, and the others run.
+    skipUnavailable: flags.client.length === CLIENT_NAMES.length,
     allowEviction: flags.allowEviction === true,
     signal: stop.signal,
     say: sayOnStderr,
