@@ -8,7 +8,7 @@
  * under the run's namespace, which the run removes.
  */
 import type { Redis } from 'ioredis';
-import { installClock, realNowMs, type RunClock } from '../clients/clock.js';
+import { INJECTED_EPOCH_MS, installClock, realNowMs, type RunClock } from '../clients/clock.js';
 import { drive, type Decided, type Timing } from '../clients/drive.js';
 import { boundaryBurst, clientId, steadyTraffic, together } from '../clients/traffic.js';
 import { ttlBoundMs } from '../clients/ttl.js';
@@ -139,7 +139,7 @@ export async function benchClient(adapter: ClientAdapter, context: ClientBenchCo
   const began = realNowMs();
   const windowMs = plan.windowSeconds * 1000;
   const settings: ClientSettings = { prefix: `${context.prefix}:`, limit: plan.limit, windowMs };
-  const clock: RunClock | null = adapter.clock.kind === 'injected' ? { nowMs: Date.now() } : null;
+  const clock: RunClock | null = adapter.clock.kind === 'injected' ? { nowMs: INJECTED_EPOCH_MS } : null;
   const restore = clock ? installClock(clock) : () => undefined;
   const opened: Redis[] = [];
   const env = {

@@ -10,6 +10,13 @@ export interface RunClock {
   nowMs: number;
 }
 
+/**
+ * Where an injected clock starts: a fixed moment (2027-01-15, a whole number of hours since the epoch), so a
+ * package that numbers its windows from the epoch (floor(now / window)) sees the same phase in every run and a
+ * reproduction replays the same; in the future, so a key a package expires at an absolute time outlives the run.
+ */
+export const INJECTED_EPOCH_MS = 1_800_000_000_000;
+
 /** Installs `clock` as the process's time sources; returns what restores them. */
 export function installClock(clock: RunClock): () => void {
   const saved = { dateNow: Date.now, perfNow: performance.now, hrtime: process.hrtime, bigint: process.hrtime.bigint };

@@ -8,7 +8,7 @@
  * server's clock and swc's differ by up to a round trip there.
  */
 import type { Redis } from 'ioredis';
-import { installClock, realNowMs, type RunClock } from '../clients/clock.js';
+import { INJECTED_EPOCH_MS, installClock, realNowMs, type RunClock } from '../clients/clock.js';
 import { MODELS } from '../clients/models/index.js';
 import { clientId, type ClientEvent } from '../clients/traffic.js';
 import type { ClientAdapter, ClientClock, ClientDeviation, ClientLimiter, ClientModel, ClientSettings } from '../clients/types.js';
@@ -119,7 +119,7 @@ async function lockstep(
   events: readonly ClientEvent[],
 ): Promise<{ version: string; judged: Judged[]; moved: number; differs: number | null }> {
   const model: ClientModel = MODELS[adapter.algorithm](settings);
-  const clock: RunClock | null = adapter.clock.kind === 'injected' ? { nowMs: Date.now() } : null;
+  const clock: RunClock | null = adapter.clock.kind === 'injected' ? { nowMs: INJECTED_EPOCH_MS } : null;
   const restore = clock ? installClock(clock) : () => undefined;
   const opened: Redis[] = [];
   let limiter: ClientLimiter | undefined;
@@ -162,7 +162,8 @@ async function lockstep(
           atMs = realNowMs() - start;
         }
       }
-      const expected = model.decide(event.id, atMs);
+      // The model reads the run's clock as the package does: from the epoch on the injected clock (windows numbered from it).
+      const expected = model.decide(event.id, clock ? clock.nowMs : atMs);
       const sent = realNowMs();
       const got = await limiter.decide(event.id);
       slowest = Math.max(slowest, realNowMs() - sent);
