@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { fastifyRateLimit } from '../../../src/clients/fastify-rate-limit.js';
 import { rateLimitRedis } from '../../../src/clients/rate-limit-redis.js';
 import { rateLimiterFlexible } from '../../../src/clients/rate-limiter-flexible.js';
+import { upstashRatelimit } from '../../../src/clients/upstash-ratelimit.js';
 import { connect } from '../../../src/redis/connect.js';
 import { verifyClient, type ClientVerifyPlan } from '../../../src/verify/clients.js';
 import { redisUrl, testRedis } from '../../helpers.js';
@@ -46,5 +47,17 @@ describe.concurrent('verify --client', () => {
     expect(repro).toHaveLength(PLAN.limit + 1);
     expect(repro.at(-1)).toMatchObject({ expected: false, got: true });
     expect(repro.slice(0, -1).every((d) => d.expected && d.got)).toBe(true);
+  });
+});
+
+// Not beside the others: an injected clock replaces the process's Date.now while it runs.
+describe('verify --client on the injected clock', () => {
+  it('on the injected clock: @upstash/ratelimit agrees with the two-window model over minutes of traffic', async () => {
+    const ctx = context();
+    const result = await verifyClient(upstashRatelimit, ctx, { ...PLAN, calls: 400, windowMs: 60_000 });
+    await removeUnder(ctx.prefix);
+    expect(result.clock.kind).toBe('injected');
+    expect(result.finding).toBeNull();
+    expect(result.calls).toBe(400);
   });
 });
