@@ -86,5 +86,12 @@ export const clientVerifyResult = z.looseObject({
       shrunk: z.boolean(),
     })
     .nullable(),
+  ttl: z.looseObject({
+    keys: z.number().int(),
+    withoutTtl: z.array(z.string()).meta({ description: 'keys the package wrote with no TTL (a finding)' }),
+    overBound: z.array(z.string()).meta({ description: "keys whose TTL was over the package's window and stated slack (a finding)" }),
+    boundMs: z.number(),
+    maxmemoryPolicy: z.string().nullable(),
+  }),
   elapsedSeconds: z.number(),
 });

@@ -12,7 +12,9 @@ import { INJECTED_EPOCH_MS, installClock, realNowMs, type RunClock } from '../cl
 import { MODELS } from '../clients/models/index.js';
 import { clientId, type ClientEvent } from '../clients/traffic.js';
 import type { ClientAdapter, ClientClock, ClientDeviation, ClientLimiter, ClientModel, ClientSettings } from '../clients/types.js';
+import { ttlBoundMs } from '../clients/ttl.js';
 import { InterruptedError } from '../core/errors.js';
+import { keysUnder } from '../measure/client-memory.js';
 import { createRng } from '../traffic/random.js';
 import { shrink, type ShrinkBudget } from './shrink.js';
 import type { ReproCall } from './types.js';
@@ -49,6 +51,18 @@ export interface ClientFinding {
   readonly shrunk: boolean;
 }
 
+/** The TTLs of the keys the package wrote in the main run, read when its traffic ended. */
+export interface ClientTtlCheck {
+  readonly keys: number;
+  /** Keys with no TTL (a finding: under a volatile-* policy they are never evicted, and others are in their place). */
+  readonly withoutTtl: readonly string[];
+  /** Keys whose TTL was over the package's bound (window and stated slack), with it. */
+  readonly overBound: readonly string[];
+  readonly boundMs: number;
+  /** The server's maxmemory-policy, which decides what a key without a TTL costs; null when CONFIG GET is refused. */
+  readonly maxmemoryPolicy: string | null;
+}
+
 /** One package's verification. */
 export interface ClientVerifyResult {
   readonly client: string;
@@ -61,6 +75,7 @@ export interface ClientVerifyResult {
   /** Decisions moved away from a window's edge (real time only). */
   readonly moved: number;
   readonly finding: ClientFinding | null;
+  readonly ttl: ClientTtlCheck;
   readonly elapsedSeconds: number;
 }
 
@@ -117,7 +132,8 @@ async function lockstep(
   context: ClientVerifyContext,
   settings: ClientSettings,
   events: readonly ClientEvent[],
-): Promise<{ version: string; judged: Judged[]; moved: number; differs: number | null }> {
+  checkTtls = false,
+): Promise<{ version: string; judged: Judged[]; moved: number; differs: number | null; ttl?: ClientTtlCheck }> {
   const model: ClientModel = MODELS[adapter.algorithm](settings);
   const clock: RunClock | null = adapter.clock.kind === 'injected' ? { nowMs: INJECTED_EPOCH_MS } : null;
   const restore = clock ? installClock(clock) : () => undefined;
@@ -168,14 +184,36 @@ async function lockstep(
       const got = await limiter.decide(event.id);
       slowest = Math.max(slowest, realNowMs() - sent);
       judged.push({ id: event.id, atMs, expected, got });
-      if (expected !== got) return { version: made.version, judged, moved, differs: judged.length - 1 };
+      if (expected !== got) break;
     }
-    return { version: made.version, judged, moved, differs: null };
+    const last = judged.at(-1);
+    const differs = last && last.expected !== last.got ? judged.length - 1 : null;
+    const ttl = checkTtls ? await ttlCheck(lent, settings.prefix, ttlBoundMs(adapter, settings.windowMs)) : undefined;
+    return { version: made.version, judged, moved, differs, ...(ttl ? { ttl } : {}) };
   } finally {
     restore();
     await limiter?.close().catch(() => undefined);
     for (const redis of opened) redis.disconnect();
   }
+}
+
+/** Every key under `prefix`: which have no TTL, which one over `boundMs`. */
+async function ttlCheck(redis: Redis, prefix: string, boundMs: number): Promise<ClientTtlCheck> {
+  const keys = await keysUnder(redis, prefix);
+  const pipeline = redis.pipeline();
+  for (const key of keys) pipeline.pttl(key);
+  const ttls = ((await pipeline.exec()) ?? []).map(([, value]) => Number(value));
+  const policy = await redis.call('CONFIG', 'GET', 'maxmemory-policy').then(
+    (reply) => (Array.isArray(reply) ? String(reply[1]) : null),
+    () => null,
+  );
+  return {
+    keys: keys.length,
+    withoutTtl: keys.filter((_, i) => ttls[i] === -1),
+    overBound: keys.filter((_, i) => (ttls[i] ?? 0) > boundMs),
+    boundMs,
+    maxmemoryPolicy: policy,
+  };
 }
 
 /** Holds `adapter` to the model of its algorithm over seeded traffic; a difference is shrunk to a reproduction. */
@@ -184,7 +222,7 @@ export async function verifyClient(adapter: ClientAdapter, context: ClientVerify
   let replay = 0;
   const settingsFor = (sub: string): ClientSettings => ({ prefix: `${context.prefix}:${sub}:`, limit: plan.limit, windowMs: plan.windowMs });
   const events = verifyTraffic(plan.seed, plan.clients, plan.calls, plan.windowMs);
-  const run = await lockstep(adapter, context, settingsFor('main'), events);
+  const run = await lockstep(adapter, context, settingsFor('main'), events, true);
   let finding: ClientFinding | null = null;
   if (run.differs !== null) {
     const first = run.judged[run.differs] as Judged;
@@ -238,6 +276,7 @@ export async function verifyClient(adapter: ClientAdapter, context: ClientVerify
     calls: run.judged.length,
     moved: run.moved,
     finding,
+    ttl: run.ttl as ClientTtlCheck,
     elapsedSeconds: (realNowMs() - began) / 1000,
   };
 }

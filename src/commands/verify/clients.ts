@@ -11,7 +11,7 @@ import { ExitCode, UsageError } from '../../core/errors.js';
 import { SCHEMA_VERSION } from '../../core/schema-version.js';
 import { SWC_VERSION } from '../../core/version.js';
 import { singleTarget } from '../../redis/target.js';
-import { renderClientVerify } from '../../report/verify-clients.js';
+import { clientFindings, renderClientVerify } from '../../report/verify-clients.js';
 import { verifyClient, type ClientVerifyResult } from '../../verify/clients.js';
 import { onSecondSignal, onShutdown } from '../lifecycle.js';
 import { printJson, sessionFromFlags, wantsCluster } from '../options.js';
@@ -70,7 +70,7 @@ export async function verifyClientsAction(flags: VerifyFlags & { client: string[
       return out;
     },
   );
-  const findings = results.filter((r) => r.finding).length;
+  const findings = results.reduce((n, r) => n + clientFindings(r), 0);
   if (flags.json) printJson({ schemaVersion: SCHEMA_VERSION, swcVersion: SWC_VERSION, seed, findings, results: [], clients: results });
   else process.stdout.write(renderClientVerify(results, seed));
   return findings > 0 ? ExitCode.finding : ExitCode.ok;

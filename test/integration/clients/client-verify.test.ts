@@ -10,6 +10,7 @@ import { fastifyRateLimit } from '../../../src/clients/fastify-rate-limit.js';
 import { rateLimitRedis } from '../../../src/clients/rate-limit-redis.js';
 import { rateLimiterFlexible } from '../../../src/clients/rate-limiter-flexible.js';
 import { upstashRatelimit } from '../../../src/clients/upstash-ratelimit.js';
+import type { ClientAdapter } from '../../../src/clients/types.js';
 import { connect } from '../../../src/redis/connect.js';
 import { verifyClient, type ClientVerifyPlan } from '../../../src/verify/clients.js';
 import { redisUrl, testRedis } from '../../helpers.js';
@@ -34,8 +35,22 @@ describe.concurrent('verify --client', () => {
       expect(result.finding).toBeNull();
       expect(result.calls).toBe(PLAN.calls);
       expect(result.clock.kind).toBe('real-time');
+      // Every key it wrote had a TTL, within its window.
+      expect(result.ttl.keys).toBeGreaterThan(0);
+      expect(result.ttl).toMatchObject({ withoutTtl: [], overBound: [], boundMs: PLAN.windowMs });
     },
   );
+
+  it('names the keys a package leaves without a TTL (rate-limiter-flexible with a duration of 0), with the server policy', async () => {
+    const ctx = context();
+    const forever: ClientAdapter = { ...rateLimiterFlexible, open: (env, settings) => rateLimiterFlexible.open(env, { ...settings, windowMs: 0 }) };
+    const result = await verifyClient(forever, ctx, { ...PLAN, calls: 12, shrinkReplays: 3 });
+    await removeUnder(ctx.prefix);
+    expect(result.ttl.withoutTtl.length).toBeGreaterThan(0);
+    expect(result.ttl.withoutTtl.every((k) => k.startsWith(`${ctx.prefix}:main:`))).toBe(true);
+    const [, policy] = (await redis.call('CONFIG', 'GET', 'maxmemory-policy')) as string[];
+    expect(result.ttl.maxmemoryPolicy).toBe(policy);
+  });
 
   it('names a package that allows one more than its limit, with a reproduction shrunk to limit + 1 decisions', async () => {
     const ctx = context();
