@@ -48,6 +48,7 @@ function refuseOthers(flags: BenchFlags, typed: (flag: keyof BenchFlags) => bool
     ['instructions', '--instructions', "instructions are counted for swc's layouts only"],
     ['profile', '--profile', "instructions are counted for swc's layouts only"],
     ['duration', '--duration', 'each traffic lasts a set number of windows'],
+    ['maxOps', '--max-ops', 'a package sends its own commands; its decisions go one at a time, and throughput rounds are skipped with --no-throughput'],
   ];
   for (const [flag, name, why] of refused) if (typed(flag)) throw new UsageError(`--client/${name}: not together (${why})`);
   if (wantsCluster(flags)) throw new UsageError('--client/--cluster: packages run on a single server');
@@ -64,7 +65,7 @@ export async function clientBenchAction(flags: BenchFlags & { client: string[]; 
   const windowSeconds = flags.window?.[0] ?? CLIENT_DEFAULT_WINDOW_SECONDS;
   const rate = flags.rate?.[0] ?? 100;
   const limit = flags.limit ?? Math.max(1, Math.ceil(rate * windowSeconds));
-  const plan: ClientPlan = {
+  let plan: ClientPlan = {
     windowSeconds,
     rate,
     limit,
@@ -73,6 +74,13 @@ export async function clientBenchAction(flags: BenchFlags & { client: string[]; 
     commands: flags.commands !== false,
     ...(flags.throughput ? { throughput: { rounds: flags.rounds, seconds: flags.time ?? CLIENT_ROUND_SECONDS } } : {}),
   };
+  // A server named only by REDIS_URL may be a shared one exported for lights: no full-speed rounds there unasked (as for layouts).
+  const fromEnvOnly = flags.redisUrl === undefined && Boolean(process.env.REDIS_URL);
+  if (fromEnvOnly && plan.throughput) {
+    process.stderr.write('swc bench: the server comes from REDIS_URL alone: no throughput rounds for the packages; --redis-url to measure them\n');
+    const { throughput: _skipped, ...rest } = plan;
+    plan = rest;
+  }
   const decisions = plan.clients * (rate * windowSeconds + plan.multiple * limit) + limit * 9;
   if (decisions > MAX_CLIENT_DECISIONS) {
     throw new UsageError(
