@@ -96,7 +96,16 @@ export async function runClientBench(input: ClientRun): Promise<ClientReport> {
       // Each package starts on an empty namespace, so one's keys never count as another's.
       await purgeNamespace(session.redis, namespace);
     }
-    const base: BenchReport = designs ?? (await emptyReport(session, started));
+    const ran: BenchReport = designs ?? (await emptyReport(session, started));
+    // What the designs' part left out, said as this run's (its flags are not the user's).
+    const left = input.designs
+      ? [
+          ...(input.designs.throughput ? [] : ["the designs' throughput (not run beside packages)"]),
+          ...(input.designs.accuracy ? [] : ["the designs' accuracy (--suggest measures it)"]),
+        ]
+      : [];
+    const { notMeasured: _designs, ...redis } = ran.redis;
+    const base: BenchReport = { ...ran, redis: { ...redis, ...(left.length > 0 ? { notMeasured: left } : {}) } };
     return { ...base, clients, ...(skipped.length > 0 ? { clientsSkipped: skipped } : {}) };
   });
 }
