@@ -32,7 +32,10 @@ export function verifyCommand(): Command {
       ).argParser(layoutList),
     )
     .addOption(
-      new Option('--calls <n>', 'calls per layout, over every light')
+      new Option(
+        '--calls <n>',
+        'calls per layout, over every light (with --client: decisions per package, by default 60 in real time and 2,000 on the injected clock)',
+      )
         .argParser(parser((v) => parseNumber('--calls', v, CALLS)))
         .default(DEFAULT_CALLS, DEFAULT_CALLS.toLocaleString('en-US')),
     )
