@@ -13,7 +13,7 @@ import { CLIENT_NAMES } from '../../clients/names.js';
 import { clientNamed } from '../../clients/registry.js';
 import type { ClientAdapter } from '../../clients/types.js';
 import { UsageError } from '../../core/errors.js';
-import { renderClientBench } from '../../report/clients.js';
+import { comparisonLine, renderClientBench } from '../../report/clients.js';
 import { renderSuggestionHeadlines, renderSuggestions } from '../../report/suggest.js';
 import { outputWidth } from '../../report/width.js';
 import { singleTarget } from '../../redis/target.js';
@@ -136,6 +136,20 @@ export async function clientBenchAction(flags: BenchFlags & { client: string[]; 
     process.stdout.write(renderSuggestionHeadlines(suggestions));
     if (flags.quiet) return undefined;
     process.stdout.write(`\n${renderSuggestions(suggestions, format, useColor(), width)}\n`);
+  }
+  // -q: the headline only, a line per package against the designs.
+  if (flags.quiet && format !== 'csv') {
+    process.stdout.write(
+      `${report.clients
+        .map((c) =>
+          comparisonLine(
+            c,
+            comparisons.find((x) => x.client === c.client),
+          ),
+        )
+        .join('\n')}\n`,
+    );
+    return undefined;
   }
   process.stdout.write(renderClientBench(report, comparisons, format, useColor(), { wide: Boolean(flags.wide), width }));
   return undefined;
