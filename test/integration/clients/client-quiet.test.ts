@@ -4,17 +4,7 @@ import { redisUrl } from '../../helpers.js';
 
 it('bench --client -q on a server swc did not start: a line per package against the designs, the run named on stderr', async () => {
   const r = await runInProcess([
-    'bench',
-    '--client',
-    'rate-limit-redis',
-    '--rate',
-    '3',
-    '--no-throughput',
-    '--layout',
-    'ring',
-    '-q',
-    '--no-progress',
-    '--redis-url',
+    ...'bench --client rate-limit-redis --rate 3 --no-throughput --layout ring -q --no-progress --redis-url'.split(' '),
     redisUrl(),
   ]);
   expect(r.code).toBe(0);
