@@ -15,10 +15,12 @@ const CLI = 'test/cli/**/*.test.ts';
 export default defineConfig({
   test: {
     // Guards against a hang, not speed bounds (no test asserts a time: speed lives in `npm run bench:*`): wide
-    // enough that a test that takes 10 s on a quiet machine still ends on one with busy loops beside it
-    // (`npm run test:load`).
-    testTimeout: 150_000,
-    hookTimeout: 120_000,
+    // enough that a test that takes 40 s on a quiet machine still ends on a loaded one (`npm run test:load`). A
+    // full run at load 15-25 took 1,042 s where a quiet one takes about 300 s, and a guarded bench that takes
+    // 30-43 s alone was killed at 110 s there. No test or hook sets a shorter one; a spawned swc is killed
+    // after 240 s (test/cli/run-cli.ts), before its test's own limit, so a hang shows its output.
+    testTimeout: 300_000,
+    hookTimeout: 240_000,
     pool: 'forks',
     // Three files at once on the 2-core machine (vitest's default there is one): most
     // of a file's time is spent waiting on spawned processes and servers. Each

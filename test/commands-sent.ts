@@ -64,7 +64,7 @@ export function commandsServer(): CommandsServer {
     await (
       await LayoutClient.open(connection(), new StoplightV6())
     ).recordSuccess({ name: 'search', system: 'payments' }, { at: HOUR_START, windowSeconds: 60 });
-  }, 30_000);
+  });
   return {
     redis: connection,
     async commandsOf(run, args) {

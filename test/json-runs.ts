@@ -5,6 +5,7 @@
  */
 import { expect } from 'vitest';
 import { SCHEMA_VERSION } from '../src/core/schema-version.js';
+import { RUN_CLI_TIMEOUT_MS } from './cli/run-cli.js';
 import { schemaErrors } from './schema-check.js';
 
 /** A bench small enough for a test: two lights, a 30-second window, memory only. */
@@ -16,7 +17,13 @@ type Runner = (args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: numbe
 
 /** Runs swc with `run`, expects `code`, parses stdout and checks it against schemas/<schema>.schema.json. */
 export function jsonChecker(run: Runner) {
-  return async (schema: string, args: readonly string[], code = 0, env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<Record<string, unknown>> => {
+  return async (
+    schema: string,
+    args: readonly string[],
+    code = 0,
+    env: NodeJS.ProcessEnv = {},
+    timeoutMs = RUN_CLI_TIMEOUT_MS,
+  ): Promise<Record<string, unknown>> => {
     const result = await run(args, { REDIS_URL: '', ...env }, timeoutMs);
     expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(code);
     const json = JSON.parse(result.stdout) as Record<string, unknown>;

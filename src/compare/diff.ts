@@ -9,6 +9,7 @@ import {
   DEFAULT_THROUGHPUT_TOLERANCE,
   INSTRUCTIONS_SPREAD_FACTOR,
   INSTRUCTIONS_TOLERANCE_FLOOR,
+  type MeasuredInstructionSpread,
 } from './tolerances.js';
 
 export { OPERATIONS, type CompareRow, type Figure, type Operation, type RowStatus } from './rows.js';
@@ -44,6 +45,8 @@ export interface CompareOptions {
   readonly instructionsSpreadFactor?: number;
   /** Unset tolerance: at least this (default 2.5%; twice it for a ratio). */
   readonly instructionsToleranceFloor?: number;
+  /** Unset tolerance: no less than the spread measured across runs of an unchanged build (default: src/compare/instruction-spread.ts). */
+  readonly instructionsMeasuredSpread?: MeasuredInstructionSpread;
   /** Largest allowed rise of commands per call (default 0: exact). */
   readonly commandsTolerance?: number;
 }
@@ -348,6 +351,7 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
         ...(options.instructionsTolerance !== undefined ? { fixed: options.instructionsTolerance } : {}),
         ...(options.instructionsSpreadFactor !== undefined ? { factor: options.instructionsSpreadFactor } : {}),
         ...(options.instructionsToleranceFloor !== undefined ? { floor: options.instructionsToleranceFloor } : {}),
+        ...(options.instructionsMeasuredSpread !== undefined ? { measured: options.instructionsMeasuredSpread } : {}),
       },
       cellName,
     ),

@@ -1,6 +1,13 @@
 import type { BenchReport, CellResult } from '../measure/types.js';
 import { OPERATIONS, type CompareRow, type CountTolerance, type InstructionFigure, type RowStatus } from './rows.js';
-import { DEFAULT_INSTRUCTIONS_TOLERANCE, INSTRUCTIONS_SPREAD_FACTOR, INSTRUCTIONS_TOLERANCE_FLOOR } from './tolerances.js';
+import { MEASURED_INSTRUCTION_SPREAD } from './instruction-spread.js';
+import {
+  DEFAULT_INSTRUCTIONS_TOLERANCE,
+  INSTRUCTIONS_SPREAD_FACTOR,
+  INSTRUCTIONS_TOLERANCE_FLOOR,
+  measuredSpreadOf,
+  type MeasuredInstructionSpread,
+} from './tolerances.js';
 
 export { DEFAULT_INSTRUCTIONS_TOLERANCE, INSTRUCTIONS_SPREAD_FACTOR, INSTRUCTIONS_TOLERANCE_FLOOR };
 
@@ -72,19 +79,23 @@ export interface CountToleranceSettings {
   readonly fixed?: number;
   readonly factor?: number;
   readonly floor?: number;
+  /** The spreads measured across runs of an unchanged build (default: src/compare/instruction-spread.ts): no row's floor is below its own. */
+  readonly measured?: MeasuredInstructionSpread;
 }
 
 /**
  * A row's tolerance: `fixed` when given; else the factor times the larger of
  * the two runs' spreads, at least the floor (`floorScale` times it: 2 for a
- * ratio, whose two counts each move); the constant when either run has no
- * spread. `spreads` holds each run's spread (a ratio's: its two counts' added).
+ * ratio, whose two counts each move) and at least `across`, the spread
+ * measured across runs of an unchanged build; the larger of the constant and
+ * `across` when either run has no spread. `spreads` holds each run's spread
+ * (a ratio's: its two counts' added).
  */
-export function countTolerance(spreads: readonly (number | undefined)[], settings: CountToleranceSettings, floorScale = 1): CountTolerance {
+export function countTolerance(spreads: readonly (number | undefined)[], settings: CountToleranceSettings, floorScale = 1, across = 0): CountTolerance {
   if (settings.fixed !== undefined) return { fraction: settings.fixed, basis: 'flag' };
-  if (spreads.some((s) => s === undefined)) return { fraction: DEFAULT_INSTRUCTIONS_TOLERANCE, basis: 'fallback' };
+  if (spreads.some((s) => s === undefined)) return { fraction: Math.max(DEFAULT_INSTRUCTIONS_TOLERANCE, across), basis: 'fallback' };
   const factor = settings.factor ?? INSTRUCTIONS_SPREAD_FACTOR;
-  const floor = (settings.floor ?? INSTRUCTIONS_TOLERANCE_FLOOR) * floorScale;
+  const floor = Math.max((settings.floor ?? INSTRUCTIONS_TOLERANCE_FLOOR) * floorScale, across);
   const spread = Math.max(...(spreads as number[]));
   const fromSpread = factor * spread;
   return fromSpread > floor
@@ -136,7 +147,8 @@ export function instructionRows(
       const base = bi[op].instructionsPerCall;
       const cur = ci?.[op].instructionsPerCall ?? null;
       const ranges = { baseline: rangeOf(bi[op]), current: rangeOf(ci?.[op]) };
-      const own = countTolerance([spreadOf(bi[op]), spreadOf(ci?.[op])], settings);
+      const measured = settings.measured ?? MEASURED_INSTRUCTION_SPREAD;
+      const own = countTolerance([spreadOf(bi[op]), spreadOf(ci?.[op])], settings, 1, measuredSpreadOf(measured, b.layout, op));
       const judged = (b: number, c: number | null, t: CountTolerance): RowStatus => (c === null ? 'info' : judgeCount(b, c, t.fraction));
       rows.push(row(b, name, `${op}Instructions`, base, cur, judged(base, cur, own), undefined, ranges, own));
       if (refB && refName !== undefined) {
@@ -144,7 +156,8 @@ export function instructionRows(
         const curRatio = cur !== null && refC ? cur / refC[op].instructionsPerCall : null;
         // The ratio moves with both of its counts: their spreads add, per run.
         const added = (a: number | undefined, r: number | undefined): number | undefined => (a === undefined || r === undefined ? undefined : a + r);
-        const ratio = countTolerance([added(spreadOf(bi[op]), spreadOf(refB[op])), added(spreadOf(ci?.[op]), spreadOf(refC?.[op]))], settings, 2);
+        const across = measuredSpreadOf(measured, b.layout, op) + measuredSpreadOf(measured, refName, op);
+        const ratio = countTolerance([added(spreadOf(bi[op]), spreadOf(refB[op])), added(spreadOf(ci?.[op]), spreadOf(refC?.[op]))], settings, 2, across);
         rows.push(row(b, name, `${op}InstructionRatio`, baseRatio, curRatio, judged(baseRatio, curRatio, ratio), refName, {}, ratio));
       }
     }

@@ -25,9 +25,36 @@ export const DEFAULT_SERVER_TOLERANCE = 0.5;
  *   start, which repeats on one server cannot see; hence a 2.5% floor;
  * - three extra HGETs in 6.0's write (its successes) add 3.7–7%, past
  *   1.5 × 1.9% = 2.8%.
+ * A row's floor is never below the spread measured across runs of an
+ * unchanged build ({@link measuredSpreadOf}; a ratio: its two layouts'
+ * added), so a spread that grows past the floor raises the gate with it.
  */
 export const INSTRUCTIONS_SPREAD_FACTOR = 1.5;
 export const INSTRUCTIONS_TOLERANCE_FLOOR = 0.025;
+
+/** The operations whose instructions per call are counted and compared. */
+export type CountedOp = 'write' | 'read' | 'request';
+
+/**
+ * The spread of instructions per call across runs of an unchanged build
+ * (src/compare/instruction-spread.ts, written by `npm run
+ * bench:instruction-spread -- --write`): per layout and operation, (max −
+ * min) / median; `measured` says when, how many runs, on which Redis and at
+ * what load (null until first written).
+ */
+export interface MeasuredInstructionSpread {
+  readonly measured: { readonly date: string; readonly runs: number; readonly redis: string; readonly load: string } | null;
+  readonly spreads: Readonly<Record<string, Readonly<Record<CountedOp, number>>>>;
+}
+
+/**
+ * A figure's spread across runs, as measured: the least tolerance its gate
+ * may have (a row's floor is never below it); 0 for a layout not measured.
+ */
+export function measuredSpreadOf(measured: MeasuredInstructionSpread, layout: string, op: CountedOp): number {
+  const spread = measured.spreads[layout]?.[op];
+  return typeof spread === 'number' && Number.isFinite(spread) && spread > 0 ? spread : 0;
+}
 
 /**
  * The tolerance of instructions per call when a result has no spread (counted

@@ -32,7 +32,7 @@ interface BuildsJson {
 // Every run starts servers of its own: the cases run at once.
 describe.concurrent('swc bench --redis-server, repeated: one column group per build', () => {
   it('the same binary under two paths: two builds keyed apart, their figures equal', async () => {
-    const run = await runCli([...small, '--json', '--redis-server', system, '--redis-server', linked], {}, 120_000);
+    const run = await runCli([...small, '--json', '--redis-server', system, '--redis-server', linked]);
     expect(run.code).toBe(0);
     const json = JSON.parse(run.stdout) as BuildsJson;
     // The document validates against its shipped schema, each build's result against bench's
@@ -47,12 +47,12 @@ describe.concurrent('swc bench --redis-server, repeated: one column group per bu
     expect(a?.[1].build.defaults['zset-max-listpack-entries']).toBe('128');
     const bytes = (x: typeof a) => x?.[1].result.results.map((r) => r.memory.bytesPerLight);
     expect(bytes(b)).toEqual(bytes(a));
-  }, 150_000);
+  });
 
   it('a build started with other settings (a wrapper): its own defaults, encodings and bytes, apart from the plain build', async () => {
     // One run: the table on stdout, the same result as --json prints saved by --output.
     const saved = path.join(dir, 'wrapper.json');
-    const run = await runCli([...small, '--redis-server', system, '--redis-server', wrapper, '--output', saved], {}, 120_000);
+    const run = await runCli([...small, '--redis-server', system, '--redis-server', wrapper, '--output', saved]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Encodings that differ between builds/);
     expect(run.stdout).toMatch(/index listpack.*│.*index skiplist/);
@@ -62,14 +62,14 @@ describe.concurrent('swc bench --redis-server, repeated: one column group per bu
     const index = (x: typeof plain) => x?.result.results[0]?.memory.keys.find((k) => k.role === 'index')?.encoding;
     expect([index(plain), index(other)]).toEqual(['listpack', 'skiplist']);
     expect(other?.result.results[0]?.memory.bytesPerLight).toBeGreaterThan(plain?.result.results[0]?.memory.bytesPerLight ?? Infinity);
-  }, 250_000);
+  });
 
   it('one --redis-server: the single-build output, unchanged', async () => {
     // Each on a private server of its own: the two run at once.
     const [plain, one] = await Promise.all([runCli([...small, '--no-progress']), runCli([...small, '--no-progress', '--redis-server', system])]);
     expect([plain.code, one.code]).toEqual([0, 0]);
     expect(one.stdout).toBe(plain.stdout);
-  }, 120_000);
+  });
 
   it('--redis-server with --redis-url or --baseline: exit 2, one line', async () => {
     const [url, base] = await Promise.all([

@@ -8,11 +8,9 @@ import { runCli, RUN_LINE, startCli, words } from './run-cli.js';
 // Each test starts its own private cluster (or none): they run at once.
 describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
   it('runs to the end with stoplight-v5 as a cluster-safety finding (CROSSSLOT), stoplight-v5-tagged in its place, keys on every primary; exit 0', async () => {
-    const result = await runCli(
-      [...words('bench --cluster-shards 3 --layout stoplight-v5,stoplight-v6 --lights 6 --window 60 --rate 10 --no-throughput --json')],
-      {},
-      120_000,
-    );
+    const result = await runCli([
+      ...words('bench --cluster-shards 3 --layout stoplight-v5,stoplight-v6 --lights 6 --window 60 --rate 10 --no-throughput --json'),
+    ]);
     expect(result.stderr).toMatch(
       /cluster-safety finding: stoplight-v5 cannot run on Redis Cluster: .*CROSSSLOT.*running stoplight-v5-tagged \(5\.x \+ hash tag, not shipped\) in its place/,
     );
@@ -30,14 +28,12 @@ describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
       for (const s of r.shards ?? []) expect(s.keys).toBeGreaterThan(0);
     }
     expect(report.layoutLabels).toEqual({ 'stoplight-v5-tagged': '5.x + hash tag, not shipped' });
-  }, 130_000);
+  });
 
   it('prints the per-primary table, the finding and the label in the text output', async () => {
-    const result = await runCli(
-      [...words('bench --cluster-shards 2 --layout stoplight-v5,stoplight-v6 --lights 4 --window 60 --rate 5 --no-throughput --no-progress')],
-      {},
-      120_000,
-    );
+    const result = await runCli([
+      ...words('bench --cluster-shards 2 --layout stoplight-v5,stoplight-v6 --lights 4 --window 60 --rate 5 --no-throughput --no-progress'),
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Per primary \(Redis Cluster\): lights \/ keys \/ KB/);
     expect(result.stdout).toMatch(/│ 1 min\s+│\s+5 │ stoplight-v6\s+│\s+2 \/ 4 \/ [\d.]+ │\s+2 \/ 4 \/ [\d.]+ │/);
@@ -49,14 +45,14 @@ describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
     expect(result.stdout).toMatch(/record_success on 127\.0\.0\.1:\d+: CROSSSLOT/);
     expect(result.stdout).toMatch(/stoplight-v5-tagged = 5\.x \+ hash tag, not shipped/);
     expect(result.stdout).toMatch(/Redis Cluster, 2 primaries \(127\.0\.0\.1:\d+, 127\.0\.0\.1:\d+\), private/);
-  }, 130_000);
+  });
 
   it('a layout that crosses slots with no cluster-safe variant: its cells are a finding and the rest run (exit 0); alone, nothing can run (exit 3)', async () => {
     const common = ['--cluster-shards', '2', '--lights', '2', '--window', '60', '--rate', '2', '--no-throughput', '--no-progress'];
     // Each on a private cluster of its own: at once.
     const [mixed, alone] = await Promise.all([
-      runCli(['bench', ...common, '--layout', 'fixtures/manifests/stoplight-v5.json,stoplight-v6', '--json'], {}, 120_000),
-      runCli(['bench', ...common, '--layout', 'fixtures/manifests/stoplight-v5.json'], {}, 120_000),
+      runCli(['bench', ...common, '--layout', 'fixtures/manifests/stoplight-v5.json,stoplight-v6', '--json']),
+      runCli(['bench', ...common, '--layout', 'fixtures/manifests/stoplight-v5.json']),
     ]);
     expect(mixed.code).toBe(0);
     const report = JSON.parse(mixed.stdout) as BenchReport;
@@ -70,7 +66,7 @@ describe.concurrent('swc bench --cluster-shards (a private cluster)', () => {
     expect(alone.stderr).toMatch(
       /^swc: no layout of this run can run on Redis Cluster: stoplight-v5-manifest's record_success takes keys in 2 hash slots \(CROSSSLOT /m,
     );
-  }, 130_000);
+  });
 
   it.each([
     [['--cluster-shards', '0'], /--cluster-shards: must be a whole number from 1 to 16, got "0"/],
@@ -130,7 +126,7 @@ describe.concurrent('swc bench --cluster on a cluster whose node dies mid-run', 
       // A failed wait must not leave a run holding the cluster for the next test.
       for (const run of [first, second]) if (run && run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
     }
-  }, 90_000);
+  });
 
   it('exits 3 naming the dead node host:port, no stack trace, no figure; the other primaries are cleaned and the hint names the dead one', async (context) => {
     const cluster = await ownCluster(context);
@@ -164,5 +160,5 @@ describe.concurrent('swc bench --cluster on a cluster whose node dies mid-run', 
         redis.disconnect();
       }
     }
-  }, 90_000);
+  });
 });

@@ -26,7 +26,7 @@ describe('swc bench --percentiles', () => {
     const table = await runCli(args);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/│ p50 ms │ p90 ms │ p99 ms │ p99\.9 ms │/);
-  }, 120_000);
+  });
 
   it('refuses a percentile outside (0, 100) and --percentiles with --no-throughput (exit 2, before Redis)', async () => {
     const bad = await runCli(['bench', '--percentiles', '50,100']);

@@ -106,8 +106,8 @@ describe.concurrent('swc bench --baseline (CLI)', () => {
       // figures must not depend on it. Each saves its full result (--output).
       const [sameFile, grewFile] = [join(dir, 'same.json'), join(dir, 'grew.json')];
       const [same, grew] = await Promise.all([
-        runCli(['bench', '--scenario', SMALL, '--baseline', BASELINE, '--output', sameFile, '--no-progress'], {}, 110_000),
-        runCli(['bench', '--scenario', SMALL, '--baseline', smaller, '--json', '--output', grewFile, '--no-progress'], {}, 110_000),
+        runCli(['bench', '--scenario', SMALL, '--baseline', BASELINE, '--output', sameFile, '--no-progress']),
+        runCli(['bench', '--scenario', SMALL, '--baseline', smaller, '--json', '--output', grewFile, '--no-progress']),
       ]);
       expect(same.code, same.stderr).toBe(0);
       expect(same.stdout).toMatch(/ok: no regression in 8 cell\(s\)/);
@@ -127,7 +127,6 @@ describe.concurrent('swc bench --baseline (CLI)', () => {
         expect(report.results.map((r) => r.memory.bytesPerLight)).toEqual(baseline.results.map((r) => r.memory.bytesPerLight));
       }
     },
-    120_000,
   );
 
   it.each([

@@ -99,7 +99,7 @@ describe.concurrent('swc bench --sweep', () => {
       runCli(['bench', ...SMALL, '--sweep', 'hash-max-listpack-value=64,256', '--json'], jsonServers.env),
       runCli(['bench', ...SMALL, '--sweep', 'hash-max-listpack-value=64,256', '--no-progress'], tableServers.env),
     ]);
-  }, 120_000);
+  });
 
   it('runs each value on a fresh private server started with it, and stops every one', () => {
     expect(json.code).toBe(0);
@@ -298,7 +298,7 @@ describe.concurrent('swc bench --sweep: Ctrl-C', () => {
     expect(await closed).toBe(130);
     // Every server (the defaults' and its lane, then 256's and, if it had started, its lane) is gone.
     expect(stoppedSince(before).length).toBeGreaterThanOrEqual(3);
-  }, 150_000);
+  });
 });
 
 describe.concurrent('swc bench (no --sweep): encoding hints', () => {

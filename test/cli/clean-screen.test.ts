@@ -22,7 +22,7 @@ describe.concurrent('a clean screen on every way out (pty, 80 columns)', () => {
     expect(code).toBe(130);
     const shown = expectCleanEnd(output);
     expect(shown.slice(-2)).toEqual(['swc: SIGINT: cleaning up…', 'swc: interrupted']);
-  }, 60_000);
+  });
 
   it('a second Ctrl-C during the clean-up: its message on a line of its own, no bar; exit 130', async () => {
     const run = startInPty(BENCH);
@@ -36,7 +36,7 @@ describe.concurrent('a clean screen on every way out (pty, 80 columns)', () => {
     expect(shown).toContain('swc: SIGINT: cleaning up…');
     // The clean-up may finish before the second Ctrl-C lands; either way the last line is a message.
     expect(shown.at(-1)).toMatch(/^swc: (interrupted|SIGINT again: stopping now; .*)$/);
-  }, 60_000);
+  });
 
   it('SIGTERM during a bench: the bar is gone, the last line a message; exit 143', async () => {
     const run = startInPty(BENCH);
@@ -45,7 +45,7 @@ describe.concurrent('a clean screen on every way out (pty, 80 columns)', () => {
     const { code, output } = await run.exited;
     expect(code).toBe(143);
     expect(expectCleanEnd(output).slice(-2)).toEqual(['swc: SIGTERM: cleaning up…', 'swc: interrupted']);
-  }, 60_000);
+  });
 });
 
 describe('the screen model the tests read', () => {

@@ -64,7 +64,7 @@ describe.concurrent('cluster: bad usage and a dead node', () => {
       await open.close();
       await doomed.stop();
     }
-  }, 90_000);
+  });
 });
 
 // Each on a private cluster of its own (--cluster-shards): at once, beside the read-only describes above.
@@ -82,7 +82,7 @@ describe.concurrent('swc verify on a private cluster', () => {
     expect(doc.results[0]!.compared).toBeGreaterThan(1000);
     expect(doc.results[0]!.slots.oneSlotPerLight).toBe(true);
     expect(doc.cluster.primaries).toHaveLength(3);
-  }, 60_000);
+  });
 
   it('stoplight-v5 reports CROSSSLOT as a finding per operation, not a crash', async () => {
     // Text and --json: two runs, each on a private cluster of its own, at once.
@@ -111,5 +111,5 @@ describe.concurrent('swc verify on a private cluster', () => {
       expect(x.slots.length).toBeGreaterThan(1);
     }
     expect(result!.slots.lightsSpanningSlots).toBeGreaterThan(0);
-  }, 60_000);
+  });
 });

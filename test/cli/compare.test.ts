@@ -42,5 +42,5 @@ describe('CI: the full result saved beside a verdict, stable key names', () => {
     expect(keys(second)).toEqual(keys(first));
     // The committed baseline carries the same names, so a regenerated one diffs only where bytes changed.
     expect(keys(BASELINE)).toEqual(keys(first));
-  }, 120_000);
+  });
 });

@@ -4,37 +4,36 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Redis } from 'ioredis';
-import { connect, CONNECT_TIMEOUT_MS } from '../../src/redis/connect.js';
-import { parseInfo } from '../../src/redis/info.js';
+import { CONNECT_TIMEOUT_MS } from '../../src/redis/connect.js';
 import { freePort, startPrivateServer, type PrivateServer } from '../../src/redis/server.js';
 import { runCli } from './run-cli.js';
 
 let secured: PrivateServer;
-/** A connection to `secured`, open from the start: it reads the server's own count of connections received. */
-let watcher: Redis;
-let silent: net.Server;
-let silentPort: number;
-/** How many connections the silent port has accepted. */
-let silentAccepted = 0;
 beforeAll(async () => {
   secured = await startPrivateServer({ settings: ['requirepass=s3cret'] });
-  watcher = await connect(`redis://:s3cret@127.0.0.1:${secured.port}`);
-  // Accepts connections and never answers: a firewall that drops, a wrong port on a busy host.
-  silent = net.createServer(() => {
-    silentAccepted += 1;
-  });
-  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-  silentPort = (silent.address() as net.AddressInfo).port;
 });
 afterAll(async () => {
-  watcher.disconnect();
   await secured.stop();
-  silent.close();
 });
 
-/** `secured`'s own count of the connections it has received (INFO stats). */
-const securedConnections = async (): Promise<number> => Number(parseInfo(await watcher.info('stats')).total_connections_received);
+/**
+ * A listener on a port of its own that counts the connections it accepts: it relays each to the port `to`, or,
+ * without one, never answers (a firewall that drops, a wrong port on a busy host). Each command gets its own, so the
+ * commands (and the tests) run at once and each count is still one command's.
+ */
+async function counting(to?: number): Promise<{ port: number; accepted: () => number; close: () => void }> {
+  let accepted = 0;
+  const server = net.createServer((socket) => {
+    accepted += 1;
+    if (to === undefined) return;
+    const upstream = net.connect(to, '127.0.0.1');
+    socket.on('error', () => upstream.destroy());
+    upstream.on('error', () => socket.destroy());
+    socket.pipe(upstream).pipe(socket);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { port: (server.address() as net.AddressInfo).port, accepted: () => accepted, close: () => server.close() };
+}
 
 const hasOpenssl = (() => {
   try {
@@ -79,7 +78,10 @@ async function startTlsServer(): Promise<{ port: number; stop: () => void }> {
     ],
     { stdio: 'ignore' },
   );
-  for (let i = 0; i < 100; i += 1) {
+  // Until the port takes a connection; the deadline is a guard against waiting for ever, wide for a loaded machine
+  // (100 tries 50 ms apart were about 5 s).
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
     const up = await new Promise<boolean>((resolve) => {
       const socket = net.connect(port, '127.0.0.1', () => {
         socket.destroy();
@@ -99,84 +101,118 @@ async function startTlsServer(): Promise<{ port: number; stop: () => void }> {
   };
 }
 
+/** Where one command is pointed: its URL, how many connections it has made there (when that can be counted), what to close after it. */
+interface Target {
+  readonly url: string;
+  readonly connections?: () => number;
+  readonly close?: () => void;
+}
+
+/** A target behind a counting listener of its own (see counting): `url(port)` is the URL through it. */
+const counted =
+  (url: (port: number) => string, to?: () => number): (() => Promise<Target>) =>
+  async () => {
+    const listener = await counting(to?.());
+    return { url: url(listener.port), connections: listener.accepted, close: listener.close };
+  };
+
 /**
- * doctor, bench and inspect against `url`, one after the other: each exits 3 with one line that says what to check,
- * and nothing on stdout. Where `connections` counts the connections the server (or a listener in front of it) took,
- * each command made exactly one: swc does not retry a first connection (src/redis/connect.ts), so its wait is the
- * one CONNECT_TIMEOUT_MS the line names, not a multiple of it. These are the mechanism of "fails within seconds";
- * the seconds themselves, on this machine at its load, are `npm run bench:bounds`'s.
+ * doctor, bench and inspect, each against a target of its own from `target`: each exits 3 with one line that says
+ * what to check, and nothing on stdout. Where the target counts the connections it took, each command made exactly
+ * one: swc does not retry a first connection (src/redis/connect.ts), so its wait is the one CONNECT_TIMEOUT_MS the
+ * line names, not a multiple of it. These are the mechanism of "fails within seconds"; the seconds themselves, on
+ * this machine at its load, are `npm run bench:bounds`'s. `atOnce`: the three commands run at once, for a target
+ * that only makes swc wait out its timeout; one after the other where a server answers, whose handshake must come
+ * within that timeout (many spawns at once on a loaded machine once made it late).
  */
-async function expectRuntimeFailure(url: string, hint: RegExp, connections?: () => number | Promise<number>): Promise<void> {
-  for (const command of [['doctor'], ['bench', '--rate', '10', '--window', '60'], ['inspect', 'some-light']]) {
-    const before = await connections?.();
-    const result = await runCli([...command, '--redis-url', url]);
-    expect(result.code, `${command[0]}: ${result.stderr}`).toBe(3);
-    if (connections) expect((await connections()) - (before as number), `${command[0]}: connections`).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(hint);
-  }
+async function expectRuntimeFailure(target: () => Promise<Target>, hint: RegExp, atOnce = false): Promise<void> {
+  const commands = [['doctor'], ['bench', '--rate', '10', '--window', '60'], ['inspect', 'some-light']];
+  const one = async (command: string[]): Promise<void> => {
+    const { url, connections, close } = await target();
+    try {
+      const result = await runCli([...command, '--redis-url', url]);
+      expect(result.code, `${command[0]}: ${result.stderr}`).toBe(3);
+      if (connections) expect(connections(), `${command[0]}: connections`).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(hint);
+    } finally {
+      close?.();
+    }
+  };
+  if (atOnce) await Promise.all(commands.map(one));
+  else for (const command of commands) await one(command);
 }
 
 /** The line for a server that accepts and never answers names the wait swc configured. */
 const NO_ANSWER = new RegExp(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`);
 
+// Every command of every case has its port, server or counting listener of its own. The cases where swc waits out
+// its timeout (a silent port, a TLS mismatch) run at once, with their commands at once, first; then the others, one
+// command at a time.
 describe('an unusable Redis: exit 3 after one connection attempt, one line saying what to check', () => {
-  it('nothing listening on the port: says connection refused', async () => {
-    await expectRuntimeFailure(`redis://127.0.0.1:${await freePort()}`, /connection refused/);
+  it.concurrent('a port that accepts and never answers: says no answer within the configured wait, after one connection', async () => {
+    await expectRuntimeFailure(
+      counted((port) => `redis://127.0.0.1:${port}`),
+      NO_ANSWER,
+      true,
+    );
   });
 
-  it('a port that accepts and never answers: says no answer within the configured wait, after one connection', async () => {
-    await expectRuntimeFailure(`redis://127.0.0.1:${silentPort}`, NO_ANSWER, () => silentAccepted);
+  it.concurrent('rediss:// against a plain server: names the TLS mismatch and redis://', async () => {
+    // The plain server answers a TLS hello with nothing swc can read, so swc may wait out its timeout too.
+    await expectRuntimeFailure(
+      counted(
+        (port) => `rediss://:s3cret@127.0.0.1:${port}`,
+        () => secured.port,
+      ),
+      new RegExp(`(TLS handshake failed|${NO_ANSWER.source}).*redis://`),
+      true,
+    );
+  });
+
+  it.concurrent('redis:// against a TLS-only server (needs openssl for a certificate): names rediss://', async (context) => {
+    context.skip(!hasOpenssl, 'no openssl for a certificate');
+    const tls = await startTlsServer();
+    try {
+      await expectRuntimeFailure(async () => ({ url: `redis://127.0.0.1:${tls.port}` }), /rediss:\/\//, true);
+    } finally {
+      tls.stop();
+    }
+  });
+
+  it('nothing listening on the port: says connection refused', async () => {
+    await expectRuntimeFailure(async () => ({ url: `redis://127.0.0.1:${await freePort()}` }), /connection refused/);
   });
 
   it('wrong password: says the server refused the password in the URL', async () => {
     await expectRuntimeFailure(
-      `redis://:badpass@127.0.0.1:${secured.port}`,
+      counted(
+        (port) => `redis://:badpass@127.0.0.1:${port}`,
+        () => secured.port,
+      ),
       /the server refused the user name and password in the URL \(wrong password, or no such user\)/,
-      securedConnections,
     );
   });
 
   it('no password for a server that requires one: says the URL has none (a message of its own, not the wrong-password one)', async () => {
     await expectRuntimeFailure(
-      `redis://127.0.0.1:${secured.port}`,
+      counted(
+        (port) => `redis://127.0.0.1:${port}`,
+        () => secured.port,
+      ),
       /the server requires a password and the URL has none \(put :<password>@ before the host/,
-      securedConnections,
     );
   });
 
   it('a database index the server lacks: says database 99 does not exist', async () => {
-    await expectRuntimeFailure(`redis://:s3cret@127.0.0.1:${secured.port}/99`, /database 99 does not exist/, securedConnections);
-  });
-
-  it('rediss:// against a plain server: names the TLS mismatch and redis://', async () => {
-    // The plain server answers a TLS hello with nothing swc can read, so swc may wait out its timeout too: reached
-    // through a relay that counts swc's connections.
-    let relayed = 0;
-    const relay = net.createServer((socket) => {
-      relayed += 1;
-      const upstream = net.connect(secured.port, '127.0.0.1');
-      socket.on('error', () => upstream.destroy());
-      upstream.on('error', () => socket.destroy());
-      socket.pipe(upstream).pipe(socket);
-    });
-    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
-    try {
-      const port = (relay.address() as net.AddressInfo).port;
-      await expectRuntimeFailure(`rediss://:s3cret@127.0.0.1:${port}`, new RegExp(`(TLS handshake failed|${NO_ANSWER.source}).*redis://`), () => relayed);
-    } finally {
-      relay.close();
-    }
-  });
-
-  it.skipIf(!hasOpenssl)('redis:// against a TLS-only server (needs openssl for a certificate): names rediss://', async () => {
-    const tls = await startTlsServer();
-    try {
-      await expectRuntimeFailure(`redis://127.0.0.1:${tls.port}`, /rediss:\/\//);
-    } finally {
-      tls.stop();
-    }
+    await expectRuntimeFailure(
+      counted(
+        (port) => `redis://:s3cret@127.0.0.1:${port}/99`,
+        () => secured.port,
+      ),
+      /database 99 does not exist/,
+    );
   });
 });
 

@@ -32,7 +32,7 @@ describe.concurrent('generations named', () => {
     // swc's own scripts are no generation.
     const own = await runCli(['bench', '--layout', 'stoplight-v6', ...QUICK, '--json']);
     expect((JSON.parse(own.stdout) as { generations?: unknown }).generations).toBeUndefined();
-  }, 120_000);
+  });
 
   it('verify --scripts <hash-b tree>: the text and --json name the generation', async () => {
     const tree = stoplight6Tree('argv', { evictBatchSizeLine: true });
@@ -41,7 +41,7 @@ describe.concurrent('generations named', () => {
     const json = await runCli(['verify', '--scripts', tree, '--layout', 'stoplight-v6', '--calls', '300', '--lights', '3', '--json']);
     const results = (JSON.parse(json.stdout) as { results: { generation?: { id: string; name: string } }[] }).results;
     expect(results[0]?.generation).toMatchObject({ id: 'hash-b', name: HASH_B });
-  }, 120_000);
+  });
 
   it('a generation chosen on a default (no caller beside the folder) says so under --layout too', async () => {
     const tree = stoplightZsetTree('hourly-b');
@@ -50,7 +50,7 @@ describe.concurrent('generations named', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/--scripts: .*window_metrics\.rb not found: the TTLs of the newer caller .* are assumed/);
     expect(result.stdout).toContain('stoplight-v6 (hourly-b, c72dfc2)');
-  }, 120_000);
+  });
 
   it('a manifest copy that keeps a registered name: exit 2, told to change its "name"', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'swc-renamed-'));
@@ -86,5 +86,5 @@ describe.concurrent('generations named', () => {
     expect(result.stdout).not.toMatch(/memory for every cell shown/);
     expect(result.stderr).toMatch(/the server received: HINCRBY .* "-0"\n\s+error \(the same call, replayed\): /);
     expect(result.stderr).toMatch(/where the run stopped: .*in cell 1\/4/);
-  }, 120_000);
+  });
 });

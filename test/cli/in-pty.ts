@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { SWC_BIN } from './run-cli.js';
+import { RUN_CLI_TIMEOUT_MS, SWC_BIN } from './run-cli.js';
 
 /**
  * Running swc in a pseudo-terminal, as a person at a terminal would: through
@@ -38,7 +38,7 @@ export function runInPty(args: readonly string[], options: PtyOptions): Promise<
     const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_CLI_TIMEOUT_MS);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);

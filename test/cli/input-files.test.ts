@@ -48,8 +48,8 @@ describe('input files: only regular UTF-8 files under the size cap are read; any
     ['a symlink to /dev/zero', zeroLink, /character device, not a regular file/],
   ])('%s', async (_, file, problem) => {
     // A read that blocked or grew without end would hang the test process
-    // itself: these stay spawns, killed after 20 s. The places run at once.
-    const results = await Promise.all(PLACES.map(([, args]) => runCli(args(file), {}, 20_000)));
+    // itself: these stay spawns, killed after 60 s. The places run at once.
+    const results = await Promise.all(PLACES.map(([, args]) => runCli(args(file), {}, 60_000)));
     results.forEach((result, i) => expectRefused(result, file, problem, PLACES[i]?.[0] ?? ''));
   });
 

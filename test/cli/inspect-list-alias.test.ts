@@ -18,7 +18,7 @@ ownServer((s, redis) => {
 beforeAll(async () => {
   const client = await LayoutClient.open(connection, new StoplightV5());
   for (const name of ['a', 'b', 'c', 'd', 'e']) await client.recordSuccess({ name }, { at: HOUR_START, windowSeconds: 60 });
-}, 30_000);
+});
 
 describe('inspect --list', () => {
   it('--top 3 exits 0 and shows 3 of the 5 lights, as lights --top 3 does', async () => {

@@ -75,5 +75,5 @@ describe.concurrent('every --json validates against its shipped schema (real run
   it('verify', async () => {
     const verified = await jsonOf('verify', ['verify', '--layout', 'stoplight-v6', '--calls', '500', '--seed', '3', '--no-progress', '--json']);
     expect((verified.results as { durationSeconds: number }[])[0]?.durationSeconds).toBeGreaterThan(0);
-  }, 120_000);
+  });
 });

@@ -66,15 +66,11 @@ async function seed(): Promise<void> {
 }
 
 // A private server of its own: lights scans the default prefixes, so other tests' lights must not count here.
-ownServer(
-  async (s, r) => {
-    server = s;
-    redis = r;
-    await seed();
-  },
-  {},
-  120_000,
-);
+ownServer(async (s, r) => {
+  server = s;
+  redis = r;
+  await seed();
+});
 
 // A fixed COUNT: these tests check what is listed and said, and the adaptive COUNT (src/redis/scan.ts) paces
 // thousands of keys past the progress line's delay; test/cli/lights-scan.test.ts and the scan-budget test hold the pacing.

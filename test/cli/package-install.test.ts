@@ -36,7 +36,7 @@ beforeAll(() => {
     symlinkSync(join(ROOT, 'node_modules', dep), target, 'dir');
   }
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module', private: true }));
-}, 60_000);
+});
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -52,7 +52,7 @@ export function rdbFixture(): RdbFixture {
     fixture.dir = mkdtempSync(path.join(os.tmpdir(), 'swc-rdb-test-'));
     fixture.snapshot = path.join(fixture.dir, 'dump.rdb');
     copyFileSync(path.join(serverDir, file), fixture.snapshot);
-  }, 60_000);
+  });
   afterAll(() => {
     if (fixture.dir) rmSync(fixture.dir, { recursive: true, force: true });
   });

@@ -25,11 +25,14 @@ export interface CliResult {
 /** runCli or runInProcess: for checks shared by a spawned case and its in-process twins. */
 export type RunSwc = (args: readonly string[], env?: NodeJS.ProcessEnv) => Promise<Pick<CliResult, 'code' | 'stdout' | 'stderr'>>;
 
+/** runCli's guard against a hang: below vitest's testTimeout (300 s), wide for a loaded machine (vitest.config.ts). */
+export const RUN_CLI_TIMEOUT_MS = 240_000;
+
 /**
  * Runs `swc …` to its end and collects its output; SIGKILLs it after `timeoutMs` (a guard against a hang, not a
  * speed bound: `ms` is for messages and benchmarks, and no test asserts on it).
  */
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 150_000, cwd?: string): Promise<CliResult> {
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = RUN_CLI_TIMEOUT_MS, cwd?: string): Promise<CliResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawnSwc(args, env, cwd);

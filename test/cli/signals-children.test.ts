@@ -52,14 +52,14 @@ function descendants(root: number): { pid: number; args: string; folder?: string
 
 /**
  * SIGKILLs swc and asserts that none of `children` runs, none of their folders (and no vgdb pipe of theirs) is left.
- * The poll's 30 s is a guard against waiting for ever, not a speed bound: the children go as soon as they go.
+ * The poll's 60 s is a guard against waiting for ever, not a speed bound: the children go as soon as they go.
  */
 async function killAndExpectNothingLeft(run: RunningCli, children: { pid: number; args: string; folder?: string }[]): Promise<void> {
   run.child.kill('SIGKILL');
   await run.exited;
   const pipes = (): string[] => readdirSync(os.tmpdir()).filter((f) => children.some(({ pid }) => f.startsWith('vgdb-pipe') && f.includes(`-${pid}-`)));
   const left = (): boolean => children.some(({ pid, folder }) => alive(pid) || (folder !== undefined && existsSync(folder))) || pipes().length > 0;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000;
   while (left() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   for (const { pid, args, folder } of children) {
     expect(alive(pid), `${pid} ${args}`).toBe(false);
@@ -68,7 +68,7 @@ async function killAndExpectNothingLeft(run: RunningCli, children: { pid: number
   expect(pipes()).toEqual([]);
 }
 
-async function waitForFile(file: string, timeoutMs = 30_000): Promise<void> {
+async function waitForFile(file: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(file) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   expect(existsSync(file), file).toBe(true);
@@ -98,7 +98,7 @@ beforeAll(async () => {
     redis.disconnect();
     await server.stop();
   }
-}, 60_000);
+});
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -110,11 +110,18 @@ describe.concurrent('SIGKILL of swc leaves no child and no folder within 5 s', (
     const script = wrapper('rdb-wrapper.sh', '--key-load-delay 100000');
     const run = startCli(['lights', '--rdb', snapshot, '--redis-server', script]);
     await waitForFile(`${script}.pid`);
-    await new Promise((r) => setTimeout(r, 300));
-    const children = descendants(run.child.pid ?? -1);
-    expect(children.some((c) => /redis-server/.test(c.args) && c.folder?.includes('swc-rdb-'))).toBe(true);
+    // Until the wrapper's redis-server works in swc's folder (a fixed 300 ms pause was too short on a loaded machine);
+    // the deadline is a guard against waiting for ever.
+    const serving = (c: { args: string; folder?: string }): boolean => /redis-server/.test(c.args) && c.folder?.includes('swc-rdb-') === true;
+    let children = descendants(run.child.pid ?? -1);
+    const deadline = Date.now() + 60_000;
+    while (!children.some(serving) && run.child.exitCode === null && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      children = descendants(run.child.pid ?? -1);
+    }
+    expect(children.some(serving)).toBe(true);
     await killAndExpectNothingLeft(run, children);
-  }, 60_000);
+  });
 
   it("bench with a --redis-server wrapper: the wrapper's redis-server goes (it used to run on)", async () => {
     const script = wrapper('bench-wrapper.sh', '');
@@ -126,13 +133,13 @@ describe.concurrent('SIGKILL of swc leaves no child and no folder within 5 s', (
     // Both private servers (the run's and its accuracy lane's) are grandchildren, under a wrapper each.
     expect(servers.length).toBeGreaterThanOrEqual(1);
     await killAndExpectNothingLeft(run, children);
-  }, 60_000);
+  });
 
   it('during --instructions: valgrind, its server, its folder and its vgdb pipes go', async () => {
     const run = startCli(['bench', '--instructions', '--window', '10', '--rate', '1', '--no-throughput', '--no-accuracy']);
     await run.waitFor(/counting instructions: starting redis-server under valgrind/);
     // Until valgrind's server is up (its vgdb pipes exist then).
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000;
     let children = descendants(run.child.pid ?? -1);
     while (
       !children.some(
@@ -148,7 +155,7 @@ describe.concurrent('SIGKILL of swc leaves no child and no folder within 5 s', (
     // The pipes are in the server's own folder, none in the shared temp folder.
     expect(readdirSync(valgrind?.folder ?? '').some((f) => f.startsWith('vgdb-pipe'))).toBe(true);
     await killAndExpectNothingLeft(run, children);
-  }, 90_000);
+  });
 });
 
 describe.concurrent('blame the right thing (#29 item 9)', () => {
@@ -158,7 +165,7 @@ describe.concurrent('blame the right thing (#29 item 9)', () => {
     expect(r.stderr).toMatch(/^swc: --redis-server: true exited at once without a redis-server's log or socket .*it is not a redis-server/);
     expect(r.stderr).not.toMatch(/corrupt/);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-  }, 30_000);
+  });
 
   it('--rdb with a wrapper that sleeps: a bounded wait and its own line, not 40 s', async () => {
     // The bound is the mechanism: swc gives up on its own timer (SOCKET_TIMEOUT_MS, named in the line) and stops
@@ -174,7 +181,7 @@ describe.concurrent('blame the right thing (#29 item 9)', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     // The sleeper did not outlive swc: it was stopped, not waited out.
     expect(alive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
-  }, 30_000);
+  });
 
   it('a private server that dies at start with no setting given: the server died, with its last log line, not a rejected setting', async () => {
     const script = path.join(dir, 'dies.sh');
@@ -184,5 +191,5 @@ describe.concurrent('blame the right thing (#29 item 9)', () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/redis-server died at start \(exit code 1\) before it answered PING: its last log line: the value must be a number, it died/);
     expect(r.stderr).not.toMatch(/--redis-server-arg/);
-  }, 30_000);
+  });
 });

@@ -51,7 +51,6 @@ describe('swc verify across server builds', () => {
       expect(run.stdout).toMatch(/the server received: HINCRBY "[^"]*window_metrics" "total_(successes|failures)" "-0"/);
       expect(run.stdout).toMatch(/cause: "-0" rejected: the script subtracted a count of 0/);
     },
-    60_000,
   );
 
   it('the same binary under two paths: one result per build, keyed apart, the same findings, no difference', async () => {
@@ -76,7 +75,7 @@ describe('swc verify across server builds', () => {
       [linked, 0, 0],
     ]);
     expect(json.differences).toEqual([]);
-  }, 120_000);
+  });
 
   it('a build started with other settings (a wrapper): its script error is its own, and the report says the builds differ', async () => {
     const tree = stoplight6Tree('time');
@@ -114,7 +113,7 @@ describe('swc verify across server builds', () => {
     const received = json.differences[0]?.received ?? [];
     expect(received.map((r) => r.rejected)).toEqual([true, false]);
     expect(received[1]?.command.split(' ')[0]).toBe(received[0]?.command.split(' ')[0]);
-  }, 120_000);
+  });
 
   it('--redis-server that is not an executable file: exit 2, one line naming the flag', async () => {
     const run = await runCli(['verify', '--redis-server', path.join(dir, 'nothing-here')]);

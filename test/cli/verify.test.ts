@@ -36,7 +36,7 @@ describe('verify --scripts reads Lua files as input files', () => {
       rmSync(path.join(layout, 'record_failure.lua'));
       execFileSync('mkfifo', [path.join(layout, 'record_failure.lua')]);
       // Before the fix the read of the FIFO never returned and ignored SIGTERM; runCli's timeout would kill it.
-      const result = await runCli(['verify', '--layout', 'stoplight-v6', '--scripts', root, '--redis-url', redisUrl()], {}, 30_000);
+      const result = await runCli(['verify', '--layout', 'stoplight-v6', '--scripts', root, '--redis-url', redisUrl()], {}, 60_000);
       expect(result.signal).toBeNull();
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/record_failure\.lua: a FIFO \(named pipe\), not a regular file/);

@@ -60,5 +60,5 @@ describe('swc lights --watch', () => {
       changed,
     ).toBe(false);
     expect(out.match(/┌/g)).toHaveLength(1);
-  }, 120_000);
+  });
 });

@@ -6,15 +6,15 @@ import { runCli, type CliResult } from './run-cli.js';
 const over = (text: string, width: number): string[] => text.split('\n').filter((l) => [...l].length > width);
 
 /** `swc bench …` against a redis-server of its own: runs on one server take turns, so these run at once. */
-const benchOnOwnServer = (args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CliResult> =>
-  withPrivateServer({}, (server) => runCli(['bench', '--redis-url', server.url, ...args], env, timeoutMs));
+const benchOnOwnServer = (args: readonly string[], env: NodeJS.ProcessEnv): Promise<CliResult> =>
+  withPrivateServer({}, (server) => runCli(['bench', '--redis-url', server.url, ...args], env));
 
 describe.concurrent('output fits COLUMNS=80', () => {
   it('swc bench --rate 100 --window 300: no line past 80 columns; the first screen has memory, ratio, cost and what it means', async () => {
     const [r, piped] = await Promise.all([
-      benchOnOwnServer(['--rate', '100', '--window', '300', '--rounds', '2', '--ops', '500'], { COLUMNS: '80' }, 120_000),
+      benchOnOwnServer(['--rate', '100', '--window', '300', '--rounds', '2', '--ops', '500'], { COLUMNS: '80' }),
       // Without COLUMNS and off a TTY: the 120-column layout (checked below).
-      benchOnOwnServer(['--rate', '100', '--window', '300', '--rounds', '1', '--ops', '300', '--no-accuracy'], { COLUMNS: '' }, 120_000),
+      benchOnOwnServer(['--rate', '100', '--window', '300', '--rounds', '1', '--ops', '300', '--no-accuracy'], { COLUMNS: '' }),
     ]);
     expect(r.stderr).not.toMatch(/Error|at .*\.js/);
     expect(r.code).toBe(0);
@@ -30,17 +30,17 @@ describe.concurrent('output fits COLUMNS=80', () => {
     expect(piped.code).toBe(0);
     expect(over(piped.stdout, 120)).toEqual([]);
     expect(piped.stdout).toMatch(/encoding of each key/);
-  }, 240_000);
+  });
 
   it('swc bench --suggest: no line past 80 columns', async () => {
-    const r = await benchOnOwnServer(['--suggest', '--window', '30', '--rate', '5', '--rounds', '1', '--ops', '300'], { COLUMNS: '80' }, 180_000);
+    const r = await benchOnOwnServer(['--suggest', '--window', '30', '--rate', '5', '--rounds', '1', '--ops', '300'], { COLUMNS: '80' });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Which layout\? 30 s window at 5 req\/s/);
     expect(over(r.stdout, 80)).toEqual([]);
     expect(over(r.stderr, 80)).toEqual([]);
     // Seven layouts: one row per layout, not a column each.
     expect(r.stdout).toMatch(/│ layout +│ +KB │ +ratio │ +cost │/);
-  }, 240_000);
+  });
 
   it('swc doctor and swc verify wrap at COLUMNS=80; off a TTY without COLUMNS a finding stays on one line', async () => {
     const doctor = await runCli(['doctor', '--redis-url', redisUrl()], { COLUMNS: '80' });
@@ -54,5 +54,5 @@ describe.concurrent('output fits COLUMNS=80', () => {
     expect(piped.stdout.split('\n')[0]).toMatch(/^ok: stoplight-v6 agrees with the model \(300 calls, [\d,]+ replies compared\)$/);
     expect(piped.stdout.split('\n')[1]).toMatch(/^Server: redis:\/\/127\.0\.0\.1:\d+\/0; not measured there: /);
     expect(piped.stdout.split('\n')[2]).toMatch(/^stoplight-v6: 300 calls on 8 lights \(windows .*\), \d+ replies compared, .* s$/);
-  }, 120_000);
+  });
 });

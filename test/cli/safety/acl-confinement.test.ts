@@ -51,7 +51,7 @@ describe.concurrent("a script that passes the probe and breaks out on the user's
     const { url, redis } = await server();
     for (let i = 0; i < 20; i += 1) await redis.set(`app:user:${i}`, `user ${i}`);
     const before = await digest(redis, '*');
-    const result = await runCli([...args(sleeper(`sleeper-${_verb}`)), '--trust-scripts', '--redis-url', url], {}, 90_000);
+    const result = await runCli([...args(sleeper(`sleeper-${_verb}`)), '--trust-scripts', '--redis-url', url]);
     expect(result.stderr).toMatch(/run as the temporary ACL user swc-run-[0-9a-f]{8}: keys swc-bench:[0-9a-f]{8}:\* only/);
     expect(result.stderr).toMatch(/denied by swc's confinement: .*record\.lua:\d+ tried key "app:user:1"/);
     expect(result.code).toBe(1);
@@ -72,7 +72,7 @@ describe.concurrent('on a Redis Cluster swc did not start', () => {
       for (const node of nodes) await node.set('app:user:1', 'keep').catch(() => undefined);
       const seeded = await Promise.all(nodes.map((n) => digest(n, 'app:*')));
       expect(seeded.some((d) => Object.keys(d).length > 0)).toBe(true);
-      const result = await runCli([...args(sleeper(`cluster-${verb}`)), '--trust-scripts', '--cluster', '--redis-url', cluster.urls[0] as string], {}, 90_000);
+      const result = await runCli([...args(sleeper(`cluster-${verb}`)), '--trust-scripts', '--cluster', '--redis-url', cluster.urls[0] as string]);
       expect(result.stderr).toMatch(/run as the temporary ACL user swc-run-[0-9a-f]{8}: keys swc-bench:[0-9a-f]{8}:\* only/);
       expect(result.stderr).toMatch(/denied by swc's confinement: .*record\.lua:\d+ tried /);
       expect(result.code).toBe(1);
@@ -86,7 +86,7 @@ describe.concurrent('on a Redis Cluster swc did not start', () => {
   });
 });
 
-describe.concurrent('the temporary user is removed on every way out', { timeout: 120_000 }, () => {
+describe.concurrent('the temporary user is removed on every way out', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
@@ -119,7 +119,7 @@ describe.concurrent('where swc may not create users (the default user lacks +acl
     const [refused, trusted, unconfined] = await Promise.all([
       runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', url]),
       runCli(['bench', '--layout', manifest, ...benchArgs, '--trust-scripts', '--redis-url', url]),
-      runCli(['bench', '--layout', manifest, ...benchArgs, '--unconfined-scripts', '--redis-url', url], {}, 110_000),
+      runCli(['bench', '--layout', manifest, ...benchArgs, '--unconfined-scripts', '--redis-url', url]),
     ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--trust-scripts: refused: .*record\.lua.* not byte-identical to the installed swc's lua\/.* pass --trust-scripts/);

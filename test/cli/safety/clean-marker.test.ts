@@ -102,7 +102,7 @@ describe('swc clean and run markers', () => {
         made?.scripts.disconnect();
         await node.call('ACL', 'SETUSER', 'swc-run-deadbeef', 'on', '>z', '~swc-bench:deadbeef:*');
       }
-      const cleaned = await runCli(['clean', '--cluster', '--redis-url', cluster.urls[0] as string, '--yes'], {}, 60_000);
+      const cleaned = await runCli(['clean', '--cluster', '--redis-url', cluster.urls[0] as string, '--yes']);
       expect(cleaned.code).toBe(0);
       expect(cleaned.stdout).toMatch(/removed the temporary ACL user swc-run-0a0b0c0e/);
       for (const node of nodes) expect(((await node.call('ACL', 'USERS')) as string[]).sort()).toEqual(['default', 'swc-run-deadbeef']);
@@ -110,5 +110,5 @@ describe('swc clean and run markers', () => {
       for (const node of nodes) node.disconnect();
       await cluster.stop();
     }
-  }, 60_000);
+  });
 });

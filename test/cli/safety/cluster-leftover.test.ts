@@ -13,7 +13,7 @@ afterAll(async () => {
   for (const c of clusters) await c.stop();
 });
 
-describe.concurrent('a cluster primary killed during the fill', { timeout: 120_000 }, () => {
+describe.concurrent('a cluster primary killed during the fill', () => {
   it.each(['stoplight-v5', 'stoplight-v6', 'stoplight-v5,stoplight-v6'])('%s: exit 3; no key of the run is left on a surviving primary', async (layout) => {
     const cluster = await startPrivateCluster({ shards: 3 });
     clusters.push(cluster);

@@ -35,16 +35,12 @@ describe('hostile strings in compared files', () => {
   });
 
   it('bench --baseline with a hostile baseline: no raw control character', async () => {
-    const result = await runCli(
-      [
-        ...words('bench --layout stoplight-v5 --rate 1 --window 30 --lights 1 --no-throughput --no-progress --no-accuracy --baseline'),
-        baseline,
-        '--redis-url',
-        redisUrl(),
-      ],
-      {},
-      60_000,
-    );
+    const result = await runCli([
+      ...words('bench --layout stoplight-v5 --rate 1 --window 30 --lights 1 --no-throughput --no-progress --no-accuracy --baseline'),
+      baseline,
+      '--redis-url',
+      redisUrl(),
+    ]);
     expect(result.stdout + result.stderr).not.toMatch(RAW_CONTROL);
     expect(result.stdout + result.stderr).toMatch(/\\x1b/);
   });

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { digest, fileServers } from '../../helpers.js';
-import { runCli } from '../run-cli.js';
+import { runCli, words } from '../run-cli.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
 const { dir, start } = fileServers('guard-grammar');
@@ -37,11 +37,7 @@ function manifest(name: string, tail: string): string {
 }
 
 const bench = (layout: string, url: string) =>
-  runCli(
-    ['bench', '--layout', layout, '--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress', '--trust-scripts', '--redis-url', url],
-    {},
-    90_000,
-  );
+  runCli(['bench', '--layout', layout, ...words('--rate 2 --window 30 --lights 1 --no-throughput --no-progress --trust-scripts'), '--redis-url', url]);
 
 describe.concurrent('ways past the old time guard, after the probe, on a user server', () => {
   it.each([

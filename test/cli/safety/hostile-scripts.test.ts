@@ -103,18 +103,18 @@ describe('done when: hostile manifests are refused, and nothing of the user chan
     // Nothing was sent: no script ever ran on the user's server.
     const evals = (info: string): string => /cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? '0';
     expect(evals(String(await redis.info('commandstats')))).toBe(evals(commandsBefore));
-  }, 120_000);
+  });
 
   it("a well-behaved manifest passes the probe and runs as a temporary ACL user, removed afterwards; the user's keys identical", async () => {
     const manifest = hostile(dir, 'fine', {});
     const before = await digests();
     // Rehearsed on a private server first (#41), then run: twice a run's time.
-    const result = await runCli(['bench', '--layout', manifest, ...benchArgs, '--trust-scripts', '--redis-url', server.url], {}, 110_000);
+    const result = await runCli(['bench', '--layout', manifest, ...benchArgs, '--trust-scripts', '--redis-url', server.url]);
     expect(result.code).toBe(0);
     expect(result.stderr.split('\n').filter((l) => /temporary ACL user/.test(l))).toHaveLength(1);
     expect(await redis.call('ACL', 'USERS')).toEqual(['default']);
     expect(await digests()).toEqual(before);
-  }, 120_000);
+  });
 
   it('on a private server (no --redis-url) the same manifest runs as before, no flag needed', async () => {
     const result = await runCli(['bench', '--layout', hostile(dir, 'private', {}), ...benchArgs]);

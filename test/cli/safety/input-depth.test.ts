@@ -49,7 +49,7 @@ describe.concurrent('inputs deeper or wider than the call stack', () => {
       expect(r.stderr, args).not.toMatch(/call stack/);
       expect(r.code, args).toBe(0);
     }
-  }, 120_000);
+  });
 
   it('inspect: a 6.0 light whose hash holds 150,000 fields that are not buckets: shown with the rest counted; --json has every field', async (context) => {
     const { server, redis } = await testServer(context);
@@ -67,5 +67,5 @@ describe.concurrent('inputs deeper or wider than the call stack', () => {
     expect(json.code).toBe(1);
     const fields = (JSON.parse(json.stdout) as { inspections: { metadata: { fields: Record<string, string> } }[] }).inspections[0]?.metadata.fields ?? {};
     expect(Object.keys(fields).filter((f) => f.startsWith('junk'))).toHaveLength(JUNK_FIELDS);
-  }, 120_000);
+  });
 });

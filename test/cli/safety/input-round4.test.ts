@@ -50,8 +50,8 @@ describe('--names reads only a regular UTF-8 file under the bound', () => {
   ])('%s: exit 2 in one line, refused by what the file is, before Redis', async (_label, file, message) => {
     // The line names what the file is (a device, a FIFO, its size) from stat or its first bytes: swc never reads
     // /dev/zero to its end nor waits on the FIFO, or it would not exit by itself (runCli SIGKILLs a hang after
-    // 30 s, code null: a guard against a hang, not a speed bound). How fast it refuses is `npm run bench:bounds`'s.
-    const result = await runCli(['lights', '--names', file, ...NOWHERE], {}, 30_000);
+    // 60 s, code null: a guard against a hang, not a speed bound). How fast it refuses is `npm run bench:bounds`'s.
+    const result = await runCli(['lights', '--names', file, ...NOWHERE], {}, 60_000);
     expect(result.signal).toBeNull();
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
@@ -77,7 +77,7 @@ describe('chart flags: exit 2 in one line, naming the flag', () => {
       /^swc: --chart-panels: an empty panel name/,
     ],
   ])('%s', async (_label, args, message) => {
-    const result = await runCli(args, {}, 10_000);
+    const result = await runCli(args, {}, 60_000);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);

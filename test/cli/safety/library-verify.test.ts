@@ -38,7 +38,7 @@ describe.concurrent("the package's verifyLayout on a server the test started (no
   it('refuses a manifest whose script the user edited with the CLI error; no SCRIPT LOAD, EVAL or EVALSHA reaches the server', async (context) => {
     const { server, redis } = await testServer(context);
     const manifest = editedManifest('edited-log-refused');
-    const cli = await runCli(['verify', '--redis-url', server.url, '--layout', manifest, '--calls', '200', '--seed', '1', '--no-progress'], {}, 30_000);
+    const cli = await runCli(['verify', '--redis-url', server.url, '--layout', manifest, '--calls', '200', '--seed', '1', '--no-progress'], {}, 60_000);
     expect(cli.code).toBe(ExitCode.usage);
     const layout = loadManifestLayout(manifest);
     // A bare connection, and a session opened on the URL: neither is a server swc started.

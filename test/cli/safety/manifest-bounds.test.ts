@@ -51,7 +51,7 @@ describe.concurrent('-- @include stays inside the scripts folder and is bounded'
     scripts['b25.lua'] = `local x = 1 -- ${'x'.repeat(200)}\n`;
     scripts['read.lua'] = `-- @include b0\n${readFileSync(path.join(EXAMPLE, 'read.lua'), 'utf8')}`;
     const file = variant('bomb', (m) => (m.includes = 'stoplight'), scripts);
-    const result = await runCli(['bench', '--layout', file, ...UNREACHABLE], {}, 30_000);
+    const result = await runCli(['bench', '--layout', file, ...UNREACHABLE], {}, 60_000);
     expect(result.signal).toBeNull();
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/nested more than 16 deep|exceeds 1 MiB|include bomb/);
@@ -89,26 +89,22 @@ describe.concurrent('a script reply over 1 MB', () => {
     const user = await connect(server.url);
     await user.set('app:user:1', 'precious');
     const before = await digest(user, '*');
-    const result = await runCli(
-      [
-        'bench',
-        '--layout',
-        file,
-        '--rate',
-        '2',
-        '--window',
-        '30',
-        '--lights',
-        '2',
-        '--no-throughput',
-        '--no-progress',
-        '--trust-scripts',
-        '--redis-url',
-        server.url,
-      ],
-      {},
-      60_000,
-    );
+    const result = await runCli([
+      'bench',
+      '--layout',
+      file,
+      '--rate',
+      '2',
+      '--window',
+      '30',
+      '--lights',
+      '2',
+      '--no-throughput',
+      '--no-progress',
+      '--trust-scripts',
+      '--redis-url',
+      server.url,
+    ]);
     // The probe on swc's private server sees the reply first: the user's server never runs the script.
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/read\.lua: refused: this script replied more than 1 MB \([\d,]+ bytes or more\)/);
@@ -126,7 +122,7 @@ describe.concurrent("the accuracy phase on swc's private server", () => {
     const huge = `local n = redis.call('ZCARD', KEYS[1]) local big = string.rep('x', 4 * 1024 * 1024)\nreturn { 0, 0, { 'last_error_json', big } }\n`;
     const file = variant('huge-accuracy', () => undefined, { 'read.lua': huge });
     // No --redis-url: swc's own servers, no probe; the commands-per-call phase (or, with --no-commands, the accuracy phase) is the first to read.
-    const result = await runCli(['bench', '--layout', file, '--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress'], {}, 60_000);
+    const result = await runCli(['bench', '--layout', file, '--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress']);
     expect(result.stderr).toMatch(/read\.lua: replied more than 1 MB \(at least [\d,]+ bytes\).*commands-per-call phase/);
     expect(result.stderr).not.toMatch(/no reply within/);
     expect(result.code, result.stderr).toBe(2);

@@ -15,7 +15,7 @@ import { createNamespace } from '../../../src/run/namespace.js';
 import { connect } from '../../../src/redis/connect.js';
 import { confineRun, DENIAL } from '../../../src/safety/acl.js';
 import { fileServers } from '../../helpers.js';
-import { runCli } from '../run-cli.js';
+import { runCli, words } from '../run-cli.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../fixtures/manifests/example/', import.meta.url));
 const { dir, start, track } = fileServers('one-db');
@@ -45,26 +45,7 @@ function manifestWith(name: string, line: string, after?: number): string {
 }
 
 const bench = (manifest: string, url: string) =>
-  runCli(
-    [
-      'bench',
-      '--layout',
-      manifest,
-      '--rate',
-      '2',
-      '--window',
-      '30',
-      '--lights',
-      '1',
-      '--no-throughput',
-      '--no-progress',
-      '--trust-scripts',
-      '--redis-url',
-      url,
-    ],
-    {},
-    90_000,
-  );
+  runCli(['bench', '--layout', manifest, ...words('--rate 2 --window 30 --lights 1 --no-throughput --no-progress --trust-scripts'), '--redis-url', url]);
 
 describe('the run user of a run on db 3 reaches no other database', () => {
   it('SELECT of another database, MOVE, SWAPDB and COPY are denied to it, from a script and directly; its own database works', async () => {

@@ -33,7 +33,7 @@ beforeAll(async () => {
     await client.recordSuccess({ name }, { at: HOUR_START, windowSeconds: 60 });
     await client.recordFailure({ name }, { at: HOUR_START + 1, windowSeconds: 60, errorJson: '{"error":{"class":"E","message":"m"},"time":1}' });
   }
-}, 30_000);
+});
 
 describe('a read-only user', () => {
   it('docs/operator.md gives the same rules swc names in its errors', () => {
@@ -67,7 +67,7 @@ describe('a read-only user', () => {
     expect(access.refuses.some((r) => r.startsWith('bench'))).toBe(true);
     // Nothing was written by any of them.
     expect(await redis.dbsize()).toBe(before);
-  }, 60_000);
+  });
 
   it('with +@read alone: the error names +ping (exit 3)', async () => {
     const url = await aclUserUrl(redis, server.url, 'reads-only', ['~*', '+@read', '-@write']);
@@ -77,7 +77,7 @@ describe('a read-only user', () => {
       expect(result.stderr).toMatch(/denies user "reads-only" the PING command: grant \+ping/);
       expect(result.stderr).toContain(READ_ONLY_ACL);
     }
-  }, 60_000);
+  });
 
   it('without +time: lights names +time, doctor fails naming it', async () => {
     const url = await aclUserUrl(redis, server.url, 'no-clock', ['~*', '+@read', '+ping']);
@@ -88,7 +88,7 @@ describe('a read-only user', () => {
     const doctor = await runCli(['doctor', '--redis-url', url]);
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/FAIL\s+access connection\s+may not run TIME .*grant \+time/);
-  }, 60_000);
+  });
 
   it('a user that may write but not run ACL: doctor asks with forms that fail before they touch anything (nothing written, no script cached)', async () => {
     const url = await aclUserUrl(redis, server.url, 'no-acl', ['~*', '+@all', '-acl']);
@@ -107,5 +107,5 @@ describe('a read-only user', () => {
       expect({ command, calls: line?.[1], failed: line?.[2] }).toEqual({ command, calls: line?.[2], failed: line?.[1] });
     }
     expect(await redis.call('SCRIPT', 'EXISTS', '0'.repeat(40))).toEqual([0]);
-  }, 60_000);
+  });
 });

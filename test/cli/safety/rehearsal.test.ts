@@ -46,7 +46,7 @@ const benchArgs = ['--rate', '2', '--window', '30', '--lights', '1', '--no-throu
 async function refusedBeforeFirstWrite(url: string, redis: Redis, manifest: string): Promise<string> {
   const before = await digest(redis, '*');
   const watch = await monitor(url);
-  const result = await runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', url], {}, 110_000);
+  const result = await runCli(['bench', '--layout', manifest, ...benchArgs, '--redis-url', url]);
   watch.stop();
   expect(result.code, result.stderr).toBe(3);
   // The checks ran; no load or call of the run's scripts reached the user's server.
@@ -68,7 +68,7 @@ const LUA_HEAP = `${ONE_MB} local t = {} for i = 1, 12 do t[i] = s .. i end`;
 const ZSET_GROWS =
   "local n = redis.call('HINCRBY', KEYS[2], 'members', 300) local args = {} for i = n - 299, n do args[#args + 1] = i args[#args + 1] = 'm' .. i end redis.call('ZADD', KEYS[2] .. ':z', unpack(args))";
 
-describe.concurrent('the rehearsal on a private server, before the first write on the user server', { timeout: 120_000 }, () => {
+describe.concurrent('the rehearsal on a private server, before the first write on the user server', () => {
   it('a call writing 9 MB on a server 6 MB below maxmemory (allkeys-lru): refused before the first write, exit 3, 0 keys evicted', async () => {
     const { url, redis } = await usersServer('allkeys-lru', 6 * 1024 * 1024);
     const stderr = await refusedBeforeFirstWrite(url, redis, marked('nine-mb', NINE_MB));
@@ -99,7 +99,7 @@ describe.concurrent('the rehearsal on a private server, before the first write o
     expect(largest).toBeGreaterThan(UNTRUSTED_CALL_GROWTH_BYTES);
     const { url, redis } = await usersServer();
     const before = await digest(redis, 'app:*');
-    const result = await runCli(['bench', '--layout', marked('zset-grows', ZSET_GROWS), ...benchArgs, '--redis-url', url], {}, 110_000);
+    const result = await runCli(['bench', '--layout', marked('zset-grows', ZSET_GROWS), ...benchArgs, '--redis-url', url]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toMatch(/stopped:/);
     expect(await digest(redis, 'app:*')).toEqual(before);

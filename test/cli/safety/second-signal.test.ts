@@ -13,7 +13,7 @@ import { runCli, startCli } from '../run-cli.js';
 
 const { dir, start } = fileServers('second-signal');
 
-describe('a second Ctrl-C during the clean-up of a confined run', { timeout: 120_000 }, () => {
+describe('a second Ctrl-C during the clean-up of a confined run', () => {
   it('deletes the temporary ACL user first, then names the keys left and the command that removes them; exit 130', async () => {
     const { redis, url } = await start();
     for (let i = 0; i < 20; i += 1) await redis.set(`app:user:${i}`, `user ${i}`);

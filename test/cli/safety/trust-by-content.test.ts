@@ -76,10 +76,10 @@ describe.concurrent('without --trust-scripts, a manifest is refused on a user se
     const layout = hostile(dir, 'loops-after-the-probe', lateEdit(late));
     await untouched(redis, async () => {
       const [bench, verify, viaEnv] = await Promise.all([
-        runCli(['bench', '--layout', layout, ...benchArgs, '--redis-url', server.url], {}, 30_000),
-        runCli(['verify', '--layout', layout, '--calls', '200', '--redis-url', server.url], {}, 30_000),
+        runCli(['bench', '--layout', layout, ...benchArgs, '--redis-url', server.url], {}, 60_000),
+        runCli(['verify', '--layout', layout, '--calls', '200', '--redis-url', server.url], {}, 60_000),
         // REDIS_URL is the same user server (a command that writes uses it only with SWC_USE_REDIS_URL=1).
-        runCli(['bench', '--layout', layout, ...benchArgs], { REDIS_URL: server.url, SWC_USE_REDIS_URL: '1' }, 30_000),
+        runCli(['bench', '--layout', layout, ...benchArgs], { REDIS_URL: server.url, SWC_USE_REDIS_URL: '1' }, 60_000),
       ]);
       for (const result of [bench, verify]) {
         expect(result.code, result.stderr).toBe(2);

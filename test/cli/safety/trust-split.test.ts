@@ -44,7 +44,7 @@ async function noAclServer(): Promise<{ url: string; redis: Redis }> {
 
 const benchArgs = ['--rate', '2', '--window', '30', '--lights', '1', '--no-throughput', '--no-progress'];
 
-describe.concurrent('where swc may not create the temporary ACL user', { timeout: 120_000 }, () => {
+describe.concurrent('where swc may not create the temporary ACL user', () => {
   it.each(['bench', 'verify'] as const)(
     '%s --trust-scripts: refused, exit 2, one line naming --unconfined-scripts; nothing of the run sent, user keys identical',
     async (command) => {
@@ -74,7 +74,7 @@ describe.concurrent('where swc may not create the temporary ACL user', { timeout
   it("bench --unconfined-scripts: runs them with the connection's rights, saying so in one line; exit 0, no key left", async () => {
     const { url, redis } = await noAclServer();
     const before = await digest(redis, 'app:*');
-    const result = await runCli(['bench', '--layout', manifest('unconfined'), ...benchArgs, '--unconfined-scripts', '--redis-url', url], {}, 110_000);
+    const result = await runCli(['bench', '--layout', manifest('unconfined'), ...benchArgs, '--unconfined-scripts', '--redis-url', url]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr.split('\n').filter((l) => /UNCONFINED/.test(l))).toEqual([
       expect.stringMatching(

@@ -12,7 +12,7 @@ import { keySlot } from '../../../src/redis/slot.js';
 let cluster: ClusterSession;
 beforeAll(async () => {
   cluster = await openClusterSession({ shards: 2 });
-}, 30_000);
+});
 afterAll(() => cluster?.close());
 
 /** Moves `slot` with its keys from shard `from` to shard `to`, as redis-cli --cluster reshard does. */
@@ -74,5 +74,5 @@ describe('a slot that moves during a cluster run', () => {
         `^the cluster changed during the run: slot ${slot} is now served by ${dst.host}:${dst.port} \\((MOVED|ASK)\\); a figure taken while slots move would be wrong`,
       ),
     );
-  }, 60_000);
+  });
 });

@@ -115,9 +115,9 @@ describe('driveRealtime', () => {
     const layout = namespacedLayout('stoplight-v6', namespace.prefix);
     await installScripts(redis, layout.scripts);
     const stop = new AbortController();
-    // Events are 100 s apart: a nap that ran to the next event instead of ending on the abort would pass the test's
-    // timeout (60 s), so the rejection itself shows the nap ended on the abort.
-    const running = driveRealtime({ redis, layout, lights, windowSeconds: 60, rate: 0.01, seconds: 300, failureRate: 0, seed: 1, signal: stop.signal });
+    // Events are 1,000 s apart: a nap that ran to the next event instead of ending on the abort would pass the test's
+    // timeout (300 s, vitest.config.ts), so the rejection itself shows the nap ended on the abort.
+    const running = driveRealtime({ redis, layout, lights, windowSeconds: 60, rate: 0.001, seconds: 3000, failureRate: 0, seed: 1, signal: stop.signal });
     await new Promise((r) => setTimeout(r, 1200));
     stop.abort();
     await expect(running).rejects.toBeInstanceOf(InterruptedError);

@@ -97,7 +97,7 @@ beforeAll(async () => {
     pid: '1',
     swcVersion: '0.1.0',
   });
-}, 90_000);
+});
 
 afterAll(async () => {
   await session?.close();
@@ -224,7 +224,7 @@ describe('swc verify on a cluster swc did not start', () => {
     expect(run.stderr).toMatch(/writing only under swc-bench:[0-9a-f]{8}:\*/);
     expect(run.code).toBe(0);
     expect(await Promise.all(session.shards.map((s) => s.redis.dbsize()))).toEqual(before);
-  }, 90_000);
+  });
 });
 
 describe('swc clean --cluster', () => {

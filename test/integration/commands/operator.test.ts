@@ -49,7 +49,7 @@ ownServer((own, client) => {
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'swc-operator-'));
   await seedOperatorLights(redis);
-}, 60_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const lights = (...args: string[]) => runInProcess(['lights', '--redis-url', server.url, '--at', String(AT), ...args]);

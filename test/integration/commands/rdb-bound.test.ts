@@ -19,7 +19,7 @@ import { withPrivateServer } from '../../helpers.js';
 const ERROR_JSON = JSON.stringify({ error: { class: 'Timeout::Error', message: 'execution expired' }, time: 1764450000 });
 
 describe('lights --rdb: a bound per light', () => {
-  it('every light of the test fleet is within its stated bound of the live bytes; the bound and what it is are in the JSON', { timeout: 180_000 }, async () => {
+  it('every light of the test fleet is within its stated bound of the live bytes; the bound and what it is are in the JSON', async () => {
     await withPrivateServer({}, async (_server, redis) => {
       const now = Number((await redis.time())[0]);
       await runDemo(redis, { marked: false });

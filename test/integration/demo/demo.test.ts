@@ -12,7 +12,7 @@ import { demoSchema } from '../../../src/schemas/demo.js';
 import { digest, withPrivateServer } from '../../helpers.js';
 
 describe.concurrent('swc demo', () => {
-  it('writes lights that swc lights lists with the states Stoplight gives them', { timeout: 30_000 }, async () => {
+  it('writes lights that swc lights lists with the states Stoplight gives them', async () => {
     await withPrivateServer({}, async (_server, redis) => {
       const result = await runDemo(redis, { marked: false });
       // Every name known, as a --names file gives them (the search system has no registry).
@@ -37,7 +37,7 @@ describe.concurrent('swc demo', () => {
     });
   });
 
-  it('on a user server: clean removes exactly the demo keys and keeps look-alikes', { timeout: 30_000 }, async () => {
+  it('on a user server: clean removes exactly the demo keys and keeps look-alikes', async () => {
     await withPrivateServer({}, async (_server, redis) => {
       // A user's keys: a real light, and keys named like a demo's with no marker of swc's behind them.
       await redis.hset('stoplight:v5:metadata:checkout', 'last_success_at', '1');

@@ -55,68 +55,64 @@ function windowsFile(): string {
 }
 
 describe.concurrent('lights --forecast: a window per light', () => {
-  it(
-    'no --window: every light whose window is unknown is marked in the table and the JSON; with --windows each is within 2% of bench at its own window, and so is --forecast-even',
-    { timeout: 180_000 },
-    async () => {
-      await withPrivateServer({}, async (server, redis) => {
-        const at = await writeFleet(redis, 3);
-        const list = await listLights(redis, { at, windowSeconds: null });
-        expect(list.lights.map((l) => l.light).sort()).toEqual(FLEET.map((l) => l.name).sort());
-        for (const l of list.lights) {
-          const light = FLEET.find((f) => f.name === l.light) as FleetLight;
-          expect(l.events).toBe(light.rate * light.windowSeconds * 3);
-        }
+  it('no --window: every light whose window is unknown is marked in the table and the JSON; with --windows each is within 2% of bench at its own window, and so is --forecast-even', async () => {
+    await withPrivateServer({}, async (server, redis) => {
+      const at = await writeFleet(redis, 3);
+      const list = await listLights(redis, { at, windowSeconds: null });
+      expect(list.lights.map((l) => l.light).sort()).toEqual(FLEET.map((l) => l.name).sort());
+      for (const l of list.lights) {
+        const light = FLEET.find((f) => f.name === l.light) as FleetLight;
+        expect(l.events).toBe(light.rate * light.windowSeconds * 3);
+      }
 
-        // Without a window: the span is used, and every light says so in its own row.
-        const guessed = await forecastLights(redis, list.lights, { layout: 'stoplight-v6', windowSeconds: null, at });
-        expect(guessed.lights.map((f) => f.windowFrom)).toEqual(list.lights.map(() => 'span'));
-        expect(guessed.fleet.windowSources).toEqual({ window: 0, windows: 0, registry: 0, span: 4 });
-        const listing = withForecast({ list, matched: list.lights, shown: list.lights, totals: [] }, guessed);
-        const text = renderLights({ ...listing, wide: false }, 'table', false);
-        for (const l of list.lights) expect(text).toMatch(new RegExp(`│ ${l.light} .*│ window unknown: span used \\(`));
-        expect(text).toContain('4 UNKNOWN, the span of their events used (give --window, or --windows <file>');
-        expect(text).toContain("what it is: a replay of each light's own events");
-        const doc = lightsSchema.parse(lightsDocument(listing)) as { lights: { forecast: { windowFrom: string } }[] };
-        expect(doc.lights.every((l) => l.forecast.windowFrom === 'span')).toBe(true);
+      // Without a window: the span is used, and every light says so in its own row.
+      const guessed = await forecastLights(redis, list.lights, { layout: 'stoplight-v6', windowSeconds: null, at });
+      expect(guessed.lights.map((f) => f.windowFrom)).toEqual(list.lights.map(() => 'span'));
+      expect(guessed.fleet.windowSources).toEqual({ window: 0, windows: 0, registry: 0, span: 4 });
+      const listing = withForecast({ list, matched: list.lights, shown: list.lights, totals: [] }, guessed);
+      const text = renderLights({ ...listing, wide: false }, 'table', false);
+      for (const l of list.lights) expect(text).toMatch(new RegExp(`│ ${l.light} .*│ window unknown: span used \\(`));
+      expect(text).toContain('4 UNKNOWN, the span of their events used (give --window, or --windows <file>');
+      expect(text).toContain("what it is: a replay of each light's own events");
+      const doc = lightsSchema.parse(lightsDocument(listing)) as { lights: { forecast: { windowFrom: string } }[] };
+      expect(doc.lights.every((l) => l.forecast.windowFrom === 'span')).toBe(true);
 
-        // With a windows file: each light at its own window, within 2% of bench there (even traffic), and the even figure too.
-        const rules = readWindowsFile(windowsFile());
-        const forecast = await forecastLights(redis, list.lights, { layout: 'stoplight-v6', windowSeconds: null, at, windows: rules, even: true });
-        expect(forecast.fleet.windowSources).toEqual({ window: 0, windows: 4, registry: 0, span: 0 });
-        const bench = await Promise.all(FLEET.map((light) => benched(server.url, light)));
-        // --forecast-even is `swc bench --window W --rate r --failure-rate f` with its defaults (one window, --seed 1), f the share the light held.
-        const evenOf = (light: FleetLight) => forecast.lights[list.lights.findIndex((l) => l.light === light.name)]?.even;
-        const plain = await Promise.all(
-          FLEET.map((light) => benched(server.url, light, { windows: 1, seed: 1, failureRate: evenOf(light)?.failureRate ?? Number.NaN })),
-        );
-        expect(FLEET.map((light) => evenOf(light)?.rate)).toEqual(FLEET.map((light) => light.rate));
-        const rows = FLEET.map((light, i) => {
-          const f = forecast.lights[list.lights.findIndex((l) => l.light === light.name)];
-          return {
-            name: light.name,
-            window: f?.windowSeconds,
-            from: f?.windowFrom,
-            replay: Math.abs((f?.bytes ?? Number.NaN) / (bench[i] as number) - 1) < 0.02,
-            even: Math.abs((f?.even?.bytes ?? Number.NaN) / (plain[i] as number) - 1) < 0.02,
-          };
-        });
-        process.stdout.write(
-          `ratios: ${FLEET.map((l, i) => {
-            const f = forecast.lights[list.lights.findIndex((x) => x.light === l.name)];
-            return `${l.name} replay ${f?.bytes}/${bench[i]} even ${f?.even?.bytes}/${plain[i]}`;
-          }).join('; ')}\n`,
-        );
-        expect(rows).toEqual(FLEET.map((l) => ({ name: l.name, window: l.windowSeconds, from: 'windows', replay: true, even: true })));
-        const shown = renderLights({ ...withForecast({ list, matched: list.lights, shown: list.lights, totals: [] }, forecast), wide: false }, 'table', false);
-        expect(shown).not.toMatch(/window unknown/);
-        expect(shown).toMatch(/│ even traffic │/);
-        expect(forecast.lights.find((f) => f.windowSeconds === 120)?.windowRule).toMatch(/windows\.txt:3 check\*$/);
+      // With a windows file: each light at its own window, within 2% of bench there (even traffic), and the even figure too.
+      const rules = readWindowsFile(windowsFile());
+      const forecast = await forecastLights(redis, list.lights, { layout: 'stoplight-v6', windowSeconds: null, at, windows: rules, even: true });
+      expect(forecast.fleet.windowSources).toEqual({ window: 0, windows: 4, registry: 0, span: 0 });
+      const bench = await Promise.all(FLEET.map((light) => benched(server.url, light)));
+      // --forecast-even is `swc bench --window W --rate r --failure-rate f` with its defaults (one window, --seed 1), f the share the light held.
+      const evenOf = (light: FleetLight) => forecast.lights[list.lights.findIndex((l) => l.light === light.name)]?.even;
+      const plain = await Promise.all(
+        FLEET.map((light) => benched(server.url, light, { windows: 1, seed: 1, failureRate: evenOf(light)?.failureRate ?? Number.NaN })),
+      );
+      expect(FLEET.map((light) => evenOf(light)?.rate)).toEqual(FLEET.map((light) => light.rate));
+      const rows = FLEET.map((light, i) => {
+        const f = forecast.lights[list.lights.findIndex((l) => l.light === light.name)];
+        return {
+          name: light.name,
+          window: f?.windowSeconds,
+          from: f?.windowFrom,
+          replay: Math.abs((f?.bytes ?? Number.NaN) / (bench[i] as number) - 1) < 0.02,
+          even: Math.abs((f?.even?.bytes ?? Number.NaN) / (plain[i] as number) - 1) < 0.02,
+        };
       });
-    },
-  );
+      process.stdout.write(
+        `ratios: ${FLEET.map((l, i) => {
+          const f = forecast.lights[list.lights.findIndex((x) => x.light === l.name)];
+          return `${l.name} replay ${f?.bytes}/${bench[i]} even ${f?.even?.bytes}/${plain[i]}`;
+        }).join('; ')}\n`,
+      );
+      expect(rows).toEqual(FLEET.map((l) => ({ name: l.name, window: l.windowSeconds, from: 'windows', replay: true, even: true })));
+      const shown = renderLights({ ...withForecast({ list, matched: list.lights, shown: list.lights, totals: [] }, forecast), wide: false }, 'table', false);
+      expect(shown).not.toMatch(/window unknown/);
+      expect(shown).toMatch(/│ even traffic │/);
+      expect(forecast.lights.find((f) => f.windowSeconds === 120)?.windowRule).toMatch(/windows\.txt:3 check\*$/);
+    });
+  });
 
-  it('swc lights --forecast --windows <file>: the table names each window; a bad file is exit 2 naming its line', { timeout: 120_000 }, async () => {
+  it('swc lights --forecast --windows <file>: the table names each window; a bad file is exit 2 naming its line', async () => {
     await withPrivateServer({}, async (server, redis) => {
       const at = await writeFleet(redis, 3);
       const file = windowsFile();

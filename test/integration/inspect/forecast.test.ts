@@ -37,7 +37,7 @@ async function benched(url: string, light: FleetLight): Promise<number> {
 const nameOf = (l: LightListing): string => l.light;
 
 describe.concurrent('swc lights --forecast', () => {
-  it('replays a 5.x fleet into stoplight-v6 within 2% of swc bench for each light, without writing to the server listed', { timeout: 120_000 }, async () => {
+  it('replays a 5.x fleet into stoplight-v6 within 2% of swc bench for each light, without writing to the server listed', async () => {
     await withPrivateServer({}, async (server, redis) => {
       await writeFleet(redis);
       const before = await digest(redis, '*');
@@ -75,7 +75,7 @@ describe.concurrent('swc lights --forecast', () => {
     });
   });
 
-  it('with a sample of 2 of 4 lights: 2 measured, 2 sampled out, the fleet extrapolated and labelled', { timeout: 60_000 }, async () => {
+  it('with a sample of 2 of 4 lights: 2 measured, 2 sampled out, the fleet extrapolated and labelled', async () => {
     await withPrivateServer({}, async (_server, redis) => {
       await writeFleet(redis);
       const list = await listLights(redis, { at: FLEET_AT, windowSeconds: 300 });

@@ -110,7 +110,7 @@ describe('inspect --layout auto on a 200k-key server', () => {
       expect((error as Error).message).toContain(`stoplight:v5:metadata:${typed}`);
       expect((error as Error).message).not.toMatch(/swc:|sliding-log|:ring:/);
     }
-  }, 30_000);
+  });
 
   it('a 6.0 name without --system (its system only a SCAN finds) takes one pass for every layout, not one each', async () => {
     const onePass = (await scanOnce(redis, ['*'], () => undefined, { pauseMs: 0, count: PASS_COUNT })).calls;
@@ -122,7 +122,7 @@ describe('inspect --layout auto on a 200k-key server', () => {
     expect(scans).toBeLessThanOrEqual(onePass);
     expect(result.map((r) => r.layout)).toEqual(['stoplight-v6']);
     expect(result[0]?.systemId).toBe(shortId('payments'));
-  }, 30_000);
+  });
 
   it('inspect <name> of a registered default-system light, without --system, makes no SCAN (the CLI, INFO commandstats)', async () => {
     expect(await redis.dbsize()).toBeGreaterThanOrEqual(UNRELATED);
@@ -139,12 +139,12 @@ describe('inspect --layout auto on a 200k-key server', () => {
     expect(found?.window).toMatchObject({ lengthSeconds: 60, source: 'registry' });
     expect(found?.config?.windowSeconds).toEqual({ value: 60, from: 'registry' });
     expect(found?.lookup).toMatch(/^read by name: /);
-  }, 30_000);
+  });
 
   it('the CLI says the suggestion on stderr, exit 1 as for every miss', async () => {
     // A fixed COUNT: the adaptive one paces 200k keys over ~10 s, and the pass's cost is held above; this is the CLI's surface.
     const run = await runCli(['inspect', 'chekout', '--system', 'payments', '--redis-url', server.url, '--scan-count', String(PASS_COUNT)]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^swc: light "chekout" not found: .*; did you mean "checkout"\? \(try swc lights\)$/m);
-  }, 30_000);
+  });
 });

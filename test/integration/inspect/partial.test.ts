@@ -64,5 +64,5 @@ describe('a listing stopped mid-scan', () => {
       expect(lightsSchema.safeParse(doc).success).toBe(true);
       expect((doc.lights as { partial: boolean }[]).every((l) => l.partial)).toBe(true);
     });
-  }, 120_000);
+  });
 });

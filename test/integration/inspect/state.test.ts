@@ -143,7 +143,7 @@ const byName = (lights: readonly LightListing[]): Map<string, LightListing> =>
   new Map(lights.map((l) => [l.systemId === null ? l.light : (l.lightName ?? l.light), l]));
 
 describe("Stoplight's own view: state and the window", () => {
-  it('lights and inspect give each light the state and the window counts Stoplight gives', { timeout: 60_000 }, async () => {
+  it('lights and inspect give each light the state and the window counts Stoplight gives', async () => {
     await withPrivateServer({}, async (_server, redis) => {
       await write(redis);
       const list = await listLights(redis, { windowSeconds: WINDOW, at: NOW, names: names() });

@@ -8,7 +8,7 @@ describe('private Redis Cluster', () => {
   let session: ClusterSession;
   beforeAll(async () => {
     session = await openClusterSession({ shards: 3 });
-  }, 30_000);
+  });
   afterAll(() => session?.close());
 
   it('serves all 16384 slots from three primaries, split evenly', () => {
@@ -78,7 +78,7 @@ describe('cluster sessions: bad input and stopping', () => {
     await one.stop();
     await one.stop();
     expect(pids.some(alive)).toBe(false);
-  }, 30_000);
+  });
 
   it('says the cluster is not ready when a node serves no slots yet', async () => {
     // A lone cluster-mode node with no slots: cluster_state:fail.

@@ -20,7 +20,7 @@ beforeAll(async () => {
   session = await openClusterSession({ shards: 3 });
   routed = routedRedis(session);
   for (const [i, key] of KEYS.entries()) await routed.set(key, String(i));
-}, 30_000);
+});
 afterAll(() => session?.close());
 
 describe('routed Redis over a 3-shard cluster', () => {

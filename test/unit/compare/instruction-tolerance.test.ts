@@ -10,7 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compareReports, DEFAULT_COMPARE_OPTIONS, type CompareRow, type Verdict } from '../../../src/compare/diff.js';
 import { compareOptionsFrom } from '../../../src/compare/options.js';
-import { DEFAULT_INSTRUCTIONS_TOLERANCE, INSTRUCTIONS_SPREAD_FACTOR, INSTRUCTIONS_TOLERANCE_FLOOR } from '../../../src/compare/tolerances.js';
+import { MEASURED_INSTRUCTION_SPREAD } from '../../../src/compare/instruction-spread.js';
+import {
+  DEFAULT_INSTRUCTIONS_TOLERANCE,
+  INSTRUCTIONS_SPREAD_FACTOR,
+  INSTRUCTIONS_TOLERANCE_FLOOR,
+  measuredSpreadOf,
+  type MeasuredInstructionSpread,
+} from '../../../src/compare/tolerances.js';
 import type { InstructionsResult, OpInstructions } from '../../../src/measure/instructions.js';
 import type { BenchReport } from '../../../src/measure/types.js';
 import { failureLines, verdictLine } from '../../../src/report/compare.js';
@@ -111,6 +118,37 @@ describe('instruction tolerance from the measured spread', () => {
     expect(v6Write(fixed).status).toBe('regressed');
     // Without the flag, the options leave it unset: the spreads decide.
     expect(compareOptionsFrom(flags).instructionsTolerance).toBeUndefined();
+  });
+
+  it('no floor is below the spread measured across runs of an unchanged build (npm run bench:instruction-spread -- --write)', () => {
+    // 6.0's write moved 4% across unchanged runs (more than the 2.5% floor); 5.x's was not measured.
+    const measured: MeasuredInstructionSpread = {
+      measured: { date: '2026-12-07', runs: 5, redis: '7.0.15', load: '1.0-2.0' },
+      spreads: { 'stoplight-v6': { write: 0.04, read: 0.001, request: 0.002 } },
+    };
+    const options = { ...DEFAULT_COMPARE_OPTIONS, instructionsMeasuredSpread: measured };
+    const rose = (by: number) => withCounts({ v6Write: [155_600 * by, 0.004] });
+    const within = compareReports(withCounts(), rose(1.035), options);
+    expect(v6Write(within).tolerance).toMatchObject({ fraction: 0.04, basis: 'floor', floorFraction: 0.04, spreadFraction: 0.004 });
+    expect(v6Write(within).status).toBe('ok');
+    // The ratio to 5.x: its two layouts' measured spreads added (4% + 0), under twice the floor (5%), which stays.
+    expect(v6Write(within, 'writeInstructionRatio').tolerance).toMatchObject({ fraction: 2 * INSTRUCTIONS_TOLERANCE_FLOOR, basis: 'floor' });
+    // Past the measured spread: a regression still.
+    expect(v6Write(compareReports(withCounts(), rose(1.045), options)).status).toBe('regressed');
+    // 5.x's write, not measured, keeps the floor.
+    const v5 = within.rows.find((r) => r.layout === 'stoplight-v5' && r.figure === 'writeInstructions');
+    expect(v5?.tolerance).toMatchObject({ fraction: INSTRUCTIONS_TOLERANCE_FLOOR, basis: 'floor' });
+    // Without the measured spread the same +3.5% is past the 2.5% floor.
+    const none: MeasuredInstructionSpread = { measured: null, spreads: {} };
+    expect(v6Write(compareReports(withCounts(), rose(1.035), { ...DEFAULT_COMPARE_OPTIONS, instructionsMeasuredSpread: none })).status).toBe('regressed');
+    // A result without repeats: the larger of the constant and the measured spread.
+    const old = withCounts({ v6Write: [155_600, null], spread: null });
+    expect(v6Write(compareReports(old, rose(1.035), options)).tolerance).toMatchObject({ fraction: 0.04, basis: 'fallback' });
+    // By default the gate takes the committed measurement (src/compare/instruction-spread.ts).
+    const byDefault = v6Write(compareReports(withCounts(), withCounts()));
+    expect(byDefault.tolerance?.floorFraction).toBe(
+      Math.max(INSTRUCTIONS_TOLERANCE_FLOOR, measuredSpreadOf(MEASURED_INSTRUCTION_SPREAD, 'stoplight-v6', 'write')),
+    );
   });
 
   it('the failure line and the verdict line show the ± used and how it was set; the JSON carries it and fits its schema', () => {
