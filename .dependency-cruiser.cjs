@@ -97,6 +97,17 @@ const CLI_HELPERS = [
   'rdb-target', // --rdb: a snapshot on a private server
   'server-read', // the server a reading command names first
 ];
+/**
+ * The only modules of src/redis/ a command may import: what parses or
+ * shows a flag's value, none of which opens a connection. Everything that
+ * reaches a server goes through the one door, src/run/open.ts (openTarget).
+ */
+const CLI_REDIS_ALLOWED = [
+  ['url', 'a --redis-url value checked, and secrets redacted from what is printed'],
+  ['server-settings', '--redis-server-arg checked, and the range of --cluster-shards'],
+  ['errors', 'lifecycle turns a Redis error into its one line and exit code'],
+  ['scan', 'the ranges of --scan-count and the default of --scan-pause'],
+];
 const COMMANDS = ['bench', 'chart', 'clean', 'compare', 'demo', 'doctor', 'inspect', 'lights', 'verify'];
 
 const anyOf = (names) => `(${names.join('|')})`;
@@ -124,6 +135,13 @@ function commandRules() {
       from: { path: commandPath(name) },
       to: { path: names.filter((other) => other !== name).map(commandPath) },
     })),
+    {
+      name: 'commands-open-no-connection',
+      severity: 'error',
+      comment: `The CLI parses and prints: it reaches Redis only through src/run/ (openTarget, the guarded run), never src/redis/ itself, except ${CLI_REDIS_ALLOWED.map(([f, why]) => `redis/${f}.ts (${why})`).join('; ')}.`,
+      from: { path: CLI },
+      to: { path: '^src/redis/', pathNot: CLI_REDIS_ALLOWED.map(([file]) => `^src/redis/${file}\\.ts$`) },
+    },
     {
       name: 'cli-helpers-import-no-command',
       severity: 'error',

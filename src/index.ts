@@ -25,6 +25,8 @@ export { SlidingWindowModel } from './model/sliding-window.js';
 // Where a run writes: one server, or a cluster's primaries.
 export { openClusterSession, type ClusterSession } from './redis/cluster.js';
 export { clusterTarget, singleTarget, type Target } from './redis/target.js';
+// The one door: a target opened from what names it (a URL, a cluster's seeds, a private server or cluster).
+export { openTarget, type TargetSpec, type TargetLimits } from './run/open.js';
 
 // bench: memory, accuracy and throughput of layouts, in a namespace of its own,
 // behind the same guards as the CLI (probe, preflight, CROSSSLOT, ACL confinement, clean-up).

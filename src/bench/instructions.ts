@@ -7,6 +7,7 @@ import { CallgrindControl, callgrindWrapper, findValgrind, type ValgrindTools } 
 import { countInstructions, type CountedOp, type InstructionsResult } from '../measure/instructions.js';
 import type { BenchReport, CellResult } from '../measure/types.js';
 import type { PrivateServer } from '../redis/server.js';
+import type { Target } from '../redis/target.js';
 import { RespConnection } from '../redis/resp.js';
 import { BENCH_EPOCH, errorJsonFor, lightSeed } from '../traffic/events.js';
 import { cellsOf, type BenchPlan, type Cell } from './plan.js';
@@ -227,4 +228,30 @@ export function withInstructions(report: BenchReport, counts: ReadonlyMap<string
     return found ? { ...r, instructions: found } : r;
   });
   return { ...report, results };
+}
+
+/**
+ * The instruction count after a bench's guarded run: the plan's cells on a
+ * server under callgrind beside the run's private one, the counts added to
+ * the report. `say` hears each step (`starting redis-server under valgrind callgrind`, …).
+ */
+export async function countAfterRun(
+  counting: { plan: InstructionsPlan; tools: ValgrindTools },
+  target: Target,
+  plan: BenchPlan,
+  report: BenchReport,
+  options: { say?: (text: string) => void; signal?: AbortSignal },
+): Promise<BenchReport> {
+  const server = target.shards[0]?.session.server;
+  if (!server) throw new UsageError("--instructions: needs swc's private server");
+  const started = performance.now();
+  options.say?.('starting redis-server under valgrind callgrind');
+  const counted = await openCountedServer(server, counting.tools);
+  try {
+    const counts = await runInstructionPhase(counted, plan, counting.plan, options.say, options.signal);
+    const out = withInstructions(report, counts);
+    return { ...out, instructionsSeconds: (performance.now() - started) / 1000 };
+  } finally {
+    await counted.close();
+  }
 }

@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import { leftoverRunUsers } from '../safety/acl.js';
-import type { ClusterSession } from '../redis/cluster.js';
+import type { Target } from '../redis/target.js';
 import { clusterError, nodeName } from '../redis/routed.js';
 import { scanKeys } from '../layouts/inspection-keys.js';
 import { listDemos, removeDemo } from '../demo/marker.js';
@@ -26,7 +25,7 @@ export interface CleanResult {
 }
 
 /** On a cluster: keys of each namespace per primary (one SCAN on each node itself), prefix → `host:port` → count. */
-async function keysPerNode(cluster: ClusterSession, prefixes: readonly string[]): Promise<Map<string, Record<string, number>>> {
+async function keysPerNode(cluster: NonNullable<Target['cluster']>, prefixes: readonly string[]): Promise<Map<string, Record<string, number>>> {
   const out = new Map<string, Record<string, number>>(prefixes.map((p) => [p, {}]));
   if (prefixes.length === 0) return out;
   const pattern = prefixes.length === 1 ? `${prefixes[0] as string}:*` : 'swc-bench:*';
@@ -51,10 +50,7 @@ async function keysPerNode(cluster: ClusterSession, prefixes: readonly string[])
  * `namespace`) and the temporary ACL users of runs that are gone; with
  * `remove`, removes them, never a running run's nor one without swc's marker.
  */
-export async function cleanServer(
-  target: { redis: Redis; cluster?: ClusterSession },
-  options: { namespace?: Namespace; remove: boolean },
-): Promise<CleanResult> {
+export async function cleanServer(target: Pick<Target, 'redis' | 'cluster'>, options: { namespace?: Namespace; remove: boolean }): Promise<CleanResult> {
   const listed = await listNamespaces(target.redis, options.namespace);
   const perNode = target.cluster
     ? await keysPerNode(

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { EnvironmentError, ExitCode, SwcError, UsageError } from '../core/errors.js';
-import type { BuildIdentity } from '../redis/build.js';
+import type { BuildIdentity } from '../run/open.js';
 import { SWC_VERSION } from '../core/version.js';
 import { onShutdown } from './lifecycle.js';
 import { parser } from './options.js';
@@ -123,7 +123,7 @@ function runChild(args: readonly string[], binary: string, label: string): Promi
  */
 export async function runAcrossBuilds(binaries: readonly string[], args: readonly string[]): Promise<ChildRun[]> {
   // The build probe (it starts each redis-server) loads with the first run across builds.
-  const { probeBuild, uniqueLabels } = await import('../redis/build.js');
+  const { probeBuild, uniqueLabels } = await import('../run/open.js');
   const builds: BuildIdentity[] = [];
   // Every build is started once first: a binary that does not run fails before any measurement.
   for (const binary of binaries) {

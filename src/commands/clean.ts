@@ -64,7 +64,7 @@ Examples:
       const result = await cleanServer(session, { ...(flags.namespace ? { namespace: flags.namespace } : {}), remove: Boolean(flags.yes) });
       const code = result.failed ? ExitCode.finding : ExitCode.ok;
       if (flags.json) {
-        printJson(cleanDocument(result, { url: redactUrl(session.url), ...(session.cluster ? { primaries: primariesOf(session.cluster) } : {}) }));
+        printJson(cleanDocument(result, { url: redactUrl(session.url), ...(session.cluster ? { primaries: primariesOf(session) } : {}) }));
         return code;
       }
       const where = session.cluster ? `on the ${session.cluster.shards.length} primaries of this cluster` : 'on this server';

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import type { Shard } from '../run/open.js';
 import { ExitCode, UsageError } from '../core/errors.js';
 import { action, onShutdown, registerUrlSecrets } from './lifecycle.js';
 import { addJsonOption, parser, printJson } from './options.js';
@@ -55,24 +56,21 @@ Examples:
       }
       if (flags.write && flags.redisUrl === undefined) throw new UsageError('--write: needs --redis-url <url> (the server to write the demo lights into)');
       if (flags.then !== undefined && flags.redisUrl !== undefined) throw new UsageError('--then: runs on the private server only; drop --redis-url');
-      const [{ openSession }, { runDemo }, { demoDocument, demoLines }, { redactUrl }, { proseWidth, wrapText }] = await Promise.all([
-        import('../redis/connect.js'),
+      const [{ openTarget }, { runDemo }, { demoDocument, demoLines }, { redactUrl }, { proseWidth, wrapText }] = await Promise.all([
+        import('../run/open.js'),
         import('../demo/demo.js'),
         import('../report/demo.js'),
         import('../redis/url.js'),
         import('../report/width.js'),
       ]);
-      const session = await openSession(flags.redisUrl !== undefined ? { redisUrl: flags.redisUrl, flag: '--redis-url' } : {});
-      onShutdown(() => session.close());
+      const target = await openTarget(flags.redisUrl !== undefined ? { url: flags.redisUrl, flag: '--redis-url' } : { privateServer: {} });
+      onShutdown(() => target.close());
+      const { session } = target.shards[0] as Shard;
       const result = await runDemo(session.redis, { marked: !session.server });
       const where = { url: session.server ? session.url : redactUrl(session.url), private: Boolean(session.server) };
       if (flags.then === 'lights') {
-        const [{ runList }, { singleTarget }] = await Promise.all([import('./listing.js'), import('../redis/target.js')]);
-        return runList(
-          { window: result.windowSeconds, progress: false, redisServerArg: [], ...(flags.json ? { json: true } : {}) },
-          undefined,
-          singleTarget(session),
-        );
+        const { runList } = await import('./listing.js');
+        return runList({ window: result.windowSeconds, progress: false, redisServerArg: [], ...(flags.json ? { json: true } : {}) }, undefined, target);
       }
       if (flags.json) printJson(demoDocument(result, where));
       else process.stdout.write(`${wrapText(demoLines(result, where).join('\n'), proseWidth(), 4)}\n`);

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import { ExitCode } from '../core/errors.js';
 import { action } from './lifecycle.js';
-import { addJsonOption, addRedisOptions, printJson, sessionFromFlags, useColor, type RedisFlags } from './options.js';
+import type { Shard } from '../run/open.js';
+import { addJsonOption, addRedisOptions, printJson, targetFromFlags, useColor, type RedisFlags } from './options.js';
 
 interface DoctorFlags extends RedisFlags {
   json?: boolean;
@@ -41,7 +42,7 @@ export function doctorCommand(): Command {
         import('../report/width.js'),
         import('../redis/url.js'),
       ]);
-      const session = await sessionFromFlags(flags);
+      const { session } = (await targetFromFlags(flags)).shards[0] as Shard;
       // Headroom is judged against the README's first bench, with its defaults and the bench's own estimator.
       const peak = estimatePeakBytes(defaultBenchPlan(defaultLayoutNames));
       const readOnly = !session.server && flags.writeCheck !== true;

@@ -164,13 +164,13 @@ async function inspectOne(light: string, flags: InspectFlags): Promise<number> {
           const snapshot = await (await import('./rdb-target.js')).rdbTarget(flags);
           return {
             target: snapshot,
-            result: await inspectLight(snapshot.redis, request, undefined, names, flags.scanCount !== undefined ? { count: flags.scanCount } : {}),
+            result: await inspectLight(snapshot, request, undefined, names, flags.scanCount !== undefined ? { count: flags.scanCount } : {}),
           };
         })()
       : await withSlotRetry(
           () => readTargetFromFlags(flags, DEFAULT_INSPECT_URL, 'inspect', { commandTimeoutMs: LIGHTS_COMMAND_TIMEOUT_MS }),
           (target) =>
-            inspectLight(target.redis, request, target.nodeOf, names, flags.scanCount !== undefined ? { count: flags.scanCount } : {}).catch((err: unknown) => {
+            inspectLight(target, request, undefined, names, flags.scanCount !== undefined ? { count: flags.scanCount } : {}).catch((err: unknown) => {
               if (!(err instanceof NotFoundError)) throw err;
               // The message repeats the typed name and its keys: keep their control characters off the terminal.
               const notFound = visible(err.message);
@@ -184,7 +184,8 @@ async function inspectOne(light: string, flags: InspectFlags): Promise<number> {
   const server = { where: serverRead(flags, target), notMeasured: inspectNotMeasured(inspections, flags.rdb !== undefined) };
   // Values from Redis over a sane length (an 8 MB last_error_json) are cut, their size in bytes said (src/safety/text.ts).
   if (flags.json) {
-    const cluster = 'cluster' in target && target.cluster ? { primaries: primariesOf(target.cluster) } : undefined;
+    const primaries = primariesOf(target);
+    const cluster = primaries ? { primaries } : undefined;
     printJson(shownDeep(inspectionDocument(request, inspections, cluster, server), MAX_JSON_CHARS, cutOnly));
   } else {
     const columns = terminalColumns();

@@ -6,7 +6,7 @@ import type { ListingOutput } from '../report/listing.js';
 import type { LightStateName } from '../layouts/stoplight/state.js';
 import type { NameBook } from '../layouts/stoplight/names.js';
 import type { LightsFormat } from '../report/lights-formats.js';
-import type { Target } from '../redis/target.js';
+import type { Target } from '../run/open.js';
 import { visible } from '../report/style.js';
 import { serverRead } from './server-read.js';
 import { onShutdown, printError, stderrProgress, stopCause, untilStopped } from './lifecycle.js';
@@ -66,16 +66,12 @@ function print(out: Listed): void {
 /** One listing, read and rendered; Ctrl-C stops the scan and what it found is still rendered, marked partial. */
 function listOnce({ flags, layout, names }: ListPlan, target: Target, control: { stopped: () => boolean }): Promise<Listed> {
   return untilStopped(async (stopped) => {
-    const [{ readListing }, { listingOutput, scanProgressLine }, { primariesOf }] = await Promise.all([
-      import('../inspect/listing.js'),
-      import('../report/listing.js'),
-      import('./cluster-read.js'),
-    ]);
+    const [{ readListing }, { listingOutput, scanProgressLine }] = await Promise.all([import('../inspect/listing.js'), import('../report/listing.js')]);
     // --watch draws its frames over each other: a progress line between them (wrapped, on a narrow terminal) would shift them.
     const progress = stderrProgress(flags.progress !== false && flags.watch === undefined, scanProgressLine);
     let listing: Listing;
     try {
-      listing = await readListing(target.redis, {
+      listing = await readListing(target, {
         ...(layout !== undefined ? { layout } : {}),
         windowSeconds: flags.window ?? null,
         ...(flags.at !== undefined ? { at: flags.at } : {}),
@@ -85,7 +81,6 @@ function listOnce({ flags, layout, names }: ListPlan, target: Target, control: {
         ...(flags.scanCount !== undefined ? { scanCount: flags.scanCount } : {}),
         ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
         stopped: () => stopped() || control.stopped(),
-        ...(target.nodeOf && target.cluster ? { cluster: { nodeOf: target.nodeOf, primaries: primariesOf(target.cluster) } } : {}),
         ...(flags.sort ? { sort: flags.sort } : {}),
         ...(flags.top !== undefined ? { top: flags.top } : {}),
         ...(flags.system !== undefined ? { system: flags.system } : {}),

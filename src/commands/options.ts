@@ -1,8 +1,6 @@
 import { jsonText } from '../core/format.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { Session } from '../redis/connect.js';
-import type { CommandCap } from '../redis/command-cap.js';
-import type { ClusterSession } from '../redis/cluster.js';
+import type { Target, TargetLimits, TargetSpec } from '../run/open.js';
 import { parseRedisUrl, redactUrl } from '../redis/url.js';
 import { checkServerSetting, MAX_PRIVATE_SHARDS } from '../redis/server-settings.js';
 import { UsageError } from '../core/errors.js';
@@ -49,7 +47,7 @@ export function redisUrlOptedIn(env: NodeJS.ProcessEnv = process.env): boolean {
 /**
  * Adds `--redis-url` and, where swc may start its own server,
  * `--redis-server-arg`. Which Redis is used when neither the flag nor
- * REDIS_URL is set is {@link sessionFromFlags}' `defaultUrl` (without one,
+ * REDIS_URL is set is {@link targetFromFlags}' `defaultUrl` (without one,
  * a private redis-server). A command that `writes` (bench, verify) reads
  * REDIS_URL only with SWC_USE_REDIS_URL=1: an exported URL is often a shared
  * server set for the read commands, and a benchmark there would be another
@@ -116,27 +114,50 @@ export function addRedisOptions(command: Command, { privateServer, writes = fals
 }
 
 /**
- * Opens the session the flags ask for and registers its cleanup, so the
- * private server stops on every way out, Ctrl-C included.
+ * Where the flags point: `--redis-url` (several: a cluster's seeds), else
+ * REDIS_URL, else `defaultUrl`, else a private server; with `--cluster` or
+ * `--cluster-shards` and no URL, a private cluster. Opens nothing.
  */
-export async function sessionFromFlags(
-  flags: Partial<RedisFlags>,
-  defaultUrl?: string,
-  connectOptions: { commandTimeoutMs?: number; cap?: CommandCap } = {},
-): Promise<Session> {
+export function targetSpecOf(flags: Partial<RedisFlags & ClusterFlags>, defaultUrl?: string): TargetSpec {
   // An empty REDIS_URL counts as unset, as the preAction check treats it.
   const env = process.env.REDIS_URL || undefined;
-  const redisUrl = flags.redisUrl ?? env ?? defaultUrl;
+  const flag = flags.redisUrl === undefined && env ? { flag: 'REDIS_URL' } : {};
+  if (!wantsCluster(flags)) {
+    const url = flags.redisUrl ?? env ?? defaultUrl;
+    return url !== undefined ? { url, ...flag } : { privateServer: { settings: flags.redisServerArg ?? [] } };
+  }
+  const seeds = flags.redisUrls ?? (flags.redisUrl !== undefined ? [flags.redisUrl] : env !== undefined ? [env] : defaultUrl !== undefined ? [defaultUrl] : []);
+  if (seeds.length > 0 && flags.clusterShards !== undefined) {
+    throw new UsageError('--cluster-shards: starts a private cluster; drop it or drop --redis-url');
+  }
+  if (seeds.length > 0 && (flags.redisServerArg?.length ?? 0) > 0) {
+    throw new UsageError('--redis-server-arg: only applies to a private cluster; drop it or drop --redis-url');
+  }
+  if (seeds.length > 0) return { seeds, ...flag };
+  return { privateCluster: { ...(flags.clusterShards !== undefined ? { shards: flags.clusterShards } : {}), settings: flags.redisServerArg ?? [] } };
+}
+
+/**
+ * Opens what the flags point at ({@link targetSpecOf}) through the one door,
+ * `openTarget` (src/run/open.ts), under the run's limits, and registers its
+ * closing, so a private server or cluster stops on every way out, Ctrl-C
+ * included.
+ */
+export async function targetFromFlags(
+  flags: Partial<RedisFlags & ClusterFlags>,
+  defaultUrl?: string,
+  limits: TargetLimits = {},
+  adjust: (spec: TargetSpec) => TargetSpec = (spec) => spec,
+): Promise<Target> {
+  const spec = adjust(targetSpecOf(flags, defaultUrl));
+  if ('url' in spec && (flags.redisServerArg?.length ?? 0) > 0) {
+    throw new UsageError('--redis-server-arg: only applies to the private server; drop it or drop --redis-url');
+  }
   // The client loads with the first command that connects, not at start-up.
-  const { openSession } = await import('../redis/connect.js');
-  const session = await openSession({
-    ...(redisUrl !== undefined ? { redisUrl } : {}),
-    serverSettings: flags.redisServerArg ?? [],
-    ...(flags.redisUrl === undefined && env ? { flag: 'REDIS_URL' } : {}),
-    ...connectOptions,
-  });
-  onShutdown(() => session.close());
-  return session;
+  const { openTarget } = await import('../run/open.js');
+  const target = await openTarget(spec, limits);
+  onShutdown(() => target.close());
+  return target;
 }
 
 /**
@@ -174,29 +195,6 @@ export function addClusterOptions(command: Command, { privateCluster = true }: {
 /** Whether the flags ask for Redis Cluster: `--cluster`, `--cluster-shards`, or several `--redis-url` seeds. */
 export function wantsCluster(flags: Partial<RedisFlags & ClusterFlags>): boolean {
   return Boolean(flags.cluster) || flags.clusterShards !== undefined || (flags.redisUrls?.length ?? 0) > 1;
-}
-
-/**
- * Opens the cluster session the flags ask for (seeds from `--redis-url`, else
- * `REDIS_URL`, else a private cluster) and registers its cleanup, so a private
- * cluster stops on every way out, Ctrl-C included.
- */
-export async function clusterSessionFromFlags(flags: Partial<RedisFlags & ClusterFlags>, cap?: CommandCap): Promise<ClusterSession> {
-  const env = process.env.REDIS_URL || undefined;
-  const seeds = flags.redisUrls ?? (flags.redisUrl !== undefined ? [flags.redisUrl] : env !== undefined ? [env] : []);
-  if (seeds.length > 0 && flags.clusterShards !== undefined) {
-    throw new UsageError('--cluster-shards: starts a private cluster; drop it or drop --redis-url');
-  }
-  const { openClusterSession } = await import('../redis/cluster.js');
-  const session = await openClusterSession({
-    seeds,
-    ...(flags.clusterShards !== undefined ? { shards: flags.clusterShards } : {}),
-    serverSettings: flags.redisServerArg ?? [],
-    ...(flags.redisUrl === undefined && env ? { flag: 'REDIS_URL' } : {}),
-    ...(cap ? { cap } : {}),
-  });
-  onShutdown(() => session.close());
-  return session;
 }
 
 /** Adds `--json`. */

@@ -1,5 +1,5 @@
 /** `--rdb`: a snapshot read on a private server of its own (lights and inspect). */
-import type { Target } from '../redis/target.js';
+import type { Target } from '../run/open.js';
 import { UsageError } from '../core/errors.js';
 import { onShutdown } from './lifecycle.js';
 import type { ClusterFlags, RedisFlags } from './options.js';
@@ -9,14 +9,8 @@ export async function rdbTarget(flags: { rdb?: string; redisServer?: string } & 
   if (flags.redisUrl !== undefined || (flags.redisUrls?.length ?? 0) > 0)
     throw new UsageError('--rdb/--redis-url: --rdb reads a snapshot, not a server; drop one of them');
   if (flags.cluster) throw new UsageError('--rdb/--cluster: --rdb reads one snapshot; drop --cluster');
-  const [{ startRdbServer }, { singleTarget }] = await Promise.all([import('../redis/rdb-server.js'), import('../redis/target.js')]);
-  const server = await startRdbServer(flags.rdb as string, flags.redisServer);
-  onShutdown(() => server.stop());
-  return singleTarget({
-    redis: server.redis,
-    url: server.url,
-    // A snapshot is read over the one connection the server was opened with.
-    connectAnother: () => Promise.reject(new Error('--rdb: a snapshot is read over one connection')),
-    close: () => server.stop(),
-  });
+  const { openTarget } = await import('../run/open.js');
+  const target = await openTarget({ rdb: flags.rdb as string, ...(flags.redisServer !== undefined ? { binary: flags.redisServer } : {}) });
+  onShutdown(() => target.close());
+  return target;
 }

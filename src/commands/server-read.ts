@@ -1,6 +1,6 @@
 import { plainTarget } from '../run/cleanup.js';
 import { redactUrl } from '../redis/url.js';
-import type { Target } from '../redis/target.js';
+import type { Target } from '../run/open.js';
 
 /**
  * The server a reading command (lights, inspect) names first: the snapshot

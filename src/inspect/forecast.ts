@@ -6,8 +6,7 @@ import type { Inspection, LightForecast, LightListing } from '../layouts/inspect
 import type { NameBook } from '../layouts/stoplight/names.js';
 import type { Layout, Light } from '../layouts/types.js';
 import { measureKeys } from '../measure/memory.js';
-import { connect } from '../redis/connect.js';
-import { startPrivateServer, type PrivateServer } from '../redis/server.js';
+import { openTarget, type Target } from '../run/open.js';
 import { serverInfo } from '../redis/info.js';
 import { RespConnection } from '../redis/resp.js';
 import { loadScripts } from '../redis/scripts.js';
@@ -334,8 +333,9 @@ export async function forecastLights(redis: Redis, lights: readonly LightListing
 const NOTHING_RUN = { partial: false, events: 0, server: { version: 'none started', allocator: 'none' } };
 
 /** A private redis-server to replay on, as bench starts one without --redis-url; a missing binary is named for --forecast. */
-async function replayServer(binary: string | undefined): Promise<PrivateServer> {
-  return startPrivateServer(binary !== undefined ? { binary } : {}).catch((err: unknown) => {
+async function replayServer(binary: string | undefined): Promise<Target> {
+  // Through the one door (src/run/open.ts), as every use case reaches a server.
+  return openTarget({ privateServer: binary !== undefined ? { binary } : {} }).catch((err: unknown) => {
     if (!(err instanceof ServerStartError) || !/not found/.test(err.message)) throw err;
     const shown = binary ?? process.env.SWC_REDIS_SERVER ?? 'redis-server';
     throw new ServerStartError(
@@ -360,10 +360,9 @@ async function replayAll(
   maxEvents: number,
 ): Promise<{ partial: boolean; events: number; server: FleetForecast['server'] }> {
   const server = await replayServer(request.binary);
-  let own: Redis | undefined;
+  const own = server.redis;
   let events = 0;
   try {
-    own = await connect(server.url);
     const info = await serverInfo(own);
     let done = 0;
     request.onProgress?.({ done, total: chosen.length, events, light: '' });
@@ -380,8 +379,7 @@ async function replayAll(
     }
     return { partial: false, events, server: { version: info.version, allocator: info.memAllocator } };
   } finally {
-    own?.disconnect();
-    await server.stop();
+    await server.close();
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { readView, type ReadWhere } from '../run/read.js';
 import { NotFoundError, UsageError } from '../core/errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { InspectTarget, Layout } from '../layouts/types.js';
@@ -109,12 +110,16 @@ async function readPlan(
  * and the names a miss suggests from).
  */
 export async function inspectLight(
-  redis: Redis,
+  where: ReadWhere,
   request: InspectRequest,
-  nodeOf?: (key: string) => string,
+  nodeOfKey?: (key: string) => string,
   names?: NameBook,
   scan: Pick<ScanControl, 'count'> = {},
 ): Promise<Inspection[]> {
+  // A Target (the one door's, read-only) names each key's primary on a cluster; a bare connection reads one server.
+  const view = readView(where);
+  const { redis } = view;
+  const nodeOf = nodeOfKey ?? view.nodeOf;
   const plan = resolveTargets(request, names);
   const { limits, unavailable } = await readEncodingLimits(redis);
   const given = request.at !== undefined;

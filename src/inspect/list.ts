@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { readView, type ReadWhere } from '../run/read.js';
 import { UsageError } from '../core/errors.js';
 import { createLayout, registeredLayouts } from '../layouts/index.js';
 import type { Layout } from '../layouts/types.js';
@@ -151,8 +152,16 @@ const DEMO_PATTERN = 'swc-demo:*';
  * are null, and `unavailable` says why, when the server refuses MEMORY.
  * Read-only.
  */
-export async function listLights(redis: Redis, options: ListOptions | readonly string[] = {}): Promise<LightList> {
-  const opts: ListOptions = Array.isArray(options) ? { only: options as readonly string[] } : (options as ListOptions);
+export async function listLights(where: ReadWhere, options: ListOptions | readonly string[] = {}): Promise<LightList> {
+  const asked: ListOptions = Array.isArray(options) ? { only: options as readonly string[] } : (options as ListOptions);
+  // A Target (the one door's, read-only): on a cluster every primary is scanned and each key named by its primary.
+  const view = readView(where);
+  const { redis } = view;
+  const opts: ListOptions = {
+    ...(view.nodeOf && asked.nodeOf === undefined ? { nodeOf: view.nodeOf } : {}),
+    ...(view.primaries && asked.nodes === undefined ? { nodes: view.primaries.map((p) => p.node) } : {}),
+    ...asked,
+  };
   const layouts = opts.only === undefined ? registeredLayouts() : opts.only.map((name) => createLayout(name));
   const given = opts.at !== undefined;
   // The colour rule compares Stoplight's fractional stamps with the moment itself; windows count whole seconds.

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { readView, type ReadWhere } from '../run/read.js';
 import type { LayoutTotals, LightList, LightListing, NodeTotals } from '../layouts/inspection.js';
 import { addName, isLiteral, newNameBook, readNamesFile, type NameBook } from '../layouts/stoplight/names.js';
 import type { ScanProgress } from '../redis/scan.js';
@@ -56,10 +56,13 @@ function layoutsOf(layout: ListingRequest['layout']): string[] | undefined {
 }
 
 /** Scans the server once and returns the lights, filtered, sorted and totalled. */
-export async function readListing(redis: Redis, request: ListingRequest): Promise<Listing> {
+export async function readListing(where: ReadWhere, request: ListingRequest): Promise<Listing> {
+  // A cluster's shape comes from the Target when the request does not give one.
+  const view = readView(where);
+  if (request.cluster === undefined && view.nodeOf && view.primaries) request = { ...request, cluster: { nodeOf: view.nodeOf, primaries: view.primaries } };
   const only = layoutsOf(request.layout);
   const pauseMs = request.scanPauseMs ?? (request.snapshot ? 0 : undefined);
-  const list = await listLights(redis, {
+  const list = await listLights(view.redis, {
     ...(only ? { only } : {}),
     ...(request.cluster ? { nodeOf: request.cluster.nodeOf, nodes: request.cluster.primaries.map((p) => p.node) } : {}),
     windowSeconds: request.windowSeconds,

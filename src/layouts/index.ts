@@ -11,6 +11,7 @@ import { STOPLIGHT_V5_TAGGED, stoplightV5TaggedDefinition } from './stoplight/v5
 import { STOPLIGHT_V6_UPSTREAM, StoplightV6 } from './stoplight/v6.js';
 import { TwoWindow } from './two-window.js';
 import type { Layout, LayoutOptions } from './types.js';
+import { remember, scopedBuilder } from './recipes.js';
 
 /** A registered layout: its name and how to build it. */
 export interface LayoutDefinition {
@@ -139,10 +140,13 @@ export function resolveLayout(spec: string, options: LayoutOptions & { baseDir?:
 
 /** Builds the registered layout `name`; throws a UsageError for a name the registry does not know. */
 export function createLayout(name: LayoutName, options?: LayoutOptions): Layout {
+  // A layout a caller built and handed to a use case (src/layouts/recipes.ts), within that call.
+  const scoped = scopedBuilder(name);
+  if (scoped) return scoped(options);
   // A variant's name (coarse-30s, stoplight-v5-tagged) registers it on first use, as --layout does.
   const definition = registry.get(name) ?? derivedDefinition(name);
   if (!definition) throw new UsageError(`--layout: expected one of ${names.join(', ')}, got "${name}"`);
-  return definition.create(options);
+  return remember(definition.create(options), { name, create: (o) => definition.create(o), options: options ?? {} });
 }
 
 /** Every registered layout, built with its default prefix, in registration order. */

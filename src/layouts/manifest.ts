@@ -23,6 +23,7 @@ import {
   type Template,
 } from './manifest-schema.js';
 import { parseManifest } from './manifest-zod.js';
+import { remember } from './recipes.js';
 import { pairsToRecord, toInt, toIntOrNull, toStringOrNull } from './parse.js';
 import { HOUR_SECONDS, hourStart, KeyTable, nameId } from './kit/keys.js';
 import { TemplateInspector } from './kit/template-inspector.js';
@@ -61,7 +62,8 @@ export function readManifest(file: string): Manifest {
 
 /** Reads a manifest file and builds its layout. */
 export function loadManifestLayout(file: string, options: ManifestLayoutOptions = {}): ManifestLayout {
-  return new ManifestLayout(readManifest(file), options);
+  const manifest = readManifest(file);
+  return remember(new ManifestLayout(manifest, options), { name: manifest.name, create: (o) => new ManifestLayout(manifest, o), options });
 }
 
 /**

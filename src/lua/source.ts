@@ -249,7 +249,7 @@ const CLOCK_PROLOGUE = [
 ];
 
 /** Where the prologue's lines come from, in error messages. */
-const PROLOGUE_FILE = "swc's clock wrapper";
+export const PROLOGUE_FILE = "swc's clock wrapper";
 
 /**
  * The script wrapped so that `redis.call('TIME')` and `redis.pcall('TIME')`

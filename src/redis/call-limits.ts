@@ -38,7 +38,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { RefusalError } from '../core/errors.js';
-import { guardedScript } from '../lua/guard.js';
+import { GUARD_LUA_HEAP_BYTES, guardedScript } from '../lua/guard.js';
 import type { LuaScript } from '../lua/source.js';
 import { guardStoppedError } from './errors.js';
 import { parseInfo } from './info.js';
@@ -50,7 +50,7 @@ export const UNTRUSTED_CALL_GROWTH_BYTES = 256 * 1024;
 /** How far below maxmemory such a run stops, at least: more than one call may grow, so the call that crosses the line does not reach maxmemory. */
 export const UNTRUSTED_MEMORY_MARGIN_BYTES = 1024 * 1024;
 /** How much the scripts' Lua heap (used_memory_lua) may grow over a run, on the rehearsal's server and on the user's. */
-export const UNTRUSTED_LUA_HEAP_BYTES = 8 * 1024 * 1024;
+export const UNTRUSTED_LUA_HEAP_BYTES = GUARD_LUA_HEAP_BYTES;
 
 /** The per-call growth bound of a run whose rehearsal's largest call grew the data by `rehearsedBytes`. */
 export const callGrowthBound = (rehearsedBytes = 0): number => Math.max(UNTRUSTED_CALL_GROWTH_BYTES, 2 * rehearsedBytes);
@@ -143,6 +143,15 @@ export class CallLimits {
     private readonly verdict?: (rehearsed: Rehearsed) => RefusalError | null,
   ) {
     this.last = start;
+  }
+
+  /**
+   * What one call may send to Redis on this server (the guard weighs each call's arguments against it, src/lua/guard.ts): the per-call
+   * bound on the user's server, where a call that behaved in the rehearsal could otherwise write megabytes and make Redis evict before
+   * the check after the call; none in a rehearsal, which measures what calls write.
+   */
+  get sentBytesBound(): number {
+    return this.rehearsal ? 0 : this.callGrowthBytes;
   }
 
   /** used_memory above which the run stops (maxmemory less the margin), or null without maxmemory. */
@@ -281,7 +290,7 @@ export const callLimitsOf = (server: string): CallLimits | undefined => limits.g
  */
 export function wireScript(script: LuaScript, server: string | undefined): LuaScript {
   const limited = server === undefined ? undefined : limits.get(server);
-  return limited ? guardedScript(script, limited.callBudgetMs) : script;
+  return limited ? guardedScript(script, limited.callBudgetMs, limited.sentBytesBound) : script;
 }
 
 /** The per-call time budget on a server whose busy threshold is `thresholdMs`. */

@@ -6,7 +6,7 @@
  */
 import { CommandRefusedError, RedisUnavailableError, RefusalError, ScriptError, ServerStateError, SwcError, type ServerStateKind } from '../core/errors.js';
 import { GUARD_ERROR_CODE } from '../lua/guard.js';
-import { locate, type LuaScript } from '../lua/source.js';
+import { locate, PROLOGUE_FILE, type LuaScript } from '../lua/source.js';
 import { READ_ONLY_ACL } from './read-only-acl.js';
 
 /** What was being done when an error came back; every field is optional and only sharpens the message. */
@@ -215,9 +215,11 @@ export function guardStoppedError(file: string, reply: unknown, server = 'the se
     .replace(/ script: [0-9a-f]{40}[\s\S]*$/, '')
     .trim();
   // The guard names the user's line it stopped at (`(at user_script:N)`): told as the file and line it came from.
-  const line = / \(at (user_script:\d+)\)/.exec(said);
+  // A stop inside one of the guard's wrappers names a few frames, nearest first: the first that is not a wrapper's is the user's.
+  const line = / \(at (user_script:\d+(?: < user_script:\d+)*)\)/.exec(said);
   const why = line ? said.replace(line[0], '') : said;
-  const at = line && script ? ` at ${locate(script, line[1] as string)}` : '';
+  const places = line && script ? (line[1] as string).split(' < ').map((place) => locate(script, place)) : [];
+  const at = places.length > 0 ? ` at ${places.find((place) => !place.startsWith(`${PROLOGUE_FILE}:`)) ?? places[0]}` : '';
   return new RefusalError(
     `stopped: ${file} ${why} on ${server}; the time guard swc puts into scripts it did not write (--trust-scripts) ended that call${at}, and swc stopped the run ` +
       "(what the call wrote before stays under the run's namespace, removed with it)",

@@ -82,6 +82,16 @@ export interface Guard extends ScriptTrust {
   readonly onSecondSignal?: (urgent: () => Promise<readonly string[]>) => () => void;
 }
 
+/** The targets a guarded run handed to its run (the user's, and the rehearsal's private one). */
+const guarded = new WeakSet<Target>();
+
+/**
+ * Whether `target` is one a guarded run made and handed to its run: its
+ * scripts were probed, confined and rehearsed there already, so a use case
+ * given it runs as it is (see the package's `verifyLayout`).
+ */
+export const isGuarded = (target: object): boolean => guarded.has(target as Target);
+
 /** What the run itself is given. */
 export interface GuardedContext {
   readonly target: Target;
@@ -248,14 +258,10 @@ export async function guardedRun<T>(guard: Guard, run: (context: GuardedContext)
       clusterMode = await checkEveryPrimary(guard, target, namespace, say);
       if (!bench) say(line);
     }
-    const context = (t: Target): GuardedContext => ({
-      target: t,
-      namespace,
-      signal: stop.signal,
-      runUser: null,
-      untrusted: untrusted !== null,
-      say: () => undefined,
-    });
+    const context = (t: Target): GuardedContext => {
+      guarded.add(t);
+      return { target: t, namespace, signal: stop.signal, runUser: null, untrusted: untrusted !== null, say: () => undefined };
+    };
     // After the probe, on the user's server: the scripts run as the run's temporary ACL user (src/safety/acl.ts).
     const admins: Redis[] = target.cluster ? target.shards.map((s) => s.session.redis) : [target.redis];
     const register = (c: () => Promise<void>): void => void cleanups.push(c);

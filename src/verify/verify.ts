@@ -4,13 +4,16 @@ import { formatCommand, monitoredLuaCommands, parseMonitorLine, rejectedCommand 
 import type { Redis } from 'ioredis';
 import type { ScriptCall } from '../lua/source.js';
 import type { Layout, Light } from '../layouts/types.js';
-import { ScriptError, ServerStateError } from '../core/errors.js';
+import { ScriptError, ServerStateError, UsageError } from '../core/errors.js';
+import { namespacedLayout } from '../layouts/index.js';
+import { recipeOf, withLayoutsOf } from '../layouts/recipes.js';
+import { guardedRun, isGuarded } from '../run/guarded-run.js';
 import type { Session } from '../redis/connect.js';
 import { redactUrl } from '../redis/url.js';
 import { expiredKeys } from '../redis/info.js';
 import { execPipeline, installScripts, type PipelineReply } from '../redis/scripts.js';
 import { keySlot } from '../redis/slot.js';
-import type { Target } from '../redis/target.js';
+import { singleTarget, type Target } from '../redis/target.js';
 import { decideTrust, untrustedScripts } from '../safety/probe.js';
 import { trustLevelOf, type ScriptTrust } from '../safety/trust.js';
 import { LightJudge, verifyErrorJson, type Verdict } from './judge.js';
@@ -103,16 +106,107 @@ type ProblemKind = Problem['verdict']['kind'];
  * Writes only the keys of its own lights (named `swc-verify-<run>-…` under
  * the layout's prefix) and deletes them before returning. On a server swc
  * did not start, a layout with scripts swc did not write is refused unless
- * {@link VerifyOptions.trustScripts}; trusted, they run as given (the
- * private probe and the ACL user are the guarded run's, `swc verify`'s).
+ * {@link VerifyOptions.trustScripts}, before any script is loaded; trusted,
+ * they run as `swc verify --trust-scripts` runs them, through the one guarded
+ * run (src/run/guarded-run.ts): probed and rehearsed on a private server,
+ * then confined to a temporary ACL user and a namespace of their own. Given
+ * a target the guarded run made, it runs there as it is.
  */
 export async function verifyLayout(where: VerifyTarget, layout: Layout, options: VerifyOptions): Promise<VerifyResult> {
-  const started = Date.now();
+  // A target the guarded run made: probed, confined and rehearsed there already (swc verify's own calls).
+  if (isGuarded(where)) return verifyOn(where, layout, options);
   const opened = openedOf(where);
-  const { redis } = opened;
-  // A user's own scripts on a server swc did not start: the CLI's refusal, here in the use case, before anything is sent.
   const untrusted = opened.private ? [] : untrustedScripts(layout);
-  if (untrusted.length > 0) decideTrust({ layouts: [layout.name], files: untrusted.map((s) => s.file), trust: trustLevelOf(options), target: opened.shown });
+  if (untrusted.length === 0) return verifyOn(where, layout, options);
+  // A user's own scripts on a server swc did not start: the CLI's refusal, here in the use case, before anything is sent.
+  decideTrust({ layouts: [layout.name], files: untrusted.map((s) => s.file), trust: trustLevelOf(options), target: opened.shown });
+  // Trusted: as `swc verify --trust-scripts`, through the guarded run.
+  return verifyGuarded(where, layout, options, opened.shown);
+}
+
+/** A generous bound on the bytes one verify call leaves in Redis at once (a 5.x event is about 120). */
+export const PEAK_BYTES_PER_CALL = 250;
+
+/**
+ * A trusted layout of scripts swc did not write, on a server swc did not
+ * start, run as `swc verify --trust-scripts` runs it: probed on a private
+ * server, rehearsed there, then run under a namespace of its own as the
+ * run's temporary ACL user (refused where none can be made, unless
+ * `unconfinedScripts`), its keys removed at the end.
+ */
+async function verifyGuarded(where: VerifyTarget, layout: Layout, options: VerifyOptions, shown: string): Promise<VerifyResult> {
+  if (!recipeOf(layout)) {
+    throw new UsageError(
+      `verifyLayout: ${layout.name}: its scripts are not swc's, and swc can only probe and confine a layout it built (createLayout, loadManifestLayout): build it with one of those`,
+    );
+  }
+  // Connections of the run's own: confinement changes them, and the caller's stay as they were.
+  const target = await targetOf(where);
+  return withLayoutsOf([layout], () =>
+    guardedRun(
+      {
+        command: 'swc verify',
+        layouts: [layout.name],
+        layoutOptions: {},
+        ...(options.trustScripts !== undefined ? { trustScripts: options.trustScripts } : {}),
+        ...(options.unconfinedScripts !== undefined ? { unconfinedScripts: options.unconfinedScripts } : {}),
+        usersUrl: shown,
+        open: () => Promise.resolve(target),
+        peakBytes: () => options.calls * PEAK_BYTES_PER_CALL,
+        refusalHint: ' (fewer calls need less memory)',
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+      async ({ target: guarded, namespace, signal, rehearsal }) => {
+        const { progress, ...rest } = options;
+        const result = await verifyOn(guarded, namespacedLayout(layout.name, namespace.prefix), {
+          ...rest,
+          signal,
+          ...(progress && !rehearsal ? { progress } : {}),
+          monitorRejected: false,
+        });
+        return stripNamespace(result, `${namespace.prefix}:`);
+      },
+    ),
+  ).finally(() => target.close());
+}
+
+/**
+ * `where` as a target of connections of its own (a cluster's Target is used
+ * as given): the guarded run confines the connections it runs on, so the
+ * caller's are left alone, and these are closed when the run ends.
+ */
+async function targetOf(where: VerifyTarget): Promise<Target> {
+  if ('shards' in where && where.cluster) return { ...where, close: () => Promise.resolve() };
+  const first: Redis = 'shards' in where ? (where.shards[0] as { session: Session }).session.redis : 'connectAnother' in where ? where.redis : where;
+  const opened: Redis[] = [];
+  const another = async (): Promise<Redis> => {
+    const redis = first.duplicate();
+    opened.push(redis);
+    if (redis.status === 'wait') await redis.connect();
+    return redis;
+  };
+  const redis = await another();
+  return singleTarget({
+    redis,
+    url: 'shards' in where ? where.url : 'connectAnother' in where ? where.url : openedOf(where).shown,
+    connectAnother: another,
+    close: () => Promise.resolve(opened.forEach((r) => r.disconnect())),
+  });
+}
+
+/** Key names as the layout writes them, without a run's namespace. */
+export function stripNamespace(result: VerifyResult, prefix: string): VerifyResult {
+  return {
+    ...result,
+    keysWithoutTtl: result.keysWithoutTtl.map((k) => ({ ...k, key: k.key.startsWith(prefix) ? k.key.slice(prefix.length) : k.key })),
+    scriptErrors: result.scriptErrors.map((e) => (e.rejected === undefined ? e : { ...e, rejected: e.rejected.split(prefix).join('') })),
+  };
+}
+
+/** {@link verifyLayout}'s run on `where`, once the guards are passed. */
+async function verifyOn(where: VerifyTarget, layout: Layout, options: VerifyOptions): Promise<VerifyResult> {
+  const started = Date.now();
+  const { redis } = openedOf(where);
   const run = randomBytes(4).toString('hex');
   const batch = options.batch ?? 1000;
   const maxListed = options.maxListed ?? 3;

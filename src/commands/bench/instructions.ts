@@ -1,18 +1,10 @@
-import {
-  checkInstructions,
-  DEFAULT_INSTRUCTION_CALLS,
-  DEFAULT_INSTRUCTION_REPEATS,
-  openCountedServer,
-  runInstructionPhase,
-  withInstructions,
-  type InstructionsPlan,
-} from '../../bench/instructions.js';
+import { checkInstructions, countAfterRun, DEFAULT_INSTRUCTION_CALLS, DEFAULT_INSTRUCTION_REPEATS, type InstructionsPlan } from '../../bench/instructions.js';
 import type { InstructionFlags } from './options-instructions.js';
 import type { BenchPlan } from '../../bench/plan.js';
 import { UsageError } from '../../core/errors.js';
 import type { ValgrindTools } from '../../measure/callgrind.js';
 import type { BenchReport } from '../../measure/types.js';
-import type { Session } from '../../redis/connect.js';
+import type { Target } from '../../run/open.js';
 
 export type { InstructionFlags } from './options-instructions.js';
 
@@ -53,29 +45,16 @@ export function instructionsOf(
   };
 }
 
-/** Counts the plan's cells on a server under callgrind beside the run's private one, and adds the counts to the report. */
-export async function countForReport(
+/** Counts the plan's cells on a server under callgrind beside the run's private one (src/bench/instructions.ts), its progress on stderr. */
+export function countForReport(
   counting: { plan: InstructionsPlan; tools: ValgrindTools },
-  session: Session,
+  target: Target,
   plan: BenchPlan,
   report: BenchReport,
   options: { progress: boolean; signal?: AbortSignal },
 ): Promise<BenchReport> {
-  if (!session.server) throw new UsageError("--instructions: needs swc's private server");
-  const started = performance.now();
-  if (options.progress) process.stderr.write('swc bench: counting instructions: starting redis-server under valgrind callgrind\n');
-  const counted = await openCountedServer(session.server, counting.tools);
-  try {
-    const counts = await runInstructionPhase(
-      counted,
-      plan,
-      counting.plan,
-      options.progress ? (text) => process.stderr.write(`swc bench: counting instructions: ${text}\n`) : undefined,
-      options.signal,
-    );
-    const out = withInstructions(report, counts);
-    return { ...out, instructionsSeconds: (performance.now() - started) / 1000 };
-  } finally {
-    await counted.close();
-  }
+  return countAfterRun(counting, target, plan, report, {
+    ...(options.progress ? { say: (text: string) => void process.stderr.write(`swc bench: counting instructions: ${text}\n`) } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
 }

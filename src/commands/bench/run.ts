@@ -2,60 +2,34 @@
  * `swc bench` on one server or one cluster: the guarded bench
  * (src/bench/guarded-bench.ts), then the table, JSON, verdict and charts.
  */
-import type { Redis } from 'ioredis';
 import { guardedBench } from '../../bench/guarded-bench.js';
 import { createNamespace } from '../../run/namespace.js';
 import { cellsOf, type BenchPlan } from '../../bench/plan.js';
 import { IncompleteBenchError, type BenchProgress } from '../../bench/run.js';
 import { withStableKeyNames } from '../../bench/stable-keys.js';
 import { suggest, type Unmeasured } from '../../bench/suggest.js';
-import { reportBuild, serverBuild } from '../../compare/builds.js';
 import { compareReports } from '../../compare/diff.js';
-import { RedisUnavailableError, UsageError } from '../../core/errors.js';
+import { RedisUnavailableError } from '../../core/errors.js';
 import type { LayoutName } from '../../layouts/index.js';
 import type { BenchReport } from '../../measure/types.js';
-import type { Session } from '../../redis/connect.js';
-import { serverInfo } from '../../redis/info.js';
-import { CommandCap } from '../../redis/command-cap.js';
-import { clusterTarget, singleTarget, type Shard, type Target } from '../../redis/target.js';
+import type { Target } from '../../run/open.js';
+import { refuseOtherBuild } from '../../bench/baseline.js';
 import { renderBench, renderQuietBench, type BenchFormat } from '../../report/bench.js';
 import { renderSuggestionHeadlines, renderSuggestions } from '../../report/suggest.js';
 import { outputWidth } from '../../report/width.js';
-import { shown } from '../../safety/text.js';
 import { terminalChart, writeChart } from '../chart-output.js';
 import { compareOptionsFrom } from '../../compare/options.js';
 import { writeJsonFile } from '../output-files.js';
 import { printVerdict } from '../verdict.js';
 import { onSecondSignal, onShutdown } from '../lifecycle.js';
 import { writeAbove } from '../status-line.js';
-import { clusterSessionFromFlags, printJson, sessionFromFlags, turnWaitMs, useColor, wantsCluster } from '../options.js';
+import { printJson, targetFromFlags, turnWaitMs, useColor, wantsCluster } from '../options.js';
 import { checkClusterFlags } from './cluster.js';
 import type { BenchFlags } from './flags.js';
 import { keepIncomplete, printIncomplete } from './incomplete.js';
 import { countForReport, type instructionsOf } from './instructions.js';
 import { sayOnStderr, warnShortfall } from './notes.js';
 import { progressReporter } from './progress.js';
-
-/**
- * `--baseline` from another server build (version, allocator, or Valkey
- * against Redis): exit 2 naming both builds, pointing at
- * `swc compare --across-builds`, which reports what the build changed.
- */
-async function refuseOtherBuild(baseline: { label: string; report: BenchReport }, redis: Redis, output: string | undefined): Promise<void> {
-  const info = await serverInfo(redis);
-  const here = serverBuild({
-    version: info.version,
-    memAllocator: info.memAllocator,
-    ...(info.server ? { server: info.server.name, serverVersion: info.server.version } : {}),
-  });
-  const there = reportBuild(baseline.report);
-  if (here === there) return;
-  const saved = output ?? 'run.json';
-  throw new UsageError(
-    `--baseline: ${shown(baseline.label)} was measured on ${shown(there)}, this server is ${here}; a regression verdict across builds would blame the layout for what the build changed. ` +
-      `Save this run (--output ${shown(saved)}) and run swc compare --across-builds ${shown(baseline.label)} ${shown(saved)}, or take a baseline on this build`,
-  );
-}
 
 /** What the action decided before the run. */
 export interface OnceInput {
@@ -79,18 +53,15 @@ export async function runOnce(input: OnceInput): Promise<number | undefined> {
   const stop = new AbortController();
   onShutdown(async () => stop.abort());
   const usersUrl = flags.redisUrl ?? (process.env.REDIS_URL || undefined);
-  let session: Session | undefined;
+  let opened: Target | undefined;
   let progress: { hooks: BenchProgress; stop: () => void } | undefined;
   const outcome = await guardedBench({
     // A cluster's session, or the one server's; each closes on every way out.
     open: async () => {
       // --max-ops counts from the connection's first command: the handshake, the checks and the turn-taking too.
-      const cap = plan.maxOpsPerSecond !== undefined ? new CommandCap(plan.maxOpsPerSecond) : undefined;
-      const target = wantsCluster(flags)
-        ? clusterTarget(await clusterSessionFromFlags(flags, cap))
-        : singleTarget(await sessionFromFlags(flags, undefined, cap ? { cap } : {}));
-      session = target.shards[0]?.session;
-      if (!session) throw new RedisUnavailableError('the cluster has no primary');
+      const target = await targetFromFlags(flags, undefined, plan.maxOpsPerSecond !== undefined ? { maxOpsPerSecond: plan.maxOpsPerSecond } : {});
+      if (!target.shards[0]) throw new RedisUnavailableError('the cluster has no primary');
+      opened = target;
       return target;
     },
     ...(usersUrl !== undefined ? { usersUrl } : {}),
@@ -104,7 +75,7 @@ export async function runOnce(input: OnceInput): Promise<number | undefined> {
     setAsideCrossSlot: suggested !== undefined,
     perLayout: suggested !== undefined,
     // A baseline of another build: refused before any cell runs (a verdict would blame the layout for the build).
-    ...(baseline ? { opened: (target: Target) => refuseOtherBuild(baseline, (target.shards[0] as Shard).session.redis, flags.output) } : {}),
+    ...(baseline ? { opened: (target: Target) => refuseOtherBuild(baseline, target, flags.output) } : {}),
     options: optionsOf,
     turnWaitMs: turnWaitMs(flags.waitForRuns),
     starting: (ran) => {
@@ -142,7 +113,7 @@ export async function runOnce(input: OnceInput): Promise<number | undefined> {
     ...outcome.failed,
   ];
   let measured = withStableKeyNames(outcome.report, namespace.prefix);
-  if (counting && session) measured = await countForReport(counting, session, plan, measured, { progress: flags.progress, signal: stop.signal });
+  if (counting && opened) measured = await countForReport(counting, opened, plan, measured, { progress: flags.progress, signal: stop.signal });
   const suggestions = suggested ? suggest(measured, { layouts: [...suggested.layouts], unmeasured }) : undefined;
   // --suggest: the JSON gains `suggestion` (the first window and rate) and `suggestions` (all of them).
   const report = suggestions ? { ...measured, suggestion: suggestions[0], suggestions } : measured;

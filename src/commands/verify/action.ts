@@ -12,23 +12,18 @@ import { SWC_VERSION } from '../../core/version.js';
 import { createLayout, layoutNames, namespacedLayout, type LayoutName } from '../../layouts/index.js';
 import { scriptsDirLayouts, scriptsDirNotes, scriptsGenerations } from '../../layouts/stoplight/scripts-dir.js';
 import type { LayoutOptions } from '../../layouts/types.js';
-import type { ClusterSession } from '../../redis/cluster.js';
-import { clusterTarget, singleTarget, type Target } from '../../redis/target.js';
+import { primariesOf, type Target } from '../../run/open.js';
 import { renderQuietVerify, renderVerify, verifyResultJson, type VerifyServer } from '../../report/verify.js';
 import { serverWhere } from '../../run/where.js';
 import { proseWidth, wrapText } from '../../report/width.js';
 import type { VerifyResult } from '../../verify/types.js';
-import { verifyLayout } from '../../verify/verify.js';
+import { PEAK_BYTES_PER_CALL, stripNamespace, verifyLayout } from '../../verify/verify.js';
 import { buildsToRun } from '../builds.js';
-import { openCluster, primariesOf } from '../cluster-read.js';
 import { onSecondSignal, onShutdown } from '../lifecycle.js';
-import { printJson, sessionFromFlags, turnWaitMs, useColor, wantsCluster } from '../options.js';
+import { printJson, targetFromFlags, turnWaitMs, useColor } from '../options.js';
 import { verifyAcrossBuilds } from './builds.js';
 import type { VerifyFlags } from './flags.js';
 import type { ScriptTrust } from '../../safety/trust.js';
-
-/** A generous bound on the bytes one call leaves in Redis at once (a 5.x event is about 120). */
-const PEAK_BYTES_PER_CALL = 250;
 
 /** Runs `swc verify` with the flags commander parsed; returns the exit code. */
 export async function verifyAction(flags: VerifyFlags): Promise<number> {
@@ -59,7 +54,7 @@ export async function verifyAction(flags: VerifyFlags): Promise<number> {
     if (flags.progress) process.stderr.write(`swc verify: ${line}\n`);
   };
   const usersUrl = flags.redisUrl ?? (process.env.REDIS_URL || undefined);
-  let cluster: ClusterSession | undefined;
+  let primaries: ReturnType<typeof primariesOf>;
   // The server the run wrote to (not the rehearsal's): the report names it first, after the verdict.
   let server: VerifyServer | undefined;
   const results = await guardedRun(
@@ -73,9 +68,9 @@ export async function verifyAction(flags: VerifyFlags): Promise<number> {
       open: async () => {
         // The seed is printed whatever the flags: a finding is only useful if it can be replayed.
         process.stderr.write(`swc verify: seed ${seed} (replay with --seed ${seed})\n`);
-        if (!wantsCluster(flags)) return singleTarget(await sessionFromFlags(flags));
-        cluster = await openCluster(flags);
-        const target = clusterTarget(cluster);
+        const target = await targetFromFlags(flags);
+        if (!target.cluster) return target;
+        primaries = primariesOf(target);
         say(`on a cluster of ${target.shards.length} primaries (${target.shards.map((s) => s.node).join(', ')})${target.private ? ', started by swc' : ''}`);
         return target;
       },
@@ -114,7 +109,7 @@ export async function verifyAction(flags: VerifyFlags): Promise<number> {
       seed,
       findings,
       results: results.map(verifyResultJson),
-      ...(cluster ? { cluster: { primaries: primariesOf(cluster) } } : {}),
+      ...(primaries ? { cluster: { primaries } } : {}),
     });
   else if (flags.quiet) process.stdout.write(renderQuietVerify(results, useColor()));
   // The verdict line stays whole; the blocks under it wrap.
@@ -174,13 +169,4 @@ async function verifyEach(
     results.push(stripNamespace(generation ? { ...result, generation } : result, `${namespace.prefix}:`));
   }
   return results;
-}
-
-/** Key names as the layout writes them, without this run's namespace. */
-function stripNamespace(result: VerifyResult, prefix: string): VerifyResult {
-  return {
-    ...result,
-    keysWithoutTtl: result.keysWithoutTtl.map((k) => ({ ...k, key: k.key.startsWith(prefix) ? k.key.slice(prefix.length) : k.key })),
-    scriptErrors: result.scriptErrors.map((e) => (e.rejected === undefined ? e : { ...e, rejected: e.rejected.split(prefix).join('') })),
-  };
 }

@@ -3,14 +3,26 @@
  * scripts on a server swc did not start, as the CLI does: the refusal sits in
  * the use case (`verifyLayout`, `runBench`), not in the command, so a library
  * call cannot go around it (and `diagnose` does not even load them there). Refused: the CLI's error, word for word, and the
- * server's own counters show no SCRIPT LOAD, EVAL or EVALSHA. Trusted: it runs.
+ * server's own counters show no SCRIPT LOAD, EVAL or EVALSHA. Trusted: it runs as the CLI runs it,
+ * probed, rehearsed and confined to a temporary ACL user (an edit that writes outside the run is refused).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { diagnose, ExitCode, loadManifestLayout, openSession, registerLayout, runBench, UntrustedRefusal, verifyLayout } from '../../../src/index.js';
+import {
+  diagnose,
+  ExitCode,
+  listLights,
+  loadManifestLayout,
+  openSession,
+  openTarget,
+  registerLayout,
+  runBench,
+  UntrustedRefusal,
+  verifyLayout,
+} from '../../../src/index.js';
 import { hostile } from '../../hostile-manifests.js';
 import { testServer } from '../../helpers.js';
 import { runCli } from '../run-cli.js';
@@ -86,12 +98,52 @@ describe.concurrent("the package's verifyLayout on a server the test started (no
     expect(diagnosis.scripts.filter((s) => s.loaded).length).toBeGreaterThan(0);
   });
 
-  it('with trustScripts it runs: the edited script is loaded and called, and its write is there', async (context) => {
+  it('through the Target the one door opens: verifyLayout refuses the same way, and listLights reads a registered edited layout without running a script', async (context) => {
+    const { server, redis } = await testServer(context);
+    const manifest = editedManifest('edited-log-target');
+    registerLayout({ name: 'edited-log-target', create: (options) => loadManifestLayout(manifest, options) });
+    const target = await openTarget({ url: server.url });
+    try {
+      const refused = await verifyLayout(target, loadManifestLayout(manifest), { seed: 1, calls: 200 }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(UntrustedRefusal);
+      const list = await listLights(target, { only: ['edited-log-target'] });
+      expect(list.lights).toEqual([]);
+    } finally {
+      await target.close();
+    }
+    expect(await scriptCommands(redis)).toBe(0);
+  });
+
+  it('with trustScripts, an edit that writes outside the run is refused by the probe as the CLI refuses it; nothing reaches the server', async (context) => {
+    const { server, redis } = await testServer(context);
+    const manifest = editedManifest('edited-log-trusted-bad');
+    const cli = await runCli(
+      ['verify', '--redis-url', server.url, '--layout', manifest, '--calls', '200', '--seed', '1', '--no-progress', '--trust-scripts'],
+      {},
+      30_000,
+    );
+    expect(cli.code).toBe(ExitCode.usage);
+    const refused = await verifyLayout(redis, loadManifestLayout(manifest), { seed: 1, calls: 200, trustScripts: true }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(Error);
+    // The probe's words, but for the run's namespace, which each run draws afresh.
+    const words = (text: string): string => text.replace(/swc-bench:[0-9a-f]+/g, 'NS');
+    expect(words(cli.stderr.trim())).toBe(`swc: ${words((refused as Error).message)}`);
+    expect(await scriptCommands(redis)).toBe(0);
+    expect(await redis.exists(MARKER)).toBe(0);
+  });
+
+  it('with trustScripts a harmless edit runs, rehearsed and confined: as a temporary ACL user, under a namespace, nothing left behind', async (context) => {
     const { redis } = await testServer(context);
-    const layout = loadManifestLayout(editedManifest('edited-log-trusted'));
-    const result = await verifyLayout(redis, layout, { seed: 1, calls: 200, trustScripts: true });
+    const manifest = hostile(dir, 'edited-log-trusted', { extra: 'local edited = 1' }, 'edited-log-trusted');
+    const result = await verifyLayout(redis, loadManifestLayout(manifest), { seed: 1, calls: 200, trustScripts: true });
     expect(result.calls).toBe(200);
+    expect(result.findings).toBe(0);
     expect(await scriptCommands(redis)).toBeGreaterThan(0);
-    expect(await redis.exists(MARKER)).toBe(1);
+    // Confined: the run's temporary user was made and removed again; the run's keys are gone.
+    const stats = String(await redis.info('commandstats'));
+    expect(stats).toMatch(/^cmdstat_acl\|setuser:calls=[1-9]/m);
+    expect(stats).toMatch(/^cmdstat_acl\|deluser:calls=[1-9]/m);
+    expect(await redis.call('ACL', 'USERS')).toEqual(['default']);
+    expect(await redis.dbsize()).toBe(0);
   });
 });

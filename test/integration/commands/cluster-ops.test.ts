@@ -15,6 +15,7 @@ import { connect } from '../../../src/redis/connect.js';
 import { routedRedis, type RoutedRedis } from '../../../src/redis/routed.js';
 import { execPipeline, installScripts } from '../../../src/redis/scripts.js';
 import { startPrivateServer } from '../../../src/redis/server.js';
+import { inspectLight, listLights, openTarget } from '../../../src/index.js';
 import { HOUR_START } from '../../helpers.js';
 import { runInProcess } from '../../unit/in-process.js';
 
@@ -166,6 +167,29 @@ describe('swc lights --cluster', () => {
     const slots = ['0-5460', '5461-10921', '10922-16383'];
     for (let i = 0; i < 3; i += 1) expect(run.stdout).toContain(`node ${node(i)} (slots ${slots[i]}): 2 lights, 4 keys`);
     expect(run.stdout).toContain('showing 2 of 6 (--top)');
+  });
+});
+
+describe("the package's read use cases on the cluster, through the one door's Target", () => {
+  it('listLights and inspectLight take the Target: every primary scanned, each light and key named by its node', async () => {
+    const target = await openTarget({ seeds: [cluster.urls[0]!] });
+    try {
+      const list = await listLights(target, { only: ['stoplight-v6'], windowSeconds: 60, at: LAST + 60 });
+      expect(list.nodes).toEqual([0, 1, 2].map(node));
+      expect(list.lights).toHaveLength(6);
+      for (const [i, names] of v6ByNode.entries()) {
+        for (const name of names) {
+          const [first] = v6.keysOf({ name });
+          expect(list.lights.find((l) => first!.key.includes(`{${l.light}}`))?.node).toBe(node(i));
+        }
+      }
+      const inspected = await Promise.all(v6ByNode.map(([name]) => inspectLight(target, { light: name!, layout: 'stoplight-v6', at: LAST + 60 })));
+      for (const [i, [inspection]] of inspected.entries()) {
+        expect(inspection!.keys.map((k) => k.node)).toEqual([node(i), node(i)]);
+      }
+    } finally {
+      await target.close();
+    }
   });
 });
 

@@ -4,7 +4,6 @@
  * model. The trees are Stoplight-shaped with swc's own Lua (stoplight-tree.ts).
  */
 import { rmSync } from 'node:fs';
-import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNamespace } from '../../../src/run/namespace.js';
 import { runBench } from '../../../src/bench/run.js';
@@ -13,7 +12,6 @@ import { recognizeV6 } from '../../../src/layouts/stoplight/generations.js';
 import { classifyScriptsDir, scriptsDirLayouts } from '../../../src/layouts/stoplight/scripts-dir.js';
 import { openSession, type Session } from '../../../src/redis/connect.js';
 import { verifyLayout } from '../../../src/verify/verify.js';
-import { testRedis } from '../../helpers.js';
 import { stoplight6Tree, stoplightZsetTree } from './stoplight-tree.js';
 
 const TREES = {
@@ -31,11 +29,9 @@ type Generation = keyof typeof TREES;
 const GENERATIONS = Object.keys(TREES) as Generation[];
 
 let session: Session;
-let redis: Redis;
 const trees = new Map<Generation, string>();
 beforeAll(async () => {
   session = await openSession();
-  redis = await testRedis();
   for (const g of GENERATIONS) trees.set(g, TREES[g]());
 });
 afterAll(async () => {
@@ -48,7 +44,7 @@ describe('every 6.0 generation runs from its tree alone', () => {
     const tree = trees.get(generation) as string;
     const found = classifyScriptsDir(tree);
     expect(found.kind === 'stoplight' ? recognizeV6(found.v6Root as string)?.id : null).toBe(generation);
-    const result = await verifyLayout(redis, createLayout('stoplight-v6', { scriptsDir: tree }), { trustScripts: true, seed: 9, calls: 300 });
+    const result = await verifyLayout(session, createLayout('stoplight-v6', { scriptsDir: tree }), { trustScripts: true, seed: 9, calls: 300 });
     expect(result.findings).toBe(0);
     expect(result.compared).toBeGreaterThan(50);
   });

@@ -47,6 +47,13 @@ describe('a guarded script that would run forever ends by itself', () => {
   });
   it('a loop that catches the guard with pcall and goes on', () => stops('while true do pcall(function() while true do end end) end'));
   it('endless tail calls, with no loop at all', () => stops('local function f(n) return f(n + 1) end return f(0)'));
+  it('loops and recursion reached through C: a gsub callback calling Redis, a sort comparator, a metatable, a coroutine', async () => {
+    await stops("string.gsub('abc', '.', function(c) while true do redis.call('TIME') end end)");
+    await stops('local t = {3, 1, 2} table.sort(t, function(a, b) while true do end end)');
+    await stops('local t = setmetatable({}, {__index = function(t, k) while true do end end}) return t.x');
+    await stops('local function f(n) return select(2, pcall(f, n + 1)) end while true do f(0) end');
+    await stops('coroutine.wrap(function() while true do end end)()');
+  });
   it('a repeat loop, and a for loop over a huge range', async () => {
     await stops('local n = 0 repeat n = n + 1 until n < 0');
     await stops('local n = 0 for i = 1, 1e15 do n = n + i end return n');
@@ -192,5 +199,79 @@ describe('_G and rawget keep working in a guarded script', () => {
     expect((loop as Error).message).toMatch(/^SWCGUARD ran past its budget of 50 ms in one call \(at user_script:[234]\)/);
     const load = await run("local a = 1\nlocal f = loadstring('return 1')\nreturn f()");
     expect((load as Error).message).toMatch(/^SWCGUARD loadstring and load are refused in a guarded script \(at user_script:2\)/);
+  });
+});
+
+describe('one C call the checks between statements cannot interrupt: weighed before it runs', () => {
+  /** The bare and the guarded answer of `source`, errors as their text without the script's SHA1. */
+  const both = async (source: string): Promise<[unknown, unknown]> => {
+    const text = (r: unknown): unknown => (r instanceof Error ? r.message.replace(/ script: [0-9a-f]{40}.*$/s, '') : r);
+    return [text(await redis.eval(source, 0).catch((err: unknown) => err)), text(await run(source))];
+  };
+
+  it('a backtracking match (2 s unguarded: no reply at all, not even BUSY) is refused however the function is reached; the write before it stays', async () => {
+    const key = uniqueName('guard');
+    const find = "string.rep('a', 60), string.rep('.-', 5) .. 'b'";
+    for (const reach of [
+      `string.find(${find})`,
+      `local s = string.rep('a', 60) s:find(string.rep('.-', 5) .. 'b')`,
+      `local f = string.match f(${find})`,
+      `local _ = (string.rep('a', 60)):gsub(string.rep('.-', 5) .. 'b', '')`,
+      `getmetatable('').__index.find(${find})`,
+      `_G.string.gmatch(${find})()`,
+    ]) {
+      const reply = await run(`redis.call('SET', KEYS[1], 'written')\n${reach}\nreturn 1`, [key]);
+      expect((reply as Error).message, reach).toMatch(
+        /^SWCGUARD string\.\w+ could take [\d.e+]+ pattern-matching steps in one C call, over the 5000000 that fit its budget of 50 ms/,
+      );
+      expect(await redis.get(key)).toBe('written');
+      await redis.del(key);
+    }
+    expect(await watcher.ping()).toBe('PONG');
+  });
+
+  it('string.rep, string.format, string.gsub, table.concat, cjson.encode and cmsgpack.pack building more than 512 KiB are refused before they build it', async () => {
+    for (const [source, said] of [
+      ["return #string.rep('x', 2 ^ 24)", /^SWCGUARD string\.rep would build 16777216 bytes/],
+      ["local s = 'x' return #s:rep(2 ^ 24)", /^SWCGUARD string\.rep would build 16777216 bytes/],
+      ["local s = string.rep('x', 2 ^ 19) return #string.format('%s%s%s', s, s, s)", /^SWCGUARD string\.format could build \d+ bytes/],
+      ["return #string.gsub(string.rep('x', 2 ^ 18), 'x', '%0%0%0%0')", /^SWCGUARD string\.gsub could build \d+ bytes/],
+      ["local s = string.rep('x', 2 ^ 18) return #table.concat({s, s, s, s, s}, ',')", /^SWCGUARD table\.concat would build more than/],
+      ["local big = string.rep('y', 2 ^ 16) return #string.gsub(string.rep('x', 100), 'x', {x = big})", /^SWCGUARD string\.gsub built more than/],
+      // One 512 KB string held 40 times in a table: 20 MB of JSON or MessagePack from one C call.
+      ["local s, t = string.rep('x', 2 ^ 19), {} for i = 1, 40 do t[i] = s end return #cjson.encode(t)", /^SWCGUARD cjson\.encode would build more than/],
+      [
+        "local s, t = string.rep('x', 2 ^ 19), {} for i = 1, 40 do t[i] = s end local pack = cmsgpack.pack return #pack(t)",
+        /^SWCGUARD cmsgpack\.pack would build more than/,
+      ],
+    ] as const) {
+      expect(((await run(source)) as Error).message, source).toMatch(said);
+    }
+  });
+
+  it('the Lua heap, read at every check, stops a call that grows it past 1 MiB without any one big call', async () => {
+    const reply = await run("local s = 'x' for i = 1, 30 do s = s .. s end return #s");
+    expect((reply as Error).message).toMatch(
+      /^SWCGUARD grew the scripts' Lua heap \(used_memory_lua, which maxmemory does not count\) by \d+ bytes in one call, over the 1048576 bytes/,
+    );
+  });
+
+  it('everyday uses answer as without the guard, errors with the same text and line', async () => {
+    for (const source of [
+      "local s = 'k:1:2' local a, b = s:match('^(.-):(.-):') return {a, b, s:find(':', 1, true)}",
+      "local t = {'a', 'b'} local s = 'a,b' return table.concat(t, ',') .. select(2, s:gsub(',', ';')) .. s:gsub('%w', function(c) return c:upper() end) .. s:gsub('%w', {a = 'Z'})",
+      "return string.format('%s %d %q', 'a', 3, 'x\\n') .. ('ab'):rep(3) .. string.rep('-', 4) .. ('x'):gsub('x', 'y')",
+      "local function f() return 'a' end return f():rep(2) .. f() :\n rep (3) .. f():gsub('a', 'b') .. ('ab'):rep'2'",
+      "local n = 0 for w in ('one two three'):gmatch('%a+') do n = n + #w end return n",
+      "local s = 'x'\nreturn s:rep()",
+      'return string.rep()',
+      "local s = 'abc'\nreturn s:find('[a')",
+      "local s = 'abc'\nreturn s:gsub('b', true)",
+      "return cjson.encode({a = 1, b = {'x', 2}}) .. #cmsgpack.pack({1, 2}, 'x') .. cjson.decode('[1,2]')[2]",
+      'local a = 1\nreturn cjson.encode(function() end)',
+    ]) {
+      const [bare, guarded] = await both(source);
+      expect(guarded, source).toEqual(bare);
+    }
   });
 });

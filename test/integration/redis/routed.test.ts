@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerStateError } from '../../../src/core/errors.js';
-import { withSlotRetry } from '../../../src/commands/cluster-read.js';
+import { withSlotRetry } from '../../../src/redis/cluster-read.js';
 import { listLights } from '../../../src/inspect/list.js';
 import { isSlotMoved } from '../../../src/redis/routed.js';
 import { scanKeys } from '../../../src/layouts/inspection-keys.js';

@@ -1,23 +1,28 @@
 import type { Redis } from 'ioredis';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTarget, type Target } from '../../../src/run/open.js';
 import { createLayout, type Layout, type LayoutName } from '../../../src/layouts/index.js';
 import { BACKLOG_BUCKETS } from '../../../src/verify/traffic.js';
 import type { ReproCall, VerifyResult } from '../../../src/verify/types.js';
 import { verifyLayout } from '../../../src/verify/verify.js';
-import { testRedis, uniqueName, withPrivateServer } from '../../helpers.js';
+import { uniqueName, withPrivateServer } from '../../helpers.js';
 import { namedRejection } from '../../../src/core/rejection.js';
 import { plantBug, plantBugIn } from './plant.js';
 import { SlidingWindowModel } from '../../../src/model/sliding-window.js';
 import { execPipeline, installScripts } from '../../../src/redis/scripts.js';
 import { verifyErrorJson } from '../../../src/verify/judge.js';
 
+/** swc's own private server: the planted scripts run there as `swc verify` runs them without --redis-url (no probe, no rehearsal). */
+let where: Target;
 let redis: Redis;
 beforeAll(async () => {
-  redis = await testRedis();
+  where = await openTarget({ privateServer: {} });
+  redis = where.redis;
 });
+afterAll(() => where.close());
 
 async function verify(name: LayoutName, scriptsDir?: string, calls = 8000, seed = 7, shrinkMs?: number): Promise<VerifyResult> {
-  return verifyLayout(redis, createLayout(name, scriptsDir ? { scriptsDir } : {}), { trustScripts: true, seed, calls, ...(shrinkMs ? { shrinkMs } : {}) });
+  return verifyLayout(where, createLayout(name, scriptsDir ? { scriptsDir } : {}), { trustScripts: true, seed, calls, ...(shrinkMs ? { shrinkMs } : {}) });
 }
 
 /** A reproduction replays on one light in time order and ends with the call that shows the problem. */
@@ -57,7 +62,7 @@ describe('keys', () => {
       "if redis.call('HINCRBY', hash_key, bump_field, 1) == 4 and bump_field == 'consecutive_errors' then error('planted') end",
     );
     const prefix = `${uniqueName('verify-keys')}:${name}`;
-    const result = await verifyLayout(redis, createLayout(name, { scriptsDir: dir, prefix }), { trustScripts: true, seed: 11, calls: 3000 });
+    const result = await verifyLayout(where, createLayout(name, { scriptsDir: dir, prefix }), { trustScripts: true, seed: 11, calls: 3000 });
     expect(result.lightsWithErrors).toBeGreaterThan(0);
     expect(result.shrink.replays).toBeGreaterThan(0);
     const [, left] = await redis.scan('0', 'MATCH', `${prefix}:*`, 'COUNT', 100_000);
@@ -69,7 +74,7 @@ describe('declared deviations', () => {
   it('an undeclared one is a disagreement: stoplight-v5 without its declaration disagrees on a read in the first second of an hour', async () => {
     const plain = createLayout('stoplight-v5');
     const undeclared = Object.create(plain, { deviations: { value: [] } }) as Layout;
-    const result = await verifyLayout(redis, undeclared, { seed: 7, calls: 3000 });
+    const result = await verifyLayout(where, undeclared, { seed: 7, calls: 3000 });
     expect(result.lightsDisagreeing).toBeGreaterThan(0);
     const [first] = result.disagreements;
     expectShortReproduction(first?.reproduction ?? [], 'read');
@@ -82,7 +87,7 @@ describe('declared deviations', () => {
     const plain = createLayout('stoplight-v6');
     const v5 = createLayout('stoplight-v5');
     const wrong = Object.create(plain, { deviations: { value: v5.deviations } }) as Layout;
-    const result = await verifyLayout(redis, wrong, { seed: 7, calls: 3000 });
+    const result = await verifyLayout(where, wrong, { seed: 7, calls: 3000 });
     expect(result.findings).toBeGreaterThan(0);
     const [miss] = result.deviationMisses;
     expect(miss?.deviation).toBe('hour-key-of-window-end');
@@ -95,11 +100,11 @@ describe("the injected clock and the server's own", () => {
     const layout = createLayout('sliding-log');
     const options = { seed: 1, calls: 4000, lights: 12 };
     // The same traffic without a stall: nothing to set apart.
-    const calm = await verifyLayout(redis, layout, options);
+    const calm = await verifyLayout(where, layout, options);
     expect(calm.findings).toBe(0);
     expect(calm.unreproduced).toEqual([]);
     // This process stalls 2.3 s after the second batch, as a loaded machine does: the 1 s window's log expires on the server's clock.
-    const stalled = await verifyLayout(redis, layout, {
+    const stalled = await verifyLayout(where, layout, {
       ...options,
       progress: {
         onCalls: (sent) => {
@@ -119,7 +124,7 @@ describe("the injected clock and the server's own", () => {
   it('a TTL shorter than the window (2 s for every window) stays a finding on the windows it cuts short, stall or not', async () => {
     // Planted: sliding-log keeps each log for 2 s whatever its window; a light of a 2 h window loses its log after 2 s idle.
     const dir = plantBug('sliding-log/_log.lua', "redis.call('EXPIRE', own_key, 2 * window)", "redis.call('EXPIRE', own_key, 2)");
-    const result = await verifyLayout(redis, createLayout('sliding-log', { scriptsDir: dir }), {
+    const result = await verifyLayout(where, createLayout('sliding-log', { scriptsDir: dir }), {
       trustScripts: true,
       seed: 1,
       calls: 4000,
@@ -152,7 +157,7 @@ describe("the injected clock and the server's own", () => {
         'local function swc_meta_record(own_key, outcome, second, error_json)\n  local hash_key = swc_shared(own_key)',
     );
     const sharedReads = plantBugIn(dir, meta, "  return redis.call('HMGET', hash_key,", "  return redis.call('HMGET', swc_shared(hash_key),");
-    const result = await verifyLayout(redis, createLayout('sliding-log', { scriptsDir: sharedReads }), {
+    const result = await verifyLayout(where, createLayout('sliding-log', { scriptsDir: sharedReads }), {
       trustScripts: true,
       seed: 1,
       calls: 4000,
@@ -262,7 +267,7 @@ describe('a shrunk reproduction shows its own expected and actual values, not th
   ] as const)('%s with an off-by-one window boundary', async (name, file, find, replace) => {
     const dir = plantBug(file, find, replace);
     const layout = createLayout(name, { scriptsDir: dir });
-    const result = await verifyLayout(redis, layout, { trustScripts: true, seed: 7, calls: 8000 });
+    const result = await verifyLayout(where, layout, { trustScripts: true, seed: 7, calls: 8000 });
     expect(result.disagreements.length).toBeGreaterThan(0);
     for (const d of result.disagreements) {
       expect(d.reproduction.length).toBeLessThan(d.originalLength);

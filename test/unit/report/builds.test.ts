@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { withoutFlags } from '../../../src/commands/builds.js';
-import { buildDifferences } from '../../../src/commands/verify/builds.js';
+import { buildDifferences } from '../../../src/verify/builds.js';
 import { buildLabel, identityFromInfo, uniqueLabels } from '../../../src/redis/build.js';
 import { buildsMemoryGrid, type BuildRun } from '../../../src/report/builds.js';
 import type { VerifyResult } from '../../../src/verify/types.js';
