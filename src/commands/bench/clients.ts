@@ -16,10 +16,9 @@ import { UsageError } from '../../core/errors.js';
 import { comparisonLine, renderClientBench } from '../../report/clients.js';
 import { renderSuggestionHeadlines, renderSuggestions } from '../../report/suggest.js';
 import { outputWidth } from '../../report/width.js';
-import { singleTarget } from '../../redis/target.js';
 import { onSecondSignal, onShutdown } from '../lifecycle.js';
 import { writeJsonFile } from '../output-files.js';
-import { printJson, sessionFromFlags, useColor, wantsCluster } from '../options.js';
+import { printJson, targetFromFlags, useColor, wantsCluster } from '../options.js';
 import type { BenchFlags } from './flags.js';
 import { sayOnStderr } from './notes.js';
 import { planFromFlags } from './plan.js';
@@ -109,7 +108,7 @@ export async function clientBenchAction(flags: BenchFlags & { client: string[]; 
     plan,
     designs,
     requireFrom: process.cwd(),
-    open: async () => singleTarget(await sessionFromFlags(flags)),
+    open: () => targetFromFlags(flags),
     ...(usersUrl !== undefined ? { usersUrl } : {}),
     namespace: createNamespace(),
     // Every package asked for (--client all): one that cannot be loaded here is named, and the others run.

@@ -10,11 +10,10 @@ import type { ClientAdapter } from '../../clients/types.js';
 import { ExitCode, UsageError } from '../../core/errors.js';
 import { SCHEMA_VERSION } from '../../core/schema-version.js';
 import { SWC_VERSION } from '../../core/version.js';
-import { singleTarget } from '../../redis/target.js';
 import { clientFindings, renderClientVerify } from '../../report/verify-clients.js';
 import { verifyClient, type ClientVerifyResult } from '../../verify/clients.js';
 import { onSecondSignal, onShutdown } from '../lifecycle.js';
-import { printJson, sessionFromFlags, wantsCluster } from '../options.js';
+import { printJson, targetFromFlags, wantsCluster } from '../options.js';
 import type { VerifyFlags } from './flags.js';
 
 /** Decisions per package when --calls is not given: real time costs seconds per window. */
@@ -43,7 +42,7 @@ export async function verifyClientsAction(flags: VerifyFlags & { client: string[
       layouts: [],
       layoutOptions: {},
       ...(usersUrl !== undefined ? { usersUrl } : {}),
-      open: async () => singleTarget(await sessionFromFlags(flags)),
+      open: () => targetFromFlags(flags),
       peakBytes: () => adapters.length * 1024 * 1024,
       say: (line) => process.stderr.write(`${line}\n`),
       onSignal: onShutdown,

@@ -10,8 +10,8 @@ import { createNamespace } from '../../../src/run/namespace.js';
 import { fastifyRateLimit } from '../../../src/clients/fastify-rate-limit.js';
 import { rateLimitRedis } from '../../../src/clients/rate-limit-redis.js';
 import { rateLimiterFlexible } from '../../../src/clients/rate-limiter-flexible.js';
-import { connect, openSession } from '../../../src/redis/connect.js';
-import { singleTarget } from '../../../src/redis/target.js';
+import { connect } from '../../../src/redis/connect.js';
+import { openTarget, type Target } from '../../../src/run/open.js';
 import { digest, fileServers, fillUsersServer, keysMatching } from '../../helpers.js';
 
 const servers = fileServers('client-guard');
@@ -27,14 +27,16 @@ describe('bench --client on a server swc did not start', () => {
     listener.on('pmessage', (_pattern: string, channel: string) => touched.add(channel.replace(/^__keyspace@\d+__:/, '')));
     await listener.psubscribe('__keyspace@*__:*');
     const namespace = createNamespace();
+    let target: Target | undefined;
     const report = await runClientBench({
       adapters: [rateLimiterFlexible, rateLimitRedis, fastifyRateLimit],
       plan: { windowSeconds: 1, rate: 3, limit: 3, clients: 2, multiple: 4, commands: true },
       requireFrom: process.cwd(),
-      open: async () => singleTarget(await openSession({ redisUrl: url })),
+      open: async () => (target = await openTarget({ url })),
       usersUrl: url,
       namespace,
     });
+    await target?.close();
     // A round trip after the run, so every notification is in.
     await redis.ping();
     expect(report.clients.map((c) => c.packageName)).toEqual(['rate-limiter-flexible', 'rate-limit-redis', '@fastify/rate-limit']);
