@@ -78,6 +78,17 @@ export interface ClientAdapter {
   open(env: ClientEnvironment, settings: ClientSettings): Promise<{ readonly version: string; readonly limiter: ClientLimiter }>;
   /** The client id a key was written for, given the prefix it was written under; null when the key is not this package's. */
   clientOfKey(key: string, prefix: string): string | null;
+  /**
+   * How the package departs from the model of its algorithm on purpose (absent: it does not): verify sends no
+   * decision within `marginMs` of a time the model names as a window's edge ({@link ClientModel.edges}), and says `why`.
+   */
+  readonly deviation?: ClientDeviation;
+}
+
+/** A deviation a package declares from its algorithm's model. */
+export interface ClientDeviation {
+  readonly why: string;
+  readonly marginMs: number;
 }
 
 /**
@@ -87,6 +98,12 @@ export interface ClientAdapter {
 export interface ClientModel {
   /** One decision for client `id` at `atMs` (milliseconds on the run's clock); events come in time order. */
   decide(id: string, atMs: number): boolean;
+  /**
+   * Times (ms, the run's clock) near which the model's next decision for `id` changes for a reason of time alone
+   * (a window's end): a run in real time sends no decision close to them, since the server's clock and swc's differ
+   * by a round trip. Optional: a model without it is judged everywhere.
+   */
+  edges?(id: string): readonly number[];
 }
 
 /** Builds a fresh model for a run's settings. */

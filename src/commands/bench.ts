@@ -11,6 +11,7 @@ import { action } from './lifecycle.js';
 import { addClusterOptions, addJsonOption, addRedisOptions } from './options.js';
 import type { BenchFlags } from './bench/flags.js';
 import { BENCH_HELP_AFTER } from './bench/help.js';
+import { addClientOptions } from './bench/options-clients.js';
 import { addInstructionOptions } from './bench/options-instructions.js';
 import { addMatrixOptions } from './bench/options-matrix.js';
 import { addOutputOptions } from './bench/options-output.js';
@@ -24,6 +25,7 @@ export function benchCommand(): Command {
   );
   // Each group adds its flags in the order help lists them within their headings.
   addMatrixOptions(command);
+  addClientOptions(command);
   addPhaseOptions(command);
   addOutputOptions(command);
   addRunOptions(command);

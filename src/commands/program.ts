@@ -82,7 +82,21 @@ const OPTION_GROUPS: Readonly<Record<string, readonly OptionGroup[]>> = {
   bench: [
     {
       heading: 'What to run:',
-      flags: ['--rate', '--window', '--layout', '--preset', '--lights', '--failure-rate', '--scenario', '--seed', '--realtime', '--suggest', '--sweep'],
+      flags: [
+        '--rate',
+        '--window',
+        '--layout',
+        '--client',
+        '--limit',
+        '--preset',
+        '--lights',
+        '--failure-rate',
+        '--scenario',
+        '--seed',
+        '--realtime',
+        '--suggest',
+        '--sweep',
+      ],
     },
     {
       heading: 'What to measure:',

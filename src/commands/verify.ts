@@ -3,7 +3,8 @@
  * only when verify runs (src/commands/verify/action.ts).
  */
 import { Command, Option } from 'commander';
-import { LIMITS, parseList, parseNumber } from '../run/values.js';
+import { LIMITS, parseDuration, parseList, parseNumber } from '../run/values.js';
+import { CLIENT_NAMES, parseClients } from '../clients/names.js';
 import { BUILTIN_LAYOUT_NAMES } from '../layouts/builtin-names.js';
 import { TRUST_SCRIPTS_HELP, UNCONFINED_SCRIPTS_HELP } from '../safety/trust.js';
 import { addBuildsOption } from './builds.js';
@@ -31,7 +32,10 @@ export function verifyCommand(): Command {
       ).argParser(layoutList),
     )
     .addOption(
-      new Option('--calls <n>', 'calls per layout, over every light')
+      new Option(
+        '--calls <n>',
+        'calls per layout, over every light (with --client: decisions per package, by default 60 in real time and 2,000 on the injected clock)',
+      )
         .argParser(parser((v) => parseNumber('--calls', v, CALLS)))
         .default(DEFAULT_CALLS, DEFAULT_CALLS.toLocaleString('en-US')),
     )
@@ -50,6 +54,21 @@ export function verifyCommand(): Command {
     .option('--unconfined-scripts', UNCONFINED_SCRIPTS_HELP)
     .addOption(waitForRunsOption())
     .option('--scripts <dir>', "run the layouts' scripts from this folder, e.g. an edited copy of swc's lua/ folder")
+    .option(
+      '--client <names>',
+      `rate-limiter packages to hold to the model of their algorithm, through their own calls, comma-separated: ${CLIENT_NAMES.join(', ')}, or all (instead of layouts)`,
+      (value: string, previous: string[] | undefined) => parser((v: string) => parseClients(v, previous ?? []))(value),
+    )
+    .option(
+      '--limit <n>',
+      'with --client: decisions allowed per window (default: 3)',
+      parser((v) => parseNumber('--limit', v, { min: 1, max: 10_000, integer: true })),
+    )
+    .option(
+      '--window <time>',
+      "with --client: the window (default: 1 s; a package timed by its key's TTL runs in real time)",
+      parser((v) => parseDuration('--window', v, LIMITS.window)),
+    )
     .option('--no-progress', 'no progress on stderr')
     .option('-q, --quiet', 'only the answer: the verdict line, and a line per layout');
   addJsonOption(command);
@@ -85,7 +104,11 @@ Examples:
   swc verify --scripts ./my-lua-copy --layout stoplight-v6`,
   );
   return parsesLayouts(command).action(
-    action(async (flags: VerifyFlags) => {
+    action(async (flags: VerifyFlags, cmd: Command) => {
+      if (flags.client) {
+        const { verifyClientsAction } = await import('./verify/clients.js');
+        return verifyClientsAction({ ...flags, client: flags.client }, cmd.getOptionValueSource('calls') === 'cli');
+      }
       const { verifyAction } = await import('./verify/action.js');
       return verifyAction(flags);
     }),

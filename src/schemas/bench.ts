@@ -1,6 +1,7 @@
 /** `swc bench --json` (also with --instructions and --suggest): one result per layout, window and rate. */
 import { z } from 'zod';
 import { ttlFinding } from './client-keys.js';
+import { clientComparison, clientResult } from './clients.js';
 import { figure, header, moment, spread } from './common.js';
 
 const roundStats = z.looseObject({
@@ -213,5 +214,11 @@ export const benchSchema = z
       .meta({ description: 'Set when a script error stopped the run after a memory phase: results hold what was measured until then.' }),
     suggestion: suggestion.optional(),
     suggestions: z.array(suggestion).optional(),
+    clients: z.array(clientResult).optional().meta({ description: 'with --client: each package driven through its own calls' }),
+    clientComparisons: z.array(clientComparison).optional(),
+    clientsSkipped: z
+      .array(z.looseObject({ client: z.string(), reason: z.string() }))
+      .optional()
+      .meta({ description: 'with --client all: packages that could not be loaded here, each with why' }),
   })
   .meta({ title: 'swc bench --json', description: 'One result per layout, window and rate (docs/output.md).' });

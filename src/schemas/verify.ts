@@ -1,5 +1,6 @@
 /** `swc verify --json`: what a layout did against the reference model, per layout. */
 import { z } from 'zod';
+import { clientVerifyResult } from './clients.js';
 import { clusterPrimaries, header, moment, serverNamed } from './common.js';
 
 const call = z.looseObject({ op: z.enum(['success', 'failure', 'read']), at: moment });
@@ -43,5 +44,5 @@ const result = z.looseObject({
 });
 
 export const verifySchema = z
-  .looseObject({ ...header, ...serverNamed, seed: z.number(), findings: z.number().int(), results: z.array(result), cluster: clusterPrimaries.optional() })
+  .looseObject({ ...header, ...serverNamed, seed: z.number(), findings: z.number().int(), results: z.array(result), cluster: clusterPrimaries.optional(), clients: z.array(clientVerifyResult).optional() })
   .meta({ title: 'swc verify --json' });

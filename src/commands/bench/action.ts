@@ -34,6 +34,12 @@ export async function benchAction(given: BenchFlags, cmd: Command): Promise<numb
   if (given.json && typed('format') && given.format !== 'json') {
     throw new UsageError(`--json/--format: --json means --format json; drop one of them (got --format ${given.format})`);
   }
+  // --client: packages driven through their own calls, beside the designs (src/commands/bench/clients.ts).
+  if (given.client) {
+    if (buildsToRun(given)) throw new UsageError('--client/--redis-server: packages run on one server; give one --redis-server');
+    const { clientBenchAction } = await import('./clients.js');
+    return clientBenchAction({ ...given, client: given.client }, cmd);
+  }
   // Several --redis-server: the same bench once per build (src/commands/bench-builds.ts).
   const builds = buildsToRun(given);
   if (builds) {

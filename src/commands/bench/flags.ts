@@ -53,6 +53,10 @@ export interface BenchFlags extends RedisFlags, CompareFlags, ClusterFlags, Inst
   percentiles?: number[];
   allowEviction?: boolean;
   sweep: SweepAxis[];
+  /** `--client`: packages to drive through their own calls (src/commands/bench/clients.ts). */
+  client?: string[];
+  /** `--limit`: decisions a package allows per window. */
+  limit?: number;
 }
 
 export {

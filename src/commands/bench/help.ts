@@ -65,4 +65,6 @@ Examples:
   # a layout of your own (docs/manifests.md, "Your own layout"):
   swc bench --layout ./my-window.json,stoplight-v6
   # Stoplight's own scripts, from the installed gem:
-  swc bench --scripts "$(bundle show stoplight)"`;
+  swc bench --scripts "$(bundle show stoplight)"
+  # a rate-limiter package through its own calls, beside the designs (docs/clients.md):
+  swc bench --client rate-limiter-flexible --rate 50 --limit 100`;

@@ -18,4 +18,9 @@ export interface VerifyFlags extends RedisFlags, ClusterFlags, BuildsFlags {
   unconfinedScripts?: boolean;
   /** `--wait-for-runs`, seconds. */
   waitForRuns?: number;
+  /** `--client`: packages to verify instead of layouts (src/commands/verify/clients.ts). */
+  client?: string[];
+  limit?: number;
+  /** `--window` with --client, seconds. */
+  window?: number;
 }

@@ -1,0 +1,51 @@
+/**
+ * The guards of `bench --client` and `verify --client` on a user's server (a
+ * server this file starts, holding keys of its own): every key a package
+ * writes is under the run's namespace (keyspace notifications name each one),
+ * the run removes them, and the user's keys are byte-for-byte as before.
+ */
+import { describe, expect, it } from 'vitest';
+import { runClientBench } from '../../../src/bench/client-run.js';
+import { createNamespace } from '../../../src/run/namespace.js';
+import { fastifyRateLimit } from '../../../src/clients/fastify-rate-limit.js';
+import { rateLimitRedis } from '../../../src/clients/rate-limit-redis.js';
+import { rateLimiterFlexible } from '../../../src/clients/rate-limiter-flexible.js';
+import { connect } from '../../../src/redis/connect.js';
+import { openTarget, type Target } from '../../../src/run/open.js';
+import { digest, fileServers, fillUsersServer, keysMatching } from '../../helpers.js';
+
+const servers = fileServers('client-guard');
+
+describe('bench --client on a server swc did not start', () => {
+  it('writes only under the run namespace, removes its keys and leaves the user keys as they were', async () => {
+    const { url, redis } = await servers.start();
+    await fillUsersServer(redis);
+    const before = await digest(redis, 'app:*');
+    await redis.call('CONFIG', 'SET', 'notify-keyspace-events', 'KA');
+    const listener = servers.track(await connect(url));
+    const touched = new Set<string>();
+    listener.on('pmessage', (_pattern: string, channel: string) => touched.add(channel.replace(/^__keyspace@\d+__:/, '')));
+    await listener.psubscribe('__keyspace@*__:*');
+    const namespace = createNamespace();
+    let target: Target | undefined;
+    const report = await runClientBench({
+      adapters: [rateLimiterFlexible, rateLimitRedis, fastifyRateLimit],
+      plan: { windowSeconds: 1, rate: 3, limit: 3, clients: 2, multiple: 4, commands: true },
+      requireFrom: process.cwd(),
+      open: async () => (target = await openTarget({ url })),
+      usersUrl: url,
+      namespace,
+    });
+    await target?.close();
+    // A round trip after the run, so every notification is in.
+    await redis.ping();
+    expect(report.clients.map((c) => c.packageName)).toEqual(['rate-limiter-flexible', 'rate-limit-redis', '@fastify/rate-limit']);
+    // On a server others use, commandstats would count their commands as the package's: not measured.
+    expect(report.clients.every((c) => 'skipped' in c.commands)).toBe(true);
+    // Each package's one key per client, under the namespace (the three name them alike there).
+    for (const id of ['m-0000', 'm-0001', 'x-0000', 's-0000', 'o-0000', 'b-0000']) expect(touched).toContain(`${namespace.prefix}:${id}`);
+    expect([...touched].filter((k) => !k.startsWith(`${namespace.prefix}:`))).toEqual([]);
+    expect(await keysMatching(redis, 'swc-bench:*')).toEqual([]);
+    expect(await digest(redis, 'app:*')).toEqual(before);
+  });
+});
