@@ -11,7 +11,8 @@ import type { Redis } from 'ioredis';
 import { INJECTED_EPOCH_MS, installClock, realNowMs, type RunClock } from '../clients/clock.js';
 import { drive, type Decided, type Timing } from '../clients/drive.js';
 import { boundaryBurst, clientId, steadyTraffic, together } from '../clients/traffic.js';
-import { ttlBoundMs } from '../clients/ttl.js';
+import { readMaxmemoryPolicy } from '../clients/read-keys.js';
+import { ttlBoundMs, type TtlFinding } from '../clients/ttl.js';
 import type { ClientAdapter, ClientClock, ClientLimiter, ClientSettings } from '../clients/types.js';
 import { InterruptedError } from '../core/errors.js';
 import { clientAccuracy, type ClientAccuracy } from '../measure/client-accuracy.js';
@@ -68,6 +69,8 @@ export interface ClientResult {
   /** Keys the package left without a TTL, or with one longer than its window and stated slack. */
   /** Keys without a TTL; the longest TTL left; whether it was over the package's bound (ttlBoundMs). */
   readonly ttl: { readonly withoutTtl: number; readonly maxTtlMs: number | null; readonly overWindow: boolean };
+  /** Each key left without a TTL, and the longest-lived key when past the package's bound, with the server's maxmemory-policy: any one fails `swc compare`. */
+  readonly ttlFindings?: readonly TtlFinding[];
   /** Per decision: commands (those a script runs included), script calls, bytes the server sent and received; null when not measured (why). */
   readonly commands:
     | {
@@ -169,6 +172,7 @@ export async function benchClient(adapter: ClientAdapter, context: ClientBenchCo
     const atMultiple = await measureClientMemory(context.redis, settings.prefix, ids(TAG.multiple), clientOfKey);
     const withoutTtl = atRate.withoutTtl.length + atMultiple.withoutTtl.length;
     const maxTtlMs = Math.max(atRate.maxTtlMs ?? -1, atMultiple.maxTtlMs ?? -1);
+    const ttlFindings = await ttlFindingsOf(context.redis, adapter, windowMs, [atRate, atMultiple]);
     const accuracyTraffic = together(
       steadyTraffic(TAG.steady, 1, plan.limit / 2, windowMs, 3),
       steadyTraffic(TAG.overload, 1, plan.limit * 2, windowMs, 3),
@@ -189,6 +193,7 @@ export async function benchClient(adapter: ClientAdapter, context: ClientBenchCo
       limit: plan.limit,
       memory: { atRate, atMultiple: { ...atMultiple, multiple: plan.multiple }, growsWithTraffic: atMultiple.bytesPerClient > atRate.bytesPerClient * 1.1 },
       ttl: { withoutTtl, maxTtlMs: maxTtlMs < 0 ? null : maxTtlMs, overWindow: maxTtlMs > ttlBoundMs(adapter, windowMs) },
+      ...(ttlFindings.length > 0 ? { ttlFindings } : {}),
       commands: commands
         ? {
             perDecision: commands.commands.mean + commands.scriptCalls,
@@ -213,4 +218,15 @@ export async function benchClient(adapter: ClientAdapter, context: ClientBenchCo
     await limiter?.close().catch(() => undefined);
     for (const redis of opened) redis.disconnect();
   }
+}
+
+/** The TTL findings of a package's keys (none, or past its bound), with the server's maxmemory-policy read only when there is one. */
+async function ttlFindingsOf(redis: Redis, adapter: ClientAdapter, windowMs: number, phases: readonly ClientMemory[]): Promise<TtlFinding[]> {
+  const longestMs = ttlBoundMs(adapter, windowMs);
+  const none = phases.flatMap((p) => p.withoutTtl);
+  const over = phases.filter((p) => p.longestTtlKey !== null && (p.maxTtlMs ?? 0) > longestMs);
+  if (none.length === 0 && over.length === 0) return [];
+  const { policy } = await readMaxmemoryPolicy(redis);
+  const finding = (key: string, ttlMs: number | null): TtlFinding => ({ key, ttlMs, windowMs, policy, package: adapter.packageName, longestMs });
+  return [...none.map((key) => finding(key, null)), ...over.map((p) => finding(p.longestTtlKey as string, p.maxTtlMs))];
 }

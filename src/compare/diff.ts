@@ -379,7 +379,11 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
         }
       : options;
   // A package key with no TTL (or past its window) is a finding of the current run, whatever the baseline held.
-  const ttlFindings = current.results.flatMap((c) => (c.ttlFindings ?? []).map((f) => ({ ...f, cell: cellName(c) })));
+  const ttlFindings = [
+    ...current.results.flatMap((c) => (c.ttlFindings ?? []).map((f) => ({ ...f, cell: cellName(c) }))),
+    // bench --client: each package's own findings, named by the package.
+    ...clientsOf(current).flatMap((c) => (c.ttlFindings ?? []).map((f) => ({ ...f, cell: `--client ${c.client}` }))),
+  ];
   return {
     ok: failures.length === 0 && mismatches.length === 0 && ttlFindings.length === 0,
     options: stated,
@@ -391,4 +395,10 @@ export function compareReports(baseline: BenchReport, current: BenchReport, opti
     extraCells,
     ...(ttlFindings.length > 0 ? { ttlFindings } : {}),
   };
+}
+
+/** The package results of a bench --client report (none in another report). */
+function clientsOf(report: BenchReport): readonly { readonly client: string; readonly ttlFindings?: readonly TtlFinding[] }[] {
+  const clients = (report as { readonly clients?: unknown }).clients;
+  return Array.isArray(clients) ? (clients as { client: string; ttlFindings?: TtlFinding[] }[]) : [];
 }

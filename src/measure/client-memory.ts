@@ -21,6 +21,8 @@ export interface ClientMemory {
   /** TTLs of those keys: how many had none (PTTL -1), and the longest left (ms). */
   readonly withoutTtl: readonly string[];
   readonly maxTtlMs: number | null;
+  /** The key with the longest TTL left (the one a TTL past the package's bound is shown by); null when none has one. */
+  readonly longestTtlKey: string | null;
 }
 
 /** Every key under `prefix` (SCAN, so a shared server is not blocked). */
@@ -66,10 +68,14 @@ export async function measureClientMemory(
   const replies = (await ttls.exec()) ?? [];
   const withoutTtl: string[] = [];
   let maxTtlMs: number | null = null;
+  let longestTtlKey: string | null = null;
   measured.forEach((k, i) => {
     const ttl = Number(replies[i]?.[1] ?? -2);
     if (ttl === -1) withoutTtl.push(k.key);
-    else if (ttl >= 0) maxTtlMs = Math.max(maxTtlMs ?? 0, ttl);
+    else if (ttl >= 0 && (maxTtlMs === null || ttl > maxTtlMs)) {
+      maxTtlMs = ttl;
+      longestTtlKey = k.key;
+    }
   });
   const kinds = new Map<string, { type: string; encoding: string; keys: number }>();
   for (const k of measured) {
@@ -89,5 +95,6 @@ export async function measureClientMemory(
     kinds: [...kinds.values()],
     withoutTtl,
     maxTtlMs,
+    longestTtlKey,
   };
 }

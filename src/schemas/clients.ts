@@ -1,5 +1,6 @@
 /** `swc bench --client --json`: each package's figures, and its comparison with the designs (docs/output.md). */
 import { z } from 'zod';
+import { ttlFinding } from './client-keys.js';
 import { spread } from './common.js';
 
 const memory = z.looseObject({
@@ -40,6 +41,10 @@ export const clientResult = z.looseObject({
   limit: z.number().int(),
   memory: z.looseObject({ atRate: memory, atMultiple: memory.extend({ multiple: z.number() }), growsWithTraffic: z.boolean() }),
   ttl: z.looseObject({ withoutTtl: z.number().int(), maxTtlMs: z.number().nullable(), overWindow: z.boolean() }),
+  ttlFindings: z
+    .array(ttlFinding)
+    .optional()
+    .meta({ description: "keys the package left with no TTL, or past its window plus slack, with the server's maxmemory-policy; any one fails swc compare (exit 1)" }),
   commands: z.union([
     z.looseObject({
       perDecision: z.number().meta({ description: 'commands per decision, those run inside scripts and the script calls included (INFO commandstats)' }),
