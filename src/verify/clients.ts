@@ -9,7 +9,7 @@
  */
 import type { Redis } from 'ioredis';
 import { INJECTED_EPOCH_MS, installClock, realNowMs, type RunClock } from '../clients/clock.js';
-import { MODELS } from '../clients/models/index.js';
+import { modelOf } from '../clients/models/index.js';
 import { clientId, type ClientEvent } from '../clients/traffic.js';
 import type { ClientAdapter, ClientClock, ClientDeviation, ClientLimiter, ClientModel, ClientSettings } from '../clients/types.js';
 import { ttlBoundMs } from '../clients/ttl.js';
@@ -134,7 +134,7 @@ async function lockstep(
   events: readonly ClientEvent[],
   checkTtls = false,
 ): Promise<{ version: string; judged: Judged[]; moved: number; differs: number | null; ttl?: ClientTtlCheck }> {
-  const model: ClientModel = MODELS[adapter.algorithm](settings);
+  const model: ClientModel = modelOf(adapter)(settings);
   const clock: RunClock | null = adapter.clock.kind === 'injected' ? { nowMs: INJECTED_EPOCH_MS } : null;
   const restore = clock ? installClock(clock) : () => undefined;
   const opened: Redis[] = [];
