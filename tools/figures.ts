@@ -43,7 +43,7 @@ export const FIGURES: readonly FigureSource[] = [
   { id: 'rdb-vs-live', doc: 'docs/operator.md', command: 'tsx tools/bench-rdb.ts --write-docs', slow: true },
   { id: 'test-time', doc: 'README.md', command: 'tsx tools/figure-test-time.ts', slow: true },
   { id: 'builds-blog', doc: 'docs/builds.md', command: 'tsx tools/figure-builds.ts', slow: true },
-  { id: 'clients-ttl', doc: 'docs/clients.md', command: 'tsx tools/figure-command.ts docs/clients.md clients-ttl --to Commands bench --client rate-limiter-flexible,rate-limit-redis,fastify-rate-limit --rate 10 --layout ring,sliding-log --format markdown --no-progress', slow: true },
+  { id: 'clients-ttl', doc: 'docs/clients.md', command: 'tsx tools/figure-command.ts docs/clients.md clients-ttl --to Commands bench --client all --rate 10 --layout ring,sliding-log --format markdown --no-progress', slow: true },
 ];
 
 /**

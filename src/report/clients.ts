@@ -36,16 +36,20 @@ export function clientCostGrid(clients: readonly ClientResult[]): Grid {
       'TTL',
     ],
     numeric: [false, false, true, true, true, true, true, true, false],
+    // The package on a line of its own above its row; on a narrow terminal the clock (said below the table), keys per client and reply bytes give way first.
+    stack: 0,
+    fit: { priority: [0, 3, 0, 0, 2, 0, 1, 0, 0] },
     rows: clients.map((c) => {
       const cmd = 'skipped' in c.commands ? null : c.commands;
       const t = c.throughput?.decisionsPerSec;
       return [
         clientLabel(c),
-        c.clock.kind === 'injected' ? `injected (${c.clock.source})` : 'real time',
+        // Its source is in the clock lines below the tables.
+        c.clock.kind === 'injected' ? 'injected' : 'real time',
         bytes(c.memory.atRate.bytesPerClient),
         `${bytes(c.memory.atMultiple.bytesPerClient)} (${c.memory.atMultiple.multiple}×)`,
         num(c.memory.atRate.keysPerClient),
-        cmd ? `${num(cmd.perDecision)} (${num(cmd.inScripts)} in scripts)` : 'not measured',
+        cmd ? `${num(cmd.perDecision)} (${num(cmd.inScripts)} in Lua)` : 'not measured',
         cmd ? num(cmd.replyBytes) : 'not measured',
         t ? `${rateText(t.median)} ±${Math.round(t.spreadFraction * 100)}%${t.noisy ? ' noisy' : ''}` : 'not measured',
         c.ttl.withoutTtl > 0 ? `${c.ttl.withoutTtl} key(s) without` : c.ttl.overWindow ? 'over the window' : 'set',
@@ -54,19 +58,23 @@ export function clientCostGrid(clients: readonly ClientResult[]): Grid {
   };
 }
 
-const accuracyCell = (a: ClientAccuracy, limit: number): string =>
-  `${a.allowed}/${a.sent} allowed (exact ${a.exactAllowed}); max ${a.maxInWindow} in a window${a.overLimit > 0 ? `, ${a.overLimit} over ${limit}` : ''}${a.lockouts > 0 ? `; ${a.lockouts} lockout(s)` : ''}`;
+/** One phase's accuracy, a line per fact so three phases fit a terminal side by side (the caption says what each is). */
+const accuracyCell = (a: ClientAccuracy): string =>
+  [
+    `${a.allowed}/${a.sent} allowed`,
+    `exact: ${a.exactAllowed}`,
+    `max ${a.maxInWindow}/window${a.overLimit > 0 ? ` +${a.overLimit}` : ''}`,
+    ...(a.lockouts > 0 ? [`${a.lockouts} locked out`] : []),
+  ].join('\n');
 
 /** Each package against an exact sliding window with the same limit. */
 export function clientAccuracyGrid(clients: readonly ClientResult[]): Grid {
   return {
-    head: ['package', 'steady, half the limit', 'steady, twice the limit', 'burst across a window boundary'],
-    rows: clients.map((c) => [
-      clientLabel(c),
-      accuracyCell(c.accuracy.steady, c.limit),
-      accuracyCell(c.accuracy.overload, c.limit),
-      accuracyCell(c.accuracy.burst, c.limit),
-    ]),
+    head: ['package', 'steady, half the limit', 'steady, twice it', 'burst at a boundary'],
+    caption:
+      'exact: what an exact sliding window with the same limit allows of the same traffic; max: the most allowed in any window of its length, +n over the limit; locked out: denied where the exact window allows',
+    stack: 0,
+    rows: clients.map((c) => [clientLabel(c), accuracyCell(c.accuracy.steady), accuracyCell(c.accuracy.overload), accuracyCell(c.accuracy.burst)]),
   };
 }
 
@@ -92,6 +100,11 @@ function clockLines(clients: readonly ClientResult[]): string[] {
   );
 }
 
+/** A grid whose cells hold several lines, for formats with one line per cell (Markdown, CSV): the lines joined by `; `. */
+function oneLine(grid: Grid): Grid {
+  return { ...grid, rows: grid.rows.map((row) => row.map((cell) => cell.split('\n').join('; '))) };
+}
+
 /** The whole `swc bench --client` output in a text format. */
 export function renderClientBench(
   report: ClientReport,
@@ -104,7 +117,7 @@ export function renderClientBench(
     ['Packages: memory per client (MEMORY USAGE … SAMPLES 0 over its keys), commands and throughput', clientCostGrid(report.clients)],
     ['Packages: accuracy against an exact sliding window with the same limit', clientAccuracyGrid(report.clients)],
   ];
-  if (format === 'csv') return `${grids.map(([, g]) => renderCsv(g)).join('\n')}\n`;
+  if (format === 'csv') return `${grids.map(([, g]) => renderCsv(oneLine(g))).join('\n')}\n`;
   const c = palette(color);
   const width = format === 'markdown' || options.wide ? Number.POSITIVE_INFINITY : (options.width ?? PIPED_COLUMNS);
   const prose = Math.min(width, PIPED_COLUMNS);
@@ -119,7 +132,7 @@ export function renderClientBench(
   ];
   const parts = grids.map(([title, grid]) =>
     format === 'markdown'
-      ? `**${title}**\n\n${renderMarkdown(grid)}`
+      ? `**${title}**\n\n${renderMarkdown(oneLine(grid))}`
       : renderFitted(title, grid, width, { color, bold: (t) => c.bold(t), dim: (t) => c.dim(t) }),
   );
   parts.push(format === 'markdown' ? lines.map((l) => `- ${l}`).join('\n') : lines.map((l) => wrapText(l, prose)).join('\n'));
