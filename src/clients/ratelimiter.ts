@@ -56,6 +56,11 @@ export const ratelimiter: ClientAdapter = {
   packageName: PACKAGE,
   name: PACKAGE,
   algorithm: 'sliding-log',
+  // verify holds it to this (src/clients/models/sliding-log.ts), not to the exact log.
+  deviation: {
+    why: 'denied calls are logged and count against the limit, and calls in the same microsecond are one entry (the sliding-log model with RATELIMITER_DEVIATION)',
+    marginMs: 0,
+  },
   clock: { kind: 'injected', source: "microtime.now() of the package's own microtime.js (Date.now at load plus process.hrtime)" },
   // PEXPIRE <window ms> on every call: the TTL is the window, exactly.
   ttlSlackMs: 0,

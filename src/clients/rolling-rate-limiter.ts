@@ -23,6 +23,8 @@ export const rollingRateLimiter: ClientAdapter = {
   packageName: PACKAGE,
   name: PACKAGE,
   algorithm: 'sliding-log',
+  // verify holds it to this (src/clients/models/sliding-log.ts), not to the exact log.
+  deviation: { why: 'denied calls are logged and count against the limit (the sliding-log model with ROLLING_RATE_LIMITER_DEVIATION)', marginMs: 0 },
   clock: { kind: 'injected', source: 'microtime.now() of the native microtime package' },
   // EXPIRE ceil(window / 1 s) seconds: up to 999 ms beyond the window.
   ttlSlackMs: 999,

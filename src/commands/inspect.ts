@@ -102,7 +102,7 @@ export function inspectCommand(): Command {
         '\nkey\'s "node", and "cluster.primaries"); swc also sends INFO, CLUSTER INFO and' +
         '\nCLUSTER SLOTS (the slot map, once).' +
         '\n\nA key of a rate-limiter package (rlflx:<id>, rl:<id>, limit:<id>, …;' +
-        '\ndocs/clients/README.md) is shown as the package writes it: the client,' +
+        '\ndocs/clients/) is shown as the package writes it: the client,' +
         "\nits count, TTL and bytes, and the server's maxmemory-policy (adds PTTL," +
         '\nGETRANGE, CONFIG GET); one with no TTL is exit 1.' +
         '\n\nExit codes: 0 ok, 1 light not found, a key of the wrong type, or drift with' +

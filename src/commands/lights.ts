@@ -148,7 +148,7 @@ naming it): never a partial list. On a cluster swc also sends INFO, CLUSTER
 INFO and CLUSTER SLOTS (the slot map, once).
 
 Keys of rate-limiter packages under their default prefixes (rlflx:,
-rl:, fastify-rate-limit-, @upstash/ratelimit:, limit:; docs/clients/README.md)
+rl:, fastify-rate-limit-, @upstash/ratelimit:, limit:; docs/clients/)
 are listed after the lights, with the client, count, TTL and bytes (JSON:
 "clients"; not with a --layout that names layouts); reading them adds PTTL,
 GETRANGE and, when a key has no TTL, CONFIG GET maxmemory-policy.

@@ -10,6 +10,8 @@ import { fastifyRateLimit } from '../../../src/clients/fastify-rate-limit.js';
 import { rateLimitRedis } from '../../../src/clients/rate-limit-redis.js';
 import { rateLimiterFlexible } from '../../../src/clients/rate-limiter-flexible.js';
 import { upstashRatelimit } from '../../../src/clients/upstash-ratelimit.js';
+import { ratelimiter } from '../../../src/clients/ratelimiter.js';
+import { rollingRateLimiter } from '../../../src/clients/rolling-rate-limiter.js';
 import type { ClientAdapter } from '../../../src/clients/types.js';
 import { connect } from '../../../src/redis/connect.js';
 import { verifyClient, type ClientVerifyPlan } from '../../../src/verify/clients.js';
@@ -75,4 +77,17 @@ describe('verify --client on the injected clock', () => {
     expect(result.finding).toBeNull();
     expect(result.calls).toBe(400);
   });
+
+  it.each([ratelimiter, rollingRateLimiter].map((a) => [a.name, a] as const))(
+    '%s agrees with the sliding-log model with the deviation it declares (denied calls count), and not with the exact log',
+    async (_name, adapter) => {
+      const ctx = context();
+      const result = await verifyClient(adapter, ctx, { ...PLAN, calls: 400, windowMs: 60_000 });
+      await removeUnder(ctx.prefix);
+      expect(result.clock.kind).toBe('injected');
+      expect(result.deviation?.why).toMatch(/denied|blocked/i);
+      expect(result.finding).toBeNull();
+      expect(result.calls).toBe(400);
+    },
+  );
 });
