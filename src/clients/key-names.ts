@@ -209,6 +209,13 @@ export const KEY_NAMES: Readonly<Record<string, ClientKeyNaming>> = {
   'rolling-rate-limiter': rollingRateLimiter,
 };
 
+/** The key-name members of a package's adapter (`defaultPrefix`, `clientOfKey`), from its entry above. */
+export function keyNamesOf(packageName: string): ClientKeyNames {
+  const names = KEY_NAMES[packageName];
+  if (!names) throw new Error(`no key names for ${packageName}`);
+  return { defaultPrefix: names.defaultPrefix, clientOfKey: names.clientOfKey };
+}
+
 /** A key claimed by a package under its default prefix (or one given with `--client-prefix`). */
 export interface ClaimedKey {
   readonly key: string;

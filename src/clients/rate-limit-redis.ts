@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { KEY_NAMES } from './key-names.js';
+import { keyNamesOf } from './key-names.js';
 import { loadPackage } from './load.js';
 import type { ClientAdapter } from './types.js';
 
@@ -27,10 +27,7 @@ export const rateLimitRedis: ClientAdapter = {
   algorithm: 'fixed-window',
   clock: { kind: 'real-time', source: 'the TTL of its key on the server (PX, milliseconds)', why: 'the window ends when Redis expires the key' },
   ttlSlackMs: 0,
-  get defaultPrefix() {
-    return KEY_NAMES[PACKAGE]?.defaultPrefix ?? '';
-  },
-  clientOfKey: (key, prefix) => KEY_NAMES[PACKAGE]?.clientOfKey(key, prefix) ?? null,
+  ...keyNamesOf(PACKAGE),
   async open(env, settings) {
     const loaded = loadPackage(PACKAGE, env.requireFrom);
     const module = loaded.module as { RedisStore?: new (options: Record<string, unknown>) => Store; default?: new (options: Record<string, unknown>) => Store };

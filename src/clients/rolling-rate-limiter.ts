@@ -1,5 +1,5 @@
 import { UnexpectedError, UsageError } from '../core/errors.js';
-import { KEY_NAMES } from './key-names.js';
+import { keyNamesOf } from './key-names.js';
 import { limiterOnClock, processClock, type ClockedEnvironment, type MicrosecondSource } from './micro-clock.js';
 import { requirePackage } from './require-package.js';
 import type { ClientAdapter } from './types.js';
@@ -28,8 +28,7 @@ export const rollingRateLimiter: ClientAdapter = {
   clock: { kind: 'injected', source: 'microtime.now() of the native microtime package' },
   // EXPIRE ceil(window / 1 s) seconds: up to 999 ms beyond the window.
   ttlSlackMs: 999,
-  defaultPrefix: KEY_NAMES[PACKAGE]?.defaultPrefix ?? '',
-  clientOfKey: (key, prefix) => KEY_NAMES[PACKAGE]?.clientOfKey(key, prefix) ?? null,
+  ...keyNamesOf(PACKAGE),
   async open(env: ClockedEnvironment, settings) {
     // The package asserts both, with an error of its own: said here as swc says bad input.
     if (!(settings.limit > 0)) throw new UsageError(`--limit: ${PACKAGE} needs a limit above 0`);

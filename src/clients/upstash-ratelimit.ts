@@ -1,6 +1,6 @@
 import { ScriptError, UsageError } from '../core/errors.js';
 import { parseInfo } from '../redis/info.js';
-import { KEY_NAMES } from './key-names.js';
+import { keyNamesOf } from './key-names.js';
 import { loadPackage } from './upstash/load.js';
 import { startRestShim, type RestShim, type ScriptRefusal } from './upstash/rest-shim.js';
 import type { ClientAdapter, ClientEnvironment, ClientLimiter, ClientSettings } from './types.js';
@@ -34,7 +34,6 @@ import type { ClientAdapter, ClientEnvironment, ClientLimiter, ClientSettings } 
 
 const PACKAGE = '@upstash/ratelimit';
 /** How the package's keys are named: one place, shared with lights and inspect. */
-const keyNames = (): (typeof KEY_NAMES)[string] | undefined => KEY_NAMES[PACKAGE];
 
 interface RatelimitResponse {
   readonly success: boolean;
@@ -118,7 +117,6 @@ export const upstashRatelimit: ClientAdapter = {
   clock: { kind: 'injected', source: 'Date.now' },
   ttlSlackMs: 1000,
   ttlSlackWindows: 1,
-  defaultPrefix: keyNames()?.defaultPrefix ?? '',
+  ...keyNamesOf(PACKAGE),
   open,
-  clientOfKey: (key, prefix) => keyNames()?.clientOfKey(key, prefix) ?? null,
 };
