@@ -12,7 +12,7 @@ import { INJECTED_EPOCH_MS, installClock, realNowMs, type RunClock } from '../cl
 import { drive, type Decided, type Timing } from '../clients/drive.js';
 import { boundaryBurst, clientId, steadyTraffic, together } from '../clients/traffic.js';
 import { readMaxmemoryPolicy } from '../clients/read-keys.js';
-import { ttlBoundMs, type TtlFinding } from '../clients/ttl.js';
+import { ttlBoundMs, ttlFindingOf, type TtlFinding } from '../clients/ttl.js';
 import type { ClientAdapter, ClientClock, ClientLimiter, ClientSettings } from '../clients/types.js';
 import { InterruptedError } from '../core/errors.js';
 import { clientAccuracy, type ClientAccuracy } from '../measure/client-accuracy.js';
@@ -222,11 +222,13 @@ export async function benchClient(adapter: ClientAdapter, context: ClientBenchCo
 
 /** The TTL findings of a package's keys (none, or past its bound), with the server's maxmemory-policy read only when there is one. */
 async function ttlFindingsOf(redis: Redis, adapter: ClientAdapter, windowMs: number, phases: readonly ClientMemory[]): Promise<TtlFinding[]> {
-  const longestMs = ttlBoundMs(adapter, windowMs);
-  const none = phases.flatMap((p) => p.withoutTtl);
-  const over = phases.filter((p) => p.longestTtlKey !== null && (p.maxTtlMs ?? 0) > longestMs);
-  if (none.length === 0 && over.length === 0) return [];
-  const { policy } = await readMaxmemoryPolicy(redis);
-  const finding = (key: string, ttlMs: number | null): TtlFinding => ({ key, ttlMs, windowMs, policy, package: adapter.packageName, longestMs });
-  return [...none.map((key) => finding(key, null)), ...over.map((p) => finding(p.longestTtlKey as string, p.maxTtlMs))];
+  // The TTLs the memory phases read (PTTL -1: none; each phase's longest), judged by the rule lights and inspect use (ttlFindingOf).
+  const reads = phases.flatMap((p) => [
+    ...p.withoutTtl.map((key) => ({ key, pttl: -1 })),
+    ...(p.longestTtlKey !== null && p.maxTtlMs !== null ? [{ key: p.longestTtlKey, pttl: p.maxTtlMs }] : []),
+  ]);
+  const judge = (policy: string | null): TtlFinding[] =>
+    reads.flatMap((r) => ttlFindingOf({ ...r, windowMs, longestMs: ttlBoundMs(adapter, windowMs), policy, package: adapter.packageName }) ?? []);
+  // The policy is read only when there is a finding to show it with.
+  return judge(null).length === 0 ? [] : judge((await readMaxmemoryPolicy(redis)).policy);
 }
